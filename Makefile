@@ -1,0 +1,97 @@
+# profq - build, test, fuzz, benchmark. `make` builds build/profq and build/libprofq.a.
+# Dependencies come from Debian packages, found with pkg-config (scripts/deps.sh installs them).
+
+CC      ?= cc
+PKGS    := libcrypto
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_PKG_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
+TEST_PKG_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+WARN    := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wformat=2 -Wvla -Werror
+OPT     ?= -O2 -g
+CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) -Iinclude -Isrc $(PKG_CFLAGS) \
+             -MMD -MP $(CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lpthread -lm $(LDLIBS)
+
+ifdef SANITIZE
+BUILD   ?= build/san
+CFLAGS_ALL += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+else
+BUILD   ?= build
+endif
+
+LIB_SRC := $(wildcard src/core/*.c src/io/*.c src/formats/*.c src/model/*.c src/analysis/*.c \
+                      src/render/*.c)
+CLI_SRC := $(wildcard src/cli/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps test unit format format-check fuzz fuzz-replay bench demo clean
+
+all: $(BUILD)/profq $(BUILD)/libprofq.a
+
+$(BUILD)/libprofq.a: $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/profq: $(CLI_OBJ) $(BUILD)/libprofq.a
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libprofq.a $(LDLIBS_ALL)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libprofq.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(TEST_PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libprofq.a \
+	    $(TEST_PKG_LIBS) $(LDLIBS_ALL)
+
+$(BUILD)/fuzz_replay: fuzz/fuzz_xspace.c fuzz/replay.c $(BUILD)/libprofq.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ fuzz/fuzz_xspace.c fuzz/replay.c $(BUILD)/libprofq.a \
+	    $(LDLIBS_ALL)
+
+deps:
+	@scripts/deps.sh test
+
+# The one test command (README, .ci/run): unit tests, CLI golden cases, bad input,
+# fuzz corpus replay, conformance against Python's protobuf.
+test: deps all $(UNIT_BIN) $(BUILD)/fuzz_replay
+	@BUILD=$(BUILD) tests/run.sh
+
+unit: $(UNIT_BIN)
+	@for t in $(UNIT_BIN); do $$t || exit 1; done
+
+FORMAT_FILES := $(shell find include src tests fuzz bench -name '*.[ch]' 2>/dev/null)
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	clang-format --dry-run -Werror $(FORMAT_FILES)
+
+# libFuzzer with clang: `make fuzz FUZZ_SECONDS=1800`. New crashers land in fuzz/corpus/xspace.
+FUZZ_SECONDS ?= 60
+build/fuzz/fuzz_xspace: fuzz/fuzz_xspace.c $(LIB_SRC)
+	@mkdir -p $(@D)
+	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude -Isrc $(PKG_CFLAGS) \
+	    -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_xspace.c $(LIB_SRC) $(PKG_LIBS) \
+	    -lpthread -lm
+fuzz: deps build/fuzz/fuzz_xspace
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
+
+bench: deps all
+	@scripts/deps.sh bench
+	@BUILD=$(BUILD) bench/run.sh
+
+demo: all
+	@scripts/deps.sh demo
+	@scripts/demo.sh
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

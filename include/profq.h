@@ -1,0 +1,164 @@
+/*
+ * profq.h - the one public header of libprofq.
+ *
+ * libprofq reads the profiles that ML accelerator runs leave behind (XLA/JAX
+ * XPlane files first; more formats follow) into one in-memory profile and
+ * renders analyses of it as deterministic JSON or text.
+ *
+ * Ownership, stated once: every pointer a pq_ function returns is owned by the
+ * pq_profile it came from and lives until pq_profile_free(); the caller frees
+ * nothing but the profile itself. Strings are views (pointer + length) and are
+ * NOT NUL-terminated unless a comment says so.
+ *
+ * Errors: every fallible function returns a pq_status and, when the caller
+ * passes a pq_error, fills it with the file, the byte offset and what was
+ * expected. The library never prints, never exits and never reads the
+ * environment.
+ */
+#ifndef PROFQ_H
+#define PROFQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PQ_VERSION_STRING "0.1.0"
+
+/* Status codes. Stable values: never renumbered, only appended. */
+typedef enum pq_status {
+    PQ_OK = 0,
+    PQ_ERR_INPUT = 1,       /* malformed or unrecognised input (file, offset, expectation) */
+    PQ_ERR_IO = 2,          /* a file could not be opened, mapped or read */
+    PQ_ERR_NOMEM = 3,       /* an allocation failed (sticky inside one profile) */
+    PQ_ERR_NOT_FOUND = 4,   /* no profile where one was expected, or no such item */
+    PQ_ERR_UNSUPPORTED = 5, /* a recognised format profq does not read (yet) */
+    PQ_ERR_OUTPUT = 6,      /* the sink refused bytes (closed pipe, full disk) */
+    PQ_ERR_USAGE = 7,       /* the caller passed an invalid argument */
+    PQ_ERR_INTERNAL = 8     /* a bug in profq */
+} pq_status;
+
+/* Returns a static, NUL-terminated name for a status ("input", "io", ...). */
+const char *pq_status_name(pq_status status);
+
+/* Where and why an operation failed. offset is -1 when no byte offset applies. */
+typedef struct pq_error {
+    pq_status status;
+    char path[1024];   /* NUL-terminated; empty when no file is involved */
+    int64_t offset;    /* byte offset in that file, or -1 */
+    char message[512]; /* NUL-terminated: what was expected / what went wrong */
+} pq_error;
+
+/* A string view into the input or the profile's arena. Not NUL-terminated. */
+typedef struct pq_str {
+    const char *p;
+    size_t n;
+} pq_str;
+
+/* Where rendered output goes. write() returns 0 on success, non-zero when the
+ * bytes could not be written; the renderer then stops with PQ_ERR_OUTPUT. */
+typedef struct pq_sink {
+    int (*write)(void *ctx, const void *data, size_t n);
+    void *ctx;
+} pq_sink;
+
+/* Input formats profq recognises by content. */
+typedef enum pq_format {
+    PQ_FORMAT_UNKNOWN = 0,
+    PQ_FORMAT_XSPACE = 1,    /* XSpace protobuf, *.xplane.pb */
+    PQ_FORMAT_HLO_PROTO = 2, /* xla.HloProto, *.hlo_proto.pb, *.hlo.pb */
+    PQ_FORMAT_TRACE_JSON = 3 /* Chrome trace-event JSON (recognised, not read yet) */
+} pq_format;
+
+/* Returns a static name: "xspace", "hlo_proto", "trace_json", "unknown". */
+const char *pq_format_name(pq_format format);
+
+/* An opaque loaded profile: one or more sources (files), one arena. */
+typedef struct pq_profile pq_profile;
+
+/* Options for pq_profile_open. Zero-initialise, then set what you need. */
+typedef struct pq_open_options {
+    int threads;     /* decoder threads for multi-file runs; 0 = one per core */
+    int skip_sha256; /* non-zero: do not hash the sources (pq_source_info.sha256 empty) */
+} pq_open_options;
+
+/*
+ * Loads PATHS (files or run directories; a directory is searched for
+ * *.xplane.pb, recursively through plugins/profile/<ts>/) into one profile.
+ * Each file becomes one source; files are decoded in parallel threads.
+ * Every protobuf structure is decoded and bounds-checked at load, except
+ * HloProto bytes, which are only located (decoded on demand by analyses).
+ * On success *out owns everything and must be freed with pq_profile_free.
+ * On failure *out is NULL and err (if not NULL) says what and where.
+ */
+pq_status pq_profile_open(const char *const *paths, size_t npaths, const pq_open_options *opts,
+                          pq_profile **out, pq_error *err);
+
+/* Frees the profile and everything it owns. NULL is allowed. */
+void pq_profile_free(pq_profile *profile);
+
+/* Facts about one source file, valid while the profile lives. */
+typedef struct pq_source_info {
+    pq_str path; /* as given or found in a run directory */
+    pq_format format;
+    pq_str host; /* XSpace hostnames[0], else the file name minus .xplane.pb */
+    uint64_t size_bytes;
+    char sha256[65]; /* lowercase hex, NUL-terminated; "" when skipped */
+    uint32_t planes;
+    uint64_t events; /* XEvents in all lines of all planes */
+    uint64_t stats;  /* XStats on events, event metadata and planes */
+} pq_source_info;
+
+/* Number of sources; source I in [0, count). Returns NULL when out of range. */
+size_t pq_profile_source_count(const pq_profile *profile);
+const pq_source_info *pq_profile_source(const pq_profile *profile, size_t i);
+
+/* Totals of a full walk over every event and every stat of every source. */
+typedef struct pq_scan_totals {
+    uint64_t planes, lines, events, event_stats, metadata_stats, plane_stats;
+    uint64_t stats_by_kind[7]; /* 0 none, 1 double, 2 uint64, 3 int64, 4 str, 5 bytes, 6 ref */
+    uint64_t bytes;            /* input bytes */
+    int64_t checksum;          /* sum of event start_ps + duration_ps + decoded stat values */
+} pq_scan_totals;
+
+/*
+ * Walks every event and every stat of every source and decodes each value
+ * (ref values resolved to the referenced stat name). This is what a full
+ * analysis pass costs; pq_profile_open already validated the structure.
+ */
+pq_status pq_profile_scan(const pq_profile *profile, pq_scan_totals *out, pq_error *err);
+
+/* Output formats of the renderers. */
+typedef enum pq_output { PQ_OUT_TEXT = 0, PQ_OUT_JSON = 1 } pq_output;
+
+/*
+ * Renders what the profile contains (schema "profq.info.v1" in JSON): per
+ * source, its planes with device kind, lines with event counts and time spans,
+ * device capabilities the input states, and programs (HloProtos located).
+ * Deterministic: the same input gives byte-identical output.
+ */
+pq_status pq_render_info(const pq_profile *profile, pq_output fmt, pq_sink *sink, pq_error *err);
+
+/*
+ * Renders which analyses will produce data for this profile and why the
+ * others will not (schema "profq.tools.v1" in JSON).
+ */
+pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sink, pq_error *err);
+
+/* Renders scan totals (schema "profq.scan.v1" in JSON). */
+pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *totals, pq_output fmt,
+                         pq_sink *sink, pq_error *err);
+
+/*
+ * Test hook (SQLite-style torture): make the Nth allocation from now fail
+ * (1 = the next one); 0 disables. Affects the calling process globally.
+ */
+void pq_debug_fail_alloc_after(long n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROFQ_H */

@@ -1,0 +1,189 @@
+/* tools.c - the availability analysis behind `profq tools`: looks for what each analysis
+ * needs (HloProtos with buffer assignment, allocator events, device op lines, ...) without
+ * decoding more than it must. Mirrors XProf's tool_names rules (spec 6.2) where they apply. */
+#include "tools.h"
+#include "core/err.h"
+#include "formats/hlo.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct facts {
+    uint64_t xspace_sources, hlo_sources;
+    uint64_t programs, programs_with_ba, programs_with_heap_trace;
+    uint64_t device_planes, tpu_op_lines, gpu_planes_with_events, host_events;
+    uint64_t alloc_events;
+    uint64_t events;
+} facts;
+
+/* Counts events on host planes whose metadata is MemoryAllocation/MemoryDeallocation. */
+static uint64_t count_alloc_events(const xp_plane *pl)
+{
+    int64_t ids[8];
+    int nids = 0;
+    for (uint32_t i = 0; i < pl->nemeta && nids < 8; i++)
+        if (pq_str_eq(pl->emeta[i].name, "MemoryAllocation") ||
+            pq_str_eq(pl->emeta[i].name, "MemoryDeallocation"))
+            ids[nids++] = pl->emeta[i].id;
+    if (!nids)
+        return 0;
+    uint64_t n = 0;
+    for (uint32_t li = 0; li < pl->nlines; li++) {
+        xp_event_iter it;
+        xp_event ev;
+        xp_events_begin(&pl->lines[li], &it);
+        while (xp_events_next(&it, &ev))
+            for (int k = 0; k < nids; k++)
+                n += ev.metadata_id == ids[k];
+    }
+    return n;
+}
+
+static void gather(const pq_profile *prof, facts *f)
+{
+    memset(f, 0, sizeof *f);
+    for (size_t si = 0; si < prof->nsources; si++) {
+        const pq_source *src = &prof->sources[si];
+        f->xspace_sources += src->info.format == PQ_FORMAT_XSPACE;
+        f->hlo_sources += src->info.format == PQ_FORMAT_HLO_PROTO;
+        f->events += src->info.events;
+        for (uint32_t k = 0; k < src->nprograms; k++) {
+            hlo_header h;
+            int64_t off;
+            const char *what;
+            f->programs++;
+            if (hlo_read_header(src->programs[k].hlo, src->programs[k].hlo_len, src->file.data, &h,
+                                &off, &what)) {
+                f->programs_with_ba += h.has_buffer_assignment;
+                f->programs_with_heap_trace += h.heap_simulator_traces > 0;
+            }
+        }
+        for (uint32_t pi = 0; pi < src->nplanes; pi++) {
+            const xp_plane *pl = &src->planes[pi];
+            switch (pl->kind) {
+            case DEV_TPU:
+                f->device_planes++;
+                for (uint32_t li = 0; li < pl->nlines; li++)
+                    if (pq_str_eq(pl->lines[li].name, "XLA Ops") && pl->lines[li].events)
+                        f->tpu_op_lines++;
+                break;
+            case DEV_GPU:
+                f->device_planes++;
+                f->gpu_planes_with_events += pl->events > 0;
+                break;
+            case DEV_HOST_THREADS:
+                f->host_events += pl->events;
+                f->alloc_events += count_alloc_events(pl);
+                break;
+            default:
+                break;
+            }
+        }
+    }
+}
+
+static void add(tools_result *r, const char *name, const char *xprof, int available,
+                int implemented, const char *fmt, ...) PQ_PRINTF(6, 7);
+
+static void add(tools_result *r, const char *name, const char *xprof, int available,
+                int implemented, const char *fmt, ...)
+{
+    if (r->n >= TOOLS_MAX)
+        return;
+    tool_verdict *v = &r->items[r->n++];
+    v->name = name;
+    v->xprof = xprof;
+    v->available = available;
+    v->implemented = implemented;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->reason, sizeof v->reason, fmt, ap);
+    va_end(ap);
+}
+
+pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err)
+{
+    (void)err;
+    facts f;
+    gather(prof, &f);
+    memset(out, 0, sizeof *out);
+    typedef unsigned long long ull;
+
+    add(out, "info", NULL, 1, 1, "always: sources, planes, lines, device capabilities, programs");
+    if (f.xspace_sources)
+        add(out, "scan", NULL, 1, 1, "%llu events in %llu XSpace file(s) to decode and check",
+            (ull)f.events, (ull)f.xspace_sources);
+    else
+        add(out, "scan", NULL, 0, 1, "no XSpace among the inputs (%llu HloProto file(s))",
+            (ull)f.hlo_sources);
+
+    if (f.programs_with_ba)
+        add(out, "memory-viewer", "memory_viewer", 1, 0,
+            "%llu of %llu HloProto(s) carry a buffer assignment", (ull)f.programs_with_ba,
+            (ull)f.programs);
+    else if (f.programs)
+        add(out, "memory-viewer", "memory_viewer", 0, 0,
+            "%llu HloProto(s) found, none with a buffer assignment", (ull)f.programs);
+    else
+        add(out, "memory-viewer", "memory_viewer", 0, 0,
+            "no HloProto: /host:metadata has no 'Hlo Proto' stat and no *.hlo_proto.pb given");
+
+    if (f.programs_with_ba && f.device_planes)
+        add(out, "memory", NULL, 1, 0,
+            "buffer assignments for %llu program(s) and %llu device plane(s) to attribute",
+            (ull)f.programs_with_ba, (ull)f.device_planes);
+    else
+        add(out, "memory", NULL, 0, 0,
+            f.programs_with_ba ? "buffer assignments but no TPU/GPU device plane (%llu, %llu)"
+                               : "needs HloProtos with buffer assignment (found %llu of %llu)",
+            (ull)f.programs_with_ba, (ull)f.programs);
+
+    if (f.programs_with_heap_trace)
+        add(out, "heap", NULL, 1, 0, "%llu HloProto(s) carry heap-simulator traces",
+            (ull)f.programs_with_heap_trace);
+    else
+        add(out, "heap", NULL, 0, 0, "no heap-simulator trace in %llu HloProto(s)",
+            (ull)f.programs);
+
+    if (f.alloc_events)
+        add(out, "memory-profile", "memory_profile", 1, 0,
+            "%llu MemoryAllocation/MemoryDeallocation events on /host:CPU", (ull)f.alloc_events);
+    else
+        add(out, "memory-profile", "memory_profile", 0, 0,
+            "no MemoryAllocation/MemoryDeallocation events on /host:CPU (%llu host events)",
+            (ull)f.host_events);
+
+    int has_ops = f.tpu_op_lines || f.gpu_planes_with_events;
+    if (has_ops) {
+        add(out, "ops", "hlo_stats, op_profile", 1, 0,
+            "%llu TPU 'XLA Ops' line(s), %llu GPU plane(s) with kernels", (ull)f.tpu_op_lines,
+            (ull)f.gpu_planes_with_events);
+        add(out, "roofline", "roofline_model", 1, 0,
+            "%llu TPU 'XLA Ops' line(s), %llu GPU plane(s) with kernels", (ull)f.tpu_op_lines,
+            (ull)f.gpu_planes_with_events);
+    } else {
+        add(out, "ops", "hlo_stats, op_profile", 0, 0,
+            "no device op events (%llu device planes, %llu host events)", (ull)f.device_planes,
+            (ull)f.host_events);
+        add(out, "roofline", "roofline_model", 0, 0,
+            "no device op events (%llu device planes, %llu host events)", (ull)f.device_planes,
+            (ull)f.host_events);
+    }
+
+    if (f.events)
+        add(out, "summarize", NULL, 1, 0, "%llu events to summarize (profile_summary.v1)",
+            (ull)f.events);
+    else
+        add(out, "summarize", NULL, 0, 0, "no trace events in the inputs");
+
+    if (f.events)
+        add(out, "export", "trace_viewer", 1, 0, "%llu events to write as Chrome trace JSON",
+            (ull)f.events);
+    else
+        add(out, "export", "trace_viewer", 0, 0, "no trace events in the inputs");
+
+    add(out, "tt", NULL, 0, 0, "needs a Tenstorrent runtime log, not an XSpace or HloProto");
+    add(out, "nsys", NULL, 0, 0, "needs an Nsight Systems SQLite export or an nsys-jax archive");
+    return PQ_OK;
+}

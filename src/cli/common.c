@@ -1,0 +1,181 @@
+/* common.c - output files, error printing, shared option parsing for the CLI. */
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int file_write(void *ctx, const void *data, size_t n)
+{
+    return fwrite(data, 1, n, (FILE *)ctx) == n ? 0 : -1;
+}
+
+int cli_out_open(cli_out *o, const char *path)
+{
+    memset(o, 0, sizeof *o);
+    if (!path || strcmp(path, "-") == 0) {
+        o->f = stdout;
+    } else {
+        size_t n = strlen(path) + 32;
+        o->path = strdup(path);
+        o->tmp_path = malloc(n);
+        if (!o->path || !o->tmp_path) {
+            fprintf(stderr, "profq: out of memory\n");
+            return EXIT_INTERNAL;
+        }
+        snprintf(o->tmp_path, n, "%s.tmp.%ld", path, (long)getpid());
+        o->f = fopen(o->tmp_path, "wb");
+        if (!o->f) {
+            fprintf(stderr, "profq: %s: cannot write: %s\n", path, strerror(errno));
+            return EXIT_OUTPUT;
+        }
+    }
+    o->sink.write = file_write;
+    o->sink.ctx = o->f;
+    return EXIT_OK;
+}
+
+int cli_out_close(cli_out *o, int ok)
+{
+    int code = EXIT_OK;
+    if (fflush(o->f) != 0 || ferror(o->f)) {
+        fprintf(stderr, "profq: %s: write failed: %s\n", o->path ? o->path : "stdout",
+                strerror(errno));
+        code = EXIT_OUTPUT;
+    }
+    if (o->path) {
+        if (fclose(o->f) != 0 && code == EXIT_OK) {
+            fprintf(stderr, "profq: %s: write failed: %s\n", o->path, strerror(errno));
+            code = EXIT_OUTPUT;
+        }
+        if (ok && code == EXIT_OK) {
+            if (rename(o->tmp_path, o->path) != 0) {
+                fprintf(stderr, "profq: %s: cannot rename into place: %s\n", o->path,
+                        strerror(errno));
+                code = EXIT_OUTPUT;
+            }
+        } else {
+            unlink(o->tmp_path);
+        }
+    }
+    free(o->path);
+    free(o->tmp_path);
+    memset(o, 0, sizeof *o);
+    return code;
+}
+
+int cli_exit_code(pq_status st)
+{
+    switch (st) {
+    case PQ_OK:
+        return EXIT_OK;
+    case PQ_ERR_INPUT:
+    case PQ_ERR_NOT_FOUND:
+    case PQ_ERR_UNSUPPORTED:
+    case PQ_ERR_IO:
+        return EXIT_INPUT;
+    case PQ_ERR_OUTPUT:
+        return EXIT_OUTPUT;
+    case PQ_ERR_USAGE:
+        return EXIT_USAGE;
+    case PQ_ERR_NOMEM:
+    case PQ_ERR_INTERNAL:
+        return EXIT_INTERNAL;
+    }
+    return EXIT_INTERNAL;
+}
+
+int cli_report(const pq_error *err)
+{
+    if (err->path[0] && err->offset >= 0)
+        fprintf(stderr, "profq: %s: offset %lld: %s\n", err->path, (long long)err->offset,
+                err->message);
+    else if (err->path[0])
+        fprintf(stderr, "profq: %s: %s\n", err->path, err->message);
+    else
+        fprintf(stderr, "profq: %s\n", err->message);
+    return cli_exit_code(err->status);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "profq %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see 'profq help %s')\n", cmd);
+    return EXIT_USAGE;
+}
+
+int cli_parse_output(const char *s, pq_output *out)
+{
+    if (strcmp(s, "json") == 0)
+        *out = PQ_OUT_JSON;
+    else if (strcmp(s, "text") == 0)
+        *out = PQ_OUT_TEXT;
+    else
+        return -1;
+    return 0;
+}
+
+int cli_parse_common(const char *cmd, int argc, char **argv, cli_common *c, int allow_no_hash)
+{
+    memset(c, 0, sizeof *c);
+    c->paths = calloc((size_t)argc + 1, sizeof *c->paths);
+    if (!c->paths) {
+        fprintf(stderr, "profq: out of memory\n");
+        return EXIT_INTERNAL;
+    }
+    int only_paths = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_paths && strcmp(a, "--") == 0) {
+            only_paths = 1;
+        } else if (!only_paths && (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0)) {
+            if (i + 1 >= argc)
+                return cli_usage_error(cmd, "--format needs a value");
+            if (cli_parse_output(argv[++i], &c->fmt) != 0)
+                return cli_usage_error(cmd, "unknown format '%s' (expected text or json)", argv[i]);
+        } else if (!only_paths && strncmp(a, "--format=", 9) == 0) {
+            if (cli_parse_output(a + 9, &c->fmt) != 0)
+                return cli_usage_error(cmd, "unknown format '%s' (expected text or json)", a + 9);
+        } else if (!only_paths && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
+            if (i + 1 >= argc)
+                return cli_usage_error(cmd, "-o needs a file name");
+            c->out_path = argv[++i];
+        } else if (!only_paths && strcmp(a, "--threads") == 0) {
+            if (i + 1 >= argc)
+                return cli_usage_error(cmd, "--threads needs a number");
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 1 || v > 64)
+                return cli_usage_error(cmd, "--threads takes 1..64");
+            c->threads = (int)v;
+        } else if (!only_paths && allow_no_hash && strcmp(a, "--no-hash") == 0) {
+            c->no_hash = 1;
+        } else if (!only_paths && a[0] == '-' && a[1]) {
+            return cli_usage_error(cmd, "unknown option '%s'", a);
+        } else {
+            c->paths[c->npaths++] = a;
+        }
+    }
+    if (c->npaths == 0)
+        return cli_usage_error(cmd, "no input path given");
+    return 0;
+}
+
+int cli_load(const cli_common *c, pq_profile **out)
+{
+    pq_open_options opts = {0};
+    opts.threads = c->threads;
+    opts.skip_sha256 = c->no_hash;
+    pq_error err;
+    pq_status st = pq_profile_open(c->paths, (size_t)c->npaths, &opts, out, &err);
+    if (st != PQ_OK)
+        return cli_report(&err);
+    return EXIT_OK;
+}

@@ -1,0 +1,88 @@
+/* main.c - profq's entry point: the command table, help and version. */
+#include "cli.h"
+
+#include <string.h>
+
+static const cli_command COMMANDS[] = {
+    {"info", cmd_info, "what a profile contains: sources, planes, lines, devices, programs",
+     "profq info [--format text|json] [-o FILE] [--no-hash] [--threads N] PATH...\n"
+     "\n"
+     "PATH is an XSpace (*.xplane.pb), an HloProto (*.hlo_proto.pb, *.hlo.pb), or a run\n"
+     "directory (plugins/profile/<ts>/ or any folder of *.xplane.pb; one source per host).\n"
+     "Prints per source: path, format, host, bytes, sha256; per plane: name, device kind,\n"
+     "device capabilities the input states, lines with event counts and time spans; the\n"
+     "programs (XLA modules) whose HloProtos the profile carries. JSON schema profq.info.v1.\n"
+     "--no-hash skips the sha256 of each source.\n"},
+    {"tools", cmd_tools, "which analyses will produce data for this input, and why not the others",
+     "profq tools [--format text|json] [-o FILE] PATH...\n"
+     "\n"
+     "Lists each profq analysis with whether this input has what it needs (HloProtos with a\n"
+     "buffer assignment for memory-viewer, allocator events for memory-profile, device op\n"
+     "lines for ops/roofline, ...) and the reason. JSON schema profq.tools.v1.\n"},
+    {"scan", cmd_scan, "decode every event and stat; print totals (validity check, benchmark)",
+     "profq scan [--format text|json] [-o FILE] [--threads N] PATH...\n"
+     "\n"
+     "Decodes every event and every stat of every plane (ref values resolved) and prints\n"
+     "counts by kind and a checksum. Exit 3 with the byte offset if anything is malformed.\n"
+     "JSON schema profq.scan.v1.\n"},
+};
+enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
+
+static void print_overview(FILE *f)
+{
+    fprintf(f,
+            "profq %s - answers performance and memory questions about ML accelerator "
+            "profiles\n\nusage: profq <command> [options] PATH...\n\ncommands:\n",
+            PQ_VERSION_STRING);
+    for (int i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-8s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(f, "  help     profq help <command>\n  version  print the version\n"
+               "\nexit codes: 0 ok, 1 gate failed, 2 usage, 3 bad input, 4 output error, "
+               "5 internal error\n");
+}
+
+static const cli_command *find(const char *name)
+{
+    for (int i = 0; i < NCOMMANDS; i++)
+        if (strcmp(COMMANDS[i].name, name) == 0)
+            return &COMMANDS[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_overview(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        if (argc >= 3) {
+            const cli_command *c = find(argv[2]);
+            if (!c) {
+                fprintf(stderr, "profq: unknown command '%s'\n", argv[2]);
+                return EXIT_USAGE;
+            }
+            fputs(c->usage, stdout);
+        } else {
+            print_overview(stdout);
+        }
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_OUTPUT;
+    }
+    if (strcmp(name, "version") == 0 || strcmp(name, "--version") == 0) {
+        printf("profq %s\n", PQ_VERSION_STRING);
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_OUTPUT;
+    }
+    const cli_command *c = find(name);
+    if (!c) {
+        fprintf(stderr, "profq: unknown command '%s' (see 'profq help')\n", name);
+        return EXIT_USAGE;
+    }
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(c->usage, stdout);
+            return EXIT_OK;
+        }
+    }
+    return c->run(argc - 2, argv + 2);
+}

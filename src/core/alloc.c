@@ -1,0 +1,55 @@
+/* alloc.c - malloc wrapper with a failure-injection counter for allocation torture tests.
+ * Not an allocator: it forwards to libc. */
+#include "alloc.h"
+#include "profq.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static atomic_long fail_countdown; /* 0 = never fail */
+
+void pq_debug_fail_alloc_after(long n)
+{
+    atomic_store(&fail_countdown, n);
+}
+
+static int should_fail(void)
+{
+    long c = atomic_load(&fail_countdown);
+    if (c <= 0)
+        return 0;
+    /* Once the counter reaches 1, this and every later allocation fails (sticky). */
+    if (c == 1)
+        return 1;
+    atomic_fetch_sub(&fail_countdown, 1);
+    return 0;
+}
+
+void *pq_malloc(size_t n)
+{
+    if (should_fail())
+        return NULL;
+    return malloc(n ? n : 1);
+}
+
+void *pq_calloc(size_t count, size_t size)
+{
+    if (should_fail())
+        return NULL;
+    if (size && count > SIZE_MAX / size)
+        return NULL;
+    return calloc(count ? count : 1, size ? size : 1);
+}
+
+void *pq_realloc(void *p, size_t n)
+{
+    if (should_fail())
+        return NULL;
+    return realloc(p, n ? n : 1);
+}
+
+void pq_free(void *p)
+{
+    free(p);
+}

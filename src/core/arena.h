@@ -1,0 +1,28 @@
+/* arena.h - bump allocator owning everything of one loaded profile (or one source).
+ * Out-of-memory is sticky: after one failure every later allocation returns NULL,
+ * so hot code may check arena_failed() once at the end. */
+#ifndef PQ_CORE_ARENA_H
+#define PQ_CORE_ARENA_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct arena_block arena_block;
+
+typedef struct arena {
+    arena_block *head;
+    size_t used_bytes; /* total bytes handed out, for reports */
+    int failed;
+} arena;
+
+void arena_init(arena *a);
+void arena_release(arena *a);
+/* Returns N bytes aligned to 16, zeroed; NULL (sticky) on failure. */
+void *arena_alloc(arena *a, size_t n);
+/* Copies N bytes into the arena and NUL-terminates them. */
+char *arena_strndup(arena *a, const char *s, size_t n);
+static inline int arena_failed(const arena *a)
+{
+    return a->failed;
+}
+
+#endif

@@ -1,0 +1,41 @@
+/* json.h - a deterministic streaming JSON writer over a buf.
+ * Commas and indentation are automatic; strings are escaped and invalid UTF-8
+ * is replaced by U+FFFD so the output is always valid JSON; doubles use the
+ * shortest of %.15g/%.17g that reads back exactly, so output is byte-stable. */
+#ifndef PQ_CORE_JSON_H
+#define PQ_CORE_JSON_H
+#include "buf.h"
+#include "profq.h"
+
+#include <stdint.h>
+
+enum { JSON_MAX_DEPTH = 64 };
+
+typedef struct json_writer {
+    buf *b;
+    int depth;
+    int pretty;
+    unsigned char has_items[JSON_MAX_DEPTH];
+    int after_key;
+} json_writer;
+
+void json_init(json_writer *w, buf *b, int pretty);
+void json_obj_begin(json_writer *w);
+void json_obj_end(json_writer *w);
+void json_arr_begin(json_writer *w);
+void json_arr_end(json_writer *w);
+void json_key(json_writer *w, const char *key);
+void json_str(json_writer *w, const char *p, size_t n);
+void json_cstr(json_writer *w, const char *s);
+void json_int(json_writer *w, int64_t v);
+void json_uint(json_writer *w, uint64_t v);
+void json_double(json_writer *w, double v); /* NaN and infinities are written as null */
+void json_bool(json_writer *w, int v);
+void json_null(json_writer *w);
+
+/* Appends S escaped as JSON string content (no quotes). Shared with other escapers. */
+void json_escape_into(buf *b, const char *p, size_t n);
+/* Formats V as the shortest round-tripping decimal; returns the length. */
+int json_format_double(char *out, size_t cap, double v);
+
+#endif

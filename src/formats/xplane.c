@@ -1,0 +1,581 @@
+/* xplane.c - the XSpace (*.xplane.pb) reader: validates every byte of the structure and
+ * fills the model's planes, lines, metadata tables, plane stats and program index.
+ *
+ * Not decoded here: HloProto bytes (located only; formats/hlo decodes them on demand)
+ * and event contents beyond what info needs (events stay as validated spans; see
+ * model.h). Field numbers: spec/xprof-tools.md section 1. A known field with an
+ * unexpected wire type is skipped as unknown, as the protobuf runtimes do.
+ */
+#include "xplane.h"
+#include "core/err.h"
+#include "pbwire.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct reader {
+    pq_source *src;
+    pq_error *err;
+    const uint8_t *base;
+} reader;
+
+static pq_status fail_at(reader *r, const pb_cursor *c, const char *where)
+{
+    return err_set(r->err, PQ_ERR_INPUT, r->src->path, pb_error_offset(c), "expected %s in %s",
+                   c->err ? c->err : "a well-formed message", where);
+}
+
+static pq_status fail_msg(reader *r, const uint8_t *at, const char *what)
+{
+    return err_set(r->err, PQ_ERR_INPUT, r->src->path, (int64_t)(at - r->base), "expected %s",
+                   what);
+}
+
+static pq_status nomem(reader *r)
+{
+    return err_set(r->err, PQ_ERR_NOMEM, r->src->path, -1, "out of memory");
+}
+
+static inline pq_str span_str(const pb_field *f)
+{
+    return pq_str_of((const char *)f->data, f->len);
+}
+
+/* Validates an XStat body; counts it. Stats carry no nested messages we descend into. */
+static inline int validate_stat(pb_cursor *parent, const pb_field *f)
+{
+    pb_cursor c;
+    pb_init(&c, f->data, f->len, parent->base);
+    pb_field g = {0};
+    int k;
+    while ((k = pb_next(&c, &g)) == PB_FIELD) {
+    }
+    if (k == PB_ERROR) {
+        parent->err_at = c.err_at;
+        parent->err = c.err;
+        return 0;
+    }
+    return 1;
+}
+
+/* Decodes one XLine; events are validated, counted and their time span taken. */
+static pq_status read_line(reader *r, const pb_field *lf, xp_line *line)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, lf->data, lf->len, r->base);
+    line->body = lf->data;
+    line->body_len = lf->len;
+    int64_t min_off = INT64_MAX, max_end = INT64_MIN;
+    uint64_t nevents = 0, nstats = 0;
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        switch (f.num) {
+        case 4: {
+            if (f.wire != PB_LEN)
+                break;
+            /* The hot loop: one XEvent. */
+            pb_cursor e;
+            pb_field g = {0};
+            int ke;
+            int64_t off = 0, dur = 0;
+            pb_init(&e, f.data, f.len, r->base);
+            while ((ke = pb_next(&e, &g)) == PB_FIELD) {
+                if (g.num == 4 && g.wire == PB_LEN) {
+                    if (!validate_stat(&e, &g))
+                        return fail_at(r, &e, "an XStat of an XEvent");
+                    nstats++;
+                } else if (g.wire == PB_VARINT) {
+                    if (g.num == 2)
+                        off = (int64_t)g.u;
+                    else if (g.num == 3)
+                        dur = (int64_t)g.u;
+                }
+            }
+            if (ke == PB_ERROR)
+                return fail_at(r, &e, "an XEvent");
+            int64_t end;
+            if (__builtin_add_overflow(off, dur, &end))
+                return fail_msg(r, f.data, "an XEvent whose offset_ps + duration_ps fits in int64");
+            if (off < min_off)
+                min_off = off;
+            if (end > max_end)
+                max_end = end;
+            nevents++;
+            break;
+        }
+        case 1:
+            if (f.wire == PB_VARINT)
+                line->id = (int64_t)f.u;
+            break;
+        case 2:
+            if (f.wire == PB_LEN)
+                line->name = span_str(&f);
+            break;
+        case 3:
+            if (f.wire == PB_VARINT)
+                line->timestamp_ns = (int64_t)f.u;
+            break;
+        case 9:
+            if (f.wire == PB_VARINT)
+                line->duration_ps = (int64_t)f.u;
+            break;
+        case 10:
+            if (f.wire == PB_VARINT)
+                line->display_id = (int64_t)f.u;
+            break;
+        case 11:
+            if (f.wire == PB_LEN)
+                line->display_name = span_str(&f);
+            break;
+        default:
+            break;
+        }
+    }
+    if (k == PB_ERROR)
+        return fail_at(r, &c, "an XLine");
+    line->events = nevents;
+    line->event_stats = nstats;
+    if (nevents) {
+        int64_t base_ps;
+        if (__builtin_mul_overflow(line->timestamp_ns, (int64_t)1000, &base_ps) ||
+            __builtin_add_overflow(base_ps, min_off, &line->first_ps) ||
+            __builtin_add_overflow(base_ps, max_end, &line->end_ps))
+            return fail_msg(r, lf->data,
+                            "an XLine whose timestamp_ns*1000 + event offsets fit in int64 ps");
+    }
+    return PQ_OK;
+}
+
+/* Decodes an XEventMetadata (the value of an event_metadata map entry). */
+static pq_status read_event_meta(reader *r, const pb_field *vf, xp_event_meta *m)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, vf->data, vf->len, r->base);
+    m->body = vf->data;
+    m->body_len = vf->len;
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        switch (f.num) {
+        case 2:
+            if (f.wire == PB_LEN)
+                m->name = span_str(&f);
+            break;
+        case 3:
+            if (f.wire == PB_LEN)
+                m->metadata = span_str(&f);
+            break;
+        case 4:
+            if (f.wire == PB_LEN)
+                m->display_name = span_str(&f);
+            break;
+        case 5:
+            if (f.wire == PB_LEN) {
+                if (!validate_stat(&c, &f))
+                    return fail_at(r, &c, "an XStat of an XEventMetadata");
+                m->nstats++;
+            }
+            break;
+        case 6: {
+            int64_t n = pb_repeated_count(&f, PB_VARINT, r->base);
+            if (n < 0) {
+                pb_cursor bad;
+                pb_init(&bad, f.data, f.len, r->base);
+                bad.err_at = f.wire == PB_LEN ? f.data : c.p;
+                bad.err = "a packed or unpacked varint list";
+                return fail_at(r, &bad, "XEventMetadata.child_id");
+            }
+            m->nchildren += (uint32_t)n;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    if (k == PB_ERROR)
+        return fail_at(r, &c, "an XEventMetadata");
+    return PQ_OK;
+}
+
+static pq_status read_stat_meta(reader *r, const pb_field *vf, xp_stat_meta *m)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, vf->data, vf->len, r->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.wire != PB_LEN)
+            continue;
+        if (f.num == 2)
+            m->name = span_str(&f);
+        else if (f.num == 3)
+            m->description = span_str(&f);
+    }
+    if (k == PB_ERROR)
+        return fail_at(r, &c, "an XStatMetadata");
+    return PQ_OK;
+}
+
+/* Reads a map entry {key = 1 (varint), value = 2 (message)}; missing parts are defaults. */
+static pq_status read_map_entry(reader *r, const pb_field *ef, int64_t *key, pb_field *value)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    *key = 0;
+    memset(value, 0, sizeof *value);
+    value->data = ef->data; /* empty span at a valid address */
+    pb_init(&c, ef->data, ef->len, r->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.num == 1 && f.wire == PB_VARINT)
+            *key = (int64_t)f.u;
+        else if (f.num == 2 && f.wire == PB_LEN)
+            *value = f;
+    }
+    if (k == PB_ERROR)
+        return fail_at(r, &c, "a map entry of XPlane metadata");
+    return PQ_OK;
+}
+
+/* Sort helpers: by id, then by file order, so that the last duplicate can win. */
+typedef struct id_order {
+    int64_t id;
+    uint32_t order;
+} id_order;
+
+/* A table from id to array index for ids in [0, max_id]; UINT32_MAX marks a hole. */
+static uint32_t *dense_index(arena *a, int64_t max_id, const int64_t *ids, uint32_t n)
+{
+    uint32_t *d = arena_alloc(a, (size_t)(max_id + 1) * sizeof *d);
+    if (!d)
+        return NULL;
+    memset(d, 0xFF, (size_t)(max_id + 1) * sizeof *d);
+    for (uint32_t i = 0; i < n; i++)
+        d[ids[i]] = i;
+    return d;
+}
+
+static int cmp_id_order(const void *a, const void *b)
+{
+    const id_order *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Reorders ITEMS (N of SIZE bytes, each starting with an int64 id) by id; among equal ids
+ * the last in file order wins (proto map semantics). Returns the new count. */
+static uint32_t sort_unique_by_id(arena *a, void *items, uint32_t n, size_t size, int *ok)
+{
+    if (n < 2)
+        return n;
+    id_order *ord = arena_alloc(a, n * sizeof *ord);
+    unsigned char *copy = arena_alloc(a, (size_t)n * size);
+    if (!ord || !copy) {
+        *ok = 0;
+        return 0;
+    }
+    memcpy(copy, items, (size_t)n * size);
+    for (uint32_t i = 0; i < n; i++) {
+        memcpy(&ord[i].id, copy + (size_t)i * size, sizeof(int64_t));
+        ord[i].order = i;
+    }
+    qsort(ord, n, sizeof *ord, cmp_id_order);
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i + 1 < n && ord[i + 1].id == ord[i].id)
+            continue; /* a later entry with the same key wins */
+        memcpy((unsigned char *)items + (size_t)out * size, copy + (size_t)ord[i].order * size,
+               size);
+        out++;
+    }
+    return out;
+}
+
+static pq_status read_plane(reader *r, const pb_field *pf, xp_plane *pl)
+{
+    arena *a = &r->src->mem;
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    uint32_t nlines = 0, nemeta = 0, nsmeta = 0, nstats = 0;
+
+    /* Pass 1: count repeated fields so arrays are allocated once. */
+    pb_init(&c, pf->data, pf->len, r->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.wire != PB_LEN)
+            continue;
+        if (f.num == 3)
+            nlines++;
+        else if (f.num == 4)
+            nemeta++;
+        else if (f.num == 5)
+            nsmeta++;
+        else if (f.num == 6)
+            nstats++;
+    }
+    if (k == PB_ERROR)
+        return fail_at(r, &c, "an XPlane");
+    pl->lines = arena_alloc(a, (nlines ? nlines : 1) * sizeof *pl->lines);
+    pl->emeta = arena_alloc(a, (nemeta ? nemeta : 1) * sizeof *pl->emeta);
+    pl->smeta = arena_alloc(a, (nsmeta ? nsmeta : 1) * sizeof *pl->smeta);
+    pl->stats = arena_alloc(a, (nstats ? nstats : 1) * sizeof *pl->stats);
+    if (arena_failed(a))
+        return nomem(r);
+
+    /* Pass 2: decode. */
+    pb_init(&c, pf->data, pf->len, r->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        switch (f.num) {
+        case 1:
+            if (f.wire == PB_VARINT)
+                pl->id = (int64_t)f.u;
+            break;
+        case 2:
+            if (f.wire == PB_LEN)
+                pl->name = span_str(&f);
+            break;
+        case 3:
+            if (f.wire == PB_LEN) {
+                xp_line *line = &pl->lines[pl->nlines++];
+                FORWARD_IF_ERROR(read_line(r, &f, line));
+                pl->events += line->events;
+                pl->event_stats += line->event_stats;
+            }
+            break;
+        case 4:
+            if (f.wire == PB_LEN) {
+                int64_t key;
+                pb_field v;
+                FORWARD_IF_ERROR(read_map_entry(r, &f, &key, &v));
+                xp_event_meta *m = &pl->emeta[pl->nemeta++];
+                FORWARD_IF_ERROR(read_event_meta(r, &v, m));
+                m->id = key;
+                pl->metadata_stats += m->nstats;
+            }
+            break;
+        case 5:
+            if (f.wire == PB_LEN) {
+                int64_t key;
+                pb_field v;
+                FORWARD_IF_ERROR(read_map_entry(r, &f, &key, &v));
+                xp_stat_meta *m = &pl->smeta[pl->nsmeta++];
+                FORWARD_IF_ERROR(read_stat_meta(r, &v, m));
+                m->id = key;
+            }
+            break;
+        case 6:
+            if (f.wire == PB_LEN) {
+                if (!validate_stat(&c, &f))
+                    return fail_at(r, &c, "an XStat of an XPlane");
+                xp_decode_stat(f.data, f.len, &pl->stats[pl->nstats++]);
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    if (k == PB_ERROR)
+        return fail_at(r, &c, "an XPlane");
+
+    int ok = 1;
+    pl->nemeta = sort_unique_by_id(a, pl->emeta, pl->nemeta, sizeof *pl->emeta, &ok);
+    pl->nsmeta = sort_unique_by_id(a, pl->smeta, pl->nsmeta, sizeof *pl->smeta, &ok);
+    if (!ok)
+        return nomem(r);
+
+    /* Dense id tables when ids are small and dense (the common case: 1..N). */
+    if (pl->nsmeta && pl->smeta[0].id >= 0 &&
+        pl->smeta[pl->nsmeta - 1].id < 2 * (int64_t)pl->nsmeta + 1024) {
+        int64_t maxid = pl->smeta[pl->nsmeta - 1].id;
+        int64_t *ids = arena_alloc(a, pl->nsmeta * sizeof *ids);
+        if (!ids)
+            return nomem(r);
+        for (uint32_t i = 0; i < pl->nsmeta; i++)
+            ids[i] = pl->smeta[i].id;
+        pl->smeta_dense = dense_index(a, maxid, ids, pl->nsmeta);
+        pl->smeta_dense_n = maxid + 1;
+    }
+    if (pl->nemeta && pl->emeta[0].id >= 0 &&
+        pl->emeta[pl->nemeta - 1].id < 2 * (int64_t)pl->nemeta + 1024) {
+        int64_t maxid = pl->emeta[pl->nemeta - 1].id;
+        int64_t *ids = arena_alloc(a, pl->nemeta * sizeof *ids);
+        if (!ids)
+            return nomem(r);
+        for (uint32_t i = 0; i < pl->nemeta; i++)
+            ids[i] = pl->emeta[i].id;
+        pl->emeta_dense = dense_index(a, maxid, ids, pl->nemeta);
+        pl->emeta_dense_n = maxid + 1;
+    }
+    if (arena_failed(a))
+        return nomem(r);
+    pl->kind = device_kind_of_plane(pl->name);
+    return PQ_OK;
+}
+
+/* Parses a trailing "(digits)" of NAME; returns 1 and the number when present. */
+static int name_program_suffix(pq_str name, uint64_t *id, size_t *stem_len)
+{
+    if (name.n < 3 || name.p[name.n - 1] != ')')
+        return 0;
+    size_t i = name.n - 1;
+    uint64_t v = 0, mul = 1;
+    size_t digits = 0;
+    while (i > 0 && name.p[i - 1] >= '0' && name.p[i - 1] <= '9') {
+        if (digits == 19)
+            return 0;
+        v += (uint64_t)(name.p[i - 1] - '0') * mul;
+        mul *= 10;
+        digits++;
+        i--;
+    }
+    if (digits == 0 || i == 0 || name.p[i - 1] != '(')
+        return 0;
+    *id = v;
+    *stem_len = i - 1;
+    return 1;
+}
+
+static int cmp_program(const void *a, const void *b)
+{
+    const pq_program *x = a, *y = b;
+    if (x->program_id != y->program_id)
+        return x->program_id < y->program_id ? -1 : 1;
+    return 0;
+}
+
+/* Locates the HloProtos on /host:metadata (spec/xprof-tools.md 1.4) without decoding them. */
+static pq_status locate_programs(reader *r, const xp_plane *pl)
+{
+    pq_source *src = r->src;
+    const xp_stat_meta *hlo_new = xp_stat_meta_by_name(pl, "Hlo Proto");
+    const xp_stat_meta *hlo_old = xp_stat_meta_by_name(pl, "HLO Proto");
+    const xp_stat_meta *pid = xp_stat_meta_by_name(pl, "program_id");
+    if (!hlo_new && !hlo_old)
+        return PQ_OK;
+    pq_program *progs = arena_alloc(&src->mem, (pl->nemeta ? pl->nemeta : 1) * sizeof *progs);
+    if (!progs)
+        return nomem(r);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < pl->nemeta; i++) {
+        const xp_event_meta *m = &pl->emeta[i];
+        xp_stat_iter it;
+        stat_value s;
+        const uint8_t *hlo = NULL;
+        size_t hlo_len = 0;
+        int legacy = 0, have_pid = 0;
+        uint64_t program_id = 0;
+        xp_stats_begin(&it, m->body, m->body_len, 5);
+        while (xp_stats_next(&it, &s)) {
+            if (s.kind == STAT_BYTES && ((hlo_new && s.metadata_id == hlo_new->id) ||
+                                         (hlo_old && s.metadata_id == hlo_old->id))) {
+                hlo = (const uint8_t *)s.v.s.p;
+                hlo_len = s.v.s.n;
+                legacy = !(hlo_new && s.metadata_id == hlo_new->id);
+            } else if (pid && s.metadata_id == pid->id &&
+                       (s.kind == STAT_INT64 || s.kind == STAT_UINT64)) {
+                program_id = s.v.u;
+                have_pid = 1;
+            }
+        }
+        if (!hlo)
+            continue;
+        uint64_t suffix_id = 0;
+        size_t stem = m->name.n;
+        int has_suffix = name_program_suffix(m->name, &suffix_id, &stem);
+        if (!have_pid)
+            program_id = (legacy && has_suffix) ? suffix_id : (uint64_t)m->id;
+        pq_program *p = &progs[n++];
+        p->name = pq_str_of(m->name.p, has_suffix ? stem : m->name.n);
+        p->key = m->name;
+        p->program_id = program_id;
+        p->hlo = hlo;
+        p->hlo_len = hlo_len;
+        p->legacy_stat_name = legacy;
+    }
+    /* First one (in metadata id order) wins on a program id collision. */
+    qsort(progs, n, sizeof *progs, cmp_program);
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (out && progs[out - 1].program_id == progs[i].program_id) {
+            src->duplicate_programs++;
+            continue;
+        }
+        progs[out++] = progs[i];
+    }
+    src->programs = progs;
+    src->nprograms = out;
+    return PQ_OK;
+}
+
+static pq_status read_strings(reader *r, const pb_field *f, pq_str **arr, uint32_t *n, uint32_t cap)
+{
+    if (!*arr) {
+        *arr = arena_alloc(&r->src->mem, (cap ? cap : 1) * sizeof **arr);
+        if (!*arr)
+            return nomem(r);
+    }
+    (*arr)[(*n)++] = span_str(f);
+    return PQ_OK;
+}
+
+pq_status xplane_read(pq_source *src, pq_error *err)
+{
+    reader r = {src, err, src->file.data};
+    const uint8_t *data = src->file.data;
+    size_t size = src->file.size;
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    uint32_t nplanes = 0, nhost = 0, nerr = 0, nwarn = 0;
+
+    pb_init(&c, data, size, data);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.wire != PB_LEN)
+            continue;
+        nplanes += f.num == 1;
+        nerr += f.num == 2;
+        nwarn += f.num == 3;
+        nhost += f.num == 4;
+    }
+    if (k == PB_ERROR)
+        return fail_at(&r, &c, "an XSpace");
+
+    src->planes = arena_alloc(&src->mem, (nplanes ? nplanes : 1) * sizeof *src->planes);
+    if (!src->planes)
+        return nomem(&r);
+    pb_init(&c, data, size, data);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.wire != PB_LEN)
+            continue;
+        switch (f.num) {
+        case 1:
+            FORWARD_IF_ERROR(read_plane(&r, &f, &src->planes[src->nplanes++]));
+            break;
+        case 2:
+            FORWARD_IF_ERROR(read_strings(&r, &f, &src->errors, &src->nerrors, nerr));
+            break;
+        case 3:
+            FORWARD_IF_ERROR(read_strings(&r, &f, &src->warnings, &src->nwarnings, nwarn));
+            break;
+        case 4:
+            FORWARD_IF_ERROR(read_strings(&r, &f, &src->hostnames, &src->nhostnames, nhost));
+            break;
+        default:
+            break;
+        }
+    }
+    if (k == PB_ERROR)
+        return fail_at(&r, &c, "an XSpace");
+
+    for (uint32_t i = 0; i < src->nplanes; i++) {
+        const xp_plane *pl = &src->planes[i];
+        src->info.events += pl->events;
+        src->info.stats += pl->event_stats + pl->metadata_stats + pl->nstats;
+        if (pl->kind == DEV_HOST_METADATA && !src->programs)
+            FORWARD_IF_ERROR(locate_programs(&r, pl));
+    }
+    src->info.planes = src->nplanes;
+    return PQ_OK;
+}

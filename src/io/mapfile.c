@@ -1,0 +1,247 @@
+/* mapfile.c - mmap of inputs, run-directory discovery, hashing.
+ * Not a format detector: that is formats/detect. */
+#define _GNU_SOURCE
+#include "mapfile.h"
+#include "core/alloc.h"
+#include "core/err.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return err_set(err, PQ_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return err_set(err, PQ_ERR_IO, path, -1, "cannot stat: %s", strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return err_set(err, PQ_ERR_IO, path, -1, "is a directory");
+    }
+    if (S_ISREG(st.st_mode)) {
+        if (st.st_size == 0) {
+            close(fd);
+            return PQ_OK;
+        }
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED)
+            return err_set(err, PQ_ERR_IO, path, -1, "cannot map: %s", strerror(errno));
+        out->data = p;
+        out->size = (size_t)st.st_size;
+        out->is_mapped = 1;
+        return PQ_OK;
+    }
+    /* A pipe or device: read it whole, bounded to 64 GiB. */
+    size_t cap = 1 << 20, n = 0;
+    uint8_t *b = pq_malloc(cap);
+    if (!b) {
+        close(fd);
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    }
+    for (;;) {
+        if (n == cap) {
+            if (cap >= ((size_t)64 << 30)) {
+                pq_free(b);
+                close(fd);
+                return err_set(err, PQ_ERR_IO, path, -1, "input larger than 64 GiB");
+            }
+            uint8_t *nb = pq_realloc(b, cap * 2);
+            if (!nb) {
+                pq_free(b);
+                close(fd);
+                return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+            }
+            b = nb;
+            cap *= 2;
+        }
+        ssize_t k = read(fd, b + n, cap - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            int e = errno;
+            pq_free(b);
+            close(fd);
+            return err_set(err, PQ_ERR_IO, path, -1, "cannot read: %s", strerror(e));
+        }
+        if (k == 0)
+            break;
+        n += (size_t)k;
+    }
+    close(fd);
+    out->data = b;
+    out->size = n;
+    out->is_mapped = 0;
+    return PQ_OK;
+}
+
+void mapfile_close(mapped_file *m)
+{
+    if (m->data) {
+        if (m->is_mapped)
+            munmap((void *)m->data, m->size);
+        else
+            pq_free((void *)m->data);
+    }
+    memset(m, 0, sizeof *m);
+}
+
+void mapfile_advise_sequential(const mapped_file *m)
+{
+    if (m->is_mapped && m->size)
+        madvise((void *)m->data, m->size, MADV_SEQUENTIAL | MADV_WILLNEED);
+}
+
+void pathlist_free(pathlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        pq_free(l->items[i]);
+    pq_free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+static int pathlist_push(pathlist *l, const char *s)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **items = pq_realloc(l->items, cap * sizeof *items);
+        if (!items)
+            return 0;
+        l->items = items;
+        l->cap = cap;
+    }
+    size_t len = strlen(s);
+    char *copy = pq_malloc(len + 1);
+    if (!copy)
+        return 0;
+    memcpy(copy, s, len + 1);
+    l->items[l->n++] = copy;
+    return 1;
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+static int walk(const char *dir, int depth, pathlist *out)
+{
+    if (depth > 8)
+        return 1;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 1; /* unreadable subfolders are skipped, like `find` would report */
+    struct dirent *e;
+    int ok = 1;
+    while (ok && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        size_t need = strlen(dir) + strlen(e->d_name) + 2;
+        char *p = pq_malloc(need);
+        if (!p) {
+            ok = 0;
+            break;
+        }
+        snprintf(p, need, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0) {
+            if (S_ISDIR(st.st_mode))
+                ok = walk(p, depth + 1, out);
+            else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+                     has_suffix(e->d_name, ".xplane.pb"))
+                ok = pathlist_push(out, p);
+        }
+        pq_free(p);
+    }
+    closedir(d);
+    return ok;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static size_t dir_len(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? (size_t)(s - p) : 0;
+}
+
+pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct stat st;
+    if (stat(arg, &st) != 0)
+        return err_set(err, PQ_ERR_IO, arg, -1, "cannot open: %s", strerror(errno));
+    if (!S_ISDIR(st.st_mode)) {
+        if (!pathlist_push(out, arg))
+            return err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");
+        return PQ_OK;
+    }
+    char *root = pq_malloc(strlen(arg) + 1);
+    if (!root)
+        return err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");
+    strcpy(root, arg);
+    size_t rl = strlen(root);
+    while (rl > 1 && root[rl - 1] == '/')
+        root[--rl] = 0;
+    pathlist all = {0};
+    int ok = walk(root, 0, &all);
+    pq_free(root);
+    if (!ok) {
+        pathlist_free(&all);
+        return err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");
+    }
+    if (all.n == 0) {
+        pathlist_free(&all);
+        return err_set(err, PQ_ERR_NOT_FOUND, arg, -1, "no profile found in %s", arg);
+    }
+    qsort(all.items, all.n, sizeof *all.items, cmp_str);
+    /* Keep the files of the folder that sorts last (the newest run). */
+    const char *last = all.items[all.n - 1];
+    size_t ll = dir_len(last);
+    for (size_t i = 0; i < all.n; i++) {
+        const char *p = all.items[i];
+        if (dir_len(p) == ll && memcmp(p, last, ll) == 0) {
+            if (!pathlist_push(out, p)) {
+                pathlist_free(&all);
+                pathlist_free(out);
+                return err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");
+            }
+        }
+    }
+    pathlist_free(&all);
+    return PQ_OK;
+}
+
+void sha256_hex(const void *data, size_t n, char out[65])
+{
+    unsigned char md[32];
+    unsigned int mdlen = 0;
+    static const char hex[] = "0123456789abcdef";
+    if (!EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
+        out[0] = 0;
+        return;
+    }
+    for (int i = 0; i < 32; i++) {
+        out[2 * i] = hex[md[i] >> 4];
+        out[2 * i + 1] = hex[md[i] & 15];
+    }
+    out[64] = 0;
+}

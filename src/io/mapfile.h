@@ -1,0 +1,42 @@
+/* mapfile.h - read-only memory mapping of an input file, and run-directory discovery. */
+#ifndef PQ_IO_MAPFILE_H
+#define PQ_IO_MAPFILE_H
+#include "profq.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct mapped_file {
+    const uint8_t *data;
+    size_t size;
+    int is_mapped; /* 1: munmap on close; 0: heap copy (non-regular files) or empty */
+} mapped_file;
+
+/* Maps PATH read-only. Empty files give data == NULL, size 0 and PQ_OK. */
+pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err);
+void mapfile_close(mapped_file *m);
+/* Hints that the mapping will be read front to back once. */
+void mapfile_advise_sequential(const mapped_file *m);
+
+/* A list of paths owned by the caller (free with pathlist_free). */
+typedef struct pathlist {
+    char **items;
+    size_t n, cap;
+} pathlist;
+
+void pathlist_free(pathlist *l);
+
+/*
+ * Expands one user argument into profile files. A regular file is itself. A
+ * directory is searched recursively (symlinked directories are not followed,
+ * depth at most 8) for *.xplane.pb; when the matches sit in more than one
+ * folder (several plugins/profile/<timestamp>/ runs), the folder that sorts
+ * last (the newest timestamp) is chosen. Paths come back sorted. A directory
+ * without profiles is PQ_ERR_NOT_FOUND ("no profile found in <dir>").
+ */
+pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err);
+
+/* Lowercase hex SHA-256 of N bytes into out[65]. */
+void sha256_hex(const void *data, size_t n, char out[65]);
+
+#endif

@@ -1,0 +1,261 @@
+/* model.c - lookups and walks over the loaded model (no decoding of new input here:
+ * every span walked below was validated by the reader at load). */
+#include "model.h"
+#include "formats/pbwire.h"
+
+#include <string.h>
+
+int pq_str_eq(pq_str a, const char *lit)
+{
+    size_t n = strlen(lit);
+    return a.n == n && (n == 0 || memcmp(a.p, lit, n) == 0);
+}
+
+int pq_str_starts(pq_str a, const char *lit)
+{
+    size_t n = strlen(lit);
+    return a.n >= n && memcmp(a.p, lit, n) == 0;
+}
+
+const char *device_kind_name(device_kind k)
+{
+    switch (k) {
+    case DEV_TPU:
+        return "tpu";
+    case DEV_TPU_SPARSECORE:
+        return "tpu_sparsecore";
+    case DEV_TPU_NONCORE:
+        return "tpu_noncore";
+    case DEV_GPU:
+        return "gpu";
+    case DEV_CUSTOM:
+        return "custom";
+    case DEV_HOST_THREADS:
+        return "host_threads";
+    case DEV_HOST_METADATA:
+        return "host_metadata";
+    case DEV_HOST_OTHER:
+        return "host_other";
+    case DEV_OTHER:
+        break;
+    }
+    return "other";
+}
+
+static int all_digits(const char *p, size_t n)
+{
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] < '0' || p[i] > '9')
+            return 0;
+    return 1;
+}
+
+/* Plane names per spec/xprof-tools.md 1.1. */
+device_kind device_kind_of_plane(pq_str name)
+{
+    if (pq_str_starts(name, "/device:TPU:")) {
+        const char *rest = name.p + 12;
+        size_t n = name.n - 12;
+        if (all_digits(rest, n))
+            return DEV_TPU;
+        for (size_t i = 0; i + 11 <= n; i++)
+            if (memcmp(rest + i, " SparseCore", 11) == 0)
+                return DEV_TPU_SPARSECORE;
+        return DEV_OTHER;
+    }
+    if (pq_str_starts(name, "/device:GPU:"))
+        return DEV_GPU;
+    if (pq_str_starts(name, "/device:CUSTOM:"))
+        return DEV_CUSTOM;
+    if (pq_str_starts(name, "#Chip"))
+        return DEV_TPU_NONCORE;
+    if (pq_str_eq(name, "/host:CPU"))
+        return DEV_HOST_THREADS;
+    if (pq_str_eq(name, "/host:metadata"))
+        return DEV_HOST_METADATA;
+    if (pq_str_starts(name, "/host:"))
+        return DEV_HOST_OTHER;
+    return DEV_OTHER;
+}
+
+const xp_stat_meta *xp_stat_meta_find(const xp_plane *pl, int64_t id)
+{
+    if (pl->smeta_dense) {
+        if (id < 0 || id >= pl->smeta_dense_n)
+            return NULL;
+        uint32_t k = pl->smeta_dense[id];
+        return k == UINT32_MAX ? NULL : &pl->smeta[k];
+    }
+    uint32_t lo = 0, hi = pl->nsmeta;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (pl->smeta[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < pl->nsmeta && pl->smeta[lo].id == id ? &pl->smeta[lo] : NULL;
+}
+
+const xp_event_meta *xp_event_meta_find(const xp_plane *pl, int64_t id)
+{
+    if (pl->emeta_dense) {
+        if (id < 0 || id >= pl->emeta_dense_n)
+            return NULL;
+        uint32_t k = pl->emeta_dense[id];
+        return k == UINT32_MAX ? NULL : &pl->emeta[k];
+    }
+    uint32_t lo = 0, hi = pl->nemeta;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (pl->emeta[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < pl->nemeta && pl->emeta[lo].id == id ? &pl->emeta[lo] : NULL;
+}
+
+const xp_stat_meta *xp_stat_meta_by_name(const xp_plane *pl, const char *name)
+{
+    for (uint32_t i = 0; i < pl->nsmeta; i++)
+        if (pq_str_eq(pl->smeta[i].name, name))
+            return &pl->smeta[i];
+    return NULL;
+}
+
+pq_str xp_stat_name(const xp_plane *pl, const stat_value *s)
+{
+    const xp_stat_meta *m = xp_stat_meta_find(pl, s->metadata_id);
+    return m ? m->name : pq_str_of("", 0);
+}
+
+pq_str xp_stat_str(const xp_plane *pl, const stat_value *s)
+{
+    if (s->kind == STAT_STR)
+        return s->v.s;
+    if (s->kind == STAT_REF) {
+        const xp_stat_meta *m = xp_stat_meta_find(pl, (int64_t)s->v.u);
+        if (m)
+            return m->name;
+    }
+    return pq_str_of("", 0);
+}
+
+void xp_events_begin(const xp_line *line, xp_event_iter *it)
+{
+    it->p = line->body;
+    it->end = line->body + line->body_len;
+}
+
+int xp_events_next(xp_event_iter *it, xp_event *ev)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    pb_init(&c, it->p, (size_t)(it->end - it->p), NULL);
+    while (pb_next(&c, &f) == PB_FIELD) {
+        if (f.num != 4 || f.wire != PB_LEN)
+            continue;
+        it->p = c.p;
+        memset(ev, 0, sizeof *ev);
+        ev->stats = f.data;
+        ev->body_len = f.len;
+        pb_cursor e;
+        pb_field g = {0};
+        pb_init(&e, f.data, f.len, NULL);
+        while (pb_next(&e, &g) == PB_FIELD) {
+            if (g.wire != PB_VARINT)
+                continue;
+            switch (g.num) {
+            case 1:
+                ev->metadata_id = (int64_t)g.u;
+                break;
+            case 2:
+                ev->offset_ps = (int64_t)g.u;
+                break;
+            case 3:
+                ev->duration_ps = (int64_t)g.u;
+                break;
+            case 5:
+                ev->num_occurrences = (int64_t)g.u;
+                break;
+            }
+        }
+        return 1;
+    }
+    it->p = it->end;
+    return 0;
+}
+
+void xp_stats_begin(xp_stat_iter *it, const uint8_t *body, size_t len, uint32_t field)
+{
+    it->p = body;
+    it->end = body + len;
+    it->field = field;
+}
+
+/* Decodes one XStat body (validated) into *out. */
+void xp_decode_stat(const uint8_t *p, size_t n, stat_value *out)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    memset(out, 0, sizeof *out);
+    pb_init(&c, p, n, NULL);
+    while (pb_next(&c, &f) == PB_FIELD) {
+        switch (f.num) {
+        case 1:
+            if (f.wire == PB_VARINT)
+                out->metadata_id = (int64_t)f.u;
+            break;
+        case 2:
+            if (f.wire == PB_FIXED64) {
+                out->kind = STAT_DOUBLE;
+                out->v.d = pb_double(f.u);
+            }
+            break;
+        case 3:
+            if (f.wire == PB_VARINT) {
+                out->kind = STAT_UINT64;
+                out->v.u = f.u;
+            }
+            break;
+        case 4:
+            if (f.wire == PB_VARINT) {
+                out->kind = STAT_INT64;
+                out->v.i = (int64_t)f.u;
+            }
+            break;
+        case 5:
+        case 6:
+            if (f.wire == PB_LEN) {
+                out->kind = f.num == 5 ? STAT_STR : STAT_BYTES;
+                out->v.s = pq_str_of((const char *)f.data, f.len);
+            }
+            break;
+        case 7:
+            if (f.wire == PB_VARINT) {
+                out->kind = STAT_REF;
+                out->v.u = f.u;
+            }
+            break;
+        }
+    }
+}
+
+int xp_stats_next(xp_stat_iter *it, stat_value *out)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    pb_init(&c, it->p, (size_t)(it->end - it->p), NULL);
+    while (pb_next(&c, &f) == PB_FIELD) {
+        if (f.num != it->field || f.wire != PB_LEN)
+            continue;
+        it->p = c.p;
+        xp_decode_stat(f.data, f.len, out);
+        return 1;
+    }
+    it->p = it->end;
+    return 0;
+}

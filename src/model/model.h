@@ -1,0 +1,177 @@
+/* model.h - the in-memory profile (DESIGN.md section 2), as the XPlane reader fills it.
+ *
+ * One pq_profile owns its sources; each source owns one arena and its mapped
+ * file. Names are views into the mapped file. Events are NOT materialised at
+ * load: every line keeps the span of its serialized events, which the loader
+ * has fully validated, and analyses walk it with xp_events_next(). Columnar
+ * slices are built per analysis from those walks (they need a few tracks, not
+ * every event), which keeps a 1 GB XSpace within 1.2x its size in memory.
+ */
+#ifndef PQ_MODEL_MODEL_H
+#define PQ_MODEL_MODEL_H
+#include "core/arena.h"
+#include "io/mapfile.h"
+#include "profq.h"
+
+#include <stdint.h>
+
+/* XStat value kinds, numbered as XStat's oneof fields are, minus one. */
+typedef enum stat_kind {
+    STAT_NONE = 0,
+    STAT_DOUBLE = 1,
+    STAT_UINT64 = 2,
+    STAT_INT64 = 3,
+    STAT_STR = 4,
+    STAT_BYTES = 5,
+    STAT_REF = 6
+} stat_kind;
+
+typedef struct stat_value {
+    int64_t metadata_id;
+    stat_kind kind;
+    union {
+        double d;
+        uint64_t u;
+        int64_t i;
+        pq_str s; /* STR and BYTES */
+    } v;
+} stat_value;
+
+typedef struct xp_stat_meta {
+    int64_t id;
+    pq_str name;
+    pq_str description;
+} xp_stat_meta;
+
+typedef struct xp_event_meta {
+    int64_t id;
+    pq_str name;
+    pq_str display_name;
+    pq_str metadata;     /* raw bytes of XEventMetadata.metadata */
+    const uint8_t *body; /* the serialized XEventMetadata, for stat walks */
+    size_t body_len;
+    uint32_t nstats;
+    uint32_t nchildren;
+} xp_event_meta;
+
+typedef struct xp_line {
+    int64_t id, display_id;
+    pq_str name, display_name;
+    int64_t timestamp_ns, duration_ps;
+    const uint8_t *body; /* the serialized XLine (validated) */
+    size_t body_len;
+    uint64_t events, event_stats;
+    int64_t first_ps, end_ps; /* min event start, max event end (absolute ps); 0 when empty */
+} xp_line;
+
+typedef enum device_kind {
+    DEV_OTHER = 0,
+    DEV_TPU,            /* /device:TPU:N TensorCore */
+    DEV_TPU_SPARSECORE, /* /device:TPU:N SparseCore ... */
+    DEV_TPU_NONCORE,    /* #Chip ... */
+    DEV_GPU,            /* /device:GPU:N */
+    DEV_CUSTOM,         /* /device:CUSTOM:... */
+    DEV_HOST_THREADS,   /* /host:CPU */
+    DEV_HOST_METADATA,  /* /host:metadata */
+    DEV_HOST_OTHER      /* other /host:... planes (CUPTI, python tracer, ...) */
+} device_kind;
+
+const char *device_kind_name(device_kind k);
+device_kind device_kind_of_plane(pq_str name);
+
+typedef struct xp_plane {
+    int64_t id;
+    pq_str name;
+    device_kind kind;
+    xp_line *lines;
+    uint32_t nlines;
+    xp_event_meta *emeta; /* sorted by id, unique (last map entry wins) */
+    uint32_t nemeta;
+    xp_stat_meta *smeta; /* sorted by id, unique */
+    uint32_t nsmeta;
+    uint32_t *smeta_dense; /* index by id when ids are small and dense, else NULL */
+    int64_t smeta_dense_n;
+    uint32_t *emeta_dense;
+    int64_t emeta_dense_n;
+    stat_value *stats; /* plane stats in file order */
+    uint32_t nstats;
+    uint64_t events, event_stats, metadata_stats;
+} xp_plane;
+
+typedef struct pq_program {
+    pq_str name; /* module name: the metadata name without its "(id)" suffix */
+    pq_str key;  /* "<name>(<program_id>)" as stored */
+    uint64_t program_id;
+    const uint8_t *hlo; /* serialized xla.HloProto, decoded on demand */
+    size_t hlo_len;
+    int legacy_stat_name; /* found under "HLO Proto" (libtpu 0.0.37) */
+} pq_program;
+
+typedef struct pq_source {
+    pq_source_info info;
+    char *path; /* NUL-terminated copy */
+    mapped_file file;
+    arena mem;
+    xp_plane *planes;
+    uint32_t nplanes;
+    pq_str *hostnames;
+    uint32_t nhostnames;
+    uint32_t nerrors, nwarnings; /* XSpace.errors / warnings recorded by the profiler */
+    pq_str *errors, *warnings;
+    pq_program *programs; /* sorted by program id; first one wins on collision */
+    uint32_t nprograms;
+    uint32_t duplicate_programs;
+} pq_source;
+
+struct pq_profile {
+    pq_source *sources;
+    size_t nsources;
+};
+
+/* Stat metadata lookup (NULL when the id is unknown, which XProf treats as empty). */
+const xp_stat_meta *xp_stat_meta_find(const xp_plane *pl, int64_t id);
+const xp_event_meta *xp_event_meta_find(const xp_plane *pl, int64_t id);
+/* Index of the stat metadata with that name, or NULL. Linear; call once per analysis. */
+const xp_stat_meta *xp_stat_meta_by_name(const xp_plane *pl, const char *name);
+/* Name of a stat: its metadata's name, or "" for unknown ids. */
+pq_str xp_stat_name(const xp_plane *pl, const stat_value *s);
+/* String value of a STR or REF stat (REF resolves to the referenced metadata name). */
+pq_str xp_stat_str(const xp_plane *pl, const stat_value *s);
+
+/* One event as walked from a validated line. */
+typedef struct xp_event {
+    int64_t metadata_id;
+    int64_t offset_ps;
+    int64_t num_occurrences;
+    int64_t duration_ps;
+    const uint8_t *stats; /* first byte of the event body: walk with xp_event_stats_next */
+    size_t body_len;
+} xp_event;
+
+typedef struct xp_event_iter {
+    const uint8_t *p, *end;
+} xp_event_iter;
+
+void xp_events_begin(const xp_line *line, xp_event_iter *it);
+/* Returns 1 with *ev filled, 0 at the end. The line was validated at load. */
+int xp_events_next(xp_event_iter *it, xp_event *ev);
+
+/* Walks the XStat fields (field number FIELD) of a validated message body. */
+typedef struct xp_stat_iter {
+    const uint8_t *p, *end;
+    uint32_t field;
+} xp_stat_iter;
+void xp_stats_begin(xp_stat_iter *it, const uint8_t *body, size_t len, uint32_t field);
+int xp_stats_next(xp_stat_iter *it, stat_value *out);
+/* Decodes one validated XStat message body. */
+void xp_decode_stat(const uint8_t *body, size_t len, stat_value *out);
+
+static inline pq_str pq_str_of(const char *p, size_t n)
+{
+    pq_str s = {p, n};
+    return s;
+}
+int pq_str_eq(pq_str a, const char *lit);
+int pq_str_starts(pq_str a, const char *lit);
+
+#endif

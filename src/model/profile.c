@@ -1,0 +1,356 @@
+/* profile.c - loading a profile: expanding paths into sources, mapping, detecting,
+ * decoding each source in parallel threads, hashing beside the decode; and the full
+ * scan over every event and stat. Format decoding itself lives in formats/. */
+#include "core/alloc.h"
+#include "core/err.h"
+#include "formats/detect.h"
+#include "formats/hlo.h"
+#include "formats/xplane.h"
+#include "model.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *pq_format_name(pq_format format)
+{
+    switch (format) {
+    case PQ_FORMAT_XSPACE:
+        return "xspace";
+    case PQ_FORMAT_HLO_PROTO:
+        return "hlo_proto";
+    case PQ_FORMAT_TRACE_JSON:
+        return "trace_json";
+    case PQ_FORMAT_UNKNOWN:
+        break;
+    }
+    return "unknown";
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static void *hash_thread(void *arg)
+{
+    pq_source *src = arg;
+    sha256_hex(src->file.data, src->file.size, src->info.sha256);
+    return NULL;
+}
+
+/* A standalone HloProto file becomes a source with one program. */
+static pq_status read_hlo_file(pq_source *src, pq_error *err)
+{
+    hlo_header h;
+    int64_t off;
+    const char *what;
+    if (!hlo_read_header(src->file.data, src->file.size, src->file.data, &h, &off, &what))
+        return err_set(err, PQ_ERR_INPUT, src->path, off, "expected %s in an HloProto", what);
+    if (!h.has_module)
+        return err_set(err, PQ_ERR_INPUT, src->path, 0,
+                       "expected an HloProto with an hlo_module (field 1)");
+    pq_program *p = arena_alloc(&src->mem, sizeof *p);
+    if (!p)
+        return err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+    p->name = h.module_name;
+    p->program_id = (uint64_t)h.module_id;
+    /* XProf names extracted files "<module>(<program id>).hlo_proto.pb": trust that id. */
+    const char *b = base_name(src->path);
+    const char *lp = strrchr(b, '(');
+    const char *rp = lp ? strchr(lp, ')') : NULL;
+    if (lp && rp && rp > lp + 1 && rp - lp <= 21) {
+        uint64_t v = 0;
+        const char *q = lp + 1;
+        while (q < rp && *q >= '0' && *q <= '9')
+            v = v * 10 + (uint64_t)(*q++ - '0');
+        if (q == rp)
+            p->program_id = v;
+    }
+    p->key = p->name;
+    p->hlo = src->file.data;
+    p->hlo_len = src->file.size;
+    src->programs = p;
+    src->nprograms = 1;
+    return PQ_OK;
+}
+
+static pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err)
+{
+    FORWARD_IF_ERROR(mapfile_open(src->path, &src->file, err));
+    src->info.path = pq_str_of(src->path, strlen(src->path));
+    src->info.size_bytes = src->file.size;
+    mapfile_advise_sequential(&src->file);
+
+    pthread_t hasher;
+    int hashing = 0;
+    if (!opts->skip_sha256) {
+        if (src->file.size >= ((size_t)1 << 24) &&
+            pthread_create(&hasher, NULL, hash_thread, src) == 0)
+            hashing = 1;
+        else
+            hash_thread(src);
+    }
+
+    pq_status st = PQ_OK;
+    detected d = detect_format(src->path, src->file.data, src->file.size);
+    switch (d) {
+    case DETECT_XSPACE:
+        src->info.format = PQ_FORMAT_XSPACE;
+        st = xplane_read(src, err);
+        break;
+    case DETECT_HLO_PROTO:
+        src->info.format = PQ_FORMAT_HLO_PROTO;
+        st = read_hlo_file(src, err);
+        break;
+    case DETECT_JSON:
+        st = err_set(err, PQ_ERR_INPUT, src->path, 0,
+                     "expected an XSpace protobuf (*.xplane.pb) or an HloProto, found JSON text "
+                     "(trace-event JSON is not read by this version of profq)");
+        break;
+    default:
+        st = err_set(err, PQ_ERR_INPUT, src->path, 0,
+                     "expected an XSpace protobuf (*.xplane.pb) or an HloProto, found %s",
+                     detected_name(d));
+        break;
+    }
+    if (hashing)
+        pthread_join(hasher, NULL);
+    if (st != PQ_OK)
+        return st;
+
+    if (src->nhostnames && src->hostnames[0].n) {
+        src->info.host = src->hostnames[0];
+    } else {
+        const char *b = base_name(src->path);
+        size_t n = strlen(b);
+        if (n > 10 && strcmp(b + n - 10, ".xplane.pb") == 0)
+            n -= 10;
+        src->info.host = pq_str_of(b, n);
+    }
+    return PQ_OK;
+}
+
+typedef struct load_job {
+    pq_profile *prof;
+    const pq_open_options *opts;
+    pq_error *errs;    /* one per source */
+    pq_status *status; /* one per source */
+    atomic_size_t next;
+} load_job;
+
+static void *load_worker(void *arg)
+{
+    load_job *job = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&job->next, 1);
+        if (i >= job->prof->nsources)
+            break;
+        err_clear(&job->errs[i]);
+        job->status[i] = load_source(&job->prof->sources[i], job->opts, &job->errs[i]);
+    }
+    return NULL;
+}
+
+void pq_profile_free(pq_profile *profile)
+{
+    if (!profile)
+        return;
+    for (size_t i = 0; i < profile->nsources; i++) {
+        pq_source *s = &profile->sources[i];
+        mapfile_close(&s->file);
+        arena_release(&s->mem);
+        pq_free(s->path);
+    }
+    pq_free(profile->sources);
+    pq_free(profile);
+}
+
+pq_status pq_profile_open(const char *const *paths, size_t npaths, const pq_open_options *opts,
+                          pq_profile **out, pq_error *err)
+{
+    pq_open_options defaults = {0};
+    if (!opts)
+        opts = &defaults;
+    err_clear(err);
+    *out = NULL;
+    if (npaths == 0)
+        return err_set(err, PQ_ERR_USAGE, "", -1, "no input path given");
+
+    pq_status st = PQ_OK;
+    pathlist all = {0};
+    for (size_t i = 0; i < npaths && st == PQ_OK; i++) {
+        pathlist one;
+        st = discover_profiles(paths[i], &one, err);
+        for (size_t k = 0; st == PQ_OK && k < one.n; k++) {
+            if (all.n == all.cap) {
+                size_t cap = all.cap ? all.cap * 2 : 8;
+                char **items = pq_realloc(all.items, cap * sizeof *items);
+                if (!items) {
+                    st = err_set(err, PQ_ERR_NOMEM, paths[i], -1, "out of memory");
+                    break;
+                }
+                all.items = items;
+                all.cap = cap;
+            }
+            all.items[all.n++] = one.items[k];
+            one.items[k] = NULL;
+        }
+        if (st == PQ_OK)
+            one.n = 0;
+        pathlist_free(&one);
+    }
+    if (st != PQ_OK) {
+        pathlist_free(&all);
+        return st;
+    }
+
+    pq_profile *prof = pq_calloc(1, sizeof *prof);
+    pq_error *errs = pq_calloc(all.n, sizeof *errs);
+    pq_status *stat = pq_calloc(all.n, sizeof *stat);
+    if (prof)
+        prof->sources = pq_calloc(all.n, sizeof *prof->sources);
+    if (!prof || !errs || !stat || !prof->sources) {
+        pq_free(errs);
+        pq_free(stat);
+        if (prof)
+            pq_free(prof->sources);
+        pq_free(prof);
+        pathlist_free(&all);
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    }
+    prof->nsources = all.n;
+    for (size_t i = 0; i < all.n; i++) {
+        prof->sources[i].path = all.items[i]; /* ownership moves to the source */
+        all.items[i] = NULL;
+        arena_init(&prof->sources[i].mem);
+    }
+    pathlist_free(&all);
+
+    load_job job = {prof, opts, errs, stat, 0};
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nthreads = opts->threads > 0 ? (size_t)opts->threads : (size_t)(ncpu > 0 ? ncpu : 1);
+    if (nthreads > prof->nsources)
+        nthreads = prof->nsources;
+    pthread_t tids[64];
+    size_t started = 0;
+    if (nthreads > 64)
+        nthreads = 64;
+    for (size_t t = 1; t < nthreads; t++)
+        if (pthread_create(&tids[started], NULL, load_worker, &job) == 0)
+            started++;
+    load_worker(&job);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(tids[t], NULL);
+
+    /* Report the first failing source in path order, so errors are deterministic. */
+    for (size_t i = 0; i < prof->nsources; i++) {
+        if (stat[i] != PQ_OK) {
+            st = stat[i];
+            if (err)
+                *err = errs[i];
+            break;
+        }
+    }
+    pq_free(errs);
+    pq_free(stat);
+    if (st != PQ_OK) {
+        pq_profile_free(prof);
+        return st;
+    }
+    *out = prof;
+    return PQ_OK;
+}
+
+size_t pq_profile_source_count(const pq_profile *profile)
+{
+    return profile ? profile->nsources : 0;
+}
+
+const pq_source_info *pq_profile_source(const pq_profile *profile, size_t i)
+{
+    if (!profile || i >= profile->nsources)
+        return NULL;
+    return &profile->sources[i].info;
+}
+
+/* Adds one decoded stat to the totals; resolves its name (and a ref's target). */
+static inline void scan_stat(const xp_plane *pl, const stat_value *s, pq_scan_totals *t)
+{
+    uint64_t sum = (uint64_t)t->checksum;
+    const xp_stat_meta *m = xp_stat_meta_find(pl, s->metadata_id);
+    sum += m ? m->name.n : 0;
+    t->stats_by_kind[s->kind]++;
+    switch (s->kind) {
+    case STAT_DOUBLE:
+        sum += (uint64_t)(int64_t)s->v.d;
+        break;
+    case STAT_UINT64:
+    case STAT_INT64:
+        sum += s->v.u;
+        break;
+    case STAT_STR:
+    case STAT_BYTES:
+        sum += s->v.s.n;
+        break;
+    case STAT_REF:
+        sum += xp_stat_str(pl, s).n;
+        break;
+    case STAT_NONE:
+        break;
+    }
+    t->checksum = (int64_t)sum;
+}
+
+pq_status pq_profile_scan(const pq_profile *profile, pq_scan_totals *out, pq_error *err)
+{
+    (void)err;
+    memset(out, 0, sizeof *out);
+    for (size_t si = 0; si < profile->nsources; si++) {
+        const pq_source *src = &profile->sources[si];
+        out->bytes += src->file.size;
+        for (uint32_t pi = 0; pi < src->nplanes; pi++) {
+            const xp_plane *pl = &src->planes[pi];
+            out->planes++;
+            for (uint32_t k = 0; k < pl->nstats; k++) {
+                scan_stat(pl, &pl->stats[k], out);
+                out->plane_stats++;
+            }
+            for (uint32_t k = 0; k < pl->nemeta; k++) {
+                xp_stat_iter it;
+                stat_value s;
+                xp_stats_begin(&it, pl->emeta[k].body, pl->emeta[k].body_len, 5);
+                while (xp_stats_next(&it, &s)) {
+                    scan_stat(pl, &s, out);
+                    out->metadata_stats++;
+                }
+            }
+            for (uint32_t li = 0; li < pl->nlines; li++) {
+                const xp_line *line = &pl->lines[li];
+                /* Validated at load for every line that has events. */
+                int64_t base_ps = line->events ? line->timestamp_ns * 1000 : 0;
+                xp_event_iter ei;
+                xp_event ev;
+                out->lines++;
+                xp_events_begin(line, &ei);
+                while (xp_events_next(&ei, &ev)) {
+                    out->events++;
+                    out->checksum =
+                        (int64_t)((uint64_t)out->checksum + (uint64_t)(base_ps + ev.offset_ps) +
+                                  (uint64_t)ev.duration_ps);
+                    xp_stat_iter it;
+                    stat_value s;
+                    xp_stats_begin(&it, ev.stats, ev.body_len, 4);
+                    while (xp_stats_next(&it, &s)) {
+                        scan_stat(pl, &s, out);
+                        out->event_stats++;
+                    }
+                }
+            }
+        }
+    }
+    return PQ_OK;
+}

@@ -1,0 +1,64 @@
+/* tools.c - renders `profq tools` (schema profq.tools.v1) from the availability analysis. */
+#include "analysis/tools.h"
+#include "core/buf.h"
+#include "core/json.h"
+
+#include <stdio.h>
+#include <string.h>
+
+pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sink, pq_error *err)
+{
+    tools_result r;
+    pq_status st = tools_compute(profile, &r, err);
+    if (st != PQ_OK)
+        return st;
+    buf b;
+    buf_init(&b, sink);
+    if (fmt == PQ_OUT_JSON) {
+        json_writer w;
+        json_init(&w, &b, 1);
+        json_obj_begin(&w);
+        json_key(&w, "schema");
+        json_cstr(&w, "profq.tools.v1");
+        json_key(&w, "tools");
+        json_arr_begin(&w);
+        for (int i = 0; i < r.n; i++) {
+            const tool_verdict *v = &r.items[i];
+            json_obj_begin(&w);
+            json_key(&w, "name");
+            json_cstr(&w, v->name);
+            json_key(&w, "xprof_tool");
+            if (v->xprof)
+                json_cstr(&w, v->xprof);
+            else
+                json_null(&w);
+            json_key(&w, "available");
+            json_bool(&w, v->available);
+            json_key(&w, "implemented");
+            json_bool(&w, v->implemented);
+            json_key(&w, "reason");
+            json_cstr(&w, v->reason);
+            json_obj_end(&w);
+        }
+        json_arr_end(&w);
+        json_obj_end(&w);
+    } else {
+        for (int pass = 0; pass < 2; pass++) {
+            buf_puts(&b, pass == 0 ? "will produce data:\n" : "\nwill not produce data:\n");
+            for (int i = 0; i < r.n; i++) {
+                const tool_verdict *v = &r.items[i];
+                if (v->available != (pass == 0))
+                    continue;
+                buf_printf(&b, "  %-15s %s%s\n", v->name, v->reason,
+                           v->implemented ? "" : " [not in this build yet]");
+            }
+        }
+    }
+    st = buf_flush(&b);
+    buf_release(&b);
+    if (st != PQ_OK && err) {
+        err->status = st;
+        snprintf(err->message, sizeof err->message, "cannot write the output");
+    }
+    return st;
+}

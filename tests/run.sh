@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every test suite of profq and prints one closing line "N passed, N failed, N skipped".
+# A suite exits 0 (pass), 77 (skip, with a message saying why) or anything else (fail).
+# Under CI=true a skip counts as a failure: CI has ../shared and PyPI.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+BUILD=${BUILD:-build}
+export PROFQ="$top/$BUILD/profq" BUILD SHARED="${SHARED:-$top/../shared}"
+passed=0 failed=0 skipped=0
+failures=""
+
+run_suite() {
+  local name=$1; shift
+  echo "=== $name"
+  "$@"
+  local rc=$?
+  if [ $rc -eq 0 ]; then
+    passed=$((passed + 1)); echo "--- PASS $name"
+  elif [ $rc -eq 77 ]; then
+    if [ "${CI:-}" = "true" ]; then
+      failed=$((failed + 1)); failures="$failures $name"; echo "--- FAIL $name (skipped, and CI=true forbids skips)"
+    else
+      skipped=$((skipped + 1)); echo "--- SKIP $name"
+    fi
+  else
+    failed=$((failed + 1)); failures="$failures $name"; echo "--- FAIL $name (exit $rc)"
+  fi
+}
+
+for t in "$BUILD"/tests/test_*; do
+  [ -x "$t" ] || continue
+  run_suite "unit/$(basename "$t")" "$t"
+done
+[ -x tests/golden/run.sh ] && run_suite golden tests/golden/run.sh
+run_suite fuzz-replay "$BUILD/fuzz_replay" fuzz/corpus/xspace "$SHARED/data/xplane" "$SHARED/data/hlo"
+for s in tests/conformance/*.sh; do
+  [ -x "$s" ] && run_suite "conformance/$(basename "$s" .sh)" "$s"
+done
+
+[ -n "$failures" ] && echo "failed suites:$failures"
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]
