@@ -91,7 +91,7 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
 
 void mapfile_close(mapped_file *m)
 {
-    if (m->data) {
+    if (m->data && !m->borrowed) {
         if (m->is_mapped)
             munmap((void *)m->data, m->size);
         else

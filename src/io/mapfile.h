@@ -10,6 +10,7 @@ typedef struct mapped_file {
     const uint8_t *data;
     size_t size;
     int is_mapped; /* 1: munmap on close; 0: heap copy (non-regular files) or empty */
+    int borrowed;  /* 1: the caller owns data (pq_profile_open_memory); never freed */
 } mapped_file;
 
 /* Maps PATH read-only. Empty files give data == NULL, size 0 and PQ_OK. */

@@ -80,7 +80,8 @@ static pq_status read_hlo_file(pq_source *src, pq_error *err)
 
 static pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err)
 {
-    FORWARD_IF_ERROR(mapfile_open(src->path, &src->file, err));
+    if (!src->file.borrowed)
+        FORWARD_IF_ERROR(mapfile_open(src->path, &src->file, err));
     src->info.path = pq_str_of(src->path, strlen(src->path));
     src->info.size_bytes = src->file.size;
     mapfile_advise_sequential(&src->file);
@@ -257,6 +258,42 @@ pq_status pq_profile_open(const char *const *paths, size_t npaths, const pq_open
     }
     pq_free(errs);
     pq_free(stat);
+    if (st != PQ_OK) {
+        pq_profile_free(prof);
+        return st;
+    }
+    *out = prof;
+    return PQ_OK;
+}
+
+pq_status pq_profile_open_memory(const void *data, size_t n, const char *name,
+                                 pq_profile **out, pq_error *err)
+{
+    err_clear(err);
+    *out = NULL;
+    if (!name)
+        name = "<memory>";
+    size_t len = strlen(name);
+    pq_profile *prof = pq_calloc(1, sizeof *prof);
+    pq_source *src = pq_calloc(1, sizeof *src);
+    char *path = pq_malloc(len + 1);
+    if (!prof || !src || !path) {
+        pq_free(prof);
+        pq_free(src);
+        pq_free(path);
+        return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
+    }
+    memcpy(path, name, len + 1);
+    prof->sources = src;
+    prof->nsources = 1;
+    src->path = path;
+    arena_init(&src->mem);
+    src->file.data = n ? data : NULL;
+    src->file.size = n;
+    src->file.borrowed = 1;
+    pq_open_options opts = {0};
+    opts.skip_sha256 = 1;
+    pq_status st = load_source(src, &opts, err);
     if (st != PQ_OK) {
         pq_profile_free(prof);
         return st;
