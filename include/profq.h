@@ -78,10 +78,21 @@ const char *pq_format_name(pq_format format);
 /* An opaque loaded profile: one or more sources (files), one arena. */
 typedef struct pq_profile pq_profile;
 
+/* Totals of a full walk over every event and every stat of every source. */
+typedef struct pq_scan_totals {
+    uint64_t planes, lines, events, event_stats, metadata_stats, plane_stats;
+    uint64_t stats_by_kind[7]; /* 0 none, 1 double, 2 uint64, 3 int64, 4 str, 5 bytes, 6 ref */
+    uint64_t bytes;            /* input bytes */
+    int64_t checksum;          /* sum of event start_ps + duration_ps + decoded stat values */
+} pq_scan_totals;
+
 /* Options for pq_profile_open. Zero-initialise, then set what you need. */
 typedef struct pq_open_options {
     int threads;     /* decoder threads for multi-file runs; 0 = one per core */
     int skip_sha256; /* non-zero: do not hash the sources (pq_source_info.sha256 empty) */
+    /* Not NULL: decode every stat value during the load, in the same single pass, and
+     * store the totals here (what `profq scan` does; they equal pq_profile_scan's). */
+    pq_scan_totals *scan;
 } pq_open_options;
 
 /*
@@ -123,18 +134,12 @@ typedef struct pq_source_info {
 size_t pq_profile_source_count(const pq_profile *profile);
 const pq_source_info *pq_profile_source(const pq_profile *profile, size_t i);
 
-/* Totals of a full walk over every event and every stat of every source. */
-typedef struct pq_scan_totals {
-    uint64_t planes, lines, events, event_stats, metadata_stats, plane_stats;
-    uint64_t stats_by_kind[7]; /* 0 none, 1 double, 2 uint64, 3 int64, 4 str, 5 bytes, 6 ref */
-    uint64_t bytes;            /* input bytes */
-    int64_t checksum;          /* sum of event start_ps + duration_ps + decoded stat values */
-} pq_scan_totals;
 
 /*
- * Walks every event and every stat of every source and decodes each value
- * (ref values resolved to the referenced stat name). This is what a full
- * analysis pass costs; pq_profile_open already validated the structure.
+ * Walks every event and every stat of a loaded profile again and decodes each value
+ * (ref values resolved to the referenced stat name): what an analysis pass over all
+ * events costs. pq_profile_open already validated the structure. The totals equal
+ * those of the single-pass pq_open_options.scan.
  */
 pq_status pq_profile_scan(const pq_profile *profile, pq_scan_totals *out, pq_error *err);
 

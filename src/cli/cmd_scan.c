@@ -12,23 +12,23 @@ int cmd_scan(int argc, char **argv)
         free(c.paths);
         return code;
     }
-    c.no_hash = 1; /* scan measures decoding; hashing is info's job */
+    /* One pass: the loader decodes every stat value while it validates the file. */
     pq_profile *prof = NULL;
-    code = cli_load(&c, &prof);
+    pq_scan_totals t;
+    pq_open_options opts = {0};
+    opts.threads = c.threads;
+    opts.skip_sha256 = 1; /* scan measures decoding; hashing is info's job */
+    opts.scan = &t;
+    pq_error err;
+    pq_status st = pq_profile_open(c.paths, (size_t)c.npaths, &opts, &prof, &err);
+    code = st == PQ_OK ? EXIT_OK : cli_report(&err);
     if (code == EXIT_OK) {
-        pq_scan_totals t;
-        pq_error err;
-        pq_status st = pq_profile_scan(prof, &t, &err);
-        if (st != PQ_OK) {
-            code = cli_report(&err);
-        } else {
-            cli_out o;
-            code = cli_out_open(&o, c.out_path);
-            if (code == EXIT_OK) {
-                st = pq_render_scan(prof, &t, c.fmt, &o.sink, &err);
-                int close_code = cli_out_close(&o, st == PQ_OK);
-                code = st != PQ_OK ? cli_report(&err) : close_code;
-            }
+        cli_out o;
+        code = cli_out_open(&o, c.out_path);
+        if (code == EXIT_OK) {
+            st = pq_render_scan(prof, &t, c.fmt, &o.sink, &err);
+            int close_code = cli_out_close(&o, st == PQ_OK);
+            code = st != PQ_OK ? cli_report(&err) : close_code;
         }
     }
     pq_profile_free(prof);

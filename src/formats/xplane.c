@@ -7,6 +7,7 @@
  * unexpected wire type is skipped as unknown, as the protobuf runtimes do.
  */
 #include "xplane.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "pbwire.h"
 
@@ -17,6 +18,7 @@ typedef struct reader {
     pq_source *src;
     pq_error *err;
     const uint8_t *base;
+    pq_scan_totals *scan; /* not NULL: decode and count every stat value in the same pass */
 } reader;
 
 static pq_status fail_at(reader *r, const pb_cursor *c, const char *where)
@@ -58,8 +60,138 @@ static inline int validate_stat(pb_cursor *parent, const pb_field *f)
     return 1;
 }
 
-/* Decodes one XLine; events are validated, counted and their time span taken. */
-static pq_status read_line(reader *r, const pb_field *lf, xp_line *line)
+/*
+ * The fast path of read_line: the same decode on pb_fast_* (no error details). Returns 1
+ * when the whole line is well-formed; 0 sends the caller to the slow path for the error.
+ */
+static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
+                          pq_scan_totals *scan)
+{
+    uint64_t sum_ps = 0; /* scan checksum: offsets and durations, wrapping */
+    const uint8_t *p = lf->data, *end = lf->data + lf->len;
+    int64_t min_off = INT64_MAX, max_end = INT64_MIN;
+    uint64_t nevents = 0, nstats = 0, v = 0;
+    while (p < end) {
+        uint32_t tag;
+        p = pb_fast_tag(p, end, &tag);
+        if (!p)
+            return 0;
+        if (PB_LIKELY(tag == ((4 << 3) | PB_LEN))) {
+            p = pb_fast_varint(p, end, &v);
+            if (!p || v > (uint64_t)(end - p))
+                return 0;
+            const uint8_t *e = p, *eend = p + v;
+            p = eend;
+            int64_t off = 0, dur = 0;
+            while (e < eend) {
+                uint32_t t;
+                e = pb_fast_tag(e, eend, &t);
+                if (!e)
+                    return 0;
+                switch (t) {
+                case (2 << 3) | PB_VARINT:
+                    e = pb_fast_varint(e, eend, &v);
+                    off = (int64_t)v;
+                    break;
+                case (3 << 3) | PB_VARINT:
+                    e = pb_fast_varint(e, eend, &v);
+                    dur = (int64_t)v;
+                    break;
+                case (4 << 3) | PB_LEN: {
+                    e = pb_fast_varint(e, eend, &v);
+                    if (!e || v > (uint64_t)(eend - e))
+                        return 0;
+                    if (scan) {
+                        stat_value sv;
+                        if (!xp_decode_stat(e, (size_t)v, &sv))
+                            return 0;
+                        scan_add_stat(pl, &sv, scan);
+                    } else if (!pb_fast_validate_flat(e, e + v)) {
+                        return 0;
+                    }
+                    e += v;
+                    nstats++;
+                    break;
+                }
+                default:
+                    e = pb_fast_skip(e, eend, t & 7);
+                    break;
+                }
+                if (!e)
+                    return 0;
+            }
+            int64_t evend;
+            if (__builtin_add_overflow(off, dur, &evend))
+                return 0;
+            if (off < min_off)
+                min_off = off;
+            if (evend > max_end)
+                max_end = evend;
+            sum_ps += (uint64_t)off + (uint64_t)dur;
+            nevents++;
+            continue;
+        }
+        switch (tag) {
+        case (1 << 3) | PB_VARINT:
+            p = pb_fast_varint(p, end, &v);
+            line->id = (int64_t)v;
+            break;
+        case (3 << 3) | PB_VARINT:
+            p = pb_fast_varint(p, end, &v);
+            line->timestamp_ns = (int64_t)v;
+            break;
+        case (9 << 3) | PB_VARINT:
+            p = pb_fast_varint(p, end, &v);
+            line->duration_ps = (int64_t)v;
+            break;
+        case (10 << 3) | PB_VARINT:
+            p = pb_fast_varint(p, end, &v);
+            line->display_id = (int64_t)v;
+            break;
+        case (2 << 3) | PB_LEN:
+        case (11 << 3) | PB_LEN: {
+            const uint8_t *q = pb_fast_varint(p, end, &v);
+            if (!q || v > (uint64_t)(end - q))
+                return 0;
+            pq_str sv = pq_str_of((const char *)q, (size_t)v);
+            if (tag == ((2 << 3) | PB_LEN))
+                line->name = sv;
+            else
+                line->display_name = sv;
+            p = q + v;
+            break;
+        }
+        default:
+            p = pb_fast_skip(p, end, tag & 7);
+            break;
+        }
+        if (!p)
+            return 0;
+    }
+    line->body = lf->data;
+    line->body_len = lf->len;
+    line->events = nevents;
+    line->event_stats = nstats;
+    if (nevents) {
+        int64_t base_ps;
+        if (__builtin_mul_overflow(line->timestamp_ns, (int64_t)1000, &base_ps) ||
+            __builtin_add_overflow(base_ps, min_off, &line->first_ps) ||
+            __builtin_add_overflow(base_ps, max_end, &line->end_ps))
+            return 0;
+        if (scan) {
+            scan->events += nevents;
+            scan->event_stats += nstats;
+            scan->checksum = (int64_t)((uint64_t)scan->checksum + sum_ps +
+                                       nevents * (uint64_t)base_ps);
+        }
+    }
+    if (scan)
+        scan->lines++;
+    return 1;
+}
+
+/* Decodes one XLine with full error reporting (the slow path; see read_line_fast). */
+static pq_status read_line_slow(reader *r, const pb_field *lf, xp_line *line)
 {
     pb_cursor c;
     pb_field f = {0};
@@ -145,6 +277,19 @@ static pq_status read_line(reader *r, const pb_field *lf, xp_line *line)
                             "an XLine whose timestamp_ns*1000 + event offsets fit in int64 ps");
     }
     return PQ_OK;
+}
+
+/* Decodes one XLine; events are validated, counted and their time span taken. */
+static pq_status read_line(reader *r, const pb_field *lf, xp_line *line, const xp_plane *pl)
+{
+    if (PB_LIKELY(read_line_fast(lf, line, pl, r->scan)))
+        return PQ_OK;
+    memset(line, 0, sizeof *line);
+    pq_status st = read_line_slow(r, lf, line);
+    if (st == PQ_OK)
+        return err_set(r->err, PQ_ERR_INTERNAL, r->src->path, (int64_t)(lf->data - r->base),
+                       "internal error: the fast and slow XLine decoders disagree");
+    return st;
 }
 
 /* Decodes an XEventMetadata (the value of an event_metadata map entry). */
@@ -244,15 +389,29 @@ typedef struct id_order {
     uint32_t order;
 } id_order;
 
-/* A table from id to array index for ids in [0, max_id]; UINT32_MAX marks a hole. */
-static uint32_t *dense_index(arena *a, int64_t max_id, const int64_t *ids, uint32_t n)
+/* A table from id to array index for ITEMS (sorted, unique, each starting with an int64
+ * id, STRIDE bytes apart) when the ids are small and dense (the usual 1..N); else NULL. */
+static uint32_t *dense_index(arena *a, const void *items, uint32_t n, size_t stride,
+                             int64_t *table_n)
 {
-    uint32_t *d = arena_alloc(a, (size_t)(max_id + 1) * sizeof *d);
+    int64_t first, last;
+    *table_n = 0;
+    if (!n)
+        return NULL;
+    memcpy(&first, items, sizeof first);
+    memcpy(&last, (const unsigned char *)items + (size_t)(n - 1) * stride, sizeof last);
+    if (first < 0 || last >= 2 * (int64_t)n + 1024)
+        return NULL;
+    uint32_t *d = arena_alloc(a, (size_t)(last + 1) * sizeof *d);
     if (!d)
         return NULL;
-    memset(d, 0xFF, (size_t)(max_id + 1) * sizeof *d);
-    for (uint32_t i = 0; i < n; i++)
-        d[ids[i]] = i;
+    memset(d, 0xFF, (size_t)(last + 1) * sizeof *d);
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t id;
+        memcpy(&id, (const unsigned char *)items + (size_t)i * stride, sizeof id);
+        d[id] = i;
+    }
+    *table_n = last + 1;
     return d;
 }
 
@@ -266,30 +425,46 @@ static int cmp_id_order(const void *a, const void *b)
 
 /* Reorders ITEMS (N of SIZE bytes, each starting with an int64 id) by id; among equal ids
  * the last in file order wins (proto map semantics). Returns the new count. */
-static uint32_t sort_unique_by_id(arena *a, void *items, uint32_t n, size_t size, int *ok)
+static uint32_t sort_unique_by_id(void *items, uint32_t n, size_t size, int *ok)
 {
     if (n < 2)
         return n;
-    id_order *ord = arena_alloc(a, n * sizeof *ord);
-    unsigned char *copy = arena_alloc(a, (size_t)n * size);
+    /* Writers usually emit maps in ascending key order: then there is nothing to do. */
+    int64_t prev, id;
+    memcpy(&prev, items, sizeof prev);
+    uint32_t i = 1;
+    for (; i < n; i++) {
+        memcpy(&id, (unsigned char *)items + (size_t)i * size, sizeof id);
+        if (id <= prev)
+            break;
+        prev = id;
+    }
+    if (i == n)
+        return n;
+    id_order *ord = pq_malloc(n * sizeof *ord);
+    unsigned char *copy = pq_malloc((size_t)n * size);
     if (!ord || !copy) {
+        pq_free(ord);
+        pq_free(copy);
         *ok = 0;
         return 0;
     }
     memcpy(copy, items, (size_t)n * size);
-    for (uint32_t i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) {
         memcpy(&ord[i].id, copy + (size_t)i * size, sizeof(int64_t));
         ord[i].order = i;
     }
     qsort(ord, n, sizeof *ord, cmp_id_order);
     uint32_t out = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) {
         if (i + 1 < n && ord[i + 1].id == ord[i].id)
             continue; /* a later entry with the same key wins */
         memcpy((unsigned char *)items + (size_t)out * size, copy + (size_t)ord[i].order * size,
                size);
         out++;
     }
+    pq_free(ord);
+    pq_free(copy);
     return out;
 }
 
@@ -324,7 +499,7 @@ static pq_status read_plane(reader *r, const pb_field *pf, xp_plane *pl)
     if (arena_failed(a))
         return nomem(r);
 
-    /* Pass 2: decode. */
+    /* Pass 2: everything but the lines, so that names resolve while lines decode. */
     pb_init(&c, pf->data, pf->len, r->base);
     while ((k = pb_next(&c, &f)) == PB_FIELD) {
         switch (f.num) {
@@ -335,14 +510,6 @@ static pq_status read_plane(reader *r, const pb_field *pf, xp_plane *pl)
         case 2:
             if (f.wire == PB_LEN)
                 pl->name = span_str(&f);
-            break;
-        case 3:
-            if (f.wire == PB_LEN) {
-                xp_line *line = &pl->lines[pl->nlines++];
-                FORWARD_IF_ERROR(read_line(r, &f, line));
-                pl->events += line->events;
-                pl->event_stats += line->event_stats;
-            }
             break;
         case 4:
             if (f.wire == PB_LEN) {
@@ -380,58 +547,66 @@ static pq_status read_plane(reader *r, const pb_field *pf, xp_plane *pl)
         return fail_at(r, &c, "an XPlane");
 
     int ok = 1;
-    pl->nemeta = sort_unique_by_id(a, pl->emeta, pl->nemeta, sizeof *pl->emeta, &ok);
-    pl->nsmeta = sort_unique_by_id(a, pl->smeta, pl->nsmeta, sizeof *pl->smeta, &ok);
+    pl->nemeta = sort_unique_by_id(pl->emeta, pl->nemeta, sizeof *pl->emeta, &ok);
+    pl->nsmeta = sort_unique_by_id(pl->smeta, pl->nsmeta, sizeof *pl->smeta, &ok);
     if (!ok)
         return nomem(r);
-
-    /* Dense id tables when ids are small and dense (the common case: 1..N). */
-    if (pl->nsmeta && pl->smeta[0].id >= 0 &&
-        pl->smeta[pl->nsmeta - 1].id < 2 * (int64_t)pl->nsmeta + 1024) {
-        int64_t maxid = pl->smeta[pl->nsmeta - 1].id;
-        int64_t *ids = arena_alloc(a, pl->nsmeta * sizeof *ids);
-        if (!ids)
-            return nomem(r);
-        for (uint32_t i = 0; i < pl->nsmeta; i++)
-            ids[i] = pl->smeta[i].id;
-        pl->smeta_dense = dense_index(a, maxid, ids, pl->nsmeta);
-        pl->smeta_dense_n = maxid + 1;
-    }
-    if (pl->nemeta && pl->emeta[0].id >= 0 &&
-        pl->emeta[pl->nemeta - 1].id < 2 * (int64_t)pl->nemeta + 1024) {
-        int64_t maxid = pl->emeta[pl->nemeta - 1].id;
-        int64_t *ids = arena_alloc(a, pl->nemeta * sizeof *ids);
-        if (!ids)
-            return nomem(r);
-        for (uint32_t i = 0; i < pl->nemeta; i++)
-            ids[i] = pl->emeta[i].id;
-        pl->emeta_dense = dense_index(a, maxid, ids, pl->nemeta);
-        pl->emeta_dense_n = maxid + 1;
-    }
+    pl->smeta_dense = dense_index(a, pl->smeta, pl->nsmeta, sizeof *pl->smeta, &pl->smeta_dense_n);
+    pl->emeta_dense = dense_index(a, pl->emeta, pl->nemeta, sizeof *pl->emeta, &pl->emeta_dense_n);
     if (arena_failed(a))
         return nomem(r);
+
+    if (r->scan) {
+        pq_scan_totals *t = r->scan;
+        t->planes++;
+        for (uint32_t i = 0; i < pl->nstats; i++)
+            scan_add_stat(pl, &pl->stats[i], t);
+        t->plane_stats += pl->nstats;
+        for (uint32_t i = 0; i < pl->nemeta; i++) {
+            xp_stat_iter it;
+            stat_value sv;
+            xp_stats_begin(&it, pl->emeta[i].body, pl->emeta[i].body_len, 5);
+            while (xp_stats_next(&it, &sv)) {
+                scan_add_stat(pl, &sv, t);
+                t->metadata_stats++;
+            }
+        }
+    }
+
+    /* Pass 3: the lines, where the events are. */
+    pb_init(&c, pf->data, pf->len, r->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.num != 3 || f.wire != PB_LEN)
+            continue;
+        xp_line *line = &pl->lines[pl->nlines++];
+        FORWARD_IF_ERROR(read_line(r, &f, line, pl));
+        pl->events += line->events;
+        pl->event_stats += line->event_stats;
+    }
+    if (k == PB_ERROR)
+        return fail_at(r, &c, "an XPlane");
     pl->kind = device_kind_of_plane(pl->name);
     return PQ_OK;
 }
 
-/* Parses a trailing "(digits)" of NAME; returns 1 and the number when present. */
+/* Parses a trailing "(digits)" of NAME; returns 1 and the number when present and it fits
+ * in uint64 (program ids are uint64: TPU runs use all 20 digits, e.g. "jit_f(1219...885)"). */
 static int name_program_suffix(pq_str name, uint64_t *id, size_t *stem_len)
 {
     if (name.n < 3 || name.p[name.n - 1] != ')')
         return 0;
     size_t i = name.n - 1;
-    uint64_t v = 0, mul = 1;
-    size_t digits = 0;
-    while (i > 0 && name.p[i - 1] >= '0' && name.p[i - 1] <= '9') {
-        if (digits == 19)
-            return 0;
-        v += (uint64_t)(name.p[i - 1] - '0') * mul;
-        mul *= 10;
-        digits++;
+    while (i > 0 && name.p[i - 1] >= '0' && name.p[i - 1] <= '9')
         i--;
-    }
-    if (digits == 0 || i == 0 || name.p[i - 1] != '(')
+    size_t first = i, end = name.n - 1;
+    if (first == end || i == 0 || name.p[i - 1] != '(')
         return 0;
+    uint64_t v = 0;
+    for (size_t k = first; k < end; k++) {
+        if (__builtin_mul_overflow(v, (uint64_t)10, &v) ||
+            __builtin_add_overflow(v, (uint64_t)(name.p[k] - '0'), &v))
+            return 0;
+    }
     *id = v;
     *stem_len = i - 1;
     return 1;
@@ -520,9 +695,9 @@ static pq_status read_strings(reader *r, const pb_field *f, pq_str **arr, uint32
     return PQ_OK;
 }
 
-pq_status xplane_read(pq_source *src, pq_error *err)
+pq_status xplane_read(pq_source *src, pq_scan_totals *scan, pq_error *err)
 {
-    reader r = {src, err, src->file.data};
+    reader r = {src, err, src->file.data, scan};
     const uint8_t *data = src->file.data;
     size_t size = src->file.size;
     pb_cursor c;

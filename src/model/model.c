@@ -152,34 +152,48 @@ void xp_events_begin(const xp_line *line, xp_event_iter *it)
 
 int xp_events_next(xp_event_iter *it, xp_event *ev)
 {
-    pb_cursor c;
-    pb_field f = {0};
-    pb_init(&c, it->p, (size_t)(it->end - it->p), NULL);
-    while (pb_next(&c, &f) == PB_FIELD) {
-        if (f.num != 4 || f.wire != PB_LEN)
+    /* The line was validated at load, so the fast decoders cannot fail here; a NULL would
+     * mean a bug, and ends the walk rather than reading out of bounds. */
+    const uint8_t *p = it->p, *end = it->end;
+    uint64_t v = 0;
+    while (p < end) {
+        uint32_t tag;
+        if (!(p = pb_fast_tag(p, end, &tag)))
+            break;
+        if (tag != ((4 << 3) | PB_LEN)) {
+            if (!(p = pb_fast_skip(p, end, tag & 7)))
+                break;
             continue;
-        it->p = c.p;
+        }
+        if (!(p = pb_fast_varint(p, end, &v)) || v > (uint64_t)(end - p))
+            break;
+        const uint8_t *e = p, *eend = p + v;
+        it->p = eend;
         memset(ev, 0, sizeof *ev);
-        ev->stats = f.data;
-        ev->body_len = f.len;
-        pb_cursor e;
-        pb_field g = {0};
-        pb_init(&e, f.data, f.len, NULL);
-        while (pb_next(&e, &g) == PB_FIELD) {
-            if (g.wire != PB_VARINT)
+        ev->stats = e;
+        ev->body_len = (size_t)v;
+        while (e && e < eend) {
+            uint32_t t;
+            if (!(e = pb_fast_tag(e, eend, &t)))
+                break;
+            if ((t & 7) != PB_VARINT) {
+                e = pb_fast_skip(e, eend, t & 7);
                 continue;
-            switch (g.num) {
+            }
+            if (!(e = pb_fast_varint(e, eend, &v)))
+                break;
+            switch (t >> 3) {
             case 1:
-                ev->metadata_id = (int64_t)g.u;
+                ev->metadata_id = (int64_t)v;
                 break;
             case 2:
-                ev->offset_ps = (int64_t)g.u;
+                ev->offset_ps = (int64_t)v;
                 break;
             case 3:
-                ev->duration_ps = (int64_t)g.u;
+                ev->duration_ps = (int64_t)v;
                 break;
             case 5:
-                ev->num_occurrences = (int64_t)g.u;
+                ev->num_occurrences = (int64_t)v;
                 break;
             }
         }
@@ -196,66 +210,104 @@ void xp_stats_begin(xp_stat_iter *it, const uint8_t *body, size_t len, uint32_t 
     it->field = field;
 }
 
-/* Decodes one XStat body (validated) into *out. */
-void xp_decode_stat(const uint8_t *p, size_t n, stat_value *out)
+/* Decodes one XStat body into *out; returns 0 when it is malformed. */
+int xp_decode_stat(const uint8_t *p, size_t n, stat_value *out)
 {
-    pb_cursor c;
-    pb_field f = {0};
+    const uint8_t *end = p + n;
+    uint64_t v = 0;
     memset(out, 0, sizeof *out);
-    pb_init(&c, p, n, NULL);
-    while (pb_next(&c, &f) == PB_FIELD) {
-        switch (f.num) {
-        case 1:
-            if (f.wire == PB_VARINT)
-                out->metadata_id = (int64_t)f.u;
+    while (p < end) {
+        uint32_t tag;
+        if (!(p = pb_fast_tag(p, end, &tag)))
+            return 0;
+        switch (tag) {
+        case (1 << 3) | PB_VARINT:
+            if ((p = pb_fast_varint(p, end, &v)))
+                out->metadata_id = (int64_t)v;
             break;
-        case 2:
-            if (f.wire == PB_FIXED64) {
-                out->kind = STAT_DOUBLE;
-                out->v.d = pb_double(f.u);
+        case (2 << 3) | PB_FIXED64:
+            if (end - p < 8)
+                return 0;
+            out->kind = STAT_DOUBLE;
+            out->v.d = pb_double(pb_load_le64(p));
+            p += 8;
+            break;
+        case (3 << 3) | PB_VARINT:
+        case (4 << 3) | PB_VARINT:
+        case (7 << 3) | PB_VARINT:
+            if ((p = pb_fast_varint(p, end, &v))) {
+                out->kind = (tag >> 3) == 3 ? STAT_UINT64 : (tag >> 3) == 4 ? STAT_INT64 : STAT_REF;
+                out->v.u = v;
             }
             break;
-        case 3:
-            if (f.wire == PB_VARINT) {
-                out->kind = STAT_UINT64;
-                out->v.u = f.u;
-            }
+        case (5 << 3) | PB_LEN:
+        case (6 << 3) | PB_LEN:
+            if (!(p = pb_fast_varint(p, end, &v)) || v > (uint64_t)(end - p))
+                return 0;
+            out->kind = (tag >> 3) == 5 ? STAT_STR : STAT_BYTES;
+            out->v.s = pq_str_of((const char *)p, (size_t)v);
+            p += v;
             break;
-        case 4:
-            if (f.wire == PB_VARINT) {
-                out->kind = STAT_INT64;
-                out->v.i = (int64_t)f.u;
-            }
-            break;
-        case 5:
-        case 6:
-            if (f.wire == PB_LEN) {
-                out->kind = f.num == 5 ? STAT_STR : STAT_BYTES;
-                out->v.s = pq_str_of((const char *)f.data, f.len);
-            }
-            break;
-        case 7:
-            if (f.wire == PB_VARINT) {
-                out->kind = STAT_REF;
-                out->v.u = f.u;
-            }
+        default:
+            p = pb_fast_skip(p, end, tag & 7);
             break;
         }
+        if (!p)
+            return 0;
     }
+    return 1;
 }
 
 int xp_stats_next(xp_stat_iter *it, stat_value *out)
 {
-    pb_cursor c;
-    pb_field f = {0};
-    pb_init(&c, it->p, (size_t)(it->end - it->p), NULL);
-    while (pb_next(&c, &f) == PB_FIELD) {
-        if (f.num != it->field || f.wire != PB_LEN)
+    const uint8_t *p = it->p, *end = it->end;
+    uint64_t v = 0;
+    uint32_t want = (it->field << 3) | PB_LEN;
+    while (p < end) {
+        uint32_t tag;
+        if (!(p = pb_fast_tag(p, end, &tag)))
+            break;
+        if (tag != want) {
+            if (!(p = pb_fast_skip(p, end, tag & 7)))
+                break;
             continue;
-        it->p = c.p;
-        xp_decode_stat(f.data, f.len, out);
+        }
+        if (!(p = pb_fast_varint(p, end, &v)) || v > (uint64_t)(end - p))
+            break;
+        it->p = p + v;
+        xp_decode_stat(p, (size_t)v, out);
         return 1;
     }
     it->p = it->end;
     return 0;
+}
+
+void scan_add_stat(const xp_plane *pl, const stat_value *s, pq_scan_totals *t)
+{
+    uint64_t sum = (uint64_t)t->checksum;
+    const xp_stat_meta *m = xp_stat_meta_find(pl, s->metadata_id);
+    sum += m ? m->name.n : 0;
+    t->stats_by_kind[s->kind]++;
+    switch (s->kind) {
+    case STAT_DOUBLE: {
+        uint64_t bits;
+        memcpy(&bits, &s->v.d, sizeof bits);
+        sum += bits;
+        break;
+    }
+    case STAT_UINT64:
+    case STAT_INT64:
+        sum += s->v.u;
+        break;
+    case STAT_STR:
+    case STAT_BYTES:
+        sum += s->v.s.n;
+        break;
+    case STAT_REF:
+        sum += xp_stat_str(pl, s).n;
+        break;
+    case STAT_NONE:
+        break;
+    }
+    t->checksum = (int64_t)sum;
 }

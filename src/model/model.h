@@ -121,6 +121,7 @@ typedef struct pq_source {
     pq_program *programs; /* sorted by program id; first one wins on collision */
     uint32_t nprograms;
     uint32_t duplicate_programs;
+    pq_scan_totals scan; /* filled when pq_open_options.scan asks for a single-pass scan */
 } pq_source;
 
 struct pq_profile {
@@ -163,8 +164,11 @@ typedef struct xp_stat_iter {
 } xp_stat_iter;
 void xp_stats_begin(xp_stat_iter *it, const uint8_t *body, size_t len, uint32_t field);
 int xp_stats_next(xp_stat_iter *it, stat_value *out);
-/* Decodes one validated XStat message body. */
-void xp_decode_stat(const uint8_t *body, size_t len, stat_value *out);
+/* Decodes one XStat message body; returns 0 (and a partial *out) when it is malformed. */
+int xp_decode_stat(const uint8_t *body, size_t len, stat_value *out);
+/* Adds one decoded stat to scan totals: counts its kind and folds its value, its name
+ * and (for a ref) the referenced name into the checksum. */
+void scan_add_stat(const xp_plane *pl, const stat_value *s, pq_scan_totals *t);
 
 static inline pq_str pq_str_of(const char *p, size_t n)
 {

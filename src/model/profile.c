@@ -101,7 +101,7 @@ static pq_status load_source(pq_source *src, const pq_open_options *opts, pq_err
     switch (d) {
     case DETECT_XSPACE:
         src->info.format = PQ_FORMAT_XSPACE;
-        st = xplane_read(src, err);
+        st = xplane_read(src, opts->scan ? &src->scan : NULL, err);
         break;
     case DETECT_HLO_PROTO:
         src->info.format = PQ_FORMAT_HLO_PROTO;
@@ -258,6 +258,23 @@ pq_status pq_profile_open(const char *const *paths, size_t npaths, const pq_open
     }
     pq_free(errs);
     pq_free(stat);
+    if (st == PQ_OK && opts->scan) {
+        pq_scan_totals *t = opts->scan;
+        memset(t, 0, sizeof *t);
+        for (size_t i = 0; i < prof->nsources; i++) {
+            const pq_scan_totals *u = &prof->sources[i].scan;
+            t->planes += u->planes;
+            t->lines += u->lines;
+            t->events += u->events;
+            t->event_stats += u->event_stats;
+            t->metadata_stats += u->metadata_stats;
+            t->plane_stats += u->plane_stats;
+            for (int k = 0; k < 7; k++)
+                t->stats_by_kind[k] += u->stats_by_kind[k];
+            t->bytes += prof->sources[i].file.size;
+            t->checksum = (int64_t)((uint64_t)t->checksum + (uint64_t)u->checksum);
+        }
+    }
     if (st != PQ_OK) {
         pq_profile_free(prof);
         return st;
@@ -314,34 +331,6 @@ const pq_source_info *pq_profile_source(const pq_profile *profile, size_t i)
     return &profile->sources[i].info;
 }
 
-/* Adds one decoded stat to the totals; resolves its name (and a ref's target). */
-static inline void scan_stat(const xp_plane *pl, const stat_value *s, pq_scan_totals *t)
-{
-    uint64_t sum = (uint64_t)t->checksum;
-    const xp_stat_meta *m = xp_stat_meta_find(pl, s->metadata_id);
-    sum += m ? m->name.n : 0;
-    t->stats_by_kind[s->kind]++;
-    switch (s->kind) {
-    case STAT_DOUBLE:
-        sum += (uint64_t)(int64_t)s->v.d;
-        break;
-    case STAT_UINT64:
-    case STAT_INT64:
-        sum += s->v.u;
-        break;
-    case STAT_STR:
-    case STAT_BYTES:
-        sum += s->v.s.n;
-        break;
-    case STAT_REF:
-        sum += xp_stat_str(pl, s).n;
-        break;
-    case STAT_NONE:
-        break;
-    }
-    t->checksum = (int64_t)sum;
-}
-
 pq_status pq_profile_scan(const pq_profile *profile, pq_scan_totals *out, pq_error *err)
 {
     (void)err;
@@ -353,7 +342,7 @@ pq_status pq_profile_scan(const pq_profile *profile, pq_scan_totals *out, pq_err
             const xp_plane *pl = &src->planes[pi];
             out->planes++;
             for (uint32_t k = 0; k < pl->nstats; k++) {
-                scan_stat(pl, &pl->stats[k], out);
+                scan_add_stat(pl, &pl->stats[k], out);
                 out->plane_stats++;
             }
             for (uint32_t k = 0; k < pl->nemeta; k++) {
@@ -361,7 +350,7 @@ pq_status pq_profile_scan(const pq_profile *profile, pq_scan_totals *out, pq_err
                 stat_value s;
                 xp_stats_begin(&it, pl->emeta[k].body, pl->emeta[k].body_len, 5);
                 while (xp_stats_next(&it, &s)) {
-                    scan_stat(pl, &s, out);
+                    scan_add_stat(pl, &s, out);
                     out->metadata_stats++;
                 }
             }
@@ -382,7 +371,7 @@ pq_status pq_profile_scan(const pq_profile *profile, pq_scan_totals *out, pq_err
                     stat_value s;
                     xp_stats_begin(&it, ev.stats, ev.body_len, 4);
                     while (xp_stats_next(&it, &s)) {
-                        scan_stat(pl, &s, out);
+                        scan_add_stat(pl, &s, out);
                         out->event_stats++;
                     }
                 }
