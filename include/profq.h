@@ -109,8 +109,9 @@ pq_status pq_profile_open(const char *const *paths, size_t npaths, const pq_open
 
 /*
  * Loads one in-memory buffer (DATA, N bytes) as a profile with one source named NAME
- * (used for format detection by suffix and in error messages). The buffer is borrowed:
- * it must outlive the profile. No hashing, no threads. For fuzzers and embedders.
+ * (used for format detection by suffix and in error messages). The bytes are copied
+ * (into a padded buffer, see io/mapfile.h). No hashing, no threads. For fuzzers and
+ * embedders.
  */
 pq_status pq_profile_open_memory(const void *data, size_t n, const char *name,
                                  pq_profile **out, pq_error *err);

@@ -4,6 +4,7 @@
 #include "tools.h"
 #include "core/err.h"
 #include "formats/hlo.h"
+#include "formats/xplane_walk.h"
 
 #include <stdarg.h>
 #include <stdio.h>

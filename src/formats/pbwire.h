@@ -16,6 +16,9 @@
 
 enum { PB_VARINT = 0, PB_FIXED64 = 1, PB_LEN = 2, PB_FIXED32 = 5 };
 
+/* Readable bytes the fast path may touch past the end of a span (see pb_fast_varint). */
+enum { PB_PADDING = 16 };
+
 /* Callers that descend into sub-messages keep their depth at or below this. */
 enum { PB_MAX_DEPTH = 100 };
 
@@ -159,7 +162,9 @@ static inline int pb_next(pb_cursor *c, pb_field *f)
 }
 
 /*
- * The fast path. These decode without error details: they return the advanced pointer, or
+ * The fast path. PRECONDITION: at least PB_PADDING readable bytes follow every buffer the
+ * fast functions see (io/mapfile.h pads every input; tests must pad their vectors too).
+ * These decode without error details: they return the advanced pointer, or
  * NULL when the bytes are malformed. Hot loops (events, stats) run on them and, on NULL,
  * re-run the same span through pb_next() to report where and what was expected. Both
  * accept exactly the same grammar (the fuzz target checks that they agree).
@@ -179,14 +184,17 @@ static inline const uint8_t *pb_fast_varint(const uint8_t *p, const uint8_t *end
         return p + 1;
     }
     uint64_t v = 0;
-    if (PB_LIKELY(end - p >= 8)) {
-        /* Eight bytes readable: find the terminating byte with one load and squeeze the
-         * 7-bit groups together with three mask-and-shift steps (no loop, no branches per
-         * byte). Varints of 9 or 10 bytes fall through to the loop below. */
+    if (PB_LIKELY(p < end)) {
+        /* Buffers are padded (PB_PADDING), so eight bytes are readable here even near the
+         * end. Find the terminating byte with one load and squeeze the 7-bit groups with
+         * three mask-and-shift steps: no loop, no branch per byte. A terminator at or past
+         * END means the varint is truncated. Varints of 9 or 10 bytes take the loop below. */
         uint64_t x = pb_load_le64(p);
         uint64_t stop = ~x & UINT64_C(0x8080808080808080);
         if (PB_LIKELY(stop != 0)) {
             unsigned nbytes = (unsigned)__builtin_ctzll(stop) / 8 + 1;
+            if (PB_UNLIKELY((ptrdiff_t)nbytes > end - p))
+                return NULL;
             if (nbytes < 8)
                 x &= (UINT64_C(1) << (8 * nbytes)) - 1;
             x = ((x & UINT64_C(0x7f007f007f007f00)) >> 1) | (x & UINT64_C(0x007f007f007f007f));

@@ -10,6 +10,7 @@
 #include "core/alloc.h"
 #include "core/err.h"
 #include "pbwire.h"
+#include "xplane_walk.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -326,7 +327,7 @@ static pq_status read_event_meta(reader *r, const pb_field *vf, xp_event_meta *m
             int64_t n = pb_repeated_count(&f, PB_VARINT, r->base);
             if (n < 0) {
                 pb_cursor bad;
-                pb_init(&bad, f.data, f.len, r->base);
+                pb_init(&bad, c.p, 0, r->base); /* f.data is NULL for a non-LEN field */
                 bad.err_at = f.wire == PB_LEN ? f.data : c.p;
                 bad.err = "a packed or unpacked varint list";
                 return fail_at(r, &bad, "XEventMetadata.child_id");

@@ -37,13 +37,24 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
             close(fd);
             return PQ_OK;
         }
-        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        /* Reserve the file's length plus one page, then map the file over the front: the
+         * page after the end stays readable zeros (MAPFILE_PADDING). */
+        long page = sysconf(_SC_PAGESIZE);
+        size_t len = (size_t)st.st_size + (size_t)(page > 0 ? page : 4096);
+        void *res = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        void *p = res == MAP_FAILED ? MAP_FAILED
+                                    : mmap(res, (size_t)st.st_size, PROT_READ,
+                                           MAP_PRIVATE | MAP_FIXED, fd, 0);
+        int e = errno;
         close(fd);
-        if (p == MAP_FAILED)
-            return err_set(err, PQ_ERR_IO, path, -1, "cannot map: %s", strerror(errno));
+        if (p == MAP_FAILED) {
+            if (res != MAP_FAILED)
+                munmap(res, len);
+            return err_set(err, PQ_ERR_IO, path, -1, "cannot map: %s", strerror(e));
+        }
         out->data = p;
         out->size = (size_t)st.st_size;
-        out->is_mapped = 1;
+        out->map_len = len;
         return PQ_OK;
     }
     /* A pipe or device: read it whole, bounded to 64 GiB. */
@@ -54,7 +65,7 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
         return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
     }
     for (;;) {
-        if (n == cap) {
+        if (n + MAPFILE_PADDING >= cap) {
             if (cap >= ((size_t)64 << 30)) {
                 pq_free(b);
                 close(fd);
@@ -69,7 +80,7 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
             b = nb;
             cap *= 2;
         }
-        ssize_t k = read(fd, b + n, cap - n);
+        ssize_t k = read(fd, b + n, cap - n - MAPFILE_PADDING);
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0) {
@@ -83,17 +94,33 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
         n += (size_t)k;
     }
     close(fd);
+    memset(b + n, 0, MAPFILE_PADDING);
     out->data = b;
     out->size = n;
-    out->is_mapped = 0;
+    return PQ_OK;
+}
+
+pq_status mapfile_copy(const void *data, size_t n, const char *name, mapped_file *out,
+                       pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n == 0)
+        return PQ_OK;
+    uint8_t *b = pq_malloc(n + MAPFILE_PADDING);
+    if (!b)
+        return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
+    memcpy(b, data, n);
+    memset(b + n, 0, MAPFILE_PADDING);
+    out->data = b;
+    out->size = n;
     return PQ_OK;
 }
 
 void mapfile_close(mapped_file *m)
 {
-    if (m->data && !m->borrowed) {
-        if (m->is_mapped)
-            munmap((void *)m->data, m->size);
+    if (m->data) {
+        if (m->map_len)
+            munmap((void *)m->data, m->map_len);
         else
             pq_free((void *)m->data);
     }
@@ -102,7 +129,7 @@ void mapfile_close(mapped_file *m)
 
 void mapfile_advise_sequential(const mapped_file *m)
 {
-    if (m->is_mapped && m->size)
+    if (m->map_len && m->size)
         madvise((void *)m->data, m->size, MADV_SEQUENTIAL | MADV_WILLNEED);
 }
 

@@ -6,15 +6,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Every buffer profq decodes is followed by at least MAPFILE_PADDING readable bytes, so
+ * the fast protobuf decoders (pbwire.h, pb_fast_*) may load 8 bytes at any position before
+ * the end without a bounds check per byte (the simdjson approach). Regular files are
+ * mapped into a reservation one page longer than the file; other inputs are copied into a
+ * heap buffer with zeroed padding.
+ */
+enum { MAPFILE_PADDING = 16 };
+
 typedef struct mapped_file {
     const uint8_t *data;
     size_t size;
-    int is_mapped; /* 1: munmap on close; 0: heap copy (non-regular files) or empty */
-    int borrowed;  /* 1: the caller owns data (pq_profile_open_memory); never freed */
+    size_t map_len; /* > 0: munmap(data, map_len) on close; 0: heap buffer (or empty) */
 } mapped_file;
 
 /* Maps PATH read-only. Empty files give data == NULL, size 0 and PQ_OK. */
 pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err);
+/* Copies N bytes into a padded heap buffer. */
+pq_status mapfile_copy(const void *data, size_t n, const char *name, mapped_file *out,
+                       pq_error *err);
 void mapfile_close(mapped_file *m);
 /* Hints that the mapping will be read front to back once. */
 void mapfile_advise_sequential(const mapped_file *m);

@@ -129,8 +129,27 @@ struct pq_profile {
     size_t nsources;
 };
 
-/* Stat metadata lookup (NULL when the id is unknown, which XProf treats as empty). */
-const xp_stat_meta *xp_stat_meta_find(const xp_plane *pl, int64_t id);
+/* Stat metadata lookup (NULL when the id is unknown, which XProf treats as empty). Inline:
+ * every stat of a scan resolves its name through it. */
+static inline const xp_stat_meta *xp_stat_meta_find(const xp_plane *pl, int64_t id)
+{
+    if (pl->smeta_dense) {
+        if (id < 0 || id >= pl->smeta_dense_n)
+            return NULL;
+        uint32_t k = pl->smeta_dense[id];
+        return k == UINT32_MAX ? NULL : &pl->smeta[k];
+    }
+    uint32_t lo = 0, hi = pl->nsmeta;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (pl->smeta[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < pl->nsmeta && pl->smeta[lo].id == id ? &pl->smeta[lo] : NULL;
+}
+
 const xp_event_meta *xp_event_meta_find(const xp_plane *pl, int64_t id);
 /* Index of the stat metadata with that name, or NULL. Linear; call once per analysis. */
 const xp_stat_meta *xp_stat_meta_by_name(const xp_plane *pl, const char *name);
@@ -139,7 +158,8 @@ pq_str xp_stat_name(const xp_plane *pl, const stat_value *s);
 /* String value of a STR or REF stat (REF resolves to the referenced metadata name). */
 pq_str xp_stat_str(const xp_plane *pl, const stat_value *s);
 
-/* One event as walked from a validated line. */
+/* One event as walked from a validated line (formats/xplane_walk.h has the walkers:
+ * xp_events_begin/next, xp_stats_begin/next, xp_decode_stat). */
 typedef struct xp_event {
     int64_t metadata_id;
     int64_t offset_ps;
@@ -153,19 +173,12 @@ typedef struct xp_event_iter {
     const uint8_t *p, *end;
 } xp_event_iter;
 
-void xp_events_begin(const xp_line *line, xp_event_iter *it);
-/* Returns 1 with *ev filled, 0 at the end. The line was validated at load. */
-int xp_events_next(xp_event_iter *it, xp_event *ev);
 
 /* Walks the XStat fields (field number FIELD) of a validated message body. */
 typedef struct xp_stat_iter {
     const uint8_t *p, *end;
     uint32_t field;
 } xp_stat_iter;
-void xp_stats_begin(xp_stat_iter *it, const uint8_t *body, size_t len, uint32_t field);
-int xp_stats_next(xp_stat_iter *it, stat_value *out);
-/* Decodes one XStat message body; returns 0 (and a partial *out) when it is malformed. */
-int xp_decode_stat(const uint8_t *body, size_t len, stat_value *out);
 /* Adds one decoded stat to scan totals: counts its kind and folds its value, its name
  * and (for a ref) the referenced name into the checksum. */
 void scan_add_stat(const xp_plane *pl, const stat_value *s, pq_scan_totals *t);

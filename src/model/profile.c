@@ -6,6 +6,7 @@
 #include "formats/detect.h"
 #include "formats/hlo.h"
 #include "formats/xplane.h"
+#include "formats/xplane_walk.h"
 #include "model.h"
 
 #include <pthread.h>
@@ -80,7 +81,7 @@ static pq_status read_hlo_file(pq_source *src, pq_error *err)
 
 static pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err)
 {
-    if (!src->file.borrowed)
+    if (!src->file.data)
         FORWARD_IF_ERROR(mapfile_open(src->path, &src->file, err));
     src->info.path = pq_str_of(src->path, strlen(src->path));
     src->info.size_bytes = src->file.size;
@@ -305,12 +306,11 @@ pq_status pq_profile_open_memory(const void *data, size_t n, const char *name,
     prof->nsources = 1;
     src->path = path;
     arena_init(&src->mem);
-    src->file.data = n ? data : NULL;
-    src->file.size = n;
-    src->file.borrowed = 1;
+    pq_status st = mapfile_copy(data, n, name, &src->file, err);
     pq_open_options opts = {0};
     opts.skip_sha256 = 1;
-    pq_status st = load_source(src, &opts, err);
+    if (st == PQ_OK)
+        st = load_source(src, &opts, err);
     if (st != PQ_OK) {
         pq_profile_free(prof);
         return st;

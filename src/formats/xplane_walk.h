@@ -1,0 +1,150 @@
+/* xplane_walk.h - walking the serialized events and stats that the model keeps as spans.
+ * Inline because these loops are the hot path of every analysis and of `profq scan`. The
+ * spans were validated by the reader at load, so the fast decoders cannot fail on them; a
+ * failure would be a bug and ends the walk instead of reading out of bounds. */
+#ifndef PQ_FORMATS_XPLANE_WALK_H
+#define PQ_FORMATS_XPLANE_WALK_H
+#include "model/model.h"
+#include "pbwire.h"
+
+#include <string.h>
+
+static inline void xp_events_begin(const xp_line *line, xp_event_iter *it)
+{
+    it->p = line->body;
+    it->end = line->body + line->body_len;
+}
+
+static inline int xp_events_next(xp_event_iter *it, xp_event *ev)
+{
+    /* The line was validated at load, so the fast decoders cannot fail here; a NULL would
+     * mean a bug, and ends the walk rather than reading out of bounds. */
+    const uint8_t *p = it->p, *end = it->end;
+    uint64_t v = 0;
+    while (p < end) {
+        uint32_t tag;
+        if (!(p = pb_fast_tag(p, end, &tag)))
+            break;
+        if (tag != ((4 << 3) | PB_LEN)) {
+            if (!(p = pb_fast_skip(p, end, tag & 7)))
+                break;
+            continue;
+        }
+        if (!(p = pb_fast_varint(p, end, &v)) || v > (uint64_t)(end - p))
+            break;
+        const uint8_t *e = p, *eend = p + v;
+        it->p = eend;
+        memset(ev, 0, sizeof *ev);
+        ev->stats = e;
+        ev->body_len = (size_t)v;
+        while (e && e < eend) {
+            uint32_t t;
+            if (!(e = pb_fast_tag(e, eend, &t)))
+                break;
+            if ((t & 7) != PB_VARINT) {
+                e = pb_fast_skip(e, eend, t & 7);
+                continue;
+            }
+            if (!(e = pb_fast_varint(e, eend, &v)))
+                break;
+            switch (t >> 3) {
+            case 1:
+                ev->metadata_id = (int64_t)v;
+                break;
+            case 2:
+                ev->offset_ps = (int64_t)v;
+                break;
+            case 3:
+                ev->duration_ps = (int64_t)v;
+                break;
+            case 5:
+                ev->num_occurrences = (int64_t)v;
+                break;
+            }
+        }
+        return 1;
+    }
+    it->p = it->end;
+    return 0;
+}
+
+static inline void xp_stats_begin(xp_stat_iter *it, const uint8_t *body, size_t len, uint32_t field)
+{
+    it->p = body;
+    it->end = body + len;
+    it->field = field;
+}
+
+/* Decodes one XStat body into *out; returns 0 when it is malformed. */
+static inline int xp_decode_stat(const uint8_t *p, size_t n, stat_value *out)
+{
+    const uint8_t *end = p + n;
+    uint64_t v = 0;
+    memset(out, 0, sizeof *out);
+    while (p < end) {
+        uint32_t tag;
+        if (!(p = pb_fast_tag(p, end, &tag)))
+            return 0;
+        switch (tag) {
+        case (1 << 3) | PB_VARINT:
+            if ((p = pb_fast_varint(p, end, &v)))
+                out->metadata_id = (int64_t)v;
+            break;
+        case (2 << 3) | PB_FIXED64:
+            if (end - p < 8)
+                return 0;
+            out->kind = STAT_DOUBLE;
+            out->v.d = pb_double(pb_load_le64(p));
+            p += 8;
+            break;
+        case (3 << 3) | PB_VARINT:
+        case (4 << 3) | PB_VARINT:
+        case (7 << 3) | PB_VARINT:
+            if ((p = pb_fast_varint(p, end, &v))) {
+                out->kind = (tag >> 3) == 3 ? STAT_UINT64 : (tag >> 3) == 4 ? STAT_INT64 : STAT_REF;
+                out->v.u = v;
+            }
+            break;
+        case (5 << 3) | PB_LEN:
+        case (6 << 3) | PB_LEN:
+            if (!(p = pb_fast_varint(p, end, &v)) || v > (uint64_t)(end - p))
+                return 0;
+            out->kind = (tag >> 3) == 5 ? STAT_STR : STAT_BYTES;
+            out->v.s = pq_str_of((const char *)p, (size_t)v);
+            p += v;
+            break;
+        default:
+            p = pb_fast_skip(p, end, tag & 7);
+            break;
+        }
+        if (!p)
+            return 0;
+    }
+    return 1;
+}
+
+static inline int xp_stats_next(xp_stat_iter *it, stat_value *out)
+{
+    const uint8_t *p = it->p, *end = it->end;
+    uint64_t v = 0;
+    uint32_t want = (it->field << 3) | PB_LEN;
+    while (p < end) {
+        uint32_t tag;
+        if (!(p = pb_fast_tag(p, end, &tag)))
+            break;
+        if (tag != want) {
+            if (!(p = pb_fast_skip(p, end, tag & 7)))
+                break;
+            continue;
+        }
+        if (!(p = pb_fast_varint(p, end, &v)) || v > (uint64_t)(end - p))
+            break;
+        it->p = p + v;
+        xp_decode_stat(p, (size_t)v, out);
+        return 1;
+    }
+    it->p = it->end;
+    return 0;
+}
+
+#endif
