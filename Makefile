@@ -75,11 +75,11 @@ format-check:
 
 # libFuzzer with clang: `make fuzz FUZZ_SECONDS=1800`. New crashers land in fuzz/corpus/xspace.
 FUZZ_SECONDS ?= 60
-build/fuzz/fuzz_xspace: fuzz/fuzz_xspace.c $(LIB_SRC)
+build/fuzz/fuzz_xspace: fuzz/fuzz_xspace.c $(LIB_SRC) $(wildcard include/*.h src/*/*.h)
 	@mkdir -p $(@D)
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude -Isrc $(PKG_CFLAGS) \
-	    -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_xspace.c $(LIB_SRC) $(PKG_LIBS) \
-	    -lpthread -lm
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_xspace.c \
+	    $(LIB_SRC) $(PKG_LIBS) -lpthread -lm
 fuzz: deps build/fuzz/fuzz_xspace
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
 

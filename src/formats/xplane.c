@@ -324,6 +324,8 @@ static pq_status read_event_meta(reader *r, const pb_field *vf, xp_event_meta *m
             }
             break;
         case 6: {
+            if (f.wire != PB_VARINT && f.wire != PB_LEN)
+                break; /* a known field with another wire type is skipped (file comment) */
             int64_t n = pb_repeated_count(&f, PB_VARINT, r->base);
             if (n < 0) {
                 pb_cursor bad;
@@ -520,7 +522,6 @@ static pq_status read_plane(reader *r, const pb_field *pf, xp_plane *pl)
                 xp_event_meta *m = &pl->emeta[pl->nemeta++];
                 FORWARD_IF_ERROR(read_event_meta(r, &v, m));
                 m->id = key;
-                pl->metadata_stats += m->nstats;
             }
             break;
         case 5:
@@ -552,6 +553,9 @@ static pq_status read_plane(reader *r, const pb_field *pf, xp_plane *pl)
     pl->nsmeta = sort_unique_by_id(pl->smeta, pl->nsmeta, sizeof *pl->smeta, &ok);
     if (!ok)
         return nomem(r);
+    /* Counted after de-duplication: a map entry overridden by a later one has no stats. */
+    for (uint32_t i = 0; i < pl->nemeta; i++)
+        pl->metadata_stats += pl->emeta[i].nstats;
     pl->smeta_dense = dense_index(a, pl->smeta, pl->nsmeta, sizeof *pl->smeta, &pl->smeta_dense_n);
     pl->emeta_dense = dense_index(a, pl->emeta, pl->nemeta, sizeof *pl->emeta, &pl->emeta_dense_n);
     if (arena_failed(a))
@@ -613,12 +617,19 @@ static int name_program_suffix(pq_str name, uint64_t *id, size_t *stem_len)
     return 1;
 }
 
-static int cmp_program(const void *a, const void *b)
+/* Programs by id, then by metadata id order: qsort is not stable, so the order that makes
+ * the first program win a collision is part of the key. */
+typedef struct program_order {
+    uint64_t program_id;
+    uint32_t order;
+} program_order;
+
+static int cmp_program_order(const void *a, const void *b)
 {
-    const pq_program *x = a, *y = b;
+    const program_order *x = a, *y = b;
     if (x->program_id != y->program_id)
         return x->program_id < y->program_id ? -1 : 1;
-    return 0;
+    return x->order < y->order ? -1 : x->order > y->order;
 }
 
 /* Locates the HloProtos on /host:metadata (spec/xprof-tools.md 1.4) without decoding them. */
@@ -671,16 +682,25 @@ static pq_status locate_programs(reader *r, const xp_plane *pl)
         p->legacy_stat_name = legacy;
     }
     /* First one (in metadata id order) wins on a program id collision. */
-    qsort(progs, n, sizeof *progs, cmp_program);
+    program_order *ord = arena_alloc(&src->mem, (n ? n : 1) * sizeof *ord);
+    pq_program *sorted = arena_alloc(&src->mem, (n ? n : 1) * sizeof *sorted);
+    if (!ord || !sorted)
+        return nomem(r);
+    for (uint32_t i = 0; i < n; i++) {
+        ord[i].program_id = progs[i].program_id;
+        ord[i].order = i;
+    }
+    qsort(ord, n, sizeof *ord, cmp_program_order);
     uint32_t out = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (out && progs[out - 1].program_id == progs[i].program_id) {
+        const pq_program *p = &progs[ord[i].order];
+        if (out && sorted[out - 1].program_id == p->program_id) {
             src->duplicate_programs++;
             continue;
         }
-        progs[out++] = progs[i];
+        sorted[out++] = *p;
     }
-    src->programs = progs;
+    src->programs = sorted;
     src->nprograms = out;
     return PQ_OK;
 }

@@ -104,12 +104,13 @@ pq_status mapfile_copy(const void *data, size_t n, const char *name, mapped_file
                        pq_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (n == 0)
-        return PQ_OK;
+    /* Even for N == 0 the buffer exists: a NULL data means "not loaded yet" to the loader,
+     * which would then open NAME as a file. */
     uint8_t *b = pq_malloc(n + MAPFILE_PADDING);
     if (!b)
         return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
-    memcpy(b, data, n);
+    if (n)
+        memcpy(b, data, n);
     memset(b + n, 0, MAPFILE_PADDING);
     out->data = b;
     out->size = n;

@@ -23,7 +23,7 @@ typedef struct mapped_file {
 
 /* Maps PATH read-only. Empty files give data == NULL, size 0 and PQ_OK. */
 pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err);
-/* Copies N bytes into a padded heap buffer. */
+/* Copies N bytes into a padded heap buffer (allocated even when N is 0). */
 pq_status mapfile_copy(const void *data, size_t n, const char *name, mapped_file *out,
                        pq_error *err);
 void mapfile_close(mapped_file *m);

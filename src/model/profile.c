@@ -365,8 +365,8 @@ pq_status pq_profile_scan(const pq_profile *profile, pq_scan_totals *out, pq_err
                 while (xp_events_next(&ei, &ev)) {
                     out->events++;
                     out->checksum =
-                        (int64_t)((uint64_t)out->checksum + (uint64_t)(base_ps + ev.offset_ps) +
-                                  (uint64_t)ev.duration_ps);
+                        (int64_t)((uint64_t)out->checksum + (uint64_t)base_ps +
+                                  (uint64_t)ev.offset_ps + (uint64_t)ev.duration_ps);
                     xp_stat_iter it;
                     stat_value s;
                     xp_stats_begin(&it, ev.stats, ev.body_len, 4);

@@ -1,0 +1,2 @@
+
+/device:TPU:0"host0
