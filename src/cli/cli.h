@@ -34,6 +34,10 @@ int cli_out_open(cli_out *o, const char *path);
 /* Flushes, checks ferror, renames into place. Returns an exit code. */
 int cli_out_close(cli_out *o, int ok);
 
+/* Closes O after a render that returned ST: one line on stderr at most (a failed write is
+ * reported by the close, with the system's reason). Returns the exit code. */
+int cli_out_finish(cli_out *o, pq_status st, const pq_error *err);
+
 /* Prints `profq: <path>: offset <N>: <message>` and returns the exit code for the status. */
 int cli_report(const pq_error *err);
 int cli_exit_code(pq_status st);

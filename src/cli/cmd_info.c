@@ -19,10 +19,9 @@ static int run_simple(const char *name, int argc, char **argv, int allow_no_hash
         cli_out o;
         code = cli_out_open(&o, c.out_path);
         if (code == EXIT_OK) {
-            pq_error err;
+            pq_error err = {0};
             pq_status st = render(prof, c.fmt, &o.sink, &err);
-            int close_code = cli_out_close(&o, st == PQ_OK);
-            code = st != PQ_OK ? cli_report(&err) : close_code;
+            code = cli_out_finish(&o, st, &err);
         }
     }
     pq_profile_free(prof);

@@ -27,8 +27,7 @@ int cmd_scan(int argc, char **argv)
         code = cli_out_open(&o, c.out_path);
         if (code == EXIT_OK) {
             st = pq_render_scan(prof, &t, c.fmt, &o.sink, &err);
-            int close_code = cli_out_close(&o, st == PQ_OK);
-            code = st != PQ_OK ? cli_report(&err) : close_code;
+            code = cli_out_finish(&o, st, &err);
         }
     }
     pq_profile_free(prof);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int file_write(void *ctx, const void *data, size_t n)
@@ -26,10 +27,22 @@ int cli_out_open(cli_out *o, const char *path)
             fprintf(stderr, "profq: out of memory\n");
             return EXIT_INTERNAL;
         }
-        snprintf(o->tmp_path, n, "%s.tmp.%ld", path, (long)getpid());
-        o->f = fopen(o->tmp_path, "wb");
+        struct stat st;
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+            /* A device or pipe (/dev/stdout, a FIFO): write to it directly; renaming a
+             * temporary file over it would replace the node. */
+            free(o->tmp_path);
+            o->tmp_path = NULL;
+            o->f = fopen(path, "wb");
+        } else {
+            snprintf(o->tmp_path, n, "%s.tmp.%ld", path, (long)getpid());
+            o->f = fopen(o->tmp_path, "wb");
+        }
         if (!o->f) {
             fprintf(stderr, "profq: %s: cannot write: %s\n", path, strerror(errno));
+            free(o->path);
+            free(o->tmp_path);
+            memset(o, 0, sizeof *o);
             return EXIT_OUTPUT;
         }
     }
@@ -46,7 +59,12 @@ int cli_out_close(cli_out *o, int ok)
                 strerror(errno));
         code = EXIT_OUTPUT;
     }
-    if (o->path) {
+    if (o->path && !o->tmp_path) {
+        if (fclose(o->f) != 0 && code == EXIT_OK) {
+            fprintf(stderr, "profq: %s: write failed: %s\n", o->path, strerror(errno));
+            code = EXIT_OUTPUT;
+        }
+    } else if (o->path) {
         if (fclose(o->f) != 0 && code == EXIT_OK) {
             fprintf(stderr, "profq: %s: write failed: %s\n", o->path, strerror(errno));
             code = EXIT_OUTPUT;
@@ -65,6 +83,14 @@ int cli_out_close(cli_out *o, int ok)
     free(o->tmp_path);
     memset(o, 0, sizeof *o);
     return code;
+}
+
+int cli_out_finish(cli_out *o, pq_status st, const pq_error *err)
+{
+    int close_code = cli_out_close(o, st == PQ_OK);
+    if (st == PQ_OK || (st == PQ_ERR_OUTPUT && close_code != EXIT_OK))
+        return close_code;
+    return cli_report(err);
 }
 
 int cli_exit_code(pq_status st)

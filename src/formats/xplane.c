@@ -84,12 +84,47 @@ static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
             const uint8_t *e = p, *eend = p + v;
             p = eend;
             int64_t off = 0, dur = 0;
+            /* Writers emit metadata_id, offset_ps, duration_ps, then the stats: take that
+             * prefix straight, then loop over whatever follows in any order. */
+            if (PB_LIKELY(e < eend && *e == ((1 << 3) | PB_VARINT))) {
+                if (!(e = pb_fast_varint(e + 1, eend, &v)))
+                    return 0;
+                if (PB_LIKELY(e < eend && *e == ((2 << 3) | PB_VARINT))) {
+                    if (!(e = pb_fast_varint(e + 1, eend, &v)))
+                        return 0;
+                    off = (int64_t)v;
+                }
+                if (PB_LIKELY(e < eend && *e == ((3 << 3) | PB_VARINT))) {
+                    if (!(e = pb_fast_varint(e + 1, eend, &v)))
+                        return 0;
+                    dur = (int64_t)v;
+                }
+            }
             while (e < eend) {
                 uint32_t t;
+                /* The stats: a one-byte tag and, for stats under 128 bytes, a one-byte
+                 * length. */
+                if (PB_LIKELY(*e == ((4 << 3) | PB_LEN) && e + 1 < eend && e[1] < 0x80)) {
+                    size_t n = e[1];
+                    e += 2;
+                    if (PB_UNLIKELY(n > (size_t)(eend - e)))
+                        return 0;
+                    stat_value sv;
+                    if (!xp_decode_stat(e, n, &sv))
+                        return 0;
+                    if (scan)
+                        scan_add_stat(pl, &sv, scan);
+                    e += n;
+                    nstats++;
+                    continue;
+                }
                 e = pb_fast_tag(e, eend, &t);
                 if (!e)
                     return 0;
                 switch (t) {
+                case (1 << 3) | PB_VARINT:
+                    e = pb_fast_varint(e, eend, &v);
+                    break;
                 case (2 << 3) | PB_VARINT:
                     e = pb_fast_varint(e, eend, &v);
                     off = (int64_t)v;
@@ -102,14 +137,12 @@ static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
                     e = pb_fast_varint(e, eend, &v);
                     if (!e || v > (uint64_t)(eend - e))
                         return 0;
-                    if (scan) {
-                        stat_value sv;
-                        if (!xp_decode_stat(e, (size_t)v, &sv))
-                            return 0;
-                        scan_add_stat(pl, &sv, scan);
-                    } else if (!pb_fast_validate_flat(e, e + v)) {
+                    /* Decoding checks the stat as well as validating would. */
+                    stat_value sv;
+                    if (!xp_decode_stat(e, (size_t)v, &sv))
                         return 0;
-                    }
+                    if (scan)
+                        scan_add_stat(pl, &sv, scan);
                     e += v;
                     nstats++;
                     break;

@@ -75,8 +75,9 @@ static inline void xp_stats_begin(xp_stat_iter *it, const uint8_t *body, size_t 
     it->field = field;
 }
 
-/* Decodes one XStat body into *out; returns 0 when it is malformed. */
-static inline int xp_decode_stat(const uint8_t *p, size_t n, stat_value *out)
+/* The general XStat decoder: any field order, repeated fields (the last value wins, as
+ * for a proto3 oneof), unknown fields. */
+static inline int xp_decode_stat_general(const uint8_t *p, size_t n, stat_value *out)
 {
     const uint8_t *end = p + n;
     uint64_t v = 0;
@@ -123,6 +124,62 @@ static inline int xp_decode_stat(const uint8_t *p, size_t n, stat_value *out)
     return 1;
 }
 
+/*
+ * Decodes one XStat body into *out; returns 0 when it is malformed. Every writer emits
+ * `metadata_id` then one value field, so that layout is decoded straight; anything else
+ * (another order, unknown or repeated fields) goes through the general loop, which gives
+ * the same answer for the common layout too.
+ */
+#if defined(__GNUC__)
+#define XP_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define XP_ALWAYS_INLINE inline
+#endif
+
+static XP_ALWAYS_INLINE int xp_decode_stat(const uint8_t *p, size_t n, stat_value *out)
+{
+    const uint8_t *end = p + n, *q;
+    uint64_t id, v;
+    if (PB_LIKELY(n >= 3 && p[0] == ((1 << 3) | PB_VARINT) &&
+                  (q = pb_fast_varint(p + 1, end, &id)) != NULL && q < end)) {
+        uint32_t t = *q++;
+        switch (t) {
+        case (3 << 3) | PB_VARINT:
+        case (4 << 3) | PB_VARINT:
+        case (7 << 3) | PB_VARINT:
+            if ((q = pb_fast_varint(q, end, &v)) != NULL && q == end) {
+                out->metadata_id = (int64_t)id;
+                out->kind = t == ((3 << 3) | PB_VARINT)   ? STAT_UINT64
+                            : t == ((4 << 3) | PB_VARINT) ? STAT_INT64
+                                                          : STAT_REF;
+                out->v.u = v;
+                return 1;
+            }
+            break;
+        case (2 << 3) | PB_FIXED64:
+            if (end - q == 8) {
+                out->metadata_id = (int64_t)id;
+                out->kind = STAT_DOUBLE;
+                out->v.d = pb_double(pb_load_le64(q));
+                return 1;
+            }
+            break;
+        case (5 << 3) | PB_LEN:
+        case (6 << 3) | PB_LEN:
+            if ((q = pb_fast_varint(q, end, &v)) != NULL && v == (uint64_t)(end - q)) {
+                out->metadata_id = (int64_t)id;
+                out->kind = t == ((5 << 3) | PB_LEN) ? STAT_STR : STAT_BYTES;
+                out->v.s = pq_str_of((const char *)q, (size_t)v);
+                return 1;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    return xp_decode_stat_general(p, n, out);
+}
+
 static inline int xp_stats_next(xp_stat_iter *it, stat_value *out)
 {
     const uint8_t *p = it->p, *end = it->end;
@@ -145,6 +202,37 @@ static inline int xp_stats_next(xp_stat_iter *it, stat_value *out)
     }
     it->p = it->end;
     return 0;
+}
+
+/* Adds one decoded stat to scan totals: counts its kind and folds its value bits, its name
+ * length and (for a ref) the referenced name's length into the checksum. */
+static XP_ALWAYS_INLINE void scan_add_stat(const xp_plane *pl, const stat_value *s, pq_scan_totals *t)
+{
+    const xp_stat_meta *m = xp_stat_meta_find(pl, s->metadata_id);
+    uint64_t sum = (uint64_t)t->checksum + (m ? m->name.n : 0);
+    t->stats_by_kind[s->kind]++;
+    switch (s->kind) {
+    case STAT_DOUBLE: {
+        uint64_t bits;
+        memcpy(&bits, &s->v.d, sizeof bits);
+        sum += bits;
+        break;
+    }
+    case STAT_UINT64:
+    case STAT_INT64:
+        sum += s->v.u;
+        break;
+    case STAT_STR:
+    case STAT_BYTES:
+        sum += s->v.s.n;
+        break;
+    case STAT_REF:
+        sum += xp_stat_str(pl, s).n;
+        break;
+    case STAT_NONE:
+        break;
+    }
+    t->checksum = (int64_t)sum;
 }
 
 #endif

@@ -124,33 +124,3 @@ pq_str xp_stat_str(const xp_plane *pl, const stat_value *s)
     }
     return pq_str_of("", 0);
 }
-
-void scan_add_stat(const xp_plane *pl, const stat_value *s, pq_scan_totals *t)
-{
-    uint64_t sum = (uint64_t)t->checksum;
-    const xp_stat_meta *m = xp_stat_meta_find(pl, s->metadata_id);
-    sum += m ? m->name.n : 0;
-    t->stats_by_kind[s->kind]++;
-    switch (s->kind) {
-    case STAT_DOUBLE: {
-        uint64_t bits;
-        memcpy(&bits, &s->v.d, sizeof bits);
-        sum += bits;
-        break;
-    }
-    case STAT_UINT64:
-    case STAT_INT64:
-        sum += s->v.u;
-        break;
-    case STAT_STR:
-    case STAT_BYTES:
-        sum += s->v.s.n;
-        break;
-    case STAT_REF:
-        sum += xp_stat_str(pl, s).n;
-        break;
-    case STAT_NONE:
-        break;
-    }
-    t->checksum = (int64_t)sum;
-}

@@ -179,9 +179,7 @@ typedef struct xp_stat_iter {
     const uint8_t *p, *end;
     uint32_t field;
 } xp_stat_iter;
-/* Adds one decoded stat to scan totals: counts its kind and folds its value, its name
- * and (for a ref) the referenced name into the checksum. */
-void scan_add_stat(const xp_plane *pl, const stat_value *s, pq_scan_totals *t);
+
 
 static inline pq_str pq_str_of(const char *p, size_t n)
 {

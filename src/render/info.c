@@ -1,6 +1,7 @@
 /* info.c - renders `profq info` (schema profq.info.v1) and `profq scan` (profq.scan.v1)
  * as JSON or text. Reads the model; computes nothing beyond formatting. */
 #include "core/buf.h"
+#include "core/err.h"
 #include "core/json.h"
 #include "model/model.h"
 
@@ -222,7 +223,7 @@ static void render_info_json(const pq_profile *prof, buf *b)
                     json_key(&w, "end_ps");
                     json_int(&w, l->end_ps);
                     json_key(&w, "span_ps");
-                    json_int(&w, l->end_ps - l->first_ps);
+                    json_uint(&w, (uint64_t)l->end_ps - (uint64_t)l->first_ps);
                 }
                 json_obj_end(&w);
             }
@@ -280,14 +281,14 @@ static void render_info_json(const pq_profile *prof, buf *b)
 }
 
 /* Formats picoseconds for people: "12.345 ms". */
-static void text_duration(buf *b, int64_t ps)
+static void text_duration(buf *b, uint64_t ps)
 {
     double v = (double)ps;
     if (ps < 1000000)
         buf_printf(b, "%.3f ns", v / 1e3);
     else if (ps < 1000000000)
         buf_printf(b, "%.3f us", v / 1e6);
-    else if (ps < INT64_C(1000000000000))
+    else if (ps < UINT64_C(1000000000000))
         buf_printf(b, "%.3f ms", v / 1e9);
     else
         buf_printf(b, "%.3f s", v / 1e12);
@@ -342,7 +343,7 @@ static void render_info_text(const pq_profile *prof, buf *b)
                 buf_printf(b, " (id %" PRId64 "): %" PRIu64 " events", l->id, l->events);
                 if (l->events) {
                     buf_puts(b, ", span ");
-                    text_duration(b, l->end_ps - l->first_ps);
+                    text_duration(b, (uint64_t)l->end_ps - (uint64_t)l->first_ps);
                 }
                 buf_putc(b, '\n');
             }
@@ -370,10 +371,8 @@ pq_status pq_render_info(const pq_profile *profile, pq_output fmt, pq_sink *sink
         render_info_text(profile, &b);
     pq_status st = buf_flush(&b);
     buf_release(&b);
-    if (st != PQ_OK && err) {
-        err->status = st;
-        snprintf(err->message, sizeof err->message, "cannot write the output");
-    }
+    if (st != PQ_OK)
+        err_set(err, st, NULL, -1, "cannot write the output");
     return st;
 }
 
@@ -432,9 +431,7 @@ pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *t, pq_
     }
     pq_status st = buf_flush(&b);
     buf_release(&b);
-    if (st != PQ_OK && err) {
-        err->status = st;
-        snprintf(err->message, sizeof err->message, "cannot write the output");
-    }
+    if (st != PQ_OK)
+        err_set(err, st, NULL, -1, "cannot write the output");
     return st;
 }

@@ -1,6 +1,7 @@
 /* tools.c - renders `profq tools` (schema profq.tools.v1) from the availability analysis. */
 #include "analysis/tools.h"
 #include "core/buf.h"
+#include "core/err.h"
 #include "core/json.h"
 
 #include <stdio.h>
@@ -56,9 +57,7 @@ pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sin
     }
     st = buf_flush(&b);
     buf_release(&b);
-    if (st != PQ_OK && err) {
-        err->status = st;
-        snprintf(err->message, sizeof err->message, "cannot write the output");
-    }
+    if (st != PQ_OK)
+        err_set(err, st, NULL, -1, "cannot write the output");
     return st;
 }

@@ -1,0 +1,444 @@
+/* test_json.c - the JSON writer (src/core/json.h) and the output buffer under it
+ * (src/core/buf.h): string escaping, UTF-8 validation, number formatting, commas and
+ * indentation in pretty and compact modes, and sinks that refuse bytes.
+ *
+ * UTF-8 policy under test (json.h): a byte that does not start a complete, shortest-form
+ * sequence of a scalar value (U+0000..U+10FFFF minus surrogates) becomes one \ufffd and
+ * decoding resumes at the next byte; so "E2 82" (a truncated euro sign) is two \ufffd.
+ */
+#include "testutil.h"
+
+#include "core/buf.h"
+#include "core/json.h"
+
+#include <float.h>
+#include <math.h>
+
+/* Escapes N bytes of S with json_escape_into and compares with WANT (a C string). */
+static void check_escape(const char *s, size_t n, const char *want)
+{
+    buf b;
+    buf_init(&b, NULL);
+    json_escape_into(&b, s, n);
+    assert_int_equal(b.status, PQ_OK);
+    buf_putc(&b, 0);
+    assert_string_equal(b.p, want);
+    buf_release(&b);
+}
+
+#define ESC(lit, want) check_escape((lit), sizeof(lit) - 1, (want))
+
+static void test_escape_ascii(void **state)
+{
+    (void)state;
+    ESC("", "");
+    ESC("plain text 123 ~", "plain text 123 ~");
+    ESC("a\"b", "a\\\"b");
+    ESC("back\\slash", "back\\\\slash");
+    ESC("\"\\\"", "\\\"\\\\\\\"");
+    ESC("/", "/"); /* solidus needs no escape */
+    ESC("line\nnext\ttab\rcr", "line\\nnext\\ttab\\rcr");
+    /* Other control characters as \u00XX (lowercase hex), including NUL and 0x1f. */
+    ESC("\x01", "\\u0001");
+    ESC("\b\f", "\\u0008\\u000c");
+    ESC("\x1f", "\\u001f");
+    ESC("a\0b", "a\\u0000b");
+    ESC("\x7f", "\x7f"); /* DEL is not a control character for JSON */
+    /* Runs of plain bytes around escapes are copied whole. */
+    ESC("ab\ncd\"ef", "ab\\ncd\\\"ef");
+}
+
+static void test_escape_utf8_valid(void **state)
+{
+    (void)state;
+    /* Kept byte for byte: 2-, 3- and 4-byte sequences at the edges of their ranges. */
+    ESC("\xc2\x80", "\xc2\x80");                 /* U+0080 */
+    ESC("\xc3\xa9", "\xc3\xa9");                 /* U+00E9 */
+    ESC("\xdf\xbf", "\xdf\xbf");                 /* U+07FF */
+    ESC("\xe0\xa0\x80", "\xe0\xa0\x80");         /* U+0800 */
+    ESC("\xe2\x82\xac", "\xe2\x82\xac");         /* U+20AC euro */
+    ESC("\xed\x9f\xbf", "\xed\x9f\xbf");         /* U+D7FF, last before surrogates */
+    ESC("\xee\x80\x80", "\xee\x80\x80");         /* U+E000, first after surrogates */
+    ESC("\xef\xbf\xbd", "\xef\xbf\xbd");         /* U+FFFD itself */
+    ESC("\xef\xbf\xbf", "\xef\xbf\xbf");         /* U+FFFF */
+    ESC("\xf0\x90\x80\x80", "\xf0\x90\x80\x80"); /* U+10000 */
+    ESC("\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80"); /* U+1F600 */
+    ESC("\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf"); /* U+10FFFF */
+    ESC("caf\xc3\xa9 \"\xe2\x82\xac\"", "caf\xc3\xa9 \\\"\xe2\x82\xac\\\"");
+}
+
+static void test_escape_utf8_invalid(void **state)
+{
+    (void)state;
+    const char *R = "\\ufffd";
+    char want[256];
+    /* Overlong encodings: C0/C1 never start a sequence; E0/F0 with too-small values. */
+    ESC("\xc0\x80", "\\ufffd\\ufffd");
+    ESC("\xc1\xbf", "\\ufffd\\ufffd");
+    ESC("\xe0\x80\x80", "\\ufffd\\ufffd\\ufffd");
+    ESC("\xe0\x9f\xbf", "\\ufffd\\ufffd\\ufffd"); /* U+07FF in 3 bytes */
+    ESC("\xf0\x80\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd");
+    ESC("\xf0\x8f\xbf\xbf", "\\ufffd\\ufffd\\ufffd\\ufffd"); /* U+FFFF in 4 bytes */
+    /* Surrogates U+D800 and U+DFFF, and a CESU-8 pair. */
+    ESC("\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd");
+    ESC("\xed\xbf\xbf", "\\ufffd\\ufffd\\ufffd");
+    snprintf(want, sizeof want, "%s%s%s%s%s%s", R, R, R, R, R, R);
+    ESC("\xed\xa0\xbd\xed\xb8\x80", want);
+    /* Above U+10FFFF, and bytes that never occur in UTF-8. */
+    ESC("\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd");
+    ESC("\xf5\x80\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd");
+    ESC("\xff", "\\ufffd");
+    ESC("\xfe\xff", "\\ufffd\\ufffd");
+    ESC("a\xffz", "a\\ufffdz");
+    /* A lone continuation byte. */
+    ESC("\x80", "\\ufffd");
+    ESC("x\xbfy", "x\\ufffdy");
+    /* Truncated sequences: at the end of the data, and followed by ASCII or a valid one. */
+    ESC("\xe2\x82", "\\ufffd\\ufffd");
+    ESC("\xf0\x9f\x98", "\\ufffd\\ufffd\\ufffd");
+    ESC("\xc3", "\\ufffd");
+    ESC("\xe2\x82"
+        "A",
+        "\\ufffd\\ufffdA");
+    ESC("\xe2\xc3\xa9", "\\ufffd\xc3\xa9");
+    /* A sequence split by the length given (valid bytes beyond N are not read). */
+    check_escape("\xe2\x82\xac", 2, "\\ufffd\\ufffd");
+    check_escape("\xc3\xa9", 1, "\\ufffd");
+    /* Mixed: a valid sequence survives between replacements. */
+    ESC("\xff\xc3\xa9\xff", "\\ufffd\xc3\xa9\\ufffd");
+}
+
+/* Formats V with json_format_double and checks the text and that it reads back exactly. */
+static void check_double(double v, const char *want)
+{
+    char out[64];
+    int k = json_format_double(out, sizeof out, v);
+    assert_int_equal(k, (int)strlen(out));
+    if (want)
+        assert_string_equal(out, want);
+    double back = strtod(out, NULL);
+    assert_memory_equal(&back, &v, sizeof v); /* bit-exact, so -0 keeps its sign */
+}
+
+static void test_doubles(void **state)
+{
+    (void)state;
+    check_double(0.1, "0.1");
+    check_double(1e300, "1e+300");
+    check_double(-0.0, "-0");
+    check_double(0.0, "0");
+    check_double(918, "918");
+    check_double(1637.993152512, "1637.993152512");
+    check_double(-2.5, "-2.5");
+    /* Values that need 17 significant digits to read back. */
+    check_double(1.0 / 3.0, "0.33333333333333331");
+    check_double(0.1 + 0.2, "0.30000000000000004");
+    check_double(DBL_MAX, "1.7976931348623157e+308");
+    check_double(123456789012345678.0, "1.2345678901234568e+17");
+    /* Extremes that only need to round-trip. */
+    check_double(5e-324, NULL);
+    check_double(DBL_MIN, NULL);
+    check_double(-DBL_MAX, NULL);
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 2000; i++) {
+        uint64_t bits = tu_rand(&seed);
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        if (isfinite(d))
+            check_double(d, NULL);
+    }
+}
+
+/* Renders a few values through a compact writer; returns the text (malloc'd). */
+static char *finish(buf *b)
+{
+    buf_putc(b, 0);
+    assert_int_equal(b->status, PQ_OK);
+    char *s = strdup(b->p);
+    buf_release(b);
+    return s;
+}
+
+static void test_numbers_and_non_finite(void **state)
+{
+    (void)state;
+    buf b;
+    json_writer w;
+    buf_init(&b, NULL);
+    json_init(&w, &b, 0);
+    json_arr_begin(&w);
+    json_double(&w, 0.1);
+    json_double(&w, 1e300);
+    json_double(&w, -0.0);
+    json_double(&w, 918);
+    json_double(&w, 1637.993152512);
+    json_double(&w, NAN);
+    json_double(&w, INFINITY);
+    json_double(&w, -INFINITY);
+    json_int(&w, INT64_MIN);
+    json_int(&w, INT64_MAX);
+    json_uint(&w, UINT64_MAX);
+    json_int(&w, 0);
+    json_bool(&w, 1);
+    json_bool(&w, 0);
+    json_null(&w);
+    json_arr_end(&w);
+    char *s = finish(&b);
+    assert_string_equal(s, "[0.1,1e+300,-0,918,1637.993152512,null,null,null,"
+                           "-9223372036854775808,9223372036854775807,18446744073709551615,"
+                           "0,true,false,null]");
+    free(s);
+}
+
+/* One nested document, written the same way in both modes. */
+static void write_doc(json_writer *w)
+{
+    json_obj_begin(w);
+    json_key(w, "a");
+    json_int(w, 1);
+    json_key(w, "b");
+    json_arr_begin(w);
+    json_int(w, 1);
+    json_cstr(w, "x");
+    json_obj_begin(w);
+    json_obj_end(w);
+    json_arr_begin(w);
+    json_arr_end(w);
+    json_arr_end(w);
+    json_key(w, "c\"q");
+    json_obj_begin(w);
+    json_key(w, "d");
+    json_null(w);
+    json_key(w, "e");
+    json_str(w, "y\n", 2);
+    json_obj_end(w);
+    json_obj_end(w);
+}
+
+static void test_nesting_pretty_and_compact(void **state)
+{
+    (void)state;
+    buf b;
+    json_writer w;
+    buf_init(&b, NULL);
+    json_init(&w, &b, 1);
+    write_doc(&w);
+    char *s = finish(&b);
+    assert_string_equal(s, "{\n"
+                           "  \"a\": 1,\n"
+                           "  \"b\": [\n"
+                           "    1,\n"
+                           "    \"x\",\n"
+                           "    {},\n"
+                           "    []\n"
+                           "  ],\n"
+                           "  \"c\\\"q\": {\n"
+                           "    \"d\": null,\n"
+                           "    \"e\": \"y\\n\"\n"
+                           "  }\n"
+                           "}\n");
+    free(s);
+
+    buf_init(&b, NULL);
+    json_init(&w, &b, 0);
+    write_doc(&w);
+    s = finish(&b);
+    assert_string_equal(s,
+                        "{\"a\":1,\"b\":[1,\"x\",{},[]],\"c\\\"q\":{\"d\":null,\"e\":\"y\\n\"}}");
+    free(s);
+
+    /* Empty top-level containers. */
+    buf_init(&b, NULL);
+    json_init(&w, &b, 1);
+    json_arr_begin(&w);
+    json_arr_end(&w);
+    s = finish(&b);
+    assert_string_equal(s, "[]\n");
+    free(s);
+}
+
+static void test_writer_misuse(void **state)
+{
+    (void)state;
+    buf b;
+    json_writer w;
+    /* Closing more than was opened is a programmer error, reported as INTERNAL. */
+    buf_init(&b, NULL);
+    json_init(&w, &b, 0);
+    json_arr_end(&w);
+    assert_int_equal(b.status, PQ_ERR_INTERNAL);
+    buf_release(&b);
+    /* JSON_MAX_DEPTH levels are fine, one more is not. */
+    buf_init(&b, NULL);
+    json_init(&w, &b, 0);
+    for (int i = 0; i < JSON_MAX_DEPTH; i++)
+        json_arr_begin(&w);
+    assert_int_equal(b.status, PQ_OK);
+    for (int i = 0; i < JSON_MAX_DEPTH; i++)
+        json_arr_end(&w);
+    assert_int_equal(b.status, PQ_OK);
+    assert_int_equal(b.n, 2 * JSON_MAX_DEPTH);
+    json_arr_begin(&w); /* depth restarts at 0 */
+    for (int i = 0; i < JSON_MAX_DEPTH; i++)
+        json_arr_begin(&w);
+    assert_int_equal(b.status, PQ_ERR_INTERNAL);
+    buf_release(&b);
+}
+
+/* Sinks. */
+typedef struct sink_state {
+    size_t calls, bytes;
+    size_t fail_after_calls; /* 0 = never fail; else fail call number N */
+    tbuf got;
+} sink_state;
+
+static int test_sink_write(void *ctx, const void *data, size_t n)
+{
+    sink_state *s = ctx;
+    s->calls++;
+    if (s->fail_after_calls && s->calls >= s->fail_after_calls)
+        return -1;
+    s->bytes += n;
+    put_bytes(&s->got, data, n);
+    return 0;
+}
+
+static void test_buf_streaming_and_failure(void **state)
+{
+    (void)state;
+    /* A working sink receives everything, in more than one write past BUF_FLUSH_BYTES. */
+    sink_state ok = {0};
+    pq_sink sink = {test_sink_write, &ok};
+    buf b;
+    buf_init(&b, &sink);
+    char line[100];
+    memset(line, 'x', sizeof line);
+    line[99] = '\n';
+    for (int i = 0; i < 2000; i++)
+        buf_put(&b, line, sizeof line);
+    assert_int_equal(buf_flush(&b), PQ_OK);
+    assert_int_equal(ok.bytes, 200000);
+    assert_true(ok.calls >= 3); /* 200000 bytes at 65536 per flush */
+    assert_int_equal(ok.got.n, 200000);
+    assert_int_equal(ok.got.p[99], '\n');
+    assert_int_equal(ok.got.p[199999], '\n');
+    buf_release(&b);
+    tb_free(&ok.got);
+
+    /* A sink that refuses the first write: PQ_ERR_OUTPUT, sticky, no further writes. */
+    sink_state bad = {0};
+    bad.fail_after_calls = 1;
+    pq_sink badsink = {test_sink_write, &bad};
+    buf_init(&b, &badsink);
+    for (int i = 0; i < 2000; i++)
+        buf_put(&b, line, sizeof line);
+    assert_int_equal(b.status, PQ_ERR_OUTPUT);
+    assert_int_equal(buf_flush(&b), PQ_ERR_OUTPUT);
+    assert_int_equal(bad.calls, 1);
+    buf_release(&b);
+
+    /* A sink refusing only the final flush. */
+    sink_state late = {0};
+    late.fail_after_calls = 2;
+    pq_sink latesink = {test_sink_write, &late};
+    buf_init(&b, &latesink);
+    for (int i = 0; i < 1000; i++)
+        buf_put(&b, line, sizeof line); /* 100000: one automatic flush */
+    assert_int_equal(b.status, PQ_OK);
+    assert_int_equal(late.calls, 1);
+    assert_int_equal(buf_flush(&b), PQ_ERR_OUTPUT);
+    assert_int_equal(late.calls, 2);
+    buf_release(&b);
+    tb_free(&late.got);
+
+    /* buf_printf longer than its 512-byte stack buffer. */
+    char big[2000];
+    memset(big, 'q', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    buf_init(&b, NULL);
+    buf_printf(&b, "<%s|%d>", big, 42);
+    assert_int_equal(b.n, 1999 + 5);
+    assert_memory_equal(b.p + 1 + 1999, "|42>", 4);
+    buf_release(&b);
+}
+
+/* A tiny XSpace (one TPU plane, one line, one event) to render through a failing sink. */
+static void tiny_xspace(tbuf *b)
+{
+    tb_init(b);
+    size_t pl = msg_begin(b, 1);
+    put_varint_field(b, 1, 3);
+    put_str_field(b, 2, "/device:TPU:0");
+    size_t ln = msg_begin(b, 3);
+    put_varint_field(b, 1, 1);
+    put_str_field(b, 2, "XLA Ops");
+    size_t ev = msg_begin(b, 4);
+    put_varint_field(b, 1, 1);
+    put_varint_field(b, 2, 10);
+    put_varint_field(b, 3, 5);
+    msg_end(b, ev);
+    msg_end(b, ln);
+    msg_end(b, pl);
+    put_str_field(b, 4, "tinyhost");
+}
+
+static void test_render_to_failing_sink(void **state)
+{
+    (void)state;
+    tbuf x;
+    tiny_xspace(&x);
+    pq_profile *prof = NULL;
+    pq_error err;
+    assert_int_equal(pq_profile_open_memory(x.p, x.n, "tiny.xplane.pb", &prof, &err), PQ_OK);
+    pq_scan_totals t;
+    assert_int_equal(pq_profile_scan(prof, &t, &err), PQ_OK);
+    for (int fmt = 0; fmt < 2; fmt++) {
+        for (int what = 0; what < 3; what++) {
+            sink_state s = {0};
+            s.fail_after_calls = 1;
+            pq_sink sink = {test_sink_write, &s};
+            memset(&err, 0, sizeof err);
+            pq_status st = what == 0   ? pq_render_info(prof, (pq_output)fmt, &sink, &err)
+                           : what == 1 ? pq_render_tools(prof, (pq_output)fmt, &sink, &err)
+                                       : pq_render_scan(prof, &t, (pq_output)fmt, &sink, &err);
+            assert_int_equal(st, PQ_ERR_OUTPUT);
+            assert_int_equal(err.status, PQ_ERR_OUTPUT);
+            assert_string_equal(err.message, "cannot write the output");
+            assert_int_equal(s.calls, 1);
+            /* The same render into a working sink succeeds and writes something. */
+            sink_state good = {0};
+            pq_sink gsink = {test_sink_write, &good};
+            st = what == 0   ? pq_render_info(prof, (pq_output)fmt, &gsink, &err)
+                 : what == 1 ? pq_render_tools(prof, (pq_output)fmt, &gsink, &err)
+                             : pq_render_scan(prof, &t, (pq_output)fmt, &gsink, &err);
+            assert_int_equal(st, PQ_OK);
+            assert_true(good.bytes > 0);
+            if (fmt == PQ_OUT_JSON) {
+                assert_int_equal(good.got.p[0], '{');
+                assert_int_equal(good.got.p[good.got.n - 1], '\n');
+            }
+            tb_free(&good.got);
+        }
+    }
+    /* Status names are stable. */
+    assert_string_equal(pq_status_name(PQ_ERR_OUTPUT), "output");
+    assert_string_equal(pq_status_name(PQ_ERR_INPUT), "input");
+    pq_profile_free(prof);
+    tb_free(&x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_escape_ascii),
+        cmocka_unit_test(test_escape_utf8_valid),
+        cmocka_unit_test(test_escape_utf8_invalid),
+        cmocka_unit_test(test_doubles),
+        cmocka_unit_test(test_numbers_and_non_finite),
+        cmocka_unit_test(test_nesting_pretty_and_compact),
+        cmocka_unit_test(test_writer_misuse),
+        cmocka_unit_test(test_buf_streaming_and_failure),
+        cmocka_unit_test(test_render_to_failing_sink),
+    };
+    return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
+}
