@@ -170,10 +170,10 @@ static inline int pb_next(pb_cursor *c, pb_field *f)
  * accept exactly the same grammar (the fuzz target checks that they agree).
  */
 #if defined(__GNUC__)
-#define PB_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PB_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define PB_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
-#define PB_LIKELY(x) (x)
+#define PB_LIKELY(x)   (x)
 #define PB_UNLIKELY(x) (x)
 #endif
 

@@ -215,8 +215,8 @@ static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
         if (scan) {
             scan->events += nevents;
             scan->event_stats += nstats;
-            scan->checksum = (int64_t)((uint64_t)scan->checksum + sum_ps +
-                                       nevents * (uint64_t)base_ps);
+            scan->checksum =
+                (int64_t)((uint64_t)scan->checksum + sum_ps + nevents * (uint64_t)base_ps);
         }
     }
     if (scan)

@@ -206,7 +206,8 @@ static inline int xp_stats_next(xp_stat_iter *it, stat_value *out)
 
 /* Adds one decoded stat to scan totals: counts its kind and folds its value bits, its name
  * length and (for a ref) the referenced name's length into the checksum. */
-static XP_ALWAYS_INLINE void scan_add_stat(const xp_plane *pl, const stat_value *s, pq_scan_totals *t)
+static XP_ALWAYS_INLINE void scan_add_stat(const xp_plane *pl, const stat_value *s,
+                                           pq_scan_totals *t)
 {
     const xp_stat_meta *m = xp_stat_meta_find(pl, s->metadata_id);
     uint64_t sum = (uint64_t)t->checksum + (m ? m->name.n : 0);

@@ -42,9 +42,9 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
         long page = sysconf(_SC_PAGESIZE);
         size_t len = (size_t)st.st_size + (size_t)(page > 0 ? page : 4096);
         void *res = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        void *p = res == MAP_FAILED ? MAP_FAILED
-                                    : mmap(res, (size_t)st.st_size, PROT_READ,
-                                           MAP_PRIVATE | MAP_FIXED, fd, 0);
+        void *p = res == MAP_FAILED
+                      ? MAP_FAILED
+                      : mmap(res, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
         int e = errno;
         close(fd);
         if (p == MAP_FAILED) {

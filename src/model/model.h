@@ -173,13 +173,11 @@ typedef struct xp_event_iter {
     const uint8_t *p, *end;
 } xp_event_iter;
 
-
 /* Walks the XStat fields (field number FIELD) of a validated message body. */
 typedef struct xp_stat_iter {
     const uint8_t *p, *end;
     uint32_t field;
 } xp_stat_iter;
-
 
 static inline pq_str pq_str_of(const char *p, size_t n)
 {

@@ -284,8 +284,8 @@ pq_status pq_profile_open(const char *const *paths, size_t npaths, const pq_open
     return PQ_OK;
 }
 
-pq_status pq_profile_open_memory(const void *data, size_t n, const char *name,
-                                 pq_profile **out, pq_error *err)
+pq_status pq_profile_open_memory(const void *data, size_t n, const char *name, pq_profile **out,
+                                 pq_error *err)
 {
     err_clear(err);
     *out = NULL;
@@ -364,9 +364,8 @@ pq_status pq_profile_scan(const pq_profile *profile, pq_scan_totals *out, pq_err
                 xp_events_begin(line, &ei);
                 while (xp_events_next(&ei, &ev)) {
                     out->events++;
-                    out->checksum =
-                        (int64_t)((uint64_t)out->checksum + (uint64_t)base_ps +
-                                  (uint64_t)ev.offset_ps + (uint64_t)ev.duration_ps);
+                    out->checksum = (int64_t)((uint64_t)out->checksum + (uint64_t)base_ps +
+                                              (uint64_t)ev.offset_ps + (uint64_t)ev.duration_ps);
                     xp_stat_iter it;
                     stat_value s;
                     xp_stats_begin(&it, ev.stats, ev.body_len, 4);
