@@ -113,8 +113,8 @@ pq_status pq_profile_open(const char *const *paths, size_t npaths, const pq_open
  * (into a padded buffer, see io/mapfile.h). No hashing, no threads. For fuzzers and
  * embedders.
  */
-pq_status pq_profile_open_memory(const void *data, size_t n, const char *name,
-                                 pq_profile **out, pq_error *err);
+pq_status pq_profile_open_memory(const void *data, size_t n, const char *name, pq_profile **out,
+                                 pq_error *err);
 
 /* Frees the profile and everything it owns. NULL is allowed. */
 void pq_profile_free(pq_profile *profile);
@@ -134,7 +134,6 @@ typedef struct pq_source_info {
 /* Number of sources; source I in [0, count). Returns NULL when out of range. */
 size_t pq_profile_source_count(const pq_profile *profile);
 const pq_source_info *pq_profile_source(const pq_profile *profile, size_t i);
-
 
 /*
  * Walks every event and every stat of a loaded profile again and decodes each value

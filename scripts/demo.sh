@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# `make demo`: profile a small JAX program on CPU, then show what profq reads from it.
+#   1. build/venv-demo gets JAX (scripts/demo-requirements.txt, pinned) from PyPI, once;
+#   2. scripts/demo_program.py trains a tiny MLP under jax.profiler.trace, writing
+#      build/demo/trace/plugins/profile/<timestamp>/<host>.xplane.pb (fresh each run);
+#   3. `profq info` and `profq tools` run on the log directory (profq picks the newest run).
+# Needs only Debian's python3 + venv (scripts/deps.sh demo) and PyPI. BUILD selects the
+# profq build (default build/); PROFQ overrides the binary.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+BUILD=${BUILD:-build}
+PROFQ=${PROFQ:-$top/$BUILD/profq}
+logdir="$top/build/demo/trace"
+
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
+heading() { printf '\n==== %s\n\n' "$*"; }
+
+if [ ! -x "$PROFQ" ]; then
+  echo "demo: no profq at $PROFQ; build it first (make BUILD=$BUILD all)" >&2
+  exit 1
+fi
+
+t0=$(now)
+heading "Setting up Python with JAX (CPU) in build/venv-demo (first run downloads ~100 MB)"
+t=$(now)
+if ! python=$(scripts/venv.sh demo scripts/demo-requirements.txt); then
+  echo "demo: could not install JAX from PyPI (see the pip message above)" >&2
+  exit 1
+fi
+echo "python: $python ($(since "$t"))"
+
+heading "Profiling a tiny MLP training run with jax.profiler.trace (scripts/demo_program.py)"
+t=$(now)
+rm -rf "$logdir"
+mkdir -p "$logdir"
+"$python" scripts/demo_program.py "$logdir"
+run=$(ls -d "$logdir"/plugins/profile/*/ | sort | tail -n 1)
+echo "run directory: ${run#"$top"/}"
+for f in "$run"*; do
+  printf '  %-40s %10s bytes\n' "$(basename "$f")" "$(stat -c %s "$f")"
+done
+echo "(the perfetto_trace.json.gz opens in the Perfetto UI; profq reads the .xplane.pb)"
+echo "profiled in $(since "$t")"
+
+heading "profq info build/demo/trace -- what the profile contains: planes (host threads, XLA metadata), lines with event counts and time spans, and the XLA programs whose HloProtos JAX stored"
+t=$(now)
+"$PROFQ" info "$logdir"
+echo "(profq info took $(since "$t"))"
+
+heading "profq tools build/demo/trace -- which analyses this profile can feed, and why the others cannot (a CPU run has no device planes)"
+"$PROFQ" tools "$logdir"
+
+heading "demo done in $(since "$t0")"
