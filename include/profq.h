@@ -110,11 +110,11 @@ pq_status pq_profile_open(const char *const *paths, size_t npaths, const pq_open
 /*
  * Loads one in-memory buffer (DATA, N bytes) as a profile with one source named NAME
  * (used for format detection by suffix and in error messages). The bytes are copied
- * (into a padded buffer, see io/mapfile.h). No hashing, no threads. For fuzzers and
- * embedders.
+ * (into a padded buffer, see io/mapfile.h). OPTS may be NULL; threads are not used.
+ * For fuzzers and embedders.
  */
-pq_status pq_profile_open_memory(const void *data, size_t n, const char *name, pq_profile **out,
-                                 pq_error *err);
+pq_status pq_profile_open_memory(const void *data, size_t n, const char *name,
+                                 const pq_open_options *opts, pq_profile **out, pq_error *err);
 
 /* Frees the profile and everything it owns. NULL is allowed. */
 void pq_profile_free(pq_profile *profile);
@@ -169,6 +169,13 @@ pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *totals
  * (1 = the next one); 0 disables. Affects the calling process globally.
  */
 void pq_debug_fail_alloc_after(long n);
+
+/*
+ * Test hook: which build of the XSpace decoder pq_profile_open uses. 0 = automatic (the
+ * x86-64 BMI2 build on Intel CPUs that have BMI2, else the portable one), 1 = portable,
+ * 2 = BMI2 where the CPU has it. Affects the calling process globally.
+ */
+void pq_debug_force_decoder(int which);
 
 #ifdef __cplusplus
 }

@@ -189,17 +189,27 @@ static inline const uint8_t *pb_fast_varint(const uint8_t *p, const uint8_t *end
          * end. Find the terminating byte with one load and squeeze the 7-bit groups with
          * three mask-and-shift steps: no loop, no branch per byte. A terminator at or past
          * END means the varint is truncated. Varints of 9 or 10 bytes take the loop below. */
+        if (!(p[1] & 0x80)) { /* two bytes, the most common multi-byte case */
+            if (PB_UNLIKELY(end - p < 2))
+                return NULL;
+            *out = (uint64_t)(p[0] & 0x7F) | ((uint64_t)p[1] << 7);
+            return p + 2;
+        }
         uint64_t x = pb_load_le64(p);
         uint64_t stop = ~x & UINT64_C(0x8080808080808080);
         if (PB_LIKELY(stop != 0)) {
             unsigned nbytes = (unsigned)__builtin_ctzll(stop) / 8 + 1;
             if (PB_UNLIKELY((ptrdiff_t)nbytes > end - p))
                 return NULL;
+#if defined(PB_USE_PEXT)
+            x = __builtin_ia32_pext_di(x, (stop ^ (stop - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f));
+#else
             if (nbytes < 8)
                 x &= (UINT64_C(1) << (8 * nbytes)) - 1;
             x = ((x & UINT64_C(0x7f007f007f007f00)) >> 1) | (x & UINT64_C(0x007f007f007f007f));
             x = ((x & UINT64_C(0x3fff00003fff0000)) >> 2) | (x & UINT64_C(0x00003fff00003fff));
             x = ((x & UINT64_C(0x0fffffff00000000)) >> 4) | (x & UINT64_C(0x000000000fffffff));
+#endif
             *out = x;
             return p + nbytes;
         }

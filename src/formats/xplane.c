@@ -6,6 +6,16 @@
  * model.h). Field numbers: spec/xprof-tools.md section 1. A known field with an
  * unexpected wire type is skipped as unknown, as the protobuf runtimes do.
  */
+/*
+ * This file is compiled twice: as itself (the portable build, plus the dispatcher at the
+ * end) and through xplane_bmi2.c for x86-64 CPUs with BMI2, where pbwire's varints use
+ * PEXT. XPLANE_READ_NAME names the entry point of each build.
+ */
+#ifndef XPLANE_READ_NAME
+#define XPLANE_READ_NAME xplane_read_generic
+#define XPLANE_DISPATCH  1
+#endif
+
 #include "xplane.h"
 #include "core/alloc.h"
 #include "core/err.h"
@@ -68,7 +78,8 @@ static inline int validate_stat(pb_cursor *parent, const pb_field *f)
 static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
                           pq_scan_totals *scan)
 {
-    uint64_t sum_ps = 0; /* scan checksum: offsets and durations, wrapping */
+    uint64_t sum_ps = 0; /* scan checksum: offsets, durations and stats, wrapping */
+    uint64_t kinds[7] = {0};
     const uint8_t *p = lf->data, *end = lf->data + lf->len;
     int64_t min_off = INT64_MAX, max_end = INT64_MIN;
     uint64_t nevents = 0, nstats = 0, v = 0;
@@ -109,11 +120,13 @@ static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
                     e += 2;
                     if (PB_UNLIKELY(n > (size_t)(eend - e)))
                         return 0;
-                    stat_value sv;
+                    stat_value sv = {0};
                     if (!xp_decode_stat(e, n, &sv))
                         return 0;
-                    if (scan)
-                        scan_add_stat(pl, &sv, scan);
+                    if (scan) {
+                        kinds[sv.kind]++;
+                        sum_ps += scan_stat_sum(pl, &sv);
+                    }
                     e += n;
                     nstats++;
                     continue;
@@ -138,11 +151,13 @@ static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
                     if (!e || v > (uint64_t)(eend - e))
                         return 0;
                     /* Decoding checks the stat as well as validating would. */
-                    stat_value sv;
+                    stat_value sv = {0};
                     if (!xp_decode_stat(e, (size_t)v, &sv))
                         return 0;
-                    if (scan)
-                        scan_add_stat(pl, &sv, scan);
+                    if (scan) {
+                        kinds[sv.kind]++;
+                        sum_ps += scan_stat_sum(pl, &sv);
+                    }
                     e += v;
                     nstats++;
                     break;
@@ -217,6 +232,8 @@ static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
             scan->event_stats += nstats;
             scan->checksum =
                 (int64_t)((uint64_t)scan->checksum + sum_ps + nevents * (uint64_t)base_ps);
+            for (int k = 0; k < 7; k++)
+                scan->stats_by_kind[k] += kinds[k];
         }
     }
     if (scan)
@@ -602,7 +619,7 @@ static pq_status read_plane(reader *r, const pb_field *pf, xp_plane *pl)
         t->plane_stats += pl->nstats;
         for (uint32_t i = 0; i < pl->nemeta; i++) {
             xp_stat_iter it;
-            stat_value sv;
+            stat_value sv = {0};
             xp_stats_begin(&it, pl->emeta[i].body, pl->emeta[i].body_len, 5);
             while (xp_stats_next(&it, &sv)) {
                 scan_add_stat(pl, &sv, t);
@@ -681,7 +698,7 @@ static pq_status locate_programs(reader *r, const xp_plane *pl)
     for (uint32_t i = 0; i < pl->nemeta; i++) {
         const xp_event_meta *m = &pl->emeta[i];
         xp_stat_iter it;
-        stat_value s;
+        stat_value s = {0};
         const uint8_t *hlo = NULL;
         size_t hlo_len = 0;
         int legacy = 0, have_pid = 0;
@@ -749,7 +766,7 @@ static pq_status read_strings(reader *r, const pb_field *f, pq_str **arr, uint32
     return PQ_OK;
 }
 
-pq_status xplane_read(pq_source *src, pq_scan_totals *scan, pq_error *err)
+pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
 {
     reader r = {src, err, src->file.data, scan};
     const uint8_t *data = src->file.data;
@@ -808,3 +825,39 @@ pq_status xplane_read(pq_source *src, pq_scan_totals *scan, pq_error *err)
     src->info.planes = src->nplanes;
     return PQ_OK;
 }
+
+#ifdef XPLANE_DISPATCH
+#include <stdatomic.h>
+
+static atomic_int decoder_choice; /* 0 auto, 1 portable, 2 BMI2 */
+
+void pq_debug_force_decoder(int which)
+{
+    atomic_store(&decoder_choice, which);
+}
+
+/* PEXT is one fast instruction on Intel CPUs since Haswell; AMD before Zen 3 runs it in
+ * microcode (hundreds of cycles), so only Intel takes the BMI2 build automatically. */
+static int use_bmi2(void)
+{
+#if XPLANE_HAVE_BMI2
+    int choice = atomic_load(&decoder_choice);
+    if (choice)
+        return choice == 2 && __builtin_cpu_supports("bmi2");
+    return __builtin_cpu_supports("bmi2") && __builtin_cpu_is("intel");
+#else
+    return 0;
+#endif
+}
+
+pq_status xplane_read(pq_source *src, pq_scan_totals *scan, pq_error *err)
+{
+#if XPLANE_HAVE_BMI2
+    if (use_bmi2())
+        return xplane_read_bmi2(src, scan, err);
+#else
+    (void)use_bmi2;
+#endif
+    return xplane_read_generic(src, scan, err);
+}
+#endif

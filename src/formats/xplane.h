@@ -9,4 +9,15 @@
  * same pass (the single-pass full decode behind `profq scan`). */
 pq_status xplane_read(pq_source *src, pq_scan_totals *scan, pq_error *err);
 
+/* The two builds behind xplane_read (see xplane.c): portable, and x86-64 BMI2. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define XPLANE_HAVE_BMI2 1
+#else
+#define XPLANE_HAVE_BMI2 0
+#endif
+pq_status xplane_read_generic(pq_source *src, pq_scan_totals *scan, pq_error *err);
+#if XPLANE_HAVE_BMI2
+pq_status xplane_read_bmi2(pq_source *src, pq_scan_totals *scan, pq_error *err);
+#endif
+
 #endif

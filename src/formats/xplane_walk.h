@@ -77,7 +77,11 @@ static inline void xp_stats_begin(xp_stat_iter *it, const uint8_t *body, size_t 
 
 /* The general XStat decoder: any field order, repeated fields (the last value wins, as
  * for a proto3 oneof), unknown fields. */
-static inline int xp_decode_stat_general(const uint8_t *p, size_t n, stat_value *out)
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int
+xp_decode_stat_general(const uint8_t *p, size_t n, stat_value *out)
 {
     const uint8_t *end = p + n;
     uint64_t v = 0;
@@ -177,7 +181,13 @@ static XP_ALWAYS_INLINE int xp_decode_stat(const uint8_t *p, size_t n, stat_valu
             break;
         }
     }
-    return xp_decode_stat_general(p, n, out);
+    /* Through a copy, so that OUT (usually a local of a hot loop) never escapes and can
+     * live in registers. */
+    stat_value tmp;
+    if (!xp_decode_stat_general(p, n, &tmp))
+        return 0;
+    *out = tmp;
+    return 1;
 }
 
 static inline int xp_stats_next(xp_stat_iter *it, stat_value *out)
@@ -204,36 +214,40 @@ static inline int xp_stats_next(xp_stat_iter *it, stat_value *out)
     return 0;
 }
 
-/* Adds one decoded stat to scan totals: counts its kind and folds its value bits, its name
- * length and (for a ref) the referenced name's length into the checksum. */
-static XP_ALWAYS_INLINE void scan_add_stat(const xp_plane *pl, const stat_value *s,
-                                           pq_scan_totals *t)
+/* What one decoded stat adds to the scan checksum: its value bits, its name's length and,
+ * for a ref, the referenced name's length. */
+static XP_ALWAYS_INLINE uint64_t scan_stat_sum(const xp_plane *pl, const stat_value *s)
 {
     const xp_stat_meta *m = xp_stat_meta_find(pl, s->metadata_id);
-    uint64_t sum = (uint64_t)t->checksum + (m ? m->name.n : 0);
-    t->stats_by_kind[s->kind]++;
+    uint64_t sum = m ? m->name.n : 0;
     switch (s->kind) {
     case STAT_DOUBLE: {
         uint64_t bits;
         memcpy(&bits, &s->v.d, sizeof bits);
-        sum += bits;
-        break;
+        return sum + bits;
     }
     case STAT_UINT64:
     case STAT_INT64:
-        sum += s->v.u;
-        break;
+        return sum + s->v.u;
     case STAT_STR:
     case STAT_BYTES:
-        sum += s->v.s.n;
-        break;
-    case STAT_REF:
-        sum += xp_stat_str(pl, s).n;
-        break;
+        return sum + s->v.s.n;
+    case STAT_REF: {
+        const xp_stat_meta *r = xp_stat_meta_find(pl, (int64_t)s->v.u);
+        return sum + (r ? r->name.n : 0);
+    }
     case STAT_NONE:
         break;
     }
-    t->checksum = (int64_t)sum;
+    return sum;
+}
+
+/* Adds one decoded stat to scan totals (kind count and checksum). */
+static XP_ALWAYS_INLINE void scan_add_stat(const xp_plane *pl, const stat_value *s,
+                                           pq_scan_totals *t)
+{
+    t->stats_by_kind[s->kind]++;
+    t->checksum = (int64_t)((uint64_t)t->checksum + scan_stat_sum(pl, s));
 }
 
 #endif

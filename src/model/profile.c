@@ -284,8 +284,8 @@ pq_status pq_profile_open(const char *const *paths, size_t npaths, const pq_open
     return PQ_OK;
 }
 
-pq_status pq_profile_open_memory(const void *data, size_t n, const char *name, pq_profile **out,
-                                 pq_error *err)
+pq_status pq_profile_open_memory(const void *data, size_t n, const char *name,
+                                 const pq_open_options *opts, pq_profile **out, pq_error *err)
 {
     err_clear(err);
     *out = NULL;
@@ -307,10 +307,16 @@ pq_status pq_profile_open_memory(const void *data, size_t n, const char *name, p
     src->path = path;
     arena_init(&src->mem);
     pq_status st = mapfile_copy(data, n, name, &src->file, err);
-    pq_open_options opts = {0};
-    opts.skip_sha256 = 1;
+    pq_open_options defaults = {0};
+    defaults.skip_sha256 = 1;
+    if (!opts)
+        opts = &defaults;
     if (st == PQ_OK)
-        st = load_source(src, &opts, err);
+        st = load_source(src, opts, err);
+    if (st == PQ_OK && opts->scan) {
+        *opts->scan = src->scan;
+        opts->scan->bytes = n;
+    }
     if (st != PQ_OK) {
         pq_profile_free(prof);
         return st;
@@ -347,7 +353,7 @@ pq_status pq_profile_scan(const pq_profile *profile, pq_scan_totals *out, pq_err
             }
             for (uint32_t k = 0; k < pl->nemeta; k++) {
                 xp_stat_iter it;
-                stat_value s;
+                stat_value s = {0};
                 xp_stats_begin(&it, pl->emeta[k].body, pl->emeta[k].body_len, 5);
                 while (xp_stats_next(&it, &s)) {
                     scan_add_stat(pl, &s, out);
@@ -367,7 +373,7 @@ pq_status pq_profile_scan(const pq_profile *profile, pq_scan_totals *out, pq_err
                     out->checksum = (int64_t)((uint64_t)out->checksum + (uint64_t)base_ps +
                                               (uint64_t)ev.offset_ps + (uint64_t)ev.duration_ps);
                     xp_stat_iter it;
-                    stat_value s;
+                    stat_value s = {0};
                     xp_stats_begin(&it, ev.stats, ev.body_len, 4);
                     while (xp_stats_next(&it, &s)) {
                         scan_add_stat(pl, &s, out);

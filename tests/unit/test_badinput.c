@@ -88,7 +88,7 @@ static void check_input_error(pq_status st, const pq_error *err, pq_profile *pro
 static pq_status load_any(const uint8_t *p, size_t n, const char *name, int full, pq_error *err)
 {
     pq_profile *prof = NULL;
-    pq_status st = pq_profile_open_memory(p, n, name, &prof, err);
+    pq_status st = pq_profile_open_memory(p, n, name, NULL, &prof, err);
     if (st == PQ_OK) {
         assert_non_null(prof);
         if (full)
@@ -218,7 +218,7 @@ static void test_truncated_prefixes(void **state)
             snprintf(what, sizeof what, "%s cut at %zu", f.path, cut);
             pq_profile *prof = NULL;
             pq_error err;
-            pq_status st = pq_profile_open_memory(f.p, cut, "cut.xplane.pb", &prof, &err);
+            pq_status st = pq_profile_open_memory(f.p, cut, "cut.xplane.pb", NULL, &prof, &err);
             if (cut > 0 && is_in(&bounds, cut)) {
                 if (st != PQ_OK)
                     fail_msg("%s (a field boundary): %s offset %lld: %s", what, pq_status_name(st),
@@ -246,7 +246,7 @@ static void test_truncated_prefixes(void **state)
             tu_write_file(path, f.p, cuts[i]);
             pq_profile *mprof = NULL, *fprof = NULL;
             pq_error merr, ferr;
-            pq_status ms = pq_profile_open_memory(f.p, cuts[i], path, &mprof, &merr);
+            pq_status ms = pq_profile_open_memory(f.p, cuts[i], path, NULL, &mprof, &merr);
             const char *paths[] = {path};
             pq_status fs = pq_profile_open(paths, 1, NULL, &fprof, &ferr);
             assert_int_equal(fs, ms);
@@ -362,7 +362,7 @@ static void test_corrupt_upstream_file(void **state)
     check_input_error(st, &err, prof, f.n, f.path);
     assert_int_equal(err.offset, want);
     assert_string_equal(err.path, f.path);
-    st = pq_profile_open_memory(f.p, f.n, "mangled.xplane.pb", &prof, &err);
+    st = pq_profile_open_memory(f.p, f.n, "mangled.xplane.pb", NULL, &prof, &err);
     check_input_error(st, &err, prof, f.n, "mangled (memory)");
     assert_int_equal(err.offset, want);
     file_bytes_free(&f);
@@ -507,10 +507,10 @@ static void test_not_an_xspace(void **state)
     /* The same from memory. */
     pq_profile *prof = NULL;
     pq_error err;
-    pq_status st = pq_profile_open_memory("", 0, "empty.xplane.pb", &prof, &err);
+    pq_status st = pq_profile_open_memory("", 0, "empty.xplane.pb", NULL, &prof, &err);
     check_input_error(st, &err, prof, 0, "empty (memory)");
     assert_int_equal(err.offset, 0);
-    st = pq_profile_open_memory(json, strlen(json), "j.xplane.pb", &prof, &err);
+    st = pq_profile_open_memory(json, strlen(json), "j.xplane.pb", NULL, &prof, &err);
     check_input_error(st, &err, prof, 0, "json (memory)");
     assert_int_equal(err.offset, 0);
 }
@@ -548,7 +548,8 @@ static void test_allocation_torture(void **state)
         pq_profile *prof = NULL;
         pq_error err;
         pq_debug_fail_alloc_after(n);
-        pq_status st = pq_profile_open_memory(f.p, f.n, "tpu_inference_2.xplane.pb", &prof, &err);
+        pq_status st =
+            pq_profile_open_memory(f.p, f.n, "tpu_inference_2.xplane.pb", NULL, &prof, &err);
         pq_debug_fail_alloc_after(0);
         if (st == PQ_OK) {
             assert_non_null(prof);
@@ -592,7 +593,7 @@ static void test_allocation_torture(void **state)
     /* Rendering: every allocation of info and tools may fail too. */
     pq_profile *prof = NULL;
     pq_error err;
-    assert_int_equal(pq_profile_open_memory(f.p, f.n, "t.xplane.pb", &prof, &err), PQ_OK);
+    assert_int_equal(pq_profile_open_memory(f.p, f.n, "t.xplane.pb", NULL, &prof, &err), PQ_OK);
     for (int which = 0; which < 2; which++) {
         int rendered = 0;
         for (n = 1; n < 10000 && !rendered; n++) {
@@ -623,7 +624,12 @@ int main(void)
         cmocka_unit_test(test_not_an_xspace),      cmocka_unit_test(test_real_trace_json),
         cmocka_unit_test(test_allocation_torture),
     };
-    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    /* Both builds of the XSpace decoder (portable, then BMI2 where the CPU has it). */
+    pq_debug_force_decoder(1);
+    int failed = cmocka_run_group_tests_name("portable decoder", tests, NULL, NULL);
+    pq_debug_force_decoder(2);
+    failed += cmocka_run_group_tests_name("bmi2 decoder", tests, NULL, NULL);
+    pq_debug_force_decoder(0);
     pq_debug_fail_alloc_after(0);
     return tu_exit_code(failed);
 }

@@ -389,7 +389,7 @@ static void test_render_to_failing_sink(void **state)
     tiny_xspace(&x);
     pq_profile *prof = NULL;
     pq_error err;
-    assert_int_equal(pq_profile_open_memory(x.p, x.n, "tiny.xplane.pb", &prof, &err), PQ_OK);
+    assert_int_equal(pq_profile_open_memory(x.p, x.n, "tiny.xplane.pb", NULL, &prof, &err), PQ_OK);
     pq_scan_totals t;
     assert_int_equal(pq_profile_scan(prof, &t, &err), PQ_OK);
     for (int fmt = 0; fmt < 2; fmt++) {

@@ -216,7 +216,7 @@ static pq_profile *load_ok(const tbuf *b, const char *name)
 {
     pq_profile *prof = NULL;
     pq_error err;
-    pq_status st = pq_profile_open_memory(b->p, b->n, name, &prof, &err);
+    pq_status st = pq_profile_open_memory(b->p, b->n, name, NULL, &prof, &err);
     if (st != PQ_OK)
         fail_msg("load: %s offset %lld: %s", pq_status_name(st), (long long)err.offset,
                  err.message);
@@ -231,7 +231,7 @@ static pq_profile *load_ok(const tbuf *b, const char *name)
 static pq_status load_fail(const tbuf *b, const char *name, pq_error *err)
 {
     pq_profile *prof = (pq_profile *)1;
-    pq_status st = pq_profile_open_memory(b->p, b->n, name, &prof, err);
+    pq_status st = pq_profile_open_memory(b->p, b->n, name, NULL, &prof, err);
     assert_int_not_equal(st, PQ_OK);
     assert_null(prof);
     assert_int_equal(err->status, st);
@@ -1021,11 +1021,11 @@ static void test_hostnames(void **state)
     assert_str(src0(prof)->info.host, "odd.pb");
     pq_profile_free(prof);
     pq_error err;
-    assert_int_equal(pq_profile_open_memory(b.p, b.n, "/some/dir/h1.xplane.pb", &prof, &err),
+    assert_int_equal(pq_profile_open_memory(b.p, b.n, "/some/dir/h1.xplane.pb", NULL, &prof, &err),
                      PQ_OK);
     assert_str(src0(prof)->info.host, "h1");
     pq_profile_free(prof);
-    assert_int_equal(pq_profile_open_memory(b.p, b.n, NULL, &prof, &err), PQ_OK);
+    assert_int_equal(pq_profile_open_memory(b.p, b.n, NULL, NULL, &prof, &err), PQ_OK);
     assert_str(src0(prof)->info.path, "<memory>");
     pq_profile_free(prof);
     /* An empty hostnames[0] falls back to the file name too. */
@@ -1599,5 +1599,12 @@ int main(void)
         cmocka_unit_test(test_no_profile_in_directory),
         cmocka_unit_test(test_directory_with_bad_file),
     };
-    return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
+    /* Every test runs with both builds of the XSpace decoder (portable, then BMI2 where the
+     * CPU has it; see src/formats/xplane_bmi2.c). */
+    pq_debug_force_decoder(1);
+    int failed = cmocka_run_group_tests_name("portable decoder", tests, NULL, NULL);
+    pq_debug_force_decoder(2);
+    failed += cmocka_run_group_tests_name("bmi2 decoder", tests, NULL, NULL);
+    pq_debug_force_decoder(0);
+    return tu_exit_code(failed);
 }
