@@ -136,8 +136,9 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
             (ull)f.programs_with_ba, (ull)f.device_planes);
     else
         add(out, "memory", NULL, 0, 0,
-            f.programs_with_ba ? "buffer assignments but no TPU/GPU device plane (%llu, %llu)"
-                               : "needs HloProtos with buffer assignment (found %llu of %llu)",
+            f.programs_with_ba
+                ? "%llu of %llu HloProto(s) have a buffer assignment, but no TPU/GPU plane"
+                : "needs HloProtos with buffer assignment (found %llu of %llu)",
             (ull)f.programs_with_ba, (ull)f.programs);
 
     if (f.programs_with_heap_trace)
