@@ -120,12 +120,13 @@ static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
                     e += 2;
                     if (PB_UNLIKELY(n > (size_t)(eend - e)))
                         return 0;
-                    stat_value sv = {0};
-                    if (!xp_decode_stat(e, n, &sv))
-                        return 0;
                     if (scan) {
-                        kinds[sv.kind]++;
-                        sum_ps += scan_stat_sum(pl, &sv);
+                        if (!xp_scan_stat(pl, e, n, &sum_ps, kinds))
+                            return 0;
+                    } else {
+                        stat_value sv = {0};
+                        if (!xp_decode_stat(e, n, &sv))
+                            return 0;
                     }
                     e += n;
                     nstats++;
@@ -607,6 +608,15 @@ static pq_status read_plane(reader *r, const pb_field *pf, xp_plane *pl)
     for (uint32_t i = 0; i < pl->nemeta; i++)
         pl->metadata_stats += pl->emeta[i].nstats;
     pl->smeta_dense = dense_index(a, pl->smeta, pl->nsmeta, sizeof *pl->smeta, &pl->smeta_dense_n);
+    if (pl->smeta_dense) {
+        /* The scan folds every stat's name length into its checksum: one load per stat. */
+        pl->smeta_name_len = arena_alloc(a, (size_t)pl->smeta_dense_n * sizeof(uint32_t));
+        for (int64_t id = 0; pl->smeta_name_len && id < pl->smeta_dense_n; id++) {
+            uint32_t at = pl->smeta_dense[id];
+            size_t len = at == UINT32_MAX ? 0 : pl->smeta[at].name.n;
+            pl->smeta_name_len[id] = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+        }
+    }
     pl->emeta_dense = dense_index(a, pl->emeta, pl->nemeta, sizeof *pl->emeta, &pl->emeta_dense_n);
     if (arena_failed(a))
         return nomem(r);

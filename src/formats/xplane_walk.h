@@ -214,12 +214,20 @@ static inline int xp_stats_next(xp_stat_iter *it, stat_value *out)
     return 0;
 }
 
+/* Length of the name of stat metadata ID (0 for an unknown id). */
+static XP_ALWAYS_INLINE uint64_t xp_stat_name_len(const xp_plane *pl, int64_t id)
+{
+    if (pl->smeta_name_len)
+        return (uint64_t)id < (uint64_t)pl->smeta_dense_n ? pl->smeta_name_len[id] : 0;
+    const xp_stat_meta *m = xp_stat_meta_find(pl, id);
+    return m ? m->name.n : 0;
+}
+
 /* What one decoded stat adds to the scan checksum: its value bits, its name's length and,
  * for a ref, the referenced name's length. */
 static XP_ALWAYS_INLINE uint64_t scan_stat_sum(const xp_plane *pl, const stat_value *s)
 {
-    const xp_stat_meta *m = xp_stat_meta_find(pl, s->metadata_id);
-    uint64_t sum = m ? m->name.n : 0;
+    uint64_t sum = xp_stat_name_len(pl, s->metadata_id);
     switch (s->kind) {
     case STAT_DOUBLE: {
         uint64_t bits;
@@ -232,10 +240,8 @@ static XP_ALWAYS_INLINE uint64_t scan_stat_sum(const xp_plane *pl, const stat_va
     case STAT_STR:
     case STAT_BYTES:
         return sum + s->v.s.n;
-    case STAT_REF: {
-        const xp_stat_meta *r = xp_stat_meta_find(pl, (int64_t)s->v.u);
-        return sum + (r ? r->name.n : 0);
-    }
+    case STAT_REF:
+        return sum + xp_stat_name_len(pl, (int64_t)s->v.u);
     case STAT_NONE:
         break;
     }
@@ -248,6 +254,65 @@ static XP_ALWAYS_INLINE void scan_add_stat(const xp_plane *pl, const stat_value 
 {
     t->stats_by_kind[s->kind]++;
     t->checksum = (int64_t)((uint64_t)t->checksum + scan_stat_sum(pl, s));
+}
+
+/*
+ * Decodes one XStat and folds it straight into a scan: KINDS[kind]++ and *SUM += what
+ * scan_stat_sum would add. The common layout (metadata_id, then one value) takes one switch;
+ * anything else goes through xp_decode_stat. Returns 0 when the stat is malformed.
+ */
+static XP_ALWAYS_INLINE int xp_scan_stat(const xp_plane *pl, const uint8_t *p, size_t n,
+                                         uint64_t *sum, uint64_t kinds[7])
+{
+    const uint8_t *end = p + n, *q;
+    uint64_t id, v;
+    /* Stat metadata ids are small: a one-byte id is the common case. */
+    if (PB_LIKELY(n >= 3 && p[0] == ((1 << 3) | PB_VARINT) &&
+                  (p[1] < 0x80 ? (id = p[1], q = p + 2) : (q = pb_fast_varint(p + 1, end, &id))) !=
+                      NULL &&
+                  q < end)) {
+        uint32_t t = *q++;
+        switch (t) {
+        case (3 << 3) | PB_VARINT:
+        case (4 << 3) | PB_VARINT:
+            if ((q = pb_fast_varint(q, end, &v)) != NULL && q == end) {
+                kinds[t == ((3 << 3) | PB_VARINT) ? STAT_UINT64 : STAT_INT64]++;
+                *sum += xp_stat_name_len(pl, (int64_t)id) + v;
+                return 1;
+            }
+            break;
+        case (7 << 3) | PB_VARINT:
+            if ((q = pb_fast_varint(q, end, &v)) != NULL && q == end) {
+                kinds[STAT_REF]++;
+                *sum += xp_stat_name_len(pl, (int64_t)id) + xp_stat_name_len(pl, (int64_t)v);
+                return 1;
+            }
+            break;
+        case (2 << 3) | PB_FIXED64:
+            if (end - q == 8) {
+                kinds[STAT_DOUBLE]++;
+                *sum += xp_stat_name_len(pl, (int64_t)id) + pb_load_le64(q);
+                return 1;
+            }
+            break;
+        case (5 << 3) | PB_LEN:
+        case (6 << 3) | PB_LEN:
+            if ((q = pb_fast_varint(q, end, &v)) != NULL && v == (uint64_t)(end - q)) {
+                kinds[t == ((5 << 3) | PB_LEN) ? STAT_STR : STAT_BYTES]++;
+                *sum += xp_stat_name_len(pl, (int64_t)id) + v;
+                return 1;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    stat_value sv = {0};
+    if (!xp_decode_stat(p, n, &sv))
+        return 0;
+    kinds[sv.kind]++;
+    *sum += scan_stat_sum(pl, &sv);
+    return 1;
 }
 
 #endif

@@ -91,6 +91,7 @@ typedef struct xp_plane {
     uint32_t nsmeta;
     uint32_t *smeta_dense; /* index by id when ids are small and dense, else NULL */
     int64_t smeta_dense_n;
+    uint32_t *smeta_name_len; /* with smeta_dense: name length by id (0 = unknown id) */
     uint32_t *emeta_dense;
     int64_t emeta_dense_n;
     stat_value *stats; /* plane stats in file order */
