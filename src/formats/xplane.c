@@ -71,6 +71,17 @@ static inline int validate_stat(pb_cursor *parent, const pb_field *f)
     return 1;
 }
 
+/* One XStat of an event on the fast path: checked, and folded into the scan when there
+ * is one. Returns 0 when malformed. */
+static XP_ALWAYS_INLINE int line_stat(const xp_plane *pl, const uint8_t *p, size_t n,
+                                      pq_scan_totals *scan, uint64_t *sum, uint64_t kinds[7])
+{
+    if (scan)
+        return xp_scan_stat(pl, p, n, sum, kinds);
+    stat_value sv = {0}; /* decoding checks a stat as well as validating would */
+    return xp_decode_stat(p, n, &sv);
+}
+
 /*
  * The fast path of read_line: the same decode on pb_fast_* (no error details). Returns 1
  * when the whole line is well-formed; 0 sends the caller to the slow path for the error.
@@ -118,16 +129,9 @@ static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
                 if (PB_LIKELY(*e == ((4 << 3) | PB_LEN) && e + 1 < eend && e[1] < 0x80)) {
                     size_t n = e[1];
                     e += 2;
-                    if (PB_UNLIKELY(n > (size_t)(eend - e)))
+                    if (PB_UNLIKELY(n > (size_t)(eend - e)) ||
+                        !line_stat(pl, e, n, scan, &sum_ps, kinds))
                         return 0;
-                    if (scan) {
-                        if (!xp_scan_stat(pl, e, n, &sum_ps, kinds))
-                            return 0;
-                    } else {
-                        stat_value sv = {0};
-                        if (!xp_decode_stat(e, n, &sv))
-                            return 0;
-                    }
                     e += n;
                     nstats++;
                     continue;
@@ -149,16 +153,9 @@ static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
                     break;
                 case (4 << 3) | PB_LEN: {
                     e = pb_fast_varint(e, eend, &v);
-                    if (!e || v > (uint64_t)(eend - e))
+                    if (!e || v > (uint64_t)(eend - e) ||
+                        !line_stat(pl, e, (size_t)v, scan, &sum_ps, kinds))
                         return 0;
-                    /* Decoding checks the stat as well as validating would. */
-                    stat_value sv = {0};
-                    if (!xp_decode_stat(e, (size_t)v, &sv))
-                        return 0;
-                    if (scan) {
-                        kinds[sv.kind]++;
-                        sum_ps += scan_stat_sum(pl, &sv);
-                    }
                     e += v;
                     nstats++;
                     break;

@@ -80,25 +80,6 @@ device_kind device_kind_of_plane(pq_str name)
     return DEV_OTHER;
 }
 
-const xp_event_meta *xp_event_meta_find(const xp_plane *pl, int64_t id)
-{
-    if (pl->emeta_dense) {
-        if (id < 0 || id >= pl->emeta_dense_n)
-            return NULL;
-        uint32_t k = pl->emeta_dense[id];
-        return k == UINT32_MAX ? NULL : &pl->emeta[k];
-    }
-    uint32_t lo = 0, hi = pl->nemeta;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (pl->emeta[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < pl->nemeta && pl->emeta[lo].id == id ? &pl->emeta[lo] : NULL;
-}
-
 const xp_stat_meta *xp_stat_meta_by_name(const xp_plane *pl, const char *name)
 {
     for (uint32_t i = 0; i < pl->nsmeta; i++)

@@ -14,6 +14,7 @@
 #include "profq.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* XStat value kinds, numbered as XStat's oneof fields are, minus one. */
 typedef enum stat_kind {
@@ -130,28 +131,45 @@ struct pq_profile {
     size_t nsources;
 };
 
-/* Stat metadata lookup (NULL when the id is unknown, which XProf treats as empty). Inline:
- * every stat of a scan resolves its name through it. */
-static inline const xp_stat_meta *xp_stat_meta_find(const xp_plane *pl, int64_t id)
+/* Index of ID in a sorted, unique array of STRIDE-byte items that start with their int64
+ * id, through the dense table when there is one; UINT32_MAX when absent. */
+static inline uint32_t xp_id_index(const uint32_t *dense, int64_t dense_n, const void *items,
+                                   uint32_t n, size_t stride, int64_t id)
 {
-    if (pl->smeta_dense) {
-        if (id < 0 || id >= pl->smeta_dense_n)
-            return NULL;
-        uint32_t k = pl->smeta_dense[id];
-        return k == UINT32_MAX ? NULL : &pl->smeta[k];
-    }
-    uint32_t lo = 0, hi = pl->nsmeta;
+    if (dense)
+        return (uint64_t)id < (uint64_t)dense_n ? dense[id] : UINT32_MAX;
+    uint32_t lo = 0, hi = n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (pl->smeta[mid].id < id)
+        int64_t at;
+        memcpy(&at, (const unsigned char *)items + (size_t)mid * stride, sizeof at);
+        if (at < id)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < pl->nsmeta && pl->smeta[lo].id == id ? &pl->smeta[lo] : NULL;
+    int64_t found = 0;
+    if (lo < n)
+        memcpy(&found, (const unsigned char *)items + (size_t)lo * stride, sizeof found);
+    return lo < n && found == id ? lo : UINT32_MAX;
 }
 
-const xp_event_meta *xp_event_meta_find(const xp_plane *pl, int64_t id);
+/* Metadata lookups (NULL when the id is unknown, which XProf treats as empty). Inline:
+ * every stat of a scan resolves its name through them. */
+static inline const xp_stat_meta *xp_stat_meta_find(const xp_plane *pl, int64_t id)
+{
+    uint32_t k = xp_id_index(pl->smeta_dense, pl->smeta_dense_n, pl->smeta, pl->nsmeta,
+                             sizeof *pl->smeta, id);
+    return k == UINT32_MAX ? NULL : &pl->smeta[k];
+}
+
+static inline const xp_event_meta *xp_event_meta_find(const xp_plane *pl, int64_t id)
+{
+    uint32_t k = xp_id_index(pl->emeta_dense, pl->emeta_dense_n, pl->emeta, pl->nemeta,
+                             sizeof *pl->emeta, id);
+    return k == UINT32_MAX ? NULL : &pl->emeta[k];
+}
+
 /* Index of the stat metadata with that name, or NULL. Linear; call once per analysis. */
 const xp_stat_meta *xp_stat_meta_by_name(const xp_plane *pl, const char *name);
 /* Name of a stat: its metadata's name, or "" for unknown ids. */
