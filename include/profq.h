@@ -144,7 +144,11 @@ const pq_source_info *pq_profile_source(const pq_profile *profile, size_t i);
 pq_status pq_profile_scan(const pq_profile *profile, pq_scan_totals *out, pq_error *err);
 
 /* Output formats of the renderers. */
-typedef enum pq_output { PQ_OUT_TEXT = 0, PQ_OUT_JSON = 1 } pq_output;
+typedef enum pq_output {
+    PQ_OUT_TEXT = 0,
+    PQ_OUT_JSON = 1,
+    PQ_OUT_XPROF = 2 /* a peer's own JSON, field for field (memory viewer: XProf's) */
+} pq_output;
 
 /*
  * Renders what the profile contains (schema "profq.info.v1" in JSON): per
@@ -163,6 +167,27 @@ pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sin
 /* Renders scan totals (schema "profq.scan.v1" in JSON). */
 pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *totals, pq_output fmt,
                          pq_sink *sink, pq_error *err);
+
+/*
+ * Memory viewer (XProf's memory_viewer, computed exactly; README "memory-viewer").
+ * module: "<name>(<program id>)" or a bare module name that is unique; program_id: an XLA
+ * program id, else (as XProf) a substring of "<name>(<id>)" - first match in source and
+ * program-id order. Both NULL/empty: lists the modules with their program ids and memory
+ * spaces instead. memory_space: the buffer color (0 = device HBM).
+ * PQ_OUT_XPROF writes XProf's PreprocessResult JSON (proto3 JSON: fields at default
+ * omitted, int64 as strings); PQ_OUT_JSON wraps it in schema profq.memory_viewer.v1;
+ * PQ_OUT_TEXT prints a summary. The HloProto is decoded here, not at load.
+ * Errors: PQ_ERR_NOT_FOUND (no such module), PQ_ERR_USAGE (ambiguous name), PQ_ERR_INPUT
+ * (a malformed HloProto, with its byte offset, or a module XProf refuses too).
+ */
+typedef struct pq_memviewer_options {
+    const char *module;
+    const char *program_id;
+    int64_t memory_space;
+} pq_memviewer_options;
+
+pq_status pq_render_memory_viewer(const pq_profile *profile, const pq_memviewer_options *opts,
+                                  pq_output fmt, pq_sink *sink, pq_error *err);
 
 /*
  * Test hook (SQLite-style torture): make the Nth allocation from now fail

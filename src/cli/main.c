@@ -25,6 +25,17 @@ static const cli_command COMMANDS[] = {
      "Decodes every event and every stat of every plane (ref values resolved) and prints\n"
      "counts by kind and a checksum. Exit 3 with the byte offset if anything is malformed.\n"
      "JSON schema profq.scan.v1.\n"},
+    {"memory-viewer", cmd_memory_viewer, "XProf's memory viewer of one module, computed exactly",
+     "profq memory-viewer [--module NAME] [--program-id ID] [--memory-space N]\n"
+     "                    [--format text|json|xprof] [-o FILE] PATH...\n"
+     "\n"
+     "Replays the module's heap-simulator trace as XProf's memory_viewer does: peak heap,\n"
+     "buffers live at the peak, heap size over program order, special allocations, buffer\n"
+     "blocks. --format xprof prints XProf's JSON field for field. Without --module or\n"
+     "--program-id, lists the modules with their program ids and memory spaces.\n"
+     "--module takes '<name>(<program id>)' or a unique bare name; --program-id takes an\n"
+     "XLA program id, else (as XProf) a substring of '<name>(<id>)'. --memory-space is the\n"
+     "buffer color (default 0, device HBM).\n"},
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 
@@ -35,8 +46,8 @@ static void print_overview(FILE *f)
             "profiles\n\nusage: profq <command> [options] PATH...\n\ncommands:\n",
             PQ_VERSION_STRING);
     for (int i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-8s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
-    fprintf(f, "  help     profq help <command>\n  version  print the version\n"
+        fprintf(f, "  %-14s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(f, "  help           profq help <command>\n  version        print the version\n"
                "\nexit codes: 0 ok, 1 gate failed, 2 usage, 3 bad input, 4 output error, "
                "5 internal error\n");
 }
