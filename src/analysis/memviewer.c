@@ -24,10 +24,12 @@ const char *memviewer_category(const hlo_allocation *a)
     return "Temporary";
 }
 
+/* Indefinite lifetime. XProf 2.24.2 (the conformance peer) leaves thread-local allocations
+ * out, unlike the spec's list: they are in no indefinite sum, no indefiniteLifetimes entry
+ * and no total (only nonReusableMib counts them), which the TPU and MI300 inputs show. */
 static int indefinite(const hlo_allocation *a)
 {
-    return a->is_thread_local || a->is_entry_computation_parameter || a->is_constant ||
-           a->maybe_live_out;
+    return a->is_entry_computation_parameter || a->is_constant || a->maybe_live_out;
 }
 
 typedef struct key_seq {
@@ -182,7 +184,11 @@ static int decrease(sim *s, mv_lb *c, const char **what)
         return 0;
     }
     s->unpadded -= c->unpadded;
-    if (c->has_span)
+    /* The end of a span is written once: a canonical buffer whose memory a sharer reused
+     * keeps the end of its first life, and the sharer's span is closed by its own FREE.
+     * The spec's text (always overwrite) differs; XProf 2.24.2, the conformance peer,
+     * behaves this way on h100 jit_train_step (buffers 526, 5904, 616). */
+    if (c->has_span && c->span_end == (int64_t)s->nevents - 1)
         c->span_end = s->k;
     return 1;
 }
@@ -575,7 +581,7 @@ static int layout_blocks(mv_result *r, arena *a, const mv_alloc_list *al,
             node_id++;
         for (uint32_t q = 0; q < x->nassigned; q++) {
             const mv_lb *b = memviewer_lb(r, x->assigned[q].logical_buffer_id);
-            if (!b || !b->has_span || b->canonical)
+            if (!b || !b->has_span) /* sharers that reused freed memory have spans too */
                 continue;
             uint64_t width = (uint64_t)b->span_end - (uint64_t)b->span_start;
             uint64_t y = off + (uint64_t)b->offset;
@@ -800,7 +806,7 @@ pq_status memviewer_compute(const hlo_module *m, int64_t memory_color, arena *a,
      * proto's list itself, duplicates included. */
     for (uint32_t i = 0; i < m->nallocations; i++) {
         const hlo_allocation *x = &m->allocations[i];
-        if (x->color != memory_color)
+        if (x->color != memory_color || x->is_thread_local)
             continue;
         r->total_bytes += x->size;
         if (indefinite(x))

@@ -973,7 +973,9 @@ void hlo_shape_print(buf *b, const hlo_shape *s)
     if (s->element_type == HLO_TUPLE) {
         buf_putc(b, '(');
         for (uint32_t i = 0; i < s->ntuple; i++) {
-            if (i)
+            if (i && i % 5 == 0) /* PrintTupleShapes marks every fifth element */
+                buf_printf(b, ", /*index=%u*/", i);
+            else if (i)
                 buf_puts(b, ", ");
             hlo_shape_print(b, &s->tuple[i]);
         }
