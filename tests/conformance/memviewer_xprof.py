@@ -1,9 +1,10 @@
 """profq memory-viewer vs XProf's memory_viewer, field for field.
 
-Usage: memviewer_xprof.py PROFQ DATA_DIR WORK_DIR [--time]
+Usage: memviewer_xprof.py PROFQ DATA_DIR WORK_DIR [EXTRA_HLO_DIR...] [--time]
 
 For every XPlane (data/xplane/*.xplane.pb, data/xplane/*/*.xplane.pb; not corrupt/) and
-every standalone HloProto (data/hlo/*), every module profq lists and every memory space
+every standalone HloProto (data/hlo/*, and the project's own small HloProtos in the
+EXTRA_HLO_DIRs: fuzz/corpus/hlo), every module profq lists and every memory space
 of that module: run XProf (xspace_to_tools_data, tool memory_viewer) and
 `profq memory-viewer --format xprof`, parse both, compare every field. Numbers compare
 within 1e-9 relative. Orders XProf leaves unspecified (absl hash maps) compare by the rule
@@ -33,6 +34,7 @@ from xprof.convert import _pywrap_profiler_plugin as pw
 
 PROFQ, DATA, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 TIME = "--time" in sys.argv
+EXTRA = [a for a in sys.argv[4:] if a != "--time"]
 
 
 def num_eq(a, b):
@@ -161,6 +163,8 @@ def main():
                     glob.glob(os.path.join(DATA, "xplane", "*", "*.xplane.pb")))
     inputs = [p for p in inputs if "/corrupt/" not in p]
     hlos = sorted(glob.glob(os.path.join(DATA, "hlo", "*")))
+    for d in EXTRA:
+        hlos += sorted(glob.glob(os.path.join(d, "*.hlo_proto.pb")))
     cases = 0
     failures = 0
     t_xprof = t_profq = 0.0
@@ -191,7 +195,7 @@ def main():
                 t2 = time.perf_counter()
                 t_xprof += t1 - t0
                 t_profq += t2 - t1
-                name = f"{os.path.relpath(path, DATA)} {m['module']} space {space}"
+                name = f"{os.path.basename(path)} {m['module']} space {space}"
                 if not ok:
                     if r.returncode == 3:
                         continue

@@ -12,4 +12,5 @@ if [ ! -d "$SHARED/data" ]; then
 fi
 py=$("$top/scripts/venv.sh" xprof "$top/tests/requirements-xprof.txt") || {
   echo "skip: could not install XProf from PyPI"; exit 77; }
-exec "$py" "$top/tests/conformance/memviewer_xprof.py" "$PROFQ" "$SHARED/data" "$top/build/conformance-xprof" "$@"
+exec "$py" "$top/tests/conformance/memviewer_xprof.py" "$PROFQ" "$SHARED/data" "$top/build/conformance-xprof" \
+  "$top/fuzz/corpus/hlo" "$@"
