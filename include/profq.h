@@ -147,7 +147,9 @@ pq_status pq_profile_scan(const pq_profile *profile, pq_scan_totals *out, pq_err
 typedef enum pq_output {
     PQ_OUT_TEXT = 0,
     PQ_OUT_JSON = 1,
-    PQ_OUT_XPROF = 2 /* a peer's own JSON, field for field (memory viewer: XProf's) */
+    PQ_OUT_XPROF = 2, /* a peer's own JSON, field for field (memory viewer: XProf's) */
+    PQ_OUT_TSV = 3,
+    PQ_OUT_MD = 4
 } pq_output;
 
 /*
@@ -188,6 +190,25 @@ typedef struct pq_memviewer_options {
 
 pq_status pq_render_memory_viewer(const pq_profile *profile, const pq_memviewer_options *opts,
                                   pq_output fmt, pq_sink *sink, pq_error *err);
+
+/*
+ * Memory attribution (`profq memory`, README "memory"): for every source and every TPU/GPU
+ * device plane, the memory viewer of the module the device ran (the largest peak among
+ * those whose "<name>(<id>)" starts with module_prefix, NULL = any), its maxHeapBySize rows
+ * classified into buckets by rules (rules_text in the README's rules-file format, tried
+ * before the seed's default rules; NULL = defaults only; rules_path names it in errors),
+ * gradient hits, three sanity checks, and min/avg/max across rows. Text (GiB table),
+ * PQ_OUT_TSV, PQ_OUT_MD or PQ_OUT_JSON (schema profq.memory.v1).
+ */
+typedef struct pq_memory_options {
+    const char *module_prefix;
+    int64_t memory_space;
+    const char *rules_text;
+    const char *rules_path;
+} pq_memory_options;
+
+pq_status pq_render_memory(const pq_profile *profile, const pq_memory_options *opts, pq_output fmt,
+                           pq_sink *sink, pq_error *err);
 
 /*
  * Test hook (SQLite-style torture): make the Nth allocation from now fail

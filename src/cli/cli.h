@@ -66,5 +66,6 @@ int cmd_info(int argc, char **argv);
 int cmd_tools(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_memory_viewer(int argc, char **argv);
+int cmd_memory(int argc, char **argv);
 
 #endif

@@ -36,6 +36,17 @@ static const cli_command COMMANDS[] = {
      "--module takes '<name>(<program id>)' or a unique bare name; --program-id takes an\n"
      "XLA program id, else (as XProf) a substring of '<name>(<id>)'. --memory-space is the\n"
      "buffer color (default 0, device HBM).\n"},
+    {"memory", cmd_memory, "per worker and device: peak memory by bucket (KV cache, params, ...)",
+     "profq memory [--module PREFIX] [--memory-space N] [--rules FILE]\n"
+     "             [--format text|json|tsv|md] [-o FILE] PATH|RUN_DIR...\n"
+     "\n"
+     "For every worker file and every TPU/GPU device plane: the memory viewer of the module\n"
+     "the device ran (the largest peak among those whose '<name>(<id>)' starts with\n"
+     "PREFIX), its buffers at peak classified into buckets (kv_cache, model_params,\n"
+     "other_carry_state, other_parameter by default; temporary, output, gradients, other),\n"
+     "gradient detection, and three sanity checks; then min/avg/max across rows. --rules\n"
+     "adds rules tried before the defaults (format in the README). JSON schema\n"
+     "profq.memory.v1.\n"},
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 
