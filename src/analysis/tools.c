@@ -120,22 +120,22 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
             (ull)f.hlo_sources);
 
     if (f.programs_with_ba)
-        add(out, "memory-viewer", "memory_viewer", 1, 0,
+        add(out, "memory-viewer", "memory_viewer", 1, 1,
             "%llu of %llu HloProto(s) carry a buffer assignment", (ull)f.programs_with_ba,
             (ull)f.programs);
     else if (f.programs)
-        add(out, "memory-viewer", "memory_viewer", 0, 0,
+        add(out, "memory-viewer", "memory_viewer", 0, 1,
             "%llu HloProto(s) found, none with a buffer assignment", (ull)f.programs);
     else
-        add(out, "memory-viewer", "memory_viewer", 0, 0,
+        add(out, "memory-viewer", "memory_viewer", 0, 1,
             "no HloProto: /host:metadata has no 'Hlo Proto' stat and no *.hlo_proto.pb given");
 
     if (f.programs_with_ba && f.device_planes)
-        add(out, "memory", NULL, 1, 0,
+        add(out, "memory", NULL, 1, 1,
             "buffer assignments for %llu program(s) and %llu device plane(s) to attribute",
             (ull)f.programs_with_ba, (ull)f.device_planes);
     else
-        add(out, "memory", NULL, 0, 0,
+        add(out, "memory", NULL, 0, 1,
             f.programs_with_ba ? "buffer assignments but no TPU/GPU device plane (%llu, %llu)"
                                : "needs HloProtos with buffer assignment (found %llu of %llu)",
             (ull)f.programs_with_ba, (ull)f.programs);
