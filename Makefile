@@ -96,6 +96,7 @@ fuzz: deps build/fuzz/fuzz_xspace
 bench: deps all
 	@scripts/deps.sh bench
 	@BUILD=$(BUILD) bench/run.sh
+	@BUILD=$(BUILD) bench/memviewer.sh
 
 demo: all
 	@scripts/deps.sh demo

@@ -866,7 +866,15 @@ int64_t hlo_type_bytes(int32_t type)
 
 static void put_i64(buf *b, int64_t v)
 {
-    buf_printf(b, "%lld", (long long)v);
+    char t[24], *p = t + 24;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    buf_put(b, p, (size_t)(t + 24 - p));
 }
 
 static void print_layout(buf *b, const hlo_layout *l)
