@@ -149,7 +149,8 @@ typedef enum pq_output {
     PQ_OUT_JSON = 1,
     PQ_OUT_XPROF = 2, /* a peer's own JSON, field for field (memory viewer: XProf's) */
     PQ_OUT_TSV = 3,
-    PQ_OUT_MD = 4
+    PQ_OUT_MD = 4,
+    PQ_OUT_SVG = 5
 } pq_output;
 
 /*
@@ -209,6 +210,16 @@ typedef struct pq_memory_options {
 
 pq_status pq_render_memory(const pq_profile *profile, const pq_memory_options *opts, pq_output fmt,
                            pq_sink *sink, pq_error *err);
+
+/*
+ * Heap usage over program order (`profq heap`, README "heap"): every heap-simulator trace
+ * of every module whose "<name>(<id>)" starts with module (NULL = all) replayed with ALLOC,
+ * FREE and SHARE_WITH (shared memory counted once); per trace the usage before each event,
+ * the peak and where it happens. Text, PQ_OUT_TSV (one line per point), PQ_OUT_JSON
+ * (schema profq.heap.v1) or PQ_OUT_SVG (a line chart, one line per module).
+ */
+pq_status pq_render_heap(const pq_profile *profile, const char *module, pq_output fmt,
+                         pq_sink *sink, pq_error *err);
 
 /*
  * Test hook (SQLite-style torture): make the Nth allocation from now fail

@@ -84,5 +84,25 @@ check "memory-viewer: an unknown module exits 3" $?
 "$PROFQ" memory-viewer --module jit_forward_3d_conv "$SHARED/data/xplane/mi300x8_jax_conv_legacy" "$MI" > /dev/null 2>&1
 check "memory-viewer: a bare name shared by two files with the same id is accepted" $?
 
+"$PROFQ" heap --format json --module jit_f "$TPU" > "$work/heap.json"
+"$PROFQ" memory-viewer --format xprof --module jit_f "$TPU" > "$work/mv.json"
+python3 - "$work/heap.json" "$work/mv.json" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))
+mv = json.load(open(sys.argv[2]))
+assert h["schema"] == "profq.heap.v1" and len(h["modules"]) == 1
+m = h["modules"][0]
+# the HBM trace's peak is the memory viewer's peak without the indefinite allocations
+hbm = [t for t in m["traces"] if t["memory_space"] == 0][0]
+want = (mv["peakHeapMib"] - mv.get("indefiniteBufferAllocationMib", 0)) * 2**20
+assert abs(hbm["peak_bytes"] - want) < 1, (hbm["peak_bytes"], want)
+assert len(hbm["usage_bytes"]) == hbm["events"] + 1
+PY
+check "heap: the HBM trace peak of jit_f equals the memory viewer's" $?
+"$PROFQ" heap --format svg "$TPU" > "$work/heap.svg" && python3 -c "import sys, xml.dom.minidom as m; m.parse(sys.argv[1])" "$work/heap.svg"
+check "heap: the SVG chart is well-formed XML" $?
+"$PROFQ" heap --format tsv --module jit_f "$TPU" | awk -F'\t' 'NR > 1 && NF != 5 {bad=1} END {exit bad || NR < 2}'
+check "heap: tsv has five columns" $?
+
 [ $fail -eq 0 ] && echo "memory_cli: all passed"
 exit $fail

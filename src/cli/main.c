@@ -47,6 +47,14 @@ static const cli_command COMMANDS[] = {
      "gradient detection, and three sanity checks; then min/avg/max across rows. --rules\n"
      "adds rules tried before the defaults (format in the README). JSON schema\n"
      "profq.memory.v1.\n"},
+    {"heap", cmd_heap, "heap usage over program order from heap-simulator traces; SVG chart",
+     "profq heap [--module NAME] [--format text|json|tsv|svg] [-o FILE] PATH...\n"
+     "\n"
+     "Replays every heap-simulator trace of every module (or of those whose\n"
+     "'<name>(<id>)' starts with NAME): ALLOC adds a buffer, SHARE_WITH shares its\n"
+     "canonical buffer's memory (counted once), FREE releases it with its last user. Prints\n"
+     "the peak per module and trace; tsv gives every point, json (profq.heap.v1) every\n"
+     "trace, svg a line chart of each module's largest trace over program order.\n"},
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 
