@@ -222,6 +222,17 @@ pq_status pq_render_heap(const pq_profile *profile, const char *module, pq_outpu
                          pq_sink *sink, pq_error *err);
 
 /*
+ * XProf's memory_profile (`profq memory-profile`, README): per allocator the snapshots of
+ * the MemoryAllocation/MemoryDeallocation events on /host:CPU, peak stats, active
+ * allocations at the peak, the sampled timeline (at most 1000 points), and the XLA
+ * modules of the TPU planes. PQ_OUT_XPROF prints XProf's JSON (every field, int64 as
+ * strings; nothing when there is no /host:CPU plane; exactly one source); PQ_OUT_JSON
+ * wraps one per source (schema profq.memory_profile.v1); text summarises.
+ */
+pq_status pq_render_memory_profile(const pq_profile *profile, pq_output fmt, pq_sink *sink,
+                                   pq_error *err);
+
+/*
  * Test hook (SQLite-style torture): make the Nth allocation from now fail
  * (1 = the next one); 0 disables. Affects the calling process globally.
  */

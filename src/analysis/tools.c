@@ -141,17 +141,17 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
             (ull)f.programs_with_ba, (ull)f.programs);
 
     if (f.programs_with_heap_trace)
-        add(out, "heap", NULL, 1, 0, "%llu HloProto(s) carry heap-simulator traces",
+        add(out, "heap", NULL, 1, 1, "%llu HloProto(s) carry heap-simulator traces",
             (ull)f.programs_with_heap_trace);
     else
-        add(out, "heap", NULL, 0, 0, "no heap-simulator trace in %llu HloProto(s)",
+        add(out, "heap", NULL, 0, 1, "no heap-simulator trace in %llu HloProto(s)",
             (ull)f.programs);
 
     if (f.alloc_events)
-        add(out, "memory-profile", "memory_profile", 1, 0,
+        add(out, "memory-profile", "memory_profile", 1, 1,
             "%llu MemoryAllocation/MemoryDeallocation events on /host:CPU", (ull)f.alloc_events);
     else
-        add(out, "memory-profile", "memory_profile", 0, 0,
+        add(out, "memory-profile", "memory_profile", 0, 1,
             "no MemoryAllocation/MemoryDeallocation events on /host:CPU (%llu host events)",
             (ull)f.host_events);
 

@@ -68,5 +68,6 @@ int cmd_scan(int argc, char **argv);
 int cmd_memory_viewer(int argc, char **argv);
 int cmd_memory(int argc, char **argv);
 int cmd_heap(int argc, char **argv);
+int cmd_memory_profile(int argc, char **argv);
 
 #endif

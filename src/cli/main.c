@@ -55,6 +55,13 @@ static const cli_command COMMANDS[] = {
      "canonical buffer's memory (counted once), FREE releases it with its last user. Prints\n"
      "the peak per module and trace; tsv gives every point, json (profq.heap.v1) every\n"
      "trace, svg a line chart of each module's largest trace over program order.\n"},
+    {"memory-profile", cmd_memory_profile, "XProf's memory_profile: allocator timelines and peaks",
+     "profq memory-profile [--format text|json|xprof] [-o FILE] PATH...\n"
+     "\n"
+     "From the MemoryAllocation/MemoryDeallocation events on /host:CPU: per allocator the\n"
+     "peak stats, the allocations active at the peak, and the sampled timeline (at most\n"
+     "1000 points); the XLA module executions of the TPU planes. --format xprof prints\n"
+     "XProf's JSON (one XSpace); json wraps it per source (profq.memory_profile.v1).\n"},
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 
