@@ -104,5 +104,24 @@ check "heap: the SVG chart is well-formed XML" $?
 "$PROFQ" heap --format tsv --module jit_f "$TPU" | awk -F'\t' 'NR > 1 && NF != 5 {bad=1} END {exit bad || NR < 2}'
 check "heap: tsv has five columns" $?
 
+FIX=$top/tests/fixtures/jax_cpu
+"$PROFQ" memory --format json "$FIX/inference/jit_run_scan.hlo.pb" > "$work/inf.json"
+"$PROFQ" memory --format json "$FIX/training/jit_train_step.hlo.pb" > "$work/train.json"
+python3 - "$FIX/expect.json" "$work/inf.json" "$work/train.json" <<'PY'
+import json, sys
+want = json.load(open(sys.argv[1]))
+inf = json.load(open(sys.argv[2]))["rows"][0]
+train = json.load(open(sys.argv[3]))["rows"][0]
+assert inf["buckets"]["kv_cache"] == want["inference"]["kv_cache_bytes"], inf["buckets"]
+assert inf["buckets"]["model_params"] == want["inference"]["model_params_bytes"], inf["buckets"]
+assert inf["gradient_hits"] == 0 and not inf["gradients_present"]
+assert train["gradients_present"] and train["buckets"]["gradients"] > 0
+assert train["buckets"]["model_params"] == want["training"]["model_params_bytes"]
+# the Adam moments (opt_state mu/nu) are the other entry parameters
+assert train["buckets"]["other_parameter"] >= want["training"]["adam_state_bytes"]
+assert all(c["ok"] for r in (inf, train) for c in r["checks"])
+PY
+check "memory: JAX fixtures give the KV cache, params and gradients the script created" $?
+
 [ $fail -eq 0 ] && echo "memory_cli: all passed"
 exit $fail

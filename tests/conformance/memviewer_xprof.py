@@ -4,7 +4,7 @@ Usage: memviewer_xprof.py PROFQ DATA_DIR WORK_DIR [EXTRA_HLO_DIR...] [--time]
 
 For every XPlane (data/xplane/*.xplane.pb, data/xplane/*/*.xplane.pb; not corrupt/) and
 every standalone HloProto (data/hlo/*, and the project's own small HloProtos in the
-EXTRA_HLO_DIRs: fuzz/corpus/hlo), every module profq lists and every memory space
+EXTRA_HLO_DIRs: fuzz/corpus/hlo, tests/fixtures), every module profq lists and every memory space
 of that module: run XProf (xspace_to_tools_data, tool memory_viewer) and
 `profq memory-viewer --format xprof`, parse both, compare every field. Numbers compare
 within 1e-9 relative. Orders XProf leaves unspecified (absl hash maps) compare by the rule
@@ -164,7 +164,8 @@ def main():
     inputs = [p for p in inputs if "/corrupt/" not in p]
     hlos = sorted(glob.glob(os.path.join(DATA, "hlo", "*")))
     for d in EXTRA:
-        hlos += sorted(glob.glob(os.path.join(d, "*.hlo_proto.pb")))
+        hlos += sorted(glob.glob(os.path.join(d, "**", "*.hlo_proto.pb"), recursive=True) +
+                       glob.glob(os.path.join(d, "**", "*.hlo.pb"), recursive=True))
     cases = 0
     failures = 0
     t_xprof = t_profq = 0.0

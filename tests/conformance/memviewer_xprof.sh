@@ -13,4 +13,4 @@ fi
 py=$("$top/scripts/venv.sh" xprof "$top/tests/requirements-xprof.txt") || {
   echo "skip: could not install XProf from PyPI"; exit 77; }
 exec "$py" "$top/tests/conformance/memviewer_xprof.py" "$PROFQ" "$SHARED/data" "$top/build/conformance-xprof" \
-  "$top/fuzz/corpus/hlo" "$@"
+  "$top/fuzz/corpus/hlo" "$top/tests/fixtures" "$@"
