@@ -15,6 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* memcmp that accepts the NULL pointer of an empty view. */
+static int mem_eq(const void *a, const void *b, size_t n)
+{
+    return n == 0 || memcmp(a, b, n) == 0;
+}
+
 const char *const MA_CHECK_NAMES[3] = {"groups_sum_to_peak", "parameter_rows_match_entry_params",
                                        "buckets_sum_to_parameter_rows"};
 
@@ -245,12 +251,12 @@ static pq_status viewer_for(const pq_source *src, const pq_program *prog, int64_
 static int key_matches(const pq_program *p, pq_str name)
 {
     /* "<name>(<id>)" or the bare name */
-    if (name.n == p->name.n && memcmp(name.p, p->name.p, name.n) == 0)
+    if (name.n == p->name.n && mem_eq(name.p, p->name.p, name.n))
         return 1;
     char k[32];
     snprintf(k, sizeof k, "(%" PRIu64 ")", p->program_id);
     size_t kl = strlen(k);
-    return name.n == p->name.n + kl && memcmp(name.p, p->name.p, p->name.n) == 0 &&
+    return name.n == p->name.n + kl && mem_eq(name.p, p->name.p, p->name.n) &&
            memcmp(name.p + p->name.n, k, kl) == 0;
 }
 

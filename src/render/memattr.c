@@ -65,6 +65,14 @@ static void table(buf *b, const ma_result *r, int style) /* 0 text, 1 tsv, 2 md 
 {
     const char *sep = style == 1 ? "\t" : style == 2 ? " | " : "  ";
     int nf = nfigures(r);
+    int64_t maxpeak = 0;
+    for (int i = 0; i < r->nrows; i++)
+        if (r->rows[i].peak_bytes > maxpeak)
+            maxpeak = r->rows[i].peak_bytes;
+    /* GiB like the seed's table, or MiB when every peak is under 1 GiB (a CPU demo's
+     * 0.3 MiB would print as 0.000 GiB). */
+    double unit_bytes = maxpeak < (int64_t)1 << 30 ? 1048576.0 : GIB;
+    const char *unit_suffix = maxpeak < (int64_t)1 << 30 ? "_mib" : "_gib";
     if (style == 2)
         buf_puts(b, "| ");
     buf_printf(b, "host%sdevice%smodule", sep, sep);
@@ -74,7 +82,7 @@ static void table(buf *b, const ma_result *r, int style) /* 0 text, 1 tsv, 2 md 
             n = "peak";
         else if (f == 1)
             n = "entry_params";
-        buf_printf(b, "%s%s%s", sep, n, f < nf - 1 && style != 1 ? "_gib" : "");
+        buf_printf(b, "%s%s%s", sep, n, f < nf - 1 && style != 1 ? unit_suffix : "");
     }
     buf_printf(b, "%schecks%s\n", sep, style == 2 ? " |" : "");
     if (style == 2) {
@@ -95,7 +103,7 @@ static void table(buf *b, const ma_result *r, int style) /* 0 text, 1 tsv, 2 md 
             else if (style == 1)
                 buf_printf(b, "%s%" PRId64, sep, v);
             else
-                buf_printf(b, "%s%.3f", sep, (double)v / GIB);
+                buf_printf(b, "%s%.3f", sep, (double)v / unit_bytes);
         }
         buf_printf(b, "%s%s%s\n", sep, all_ok(row) ? "ok" : "FAILED", style == 2 ? " |" : "");
     }
@@ -113,7 +121,7 @@ static void table(buf *b, const ma_result *r, int style) /* 0 text, 1 tsv, 2 md 
                 if (f == nf - 1)
                     buf_printf(b, "%s%.1f", sep, v);
                 else
-                    buf_printf(b, "%s%.3f", sep, v / GIB);
+                    buf_printf(b, "%s%.3f", sep, v / unit_bytes);
             }
             buf_printf(b, "%s%s\n", sep, style == 2 ? " |" : "");
         }

@@ -14,6 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* memcmp that accepts the NULL pointer of an empty view. */
+static int mem_eq(const void *a, const void *b, size_t n)
+{
+    return n == 0 || memcmp(a, b, n) == 0;
+}
+
 static const double MIB = 1048576.0;
 
 static void key_i64str(json_writer *w, const char *k, int64_t v)
@@ -363,7 +369,7 @@ static int key_eq(const pq_program *p, const char *s)
     size_t n = strlen(s);
     snprintf(k, sizeof k, "(%" PRIu64 ")", p->program_id);
     size_t kl = strlen(k);
-    return n == p->name.n + kl && memcmp(s, p->name.p, p->name.n) == 0 &&
+    return n == p->name.n + kl && mem_eq(s, p->name.p, p->name.n) &&
            memcmp(s + p->name.n, k, kl) == 0;
 }
 
@@ -385,7 +391,7 @@ static int pick_program(const pq_profile *p, const char *module, const char *pro
         for (size_t s = 0; s < p->nsources; s++)
             for (uint32_t i = 0; i < p->sources[s].nprograms; i++) {
                 const pq_program *q = &p->sources[s].programs[i];
-                if (q->name.n == strlen(module) && memcmp(q->name.p, module, q->name.n) == 0) {
+                if (q->name.n == strlen(module) && mem_eq(q->name.p, module, q->name.n)) {
                     if (found && out->prog->program_id != q->program_id)
                         return -1;
                     if (!found)
