@@ -134,11 +134,14 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
         add(out, "memory", NULL, 1, 1,
             "buffer assignments for %llu program(s) and %llu device plane(s) to attribute",
             (ull)f.programs_with_ba, (ull)f.device_planes);
+    else if (f.programs_with_ba)
+        add(out, "memory", NULL, 1, 1,
+            "buffer assignments for %llu program(s); no TPU/GPU plane, so one row per source",
+            (ull)f.programs_with_ba);
     else
         add(out, "memory", NULL, 0, 1,
-            f.programs_with_ba ? "buffer assignments but no TPU/GPU device plane (%llu, %llu)"
-                               : "needs HloProtos with buffer assignment (found %llu of %llu)",
-            (ull)f.programs_with_ba, (ull)f.programs);
+            "needs HloProtos with buffer assignment (found %llu of %llu)", (ull)f.programs_with_ba,
+            (ull)f.programs);
 
     if (f.programs_with_heap_trace)
         add(out, "heap", NULL, 1, 1, "%llu HloProto(s) carry heap-simulator traces",
