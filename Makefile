@@ -2,7 +2,7 @@
 # Dependencies come from Debian packages, found with pkg-config (scripts/deps.sh installs them).
 
 CC      ?= cc
-PKGS    := libcrypto
+PKGS    := libcrypto liblzma
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_PKG_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
@@ -56,12 +56,17 @@ $(BUILD)/fuzz_replay: fuzz/fuzz_xspace.c fuzz/replay.c $(BUILD)/libprofq.a
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ fuzz/fuzz_xspace.c fuzz/replay.c $(BUILD)/libprofq.a \
 	    $(LDLIBS_ALL)
 
+$(BUILD)/fuzz_replay_hlo: fuzz/fuzz_hlo.c fuzz/replay.c $(BUILD)/libprofq.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ fuzz/fuzz_hlo.c fuzz/replay.c $(BUILD)/libprofq.a \
+	    $(LDLIBS_ALL)
+
 deps:
 	@scripts/deps.sh test
 
 # The one test command (README, .ci/run): unit tests, CLI golden cases, bad input,
 # fuzz corpus replay, conformance against Python's protobuf.
-test: deps all $(UNIT_BIN) $(BUILD)/fuzz_replay
+test: deps all $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo
 	@BUILD=$(BUILD) tests/run.sh
 
 unit: $(UNIT_BIN)
@@ -80,12 +85,18 @@ build/fuzz/fuzz_xspace: fuzz/fuzz_xspace.c $(LIB_SRC) $(wildcard include/*.h src
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude -Isrc $(PKG_CFLAGS) \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_xspace.c \
 	    $(LIB_SRC) $(PKG_LIBS) -lpthread -lm
+build/fuzz/fuzz_hlo: fuzz/fuzz_hlo.c $(LIB_SRC) $(wildcard include/*.h src/*/*.h)
+	@mkdir -p $(@D)
+	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude -Isrc $(PKG_CFLAGS) \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_hlo.c \
+	    $(LIB_SRC) $(PKG_LIBS) -lpthread -lm
 fuzz: deps build/fuzz/fuzz_xspace
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 bench: deps all
 	@scripts/deps.sh bench
 	@BUILD=$(BUILD) bench/run.sh
+	@BUILD=$(BUILD) bench/memviewer.sh
 
 demo: all
 	@scripts/deps.sh demo

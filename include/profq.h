@@ -144,7 +144,14 @@ const pq_source_info *pq_profile_source(const pq_profile *profile, size_t i);
 pq_status pq_profile_scan(const pq_profile *profile, pq_scan_totals *out, pq_error *err);
 
 /* Output formats of the renderers. */
-typedef enum pq_output { PQ_OUT_TEXT = 0, PQ_OUT_JSON = 1 } pq_output;
+typedef enum pq_output {
+    PQ_OUT_TEXT = 0,
+    PQ_OUT_JSON = 1,
+    PQ_OUT_XPROF = 2, /* a peer's own JSON, field for field (memory viewer: XProf's) */
+    PQ_OUT_TSV = 3,
+    PQ_OUT_MD = 4,
+    PQ_OUT_SVG = 5
+} pq_output;
 
 /*
  * Renders what the profile contains (schema "profq.info.v1" in JSON): per
@@ -163,6 +170,67 @@ pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sin
 /* Renders scan totals (schema "profq.scan.v1" in JSON). */
 pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *totals, pq_output fmt,
                          pq_sink *sink, pq_error *err);
+
+/*
+ * Memory viewer (XProf's memory_viewer, computed exactly; README "memory-viewer").
+ * module: "<name>(<program id>)" or a bare module name that is unique; program_id: an XLA
+ * program id, else (as XProf) a substring of "<name>(<id>)" - first match in source and
+ * program-id order. Both NULL/empty: lists the modules with their program ids and memory
+ * spaces instead. memory_space: the buffer color (0 = device HBM).
+ * PQ_OUT_XPROF writes XProf's PreprocessResult JSON (proto3 JSON: fields at default
+ * omitted, int64 as strings); PQ_OUT_JSON wraps it in schema profq.memory_viewer.v1;
+ * PQ_OUT_TEXT prints a summary. The HloProto is decoded here, not at load.
+ * Errors: PQ_ERR_NOT_FOUND (no such module), PQ_ERR_USAGE (ambiguous name), PQ_ERR_INPUT
+ * (a malformed HloProto, with its byte offset, or a module XProf refuses too).
+ */
+typedef struct pq_memviewer_options {
+    const char *module;
+    const char *program_id;
+    int64_t memory_space;
+} pq_memviewer_options;
+
+pq_status pq_render_memory_viewer(const pq_profile *profile, const pq_memviewer_options *opts,
+                                  pq_output fmt, pq_sink *sink, pq_error *err);
+
+/*
+ * Memory attribution (`profq memory`, README "memory"): for every source and every TPU/GPU
+ * device plane, the memory viewer of the module the device ran (the largest peak among
+ * those whose "<name>(<id>)" starts with module_prefix, NULL = any), its maxHeapBySize rows
+ * classified into buckets by rules (rules_text in the README's rules-file format, tried
+ * before the seed's default rules; NULL = defaults only; rules_path names it in errors),
+ * gradient hits, three sanity checks, and min/avg/max across rows. Text (GiB table),
+ * PQ_OUT_TSV, PQ_OUT_MD or PQ_OUT_JSON (schema profq.memory.v1).
+ */
+typedef struct pq_memory_options {
+    const char *module_prefix;
+    int64_t memory_space;
+    const char *rules_text;
+    const char *rules_path;
+} pq_memory_options;
+
+pq_status pq_render_memory(const pq_profile *profile, const pq_memory_options *opts, pq_output fmt,
+                           pq_sink *sink, pq_error *err);
+
+/*
+ * Heap usage over program order (`profq heap`, README "heap"): every heap-simulator trace
+ * of every module whose "<name>(<id>)" starts with module (NULL = all) replayed with ALLOC,
+ * FREE and SHARE_WITH (shared memory counted once); per trace the usage before each event,
+ * the peak and where it happens. Text, PQ_OUT_TSV (one line per point), PQ_OUT_JSON
+ * (schema profq.heap.v1) or PQ_OUT_SVG (a line chart, one line per module).
+ */
+pq_status pq_render_heap(const pq_profile *profile, const char *module, pq_output fmt,
+                         pq_sink *sink, pq_error *err);
+
+/*
+ * XProf's memory_profile (`profq memory-profile`, README): per allocator the snapshots of
+ * the MemoryAllocation/MemoryDeallocation events on /host:CPU, peak stats, active
+ * allocations at the peak, the sampled timeline (at most 1000 points), and the XLA
+ * modules of the TPU planes. PQ_OUT_XPROF prints XProf's JSON (every field, int64 as
+ * strings; nothing when there is no /host:CPU plane; exactly one source); PQ_OUT_JSON
+ * wraps one per source (schema profq.memory_profile.v1); text summarises.
+ */
+pq_status pq_render_memory_profile(const pq_profile *profile, pq_output fmt, pq_sink *sink,
+                                   pq_error *err);
 
 /*
  * Test hook (SQLite-style torture): make the Nth allocation from now fail

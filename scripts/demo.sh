@@ -3,7 +3,8 @@
 #   1. build/venv-demo gets JAX (scripts/demo-requirements.txt, pinned) from PyPI, once;
 #   2. scripts/demo_program.py trains a tiny MLP under jax.profiler.trace, writing
 #      build/demo/trace/plugins/profile/<timestamp>/<host>.xplane.pb (fresh each run);
-#   3. `profq info` and `profq tools` run on the log directory (profq picks the newest run).
+#   3. `profq info` and `profq tools` run on the log directory (profq picks the newest run);
+#   4. `profq memory` shows the attribution table of the inference loop (run_scan).
 # Needs only Debian's python3 + venv (scripts/deps.sh demo) and PyPI. BUILD selects the
 # profq build (default build/); PROFQ overrides the binary.
 set -euo pipefail
@@ -51,5 +52,8 @@ echo "(profq info took $(since "$t"))"
 
 heading "profq tools build/demo/trace -- which analyses this profile can feed, and why the others cannot (a CPU run has no device planes)"
 "$PROFQ" tools "$logdir"
+
+heading "profq memory --module jit_run_scan build/demo/trace -- where the inference loop's memory goes at peak: KV cache (init_carry[2], init_carry[3]), model params, temporaries, with the sanity checks"
+"$PROFQ" memory --module jit_run_scan "$logdir"
 
 heading "demo done in $(since "$t0")"

@@ -5,7 +5,8 @@ It runs under jax.profiler.trace, which writes what a real JAX user gets:
 LOGDIR/plugins/profile/<timestamp>/<host>.xplane.pb (the XSpace profq reads) and,
 with create_perfetto_trace=True, a Perfetto trace beside it. Several XLA modules are
 compiled on purpose (parameter init, the jitted training step, a lax.scan loop,
-an evaluation), so the profile's /host:metadata plane carries several HloProtos.
+an evaluation, and an inference loop run_scan whose carry holds a KV cache at indices
+2 and 3, which `profq memory` attributes), so the profile's /host:metadata plane carries several HloProtos.
 
 Usage: demo_program.py LOGDIR
 """
@@ -71,6 +72,28 @@ def evaluate(params, x, y):
     return loss_fn(params, x, y)
 
 
+KV_SHAPE = (2, 4, 64, 32)  # (k/v layer, batch, sequence, head dim): 64 KiB each in f32
+
+
+@jax.jit
+def run_scan(params, init_carry):
+    """Inference decoding loop in the seed's shape: the scan carry is
+    (x, step, k_cache, v_cache), so the KV cache is init_carry[2] and init_carry[3]."""
+    w_in, w_out = params["w_in"], params["w_out"]
+
+    def step(carry, _):
+        x, t, k, v = carry
+        h = jnp.tanh(x @ w_in)
+        kv = h[:, : KV_SHAPE[3]]
+        k = jax.lax.dynamic_update_slice(k, kv[None, :, None, :], (0, 0, t, 0))
+        v = jax.lax.dynamic_update_slice(v, (2 * kv)[None, :, None, :], (1, 0, t, 0))
+        att = jnp.einsum("bk,lbsk->bs", kv, k + v)
+        return (h @ w_out + att[:, : x.shape[1]], t + 1, k, v), None
+
+    carry, _ = jax.lax.scan(step, init_carry, None, length=8)
+    return carry
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: demo_program.py LOGDIR")
@@ -93,6 +116,9 @@ def main():
                 loss.block_until_ready()
         params, losses = train_scan(params, xs, ys)
         final = evaluate(params, x, y).block_until_ready()
+        inf_params = {"w_in": jnp.ones((64, 128)) * 0.01, "w_out": jnp.ones((128, 64)) * 0.01}
+        init_carry = (jnp.ones((4, 64)), jnp.int32(0), jnp.zeros(KV_SHAPE), jnp.zeros(KV_SHAPE))
+        run_scan(inf_params, init_carry)[0].block_until_ready()
 
     print(f"demo: {STEPS} jitted steps (loss {float(loss):.4f}), {SCAN_STEPS} scanned steps "
           f"(last loss {float(losses[-1]):.4f}), eval loss {float(final):.4f}")

@@ -33,7 +33,9 @@ for t in "$BUILD"/tests/test_*; do
   run_suite "unit/$(basename "$t")" "$t"
 done
 [ -x tests/golden/run.sh ] && run_suite golden tests/golden/run.sh
+run_suite memory-cli tests/memory_cli.sh
 run_suite fuzz-replay "$BUILD/fuzz_replay" fuzz/corpus/xspace "$SHARED/data/xplane" "$SHARED/data/hlo"
+run_suite fuzz-replay-hlo "$BUILD/fuzz_replay_hlo" fuzz/corpus/hlo "$SHARED/data/hlo"
 for s in tests/conformance/*.sh; do
   [ -x "$s" ] && run_suite "conformance/$(basename "$s" .sh)" "$s"
 done

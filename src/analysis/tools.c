@@ -120,39 +120,41 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
             (ull)f.hlo_sources);
 
     if (f.programs_with_ba)
-        add(out, "memory-viewer", "memory_viewer", 1, 0,
+        add(out, "memory-viewer", "memory_viewer", 1, 1,
             "%llu of %llu HloProto(s) carry a buffer assignment", (ull)f.programs_with_ba,
             (ull)f.programs);
     else if (f.programs)
-        add(out, "memory-viewer", "memory_viewer", 0, 0,
+        add(out, "memory-viewer", "memory_viewer", 0, 1,
             "%llu HloProto(s) found, none with a buffer assignment", (ull)f.programs);
     else
-        add(out, "memory-viewer", "memory_viewer", 0, 0,
+        add(out, "memory-viewer", "memory_viewer", 0, 1,
             "no HloProto: /host:metadata has no 'Hlo Proto' stat and no *.hlo_proto.pb given");
 
     if (f.programs_with_ba && f.device_planes)
-        add(out, "memory", NULL, 1, 0,
+        add(out, "memory", NULL, 1, 1,
             "buffer assignments for %llu program(s) and %llu device plane(s) to attribute",
             (ull)f.programs_with_ba, (ull)f.device_planes);
+    else if (f.programs_with_ba)
+        add(out, "memory", NULL, 1, 1,
+            "buffer assignments for %llu program(s); no TPU/GPU plane, so one row per source",
+            (ull)f.programs_with_ba);
     else
-        add(out, "memory", NULL, 0, 0,
-            f.programs_with_ba
-                ? "%llu of %llu HloProto(s) have a buffer assignment, but no TPU/GPU plane"
-                : "needs HloProtos with buffer assignment (found %llu of %llu)",
-            (ull)f.programs_with_ba, (ull)f.programs);
+        add(out, "memory", NULL, 0, 1,
+            "needs HloProtos with buffer assignment (found %llu of %llu)", (ull)f.programs_with_ba,
+            (ull)f.programs);
 
     if (f.programs_with_heap_trace)
-        add(out, "heap", NULL, 1, 0, "%llu HloProto(s) carry heap-simulator traces",
+        add(out, "heap", NULL, 1, 1, "%llu HloProto(s) carry heap-simulator traces",
             (ull)f.programs_with_heap_trace);
     else
-        add(out, "heap", NULL, 0, 0, "no heap-simulator trace in %llu HloProto(s)",
+        add(out, "heap", NULL, 0, 1, "no heap-simulator trace in %llu HloProto(s)",
             (ull)f.programs);
 
     if (f.alloc_events)
-        add(out, "memory-profile", "memory_profile", 1, 0,
+        add(out, "memory-profile", "memory_profile", 1, 1,
             "%llu MemoryAllocation/MemoryDeallocation events on /host:CPU", (ull)f.alloc_events);
     else
-        add(out, "memory-profile", "memory_profile", 0, 0,
+        add(out, "memory-profile", "memory_profile", 0, 1,
             "no MemoryAllocation/MemoryDeallocation events on /host:CPU (%llu host events)",
             (ull)f.host_events);
 

@@ -65,5 +65,9 @@ int cli_load(const cli_common *c, pq_profile **out);
 int cmd_info(int argc, char **argv);
 int cmd_tools(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
+int cmd_memory_viewer(int argc, char **argv);
+int cmd_memory(int argc, char **argv);
+int cmd_heap(int argc, char **argv);
+int cmd_memory_profile(int argc, char **argv);
 
 #endif

@@ -25,6 +25,43 @@ static const cli_command COMMANDS[] = {
      "Decodes every event and every stat of every plane (ref values resolved) and prints\n"
      "counts by kind and a checksum. Exit 3 with the byte offset if anything is malformed.\n"
      "JSON schema profq.scan.v1.\n"},
+    {"memory-viewer", cmd_memory_viewer, "XProf's memory viewer of one module, computed exactly",
+     "profq memory-viewer [--module NAME] [--program-id ID] [--memory-space N]\n"
+     "                    [--format text|json|xprof] [-o FILE] PATH...\n"
+     "\n"
+     "Replays the module's heap-simulator trace as XProf's memory_viewer does: peak heap,\n"
+     "buffers live at the peak, heap size over program order, special allocations, buffer\n"
+     "blocks. --format xprof prints XProf's JSON field for field. Without --module or\n"
+     "--program-id, lists the modules with their program ids and memory spaces.\n"
+     "--module takes '<name>(<program id>)' or a unique bare name; --program-id takes an\n"
+     "XLA program id, else (as XProf) a substring of '<name>(<id>)'. --memory-space is the\n"
+     "buffer color (default 0, device HBM).\n"},
+    {"memory", cmd_memory, "per worker and device: peak memory by bucket (KV cache, params, ...)",
+     "profq memory [--module PREFIX] [--memory-space N] [--rules FILE]\n"
+     "             [--format text|json|tsv|md] [-o FILE] PATH|RUN_DIR...\n"
+     "\n"
+     "For every worker file and every TPU/GPU device plane: the memory viewer of the module\n"
+     "the device ran (the largest peak among those whose '<name>(<id>)' starts with\n"
+     "PREFIX), its buffers at peak classified into buckets (kv_cache, model_params,\n"
+     "other_carry_state, other_parameter by default; temporary, output, gradients, other),\n"
+     "gradient detection, and three sanity checks; then min/avg/max across rows. --rules\n"
+     "adds rules tried before the defaults (format in the README). JSON schema\n"
+     "profq.memory.v1.\n"},
+    {"heap", cmd_heap, "heap usage over program order from heap-simulator traces; SVG chart",
+     "profq heap [--module NAME] [--format text|json|tsv|svg] [-o FILE] PATH...\n"
+     "\n"
+     "Replays every heap-simulator trace of every module (or of those whose\n"
+     "'<name>(<id>)' starts with NAME): ALLOC adds a buffer, SHARE_WITH shares its\n"
+     "canonical buffer's memory (counted once), FREE releases it with its last user. Prints\n"
+     "the peak per module and trace; tsv gives every point, json (profq.heap.v1) every\n"
+     "trace, svg a line chart of each module's largest trace over program order.\n"},
+    {"memory-profile", cmd_memory_profile, "XProf's memory_profile: allocator timelines and peaks",
+     "profq memory-profile [--format text|json|xprof] [-o FILE] PATH...\n"
+     "\n"
+     "From the MemoryAllocation/MemoryDeallocation events on /host:CPU: per allocator the\n"
+     "peak stats, the allocations active at the peak, and the sampled timeline (at most\n"
+     "1000 points); the XLA module executions of the TPU planes. --format xprof prints\n"
+     "XProf's JSON (one XSpace); json wraps it per source (profq.memory_profile.v1).\n"},
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 
@@ -35,8 +72,8 @@ static void print_overview(FILE *f)
             "profiles\n\nusage: profq <command> [options] PATH...\n\ncommands:\n",
             PQ_VERSION_STRING);
     for (int i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-8s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
-    fprintf(f, "  help     profq help <command>\n  version  print the version\n"
+        fprintf(f, "  %-14s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(f, "  help           profq help <command>\n  version        print the version\n"
                "\nexit codes: 0 ok, 1 gate failed, 2 usage, 3 bad input, 4 output error, "
                "5 internal error\n");
 }

@@ -54,6 +54,8 @@ pq_status buf_flush(buf *b)
 
 void buf_put(buf *b, const void *p, size_t n)
 {
+    if (n == 0) /* empty views may have a NULL pointer; memcpy must not see it */
+        return;
     if (!buf_reserve(b, n))
         return;
     memcpy(b->p + b->n, p, n);

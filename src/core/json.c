@@ -183,10 +183,27 @@ void json_cstr(json_writer *w, const char *s)
     json_str(w, s, strlen(s));
 }
 
+/* Decimal digits of V into the END of out[24]; returns the start. No printf: renderers
+ * write millions of numbers (memory viewer timelines), and vfprintf dominated them. */
+static char *format_i64(char out[24], int64_t v)
+{
+    char *p = out + 24;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    return p;
+}
+
 void json_int(json_writer *w, int64_t v)
 {
     before_item(w);
-    buf_printf(w->b, "%lld", (long long)v);
+    char t[24];
+    char *p = format_i64(t, v);
+    buf_put(w->b, p, (size_t)(t + 24 - p));
 }
 
 void json_uint(json_writer *w, uint64_t v)
@@ -197,6 +214,16 @@ void json_uint(json_writer *w, uint64_t v)
 
 int json_format_double(char *out, size_t cap, double v)
 {
+    /* Integral values below 1e15 print as their digits, exactly what "%.15g" gives. */
+    if (v == v && v > -1e15 && v < 1e15 && v == (double)(int64_t)v && !(v == 0 && signbit(v)) &&
+        cap >= 24) {
+        char t[24];
+        char *p = format_i64(t, (int64_t)v);
+        size_t n = (size_t)(t + 24 - p);
+        memcpy(out, p, n);
+        out[n] = 0;
+        return (int)n;
+    }
     int k = snprintf(out, cap, "%.15g", v);
     if (strtod(out, NULL) != v)
         k = snprintf(out, cap, "%.17g", v);

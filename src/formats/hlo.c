@@ -1,9 +1,17 @@
-/* hlo.c - HloProto header reader (module name and id, buffer-assignment presence).
- * Not the full HLO decoder: computations, instructions and buffer assignment are
- * decoded by the memory analyses when they need them. */
+/* hlo.c - xla.HloProto decoding: the header reader used at load, and the full (lazy)
+ * decoder analyses call (hlo_decode), plus XLA's shape strings and byte sizes.
+ *
+ * Not here: choosing which HloProto to decode (model/), or any analysis of it. Field
+ * numbers are spec/xprof-tools.md section 2. Like protobuf's own parser, a known field
+ * that arrives with another wire type is skipped as unknown, and a singular sub-message
+ * that occurs twice keeps its last occurrence (protobuf merges; no real writer repeats
+ * them). Recursion happens only through shapes (tuple_shapes, physical_shape) and is
+ * bounded by HLO_MAX_SHAPE_DEPTH. */
 #include "hlo.h"
+#include "core/buf.h"
 #include "pbwire.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int fail(const pb_cursor *c, int64_t *off, const char **what)
@@ -53,4 +61,986 @@ int hlo_read_header(const uint8_t *data, size_t n, const uint8_t *base, hlo_head
     if (k == PB_ERROR)
         return fail(&c, err_offset, err_what);
     return 1;
+}
+
+/* ---- the full decoder ---- */
+
+typedef struct dec {
+    arena *a;
+    const uint8_t *base;
+    const uint8_t *err_at;
+    const char *err;
+    int nomem;
+} dec;
+
+static int dfail(dec *d, const pb_cursor *c)
+{
+    if (!d->err) {
+        d->err_at = c->err_at ? c->err_at : c->p;
+        d->err = c->err ? c->err : "a well-formed message";
+    }
+    return 0;
+}
+
+static int dfail_at(dec *d, const uint8_t *at, const char *what)
+{
+    if (!d->err) {
+        d->err_at = at;
+        d->err = what;
+    }
+    return 0;
+}
+
+static void *dalloc(dec *d, size_t n)
+{
+    void *p = arena_alloc(d->a, n ? n : 1);
+    if (!p)
+        d->nomem = 1;
+    return p;
+}
+
+static pq_str sv(const pb_field *f)
+{
+    return (pq_str){(const char *)f->data, f->len};
+}
+
+/* Counts occurrences of length-delimited field NUM in a message. */
+static int count_len(dec *d, const uint8_t *p, size_t n, uint32_t num, uint32_t *out)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    uint32_t cnt = 0;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD)
+        cnt += f.num == num && f.wire == PB_LEN;
+    if (k == PB_ERROR)
+        return dfail(d, &c);
+    *out = cnt;
+    return 1;
+}
+
+/* Appends the elements of one occurrence of a repeated varint field (packed or not). */
+static int append_varints(dec *d, const pb_field *f, int64_t **arr, uint32_t *n)
+{
+    int64_t cnt = pb_repeated_count(f, PB_VARINT, d->base);
+    if (cnt < 0)
+        return dfail_at(d, f->data, "a packed repeated varint field");
+    if (cnt == 0)
+        return 1;
+    if ((uint64_t)*n + (uint64_t)cnt > UINT32_MAX)
+        return dfail_at(d, f->data, "fewer than 2^32 repeated elements");
+    int64_t *na = dalloc(d, ((size_t)*n + (size_t)cnt) * sizeof *na);
+    if (!na)
+        return 0;
+    if (*n)
+        memcpy(na, *arr, *n * sizeof *na);
+    pb_cursor parent;
+    pb_init(&parent, f->data, f->len, d->base);
+    pb_repeated r;
+    uint64_t v;
+    uint32_t i = *n;
+    if (!pb_repeated_init(&r, &parent, f, PB_VARINT))
+        return dfail(d, &parent);
+    while (pb_repeated_next(&r, &v) == PB_FIELD)
+        na[i++] = (int64_t)v;
+    *arr = na;
+    *n = i;
+    return 1;
+}
+
+static int append_varints32(dec *d, const pb_field *f, int32_t **arr, uint32_t *n)
+{
+    int64_t *tmp = NULL;
+    uint32_t m = 0;
+    if (!append_varints(d, f, &tmp, &m))
+        return 0;
+    int32_t *na = dalloc(d, ((size_t)*n + m) * sizeof *na);
+    if (!na)
+        return 0;
+    if (*n)
+        memcpy(na, *arr, *n * sizeof *na);
+    for (uint32_t i = 0; i < m; i++)
+        na[*n + i] = (int32_t)(uint32_t)(uint64_t)tmp[i];
+    *arr = na;
+    *n += m;
+    return 1;
+}
+
+static int append_bools(dec *d, const pb_field *f, uint8_t **arr, uint32_t *n)
+{
+    int64_t *tmp = NULL;
+    uint32_t m = 0;
+    if (!append_varints(d, f, &tmp, &m))
+        return 0;
+    uint8_t *na = dalloc(d, (size_t)*n + m);
+    if (!na)
+        return 0;
+    if (*n)
+        memcpy(na, *arr, *n);
+    for (uint32_t i = 0; i < m; i++)
+        na[*n + i] = tmp[i] != 0;
+    *arr = na;
+    *n += m;
+    return 1;
+}
+
+static int dec_shape(dec *d, const uint8_t *p, size_t n, hlo_shape *s, int depth);
+
+static int dec_tile(dec *d, const uint8_t *p, size_t n, hlo_tile *t)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD)
+        if (f.num == 1 && !append_varints(d, &f, &t->dims, &t->ndims))
+            return 0;
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
+static int dec_split(dec *d, const uint8_t *p, size_t n, struct hlo_split_config *s)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.num == 1 && f.wire == PB_VARINT)
+            s->dimension = (int64_t)f.u;
+        else if (f.num == 2 && !append_varints(d, &f, &s->split_indices, &s->nsplit_indices))
+            return 0;
+    }
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
+static int dec_layout(dec *d, const uint8_t *p, size_t n, hlo_layout *l, int depth)
+{
+    uint32_t ntiles, nsplit;
+    if (!count_len(d, p, n, 6, &ntiles) || !count_len(d, p, n, 17, &nsplit))
+        return 0;
+    if (ntiles && !(l->tiles = dalloc(d, ntiles * sizeof *l->tiles)))
+        return 0;
+    if (nsplit && !(l->split_configs = dalloc(d, nsplit * sizeof *l->split_configs)))
+        return 0;
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        int ok = 1;
+        switch (f.num) {
+        case 1:
+            ok = append_varints(d, &f, &l->minor_to_major, &l->nminor_to_major);
+            break;
+        case 6:
+            if (f.wire == PB_LEN)
+                ok = dec_tile(d, f.data, f.len, &l->tiles[l->ntiles++]);
+            break;
+        case 7:
+            if (f.wire == PB_VARINT)
+                l->element_size_in_bits = (int64_t)f.u;
+            break;
+        case 8:
+            if (f.wire == PB_VARINT)
+                l->memory_space = (int64_t)f.u;
+            break;
+        case 9:
+            ok = append_varints32(d, &f, &l->dim_level_types, &l->ndim_level_types);
+            break;
+        case 10:
+            if (f.wire == PB_LEN) {
+                if (!(l->physical_shape = dalloc(d, sizeof *l->physical_shape)))
+                    return 0;
+                ok = dec_shape(d, f.data, f.len, l->physical_shape, depth + 1);
+            }
+            break;
+        case 11:
+            if (f.wire == PB_VARINT)
+                l->index_primitive_type = (int32_t)(uint32_t)f.u;
+            break;
+        case 12:
+            if (f.wire == PB_VARINT)
+                l->pointer_primitive_type = (int32_t)(uint32_t)f.u;
+            break;
+        case 13:
+            ok = append_bools(d, &f, &l->dim_unique, &l->ndim_unique);
+            break;
+        case 14:
+            ok = append_bools(d, &f, &l->dim_ordered, &l->ndim_ordered);
+            break;
+        case 15:
+            if (f.wire == PB_VARINT)
+                l->dynamic_shape_metadata_prefix_bytes = (int64_t)f.u;
+            break;
+        case 16:
+            if (f.wire == PB_VARINT)
+                l->tail_padding_alignment_in_elements = (int64_t)f.u;
+            break;
+        case 17:
+            if (f.wire == PB_LEN)
+                ok = dec_split(d, f.data, f.len, &l->split_configs[l->nsplit_configs++]);
+            break;
+        default:
+            break;
+        }
+        if (!ok)
+            return 0;
+    }
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
+static int dec_shape(dec *d, const uint8_t *p, size_t n, hlo_shape *s, int depth)
+{
+    if (depth > HLO_MAX_SHAPE_DEPTH)
+        return dfail_at(d, p, "shapes nested at most 64 deep");
+    uint32_t ntuple;
+    if (!count_len(d, p, n, 4, &ntuple))
+        return 0;
+    if (ntuple && !(s->tuple = dalloc(d, ntuple * sizeof *s->tuple)))
+        return 0;
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        int ok = 1;
+        if (f.num == 2 && f.wire == PB_VARINT)
+            s->element_type = (int32_t)(uint32_t)f.u;
+        else if (f.num == 3)
+            ok = append_varints(d, &f, &s->dims, &s->ndims);
+        else if (f.num == 4 && f.wire == PB_LEN)
+            ok = dec_shape(d, f.data, f.len, &s->tuple[s->ntuple++], depth + 1);
+        else if (f.num == 5 && f.wire == PB_LEN) {
+            memset(&s->layout, 0, sizeof s->layout);
+            s->has_layout = 1;
+            ok = dec_layout(d, f.data, f.len, &s->layout, depth);
+        } else if (f.num == 6)
+            ok = append_bools(d, &f, &s->dynamic, &s->ndynamic);
+        if (!ok)
+            return 0;
+    }
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
+static int dec_metadata(dec *d, const uint8_t *p, size_t n, hlo_instruction *ins)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.wire == PB_LEN) {
+            if (f.num == 1)
+                ins->op_type = sv(&f);
+            else if (f.num == 2)
+                ins->op_name = sv(&f);
+            else if (f.num == 3)
+                ins->source_file = sv(&f);
+        } else if (f.wire == PB_VARINT) {
+            if (f.num == 4)
+                ins->source_line = (int32_t)(uint32_t)f.u;
+            else if (f.num == 15)
+                ins->stack_frame_id = (int32_t)(uint32_t)f.u;
+        }
+    }
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
+static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *ins)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        int ok = 1;
+        if (f.wire == PB_LEN) {
+            switch (f.num) {
+            case 1:
+                ins->name = sv(&f);
+                break;
+            case 2:
+                ins->opcode = sv(&f);
+                break;
+            case 3:
+                memset(&ins->shape, 0, sizeof ins->shape);
+                ok = dec_shape(d, f.data, f.len, &ins->shape, 0);
+                break;
+            case 7:
+                ins->op_type = ins->op_name = ins->source_file = (pq_str){0};
+                ins->source_line = ins->stack_frame_id = 0;
+                ok = dec_metadata(d, f.data, f.len, ins);
+                break;
+            case 11:
+                ins->fusion_kind = sv(&f);
+                break;
+            case 28:
+                ins->custom_call_target = sv(&f);
+                break;
+            case 43:
+                ins->backend_config = sv(&f);
+                break;
+            case 36:
+                ok = append_varints(d, &f, &ins->operand_ids, &ins->noperands);
+                break;
+            case 38:
+                ok = append_varints(d, &f, &ins->called_computation_ids, &ins->ncalled);
+                break;
+            default:
+                break;
+            }
+        } else if (f.wire == PB_VARINT) {
+            if (f.num == 9)
+                ins->parameter_number = (int64_t)f.u;
+            else if (f.num == 35)
+                ins->id = (int64_t)f.u;
+            else if (f.num == 36)
+                ok = append_varints(d, &f, &ins->operand_ids, &ins->noperands);
+            else if (f.num == 38)
+                ok = append_varints(d, &f, &ins->called_computation_ids, &ins->ncalled);
+        }
+        if (!ok)
+            return 0;
+    }
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
+static int dec_computation(dec *d, const uint8_t *p, size_t n, hlo_computation *comp,
+                           uint32_t index)
+{
+    uint32_t nins;
+    if (!count_len(d, p, n, 2, &nins))
+        return 0;
+    if (nins && !(comp->instructions = dalloc(d, nins * sizeof *comp->instructions)))
+        return 0;
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.wire == PB_LEN) {
+            if (f.num == 1) {
+                comp->name = sv(&f);
+            } else if (f.num == 2) {
+                hlo_instruction *ins = &comp->instructions[comp->ninstructions++];
+                ins->computation = index;
+                if (!dec_instruction(d, f.data, f.len, ins))
+                    return 0;
+            }
+        } else if (f.wire == PB_VARINT) {
+            if (f.num == 5)
+                comp->id = (int64_t)f.u;
+            else if (f.num == 6)
+                comp->root_id = (int64_t)f.u;
+            else if (f.num == 7)
+                comp->is_fusion = f.u != 0;
+        }
+    }
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
+static int dec_stack_index(dec *d, const uint8_t *p, size_t n, hlo_module *m)
+{
+    uint32_t c1, c2, c3, c4;
+    if (!count_len(d, p, n, 1, &c1) || !count_len(d, p, n, 2, &c2) || !count_len(d, p, n, 3, &c3) ||
+        !count_len(d, p, n, 4, &c4))
+        return 0;
+    m->file_names = dalloc(d, c1 * sizeof *m->file_names);
+    m->function_names = dalloc(d, c2 * sizeof *m->function_names);
+    m->file_locations = dalloc(d, c3 * sizeof *m->file_locations);
+    m->stack_frames = dalloc(d, c4 * sizeof *m->stack_frames);
+    if (d->nomem)
+        return 0;
+    m->nfile_names = m->nfunction_names = m->nfile_locations = m->nstack_frames = 0;
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.wire != PB_LEN)
+            continue;
+        if (f.num == 1) {
+            m->file_names[m->nfile_names++] = sv(&f);
+        } else if (f.num == 2) {
+            m->function_names[m->nfunction_names++] = sv(&f);
+        } else if (f.num == 3 || f.num == 4) {
+            int32_t v[4] = {0, 0, 0, 0};
+            pb_cursor e;
+            pb_field g = {0};
+            int r;
+            pb_init(&e, f.data, f.len, d->base);
+            while ((r = pb_next(&e, &g)) == PB_FIELD)
+                if (g.wire == PB_VARINT && g.num >= 1 && g.num <= 4)
+                    v[g.num - 1] = (int32_t)(uint32_t)g.u;
+            if (r == PB_ERROR)
+                return dfail(d, &e);
+            if (f.num == 3)
+                m->file_locations[m->nfile_locations++] =
+                    (hlo_file_location){v[0], v[1], v[2], v[3]};
+            else
+                m->stack_frames[m->nstack_frames++] = (hlo_stack_frame){v[0], v[1]};
+        }
+    }
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
+static int dec_module(dec *d, const uint8_t *p, size_t n, hlo_module *m)
+{
+    uint32_t ncomp;
+    if (!count_len(d, p, n, 3, &ncomp))
+        return 0;
+    if (ncomp && !(m->computations = dalloc(d, ncomp * sizeof *m->computations)))
+        return 0;
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.wire == PB_LEN) {
+            if (f.num == 1) {
+                m->name = sv(&f);
+            } else if (f.num == 2) {
+                m->entry_computation_name = sv(&f);
+            } else if (f.num == 3) {
+                uint32_t i = m->ncomputations++;
+                if (!dec_computation(d, f.data, f.len, &m->computations[i], i))
+                    return 0;
+            } else if (f.num == 17) {
+                if (!dec_stack_index(d, f.data, f.len, m))
+                    return 0;
+            }
+        } else if (f.wire == PB_VARINT) {
+            if (f.num == 5)
+                m->id = (int64_t)f.u;
+            else if (f.num == 6)
+                m->entry_computation_id = (int64_t)f.u;
+        }
+    }
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
+static int dec_location(dec *d, const uint8_t *p, size_t n, hlo_logical_buffer *lb)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.num == 2 && f.wire == PB_LEN)
+            lb->instruction_name = sv(&f);
+        else if (f.num == 3 && !append_varints(d, &f, &lb->shape_index, &lb->nshape_index))
+            return 0;
+        else if (f.num == 4 && f.wire == PB_VARINT)
+            lb->instruction_id = (int64_t)f.u;
+    }
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
+static int dec_logical_buffer(dec *d, const uint8_t *p, size_t n, hlo_logical_buffer *lb)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.wire == PB_VARINT) {
+            if (f.num == 1)
+                lb->id = (int64_t)f.u;
+            else if (f.num == 2)
+                lb->size = (int64_t)f.u;
+            else if (f.num == 4)
+                lb->color = (int64_t)f.u;
+        } else if (f.num == 3 && f.wire == PB_LEN) {
+            lb->instruction_name = (pq_str){0};
+            lb->shape_index = NULL;
+            lb->nshape_index = 0;
+            lb->instruction_id = 0;
+            if (!dec_location(d, f.data, f.len, lb))
+                return 0;
+        }
+    }
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
+static int dec_allocation(dec *d, const uint8_t *p, size_t n, hlo_allocation *al)
+{
+    uint32_t nas;
+    if (!count_len(d, p, n, 9, &nas))
+        return 0;
+    if (nas && !(al->assigned = dalloc(d, nas * sizeof *al->assigned)))
+        return 0;
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.wire == PB_VARINT) {
+            int64_t v = (int64_t)f.u;
+            switch (f.num) {
+            case 1:
+                al->index = v;
+                break;
+            case 2:
+                al->size = v;
+                break;
+            case 3:
+                al->is_thread_local = v != 0;
+                break;
+            case 5:
+                al->is_entry_computation_parameter = v != 0;
+                break;
+            case 6:
+                al->parameter_number = v;
+                break;
+            case 7:
+                al->maybe_live_out = v != 0;
+                break;
+            case 8:
+                al->color = v;
+                break;
+            case 11:
+                al->is_tuple = v != 0;
+                break;
+            case 12:
+                al->is_constant = v != 0;
+                break;
+            case 10:
+                if (!append_varints(d, &f, &al->parameter_shape_index, &al->nparameter_shape_index))
+                    return 0;
+                break;
+            default:
+                break;
+            }
+        } else if (f.wire == PB_LEN) {
+            if (f.num == 10) {
+                if (!append_varints(d, &f, &al->parameter_shape_index, &al->nparameter_shape_index))
+                    return 0;
+            } else if (f.num == 9) {
+                int64_t v[3] = {0, 0, 0};
+                pb_cursor e;
+                pb_field g = {0};
+                int r;
+                pb_init(&e, f.data, f.len, d->base);
+                while ((r = pb_next(&e, &g)) == PB_FIELD)
+                    if (g.wire == PB_VARINT && g.num >= 1 && g.num <= 3)
+                        v[g.num - 1] = (int64_t)g.u;
+                if (r == PB_ERROR)
+                    return dfail(d, &e);
+                al->assigned[al->nassigned++] = (hlo_assigned){v[0], v[1], v[2]};
+            }
+        }
+    }
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
+static int dec_trace(dec *d, const uint8_t *p, size_t n, hlo_heap_trace *t)
+{
+    uint32_t nev;
+    if (!count_len(d, p, n, 1, &nev))
+        return 0;
+    if (nev && !(t->events = dalloc(d, nev * sizeof *t->events)))
+        return 0;
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.num == 1 && f.wire == PB_LEN) {
+            hlo_heap_event *e = &t->events[t->nevents++];
+            pb_cursor ec;
+            pb_field g = {0};
+            int r;
+            pb_init(&ec, f.data, f.len, d->base);
+            while ((r = pb_next(&ec, &g)) == PB_FIELD) {
+                if (g.wire == PB_VARINT) {
+                    if (g.num == 1)
+                        e->kind = (int32_t)(uint32_t)g.u;
+                    else if (g.num == 2)
+                        e->buffer_id = (int64_t)g.u;
+                    else if (g.num == 5)
+                        e->share_with_canonical_id = (int64_t)g.u;
+                } else if (g.wire == PB_LEN) {
+                    if (g.num == 3)
+                        e->computation_name = sv(&g);
+                    else if (g.num == 4)
+                        e->instruction_name = sv(&g);
+                }
+            }
+            if (r == PB_ERROR)
+                return dfail(d, &ec);
+        } else if (f.num == 2 && f.wire == PB_VARINT) {
+            t->whole_module_simulation = f.u != 0;
+        } else if (f.num == 3 && f.wire == PB_VARINT) {
+            t->buffer_allocation_index = (int64_t)f.u;
+        }
+    }
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
+static int dec_buffer_assignment(dec *d, const uint8_t *p, size_t n, hlo_module *m)
+{
+    uint32_t nlb, nal, ntr;
+    if (!count_len(d, p, n, 1, &nlb) || !count_len(d, p, n, 3, &nal) ||
+        !count_len(d, p, n, 4, &ntr))
+        return 0;
+    m->logical_buffers = dalloc(d, nlb * sizeof *m->logical_buffers);
+    m->allocations = dalloc(d, nal * sizeof *m->allocations);
+    m->traces = dalloc(d, ntr * sizeof *m->traces);
+    if (d->nomem)
+        return 0;
+    m->nlogical_buffers = m->nallocations = m->ntraces = 0;
+    m->has_buffer_assignment = 1;
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.wire != PB_LEN)
+            continue;
+        int ok = 1;
+        if (f.num == 1)
+            ok = dec_logical_buffer(d, f.data, f.len, &m->logical_buffers[m->nlogical_buffers++]);
+        else if (f.num == 3)
+            ok = dec_allocation(d, f.data, f.len, &m->allocations[m->nallocations++]);
+        else if (f.num == 4)
+            ok = dec_trace(d, f.data, f.len, &m->traces[m->ntraces++]);
+        if (!ok)
+            return 0;
+    }
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
+typedef struct id_seq {
+    int64_t id;
+    uint32_t seq;
+    void *p;
+} id_seq;
+
+static int cmp_id_seq(const void *a, const void *b)
+{
+    const id_seq *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int build_indexes(dec *d, hlo_module *m)
+{
+    size_t total = 0;
+    for (uint32_t i = 0; i < m->ncomputations; i++)
+        total += m->computations[i].ninstructions;
+    size_t nmax = total > m->nlogical_buffers ? total : m->nlogical_buffers;
+    id_seq *tmp = malloc((nmax ? nmax : 1) * sizeof *tmp);
+    if (!tmp) {
+        d->nomem = 1;
+        return 0;
+    }
+    m->by_id = dalloc(d, (total ? total : 1) * sizeof *m->by_id);
+    m->lb_order = dalloc(d, (m->nlogical_buffers ? m->nlogical_buffers : 1) * sizeof(uint32_t));
+    if (d->nomem) {
+        free(tmp);
+        return 0;
+    }
+    size_t j = 0;
+    for (uint32_t i = 0; i < m->ncomputations; i++)
+        for (uint32_t q = 0; q < m->computations[i].ninstructions; q++, j++)
+            tmp[j] = (id_seq){m->computations[i].instructions[q].id, (uint32_t)j,
+                              &m->computations[i].instructions[q]};
+    qsort(tmp, total, sizeof *tmp, cmp_id_seq);
+    for (j = 0; j < total; j++)
+        m->by_id[j] = tmp[j].p;
+    m->nby_id = (uint32_t)total;
+    for (uint32_t i = 0; i < m->nlogical_buffers; i++)
+        tmp[i] = (id_seq){m->logical_buffers[i].id, i, NULL};
+    qsort(tmp, m->nlogical_buffers, sizeof *tmp, cmp_id_seq);
+    for (uint32_t i = 0; i < m->nlogical_buffers; i++)
+        m->lb_order[i] = tmp[i].seq;
+    free(tmp);
+    return 1;
+}
+
+pq_status hlo_decode(const uint8_t *data, size_t n, const uint8_t *base, arena *a, hlo_module **out,
+                     int64_t *err_offset, const char **err_what)
+{
+    dec d = {a, base ? base : data, NULL, NULL, 0};
+    *out = NULL;
+    hlo_module *m = dalloc(&d, sizeof *m);
+    if (!m)
+        return PQ_ERR_NOMEM;
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    int ok = 1;
+    pb_init(&c, data, n, d.base);
+    while (ok && (k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.wire != PB_LEN)
+            continue;
+        if (f.num == 1) {
+            hlo_logical_buffer *lbs = m->logical_buffers;
+            hlo_allocation *als = m->allocations;
+            hlo_heap_trace *trs = m->traces;
+            uint32_t a1 = m->nlogical_buffers, a2 = m->nallocations, a3 = m->ntraces;
+            int hb = m->has_buffer_assignment;
+            memset(m, 0, sizeof *m);
+            m->logical_buffers = lbs, m->allocations = als, m->traces = trs;
+            m->nlogical_buffers = a1, m->nallocations = a2, m->ntraces = a3;
+            m->has_buffer_assignment = hb;
+            ok = dec_module(&d, f.data, f.len, m);
+        } else if (f.num == 3) {
+            ok = dec_buffer_assignment(&d, f.data, f.len, m);
+        }
+    }
+    if (ok && k == PB_ERROR)
+        ok = dfail(&d, &c);
+    if (ok)
+        ok = build_indexes(&d, m);
+    if (!ok) {
+        if (d.nomem)
+            return PQ_ERR_NOMEM;
+        *err_offset = (int64_t)(d.err_at - d.base);
+        *err_what = d.err;
+        return PQ_ERR_INPUT;
+    }
+    *out = m;
+    return PQ_OK;
+}
+
+const hlo_instruction *hlo_instruction_by_id(const hlo_module *m, int64_t id)
+{
+    uint32_t lo = 0, hi = m->nby_id;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->by_id[mid]->id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* XProf's id maps are filled in file order with operator[]: the last duplicate wins. */
+    while (lo + 1 < m->nby_id && m->by_id[lo + 1]->id == id)
+        lo++;
+    return lo < m->nby_id && m->by_id[lo]->id == id ? m->by_id[lo] : NULL;
+}
+
+const hlo_logical_buffer *hlo_logical_buffer_by_id(const hlo_module *m, int64_t id)
+{
+    uint32_t lo = 0, hi = m->nlogical_buffers;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->logical_buffers[m->lb_order[mid]].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    while (lo + 1 < m->nlogical_buffers && m->logical_buffers[m->lb_order[lo + 1]].id == id)
+        lo++;
+    if (lo < m->nlogical_buffers && m->logical_buffers[m->lb_order[lo]].id == id)
+        return &m->logical_buffers[m->lb_order[lo]];
+    return NULL;
+}
+
+/* ---- names, sizes and shape strings ---- */
+
+static const char *const TYPE_NAMES[] = {
+    "invalid",    "pred",       "s8",    "s16",    "s32",      "s64",    "u8",     "u16",
+    "u32",        "u64",        "f16",   "f32",    "f64",      "tuple",  "opaque", "c64",
+    "bf16",       "token",      "c128",  "f8e5m2", "f8e4m3fn", "s4",     "u4",     "f8e4m3b11fnuz",
+    "f8e5m2fnuz", "f8e4m3fnuz", "s2",    "u2",     "f8e4m3",   "f8e3m4", "s1",     "u1",
+    "f4e2m1fn",   "f8e8m0fnu",  "buffer"};
+static const int8_t TYPE_BYTES[] = {0,  1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 0, 8, 8, 2, 0,
+                                    16, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0};
+
+const char *hlo_type_name(int32_t type)
+{
+    if (type < 0 || (size_t)type >= sizeof TYPE_NAMES / sizeof TYPE_NAMES[0])
+        return "";
+    return TYPE_NAMES[type];
+}
+
+int64_t hlo_type_bytes(int32_t type)
+{
+    if (type < 0 || (size_t)type >= sizeof TYPE_BYTES)
+        return 0;
+    return TYPE_BYTES[type];
+}
+
+static void put_i64(buf *b, int64_t v)
+{
+    char t[24], *p = t + 24;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    buf_put(b, p, (size_t)(t + 24 - p));
+}
+
+static void print_layout(buf *b, const hlo_layout *l)
+{
+    buf_putc(b, '{');
+    for (uint32_t i = 0; i < l->nminor_to_major; i++) {
+        if (i)
+            buf_putc(b, ',');
+        put_i64(b, l->minor_to_major[i]);
+    }
+    int colon = 0;
+#define COLON()                                                                                    \
+    do {                                                                                           \
+        if (!colon) {                                                                              \
+            buf_putc(b, ':');                                                                      \
+            colon = 1;                                                                             \
+        }                                                                                          \
+    } while (0)
+    if (l->ndim_level_types) {
+        /* Layout::Print: "D(" then per dimension its level letter, "+" when not unique and
+         * "~" when not ordered, joined by ","; then ")". */
+        static const char *const LVL[] = {"D", "C", "S", "H"};
+        COLON();
+        buf_puts(b, "D(");
+        for (uint32_t i = 0; i < l->ndim_level_types; i++) {
+            if (i)
+                buf_putc(b, ',');
+            int32_t t = l->dim_level_types[i];
+            buf_puts(b, t >= 0 && t < 4 ? LVL[t] : "?");
+            if (i < l->ndim_unique && !l->dim_unique[i])
+                buf_putc(b, '+');
+            if (i < l->ndim_ordered && !l->dim_ordered[i])
+                buf_putc(b, '~');
+        }
+        buf_putc(b, ')');
+    }
+    if (l->ntiles) {
+        COLON();
+        buf_putc(b, 'T');
+        for (uint32_t t = 0; t < l->ntiles; t++) {
+            buf_putc(b, '(');
+            for (uint32_t i = 0; i < l->tiles[t].ndims; i++) {
+                if (i)
+                    buf_putc(b, ',');
+                if (l->tiles[t].dims[i] == INT64_MIN) /* Tile::kCombineDimension */
+                    buf_putc(b, '*');
+                else
+                    put_i64(b, l->tiles[t].dims[i]);
+            }
+            buf_putc(b, ')');
+        }
+    }
+    int64_t tail =
+        l->tail_padding_alignment_in_elements ? l->tail_padding_alignment_in_elements : 1;
+    if (tail != 1) {
+        COLON();
+        buf_printf(b, "L(%lld)", (long long)tail);
+    }
+    if (l->index_primitive_type) {
+        COLON();
+        buf_printf(b, "#(%s)", hlo_type_name(l->index_primitive_type));
+    }
+    if (l->pointer_primitive_type) {
+        COLON();
+        buf_printf(b, "*(%s)", hlo_type_name(l->pointer_primitive_type));
+    }
+    if (l->element_size_in_bits) {
+        COLON();
+        buf_printf(b, "E(%lld)", (long long)l->element_size_in_bits);
+    }
+    if (l->memory_space) {
+        COLON();
+        buf_printf(b, "S(%lld)", (long long)l->memory_space);
+    }
+    if (l->nsplit_configs) {
+        COLON();
+        buf_puts(b, "SC");
+        for (uint32_t s = 0; s < l->nsplit_configs; s++) {
+            buf_printf(b, "(%lld:", (long long)l->split_configs[s].dimension);
+            for (uint32_t i = 0; i < l->split_configs[s].nsplit_indices; i++) {
+                if (i)
+                    buf_putc(b, ',');
+                put_i64(b, l->split_configs[s].split_indices[i]);
+            }
+            buf_putc(b, ')');
+        }
+    }
+    if (l->physical_shape) {
+        COLON();
+        buf_puts(b, "P(");
+        hlo_shape_print(b, l->physical_shape);
+        buf_putc(b, ')');
+    }
+    if (l->dynamic_shape_metadata_prefix_bytes > 0) {
+        COLON();
+        buf_printf(b, "M(%lld)", (long long)l->dynamic_shape_metadata_prefix_bytes);
+    }
+#undef COLON
+    buf_putc(b, '}');
+}
+
+void hlo_shape_print(buf *b, const hlo_shape *s)
+{
+    if (s->element_type == HLO_TUPLE) {
+        buf_putc(b, '(');
+        for (uint32_t i = 0; i < s->ntuple; i++) {
+            if (i && i % 5 == 0) /* PrintTupleShapes marks every fifth element */
+                buf_printf(b, ", /*index=%u*/", i);
+            else if (i)
+                buf_puts(b, ", ");
+            hlo_shape_print(b, &s->tuple[i]);
+        }
+        buf_putc(b, ')');
+        return;
+    }
+    buf_puts(b, hlo_type_name(s->element_type));
+    buf_putc(b, '[');
+    for (uint32_t i = 0; i < s->ndims; i++) {
+        if (i)
+            buf_putc(b, ',');
+        int dyn = i < s->ndynamic && s->dynamic[i];
+        if (dyn && s->dims[i] == INT64_MIN) /* Shape::kUnboundedSize */
+            buf_putc(b, '?');
+        else {
+            if (dyn)
+                buf_puts(b, "<=");
+            put_i64(b, s->dims[i]);
+        }
+    }
+    buf_putc(b, ']');
+    int is_array = s->element_type != HLO_TOKEN && s->element_type != HLO_OPAQUE &&
+                   s->element_type != 0 && s->element_type != 34;
+    if (!is_array || !s->has_layout)
+        return;
+    if (s->ndims == 0) {
+        /* A scalar's layout is printed only when it is not plain "{}". */
+        size_t at = b->n;
+        print_layout(b, &s->layout);
+        if (b->n == at + 2 && b->p && memcmp(b->p + at, "{}", 2) == 0)
+            b->n = at;
+        return;
+    }
+    print_layout(b, &s->layout);
+}
+
+int64_t hlo_shape_unpadded_bytes(const hlo_shape *s)
+{
+    switch (s->element_type) {
+    case HLO_TUPLE:
+        return 8 * (int64_t)s->ntuple;
+    case HLO_TOKEN:
+        return 0;
+    case HLO_OPAQUE:
+        return 8;
+    default:
+        break;
+    }
+    int64_t n = 1;
+    for (uint32_t i = 0; i < s->ndims; i++) {
+        int64_t dim = s->dims[i] < 0 ? 0 : s->dims[i];
+        if (dim && n > INT64_MAX / dim)
+            return INT64_MAX;
+        n *= dim;
+    }
+    int64_t bytes = hlo_type_bytes(s->element_type);
+    if (bytes && n > INT64_MAX / bytes)
+        return INT64_MAX;
+    return n * bytes;
 }

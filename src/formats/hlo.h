@@ -1,8 +1,17 @@
-/* hlo.h - xla.HloProto access. For now: the module header (name, id) and whether a
- * buffer assignment is present, read without decoding computations. Field numbers:
- * spec/xprof-tools.md section 2. */
+/* hlo.h - xla.HloProto decoding (spec/xprof-tools.md section 2).
+ *
+ * Two levels: hlo_read_header() reads the module name and id and whether a buffer
+ * assignment is present without decoding computations (what `profq info` needs);
+ * hlo_decode() decodes a whole HloProto into an arena (modules, computations,
+ * instructions with shapes, layouts and metadata, the stack frame index, the buffer
+ * assignment with logical buffers, allocations and heap simulator traces). Decoding is
+ * lazy: nothing calls hlo_decode() at load; analyses call it for the programs they use.
+ * Strings are views into the serialized bytes, which must outlive the result. Every
+ * length is checked, nesting (tuple shapes, physical shapes) is bounded by
+ * HLO_MAX_SHAPE_DEPTH, and errors carry the byte offset from the start of the file. */
 #ifndef PQ_FORMATS_HLO_H
 #define PQ_FORMATS_HLO_H
+#include "core/arena.h"
 #include "profq.h"
 
 #include <stddef.h>
@@ -21,5 +30,166 @@ typedef struct hlo_header {
  * for error offsets). Returns 1, or 0 with *err_offset and *err_what set. */
 int hlo_read_header(const uint8_t *data, size_t n, const uint8_t *base, hlo_header *out,
                     int64_t *err_offset, const char **err_what);
+
+enum { HLO_MAX_SHAPE_DEPTH = 64 };
+
+/* xla.PrimitiveType values that matter to printing and sizes. */
+enum { HLO_PRED = 1, HLO_TUPLE = 13, HLO_OPAQUE = 14, HLO_TOKEN = 17 };
+
+typedef struct hlo_tile {
+    int64_t *dims;
+    uint32_t ndims;
+} hlo_tile;
+
+typedef struct hlo_shape hlo_shape;
+
+typedef struct hlo_layout {
+    int64_t *minor_to_major;
+    uint32_t nminor_to_major;
+    int32_t *dim_level_types;
+    uint8_t *dim_unique, *dim_ordered;
+    uint32_t ndim_level_types, ndim_unique, ndim_ordered;
+    hlo_tile *tiles;
+    uint32_t ntiles;
+    int64_t element_size_in_bits;
+    int64_t memory_space;
+    int64_t tail_padding_alignment_in_elements; /* as stored; 0 is treated as 1 */
+    int32_t index_primitive_type, pointer_primitive_type;
+    int64_t dynamic_shape_metadata_prefix_bytes;
+    hlo_shape *physical_shape; /* NULL when absent */
+    uint32_t nsplit_configs;
+    struct hlo_split_config {
+        int64_t dimension;
+        int64_t *split_indices;
+        uint32_t nsplit_indices;
+    } * split_configs;
+} hlo_layout;
+
+struct hlo_shape {
+    int32_t element_type;
+    int64_t *dims;
+    uint32_t ndims;
+    uint8_t *dynamic; /* is_dynamic_dimension, ndynamic entries */
+    uint32_t ndynamic;
+    hlo_shape *tuple;
+    uint32_t ntuple;
+    int has_layout;
+    hlo_layout layout;
+};
+
+typedef struct hlo_instruction {
+    pq_str name, opcode;
+    hlo_shape shape;
+    int64_t id;
+    int64_t parameter_number;
+    pq_str op_type, op_name, source_file; /* OpMetadata */
+    int32_t source_line, stack_frame_id;
+    pq_str fusion_kind, custom_call_target;
+    pq_str backend_config;
+    int64_t *operand_ids, *called_computation_ids;
+    uint32_t noperands, ncalled;
+    uint32_t computation; /* index into hlo_module.computations */
+} hlo_instruction;
+
+typedef struct hlo_computation {
+    pq_str name;
+    int64_t id, root_id;
+    int is_fusion;
+    hlo_instruction *instructions;
+    uint32_t ninstructions;
+} hlo_computation;
+
+typedef struct hlo_file_location {
+    int32_t file_name_id, function_name_id, line, column;
+} hlo_file_location;
+
+typedef struct hlo_stack_frame {
+    int32_t file_location_id, parent_frame_id;
+} hlo_stack_frame;
+
+typedef struct hlo_logical_buffer {
+    int64_t id, size, color;
+    int64_t instruction_id;
+    pq_str instruction_name; /* deprecated Location.instruction_name */
+    int64_t *shape_index;
+    uint32_t nshape_index;
+} hlo_logical_buffer;
+
+typedef struct hlo_assigned {
+    int64_t logical_buffer_id, offset, size;
+} hlo_assigned;
+
+typedef struct hlo_allocation {
+    int64_t index, size, color, parameter_number;
+    int is_thread_local, is_tuple, is_entry_computation_parameter, is_constant, maybe_live_out;
+    int64_t *parameter_shape_index;
+    uint32_t nparameter_shape_index;
+    hlo_assigned *assigned;
+    uint32_t nassigned;
+} hlo_allocation;
+
+enum { HLO_EV_ALLOC = 0, HLO_EV_FREE = 1, HLO_EV_SHARE_WITH = 2 };
+
+typedef struct hlo_heap_event {
+    int32_t kind;
+    int64_t buffer_id;
+    pq_str computation_name, instruction_name;
+    int64_t share_with_canonical_id;
+} hlo_heap_event;
+
+typedef struct hlo_heap_trace {
+    hlo_heap_event *events;
+    uint32_t nevents;
+    int whole_module_simulation;
+    int64_t buffer_allocation_index;
+} hlo_heap_trace;
+
+typedef struct hlo_module {
+    pq_str name, entry_computation_name;
+    int64_t id, entry_computation_id;
+    hlo_computation *computations;
+    uint32_t ncomputations;
+    /* stack_frame_index (ids are 1-based) */
+    pq_str *file_names, *function_names;
+    uint32_t nfile_names, nfunction_names;
+    hlo_file_location *file_locations;
+    uint32_t nfile_locations;
+    hlo_stack_frame *stack_frames;
+    uint32_t nstack_frames;
+    /* buffer_assignment */
+    int has_buffer_assignment;
+    hlo_logical_buffer *logical_buffers;
+    uint32_t nlogical_buffers;
+    hlo_allocation *allocations;
+    uint32_t nallocations;
+    hlo_heap_trace *traces;
+    uint32_t ntraces;
+    /* indexes */
+    hlo_instruction **by_id; /* every instruction, sorted by (id, file order) */
+    uint32_t nby_id;
+    uint32_t *lb_order; /* logical buffer indexes sorted by id */
+} hlo_module;
+
+/* Decodes a serialized HloProto (DATA, N bytes; BASE = start of the file for offsets) into
+ * arena A. Returns PQ_OK with *out set, PQ_ERR_INPUT with *err_offset / *err_what (static
+ * text: what was expected), or PQ_ERR_NOMEM. */
+pq_status hlo_decode(const uint8_t *data, size_t n, const uint8_t *base, arena *a, hlo_module **out,
+                     int64_t *err_offset, const char **err_what);
+
+/* Instruction with that unique id (the last one on duplicates, as XProf's map), or NULL. */
+const hlo_instruction *hlo_instruction_by_id(const hlo_module *m, int64_t id);
+/* Logical buffer with that id (the last one on duplicates), or NULL. */
+const hlo_logical_buffer *hlo_logical_buffer_by_id(const hlo_module *m, int64_t id);
+
+/* Lowercase XLA name of a primitive type ("f32", "bf16", "token"); "" when unknown. */
+const char *hlo_type_name(int32_t type);
+/* Byte size of one element (spec section 2 table); OPAQUE is 8, TOKEN 0, unknown 0. */
+int64_t hlo_type_bytes(int32_t type);
+
+/* Appends XLA's HumanStringWithLayout of SHAPE (spec 2.1) to the buffer B (a core buf). */
+struct buf;
+void hlo_shape_print(struct buf *b, const hlo_shape *shape);
+/* ByteSizeOf(shape, pointer_size=8) with the default layout (spec 3.2). */
+int64_t hlo_shape_unpadded_bytes(const hlo_shape *shape);
 
 #endif

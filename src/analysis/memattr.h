@@ -1,0 +1,74 @@
+/* memattr.h - semantic memory attribution per worker and device (`profq memory`): the
+ * seed's procedure (memory viewer of the module each device ran, its maxHeapBySize rows
+ * classified into buckets by rules, gradient detection, sanity checks), across every
+ * source of a profile, with min/avg/max aggregates. README "memory" documents the rules. */
+#ifndef PQ_ANALYSIS_MEMATTR_H
+#define PQ_ANALYSIS_MEMATTR_H
+#include "core/arena.h"
+#include "profq.h"
+
+#include <regex.h>
+
+enum { MA_MAX_BUCKETS = 32, MA_MAX_GROUPS = 8, MA_MAX_RULES = 256 };
+
+typedef enum ma_field {
+    MA_F_GROUP,
+    MA_F_TFOP,
+    MA_F_INSTRUCTION,
+    MA_F_SHAPE,
+    MA_F_LABEL,
+    MA_F_ANY
+} ma_field;
+typedef enum ma_match { MA_M_EXACT, MA_M_PREFIX, MA_M_CONTAINS, MA_M_REGEX } ma_match;
+
+typedef struct ma_rule {
+    char bucket[64];
+    char group[32]; /* "" = any group */
+    ma_field field;
+    ma_match match;
+    char *pattern;
+    regex_t re;
+    int has_re;
+} ma_rule;
+
+typedef struct ma_rules {
+    ma_rule items[MA_MAX_RULES];
+    int n;
+    regex_t gradient; /* the gradient-detection regex */
+} ma_rules;
+
+/* Loads the default rules (the seed's), after the rules of TEXT when not NULL (user rules
+ * are tried first). Returns PQ_OK or PQ_ERR_INPUT with the line number in err. */
+pq_status memattr_rules_init(ma_rules *r, const char *text, const char *path, pq_error *err);
+void memattr_rules_free(ma_rules *r);
+
+typedef struct ma_row {
+    const char *host, *device; /* NUL-terminated, in the result's arena */
+    const char *module;        /* "<name>(<program id>)" */
+    uint64_t program_id;
+    int64_t peak_bytes, entry_params_bytes;
+    int ngroups;
+    const char *group_names[MA_MAX_GROUPS];
+    int64_t group_bytes[MA_MAX_GROUPS];
+    int64_t bucket_bytes[MA_MAX_BUCKETS]; /* indexed like ma_result.bucket_names */
+    int64_t gradient_hits;
+    int64_t parameter_rows_bytes;
+    int64_t check_delta[3];
+    int check_ok[3];
+} ma_row;
+
+typedef struct ma_result {
+    ma_row *rows;
+    int nrows;
+    const char *bucket_names[MA_MAX_BUCKETS];
+    int nbuckets;
+} ma_result;
+
+extern const char *const MA_CHECK_NAMES[3];
+
+/* Runs the procedure over every source and device of P. MODULE_PREFIX (NULL = any) picks
+ * among the modules each device ran; the largest peak wins among several. */
+pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_t memory_space,
+                          const ma_rules *rules, arena *a, ma_result *out, pq_error *err);
+
+#endif

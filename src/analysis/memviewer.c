@@ -1,0 +1,852 @@
+/* memviewer.c - XProf's memory viewer (spec/xprof-tools.md section 3) over a decoded
+ * HloProto: index the buffer assignment, pick and replay one heap-simulator trace, take
+ * the peak snapshot, sum the special allocations, lay out the buffer blocks. Where XProf
+ * iterates a hash map, profq iterates allocations by ascending index and logical buffers
+ * by ascending id (docs/internals/memviewer.md). Rendering is in render/memviewer.c. */
+#include "memviewer.h"
+#include "core/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { SMALL_BUFFER_BYTES = 16 * 1024 };
+
+const char *memviewer_category(const hlo_allocation *a)
+{
+    if (a->is_entry_computation_parameter)
+        return "Parameter";
+    if (a->maybe_live_out)
+        return "Output";
+    if (a->is_thread_local)
+        return "Thread-local";
+    if (a->is_constant)
+        return "Constant";
+    return "Temporary";
+}
+
+/* Indefinite lifetime. XProf 2.24.2 (the conformance peer) leaves thread-local allocations
+ * out, unlike the spec's list: they are in no indefinite sum, no indefiniteLifetimes entry
+ * and no total (only nonReusableMib counts them), which the TPU and MI300 inputs show. */
+static int indefinite(const hlo_allocation *a)
+{
+    return a->is_entry_computation_parameter || a->is_constant || a->maybe_live_out;
+}
+
+typedef struct key_seq {
+    int64_t key;
+    uint32_t seq;
+    void *p;
+} key_seq;
+
+static int cmp_key_seq(const void *a, const void *b)
+{
+    const key_seq *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sorts N items by key and keeps the last of each key (operator[] semantics). */
+static uint32_t sort_unique_last(key_seq *v, uint32_t n)
+{
+    qsort(v, n, sizeof *v, cmp_key_seq);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (k && v[k - 1].key == v[i].key)
+            v[k - 1] = v[i];
+        else
+            v[k++] = v[i];
+    }
+    return k;
+}
+
+uint32_t memviewer_colors(const hlo_module *m, int64_t *out, uint32_t cap)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->nallocations; i++) {
+        int64_t c = m->allocations[i].color;
+        uint32_t j = 0;
+        while (j < n && out[j] < c)
+            j++;
+        if (j < n && out[j] == c)
+            continue;
+        if (n == cap)
+            continue;
+        memmove(out + j + 1, out + j, (n - j) * sizeof *out);
+        out[j] = c;
+        n++;
+    }
+    return n;
+}
+
+const mv_lb *memviewer_lb(const mv_result *r, int64_t id)
+{
+    uint32_t lo = 0, hi = r->nlbs;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->lbs_by_id[mid]->proto->id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->nlbs && r->lbs_by_id[lo]->proto->id == id ? r->lbs_by_id[lo] : NULL;
+}
+
+static mv_lb *lb_get(const mv_result *r, int64_t id)
+{
+    return (mv_lb *)memviewer_lb(r, id);
+}
+
+static int64_t lb_inc(mv_lb *b)
+{
+    return b->canonical ? lb_inc(b->canonical) : ++b->ref_count;
+}
+static int64_t lb_dec(mv_lb *b)
+{
+    return b->canonical ? lb_dec(b->canonical) : --b->ref_count;
+}
+static mv_lb *lb_root(mv_lb *b)
+{
+    while (b->canonical)
+        b = b->canonical;
+    return b;
+}
+
+/* Growable int64 vector over malloc (freed at the end of the replay). */
+typedef struct ivec {
+    int64_t *v;
+    size_t n, cap;
+} ivec;
+
+static int ivec_push(ivec *x, int64_t a)
+{
+    if (x->n == x->cap) {
+        size_t nc = x->cap ? 2 * x->cap : 64;
+        int64_t *nv = realloc(x->v, nc * sizeof *nv);
+        if (!nv)
+            return 0;
+        x->v = nv;
+        x->cap = nc;
+    }
+    x->v[x->n++] = a;
+    return 1;
+}
+
+static int ivec_copy(ivec *dst, const ivec *src)
+{
+    dst->n = 0;
+    for (size_t i = 0; i < src->n; i++)
+        if (!ivec_push(dst, src->v[i]))
+            return 0;
+    return 1;
+}
+
+typedef struct sim {
+    mv_result *r;
+    arena *a;
+    int64_t heap, unpadded, peak, peak_unpadded, peak_pos;
+    ivec live, peak_live;
+    ivec c2d, peak_c2d; /* pairs: root id, display id */
+    uint32_t k, nevents;
+    int nomem;
+} sim;
+
+static void increase(sim *s, mv_lb *b, int init_span)
+{
+    if (!ivec_push(&s->live, b->proto->id))
+        s->nomem = 1;
+    s->heap += b->proto->size;
+    s->unpadded += b->unpadded;
+    if (s->heap > s->peak) {
+        s->peak = s->heap;
+        s->peak_pos = s->k;
+        s->peak_unpadded = s->unpadded;
+        if (!ivec_copy(&s->peak_live, &s->live) || !ivec_copy(&s->peak_c2d, &s->c2d))
+            s->nomem = 1;
+    }
+    if (init_span) {
+        b->has_span = 1;
+        b->span_start = s->k;
+        b->span_end = (int64_t)s->nevents - 1;
+    }
+}
+
+static int decrease(sim *s, mv_lb *c, const char **what)
+{
+    size_t j = 0; /* std::list::remove: every occurrence */
+    for (size_t i = 0; i < s->live.n; i++)
+        if (s->live.v[i] != c->proto->id)
+            s->live.v[j++] = s->live.v[i];
+    s->live.n = j;
+    s->heap -= c->proto->size;
+    if (s->heap < 0) {
+        *what = "Failed to process heap simulator trace: Heap size should be non-negative";
+        return 0;
+    }
+    s->unpadded -= c->unpadded;
+    /* The end of a span is written once: a canonical buffer whose memory a sharer reused
+     * keeps the end of its first life, and the sharer's span is closed by its own FREE.
+     * The spec's text (always overwrite) differs; XProf 2.24.2, the conformance peer,
+     * behaves this way on h100 jit_train_step (buffers 526, 5904, 616). */
+    if (c->has_span && c->span_end == (int64_t)s->nevents - 1)
+        c->span_end = s->k;
+    return 1;
+}
+
+static void c2d_set(sim *s, int64_t root, int64_t display)
+{
+    for (size_t i = 0; i + 1 < s->c2d.n; i += 2)
+        if (s->c2d.v[i] == root) {
+            s->c2d.v[i + 1] = display;
+            return;
+        }
+    if (!ivec_push(&s->c2d, root) || !ivec_push(&s->c2d, display))
+        s->nomem = 1;
+}
+
+static int64_t trace_id(const mv_result *r, const mv_alloc_list *al, const int64_t *alloc_trace)
+{
+    for (uint32_t i = 0; i < al->n; i++)
+        if (al->items[i]->color == r->memory_color && !indefinite(al->items[i]) &&
+            alloc_trace[i] >= 0)
+            return alloc_trace[i];
+    const hlo_module *m = r->module;
+    int64_t best = -1, best_count = 0;
+    for (uint32_t t = 0; t < m->ntraces; t++) {
+        int64_t cnt = 0;
+        for (uint32_t e = 0; e < m->traces[t].nevents; e++) {
+            const mv_lb *b = memviewer_lb(r, m->traces[t].events[e].buffer_id);
+            cnt += b && b->proto->color == r->memory_color;
+        }
+        if (cnt > best_count) {
+            best = t;
+            best_count = cnt;
+        }
+    }
+    return best;
+}
+
+static int replay(sim *s, const hlo_heap_trace *tr, const char **what)
+{
+    mv_result *r = s->r;
+    uint32_t n = tr->nevents;
+    s->nevents = n;
+    r->ntimeline = n + 1;
+    r->heap_bytes = arena_alloc(s->a, (size_t)(n + 1) * sizeof *r->heap_bytes);
+    r->unpadded_bytes = arena_alloc(s->a, (size_t)(n + 1) * sizeof *r->unpadded_bytes);
+    r->instruction_names = arena_alloc(s->a, (size_t)(n + 1) * sizeof *r->instruction_names);
+    if (!r->heap_bytes || !r->unpadded_bytes || !r->instruction_names)
+        return s->nomem = 1, 0;
+    const hlo_allocation *seen_alloc = NULL;
+    int seen_allocs = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const hlo_heap_event *e = &tr->events[k];
+        s->k = k;
+        r->heap_bytes[k] = s->heap;
+        r->unpadded_bytes[k] = s->unpadded;
+        r->instruction_names[k] = e->instruction_name;
+        mv_lb *b = lb_get(r, e->buffer_id);
+        if (!b)
+            continue;
+        b->seen = 1;
+        if (b->alloc != seen_alloc) {
+            /* Distinct allocations seen: pointers to the proto, as XProf's set. */
+            if (!seen_alloc)
+                seen_alloc = b->alloc, seen_allocs = 1;
+            else
+                seen_allocs = 2;
+        }
+        if (e->kind == HLO_EV_ALLOC) {
+            lb_inc(b);
+            increase(s, b, 1);
+        } else if (e->kind == HLO_EV_FREE) {
+            int64_t rc = lb_dec(b);
+            if (rc < 0) {
+                *what = "Failed to process heap simulator trace: a buffer is freed multiple "
+                        "times";
+                return 0;
+            }
+            if (rc == 0 && !decrease(s, lb_root(b), what))
+                return 0;
+            if (b->has_span && b->canonical)
+                b->span_end = k;
+        } else if (e->kind == HLO_EV_SHARE_WITH) {
+            mv_lb *c = lb_get(r, e->share_with_canonical_id);
+            if (!c)
+                continue;
+            b->canonical = c;
+            if (lb_inc(c) == 1) {
+                mv_lb *rc = lb_root(c);
+                c2d_set(s, rc->proto->id, b->proto->id);
+                b->has_span = 1;
+                b->span_start = k;
+                b->span_end = (int64_t)n - 1;
+                increase(s, rc, 0);
+            }
+        } else {
+            *what = "Failed to process heap simulator trace: Unhandled event kind";
+            return 0;
+        }
+        if (s->nomem)
+            return 0;
+    }
+    r->heap_bytes[n] = s->heap;
+    r->unpadded_bytes[n] = s->unpadded;
+    r->instruction_names[n] = (pq_str){"", 0};
+    if (seen_allocs != 1) {
+        *what = "Failed to process heap simulator trace: All heap simulation should work out "
+                "of a single buffer allocation";
+        return 0;
+    }
+    r->peak_bytes = s->peak;
+    r->peak_unpadded_bytes = s->peak_unpadded;
+    r->peak_position = s->peak_pos;
+    return 1;
+}
+
+static int add_object(mv_result *r, arena *a, const mv_lb *b, int64_t *small, int32_t *colorno,
+                      uint32_t *cap)
+{
+    if (b->proto->size < SMALL_BUFFER_BYTES) {
+        *small += b->proto->size;
+        return 1;
+    }
+    if (r->nobjects == *cap) {
+        uint32_t nc = *cap ? 2 * *cap : 64;
+        mv_object *no = arena_alloc(a, nc * sizeof *no);
+        if (!no)
+            return 0;
+        if (r->nobjects)
+            memcpy(no, r->objects, r->nobjects * sizeof *no);
+        r->objects = no;
+        *cap = nc;
+    }
+    r->objects[r->nobjects++] = (mv_object){(*colorno)++, b, b->proto->size};
+    return 1;
+}
+
+static int cmp_by_size(const void *a, const void *b, const mv_object *o)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (o[x].size_bytes != o[y].size_bytes)
+        return o[x].size_bytes > o[y].size_bytes ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* Insertion-merge sort without qsort_r (not C11): a stable bottom-up merge sort. */
+static int sort_by_size(mv_result *r, arena *a)
+{
+    uint32_t n = r->nobjects;
+    uint32_t *v = arena_alloc(a, (n ? n : 1) * sizeof *v);
+    uint32_t *t = malloc((n ? n : 1) * sizeof *t);
+    if (!v || !t) {
+        free(t);
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        v[i] = i;
+    for (uint32_t w = 1; w < n; w *= 2) {
+        for (uint32_t lo = 0; lo < n; lo += 2 * w) {
+            uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            uint32_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                t[k++] = cmp_by_size(&v[j], &v[i], r->objects) < 0 ? v[j++] : v[i++];
+            while (i < mid)
+                t[k++] = v[i++];
+            while (j < hi)
+                t[k++] = v[j++];
+        }
+        memcpy(v, t, n * sizeof *v);
+    }
+    free(t);
+    r->by_size = v;
+    return 1;
+}
+
+/* "used_scoped_memory_configs":[{"memory_space":"1","size":"123"},...] in backend_config
+ * JSON; numbers or quoted numbers (spec 3.6). A small scanner, not a JSON parser: it finds
+ * the key, then reads the objects of its array. Malformed text yields nothing. */
+static const char *skip_ws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+        p++;
+    return p;
+}
+
+static const char *skip_string(const char *p, const char *e)
+{
+    if (p >= e || *p != '"')
+        return NULL;
+    for (p++; p < e; p++) {
+        if (*p == '\\')
+            p++;
+        else if (*p == '"')
+            return p + 1;
+    }
+    return NULL;
+}
+
+static const char *skip_value(const char *p, const char *e, int depth)
+{
+    p = skip_ws(p, e);
+    if (p >= e || depth > 64)
+        return NULL;
+    if (*p == '"')
+        return skip_string(p, e);
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        p = skip_ws(p + 1, e);
+        if (p < e && *p == close)
+            return p + 1;
+        for (;;) {
+            if (close == '}') {
+                p = skip_string(skip_ws(p, e), e);
+                if (!p)
+                    return NULL;
+                p = skip_ws(p, e);
+                if (p >= e || *p != ':')
+                    return NULL;
+                p++;
+            }
+            p = skip_value(p, e, depth + 1);
+            if (!p)
+                return NULL;
+            p = skip_ws(p, e);
+            if (p < e && *p == ',') {
+                p++;
+                continue;
+            }
+            return p < e && *p == close ? p + 1 : NULL;
+        }
+    }
+    while (p < e && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n')
+        p++;
+    return p;
+}
+
+static int64_t json_int_value(const char *p, const char *e)
+{
+    p = skip_ws(p, e);
+    if (p < e && *p == '"')
+        p++;
+    int neg = p < e && *p == '-';
+    p += neg;
+    int64_t v = 0;
+    int digits = 0;
+    while (p < e && *p >= '0' && *p <= '9' && v < INT64_MAX / 10) {
+        v = v * 10 + (*p++ - '0');
+        digits++;
+    }
+    return digits ? (neg ? -v : v) : 0;
+}
+
+static void scoped_configs(const char *p, const char *e, int64_t color, int64_t *best, pq_str name,
+                           pq_str *best_name)
+{
+    static const char KEY[] = "\"used_scoped_memory_configs\"";
+    p = skip_ws(p, e);
+    if (p >= e || *p != '{')
+        return;
+    p++;
+    for (;;) {
+        p = skip_ws(p, e);
+        const char *ks = p;
+        p = skip_string(p, e);
+        if (!p)
+            return;
+        int is_key = (size_t)(p - ks) == sizeof KEY - 1 && memcmp(ks, KEY, sizeof KEY - 1) == 0;
+        p = skip_ws(p, e);
+        if (p >= e || *p != ':')
+            return;
+        p = skip_ws(p + 1, e);
+        if (is_key && p < e && *p == '[') {
+            const char *q = skip_ws(p + 1, e);
+            while (q < e && *q == '{') {
+                const char *end = skip_value(q, e, 0);
+                if (!end)
+                    return;
+                int64_t ms = 0, size = 0;
+                const char *f = q + 1;
+                while (f < end - 1) {
+                    f = skip_ws(f, end);
+                    const char *fk = f;
+                    f = skip_string(f, end);
+                    if (!f)
+                        break;
+                    f = skip_ws(f, end);
+                    if (f >= end || *f != ':')
+                        break;
+                    f = skip_ws(f + 1, end);
+                    if (f - fk >= 0 && (size_t)(f - fk) > 0) {
+                        const char *vs = f;
+                        f = skip_value(f, end, 1);
+                        if (!f)
+                            break;
+                        size_t kl = 0;
+                        while (fk + 1 + kl < end && fk[1 + kl] != '"')
+                            kl++;
+                        if (kl == 12 && memcmp(fk + 1, "memory_space", 12) == 0)
+                            ms = json_int_value(vs, f);
+                        else if (kl == 4 && memcmp(fk + 1, "size", 4) == 0)
+                            size = json_int_value(vs, f);
+                    }
+                    f = skip_ws(f, end);
+                    if (f < end && *f == ',')
+                        f++;
+                }
+                if (ms == color && size > *best) {
+                    *best = size;
+                    *best_name = name;
+                }
+                q = skip_ws(end, e);
+                if (q < e && *q == ',')
+                    q = skip_ws(q + 1, e);
+            }
+        }
+        p = skip_value(p, e, 0);
+        if (!p)
+            return;
+        p = skip_ws(p, e);
+        if (p < e && *p == ',') {
+            p++;
+            continue;
+        }
+        return;
+    }
+}
+
+static const char *const PALETTE[209] = {
+    "#e91e63", "#2196f3", "#81c784", "#4dd0e1", "#3f51b5", "#e53935", "#ff9100", "#b39ddb",
+    "#90a4ae", "#26c6da", "#ad1457", "#03a9f4", "#2196f3", "#c2185b", "#795548", "#f9a825",
+    "#00bfa5", "#880e4f", "#d500f9", "#ce93d8", "#ec407a", "#4caf50", "#ff8f00", "#ffca28",
+    "#ab47bc", "#00e5ff", "#ff9800", "#40c4ff", "#1e88e5", "#9fa8da", "#bf360c", "#00b8d4",
+    "#f57f17", "#64b5f6", "#e040fb", "#ffab91", "#4caf50", "#01579b", "#66bb6a", "#ef9a9a",
+    "#558b2f", "#fb8c00", "#ff4081", "#00e676", "#388e3c", "#424242", "#6d4c41", "#c62828",
+    "#616161", "#00897b", "#448aff", "#0d47a1", "#607d8b", "#673ab7", "#00c853", "#2e7d32",
+    "#ffa726", "#5e35b1", "#ba68c8", "#8d6e63", "#00bcd4", "#ff6f00", "#f4511e", "#ff1744",
+    "#9e9e9e", "#d81b60", "#4a148c", "#26a69a", "#689f38", "#7b1fa2", "#b0bec5", "#304ffe",
+    "#f48fb1", "#ffd600", "#ffb74d", "#8bc34a", "#303f9f", "#5d4037", "#80cbc4", "#ffcc80",
+    "#00acc1", "#3e2723", "#ff5252", "#ff7043", "#e91e63", "#ea80fc", "#e65100", "#d84315",
+    "#212121", "#ff5722", "#1976d2", "#2962ff", "#bdbdbd", "#3949ab", "#69f0ae", "#d50000",
+    "#ffd740", "#c0ca33", "#ff6e40", "#00b0ff", "#2979ff", "#e64a19", "#7c4dff", "#607d8b",
+    "#009688", "#ffb300", "#c51162", "#ffc400", "#29b6f6", "#3d5afe", "#76ff03", "#cddc39",
+    "#b388ff", "#5c6bc0", "#9e9d24", "#7cb342", "#ef5350", "#fdd835", "#ef6c00", "#4fc3f7",
+    "#6200ea", "#004d40", "#ff8a65", "#ffab00", "#80deea", "#0097a7", "#7e57c2", "#ff6d00",
+    "#1565c0", "#455a64", "#ffc107", "#4527a0", "#ff5722", "#f44336", "#f57c00", "#827717",
+    "#a5d6a7", "#82b1ff", "#9c27b0", "#ff80ab", "#e1bee7", "#78909c", "#311b92", "#00695c",
+    "#4e342e", "#3f51b5", "#651fff", "#9e9e9e", "#81d4fa", "#f8bbd0", "#b71c1c", "#0091ea",
+    "#673ab7", "#a1887f", "#4db6ac", "#ffa000", "#6a1b9a", "#43a047", "#bcaaa4", "#546e7a",
+    "#aeea00", "#e57373", "#ffccbc", "#006064", "#fbc02d", "#ffeb3b", "#8bc34a", "#039be5",
+    "#8e24aa", "#80d8ff", "#009688", "#9ccc65", "#512da8", "#ffc107", "#757575", "#0277bd",
+    "#ff3d00", "#33691e", "#03a9f4", "#00838f", "#ff8a80", "#283593", "#f50057", "#1a237e",
+    "#90caf9", "#9c27b0", "#aa00ff", "#aed581", "#afb42b", "#9575cd", "#d32f2f", "#64dd17",
+    "#f44336", "#795548", "#cddc39", "#ff9e80", "#7986cb", "#dd2c00", "#0288d1", "#ff9800",
+    "#263238", "#00796b", "#42a5f5", "#8c9eff", "#1b5e20", "#ffab40", "#536dfe", "#00bcd4",
+    "#f06292"};
+
+/* ConvertAllocationTimeline: the blocks, with XProf's node numbering (a rectangle smaller
+ * than one point of the 4096x4096 graph is skipped and takes no node id). */
+static int layout_blocks(mv_result *r, arena *a, const mv_alloc_list *al,
+                         const int64_t *alloc_trace, const int32_t *color_of_lb)
+{
+    const hlo_module *m = r->module;
+    uint64_t total_y = 0, total_x = 0;
+    uint32_t nblocks = 0;
+    for (uint32_t i = 0; i < al->n; i++) {
+        const hlo_allocation *x = al->items[i];
+        if (x->color != r->memory_color || indefinite(x) || alloc_trace[i] < 0)
+            continue;
+        total_y += (uint64_t)x->size;
+        if ((uint64_t)alloc_trace[i] < m->ntraces && m->traces[alloc_trace[i]].nevents > total_x)
+            total_x = m->traces[alloc_trace[i]].nevents;
+        nblocks += 1 + x->nassigned;
+    }
+    if (!total_y || !total_x)
+        return 1;
+    r->blocks = arena_alloc(a, nblocks * sizeof *r->blocks);
+    if (!r->blocks)
+        return 0;
+    double sx = 4096.0 / (double)total_x, sy = 4096.0 / (double)total_y;
+    int node_id = 0;
+    uint64_t y_off = 0;
+    for (uint32_t i = 0; i < al->n; i++) {
+        const hlo_allocation *x = al->items[i];
+        if (x->color != r->memory_color || indefinite(x) || alloc_trace[i] < 0)
+            continue;
+        uint64_t off = y_off;
+        y_off += (uint64_t)x->size;
+        r->blocks[r->nblocks++] =
+            (mv_block){NULL, x, (int64_t)off, x->size, 0, (int64_t)total_x, "#ffffff"};
+        if (!((double)total_x * sx < 1.0 || (double)(uint64_t)x->size * sy < 1.0))
+            node_id++;
+        for (uint32_t q = 0; q < x->nassigned; q++) {
+            const mv_lb *b = memviewer_lb(r, x->assigned[q].logical_buffer_id);
+            if (!b || !b->has_span) /* sharers that reused freed memory have spans too */
+                continue;
+            uint64_t width = (uint64_t)b->span_end - (uint64_t)b->span_start;
+            uint64_t y = off + (uint64_t)b->offset;
+            uint64_t h = (uint64_t)b->proto->size;
+            int32_t pc = color_of_lb ? color_of_lb[b - r->lbs_by_id[0]] : -1;
+            const char *color = pc >= 0 ? PALETTE[pc % 209] : PALETTE[node_id % 209];
+            r->blocks[r->nblocks++] =
+                (mv_block){b, x, (int64_t)y, b->proto->size, b->span_start, b->span_end, color};
+            if (!((double)width * sx < 1.0 || (double)h * sy < 1.0))
+                node_id++;
+        }
+    }
+    return 1;
+}
+
+pq_status memviewer_compute(const hlo_module *m, int64_t memory_color, arena *a, mv_result **out,
+                            const char **what)
+{
+    *out = NULL;
+    *what = NULL;
+    pq_status st = PQ_ERR_NOMEM;
+    key_seq *tmp = NULL;
+    int64_t *alloc_trace = NULL;
+    int32_t *color_of_lb = NULL;
+    sim s;
+    memset(&s, 0, sizeof s);
+    mv_result *r = arena_alloc(a, sizeof *r);
+    if (!r)
+        return PQ_ERR_NOMEM;
+    r->module = m;
+    r->memory_color = memory_color;
+    s.r = r;
+    s.a = a;
+
+    /* Allocations by ascending index, the last of a duplicated index kept. */
+    uint32_t nmax = m->nallocations;
+    size_t nassigned = 0;
+    for (uint32_t i = 0; i < m->nallocations; i++)
+        nassigned += m->allocations[i].nassigned;
+    if (nassigned > nmax)
+        nmax = (uint32_t)(nassigned > UINT32_MAX ? UINT32_MAX : nassigned);
+    tmp = malloc((nmax ? nmax : 1) * sizeof *tmp);
+    if (!tmp)
+        goto out;
+    for (uint32_t i = 0; i < m->nallocations; i++)
+        tmp[i] = (key_seq){m->allocations[i].index, i, &m->allocations[i]};
+    mv_alloc_list al;
+    al.n = sort_unique_last(tmp, m->nallocations);
+    al.items = arena_alloc(a, (al.n ? al.n : 1) * sizeof *al.items);
+    alloc_trace = malloc((al.n ? al.n : 1) * sizeof *alloc_trace);
+    if (!al.items || !alloc_trace)
+        goto out;
+    for (uint32_t i = 0; i < al.n; i++) {
+        al.items[i] = tmp[i].p;
+        alloc_trace[i] = -1;
+    }
+
+    /* Logical buffer structs: one per assigned entry whose buffer and instruction exist;
+     * the last struct of an id wins (XProf's map). */
+    mv_lb *lbs = arena_alloc(a, (nassigned ? nassigned : 1) * sizeof *lbs);
+    if (!lbs)
+        goto out;
+    uint32_t nl = 0;
+    for (uint32_t i = 0; i < m->nallocations; i++) {
+        const hlo_allocation *x = &m->allocations[i];
+        /* the struct points at the allocation kept for this index */
+        const hlo_allocation *kept = x;
+        for (uint32_t q = 0; q < al.n; q++)
+            if (al.items[q]->index == x->index) {
+                kept = al.items[q];
+                break;
+            }
+        if (kept != x)
+            continue; /* a replaced duplicate: XProf's map holds only the last one */
+        for (uint32_t q = 0; q < x->nassigned; q++) {
+            const hlo_logical_buffer *p =
+                hlo_logical_buffer_by_id(m, x->assigned[q].logical_buffer_id);
+            if (!p)
+                continue;
+            const hlo_instruction *ins = hlo_instruction_by_id(m, p->instruction_id);
+            if (!ins)
+                continue;
+            mv_lb *b = &lbs[nl];
+            memset(b, 0, sizeof *b);
+            b->proto = p;
+            b->alloc = x;
+            b->instr = ins;
+            b->offset = x->assigned[q].offset;
+            b->shape = &ins->shape;
+            if (p->nshape_index) {
+                int64_t last = p->shape_index[p->nshape_index - 1];
+                if (last >= 0 && last < (int64_t)ins->shape.ntuple)
+                    b->shape = &ins->shape.tuple[last];
+            }
+            b->unpadded = hlo_shape_unpadded_bytes(b->shape);
+            tmp[nl] = (key_seq){p->id, nl, b};
+            nl++;
+        }
+    }
+    nl = sort_unique_last(tmp, nl);
+    r->lbs_by_id = arena_alloc(a, (nl ? nl : 1) * sizeof *r->lbs_by_id);
+    if (!r->lbs_by_id)
+        goto out;
+    /* Keep the structs in id order in one array, so color_of_lb can be indexed by offset. */
+    mv_lb *sorted = arena_alloc(a, (nl ? nl : 1) * sizeof *sorted);
+    if (!sorted)
+        goto out;
+    for (uint32_t i = 0; i < nl; i++) {
+        sorted[i] = *(mv_lb *)tmp[i].p;
+        r->lbs_by_id[i] = &sorted[i];
+    }
+    r->nlbs = nl;
+    for (uint32_t i = 0; i < nl; i++) {
+        buf b;
+        buf_init(&b, NULL);
+        hlo_shape_print(&b, sorted[i].shape);
+        sorted[i].shape_string = arena_strndup(a, b.p ? b.p : "", b.n);
+        buf_release(&b);
+        if (!sorted[i].shape_string)
+            goto out;
+    }
+
+    /* Trace -> allocation, by the allocation of each trace's first event. */
+    for (uint32_t t = 0; t < m->ntraces; t++) {
+        if (!m->traces[t].nevents)
+            continue;
+        const mv_lb *b = memviewer_lb(r, m->traces[t].events[0].buffer_id);
+        if (!b)
+            continue;
+        for (uint32_t q = 0; q < al.n; q++)
+            if (al.items[q]->index == b->alloc->index)
+                alloc_trace[q] = t;
+    }
+
+    int64_t tid = trace_id(r, &al, alloc_trace);
+    if (tid >= 0 && tid < (int64_t)m->ntraces) {
+        if (!replay(&s, &m->traces[tid], what)) {
+            st = s.nomem ? PQ_ERR_NOMEM : PQ_ERR_INPUT;
+            goto out;
+        }
+    }
+
+    /* Peak snapshot: indefinite allocations first, then the live buffers at the peak. */
+    int64_t small = 0;
+    int32_t colorno = 0;
+    uint32_t cap = 0;
+    for (uint32_t i = 0; i < al.n; i++) {
+        const hlo_allocation *x = al.items[i];
+        if (x->color != memory_color || !indefinite(x))
+            continue;
+        const mv_lb *best = NULL;
+        int64_t best_size = 0;
+        for (uint32_t q = 0; q < x->nassigned; q++) {
+            const mv_lb *b = memviewer_lb(r, x->assigned[q].logical_buffer_id);
+            if (b && (uint64_t)b->proto->size > (uint64_t)best_size) {
+                best_size = b->proto->size;
+                best = b;
+            }
+        }
+        if (!best)
+            continue;
+        r->indefinite_bytes += x->size;
+        if (memory_color == 0 && !add_object(r, a, best, &small, &colorno, &cap))
+            goto out;
+    }
+    for (size_t i = 0; i < s.peak_live.n; i++) {
+        int64_t id = s.peak_live.v[i];
+        for (size_t j = 0; j + 1 < s.peak_c2d.n; j += 2)
+            if (s.peak_c2d.v[j] == id) {
+                id = s.peak_c2d.v[j + 1];
+                break;
+            }
+        const mv_lb *b = memviewer_lb(r, id);
+        if (!b) {
+            small = 0; /* XProf returns here: no small aggregate either */
+            break;
+        }
+        if (!add_object(r, a, b, &small, &colorno, &cap))
+            goto out;
+    }
+    if (small) {
+        mv_object o = {colorno++, NULL, small};
+        if (r->nobjects == cap) {
+            mv_object *no = arena_alloc(a, (cap + 1) * sizeof *no);
+            if (!no)
+                goto out;
+            if (r->nobjects)
+                memcpy(no, r->objects, r->nobjects * sizeof *no);
+            r->objects = no;
+        }
+        r->objects[r->nobjects++] = o;
+    }
+    if (!sort_by_size(r, a))
+        goto out;
+
+    /* Spans of the buffers the trace touched, by ascending id. */
+    r->spans = arena_alloc(a, (nl ? nl : 1) * sizeof *r->spans);
+    if (!r->spans)
+        goto out;
+    for (uint32_t i = 0; i < nl; i++)
+        if (sorted[i].seen && sorted[i].has_span)
+            r->spans[r->nspans++] = &sorted[i];
+
+    /* Special allocations. */
+    r->indefinite = arena_alloc(a, (al.n ? al.n : 1) * sizeof *r->indefinite);
+    if (!r->indefinite)
+        goto out;
+    for (uint32_t i = 0; i < al.n; i++) {
+        const hlo_allocation *x = al.items[i];
+        if (x->color != memory_color)
+            continue;
+        if (x->is_entry_computation_parameter)
+            r->entry_params_bytes += x->size;
+        if (x->is_thread_local || x->is_tuple)
+            r->non_reusable_bytes += x->size;
+        if (x->maybe_live_out)
+            r->maybe_live_out_bytes += x->size;
+        if (indefinite(x))
+            r->indefinite[r->nindefinite++] = x;
+    }
+    /* xla::ComputeTotalAllocationBytes / ComputeIndefiniteAllocationsInBytes walk the
+     * proto's list itself, duplicates included. */
+    for (uint32_t i = 0; i < m->nallocations; i++) {
+        const hlo_allocation *x = &m->allocations[i];
+        if (x->color != memory_color || x->is_thread_local)
+            continue;
+        r->total_bytes += x->size;
+        if (indefinite(x))
+            r->indefinite_alloc_bytes += x->size;
+    }
+
+    if (memory_color == 1) {
+        for (uint32_t c = 0; c < m->ncomputations; c++)
+            for (uint32_t i = 0; i < m->computations[c].ninstructions; i++) {
+                const hlo_instruction *ins = &m->computations[c].instructions[i];
+                if (ins->backend_config.n)
+                    scoped_configs(ins->backend_config.p,
+                                   ins->backend_config.p + ins->backend_config.n, memory_color,
+                                   &r->max_scoped_bytes, ins->name, &r->max_scoped_instruction);
+            }
+    }
+
+    /* Peak colors by logical buffer (for the blocks). */
+    color_of_lb = malloc((nl ? nl : 1) * sizeof *color_of_lb);
+    if (!color_of_lb)
+        goto out;
+    for (uint32_t i = 0; i < nl; i++)
+        color_of_lb[i] = -1;
+    for (uint32_t i = 0; i < r->nobjects; i++)
+        if (r->objects[i].lb)
+            color_of_lb[r->objects[i].lb - sorted] = r->objects[i].color;
+    if (!layout_blocks(r, a, &al, alloc_trace, color_of_lb))
+        goto out;
+
+    *out = r;
+    st = PQ_OK;
+out:
+    free(tmp);
+    free(alloc_trace);
+    free(color_of_lb);
+    free(s.live.v);
+    free(s.peak_live.v);
+    free(s.c2d.v);
+    free(s.peak_c2d.v);
+    if (st == PQ_ERR_NOMEM && !*what)
+        *what = "out of memory";
+    return st;
+}

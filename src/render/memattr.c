@@ -1,0 +1,252 @@
+/* memattr.c - renders `profq memory` (analysis/memattr.c): a GiB table like the seed's,
+ * TSV, Markdown, or JSON schema profq.memory.v1 (bytes, per row and min/avg/max). */
+#include "analysis/memattr.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/json.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double GIB = 1073741824.0;
+
+/* Figures aggregated: peak, entry params, each bucket, gradient hits. */
+static int nfigures(const ma_result *r)
+{
+    return 2 + r->nbuckets + 1;
+}
+
+static const char *figure_name(const ma_result *r, int f)
+{
+    if (f == 0)
+        return "peak_bytes";
+    if (f == 1)
+        return "entry_params_bytes";
+    if (f < 2 + r->nbuckets)
+        return r->bucket_names[f - 2];
+    return "gradient_hits";
+}
+
+static int64_t figure(const ma_result *r, const ma_row *row, int f)
+{
+    if (f == 0)
+        return row->peak_bytes;
+    if (f == 1)
+        return row->entry_params_bytes;
+    if (f < 2 + r->nbuckets)
+        return row->bucket_bytes[f - 2];
+    return row->gradient_hits;
+}
+
+static void aggregate(const ma_result *r, int f, int64_t *mn, double *avg, int64_t *mx)
+{
+    *mn = *mx = 0;
+    *avg = 0;
+    for (int i = 0; i < r->nrows; i++) {
+        int64_t v = figure(r, &r->rows[i], f);
+        if (i == 0 || v < *mn)
+            *mn = v;
+        if (i == 0 || v > *mx)
+            *mx = v;
+        *avg += (double)v;
+    }
+    if (r->nrows)
+        *avg /= r->nrows;
+}
+
+static int all_ok(const ma_row *row)
+{
+    return row->check_ok[0] && row->check_ok[1] && row->check_ok[2];
+}
+
+static void table(buf *b, const ma_result *r, int style) /* 0 text, 1 tsv, 2 md */
+{
+    const char *sep = style == 1 ? "\t" : style == 2 ? " | " : "  ";
+    int nf = nfigures(r);
+    int64_t maxpeak = 0;
+    for (int i = 0; i < r->nrows; i++)
+        if (r->rows[i].peak_bytes > maxpeak)
+            maxpeak = r->rows[i].peak_bytes;
+    /* GiB like the seed's table, or MiB when every peak is under 1 GiB (a CPU demo's
+     * 0.3 MiB would print as 0.000 GiB). */
+    double unit_bytes = maxpeak < (int64_t)1 << 30 ? 1048576.0 : GIB;
+    const char *unit_suffix = maxpeak < (int64_t)1 << 30 ? "_mib" : "_gib";
+    if (style == 2)
+        buf_puts(b, "| ");
+    buf_printf(b, "host%sdevice%smodule", sep, sep);
+    for (int f = 0; f < nf; f++) {
+        const char *n = figure_name(r, f);
+        if (f == 0)
+            n = "peak";
+        else if (f == 1)
+            n = "entry_params";
+        buf_printf(b, "%s%s%s", sep, n, f < nf - 1 && style != 1 ? unit_suffix : "");
+    }
+    buf_printf(b, "%schecks%s\n", sep, style == 2 ? " |" : "");
+    if (style == 2) {
+        buf_puts(b, "|---|---|---|");
+        for (int f = 0; f <= nf; f++)
+            buf_puts(b, "---:|");
+        buf_putc(b, '\n');
+    }
+    for (int i = 0; i < r->nrows; i++) {
+        const ma_row *row = &r->rows[i];
+        if (style == 2)
+            buf_puts(b, "| ");
+        buf_printf(b, "%s%s%s%s%s", row->host, sep, row->device, sep, row->module);
+        for (int f = 0; f < nf; f++) {
+            int64_t v = figure(r, row, f);
+            if (f == nf - 1)
+                buf_printf(b, "%s%" PRId64, sep, v);
+            else if (style == 1)
+                buf_printf(b, "%s%" PRId64, sep, v);
+            else
+                buf_printf(b, "%s%.3f", sep, (double)v / unit_bytes);
+        }
+        buf_printf(b, "%s%s%s\n", sep, all_ok(row) ? "ok" : "FAILED", style == 2 ? " |" : "");
+    }
+    if (r->nrows > 1 && style != 1) {
+        static const char *const AGG[] = {"min", "avg", "max"};
+        for (int k = 0; k < 3; k++) {
+            if (style == 2)
+                buf_puts(b, "| ");
+            buf_printf(b, "%s%s%s%s", AGG[k], sep, "", sep);
+            for (int f = 0; f < nf; f++) {
+                int64_t mn, mx;
+                double avg;
+                aggregate(r, f, &mn, &avg, &mx);
+                double v = k == 0 ? (double)mn : k == 1 ? avg : (double)mx;
+                if (f == nf - 1)
+                    buf_printf(b, "%s%.1f", sep, v);
+                else
+                    buf_printf(b, "%s%.3f", sep, v / unit_bytes);
+            }
+            buf_printf(b, "%s%s\n", sep, style == 2 ? " |" : "");
+        }
+    }
+    if (style == 0)
+        for (int i = 0; i < r->nrows; i++)
+            for (int c = 0; c < 3; c++)
+                if (!r->rows[i].check_ok[c])
+                    buf_printf(b, "check failed: %s %s %s: %s (delta %" PRId64 " bytes)\n",
+                               r->rows[i].host, r->rows[i].device, r->rows[i].module,
+                               MA_CHECK_NAMES[c], r->rows[i].check_delta[c]);
+}
+
+static void json(buf *b, const ma_result *r)
+{
+    json_writer w;
+    json_init(&w, b, 1);
+    json_obj_begin(&w);
+    json_key(&w, "schema");
+    json_cstr(&w, "profq.memory.v1");
+    json_key(&w, "rows");
+    json_arr_begin(&w);
+    for (int i = 0; i < r->nrows; i++) {
+        const ma_row *row = &r->rows[i];
+        char id[32];
+        snprintf(id, sizeof id, "%" PRIu64, row->program_id);
+        json_obj_begin(&w);
+        json_key(&w, "host");
+        json_cstr(&w, row->host);
+        json_key(&w, "device");
+        json_cstr(&w, row->device);
+        json_key(&w, "module");
+        json_cstr(&w, row->module);
+        json_key(&w, "program_id");
+        json_cstr(&w, id);
+        json_key(&w, "peak_bytes");
+        json_int(&w, row->peak_bytes);
+        json_key(&w, "entry_params_bytes");
+        json_int(&w, row->entry_params_bytes);
+        json_key(&w, "groups");
+        json_obj_begin(&w);
+        for (int g = 0; g < row->ngroups; g++) {
+            json_key(&w, row->group_names[g]);
+            json_int(&w, row->group_bytes[g]);
+        }
+        json_obj_end(&w);
+        json_key(&w, "buckets");
+        json_obj_begin(&w);
+        for (int k = 0; k < r->nbuckets; k++) {
+            json_key(&w, r->bucket_names[k]);
+            json_int(&w, row->bucket_bytes[k]);
+        }
+        json_obj_end(&w);
+        json_key(&w, "gradient_hits");
+        json_int(&w, row->gradient_hits);
+        json_key(&w, "gradients_present");
+        json_bool(&w, row->gradient_hits > 0);
+        json_key(&w, "checks");
+        json_arr_begin(&w);
+        for (int c = 0; c < 3; c++) {
+            json_obj_begin(&w);
+            json_key(&w, "name");
+            json_cstr(&w, MA_CHECK_NAMES[c]);
+            json_key(&w, "ok");
+            json_bool(&w, row->check_ok[c]);
+            json_key(&w, "delta_bytes");
+            json_int(&w, row->check_delta[c]);
+            json_obj_end(&w);
+        }
+        json_arr_end(&w);
+        json_obj_end(&w);
+    }
+    json_arr_end(&w);
+    json_key(&w, "aggregate");
+    json_obj_begin(&w);
+    for (int f = 0; f < nfigures(r); f++) {
+        int64_t mn, mx;
+        double avg;
+        aggregate(r, f, &mn, &avg, &mx);
+        json_key(&w, figure_name(r, f));
+        json_obj_begin(&w);
+        json_key(&w, "min");
+        json_int(&w, mn);
+        json_key(&w, "avg");
+        json_double(&w, avg);
+        json_key(&w, "max");
+        json_int(&w, mx);
+        json_obj_end(&w);
+    }
+    json_obj_end(&w);
+    json_obj_end(&w);
+    buf_putc(b, '\n');
+}
+
+pq_status pq_render_memory(const pq_profile *p, const pq_memory_options *opts, pq_output fmt,
+                           pq_sink *sink, pq_error *err)
+{
+    ma_rules *rules = malloc(sizeof *rules);
+    if (!rules)
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    pq_status st =
+        memattr_rules_init(rules, opts->rules_text, opts->rules_path ? opts->rules_path : "", err);
+    if (st != PQ_OK) {
+        memattr_rules_free(rules);
+        free(rules);
+        return st;
+    }
+    arena a;
+    arena_init(&a);
+    ma_result r;
+    st = memattr_compute(p, opts->module_prefix, opts->memory_space, rules, &a, &r, err);
+    if (st == PQ_OK) {
+        buf b;
+        buf_init(&b, sink);
+        if (fmt == PQ_OUT_JSON)
+            json(&b, &r);
+        else
+            table(&b, &r, fmt == PQ_OUT_TSV ? 1 : fmt == PQ_OUT_MD ? 2 : 0);
+        st = buf_flush(&b);
+        buf_release(&b);
+        if (st != PQ_OK)
+            st = err_set(err, PQ_ERR_OUTPUT, "", -1, "could not write the output");
+    }
+    arena_release(&a);
+    memattr_rules_free(rules);
+    free(rules);
+    return st;
+}

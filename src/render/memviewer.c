@@ -1,0 +1,608 @@
+/* memviewer.c - renders the memory viewer (analysis/memviewer.c): XProf's PreprocessResult
+ * JSON field for field (--format xprof: proto3 JSON, fields at default omitted, int64 as
+ * strings, fields in field-number order), profq's own JSON (profq.memory_viewer.v1) and
+ * text; and the module list when no module is chosen. Also the module selection rules
+ * the CLI documents. */
+#include "analysis/memviewer.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/json.h"
+#include "model/model.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* memcmp that accepts the NULL pointer of an empty view. */
+static int mem_eq(const void *a, const void *b, size_t n)
+{
+    return n == 0 || memcmp(a, b, n) == 0;
+}
+
+static const double MIB = 1048576.0;
+
+static void key_i64str(json_writer *w, const char *k, int64_t v)
+{
+    char t[32];
+    snprintf(t, sizeof t, "%" PRId64, v);
+    json_key(w, k);
+    json_cstr(w, t);
+}
+
+static void opt_str(json_writer *w, const char *k, pq_str s)
+{
+    if (s.n) {
+        json_key(w, k);
+        json_str(w, s.p, s.n);
+    }
+}
+
+static void opt_double(json_writer *w, const char *k, double v)
+{
+    if (v != 0.0) {
+        json_key(w, k);
+        json_double(w, v);
+    }
+}
+
+static void opt_int(json_writer *w, const char *k, int64_t v)
+{
+    if (v) {
+        json_key(w, k);
+        json_int(w, v);
+    }
+}
+
+/* "name{0,1}" when the shape index is non-empty. */
+static void name_with_index(buf *b, const mv_lb *lb)
+{
+    buf_put(b, lb->instr->name.p, lb->instr->name.n);
+    if (lb->proto->nshape_index) {
+        buf_putc(b, '{');
+        for (uint32_t i = 0; i < lb->proto->nshape_index; i++)
+            buf_printf(b, "%s%" PRId64, i ? "," : "", lb->proto->shape_index[i]);
+        buf_putc(b, '}');
+    }
+}
+
+static void put_tmp(json_writer *w, const char *k, buf *t)
+{
+    json_key(w, k);
+    json_str(w, t->p ? t->p : "", t->n);
+    t->n = 0;
+}
+
+/* GetSourceInfo (XP hlo_module_utils.cc): metadata source_file first, else the first line
+ * of the stack built from stack_frame_id ("file:line:column", innermost first). */
+static void source_info(json_writer *w, const hlo_module *m, const hlo_instruction *ins, buf *t)
+{
+    t->n = 0;
+    int32_t id = ins->stack_frame_id;
+    int guard = 0;
+    while (id > 0 && (uint32_t)id <= m->nstack_frames && guard++ < 100000) {
+        const hlo_stack_frame *f = &m->stack_frames[id - 1];
+        id = f->parent_frame_id;
+        pq_str file = {"", 0};
+        int32_t line = -1, col = -1;
+        int32_t fl = f->file_location_id;
+        if (fl > 0 && (uint32_t)fl <= m->nfile_locations) {
+            const hlo_file_location *loc = &m->file_locations[fl - 1];
+            line = loc->line;
+            col = loc->column;
+            if (loc->file_name_id > 0 && (uint32_t)loc->file_name_id <= m->nfile_names)
+                file = m->file_names[loc->file_name_id - 1];
+        }
+        if (t->n)
+            buf_putc(t, '\n');
+        buf_put(t, file.p, file.n);
+        buf_printf(t, ":%d:%d", line, col);
+    }
+    pq_str fname = ins->source_file;
+    int32_t line = ins->source_line;
+    if (!fname.n && t->n) {
+        const char *s = t->p, *nl = memchr(s, '\n', t->n);
+        size_t first = nl ? (size_t)(nl - s) : t->n;
+        const char *c1 = memchr(s, ':', first);
+        if (c1) {
+            fname = (pq_str){s, (size_t)(c1 - s)};
+            const char *c2 = memchr(c1 + 1, ':', first - (size_t)(c1 + 1 - s));
+            size_t ln = c2 ? (size_t)(c2 - c1 - 1) : first - (size_t)(c1 + 1 - s);
+            char num[16];
+            line = 0;
+            if (ln && ln < sizeof num) {
+                memcpy(num, c1 + 1, ln);
+                num[ln] = 0;
+                char *end;
+                long v = strtol(num, &end, 10);
+                if (!*end && v >= INT32_MIN && v <= INT32_MAX)
+                    line = (int32_t)v;
+            }
+        }
+    }
+    if (!fname.n) {
+        t->n = 0;
+        return;
+    }
+    json_key(w, "sourceInfo");
+    json_obj_begin(w);
+    opt_str(w, "fileName", fname);
+    opt_int(w, "lineNumber", line);
+    if (t->n)
+        put_tmp(w, "stackFrame", t);
+    json_obj_end(w);
+    t->n = 0;
+}
+
+static void heap_object(json_writer *w, const mv_result *r, const mv_object *o, buf *t)
+{
+    json_obj_begin(w);
+    json_key(w, "numbered");
+    json_int(w, o->color);
+    if (!o->lb) {
+        json_key(w, "label");
+        json_cstr(w, "small (<16384 bytes)");
+        json_key(w, "logicalBufferId");
+        json_int(w, -1);
+        opt_double(w, "logicalBufferSizeMib", (double)o->size_bytes / MIB);
+        json_obj_end(w);
+        return;
+    }
+    const mv_lb *lb = o->lb;
+    const hlo_instruction *ins = lb->instr;
+    t->n = 0;
+    buf_put(t, ins->name.p, ins->name.n);
+    buf_printf(t, ": %s # ", lb->shape_string);
+    buf_put(t, ins->op_name.p, ins->op_name.n);
+    put_tmp(w, "label", t);
+    opt_int(w, "logicalBufferId", (int32_t)lb->proto->id);
+    opt_double(w, "logicalBufferSizeMib", (double)lb->proto->size / MIB);
+    opt_double(w, "unpaddedShapeMib", (double)lb->unpadded / MIB);
+    name_with_index(t, lb);
+    if (t->n)
+        put_tmp(w, "instructionName", t);
+    opt_str(w, "shapeString", pq_str_of(lb->shape_string, strlen(lb->shape_string)));
+    opt_str(w, "tfOpName", ins->op_name);
+    json_key(w, "groupName");
+    json_cstr(w, memviewer_category(lb->alloc));
+    opt_str(w, "opCode", ins->opcode);
+    source_info(w, r->module, ins, t);
+    json_obj_end(w);
+}
+
+static void render_xprof(json_writer *w, const mv_result *r, buf *t)
+{
+    const hlo_module *m = r->module;
+    double add = (double)r->indefinite_bytes / MIB;
+    json_obj_begin(w);
+    if (r->ntimeline) {
+        json_key(w, "heapSizes");
+        json_arr_begin(w);
+        for (uint32_t i = 0; i < r->ntimeline; i++)
+            json_double(w, (double)r->heap_bytes[i] / MIB + add);
+        json_arr_end(w);
+        json_key(w, "unpaddedHeapSizes");
+        json_arr_begin(w);
+        for (uint32_t i = 0; i < r->ntimeline; i++)
+            json_double(w, (double)r->unpadded_bytes[i] / MIB + add);
+        json_arr_end(w);
+    }
+    if (r->nobjects) {
+        json_key(w, "maxHeap");
+        json_arr_begin(w);
+        for (uint32_t i = 0; i < r->nobjects; i++)
+            heap_object(w, r, &r->objects[i], t);
+        json_arr_end(w);
+        json_key(w, "maxHeapBySize");
+        json_arr_begin(w);
+        for (uint32_t i = 0; i < r->nobjects; i++)
+            heap_object(w, r, &r->objects[r->by_size[i]], t);
+        json_arr_end(w);
+    }
+    if (r->nspans) {
+        json_key(w, "logicalBufferSpans");
+        json_obj_begin(w);
+        for (uint32_t i = 0; i < r->nspans; i++) {
+            char k[32];
+            snprintf(k, sizeof k, "%" PRId64, r->spans[i]->proto->id);
+            json_key(w, k);
+            json_obj_begin(w);
+            opt_int(w, "start", (int32_t)r->spans[i]->span_start);
+            opt_int(w, "limit", (int32_t)r->spans[i]->span_end);
+            json_obj_end(w);
+        }
+        json_obj_end(w);
+    }
+    if (r->nobjects) {
+        json_key(w, "maxHeapToBySize");
+        json_arr_begin(w);
+        for (uint32_t i = 0; i < r->nobjects; i++)
+            for (uint32_t j = 0; j < r->nobjects; j++)
+                if (r->by_size[j] == i)
+                    json_int(w, j);
+        json_arr_end(w);
+        json_key(w, "bySizeToMaxHeap");
+        json_arr_begin(w);
+        for (uint32_t i = 0; i < r->nobjects; i++)
+            json_int(w, r->by_size[i]);
+        json_arr_end(w);
+    }
+    opt_str(w, "moduleName", m->name);
+    opt_str(w, "entryComputationName", m->entry_computation_name);
+    opt_double(w, "peakHeapMib", (double)r->peak_bytes / MIB + add);
+    opt_double(w, "peakUnpaddedHeapMib", (double)r->peak_unpadded_bytes / MIB + add);
+    opt_int(w, "peakHeapSizePosition", (int32_t)r->peak_position);
+    opt_double(w, "entryComputationParametersMib", (double)r->entry_params_bytes / MIB);
+    opt_double(w, "nonReusableMib", (double)r->non_reusable_bytes / MIB);
+    opt_double(w, "maybeLiveOutMib", (double)r->maybe_live_out_bytes / MIB);
+    if (r->nindefinite) {
+        json_key(w, "indefiniteLifetimes");
+        json_arr_begin(w);
+        for (uint32_t i = 0; i < r->nindefinite; i++) {
+            const hlo_allocation *x = r->indefinite[i];
+            json_obj_begin(w);
+            if (x->index)
+                key_i64str(w, "id", x->index);
+            opt_double(w, "sizeMib", (double)x->size / MIB);
+            int reusable = !x->is_thread_local && !x->is_tuple;
+            if (x->is_entry_computation_parameter || x->maybe_live_out || reusable) {
+                json_key(w, "attributes");
+                json_arr_begin(w);
+                if (x->is_entry_computation_parameter)
+                    json_cstr(w, "entry computation parameter");
+                if (x->maybe_live_out)
+                    json_cstr(w, "may-be live out");
+                if (reusable)
+                    json_cstr(w, "reusable");
+                json_arr_end(w);
+            }
+            const char *common = NULL;
+            int same = 1;
+            if (x->nassigned) {
+                json_key(w, "logicalBuffers");
+                json_arr_begin(w);
+                for (uint32_t q = 0; q < x->nassigned; q++) {
+                    const hlo_assigned *as = &x->assigned[q];
+                    const mv_lb *lb = memviewer_lb(r, as->logical_buffer_id);
+                    json_obj_begin(w);
+                    if (as->logical_buffer_id)
+                        key_i64str(w, "id", as->logical_buffer_id);
+                    const char *shape = lb ? lb->shape_string : "";
+                    if (lb && *shape) {
+                        json_key(w, "shape");
+                        json_cstr(w, shape);
+                    }
+                    opt_double(w, "sizeMib", (double)as->size / MIB);
+                    if (lb) {
+                        opt_str(w, "hloName", lb->instr->name);
+                        if (lb->proto->nshape_index) {
+                            json_key(w, "shapeIndex");
+                            json_arr_begin(w);
+                            for (uint32_t k = 0; k < lb->proto->nshape_index; k++) {
+                                char s[32];
+                                snprintf(s, sizeof s, "%" PRId64, lb->proto->shape_index[k]);
+                                json_cstr(w, s);
+                            }
+                            json_arr_end(w);
+                        }
+                    }
+                    json_obj_end(w);
+                    if (q == 0)
+                        common = shape;
+                    else if (strcmp(common, shape) != 0)
+                        same = 0;
+                }
+                json_arr_end(w);
+                if (same && common && *common) {
+                    json_key(w, "commonShape");
+                    json_cstr(w, common);
+                }
+            }
+            json_obj_end(w);
+        }
+        json_arr_end(w);
+    }
+    opt_double(w, "totalBufferAllocationMib", (double)r->total_bytes / MIB);
+    opt_double(w, "indefiniteBufferAllocationMib", (double)r->indefinite_alloc_bytes / MIB);
+    if (r->ntimeline) {
+        json_key(w, "hloInstructionNames");
+        json_arr_begin(w);
+        for (uint32_t i = 0; i < r->ntimeline; i++)
+            json_str(w, r->instruction_names[i].p ? r->instruction_names[i].p : "",
+                     r->instruction_names[i].n);
+        json_arr_end(w);
+    }
+    if (r->max_scoped_bytes > 0) {
+        opt_double(w, "maxScopedVmemAllocationMib", (double)r->max_scoped_bytes / MIB);
+        opt_str(w, "maxScopedVmemInstructionName", r->max_scoped_instruction);
+    }
+    if (r->nblocks) {
+        json_key(w, "bufferBlocks");
+        json_arr_begin(w);
+        for (uint32_t i = 0; i < r->nblocks; i++) {
+            const mv_block *bl = &r->blocks[i];
+            const char *cat = memviewer_category(bl->alloc);
+            json_obj_begin(w);
+            json_key(w, "logicalBufferId");
+            json_int(w, bl->lb ? (int32_t)bl->lb->proto->id : -1);
+            if (bl->lb)
+                name_with_index(t, bl->lb);
+            else
+                buf_puts(t, cat);
+            if (t->n)
+                put_tmp(w, "name", t);
+            opt_double(w, "offset", (double)bl->offset);
+            opt_double(w, "size", (double)bl->size);
+            opt_int(w, "startStep", (int32_t)bl->start_step);
+            opt_int(w, "endStep", (int32_t)bl->end_step);
+            if (bl->lb)
+                opt_str(w, "tfOpName", bl->lb->instr->op_name);
+            json_key(w, "category");
+            json_cstr(w, cat);
+            if (bl->lb) {
+                source_info(w, r->module, bl->lb->instr, t);
+                if (*bl->lb->shape_string) {
+                    json_key(w, "shapeString");
+                    json_cstr(w, bl->lb->shape_string);
+                }
+                opt_double(w, "unpaddedSize", (double)bl->lb->unpadded);
+            }
+            json_key(w, "color");
+            json_cstr(w, bl->color);
+            json_obj_end(w);
+        }
+        json_arr_end(w);
+    }
+    json_obj_end(w);
+}
+
+/* ---- choosing the module ---- */
+
+typedef struct mv_pick {
+    const pq_source *src;
+    const pq_program *prog;
+} mv_pick;
+
+static int key_eq(const pq_program *p, const char *s)
+{
+    char k[64];
+    size_t n = strlen(s);
+    snprintf(k, sizeof k, "(%" PRIu64 ")", p->program_id);
+    size_t kl = strlen(k);
+    return n == p->name.n + kl && mem_eq(s, p->name.p, p->name.n) &&
+           memcmp(s + p->name.n, k, kl) == 0;
+}
+
+/* Selection (README "memory-viewer"): --module as "<name>(<id>)" exactly, or a bare module
+ * name when exactly one program has it; else --program-id as an XLA program id; else, as
+ * XProf does, the program id text as a substring of "<name>(<id>)", first in source and
+ * program-id order. Returns 1 with *out, 0 when nothing matches, -1 when ambiguous. */
+static int pick_program(const pq_profile *p, const char *module, const char *program_id,
+                        mv_pick *out)
+{
+    int found = 0;
+    if (module && *module) {
+        for (size_t s = 0; s < p->nsources; s++)
+            for (uint32_t i = 0; i < p->sources[s].nprograms; i++)
+                if (key_eq(&p->sources[s].programs[i], module)) {
+                    *out = (mv_pick){&p->sources[s], &p->sources[s].programs[i]};
+                    return 1;
+                }
+        for (size_t s = 0; s < p->nsources; s++)
+            for (uint32_t i = 0; i < p->sources[s].nprograms; i++) {
+                const pq_program *q = &p->sources[s].programs[i];
+                if (q->name.n == strlen(module) && mem_eq(q->name.p, module, q->name.n)) {
+                    if (found && out->prog->program_id != q->program_id)
+                        return -1;
+                    if (!found)
+                        *out = (mv_pick){&p->sources[s], q};
+                    found = 1;
+                }
+            }
+        if (found)
+            return 1;
+    }
+    if (program_id && *program_id) {
+        char *end;
+        unsigned long long v = strtoull(program_id, &end, 10);
+        if (!*end)
+            for (size_t s = 0; s < p->nsources; s++)
+                for (uint32_t i = 0; i < p->sources[s].nprograms; i++)
+                    if (p->sources[s].programs[i].program_id == v) {
+                        *out = (mv_pick){&p->sources[s], &p->sources[s].programs[i]};
+                        return 1;
+                    }
+        for (size_t s = 0; s < p->nsources; s++)
+            for (uint32_t i = 0; i < p->sources[s].nprograms; i++) {
+                char k[64];
+                snprintf(k, sizeof k, "%" PRIu64, p->sources[s].programs[i].program_id);
+                if (strstr(k, program_id)) {
+                    *out = (mv_pick){&p->sources[s], &p->sources[s].programs[i]};
+                    return 1;
+                }
+            }
+    }
+    return 0;
+}
+
+static pq_status render_list(const pq_profile *p, pq_output fmt, buf *b, pq_error *err)
+{
+    json_writer w;
+    if (fmt == PQ_OUT_JSON) {
+        json_init(&w, b, 1);
+        json_obj_begin(&w);
+        json_key(&w, "schema");
+        json_cstr(&w, "profq.memory_viewer.modules.v1");
+        json_key(&w, "modules");
+        json_arr_begin(&w);
+    } else {
+        buf_puts(b, "module\tprogram_id\tmemory_spaces\tsource\n");
+    }
+    for (size_t s = 0; s < p->nsources; s++) {
+        for (uint32_t i = 0; i < p->sources[s].nprograms; i++) {
+            const pq_program *q = &p->sources[s].programs[i];
+            arena a;
+            arena_init(&a);
+            hlo_module *m = NULL;
+            int64_t off;
+            const char *what;
+            pq_status st =
+                hlo_decode(q->hlo, q->hlo_len, p->sources[s].file.data, &a, &m, &off, &what);
+            if (st != PQ_OK) {
+                arena_release(&a);
+                if (st == PQ_ERR_INPUT)
+                    return err_set(err, st, p->sources[s].path, off, "expected %s in an HloProto",
+                                   what);
+                return err_set(err, st, p->sources[s].path, -1, "out of memory");
+            }
+            int64_t colors[64];
+            uint32_t nc = memviewer_colors(m, colors, 64);
+            char id[32];
+            snprintf(id, sizeof id, "%" PRIu64, q->program_id);
+            if (fmt == PQ_OUT_JSON) {
+                json_obj_begin(&w);
+                json_key(&w, "module");
+                buf tb;
+                buf_init(&tb, NULL);
+                buf_put(&tb, q->name.p, q->name.n);
+                buf_printf(&tb, "(%s)", id);
+                json_str(&w, tb.p, tb.n);
+                buf_release(&tb);
+                json_key(&w, "name");
+                json_str(&w, q->name.p, q->name.n);
+                json_key(&w, "program_id");
+                json_cstr(&w, id);
+                json_key(&w, "memory_spaces");
+                json_arr_begin(&w);
+                for (uint32_t c = 0; c < nc; c++)
+                    json_int(&w, colors[c]);
+                json_arr_end(&w);
+                json_key(&w, "source");
+                json_cstr(&w, p->sources[s].path);
+                json_obj_end(&w);
+            } else {
+                buf_put(b, q->name.p, q->name.n);
+                buf_printf(b, "(%s)\t%s\t", id, id);
+                for (uint32_t c = 0; c < nc; c++)
+                    buf_printf(b, "%s%" PRId64, c ? "," : "", colors[c]);
+                buf_printf(b, "\t%s\n", p->sources[s].path);
+            }
+            arena_release(&a);
+        }
+    }
+    if (fmt == PQ_OUT_JSON) {
+        json_arr_end(&w);
+        json_obj_end(&w);
+        buf_putc(b, '\n');
+    }
+    return PQ_OK;
+}
+
+static void render_text(buf *b, const mv_result *r)
+{
+    const hlo_module *m = r->module;
+    double add = (double)r->indefinite_bytes / MIB;
+    buf_put(b, m->name.p, m->name.n);
+    buf_printf(b, " memory space %" PRId64 "\n", r->memory_color);
+    buf_printf(b, "  peak heap            %.3f MiB (position %" PRId64 ")\n",
+               (double)r->peak_bytes / MIB + add, r->peak_position);
+    buf_printf(b, "  peak unpadded        %.3f MiB\n", (double)r->peak_unpadded_bytes / MIB + add);
+    buf_printf(b, "  entry parameters     %.3f MiB\n", (double)r->entry_params_bytes / MIB);
+    buf_printf(b, "  maybe live out       %.3f MiB\n", (double)r->maybe_live_out_bytes / MIB);
+    buf_printf(b, "  total allocations    %.3f MiB\n", (double)r->total_bytes / MIB);
+    buf_printf(b, "  indefinite           %.3f MiB\n", (double)r->indefinite_alloc_bytes / MIB);
+    buf_puts(b, "  largest buffers at peak:\n");
+    for (uint32_t i = 0; i < r->nobjects && i < 20; i++) {
+        const mv_object *o = &r->objects[r->by_size[i]];
+        buf_printf(b, "    %12.3f MiB  ", (double)o->size_bytes / MIB);
+        if (o->lb) {
+            buf_printf(b, "%-11s ", memviewer_category(o->lb->alloc));
+            buf_put(b, o->lb->instr->name.p, o->lb->instr->name.n);
+            buf_printf(b, " %s ", o->lb->shape_string);
+            buf_put(b, o->lb->instr->op_name.p, o->lb->instr->op_name.n);
+            buf_putc(b, '\n');
+        } else {
+            buf_puts(b, "small (<16384 bytes)\n");
+        }
+    }
+}
+
+pq_status pq_render_memory_viewer(const pq_profile *p, const pq_memviewer_options *opts,
+                                  pq_output fmt, pq_sink *sink, pq_error *err)
+{
+    buf b;
+    buf_init(&b, sink);
+    pq_status st = PQ_OK;
+    arena a;
+    arena_init(&a);
+    if ((!opts->module || !*opts->module) && (!opts->program_id || !*opts->program_id)) {
+        st = render_list(p, fmt == PQ_OUT_XPROF ? PQ_OUT_JSON : fmt, &b, err);
+        goto out;
+    }
+    mv_pick pick;
+    int k = pick_program(p, opts->module, opts->program_id, &pick);
+    if (k <= 0) {
+        st = err_set(err, k < 0 ? PQ_ERR_USAGE : PQ_ERR_NOT_FOUND, "", -1,
+                     k < 0 ? "module name '%s' is ambiguous: give '<name>(<program id>)'"
+                           : "no module matches '%s' (run without --module to list them)",
+                     opts->module && *opts->module ? opts->module : opts->program_id);
+        goto out;
+    }
+    hlo_module *m = NULL;
+    int64_t off;
+    const char *what;
+    st = hlo_decode(pick.prog->hlo, pick.prog->hlo_len, pick.src->file.data, &a, &m, &off, &what);
+    if (st == PQ_ERR_INPUT) {
+        st = err_set(err, st, pick.src->path, off, "expected %s in an HloProto", what);
+        goto out;
+    }
+    if (st != PQ_OK) {
+        st = err_set(err, st, pick.src->path, -1, "out of memory");
+        goto out;
+    }
+    mv_result *r = NULL;
+    st = memviewer_compute(m, opts->memory_space, &a, &r, &what);
+    if (st != PQ_OK) {
+        st = err_set(err, st, pick.src->path, -1, "%s", what);
+        goto out;
+    }
+    buf t;
+    buf_init(&t, NULL);
+    if (fmt == PQ_OUT_XPROF) {
+        json_writer w;
+        json_init(&w, &b, 0);
+        render_xprof(&w, r, &t);
+    } else if (fmt == PQ_OUT_JSON) {
+        json_writer w;
+        json_init(&w, &b, 1);
+        json_obj_begin(&w);
+        json_key(&w, "schema");
+        json_cstr(&w, "profq.memory_viewer.v1");
+        json_key(&w, "source");
+        json_cstr(&w, pick.src->path);
+        json_key(&w, "program_id");
+        char id[32];
+        snprintf(id, sizeof id, "%" PRIu64, pick.prog->program_id);
+        json_cstr(&w, id);
+        json_key(&w, "memory_space");
+        json_int(&w, r->memory_color);
+        json_key(&w, "xprof");
+        render_xprof(&w, r, &t);
+        json_obj_end(&w);
+    } else {
+        render_text(&b, r);
+    }
+    if (fmt != PQ_OUT_TEXT)
+        buf_putc(&b, '\n');
+    if (t.status != PQ_OK && b.status == PQ_OK)
+        b.status = t.status;
+    buf_release(&t);
+out:
+    if (st == PQ_OK)
+        st = buf_flush(&b);
+    if (st == PQ_ERR_OUTPUT || (st == PQ_OK && b.status != PQ_OK))
+        st = err_set(err, PQ_ERR_OUTPUT, "", -1, "could not write the output");
+    buf_release(&b);
+    arena_release(&a);
+    return st;
+}

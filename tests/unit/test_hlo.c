@@ -1,0 +1,365 @@
+/* test_hlo.c - the HloProto decoder (formats/hlo.c) and the memory viewer
+ * (analysis/memviewer.c) on synthesized HloProtos: XProf's worked examples (spec 3.8),
+ * shape strings (spec 2.1), malformed input with byte offsets, and the real XLA dump. */
+#include "testutil.h"
+
+#include "analysis/memviewer.h"
+#include "core/buf.h"
+#include "formats/hlo.h"
+
+static const double MIB = 1048576.0;
+
+/* ShapeProto bytes: element type, dims, optional layout (minor_to_major descending). */
+static void put_array_shape(tbuf *b, uint64_t field, int type, const int64_t *dims, int nd,
+                            int layout)
+{
+    size_t m = msg_begin(b, field);
+    put_varint_field(b, 2, (uint64_t)type);
+    for (int i = 0; i < nd; i++)
+        put_varint_field(b, 3, (uint64_t)dims[i]);
+    if (layout) {
+        size_t l = msg_begin(b, 5);
+        for (int i = nd - 1; i >= 0; i--)
+            put_varint_field(b, 1, (uint64_t)i);
+        msg_end(b, l);
+    }
+    msg_end(b, m);
+}
+
+static void put_instruction(tbuf *b, const char *name, int64_t id)
+{
+    size_t m = msg_begin(b, 2);
+    put_str_field(b, 1, name);
+    put_str_field(b, 2, "fusion");
+    size_t s = msg_begin(b, 3); /* (u64) */
+    put_varint_field(b, 2, 13);
+    put_array_shape(b, 4, 9, NULL, 0, 0);
+    msg_end(b, s);
+    size_t md = msg_begin(b, 7);
+    put_str_field(b, 2, "jit(f)/op");
+    msg_end(b, md);
+    put_varint_field(b, 35, (uint64_t)id);
+    msg_end(b, m);
+}
+
+static void put_lb(tbuf *b, int64_t id, int64_t size, int64_t instr)
+{
+    size_t m = msg_begin(b, 1);
+    put_varint_field(b, 1, (uint64_t)id);
+    put_varint_field(b, 2, (uint64_t)size);
+    size_t d = msg_begin(b, 3);
+    put_varint_field(b, 4, (uint64_t)instr);
+    msg_end(b, d);
+    msg_end(b, m);
+}
+
+static void put_alloc(tbuf *b, int64_t index, int64_t size, int constant, const int64_t *lbs,
+                      const int64_t *sizes, int n)
+{
+    size_t m = msg_begin(b, 3);
+    put_varint_field(b, 1, (uint64_t)index);
+    put_varint_field(b, 2, (uint64_t)size);
+    if (constant)
+        put_varint_field(b, 12, 1);
+    for (int i = 0; i < n; i++) {
+        size_t a = msg_begin(b, 9);
+        put_varint_field(b, 1, (uint64_t)lbs[i]);
+        put_varint_field(b, 3, (uint64_t)sizes[i]);
+        msg_end(b, a);
+    }
+    msg_end(b, m);
+}
+
+/* kinds: 0 ALLOC, 1 FREE, 2 SHARE_WITH (with share). */
+static void put_trace(tbuf *b, const int *kinds, const int64_t *ids, const int64_t *share, int n)
+{
+    size_t t = msg_begin(b, 4);
+    for (int i = 0; i < n; i++) {
+        size_t e = msg_begin(b, 1);
+        put_varint_field(b, 1, (uint64_t)kinds[i]);
+        put_varint_field(b, 2, (uint64_t)ids[i]);
+        put_str_field(b, 4, "fusion");
+        if (kinds[i] == 2)
+            put_varint_field(b, 5, (uint64_t)share[i]);
+        msg_end(b, e);
+    }
+    msg_end(b, t);
+}
+
+static void put_module(tbuf *b)
+{
+    size_t m = msg_begin(b, 1);
+    put_str_field(b, 1, "jit_f");
+    put_str_field(b, 2, "main");
+    size_t c = msg_begin(b, 3);
+    put_str_field(b, 1, "main");
+    put_instruction(b, "a", 1);
+    put_instruction(b, "b", 2);
+    put_instruction(b, "c", 3);
+    msg_end(b, c);
+    put_varint_field(b, 5, 7);
+    msg_end(b, m);
+}
+
+static mv_result *compute(const tbuf *b, arena *a, int64_t color, const char **what)
+{
+    hlo_module *m = NULL;
+    int64_t off;
+    const char *w;
+    assert_int_equal(hlo_decode(b->p, b->n, b->p, a, &m, &off, &w), PQ_OK);
+    mv_result *r = NULL;
+    pq_status st = memviewer_compute(m, color, a, &r, what);
+    return st == PQ_OK ? r : NULL;
+}
+
+/* XProf's test: ALLOC 1, SHARE 2->1, FREE 1, FREE 2 over a 1 MiB temporary holding two
+ * 0.5 MiB buffers, plus a 1 MiB constant. */
+static void worked_example(void **state)
+{
+    (void)state;
+    tbuf b;
+    tb_init(&b);
+    put_module(&b);
+    size_t ba = msg_begin(&b, 3);
+    put_lb(&b, 1, 524288, 1);
+    put_lb(&b, 2, 524288, 2);
+    put_lb(&b, 3, 1048576, 3);
+    int64_t l01[] = {1, 2}, s01[] = {524288, 524288}, l1[] = {3}, s1[] = {1048576};
+    put_alloc(&b, 0, 1048576, 0, l01, s01, 2);
+    put_alloc(&b, 1, 1048576, 1, l1, s1, 1);
+    int kinds[] = {0, 2, 1, 1};
+    int64_t ids[] = {1, 2, 1, 2}, share[] = {0, 1, 0, 0};
+    put_trace(&b, kinds, ids, share, 4);
+    msg_end(&b, ba);
+    arena a;
+    arena_init(&a);
+    const char *what = NULL;
+    mv_result *r = compute(&b, &a, 0, &what);
+    assert_non_null(r);
+    double add = (double)r->indefinite_bytes / MIB;
+    assert_true((double)r->peak_bytes / MIB + add == 1.5);
+    assert_true((double)r->peak_unpadded_bytes / MIB + add == 8.0 / MIB + 1.0);
+    assert_int_equal(r->total_bytes, 2 * 1048576);
+    assert_int_equal(r->indefinite_alloc_bytes, 1048576);
+    assert_int_equal(r->ntimeline, 5);
+    assert_int_equal(r->peak_position, 0);
+    arena_release(&a);
+    tb_free(&b);
+}
+
+/* ALLOC1, SHARE2->1, FREE1, FREE2, SHARE3->2, FREE3: peak 0.5 MiB, one heap object. */
+static void share_chain(void **state)
+{
+    (void)state;
+    tbuf b;
+    tb_init(&b);
+    put_module(&b);
+    size_t ba = msg_begin(&b, 3);
+    put_lb(&b, 1, 524288, 1);
+    put_lb(&b, 2, 524288, 2);
+    put_lb(&b, 3, 524288, 3);
+    int64_t l[] = {1, 2, 3}, s[] = {524288, 524288, 524288};
+    put_alloc(&b, 0, 1048576, 0, l, s, 3);
+    int kinds[] = {0, 2, 1, 1, 2, 1};
+    int64_t ids[] = {1, 2, 1, 2, 3, 3}, share[] = {0, 1, 0, 0, 2, 0};
+    put_trace(&b, kinds, ids, share, 6);
+    msg_end(&b, ba);
+    arena a;
+    arena_init(&a);
+    const char *what = NULL;
+    mv_result *r = compute(&b, &a, 0, &what);
+    assert_non_null(r);
+    assert_true((double)r->peak_bytes / MIB == 0.5);
+    assert_int_equal(r->nobjects, 1);
+    arena_release(&a);
+    tb_free(&b);
+}
+
+/* FREE twice is refused, as XProf refuses it. */
+static void double_free(void **state)
+{
+    (void)state;
+    tbuf b;
+    tb_init(&b);
+    put_module(&b);
+    size_t ba = msg_begin(&b, 3);
+    put_lb(&b, 1, 524288, 1);
+    int64_t l[] = {1}, s[] = {524288};
+    put_alloc(&b, 0, 1048576, 0, l, s, 1);
+    int kinds[] = {0, 1, 1};
+    int64_t ids[] = {1, 1, 1}, share[] = {0, 0, 0};
+    put_trace(&b, kinds, ids, share, 3);
+    msg_end(&b, ba);
+    arena a;
+    arena_init(&a);
+    const char *what = NULL;
+    assert_null(compute(&b, &a, 0, &what));
+    assert_non_null(what);
+    assert_non_null(strstr(what, "freed multiple times"));
+    arena_release(&a);
+    tb_free(&b);
+}
+
+static void shape_string(const tbuf *shape, const char *want)
+{
+    arena a;
+    arena_init(&a);
+    tbuf ins;
+    tb_init(&ins);
+    size_t m = msg_begin(&ins, 1);
+    size_t c = msg_begin(&ins, 3);
+    size_t i = msg_begin(&ins, 2);
+    put_len_field(&ins, 3, shape->p, shape->n);
+    msg_end(&ins, i);
+    msg_end(&ins, c);
+    msg_end(&ins, m);
+    hlo_module *mod = NULL;
+    int64_t off;
+    const char *what;
+    assert_int_equal(hlo_decode(ins.p, ins.n, ins.p, &a, &mod, &off, &what), PQ_OK);
+    buf out;
+    buf_init(&out, NULL);
+    hlo_shape_print(&out, &mod->computations[0].instructions[0].shape);
+    buf_putc(&out, 0);
+    assert_string_equal(out.p, want);
+    buf_release(&out);
+    tb_free(&ins);
+    arena_release(&a);
+}
+
+static void shape_strings(void **state)
+{
+    (void)state;
+    tbuf s;
+    /* bf16[4096,2048]{1,0:T(8,128)(2,1)} */
+    tb_init(&s);
+    put_varint_field(&s, 2, 16);
+    put_varint_field(&s, 3, 4096);
+    put_varint_field(&s, 3, 2048);
+    size_t l = msg_begin(&s, 5);
+    put_varint_field(&s, 1, 1);
+    put_varint_field(&s, 1, 0);
+    size_t t = msg_begin(&s, 6);
+    put_varint_field(&s, 1, 8);
+    put_varint_field(&s, 1, 128);
+    msg_end(&s, t);
+    t = msg_begin(&s, 6);
+    put_varint_field(&s, 1, 2);
+    put_varint_field(&s, 1, 1);
+    msg_end(&s, t);
+    put_varint_field(&s, 8, 5);
+    msg_end(&s, l);
+    shape_string(&s, "bf16[4096,2048]{1,0:T(8,128)(2,1)S(5)}");
+    tb_free(&s);
+    /* scalar with an empty layout prints no layout */
+    tb_init(&s);
+    put_varint_field(&s, 2, 11);
+    l = msg_begin(&s, 5);
+    msg_end(&s, l);
+    shape_string(&s, "f32[]");
+    tb_free(&s);
+    /* a dynamic dimension */
+    tb_init(&s);
+    put_varint_field(&s, 2, 4);
+    put_varint_field(&s, 3, 8);
+    put_varint_field(&s, 3, 3);
+    put_varint_field(&s, 6, 0);
+    put_varint_field(&s, 6, 1);
+    shape_string(&s, "s32[8,<=3]");
+    tb_free(&s);
+    /* a tuple of six marks the fifth index */
+    tb_init(&s);
+    put_varint_field(&s, 2, 13);
+    for (int i = 0; i < 6; i++)
+        put_array_shape(&s, 4, 1, NULL, 0, 0);
+    shape_string(&s, "(pred[], pred[], pred[], pred[], pred[], /*index=5*/pred[])");
+    tb_free(&s);
+}
+
+static void malformed(void **state)
+{
+    (void)state;
+    tbuf b;
+    tb_init(&b);
+    put_module(&b);
+    arena a;
+    arena_init(&a);
+    hlo_module *m;
+    int64_t off = -1;
+    const char *what = NULL;
+    /* every truncation inside the module is refused with an offset within the input */
+    for (size_t cut = 1; cut < b.n; cut++) {
+        pq_status st = hlo_decode(b.p, cut, b.p, &a, &m, &off, &what);
+        if (st != PQ_OK) {
+            assert_int_equal(st, PQ_ERR_INPUT);
+            assert_true(off >= 0 && off <= (int64_t)cut);
+            assert_non_null(what);
+        }
+    }
+    tb_free(&b);
+    /* shapes nested 100 deep exceed the bound */
+    tb_init(&b);
+    tbuf inner;
+    tb_init(&inner);
+    put_varint_field(&inner, 2, 1);
+    for (int d = 0; d < 100; d++) {
+        tbuf outer;
+        tb_init(&outer);
+        put_varint_field(&outer, 2, 13);
+        put_len_field(&outer, 4, inner.p, inner.n);
+        tb_free(&inner);
+        inner = outer;
+    }
+    size_t mm = msg_begin(&b, 1);
+    size_t c = msg_begin(&b, 3);
+    size_t i = msg_begin(&b, 2);
+    put_len_field(&b, 3, inner.p, inner.n);
+    msg_end(&b, i);
+    msg_end(&b, c);
+    msg_end(&b, mm);
+    assert_int_equal(hlo_decode(b.p, b.n, b.p, &a, &m, &off, &what), PQ_ERR_INPUT);
+    assert_non_null(strstr(what, "nested"));
+    tb_free(&inner);
+    tb_free(&b);
+    arena_release(&a);
+}
+
+/* The real XLA dump: the counts data/INDEX.md states. */
+static void real_dump(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    size_t n = 0;
+    uint8_t *data = tu_read_file(
+        shared_path(
+            "hlo/"
+            "h100_maxtext_fsdp4__module_0016.jit_train_step.sm_9.0_gpu_after_optimizations.hlo.pb"),
+        &n);
+    assert_non_null(data);
+    uint8_t *padded = calloc(1, n + 16);
+    memcpy(padded, data, n);
+    arena a;
+    arena_init(&a);
+    hlo_module *m;
+    int64_t off;
+    const char *what;
+    assert_int_equal(hlo_decode(padded, n, padded, &a, &m, &off, &what), PQ_OK);
+    assert_int_equal(m->ncomputations, 564);
+    assert_int_equal(m->nby_id, 7757);
+    assert_int_equal(m->nallocations, 202);
+    assert_int_equal(m->nlogical_buffers, 1732);
+    assert_int_equal(m->ntraces, 1);
+    arena_release(&a);
+    free(padded);
+    free(data);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(worked_example), cmocka_unit_test(share_chain),
+        cmocka_unit_test(double_free),    cmocka_unit_test(shape_strings),
+        cmocka_unit_test(malformed),      cmocka_unit_test(real_dump),
+    };
+    return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
+}
