@@ -25,6 +25,25 @@ static const cli_command COMMANDS[] = {
      "Decodes every event and every stat of every plane (ref values resolved) and prints\n"
      "counts by kind and a checksum. Exit 3 with the byte offset if anything is malformed.\n"
      "JSON schema profq.scan.v1.\n"},
+    {"ops", cmd_ops, "op metrics from device planes: self time, FLOPs, bytes, bound-by, windows",
+     "profq ops [--by op|category|program] [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS]\n"
+     "          [--format text|json|xprof] [-o FILE] [--threads N] PATH...\n"
+     "\n"
+     "XProf's hlo_stats from the device planes (TPU XLA Ops lines, GPU stream kernels),\n"
+     "merged over devices and hosts: per op self time, occurrences, FLOPs and bytes where the\n"
+     "input states them, category, FLOP rate, HBM bandwidth, operational intensity, bound-by.\n"
+     "The text report opens with the windows (captured, in modules, in ops, idle; steady state)\n"
+     "and warns first when idle is more than half the window. Device peaks come from plane\n"
+     "stats only (unknown otherwise); --peak-flops/--peak-bw supply them per device.\n"
+     "JSON schema profq.ops.v1; --format xprof prints XProf's hlo_stats DataTable.\n"},
+    {"roofline", cmd_roofline, "roofline: FLOP rate and bandwidth per program and op vs peaks",
+     "profq roofline [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS] [--format text|json]\n"
+     "               [-o FILE] [--threads N] PATH...\n"
+     "\n"
+     "Device peaks and ridge point, totals over all programs, per program the FLOP rate and\n"
+     "HBM bandwidth over its active time (module executions) beside the whole-window figures,\n"
+     "and per op time, FLOP rate, bandwidth per memory kind, operational intensity and\n"
+     "bound-by (spec/xprof-tools.md 5.6, 5.8). JSON schema profq.roofline.v1.\n"},
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 

@@ -1,0 +1,1107 @@
+/* ops.c - op metrics from device planes (XProf's device OpMetricsDb, spec/xprof-tools.md
+ * 5.2-5.6), merged over devices and hosts, plus programs and windows.
+ *
+ * TPU: events of the `XLA Ops` / `Framework Ops` / `Sparse Core Ops` lines, keyed by the
+ * event metadata's (program_id, symbol_id); self time from an ancestor stack; FLOPs, bytes
+ * and memory_access_breakdown from the metadata, multiplied by occurrences at the end.
+ * GPU: kernels on the raw (non-derived) stream lines, keyed by (program_id, hlo_op), FLOPs
+ * and bytes from event stats where they exist (XProf runs XLA's cost analysis on the
+ * HloProto instead; profq does not, see docs/internals/ops.md).
+ * Not here: host (CPU) op metrics, SparseCore offload nesting, step databases. */
+#include "analysis/ops.h"
+
+#include "core/alloc.h"
+#include "core/err.h"
+#include "formats/pbwire.h"
+#include "formats/xplane_walk.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double ops_giga_to_gibi(double x)
+{
+    return x / (1073741824.0 / 1e9);
+}
+
+static double safe_div(double a, double b)
+{
+    return fabs(b) < 1e-10 ? 0.0 : a / b;
+}
+
+/* ---- stat ids of one plane ---- */
+
+enum {
+    S_PROGRAM_ID,
+    S_SYMBOL_ID,
+    S_HLO_CATEGORY,
+    S_TF_OP,
+    S_FLOPS,
+    S_MODEL_FLOPS,
+    S_BYTES,
+    S_MAB,
+    S_DEDUP,
+    S_DEV_OFFSET,
+    S_DEV_DURATION,
+    S_TSM,
+    S_MIN_DURATION,
+    S_DMA_STALL,
+    S_HLO_OP,
+    S_HLO_MODULE,
+    S_GROUP_ID,
+    S_COUNT
+};
+
+static const char *const STAT_NAMES[S_COUNT] = {
+    "program_id",      "symbol_id",          "hlo_category",         "tf_op",
+    "flops",           "model_flops",        "bytes_accessed",       "memory_access_breakdown",
+    "deduplicated_name", "device_offset_ps", "device_duration_ps",   "Time Scale Multiplier",
+    "min_duration_ps", "dma_stall_duration_ps", "hlo_op",            "hlo_module",
+    "group_id"};
+
+typedef struct stat_ids {
+    int64_t id[S_COUNT]; /* -1 when the plane has no such stat */
+} stat_ids;
+
+static void stat_ids_init(const xp_plane *pl, stat_ids *ids)
+{
+    for (int k = 0; k < S_COUNT; k++) {
+        const xp_stat_meta *m = xp_stat_meta_by_name(pl, STAT_NAMES[k]);
+        ids->id[k] = m ? m->id : INT64_MIN;
+    }
+}
+
+static int stat_slot(const stat_ids *ids, int64_t id)
+{
+    for (int k = 0; k < S_COUNT; k++)
+        if (ids->id[k] == id)
+            return k;
+    return -1;
+}
+
+static double stat_num(const stat_value *s)
+{
+    switch (s->kind) {
+    case STAT_DOUBLE:
+        return s->v.d;
+    case STAT_UINT64:
+        return (double)s->v.u;
+    case STAT_INT64:
+        return (double)s->v.i;
+    default:
+        return 0.0;
+    }
+}
+
+static int stat_u64(const stat_value *s, uint64_t *out)
+{
+    switch (s->kind) {
+    case STAT_UINT64:
+    case STAT_INT64:
+        *out = s->v.u;
+        return 1;
+    case STAT_DOUBLE:
+        *out = s->v.d >= 0 ? (uint64_t)s->v.d : 0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* ---- parsed event metadata (TPU), cached per metadata entry ---- */
+
+typedef struct meta_info {
+    int parsed;
+    int has_pid, has_sid;
+    uint64_t pid, sid;
+    pq_str name, long_name, category, provenance, dedup;
+    double flops, model_flops, bytes;
+    double bd_hbm, bd_cmem_rd, bd_cmem_wr, bd_vmem_rd, bd_vmem_wr, bd_onchip_rd, bd_onchip_wr;
+    int has_breakdown;
+} meta_info;
+
+/* MemoryAccessBreakdown{repeated MemoryAccessed memory_accessed=1}, MemoryAccessed{
+ * operation_type=1 (1 READ, 2 WRITE), memory_space=2 (1 HBM, 2 CMEM, 3 VMEM),
+ * bytes_accessed=3}. Malformed bytes are ignored (the stat is then absent). */
+static void parse_breakdown(pq_str b, meta_info *mi)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    pb_init(&c, (const uint8_t *)b.p, b.n, (const uint8_t *)b.p);
+    while (pb_next(&c, &f) == PB_FIELD) {
+        if (f.num != 1 || f.wire != PB_LEN)
+            continue;
+        pb_cursor c2;
+        pb_field g = {0};
+        uint64_t op = 0, space = 0, bytes = 0;
+        pb_init(&c2, f.data, f.len, f.data);
+        while (pb_next(&c2, &g) == PB_FIELD) {
+            if (g.wire != PB_VARINT)
+                continue;
+            if (g.num == 1)
+                op = g.u;
+            else if (g.num == 2)
+                space = g.u;
+            else if (g.num == 3)
+                bytes = g.u;
+        }
+        double v = (double)bytes;
+        mi->has_breakdown = 1;
+        if (space == 1)
+            mi->bd_hbm += v;
+        else if (op == 1)
+            mi->bd_onchip_rd += v;
+        else if (op == 2)
+            mi->bd_onchip_wr += v;
+        if (space == 2 && op == 1)
+            mi->bd_cmem_rd += v;
+        if (space == 2 && op == 2)
+            mi->bd_cmem_wr += v;
+        if (space == 3 && op == 1)
+            mi->bd_vmem_rd += v;
+        if (space == 3 && op == 2)
+            mi->bd_vmem_wr += v;
+    }
+}
+
+static void parse_meta(const xp_plane *pl, const stat_ids *ids, const xp_event_meta *em,
+                       meta_info *mi)
+{
+    memset(mi, 0, sizeof *mi);
+    mi->parsed = 1;
+    if (em->display_name.n) {
+        mi->name = em->display_name;
+        mi->long_name = em->name;
+    } else {
+        mi->name = em->name;
+    }
+    xp_stat_iter it;
+    stat_value s;
+    xp_stats_begin(&it, em->body, em->body_len, 5);
+    while (xp_stats_next(&it, &s)) {
+        switch (stat_slot(ids, s.metadata_id)) {
+        case S_PROGRAM_ID:
+            mi->has_pid = stat_u64(&s, &mi->pid);
+            break;
+        case S_SYMBOL_ID:
+            mi->has_sid = stat_u64(&s, &mi->sid);
+            break;
+        case S_HLO_CATEGORY:
+            mi->category = xp_stat_str(pl, &s);
+            break;
+        case S_TF_OP:
+            mi->provenance = xp_stat_str(pl, &s);
+            break;
+        case S_FLOPS:
+            mi->flops = stat_num(&s);
+            break;
+        case S_MODEL_FLOPS:
+            mi->model_flops = stat_num(&s);
+            break;
+        case S_BYTES:
+            mi->bytes = stat_num(&s);
+            break;
+        case S_MAB:
+            if (s.kind == STAT_BYTES || s.kind == STAT_STR)
+                parse_breakdown(s.v.s, mi);
+            break;
+        case S_DEDUP:
+            mi->dedup = xp_stat_str(pl, &s);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* ---- the op table: open addressing over (program, symbol, name) ---- */
+
+typedef struct op_slot {
+    op_metrics m;
+    int custom_call;
+    double m_flops, m_model_flops, m_bytes; /* per occurrence, from the metadata */
+    meta_info bd;                           /* per-occurrence breakdown */
+    uint64_t hash;
+} op_slot;
+
+typedef struct op_table {
+    op_slot *v;
+    size_t n, cap;
+    uint32_t *idx; /* hash -> v index + 1; 0 empty */
+    size_t icap;
+    int oom;
+} op_table;
+
+static uint64_t hash_key(uint64_t pid, uint64_t sid, pq_str name)
+{
+    uint64_t h = 1469598103934665603ull ^ pid;
+    h = (h ^ sid) * 1099511628211ull;
+    h ^= h >> 29;
+    for (size_t i = 0; i < name.n; i++)
+        h = (h ^ (unsigned char)name.p[i]) * 1099511628211ull;
+    return h ^ (h >> 32);
+}
+
+static int str_same(pq_str a, pq_str b)
+{
+    return a.n == b.n && (a.n == 0 || memcmp(a.p, b.p, a.n) == 0);
+}
+
+static int table_grow(op_table *t)
+{
+    size_t icap = t->icap ? t->icap * 2 : 1024;
+    uint32_t *idx = pq_calloc(icap, sizeof *idx);
+    if (!idx)
+        return 0;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t j = t->v[i].hash & (icap - 1);
+        while (idx[j])
+            j = (j + 1) & (icap - 1);
+        idx[j] = (uint32_t)i + 1;
+    }
+    pq_free(t->idx);
+    t->idx = idx;
+    t->icap = icap;
+    return 1;
+}
+
+/* Finds or inserts the slot; *fresh tells which. NULL on allocation failure. */
+static op_slot *table_get(op_table *t, uint64_t pid, uint64_t sid, pq_str name, int *fresh)
+{
+    if ((t->n + 1) * 2 > t->icap && !table_grow(t)) {
+        t->oom = 1;
+        return NULL;
+    }
+    uint64_t h = hash_key(pid, sid, name);
+    size_t j = h & (t->icap - 1);
+    while (t->idx[j]) {
+        op_slot *s = &t->v[t->idx[j] - 1];
+        if (s->hash == h && s->m.program_id == pid && s->m.symbol_id == sid &&
+            (sid != 0 || str_same(s->m.name, name))) {
+            *fresh = 0;
+            return s;
+        }
+        j = (j + 1) & (t->icap - 1);
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 256;
+        op_slot *v = pq_realloc(t->v, cap * sizeof *v);
+        if (!v) {
+            t->oom = 1;
+            return NULL;
+        }
+        t->v = v;
+        t->cap = cap;
+    }
+    op_slot *s = &t->v[t->n];
+    memset(s, 0, sizeof *s);
+    s->hash = h;
+    s->m.program_id = pid;
+    s->m.symbol_id = sid;
+    s->m.name = name;
+    t->idx[j] = (uint32_t)++t->n;
+    *fresh = 1;
+    return s;
+}
+
+/* ---- programs ---- */
+
+typedef struct prog_table {
+    ops_program *v;
+    size_t n, cap;
+    int oom;
+} prog_table;
+
+static ops_program *prog_get(prog_table *t, uint64_t pid)
+{
+    for (size_t i = 0; i < t->n; i++) /* few programs per profile */
+        if (t->v[i].program_id == pid)
+            return &t->v[i];
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        ops_program *v = pq_realloc(t->v, cap * sizeof *v);
+        if (!v) {
+            t->oom = 1;
+            return NULL;
+        }
+        t->v = v;
+        t->cap = cap;
+    }
+    ops_program *p = &t->v[t->n++];
+    memset(p, 0, sizeof *p);
+    p->program_id = pid;
+    p->first_ps = INT64_MAX;
+    return p;
+}
+
+/* "(N)" at the end of a module name, as XProf falls back to. */
+static int parse_paren_id(pq_str s, uint64_t *out)
+{
+    if (s.n < 3 || s.p[s.n - 1] != ')')
+        return 0;
+    size_t i = s.n - 1;
+    uint64_t v = 0, mul = 1;
+    while (i > 0 && s.p[i - 1] >= '0' && s.p[i - 1] <= '9') {
+        v += (uint64_t)(s.p[i - 1] - '0') * mul;
+        mul *= 10;
+        i--;
+    }
+    if (i == s.n - 1 || i == 0 || s.p[i - 1] != '(')
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* ---- TPU ---- */
+
+typedef struct ev_rec {
+    int64_t start, dur;     /* device timespan (device_offset_ps/duration when stated) */
+    int64_t abs_start, abs_end;
+    int64_t children;
+    uint32_t order;
+    xp_event ev;
+    int top;
+} ev_rec;
+
+static int ev_cmp(const void *a, const void *b)
+{
+    const ev_rec *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int is_off_duty(pq_str cat)
+{
+    static const char *const off[] = {"infeed",    "outfeed",        "host send", "host send-done",
+                                      "host recv", "host recv-done", "megacore fusion"};
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
+        if (pq_str_eq(cat, off[i]))
+            return 1;
+    return 0;
+}
+
+typedef struct tpu_ctx {
+    op_table *ops;
+    prog_table *progs;
+    ops_result *out;
+} tpu_ctx;
+
+static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
+{
+    stat_ids ids;
+    stat_ids_init(pl, &ids);
+    meta_info *mcache = pl->nemeta ? pq_calloc(pl->nemeta, sizeof *mcache) : NULL;
+    if (pl->nemeta && !mcache)
+        return 0;
+    int64_t span_lo = INT64_MAX, span_hi = INT64_MIN;
+    int64_t plane_self = 0, busy = 0, module_ps = 0;
+    double plane_norm = 0;
+    /* first execution end per program on this device (for the steady-state window) */
+    int ok = 1;
+
+    /* Modules first: program executions. */
+    for (uint32_t li = 0; li < pl->nlines; li++) {
+        const xp_line *line = &pl->lines[li];
+        if (!pq_str_eq(line->name, "XLA Modules"))
+            continue;
+        int64_t base = line->timestamp_ns * 1000, cur_end = INT64_MIN;
+        xp_event_iter ei;
+        xp_event ev;
+        xp_events_begin(line, &ei);
+        while (xp_events_next(&ei, &ev)) {
+            int64_t s = base + ev.offset_ps, e = s + ev.duration_ps;
+            uint64_t pid = 0;
+            int has = 0;
+            xp_stat_iter it;
+            stat_value st;
+            xp_stats_begin(&it, ev.stats, ev.body_len, 4);
+            while (xp_stats_next(&it, &st))
+                if (st.metadata_id == ids.id[S_PROGRAM_ID])
+                    has = stat_u64(&st, &pid);
+            const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
+            if (!has && em) {
+                xp_stats_begin(&it, em->body, em->body_len, 5);
+                while (xp_stats_next(&it, &st))
+                    if (st.metadata_id == ids.id[S_PROGRAM_ID])
+                        has = stat_u64(&st, &pid);
+                if (!has)
+                    has = parse_paren_id(em->name, &pid);
+            }
+            if (has) {
+                ops_program *p = prog_get(cx->progs, pid);
+                if (!p) {
+                    ok = 0;
+                    goto out;
+                }
+                if (p->executions > 0) {
+                    p->steady_executions++;
+                    p->steady_module_ps += ev.duration_ps;
+                }
+                p->executions++;
+                p->module_ps += ev.duration_ps;
+                if (s < p->first_ps)
+                    p->first_ps = s;
+                if (em && p->name.n == 0) {
+                    pq_str nm = em->name;
+                    for (size_t k = nm.n; k > 0; k--)
+                        if (nm.p[k - 1] == '(') {
+                            nm.n = k - 1;
+                            break;
+                        }
+                    p->name = nm;
+                }
+            }
+            /* union of module spans */
+            if (s >= cur_end) {
+                module_ps += ev.duration_ps;
+                cur_end = e;
+            } else if (e > cur_end) {
+                module_ps += e - cur_end;
+                cur_end = e;
+            }
+        }
+    }
+
+    for (uint32_t li = 0; li < pl->nlines; li++) {
+        const xp_line *line = &pl->lines[li];
+        int is_ops = pq_str_eq(line->name, "XLA Ops") || pq_str_eq(line->name, "Framework Ops") ||
+                     pq_str_eq(line->name, "Sparse Core Ops");
+        int is_span = pq_str_eq(line->name, "XLA Ops") ||
+                      pq_str_eq(line->name, "Sparse Core Ops") ||
+                      pq_str_eq(line->name, "Steps") || pq_str_eq(line->name, "Sparse Core Steps");
+        if (!is_ops && !is_span)
+            continue;
+        int64_t base = line->timestamp_ns * 1000;
+        if (is_span && line->events) {
+            xp_event_iter ei;
+            xp_event ev;
+            xp_events_begin(line, &ei);
+            while (xp_events_next(&ei, &ev)) {
+                int64_t s = base + ev.offset_ps;
+                if (s < span_lo)
+                    span_lo = s;
+                if (s + ev.duration_ps > span_hi)
+                    span_hi = s + ev.duration_ps;
+            }
+        }
+        if (!is_ops || line->events == 0)
+            continue;
+        ev_rec *recs = pq_malloc((size_t)line->events * sizeof *recs);
+        if (!recs) {
+            ok = 0;
+            goto out;
+        }
+        size_t n = 0;
+        xp_event_iter ei;
+        xp_event ev;
+        xp_events_begin(line, &ei);
+        while (n < line->events && xp_events_next(&ei, &ev)) {
+            ev_rec *r = &recs[n];
+            memset(r, 0, sizeof *r);
+            r->ev = ev;
+            r->order = (uint32_t)n;
+            r->abs_start = base + ev.offset_ps;
+            r->abs_end = r->abs_start + ev.duration_ps;
+            r->start = r->abs_start;
+            r->dur = ev.duration_ps;
+            int has_off = 0, has_dur = 0;
+            int64_t off = 0, dur = 0;
+            xp_stat_iter it;
+            stat_value st;
+            xp_stats_begin(&it, ev.stats, ev.body_len, 4);
+            while (xp_stats_next(&it, &st)) {
+                int k = stat_slot(&ids, st.metadata_id);
+                if (k == S_DEV_OFFSET) {
+                    has_off = 1;
+                    off = (int64_t)stat_num(&st);
+                } else if (k == S_DEV_DURATION) {
+                    has_dur = 1;
+                    dur = (int64_t)stat_num(&st);
+                }
+            }
+            if (has_off && has_dur) {
+                r->start = off;
+                r->dur = dur;
+            }
+            n++;
+        }
+        qsort(recs, n, sizeof *recs, ev_cmp);
+        /* Ancestor stack: a parent's span includes its children's. */
+        size_t *stack = pq_malloc((n ? n : 1) * sizeof *stack);
+        if (!stack) {
+            pq_free(recs);
+            ok = 0;
+            goto out;
+        }
+        size_t depth = 0;
+        int64_t busy_end = INT64_MIN;
+        for (size_t i = 0; i < n; i++) {
+            ev_rec *r = &recs[i];
+            while (depth > 0) {
+                ev_rec *p = &recs[stack[depth - 1]];
+                if (p->start <= r->start && r->start + r->dur <= p->start + p->dur)
+                    break;
+                depth--;
+            }
+            if (depth > 0)
+                recs[stack[depth - 1]].children += r->dur;
+            else
+                r->top = 1;
+            stack[depth++] = i;
+        }
+        pq_free(stack);
+        for (size_t i = 0; i < n; i++) {
+            ev_rec *r = &recs[i];
+            const xp_event_meta *em = xp_event_meta_find(pl, r->ev.metadata_id);
+            meta_info *mi = NULL;
+            if (em) {
+                mi = &mcache[em - pl->emeta];
+                if (!mi->parsed)
+                    parse_meta(pl, &ids, em, mi);
+            }
+            if (r->top && pq_str_eq(line->name, "XLA Ops") && !(mi && is_off_duty(mi->category))) {
+                if (r->abs_start >= busy_end) {
+                    busy += r->abs_end - r->abs_start;
+                    busy_end = r->abs_end;
+                } else if (r->abs_end > busy_end) {
+                    busy += r->abs_end - busy_end;
+                    busy_end = r->abs_end;
+                }
+            }
+            if (!mi || !mi->has_pid || !mi->has_sid || mi->sid == 0)
+                continue;
+            /* event-level stats */
+            double tsm = 1.0, ev_flops = 0, ev_mflops = 0, ev_bytes = 0;
+            int64_t min_dur = r->dur, dma = 0;
+            xp_stat_iter it;
+            stat_value st;
+            xp_stats_begin(&it, r->ev.stats, r->ev.body_len, 4);
+            while (xp_stats_next(&it, &st)) {
+                switch (stat_slot(&ids, st.metadata_id)) {
+                case S_TSM:
+                    tsm = stat_num(&st);
+                    break;
+                case S_MIN_DURATION:
+                    min_dur = (int64_t)stat_num(&st);
+                    break;
+                case S_DMA_STALL:
+                    dma = (int64_t)stat_num(&st);
+                    break;
+                case S_FLOPS:
+                    ev_flops = stat_num(&st);
+                    break;
+                case S_MODEL_FLOPS:
+                    ev_mflops = stat_num(&st);
+                    break;
+                case S_BYTES:
+                    ev_bytes = stat_num(&st);
+                    break;
+                default:
+                    break;
+                }
+            }
+            int fresh;
+            op_slot *sl = table_get(cx->ops, mi->pid, mi->sid, mi->name, &fresh);
+            if (!sl) {
+                pq_free(recs);
+                ok = 0;
+                goto out;
+            }
+            int64_t occ = r->ev.num_occurrences > 1 ? r->ev.num_occurrences : 1;
+            int64_t self = r->dur - r->children;
+            op_metrics *m = &sl->m;
+            if (fresh) {
+                m->long_name = mi->long_name;
+                m->category = mi->category;
+                m->provenance = mi->provenance;
+                m->dedup_name = mi->dedup;
+                m->min_time_ps = min_dur;
+                sl->custom_call = pq_str_eq(mi->category, "custom-call");
+                sl->m_flops = mi->flops;
+                sl->m_model_flops = mi->model_flops;
+                sl->m_bytes = mi->bytes;
+                sl->bd = *mi;
+            } else if (min_dur < m->min_time_ps) {
+                m->min_time_ps = min_dur;
+            }
+            m->occurrences += occ;
+            m->time_ps += r->dur;
+            m->self_time_ps += self;
+            m->dma_stall_ps += dma;
+            m->normalized_time_ps += (double)r->dur * tsm;
+            if (sl->custom_call) {
+                m->flops += mi->flops + ev_flops;
+                m->model_flops += mi->model_flops + ev_mflops;
+                m->bytes_accessed += mi->bytes + ev_bytes;
+            }
+            plane_self += self;
+            plane_norm += (double)r->dur * tsm;
+            ops_program *p = prog_get(cx->progs, mi->pid);
+            if (!p) {
+                pq_free(recs);
+                ok = 0;
+                goto out;
+            }
+            p->op_self_ps += self;
+            if (r->abs_start < p->first_ps)
+                p->first_ps = r->abs_start;
+        }
+        pq_free(recs);
+    }
+    {
+        int64_t span = span_hi > span_lo ? span_hi - span_lo : 0;
+        int64_t total = span > plane_self ? span : plane_self;
+        cx->out->total_time_ps += total;
+        cx->out->total_op_time_ps += plane_self;
+        cx->out->normalized_total_op_time_ps += plane_norm;
+        cx->out->window_ps += total;
+        cx->out->busy_ps += busy;
+        cx->out->module_ps += module_ps;
+        cx->out->ndevices++;
+    }
+    (void)src;
+out:
+    pq_free(mcache);
+    return ok;
+}
+
+/* ---- GPU ---- */
+
+/* Derived lines (XProf's kThreadIdDerivedMin = 0xdeadbeef and up) are skipped. */
+static int gpu_derived_line(const xp_line *line)
+{
+    return line->id >= 0xdeadbeefLL && line->id < 0xdeadbeefLL + 64;
+}
+
+static pq_str last_hlo_op(pq_str s)
+{
+    for (size_t i = s.n; i >= 2; i--)
+        if (s.p[i - 1] == ':' && s.p[i - 2] == ':')
+            return pq_str_of(s.p + i, s.n - i);
+    return s;
+}
+
+static uint64_t program_by_module(const pq_source *src, pq_str module, int *found)
+{
+    uint64_t id;
+    if (parse_paren_id(module, &id)) {
+        *found = 1;
+        return id;
+    }
+    for (uint32_t i = 0; i < src->nprograms; i++)
+        if (str_same(src->programs[i].name, module)) {
+            *found = 1;
+            return src->programs[i].program_id;
+        }
+    *found = 0;
+    return 0;
+}
+
+static int gpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
+{
+    stat_ids ids;
+    stat_ids_init(pl, &ids);
+    int64_t lo = INT64_MAX, hi = INT64_MIN, plane_self = 0;
+    int64_t busy = 0;
+    int any = 0;
+    for (uint32_t li = 0; li < pl->nlines; li++) {
+        const xp_line *line = &pl->lines[li];
+        if (gpu_derived_line(line))
+            continue;
+        int64_t base = line->timestamp_ns * 1000, busy_end = INT64_MIN;
+        xp_event_iter ei;
+        xp_event ev;
+        xp_events_begin(line, &ei);
+        while (xp_events_next(&ei, &ev)) {
+            any = 1;
+            if (ev.offset_ps < lo)
+                lo = ev.offset_ps;
+            if (ev.offset_ps + ev.duration_ps > hi)
+                hi = ev.offset_ps + ev.duration_ps;
+            int64_t s = base + ev.offset_ps, e = s + ev.duration_ps;
+            if (s >= busy_end) {
+                busy += e - s;
+                busy_end = e;
+            } else if (e > busy_end) {
+                busy += e - busy_end;
+                busy_end = e;
+            }
+            pq_str hlo_op = {0}, module = {0}, tf_op = {0};
+            uint64_t pid = 0;
+            int has_pid = 0;
+            double flops = 0, bytes = 0;
+            const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
+            for (int pass = 0; pass < 2; pass++) {
+                xp_stat_iter it;
+                stat_value st;
+                if (pass == 0) {
+                    if (!em)
+                        continue;
+                    xp_stats_begin(&it, em->body, em->body_len, 5);
+                } else {
+                    xp_stats_begin(&it, ev.stats, ev.body_len, 4);
+                }
+                while (xp_stats_next(&it, &st)) {
+                    switch (stat_slot(&ids, st.metadata_id)) {
+                    case S_HLO_OP:
+                        hlo_op = xp_stat_str(pl, &st);
+                        break;
+                    case S_HLO_MODULE:
+                        module = xp_stat_str(pl, &st);
+                        break;
+                    case S_TF_OP:
+                        tf_op = xp_stat_str(pl, &st);
+                        break;
+                    case S_PROGRAM_ID:
+                        has_pid = stat_u64(&st, &pid);
+                        break;
+                    case S_FLOPS:
+                        flops = stat_num(&st);
+                        break;
+                    case S_BYTES:
+                        bytes = stat_num(&st);
+                        break;
+                    default:
+                        break;
+                    }
+                }
+            }
+            if (!hlo_op.n)
+                continue; /* not an XLA op (memcpy, eager kernels without tf_op) */
+            if (!has_pid && module.n)
+                pid = program_by_module(src, module, &has_pid);
+            pq_str name = last_hlo_op(hlo_op);
+            int fresh;
+            op_slot *sl = table_get(cx->ops, pid, 0, name, &fresh);
+            if (!sl)
+                return 0;
+            op_metrics *m = &sl->m;
+            if (fresh) {
+                m->provenance = tf_op;
+                m->min_time_ps = ev.duration_ps;
+                sl->custom_call = 1; /* event stats are per occurrence: summed, not scaled */
+            } else if (ev.duration_ps < m->min_time_ps) {
+                m->min_time_ps = ev.duration_ps;
+            }
+            m->occurrences++;
+            m->time_ps += ev.duration_ps;
+            m->self_time_ps += ev.duration_ps;
+            m->normalized_time_ps += (double)ev.duration_ps;
+            m->flops += flops;
+            m->model_flops += flops;
+            m->bytes_accessed += bytes;
+            plane_self += ev.duration_ps;
+            ops_program *p = prog_get(cx->progs, pid);
+            if (!p)
+                return 0;
+            p->op_self_ps += ev.duration_ps;
+            p->module_ps += ev.duration_ps;
+            if (s < p->first_ps)
+                p->first_ps = s;
+            if (p->name.n == 0 && module.n) {
+                pq_str nm = module;
+                for (size_t k = nm.n; k > 0; k--)
+                    if (nm.p[k - 1] == '(') {
+                        nm.n = k - 1;
+                        break;
+                    }
+                p->name = nm;
+            }
+        }
+    }
+    if (!any)
+        return 1;
+    int64_t span = hi > lo ? hi - lo : 0;
+    int64_t total = span > plane_self ? span : plane_self;
+    cx->out->total_time_ps += total;
+    cx->out->total_op_time_ps += plane_self;
+    cx->out->normalized_total_op_time_ps += (double)plane_self;
+    cx->out->window_ps += total;
+    cx->out->busy_ps += busy;
+    cx->out->ndevices++;
+    return 1;
+}
+
+/* ---- peaks ---- */
+
+static double plane_stat(const xp_plane *pl, const char *name)
+{
+    for (uint32_t k = 0; k < pl->nstats; k++)
+        if (pq_str_eq(xp_stat_name(pl, &pl->stats[k]), name))
+            return stat_num(&pl->stats[k]);
+    return 0.0;
+}
+
+static void peaks_from_plane(const xp_plane *pl, ops_hw hw, ops_peaks *pk)
+{
+    memset(pk, 0, sizeof *pk);
+    pk->tflops = plane_stat(pl, "peak_teraflops_per_second");
+    if (pk->tflops < 0)
+        pk->tflops = 0;
+    if (hw == OPS_HW_TPU) {
+        static const char *const bw[7] = {
+            "peak_hbm_bw_gigabytes_per_second",     "peak_sram_rd_bw_gigabytes_per_second",
+            "peak_sram_wr_bw_gigabytes_per_second", "peak_cmem_rd_bw_gigabytes_per_second",
+            "peak_cmem_wr_bw_gigabytes_per_second", "peak_vmem_rd_bw_gigabytes_per_second",
+            "peak_vmem_wr_bw_gigabytes_per_second"};
+        for (int i = 0; i < 7; i++)
+            pk->bws[i] = plane_stat(pl, bw[i]);
+        pk->has_cmem = pk->bws[3] > 0 || pk->bws[4] > 0;
+        pk->has_merged_vmem = plane_stat(pl, "has_merged_vmem") != 0;
+        pk->has_megacore = plane_stat(pl, "has_megacore") != 0;
+    } else {
+        pk->bws[0] = plane_stat(pl, "memory_bandwidth") / 1e9;
+        pk->bws[1] = plane_stat(pl, "peak_sram_rd_bw_gigabytes_per_second");
+        pk->bws[2] = plane_stat(pl, "peak_sram_wr_bw_gigabytes_per_second");
+    }
+}
+
+/* ---- rates and bound-by (spec 5.6) ---- */
+
+void ops_rates(const ops_result *r, const op_metrics *m, op_rates *o)
+{
+    memset(o, 0, sizeof *o);
+    double ns = (double)m->time_ps / 1e3;
+    o->flop_rate_gflops = safe_div(m->flops, ns);
+    o->model_flop_rate = safe_div(m->model_flops, ns);
+    o->mem_bw_gibps = ops_giga_to_gibi(safe_div(m->bytes_accessed, ns));
+    o->hbm_bytes = m->has_breakdown ? m->bd_hbm : m->bytes_accessed;
+    o->hbm_bw_gibps = ops_giga_to_gibi(safe_div(o->hbm_bytes, ns));
+    o->cmem_rd_gibps = ops_giga_to_gibi(safe_div(m->bd_cmem_rd, ns));
+    o->cmem_wr_gibps = ops_giga_to_gibi(safe_div(m->bd_cmem_wr, ns));
+    o->vmem_rd_gibps = ops_giga_to_gibi(safe_div(m->bd_vmem_rd, ns));
+    o->vmem_wr_gibps = ops_giga_to_gibi(safe_div(m->bd_vmem_wr, ns));
+    o->oi = safe_div(m->flops, m->bytes_accessed);
+    o->hbm_oi = safe_div(m->flops, o->hbm_bytes);
+    const ops_peaks *pk = &r->peaks;
+    const char *bound = "Unknown";
+    double best = 0, boi = 0;
+    double u = safe_div(o->flop_rate_gflops, pk->tflops * 1000);
+    if (u > best) {
+        best = u;
+        bound = "Compute";
+        boi = o->oi;
+    }
+    u = safe_div(o->hbm_bw_gibps, ops_giga_to_gibi(pk->bws[0]));
+    if (u > best) {
+        best = u;
+        bound = "HBM";
+        boi = o->hbm_oi;
+    }
+    if (r->hw == OPS_HW_TPU) {
+        struct {
+            double bytes, bw, peak;
+            const char *name;
+        } mem[4] = {{m->bd_cmem_rd, o->cmem_rd_gibps, pk->bws[3], "CMEM Read"},
+                    {m->bd_cmem_wr, o->cmem_wr_gibps, pk->bws[4], "CMEM Write"},
+                    {m->bd_vmem_rd, o->vmem_rd_gibps, pk->bws[5], "VMEM Read"},
+                    {m->bd_vmem_wr, o->vmem_wr_gibps, pk->bws[6], "VMEM Write"}};
+        for (int i = 0; i < 4; i++) {
+            if (mem[i].bytes <= 0 || mem[i].peak == 0)
+                continue;
+            u = safe_div(mem[i].bw, ops_giga_to_gibi(mem[i].peak));
+            if (u > best) {
+                best = u;
+                bound = mem[i].name;
+                boi = safe_div(m->flops, mem[i].bytes);
+            }
+        }
+    } else if (r->hw == OPS_HW_GPU && pk->bws[2] != 0) {
+        u = safe_div(o->hbm_bw_gibps, ops_giga_to_gibi(pk->bws[2]));
+        if (u > best) {
+            best = u;
+            bound = "Shm/L1";
+            boi = o->hbm_oi;
+        }
+    }
+    o->bound_by = bound;
+    o->bottleneck_oi = boi;
+}
+
+/* ---- compute ---- */
+
+static int op_cmp(const void *a, const void *b)
+{
+    const op_metrics *x = a, *y = b;
+    if (x->is_idle != y->is_idle)
+        return x->is_idle - y->is_idle;
+    if (x->self_time_ps != y->self_time_ps)
+        return x->self_time_ps > y->self_time_ps ? -1 : 1;
+    size_t n = x->name.n < y->name.n ? x->name.n : y->name.n;
+    int c = n ? memcmp(x->name.p, y->name.p, n) : 0;
+    if (c)
+        return c;
+    if (x->name.n != y->name.n)
+        return x->name.n < y->name.n ? -1 : 1;
+    if (x->program_id != y->program_id)
+        return x->program_id < y->program_id ? -1 : 1;
+    return x->symbol_id < y->symbol_id ? -1 : x->symbol_id > y->symbol_id;
+}
+
+static int prog_cmp(const void *a, const void *b)
+{
+    const ops_program *x = a, *y = b;
+    if (x->op_self_ps != y->op_self_ps)
+        return x->op_self_ps > y->op_self_ps ? -1 : 1;
+    return x->program_id < y->program_id ? -1 : x->program_id > y->program_id;
+}
+
+pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result *out,
+                      pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    op_table t = {0};
+    prog_table pt = {0};
+    tpu_ctx cx = {&t, &pt, out};
+    pq_status st = PQ_OK;
+    /* Device planes: TPU TensorCores if any source has them, else GPUs (spec 5.1). */
+    for (size_t si = 0; si < prof->nsources && out->hw == OPS_HW_NONE; si++)
+        for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
+            if (prof->sources[si].planes[pi].kind == DEV_TPU)
+                out->hw = OPS_HW_TPU;
+    if (out->hw == OPS_HW_NONE)
+        for (size_t si = 0; si < prof->nsources && out->hw == OPS_HW_NONE; si++)
+            for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
+                if (prof->sources[si].planes[pi].kind == DEV_GPU)
+                    out->hw = OPS_HW_GPU;
+    device_kind want = out->hw == OPS_HW_TPU ? DEV_TPU : DEV_GPU;
+    int have_peaks = 0;
+    for (size_t si = 0; out->hw != OPS_HW_NONE && si < prof->nsources; si++) {
+        const pq_source *src = &prof->sources[si];
+        for (uint32_t pi = 0; pi < src->nplanes; pi++) {
+            const xp_plane *pl = &src->planes[pi];
+            if (pl->kind != want)
+                continue;
+            if (!have_peaks) {
+                peaks_from_plane(pl, out->hw, &out->peaks);
+                if (out->hw == OPS_HW_TPU) {
+                    for (uint32_t k = 0; k < pl->nstats; k++)
+                        if (pq_str_eq(xp_stat_name(pl, &pl->stats[k]), "device_type_string")) {
+                            pq_str s = xp_stat_str(pl, &pl->stats[k]);
+                            size_t n = s.n < sizeof out->device_type - 1
+                                           ? s.n
+                                           : sizeof out->device_type - 1;
+                            memcpy(out->device_type, s.p, n);
+                            out->device_type[n] = 0;
+                        }
+                    if (!out->device_type[0])
+                        strcpy(out->device_type, "TPU");
+                } else {
+                    strcpy(out->device_type, "GPU");
+                }
+                have_peaks = 1;
+            }
+            int ok = out->hw == OPS_HW_TPU ? tpu_plane(src, pl, &cx) : gpu_plane(src, pl, &cx);
+            if (!ok || t.oom || pt.oom) {
+                st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory computing op metrics");
+                goto fail;
+            }
+        }
+    }
+    if (opt && opt->peak_tflops > 0) {
+        out->peaks.tflops = opt->peak_tflops;
+        out->peaks.user_flops = 1;
+    }
+    if (opt && opt->peak_hbm_gbps > 0) {
+        out->peaks.bws[0] = opt->peak_hbm_gbps;
+        out->peaks.user_bw = 1;
+    }
+    /* Finalize (spec 5.3): per-occurrence metadata figures times occurrences. */
+    out->ops = pq_calloc(t.n + 1, sizeof *out->ops);
+    if (!out->ops) {
+        st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory computing op metrics");
+        goto fail;
+    }
+    for (size_t i = 0; i < t.n; i++) {
+        op_slot *s = &t.v[i];
+        op_metrics *m = &s->m;
+        double occ = (double)m->occurrences;
+        if (!s->custom_call) {
+            m->flops = s->m_flops * occ;
+            m->model_flops = s->m_model_flops * occ;
+            m->bytes_accessed = s->m_bytes * occ;
+        }
+        if (m->model_flops == 0)
+            m->model_flops = m->flops;
+        m->has_breakdown = s->bd.has_breakdown;
+        m->bd_hbm = s->bd.bd_hbm * occ;
+        m->bd_cmem_rd = s->bd.bd_cmem_rd * occ;
+        m->bd_cmem_wr = s->bd.bd_cmem_wr * occ;
+        m->bd_vmem_rd = s->bd.bd_vmem_rd * occ;
+        m->bd_vmem_wr = s->bd.bd_vmem_wr * occ;
+        m->bd_onchip_rd = s->bd.bd_onchip_rd * occ;
+        m->bd_onchip_wr = s->bd.bd_onchip_wr * occ;
+        out->ops[i] = *m;
+        ops_program *p = NULL;
+        for (size_t k = 0; k < pt.n; k++)
+            if (pt.v[k].program_id == m->program_id)
+                p = &pt.v[k];
+        if (p) {
+            p->flops += m->flops;
+            p->model_flops += m->model_flops;
+            p->bytes_accessed += m->bytes_accessed;
+            p->hbm_bytes += m->has_breakdown ? m->bd_hbm : m->bytes_accessed;
+        }
+    }
+    out->nops = t.n;
+    if (out->ndevices > 0) {
+        op_metrics *idle = &out->ops[out->nops++];
+        idle->name = pq_str_of("IDLE", 4);
+        idle->category = idle->name;
+        idle->is_idle = 1;
+        idle->time_ps = idle->self_time_ps = out->total_time_ps - out->total_op_time_ps;
+    }
+    out->idle_ps = out->total_time_ps - out->total_op_time_ps;
+    qsort(out->ops, out->nops, sizeof *out->ops, op_cmp);
+    /* Program names from the HloProtos the profile carries, where module lines named none. */
+    for (size_t k = 0; k < pt.n; k++)
+        for (size_t si = 0; si < prof->nsources && pt.v[k].name.n == 0; si++)
+            for (uint32_t i = 0; i < prof->sources[si].nprograms; i++)
+                if (prof->sources[si].programs[i].program_id == pt.v[k].program_id) {
+                    pt.v[k].name = prof->sources[si].programs[i].name;
+                    break;
+                }
+    qsort(pt.v, pt.n, sizeof *pt.v, prog_cmp);
+    out->programs = pt.v;
+    out->nprograms = pt.n;
+    pt.v = NULL;
+    /* Steady state: the dominant program's executions after its first (warm-up, compile
+     * and cache fill) on each device; its op time scales by the module-time share. */
+    if (pt.n || out->nprograms) {
+        ops_program *dom = NULL;
+        for (size_t k = 0; k < out->nprograms; k++)
+            if (out->programs[k].executions > 1 &&
+                (!dom || out->programs[k].module_ps > dom->module_ps))
+                dom = &out->programs[k];
+        if (dom) {
+            out->has_dominant = 1;
+            out->dominant_program = dom->program_id;
+            dom->steady_share = safe_div((double)dom->steady_module_ps, (double)dom->module_ps);
+            out->steady_window_ps = dom->steady_module_ps;
+            out->steady_busy_ps = (int64_t)((double)dom->op_self_ps * dom->steady_share);
+        }
+    }
+    pq_free(t.v);
+    pq_free(t.idx);
+    return PQ_OK;
+fail:
+    pq_free(t.v);
+    pq_free(t.idx);
+    pq_free(pt.v);
+    ops_free(out);
+    return st;
+}
+
+void ops_free(ops_result *r)
+{
+    if (!r)
+        return;
+    pq_free(r->ops);
+    pq_free(r->programs);
+    r->ops = NULL;
+    r->programs = NULL;
+    r->nops = r->nprograms = 0;
+}
