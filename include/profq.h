@@ -211,8 +211,8 @@ pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, p
 /* Renders the roofline (`profq roofline`): device peaks, per program totals with
  * active-window and whole-window FLOP rates and bandwidths, per op rates, operational
  * intensity and bound-by. JSON schema "profq.roofline.v1". */
-pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *opts,
-                             pq_output fmt, pq_sink *sink, pq_error *err);
+pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *opts, pq_output fmt,
+                             pq_sink *sink, pq_error *err);
 
 #ifdef __cplusplus
 }

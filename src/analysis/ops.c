@@ -52,12 +52,23 @@ enum {
     S_COUNT
 };
 
-static const char *const STAT_NAMES[S_COUNT] = {
-    "program_id",      "symbol_id",          "hlo_category",         "tf_op",
-    "flops",           "model_flops",        "bytes_accessed",       "memory_access_breakdown",
-    "deduplicated_name", "device_offset_ps", "device_duration_ps",   "Time Scale Multiplier",
-    "min_duration_ps", "dma_stall_duration_ps", "hlo_op",            "hlo_module",
-    "group_id"};
+static const char *const STAT_NAMES[S_COUNT] = {"program_id",
+                                                "symbol_id",
+                                                "hlo_category",
+                                                "tf_op",
+                                                "flops",
+                                                "model_flops",
+                                                "bytes_accessed",
+                                                "memory_access_breakdown",
+                                                "deduplicated_name",
+                                                "device_offset_ps",
+                                                "device_duration_ps",
+                                                "Time Scale Multiplier",
+                                                "min_duration_ps",
+                                                "dma_stall_duration_ps",
+                                                "hlo_op",
+                                                "hlo_module",
+                                                "group_id"};
 
 typedef struct stat_ids {
     int64_t id[S_COUNT]; /* -1 when the plane has no such stat */
@@ -355,7 +366,7 @@ static int parse_paren_id(pq_str s, uint64_t *out)
 /* ---- TPU ---- */
 
 typedef struct ev_rec {
-    int64_t start, dur;     /* device timespan (device_offset_ps/duration when stated) */
+    int64_t start, dur; /* device timespan (device_offset_ps/duration when stated) */
     int64_t abs_start, abs_end;
     int64_t children;
     uint32_t order;
@@ -375,8 +386,9 @@ static int ev_cmp(const void *a, const void *b)
 
 static int is_off_duty(pq_str cat)
 {
-    static const char *const off[] = {"infeed",    "outfeed",        "host send", "host send-done",
-                                      "host recv", "host recv-done", "megacore fusion"};
+    static const char *const off[] = {"infeed",         "outfeed",   "host send",
+                                      "host send-done", "host recv", "host recv-done",
+                                      "megacore fusion"};
     for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
         if (pq_str_eq(cat, off[i]))
             return 1;
@@ -470,8 +482,8 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
         int is_ops = pq_str_eq(line->name, "XLA Ops") || pq_str_eq(line->name, "Framework Ops") ||
                      pq_str_eq(line->name, "Sparse Core Ops");
         int is_span = pq_str_eq(line->name, "XLA Ops") ||
-                      pq_str_eq(line->name, "Sparse Core Ops") ||
-                      pq_str_eq(line->name, "Steps") || pq_str_eq(line->name, "Sparse Core Steps");
+                      pq_str_eq(line->name, "Sparse Core Ops") || pq_str_eq(line->name, "Steps") ||
+                      pq_str_eq(line->name, "Sparse Core Steps");
         if (!is_ops && !is_span)
             continue;
         int64_t base = line->timestamp_ns * 1000;

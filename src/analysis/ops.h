@@ -25,11 +25,11 @@ typedef struct op_metrics {
 /* One XLA module (program) over all devices. */
 typedef struct ops_program {
     uint64_t program_id;
-    pq_str name;         /* module name ("" when the input names none) */
-    int64_t executions;  /* XLA Modules events (TPU); 0 where the input has none */
-    int64_t module_ps;   /* summed module execution time over devices */
-    int64_t op_self_ps;  /* summed op self time */
-    int64_t first_ps;    /* first module (or op) start, absolute */
+    pq_str name;        /* module name ("" when the input names none) */
+    int64_t executions; /* XLA Modules events (TPU); 0 where the input has none */
+    int64_t module_ps;  /* summed module execution time over devices */
+    int64_t op_self_ps; /* summed op self time */
+    int64_t first_ps;   /* first module (or op) start, absolute */
     double flops, model_flops, bytes_accessed, hbm_bytes;
     /* steady state: the program's executions after the first on each device */
     int64_t steady_executions, steady_module_ps;
@@ -39,8 +39,9 @@ typedef struct ops_program {
 typedef enum ops_hw { OPS_HW_NONE = 0, OPS_HW_TPU = 3, OPS_HW_GPU = 2 } ops_hw;
 
 typedef struct ops_peaks {
-    double tflops;   /* peak TFLOP/s per device; 0 = unknown */
-    double bws[7];   /* GB/s: HBM, SRAM rd, SRAM wr, CMEM rd, CMEM wr, VMEM rd, VMEM wr; 0 = unknown */
+    double tflops; /* peak TFLOP/s per device; 0 = unknown */
+    double
+        bws[7]; /* GB/s: HBM, SRAM rd, SRAM wr, CMEM rd, CMEM wr, VMEM rd, VMEM wr; 0 = unknown */
     int has_cmem, has_merged_vmem, has_megacore;
     int user_flops, user_bw; /* set from --peak-flops / --peak-bw */
 } ops_peaks;
@@ -48,20 +49,20 @@ typedef struct ops_peaks {
 typedef struct ops_result {
     ops_hw hw;
     char device_type[64];
-    uint32_t ndevices;       /* device planes contributing */
-    op_metrics *ops;         /* sorted by (self_time desc, name asc); the IDLE row is last */
+    uint32_t ndevices; /* device planes contributing */
+    op_metrics *ops;   /* sorted by (self_time desc, name asc); the IDLE row is last */
     size_t nops;
-    ops_program *programs;   /* sorted by op self time desc, then id */
+    ops_program *programs; /* sorted by op self time desc, then id */
     size_t nprograms;
-    int64_t total_time_ps;   /* XProf's db total_time_ps: summed over devices, includes idle */
+    int64_t total_time_ps; /* XProf's db total_time_ps: summed over devices, includes idle */
     int64_t total_op_time_ps;
     double normalized_total_op_time_ps;
     /* Windows, summed over devices (device-picoseconds). */
-    int64_t window_ps;       /* per device: last end - first start of its op/module/step lines */
-    int64_t module_ps;       /* union of module executions */
-    int64_t busy_ps;         /* union of top-level op events */
-    int64_t idle_ps;         /* total_time - total op time (XProf's IDLE op) */
-    int64_t steady_window_ps;   /* windows after the first execution of the dominant program */
+    int64_t window_ps;        /* per device: last end - first start of its op/module/step lines */
+    int64_t module_ps;        /* union of module executions */
+    int64_t busy_ps;          /* union of top-level op events */
+    int64_t idle_ps;          /* total_time - total op time (XProf's IDLE op) */
+    int64_t steady_window_ps; /* windows after the first execution of the dominant program */
     int64_t steady_busy_ps;
     uint64_t dominant_program;
     int has_dominant;
@@ -79,15 +80,15 @@ void ops_free(ops_result *r);
 
 /* Derived figures (spec 5.6). */
 typedef struct op_rates {
-    double flop_rate_gflops;  /* measured: flops / time_ns */
+    double flop_rate_gflops; /* measured: flops / time_ns */
     double model_flop_rate;
-    double mem_bw_gibps;      /* bytes_accessed / ns, GiB/s */
-    double hbm_bw_gibps;      /* breakdown HBM bytes, or bytes_accessed without breakdown */
+    double mem_bw_gibps; /* bytes_accessed / ns, GiB/s */
+    double hbm_bw_gibps; /* breakdown HBM bytes, or bytes_accessed without breakdown */
     double cmem_rd_gibps, cmem_wr_gibps, vmem_rd_gibps, vmem_wr_gibps;
-    double oi;                /* flops / bytes_accessed */
+    double oi; /* flops / bytes_accessed */
     double hbm_oi;
     double hbm_bytes;
-    const char *bound_by;     /* "Compute", "HBM", ... or "Unknown" */
+    const char *bound_by; /* "Compute", "HBM", ... or "Unknown" */
     double bottleneck_oi;
 } op_rates;
 

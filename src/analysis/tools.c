@@ -157,17 +157,17 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
 
     int has_ops = f.tpu_op_lines || f.gpu_planes_with_events;
     if (has_ops) {
-        add(out, "ops", "hlo_stats, op_profile", 1, 0,
+        add(out, "ops", "hlo_stats, op_profile", 1, 1,
             "%llu TPU 'XLA Ops' line(s), %llu GPU plane(s) with kernels", (ull)f.tpu_op_lines,
             (ull)f.gpu_planes_with_events);
-        add(out, "roofline", "roofline_model", 1, 0,
+        add(out, "roofline", "roofline_model", 1, 1,
             "%llu TPU 'XLA Ops' line(s), %llu GPU plane(s) with kernels", (ull)f.tpu_op_lines,
             (ull)f.gpu_planes_with_events);
     } else {
-        add(out, "ops", "hlo_stats, op_profile", 0, 0,
+        add(out, "ops", "hlo_stats, op_profile", 0, 1,
             "no device op events (%llu device planes, %llu host events)", (ull)f.device_planes,
             (ull)f.host_events);
-        add(out, "roofline", "roofline_model", 0, 0,
+        add(out, "roofline", "roofline_model", 0, 1,
             "no device op events (%llu device planes, %llu host events)", (ull)f.device_planes,
             (ull)f.host_events);
     }

@@ -17,8 +17,8 @@ static int parse_positive(const char *cmd, const char *opt, const char *s, doubl
 
 /* Takes out the options of these commands, leaves the common ones for cli_parse_common. */
 static int run(const char *cmd, int argc, char **argv,
-               pq_status (*render)(const pq_profile *, const pq_ops_options *, pq_output,
-                                   pq_sink *, pq_error *))
+               pq_status (*render)(const pq_profile *, const pq_ops_options *, pq_output, pq_sink *,
+                                   pq_error *))
 {
     pq_ops_options o = {0};
     char **rest = calloc((size_t)argc + 1, sizeof *rest);

@@ -74,10 +74,10 @@ static void text_windows(buf *b, const ops_result *r)
             if (r->programs[i].program_id == r->dominant_program)
                 d = &r->programs[i];
         if (d) {
-            double steady_flops = d->flops * sdiv((double)d->steady_executions,
-                                                  (double)d->executions);
-            double steady_hbm = d->hbm_bytes * sdiv((double)d->steady_executions,
-                                                    (double)d->executions);
+            double steady_flops =
+                d->flops * sdiv((double)d->steady_executions, (double)d->executions);
+            double steady_hbm =
+                d->hbm_bytes * sdiv((double)d->steady_executions, (double)d->executions);
             buf_printf(b,
                        "steady state (%.*s, %" PRId64 " of %" PRId64
                        " executions, first per device dropped): module time ",
@@ -90,11 +90,13 @@ static void text_windows(buf *b, const ops_result *r)
     }
     buf_puts(b, "peaks (per device): ");
     if (r->peaks.tflops > 0)
-        buf_printf(b, "%.6g TFLOP/s%s", r->peaks.tflops, r->peaks.user_flops ? " (--peak-flops)" : "");
+        buf_printf(b, "%.6g TFLOP/s%s", r->peaks.tflops,
+                   r->peaks.user_flops ? " (--peak-flops)" : "");
     else
         buf_puts(b, "FLOP/s unknown");
     if (r->peaks.bws[0] > 0)
-        buf_printf(b, ", HBM %.6g GB/s%s\n", r->peaks.bws[0], r->peaks.user_bw ? " (--peak-bw)" : "");
+        buf_printf(b, ", HBM %.6g GB/s%s\n", r->peaks.bws[0],
+                   r->peaks.user_bw ? " (--peak-bw)" : "");
     else
         buf_puts(b, ", HBM bandwidth unknown\n");
 }
@@ -271,8 +273,7 @@ static void json_rates(json_writer *w, const ops_result *r, const op_metrics *m)
     json_cstr(w, o.bound_by);
 }
 
-static void json_op(json_writer *w, const ops_result *r, const op_metrics *m, int rank,
-                    double cum)
+static void json_op(json_writer *w, const ops_result *r, const op_metrics *m, int rank, double cum)
 {
     json_obj_begin(w);
     json_key(w, "rank");
@@ -411,7 +412,8 @@ static void hlo_stats_table(buf *b, const ops_result *r)
                 lhs.n = k;
                 break;
             }
-        int remat = str_contains(lhs, ".remat") || str_contains(m->provenance, "/rematted_computation/");
+        int remat =
+            str_contains(lhs, ".remat") || str_contains(m->provenance, "/rematted_computation/");
         buf_puts(b, rank > 1 ? ",{\"c\":[" : "{\"c\":[");
         dt_num(b, rank);
         buf_putc(b, ',');
@@ -509,7 +511,7 @@ static void text_ops(buf *b, const ops_result *r, const pq_ops_options *o)
     }
     buf_printf(b, "\n%4s %14s %6s %6s %10s  %-18s  %-40s %10s %10s %8s  %s\n", "rank",
                "self time us", "self%", "cum%", "occur", grouped ? "" : "category",
-               o->by == PQ_OPS_BY_CATEGORY ? "category"
+               o->by == PQ_OPS_BY_CATEGORY  ? "category"
                : o->by == PQ_OPS_BY_PROGRAM ? "program"
                                             : "op (program)",
                "GFLOP/s", "HBM GiB/s", "FLOP/B", "bound by");
@@ -525,8 +527,8 @@ static void text_ops(buf *b, const ops_result *r, const pq_ops_options *o)
         if (!m->is_idle)
             cum += frac;
         rank++;
-        buf_printf(b, "%4d %14.3f %6.2f %6.2f %10" PRId64 "  ", rank,
-                   (double)m->self_time_ps / 1e6, frac * 100, cum * 100, m->occurrences);
+        buf_printf(b, "%4d %14.3f %6.2f %6.2f %10" PRId64 "  ", rank, (double)m->self_time_ps / 1e6,
+                   frac * 100, cum * 100, m->occurrences);
         text_name(b, grouped ? pq_str_of("", 0) : m->category, 18);
         buf_puts(b, "  ");
         if (!grouped && !m->is_idle) {
@@ -563,7 +565,7 @@ static void text_programs(buf *b, const ops_result *r)
                "\nprograms: %-34s %6s %12s %12s | %-21s | %-21s\n"
                "          %-34s %6s %12s %12s | %10s %10s | %10s %10s\n",
                "", "", "", "", "GFLOP/s per device", "HBM GiB/s per device", "name(program id)",
-               "execs", "module ms", "op ms", "active", "whole", "active", "whole");
+               "execs", "module ms*", "op ms*", "active", "whole", "active", "whole");
     for (size_t i = 0; i < r->nprograms; i++) {
         const ops_program *p = &r->programs[i];
         char t[160];
@@ -699,8 +701,8 @@ pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, p
     return finish(&b, err, &r);
 }
 
-pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *opts,
-                             pq_output fmt, pq_sink *sink, pq_error *err)
+pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *opts, pq_output fmt,
+                             pq_sink *sink, pq_error *err)
 {
     pq_ops_options defaults = {0};
     const pq_ops_options *o = opts ? opts : &defaults;
@@ -714,13 +716,21 @@ pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *op
     buf_init(&b, sink);
     /* Program totals over ops outside call/conditional/while/megacore fusion (spec 5.8). */
     op_metrics total = {0};
+    int any_bd = 0;
+    double bd_hbm = 0;
     for (size_t i = 0; i < r.nops; i++) {
         const op_metrics *m = &r.ops[i];
         if (m->is_idle || pq_str_eq(m->category, "call") || pq_str_eq(m->category, "conditional") ||
             pq_str_eq(m->category, "while") || pq_str_eq(m->category, "megacore fusion"))
             continue;
         add_metrics(&total, m);
+        /* XProf sums breakdowns: ops without one add no HBM bytes to the Program record,
+         * which falls back to bytes_accessed only when no op has a breakdown. */
+        any_bd |= m->has_breakdown;
+        bd_hbm += m->has_breakdown ? m->bd_hbm : 0;
     }
+    if (any_bd)
+        total.bd_hbm = bd_hbm;
     total.occurrences = 0;
     total.time_ps = r.total_time_ps;
     total.self_time_ps = r.total_op_time_ps;
