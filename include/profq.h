@@ -214,6 +214,12 @@ pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, p
 pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *opts, pq_output fmt,
                              pq_sink *sink, pq_error *err);
 
+/* Writes every event of every plane as Chrome trace-event JSON (Perfetto UI and
+ * chrome://tracing load it): planes as processes, lines as threads, one trace event per
+ * XEvent with its metadata and event stats as args. Streams through SINK with no event cap
+ * and memory bounded by the output buffer. */
+pq_status pq_render_trace_json(const pq_profile *profile, pq_sink *sink, pq_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -179,10 +179,10 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
         add(out, "summarize", NULL, 0, 0, "no trace events in the inputs");
 
     if (f.events)
-        add(out, "export", "trace_viewer", 1, 0, "%llu events to write as Chrome trace JSON",
+        add(out, "export", "trace_viewer", 1, 1, "%llu events to write as Chrome trace JSON",
             (ull)f.events);
     else
-        add(out, "export", "trace_viewer", 0, 0, "no trace events in the inputs");
+        add(out, "export", "trace_viewer", 0, 1, "no trace events in the inputs");
 
     add(out, "tt", NULL, 0, 0, "needs a Tenstorrent runtime log, not an XSpace or HloProto");
     add(out, "nsys", NULL, 0, 0, "needs an Nsight Systems SQLite export or an nsys-jax archive");

@@ -67,5 +67,6 @@ int cmd_tools(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_roofline(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

@@ -44,6 +44,13 @@ static const cli_command COMMANDS[] = {
      "HBM bandwidth over its active time (module executions) beside the whole-window figures,\n"
      "and per op time, FLOP rate, bandwidth per memory kind, operational intensity and\n"
      "bound-by (spec/xprof-tools.md 5.6, 5.8). JSON schema profq.roofline.v1.\n"},
+    {"export", cmd_export, "Chrome trace JSON (Perfetto UI) of every event, streamed, no cap",
+     "profq export [-o FILE.json|FILE.json.gz] [--threads N] PATH...\n"
+     "\n"
+     "Writes every event of every plane as Chrome trace-event JSON that Perfetto UI and\n"
+     "chrome://tracing load: planes as processes, lines as threads, stats as args, one trace\n"
+     "event per XPlane event, with no event cap (XProf keeps the first 1M). Streamed in\n"
+     "bounded memory; an output name ending in .gz is gzip-compressed.\n"},
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 
