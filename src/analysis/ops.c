@@ -70,20 +70,28 @@ static const char *const STAT_NAMES[S_COUNT] = {"program_id",
                                                 "hlo_module",
                                                 "group_id"};
 
+enum { DENSE_IDS = 1024 };
+
 typedef struct stat_ids {
-    int64_t id[S_COUNT]; /* -1 when the plane has no such stat */
+    int64_t id[S_COUNT];     /* INT64_MIN when the plane has no such stat */
+    int8_t dense[DENSE_IDS]; /* slot + 1 by metadata id, for the usual small ids */
 } stat_ids;
 
 static void stat_ids_init(const xp_plane *pl, stat_ids *ids)
 {
+    memset(ids->dense, 0, sizeof ids->dense);
     for (int k = 0; k < S_COUNT; k++) {
         const xp_stat_meta *m = xp_stat_meta_by_name(pl, STAT_NAMES[k]);
         ids->id[k] = m ? m->id : INT64_MIN;
+        if (m && m->id >= 0 && m->id < DENSE_IDS)
+            ids->dense[m->id] = (int8_t)(k + 1);
     }
 }
 
-static int stat_slot(const stat_ids *ids, int64_t id)
+static inline int stat_slot(const stat_ids *ids, int64_t id)
 {
+    if (id >= 0 && id < DENSE_IDS)
+        return ids->dense[id] - 1;
     for (int k = 0; k < S_COUNT; k++)
         if (ids->id[k] == id)
             return k;
@@ -123,6 +131,7 @@ static int stat_u64(const stat_value *s, uint64_t *out)
 
 typedef struct meta_info {
     int parsed;
+    uint32_t slot; /* op table index + 1 once this metadata has been merged */
     int has_pid, has_sid;
     uint64_t pid, sid;
     pq_str name, long_name, category, provenance, dedup;
@@ -372,6 +381,9 @@ typedef struct ev_rec {
     uint32_t order;
     xp_event ev;
     int top;
+    double tsm, flops, model_flops, bytes;
+    int64_t min_dur, dma;
+    int has_min;
 } ev_rec;
 
 static int ev_cmp(const void *a, const void *b)
@@ -487,7 +499,7 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
         if (!is_ops && !is_span)
             continue;
         int64_t base = line->timestamp_ns * 1000;
-        if (is_span && line->events) {
+        if (is_span && !is_ops && line->events) {
             xp_event_iter ei;
             xp_event ev;
             xp_events_begin(line, &ei);
@@ -507,6 +519,7 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
             goto out;
         }
         size_t n = 0;
+        int unsorted = 0;
         xp_event_iter ei;
         xp_event ev;
         xp_events_begin(line, &ei);
@@ -517,30 +530,65 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
             r->order = (uint32_t)n;
             r->abs_start = base + ev.offset_ps;
             r->abs_end = r->abs_start + ev.duration_ps;
+            if (is_span) {
+                if (r->abs_start < span_lo)
+                    span_lo = r->abs_start;
+                if (r->abs_end > span_hi)
+                    span_hi = r->abs_end;
+            }
             r->start = r->abs_start;
             r->dur = ev.duration_ps;
             int has_off = 0, has_dur = 0;
             int64_t off = 0, dur = 0;
+            r->tsm = 1.0;
             xp_stat_iter it;
             stat_value st;
             xp_stats_begin(&it, ev.stats, ev.body_len, 4);
             while (xp_stats_next(&it, &st)) {
-                int k = stat_slot(&ids, st.metadata_id);
-                if (k == S_DEV_OFFSET) {
+                switch (stat_slot(&ids, st.metadata_id)) {
+                case S_DEV_OFFSET:
                     has_off = 1;
                     off = (int64_t)stat_num(&st);
-                } else if (k == S_DEV_DURATION) {
+                    break;
+                case S_DEV_DURATION:
                     has_dur = 1;
                     dur = (int64_t)stat_num(&st);
+                    break;
+                case S_TSM:
+                    r->tsm = stat_num(&st);
+                    break;
+                case S_MIN_DURATION:
+                    r->has_min = 1;
+                    r->min_dur = (int64_t)stat_num(&st);
+                    break;
+                case S_DMA_STALL:
+                    r->dma = (int64_t)stat_num(&st);
+                    break;
+                case S_FLOPS:
+                    r->flops = stat_num(&st);
+                    break;
+                case S_MODEL_FLOPS:
+                    r->model_flops = stat_num(&st);
+                    break;
+                case S_BYTES:
+                    r->bytes = stat_num(&st);
+                    break;
+                default:
+                    break;
                 }
             }
             if (has_off && has_dur) {
                 r->start = off;
                 r->dur = dur;
             }
+            if (!r->has_min)
+                r->min_dur = r->dur;
+            if (n > 0 && !unsorted && ev_cmp(&recs[n - 1], r) > 0)
+                unsorted = 1;
             n++;
         }
-        qsort(recs, n, sizeof *recs, ev_cmp);
+        if (unsorted)
+            qsort(recs, n, sizeof *recs, ev_cmp);
         /* Ancestor stack: a parent's span includes its children's. */
         size_t *stack = pq_malloc((n ? n : 1) * sizeof *stack);
         if (!stack) {
@@ -585,42 +633,21 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
             }
             if (!mi || !mi->has_pid || !mi->has_sid || mi->sid == 0)
                 continue;
-            /* event-level stats */
-            double tsm = 1.0, ev_flops = 0, ev_mflops = 0, ev_bytes = 0;
-            int64_t min_dur = r->dur, dma = 0;
-            xp_stat_iter it;
-            stat_value st;
-            xp_stats_begin(&it, r->ev.stats, r->ev.body_len, 4);
-            while (xp_stats_next(&it, &st)) {
-                switch (stat_slot(&ids, st.metadata_id)) {
-                case S_TSM:
-                    tsm = stat_num(&st);
-                    break;
-                case S_MIN_DURATION:
-                    min_dur = (int64_t)stat_num(&st);
-                    break;
-                case S_DMA_STALL:
-                    dma = (int64_t)stat_num(&st);
-                    break;
-                case S_FLOPS:
-                    ev_flops = stat_num(&st);
-                    break;
-                case S_MODEL_FLOPS:
-                    ev_mflops = stat_num(&st);
-                    break;
-                case S_BYTES:
-                    ev_bytes = stat_num(&st);
-                    break;
-                default:
-                    break;
+            double tsm = r->tsm, ev_flops = r->flops, ev_mflops = r->model_flops;
+            double ev_bytes = r->bytes;
+            int64_t min_dur = r->min_dur, dma = r->dma;
+            int fresh = 0;
+            op_slot *sl;
+            if (mi->slot) {
+                sl = &cx->ops->v[mi->slot - 1];
+            } else {
+                sl = table_get(cx->ops, mi->pid, mi->sid, mi->name, &fresh);
+                if (!sl) {
+                    pq_free(recs);
+                    ok = 0;
+                    goto out;
                 }
-            }
-            int fresh;
-            op_slot *sl = table_get(cx->ops, mi->pid, mi->sid, mi->name, &fresh);
-            if (!sl) {
-                pq_free(recs);
-                ok = 0;
-                goto out;
+                mi->slot = (uint32_t)(sl - cx->ops->v) + 1;
             }
             int64_t occ = r->ev.num_occurrences > 1 ? r->ev.num_occurrences : 1;
             int64_t self = r->dur - r->children;

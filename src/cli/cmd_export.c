@@ -65,6 +65,7 @@ int cmd_export(int argc, char **argv)
         return cli_usage_error("export", "the output is Chrome trace JSON; --format is not taken");
     }
     pq_profile *prof = NULL;
+    c.no_hash = 1; /* the trace carries no sha256 */
     code = cli_load(&c, &prof);
     if (code == EXIT_OK) {
         cli_out o;

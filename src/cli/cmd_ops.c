@@ -79,6 +79,7 @@ static int run(const char *cmd, int argc, char **argv,
     if (code == 0)
         code = cli_parse_common(cmd, nrest, rest, &c, 0);
     if (code == 0) {
+        c.no_hash = 1; /* these reports print no sha256 */
         pq_profile *prof = NULL;
         code = cli_load(&c, &prof);
         if (code == EXIT_OK) {
