@@ -132,6 +132,7 @@ static int stat_u64(const stat_value *s, uint64_t *out)
 typedef struct meta_info {
     int parsed;
     uint32_t slot; /* op table index + 1 once this metadata has been merged */
+    int off_duty;  /* category that does not count as busy (spec 5.3 duty cycle) */
     int has_pid, has_sid;
     uint64_t pid, sid;
     pq_str name, long_name, category, provenance, dedup;
@@ -184,6 +185,17 @@ static void parse_breakdown(pq_str b, meta_info *mi)
     }
 }
 
+static int is_off_duty(pq_str cat)
+{
+    static const char *const off[] = {"infeed",         "outfeed",   "host send",
+                                      "host send-done", "host recv", "host recv-done",
+                                      "megacore fusion"};
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
+        if (pq_str_eq(cat, off[i]))
+            return 1;
+    return 0;
+}
+
 static void parse_meta(const xp_plane *pl, const stat_ids *ids, const xp_event_meta *em,
                        meta_info *mi)
 {
@@ -232,6 +244,7 @@ static void parse_meta(const xp_plane *pl, const stat_ids *ids, const xp_event_m
             break;
         }
     }
+    mi->off_duty = is_off_duty(mi->category);
 }
 
 /* ---- the op table: open addressing over (program, symbol, name) ---- */
@@ -379,7 +392,7 @@ typedef struct ev_rec {
     int64_t abs_start, abs_end;
     int64_t children;
     uint32_t order;
-    xp_event ev;
+    int64_t metadata_id, num_occurrences;
     int top;
     double tsm, flops, model_flops, bytes;
     int64_t min_dur, dma;
@@ -394,17 +407,6 @@ static int ev_cmp(const void *a, const void *b)
     if (x->dur != y->dur)
         return x->dur > y->dur ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static int is_off_duty(pq_str cat)
-{
-    static const char *const off[] = {"infeed",         "outfeed",   "host send",
-                                      "host send-done", "host recv", "host recv-done",
-                                      "megacore fusion"};
-    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
-        if (pq_str_eq(cat, off[i]))
-            return 1;
-    return 0;
 }
 
 typedef struct tpu_ctx {
@@ -513,6 +515,7 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
         }
         if (!is_ops || line->events == 0)
             continue;
+        int is_xla_ops = pq_str_eq(line->name, "XLA Ops");
         ev_rec *recs = pq_malloc((size_t)line->events * sizeof *recs);
         if (!recs) {
             ok = 0;
@@ -526,7 +529,8 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
         while (n < line->events && xp_events_next(&ei, &ev)) {
             ev_rec *r = &recs[n];
             memset(r, 0, sizeof *r);
-            r->ev = ev;
+            r->metadata_id = ev.metadata_id;
+            r->num_occurrences = ev.num_occurrences;
             r->order = (uint32_t)n;
             r->abs_start = base + ev.offset_ps;
             r->abs_end = r->abs_start + ev.duration_ps;
@@ -615,14 +619,14 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
         pq_free(stack);
         for (size_t i = 0; i < n; i++) {
             ev_rec *r = &recs[i];
-            const xp_event_meta *em = xp_event_meta_find(pl, r->ev.metadata_id);
+            const xp_event_meta *em = xp_event_meta_find(pl, r->metadata_id);
             meta_info *mi = NULL;
             if (em) {
                 mi = &mcache[em - pl->emeta];
                 if (!mi->parsed)
                     parse_meta(pl, &ids, em, mi);
             }
-            if (r->top && pq_str_eq(line->name, "XLA Ops") && !(mi && is_off_duty(mi->category))) {
+            if (r->top && is_xla_ops && !(mi && mi->off_duty)) {
                 if (r->abs_start >= busy_end) {
                     busy += r->abs_end - r->abs_start;
                     busy_end = r->abs_end;
@@ -649,7 +653,7 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
                 }
                 mi->slot = (uint32_t)(sl - cx->ops->v) + 1;
             }
-            int64_t occ = r->ev.num_occurrences > 1 ? r->ev.num_occurrences : 1;
+            int64_t occ = r->num_occurrences > 1 ? r->num_occurrences : 1;
             int64_t self = r->dur - r->children;
             op_metrics *m = &sl->m;
             if (fresh) {
