@@ -3,7 +3,8 @@
 #   1. build/venv-demo gets JAX (scripts/demo-requirements.txt, pinned) from PyPI, once;
 #   2. scripts/demo_program.py trains a tiny MLP under jax.profiler.trace, writing
 #      build/demo/trace/plugins/profile/<timestamp>/<host>.xplane.pb (fresh each run);
-#   3. `profq info` and `profq tools` run on the log directory (profq picks the newest run).
+#   3. `profq info`, `profq tools` and `profq ops` (op table, windows, idle) run on the log
+#      directory (profq picks the newest run).
 # Needs only Debian's python3 + venv (scripts/deps.sh demo) and PyPI. BUILD selects the
 # profq build (default build/); PROFQ overrides the binary.
 set -euo pipefail
@@ -51,5 +52,13 @@ echo "(profq info took $(since "$t"))"
 
 heading "profq tools build/demo/trace -- which analyses this profile can feed, and why the others cannot (a CPU run has no device planes)"
 "$PROFQ" tools "$logdir"
+
+heading "profq ops build/demo/trace --top 15 -- where the time goes: XLA ops (XLA:CPU thunks on host threads here; TPU XLA Ops or GPU kernels on accelerators), windows and idle first"
+t=$(now)
+"$PROFQ" ops --top 15 "$logdir"
+echo "(profq ops took $(since "$t"))"
+
+heading "profq ops --by program build/demo/trace -- the same time per XLA program"
+"$PROFQ" ops --by program --top 10 "$logdir"
 
 heading "demo done in $(since "$t0")"

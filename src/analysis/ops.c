@@ -7,7 +7,9 @@
  * GPU: kernels on the raw (non-derived) stream lines, keyed by (program_id, hlo_op), FLOPs
  * and bytes from event stats where they exist (XProf runs XLA's cost analysis on the
  * HloProto instead; profq does not, see docs/internals/ops.md).
- * Not here: host (CPU) op metrics, SparseCore offload nesting, step databases. */
+ * CPU-only runs: XLA:CPU thunks on host threads (hlo_op stats), nested per thread; XProf
+ * has no device op database for those (its CPU path is for TensorFlow ops).
+ * Not here: SparseCore offload nesting, step databases, GPU cost analysis. */
 #include "analysis/ops.h"
 
 #include "core/alloc.h"
@@ -868,6 +870,165 @@ static int gpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
     return 1;
 }
 
+/* ---- CPU: XLA ops on host threads ----
+ * XLA:CPU records each thunk it runs as a host event with hlo_op/hlo_module/program_id stats.
+ * Per thread line, those events nest (a while or call thunk around its body): the ancestor
+ * stack of the TPU path gives self time. Window: first to last op event over all threads. */
+
+typedef struct cpu_rec {
+    int64_t start, dur, children;
+    uint32_t order;
+    uint64_t pid;
+    pq_str name, module;
+} cpu_rec;
+
+static int cpu_cmp(const void *a, const void *b)
+{
+    const cpu_rec *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int cpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
+{
+    stat_ids ids;
+    stat_ids_init(pl, &ids);
+    if (ids.id[S_HLO_OP] == INT64_MIN)
+        return 1;
+    int64_t lo = INT64_MAX, hi = INT64_MIN, plane_self = 0, busy = 0;
+    for (uint32_t li = 0; li < pl->nlines; li++) {
+        const xp_line *line = &pl->lines[li];
+        if (line->events == 0)
+            continue;
+        cpu_rec *recs = pq_malloc((size_t)line->events * sizeof *recs);
+        if (!recs)
+            return 0;
+        size_t n = 0;
+        int64_t base = line->timestamp_ns * 1000;
+        xp_event_iter ei;
+        xp_event ev;
+        xp_events_begin(line, &ei);
+        while (n < line->events && xp_events_next(&ei, &ev)) {
+            pq_str hlo_op = {0}, module = {0};
+            uint64_t pid = 0;
+            int has_pid = 0;
+            const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
+            for (int pass = 0; pass < 2; pass++) {
+                xp_stat_iter it;
+                stat_value st;
+                if (pass == 0) {
+                    if (!em)
+                        continue;
+                    xp_stats_begin(&it, em->body, em->body_len, 5);
+                } else {
+                    xp_stats_begin(&it, ev.stats, ev.body_len, 4);
+                }
+                while (xp_stats_next(&it, &st)) {
+                    int k = stat_slot(&ids, st.metadata_id);
+                    if (k == S_HLO_OP)
+                        hlo_op = xp_stat_str(pl, &st);
+                    else if (k == S_HLO_MODULE)
+                        module = xp_stat_str(pl, &st);
+                    else if (k == S_PROGRAM_ID)
+                        has_pid = stat_u64(&st, &pid);
+                }
+            }
+            if (!hlo_op.n)
+                continue;
+            if (!has_pid && module.n)
+                pid = program_by_module(src, module, &has_pid);
+            cpu_rec *r = &recs[n];
+            r->start = base + ev.offset_ps;
+            r->dur = ev.duration_ps;
+            r->children = 0;
+            r->order = (uint32_t)n;
+            r->pid = pid;
+            r->name = last_hlo_op(hlo_op);
+            r->module = module;
+            n++;
+        }
+        qsort(recs, n, sizeof *recs, cpu_cmp);
+        size_t *stack = pq_malloc((n ? n : 1) * sizeof *stack);
+        if (!stack) {
+            pq_free(recs);
+            return 0;
+        }
+        size_t depth = 0;
+        int64_t busy_end = INT64_MIN;
+        for (size_t i = 0; i < n; i++) {
+            cpu_rec *r = &recs[i];
+            while (depth > 0) {
+                cpu_rec *p = &recs[stack[depth - 1]];
+                if (p->start <= r->start && r->start + r->dur <= p->start + p->dur)
+                    break;
+                depth--;
+            }
+            if (depth > 0) {
+                recs[stack[depth - 1]].children += r->dur;
+            } else {
+                int64_t e = r->start + r->dur;
+                if (r->start >= busy_end) {
+                    busy += r->dur;
+                    busy_end = e;
+                } else if (e > busy_end) {
+                    busy += e - busy_end;
+                    busy_end = e;
+                }
+            }
+            stack[depth++] = i;
+            if (r->start < lo)
+                lo = r->start;
+            if (r->start + r->dur > hi)
+                hi = r->start + r->dur;
+        }
+        pq_free(stack);
+        for (size_t i = 0; i < n; i++) {
+            cpu_rec *r = &recs[i];
+            int fresh;
+            op_slot *sl = table_get(cx->ops, r->pid, 0, r->name, &fresh);
+            ops_program *p = sl ? prog_get(cx->progs, r->pid) : NULL;
+            if (!p) {
+                pq_free(recs);
+                return 0;
+            }
+            op_metrics *m = &sl->m;
+            int64_t self = r->dur - r->children;
+            if (fresh) {
+                m->min_time_ps = r->dur;
+                sl->custom_call = 1; /* no metadata FLOPs to scale */
+            } else if (r->dur < m->min_time_ps) {
+                m->min_time_ps = r->dur;
+            }
+            m->occurrences++;
+            m->time_ps += r->dur;
+            m->self_time_ps += self;
+            m->normalized_time_ps += (double)r->dur;
+            plane_self += self;
+            p->op_self_ps += self;
+            p->module_ps += self;
+            if (r->start < p->first_ps)
+                p->first_ps = r->start;
+            if (p->name.n == 0 && r->module.n)
+                p->name = r->module;
+        }
+        pq_free(recs);
+    }
+    if (hi <= lo)
+        return 1;
+    int64_t span = hi - lo;
+    int64_t total = span > plane_self ? span : plane_self;
+    cx->out->total_time_ps += total;
+    cx->out->total_op_time_ps += plane_self;
+    cx->out->normalized_total_op_time_ps += (double)plane_self;
+    cx->out->window_ps += total;
+    cx->out->busy_ps += busy;
+    cx->out->ndevices++;
+    return 1;
+}
+
 /* ---- peaks ---- */
 
 static double plane_stat(const xp_plane *pl, const char *name)
@@ -1010,7 +1171,15 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result
             for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
                 if (prof->sources[si].planes[pi].kind == DEV_GPU)
                     out->hw = OPS_HW_GPU;
-    device_kind want = out->hw == OPS_HW_TPU ? DEV_TPU : DEV_GPU;
+    if (out->hw == OPS_HW_NONE)
+        for (size_t si = 0; si < prof->nsources && out->hw == OPS_HW_NONE; si++)
+            for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
+                if (prof->sources[si].planes[pi].kind == DEV_HOST_THREADS &&
+                    xp_stat_meta_by_name(&prof->sources[si].planes[pi], "hlo_op"))
+                    out->hw = OPS_HW_CPU;
+    device_kind want = out->hw == OPS_HW_TPU   ? DEV_TPU
+                       : out->hw == OPS_HW_GPU ? DEV_GPU
+                                               : DEV_HOST_THREADS;
     int have_peaks = 0;
     for (size_t si = 0; out->hw != OPS_HW_NONE && si < prof->nsources; si++) {
         const pq_source *src = &prof->sources[si];
@@ -1033,11 +1202,13 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result
                     if (!out->device_type[0])
                         strcpy(out->device_type, "TPU");
                 } else {
-                    strcpy(out->device_type, "GPU");
+                    strcpy(out->device_type, out->hw == OPS_HW_GPU ? "GPU" : "CPU");
                 }
                 have_peaks = 1;
             }
-            int ok = out->hw == OPS_HW_TPU ? tpu_plane(src, pl, &cx) : gpu_plane(src, pl, &cx);
+            int ok = out->hw == OPS_HW_TPU   ? tpu_plane(src, pl, &cx)
+                     : out->hw == OPS_HW_GPU ? gpu_plane(src, pl, &cx)
+                                             : cpu_plane(src, pl, &cx);
             if (!ok || t.oom || pt.oom) {
                 st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory computing op metrics");
                 goto fail;

@@ -36,7 +36,9 @@ typedef struct ops_program {
     double steady_share; /* fraction of the program's op time inside steady executions */
 } ops_program;
 
-typedef enum ops_hw { OPS_HW_NONE = 0, OPS_HW_TPU = 3, OPS_HW_GPU = 2 } ops_hw;
+/* Numbered as XProf's HardwareType. CPU: XLA ops on host threads (profq only; XProf's
+ * device tools are empty for CPU-only runs). */
+typedef enum ops_hw { OPS_HW_NONE = 0, OPS_HW_CPU = 1, OPS_HW_GPU = 2, OPS_HW_TPU = 3 } ops_hw;
 
 typedef struct ops_peaks {
     double tflops; /* peak TFLOP/s per device; 0 = unknown */

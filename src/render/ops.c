@@ -47,7 +47,8 @@ static void text_ms(buf *b, int64_t ps)
 static void text_windows(buf *b, const ops_result *r)
 {
     if (r->ndevices == 0) {
-        buf_puts(b, "no device op lines in this profile (TPU XLA Ops or GPU stream kernels)\n");
+        buf_puts(b, "no op events in this profile (TPU XLA Ops, GPU stream kernels or XLA:CPU "
+                    "thunks with hlo_op stats)\n");
         return;
     }
     double idle_frac = sdiv((double)r->idle_ps, (double)r->total_time_ps);
@@ -201,7 +202,10 @@ static void json_header(json_writer *w, const ops_result *r, const char *schema)
     json_key(w, "schema");
     json_cstr(w, schema);
     json_key(w, "hardware");
-    json_cstr(w, r->hw == OPS_HW_TPU ? "tpu" : r->hw == OPS_HW_GPU ? "gpu" : "none");
+    json_cstr(w, r->hw == OPS_HW_TPU   ? "tpu"
+                 : r->hw == OPS_HW_GPU ? "gpu"
+                 : r->hw == OPS_HW_CPU ? "cpu"
+                                       : "none");
     json_key(w, "device_type");
     json_cstr(w, r->device_type);
     json_key(w, "devices");
@@ -579,6 +583,8 @@ static void text_programs(buf *b, const ops_result *r)
                    gflops(p->flops, active), gflops(p->flops, r->window_ps),
                    gibps(p->hbm_bytes, active), gibps(p->hbm_bytes, r->window_ps));
     }
+    buf_puts(b, "          * summed over devices; active = module executions (op time where the "
+                "input has no module lines), whole = the captured window\n");
 }
 
 static void json_programs(json_writer *w, const ops_result *r)
