@@ -135,6 +135,7 @@ typedef struct meta_info {
     int parsed;
     uint32_t slot; /* op table index + 1 once this metadata has been merged */
     int off_duty;  /* category that does not count as busy (spec 5.3 duty cycle) */
+    int custom_call;
     int has_pid, has_sid;
     uint64_t pid, sid;
     pq_str name, long_name, category, provenance, dedup;
@@ -247,6 +248,7 @@ static void parse_meta(const xp_plane *pl, const stat_ids *ids, const xp_event_m
         }
     }
     mi->off_duty = is_off_duty(mi->category);
+    mi->custom_call = pq_str_eq(mi->category, "custom-call");
 }
 
 /* ---- the op table: open addressing over (program, symbol, name) ---- */
@@ -393,13 +395,57 @@ typedef struct ev_rec {
     int64_t start, dur; /* device timespan (device_offset_ps/duration when stated) */
     int64_t abs_start, abs_end;
     int64_t children;
+    const uint8_t *stats; /* the event body, for the rarely present per-event stats */
+    uint32_t body_len;
     uint32_t order;
-    int64_t metadata_id, num_occurrences;
+    uint32_t meta; /* index into the plane's emeta, UINT32_MAX when unknown */
+    int32_t occurrences;
     int top;
+} ev_rec;
+
+/* Per-event stats other than the timespan: read again at merge time, and only when the
+ * plane has them or the op is a custom-call, so that the record stays small. */
+typedef struct ev_extras {
     double tsm, flops, model_flops, bytes;
     int64_t min_dur, dma;
-    int has_min;
-} ev_rec;
+} ev_extras;
+
+static void read_extras(const stat_ids *ids, const ev_rec *r, ev_extras *x)
+{
+    int has_min = 0;
+    memset(x, 0, sizeof *x);
+    x->tsm = 1.0;
+    xp_stat_iter it;
+    stat_value st;
+    xp_stats_begin(&it, r->stats, r->body_len, 4);
+    while (xp_stats_next(&it, &st)) {
+        switch (stat_slot(ids, st.metadata_id)) {
+        case S_TSM:
+            x->tsm = stat_num(&st);
+            break;
+        case S_MIN_DURATION:
+            has_min = 1;
+            x->min_dur = (int64_t)stat_num(&st);
+            break;
+        case S_DMA_STALL:
+            x->dma = (int64_t)stat_num(&st);
+            break;
+        case S_FLOPS:
+            x->flops = stat_num(&st);
+            break;
+        case S_MODEL_FLOPS:
+            x->model_flops = stat_num(&st);
+            break;
+        case S_BYTES:
+            x->bytes = stat_num(&st);
+            break;
+        default:
+            break;
+        }
+    }
+    if (!has_min)
+        x->min_dur = r->dur;
+}
 
 static int ev_cmp(const void *a, const void *b)
 {
@@ -421,6 +467,9 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
 {
     stat_ids ids;
     stat_ids_init(pl, &ids);
+    int need_timespan = ids.id[S_DEV_OFFSET] != INT64_MIN && ids.id[S_DEV_DURATION] != INT64_MIN;
+    int has_extras = ids.id[S_TSM] != INT64_MIN || ids.id[S_MIN_DURATION] != INT64_MIN ||
+                     ids.id[S_DMA_STALL] != INT64_MIN;
     meta_info *mcache = pl->nemeta ? pq_calloc(pl->nemeta, sizeof *mcache) : NULL;
     if (pl->nemeta && !mcache)
         return 0;
@@ -531,8 +580,12 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
         while (n < line->events && xp_events_next(&ei, &ev)) {
             ev_rec *r = &recs[n];
             memset(r, 0, sizeof *r);
-            r->metadata_id = ev.metadata_id;
-            r->num_occurrences = ev.num_occurrences;
+            const xp_event_meta *em0 = xp_event_meta_find(pl, ev.metadata_id);
+            r->meta = em0 ? (uint32_t)(em0 - pl->emeta) : UINT32_MAX;
+            r->occurrences =
+                ev.num_occurrences > INT32_MAX ? INT32_MAX : (int32_t)ev.num_occurrences;
+            r->stats = ev.stats;
+            r->body_len = (uint32_t)ev.body_len;
             r->order = (uint32_t)n;
             r->abs_start = base + ev.offset_ps;
             r->abs_end = r->abs_start + ev.duration_ps;
@@ -546,49 +599,25 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
             r->dur = ev.duration_ps;
             int has_off = 0, has_dur = 0;
             int64_t off = 0, dur = 0;
-            r->tsm = 1.0;
-            xp_stat_iter it;
-            stat_value st;
-            xp_stats_begin(&it, ev.stats, ev.body_len, 4);
-            while (xp_stats_next(&it, &st)) {
-                switch (stat_slot(&ids, st.metadata_id)) {
-                case S_DEV_OFFSET:
-                    has_off = 1;
-                    off = (int64_t)stat_num(&st);
-                    break;
-                case S_DEV_DURATION:
-                    has_dur = 1;
-                    dur = (int64_t)stat_num(&st);
-                    break;
-                case S_TSM:
-                    r->tsm = stat_num(&st);
-                    break;
-                case S_MIN_DURATION:
-                    r->has_min = 1;
-                    r->min_dur = (int64_t)stat_num(&st);
-                    break;
-                case S_DMA_STALL:
-                    r->dma = (int64_t)stat_num(&st);
-                    break;
-                case S_FLOPS:
-                    r->flops = stat_num(&st);
-                    break;
-                case S_MODEL_FLOPS:
-                    r->model_flops = stat_num(&st);
-                    break;
-                case S_BYTES:
-                    r->bytes = stat_num(&st);
-                    break;
-                default:
-                    break;
+            if (need_timespan) {
+                xp_stat_iter it;
+                stat_value st;
+                xp_stats_begin(&it, ev.stats, ev.body_len, 4);
+                while (xp_stats_next(&it, &st)) {
+                    int k = stat_slot(&ids, st.metadata_id);
+                    if (k == S_DEV_OFFSET) {
+                        has_off = 1;
+                        off = (int64_t)stat_num(&st);
+                    } else if (k == S_DEV_DURATION) {
+                        has_dur = 1;
+                        dur = (int64_t)stat_num(&st);
+                    }
                 }
             }
             if (has_off && has_dur) {
                 r->start = off;
                 r->dur = dur;
             }
-            if (!r->has_min)
-                r->min_dur = r->dur;
             if (n > 0 && !unsorted && ev_cmp(&recs[n - 1], r) > 0)
                 unsorted = 1;
             n++;
@@ -621,7 +650,7 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
         pq_free(stack);
         for (size_t i = 0; i < n; i++) {
             ev_rec *r = &recs[i];
-            const xp_event_meta *em = xp_event_meta_find(pl, r->metadata_id);
+            const xp_event_meta *em = r->meta == UINT32_MAX ? NULL : &pl->emeta[r->meta];
             meta_info *mi = NULL;
             if (em) {
                 mi = &mcache[em - pl->emeta];
@@ -639,9 +668,12 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
             }
             if (!mi || !mi->has_pid || !mi->has_sid || mi->sid == 0)
                 continue;
-            double tsm = r->tsm, ev_flops = r->flops, ev_mflops = r->model_flops;
-            double ev_bytes = r->bytes;
-            int64_t min_dur = r->min_dur, dma = r->dma;
+            ev_extras x = {1.0, 0, 0, 0, r->dur, 0};
+            if (has_extras || mi->custom_call)
+                read_extras(&ids, r, &x);
+            double tsm = x.tsm, ev_flops = x.flops, ev_mflops = x.model_flops;
+            double ev_bytes = x.bytes;
+            int64_t min_dur = x.min_dur, dma = x.dma;
             int fresh = 0;
             op_slot *sl;
             if (mi->slot) {
@@ -655,7 +687,7 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
                 }
                 mi->slot = (uint32_t)(sl - cx->ops->v) + 1;
             }
-            int64_t occ = r->num_occurrences > 1 ? r->num_occurrences : 1;
+            int64_t occ = r->occurrences > 1 ? (int64_t)r->occurrences : 1;
             int64_t self = r->dur - r->children;
             op_metrics *m = &sl->m;
             if (fresh) {
@@ -664,7 +696,7 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
                 m->provenance = mi->provenance;
                 m->dedup_name = mi->dedup;
                 m->min_time_ps = min_dur;
-                sl->custom_call = pq_str_eq(mi->category, "custom-call");
+                sl->custom_call = mi->custom_call;
                 sl->m_flops = mi->flops;
                 sl->m_model_flops = mi->model_flops;
                 sl->m_bytes = mi->bytes;
