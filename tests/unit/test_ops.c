@@ -1,7 +1,8 @@
 /* test_ops.c - op metrics (src/analysis/ops.c) on XSpaces synthesized with testutil.h:
  * TPU nesting and self time, the (program_id, symbol_id) key and dropped events, FLOPs and
  * breakdown bytes times occurrences, IDLE and total time, bound-by against plane peaks, and
- * GPU kernels keyed by hlo_module/hlo_op. Field numbers: spec/xprof-tools.md section 1. */
+ * GPU kernels keyed by hlo_module/hlo_op, XLA:CPU thunks nested on a host thread. Field numbers:
+ * spec/xprof-tools.md section 1. */
 #include "testutil.h"
 
 #include "analysis/ops.h"
@@ -212,11 +213,73 @@ static void test_gpu_kernels(void **state)
     tb_free(&b);
 }
 
+/* XLA:CPU thunks on a host thread: a while thunk around two body thunks, keyed by
+ * (program_id, hlo_op); self time of the while excludes its body. */
+static void test_cpu_thunks(void **state)
+{
+    (void)state;
+    tbuf b;
+    tb_init(&b);
+    size_t pl = msg_begin(&b, 1);
+    put_varint_field(&b, 1, 0);
+    put_str_field(&b, 2, "/host:CPU");
+    stat_meta(&b, ST_HLO_OP, "hlo_op");
+    stat_meta(&b, ST_MODULE, "hlo_module");
+    stat_meta(&b, ST_PID, "program_id");
+    size_t e = msg_begin(&b, 4);
+    put_varint_field(&b, 1, 1);
+    size_t v = msg_begin(&b, 2);
+    put_varint_field(&b, 1, 1);
+    put_str_field(&b, 2, "thunk");
+    msg_end(&b, v);
+    msg_end(&b, e);
+    size_t ln = msg_begin(&b, 3);
+    put_varint_field(&b, 1, 99);
+    put_str_field(&b, 2, "tf_XLAPjRtCpuClient/99");
+    static const struct {
+        int64_t off, dur;
+        const char *op;
+    } evs[] = {
+        {0, 1000, "while.1"}, {100, 200, "dot.2"}, {400, 300, "dot.2"}, {5000, 100, "add.3"}};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+        size_t x = msg_begin(&b, 4);
+        put_varint_field(&b, 1, 1);
+        put_varint_field(&b, 2, (uint64_t)evs[i].off);
+        put_varint_field(&b, 3, (uint64_t)evs[i].dur);
+        stat_s(&b, 4, ST_HLO_OP, evs[i].op);
+        stat_s(&b, 4, ST_MODULE, "jit_step");
+        stat_u(&b, 4, ST_PID, 5);
+        msg_end(&b, x);
+    }
+    msg_end(&b, ln);
+    msg_end(&b, pl);
+    pq_profile *p = load(&b);
+    ops_result r;
+    pq_error err;
+    assert_int_equal(ops_compute(p, NULL, &r, &err), PQ_OK);
+    assert_int_equal(r.hw, OPS_HW_CPU);
+    const op_metrics *w = find(&r, "while.1"), *d = find(&r, "dot.2");
+    assert_non_null(w);
+    assert_non_null(d);
+    assert_int_equal(w->self_time_ps, 500);
+    assert_int_equal(d->occurrences, 2);
+    assert_int_equal(d->self_time_ps, 500);
+    assert_true(d->program_id == 5);
+    assert_int_equal(r.total_op_time_ps, 1100);
+    assert_int_equal(r.total_time_ps, 5100);
+    assert_int_equal(r.busy_ps, 1100);
+    assert_true(pq_str_eq(r.programs[0].name, "jit_step"));
+    ops_free(&r);
+    pq_profile_free(p);
+    tb_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tpu_nesting_and_totals),
         cmocka_unit_test(test_gpu_kernels),
+        cmocka_unit_test(test_cpu_thunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
