@@ -1157,6 +1157,155 @@ void ops_rates(const ops_result *r, const op_metrics *m, op_rates *o)
     o->bottleneck_oi = boi;
 }
 
+/* ---- GPU/CPU categories from the HloProto (XLA HloInstruction::ToCategory) ---- */
+
+static int str_in(pq_str s, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pq_str_eq(s, list[i]))
+            return 1;
+    return 0;
+}
+
+static pq_str hlo_category(pq_str opcode, pq_str fusion_kind)
+{
+    static const char *const formatting[] = {"transpose", "copy", "copy-start", "copy-done"};
+    static const char *const elementwise[] = {"abs",
+                                              "add",
+                                              "and",
+                                              "atan2",
+                                              "bitcast-convert",
+                                              "cbrt",
+                                              "ceil",
+                                              "clamp",
+                                              "clz",
+                                              "compare",
+                                              "complex",
+                                              "convert",
+                                              "cos",
+                                              "divide",
+                                              "erf",
+                                              "exponential",
+                                              "exponential-minus-one",
+                                              "floor",
+                                              "imag",
+                                              "is-finite",
+                                              "log",
+                                              "log-plus-one",
+                                              "logistic",
+                                              "maximum",
+                                              "minimum",
+                                              "multiply",
+                                              "negate",
+                                              "not",
+                                              "or",
+                                              "popcnt",
+                                              "power",
+                                              "real",
+                                              "reduce-precision",
+                                              "remainder",
+                                              "round-nearest-afz",
+                                              "round-nearest-even",
+                                              "rsqrt",
+                                              "select",
+                                              "shift-left",
+                                              "shift-right-arithmetic",
+                                              "shift-right-logical",
+                                              "sign",
+                                              "sine",
+                                              "sqrt",
+                                              "stochastic-convert",
+                                              "subtract",
+                                              "tan",
+                                              "tanh",
+                                              "xor"};
+    if (str_in(opcode, formatting, sizeof formatting / sizeof formatting[0]))
+        return pq_str_of("data formatting", 15);
+    if (str_in(opcode, elementwise, sizeof elementwise / sizeof elementwise[0]))
+        return pq_str_of("non-fusion elementwise", 22);
+    if (pq_str_eq(opcode, "fusion")) {
+        if (pq_str_eq(fusion_kind, "kLoop"))
+            return pq_str_of("loop fusion", 11);
+        if (pq_str_eq(fusion_kind, "kInput"))
+            return pq_str_of("input fusion", 12);
+        if (pq_str_eq(fusion_kind, "kOutput"))
+            return pq_str_of("output fusion", 13);
+        if (pq_str_eq(fusion_kind, "kCustom"))
+            return pq_str_of("custom fusion", 13);
+        return pq_str_of("fusion", 6);
+    }
+    return opcode;
+}
+
+static const op_slot *table_find(const op_table *t, uint64_t pid, pq_str name)
+{
+    if (!t->icap)
+        return NULL;
+    uint64_t h = hash_key(pid, 0, name);
+    size_t j = h & (t->icap - 1);
+    while (t->idx[j]) {
+        const op_slot *s = &t->v[t->idx[j] - 1];
+        if (s->hash == h && s->m.program_id == pid && s->m.symbol_id == 0 &&
+            str_same(s->m.name, name))
+            return s;
+        j = (j + 1) & (t->icap - 1);
+    }
+    return NULL;
+}
+
+/* Sets category and provenance (metadata.op_name) of the ops of program PID from its
+ * HloProto, as XProf does for GPU ops. Malformed protos are skipped silently: the load only
+ * checked their header, and categories are an annotation. */
+static void categorize_from_hlo(op_table *t, uint64_t pid, const uint8_t *p, size_t n)
+{
+    pb_cursor c, cm, cc, ci, cmd;
+    pb_field f = {0}, g = {0}, h = {0}, k = {0}, q = {0};
+    pb_init(&c, p, n, p);
+    while (pb_next(&c, &f) == PB_FIELD) {
+        if (f.num != 1 || f.wire != PB_LEN)
+            continue;
+        pb_init(&cm, f.data, f.len, p);
+        while (pb_next(&cm, &g) == PB_FIELD) {
+            if (g.num != 3 || g.wire != PB_LEN)
+                continue;
+            pb_init(&cc, g.data, g.len, p);
+            while (pb_next(&cc, &h) == PB_FIELD) {
+                if (h.num != 2 || h.wire != PB_LEN)
+                    continue;
+                pq_str name = {0}, opcode = {0}, kind = {0}, op_name = {0}, op_type = {0};
+                pb_init(&ci, h.data, h.len, p);
+                while (pb_next(&ci, &k) == PB_FIELD) {
+                    if (k.wire != PB_LEN)
+                        continue;
+                    pq_str v = pq_str_of((const char *)k.data, k.len);
+                    if (k.num == 1)
+                        name = v;
+                    else if (k.num == 2)
+                        opcode = v;
+                    else if (k.num == 11)
+                        kind = v;
+                    else if (k.num == 7) {
+                        pb_init(&cmd, k.data, k.len, p);
+                        while (pb_next(&cmd, &q) == PB_FIELD) {
+                            if (q.num == 2 && q.wire == PB_LEN)
+                                op_name = pq_str_of((const char *)q.data, q.len);
+                            else if (q.num == 1 && q.wire == PB_LEN)
+                                op_type = pq_str_of((const char *)q.data, q.len);
+                        }
+                    }
+                }
+                op_slot *s = (op_slot *)table_find(t, pid, name);
+                if (!s)
+                    continue;
+                s->m.category = hlo_category(opcode, kind);
+                s->m.provenance = op_name;
+                s->m.op_type = op_type;
+                s->m.provenance_from_hlo = 1;
+            }
+        }
+    }
+}
+
 /* ---- compute ---- */
 
 static int op_cmp(const void *a, const void *b)
@@ -1255,6 +1404,14 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result
         out->peaks.bws[0] = opt->peak_hbm_gbps;
         out->peaks.user_bw = 1;
     }
+    if (out->hw == OPS_HW_GPU || out->hw == OPS_HW_CPU)
+        for (size_t k = 0; k < pt.n; k++)
+            for (size_t si = 0; si < prof->nsources; si++)
+                for (uint32_t i = 0; i < prof->sources[si].nprograms; i++) {
+                    const pq_program *pg = &prof->sources[si].programs[i];
+                    if (pg->program_id == pt.v[k].program_id && pg->hlo)
+                        categorize_from_hlo(&t, pg->program_id, pg->hlo, pg->hlo_len);
+                }
     /* Finalize (spec 5.3): per-occurrence metadata figures times occurrences. */
     out->ops = pq_calloc(t.n + 1, sizeof *out->ops);
     if (!out->ops) {

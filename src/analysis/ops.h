@@ -20,6 +20,10 @@ typedef struct op_metrics {
     double bd_hbm, bd_cmem_rd, bd_cmem_wr, bd_vmem_rd, bd_vmem_wr, bd_onchip_rd, bd_onchip_wr;
     int has_breakdown;
     int is_idle;
+    /* GPU/CPU: provenance is the HLO instruction's metadata.op_name; XProf's framework op
+     * name is then "<op_name>:<op_type>" (empty when op_name is). */
+    int provenance_from_hlo;
+    pq_str op_type;
 } op_metrics;
 
 /* One XLA module (program) over all devices. */

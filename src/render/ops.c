@@ -429,7 +429,15 @@ static void hlo_stats_table(buf *b, const ops_result *r)
         buf_putc(b, ',');
         dt_str(b, expr);
         buf_putc(b, ',');
-        dt_str(b, m->provenance);
+        if (m->provenance_from_hlo && m->provenance.n) {
+            buf_puts(b, "{\"v\":\"");
+            json_escape_into(b, m->provenance.p, m->provenance.n);
+            buf_putc(b, ':');
+            json_escape_into(b, m->op_type.p, m->op_type.n);
+            buf_puts(b, "\"}");
+        } else {
+            dt_str(b, m->provenance);
+        }
         buf_putc(b, ',');
         dt_num(b, (double)m->occurrences);
         buf_putc(b, ',');

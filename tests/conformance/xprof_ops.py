@@ -5,17 +5,17 @@ ops is copied to a scratch directory (XProf writes its caches next to the XSpace
 is read-only) and converted by xprof's xspace_to_tools_data. Compared:
 
   hlo_stats        the same (program id, op name) set; occurrences equal; total time and
-                   self time within 0.1%. TPU: FLOPs (model GFLOP/s x time), bytes accessed
+                   self time within 0.1%; the same category and framework op name. TPU: FLOPs (model GFLOP/s x time), bytes accessed
                    (measured GiB/s x time) and HBM bytes within 0.1%, the same bound-by.
   roofline_model   TPU: the "Program" record of step Total with infeed/outfeed: FLOP rate,
                    HBM bandwidth, measured memory bandwidth within 0.1%, the same bound-by.
   op_profile       TPU: per category (byCategoryExcludeIdle) the same categories, time and
                    FLOPs within 0.1%.
 
-Not compared for GPU profiles: category, FLOPs, bytes and bound-by. XProf derives them by
-running XLA's HLO cost analysis on the HloProto (spec/xprof-tools.md 5.4); profq reports the
-FLOPs and bytes the input states (none in these AMD profiles) and no category. That gap is
-printed, never hidden.
+Not compared for GPU profiles: FLOPs, bytes and bound-by. XProf derives them by running
+XLA's HLO cost analysis on the HloProto (spec/xprof-tools.md 5.4); profq reports the FLOPs
+and bytes the input states (none in these AMD profiles). Categories and framework op names
+come from the HloProto in both. That gap is printed, never hidden.
 """
 import argparse
 import json
@@ -101,8 +101,9 @@ def compare(exe, src, scratch):
         c.near(f"{k} total time", x["total_time"], p["total_time"])
         c.near(f"{k} self time", x["total_self_time"], p["total_self_time"])
         c.near(f"{k} self %", x["total_self_time_percent"], p["total_self_time_percent"])
+        c.eq(f"{k} category", x["category"], p["category"])
+        c.eq(f"{k} framework op", x["tf_op_name"], p["tf_op_name"])
         if tpu:
-            c.eq(f"{k} category", x["category"], p["category"])
             t = x["total_time"]
             c.near(f"{k} FLOPs", x["model_flop_rate"] * t, p["model_flop_rate"] * t)
             c.near(f"{k} bytes", x["measured_memory_bw"] * t, p["measured_memory_bw"] * t)
@@ -130,7 +131,7 @@ def compare(exe, src, scratch):
             c.near(f"op_profile {k} FLOPs", float(cats[k].get("rawFlops", 0)),
                    pq_cats[k]["model_flops"])
     else:
-        print(f"{name}: GPU: category, FLOPs, bytes, bound-by not compared "
+        print(f"{name}: GPU: FLOPs, bytes, bound-by not compared "
               "(XProf runs XLA's HLO cost analysis; profq reports what the input states)")
     status = "ok" if not c.bad else "MISMATCH"
     print(f"{name}: {len(xs)} ops, {c.n} checks, {status}")
