@@ -190,8 +190,11 @@ typedef enum pq_ops_group {
 } pq_ops_group;
 
 typedef enum pq_ops_xprof {
-    PQ_OPS_NATIVE = 0,   /* profq's own text or JSON (profq.ops.v1 / profq.roofline.v1) */
-    PQ_OPS_HLO_STATS = 1 /* XProf's hlo_stats DataTable JSON */
+    PQ_OPS_NATIVE = 0,        /* profq's own text or JSON (profq.ops.v1 / profq.roofline.v1) */
+    PQ_OPS_HLO_STATS = 1,     /* XProf's hlo_stats DataTable JSON (profq ops) */
+    PQ_OPS_ROOFLINE_MODEL = 2 /* XProf's roofline_model JSON (profq roofline): the "Total"
+                                 records; "Average" and per-step records need step markers,
+                                 which profq does not group yet, and are written empty */
 } pq_ops_xprof;
 
 typedef struct pq_ops_options {
@@ -210,7 +213,8 @@ pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, p
 
 /* Renders the roofline (`profq roofline`): device peaks, per program totals with
  * active-window and whole-window FLOP rates and bandwidths, per op rates, operational
- * intensity and bound-by. JSON schema "profq.roofline.v1". */
+ * intensity and bound-by. JSON schema "profq.roofline.v1", or XProf's roofline_model
+ * DataTables when opts->xprof is PQ_OPS_ROOFLINE_MODEL. */
 pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *opts, pq_output fmt,
                              pq_sink *sink, pq_error *err);
 

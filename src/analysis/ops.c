@@ -51,6 +51,8 @@ enum {
     S_HLO_OP,
     S_HLO_MODULE,
     S_GROUP_ID,
+    S_SOURCE,
+    S_SOURCE_STACK,
     S_COUNT
 };
 
@@ -70,7 +72,9 @@ static const char *const STAT_NAMES[S_COUNT] = {"program_id",
                                                 "dma_stall_duration_ps",
                                                 "hlo_op",
                                                 "hlo_module",
-                                                "group_id"};
+                                                "group_id",
+                                                "source",
+                                                "source_stack"};
 
 enum { DENSE_IDS = 1024 };
 
@@ -138,7 +142,7 @@ typedef struct meta_info {
     int custom_call;
     int has_pid, has_sid;
     uint64_t pid, sid;
-    pq_str name, long_name, category, provenance, dedup;
+    pq_str name, long_name, category, provenance, dedup, source, source_stack;
     double flops, model_flops, bytes;
     double bd_hbm, bd_cmem_rd, bd_cmem_wr, bd_vmem_rd, bd_vmem_wr, bd_onchip_rd, bd_onchip_wr;
     int has_breakdown;
@@ -242,6 +246,12 @@ static void parse_meta(const xp_plane *pl, const stat_ids *ids, const xp_event_m
             break;
         case S_DEDUP:
             mi->dedup = xp_stat_str(pl, &s);
+            break;
+        case S_SOURCE:
+            mi->source = xp_stat_str(pl, &s);
+            break;
+        case S_SOURCE_STACK:
+            mi->source_stack = xp_stat_str(pl, &s);
             break;
         default:
             break;
@@ -695,6 +705,8 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
                 m->category = mi->category;
                 m->provenance = mi->provenance;
                 m->dedup_name = mi->dedup;
+                m->source = mi->source;
+                m->source_stack = mi->source_stack;
                 m->min_time_ps = min_dur;
                 sl->custom_call = mi->custom_call;
                 sl->m_flops = mi->flops;
@@ -1368,6 +1380,7 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result
             const xp_plane *pl = &src->planes[pi];
             if (pl->kind != want)
                 continue;
+            out->device_planes++;
             if (!have_peaks) {
                 peaks_from_plane(pl, out->hw, &out->peaks);
                 if (out->hw == OPS_HW_TPU) {

@@ -11,6 +11,7 @@ typedef struct op_metrics {
     uint64_t program_id;
     uint64_t symbol_id; /* TPU; 0 for GPU ops (keyed by name) */
     pq_str name, long_name, category, provenance, dedup_name;
+    pq_str source, source_stack; /* metadata stats "source" (file:line) and "source_stack" */
     int64_t occurrences;
     int64_t time_ps, self_time_ps, min_time_ps, dma_stall_ps;
     double normalized_time_ps;
@@ -55,8 +56,9 @@ typedef struct ops_peaks {
 typedef struct ops_result {
     ops_hw hw;
     char device_type[64];
-    uint32_t ndevices; /* device planes contributing */
-    op_metrics *ops;   /* sorted by (self_time desc, name asc); the IDLE row is last */
+    uint32_t ndevices;      /* device planes contributing */
+    uint32_t device_planes; /* all planes of the chosen kind (XProf device_core_count) */
+    op_metrics *ops;        /* sorted by (self_time desc, name asc); the IDLE row is last */
     size_t nops;
     ops_program *programs; /* sorted by op self time desc, then id */
     size_t nprograms;

@@ -63,14 +63,10 @@ static int run(const char *cmd, int argc, char **argv,
             i++;
         } else if ((strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) && v &&
                    strcmp(v, "xprof") == 0) {
-            if (strcmp(cmd, "ops") != 0)
-                code = cli_usage_error(cmd, "--format xprof is not available for %s yet", cmd);
-            o.xprof = PQ_OPS_HLO_STATS;
+            o.xprof = strcmp(cmd, "ops") == 0 ? PQ_OPS_HLO_STATS : PQ_OPS_ROOFLINE_MODEL;
             i++;
         } else if (strcmp(a, "--format=xprof") == 0) {
-            if (strcmp(cmd, "ops") != 0)
-                code = cli_usage_error(cmd, "--format xprof is not available for %s yet", cmd);
-            o.xprof = PQ_OPS_HLO_STATS;
+            o.xprof = strcmp(cmd, "ops") == 0 ? PQ_OPS_HLO_STATS : PQ_OPS_ROOFLINE_MODEL;
         } else {
             rest[nrest++] = argv[i];
         }

@@ -37,13 +37,15 @@ static const cli_command COMMANDS[] = {
      "stats only (unknown otherwise); --peak-flops/--peak-bw supply them per device.\n"
      "JSON schema profq.ops.v1; --format xprof prints XProf's hlo_stats DataTable.\n"},
     {"roofline", cmd_roofline, "roofline: FLOP rate and bandwidth per program and op vs peaks",
-     "profq roofline [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS] [--format text|json]\n"
+     "profq roofline [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS]\n"
+     "               [--format text|json|xprof]\n"
      "               [-o FILE] [--threads N] PATH...\n"
      "\n"
      "Device peaks and ridge point, totals over all programs, per program the FLOP rate and\n"
      "HBM bandwidth over its active time (module executions) beside the whole-window figures,\n"
      "and per op time, FLOP rate, bandwidth per memory kind, operational intensity and\n"
-     "bound-by (spec/xprof-tools.md 5.6, 5.8). JSON schema profq.roofline.v1.\n"},
+     "bound-by (spec/xprof-tools.md 5.6, 5.8). JSON schema profq.roofline.v1;\n"
+     "--format xprof prints XProf's roofline_model DataTables.\n"},
     {"export", cmd_export, "Chrome trace JSON (Perfetto UI) of every event, streamed, no cap",
      "profq export [-o FILE.json|FILE.json.gz] [--threads N] PATH...\n"
      "\n"

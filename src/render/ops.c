@@ -338,6 +338,62 @@ static void dt_cstr(buf *b, const char *s)
     dt_str(b, pq_str_of(s, strlen(s)));
 }
 
+static void html_escape(buf *b, pq_str s)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        const char *rep = NULL;
+        switch (s.p[i]) {
+        case '&':
+            rep = "&amp;";
+            break;
+        case '<':
+            rep = "&lt;";
+            break;
+        case '>':
+            rep = "&gt;";
+            break;
+        case '"':
+            rep = "&quot;";
+            break;
+        case '\'':
+            rep = "&#39;";
+            break;
+        default:
+            break;
+        }
+        if (!rep)
+            continue;
+        json_escape_into(b, s.p + run, i - run);
+        json_escape_into(b, rep, strlen(rep));
+        run = i + 1;
+    }
+    json_escape_into(b, s.p + run, s.n - run);
+}
+
+/* XProf's source_info cell: the HTML div around "file:line" with the stack as its title, or
+ * "" when the op states no source (spec 5.7). */
+static void dt_source(buf *b, const op_metrics *m)
+{
+    pq_str file = m->source;
+    size_t k = file.n;
+    while (k > 0 && file.p[k - 1] != ':')
+        k--;
+    if (k == 0 || k == 1 || k == file.n) {
+        dt_cstr(b, "");
+        return;
+    }
+    pq_str line = pq_str_of(file.p + k, file.n - k);
+    file.n = k - 1;
+    buf_puts(b, "{\"v\":\"<div class='source-info-cell' title='");
+    html_escape(b, m->source_stack);
+    buf_puts(b, "'>");
+    html_escape(b, file);
+    buf_putc(b, ':');
+    html_escape(b, line);
+    buf_puts(b, "</div>\"}");
+}
+
 static int str_contains(pq_str s, const char *lit)
 {
     size_t n = strlen(lit);
@@ -477,7 +533,7 @@ static void hlo_stats_table(buf *b, const ops_result *r)
         buf_putc(b, ',');
         dt_cstr(b, "No");
         buf_putc(b, ',');
-        dt_cstr(b, "");
+        dt_source(b, m);
         buf_putc(b, ',');
         dt_cstr(b, r->hw == OPS_HW_TPU ? "TensorCore" : "");
         buf_putc(b, ',');
@@ -487,6 +543,290 @@ static void hlo_stats_table(buf *b, const ops_result *r)
         buf_puts(b, "]}");
     }
     buf_puts(b, "]}");
+}
+
+/* ---- XProf roofline_model (spec 5.8) ---- */
+
+typedef struct roof_ctx {
+    const ops_result *r;
+    int gpu;
+    double peak_flops, peak_hbm, peak_cmem_rd, peak_cmem_wr, peak_vmem_rd, peak_vmem_wr;
+    int64_t total_ps;
+} roof_ctx;
+
+static int is_infeed_outfeed(pq_str cat)
+{
+    return str_contains(cat, "infeed") || str_contains(cat, "outfeed");
+}
+
+/* One roofline record. M's HBM bytes follow ops_rates; PROGRAM marks the "Program" row. */
+static void roof_row(buf *b, const roof_ctx *c, const char *step, int rank, const op_metrics *m,
+                     int program, double frac, double cum, int incl, int first)
+{
+    const ops_result *r = c->r;
+    op_rates o;
+    ops_rates(r, m, &o);
+    double t_us = (double)m->time_ps / 1e6, s_us = (double)m->self_time_ps / 1e6;
+    double occ = program ? 1 : (double)m->occurrences;
+    double flop_util = sdiv(o.flop_rate_gflops, c->peak_flops);
+    double mem = sdiv(o.hbm_bw_gibps, c->peak_hbm);
+    if (!c->gpu && r->peaks.has_cmem) {
+        mem = fmax(mem, sdiv(o.cmem_rd_gibps, c->peak_cmem_rd));
+        mem = fmax(mem, sdiv(o.cmem_wr_gibps, c->peak_cmem_wr));
+    }
+    if (c->gpu || r->peaks.has_merged_vmem) {
+        mem = fmax(mem, sdiv(o.vmem_rd_gibps, c->peak_vmem_rd));
+        mem = fmax(mem, sdiv(o.vmem_wr_gibps, c->peak_vmem_wr));
+    }
+    double eff = fmax(flop_util, mem);
+    char pid[24];
+    snprintf(pid, sizeof pid, "%" PRIu64, program ? (uint64_t)0 : m->program_id);
+    pq_str name = program ? pq_str_of("Program", 7) : m->name;
+    pq_str cat = program ? pq_str_of("Program", 7) : m->category;
+    buf_puts(b, first ? "{\"c\":[" : ",{\"c\":[");
+    dt_cstr(b, step);
+    buf_putc(b, ',');
+    dt_num(b, rank);
+    buf_putc(b, ',');
+    dt_str(b, cat);
+    buf_putc(b, ',');
+    dt_str(b, name);
+    double v1[] = {occ, t_us, sdiv(t_us, occ), s_us, sdiv(s_us, occ), frac, cum};
+    for (size_t i = 0; i < sizeof v1 / sizeof v1[0]; i++) {
+        buf_putc(b, ',');
+        dt_num(b, v1[i]);
+    }
+    if (!c->gpu) {
+        buf_putc(b, ',');
+        dt_num(b, sdiv((double)m->dma_stall_ps, (double)m->time_ps));
+    }
+    buf_putc(b, ',');
+    dt_num(b, o.flop_rate_gflops);
+    buf_putc(b, ',');
+    dt_num(b, o.model_flop_rate);
+    buf_putc(b, ',');
+    dt_num(b, o.mem_bw_gibps);
+    buf_putc(b, ',');
+    dt_num(b, o.hbm_bw_gibps);
+    if (!c->gpu) {
+        double v2[] = {o.cmem_rd_gibps, o.cmem_wr_gibps, o.vmem_rd_gibps};
+        for (size_t i = 0; i < 3; i++) {
+            buf_putc(b, ',');
+            dt_num(b, v2[i]);
+        }
+    }
+    buf_putc(b, ',');
+    dt_num(b, o.vmem_wr_gibps);
+    buf_putc(b, ',');
+    dt_num(b, o.oi);
+    buf_putc(b, ',');
+    dt_num(b, o.hbm_oi);
+    if (!c->gpu) {
+        double v3[] = {sdiv(m->flops, m->bd_cmem_rd), sdiv(m->flops, m->bd_cmem_wr),
+                       sdiv(m->flops, m->bd_vmem_rd)};
+        for (size_t i = 0; i < 3; i++) {
+            buf_putc(b, ',');
+            dt_num(b, v3[i]);
+        }
+    }
+    buf_putc(b, ',');
+    dt_num(b, sdiv(m->flops, m->bd_vmem_wr));
+    buf_putc(b, ',');
+    dt_num(b, o.bottleneck_oi);
+    buf_putc(b, ',');
+    dt_cstr(b, o.bound_by);
+    double v4[] = {t_us / (r->device_planes ? r->device_planes : 1),
+                   sdiv((double)m->time_ps, (double)c->total_ps),
+                   sdiv(o.flop_rate_gflops, eff),
+                   eff,
+                   flop_util,
+                   mem};
+    for (size_t i = 0; i < sizeof v4 / sizeof v4[0]; i++) {
+        buf_putc(b, ',');
+        dt_num(b, v4[i]);
+    }
+    buf_puts(b, incl ? ",{\"v\":true}," : ",{\"v\":false},");
+    dt_cstr(b, pid);
+    buf_putc(b, ',');
+    if (program)
+        dt_cstr(b, "");
+    else
+        dt_source(b, m);
+    buf_puts(b, "]}");
+}
+
+static void roofline_model_table(buf *b, const ops_result *r)
+{
+    roof_ctx c = {0};
+    c.r = r;
+    c.gpu = r->hw != OPS_HW_TPU;
+    const ops_peaks *pk = &r->peaks;
+    c.peak_flops = pk->tflops * 1000;
+    c.peak_hbm = ops_giga_to_gibi(pk->bws[0]);
+    if (c.gpu) {
+        c.peak_vmem_rd = ops_giga_to_gibi(pk->bws[1]);
+        c.peak_vmem_wr = ops_giga_to_gibi(pk->bws[2]);
+    } else if (pk->has_cmem) {
+        c.peak_cmem_rd = ops_giga_to_gibi(pk->bws[3]);
+        c.peak_cmem_wr = ops_giga_to_gibi(pk->bws[4]);
+    } else if (pk->has_merged_vmem) {
+        c.peak_vmem_rd = ops_giga_to_gibi(pk->bws[5]);
+        c.peak_vmem_wr = ops_giga_to_gibi(pk->bws[6]);
+    }
+    static const char *const tpu_cols[][3] = {
+        {"step", "Step", "string"},
+        {"rank", "Rank", "number"},
+        {"category", "Category", "string"},
+        {"operation", "Operation", "string"},
+        {"occurrences", "# Occurrences", "number"},
+        {"total_time", "Total Time (us)", "number"},
+        {"avg_time", "Avg. time (us)", "number"},
+        {"total_self_time", "Total self time (us)", "number"},
+        {"avg_self_time", "Avg. self time (us)", "number"},
+        {"total_self_time_percent", "Total self time (%)", "number"},
+        {"cumulative_total_self_time_percent", "Cumulative total self time (%)", "number"},
+        {"dma_stall_percent", "%time stalled by DMA", "number"},
+        {"measured_flop_rate", "Normalized FLOP Rate (GFLOP/s)", "number"},
+        {"model_flop_rate", "Model FLOP Rate (GFLOP/s)", "number"},
+        {"measured_memory_bw", "Memory BW (GiB/s)", "number"},
+        {"hbm_bw", "HBM BW (GiB/s)", "number"},
+        {"cmem_read_bw", "CMEM Read BW (GiB/s)", "number"},
+        {"cmem_write_bw", "CMEM Write BW (GiB/s)", "number"},
+        {"vmem_read_bw", "VMEM Read BW (GiB/s)", "number"},
+        {"vmem_write_bw", "VMEM Write BW (GiB/s)", "number"},
+        {"operational_intensity", "Operational Intensity (FLOP/Byte)", "number"},
+        {"hbm_operational_intensity", "HBM Operational Intensity (FLOP/Byte)", "number"},
+        {"cmem_read_operational_intensity", "CMEM Read Operational Intensity (FLOP/Byte)",
+         "number"},
+        {"cmem_write_operational_intensity", "CMEM Write Operational Intensity (FLOP/Byte)",
+         "number"},
+        {"vmem_read_operational_intensity", "VMEM Read Operational Intensity (FLOP/Byte)",
+         "number"},
+        {"vmem_write_operational_intensity", "VMEM Write Operational Intensity (FLOP/Byte)",
+         "number"},
+        {"bottleneck_operational_intensity", "Bottleneck Operational Intensity (FLOP/Byte)",
+         "number"},
+        {"bound_by", "Bound by", "string"},
+        {"total_time_per_core", "Total Time per core (us)", "number"},
+        {"total_time_in_percentage", "Total Time (%)", "number"},
+        {"optimal_flop_rate", "Optimal FLOP Rate (GFLOP/s)", "number"},
+        {"roofline_efficiency", "Roofline efficiency (%)", "number"},
+        {"compute_efficiency", "FLOP Rate / Peak (%)", "number"},
+        {"max_mem_bw_utilization", "Max memory BW utilization (among supported memories) (%)",
+         "number"},
+        {"include_infeed_outfeed", "Include Infeed/Outfeed", "boolean"},
+        {"hlo_module_id", "Program ID", "string"},
+        {"source_info", "Source Info", "string"},
+    };
+    buf_puts(b, "[{\"cols\":[");
+    int first = 1;
+    for (size_t i = 0; i < sizeof tpu_cols / sizeof tpu_cols[0]; i++) {
+        const char *id = tpu_cols[i][0], *label = tpu_cols[i][1];
+        if (c.gpu && (strcmp(id, "dma_stall_percent") == 0 || strncmp(id, "cmem_", 5) == 0 ||
+                      strncmp(id, "vmem_read_", 10) == 0))
+            continue;
+        if (c.gpu && strcmp(id, "vmem_write_bw") == 0)
+            label = "SHM/L1 BW (GiB/s)";
+        if (c.gpu && strcmp(id, "vmem_write_operational_intensity") == 0)
+            label = "SHM/L1 Operational Intensity (FLOP/Byte)";
+        buf_printf(b, "%s{\"id\":\"%s\",\"label\":\"%s\",\"type\":\"%s\"}", first ? "" : ",", id,
+                   label, tpu_cols[i][2]);
+        first = 0;
+    }
+    buf_puts(b, "],\"p\":{");
+    char t[64];
+    double ridge = sdiv(c.peak_flops, pk->bws[0]);
+    if (c.gpu) {
+        buf_printf(b, "\"device_type\":\"%s\"", r->device_type);
+        snprintf(t, sizeof t, "%g", c.peak_flops);
+        buf_printf(b, ",\"hbm_ridge_point\":\"%g\"", ridge);
+        buf_printf(b, ",\"peak_flop_rate\":\"%s\"", t);
+        buf_printf(b, ",\"peak_hbm_bw\":\"%g\"", c.peak_hbm);
+        buf_printf(b, ",\"peak_vmem_write_bw\":\"%g\"", c.peak_vmem_wr);
+        buf_printf(b, ",\"vmem_write_ridge_point\":\"%g\"", sdiv(c.peak_flops, pk->bws[2]));
+    } else {
+        buf_printf(b, "\"cmem_read_ridge_point\":\"%g\"",
+                   sdiv(c.peak_flops, c.peak_cmem_rd / 0.9313225746154785));
+        buf_printf(b, ",\"cmem_write_ridge_point\":\"%g\"",
+                   sdiv(c.peak_flops, c.peak_cmem_wr / 0.9313225746154785));
+        buf_printf(b, ",\"device_type\":\"");
+        json_escape_into(b, r->device_type, strlen(r->device_type));
+        buf_printf(b, "\",\"has_cmem\":\"%d\",\"has_merged_vmem\":\"%d\"", pk->has_cmem,
+                   pk->has_merged_vmem);
+        buf_printf(b, ",\"hbm_ridge_point\":\"%g\",\"megacore\":\"%d\"", ridge, pk->has_megacore);
+        buf_printf(b, ",\"peak_cmem_read_bw\":\"%g\",\"peak_cmem_write_bw\":\"%g\"", c.peak_cmem_rd,
+                   c.peak_cmem_wr);
+        buf_printf(b, ",\"peak_flop_rate\":\"%g\",\"peak_hbm_bw\":\"%g\"", c.peak_flops,
+                   c.peak_hbm);
+        buf_printf(b, ",\"peak_vmem_read_bw\":\"%g\",\"peak_vmem_write_bw\":\"%g\"", c.peak_vmem_rd,
+                   c.peak_vmem_wr);
+        buf_printf(b, ",\"time_scale_multiplier\":\"%g\"",
+                   sdiv(r->normalized_total_op_time_ps, (double)r->total_op_time_ps));
+        buf_printf(b, ",\"vmem_read_ridge_point\":\"%g\"",
+                   sdiv(c.peak_flops, c.peak_vmem_rd / 0.9313225746154785));
+        buf_printf(b, ",\"vmem_write_ridge_point\":\"%g\"",
+                   sdiv(c.peak_flops, c.peak_vmem_wr / 0.9313225746154785));
+    }
+    buf_puts(b, "},\"rows\":[");
+    first = 1;
+    for (int incl = 1; incl >= 0; incl--) {
+        /* The "Program" record: ops outside call/conditional/while/megacore fusion; breakdowns
+         * summed as XProf does (see pq_render_roofline). */
+        op_metrics prog = {0};
+        int64_t infeed_ps = 0;
+        int any_bd = 0;
+        double bd_hbm = 0;
+        for (size_t i = 0; i < r->nops; i++) {
+            const op_metrics *m = &r->ops[i];
+            if (m->is_idle)
+                continue;
+            if (!incl && is_infeed_outfeed(m->category)) {
+                infeed_ps += m->time_ps;
+                continue;
+            }
+            if (pq_str_eq(m->category, "call") || pq_str_eq(m->category, "conditional") ||
+                pq_str_eq(m->category, "while") || pq_str_eq(m->category, "megacore fusion"))
+                continue;
+            add_metrics(&prog, m);
+            prog.bd_cmem_rd += 0;
+            any_bd |= m->has_breakdown;
+            bd_hbm += m->has_breakdown ? m->bd_hbm : 0;
+        }
+        if (any_bd)
+            prog.bd_hbm = bd_hbm;
+        prog.has_breakdown = 1;
+        prog.time_ps = r->total_time_ps - infeed_ps;
+        prog.self_time_ps = 0;
+        prog.dma_stall_ps = 0;
+        ((roof_ctx *)&c)->total_ps = prog.time_ps;
+        roof_row(b, &c, "Total", 0, &prog, 1, 0, 0, incl, first);
+        first = 0;
+        double cum = 0;
+        int rank = 0;
+        for (size_t i = 0; i < r->nops && rank < 1000; i++) {
+            const op_metrics *m = &r->ops[i];
+            if (m->occurrences == 0 || (!incl && is_infeed_outfeed(m->category)))
+                continue;
+            double frac = sdiv((double)m->self_time_ps, (double)prog.time_ps);
+            cum += frac;
+            roof_row(b, &c, "Total", ++rank, m, 0, frac, cum, incl, 0);
+        }
+        /* "Average" over complete steps: profq has no step grouping yet, and XProf writes an
+         * empty record when it finds no step markers (the case for every profile here). */
+        if (!c.gpu) { /* XProf writes it for TPUs only */
+            op_metrics empty = {0};
+            roof_ctx c0 = c;
+            c0.total_ps = 0;
+            roof_row(b, &c0, "Average", 0, &empty, 1, 0, 0, incl, 0);
+        }
+    }
+    buf_puts(b, "]},{\"cols\":[{\"id\":\"severity\",\"label\":\"Severity\",\"type\":"
+                "\"string\"},{\"id\":\"message\",\"label\":\"Message\",\"type\":\"string\"}],"
+                "\"rows\":[{\"c\":[{\"v\":\"WARNING\"},{\"v\":\"No step marker observed and "
+                "hence the step time is unknown. This may happen if (1) training steps are not "
+                "instrumented (e.g., if you are not using Keras) or (2) the profiling duration is "
+                "shorter than the step time. For (1), you need to add step instrumentation; for "
+                "(2), you may try to profile longer.\"}]}]}]");
 }
 
 /* ---- text tables ---- */
@@ -749,7 +1089,9 @@ pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *op
     total.time_ps = r.total_time_ps;
     total.self_time_ps = r.total_op_time_ps;
     total.name = pq_str_of("Program", 7);
-    if (fmt == PQ_OUT_JSON) {
+    if (o->xprof == PQ_OPS_ROOFLINE_MODEL) {
+        roofline_model_table(&b, &r);
+    } else if (fmt == PQ_OUT_JSON) {
         json_writer w;
         json_init(&w, &b, 1);
         json_obj_begin(&w);

@@ -7,12 +7,14 @@ is read-only) and converted by xprof's xspace_to_tools_data. Compared:
   hlo_stats        the same (program id, op name) set; occurrences equal; total time and
                    self time within 0.1%; the same category and framework op name. TPU: FLOPs (model GFLOP/s x time), bytes accessed
                    (measured GiB/s x time) and HBM bytes within 0.1%, the same bound-by.
-  roofline_model   TPU: the "Program" record of step Total with infeed/outfeed: FLOP rate,
-                   HBM bandwidth, measured memory bandwidth within 0.1%, the same bound-by.
+  roofline_model   the whole DataTable pair: columns, row order, every cell (numbers within
+                   0.1%), the diagnostics table; on TPU also the peaks table "p". On GPU the
+                   FLOP/byte-derived columns are left out (see below).
   op_profile       TPU: per category (byCategoryExcludeIdle) the same categories, time and
                    FLOPs within 0.1%.
 
-Not compared for GPU profiles: FLOPs, bytes and bound-by. XProf derives them by running
+Not compared for GPU profiles: FLOPs, bytes and bound-by, and source info (XProf reads it
+from the HloProto's metadata and stack frames on GPUs; profq only from TPU op metadata). XProf derives them by running
 XLA's HLO cost analysis on the HloProto (spec/xprof-tools.md 5.4); profq reports the FLOPs
 and bytes the input states (none in these AMD profiles). Categories and framework op names
 come from the HloProto in both. That gap is printed, never hidden.
@@ -103,6 +105,8 @@ def compare(exe, src, scratch):
         c.near(f"{k} self %", x["total_self_time_percent"], p["total_self_time_percent"])
         c.eq(f"{k} category", x["category"], p["category"])
         c.eq(f"{k} framework op", x["tf_op_name"], p["tf_op_name"])
+        if tpu:  # GPU: XProf reads source lines from the HloProto's stack frames; profq not yet
+            c.eq(f"{k} source info", x["source_info"], p["source_info"])
         if tpu:
             t = x["total_time"]
             c.near(f"{k} FLOPs", x["model_flop_rate"] * t, p["model_flop_rate"] * t)
@@ -110,16 +114,30 @@ def compare(exe, src, scratch):
             c.near(f"{k} HBM bytes", x["hbm_bw"] * t, p["hbm_bw"] * t)
             c.eq(f"{k} bound by", x["bound_by"], p["bound_by"])
 
+    xr = json.loads(xprof(path, "roofline_model"))
+    pr = json.loads(profq(exe, path, "roofline", "--format", "xprof"))
+    c.eq("roofline_model columns", xr[0]["cols"], pr[0]["cols"])
+    c.eq("roofline_model rows", len(xr[0]["rows"]), len(pr[0]["rows"]))
+    c.eq("roofline_model diagnostics", xr[1], pr[1])
+    cols = [col["id"] for col in xr[0]["cols"]]
+    gpu_skip = {"measured_flop_rate", "model_flop_rate", "measured_memory_bw", "hbm_bw",
+                "vmem_write_bw", "operational_intensity", "hbm_operational_intensity",
+                "vmem_write_operational_intensity", "bottleneck_operational_intensity",
+                "bound_by", "optimal_flop_rate", "roofline_efficiency", "compute_efficiency",
+                "max_mem_bw_utilization", "source_info"}
     if tpu:
-        roof = table(xprof(path, "roofline_model"))
-        prog = [r for r in roof if r["step"] == "Total" and r["category"] == "Program"
-                and r["include_infeed_outfeed"] is True][0]
-        total = json.loads(profq(exe, path, "roofline", "--format", "json"))["total"]
-        c.near("roofline Program FLOP rate", prog["measured_flop_rate"], total["gflops_per_s"])
-        c.near("roofline Program HBM BW", prog["hbm_bw"], total["hbm_gibps"])
-        c.near("roofline Program memory BW", prog["measured_memory_bw"], total["memory_gibps"])
-        c.eq("roofline Program bound by", prog["bound_by"], total["bound_by"])
+        c.eq("roofline_model p", xr[0].get("p"), pr[0].get("p"))
+    for i, (ra, rb) in enumerate(zip(xr[0]["rows"], pr[0]["rows"])):
+        for col, x, y in zip(cols, [v.get("v") for v in ra["c"]], [v.get("v") for v in rb["c"]]):
+            if not tpu and col in gpu_skip:
+                continue
+            what = f"roofline_model row {i} ({ra['c'][0]['v']} {ra['c'][3]['v']}) {col}"
+            if isinstance(x, float) and not isinstance(x, bool):
+                c.near(what, x, y)
+            else:
+                c.eq(what, x, y)
 
+    if tpu:
         op = json.loads(xprof(path, "op_profile", group_by="category"))
         cats = {n["name"]: n["metrics"] for n in op["byCategoryExcludeIdle"]["children"]}
         pq_cats = {r["name"]: r for r in json.loads(

@@ -269,7 +269,6 @@ expect_usage help nosuchcommand
 expect_usage ops --by bogus "$work/tiny.xplane.pb"
 expect_usage ops --top 0 "$work/tiny.xplane.pb"
 expect_usage ops --peak-flops -1 "$work/tiny.xplane.pb"
-expect_usage roofline --format xprof "$work/tiny.xplane.pb"
 expect_usage roofline --by op "$work/tiny.xplane.pb"
 
 for c in info scan tools; do
