@@ -523,10 +523,11 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
                     ok = 0;
                     goto out;
                 }
-                if (p->executions > 0) {
+                if (p->seen_on == pl) { /* not the first execution on this device */
                     p->steady_executions++;
                     p->steady_module_ps += ev.duration_ps;
                 }
+                p->seen_on = pl;
                 p->executions++;
                 p->module_ps += ev.duration_ps;
                 if (s < p->first_ps)

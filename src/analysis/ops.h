@@ -39,6 +39,7 @@ typedef struct ops_program {
     /* steady state: the program's executions after the first on each device */
     int64_t steady_executions, steady_module_ps;
     double steady_share; /* fraction of the program's op time inside steady executions */
+    const void *seen_on; /* internal: the device plane of the last execution counted */
 } ops_program;
 
 /* Numbered as XProf's HardwareType. CPU: XLA ops on host threads (profq only; XProf's

@@ -111,6 +111,22 @@ static void test_tpu_nesting_and_totals(void **state)
     tpu_meta(&b, 1, "fusion.1", 11, "loop fusion", 1e3, 1e3);
     tpu_meta(&b, 2, "convolution.2", 12, "convolution", 4e9, 1e6);
     tpu_meta(&b, 3, "no-symbol", 0, "copy", 0, 0);
+    {
+        size_t e = msg_begin(&b, 4); /* a module: program id from the "(7)" suffix */
+        put_varint_field(&b, 1, 9);
+        size_t v = msg_begin(&b, 2);
+        put_varint_field(&b, 1, 9);
+        put_str_field(&b, 2, "jit_f(7)");
+        msg_end(&b, v);
+        msg_end(&b, e);
+    }
+    size_t ml = msg_begin(&b, 3);
+    put_varint_field(&b, 1, 2);
+    put_str_field(&b, 2, "XLA Modules");
+    put_varint_field(&b, 3, 1);
+    event(&b, 9, 0, 1000);
+    event(&b, 9, 2000, 600);
+    msg_end(&b, ml);
     size_t ln = msg_begin(&b, 3);
     put_varint_field(&b, 1, 3);
     put_str_field(&b, 2, "XLA Ops");
@@ -142,6 +158,13 @@ static void test_tpu_nesting_and_totals(void **state)
     assert_int_equal(r.total_time_ps, 9000);
     assert_int_equal(r.idle_ps, 7500);
     assert_true(r.ops[r.nops - 1].is_idle);
+    /* two executions of jit_f on one device: the first is warm-up */
+    assert_int_equal(r.module_ps, 1600);
+    assert_true(r.has_dominant && r.dominant_program == 7);
+    assert_int_equal(r.programs[0].executions, 2);
+    assert_int_equal(r.programs[0].steady_executions, 1);
+    assert_int_equal(r.steady_window_ps, 600);
+    assert_true(pq_str_eq(r.programs[0].name, "jit_f"));
     /* rows by self time: fusion (1200) before convolution (300) */
     assert_true(pq_str_eq(r.ops[0].name, "fusion.1"));
     op_rates o;
