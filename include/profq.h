@@ -245,6 +245,53 @@ void pq_debug_fail_alloc_after(long n);
  */
 void pq_debug_force_decoder(int which);
 
+/* ---- Op metrics and roofline (issue 6; spec/xprof-tools.md section 5) ----
+ * Op metrics come from the device planes (TPU `XLA Ops` lines keyed by program_id and
+ * symbol_id; GPU kernels on stream lines keyed by hlo_module/program_id and hlo_op), merged
+ * over devices and hosts exactly as XProf's OpStats pipeline does. Device peaks come only
+ * from plane stats; a peak the input does not state is reported as unknown unless the
+ * caller supplies it here. */
+typedef enum pq_ops_group {
+    PQ_OPS_BY_OP = 0,       /* one row per (program, op) */
+    PQ_OPS_BY_CATEGORY = 1, /* one row per HLO category */
+    PQ_OPS_BY_PROGRAM = 2   /* one row per program (XLA module) */
+} pq_ops_group;
+
+typedef enum pq_ops_xprof {
+    PQ_OPS_NATIVE = 0,        /* profq's own text or JSON (profq.ops.v1 / profq.roofline.v1) */
+    PQ_OPS_HLO_STATS = 1,     /* XProf's hlo_stats DataTable JSON (profq ops) */
+    PQ_OPS_ROOFLINE_MODEL = 2 /* XProf's roofline_model JSON (profq roofline): the "Total"
+                                 records; "Average" and per-step records need step markers,
+                                 which profq does not group yet, and are written empty */
+} pq_ops_xprof;
+
+typedef struct pq_ops_options {
+    pq_ops_group by;
+    int top;              /* rows to print; 0 = all */
+    double peak_tflops;   /* > 0: peak TFLOP/s per device, overriding the input */
+    double peak_hbm_gbps; /* > 0: peak HBM GB/s per device, overriding the input */
+    pq_ops_xprof xprof;   /* PQ_OPS_HLO_STATS: XProf's table instead of profq's format */
+} pq_ops_options;
+
+/* Renders the op table with windows first (`profq ops`): text, or JSON with schema
+ * "profq.ops.v1", or XProf's hlo_stats DataTable when opts->xprof says so. OPTS may be NULL
+ * (all ops by op, peaks from the input). */
+pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, pq_output fmt,
+                        pq_sink *sink, pq_error *err);
+
+/* Renders the roofline (`profq roofline`): device peaks, per program totals with
+ * active-window and whole-window FLOP rates and bandwidths, per op rates, operational
+ * intensity and bound-by. JSON schema "profq.roofline.v1", or XProf's roofline_model
+ * DataTables when opts->xprof is PQ_OPS_ROOFLINE_MODEL. */
+pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *opts, pq_output fmt,
+                             pq_sink *sink, pq_error *err);
+
+/* Writes every event of every plane as Chrome trace-event JSON (Perfetto UI and
+ * chrome://tracing load it): planes as processes, lines as threads, one trace event per
+ * XEvent with its metadata and event stats as args. Streams through SINK with no event cap
+ * and memory bounded by the output buffer. */
+pq_status pq_render_trace_json(const pq_profile *profile, pq_sink *sink, pq_error *err);
+
 #ifdef __cplusplus
 }
 #endif

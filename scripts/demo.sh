@@ -4,7 +4,8 @@
 #   2. scripts/demo_program.py trains a tiny MLP under jax.profiler.trace, writing
 #      build/demo/trace/plugins/profile/<timestamp>/<host>.xplane.pb (fresh each run);
 #   3. `profq info` and `profq tools` run on the log directory (profq picks the newest run);
-#   4. `profq memory` shows the attribution table of the inference loop (run_scan).
+#   4. `profq memory` shows the attribution table of the inference loop (run_scan);
+#   5. `profq ops` shows the op table and the windows (idle first).
 # Needs only Debian's python3 + venv (scripts/deps.sh demo) and PyPI. BUILD selects the
 # profq build (default build/); PROFQ overrides the binary.
 set -euo pipefail
@@ -55,5 +56,12 @@ heading "profq tools build/demo/trace -- which analyses this profile can feed, a
 
 heading "profq memory --module jit_run_scan build/demo/trace -- where the inference loop's memory goes at peak: KV cache (init_carry[2], init_carry[3]), model params, temporaries, with the sanity checks"
 "$PROFQ" memory --module jit_run_scan "$logdir"
+heading "profq ops build/demo/trace --top 15 -- where the time goes: XLA ops (XLA:CPU thunks on host threads here; TPU XLA Ops or GPU kernels on accelerators), windows and idle first"
+t=$(now)
+"$PROFQ" ops --top 15 "$logdir"
+echo "(profq ops took $(since "$t"))"
+
+heading "profq ops --by program build/demo/trace -- the same time per XLA program"
+"$PROFQ" ops --by program --top 10 "$logdir"
 
 heading "demo done in $(since "$t0")"

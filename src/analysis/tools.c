@@ -160,17 +160,17 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
 
     int has_ops = f.tpu_op_lines || f.gpu_planes_with_events;
     if (has_ops) {
-        add(out, "ops", "hlo_stats, op_profile", 1, 0,
+        add(out, "ops", "hlo_stats, op_profile", 1, 1,
             "%llu TPU 'XLA Ops' line(s), %llu GPU plane(s) with kernels", (ull)f.tpu_op_lines,
             (ull)f.gpu_planes_with_events);
-        add(out, "roofline", "roofline_model", 1, 0,
+        add(out, "roofline", "roofline_model", 1, 1,
             "%llu TPU 'XLA Ops' line(s), %llu GPU plane(s) with kernels", (ull)f.tpu_op_lines,
             (ull)f.gpu_planes_with_events);
     } else {
-        add(out, "ops", "hlo_stats, op_profile", 0, 0,
+        add(out, "ops", "hlo_stats, op_profile", 0, 1,
             "no device op events (%llu device planes, %llu host events)", (ull)f.device_planes,
             (ull)f.host_events);
-        add(out, "roofline", "roofline_model", 0, 0,
+        add(out, "roofline", "roofline_model", 0, 1,
             "no device op events (%llu device planes, %llu host events)", (ull)f.device_planes,
             (ull)f.host_events);
     }
@@ -182,10 +182,10 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
         add(out, "summarize", NULL, 0, 0, "no trace events in the inputs");
 
     if (f.events)
-        add(out, "export", "trace_viewer", 1, 0, "%llu events to write as Chrome trace JSON",
+        add(out, "export", "trace_viewer", 1, 1, "%llu events to write as Chrome trace JSON",
             (ull)f.events);
     else
-        add(out, "export", "trace_viewer", 0, 0, "no trace events in the inputs");
+        add(out, "export", "trace_viewer", 0, 1, "no trace events in the inputs");
 
     add(out, "tt", NULL, 0, 0, "needs a Tenstorrent runtime log, not an XSpace or HloProto");
     add(out, "nsys", NULL, 0, 0, "needs an Nsight Systems SQLite export or an nsys-jax archive");

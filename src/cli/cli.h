@@ -69,5 +69,8 @@ int cmd_memory_viewer(int argc, char **argv);
 int cmd_memory(int argc, char **argv);
 int cmd_heap(int argc, char **argv);
 int cmd_memory_profile(int argc, char **argv);
+int cmd_ops(int argc, char **argv);
+int cmd_roofline(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

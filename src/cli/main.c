@@ -62,6 +62,34 @@ static const cli_command COMMANDS[] = {
      "peak stats, the allocations active at the peak, and the sampled timeline (at most\n"
      "1000 points); the XLA module executions of the TPU planes. --format xprof prints\n"
      "XProf's JSON (one XSpace); json wraps it per source (profq.memory_profile.v1).\n"},
+    {"ops", cmd_ops, "op metrics from device planes: self time, FLOPs, bytes, bound-by, windows",
+     "profq ops [--by op|category|program] [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS]\n"
+     "          [--format text|json|xprof] [-o FILE] [--threads N] PATH...\n"
+     "\n"
+     "XProf's hlo_stats from the device planes (TPU XLA Ops lines, GPU stream kernels),\n"
+     "merged over devices and hosts: per op self time, occurrences, FLOPs and bytes where the\n"
+     "input states them, category, FLOP rate, HBM bandwidth, operational intensity, bound-by.\n"
+     "The text report opens with the windows (captured, in modules, in ops, idle; steady state)\n"
+     "and warns first when idle is more than half the window. Device peaks come from plane\n"
+     "stats only (unknown otherwise); --peak-flops/--peak-bw supply them per device.\n"
+     "JSON schema profq.ops.v1; --format xprof prints XProf's hlo_stats DataTable.\n"},
+    {"roofline", cmd_roofline, "roofline: FLOP rate and bandwidth per program and op vs peaks",
+     "profq roofline [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS]\n"
+     "               [--format text|json|xprof]\n"
+     "               [-o FILE] [--threads N] PATH...\n"
+     "\n"
+     "Device peaks and ridge point, totals over all programs, per program the FLOP rate and\n"
+     "HBM bandwidth over its active time (module executions) beside the whole-window figures,\n"
+     "and per op time, FLOP rate, bandwidth per memory kind, operational intensity and\n"
+     "bound-by (spec/xprof-tools.md 5.6, 5.8). JSON schema profq.roofline.v1;\n"
+     "--format xprof prints XProf's roofline_model DataTables.\n"},
+    {"export", cmd_export, "Chrome trace JSON (Perfetto UI) of every event, streamed, no cap",
+     "profq export [-o FILE.json|FILE.json.gz] [--threads N] PATH...\n"
+     "\n"
+     "Writes every event of every plane as Chrome trace-event JSON that Perfetto UI and\n"
+     "chrome://tracing load: planes as processes, lines as threads, stats as args, one trace\n"
+     "event per XPlane event, with no event cap (XProf keeps the first 1M). Streamed in\n"
+     "bounded memory; an output name ending in .gz is gzip-compressed.\n"},
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 

@@ -266,6 +266,10 @@ expect_usage info --threads 0 "$work/tiny.xplane.pb"
 expect_usage scan
 expect_usage tools --no-hash "$work/tiny.xplane.pb"
 expect_usage help nosuchcommand
+expect_usage ops --by bogus "$work/tiny.xplane.pb"
+expect_usage ops --top 0 "$work/tiny.xplane.pb"
+expect_usage ops --peak-flops -1 "$work/tiny.xplane.pb"
+expect_usage roofline --by op "$work/tiny.xplane.pb"
 
 for c in info scan tools; do
     "$PROFQ" help "$c" >"$work/out" 2>"$work/err"

@@ -1,0 +1,105 @@
+/* cmd_export.c - `profq export PATH... -o trace.json[.gz]`: Chrome trace-event JSON of every
+ * event, streamed; a file name ending in .gz is gzip-compressed on the way (zlib). */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* A pq_sink that deflates into another sink. */
+typedef struct gz_sink {
+    z_stream z;
+    pq_sink *down;
+    unsigned char out[1 << 16];
+    int failed;
+} gz_sink;
+
+static int gz_pump(gz_sink *g, int flush)
+{
+    int rc;
+    do {
+        g->z.next_out = g->out;
+        g->z.avail_out = sizeof g->out;
+        rc = deflate(&g->z, flush);
+        if (rc == Z_STREAM_ERROR)
+            return -1;
+        size_t n = sizeof g->out - g->z.avail_out;
+        if (n && g->down->write(g->down->ctx, g->out, n) != 0)
+            return -1;
+    } while (g->z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+    return 0;
+}
+
+static int gz_write(void *ctx, const void *data, size_t n)
+{
+    gz_sink *g = ctx;
+    const unsigned char *p = data;
+    while (n > 0 && !g->failed) {
+        uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
+        g->z.next_in = (unsigned char *)(uintptr_t)p;
+        g->z.avail_in = chunk;
+        if (gz_pump(g, Z_NO_FLUSH) != 0)
+            g->failed = 1;
+        p += chunk;
+        n -= chunk;
+    }
+    return g->failed ? -1 : 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    cli_common c;
+    int code = cli_parse_common("export", argc, argv, &c, 0);
+    if (code != 0) {
+        free(c.paths);
+        return code;
+    }
+    if (c.fmt != PQ_OUT_TEXT) {
+        free(c.paths);
+        return cli_usage_error("export", "the output is Chrome trace JSON; --format is not taken");
+    }
+    pq_profile *prof = NULL;
+    c.no_hash = 1; /* the trace carries no sha256 */
+    code = cli_load(&c, &prof);
+    if (code == EXIT_OK) {
+        cli_out o;
+        code = cli_out_open(&o, c.out_path);
+        if (code == EXIT_OK) {
+            pq_error err = {0};
+            pq_status st;
+            if (c.out_path && ends_with(c.out_path, ".gz")) {
+                gz_sink *g = calloc(1, sizeof *g);
+                if (!g ||
+                    deflateInit2(&g->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+                    free(g);
+                    fprintf(stderr, "profq: out of memory\n");
+                    cli_out_close(&o, 0);
+                    pq_profile_free(prof);
+                    free(c.paths);
+                    return EXIT_INTERNAL;
+                }
+                g->down = &o.sink;
+                pq_sink gs = {gz_write, g};
+                st = pq_render_trace_json(prof, &gs, &err);
+                if (st == PQ_OK && (g->failed || gz_pump(g, Z_FINISH) != 0)) {
+                    st = PQ_ERR_OUTPUT;
+                    snprintf(err.message, sizeof err.message, "cannot write the output");
+                }
+                deflateEnd(&g->z);
+                free(g);
+            } else {
+                st = pq_render_trace_json(prof, &o.sink, &err);
+            }
+            code = cli_out_finish(&o, st, &err);
+        }
+    }
+    pq_profile_free(prof);
+    free(c.paths);
+    return code;
+}
