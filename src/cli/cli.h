@@ -65,5 +65,6 @@ int cli_load(const cli_common *c, pq_profile **out);
 int cmd_info(int argc, char **argv);
 int cmd_tools(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
+int cmd_tt(int argc, char **argv);
 
 #endif
