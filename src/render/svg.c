@@ -7,43 +7,79 @@
 
 void html_escape(buf *b, const char *s, size_t n)
 {
+    /* 1: escaped or dropped (control bytes but tab and newline, DEL); 0: copied. */
+    static const unsigned char table[256] = {
+        [0] = 1,   [1] = 1,   [2] = 1,    [3] = 1,   [4] = 1,  [5] = 1,  [6] = 1,   [7] = 1,
+        [8] = 1,   [11] = 1,  [12] = 1,   [13] = 1,  [14] = 1, [15] = 1, [16] = 1,  [17] = 1,
+        [18] = 1,  [19] = 1,  [20] = 1,   [21] = 1,  [22] = 1, [23] = 1, [24] = 1,  [25] = 1,
+        [26] = 1,  [27] = 1,  [28] = 1,   [29] = 1,  [30] = 1, [31] = 1, ['&'] = 1, ['<'] = 1,
+        ['>'] = 1, ['"'] = 1, ['\''] = 1, [0x7f] = 1};
     size_t run = 0, i = 0;
     for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        const char *rep = NULL;
-        switch (c) {
-        case '&':
-            rep = "&amp;";
-            break;
-        case '<':
-            rep = "&lt;";
-            break;
-        case '>':
-            rep = "&gt;";
-            break;
-        case '"':
-            rep = "&quot;";
-            break;
-        case '\'':
-            rep = "&#39;";
-            break;
-        default:
-            if (c < 0x20 && c != '\t' && c != '\n')
-                rep = "";
-            else if (c == 0x7f)
-                rep = "";
-        }
-        if (!rep) {
+        if (!table[c]) {
             run++;
             continue;
         }
         if (run)
             buf_put(b, s + i - run, run);
         run = 0;
-        buf_puts(b, rep);
+        switch (c) {
+        case '&':
+            buf_put(b, "&amp;", 5);
+            break;
+        case '<':
+            buf_put(b, "&lt;", 4);
+            break;
+        case '>':
+            buf_put(b, "&gt;", 4);
+            break;
+        case '"':
+            buf_put(b, "&quot;", 6);
+            break;
+        case '\'':
+            buf_put(b, "&#39;", 5);
+            break;
+        default: /* control bytes are dropped */
+            break;
+        }
     }
     if (run)
         buf_put(b, s + i - run, run);
+}
+
+void fmt_fixed(buf *b, double v, int decimals)
+{
+    static const double P10[] = {1, 10, 100, 1000, 1e4, 1e5, 1e6};
+    if (decimals < 0)
+        decimals = 0;
+    if (decimals > 6)
+        decimals = 6;
+    if (!isfinite(v))
+        v = 0;
+    if (fabs(v) >= 1e12) {
+        buf_printf(b, "%.*f", decimals, v);
+        return;
+    }
+    long long k = llround(fabs(v) * P10[decimals]);
+    char tmp[40];
+    int n = 0;
+    for (int i = 0; i < decimals; i++) {
+        tmp[n++] = (char)('0' + k % 10);
+        k /= 10;
+    }
+    if (decimals)
+        tmp[n++] = '.';
+    do {
+        tmp[n++] = (char)('0' + k % 10);
+        k /= 10;
+    } while (k);
+    if (v < 0 && llround(fabs(v) * P10[decimals]) != 0)
+        tmp[n++] = '-';
+    char out[40];
+    for (int i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    buf_put(b, out, (size_t)n);
 }
 
 static void esc(buf *b, const char *s)
@@ -151,7 +187,11 @@ void svg_line_chart(buf *b, const svg_chart *c)
                        se->dashed ? " stroke-dasharray=\"5 3\"" : "");
             for (size_t i = 0; i < se->n; i++) {
                 double v = isfinite(se->y[i]) ? se->y[i] : 0;
-                buf_printf(b, "%s%.1f,%.1f", i ? " " : "", XP(i), YP(v));
+                if (i)
+                    buf_putc(b, ' ');
+                fmt_fixed(b, XP(i), 1);
+                buf_putc(b, ',');
+                fmt_fixed(b, YP(v), 1);
             }
             buf_puts(b, "\"/>");
         }
@@ -159,10 +199,11 @@ void svg_line_chart(buf *b, const svg_chart *c)
             for (size_t i = 0; i < se->n; i++) {
                 double v = isfinite(se->y[i]) ? se->y[i] : 0;
                 const char *col = se->alt && se->alt[i] ? se->alt_color : se->color;
-                buf_printf(b,
-                           "<circle class=\"pt\" data-i=\"%zu\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
-                           "fill=\"",
-                           i, XP(i), YP(v));
+                buf_printf(b, "<circle class=\"pt\" data-i=\"%zu\" cx=\"", i);
+                fmt_fixed(b, XP(i), 1);
+                buf_puts(b, "\" cy=\"");
+                fmt_fixed(b, YP(v), 1);
+                buf_puts(b, "\" r=\"3\" fill=\"");
                 esc(b, col);
                 buf_puts(b, "\">");
                 if (c->point_title) {

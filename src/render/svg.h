@@ -11,6 +11,10 @@
  * tab and newline are dropped. */
 void html_escape(buf *b, const char *s, size_t n);
 
+/* Appends V with DECIMALS (0..6) fixed decimals ("%.*f" without printf; rounds half away from
+ * zero, NaN and infinities as 0). */
+void fmt_fixed(buf *b, double v, int decimals);
+
 typedef struct svg_series {
     const char *label; /* legend text */
     const char *color; /* a CSS colour literal chosen by the caller, not from input */

@@ -45,9 +45,13 @@ static void point_title(void *ctx, size_t s, size_t i, buf *b)
         buf_puts(b, " @ ");
         e(b, op->loc);
     }
-    buf_printf(b, ": %.3f MB/bank allocated, %.3f free, %.3f largest free",
-               op->mem[t->type].alloc_mb, op->mem[t->type].free_mb,
-               op->mem[t->type].largest_free_mb);
+    buf_puts(b, ": ");
+    fmt_fixed(b, op->mem[t->type].alloc_mb, 3);
+    buf_puts(b, " MB/bank allocated, ");
+    fmt_fixed(b, op->mem[t->type].free_mb, 3);
+    buf_puts(b, " free, ");
+    fmt_fixed(b, op->mem[t->type].largest_free_mb, 3);
+    buf_puts(b, " largest free");
 }
 
 static const char CSS[] =
@@ -233,32 +237,39 @@ static void op_details(buf *b, const tt_op *op)
         e(b, op->out.buffer_type);
     }
     buf_printf(b, "</td></tr><tr><th>log offset</th><td>%lld</td></tr>", (long long)op->offset);
-    for (int t = 0; t < TT_NMEM; t++)
-        buf_printf(b,
-                   "<tr><th>%s</th><td>%.3f allocated, %.3f free, %.3f largest free of %.3f "
-                   "MB/bank x %lld banks</td></tr>",
-                   TT_MEM_NAMES[t], op->mem[t].alloc_mb, op->mem[t].free_mb,
-                   op->mem[t].largest_free_mb, op->mem[t].total_mb,
-                   (long long)op->mem[t].num_banks);
+    for (int t = 0; t < TT_NMEM; t++) {
+        buf_puts(b, "<tr><th>");
+        buf_puts(b, TT_MEM_NAMES[t]);
+        buf_puts(b, "</th><td>");
+        fmt_fixed(b, op->mem[t].alloc_mb, 3);
+        buf_puts(b, " allocated, ");
+        fmt_fixed(b, op->mem[t].free_mb, 3);
+        buf_puts(b, " free, ");
+        fmt_fixed(b, op->mem[t].largest_free_mb, 3);
+        buf_puts(b, " largest free of ");
+        fmt_fixed(b, op->mem[t].total_mb, 3);
+        buf_puts(b, " MB/bank x ");
+        fmt_fixed(b, (double)op->mem[t].num_banks, 0);
+        buf_puts(b, " banks</td></tr>");
+    }
     buf_puts(b, "</table></td></tr>\n");
 }
 
 /* Lower-cased search text of a row, escaped for an attribute. */
 static void search_attr(buf *b, size_t i, const tt_op *op)
 {
-    char num[32];
-    snprintf(num, sizeof num, "#%zu ", i);
-    buf_puts(b, num);
+    char tmp[512];
+    int k = snprintf(tmp, sizeof tmp, "#%zu ", i);
+    buf_put(b, tmp, (size_t)k);
     pq_str parts[4] = {op->op_type, op->name, op->loc, op->output_type};
-    for (int k = 0; k < 4; k++) {
-        pq_str s = parts[k];
-        for (size_t j = 0; j < s.n && j < 400; j++) {
-            char c = s.p[j];
-            if (c >= 'A' && c <= 'Z')
-                c = (char)(c - 'A' + 'a');
-            html_escape(b, &c, 1);
+    for (int p = 0; p < 4; p++) {
+        size_t n = parts[p].n < sizeof tmp - 1 ? parts[p].n : sizeof tmp - 1;
+        for (size_t j = 0; j < n; j++) {
+            char c = parts[p].p[j];
+            tmp[j] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
         }
-        buf_putc(b, ' ');
+        tmp[n] = ' ';
+        html_escape(b, tmp, n + 1);
     }
 }
 
@@ -493,10 +504,16 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
         e(b, op->loc);
         buf_puts(b, "</td><td>");
         shapes(b, op->output_type);
-        buf_printf(b,
-                   "</td><td class=\"n\">%.3f</td><td class=\"n\">%+.3f</td><td "
-                   "class=\"n\">%.3f</td></tr>\n",
-                   op->mem[TT_DRAM].alloc_mb, ttmem_dram_delta(log, i), op->mem[TT_L1].alloc_mb);
+        buf_puts(b, "</td><td class=\"n\">");
+        fmt_fixed(b, op->mem[TT_DRAM].alloc_mb, 3);
+        buf_puts(b, "</td><td class=\"n\">");
+        double delta = ttmem_dram_delta(log, i);
+        if (!(delta < 0))
+            buf_putc(b, '+');
+        fmt_fixed(b, delta, 3);
+        buf_puts(b, "</td><td class=\"n\">");
+        fmt_fixed(b, op->mem[TT_L1].alloc_mb, 3);
+        buf_puts(b, "</td></tr>\n");
         op_details(b, op);
     }
     buf_puts(b, "</tbody></table></section>\n");
