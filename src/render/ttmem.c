@@ -373,7 +373,7 @@ static void md_cell(buf *b, pq_str s)
     size_t n = s.n > 120 ? 120 : s.n;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s.p[i];
-        if (c == '|' || c == '\\' || c == '`' || c == '<' || c == '>' || c == '*' || c == '_')
+        if (c == '|' || c == '\\' || c == '`' || c == '<' || c == '>')
             buf_putc(b, '\\');
         if (c < 0x20)
             continue;
