@@ -104,6 +104,7 @@ fuzz-ttlog: deps build/fuzz/fuzz_ttlog
 bench: deps all
 	@scripts/deps.sh bench
 	@BUILD=$(BUILD) bench/run.sh
+	@BUILD=$(BUILD) bench/tt.sh
 
 demo: all
 	@scripts/deps.sh demo

@@ -306,24 +306,30 @@ void ttlog_layout_of(pq_str t, tt_layout *o)
  * it, or END when it does not close. "->" inside is not a closing '>'. */
 static const char *skip_group(const char *p, const char *end)
 {
+    /* 1 opens, 2 closes, 3 '-' (maybe "->"), 4 '"'; 0 is every other byte: one load and one
+     * test per byte on the long layout strings. */
+    static const unsigned char K[256] = {['('] = 1, ['['] = 1, ['{'] = 1, ['<'] = 1, [')'] = 2,
+                                         [']'] = 2, ['}'] = 2, ['>'] = 2, ['-'] = 3, ['"'] = 4};
     int depth = 0;
     while (p < end) {
-        char c = *p;
-        if (c == '-' && p + 1 < end && p[1] == '>') {
-            p += 2;
+        unsigned k = K[(unsigned char)*p];
+        if (!k) {
+            p++;
             continue;
         }
-        if (c == '"') {
+        if (k == 3) {
+            p += (p + 1 < end && p[1] == '>') ? 2 : 1;
+            continue;
+        }
+        if (k == 4) {
             p++;
             while (p < end && *p != '"')
                 p += (*p == '\\' && p + 1 < end) ? 2 : 1;
-            p++;
+            if (p < end)
+                p++;
             continue;
         }
-        if (c == '(' || c == '[' || c == '{' || c == '<')
-            depth++;
-        else if (c == ')' || c == ']' || c == '}' || c == '>')
-            depth--;
+        depth += k == 1 ? 1 : -1;
         p++;
         if (depth <= 0)
             return p;
@@ -393,20 +399,24 @@ static void parse_op_text(tt_op *op)
     if (rest.n >= 2 && p[0] == ':' && p[1] == ' ') {
         pq_str sig = trim(sv(p + 2, (size_t)(sig_end - (p + 2))));
         /* split at the top-level " -> " */
-        const char *s = sig.p, *se = sig.p + sig.n, *arrow = NULL;
+        const char *s = sig.p, *se = sig.p + sig.n, *arrow = NULL, *first_end = NULL;
         while (s < se) {
-            if (s + 4 <= se && memcmp(s, " -> ", 4) == 0) {
+            if (*s == ' ' && s + 4 <= se && memcmp(s, " -> ", 4) == 0) {
                 arrow = s;
                 break;
             }
-            if (*s == '(' || *s == '[' || *s == '{' || *s == '<')
-                s = skip_group(s, se);
-            else
+            if (*s == '(' || *s == '[' || *s == '{' || *s == '<') {
+                const char *g = skip_group(s, se);
+                if (s == sig.p)
+                    first_end = g; /* where a parenthesised input list closes */
+                s = g;
+            } else {
                 s++;
+            }
         }
         if (arrow) {
             pq_str in = trim(sv(sig.p, (size_t)(arrow - sig.p)));
-            if (in.n >= 2 && in.p[0] == '(' && skip_group(in.p, in.p + in.n) == in.p + in.n)
+            if (in.n >= 2 && in.p[0] == '(' && first_end == in.p + in.n)
                 in = sv(in.p + 1, in.n - 2);
             op->input_types = in;
             op->output_type = trim(sv(arrow + 4, (size_t)(se - (arrow + 4))));
@@ -954,8 +964,6 @@ pq_status ttlog_parse(tt_log *log, pq_error *err)
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;
         pq_str line = sv(p, (size_t)(le - p));
-        if (nul_at < 0 && memchr(line.p, 0, line.n))
-            nul_at = (const char *)memchr(line.p, 0, line.n) - base;
         log->lines++;
         on_line(&ps, line, p - base);
         if (ps.nomem)
@@ -994,6 +1002,9 @@ pq_status ttlog_parse(tt_log *log, pq_error *err)
     log->nwarnings = ps.warnings.n;
     ps.warnings.p = NULL;
     if (log->nops == 0) {
+        const char *nul = size ? memchr(base, 0, size) : NULL; /* only to explain the error */
+        if (nul)
+            nul_at = nul - base;
         if (ps.first_malformed >= 0)
             st = err_set(err, PQ_ERR_INPUT, log->path, ps.first_malformed,
                          "expected a \"Device memory state\" block of four MemoryView lines "

@@ -231,12 +231,16 @@ static void op_details(buf *b, const tt_op *op)
         buf_puts(b, "main");
     }
     if (op->out.present) {
-        buf_printf(b, "</td></tr><tr><th>output</th><td>%.3f MB unpadded, %.3f MB padded%s, ",
-                   (double)op->out.unpadded_bytes / MB, (double)op->out.padded_bytes / MB,
-                   op->out.tiled ? " (tiled)" : "");
+        buf_puts(b, "</td></tr><tr><th>output</th><td>");
+        fmt_fixed(b, (double)op->out.unpadded_bytes / MB, 3);
+        buf_puts(b, " MB unpadded, ");
+        fmt_fixed(b, (double)op->out.padded_bytes / MB, 3);
+        buf_puts(b, op->out.tiled ? " MB padded (tiled), " : " MB padded, ");
         e(b, op->out.buffer_type);
     }
-    buf_printf(b, "</td></tr><tr><th>log offset</th><td>%lld</td></tr>", (long long)op->offset);
+    buf_puts(b, "</td></tr><tr><th>log offset</th><td>");
+    fmt_fixed(b, (double)op->offset, 0);
+    buf_puts(b, "</td></tr>");
     for (int t = 0; t < TT_NMEM; t++) {
         buf_puts(b, "<tr><th>");
         buf_puts(b, TT_MEM_NAMES[t]);

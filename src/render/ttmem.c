@@ -9,9 +9,17 @@
 #include "core/err.h"
 #include "core/json.h"
 
+#include <math.h>
 #include <string.h>
 
 static const double MB = 1048576.0;
+
+/* A computed percentage, rounded to 6 decimals: the JSON stays exact for every value read
+ * from the log, and percentages print without the slow shortest-round-trip search. */
+static double pct6(double v)
+{
+    return isfinite(v) ? round(v * 1e6) / 1e6 : v;
+}
 
 static void jstr(json_writer *w, pq_str s)
 {
@@ -216,8 +224,8 @@ static void render_memory(const tt_log *log, json_writer *w)
             json_key(w, "overhead_MB");
             json_double(w, (double)(l->padded_bytes - l->unpadded_bytes) / MB);
             json_key(w, "overhead_pct");
-            json_double(w, l->unpadded_bytes ? (double)(l->padded_bytes - l->unpadded_bytes) /
-                                                   (double)l->unpadded_bytes * 100.0
+            json_double(w, l->unpadded_bytes ? pct6((double)(l->padded_bytes - l->unpadded_bytes) /
+                                                    (double)l->unpadded_bytes * 100.0)
                                              : 0.0);
             json_obj_end(w);
         }
@@ -344,8 +352,8 @@ static void render_operations(const tt_log *log, json_writer *w)
             jstr(w, l->buffer_type);
             json_key(w, "overhead_pct");
             json_double(w, l->unpadded_bytes
-                               ? ((double)l->padded_bytes - (double)l->unpadded_bytes) /
-                                     (double)l->unpadded_bytes * 100.0
+                               ? pct6(((double)l->padded_bytes - (double)l->unpadded_bytes) /
+                                      (double)l->unpadded_bytes * 100.0)
                                : 0.0);
             json_obj_end(w);
         }
@@ -498,7 +506,9 @@ pq_status pq_ttlog_render(const pq_ttlog *log, pq_tt_output what, const char *na
                           pq_error *err)
 {
     ttmem_result r;
-    pq_status st = ttmem_analyze(log, &r);
+    pq_status st = PQ_OK;
+    if (what == PQ_TT_SUMMARY_MD || what == PQ_TT_REPORT_HTML) /* the JSON needs no analysis */
+        st = ttmem_analyze(log, &r);
     if (st != PQ_OK)
         return err_set(err, st, log->path, -1, "out of memory");
     buf b;

@@ -188,36 +188,31 @@ static const char SHAPE_C[] =
                "(tensor<4x32xbf16, " LAYOUT_DRAM_TILE(
                    "1x1") ">) -> () loc(unknown)\n" R_HDR
                           "Executing operation: %1 = \"ttnn.relu\"(%0) : "
-                          "(tensor<4x32xbf16, " LAYOUT_DRAM_TILE("1x1") ">) -> "
-                                                                        "tensor<4x32xbf16,"
-                                                                        " " LAYOUT_DRAM_TILE(
-                                                                            "1x1") "> "
-                                                                                   "loc(\"b\")"
-                                                                                   "\n" R_HDR
-                                                                                   "Finished "
-                                                                                   "execution of "
-                                                                                   "program: "
-                                                                                   "main\n" BLOCK(
-                                                                                       "Device "
-                                                                                       "memory "
-                                                                                       "state "
-                                                                                       "after "
-                                                                                       "submit",
-                                                                                       "9.000",
-                                                                                       "1015.000",
-                                                                                       "1015.000")
-                                                                                       BLOCK(
-                                                                                           "Device "
-                                                                                           "memory "
-                                                                                           "state "
-                                                                                           "before "
-                                                                                           "submit",
-                                                                                           "9.000",
-                                                                                           "1015."
-                                                                                           "000",
-                                                                                           "1015."
-                                                                                           "000")
-                                                                                           R_HDR
+                          "(tensor<4x32xbf16, " LAYOUT_DRAM_TILE(
+                              "1x1") ">) -> "
+                                     "tensor<4x32xbf16,"
+                                     " " LAYOUT_DRAM_TILE("1x1") "> "
+                                                                 "loc(\"b\")"
+                                                                 "\n" R_HDR "Finished "
+                                                                 "execution of "
+                                                                 "program: "
+                                                                 "main\n" BLOCK("Device "
+                                                                                "memory "
+                                                                                "state "
+                                                                                "after "
+                                                                                "submit",
+                                                                                "9.000", "1015.000",
+                                                                                "1015.000")
+                                                                     BLOCK("Device "
+                                                                           "memory "
+                                                                           "state "
+                                                                           "before "
+                                                                           "submit",
+                                                                           "9.000",
+                                                                           "1015."
+                                                                           "000",
+                                                                           "1015."
+                                                                           "000") R_HDR
     "Executing operation: %0 = \"ttnn.neg\"(%arg0) : (tensor<4x32xbf16, " LAYOUT_DRAM_TILE(
         "1x1") ">) -> tensor<4x32xbf16, " LAYOUT_DRAM_TILE("1x1") "> loc(\"c\")\n" BLOCK("Device "
                                                                                          "memory "
