@@ -14,11 +14,18 @@
 
 static const double MB = 1048576.0;
 
-/* A computed percentage, rounded to 6 decimals: the JSON stays exact for every value read
- * from the log, and percentages print without the slow shortest-round-trip search. */
+/* A computed percentage, rounded to 6 decimals, and MB computed from bytes, rounded to 9
+ * (a thousandth of a byte): the JSON stays exact for every value read from the log (and the
+ * byte counts beside these), and computed values print without the slow shortest-round-trip
+ * search. */
 static double pct6(double v)
 {
     return isfinite(v) ? round(v * 1e6) / 1e6 : v;
+}
+
+static double mb9(uint64_t bytes)
+{
+    return round((double)bytes / MB * 1e9) / 1e9;
 }
 
 static void jstr(json_writer *w, pq_str s)
@@ -218,11 +225,11 @@ static void render_memory(const tt_log *log, json_writer *w)
             json_key(w, "num_tensors");
             json_uint(w, l->num_tensors);
             json_key(w, "unpadded_MB");
-            json_double(w, (double)l->unpadded_bytes / MB);
+            json_double(w, mb9(l->unpadded_bytes));
             json_key(w, "padded_MB");
-            json_double(w, (double)l->padded_bytes / MB);
+            json_double(w, mb9(l->padded_bytes));
             json_key(w, "overhead_MB");
-            json_double(w, (double)(l->padded_bytes - l->unpadded_bytes) / MB);
+            json_double(w, mb9(l->padded_bytes - l->unpadded_bytes));
             json_key(w, "overhead_pct");
             json_double(w, l->unpadded_bytes ? pct6((double)(l->padded_bytes - l->unpadded_bytes) /
                                                     (double)l->unpadded_bytes * 100.0)
