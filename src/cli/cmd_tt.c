@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -101,7 +102,24 @@ static void report_warnings(const pq_ttlog *log, const char *path)
                 (unsigned long long)info.ops_without_block);
 }
 
-/* Writes the three outputs of LOG into DIR and prints where they went. */
+typedef struct render_job {
+    const pq_ttlog *log;
+    pq_tt_output what;
+    const char *name;
+    char *path;
+    int code;
+} render_job;
+
+static void *render_thread(void *arg)
+{
+    render_job *job = arg;
+    job->code = write_output(job->log, job->what, job->name, job->path);
+    return NULL;
+}
+
+/* Writes the three outputs of LOG into DIR and prints where they went. The HTML report is
+ * written in a second thread while this one writes the two JSON files (the log is only read
+ * by the renderers). */
 static int analyze_into(const pq_ttlog *log, const char *log_path, const char *dir,
                         const char *name)
 {
@@ -115,18 +133,37 @@ static int analyze_into(const pq_ttlog *log, const char *log_path, const char *d
     } OUTS[] = {{PQ_TT_MEMORY_JSON, "_memory.json"},
                 {PQ_TT_OPERATIONS_JSON, "_operations.json"},
                 {PQ_TT_REPORT_HTML, "_report.html"}};
+    enum { NOUTS = sizeof OUTS / sizeof OUTS[0] };
     report_warnings(log, log_path);
-    for (size_t i = 0; i < sizeof OUTS / sizeof OUTS[0]; i++) {
-        char *path = join(dir, name, OUTS[i].suffix);
-        if (!path)
-            return EXIT_INTERNAL;
-        int code = write_output(log, OUTS[i].what, name, path);
-        if (code == EXIT_OK)
-            printf("%s\n", path);
-        free(path);
-        if (code != EXIT_OK)
-            return code;
+    render_job jobs[NOUTS];
+    int code = EXIT_OK;
+    for (int i = 0; i < NOUTS; i++) {
+        jobs[i].log = log;
+        jobs[i].what = OUTS[i].what;
+        jobs[i].name = name;
+        jobs[i].path = join(dir, name, OUTS[i].suffix);
+        jobs[i].code = EXIT_INTERNAL;
+        if (!jobs[i].path)
+            code = EXIT_INTERNAL;
     }
+    if (code == EXIT_OK) {
+        pthread_t th;
+        int threaded = pthread_create(&th, NULL, render_thread, &jobs[NOUTS - 1]) == 0;
+        for (int i = 0; i < NOUTS - (threaded ? 1 : 0); i++)
+            render_thread(&jobs[i]);
+        if (threaded)
+            pthread_join(th, NULL);
+        for (int i = 0; i < NOUTS; i++) {
+            if (jobs[i].code == EXIT_OK)
+                printf("%s\n", jobs[i].path);
+            else if (code == EXIT_OK)
+                code = jobs[i].code;
+        }
+    }
+    for (int i = 0; i < NOUTS; i++)
+        free(jobs[i].path);
+    if (code != EXIT_OK)
+        return code;
     pq_ttlog_info info;
     pq_ttlog_get_info(log, &info);
     printf("%llu operations (log shape %s)\n", (unsigned long long)info.operations, info.shape);
