@@ -389,7 +389,7 @@ static void parse_op_text(tt_op *op)
         p++;
     /* loc: the first loc("...") of the text, after the type signature is located. */
     pq_str rest = sv(p, (size_t)(end - p));
-    const char *sig_end = end; /* the last " loc(" ends the signature */
+    const char *sig_end = end;                        /* the last " loc(" ends the signature */
     for (size_t k = (size_t)(end - p); k >= 5; k--) { /* offsets, never a pointer before p */
         if (memcmp(p + k - 5, " loc(", 5) == 0) {
             sig_end = p + k - 5;

@@ -185,13 +185,31 @@ void svg_line_chart(buf *b, const svg_chart *c)
             esc(b, se->color);
             buf_printf(b, "\" stroke-width=\"1.6\"%s points=\"",
                        se->dashed ? " stroke-dasharray=\"5 3\"" : "");
-            for (size_t i = 0; i < se->n; i++) {
-                double v = isfinite(se->y[i]) ? se->y[i] : 0;
-                if (i)
-                    buf_putc(b, ' ');
-                fmt_fixed(b, XP(i), 1);
-                buf_putc(b, ',');
-                fmt_fixed(b, YP(v), 1);
+            /* More points than 2 per horizontal pixel: per bucket of indices only its
+             * minimum and maximum (in index order) are drawn, which looks the same. */
+            size_t bucket = se->n > (size_t)(2 * pw) ? (size_t)(se->n / pw) : 1;
+            int first = 1;
+            for (size_t i0 = 0; i0 < se->n; i0 += bucket) {
+                size_t i1 = i0 + bucket < se->n ? i0 + bucket : se->n, lo = i0, hi = i0;
+                for (size_t i = i0; i < i1; i++) {
+                    double v = isfinite(se->y[i]) ? se->y[i] : 0;
+                    double vl = isfinite(se->y[lo]) ? se->y[lo] : 0;
+                    double vh = isfinite(se->y[hi]) ? se->y[hi] : 0;
+                    if (v < vl)
+                        lo = i;
+                    if (v > vh)
+                        hi = i;
+                }
+                size_t pick[2] = {lo < hi ? lo : hi, lo < hi ? hi : lo};
+                for (int k = 0; k < (pick[0] == pick[1] ? 1 : 2); k++) {
+                    double v = isfinite(se->y[pick[k]]) ? se->y[pick[k]] : 0;
+                    if (!first)
+                        buf_putc(b, ' ');
+                    first = 0;
+                    fmt_fixed(b, XP(pick[k]), 1);
+                    buf_putc(b, ',');
+                    fmt_fixed(b, YP(v), 1);
+                }
             }
             buf_puts(b, "\"/>");
         }
