@@ -132,12 +132,15 @@ void json_escape_into(buf *b, const char *s, size_t n)
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, run = 0;
     while (i < n) {
+        /* the common case: a stretch of printable ASCII other than '"' and '\\' */
+        size_t j = i;
+        while (j < n && (unsigned char)(p[j] - 0x20) < 0x60 && p[j] != '"' && p[j] != '\\')
+            j++;
+        run += j - i;
+        i = j;
+        if (i >= n)
+            break;
         unsigned char c = p[i];
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            i++;
-            run++;
-            continue;
-        }
         if (run)
             buf_put(b, p + i - run, run);
         run = 0;
