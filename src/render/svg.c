@@ -14,38 +14,46 @@ void html_escape(buf *b, const char *s, size_t n)
         [18] = 1,  [19] = 1,  [20] = 1,   [21] = 1,  [22] = 1, [23] = 1, [24] = 1,  [25] = 1,
         [26] = 1,  [27] = 1,  [28] = 1,   [29] = 1,  [30] = 1, [31] = 1, ['&'] = 1, ['<'] = 1,
         ['>'] = 1, ['"'] = 1, ['\''] = 1, [0x7f] = 1};
-    size_t run = 0, i = 0;
-    for (; i < n; i++) {
+    /* Escaped text goes through a local chunk: log text (MLIR layouts) is full of '<' and
+     * '>', and one append per chunk is much cheaper than one per run. */
+    char out[4096];
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
+        if (o > sizeof out - 8) {
+            buf_put(b, out, o);
+            o = 0;
+        }
         if (!table[c]) {
-            run++;
+            out[o++] = (char)c;
             continue;
         }
-        if (run)
-            buf_put(b, s + i - run, run);
-        run = 0;
+        const char *rep = "";
+        size_t k = 0;
         switch (c) {
         case '&':
-            buf_put(b, "&amp;", 5);
+            rep = "&amp;", k = 5;
             break;
         case '<':
-            buf_put(b, "&lt;", 4);
+            rep = "&lt;", k = 4;
             break;
         case '>':
-            buf_put(b, "&gt;", 4);
+            rep = "&gt;", k = 4;
             break;
         case '"':
-            buf_put(b, "&quot;", 6);
+            rep = "&quot;", k = 6;
             break;
         case '\'':
-            buf_put(b, "&#39;", 5);
+            rep = "&#39;", k = 5;
             break;
         default: /* control bytes are dropped */
             break;
         }
+        memcpy(out + o, rep, k);
+        o += k;
     }
-    if (run)
-        buf_put(b, s + i - run, run);
+    if (o)
+        buf_put(b, out, o);
 }
 
 void fmt_fixed(buf *b, double v, int decimals)
