@@ -397,6 +397,8 @@ static void parse_op_text(tt_op *op)
         }
     }
     if (rest.n >= 2 && p[0] == ':' && p[1] == ' ') {
+        if (sig_end < p + 2) /* ": loc(..." has an empty signature (found by fuzz_ttlog) */
+            sig_end = p + 2;
         pq_str sig = trim(sv(p + 2, (size_t)(sig_end - (p + 2))));
         /* split at the top-level " -> " */
         const char *s = sig.p, *se = sig.p + sig.n, *arrow = NULL, *first_end = NULL;

@@ -354,6 +354,21 @@ static void test_op_without_block(void **state)
     pq_ttlog_free(log);
 }
 
+/* Found by fuzz_ttlog: ": loc(" right after the operands (an empty type signature). */
+static void test_empty_signature(void **state)
+{
+    (void)state;
+    static const char text[] =
+        R_HDR "Executing operation: %1 = \"ttnn.x\"(%0) : loc(\"a\")\n" BLOCK(
+            "Device memory state before operation XOp", "1.000", "1.000", "1.000");
+    pq_error err;
+    tt_log *log = open_str(text, sizeof text - 1, PQ_OK, &err);
+    assert_int_equal(log->nops, 1);
+    assert_int_equal(log->ops[0].output_type.n, 0);
+    assert_memory_equal(log->ops[0].loc.p, "a", 1);
+    pq_ttlog_free(log);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -570,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_malformed_blocks),
         cmocka_unit_test(test_block_cut_by_eof_and_unknown_level),
         cmocka_unit_test(test_op_without_block),
+        cmocka_unit_test(test_empty_signature),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_html_escapes_log_strings),
         cmocka_unit_test(test_json_is_deterministic_and_reads_back),
