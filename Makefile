@@ -31,7 +31,7 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit format format-check fuzz fuzz-replay bench demo clean
+.PHONY: all deps test unit format format-check fuzz fuzz-ttlog fuzz-replay bench demo clean
 
 all: $(BUILD)/profq $(BUILD)/libprofq.a
 
@@ -61,12 +61,18 @@ $(BUILD)/fuzz_replay_hlo: fuzz/fuzz_hlo.c fuzz/replay.c $(BUILD)/libprofq.a
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ fuzz/fuzz_hlo.c fuzz/replay.c $(BUILD)/libprofq.a \
 	    $(LDLIBS_ALL)
 
+# The same replay driver over the Tenstorrent log reader's target.
+$(BUILD)/fuzz_replay_ttlog: fuzz/fuzz_ttlog.c fuzz/replay.c $(BUILD)/libprofq.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ fuzz/fuzz_ttlog.c fuzz/replay.c $(BUILD)/libprofq.a \
+	    $(LDLIBS_ALL)
+
 deps:
 	@scripts/deps.sh test
 
 # The one test command (README, .ci/run): unit tests, CLI golden cases, bad input,
 # fuzz corpus replay, conformance against Python's protobuf.
-test: deps all $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo
+test: deps all $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo $(BUILD)/fuzz_replay_ttlog
 	@BUILD=$(BUILD) tests/run.sh
 
 unit: $(UNIT_BIN)
@@ -93,10 +99,23 @@ build/fuzz/fuzz_hlo: fuzz/fuzz_hlo.c $(LIB_SRC) $(wildcard include/*.h src/*/*.h
 fuzz: deps build/fuzz/fuzz_xspace
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
+# `make fuzz-ttlog FUZZ_SECONDS=N`: the Tenstorrent log reader; crashers land in fuzz/corpus/ttlog.
+build/fuzz/fuzz_ttlog: fuzz/fuzz_ttlog.c $(LIB_SRC) $(wildcard include/*.h src/*/*.h)
+	@mkdir -p $(@D)
+	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude -Isrc $(PKG_CFLAGS) \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_ttlog.c \
+	    $(LIB_SRC) $(PKG_LIBS) -lpthread -lm
+fuzz-ttlog: deps build/fuzz/fuzz_ttlog
+	@mkdir -p build/fuzz/corpus-ttlog build/fuzz/artifacts-ttlog
+	@cp fuzz/corpus/ttlog/* build/fuzz/corpus-ttlog/
+	build/fuzz/fuzz_ttlog build/fuzz/corpus-ttlog -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	    -rss_limit_mb=2048 -artifact_prefix=build/fuzz/artifacts-ttlog/
+
 bench: deps all
 	@scripts/deps.sh bench
 	@BUILD=$(BUILD) bench/run.sh
 	@BUILD=$(BUILD) bench/memviewer.sh
+	@BUILD=$(BUILD) bench/tt.sh
 
 demo: all
 	@scripts/deps.sh demo

@@ -1,7 +1,9 @@
 /* replay.c - the fuzz regression driver (zstd's fuzz/regression.c, SQLite's corpus replay):
  * feeds every file under the given paths, and 64 truncated prefixes of each, to
- * LLVMFuzzerTestOneInput, without libFuzzer. `make test` runs it over fuzz/corpus/xspace
- * and the shared real profiles, so every crasher ever found stays fixed.
+ * LLVMFuzzerTestOneInput, without libFuzzer. It is linked once per fuzz target:
+ * build/fuzz_replay (fuzz_xspace.c) and build/fuzz_replay_ttlog (fuzz_ttlog.c). `make test`
+ * runs them over fuzz/corpus/<target> and the shared real files, so every crasher ever
+ * found stays fixed.
  *
  *   fuzz_replay PATH...   (directories are walked recursively, in sorted order)
  *

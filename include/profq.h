@@ -292,6 +292,68 @@ pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *op
  * and memory bounded by the output buffer. */
 pq_status pq_render_trace_json(const pq_profile *profile, pq_sink *sink, pq_error *err);
 
+/* ------------------------------------------------------------------------------------------
+ * Tenstorrent runtime memory logs (tt-mlir / tt-xla; `profq tt`).
+ *
+ * A log written with TTMLIR_RUNTIME_LOGGER_LEVEL=DEBUG and TT_RUNTIME_MEMORY_LOG_LEVEL=
+ * operation (or program) holds, per operation or per submit, the device memory state of DRAM,
+ * L1, L1_SMALL and TRACE (MB per bank), and with DEBUG op lines the MLIR text of every op.
+ * A pq_ttlog is one such log, read in one pass; it owns everything it returns.
+ */
+typedef struct pq_ttlog pq_ttlog;
+
+/* What a log contained. Counts are exact; shape is a static string. */
+typedef struct pq_ttlog_info {
+    const char *shape;          /* "op_text": per-op blocks after each op's text (the seed's);
+                                   "op_type": per-op blocks with only the OpType;
+                                   "submit": op text, blocks only per submit */
+    uint64_t operations;        /* emitted ops (deallocate and get_device excluded) */
+    uint64_t executed_ops;      /* "Executing operation:" lines, excluded ones included */
+    uint64_t op_blocks;         /* complete "before operation" blocks, excluded ones included */
+    uint64_t submit_blocks;     /* complete "before/after submit" blocks */
+    uint64_t excluded_ops;      /* per-op blocks of deallocate / get_device */
+    uint64_t malformed_blocks;  /* blocks that broke off or did not parse (skipped) */
+    uint64_t ops_without_block; /* op lines with no memory block in a per-op log (skipped) */
+    uint64_t programs, const_eval_programs, cache_misses, mlir_modules, lines, bytes;
+    int64_t first_warning_offset; /* byte offset of the first warning, or -1 */
+    const char *first_warning;    /* its text (static), or NULL */
+} pq_ttlog_info;
+
+/*
+ * Reads the log at PATH (mapped, not copied). ANSI colour codes and interleaved lines are
+ * tolerated; malformed memory blocks are counted and skipped. A file with no operation at all
+ * is PQ_ERR_INPUT with the byte offset and what was expected. Free with pq_ttlog_free.
+ */
+pq_status pq_ttlog_open(const char *path, pq_ttlog **out, pq_error *err);
+/* The same over N bytes at DATA (copied); NAME is used in error messages. */
+pq_status pq_ttlog_open_memory(const void *data, size_t n, const char *name, pq_ttlog **out,
+                               pq_error *err);
+void pq_ttlog_free(pq_ttlog *log);
+void pq_ttlog_get_info(const pq_ttlog *log, pq_ttlog_info *info);
+
+/* The outputs of `profq tt`. */
+typedef enum pq_tt_output {
+    PQ_TT_MEMORY_JSON = 0,     /* <name>_memory.json: {"metadata", "operations"} (the seed's) */
+    PQ_TT_OPERATIONS_JSON = 1, /* <name>_operations.json: list aligned 1:1 with the above */
+    PQ_TT_SUMMARY_MD = 2,      /* markdown summary: peaks, top DRAM growth, padding, weights */
+    PQ_TT_REPORT_HTML = 3      /* one self-contained HTML report (inline SVG, CSS, JS) */
+} pq_tt_output;
+
+/*
+ * Renders one output of the per-op memory analysis (analysis/ttmem) of LOG to SINK. NAME
+ * (NUL-terminated) is the run name shown in titles. Deterministic: byte-identical output for
+ * the same log. Every string from the log is escaped for the output's language.
+ */
+pq_status pq_ttlog_render(const pq_ttlog *log, pq_tt_output what, const char *name, pq_sink *sink,
+                          pq_error *err);
+
+/*
+ * Reads back a <name>_memory.json and <name>_operations.json that pq_ttlog_render wrote (or
+ * the seed wrote) into a pq_ttlog, so the report can be rendered from them without the log.
+ */
+pq_status pq_ttlog_open_json(const char *memory_json_path, const char *operations_json_path,
+                             pq_ttlog **out, pq_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,7 +8,7 @@ job=${1:-build}
 build_pkgs="gcc make pkg-config libssl-dev liblzma-dev zlib1g-dev"
 case "$job" in
   build) want="$build_pkgs" ;;
-  test)  want="$build_pkgs libcmocka-dev clang libclang-rt-14-dev python3 python3-venv python3-pip clang-format" ;;
+  test)  want="$build_pkgs libcmocka-dev clang libclang-rt-14-dev python3 python3-venv python3-pip clang-format chromium" ;;
   fuzz)  want="$build_pkgs clang libclang-rt-14-dev" ;;
   bench) want="$build_pkgs time python3 python3-venv python3-pip" ;;
   demo)  want="$build_pkgs python3 python3-venv python3-pip" ;;
@@ -28,6 +28,7 @@ for p in $want; do
     make) command -v make >/dev/null 2>&1 && continue ;;
     pkg-config) command -v pkg-config >/dev/null 2>&1 && continue ;;
     time) [ -x /usr/bin/time ] && continue ;;
+    chromium) command -v chromium >/dev/null 2>&1 && continue ;;
   esac
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done

@@ -36,6 +36,9 @@ done
 run_suite memory-cli tests/memory_cli.sh
 run_suite fuzz-replay "$BUILD/fuzz_replay" fuzz/corpus/xspace "$SHARED/data/xplane" "$SHARED/data/hlo"
 run_suite fuzz-replay-hlo "$BUILD/fuzz_replay_hlo" fuzz/corpus/hlo "$SHARED/data/hlo"
+run_suite fuzz-replay-ttlog "$BUILD/fuzz_replay_ttlog" fuzz/corpus/ttlog "$SHARED/data/tenstorrent"
+[ -x tests/tt/run.sh ] && run_suite tt tests/tt/run.sh
+[ -x tests/browser/tt_report.sh ] && run_suite browser/tt_report tests/browser/tt_report.sh
 for s in tests/conformance/*.sh; do
   [ -x "$s" ] && run_suite "conformance/$(basename "$s" .sh)" "$s"
 done

@@ -72,5 +72,6 @@ int cmd_memory_profile(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_roofline(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_tt(int argc, char **argv);
 
 #endif

@@ -90,6 +90,23 @@ static const cli_command COMMANDS[] = {
      "chrome://tracing load: planes as processes, lines as threads, stats as args, one trace\n"
      "event per XPlane event, with no event cap (XProf keeps the first 1M). Streamed in\n"
      "bounded memory; an output name ending in .gz is gzip-compressed.\n"},
+    {"tt", cmd_tt, "Tenstorrent runtime memory logs: run, analyze, summary, report",
+     "profq tt run [-o LOGDIR] [--log] [--name NAME] -- CMD ARGS...\n"
+     "profq tt analyze LOG [-o DIR]\n"
+     "profq tt summary LOG [-o FILE]\n"
+     "profq tt report DIR [-o FILE]\n"
+     "\n"
+     "run: runs CMD with TTMLIR_RUNTIME_LOGGER_LEVEL=DEBUG and TT_RUNTIME_MEMORY_LOG_LEVEL=\n"
+     "operation, tees its output into LOGDIR/<name>_<YYYYMMDD_HHMMSS>/<name>_profile.log\n"
+     "(LOGDIR defaults to ./logs; a run dir is never reused), then analyzes the log into the\n"
+     "run dir unless --log. A failing command still gets its log analyzed; profq exits with\n"
+     "the command's status. <name> is the stem of the first *.py argument, else the program.\n"
+     "analyze: writes DIR/<name>_memory.json, <name>_operations.json (the nth element of each\n"
+     "is the same operation) and <name>_report.html (self-contained); DIR defaults to '.'.\n"
+     "summary: prints a markdown summary (peaks, top DRAM growth, padding, weights, ops).\n"
+     "report: renders <name>_report.html from the JSON files in a run DIR.\n"
+     "Malformed memory blocks are counted and reported on stderr, never fatal; a log with no\n"
+     "operation at all exits 3 with the byte offset and what was expected.\n"},
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 

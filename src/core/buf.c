@@ -71,6 +71,10 @@ void buf_puts(buf *b, const char *s)
 
 void buf_putc(buf *b, char c)
 {
+    if (b->n < b->cap && b->status == PQ_OK && (!b->sink || b->n + 1 < BUF_FLUSH_BYTES)) {
+        b->p[b->n++] = c; /* the common case, without a call */
+        return;
+    }
     buf_put(b, &c, 1);
 }
 

@@ -17,9 +17,14 @@ static void newline_indent(json_writer *w)
 {
     if (!w->pretty)
         return;
-    buf_putc(w->b, '\n');
-    for (int i = 0; i < w->depth; i++)
-        buf_put(w->b, "  ", 2);
+    /* newline and indentation in one append */
+    static const char SPACES[] = "\n                                                          "
+                                 "                                                            "
+                                 "       ";
+    size_t n = 1 + 2 * (size_t)w->depth;
+    if (n > sizeof SPACES - 1)
+        n = sizeof SPACES - 1;
+    buf_put(w->b, SPACES, n);
 }
 
 /* Called before every value or key: writes the separating comma and indentation. */
@@ -127,12 +132,15 @@ void json_escape_into(buf *b, const char *s, size_t n)
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, run = 0;
     while (i < n) {
+        /* the common case: a stretch of printable ASCII other than '"' and '\\' */
+        size_t j = i;
+        while (j < n && (unsigned char)(p[j] - 0x20) < 0x60 && p[j] != '"' && p[j] != '\\')
+            j++;
+        run += j - i;
+        i = j;
+        if (i >= n)
+            break;
         unsigned char c = p[i];
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            i++;
-            run++;
-            continue;
-        }
         if (run)
             buf_put(b, p + i - run, run);
         run = 0;
@@ -183,47 +191,93 @@ void json_cstr(json_writer *w, const char *s)
     json_str(w, s, strlen(s));
 }
 
-/* Decimal digits of V into the END of out[24]; returns the start. No printf: renderers
- * write millions of numbers (memory viewer timelines), and vfprintf dominated them. */
-static char *format_i64(char out[24], int64_t v)
+/* Decimal digits of V without printf (these are the hot values of large documents). */
+static void put_u64(buf *b, uint64_t v, int neg)
 {
-    char *p = out + 24;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char tmp[24];
+    int i = sizeof tmp;
     do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    return p;
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (neg)
+        tmp[--i] = '-';
+    buf_put(b, tmp + i, sizeof tmp - (size_t)i);
 }
 
 void json_int(json_writer *w, int64_t v)
 {
     before_item(w);
-    char t[24];
-    char *p = format_i64(t, v);
-    buf_put(w->b, p, (size_t)(t + 24 - p));
+    put_u64(w->b, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
 void json_uint(json_writer *w, uint64_t v)
 {
     before_item(w);
-    buf_printf(w->b, "%llu", (unsigned long long)v);
+    put_u64(w->b, v, 0);
+}
+
+/* Fast path for the common case of a value with at most 6 decimals (log values like
+ * 1021.169, MB of whole bytes): prints exactly what %.15g prints for it, without printf.
+ * (double)k / scale == v means the decimal k/scale reads back as v (both operands exact,
+ * division correctly rounded), and with under 15 significant digits %.15g prints that same
+ * decimal; the range excludes %g's exponent forms. */
+static int format_decimal_fast(char *out, size_t cap, double v)
+{
+    static const double SCALES[] = {1, 1e3, 1e6, 1e9};
+    static const int DIGITS[] = {0, 3, 6, 9};
+    double a = fabs(v);
+    if (cap < 32 || !(a < 1e9) || (a != 0 && a < 1e-4) || (v == 0 && signbit(v)))
+        return -1;
+    for (int s = 0; s < 4; s++) {
+        if (s == 3 && !(a < 1e5)) /* keep k below 1e14: fewer than 15 significant digits */
+            break;
+        double x = a * SCALES[s];
+        long long k = llround(x);
+        if ((double)k / SCALES[s] != a)
+            continue;
+        char tmp[32];
+        int n = 0;
+        int d = DIGITS[s];
+        long long ip = k, fp = 0, p10 = 1;
+        for (int i = 0; i < d; i++)
+            p10 *= 10;
+        ip = k / p10;
+        fp = k % p10;
+        /* integer part, reversed */
+        do {
+            tmp[n++] = (char)('0' + ip % 10);
+            ip /= 10;
+        } while (ip);
+        int o = 0;
+        if (v < 0)
+            out[o++] = '-';
+        while (n)
+            out[o++] = tmp[--n];
+        if (fp) {
+            char fr[12];
+            for (int i = d - 1; i >= 0; i--) {
+                fr[i] = (char)('0' + fp % 10);
+                fp /= 10;
+            }
+            int last = d;
+            while (last > 0 && fr[last - 1] == '0')
+                last--;
+            out[o++] = '.';
+            for (int i = 0; i < last; i++)
+                out[o++] = fr[i];
+        }
+        out[o] = '\0';
+        return o;
+    }
+    return -1;
 }
 
 int json_format_double(char *out, size_t cap, double v)
 {
-    /* Integral values below 1e15 print as their digits, exactly what "%.15g" gives. */
-    if (v == v && v > -1e15 && v < 1e15 && v == (double)(int64_t)v && !(v == 0 && signbit(v)) &&
-        cap >= 24) {
-        char t[24];
-        char *p = format_i64(t, (int64_t)v);
-        size_t n = (size_t)(t + 24 - p);
-        memcpy(out, p, n);
-        out[n] = 0;
-        return (int)n;
-    }
+    int fast = format_decimal_fast(out, cap, v);
+    if (fast >= 0)
+        return fast;
     int k = snprintf(out, cap, "%.15g", v);
     if (strtod(out, NULL) != v)
         k = snprintf(out, cap, "%.17g", v);

@@ -149,6 +149,41 @@ static void test_doubles(void **state)
     }
 }
 
+/* The decimal fast path of json_format_double (values with up to 9 decimals, as log values
+ * and MB of whole bytes are) prints exactly what %.15g / %.17g print. */
+static void test_doubles_fast_path_matches_printf(void **state)
+{
+    (void)state;
+    uint64_t seed = 42;
+    for (int i = 0; i < 300000; i++) {
+        uint64_t r = tu_rand(&seed);
+        double v;
+        switch (r % 5) {
+        case 0:
+            v = (double)(int64_t)(r >> 34) / 1000.0;
+            break;
+        case 1:
+            v = (double)(r >> 30) / 1048576.0;
+            break;
+        case 2:
+            v = -(double)(r >> 34) / 1e6;
+            break;
+        case 3:
+            v = (double)(r >> 44) / 1e9;
+            break;
+        default:
+            v = (double)(r >> 11) / 9007199254740992.0 * 1e5;
+        }
+        char got[64], want[64];
+        json_format_double(got, sizeof got, v);
+        snprintf(want, sizeof want, "%.15g", v);
+        if (strtod(want, NULL) != v)
+            snprintf(want, sizeof want, "%.17g", v);
+        if (strcmp(got, want) != 0)
+            fail_msg("%.17g: fast path %s, printf %s", v, got, want);
+    }
+}
+
 /* Renders a few values through a compact writer; returns the text (malloc'd). */
 static char *finish(buf *b)
 {
@@ -434,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_escape_utf8_valid),
         cmocka_unit_test(test_escape_utf8_invalid),
         cmocka_unit_test(test_doubles),
+        cmocka_unit_test(test_doubles_fast_path_matches_printf),
         cmocka_unit_test(test_numbers_and_non_finite),
         cmocka_unit_test(test_nesting_pretty_and_compact),
         cmocka_unit_test(test_writer_misuse),

@@ -1,0 +1,198 @@
+/* ttmem.c - the per-op memory analysis of a Tenstorrent log; see ttmem.h. Follows the seed
+ * profiler's definitions (spec section 3.6): peak = first op at the maximum allocated MB/bank,
+ * growth = positive DRAM delta vs the previous op, weights baseline = DRAM at the first op that
+ * is not a const-eval op, padding overhead = (padded - unpadded) / unpadded of the live
+ * tensors. Not here: reading (formats/ttlog) and output (render/ttmem, render/tthtml). */
+#include "ttmem.h"
+
+#include <string.h>
+
+double ttmem_dram_delta(const tt_log *log, size_t i)
+{
+    if (i == 0 || i >= log->nops)
+        return 0;
+    return log->ops[i].mem[TT_DRAM].alloc_mb - log->ops[i - 1].mem[TT_DRAM].alloc_mb;
+}
+
+void ttmem_weights_split(const tt_log *log, const ttmem_result *r, size_t i, double *weights,
+                         double *activations)
+{
+    double alloc = log->ops[i].mem[TT_DRAM].alloc_mb;
+    if (log->ops[i].is_weight) {
+        *weights = alloc;
+        *activations = 0;
+        return;
+    }
+    double base = r->weights_baseline_mb;
+    *weights = alloc < base ? alloc : base;
+    *activations = alloc > base ? alloc - base : 0;
+}
+
+pq_str ttmem_short_name(const tt_op *op)
+{
+    pq_str s = op->name.n ? op->name : op->op_type;
+    for (size_t i = s.n; i > 0; i--) {
+        if (s.p[i - 1] == '.') {
+            s.p += i;
+            s.n -= i;
+            break;
+        }
+    }
+    return s;
+}
+
+static double out_padding(const tt_op *op)
+{
+    if (!op->out.present || op->out.padded_bytes <= op->out.unpadded_bytes)
+        return 0;
+    return (double)(op->out.padded_bytes - op->out.unpadded_bytes);
+}
+
+pq_status ttmem_analyze(const tt_log *log, ttmem_result *r)
+{
+    memset(r, 0, sizeof *r);
+    size_t n = log->nops;
+    double sum[TT_NMEM] = {0};
+    size_t nmem = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tt_op *op = &log->ops[i];
+        if (op->mem_source == TT_MEM_NONE)
+            continue;
+        nmem++;
+        for (int t = 0; t < TT_NMEM; t++) {
+            ttmem_type_stats *s = &r->type[t];
+            double a = op->mem[t].alloc_mb;
+            if (!s->present) {
+                s->present = 1;
+                s->peak_mb = s->min_mb = a;
+                s->peak_op = i;
+                s->capacity_mb = op->mem[t].total_mb;
+                s->num_banks = op->mem[t].num_banks;
+            }
+            if (a > s->peak_mb)
+                s->peak_mb = a, s->peak_op = i;
+            if (a < s->min_mb)
+                s->min_mb = a;
+            sum[t] += a;
+            double frag = op->mem[t].free_mb - op->mem[t].largest_free_mb;
+            if (frag > r->frag_mb[t])
+                r->frag_mb[t] = frag, r->frag_op[t] = i;
+        }
+    }
+    r->has_mem = nmem > 0;
+    for (int t = 0; t < TT_NMEM; t++)
+        if (nmem)
+            r->type[t].avg_mb = sum[t] / (double)nmem;
+    for (size_t k = 0; k < log->nsubmits; k++) {
+        double a = log->submits[k].mem[TT_DRAM].alloc_mb;
+        if (!r->has_submit_peak || a > r->submit_peak_mb) {
+            r->has_submit_peak = 1;
+            r->submit_peak_mb = a;
+            r->submit_peak = k;
+        }
+    }
+    /* Top growth: insertion into a small sorted array (largest first, then lower index). */
+    for (size_t i = 1; i < n; i++) {
+        double d = ttmem_dram_delta(log, i);
+        if (!(d > 0))
+            continue;
+        size_t k = r->ngrowth;
+        if (k == TTMEM_TOP && d <= r->growth_mb[TTMEM_TOP - 1])
+            continue;
+        if (k == TTMEM_TOP)
+            k--;
+        while (k > 0 && r->growth_mb[k - 1] < d) {
+            r->growth_mb[k] = r->growth_mb[k - 1];
+            r->growth_op[k] = r->growth_op[k - 1];
+            k--;
+        }
+        r->growth_mb[k] = d;
+        r->growth_op[k] = i;
+        if (r->ngrowth < TTMEM_TOP)
+            r->ngrowth++;
+    }
+    /* Weights. */
+    int base_found = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (log->ops[i].is_weight) {
+            r->has_weights = 1;
+            r->weight_ops++;
+        } else if (!base_found) {
+            base_found = 1;
+            r->baseline_op = i;
+            r->weights_baseline_mb = log->ops[i].mem[TT_DRAM].alloc_mb;
+        }
+    }
+    /* Padding. */
+    for (size_t i = 0; i < n; i++) {
+        const tt_op *op = &log->ops[i];
+        const tt_live *l = &op->live[0];
+        if (l->unpadded_bytes) {
+            double pct =
+                (double)(l->padded_bytes - l->unpadded_bytes) / (double)l->unpadded_bytes * 100.0;
+            if (!r->has_padding || pct > r->peak_overhead_pct)
+                r->peak_overhead_pct = pct, r->peak_overhead_op = i;
+            r->has_padding = 1;
+        }
+        double pad = out_padding(op);
+        if (!(pad > 0))
+            continue;
+        size_t k = r->npad;
+        if (k == TTMEM_TOP && pad <= out_padding(&log->ops[r->pad_op[TTMEM_TOP - 1]]))
+            continue;
+        if (k == TTMEM_TOP)
+            k--;
+        while (k > 0 && out_padding(&log->ops[r->pad_op[k - 1]]) < pad) {
+            r->pad_op[k] = r->pad_op[k - 1];
+            k--;
+        }
+        r->pad_op[k] = i;
+        if (r->npad < TTMEM_TOP)
+            r->npad++;
+    }
+    /* Op distribution: distinct short names are few (tens), a linear table is enough. */
+    enum { MAXD = 512 };
+    ttmem_count tab[MAXD];
+    size_t nd = 0;
+    uint64_t other = 0;
+    for (size_t i = 0; i < n; i++) {
+        pq_str s = ttmem_short_name(&log->ops[i]);
+        size_t k = 0;
+        while (k < nd && !(tab[k].name.n == s.n && memcmp(tab[k].name.p, s.p, s.n) == 0))
+            k++;
+        if (k == nd) {
+            if (nd == MAXD) {
+                other++;
+                continue;
+            }
+            tab[nd].name = s;
+            tab[nd].count = 0;
+            nd++;
+        }
+        tab[k].count++;
+    }
+    (void)other;
+    r->ndistinct = nd;
+    for (size_t j = 0; j < nd && r->ndist < TTMEM_DIST; j++) {
+        /* selection of the next largest (count desc, name asc) */
+        size_t best = nd;
+        for (size_t k = 0; k < nd; k++) {
+            if (!tab[k].count)
+                continue;
+            if (best == nd || tab[k].count > tab[best].count ||
+                (tab[k].count == tab[best].count &&
+                 (memcmp(tab[k].name.p, tab[best].name.p,
+                         tab[k].name.n < tab[best].name.n ? tab[k].name.n : tab[best].name.n) < 0 ||
+                  (memcmp(tab[k].name.p, tab[best].name.p,
+                          tab[k].name.n < tab[best].name.n ? tab[k].name.n : tab[best].name.n) ==
+                       0 &&
+                   tab[k].name.n < tab[best].name.n))))
+                best = k;
+        }
+        if (best == nd)
+            break;
+        r->dist[r->ndist++] = tab[best];
+        tab[best].count = 0;
+    }
+    return PQ_OK;
+}

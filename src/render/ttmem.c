@@ -1,0 +1,551 @@
+/* ttmem.c - renders the Tenstorrent memory analysis: <name>_memory.json and
+ * <name>_operations.json in the seed profiler's structures (spec section 3.5; the nth element
+ * of each is the same operation), and the markdown summary (the seed's LLM report, 3.6).
+ * The HTML report is render/tthtml.c. Deterministic: fixed key order, shortest round-trip
+ * doubles. */
+#include "render/ttmem.h"
+#include "analysis/ttmem.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/json.h"
+
+#include <math.h>
+#include <string.h>
+
+static const double MB = 1048576.0;
+
+/* A computed percentage, rounded to 6 decimals, and MB computed from bytes, rounded to 9
+ * (a thousandth of a byte): the JSON stays exact for every value read from the log (and the
+ * byte counts beside these), and computed values print without the slow shortest-round-trip
+ * search. */
+static double pct6(double v)
+{
+    return isfinite(v) ? round(v * 1e6) / 1e6 : v;
+}
+
+static double mb9(uint64_t bytes)
+{
+    return round((double)bytes / MB * 1e9) / 1e9;
+}
+
+static void jstr(json_writer *w, pq_str s)
+{
+    if (s.p && s.n)
+        json_str(w, s.p, s.n);
+    else
+        json_null(w);
+}
+
+static void jdims(json_writer *w, const int64_t *d, int n)
+{
+    json_arr_begin(w);
+    for (int i = 0; i < n; i++)
+        json_int(w, d[i]);
+    json_arr_end(w);
+}
+
+static void memview_json(json_writer *w, const tt_memview *m)
+{
+    json_obj_begin(w);
+    json_key(w, "numBanks");
+    json_int(w, m->num_banks);
+    json_key(w, "totalBytesPerBank_MB");
+    json_double(w, m->total_mb);
+    json_key(w, "totalBytesAllocatedPerBank_MB");
+    json_double(w, m->alloc_mb);
+    json_key(w, "totalBytesFreePerBank_MB");
+    json_double(w, m->free_mb);
+    json_key(w, "largestContiguousBytesFreePerBank_MB");
+    json_double(w, m->largest_free_mb);
+    json_obj_end(w);
+}
+
+static const char *mem_source_name(tt_mem_source s)
+{
+    switch (s) {
+    case TT_MEM_OPERATION:
+        return "operation";
+    case TT_MEM_BEFORE_SUBMIT:
+        return "before_submit";
+    case TT_MEM_AFTER_SUBMIT:
+        return "after_submit";
+    case TT_MEM_NONE:
+        break;
+    }
+    return "none";
+}
+
+static void common_tail(json_writer *w, const tt_op *op, size_t i)
+{
+    json_key(w, "loc");
+    jstr(w, op->loc);
+    json_key(w, "index");
+    json_uint(w, i);
+    json_key(w, "const_eval_graph");
+    jstr(w, op->const_eval);
+    json_key(w, "const_eval_cache_miss");
+    json_bool(w, op->cache_miss);
+    json_key(w, "is_weight_op");
+    json_bool(w, op->is_weight);
+}
+
+static void render_memory(const tt_log *log, json_writer *w)
+{
+    json_obj_begin(w);
+    json_key(w, "schema");
+    json_cstr(w, "profq.tt_memory.v1");
+    json_key(w, "metadata");
+    json_obj_begin(w);
+    json_key(w, "memory_config");
+    json_obj_begin(w);
+    const tt_op *first = NULL;
+    for (size_t i = 0; i < log->nops && !first; i++)
+        if (log->ops[i].mem_source != TT_MEM_NONE)
+            first = &log->ops[i];
+    for (int t = 0; t < TT_NMEM && first; t++) {
+        json_key(w, TT_MEM_NAMES[t]);
+        json_obj_begin(w);
+        json_key(w, "num_banks");
+        json_int(w, first->mem[t].num_banks);
+        json_key(w, "total_bytes_per_bank_MB");
+        json_double(w, first->mem[t].total_mb);
+        json_obj_end(w);
+    }
+    json_obj_end(w);
+    json_key(w, "total_operations");
+    json_uint(w, log->nops);
+    pq_ttlog_info info;
+    pq_ttlog_get_info(log, &info);
+    json_key(w, "log_shape");
+    json_cstr(w, info.shape);
+    json_key(w, "executed_ops");
+    json_uint(w, log->executed_ops);
+    json_key(w, "op_blocks");
+    json_uint(w, log->op_blocks);
+    json_key(w, "excluded_ops");
+    json_uint(w, log->excluded_ops);
+    json_key(w, "malformed_blocks");
+    json_uint(w, log->malformed_blocks);
+    json_key(w, "ops_without_block");
+    json_uint(w, log->ops_without_block);
+    json_key(w, "programs");
+    json_uint(w, log->programs);
+    json_key(w, "const_eval_programs");
+    json_uint(w, log->const_eval_programs);
+    json_key(w, "cache_misses");
+    json_uint(w, log->cache_misses);
+    json_key(w, "mlir_modules");
+    json_arr_begin(w);
+    for (size_t i = 0; i < log->nmodules; i++) {
+        json_obj_begin(w);
+        json_key(w, "stage");
+        jstr(w, log->modules[i].stage);
+        json_key(w, "offset");
+        json_int(w, log->modules[i].offset);
+        json_key(w, "lines");
+        json_uint(w, log->modules[i].lines);
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+    json_key(w, "submits");
+    json_arr_begin(w);
+    for (size_t i = 0; i < log->nsubmits; i++) {
+        const tt_submit *s = &log->submits[i];
+        json_obj_begin(w);
+        json_key(w, "submit");
+        json_uint(w, s->number);
+        json_key(w, "when");
+        json_cstr(w, s->after ? "after" : "before");
+        json_key(w, "offset");
+        json_int(w, s->offset);
+        json_key(w, "operations_before");
+        json_uint(w, s->ops_before);
+        json_key(w, "memory");
+        json_obj_begin(w);
+        for (int t = 0; t < TT_NMEM; t++) {
+            json_key(w, TT_MEM_NAMES[t]);
+            memview_json(w, &s->mem[t]);
+        }
+        json_obj_end(w);
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+    json_key(w, "warnings");
+    json_arr_begin(w);
+    for (size_t i = 0; i < log->nwarnings; i++) {
+        json_obj_begin(w);
+        json_key(w, "offset");
+        json_int(w, log->warnings[i].offset);
+        json_key(w, "message");
+        json_cstr(w, log->warnings[i].what);
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+    json_obj_end(w);
+    json_key(w, "operations");
+    json_arr_begin(w);
+    for (size_t i = 0; i < log->nops; i++) {
+        const tt_op *op = &log->ops[i];
+        json_obj_begin(w);
+        json_key(w, "op_type");
+        jstr(w, op->op_type);
+        json_key(w, "memory");
+        if (op->mem_source == TT_MEM_NONE) {
+            json_null(w);
+        } else {
+            json_obj_begin(w);
+            for (int t = 0; t < TT_NMEM; t++) {
+                json_key(w, TT_MEM_NAMES[t]);
+                memview_json(w, &op->mem[t]);
+            }
+            json_obj_end(w);
+        }
+        json_key(w, "index");
+        json_uint(w, i);
+        json_key(w, "mlir_op");
+        jstr(w, op->name);
+        json_key(w, "loc");
+        jstr(w, op->loc);
+        json_key(w, "const_eval_graph");
+        jstr(w, op->const_eval);
+        json_key(w, "const_eval_cache_miss");
+        json_bool(w, op->cache_miss);
+        json_key(w, "is_weight_op");
+        json_bool(w, op->is_weight);
+        json_key(w, "unpadded_memory");
+        json_obj_begin(w);
+        for (int t = 0; t < 2; t++) {
+            const tt_live *l = &op->live[t];
+            json_key(w, TT_MEM_NAMES[t]);
+            json_obj_begin(w);
+            json_key(w, "unpadded_bytes");
+            json_uint(w, l->unpadded_bytes);
+            json_key(w, "padded_bytes");
+            json_uint(w, l->padded_bytes);
+            json_key(w, "num_tensors");
+            json_uint(w, l->num_tensors);
+            json_key(w, "unpadded_MB");
+            json_double(w, mb9(l->unpadded_bytes));
+            json_key(w, "padded_MB");
+            json_double(w, mb9(l->padded_bytes));
+            json_key(w, "overhead_MB");
+            json_double(w, mb9(l->padded_bytes - l->unpadded_bytes));
+            json_key(w, "overhead_pct");
+            json_double(w, l->unpadded_bytes ? pct6((double)(l->padded_bytes - l->unpadded_bytes) /
+                                                    (double)l->unpadded_bytes * 100.0)
+                                             : 0.0);
+            json_obj_end(w);
+        }
+        json_obj_end(w);
+        json_key(w, "memory_source");
+        json_cstr(w, mem_source_name(op->mem_source));
+        json_key(w, "submit");
+        if (op->submit >= 0)
+            json_int(w, op->submit);
+        else
+            json_null(w);
+        json_key(w, "offset");
+        json_int(w, op->offset);
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+    json_obj_end(w);
+}
+
+/* Splits S at top-level commas (brackets and quotes respected) and writes each trimmed part. */
+static void split_list(json_writer *w, pq_str s)
+{
+    json_arr_begin(w);
+    size_t i = 0, start = 0;
+    int depth = 0, quote = 0;
+    while (i <= s.n) {
+        char c = i < s.n ? s.p[i] : ',';
+        if (quote) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                quote = 0;
+        } else if (c == '"') {
+            quote = 1;
+        } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+            depth++;
+        } else if ((c == ')' || c == ']' || c == '}' || c == '>') && depth > 0) {
+            if (!(c == '>' && i > 0 && s.p[i - 1] == '-'))
+                depth--;
+        } else if (c == ',' && depth == 0) {
+            size_t a = start, b = i < s.n ? i : s.n;
+            while (a < b && s.p[a] == ' ')
+                a++;
+            while (b > a && s.p[b - 1] == ' ')
+                b--;
+            if (b > a)
+                json_str(w, s.p + a, b - a);
+            start = i + 1;
+        }
+        i++;
+    }
+    json_arr_end(w);
+}
+
+static void tensors_json(json_writer *w, pq_str types, int want_dtype)
+{
+    json_arr_begin(w);
+    size_t pos = 0;
+    pq_str shape, dtype;
+    while (ttlog_next_tensor(types, &pos, &shape, &dtype)) {
+        pq_str v = want_dtype ? dtype : shape;
+        json_str(w, v.p ? v.p : "", v.n);
+    }
+    json_arr_end(w);
+}
+
+static void render_operations(const tt_log *log, json_writer *w)
+{
+    json_arr_begin(w);
+    for (size_t i = 0; i < log->nops; i++) {
+        const tt_op *op = &log->ops[i];
+        json_obj_begin(w);
+        json_key(w, "result");
+        jstr(w, op->result);
+        json_key(w, "mlir_op");
+        jstr(w, op->name);
+        json_key(w, "inputs");
+        split_list(w, op->operands);
+        json_key(w, "attributes");
+        jstr(w, op->attributes);
+        json_key(w, "input_types");
+        jstr(w, op->input_types);
+        json_key(w, "output_type");
+        jstr(w, op->output_type);
+        json_key(w, "input_shapes");
+        tensors_json(w, op->input_types, 0);
+        json_key(w, "input_dtypes");
+        tensors_json(w, op->input_types, 1);
+        json_key(w, "output_shapes");
+        tensors_json(w, op->output_type, 0);
+        json_key(w, "output_dtypes");
+        tensors_json(w, op->output_type, 1);
+        json_key(w, "output_layout_info");
+        const tt_layout *l = &op->out;
+        if (!l->present) {
+            json_null(w);
+        } else {
+            json_obj_begin(w);
+            json_key(w, "logical_shape");
+            jdims(w, l->shape, l->ndims);
+            json_key(w, "dtype");
+            jstr(w, l->dtype);
+            json_key(w, "unpadded_bytes");
+            json_uint(w, l->unpadded_bytes);
+            json_key(w, "is_tiled");
+            json_bool(w, l->tiled);
+            json_key(w, "memref_shape");
+            if (l->memref_ndims)
+                jdims(w, l->memref_shape, l->memref_ndims);
+            else
+                json_null(w);
+            json_key(w, "tile_size");
+            if (l->tiled) {
+                int64_t ts[2] = {l->tile_h, l->tile_w};
+                jdims(w, ts, 2);
+            } else {
+                json_null(w);
+            }
+            json_key(w, "padded_shape");
+            jdims(w, l->padded_shape, l->padded_ndims);
+            json_key(w, "padded_bytes");
+            json_uint(w, l->padded_bytes);
+            json_key(w, "buffer_type");
+            jstr(w, l->buffer_type);
+            json_key(w, "overhead_pct");
+            json_double(w, l->unpadded_bytes
+                               ? pct6(((double)l->padded_bytes - (double)l->unpadded_bytes) /
+                                      (double)l->unpadded_bytes * 100.0)
+                               : 0.0);
+            json_obj_end(w);
+        }
+        common_tail(w, op, i);
+        json_key(w, "weights");
+        json_arr_begin(w);
+        json_arr_end(w);
+        json_key(w, "op_type");
+        jstr(w, op->op_type);
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Markdown. */
+
+/* A table cell: '|' escaped, newlines and control bytes dropped, long text cut. */
+static void md_cell(buf *b, pq_str s)
+{
+    if (!s.p || !s.n) {
+        buf_puts(b, "-");
+        return;
+    }
+    size_t n = s.n > 120 ? 120 : s.n;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s.p[i];
+        if (c == '|' || c == '\\' || c == '`' || c == '<' || c == '>')
+            buf_putc(b, '\\');
+        if (c < 0x20)
+            continue;
+        buf_putc(b, (char)c);
+    }
+    if (n < s.n)
+        buf_puts(b, "...");
+}
+
+static pq_str cstr(const char *s)
+{
+    pq_str v = {s, strlen(s)};
+    return v;
+}
+
+static void render_md(const tt_log *log, const ttmem_result *r, const char *name, buf *b)
+{
+    buf_puts(b, "# Memory Profile: ");
+    md_cell(b, cstr(name));
+    buf_puts(b, "\n\n");
+    const ttmem_type_stats *d = &r->type[TT_DRAM], *l1 = &r->type[TT_L1];
+    double peak_dram = d->peak_mb;
+    if (r->has_submit_peak && log->shape == TT_SHAPE_SUBMIT && r->submit_peak_mb > peak_dram)
+        peak_dram = r->submit_peak_mb;
+    buf_printf(b, "> Peak DRAM: %.3f MB/bank (%.1f%%) | Peak L1: %.3f MB/bank | Ops: %zu",
+               peak_dram, d->capacity_mb > 0 ? peak_dram / d->capacity_mb * 100 : 0.0, l1->peak_mb,
+               log->nops);
+    if (r->has_weights)
+        buf_printf(b, " | Weights: %.3f MB/bank", r->weights_baseline_mb);
+    if (r->has_padding)
+        buf_printf(b, " | Padding Overhead: %.1f%%", r->peak_overhead_pct);
+    buf_puts(b, "\n\n");
+    pq_ttlog_info info;
+    pq_ttlog_get_info(log, &info);
+    buf_printf(b,
+               "Log shape: %s. %llu executed ops, %llu per-op memory blocks, %llu submit "
+               "blocks, %llu excluded (deallocate/get_device), %llu malformed blocks.\n\n",
+               info.shape, (unsigned long long)log->executed_ops,
+               (unsigned long long)log->op_blocks, (unsigned long long)log->nsubmits,
+               (unsigned long long)log->excluded_ops, (unsigned long long)log->malformed_blocks);
+    buf_puts(b, "## Configuration\n\n| Memory | Banks | MB/bank |\n|---|---:|---:|\n");
+    for (int t = 0; t < TT_NMEM; t++)
+        if (r->type[t].present)
+            buf_printf(b, "| %s | %lld | %.3f |\n", TT_MEM_NAMES[t],
+                       (long long)r->type[t].num_banks, r->type[t].capacity_mb);
+    buf_puts(b, "\n## Peak Memory\n\n| Type | Op# | Operation | Location | Allocated | Capacity "
+                "| Utilization |\n|---|---:|---|---|---:|---:|---:|\n");
+    for (int t = 0; t < TT_NMEM; t++) {
+        const ttmem_type_stats *s = &r->type[t];
+        if (!s->present)
+            continue;
+        const tt_op *op = &log->ops[s->peak_op];
+        buf_printf(b, "| %s | %zu | ", TT_MEM_NAMES[t], s->peak_op);
+        md_cell(b, op->name.n ? op->name : op->op_type);
+        buf_puts(b, " | ");
+        md_cell(b, op->loc);
+        buf_printf(b, " | %.3f MB | %.3f MB | %.1f%% |\n", s->peak_mb, s->capacity_mb,
+                   s->capacity_mb > 0 ? s->peak_mb / s->capacity_mb * 100 : 0.0);
+    }
+    if (r->has_submit_peak) {
+        const tt_submit *s = &log->submits[r->submit_peak];
+        buf_printf(b,
+                   "\nPeak DRAM over submit blocks: %.3f MB/bank %s submit %llu (offset %lld).\n",
+                   r->submit_peak_mb, s->after ? "after" : "before", (unsigned long long)s->number,
+                   (long long)s->offset);
+    }
+    buf_puts(b, "\n## Top 10 Memory Consumers (DRAM)\n\n| Op# | Operation | Location | "
+                "Growth MB/bank | DRAM MB/bank |\n|---:|---|---|---:|---:|\n");
+    for (size_t k = 0; k < r->ngrowth; k++) {
+        const tt_op *op = &log->ops[r->growth_op[k]];
+        buf_printf(b, "| %zu | ", r->growth_op[k]);
+        md_cell(b, op->name.n ? op->name : op->op_type);
+        buf_puts(b, " | ");
+        md_cell(b, op->loc);
+        buf_printf(b, " | +%.3f | %.3f |\n", r->growth_mb[k], op->mem[TT_DRAM].alloc_mb);
+    }
+    if (!r->ngrowth)
+        buf_puts(b, "| - | no op grew DRAM | | | |\n");
+    buf_puts(b, "\n## Top 10 Padding Overhead\n\n");
+    if (r->npad) {
+        buf_puts(b, "| Op# | Operation | Output shape | Unpadded | Padded | Overhead |\n"
+                    "|---:|---|---|---:|---:|---:|\n");
+        for (size_t k = 0; k < r->npad; k++) {
+            const tt_op *op = &log->ops[r->pad_op[k]];
+            buf_printf(b, "| %zu | ", r->pad_op[k]);
+            md_cell(b, op->name);
+            buf_puts(b, " | ");
+            for (int j = 0; j < op->out.ndims; j++)
+                buf_printf(b, "%s%lld", j ? "x" : "", (long long)op->out.shape[j]);
+            buf_printf(b, " %.*s | %.3f MB | %.3f MB | %.1f%% |\n", (int)op->out.dtype.n,
+                       op->out.dtype.p ? op->out.dtype.p : "", (double)op->out.unpadded_bytes / MB,
+                       (double)op->out.padded_bytes / MB,
+                       op->out.unpadded_bytes
+                           ? ((double)op->out.padded_bytes - (double)op->out.unpadded_bytes) /
+                                 (double)op->out.unpadded_bytes * 100
+                           : 0.0);
+        }
+        if (r->has_padding)
+            buf_printf(b, "\nPeak live-tensor padding overhead (DRAM): %.1f%% at op %zu.\n",
+                       r->peak_overhead_pct, r->peak_overhead_op);
+    } else {
+        buf_puts(b, "The log has no tiled op outputs (no op text with layouts).\n");
+    }
+    buf_puts(b, "\n## Model Weights\n\n");
+    if (r->has_weights)
+        buf_printf(b,
+                   "%llu const-eval (weight) ops. DRAM at the first non-weight op (#%zu): "
+                   "%.3f MB/bank, counted as weights; growth beyond it is activations.\n",
+                   (unsigned long long)r->weight_ops, r->baseline_op, r->weights_baseline_mb);
+    else
+        buf_puts(b, "The log does not tell (no const-eval programs).\n");
+    buf_puts(b, "\n## Operation Distribution\n\n| Operation | Count | % |\n|---|---:|---:|\n");
+    for (size_t k = 0; k < r->ndist; k++) {
+        buf_puts(b, "| ");
+        md_cell(b, r->dist[k].name);
+        buf_printf(b, " | %llu | %.1f%% |\n", (unsigned long long)r->dist[k].count,
+                   log->nops ? (double)r->dist[k].count * 100.0 / (double)log->nops : 0.0);
+    }
+}
+
+pq_status pq_ttlog_render(const pq_ttlog *log, pq_tt_output what, const char *name, pq_sink *sink,
+                          pq_error *err)
+{
+    ttmem_result r;
+    pq_status st = PQ_OK;
+    if (what == PQ_TT_SUMMARY_MD || what == PQ_TT_REPORT_HTML) /* the JSON needs no analysis */
+        st = ttmem_analyze(log, &r);
+    if (st != PQ_OK)
+        return err_set(err, st, log->path, -1, "out of memory");
+    buf b;
+    buf_init(&b, sink);
+    json_writer w;
+    switch (what) {
+    case PQ_TT_MEMORY_JSON:
+        json_init(&w, &b, 1);
+        render_memory(log, &w);
+        buf_putc(&b, '\n');
+        break;
+    case PQ_TT_OPERATIONS_JSON:
+        json_init(&w, &b, 1);
+        render_operations(log, &w);
+        buf_putc(&b, '\n');
+        break;
+    case PQ_TT_SUMMARY_MD:
+        render_md(log, &r, name, &b);
+        break;
+    case PQ_TT_REPORT_HTML:
+        tthtml_render(log, &r, name, &b);
+        break;
+    default:
+        buf_release(&b);
+        return err_set(err, PQ_ERR_USAGE, NULL, -1, "unknown tt output %d", (int)what);
+    }
+    st = buf_flush(&b);
+    buf_release(&b);
+    if (st != PQ_OK)
+        return err_set(err, st, NULL, -1,
+                       st == PQ_ERR_OUTPUT ? "cannot write the output" : "out of memory");
+    return PQ_OK;
+}
