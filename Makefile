@@ -2,7 +2,7 @@
 # Dependencies come from Debian packages, found with pkg-config (scripts/deps.sh installs them).
 
 CC      ?= cc
-PKGS    := libcrypto
+PKGS    := libcrypto zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_PKG_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)

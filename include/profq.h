@@ -165,6 +165,32 @@ pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *totals
                          pq_sink *sink, pq_error *err);
 
 /*
+ * profile_summary.v1 (the seed "Agent-Driven Profiling" summary; spec/seed-tools.md 1).
+ *
+ * PATH is a Chrome trace-event JSON file (.json or .json.gz: JAX perfetto_trace.json.gz,
+ * *.trace.json.gz, PyTorch/Kineto), an XSpace (*.xplane.pb), or a jax_profile artifact
+ * directory: exactly one *.xplane.pb under it is read as an XPlane; otherwise the first
+ * of perfetto_trace.json.gz, *.trace.json.gz, *.trace.json found at any depth (each
+ * list sorted) is read, and a directory with several XPlanes and no trace JSON is read as one
+ * multi-host XPlane run. The trace is streamed (no DOM, no event cap).
+ * The document is written to SINK as Python's json.dumps(indent=2, sort_keys=True) would
+ * write it, plus a newline; the same input and options give the same bytes.
+ * Errors: PQ_ERR_INPUT (malformed, with offset: in the uncompressed JSON for .gz),
+ * PQ_ERR_UNSUPPORTED (JSON that is not trace events: what it is), PQ_ERR_NOT_FOUND.
+ */
+typedef struct pq_summary_options {
+    int warmup_steps;     /* steps numbered below this are warm-up (seed default 5) */
+    int hot_op_limit;     /* hot_ops rows (seed default 25) */
+    int global_breakdown; /* 0: exclusive_per_track (default), 1: exclusive_global */
+    /* generated_at_utc, NUL-terminated (e.g. "2024-01-01T00:00:00Z"); the library never
+     * reads the clock or the environment, the caller decides (SOURCE_DATE_EPOCH). */
+    const char *generated_at_utc;
+} pq_summary_options;
+
+pq_status pq_summarize(const char *path, const pq_summary_options *opts, pq_sink *sink,
+                       pq_error *err);
+
+/*
  * Test hook (SQLite-style torture): make the Nth allocation from now fail
  * (1 = the next one); 0 disables. Affects the calling process globally.
  */

@@ -65,5 +65,11 @@ int cli_load(const cli_common *c, pq_profile **out);
 int cmd_info(int argc, char **argv);
 int cmd_tools(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
+int cmd_summarize(int argc, char **argv);
+
+/* generated_at_utc for summaries: SOURCE_DATE_EPOCH when set, else now (UTC, 'Z'). */
+void cli_generated_at(char *out, size_t cap);
+/* Parses a non-negative integer option value; 0, or prints usage and returns EXIT_USAGE. */
+int cli_parse_int_opt(const char *cmd, const char *name, const char *v, int *out);
 
 #endif

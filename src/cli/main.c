@@ -25,6 +25,22 @@ static const cli_command COMMANDS[] = {
      "Decodes every event and every stat of every plane (ref values resolved) and prints\n"
      "counts by kind and a checksum. Exit 3 with the byte offset if anything is malformed.\n"
      "JSON schema profq.scan.v1.\n"},
+    {"summarize", cmd_summarize, "profile_summary.v1 of a trace JSON, XPlane or jax_profile dir",
+     "profq summarize PATH [-o FILE] [--warmup-steps N] [--hot-op-limit N]\n"
+     "                [--breakdown-mode exclusive_per_track|exclusive_global]\n"
+     "\n"
+     "PATH is a Chrome trace-event JSON (.json, .json.gz: JAX perfetto_trace.json.gz,\n"
+     "*.trace.json.gz, PyTorch/Kineto), an XSpace (*.xplane.pb), or a jax_profile artifact\n"
+     "directory (one *.xplane.pb, else plugins/profile/<ts>/perfetto_trace.json.gz, else\n"
+     "*.trace.json.gz, else *.trace.json). Writes the seed's profile_summary.v1 JSON (sorted\n"
+     "keys, indent 2): step time with warm-up filtering and light/heavy classes, time\n"
+     "breakdown, hot ops, semantic families, collectives, pre-op gaps, hierarchical regions,\n"
+     "gap contexts, op-region aggregates, trace quality, provenance (sha256), candidates.\n"
+     "Times are in the trace's units (microseconds). generated_at_utc follows\n"
+     "SOURCE_DATE_EPOCH when set, so output is byte-identical across runs. With -o, the\n"
+     "file is written atomically and only its path is printed (as the seed does).\n"
+     "Defaults: --warmup-steps 5, --hot-op-limit 25, exclusive_per_track. JSON that is not\n"
+     "trace events (a PyTorch execution trace, a bare array of rows) is refused, exit 3.\n"},
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 
@@ -35,8 +51,8 @@ static void print_overview(FILE *f)
             "profiles\n\nusage: profq <command> [options] PATH...\n\ncommands:\n",
             PQ_VERSION_STRING);
     for (int i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-8s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
-    fprintf(f, "  help     profq help <command>\n  version  print the version\n"
+        fprintf(f, "  %-9s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(f, "  help      profq help <command>\n  version   print the version\n"
                "\nexit codes: 0 ok, 1 gate failed, 2 usage, 3 bad input, 4 output error, "
                "5 internal error\n");
 }
