@@ -34,6 +34,8 @@ for t in "$BUILD"/tests/test_*; do
 done
 [ -x tests/golden/run.sh ] && run_suite golden tests/golden/run.sh
 run_suite fuzz-replay "$BUILD/fuzz_replay" fuzz/corpus/xspace "$SHARED/data/xplane" "$SHARED/data/hlo"
+run_suite fuzz-replay-trace-json "$BUILD/fuzz_replay_trace_json" fuzz/corpus/trace_json \
+  "$SHARED/data/trace-json"
 for s in tests/conformance/*.sh; do
   [ -x "$s" ] && run_suite "conformance/$(basename "$s" .sh)" "$s"
 done

@@ -442,11 +442,19 @@ int sm_add(sm_builder *b, const sm_event *e)
     b->long_name[i] = pool_intern(&b->names, e->long_name.p, e->long_name.n);
     b->run_id[i] = pool_intern(&b->names, e->run_id.p, e->run_id.n);
     /* Relative to the first event: epoch-µs timestamps times 1e6 would not fit int64. */
-    int64_t rel = e->ts_us - b->base_us;
-    if (rel > INT64_MAX / 1000000 - 1 || rel < INT64_MIN / 1000000 + 1)
-        rel = rel > 0 ? INT64_MAX / 1000000 - 1 : INT64_MIN / 1000000 + 1;
+    /* Clamped to +-2^60 ps (13 days) so start + duration, doubled for midpoints, never
+     * overflows; a trace spanning more than that is not a profile. */
+    const int64_t lim_us = ((int64_t)1 << 60) / 1000000;
+    int64_t t = e->ts_us, base = b->base_us;
+    int64_t rel;
+    if (t < INT64_MIN / 4 || t > INT64_MAX / 4 || base < INT64_MIN / 4 || base > INT64_MAX / 4)
+        rel = t > base ? lim_us : -lim_us;
+    else
+        rel = t - base;
+    if (rel > lim_us || rel < -lim_us)
+        rel = rel > 0 ? lim_us : -lim_us;
     b->ts[i] = rel * 1000000 + e->ts_frac_ps;
-    b->dur[i] = e->dur_ps > INT64_MAX / 4 ? INT64_MAX / 4 : e->dur_ps;
+    b->dur[i] = e->dur_ps > ((int64_t)1 << 60) ? ((int64_t)1 << 60) : e->dur_ps;
     b->step[i] = e->step_num;
     b->has_step[i] = (uint8_t)(e->has_step_num != 0);
     b->n++;

@@ -28,11 +28,14 @@ typedef struct feed {
     int oom;
 } feed;
 
-/* A non-empty string arg into BUF; returns its view (empty when absent). */
-static pq_str arg_str(pq_str args, const char *key, char *sb, size_t cap)
+enum { A_TF_OP, A_SOURCE, A_LONG_NAME, A_RUN_ID, A_STEP_NUM, A_COUNT };
+static const char *const ARG_KEYS[A_COUNT] = {"tf_op", "source", "long_name", "run_id", "step_num"};
+
+/* A non-empty string value into SB; returns its view (empty when absent or not a string). */
+static pq_str arg_str(pq_str raw, char *sb, size_t cap)
 {
-    pq_str raw, out = {sb, 0};
-    if (!args.n || !tj_args_get(args, key, &raw))
+    pq_str out = {sb, 0};
+    if (!raw.n)
         return out;
     long n = tj_string_value(raw, sb, cap);
     if (n > 0)
@@ -41,10 +44,10 @@ static pq_str arg_str(pq_str args, const char *key, char *sb, size_t cap)
 }
 
 /* run_id: a string, or a number as Python's str() writes it. */
-static pq_str arg_run_id(pq_str args, char *sb, size_t cap)
+static pq_str arg_run_id(pq_str raw, char *sb, size_t cap)
 {
-    pq_str raw, out = {sb, 0};
-    if (!args.n || !tj_args_get(args, "run_id", &raw))
+    pq_str out = {sb, 0};
+    if (!raw.n)
         return out;
     long n = tj_string_value(raw, sb, cap);
     if (n > 0) {
@@ -52,7 +55,7 @@ static pq_str arg_run_id(pq_str args, char *sb, size_t cap)
         return out;
     }
     double d;
-    if (raw.n && raw.n < cap && tj_number_value(raw, &d)) {
+    if (raw.n < cap && tj_number_value(raw, &d)) {
         int is_int = 1;
         for (size_t k = 0; k < raw.n; k++)
             if (raw.p[k] == '.' || raw.p[k] == 'e' || raw.p[k] == 'E')
@@ -69,10 +72,9 @@ static pq_str arg_run_id(pq_str args, char *sb, size_t cap)
 }
 
 /* step_num: an int, or a string of digits. */
-static int arg_step(pq_str args, int64_t *out)
+static int arg_step(pq_str raw, int64_t *out)
 {
-    pq_str raw;
-    if (!args.n || !tj_args_get(args, "step_num", &raw))
+    if (!raw.n)
         return 0;
     char sb[64];
     const char *s = raw.p;
@@ -186,11 +188,13 @@ static int on_event(void *vctx, const tj_event *e, pq_error *err)
         o->tid = e->tid;
         o->ts = e->ts;
         o->name = dup_str(e->name);
-        o->tf_op = dup_str(arg_str(e->args, "tf_op", f->tmp[0], sizeof f->tmp[0]));
-        o->source = dup_str(arg_str(e->args, "source", f->tmp[1], sizeof f->tmp[1]));
-        o->long_name = dup_str(arg_str(e->args, "long_name", f->tmp[2], sizeof f->tmp[2]));
-        o->run_id = dup_str(arg_run_id(e->args, f->tmp[3], sizeof f->tmp[3]));
-        o->has_step = arg_step(e->args, &o->step);
+        pq_str av[A_COUNT];
+        tj_args_scan(e->args, ARG_KEYS, A_COUNT, av);
+        o->tf_op = dup_str(arg_str(av[A_TF_OP], f->tmp[0], sizeof f->tmp[0]));
+        o->source = dup_str(arg_str(av[A_SOURCE], f->tmp[1], sizeof f->tmp[1]));
+        o->long_name = dup_str(arg_str(av[A_LONG_NAME], f->tmp[2], sizeof f->tmp[2]));
+        o->run_id = dup_str(arg_run_id(av[A_RUN_ID], f->tmp[3], sizeof f->tmp[3]));
+        o->has_step = arg_step(av[A_STEP_NUM], &o->step);
         f->nopen++;
         if (!o->name || !o->tf_op || !o->source || !o->long_name || !o->run_id)
             return 1;
@@ -236,11 +240,13 @@ static int on_event(void *vctx, const tj_event *e, pq_error *err)
     ev.ts_us = e->ts.us;
     ev.ts_frac_ps = e->ts.frac_ps;
     ev.dur_ps = e->dur.us * 1000000 + e->dur.frac_ps;
-    ev.tf_op = arg_str(e->args, "tf_op", f->tmp[0], sizeof f->tmp[0]);
-    ev.source = arg_str(e->args, "source", f->tmp[1], sizeof f->tmp[1]);
-    ev.long_name = arg_str(e->args, "long_name", f->tmp[2], sizeof f->tmp[2]);
-    ev.run_id = arg_run_id(e->args, f->tmp[3], sizeof f->tmp[3]);
-    ev.has_step_num = arg_step(e->args, &ev.step_num);
+    pq_str av[A_COUNT];
+    tj_args_scan(e->args, ARG_KEYS, A_COUNT, av);
+    ev.tf_op = arg_str(av[A_TF_OP], f->tmp[0], sizeof f->tmp[0]);
+    ev.source = arg_str(av[A_SOURCE], f->tmp[1], sizeof f->tmp[1]);
+    ev.long_name = arg_str(av[A_LONG_NAME], f->tmp[2], sizeof f->tmp[2]);
+    ev.run_id = arg_run_id(av[A_RUN_ID], f->tmp[3], sizeof f->tmp[3]);
+    ev.has_step_num = arg_step(av[A_STEP_NUM], &ev.step_num);
     return sm_add(f->b, &ev) != 0;
 }
 

@@ -23,6 +23,14 @@
 #define TJ_MAX_UNIT ((size_t)256 << 20)
 enum { TJ_CHUNK = 1 << 20, TJ_MAX_DEPTH = 512 };
 
+/* Bytes inflated per refill: TJ_CHUNK, or tiny in tests so every unit crosses a refill. */
+static size_t g_chunk = TJ_CHUNK;
+
+void tj_debug_set_chunk(size_t n)
+{
+    g_chunk = n ? n : TJ_CHUNK;
+}
+
 typedef enum { TJR_OK, TJR_MORE, TJR_ERR } rres;
 
 typedef struct reader {
@@ -71,33 +79,37 @@ static inline void ws(reader *r)
         r->p++;
 }
 
+/* Bytes that stop the string scanner: the quote, the backslash, control characters. */
+static const unsigned char STR_STOP[256] = {1, 1, 1, 1, 1, 1, 1, 1, 1,         1,         1, 1,
+                                            1, 1, 1, 1, 1, 1, 1, 1, 1,         1,         1, 1,
+                                            1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\\'] = 1};
+
 /* Scans a string starting at the quote; sets *s and *e to the raw content, *esc if it has
- * escapes. */
+ * escapes. One pass, table-driven: traces are mostly short strings. */
 static rres scan_string(reader *r, const char **s, const char **e, int *esc)
 {
-    const char *q = r->p + 1;
+    const unsigned char *q = (const unsigned char *)r->p + 1, *end = (const unsigned char *)r->end;
     *esc = 0;
     for (;;) {
-        const char *hit = memchr(q, '"', (size_t)(r->end - q));
-        if (!hit)
+        while (q < end && !STR_STOP[*q])
+            q++;
+        if (q >= end)
             return need(r, r->p, "expected the closing quote of a string");
-        /* Count backslashes before the quote. */
-        const char *b = hit;
-        while (b > q && b[-1] == '\\')
-            b--;
-        if (memchr(q, '\\', (size_t)(hit - q)))
+        if (*q == '"')
+            break;
+        if (*q == '\\') {
             *esc = 1;
-        if (((hit - b) & 1) == 0) {
-            for (const char *c = r->p + 1; c < hit; c++)
-                if ((unsigned char)*c < 0x20)
-                    return fail(r, c, "expected no control character inside a string");
-            *s = r->p + 1;
-            *e = hit;
-            r->p = hit + 1;
-            return TJR_OK;
+            if (end - q < 2)
+                return need(r, r->p, "expected the closing quote of a string");
+            q += 2;
+            continue;
         }
-        q = hit + 1;
+        return fail(r, (const char *)q, "expected no control character inside a string");
     }
+    *s = r->p + 1;
+    *e = (const char *)q;
+    r->p = (const char *)q + 1;
+    return TJR_OK;
 }
 
 static int hexv(char c)
@@ -582,14 +594,14 @@ static int refill(reader *r, const char *keep)
 {
     size_t kept = keep ? (size_t)(r->end - keep) : 0;
     size_t pos = keep ? (size_t)(r->p - keep) : 0;
-    if (kept + TJ_CHUNK > r->wcap) {
+    if (kept + g_chunk > r->wcap) {
         if (kept >= TJ_MAX_UNIT) {
             r->what = "expected an event of at most 256 MiB";
             r->err_at = keep;
             return -1;
         }
-        size_t ncap = r->wcap ? r->wcap : TJ_CHUNK * 2;
-        while (kept + TJ_CHUNK > ncap)
+        size_t ncap = r->wcap ? r->wcap : g_chunk * 2;
+        while (kept + g_chunk > ncap)
             ncap *= 2;
         char *nb = pq_malloc(ncap + MAPFILE_PADDING);
         if (!nb) {
@@ -615,6 +627,8 @@ static int refill(reader *r, const char *keep)
     char *fill = r->wbuf + kept;
     size_t room = r->wcap - kept;
     r->z.next_out = (Bytef *)fill;
+    if (room > g_chunk)
+        room = g_chunk; /* never more than a chunk per refill */
     r->z.avail_out = (uInt)(room > 0x40000000 ? 0x40000000 : room);
     while (r->z.avail_out > 0 && r->more) {
         if (r->z.avail_in == 0) {
@@ -973,6 +987,49 @@ pq_status tj_read_file(const char *path, tj_event_fn fn, void *ctx, tj_info *inf
 /* ---------------------------------------------------------------------------------------
  * Helpers over raw spans (args). The span was validated by the reader. */
 
+int tj_args_scan(pq_str args, const char *const *keys, size_t nkeys, pq_str *out)
+{
+    for (size_t k = 0; k < nkeys; k++)
+        out[k].p = NULL, out[k].n = 0;
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.base = r.p = args.p;
+    r.end = args.p + args.n;
+    ws(&r);
+    if (r.p >= r.end || *r.p != '{')
+        return 0;
+    r.p++;
+    int found = 0;
+    for (;;) {
+        ws(&r);
+        if (r.p >= r.end || *r.p != '"')
+            return found;
+        const char *s, *e;
+        int esc;
+        if (scan_string(&r, &s, &e, &esc) != TJR_OK)
+            return found;
+        ws(&r);
+        if (r.p >= r.end || *r.p != ':')
+            return found;
+        r.p++;
+        ws(&r);
+        const char *vs = r.p;
+        if (skip_value(&r) != TJR_OK)
+            return found;
+        for (size_t k = 0; k < nkeys; k++) {
+            if (key_is(s, e, keys[k])) {
+                out[k].p = vs;
+                out[k].n = (size_t)(r.p - vs);
+                found++;
+            }
+        }
+        ws(&r);
+        if (r.p >= r.end || *r.p != ',')
+            return found;
+        r.p++;
+    }
+}
+
 int tj_args_get(pq_str args, const char *key, pq_str *out)
 {
     reader r;
@@ -1017,6 +1074,12 @@ long tj_string_value(pq_str raw, char *out, size_t cap)
         return -1;
     const char *s = raw.p + 1, *e = raw.p + raw.n - 1;
     size_t n = (size_t)(e - s);
+    if (!memchr(s, '\\', n)) {
+        size_t c = n < cap - 1 ? n : cap - 1;
+        memcpy(out, s, c);
+        out[c] = '\0';
+        return (long)c;
+    }
     char *tmp = pq_malloc(n + 1);
     if (!tmp)
         return -1;

@@ -57,9 +57,16 @@ pq_status tj_read_file(const char *path, tj_event_fn fn, void *ctx, tj_info *inf
 pq_status tj_read_memory(const uint8_t *data, size_t n, const char *name, tj_event_fn fn, void *ctx,
                          tj_info *info, pq_error *err);
 
+/* Test hook: inflate at most N bytes per refill (0 restores the default, 1 MiB), so tests
+ * and the fuzzer drive every event across window refills. Process-global. */
+void tj_debug_set_chunk(size_t n);
+
 /* Finds KEY among the top-level keys of the JSON object ARGS. Returns 1 and the raw value
  * text in *out, 0 when absent (or ARGS is not a well-formed object). */
 int tj_args_get(pq_str args, const char *key, pq_str *out);
+/* One pass over ARGS for several keys: OUT[k] gets the raw value of KEYS[k] (empty
+ * view, p NULL, when absent). Returns how many keys were found. */
+int tj_args_scan(pq_str args, const char *const *keys, size_t nkeys, pq_str *out);
 /* Decodes a raw JSON string value (with quotes) into OUT (cap bytes, NUL-terminated,
  * truncated to fit). Returns the decoded length, or -1 when RAW is not a string. */
 long tj_string_value(pq_str raw, char *out, size_t cap);
