@@ -33,6 +33,7 @@ for t in "$BUILD"/tests/test_*; do
   run_suite "unit/$(basename "$t")" "$t"
 done
 [ -x tests/golden/run.sh ] && run_suite golden tests/golden/run.sh
+[ -x tests/golden/summary.sh ] && run_suite golden-summary tests/golden/summary.sh
 run_suite fuzz-replay "$BUILD/fuzz_replay" fuzz/corpus/xspace "$SHARED/data/xplane" "$SHARED/data/hlo"
 run_suite fuzz-replay-trace-json "$BUILD/fuzz_replay_trace_json" fuzz/corpus/trace_json \
   "$SHARED/data/trace-json"

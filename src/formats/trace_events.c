@@ -22,6 +22,8 @@ typedef struct open_b {
 
 typedef struct feed {
     sm_builder *b;
+    char **sids; /* string pids/tids seen (old Kineto: "tid": "stream 7"), in order */
+    size_t nsids, capsids;
     open_b *open;
     size_t nopen, capopen;
     char tmp[5][4096];
@@ -143,10 +145,53 @@ static void free_open(open_b *o)
     pq_free(o->run_id);
 }
 
-static int on_event(void *vctx, const tj_event *e, pq_error *err)
+/* Old Kineto traces write ids as strings ("25738", "stream 7"): a string of digits is
+ * that integer; any other string gets a stable id above 2^40 in order of first sight. The
+ * seed (which requires integers) would drop these events; profq keeps them. */
+static int string_id(feed *f, pq_str raw, int64_t *out)
+{
+    if (raw.n && raw.n <= 15) {
+        int64_t v = 0;
+        size_t k = 0;
+        for (; k < raw.n && raw.p[k] >= '0' && raw.p[k] <= '9'; k++)
+            v = v * 10 + (raw.p[k] - '0');
+        if (k == raw.n) {
+            *out = v;
+            return 1;
+        }
+    }
+    for (size_t k = 0; k < f->nsids; k++)
+        if (strlen(f->sids[k]) == raw.n && memcmp(f->sids[k], raw.p, raw.n) == 0) {
+            *out = ((int64_t)1 << 40) + (int64_t)k;
+            return 1;
+        }
+    if (f->nsids >= 65536)
+        return 0;
+    if (f->nsids == f->capsids) {
+        size_t cap = f->capsids ? f->capsids * 2 : 16;
+        char **ns = pq_realloc(f->sids, cap * sizeof *ns);
+        if (!ns)
+            return 0;
+        f->sids = ns;
+        f->capsids = cap;
+    }
+    char *c = dup_str(raw);
+    if (!c)
+        return 0;
+    f->sids[f->nsids] = c;
+    *out = ((int64_t)1 << 40) + (int64_t)f->nsids++;
+    return 1;
+}
+
+static int on_event(void *vctx, const tj_event *e0, pq_error *err)
 {
     feed *f = vctx;
     (void)err;
+    tj_event ecopy = *e0, *e = &ecopy;
+    if (e->pid_kind == TJ_STRING && e->pid_str.n && string_id(f, e->pid_str, &e->pid))
+        e->pid_kind = TJ_INT;
+    if (e->tid_kind == TJ_STRING && e->tid_str.n && string_id(f, e->tid_str, &e->tid))
+        e->tid_kind = TJ_INT;
     if (e->ph == 'M') {
         if (e->pid_kind != TJ_INT)
             return 0;
@@ -264,6 +309,9 @@ pq_status trace_events_feed(const uint8_t *data, size_t n, const char *name, sm_
         st = err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory while reading events");
     for (size_t k = 0; k < f->nopen; k++)
         free_open(&f->open[k]);
+    for (size_t k = 0; k < f->nsids; k++)
+        pq_free(f->sids[k]);
+    pq_free(f->sids);
     pq_free(f->open);
     pq_free(f);
     return st;

@@ -456,7 +456,7 @@ static rres parse_id(reader *r, int *kind, int64_t *v, pq_str *raw)
         return need(r, r->p, "expected a value");
     if (*r->p == '"') {
         rres rr = read_string(r, raw);
-        *kind = TJ_OTHER;
+        *kind = TJ_STRING;
         return rr;
     }
     const char *s = r->p;

@@ -24,13 +24,15 @@ typedef struct tj_time {
     int64_t frac_ps;
 } tj_time;
 
-enum { TJ_ABSENT = 0, TJ_INT = 1, TJ_OTHER = 2 }; /* how pid/tid/ts/dur were given */
+/* How pid/tid/ts/dur were given: absent, a number that fits, something else, a string
+ * (pid/tid only; pid_str/tid_str then hold it unescaped). */
+enum { TJ_ABSENT = 0, TJ_INT = 1, TJ_OTHER = 2, TJ_STRING = 3 };
 
 typedef struct tj_event {
     char ph;                /* phase letter, '\0' when absent */
     pq_str name;            /* unescaped */
     pq_str cat;             /* unescaped */
-    int pid_kind, tid_kind; /* TJ_INT: pid/tid hold the value; TJ_OTHER: a string or float */
+    int pid_kind, tid_kind; /* TJ_INT: pid/tid hold the value; else pid_str/tid_str */
     int64_t pid, tid;
     pq_str pid_str, tid_str; /* raw text when TJ_OTHER (string ids of old Kineto traces) */
     int ts_kind, dur_kind;   /* TJ_INT for any number that fits, TJ_OTHER for non-numbers */
