@@ -191,6 +191,67 @@ pq_status pq_summarize(const char *path, const pq_summary_options *opts, pq_sink
                        pq_error *err);
 
 /*
+ * Working with summaries (spec/seed-tools.md 1.20-1.23). A pq_summary is one parsed
+ * profile_summary.v1 document. pq_summary_load reads PATH: a profile_summary.v1 JSON
+ * file is taken as is; any other input (trace JSON, XPlane, jax_profile dir) is
+ * summarised first with OPTS (NULL: the seed's defaults). Free with pq_summary_free.
+ */
+typedef struct pq_summary pq_summary;
+pq_status pq_summary_load(const char *path, const pq_summary_options *opts, pq_summary **out,
+                          pq_error *err);
+void pq_summary_free(pq_summary *summary);
+/* Writes the summary document (json.dumps(indent=2, sort_keys=True) + newline). */
+pq_status pq_summary_write(const pq_summary *summary, pq_sink *sink, pq_error *err);
+
+/* Deterministic markdown root-cause report (the seed's report.py), TOP_K rows per table. */
+pq_status pq_summary_report(const pq_summary *summary, int top_k, pq_sink *sink, pq_error *err);
+
+/* Answers QUESTION with the seed's routing (nine query types), as indented JSON. */
+pq_status pq_summary_query(const pq_summary *summary, const char *question, int top_k,
+                           pq_sink *sink, pq_error *err);
+
+/* Compares two summaries (the seed's compare_profile_summaries) as indented JSON. With
+ * STRICT, a failed provenance check returns PQ_ERR_INPUT with its messages instead. */
+pq_status pq_summary_compare(const pq_summary *before, const pq_summary *after, int top_k,
+                             int strict, pq_sink *sink, pq_error *err);
+
+/* Thresholds and labels of pq_summary_track; pq_track_defaults fills the seed's defaults. */
+typedef struct pq_track_options {
+    double max_step_median_regression_pct;         /* 5.0 */
+    double max_step_p90_regression_pct;            /* 10.0 */
+    double max_communication_share_regression_abs; /* 0.05 */
+    double max_stall_share_regression_abs;         /* 0.05 */
+    int top_k;                                     /* 10 */
+    int strict_provenance;
+    const char *label;           /* NULL: null */
+    const char *recorded_at_utc; /* NUL-terminated, chosen by the caller */
+    const char *history_path;    /* not NULL: append the record as one JSONL line */
+} pq_track_options;
+void pq_track_defaults(pq_track_options *opts);
+
+/* Status of an assessment. */
+typedef enum pq_track_status {
+    PQ_TRACK_PASS = 0,
+    PQ_TRACK_WARN = 1,
+    PQ_TRACK_FAIL = 2
+} pq_track_status;
+
+/*
+ * Assesses AFTER against BEFORE (pass/warn/fail with the thresholds), writes the record
+ * {recorded_at_utc, label, before, after, assessment} as indented JSON to SINK, and,
+ * when opts->history_path is set, appends it to that JSONL file as one line: the whole
+ * line in one write(2) under an exclusive flock, then fsync, so concurrent writers and
+ * a writer killed mid-run never leave a partial or interleaved record.
+ */
+pq_status pq_summary_track(const pq_summary *before, const pq_summary *after,
+                           const pq_track_options *opts, pq_sink *sink, pq_track_status *status,
+                           pq_error *err);
+
+/* Digest of a history JSONL file (the seed's history command) as indented JSON; blank
+ * and non-object lines are skipped; TAIL recent records (0: none). */
+pq_status pq_history_render(const char *path, int tail, pq_sink *sink, pq_error *err);
+
+/*
  * Test hook (SQLite-style torture): make the Nth allocation from now fail
  * (1 = the next one); 0 disables. Affects the calling process globally.
  */

@@ -66,6 +66,13 @@ int cmd_info(int argc, char **argv);
 int cmd_tools(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_summarize(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_track(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+/* Loads a summary file or summarises a raw profile; prints and returns the exit code. */
+int cli_load_summary(const char *path, pq_summary **out);
 
 /* generated_at_utc for summaries: SOURCE_DATE_EPOCH when set, else now (UTC, 'Z'). */
 void cli_generated_at(char *out, size_t cap);

@@ -111,3 +111,16 @@ int cmd_summarize(int argc, char **argv)
     }
     return code;
 }
+
+int cli_load_summary(const char *path, pq_summary **out)
+{
+    pq_error err;
+    memset(&err, 0, sizeof err);
+    char when[64];
+    cli_generated_at(when, sizeof when);
+    pq_summary_options o = {5, 25, 0, when};
+    pq_status st = pq_summary_load(path, &o, out, &err);
+    if (st != PQ_OK)
+        return cli_report(&err);
+    return EXIT_OK;
+}

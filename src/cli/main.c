@@ -41,6 +41,43 @@ static const cli_command COMMANDS[] = {
      "file is written atomically and only its path is printed (as the seed does).\n"
      "Defaults: --warmup-steps 5, --hot-op-limit 25, exclusive_per_track. JSON that is not\n"
      "trace events (a PyTorch execution trace, a bare array of rows) is refused, exit 3.\n"},
+    {"report", cmd_report, "deterministic markdown root-cause report of a summary",
+     "profq report SUMMARY [-o report.md] [--top-k N]\n"
+     "\n"
+     "SUMMARY is a profile_summary.v1 file, or any input summarize reads (summarised with\n"
+     "the defaults). Sections as the seed's report: run metadata, provenance, overview,\n"
+     "steady-state step time, step classes, time breakdown, hierarchical regions, top ops,\n"
+     "ops by region, semantic families, collectives, pre-op gaps, gap context, candidates.\n"
+     "--top-k rows per table (10).\n"},
+    {"query", cmd_query, "answer a question about a summary (the seed's nine question kinds)",
+     "profq query SUMMARY --question \"...\" [--top-k N] [-o FILE]\n"
+     "\n"
+     "Routes the question as the seed does (first match wins): top ops; compute vs\n"
+     "communication; collective breakdown; gap before <op>; context for <op>; hierarchical\n"
+     "regions; memory-/compute-bound (unsupported from a trace); improve/regress/compare\n"
+     "hint; otherwise the optimization candidates. Output JSON with query_type.\n"},
+    {"compare", cmd_compare, "compare two summaries or profiles (before/after)",
+     "profq compare BEFORE AFTER [--top-k N] [--strict-provenance] [-o FILE]\n"
+     "\n"
+     "Provenance checks (identical trace sha256 fails), steady-state median/p90 deltas,\n"
+     "step classes, breakdown share deltas, semantic family deltas, regressed and improved\n"
+     "ops. --strict-provenance: exit 3 when the provenance check fails.\n"},
+    {"track", cmd_track, "pass/warn/fail of AFTER vs BEFORE; append to a JSONL history",
+     "profq track BEFORE AFTER [--label L] [--history H.jsonl] [--top-k N]\n"
+     "            [--strict-provenance] [--max-step-median-regression-pct 5.0]\n"
+     "            [--max-step-p90-regression-pct 10.0]\n"
+     "            [--max-communication-share-regression-abs 0.05]\n"
+     "            [--max-stall-share-regression-abs 0.05] [-o FILE]\n"
+     "\n"
+     "fail when the steady-state median or p90 step time regressed past its threshold,\n"
+     "warn when the communication or stall share grew past its threshold, else pass.\n"
+     "Prints the record; with --history appends it as one JSON line (whole-line write under\n"
+     "an exclusive lock, then fsync). Exit 1 on fail, so CI can gate.\n"},
+    {"history", cmd_history, "digest of a tracking history (JSONL)",
+     "profq history H.jsonl [--tail N] [-o FILE]\n"
+     "\n"
+     "Record count, status counts, the ten most frequent failures and warnings, the latest\n"
+     "record and the last N records (20). Blank, partial and non-object lines are skipped.\n"},
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 

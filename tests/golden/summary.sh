@@ -74,6 +74,8 @@ def write_trace(name, steps, softmax):
     dump(name, ev)
 
 write_trace("main.json", [100, 110, 120, 130, 140, 150], 60)
+write_trace("faster.json", [90, 100, 110, 120, 130, 140], 40)
+write_trace("slower.json", [130, 140, 150, 160, 170, 180], 60)
 
 # GPU: streams, host train events with step_num strings, NCCL kernels.
 ev = meta(1, "/device:GPU:0", [(1, "Stream #0(compute)"), (2, "Stream #1(nccl)")])
@@ -269,6 +271,82 @@ for f in cut.json garbage.json; do
         grep -Eq "^profq: $f: offset [0-9]+: expected " "$work/bad.err"; then ok; else
         bad "$f: exit $rc, stderr $(cat "$work/bad.err")"
     fi
+done
+
+# compare / track / history / query / report (spec 1.20-1.23).
+"$PROFQ" summarize --warmup-steps 2 main.json -o b.sum.json >/dev/null
+"$PROFQ" summarize --warmup-steps 2 faster.json -o a.sum.json >/dev/null
+"$PROFQ" summarize --warmup-steps 2 slower.json -o s.sum.json >/dev/null
+"$PROFQ" compare b.sum.json a.sum.json >"$work/cmp.out" 2>&1 &&
+    check cmp 'd["step_time"]["steady_state_median_delta"] == -10.0' \
+        '"softmax" in [o["name"] for o in d["improved_ops"]]' \
+        'd["provenance_checks"]["status"] == "pass"' || bad "compare: exit $?"
+"$PROFQ" compare b.sum.json b.sum.json --strict-provenance >/dev/null 2>"$work/strict.err"
+[ $? -eq 3 ] && grep -q "identical trace content" "$work/strict.err" && ok || bad "--strict-provenance"
+# BEFORE/AFTER may be raw profiles.
+"$PROFQ" compare main.json faster.json >"$work/cmpraw.out" 2>&1 &&
+    check cmpraw 'd["after_source"] == "faster.json"' || bad "compare raw: exit $?"
+"$PROFQ" track b.sum.json s.sum.json --label mylabel --history hist/h.jsonl \
+    --max-step-median-regression-pct 5 --max-step-p90-regression-pct 5 >"$work/trk.out"
+[ $? -eq 1 ] && ok || bad "track fail: exit status is not 1"
+check trk 'd["assessment"]["status"] == "fail"' 'd["label"] == "mylabel"' \
+    'd["recorded_at_utc"] == "2023-11-14T22:13:20Z"'
+"$PROFQ" track b.sum.json a.sum.json --label good --history hist/h.jsonl >/dev/null && ok ||
+    bad "track pass: exit $?"
+# Concurrency: 2 x 8 track runs append at once; a writer killed mid-line leaves a partial
+# line that the next append starts after. Every complete record must survive.
+for j in 1 2; do
+    (for i in 1 2 3 4 5 6 7 8; do
+        "$PROFQ" track b.sum.json a.sum.json --label "c$j-$i" --history hist/h.jsonl >/dev/null
+    done) &
+done
+wait
+printf '{"recorded_at_utc": "x", "label": "killed", "assess' >>hist/h.jsonl
+"$PROFQ" track b.sum.json a.sum.json --label after-kill --history hist/h.jsonl >/dev/null
+python3 - hist/h.jsonl <<'PY' && ok || bad "history file after concurrent appends"
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+good = [json.loads(l) for l in lines if l.startswith("{") and l.endswith("}")]
+labels = sorted(r["label"] for r in good)
+want = sorted(["mylabel", "good", "after-kill"] + ["c%d-%d" % (j, i) for j in (1, 2) for i in range(1, 9)])
+bad = [l for l in lines if l and not (l.startswith("{") and l.endswith("}"))]
+sys.exit(0 if labels == want and len(bad) == 1 and bad[0].startswith('{"recorded_at_utc": "x"') else 1)
+PY
+"$PROFQ" history hist/h.jsonl --tail 3 >"$work/hist.out" &&
+    check hist 'd["num_records"] == 19' 'd["status_counts"] == {"fail": 1, "pass": 18}' \
+        'len(d["recent_records"]) == 3' 'd["latest_record"]["label"] == "after-kill"' \
+        'd["top_failures"][0]["count"] == 1' || bad "history: exit $?"
+q() {
+    local want=$1
+    shift
+    "$PROFQ" query b.sum.json --question "$*" >"$work/q.out" 2>&1 &&
+        python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1]))["query_type"] == sys.argv[2] else 1)' \
+            "$work/q.out" "$want" && ok || bad "query '$*' is not $want"
+}
+q top_ops "What are the top 3 ops by exclusive time?"
+q compute_vs_communication "Is communication dominating compute?"
+q collective_breakdown "show the collectives"
+q pre_op_gap "what is the gap before softmax?"
+q gap_region_context "show context for op copy.1"
+q gap_region_context "copy.1 is noisy; can you contextualize that in hierarchical annotation?"
+q hierarchical_regions "show hierarchical regions"
+q bound_analysis "is this memory-bound?"
+q comparison_hint "did it regress?"
+q optimization_candidates "what should I try next"
+"$PROFQ" query copyctx.json --question "copy.1 is noisy; can you contextualize that in hierarchical annotation?" >"$work/qc.out" &&
+    check qc 'd["target"] == "copy.1"' 'd["results"][0]["op_name"] == "copy.1"'
+"$PROFQ" query gap1.json --question "what is the gap before iota.296?" >"$work/qg.out" &&
+    check qg 'd["match"]["marker_op"] == "iota.296"'
+"$PROFQ" summarize main.json -o main.sum.json >/dev/null
+"$PROFQ" report b.sum.json >"$work/r1.md" && "$PROFQ" report b.sum.json --top-k 10 >"$work/r2.md" &&
+    cmp -s "$work/r1.md" "$work/r2.md" && ok || bad "report is not deterministic"
+"$PROFQ" report main.sum.json >"$work/r3.md" && "$PROFQ" report main.json >"$work/r4.md" &&
+    cmp -s "$work/r1.md" "$work/r2.md" && ok || bad "report is not deterministic"
+for sec in "# Profile Report (profile_summary.v1)" "## Run Metadata" "## Trace Provenance" \
+    "## Trace Overview" "## Step Time (Steady State)" "## Step Classes" "## Time Breakdown (\`exclusive_duration_per_track\`)" \
+    "## Hierarchical Regions" "## Top Ops" "## Semantic Families" "## Communication Collectives" \
+    "## Pre-Op Gaps" "## Gap Context (Region-First)" "## Optimization Candidates"; do
+    grep -qxF "$sec" "$work/r1.md" && ok || bad "report lacks '$sec'"
 done
 
 # Real data.
