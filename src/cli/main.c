@@ -78,6 +78,14 @@ static const cli_command COMMANDS[] = {
      "\n"
      "Record count, status counts, the ten most frequent failures and warnings, the latest\n"
      "record and the last N records (20). Blank, partial and non-object lines are skipped.\n"},
+    {"bundle", cmd_bundle, "before/after bundle: summaries, compare, track, reports, manifest",
+     "profq bundle --before X --after Y -o DIR [--label L] [--history H.jsonl] [--top-k N]\n"
+     "             [--strict-provenance]\n"
+     "\n"
+     "X and Y are summaries or raw profiles. Writes DIR/before.summary.json,\n"
+     "after.summary.json, compare.json, track.json, before.report.md, after.report.md,\n"
+     "appends the track record to --history, and prints the manifest (paths and status).\n"
+     "With --strict-provenance nothing is written when the provenance check fails.\n"},
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 

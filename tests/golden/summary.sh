@@ -348,6 +348,12 @@ for sec in "# Profile Report (profile_summary.v1)" "## Run Metadata" "## Trace P
     "## Pre-Op Gaps" "## Gap Context (Region-First)" "## Optimization Candidates"; do
     grep -qxF "$sec" "$work/r1.md" && ok || bad "report lacks '$sec'"
 done
+"$PROFQ" bundle --before b.sum.json --after faster.json -o bundle --history bundle/h.jsonl \
+    --label b1 >"$work/bundle.out" &&
+    check bundle 'd["status"] == "pass"' 'd["output_dir"] == "bundle"' \
+        'd["comparison_path"] == "bundle/compare.json"' || bad "bundle: exit $?"
+[ "$(ls bundle | grep -v h.jsonl | wc -l)" -eq 6 ] && [ "$(wc -l <bundle/h.jsonl)" -eq 1 ] && ok ||
+    bad "bundle: want 6 files and 1 history record"
 
 # Real data.
 skipped=""
