@@ -252,6 +252,21 @@ pq_status pq_summary_track(const pq_summary *before, const pq_summary *after,
 pq_status pq_history_render(const char *path, int tail, pq_sink *sink, pq_error *err);
 
 /*
+ * The plan of publishing SUMMARY as a W&B artifact of type profile_summary (the seed's
+ * publish.py): {status, entity, project, artifact_name, artifact_type, aliases,
+ * summary_path, report_path, metadata}, as indented JSON. STATUS is "dry_run" or
+ * "published"; NAME NULL derives profile-summary-<run_id>, else
+ * profile-summary-<STAMP> (STAMP given by the caller, %Y%m%d-%H%M%S). The library does
+ * not talk to W&B: the CLI hands the files to the official `wandb` client. *NAME_OUT (cap
+ * bytes) gets the artifact name.
+ */
+pq_status pq_summary_publish_plan(const pq_summary *summary, const char *status, const char *entity,
+                                  const char *project, const char *name, const char *stamp,
+                                  const char *const *aliases, size_t naliases,
+                                  const char *summary_path, const char *report_path, char *name_out,
+                                  size_t cap, pq_sink *sink, pq_error *err);
+
+/*
  * Test hook (SQLite-style torture): make the Nth allocation from now fail
  * (1 = the next one); 0 disables. Affects the calling process globally.
  */

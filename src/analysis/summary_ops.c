@@ -733,3 +733,43 @@ jval *summary_history(const char *path, jval *const *recs, size_t n, int tail)
     jv_set(r, "recent_records", recent);
     return r;
 }
+
+/* ---------------------------------------------------------------------------------------
+ * publish (1.25): the artifact metadata the seed attaches. */
+
+jval *summary_publish_metadata(const jval *s)
+{
+    jval *m = jv_obj();
+    jv_set(m, "schema_version", copy_or_null(jv_get(s, "schema_version")));
+    jv_set(m, "source_format", copy_or_null(jv_get(s, "source_format")));
+    jv_set(m, "source_path", copy_or_null(jv_get(s, "source_path")));
+    static const char *const rm[] = {"run_path",         "run_id",  "hardware_type",
+                                     "mesh_or_topology", "git_sha", "config_hash"};
+    for (size_t k = 0; k < sizeof rm / sizeof *rm; k++)
+        jv_set(m, rm[k], copy_or_null(at(s, "run_metadata", rm[k])));
+    jv_set(m, "source_artifact_ref", copy_or_null(at(s, "run_metadata", "artifact_ref")));
+    jv_set(m, "step_median",
+           copy_or_null(at(s, "step_time", "steady_state_steps")
+                            ? jv_get(at(s, "step_time", "steady_state_steps"), "median")
+                            : NULL));
+    jv_set(m, "step_p90",
+           copy_or_null(at(s, "step_time", "steady_state_steps")
+                            ? jv_get(at(s, "step_time", "steady_state_steps"), "p90")
+                            : NULL));
+    static const char *const cats[] = {"compute", "communication", "host", "stall"};
+    for (int k = 0; k < 4; k++) {
+        char key[64];
+        snprintf(key, sizeof key, "%s_share", cats[k]);
+        jv_set(m, key, copy_or_null(jv_get(at(s, "time_breakdown", cats[k]), "share_of_total")));
+    }
+    const jval *gaps = arr(s, "gap_before_ops");
+    jv_set(m, "top_pre_gap_op",
+           copy_or_null(gaps && gaps->n ? jv_get(gaps->items[0], "name") : NULL));
+    jv_set(m, "top_pre_gap_total",
+           copy_or_null(gaps && gaps->n ? jv_get(gaps->items[0], "total_gap_duration") : NULL));
+    const jval *r = arr(s, "hierarchical_regions"), *g = arr(s, "gap_region_contexts");
+    jv_set(m, "num_hierarchical_regions", jv_int(r ? (int64_t)r->n : 0));
+    jv_set(m, "num_gap_region_contexts", jv_int(g ? (int64_t)g->n : 0));
+    jv_set(m, "generated_at_utc", copy_or_null(jv_get(s, "generated_at_utc")));
+    return m;
+}

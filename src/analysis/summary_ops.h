@@ -22,4 +22,7 @@ jval *summary_track_record(const jval *before, const jval *after, jval *assessme
 /* Digest of history records (already parsed; non-objects are skipped by the caller). */
 jval *summary_history(const char *history_path, jval *const *records, size_t n, int tail);
 
+/* The metadata the seed's publish attaches to a profile_summary artifact. */
+jval *summary_publish_metadata(const jval *summary);
+
 #endif

@@ -72,6 +72,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_track(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_bundle(int argc, char **argv);
+int cmd_publish(int argc, char **argv);
 /* Loads a summary file or summarises a raw profile; prints and returns the exit code. */
 int cli_load_summary(const char *path, pq_summary **out);
 

@@ -86,6 +86,17 @@ static const cli_command COMMANDS[] = {
      "after.summary.json, compare.json, track.json, before.report.md, after.report.md,\n"
      "appends the track record to --history, and prints the manifest (paths and status).\n"
      "With --strict-provenance nothing is written when the provenance check fails.\n"},
+    {"publish", cmd_publish, "publish a summary as a W&B artifact (official wandb client)",
+     "profq publish --summary S [--report R] [--entity E] [--project P] [--artifact-name N]\n"
+     "              [--alias A]... [--dry-run] [-o FILE]\n"
+     "\n"
+     "Uploads S (and R) as a W&B artifact of type profile_summary through the official\n"
+     "`wandb` command-line client (`wandb artifact put`), which must be on PATH and logged\n"
+     "in; without it, exit 2 and a message naming what is missing. Entity and project\n"
+     "default to $WANDB_ENTITY / $WANDB_PROJECT, else marin-community / marin; the name to\n"
+     "profile-summary-<run_id> or profile-summary-<UTC timestamp>; aliases to latest.\n"
+     "Prints {status, entity, project, artifact_name, artifact_type, aliases, summary_path,\n"
+     "report_path, metadata} (the seed's metadata keys). --dry-run: status dry_run, no W&B.\n"},
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 

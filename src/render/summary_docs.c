@@ -323,3 +323,34 @@ pq_status pq_history_render(const char *path, int tail, pq_sink *sink, pq_error 
     mapfile_close(&m);
     return st;
 }
+
+pq_status pq_summary_publish_plan(const pq_summary *s, const char *status, const char *entity,
+                                  const char *project, const char *name, const char *stamp,
+                                  const char *const *aliases, size_t naliases,
+                                  const char *summary_path, const char *report_path, char *name_out,
+                                  size_t cap, pq_sink *sink, pq_error *err)
+{
+    const char *run_id = jv_string(jv_get(jv_get(s->doc, "run_metadata"), "run_id"));
+    if (name)
+        snprintf(name_out, cap, "%s", name);
+    else if (run_id)
+        snprintf(name_out, cap, "profile-summary-%s", run_id);
+    else
+        snprintf(name_out, cap, "profile-summary-%s", stamp ? stamp : "");
+    jval *r = jv_obj();
+    jv_set(r, "status", jv_cstr(status));
+    jv_set(r, "entity", jv_cstr(entity));
+    jv_set(r, "project", jv_cstr(project));
+    jv_set(r, "artifact_name", jv_cstr(name_out));
+    jv_set(r, "artifact_type", jv_cstr("profile_summary"));
+    jval *al = jv_arr();
+    for (size_t k = 0; k < naliases; k++)
+        jv_push(al, jv_cstr(aliases[k]));
+    jv_set(r, "aliases", al);
+    jv_set(r, "summary_path", jv_cstr(summary_path));
+    jv_set(r, "report_path", jv_cstr(report_path));
+    jv_set(r, "metadata", summary_publish_metadata(s->doc));
+    pq_status st = emit(r, 2, sink, err);
+    jv_free(r);
+    return st;
+}

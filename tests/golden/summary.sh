@@ -354,6 +354,25 @@ done
         'd["comparison_path"] == "bundle/compare.json"' || bad "bundle: exit $?"
 [ "$(ls bundle | grep -v h.jsonl | wc -l)" -eq 6 ] && [ "$(wc -l <bundle/h.jsonl)" -eq 1 ] && ok ||
     bad "bundle: want 6 files and 1 history record"
+# publish: the dry run needs no W&B; without `wandb` on PATH a clear error (exit 2); with
+# the client present (a stub that records its arguments) `wandb artifact put` is run.
+"$PROFQ" publish --summary b.sum.json --dry-run --alias a1 --alias a2 >"$work/pub.out" &&
+    check pub 'd["status"] == "dry_run" and d["artifact_type"] == "profile_summary"' \
+        'd["aliases"] == ["a1", "a2"]' 'd["metadata"]["schema_version"] == "profile_summary.v1"' \
+        'd["metadata"]["step_median"] == 135.0' || bad "publish --dry-run: exit $?"
+env PATH=/nonexistent "$PROFQ" publish --summary b.sum.json >/dev/null 2>"$work/pub.err"
+[ $? -eq 2 ] && grep -q "official W&B command-line client .wandb." "$work/pub.err" && ok ||
+    bad "publish without wandb: $(cat "$work/pub.err")"
+mkdir -p stub
+printf '#!/bin/sh\necho "$WANDB_ENTITY $*" >"%s/wandb.args"\nls "$(eval echo \\${$#})" >>"%s/wandb.args"\n' \
+    "$work" "$work" >stub/wandb
+chmod +x stub/wandb
+env PATH="$work/stub:$PATH" "$PROFQ" publish --summary b.sum.json --report "$work/r1.md" \
+    --entity ent --project proj --artifact-name art >"$work/pubr.out" &&
+    check pubr 'd["status"] == "published"' || bad "publish with a wandb stub: exit $?"
+grep -q "^ent artifact put --name proj/art --type profile_summary --alias latest /tmp/profq-publish-" \
+    "$work/wandb.args" && grep -q "^b.sum.json$" "$work/wandb.args" && grep -q "^r1.md$" "$work/wandb.args" &&
+    ok || bad "wandb stub saw: $(cat "$work/wandb.args")"
 
 # Real data.
 skipped=""
