@@ -674,7 +674,7 @@ void sm_shape_signature(const char *ln, size_t n, char *out, size_t cap)
 }
 
 /* Parses "a,b,c|d,e" into shapes; returns the FLOP proxy of spec 1.10, or -1 (null). */
-static double flop_proxy(const char *family, const char *sig)
+double sm_flop_proxy(const char *family, const char *sig)
 {
     if (!sig || !*sig)
         return -1;
@@ -1929,7 +1929,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         for (uint32_t r = 0; r < sigc.n; r++) {
             if ((uint32_t)sigc.key[r] != a->name)
                 continue;
-            double px = flop_proxy(family, pool_str(&b->names, (uint32_t)sigc.value[r]));
+            double px = sm_flop_proxy(family, pool_str(&b->names, (uint32_t)sigc.value[r]));
             if (px > 0) {
                 psum += px * (double)sigc.count[r];
                 pn += sigc.count[r];

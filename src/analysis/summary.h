@@ -61,5 +61,7 @@ void sm_canonical_op_name(const char *name, size_t n, char *out, size_t cap);
 const char *sm_collective_kind(const char *name);
 const char *sm_semantic_family(const char *text);
 void sm_shape_signature(const char *long_name, size_t n, char *out, size_t cap);
+/* estimate_flop_proxy(family, signature); -1 stands for the seed's None. */
+double sm_flop_proxy(const char *family, const char *signature);
 
 #endif

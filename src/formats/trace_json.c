@@ -40,6 +40,7 @@ typedef struct reader {
     const char *base;    /* first byte of the window */
     int64_t base_off;    /* stream offset of base */
     int more;            /* more bytes may come (gzip not finished) */
+    int gz_ended;        /* the last gzip member reached its end-of-stream marker */
     /* gzip */
     int gz;
     z_stream z;
@@ -634,6 +635,13 @@ static int refill(reader *r, const char *keep)
         if (r->z.avail_in == 0) {
             if (r->in_n == 0) {
                 r->more = 0;
+                if (!r->gz_ended) {
+                    /* Input ran out inside a member: a truncated file, never a success. */
+                    r->what = "expected the rest of the gzip stream (truncated file)";
+                    r->end = fill + (room - r->z.avail_out);
+                    r->err_at = r->end;
+                    return -1;
+                }
                 break;
             }
             size_t take = r->in_n > 0x40000000 ? 0x40000000 : r->in_n;
@@ -643,6 +651,7 @@ static int refill(reader *r, const char *keep)
             r->in_n -= take;
         }
         int zr = inflate(&r->z, Z_NO_FLUSH);
+        r->gz_ended = zr == Z_STREAM_END;
         if (zr == Z_STREAM_END) {
             /* Concatenated gzip members continue; trailing zeros end the stream. */
             if (r->z.avail_in == 0 && r->in_n == 0) {
