@@ -31,7 +31,7 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit format format-check fuzz fuzz-ttlog fuzz-replay bench demo clean
+.PHONY: all deps test unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean
 
 all: $(BUILD)/profq $(BUILD)/libprofq.a
 
@@ -56,23 +56,18 @@ $(BUILD)/fuzz_replay: fuzz/fuzz_xspace.c fuzz/replay.c $(BUILD)/libprofq.a
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ fuzz/fuzz_xspace.c fuzz/replay.c $(BUILD)/libprofq.a \
 	    $(LDLIBS_ALL)
 
-$(BUILD)/fuzz_replay_hlo: fuzz/fuzz_hlo.c fuzz/replay.c $(BUILD)/libprofq.a
+# One replay driver per fuzz target: fuzz_replay_<target> replays fuzz/corpus/<target>.
+$(BUILD)/fuzz_replay_%: fuzz/fuzz_%.c fuzz/replay.c $(BUILD)/libprofq.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ fuzz/fuzz_hlo.c fuzz/replay.c $(BUILD)/libprofq.a \
-	    $(LDLIBS_ALL)
-
-# The same replay driver over the Tenstorrent log reader's target.
-$(BUILD)/fuzz_replay_ttlog: fuzz/fuzz_ttlog.c fuzz/replay.c $(BUILD)/libprofq.a
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ fuzz/fuzz_ttlog.c fuzz/replay.c $(BUILD)/libprofq.a \
-	    $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< fuzz/replay.c $(BUILD)/libprofq.a $(LDLIBS_ALL)
 
 deps:
 	@scripts/deps.sh test
 
 # The one test command (README, .ci/run): unit tests, CLI golden cases, bad input,
 # fuzz corpus replay, conformance against Python's protobuf.
-test: deps all $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo $(BUILD)/fuzz_replay_ttlog
+test: deps all $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo $(BUILD)/fuzz_replay_ttlog \
+      $(BUILD)/fuzz_replay_trace_json
 	@BUILD=$(BUILD) tests/run.sh
 
 unit: $(UNIT_BIN)
@@ -110,6 +105,18 @@ fuzz-ttlog: deps build/fuzz/fuzz_ttlog
 	@cp fuzz/corpus/ttlog/* build/fuzz/corpus-ttlog/
 	build/fuzz/fuzz_ttlog build/fuzz/corpus-ttlog -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 	    -rss_limit_mb=2048 -artifact_prefix=build/fuzz/artifacts-ttlog/
+
+# The trace-event JSON fuzzer: `make fuzz-trace-json FUZZ_SECONDS=N` (corpus fuzz/corpus/trace_json).
+build/fuzz/fuzz_trace_json: fuzz/fuzz_trace_json.c $(LIB_SRC) $(wildcard include/*.h src/*/*.h)
+	@mkdir -p $(@D)
+	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude -Isrc $(PKG_CFLAGS) \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_trace_json.c \
+	    $(LIB_SRC) $(PKG_LIBS) -lpthread -lm
+fuzz-trace-json: deps build/fuzz/fuzz_trace_json
+	@mkdir -p build/fuzz/corpus_trace_json build/fuzz/artifacts_trace_json
+	build/fuzz/fuzz_trace_json build/fuzz/corpus_trace_json fuzz/corpus/trace_json \
+	    -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
+	    -artifact_prefix=build/fuzz/artifacts_trace_json/
 
 bench: deps all
 	@scripts/deps.sh bench

@@ -233,6 +233,108 @@ pq_status pq_render_memory_profile(const pq_profile *profile, pq_output fmt, pq_
                                    pq_error *err);
 
 /*
+ * profile_summary.v1 (the seed "Agent-Driven Profiling" summary; spec/seed-tools.md 1).
+ *
+ * PATH is a Chrome trace-event JSON file (.json or .json.gz: JAX perfetto_trace.json.gz,
+ * *.trace.json.gz, PyTorch/Kineto), an XSpace (*.xplane.pb), or a jax_profile artifact
+ * directory: exactly one *.xplane.pb under it is read as an XPlane; otherwise the first
+ * of perfetto_trace.json.gz, *.trace.json.gz, *.trace.json found at any depth (each
+ * list sorted) is read, and a directory with several XPlanes and no trace JSON is read as one
+ * multi-host XPlane run. The trace is streamed (no DOM, no event cap).
+ * The document is written to SINK as Python's json.dumps(indent=2, sort_keys=True) would
+ * write it, plus a newline; the same input and options give the same bytes.
+ * Errors: PQ_ERR_INPUT (malformed, with offset: in the uncompressed JSON for .gz),
+ * PQ_ERR_UNSUPPORTED (JSON that is not trace events: what it is), PQ_ERR_NOT_FOUND.
+ */
+typedef struct pq_summary_options {
+    int warmup_steps;     /* steps numbered below this are warm-up (seed default 5) */
+    int hot_op_limit;     /* hot_ops rows (seed default 25) */
+    int global_breakdown; /* 0: exclusive_per_track (default), 1: exclusive_global */
+    /* generated_at_utc, NUL-terminated (e.g. "2024-01-01T00:00:00Z"); the library never
+     * reads the clock or the environment, the caller decides (SOURCE_DATE_EPOCH). */
+    const char *generated_at_utc;
+} pq_summary_options;
+
+pq_status pq_summarize(const char *path, const pq_summary_options *opts, pq_sink *sink,
+                       pq_error *err);
+
+/*
+ * Working with summaries (spec/seed-tools.md 1.20-1.23). A pq_summary is one parsed
+ * profile_summary.v1 document. pq_summary_load reads PATH: a profile_summary.v1 JSON
+ * file is taken as is; any other input (trace JSON, XPlane, jax_profile dir) is
+ * summarised first with OPTS (NULL: the seed's defaults). Free with pq_summary_free.
+ */
+typedef struct pq_summary pq_summary;
+pq_status pq_summary_load(const char *path, const pq_summary_options *opts, pq_summary **out,
+                          pq_error *err);
+void pq_summary_free(pq_summary *summary);
+/* Writes the summary document (json.dumps(indent=2, sort_keys=True) + newline). */
+pq_status pq_summary_write(const pq_summary *summary, pq_sink *sink, pq_error *err);
+
+/* Deterministic markdown root-cause report (the seed's report.py), TOP_K rows per table. */
+pq_status pq_summary_report(const pq_summary *summary, int top_k, pq_sink *sink, pq_error *err);
+
+/* Answers QUESTION with the seed's routing (nine query types), as indented JSON. */
+pq_status pq_summary_query(const pq_summary *summary, const char *question, int top_k,
+                           pq_sink *sink, pq_error *err);
+
+/* Compares two summaries (the seed's compare_profile_summaries) as indented JSON. With
+ * STRICT, a failed provenance check returns PQ_ERR_INPUT with its messages instead. */
+pq_status pq_summary_compare(const pq_summary *before, const pq_summary *after, int top_k,
+                             int strict, pq_sink *sink, pq_error *err);
+
+/* Thresholds and labels of pq_summary_track; pq_track_defaults fills the seed's defaults. */
+typedef struct pq_track_options {
+    double max_step_median_regression_pct;         /* 5.0 */
+    double max_step_p90_regression_pct;            /* 10.0 */
+    double max_communication_share_regression_abs; /* 0.05 */
+    double max_stall_share_regression_abs;         /* 0.05 */
+    int top_k;                                     /* 10 */
+    int strict_provenance;
+    const char *label;           /* NULL: null */
+    const char *recorded_at_utc; /* NUL-terminated, chosen by the caller */
+    const char *history_path;    /* not NULL: append the record as one JSONL line */
+} pq_track_options;
+void pq_track_defaults(pq_track_options *opts);
+
+/* Status of an assessment. */
+typedef enum pq_track_status {
+    PQ_TRACK_PASS = 0,
+    PQ_TRACK_WARN = 1,
+    PQ_TRACK_FAIL = 2
+} pq_track_status;
+
+/*
+ * Assesses AFTER against BEFORE (pass/warn/fail with the thresholds), writes the record
+ * {recorded_at_utc, label, before, after, assessment} as indented JSON to SINK, and,
+ * when opts->history_path is set, appends it to that JSONL file as one line: the whole
+ * line in one write(2) under an exclusive flock, then fsync, so concurrent writers and
+ * a writer killed mid-run never leave a partial or interleaved record.
+ */
+pq_status pq_summary_track(const pq_summary *before, const pq_summary *after,
+                           const pq_track_options *opts, pq_sink *sink, pq_track_status *status,
+                           pq_error *err);
+
+/* Digest of a history JSONL file (the seed's history command) as indented JSON; blank
+ * and non-object lines are skipped; TAIL recent records (0: none). */
+pq_status pq_history_render(const char *path, int tail, pq_sink *sink, pq_error *err);
+
+/*
+ * The plan of publishing SUMMARY as a W&B artifact of type profile_summary (the seed's
+ * publish.py): {status, entity, project, artifact_name, artifact_type, aliases,
+ * summary_path, report_path, metadata}, as indented JSON. STATUS is "dry_run" or
+ * "published"; NAME NULL derives profile-summary-<run_id>, else
+ * profile-summary-<STAMP> (STAMP given by the caller, %Y%m%d-%H%M%S). The library does
+ * not talk to W&B: the CLI hands the files to the official `wandb` client. *NAME_OUT (cap
+ * bytes) gets the artifact name.
+ */
+pq_status pq_summary_publish_plan(const pq_summary *summary, const char *status, const char *entity,
+                                  const char *project, const char *name, const char *stamp,
+                                  const char *const *aliases, size_t naliases,
+                                  const char *summary_path, const char *report_path, char *name_out,
+                                  size_t cap, pq_sink *sink, pq_error *err);
+
+/*
  * Test hook (SQLite-style torture): make the Nth allocation from now fail
  * (1 = the next one); 0 disables. Affects the calling process globally.
  */

@@ -6,6 +6,8 @@
 #   3. `profq info` and `profq tools` run on the log directory (profq picks the newest run);
 #   4. `profq memory` shows the attribution table of the inference loop (run_scan);
 #   5. `profq ops` shows the op table and the windows (idle first).
+#   6. `profq summarize` turns the run's perfetto_trace.json.gz and its XPlane into
+#      profile_summary.v1 (the seed's artifact shape) and `profq report` renders the report.
 # Needs only Debian's python3 + venv (scripts/deps.sh demo) and PyPI. BUILD selects the
 # profq build (default build/); PROFQ overrides the binary.
 set -euo pipefail
@@ -43,7 +45,7 @@ echo "run directory: ${run#"$top"/}"
 for f in "$run"*; do
   printf '  %-40s %10s bytes\n' "$(basename "$f")" "$(stat -c %s "$f")"
 done
-echo "(the perfetto_trace.json.gz opens in the Perfetto UI; profq reads the .xplane.pb)"
+echo "(the perfetto_trace.json.gz opens in the Perfetto UI; profq reads both)"
 echo "profiled in $(since "$t")"
 
 heading "profq info build/demo/trace -- what the profile contains: planes (host threads, XLA metadata), lines with event counts and time spans, and the XLA programs whose HloProtos JAX stored"
@@ -63,5 +65,37 @@ echo "(profq ops took $(since "$t"))"
 
 heading "profq ops --by program build/demo/trace -- the same time per XLA program"
 "$PROFQ" ops --by program --top 10 "$logdir"
+perfetto=$(ls "$run"*perfetto_trace.json.gz 2>/dev/null | head -n 1 || true)
+if [ -n "$perfetto" ]; then
+  heading "profq summarize ${perfetto#"$top"/} -- profile_summary.v1 from the Perfetto trace (streamed), key sections"
+  t=$(now)
+  "$PROFQ" summarize --warmup-steps 1 -o "$top/build/demo/summary.json" "$perfetto" >/dev/null
+  echo "(profq summarize took $(since "$t"); full document: build/demo/summary.json)"
+  python3 - "$top/build/demo/summary.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("trace_overview:", json.dumps(d["trace_overview"], sort_keys=True))
+print("step_time.steady_state_steps:", json.dumps(d["step_time"]["steady_state_steps"], sort_keys=True))
+tb = d["time_breakdown"]
+print("time_breakdown:", ", ".join("%s %.3f (%.1f%%)" % (k, tb[k]["total_duration"], 100 * tb[k]["share_of_total"])
+                                  for k in ("compute", "communication", "host", "stall", "other")))
+print("optimization_candidates:", [c["candidate_id"] for c in d["optimization_candidates"]])
+PY
+  heading "profq report build/demo/summary.json -- the deterministic markdown report"
+  "$PROFQ" report --top-k 5 "$top/build/demo/summary.json"
+  heading "profq summarize on the XPlane of the same run (source_format xplane_pb)"
+  "$PROFQ" summarize --warmup-steps 1 -o "$top/build/demo/summary.xplane.json" "$logdir" >/dev/null
+  python3 - "$top/build/demo/summary.json" "$top/build/demo/summary.xplane.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+print("perfetto:", a["source_format"], a["trace_overview"]["num_complete_events"], "complete events;",
+      "xplane:", b["source_format"], b["trace_overview"]["num_complete_events"], "complete events")
+ha = {h["name"]: h["exclusive_duration"] for h in a["hot_ops"]}
+hb = {h["name"]: h["exclusive_duration"] for h in b["hot_ops"]}
+common = sorted(set(ha) & set(hb))
+worst = max((abs(ha[n] - hb[n]) / max(hb[n], 1e-12) for n in common), default=0.0)
+print("hot ops in both: %d; largest self-time difference: %.3f%%" % (len(common), 100 * worst))
+PY
+fi
 
 heading "demo done in $(since "$t0")"

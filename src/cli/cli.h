@@ -73,5 +73,20 @@ int cmd_ops(int argc, char **argv);
 int cmd_roofline(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_tt(int argc, char **argv);
+int cmd_summarize(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_track(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_bundle(int argc, char **argv);
+int cmd_publish(int argc, char **argv);
+/* Loads a summary file or summarises a raw profile; prints and returns the exit code. */
+int cli_load_summary(const char *path, pq_summary **out);
+
+/* generated_at_utc for summaries: SOURCE_DATE_EPOCH when set, else now (UTC, 'Z'). */
+void cli_generated_at(char *out, size_t cap);
+/* Parses a non-negative integer option value; 0, or prints usage and returns EXIT_USAGE. */
+int cli_parse_int_opt(const char *cmd, const char *name, const char *v, int *out);
 
 #endif

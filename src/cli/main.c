@@ -107,6 +107,78 @@ static const cli_command COMMANDS[] = {
      "report: renders <name>_report.html from the JSON files in a run DIR.\n"
      "Malformed memory blocks are counted and reported on stderr, never fatal; a log with no\n"
      "operation at all exits 3 with the byte offset and what was expected.\n"},
+    {"summarize", cmd_summarize, "profile_summary.v1 of a trace JSON, XPlane or jax_profile dir",
+     "profq summarize PATH [-o FILE] [--warmup-steps N] [--hot-op-limit N]\n"
+     "                [--breakdown-mode exclusive_per_track|exclusive_global]\n"
+     "\n"
+     "PATH is a Chrome trace-event JSON (.json, .json.gz: JAX perfetto_trace.json.gz,\n"
+     "*.trace.json.gz, PyTorch/Kineto), an XSpace (*.xplane.pb), or a jax_profile artifact\n"
+     "directory (one *.xplane.pb, else plugins/profile/<ts>/perfetto_trace.json.gz, else\n"
+     "*.trace.json.gz, else *.trace.json). Writes the seed's profile_summary.v1 JSON (sorted\n"
+     "keys, indent 2): step time with warm-up filtering and light/heavy classes, time\n"
+     "breakdown, hot ops, semantic families, collectives, pre-op gaps, hierarchical regions,\n"
+     "gap contexts, op-region aggregates, trace quality, provenance (sha256), candidates.\n"
+     "Times are in the trace's units (microseconds). generated_at_utc follows\n"
+     "SOURCE_DATE_EPOCH when set, so output is byte-identical across runs. With -o, the\n"
+     "file is written atomically and only its path is printed (as the seed does).\n"
+     "Defaults: --warmup-steps 5, --hot-op-limit 25, exclusive_per_track. JSON that is not\n"
+     "trace events (a PyTorch execution trace, a bare array of rows) is refused, exit 3.\n"},
+    {"report", cmd_report, "deterministic markdown root-cause report of a summary",
+     "profq report SUMMARY [-o report.md] [--top-k N]\n"
+     "\n"
+     "SUMMARY is a profile_summary.v1 file, or any input summarize reads (summarised with\n"
+     "the defaults). Sections as the seed's report: run metadata, provenance, overview,\n"
+     "steady-state step time, step classes, time breakdown, hierarchical regions, top ops,\n"
+     "ops by region, semantic families, collectives, pre-op gaps, gap context, candidates.\n"
+     "--top-k rows per table (10).\n"},
+    {"query", cmd_query, "answer a question about a summary (the seed's nine question kinds)",
+     "profq query SUMMARY --question \"...\" [--top-k N] [-o FILE]\n"
+     "\n"
+     "Routes the question as the seed does (first match wins): top ops; compute vs\n"
+     "communication; collective breakdown; gap before <op>; context for <op>; hierarchical\n"
+     "regions; memory-/compute-bound (unsupported from a trace); improve/regress/compare\n"
+     "hint; otherwise the optimization candidates. Output JSON with query_type.\n"},
+    {"compare", cmd_compare, "compare two summaries or profiles (before/after)",
+     "profq compare BEFORE AFTER [--top-k N] [--strict-provenance] [-o FILE]\n"
+     "\n"
+     "Provenance checks (identical trace sha256 fails), steady-state median/p90 deltas,\n"
+     "step classes, breakdown share deltas, semantic family deltas, regressed and improved\n"
+     "ops. --strict-provenance: exit 3 when the provenance check fails.\n"},
+    {"track", cmd_track, "pass/warn/fail of AFTER vs BEFORE; append to a JSONL history",
+     "profq track BEFORE AFTER [--label L] [--history H.jsonl] [--top-k N]\n"
+     "            [--strict-provenance] [--max-step-median-regression-pct 5.0]\n"
+     "            [--max-step-p90-regression-pct 10.0]\n"
+     "            [--max-communication-share-regression-abs 0.05]\n"
+     "            [--max-stall-share-regression-abs 0.05] [-o FILE]\n"
+     "\n"
+     "fail when the steady-state median or p90 step time regressed past its threshold,\n"
+     "warn when the communication or stall share grew past its threshold, else pass.\n"
+     "Prints the record; with --history appends it as one JSON line (whole-line write under\n"
+     "an exclusive lock, then fsync). Exit 1 on fail, so CI can gate.\n"},
+    {"history", cmd_history, "digest of a tracking history (JSONL)",
+     "profq history H.jsonl [--tail N] [-o FILE]\n"
+     "\n"
+     "Record count, status counts, the ten most frequent failures and warnings, the latest\n"
+     "record and the last N records (20). Blank, partial and non-object lines are skipped.\n"},
+    {"bundle", cmd_bundle, "before/after bundle: summaries, compare, track, reports, manifest",
+     "profq bundle --before X --after Y -o DIR [--label L] [--history H.jsonl] [--top-k N]\n"
+     "             [--strict-provenance]\n"
+     "\n"
+     "X and Y are summaries or raw profiles. Writes DIR/before.summary.json,\n"
+     "after.summary.json, compare.json, track.json, before.report.md, after.report.md,\n"
+     "appends the track record to --history, and prints the manifest (paths and status).\n"
+     "With --strict-provenance nothing is written when the provenance check fails.\n"},
+    {"publish", cmd_publish, "publish a summary as a W&B artifact (official wandb client)",
+     "profq publish --summary S [--report R] [--entity E] [--project P] [--artifact-name N]\n"
+     "              [--alias A]... [--dry-run] [-o FILE]\n"
+     "\n"
+     "Uploads S (and R) as a W&B artifact of type profile_summary through the official\n"
+     "`wandb` command-line client (`wandb artifact put`), which must be on PATH and logged\n"
+     "in; without it, exit 2 and a message naming what is missing. Entity and project\n"
+     "default to $WANDB_ENTITY / $WANDB_PROJECT, else marin-community / marin; the name to\n"
+     "profile-summary-<run_id> or profile-summary-<UTC timestamp>; aliases to latest.\n"
+     "Prints {status, entity, project, artifact_name, artifact_type, aliases, summary_path,\n"
+     "report_path, metadata} (the seed's metadata keys). --dry-run: status dry_run, no W&B.\n"},
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 

@@ -1,0 +1,2577 @@
+/* summary.c - profile_summary.v1, every section, from complete events; see summary.h.
+ * The algorithms are the seed's (spec/seed-tools.md 1.3-1.19), cited per function.
+ * Not here: reading traces (formats/), writing files (cli/). */
+#define _GNU_SOURCE
+#include "summary.h"
+
+#include "core/alloc.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PS_PER_US 1000000.0
+
+/* ---------------------------------------------------------------------------------------
+ * Interned strings and a pair-keyed hash map. */
+
+typedef struct pool {
+    char *chars;
+    size_t nchars, capchars;
+    size_t *off; /* id -> offset; id 0 is "" */
+    uint32_t *len;
+    uint32_t n, cap;
+    uint32_t *slots; /* open addressing: id+1, 0 empty */
+    size_t nslots;
+    int failed;
+} pool;
+
+static uint64_t hash_bytes(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; k < n; k++)
+        h = (h ^ (unsigned char)p[k]) * 1099511628211ull;
+    return h;
+}
+
+static const char *pool_str(const pool *pl, uint32_t id)
+{
+    return pl->chars + pl->off[id];
+}
+
+static uint32_t pool_intern(pool *pl, const char *p, size_t n);
+
+static int pool_init(pool *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->nslots = 1024;
+    pl->slots = pq_calloc(pl->nslots, sizeof *pl->slots);
+    if (!pl->slots)
+        return -1;
+    pool_intern(pl, "", 0);
+    return pl->failed ? -1 : 0;
+}
+
+static void pool_free(pool *pl)
+{
+    pq_free(pl->chars);
+    pq_free(pl->off);
+    pq_free(pl->len);
+    pq_free(pl->slots);
+}
+
+static uint32_t pool_intern(pool *pl, const char *p, size_t n)
+{
+    if (pl->failed)
+        return 0;
+    if (!p || !n) {
+        p = "";
+        n = 0;
+    }
+    if (n > 0xFFFFFFF0u)
+        n = 0xFFFFFFF0u;
+    uint64_t h = hash_bytes(p, n);
+    size_t mask = pl->nslots - 1, i = (size_t)h & mask;
+    while (pl->slots[i]) {
+        uint32_t id = pl->slots[i] - 1;
+        if (pl->len[id] == n && memcmp(pl->chars + pl->off[id], p, n) == 0)
+            return id;
+        i = (i + 1) & mask;
+    }
+    if (pl->n == pl->cap) {
+        uint32_t cap = pl->cap ? pl->cap * 2 : 256;
+        size_t *no = pq_realloc(pl->off, cap * sizeof *no);
+        if (no)
+            pl->off = no;
+        uint32_t *nl = pq_realloc(pl->len, cap * sizeof *nl);
+        if (nl)
+            pl->len = nl;
+        if (!no || !nl) {
+            pl->failed = 1;
+            return 0;
+        }
+        pl->cap = cap;
+    }
+    if (pl->nchars + n + 1 > pl->capchars) {
+        /* P may point into the pool itself (a prefix of an interned path). */
+        int inside = pl->chars && p >= pl->chars && p < pl->chars + pl->nchars;
+        size_t poff = inside ? (size_t)(p - pl->chars) : 0;
+        size_t cap = pl->capchars ? pl->capchars * 2 : 4096;
+        while (cap < pl->nchars + n + 1)
+            cap *= 2;
+        char *nc = pq_realloc(pl->chars, cap);
+        if (!nc) {
+            pl->failed = 1;
+            return 0;
+        }
+        pl->chars = nc;
+        pl->capchars = cap;
+        if (inside)
+            p = pl->chars + poff;
+    }
+    uint32_t id = pl->n++;
+    pl->off[id] = pl->nchars;
+    pl->len[id] = (uint32_t)n;
+    if (n)
+        memcpy(pl->chars + pl->nchars, p, n);
+    pl->chars[pl->nchars + n] = '\0';
+    pl->nchars += n + 1;
+    pl->slots[i] = id + 1;
+    if ((size_t)pl->n * 2 > pl->nslots) {
+        size_t ns = pl->nslots * 2;
+        uint32_t *nsl = pq_calloc(ns, sizeof *nsl);
+        if (!nsl) {
+            pl->failed = 1;
+            return id;
+        }
+        for (uint32_t k = 0; k < pl->n; k++) {
+            size_t j = (size_t)hash_bytes(pl->chars + pl->off[k], pl->len[k]) & (ns - 1);
+            while (nsl[j])
+                j = (j + 1) & (ns - 1);
+            nsl[j] = k + 1;
+        }
+        pq_free(pl->slots);
+        pl->slots = nsl;
+        pl->nslots = ns;
+    }
+    return id;
+}
+
+static uint32_t pool_cstr(pool *pl, const char *s)
+{
+    return pool_intern(pl, s, strlen(s));
+}
+
+/* (a, b) -> value map; values are dense indices the caller owns. */
+typedef struct pmap {
+    int64_t *ka, *kb;
+    uint32_t *val;
+    size_t nslots, n;
+    int failed;
+} pmap;
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+static void pmap_free(pmap *m)
+{
+    pq_free(m->ka);
+    pq_free(m->kb);
+    pq_free(m->val);
+    memset(m, 0, sizeof *m);
+}
+
+static int pmap_grow(pmap *m)
+{
+    size_t ns = m->nslots ? m->nslots * 2 : 256;
+    int64_t *ka = pq_malloc(ns * sizeof *ka), *kb = pq_malloc(ns * sizeof *kb);
+    uint32_t *val = pq_malloc(ns * sizeof *val);
+    if (!ka || !kb || !val) {
+        pq_free(ka);
+        pq_free(kb);
+        pq_free(val);
+        m->failed = 1;
+        return -1;
+    }
+    for (size_t k = 0; k < ns; k++)
+        val[k] = UINT32_MAX;
+    for (size_t k = 0; k < m->nslots; k++) {
+        if (m->val[k] == UINT32_MAX)
+            continue;
+        size_t j = (size_t)mix64((uint64_t)m->ka[k] * 31 + (uint64_t)m->kb[k]) & (ns - 1);
+        while (val[j] != UINT32_MAX)
+            j = (j + 1) & (ns - 1);
+        ka[j] = m->ka[k];
+        kb[j] = m->kb[k];
+        val[j] = m->val[k];
+    }
+    pq_free(m->ka);
+    pq_free(m->kb);
+    pq_free(m->val);
+    m->ka = ka;
+    m->kb = kb;
+    m->val = val;
+    m->nslots = ns;
+    return 0;
+}
+
+/* Returns a pointer to the value slot of (a, b); *fresh = 1 when it was just inserted
+ * (then the slot holds UINT32_MAX for the caller to fill). NULL when memory ran out. */
+static uint32_t *pmap_slot(pmap *m, int64_t a, int64_t b, int *fresh)
+{
+    if ((m->n + 1) * 2 > m->nslots && pmap_grow(m) != 0)
+        return NULL;
+    size_t mask = m->nslots - 1;
+    size_t j = (size_t)mix64((uint64_t)a * 31 + (uint64_t)b) & mask;
+    while (m->val[j] != UINT32_MAX) {
+        if (m->ka[j] == a && m->kb[j] == b) {
+            *fresh = 0;
+            return &m->val[j];
+        }
+        j = (j + 1) & mask;
+    }
+    m->ka[j] = a;
+    m->kb[j] = b;
+    m->n++;
+    *fresh = 1;
+    return &m->val[j];
+}
+
+static uint32_t pmap_get(const pmap *m, int64_t a, int64_t b)
+{
+    if (!m->nslots)
+        return UINT32_MAX;
+    size_t mask = m->nslots - 1;
+    size_t j = (size_t)mix64((uint64_t)a * 31 + (uint64_t)b) & mask;
+    while (m->val[j] != UINT32_MAX) {
+        if (m->ka[j] == a && m->kb[j] == b)
+            return m->val[j];
+        j = (j + 1) & mask;
+    }
+    return UINT32_MAX;
+}
+
+/* "Counter" over (key, value) pairs: counts and first-seen order, for most_common. */
+typedef struct counter {
+    pmap map;
+    int64_t *key, *value;
+    uint64_t *count;
+    double *weight;
+    uint32_t n, cap;
+    int failed;
+} counter;
+
+static void counter_free(counter *c)
+{
+    pmap_free(&c->map);
+    pq_free(c->key);
+    pq_free(c->value);
+    pq_free(c->count);
+    pq_free(c->weight);
+    memset(c, 0, sizeof *c);
+}
+
+static void counter_add(counter *c, int64_t key, int64_t value, uint64_t n, double w)
+{
+    int fresh;
+    uint32_t *slot = pmap_slot(&c->map, key, value, &fresh);
+    if (!slot) {
+        c->failed = 1;
+        return;
+    }
+    if (fresh) {
+        if (c->n == c->cap) {
+            uint32_t cap = c->cap ? c->cap * 2 : 256;
+            int64_t *nk = pq_realloc(c->key, cap * sizeof *nk);
+            if (nk)
+                c->key = nk;
+            int64_t *nv = pq_realloc(c->value, cap * sizeof *nv);
+            if (nv)
+                c->value = nv;
+            uint64_t *nc = pq_realloc(c->count, cap * sizeof *nc);
+            if (nc)
+                c->count = nc;
+            double *nw = pq_realloc(c->weight, cap * sizeof *nw);
+            if (nw)
+                c->weight = nw;
+            if (!nk || !nv || !nc || !nw) {
+                c->failed = 1;
+                *slot = 0;
+                return;
+            }
+            c->cap = cap;
+        }
+        *slot = c->n;
+        c->key[c->n] = key;
+        c->value[c->n] = value;
+        c->count[c->n] = 0;
+        c->weight[c->n] = 0;
+        c->n++;
+    }
+    c->count[*slot] += n;
+    c->weight[*slot] += w;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * The builder. */
+
+typedef struct track {
+    int64_t pid, tid;
+    int has_kernel;
+    int device, host, device_op, steps;
+} track;
+
+struct sm_builder {
+    pool names; /* event names, args strings, paths: one pool */
+    pmap track_map;
+    track *tracks;
+    uint32_t ntracks, captracks;
+    pmap proc_names, thread_names; /* (pid,0)->name id; (pid,tid)->name id */
+    /* event columns */
+    uint32_t *trk, *name, *tf_op, *source, *long_name, *run_id;
+    int64_t *ts, *dur, *step;
+    uint8_t *has_step;
+    size_t n, cap;
+    int have_base;
+    int64_t base_us;
+    int failed;
+};
+
+sm_builder *sm_new(void)
+{
+    sm_builder *b = pq_calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    if (pool_init(&b->names) != 0) {
+        pool_free(&b->names);
+        pq_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void sm_free(sm_builder *b)
+{
+    if (!b)
+        return;
+    pool_free(&b->names);
+    pmap_free(&b->track_map);
+    pmap_free(&b->proc_names);
+    pmap_free(&b->thread_names);
+    pq_free(b->tracks);
+    pq_free(b->trk);
+    pq_free(b->name);
+    pq_free(b->tf_op);
+    pq_free(b->source);
+    pq_free(b->long_name);
+    pq_free(b->run_id);
+    pq_free(b->ts);
+    pq_free(b->dur);
+    pq_free(b->step);
+    pq_free(b->has_step);
+    pq_free(b);
+}
+
+uint64_t sm_count(const sm_builder *b)
+{
+    return b->n;
+}
+
+int sm_process_name(sm_builder *b, int64_t pid, pq_str name)
+{
+    int fresh;
+    uint32_t *s = pmap_slot(&b->proc_names, pid, 0, &fresh);
+    if (!s)
+        return b->failed = -1;
+    *s = pool_intern(&b->names, name.p, name.n);
+    return b->names.failed ? (b->failed = -1) : 0;
+}
+
+int sm_thread_name(sm_builder *b, int64_t pid, int64_t tid, pq_str name)
+{
+    int fresh;
+    uint32_t *s = pmap_slot(&b->thread_names, pid, tid, &fresh);
+    if (!s)
+        return b->failed = -1;
+    *s = pool_intern(&b->names, name.p, name.n);
+    return b->names.failed ? (b->failed = -1) : 0;
+}
+
+#define GROW(ptr, cap)                                                                             \
+    do {                                                                                           \
+        void *np_ = pq_realloc((ptr), (cap) * sizeof *(ptr));                                      \
+        if (!np_)                                                                                  \
+            return b->failed = -1;                                                                 \
+        (ptr) = np_;                                                                               \
+    } while (0)
+
+int sm_add(sm_builder *b, const sm_event *e)
+{
+    if (b->failed)
+        return -1;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 4096;
+        GROW(b->trk, cap);
+        GROW(b->name, cap);
+        GROW(b->tf_op, cap);
+        GROW(b->source, cap);
+        GROW(b->long_name, cap);
+        GROW(b->run_id, cap);
+        GROW(b->ts, cap);
+        GROW(b->dur, cap);
+        GROW(b->step, cap);
+        GROW(b->has_step, cap);
+        b->cap = cap;
+    }
+    int fresh;
+    uint32_t *ts = pmap_slot(&b->track_map, e->pid, e->tid, &fresh);
+    if (!ts)
+        return b->failed = -1;
+    if (fresh) {
+        if (b->ntracks == b->captracks) {
+            uint32_t cap = b->captracks ? b->captracks * 2 : 64;
+            GROW(b->tracks, cap);
+            b->captracks = cap;
+        }
+        memset(&b->tracks[b->ntracks], 0, sizeof *b->tracks);
+        b->tracks[b->ntracks].pid = e->pid;
+        b->tracks[b->ntracks].tid = e->tid;
+        *ts = b->ntracks++;
+    }
+    if (e->gpu_kernel)
+        b->tracks[*ts].has_kernel = 1;
+    if (!b->have_base) {
+        b->have_base = 1;
+        b->base_us = e->ts_us;
+    }
+    size_t i = b->n;
+    b->trk[i] = *ts;
+    b->name[i] = pool_intern(&b->names, e->name.p, e->name.n);
+    b->tf_op[i] = pool_intern(&b->names, e->tf_op.p, e->tf_op.n);
+    b->source[i] = pool_intern(&b->names, e->source.p, e->source.n);
+    b->long_name[i] = pool_intern(&b->names, e->long_name.p, e->long_name.n);
+    b->run_id[i] = pool_intern(&b->names, e->run_id.p, e->run_id.n);
+    /* Relative to the first event: epoch-µs timestamps times 1e6 would not fit int64. */
+    /* Clamped to +-2^60 ps (13 days) so start + duration, doubled for midpoints, never
+     * overflows; a trace spanning more than that is not a profile. */
+    const int64_t lim_us = ((int64_t)1 << 60) / 1000000;
+    int64_t t = e->ts_us, base = b->base_us;
+    int64_t rel;
+    if (t < INT64_MIN / 4 || t > INT64_MAX / 4 || base < INT64_MIN / 4 || base > INT64_MAX / 4)
+        rel = t > base ? lim_us : -lim_us;
+    else
+        rel = t - base;
+    if (rel > lim_us || rel < -lim_us)
+        rel = rel > 0 ? lim_us : -lim_us;
+    b->ts[i] = rel * 1000000 + e->ts_frac_ps;
+    b->dur[i] = e->dur_ps > ((int64_t)1 << 60) ? ((int64_t)1 << 60) : e->dur_ps;
+    b->step[i] = e->step_num;
+    b->has_step[i] = (uint8_t)(e->has_step_num != 0);
+    b->n++;
+    if (b->names.failed)
+        return b->failed = -1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Name semantics (spec 1.3, 1.6, 1.10). */
+
+static int contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (const char *p = hay; *p; p++)
+        if (strncasecmp(p, needle, n) == 0)
+            return 1;
+    return 0;
+}
+
+static int is_stall(const char *name)
+{
+    static const char *const pats[] = {"wait",           "barrier",   "dependency-wait",
+                                       "donation holds", "semaphore", "acquire",
+                                       "idle",           "blocked",   "sleep"};
+    for (size_t k = 0; k < sizeof pats / sizeof *pats; k++)
+        if (contains_ci(name, pats[k]))
+            return 1;
+    return 0;
+}
+
+static int is_comm(const char *name)
+{
+    static const char *const pats[] = {
+        "all-reduce", "all_gather", "all-gather", "reduce-scatter",
+        "all-to-all", "alltoall",   "collective", "collective-permute",
+        "permute",    "psum",       "send",       "recv",
+        "nccl",       "allgather",  "allreduce",  "reducescatter"};
+    for (size_t k = 0; k < sizeof pats / sizeof *pats; k++)
+        if (contains_ci(name, pats[k]))
+            return 1;
+    return 0;
+}
+
+const char *sm_collective_kind(const char *n)
+{
+    if (contains_ci(n, "all-reduce") || contains_ci(n, "allreduce") || contains_ci(n, "psum"))
+        return "all-reduce";
+    if (contains_ci(n, "all-gather") || contains_ci(n, "all_gather") || contains_ci(n, "allgather"))
+        return "all-gather";
+    if (contains_ci(n, "reduce-scatter") || contains_ci(n, "reducescatter"))
+        return "reduce-scatter";
+    if (contains_ci(n, "all-to-all") || contains_ci(n, "alltoall"))
+        return "all-to-all";
+    if (contains_ci(n, "collective-permute") || contains_ci(n, "permute"))
+        return "collective-permute";
+    if (contains_ci(n, "async-collective"))
+        return "async-collective";
+    if (contains_ci(n, "send") || contains_ci(n, "recv"))
+        return "send-recv";
+    return "other-collective";
+}
+
+void sm_canonical_op_name(const char *name, size_t n, char *out, size_t cap)
+{
+    const char *s = name, *e = name + n;
+    while (s < e && isspace((unsigned char)*s))
+        s++;
+    while (e > s && isspace((unsigned char)e[-1]))
+        e--;
+    while (s < e && *s == '%')
+        s++;
+    /* one trailing \.\d+ */
+    const char *d = e;
+    while (d > s && isdigit((unsigned char)d[-1]))
+        d--;
+    if (d < e && d > s && d[-1] == '.')
+        e = d - 1;
+    size_t len = (size_t)(e - s) < cap - 1 ? (size_t)(e - s) : cap - 1;
+    memcpy(out, s, len);
+    out[len] = '\0';
+}
+
+static const struct {
+    const char *family, *re;
+} FAMILIES[] = {
+    {"optimizer_muon", "muon|newton_schulz|zeropower|orthogonalize"},
+    {"optimizer_adam", "adamh|adam|update_(first|second)_moment"},
+    {"optimizer_apply", "optimizer_update|apply_updates|apply_qb_betas"},
+    {"moe", "moe|ragged|expert"},
+    {"attention_splash", "splash_mha|splash_attention"},
+    {"attention_flash", "flash_attention|fused_attention|fa4_cute"},
+    {"attention_dense", "CausalSelfAttention|apply_rotary_embedding"},
+    {"dense_mlp", "DenseMLP"},
+    {"norm_gating", "RMSNorm|GatedNorm|jit\\\\(silu\\\\)"},
+    {"loss_xent", "linear_softmax_cross_entropy_loss|softmax_cross_entropy|xent"},
+    {"fusion", "(^|\\b)(fusion\\.|exponential_reduce_fusion)"},
+    {"copy", "(^|\\b)copy(\\.|-|$)"},
+    {"convert", "convert_element_type"},
+    {"collective", "all-reduce|all_gather|all-gather|reduce-scatter|all-to-all|alltoall|"
+                   "collective|nccl|allgather|allreduce|reducescatter"},
+};
+enum { NFAMILIES = sizeof FAMILIES / sizeof FAMILIES[0] };
+
+const char *sm_semantic_family(const char *text)
+{
+    for (int k = 0; k < NFAMILIES; k++) {
+        regex_t re;
+        if (regcomp(&re, FAMILIES[k].re, REG_EXTENDED | REG_ICASE | REG_NOSUB) != 0)
+            continue;
+        int hit = regexec(&re, text, 0, NULL, 0) == 0;
+        regfree(&re);
+        if (hit)
+            return FAMILIES[k].family;
+    }
+    return "other";
+}
+
+/* dtype[dims] tokens: bf16 f32 f16 s32 u32 s8 u8 pred (case-insensitive). Appends the
+ * space-free dims of each token found in [s,e) to OUT joined by '|', at most MAX. */
+static int dtype_at(const char *p, const char *e, size_t *len)
+{
+    static const char *const dt[] = {"bf16", "f32", "f16", "s32", "u32", "s8", "u8", "pred"};
+    for (size_t k = 0; k < sizeof dt / sizeof *dt; k++) {
+        size_t n = strlen(dt[k]);
+        if ((size_t)(e - p) > n && strncasecmp(p, dt[k], n) == 0 && p[n] == '[') {
+            *len = n;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int collect_shapes(const char *s, const char *e, char *out, size_t cap, int max)
+{
+    size_t o = strlen(out);
+    int found = 0;
+    for (const char *p = s; p < e && found < max; p++) {
+        size_t dl;
+        if (!dtype_at(p, e, &dl))
+            continue;
+        const char *q = p + dl + 1, *close = memchr(q, ']', (size_t)(e - q));
+        if (!close || close == q)
+            continue;
+        if (found && o + 1 < cap)
+            out[o++] = '|';
+        for (const char *c = q; c < close && o + 1 < cap; c++)
+            if (*c != ' ')
+                out[o++] = *c;
+        out[o] = '\0';
+        found++;
+        p = close;
+    }
+    return found;
+}
+
+void sm_shape_signature(const char *ln, size_t n, char *out, size_t cap)
+{
+    out[0] = '\0';
+    const char *e = ln + n;
+    /* (1) tuple output: '=' spaces '(' ... ')' spaces opname '(' */
+    for (const char *p = ln; p < e; p++) {
+        if (*p != '=')
+            continue;
+        const char *q = p + 1;
+        while (q < e && isspace((unsigned char)*q))
+            q++;
+        if (q >= e || *q != '(')
+            continue;
+        /* Non-greedy: the first ')' followed by spaces, an op name and '('. */
+        for (const char *c = q + 1; c < e; c++) {
+            if (*c != ')')
+                continue;
+            const char *r = c + 1;
+            while (r < e && isspace((unsigned char)*r))
+                r++;
+            const char *nm = r;
+            while (r < e && (isalnum((unsigned char)*r) || *r == '_' || *r == '.' || *r == '-'))
+                r++;
+            if (r > nm && r < e && *r == '(') {
+                collect_shapes(q + 1, c, out, cap, 1 << 30);
+                return;
+            }
+        }
+        break;
+    }
+    /* (2) single output: '=' spaces word '[' ... ']' */
+    for (const char *p = ln; p < e; p++) {
+        if (*p != '=')
+            continue;
+        const char *q = p + 1;
+        while (q < e && isspace((unsigned char)*q))
+            q++;
+        const char *w = q;
+        while (q < e && (isalnum((unsigned char)*q) || *q == '_'))
+            q++;
+        if (q > w && q < e && *q == '[') {
+            const char *close = memchr(q + 1, ']', (size_t)(e - q - 1));
+            if (close && close > q + 1) {
+                size_t dl;
+                if (dtype_at(w, e, &dl) && w + dl == q) {
+                    collect_shapes(w, close + 1, out, cap, 1);
+                } else {
+                    size_t o = 0;
+                    for (const char *c = q + 1; c < close && o + 1 < cap; c++)
+                        if (*c != ' ')
+                            out[o++] = *c;
+                    out[o] = '\0';
+                }
+                return;
+            }
+        }
+        break;
+    }
+    /* (3) first 8 dtype shapes anywhere */
+    collect_shapes(ln, e, out, cap, 8);
+}
+
+/* Parses "a,b,c|d,e" into shapes; returns the FLOP proxy of spec 1.10, or -1 (null). */
+double sm_flop_proxy(const char *family, const char *sig)
+{
+    if (!sig || !*sig)
+        return -1;
+    enum { MAXS = 64, MAXD = 8 };
+    long long dims[MAXS][MAXD];
+    int rank[MAXS], ns = 0;
+    const char *p = sig;
+    while (*p && ns < MAXS) {
+        rank[ns] = 0;
+        while (*p && *p != '|') {
+            char *endp;
+            long long v = strtoll(p, &endp, 10);
+            if (endp == p) { /* not an int: skip the token char */
+                while (*p && *p != ',' && *p != '|')
+                    p++;
+                v = 0;
+            } else {
+                p = endp;
+            }
+            if (rank[ns] < MAXD)
+                dims[ns][rank[ns]++] = v;
+            while (*p && *p != ',' && *p != '|')
+                p++;
+            if (*p == ',')
+                p++;
+        }
+        ns++;
+        if (*p == '|')
+            p++;
+    }
+    if (strncmp(family, "attention", 9) == 0) {
+        long long B = 0, H = 0, S = 0, hd[MAXS];
+        int nh = 0, any = 0;
+        for (int s = 0; s < ns; s++) {
+            if (rank[s] < 4)
+                continue;
+            any = 1;
+            if (dims[s][0] > B)
+                B = dims[s][0];
+            if (dims[s][1] > H)
+                H = dims[s][1];
+            if (dims[s][2] > S)
+                S = dims[s][2];
+            if (dims[s][3] > 0) {
+                int seen = 0;
+                for (int k = 0; k < nh; k++)
+                    seen |= hd[k] == dims[s][3];
+                if (!seen)
+                    hd[nh++] = dims[s][3];
+            }
+        }
+        if (any && nh > 0 && B > 0 && H > 0 && S > 0) {
+            long long mx = hd[0], mn = hd[0];
+            for (int k = 1; k < nh; k++) {
+                mx = hd[k] > mx ? hd[k] : mx;
+                mn = hd[k] < mn ? hd[k] : mn;
+            }
+            double v = 2.0 * (double)B * (double)H * (double)S * (double)S * (double)(mx + mn);
+            return v > 0 ? v : -1;
+        }
+        if (any)
+            return -1;
+    } else if (strcmp(family, "loss_xent") == 0) {
+        long long rows = 0, cols = 0;
+        int any = 0;
+        for (int s = 0; s < ns; s++) {
+            if (rank[s] < 2)
+                continue;
+            any = 1;
+            rows = dims[s][0] > rows ? dims[s][0] : rows;
+            cols = dims[s][1] > cols ? dims[s][1] : cols;
+        }
+        if (any) {
+            double v = 2.0 * (double)rows * (double)cols;
+            return v > 0 ? v : -1;
+        }
+    }
+    double best = 0;
+    for (int s = 0; s < ns; s++) {
+        double prod = 1;
+        for (int k = 0; k < rank[s]; k++)
+            prod = dims[s][k] <= 0 ? 0 : prod * (double)dims[s][k];
+        if (rank[s] == 0)
+            prod = 0;
+        best = prod > best ? prod : best;
+    }
+    return best > 0 ? best : -1;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Hierarchical parts (spec 1.14). */
+
+static const char *const WRAPPERS[] = {"jit",  "jvp",        "transpose", "vmap",
+                                       "pjit", "named_call", "remat",     "checkpoint"};
+
+static int is_wrapper(const char *s, size_t n)
+{
+    for (size_t k = 0; k < sizeof WRAPPERS / sizeof *WRAPPERS; k++)
+        if (strlen(WRAPPERS[k]) == n && memcmp(WRAPPERS[k], s, n) == 0)
+            return 1;
+    return 0;
+}
+
+static int blacklisted(const char *s, size_t n)
+{
+    char norm[512];
+    size_t o = 0;
+    int under = 0;
+    for (size_t k = 0; k < n && o + 1 < sizeof norm; k++) {
+        char c = (char)tolower((unsigned char)s[k]);
+        if (isalnum((unsigned char)c) || c == '_') {
+            norm[o++] = c;
+            under = 0;
+        } else if (!under) {
+            norm[o++] = '_';
+            under = 1;
+        }
+    }
+    norm[o] = '\0';
+    char *b = norm;
+    while (*b == '_')
+        b++;
+    size_t bl = strlen(b);
+    while (bl && b[bl - 1] == '_')
+        b[--bl] = '\0';
+    if (!bl)
+        return 1;
+    static const char *const exact[] = {
+        "xla",       "xla_ops", "xla_modules", "xla_traceme", "xla_trace_me", "pallas_call",
+        "shard_map", "call",    "execute",     "launch",      "tpu_launch",   "command_buffer"};
+    for (size_t k = 0; k < sizeof exact / sizeof *exact; k++)
+        if (strcmp(b, exact[k]) == 0)
+            return 1;
+    static const char *const pre[] = {"pjrt", "xla_", "tpu_", "stream_executor"};
+    for (size_t k = 0; k < sizeof pre / sizeof *pre; k++)
+        if (strncmp(b, pre[k], strlen(pre[k])) == 0)
+            return 1;
+    static const char *const sub[] = {"launch", "execute", "thunk", "runtime"};
+    for (size_t k = 0; k < sizeof sub / sizeof *sub; k++)
+        if (strstr(b, sub[k]))
+            return 1;
+    return 0;
+}
+
+/* Canonicalises one part in place into OUT; returns its length, 0 when dropped. */
+static size_t canon_part(const char *s, size_t n, char *out, size_t cap)
+{
+    const char *e = s + n;
+    while (s < e && (isspace((unsigned char)*s) || *s == ':'))
+        s++;
+    while (e > s && (isspace((unsigned char)e[-1]) || e[-1] == ':'))
+        e--;
+    for (;;) {
+        /* wrapper(inner) */
+        const char *q = s;
+        if (q < e && (isalpha((unsigned char)*q) || *q == '_')) {
+            while (q < e && (isalnum((unsigned char)*q) || *q == '_'))
+                q++;
+            if (q < e && *q == '(' && e[-1] == ')' && is_wrapper(s, (size_t)(q - s))) {
+                s = q + 1;
+                e = e - 1;
+                continue;
+            }
+        }
+        break;
+    }
+    if (is_wrapper(s, (size_t)(e - s)))
+        return 0;
+    if ((size_t)(e - s) >= 15 && strncmp(s, "dynamic_donated", 15) == 0) {
+        const char *dot = memchr(s, '.', (size_t)(e - s));
+        if (dot)
+            s = dot + 1;
+    }
+    if (s >= e || blacklisted(s, (size_t)(e - s)))
+        return 0;
+    size_t len = (size_t)(e - s) < cap - 1 ? (size_t)(e - s) : cap - 1;
+    memcpy(out, s, len);
+    out[len] = '\0';
+    return len;
+}
+
+/* Builds the parts path of an event into OUT as "a=>b=>c"; *depth = number of parts;
+ * *fallback = 1 when the parts came from the op name alone. */
+static void event_parts(const char *tf_op, const char *name, char *out, size_t cap, int *depth,
+                        int *fallback)
+{
+    out[0] = '\0';
+    *depth = 0;
+    *fallback = 0;
+    size_t o = 0;
+    char part[1024];
+    const char *sep = NULL;
+    size_t seplen = 0;
+    const char *src;
+    if (tf_op && *tf_op) {
+        src = tf_op;
+        sep = "/";
+        seplen = 1;
+    } else if (strstr(name, "=>")) {
+        src = name;
+        sep = "=>";
+        seplen = 2;
+    } else if (strstr(name, "::")) {
+        src = name;
+        sep = "::";
+        seplen = 2;
+    } else {
+        char canon[1024];
+        sm_canonical_op_name(name, strlen(name), canon, sizeof canon);
+        size_t l = canon_part(canon, strlen(canon), part, sizeof part);
+        if (l) {
+            snprintf(out, cap, "%s", part);
+            *depth = 1;
+        }
+        *fallback = 1;
+        return;
+    }
+    const char *p = src;
+    for (;;) {
+        const char *hit = strstr(p, sep);
+        const char *e = hit ? hit : p + strlen(p);
+        size_t l = e > p ? canon_part(p, (size_t)(e - p), part, sizeof part) : 0;
+        if (l) {
+            int w = snprintf(out + o, cap - o, "%s%s", *depth ? "=>" : "", part);
+            if (w > 0 && (size_t)w < cap - o)
+                o += (size_t)w;
+            (*depth)++;
+        }
+        if (!hit)
+            break;
+        p = hit + seplen;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Statistics. */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double quantile(const double *sorted, size_t n, double q)
+{
+    if (n == 1)
+        return sorted[0];
+    double pos = (double)(n - 1) * q;
+    size_t lo = (size_t)floor(pos), hi = (size_t)ceil(pos);
+    double frac = pos - (double)lo;
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+static jval *duration_stats(const double *vals, size_t n)
+{
+    jval *o = jv_obj();
+    jv_set(o, "count", jv_int((int64_t)n));
+    if (n == 0) {
+        const char *keys[] = {"mean", "median", "p90", "min", "max"};
+        for (int k = 0; k < 5; k++)
+            jv_set(o, keys[k], jv_null());
+        return o;
+    }
+    double *s = pq_malloc(n * sizeof *s);
+    if (!s) {
+        jv_free(o);
+        return NULL;
+    }
+    memcpy(s, vals, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    double sum = 0;
+    for (size_t k = 0; k < n; k++)
+        sum += vals[k];
+    jv_set(o, "mean", jv_num(sum / (double)n));
+    jv_set(o, "median", jv_num(quantile(s, n, 0.5)));
+    jv_set(o, "p90", jv_num(quantile(s, n, 0.9)));
+    jv_set(o, "min", jv_num(s[0]));
+    jv_set(o, "max", jv_num(s[n - 1]));
+    pq_free(s);
+    return o;
+}
+
+static double us_of(int64_t ps)
+{
+    return (double)ps / PS_PER_US;
+}
+
+/* BASE_US + REL_PS/1e6 with one rounding: whole µs first, then the sub-µs part. */
+static double abs_us(int64_t base_us, int64_t rel_ps)
+{
+    int64_t whole = rel_ps / 1000000, frac = rel_ps % 1000000;
+    if (frac < 0) {
+        frac += 1000000;
+        whole--;
+    }
+    if (frac == 0)
+        return (double)(base_us + whole);
+    char tmp[48];
+    snprintf(tmp, sizeof tmp, "%lld.%06lld", (long long)(base_us + whole), (long long)frac);
+    return strtod(tmp, NULL);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * sm_build. */
+
+typedef struct ctx {
+    sm_builder *b;
+    const sm_options *o;
+    int64_t *excl;
+    uint32_t *order;     /* events sorted by (track, ts, -end) */
+    uint8_t *name_flags; /* per name id: 1 stall, 2 comm */
+    double total;        /* breakdown total (trace units) */
+    double shares[5];
+} ctx;
+
+enum { CAT_COMPUTE, CAT_COMM, CAT_HOST, CAT_STALL, CAT_OTHER };
+static const char *const CAT_NAMES[5] = {"compute", "communication", "host", "stall", "other"};
+
+static sm_builder *g_sort_b; /* qsort has no context argument in C11 */
+
+static int cmp_track_order(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b2 = *(const uint32_t *)pb;
+    const sm_builder *b = g_sort_b;
+    if (b->trk[a] != b->trk[b2])
+        return b->trk[a] < b->trk[b2] ? -1 : 1;
+    if (b->ts[a] != b->ts[b2])
+        return b->ts[a] < b->ts[b2] ? -1 : 1;
+    int64_t ea = b->ts[a] + b->dur[a], eb = b->ts[b2] + b->dur[b2];
+    if (ea != eb)
+        return ea > eb ? -1 : 1; /* longer (enclosing) first */
+    return a < b2 ? -1 : a > b2;
+}
+
+/* Spec 1.5: self time per track with the partial-overlap rule. */
+static int compute_exclusive(ctx *c)
+{
+    sm_builder *b = c->b;
+    size_t n = b->n;
+    uint32_t *stack = pq_malloc((n + 1) * sizeof *stack);
+    int64_t *child = pq_calloc(n + 1, sizeof *child);
+    if (!stack || !child) {
+        pq_free(stack);
+        pq_free(child);
+        return -1;
+    }
+    size_t sp = 0;
+    uint32_t cur_track = UINT32_MAX;
+#define POP()                                                                                      \
+    do {                                                                                           \
+        uint32_t t_ = stack[--sp];                                                                 \
+        int64_t x_ = b->dur[t_] - child[t_];                                                       \
+        c->excl[t_] = x_ > 0 ? x_ : 0;                                                             \
+        if (sp)                                                                                    \
+            child[stack[sp - 1]] += b->dur[t_];                                                    \
+    } while (0)
+    for (size_t k = 0; k < n; k++) {
+        uint32_t e = c->order[k];
+        if (b->trk[e] != cur_track) {
+            while (sp)
+                POP();
+            cur_track = b->trk[e];
+        }
+        int64_t start = b->ts[e], end = start + b->dur[e];
+        while (sp && start >= b->ts[stack[sp - 1]] + b->dur[stack[sp - 1]])
+            POP();
+        while (sp && end > b->ts[stack[sp - 1]] + b->dur[stack[sp - 1]])
+            POP();
+        stack[sp++] = e;
+    }
+    while (sp)
+        POP();
+#undef POP
+    pq_free(stack);
+    pq_free(child);
+    return 0;
+}
+
+static const char *pname(const sm_builder *b, int64_t pid)
+{
+    uint32_t id = pmap_get(&b->proc_names, pid, 0);
+    return id == UINT32_MAX ? "" : pool_str(&b->names, id);
+}
+
+static const char *tname(const sm_builder *b, int64_t pid, int64_t tid)
+{
+    uint32_t id = pmap_get(&b->thread_names, pid, tid);
+    return id == UINT32_MAX ? "" : pool_str(&b->names, id);
+}
+
+/* Spec 1.4, plus Kineto: without any /device: or /host: process, a process whose threads
+ * carry GPU kernels is a device, its kernel streams are device-op threads, and every
+ * other process is host. */
+static void classify_tracks(sm_builder *b)
+{
+    int seed_names = 0;
+    for (uint32_t t = 0; t < b->ntracks; t++) {
+        const char *p = pname(b, b->tracks[t].pid);
+        if (strncmp(p, "/device:", 8) == 0 || strncmp(p, "/host:", 6) == 0)
+            seed_names = 1;
+    }
+    for (uint32_t t = 0; t < b->ntracks; t++) {
+        track *tr = &b->tracks[t];
+        const char *p = pname(b, tr->pid), *th = tname(b, tr->pid, tr->tid);
+        if (seed_names) {
+            tr->device = strncmp(p, "/device:", 8) == 0;
+            tr->host = strncmp(p, "/host:", 6) == 0;
+            tr->device_op =
+                tr->device && (strcmp(th, "XLA Ops") == 0 || strcmp(th, "Async XLA Ops") == 0 ||
+                               strncmp(th, "Stream #", 8) == 0);
+        } else {
+            int dev = 0;
+            for (uint32_t u = 0; u < b->ntracks; u++)
+                if (b->tracks[u].pid == tr->pid && b->tracks[u].has_kernel)
+                    dev = 1;
+            tr->device = dev;
+            tr->host = !dev;
+            tr->device_op = tr->has_kernel;
+        }
+        tr->steps = strcmp(th, "Steps") == 0;
+    }
+}
+
+static int event_category(const ctx *c, uint32_t e)
+{
+    const track *tr = &c->b->tracks[c->b->trk[e]];
+    uint8_t f = c->name_flags[c->b->name[e]];
+    if (f & 1)
+        return CAT_STALL;
+    if (tr->host)
+        return CAT_HOST;
+    if (f & 2)
+        return CAT_COMM;
+    if (tr->device)
+        return CAT_COMPUTE;
+    return CAT_OTHER;
+}
+
+typedef struct sweep_pt {
+    int64_t t;
+    int delta; /* -1 end, +1 start */
+    int comm;
+} sweep_pt;
+
+static int cmp_sweep(const void *pa, const void *pb)
+{
+    const sweep_pt *a = pa, *b = pb;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return a->delta - b->delta;
+}
+
+/* Spec 1.7. */
+static jval *time_breakdown(ctx *c)
+{
+    sm_builder *b = c->b;
+    double parts[5] = {0};
+    const char *basis;
+    double total = 0;
+    if (!c->o->global_breakdown) {
+        basis = "exclusive_duration_per_track";
+        int64_t ps[5] = {0};
+        for (size_t e = 0; e < b->n; e++)
+            if (!b->tracks[b->trk[e]].steps)
+                ps[event_category(c, (uint32_t)e)] += c->excl[e];
+        for (int k = 0; k < 5; k++) {
+            parts[k] = us_of(ps[k]);
+            total += parts[k];
+        }
+    } else {
+        basis = "exclusive_duration_global_timeline";
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        size_t np = 0;
+        for (size_t e = 0; e < b->n; e++) {
+            const track *tr = &b->tracks[b->trk[e]];
+            if (!tr->device || tr->steps)
+                continue;
+            int cat = event_category(c, (uint32_t)e);
+            if (cat == CAT_COMPUTE) {
+                lo = b->ts[e] < lo ? b->ts[e] : lo;
+                hi = b->ts[e] + b->dur[e] > hi ? b->ts[e] + b->dur[e] : hi;
+            }
+            if (cat == CAT_COMPUTE || cat == CAT_COMM)
+                np += 2;
+        }
+        if (lo < hi) {
+            sweep_pt *pts = pq_malloc((np + 1) * sizeof *pts);
+            if (!pts)
+                return NULL;
+            size_t k = 0;
+            for (size_t e = 0; e < b->n; e++) {
+                const track *tr = &b->tracks[b->trk[e]];
+                if (!tr->device || tr->steps)
+                    continue;
+                int cat = event_category(c, (uint32_t)e);
+                if (cat != CAT_COMPUTE && cat != CAT_COMM)
+                    continue;
+                int64_t s = b->ts[e] < lo ? lo : b->ts[e];
+                int64_t t = b->ts[e] + b->dur[e] > hi ? hi : b->ts[e] + b->dur[e];
+                if (t <= s)
+                    continue;
+                pts[k++] = (sweep_pt){s, 1, cat == CAT_COMM};
+                pts[k++] = (sweep_pt){t, -1, cat == CAT_COMM};
+            }
+            qsort(pts, k, sizeof *pts, cmp_sweep);
+            int64_t ps[5] = {0}, prev = lo;
+            long ncomm = 0, ncomp = 0;
+            for (size_t j = 0; j < k; j++) {
+                int64_t seg = pts[j].t - prev;
+                if (seg > 0)
+                    ps[ncomm > 0 ? CAT_COMM : ncomp > 0 ? CAT_COMPUTE : CAT_STALL] += seg;
+                prev = pts[j].t > prev ? pts[j].t : prev;
+                if (pts[j].comm)
+                    ncomm += pts[j].delta;
+                else
+                    ncomp += pts[j].delta;
+            }
+            if (hi > prev)
+                ps[CAT_STALL] += hi - prev;
+            pq_free(pts);
+            for (int m = 0; m < 5; m++)
+                parts[m] = us_of(ps[m]);
+            total = us_of(hi - lo);
+        }
+    }
+    c->total = total;
+    jval *o = jv_obj();
+    jv_set(o, "duration_basis", jv_cstr(basis));
+    jv_set(o, "total_duration", jv_num(total));
+    for (int k = 0; k < 5; k++) {
+        c->shares[k] = total > 0 ? parts[k] / total : 0.0;
+        jval *p = jv_obj();
+        jv_set(p, "total_duration", jv_num(parts[k]));
+        jv_set(p, "share_of_total", jv_num(c->shares[k]));
+        jv_set(o, CAT_NAMES[k], p);
+    }
+    return o;
+}
+
+/* Python int(): optional spaces, sign, digits (underscores between digits allowed). */
+static int parse_py_int(const char *s, int64_t *out)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    int neg = 0;
+    if (*s == '+' || *s == '-')
+        neg = *s++ == '-';
+    if (!isdigit((unsigned char)*s))
+        return 0;
+    int64_t v = 0;
+    while (isdigit((unsigned char)*s) || (*s == '_' && isdigit((unsigned char)s[1]))) {
+        if (*s != '_') {
+            if (v > (INT64_MAX - 9) / 10)
+                return 0;
+            v = v * 10 + (*s - '0');
+        }
+        s++;
+    }
+    while (isspace((unsigned char)*s))
+        s++;
+    if (*s)
+        return 0;
+    *out = neg ? -v : v;
+    return 1;
+}
+
+typedef struct step_rec {
+    int64_t num;
+    double sum;
+    long n;
+} step_rec;
+
+static int cmp_step(const void *a, const void *b)
+{
+    int64_t x = ((const step_rec *)a)->num, y = ((const step_rec *)b)->num;
+    return x < y ? -1 : x > y;
+}
+
+static jval *step_class(const char *name, const int64_t *nums, const double *durs, size_t n,
+                        size_t nsteady, jval *periodicity)
+{
+    jval *o = jv_obj();
+    jv_set(o, "name", jv_cstr(name));
+    jv_set(o, "count", jv_int((int64_t)n));
+    jv_set(o, "fraction_of_steady", jv_num((double)n / (double)nsteady));
+    jv_set(o, "duration_stats", duration_stats(durs, n));
+    double *s = pq_malloc(n * sizeof *s);
+    if (s) {
+        memcpy(s, durs, n * sizeof *s);
+        qsort(s, n, sizeof *s, cmp_double);
+        double med = quantile(s, n, 0.5);
+        size_t best = 0;
+        for (size_t k = 1; k < n; k++) {
+            double d1 = fabs(durs[k] - med), d0 = fabs(durs[best] - med);
+            if (d1 < d0 || (d1 == d0 && nums[k] < nums[best]))
+                best = k;
+        }
+        jv_set(o, "representative_step", jv_int(nums[best]));
+        jv_set(o, "representative_duration", jv_num(durs[best]));
+        pq_free(s);
+    }
+    jv_set(o, "periodicity", periodicity ? periodicity : jv_null());
+    return o;
+}
+
+static double median_of(const double *v, size_t n)
+{
+    double *s = pq_malloc(n * sizeof *s);
+    if (!s)
+        return 0;
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    double m = quantile(s, n, 0.5);
+    pq_free(s);
+    return m;
+}
+
+/* Spec 1.8 classes: 2-means on log(duration). */
+static jval *step_classes(const int64_t *nums, const double *durs, size_t n)
+{
+    jval *arr = jv_arr();
+    if (n == 0)
+        return arr;
+    double mn = durs[0], mx = durs[0];
+    for (size_t k = 1; k < n; k++) {
+        mn = durs[k] < mn ? durs[k] : mn;
+        mx = durs[k] > mx ? durs[k] : mx;
+    }
+    int split = 0;
+    uint8_t *lab = pq_calloc(n, 1);
+    if (n >= 6 && mn > 0 && mx / mn >= 1.25 && lab) {
+        double c0 = log(mn), c1 = log(mx);
+        int ok = 1;
+        for (int it = 0; it < 40; it++) {
+            int changed = 0;
+            for (size_t k = 0; k < n; k++) {
+                double x = log(durs[k]);
+                uint8_t l = fabs(x - c0) <= fabs(x - c1) ? 0 : 1;
+                if (it == 0 || l != lab[k])
+                    changed = 1;
+                lab[k] = l;
+            }
+            double s0 = 0, s1 = 0;
+            size_t n0 = 0, n1 = 0;
+            for (size_t k = 0; k < n; k++) {
+                if (lab[k])
+                    s1 += log(durs[k]), n1++;
+                else
+                    s0 += log(durs[k]), n0++;
+            }
+            if (!n0 || !n1) {
+                ok = 0;
+                break;
+            }
+            double nc0 = s0 / (double)n0, nc1 = s1 / (double)n1;
+            double move = fabs(nc0 - c0) + fabs(nc1 - c1);
+            c0 = nc0;
+            c1 = nc1;
+            if (!changed && move < 1e-9)
+                break;
+        }
+        size_t n0 = 0, n1 = 0;
+        for (size_t k = 0; k < n; k++)
+            lab[k] ? n1++ : n0++;
+        if (ok && n0 >= 2 && n1 >= 2 && (double)n0 >= 0.1 * (double)n &&
+            (double)n1 >= 0.1 * (double)n) {
+            int hi_lab = c1 > c0 ? 1 : 0;
+            double *dl = pq_malloc(n * sizeof *dl), *dh = pq_malloc(n * sizeof *dh);
+            int64_t *nl = pq_malloc(n * sizeof *nl), *nh = pq_malloc(n * sizeof *nh);
+            size_t kl = 0, kh = 0;
+            if (dl && dh && nl && nh) {
+                for (size_t k = 0; k < n; k++) {
+                    if (lab[k] == hi_lab) {
+                        dh[kh] = durs[k];
+                        nh[kh++] = nums[k];
+                    } else {
+                        dl[kl] = durs[k];
+                        nl[kl++] = nums[k];
+                    }
+                }
+                if (median_of(dh, kh) / median_of(dl, kl) >= 1.5) {
+                    split = 1;
+                    jv_push(arr, step_class("light", nl, dl, kl, n, NULL));
+                    /* periodicity: most common gap > 1 between sorted heavy steps. */
+                    jval *per = NULL;
+                    if (kh >= 3) {
+                        int64_t *sn = pq_malloc(kh * sizeof *sn);
+                        if (sn) {
+                            memcpy(sn, nh, kh * sizeof *sn);
+                            for (size_t x = 1; x < kh; x++)
+                                for (size_t y = x; y > 0 && sn[y - 1] > sn[y]; y--) {
+                                    int64_t t = sn[y];
+                                    sn[y] = sn[y - 1];
+                                    sn[y - 1] = t;
+                                }
+                            size_t ngaps = 0;
+                            int64_t best = 0;
+                            size_t bestc = 0;
+                            for (size_t x = 1; x < kh; x++) {
+                                int64_t g = sn[x] - sn[x - 1];
+                                if (g <= 1)
+                                    continue;
+                                ngaps++;
+                                size_t cnt = 0;
+                                for (size_t y = 1; y < kh; y++)
+                                    cnt += sn[y] - sn[y - 1] == g;
+                                if (cnt > bestc || (cnt == bestc && g < best)) {
+                                    bestc = cnt;
+                                    best = g;
+                                }
+                            }
+                            if (ngaps >= 2 && bestc >= 2)
+                                per = jv_int(best);
+                            pq_free(sn);
+                        }
+                    }
+                    jv_push(arr, step_class("heavy", nh, dh, kh, n, per));
+                }
+            }
+            pq_free(dl);
+            pq_free(dh);
+            pq_free(nl);
+            pq_free(nh);
+        }
+    }
+    pq_free(lab);
+    if (!split)
+        jv_push(arr, step_class("typical", nums, durs, n, n, NULL));
+    return arr;
+}
+
+/* Spec 1.8. */
+static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t *nsteady)
+{
+    sm_builder *b = c->b;
+    step_rec *st = NULL;
+    size_t ns = 0, cap = 0;
+    for (int pass = 0; pass < 3 && ns == 0; pass++) {
+        for (size_t e = 0; e < b->n; e++) {
+            const track *tr = &b->tracks[b->trk[e]];
+            const char *nm = pool_str(&b->names, b->name[e]);
+            int64_t num;
+            if (pass == 0) {
+                if (!(tr->device && tr->steps && parse_py_int(nm, &num)))
+                    continue;
+            } else if (pass == 1) {
+                if (!(b->has_step[e] && strcmp(nm, "train") == 0 &&
+                      strncmp(pname(b, tr->pid), "/host:", 6) == 0))
+                    continue;
+                num = b->step[e];
+            } else {
+                /* Kineto: ProfilerStep#N annotations. */
+                if (strncmp(nm, "ProfilerStep#", 13) != 0 || !parse_py_int(nm + 13, &num))
+                    continue;
+            }
+            size_t k = 0;
+            for (; k < ns; k++)
+                if (st[k].num == num)
+                    break;
+            if (k == ns) {
+                if (ns == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    step_rec *nst = pq_realloc(st, cap * sizeof *nst);
+                    if (!nst) {
+                        pq_free(st);
+                        return NULL;
+                    }
+                    st = nst;
+                }
+                st[ns++] = (step_rec){num, 0, 0};
+            }
+            st[k].sum += us_of(b->dur[e]);
+            st[k].n++;
+        }
+    }
+    if (ns)
+        qsort(st, ns, sizeof *st, cmp_step);
+    double *all = pq_malloc((ns + 1) * sizeof *all), *steady = pq_malloc((ns + 1) * sizeof *all);
+    int64_t *snums = pq_malloc((ns + 1) * sizeof *snums);
+    size_t nst = 0;
+    for (size_t k = 0; k < ns && all && steady && snums; k++) {
+        all[k] = st[k].sum / (double)st[k].n;
+        if (st[k].num >= c->o->warmup_steps) {
+            snums[nst] = st[k].num;
+            steady[nst++] = all[k];
+        }
+    }
+    jval *o = jv_obj();
+    jv_set(o, "warmup_steps_ignored", jv_int(c->o->warmup_steps));
+    jv_set(o, "all_steps", duration_stats(all, ns));
+    jv_set(o, "steady_state_steps", duration_stats(steady, nst));
+    jv_set(o, "classes", step_classes(snums, steady, nst));
+    *nsteady = nst;
+    *steady_median = *steady_p90 = NAN;
+    if (nst) {
+        qsort(steady, nst, sizeof *steady, cmp_double);
+        *steady_median = quantile(steady, nst, 0.5);
+        *steady_p90 = quantile(steady, nst, 0.9);
+    }
+    pq_free(all);
+    pq_free(steady);
+    pq_free(snums);
+    pq_free(st);
+    return o;
+}
+
+/* Index of the most common value per key in a counter (ties: first seen). OUT[key] gets
+ * the counter row, UINT32_MAX when the key has no value. */
+static void most_common(const counter *cn, uint32_t *out, size_t nkeys)
+{
+    for (size_t k = 0; k < nkeys; k++)
+        out[k] = UINT32_MAX;
+    for (uint32_t r = 0; r < cn->n; r++) {
+        size_t key = (size_t)cn->key[r];
+        if (key >= nkeys)
+            continue;
+        if (out[key] == UINT32_MAX || cn->count[r] > cn->count[out[key]])
+            out[key] = r;
+    }
+}
+
+typedef struct agg {
+    uint32_t name;
+    uint64_t count;
+    int64_t total, excl;
+    double dtotal; /* float totals where the seed sums floats */
+    double key2;
+    uint32_t aux, aux2;
+} agg;
+
+static const pool *g_pool;
+
+static int cmp_hot(const void *pa, const void *pb)
+{
+    const agg *a = pa, *b = pb;
+    if (a->excl != b->excl)
+        return a->excl > b->excl ? -1 : 1;
+    if (a->total != b->total)
+        return a->total > b->total ? -1 : 1;
+    return strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
+}
+
+static const char *op_category(uint8_t flags)
+{
+    return flags & 1 ? "stall" : flags & 2 ? "communication" : "compute";
+}
+
+static jval *str_or_null(const pool *pl, uint32_t id)
+{
+    return id && id != UINT32_MAX ? jv_cstr(pool_str(pl, id)) : jv_null();
+}
+
+/* State shared by the op sections. */
+typedef struct opstate {
+    uint32_t npool;
+    uint32_t *sig_of_long;       /* long_name id -> signature id */
+    uint32_t *path_tf, *path_nm; /* cache: tf_op id / name id -> path id (+1), 0 unknown */
+    uint8_t *depth_tf, *depth_nm;
+} opstate;
+
+static uint32_t sig_id(sm_builder *b, opstate *s, uint32_t ln)
+{
+    if (!ln)
+        return 0;
+    if (ln < s->npool && s->sig_of_long[ln] != UINT32_MAX)
+        return s->sig_of_long[ln];
+    char sig[1024];
+    const char *p = pool_str(&b->names, ln);
+    sm_shape_signature(p, strlen(p), sig, sizeof sig);
+    uint32_t id = pool_cstr(&b->names, sig);
+    if (ln < s->npool)
+        s->sig_of_long[ln] = id;
+    return id;
+}
+
+/* Path of an event (spec 1.14) as a pool id (0 = no parts), its depth, and whether it is
+ * the name fallback. */
+static uint32_t event_path(sm_builder *b, opstate *s, uint32_t e, int *depth, int *fallback)
+{
+    uint32_t tf = b->tf_op[e], nm = b->name[e];
+    *fallback =
+        tf == 0 && !strstr(pool_str(&b->names, nm), "=>") && !strstr(pool_str(&b->names, nm), "::");
+    uint32_t *cache = tf ? s->path_tf : s->path_nm;
+    uint8_t *dcache = tf ? s->depth_tf : s->depth_nm;
+    uint32_t key = tf ? tf : nm;
+    if (key < s->npool && cache[key]) {
+        *depth = dcache[key];
+        return cache[key] - 1;
+    }
+    char path[4096];
+    int fb;
+    event_parts(tf ? pool_str(&b->names, tf) : NULL, pool_str(&b->names, nm), path, sizeof path,
+                depth, &fb);
+    uint32_t id = *depth ? pool_cstr(&b->names, path) : 0;
+    if (key < s->npool) {
+        cache[key] = id + 1;
+        dcache[key] = (uint8_t)(*depth > 255 ? 255 : *depth);
+    }
+    return id;
+}
+
+/* The first MAXD parts of PATH joined by "=>". */
+static uint32_t path_prefix(sm_builder *b, uint32_t path, int maxd)
+{
+    const char *p = pool_str(&b->names, path), *q = p;
+    for (int d = 0; d < maxd; d++) {
+        const char *hit = strstr(q, "=>");
+        if (!hit)
+            return path;
+        if (d == maxd - 1)
+            return pool_intern(&b->names, p, (size_t)(hit - p));
+        q = hit + 2;
+    }
+    return path;
+}
+
+static int cmp_gap_order(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b2 = *(const uint32_t *)pb;
+    const sm_builder *b = g_sort_b;
+    if (b->trk[a] != b->trk[b2])
+        return b->trk[a] < b->trk[b2] ? -1 : 1;
+    if (b->ts[a] != b->ts[b2])
+        return b->ts[a] < b->ts[b2] ? -1 : 1;
+    int64_t ea = b->ts[a] + b->dur[a], eb = b->ts[b2] + b->dur[b2];
+    if (ea != eb)
+        return ea < eb ? -1 : 1;
+    return a < b2 ? -1 : a > b2;
+}
+
+static int is_gap_marker(const sm_builder *b, uint32_t e)
+{
+    char canon[512];
+    const char *nm = pool_str(&b->names, b->name[e]);
+    sm_canonical_op_name(nm, strlen(nm), canon, sizeof canon);
+    for (char *q = canon; *q; q++)
+        *q = (char)tolower((unsigned char)*q);
+    static const char *const m[] = {"iota",      "constant", "bitcast",  "get-tuple-element",
+                                    "parameter", "tuple",    "after-all"};
+    for (size_t k = 0; k < sizeof m / sizeof *m; k++)
+        if (strcmp(canon, m[k]) == 0)
+            return 1;
+    return strncmp(canon, "copy-start", 10) == 0 || strncmp(canon, "copy-done", 9) == 0;
+}
+
+static int cmp_gap(const void *pa, const void *pb)
+{
+    const agg *a = pa, *b = pb;
+    if (a->total != b->total)
+        return a->total > b->total ? -1 : 1;
+    if (a->excl != b->excl) /* max gap */
+        return a->excl > b->excl ? -1 : 1;
+    return strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
+}
+
+static int cmp_ctx(const void *pa, const void *pb)
+{
+    const agg *a = pa, *b = pb;
+    if (a->total != b->total)
+        return a->total > b->total ? -1 : 1;
+    int c = strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
+    if (c)
+        return c;
+    return strcmp(pool_str(g_pool, a->aux), pool_str(g_pool, b->aux));
+}
+
+static int cmp_region(const void *pa, const void *pb)
+{
+    const agg *a = pa, *b = pb;
+    if (a->total != b->total) /* inclusive */
+        return a->total > b->total ? -1 : 1;
+    if (a->excl != b->excl)
+        return a->excl > b->excl ? -1 : 1;
+    return strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
+}
+
+static int cmp_opreg(const void *pa, const void *pb)
+{
+    const agg *a = pa, *b = pb;
+    if (a->excl != b->excl)
+        return a->excl > b->excl ? -1 : 1;
+    if (a->total != b->total)
+        return a->total > b->total ? -1 : 1;
+    int c = strcmp(pool_str(g_pool, a->aux), pool_str(g_pool, b->aux));
+    if (c)
+        return c;
+    return strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
+}
+
+typedef struct family_row {
+    const char *family;
+    uint64_t count;
+    double total, excl, flop_total;
+    int has_flop;
+    uint32_t example;
+    counter *shapes;
+} family_row;
+
+static int cmp_family(const void *pa, const void *pb)
+{
+    const family_row *a = pa, *b = pb;
+    if (a->excl != b->excl)
+        return a->excl > b->excl ? -1 : 1;
+    return strcmp(a->family, b->family);
+}
+
+typedef struct window {
+    int64_t start2, end2; /* doubled times (midpoints are half-units) */
+    uint32_t path;
+    int depth;
+    int64_t dur;
+} window;
+
+typedef struct wpt {
+    int64_t t;
+    int kind; /* 0 start, 1 midpoint, 2 end */
+    uint32_t idx;
+} wpt;
+
+static int cmp_wpt(const void *pa, const void *pb)
+{
+    const wpt *a = pa, *b = pb;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    if (a->kind != b->kind)
+        return a->kind - b->kind;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static jval *candidate(const char *id, const char *title, const char *rationale, jval *evidence,
+                       const char *const *suggestions)
+{
+    jval *o = jv_obj();
+    jv_set(o, "candidate_id", jv_cstr(id));
+    jv_set(o, "title", jv_cstr(title));
+    jv_set(o, "rationale", jv_cstr(rationale));
+    jv_set(o, "evidence", evidence);
+    jval *s = jv_arr();
+    for (int k = 0; suggestions[k]; k++)
+        jv_push(s, jv_cstr(suggestions[k]));
+    jv_set(o, "suggestions", s);
+    return o;
+}
+
+static jval *ev_list(const char *a, const char *b2, const char *c, const char *d)
+{
+    jval *e = jv_arr();
+    const char *x[] = {a, b2, c, d};
+    for (int k = 0; k < 4; k++)
+        if (x[k])
+            jv_push(e, jv_cstr(x[k]));
+    return e;
+}
+
+jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
+{
+    if (b->failed)
+        return NULL;
+    ctx c = {0};
+    c.b = b;
+    c.o = o;
+    size_t n = b->n;
+    jval *doc = NULL;
+    opstate s = {0};
+    c.excl = pq_calloc(n + 1, sizeof *c.excl);
+    c.order = pq_malloc((n + 1) * sizeof *c.order);
+    if (!c.excl || !c.order)
+        goto out;
+    for (size_t k = 0; k < n; k++)
+        c.order[k] = (uint32_t)k;
+    g_sort_b = b;
+    g_pool = &b->names;
+    qsort(c.order, n, sizeof *c.order, cmp_track_order);
+    if (compute_exclusive(&c) != 0)
+        goto out;
+    classify_tracks(b);
+    /* Name flags for every name seen so far (the pool only grows from here). */
+    c.name_flags = pq_calloc(b->names.n + 1, 1);
+    if (!c.name_flags)
+        goto out;
+    for (size_t e = 0; e < n; e++) {
+        uint32_t id = b->name[e];
+        if (c.name_flags[id] & 4)
+            continue;
+        const char *nm = pool_str(&b->names, id);
+        c.name_flags[id] = (uint8_t)(4 | (is_stall(nm) ? 1 : 0) | (is_comm(nm) ? 2 : 0));
+    }
+
+    doc = jv_obj();
+    jv_set(doc, "schema_version", jv_cstr("profile_summary.v1"));
+    jv_set(doc, "generated_at_utc", jv_cstr(src->generated_at_utc));
+    jv_set(doc, "source_format", jv_cstr(src->source_format));
+    jv_set(doc, "source_path", jv_cstr(src->source_path));
+    jval *rm = jv_obj();
+    static const char *const rmk[] = {
+        "run_path",         "run_id",  "artifact_ref", "artifact_name", "hardware_type",
+        "mesh_or_topology", "git_sha", "config_hash",  "num_devices",   "num_hosts"};
+    for (size_t k = 0; k < sizeof rmk / sizeof *rmk; k++)
+        jv_set(rm, rmk[k], jv_null());
+    jv_set(doc, "run_metadata", rm);
+
+    /* trace_overview (1.17, 1.19) */
+    jval *ov = jv_obj();
+    jv_set(ov, "display_time_unit", jv_cstr(src->display_time_unit));
+    jv_set(ov, "num_events_total", jv_int((int64_t)src->num_events_total));
+    jv_set(ov, "num_complete_events", jv_int((int64_t)n));
+    jv_set(ov, "num_processes", jv_int((int64_t)b->proc_names.n));
+    jv_set(ov, "num_threads", jv_int((int64_t)b->thread_names.n));
+    if (n) {
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (size_t e = 0; e < n; e++) {
+            lo = b->ts[e] < lo ? b->ts[e] : lo;
+            hi = b->ts[e] + b->dur[e] > hi ? b->ts[e] + b->dur[e] : hi;
+        }
+        jv_set(ov, "profile_start_ts", jv_num(abs_us(b->base_us, lo)));
+        jv_set(ov, "profile_end_ts", jv_num(abs_us(b->base_us, hi)));
+    } else {
+        jv_set(ov, "profile_start_ts", jv_null());
+        jv_set(ov, "profile_end_ts", jv_null());
+    }
+    jv_set(ov, "duration_basis", jv_cstr("exclusive_duration_per_track"));
+    int trunc = n == 1000000;
+    jv_set(ov, "suspected_truncation", jv_bool(trunc));
+    jval *qw = jv_arr();
+    if (trunc)
+        jv_push(qw, jv_cstr("Trace contains exactly 1,000,000 complete events; this often "
+                            "indicates export truncation at a collector cap."));
+    for (int k = 0; src->extra_warnings && src->extra_warnings[k]; k++)
+        jv_push(qw, jv_cstr(src->extra_warnings[k]));
+    jv_set(ov, "quality_warnings", qw);
+    jv_set(doc, "trace_overview", ov);
+
+    /* trace_provenance: top-20 run ids and source hints, most common first. */
+    {
+        counter rid = {0}, srch = {0};
+        for (size_t e = 0; e < n; e++) {
+            if (b->run_id[e])
+                counter_add(&rid, 0, b->run_id[e], 1, 0);
+            if (b->source[e])
+                counter_add(&srch, 0, b->source[e], 1, 0);
+        }
+        jval *pv = jv_obj();
+        jv_set(pv, "trace_sha256", jv_cstr(src->sha256));
+        counter *cs[2] = {&rid, &srch};
+        const char *keys[2] = {"run_ids", "source_file_hints"};
+        for (int q = 0; q < 2; q++) {
+            jval *arr = jv_arr();
+            uint8_t *used = pq_calloc(cs[q]->n + 1, 1);
+            for (int k = 0; k < 20 && used; k++) {
+                uint32_t best = UINT32_MAX;
+                for (uint32_t r = 0; r < cs[q]->n; r++)
+                    if (!used[r] && (best == UINT32_MAX || cs[q]->count[r] > cs[q]->count[best]))
+                        best = r;
+                if (best == UINT32_MAX)
+                    break;
+                used[best] = 1;
+                jv_push(arr, jv_cstr(pool_str(&b->names, (uint32_t)cs[q]->value[best])));
+            }
+            pq_free(used);
+            jv_set(pv, keys[q], arr);
+        }
+        counter_free(&rid);
+        counter_free(&srch);
+        jv_set(doc, "trace_provenance", pv);
+    }
+
+    double steady_median = NAN, steady_p90 = NAN;
+    size_t nsteady = 0;
+    jv_set(doc, "step_time", step_time(&c, &steady_median, &steady_p90, &nsteady));
+    jv_set(doc, "time_breakdown", time_breakdown(&c));
+
+    /* Op sections work on device-op events. */
+    s.npool = b->names.n;
+    s.sig_of_long = pq_malloc((s.npool + 1) * sizeof *s.sig_of_long);
+    s.path_tf = pq_calloc(s.npool + 1, sizeof *s.path_tf);
+    s.path_nm = pq_calloc(s.npool + 1, sizeof *s.path_nm);
+    s.depth_tf = pq_calloc(s.npool + 1, 1);
+    s.depth_nm = pq_calloc(s.npool + 1, 1);
+    if (!s.sig_of_long || !s.path_tf || !s.path_nm || !s.depth_tf || !s.depth_nm)
+        goto fail;
+    for (uint32_t k = 0; k < s.npool; k++)
+        s.sig_of_long[k] = UINT32_MAX;
+
+    /* hot_ops (1.9) */
+    agg *hot = pq_calloc(s.npool + 1, sizeof *hot);
+    uint32_t *slot = pq_malloc((s.npool + 1) * sizeof *slot);
+    counter sigc = {0}, srcc = {0}, tfc = {0};
+    size_t nhot = 0;
+    if (!hot || !slot) {
+        pq_free(hot);
+        pq_free(slot);
+        goto fail;
+    }
+    for (uint32_t k = 0; k < s.npool; k++)
+        slot[k] = UINT32_MAX;
+    for (size_t e = 0; e < n; e++) {
+        if (!b->tracks[b->trk[e]].device_op)
+            continue;
+        uint32_t nm = b->name[e];
+        if (slot[nm] == UINT32_MAX) {
+            slot[nm] = (uint32_t)nhot;
+            hot[nhot].name = nm;
+            nhot++;
+        }
+        agg *a = &hot[slot[nm]];
+        a->count++;
+        a->total += b->dur[e];
+        a->excl += c.excl[e];
+        uint32_t sg = sig_id(b, &s, b->long_name[e]);
+        if (sg)
+            counter_add(&sigc, nm, sg, 1, 0);
+        if (b->source[e])
+            counter_add(&srcc, nm, b->source[e], 1, 0);
+        if (b->tf_op[e])
+            counter_add(&tfc, nm, b->tf_op[e], 1, 0);
+    }
+    uint32_t *mc_sig = pq_malloc((s.npool + 1) * sizeof *mc_sig);
+    uint32_t *mc_src = pq_malloc((s.npool + 1) * sizeof *mc_src);
+    uint32_t *mc_tf = pq_malloc((s.npool + 1) * sizeof *mc_tf);
+    if (!mc_sig || !mc_src || !mc_tf) {
+        pq_free(hot);
+        pq_free(slot);
+        pq_free(mc_sig);
+        pq_free(mc_src);
+        pq_free(mc_tf);
+        goto fail;
+    }
+    most_common(&sigc, mc_sig, s.npool);
+    most_common(&srcc, mc_src, s.npool);
+    most_common(&tfc, mc_tf, s.npool);
+    qsort(hot, nhot, sizeof *hot, cmp_hot);
+    size_t hlimit = o->hot_op_limit > 0 ? (size_t)o->hot_op_limit : 0;
+    size_t nh = nhot < hlimit ? nhot : hlimit;
+    jval *hot_arr = jv_arr();
+    family_row *fam = pq_calloc(NFAMILIES + 2, sizeof *fam);
+    size_t nfam = 0;
+    double sum_excl = 0;
+    for (size_t k = 0; k < nh && fam; k++) {
+        agg *a = &hot[k];
+        const char *nm = pool_str(&b->names, a->name);
+        char canon[1024];
+        sm_canonical_op_name(nm, strlen(nm), canon, sizeof canon);
+        uint32_t tf = mc_tf[a->name] == UINT32_MAX ? 0 : (uint32_t)tfc.value[mc_tf[a->name]];
+        uint32_t sg = mc_sig[a->name] == UINT32_MAX ? 0 : (uint32_t)sigc.value[mc_sig[a->name]];
+        uint32_t sr = mc_src[a->name] == UINT32_MAX ? 0 : (uint32_t)srcc.value[mc_src[a->name]];
+        char text[2048];
+        snprintf(text, sizeof text, "%s %s", canon, tf ? pool_str(&b->names, tf) : "");
+        const char *family = sm_semantic_family(text);
+        /* Mean of per-event proxies over the events that have one. */
+        double psum = 0;
+        uint64_t pn = 0;
+        for (uint32_t r = 0; r < sigc.n; r++) {
+            if ((uint32_t)sigc.key[r] != a->name)
+                continue;
+            double px = sm_flop_proxy(family, pool_str(&b->names, (uint32_t)sigc.value[r]));
+            if (px > 0) {
+                psum += px * (double)sigc.count[r];
+                pn += sigc.count[r];
+            }
+        }
+        jval *h = jv_obj();
+        jv_set(h, "name", jv_cstr(nm));
+        jv_set(h, "canonical_name", jv_cstr(canon));
+        jv_set(h, "category", jv_cstr(op_category(c.name_flags[a->name])));
+        jv_set(h, "count", jv_int((int64_t)a->count));
+        jv_set(h, "total_duration", jv_num(us_of(a->total)));
+        jv_set(h, "exclusive_duration", jv_num(us_of(a->excl)));
+        jv_set(h, "avg_duration", jv_num(us_of(a->total) / (double)a->count));
+        jv_set(h, "shape_signature", str_or_null(&b->names, sg));
+        jv_set(h, "source_file", str_or_null(&b->names, sr));
+        jv_set(h, "tf_op_path", str_or_null(&b->names, tf));
+        jv_set(h, "flop_proxy_per_invocation", pn ? jv_num(psum / (double)pn) : jv_null());
+        jv_push(hot_arr, h);
+        sum_excl += us_of(a->excl);
+        /* semantic families (1.11) from the truncated list */
+        size_t f = 0;
+        for (; f < nfam; f++)
+            if (strcmp(fam[f].family, family) == 0)
+                break;
+        if (f == nfam) {
+            fam[nfam].family = family;
+            fam[nfam].example = a->name;
+            fam[nfam].shapes = pq_calloc(1, sizeof(counter));
+            nfam++;
+        }
+        fam[f].count += a->count;
+        fam[f].total += us_of(a->total);
+        fam[f].excl += us_of(a->excl);
+        if (pn) {
+            fam[f].flop_total += psum / (double)pn * (double)a->count;
+            fam[f].has_flop = 1;
+        }
+        if (sg && fam[f].shapes)
+            counter_add(fam[f].shapes, 0, sg, a->count, 0);
+    }
+    jv_set(doc, "hot_ops", hot_arr);
+    {
+        double D = c.total > 0 && sum_excl > 0 ? (c.total > sum_excl ? c.total : sum_excl)
+                   : c.total > 0               ? c.total
+                                               : sum_excl;
+        if (fam)
+            qsort(fam, nfam, sizeof *fam, cmp_family);
+        size_t flimit = hlimit > 50 ? hlimit : 50;
+        jval *fa = jv_arr();
+        for (size_t f = 0; f < nfam && f < flimit; f++) {
+            jval *r = jv_obj();
+            jv_set(r, "family", jv_cstr(fam[f].family));
+            jv_set(r, "count", jv_int((int64_t)fam[f].count));
+            jv_set(r, "total_duration", jv_num(fam[f].total));
+            jv_set(r, "exclusive_duration", jv_num(fam[f].excl));
+            jv_set(r, "share_of_total", jv_num(D > 0 ? fam[f].excl / D : 0.0));
+            jv_set(r, "avg_duration", jv_num(fam[f].total / (double)fam[f].count));
+            jv_set(r, "avg_exclusive_duration", jv_num(fam[f].excl / (double)fam[f].count));
+            jv_set(r, "example_op", jv_cstr(pool_str(&b->names, fam[f].example)));
+            uint32_t best = UINT32_MAX;
+            for (uint32_t q = 0; fam[f].shapes && q < fam[f].shapes->n; q++)
+                if (best == UINT32_MAX || fam[f].shapes->count[q] > fam[f].shapes->count[best])
+                    best = q;
+            jv_set(r, "dominant_shape_signature",
+                   best == UINT32_MAX
+                       ? jv_null()
+                       : jv_cstr(pool_str(&b->names, (uint32_t)fam[f].shapes->value[best])));
+            jv_set(r, "flop_proxy_total", fam[f].has_flop ? jv_num(fam[f].flop_total) : jv_null());
+            jv_set(r, "time_per_flop_proxy",
+                   fam[f].has_flop && fam[f].flop_total > 0
+                       ? jv_num(fam[f].excl / fam[f].flop_total)
+                       : jv_null());
+            jv_push(fa, r);
+        }
+        jv_set(doc, "semantic_families", fa);
+        for (size_t f = 0; f < nfam; f++) {
+            if (fam[f].shapes)
+                counter_free(fam[f].shapes);
+            pq_free(fam[f].shapes);
+        }
+        pq_free(fam);
+    }
+    /* A copy: the pool may move as later sections intern paths. */
+    char top_hot_name[1024] = "";
+    if (nh)
+        snprintf(top_hot_name, sizeof top_hot_name, "%s", pool_str(&b->names, hot[0].name));
+    double top_hot_excl = nh ? us_of(hot[0].excl) : 0;
+    pq_free(hot);
+    pq_free(slot);
+    pq_free(mc_sig);
+    pq_free(mc_src);
+    pq_free(mc_tf);
+    counter_free(&sigc);
+    counter_free(&srcc);
+    counter_free(&tfc);
+
+    /* communication_ops (1.12) */
+    static const char *const KINDS[] = {"all-reduce", "all-gather",         "reduce-scatter",
+                                        "all-to-all", "collective-permute", "async-collective",
+                                        "send-recv",  "other-collective"};
+    enum { NKINDS = 8 };
+    uint64_t kc[NKINDS] = {0};
+    int64_t kt[NKINDS] = {0};
+    for (size_t e = 0; e < n; e++) {
+        if (!b->tracks[b->trk[e]].device_op || !(c.name_flags[b->name[e]] & 2))
+            continue;
+        const char *kind = sm_collective_kind(pool_str(&b->names, b->name[e]));
+        for (int k = 0; k < NKINDS; k++)
+            if (strcmp(kind, KINDS[k]) == 0) {
+                kc[k]++;
+                kt[k] += c.excl[e];
+            }
+    }
+    jval *comm = jv_arr();
+    const char *top_collective = NULL;
+    {
+        int used[NKINDS] = {0};
+        for (;;) {
+            int best = -1;
+            for (int k = 0; k < NKINDS; k++)
+                if (kc[k] && !used[k] &&
+                    (best < 0 || kt[k] > kt[best] ||
+                     (kt[k] == kt[best] && strcmp(KINDS[k], KINDS[best]) < 0)))
+                    best = k;
+            if (best < 0)
+                break;
+            used[best] = 1;
+            if (!top_collective)
+                top_collective = KINDS[best];
+            jval *r = jv_obj();
+            jv_set(r, "collective", jv_cstr(KINDS[best]));
+            jv_set(r, "count", jv_int((int64_t)kc[best]));
+            jv_set(r, "total_duration", jv_num(us_of(kt[best])));
+            jv_set(r, "avg_duration", jv_num(us_of(kt[best]) / (double)kc[best]));
+            jv_push(comm, r);
+        }
+    }
+    jv_set(doc, "communication_ops", comm);
+
+    /* Pre-op gaps (1.13), gap contexts (1.15). */
+    size_t big_limit = hlimit > 500 ? hlimit : 500;
+    uint32_t *go = pq_malloc((n + 1) * sizeof *go);
+    size_t ng = 0;
+    if (!go)
+        goto fail;
+    for (size_t e = 0; e < n; e++)
+        if (b->tracks[b->trk[e]].device_op)
+            go[ng++] = (uint32_t)e;
+    qsort(go, ng, sizeof *go, cmp_gap_order);
+    /* Preferred ≤4-deep tf_op path per op name, for fallback payloads. */
+    counter pref = {0};
+    for (size_t k = 0; k < ng; k++) {
+        uint32_t e = go[k];
+        if (!b->tf_op[e])
+            continue;
+        int d, fb;
+        uint32_t path = event_path(b, &s, e, &d, &fb);
+        if (d > 0)
+            counter_add(&pref, b->name[e], path_prefix(b, path, 4), 1, 0);
+    }
+    agg *gaps = NULL, *ctxs = NULL;
+    size_t ngaps = 0, nctx = 0, capg = 0, capc = 0;
+    pmap gmap = {0}, cmap = {0};
+    counter markers = {0};
+    /* Linear pass with the running max end. */
+    {
+        int64_t run_end = 0;
+        for (size_t k = 0; k < ng; k++) {
+            uint32_t e = go[k];
+            int first = k == 0 || b->trk[go[k - 1]] != b->trk[e];
+            if (!first && b->ts[e] > run_end) {
+                int64_t gap = b->ts[e] - run_end;
+                uint32_t payload = e;
+                if (is_gap_marker(b, e)) {
+                    int64_t chain_end = b->ts[e] + b->dur[e];
+                    for (size_t j = k + 1; j < ng && j <= k + 8 && b->trk[go[j]] == b->trk[e];
+                         j++) {
+                        uint32_t cnd = go[j];
+                        if (b->ts[cnd] > chain_end)
+                            break;
+                        if (is_gap_marker(b, cnd)) {
+                            int64_t ce = b->ts[cnd] + b->dur[cnd];
+                            chain_end = ce > chain_end ? ce : chain_end;
+                            continue;
+                        }
+                        payload = cnd;
+                        break;
+                    }
+                }
+                int fresh;
+                uint32_t *gs = pmap_slot(&gmap, b->name[payload], 0, &fresh);
+                if (!gs)
+                    break;
+                if (fresh) {
+                    if (ngaps == capg) {
+                        capg = capg ? capg * 2 : 256;
+                        agg *ng2 = pq_realloc(gaps, capg * sizeof *ng2);
+                        if (!ng2)
+                            break;
+                        gaps = ng2;
+                    }
+                    memset(&gaps[ngaps], 0, sizeof *gaps);
+                    gaps[ngaps].name = b->name[payload];
+                    *gs = (uint32_t)ngaps++;
+                }
+                agg *g = &gaps[*gs];
+                g->count++;
+                g->total += gap;
+                g->excl = gap > g->excl ? gap : g->excl;
+                counter_add(&markers, *gs, b->name[e], 1, 0);
+                /* gap region context of the payload */
+                int d, fb;
+                uint32_t path = event_path(b, &s, payload, &d, &fb);
+                uint32_t region = 0;
+                if (fb) {
+                    uint32_t best = UINT32_MAX;
+                    for (uint32_t r = 0; r < pref.n; r++) {
+                        if ((uint32_t)pref.key[r] != b->name[payload])
+                            continue;
+                        if (best == UINT32_MAX || pref.count[r] > pref.count[best] ||
+                            (pref.count[r] == pref.count[best] &&
+                             strcmp(pool_str(&b->names, (uint32_t)pref.value[r]),
+                                    pool_str(&b->names, (uint32_t)pref.value[best])) < 0))
+                            best = r;
+                    }
+                    if (best != UINT32_MAX)
+                        region = (uint32_t)pref.value[best];
+                }
+                if (!region)
+                    region = d > 0 ? path_prefix(b, path, 4) : pool_cstr(&b->names, "unknown");
+                char canon[1024];
+                const char *pn = pool_str(&b->names, b->name[payload]);
+                sm_canonical_op_name(pn, strlen(pn), canon, sizeof canon);
+                for (char *q = canon; *q; q++)
+                    *q = (char)tolower((unsigned char)*q);
+                if (strncmp(canon, "copy", 4) == 0) {
+                    const char *rp = pool_str(&b->names, region);
+                    char lab[4200];
+                    if (!*rp || strcmp(rp, "copy") == 0)
+                        snprintf(lab, sizeof lab, "copy");
+                    else if (strncmp(rp, "copy(", 5) == 0)
+                        snprintf(lab, sizeof lab, "%s", rp);
+                    else
+                        snprintf(lab, sizeof lab, "copy(%s)", rp);
+                    region = pool_cstr(&b->names, lab);
+                }
+                uint32_t *cs = pmap_slot(&cmap, b->name[payload], region, &fresh);
+                if (!cs)
+                    break;
+                if (fresh) {
+                    if (nctx == capc) {
+                        capc = capc ? capc * 2 : 256;
+                        agg *nc2 = pq_realloc(ctxs, capc * sizeof *nc2);
+                        if (!nc2)
+                            break;
+                        ctxs = nc2;
+                    }
+                    memset(&ctxs[nctx], 0, sizeof *ctxs);
+                    ctxs[nctx].name = b->name[payload];
+                    ctxs[nctx].aux = region;
+                    *cs = (uint32_t)nctx++;
+                }
+                ctxs[*cs].count++;
+                ctxs[*cs].total += gap;
+            }
+            int64_t en = b->ts[e] + b->dur[e];
+            run_end = first ? en : (en > run_end ? en : run_end);
+        }
+    }
+    /* marker per gap row: most frequent, tie alphabetical */
+    for (size_t k = 0; k < ngaps; k++)
+        gaps[k].aux = 0;
+    for (uint32_t r = 0; r < markers.n; r++) {
+        agg *g = &gaps[markers.key[r]];
+        uint32_t mk = (uint32_t)markers.value[r];
+        if (!g->aux || markers.count[r] > (uint64_t)g->key2 ||
+            (markers.count[r] == (uint64_t)g->key2 &&
+             strcmp(pool_str(&b->names, mk), pool_str(&b->names, g->aux)) < 0)) {
+            g->aux = mk;
+            g->key2 = (double)markers.count[r];
+        }
+    }
+    g_pool = &b->names;
+    if (gaps)
+        qsort(gaps, ngaps, sizeof *gaps, cmp_gap);
+    jval *garr = jv_arr();
+    for (size_t k = 0; k < ngaps && k < big_limit; k++) {
+        jval *r = jv_obj();
+        jv_set(r, "name", jv_cstr(pool_str(&b->names, gaps[k].name)));
+        jv_set(r, "count", jv_int((int64_t)gaps[k].count));
+        jv_set(r, "total_gap_duration", jv_num(us_of(gaps[k].total)));
+        jv_set(r, "max_gap_duration", jv_num(us_of(gaps[k].excl)));
+        jv_set(r, "avg_gap_duration", jv_num(us_of(gaps[k].total) / (double)gaps[k].count));
+        jv_set(r, "payload_op", jv_cstr(pool_str(&b->names, gaps[k].name)));
+        jv_set(r, "marker_op", jv_cstr(pool_str(&b->names, gaps[k].aux)));
+        jv_push(garr, r);
+    }
+    jv_set(doc, "gap_before_ops", garr);
+    double top_gap_total = ngaps ? us_of(gaps[0].total) : 0;
+    double top_gap_max = ngaps ? us_of(gaps[0].excl) : 0;
+    char top_gap_name[512] = "";
+    if (ngaps)
+        snprintf(top_gap_name, sizeof top_gap_name, "%s", pool_str(&b->names, gaps[0].name));
+    if (ctxs)
+        qsort(ctxs, nctx, sizeof *ctxs, cmp_ctx);
+    jval *carr = jv_arr();
+    for (size_t k = 0; k < nctx && k < big_limit; k++) {
+        jval *r = jv_obj();
+        jv_set(r, "op_name", jv_cstr(pool_str(&b->names, ctxs[k].name)));
+        jv_set(r, "region_path", jv_cstr(pool_str(&b->names, ctxs[k].aux)));
+        jv_set(r, "count", jv_int((int64_t)ctxs[k].count));
+        jv_set(r, "total_gap_duration", jv_num(us_of(ctxs[k].total)));
+        jv_set(r, "avg_gap_duration", jv_num(us_of(ctxs[k].total) / (double)ctxs[k].count));
+        jv_push(carr, r);
+    }
+    pq_free(gaps);
+    pq_free(ctxs);
+    pmap_free(&gmap);
+    pmap_free(&cmap);
+    counter_free(&markers);
+    counter_free(&pref);
+
+    /* hierarchical_regions (1.14) */
+    {
+        pmap rmap = {0}, parent = {0};
+        agg *reg = NULL;
+        size_t nreg = 0, capr = 0;
+        int oom = 0;
+        for (size_t k = 0; k < ng && !oom; k++) {
+            uint32_t e = go[k];
+            int d, fb;
+            uint32_t path = event_path(b, &s, e, &d, &fb);
+            if (!d)
+                continue;
+            uint32_t p = path;
+            for (int depth = d; depth >= 1; depth--) {
+                int fresh;
+                uint32_t *rs = pmap_slot(&rmap, p, 0, &fresh);
+                if (!rs) {
+                    oom = 1;
+                    break;
+                }
+                if (fresh) {
+                    if (nreg == capr) {
+                        capr = capr ? capr * 2 : 256;
+                        agg *nr = pq_realloc(reg, capr * sizeof *nr);
+                        if (!nr) {
+                            oom = 1;
+                            break;
+                        }
+                        reg = nr;
+                    }
+                    memset(&reg[nreg], 0, sizeof *reg);
+                    reg[nreg].name = p;
+                    reg[nreg].aux2 = (uint32_t)depth;
+                    *rs = (uint32_t)nreg++;
+                }
+                agg *r = &reg[*rs];
+                r->count++;
+                r->total += c.excl[e];
+                if (depth == d)
+                    r->excl += c.excl[e];
+                if (depth > 1) {
+                    uint32_t par = pmap_get(&parent, p, 0);
+                    if (par == UINT32_MAX) {
+                        par = path_prefix(b, p, depth - 1);
+                        uint32_t *ps = pmap_slot(&parent, p, 0, &fresh);
+                        if (ps)
+                            *ps = par;
+                    }
+                    p = par;
+                }
+            }
+        }
+        /* prune: depth>1 with exactly one child of (almost) equal inclusive */
+        uint32_t *nchild = pq_calloc(nreg + 1, sizeof *nchild);
+        uint32_t *onechild = pq_calloc(nreg + 1, sizeof *onechild);
+        for (size_t k = 0; k < nreg && nchild && onechild; k++) {
+            if (reg[k].aux2 <= 1)
+                continue;
+            uint32_t par = pmap_get(&parent, reg[k].name, 0);
+            uint32_t pi = par == UINT32_MAX ? UINT32_MAX : pmap_get(&rmap, par, 0);
+            if (pi != UINT32_MAX) {
+                nchild[pi]++;
+                onechild[pi] = (uint32_t)k;
+            }
+        }
+        size_t w = 0;
+        for (size_t k = 0; k < nreg; k++) {
+            int drop = 0;
+            if (nchild && onechild && reg[k].aux2 > 1 && nchild[k] == 1) {
+                double a = us_of(reg[k].total), ch = us_of(reg[onechild[k]].total);
+                double diff = fabs(a - ch), mx = fabs(a) > fabs(ch) ? fabs(a) : fabs(ch);
+                drop = diff <= 1e-9 * mx || diff <= 1e-6;
+            }
+            reg[k].key2 = drop;
+        }
+        for (size_t k = 0; k < nreg; k++)
+            if (!reg[k].key2)
+                reg[w++] = reg[k];
+        nreg = w;
+        if (reg)
+            qsort(reg, nreg, sizeof *reg, cmp_region);
+        jval *rarr = jv_arr();
+        for (size_t k = 0; k < nreg && k < big_limit; k++) {
+            jval *r = jv_obj();
+            jv_set(r, "path", jv_cstr(pool_str(&b->names, reg[k].name)));
+            jv_set(r, "depth", jv_int(reg[k].aux2));
+            jv_set(r, "count", jv_int((int64_t)reg[k].count));
+            jv_set(r, "inclusive_duration", jv_num(us_of(reg[k].total)));
+            jv_set(r, "exclusive_duration", jv_num(us_of(reg[k].excl)));
+            jv_push(rarr, r);
+        }
+        jv_set(doc, "hierarchical_regions", rarr);
+        pq_free(nchild);
+        pq_free(onechild);
+        pq_free(reg);
+        pmap_free(&rmap);
+        pmap_free(&parent);
+    }
+    jv_set(doc, "gap_region_contexts", carr);
+
+    /* device_op_region_aggregates (1.16) */
+    {
+        window *win = NULL;
+        size_t nw = 0, capw = 0, nmid = 0;
+        for (size_t e = 0; e < n; e++) {
+            if (b->tracks[b->trk[e]].device_op) {
+                nmid++;
+                continue;
+            }
+            int d, fb;
+            if (!b->tf_op[e] && !strstr(pool_str(&b->names, b->name[e]), "=>") &&
+                !strstr(pool_str(&b->names, b->name[e]), "::"))
+                continue;
+            uint32_t path = event_path(b, &s, (uint32_t)e, &d, &fb);
+            if (fb || !d)
+                continue;
+            if (nw == capw) {
+                capw = capw ? capw * 2 : 256;
+                window *nw2 = pq_realloc(win, capw * sizeof *nw2);
+                if (!nw2)
+                    break;
+                win = nw2;
+            }
+            win[nw++] = (window){2 * b->ts[e], 2 * (b->ts[e] + b->dur[e]), path, d, b->dur[e]};
+        }
+        jval *oarr = jv_arr();
+        if (nw && nmid) {
+            wpt *pts = pq_malloc((2 * nw + nmid + 1) * sizeof *pts);
+            uint32_t *active = pq_malloc((nw + 1) * sizeof *active);
+            uint32_t *apos = pq_malloc((nw + 1) * sizeof *apos);
+            agg *ag = NULL;
+            size_t nag = 0, capa = 0, na = 0, np = 0;
+            pmap amap = {0};
+            counter shp = {0};
+            if (pts && active && apos) {
+                for (size_t k = 0; k < nw; k++) {
+                    pts[np++] = (wpt){win[k].start2, 0, (uint32_t)k};
+                    pts[np++] = (wpt){win[k].end2, 2, (uint32_t)k};
+                }
+                for (size_t e = 0; e < n; e++)
+                    if (b->tracks[b->trk[e]].device_op)
+                        pts[np++] = (wpt){2 * b->ts[e] + b->dur[e], 1, (uint32_t)e};
+                qsort(pts, np, sizeof *pts, cmp_wpt);
+                for (size_t k = 0; k < np; k++) {
+                    wpt *q = &pts[k];
+                    if (q->kind == 0) {
+                        apos[q->idx] = (uint32_t)na;
+                        active[na++] = q->idx;
+                    } else if (q->kind == 2) {
+                        uint32_t at = apos[q->idx];
+                        active[at] = active[--na];
+                        apos[active[at]] = at;
+                    } else if (na) {
+                        uint32_t best = active[0];
+                        for (size_t a = 1; a < na; a++) {
+                            window *x = &win[active[a]], *y = &win[best];
+                            if (x->depth > y->depth ||
+                                (x->depth == y->depth &&
+                                 (x->dur < y->dur ||
+                                  (x->dur == y->dur && strcmp(pool_str(&b->names, x->path),
+                                                              pool_str(&b->names, y->path)) > 0))))
+                                best = active[a];
+                        }
+                        uint32_t e = q->idx;
+                        int fresh;
+                        uint32_t *as = pmap_slot(&amap, win[best].path, b->name[e], &fresh);
+                        if (!as)
+                            break;
+                        if (fresh) {
+                            if (nag == capa) {
+                                capa = capa ? capa * 2 : 256;
+                                agg *na2 = pq_realloc(ag, capa * sizeof *na2);
+                                if (!na2)
+                                    break;
+                                ag = na2;
+                            }
+                            memset(&ag[nag], 0, sizeof *ag);
+                            ag[nag].name = b->name[e];
+                            ag[nag].aux = win[best].path;
+                            *as = (uint32_t)nag++;
+                        }
+                        ag[*as].count++;
+                        ag[*as].total += b->dur[e];
+                        ag[*as].excl += c.excl[e];
+                        uint32_t sg = sig_id(b, &s, b->long_name[e]);
+                        if (sg)
+                            counter_add(&shp, *as, sg, 1, 0);
+                    }
+                }
+                uint32_t *mcs = pq_malloc((nag + 1) * sizeof *mcs);
+                if (mcs)
+                    most_common(&shp, mcs, nag);
+                for (size_t k = 0; k < nag; k++)
+                    ag[k].aux2 = mcs && mcs[k] != UINT32_MAX ? (uint32_t)shp.value[mcs[k]] : 0;
+                pq_free(mcs);
+                if (ag)
+                    qsort(ag, nag, sizeof *ag, cmp_opreg);
+                for (size_t k = 0; k < nag && k < big_limit; k++) {
+                    const char *nm = pool_str(&b->names, ag[k].name);
+                    char canon[1024];
+                    sm_canonical_op_name(nm, strlen(nm), canon, sizeof canon);
+                    jval *r = jv_obj();
+                    jv_set(r, "region_path", jv_cstr(pool_str(&b->names, ag[k].aux)));
+                    jv_set(r, "op_name", jv_cstr(nm));
+                    jv_set(r, "canonical_name", jv_cstr(canon));
+                    jv_set(r, "category", jv_cstr(op_category(c.name_flags[ag[k].name])));
+                    jv_set(r, "count", jv_int((int64_t)ag[k].count));
+                    jv_set(r, "total_duration", jv_num(us_of(ag[k].total)));
+                    jv_set(r, "exclusive_duration", jv_num(us_of(ag[k].excl)));
+                    jv_set(r, "avg_duration", jv_num(us_of(ag[k].total) / (double)ag[k].count));
+                    jv_set(r, "shape_signature", str_or_null(&b->names, ag[k].aux2));
+                    jv_push(oarr, r);
+                }
+            }
+            pq_free(pts);
+            pq_free(active);
+            pq_free(apos);
+            pq_free(ag);
+            pmap_free(&amap);
+            counter_free(&shp);
+        }
+        pq_free(win);
+        jv_set(doc, "device_op_region_aggregates", oarr);
+    }
+    pq_free(go);
+
+    /* optimization_candidates (1.18) */
+    {
+        double T = c.total > 0 ? c.total : 1.0;
+        jval *ca = jv_arr();
+        char e1[512], e2[512], e3[512], e4[512];
+        int any = 0;
+        if (c.shares[CAT_COMM] >= 0.15) {
+            snprintf(e1, sizeof e1, "Communication share: %.1f%%", c.shares[CAT_COMM] * 100);
+            snprintf(e2, sizeof e2, "Top collective: %s",
+                     top_collective ? top_collective : "collectives");
+            static const char *const sg[] = {
+                "Overlap collectives with compute (async collectives, latency-hiding scheduler).",
+                "Reduce communication volume (sharding layout, gradient accumulation, "
+                "lower-precision reductions).",
+                "Check the mesh/topology mapping so collectives stay on fast links.", NULL};
+            jv_push(ca, candidate("communication-heavy", "Communication appears dominant",
+                                  "A large share of traced time is spent in collectives.",
+                                  ev_list(e1, e2, NULL, NULL), sg));
+            any = 1;
+        }
+        if (c.shares[CAT_STALL] >= 0.20) {
+            snprintf(e1, sizeof e1, "Stall share: %.1f%%", c.shares[CAT_STALL] * 100);
+            static const char *const sg[] = {
+                "Look for host-device synchronisation points and blocking waits.",
+                "Check input pipeline and data loading for starvation.",
+                "Inspect dependency waits between streams or cores.", NULL};
+            jv_push(ca, candidate("stall-heavy", "Stall/wait time is significant",
+                                  "Waiting, barriers or idle time take a large share of the trace.",
+                                  ev_list(e1, NULL, NULL, NULL), sg));
+            any = 1;
+        }
+        if (nh && top_hot_excl / T >= 0.08) {
+            snprintf(e1, sizeof e1, "Top op: %s", top_hot_name);
+            snprintf(e2, sizeof e2, "Exclusive share: %.1f%%", top_hot_excl / T * 100);
+            static const char *const sg[] = {
+                "Inspect the op's shapes and layout; consider a fused or tuned kernel.",
+                "Check whether the op can be removed, batched or rematerialised differently.",
+                NULL};
+            jv_push(ca, candidate("single-hot-op", "Single op has outsized exclusive time",
+                                  "One op accounts for a large part of exclusive time.",
+                                  ev_list(e1, e2, NULL, NULL), sg));
+            any = 1;
+        }
+        if (top_gap_total > 0 && (top_gap_total / T >= 0.05 || top_gap_max >= 1000.0)) {
+            snprintf(e1, sizeof e1, "Top pre-op gap: %s", top_gap_name);
+            snprintf(e2, sizeof e2, "Total gap: %.3f", top_gap_total);
+            snprintf(e3, sizeof e3, "Max gap: %.3f", top_gap_max);
+            static const char *const sg[] = {
+                "Check host-side work or synchronisation before the op.",
+                "Prefetch inputs or overlap transfers (copy-start/copy-done) with compute.", NULL};
+            jv_push(ca, candidate("pre-op-gap", "Large idle gaps appear before specific ops",
+                                  "Device-op tracks sit idle before some ops.",
+                                  ev_list(e1, e2, e3, NULL), sg));
+            any = 1;
+        }
+        if (nsteady >= 4 && steady_median > 0 && steady_p90 / steady_median >= 1.4) {
+            snprintf(e1, sizeof e1, "Steady median: %.3f", steady_median);
+            snprintf(e2, sizeof e2, "Steady p90: %.3f", steady_p90);
+            static const char *const sg[] = {
+                "Look for periodic work (checkpointing, logging, evaluation) in heavy steps.",
+                "Check for recompilation or host-side variance between steps.", NULL};
+            jv_push(ca, candidate("step-jitter", "Steady-state step time has high jitter",
+                                  "The p90 step time is well above the median.",
+                                  ev_list(e1, e2, NULL, NULL), sg));
+            any = 1;
+        }
+        if (!any) {
+            snprintf(e1, sizeof e1, "Compute share: %.1f%%", c.shares[CAT_COMPUTE] * 100);
+            snprintf(e2, sizeof e2, "Communication share: %.1f%%", c.shares[CAT_COMM] * 100);
+            snprintf(e3, sizeof e3, "Host share: %.1f%%", c.shares[CAT_HOST] * 100);
+            snprintf(e4, sizeof e4, "Stall share: %.1f%%", c.shares[CAT_STALL] * 100);
+            static const char *const sg[] = {
+                "Profile more steps or a heavier workload to expose a bottleneck.",
+                "Compare against a baseline run with profq compare.", NULL};
+            jv_push(ca, candidate("no-dominant-bottleneck", "No single dominant bottleneck found",
+                                  "No category or op crosses the thresholds.",
+                                  ev_list(e1, e2, e3, e4), sg));
+        }
+        jv_set(doc, "optimization_candidates", ca);
+    }
+    if (b->names.failed)
+        goto fail;
+    goto out;
+fail:
+    jv_free(doc);
+    doc = NULL;
+out:
+    pq_free(c.excl);
+    pq_free(c.order);
+    pq_free(c.name_flags);
+    pq_free(s.sig_of_long);
+    pq_free(s.path_tf);
+    pq_free(s.path_nm);
+    pq_free(s.depth_tf);
+    pq_free(s.depth_nm);
+    return doc;
+}

@@ -1,0 +1,67 @@
+/* summary.h - profile_summary.v1 (spec/seed-tools.md section 1): the seed tool's summary
+ * of a trace, computed from complete events that a reader feeds in.
+ *
+ * Readers (trace JSON, XPlane) push process/thread names and complete events into an
+ * sm_builder; sm_build runs every analysis of the spec (exclusive time, categories,
+ * breakdowns, steps and classes, hot ops, families, collectives, pre-op gaps, regions,
+ * gap contexts, op-region aggregates, quality, candidates) and returns the document as
+ * a jval tree, which core/jval.h writes byte-compatibly with the seed's Python.
+ * Times are kept as int64 picoseconds relative to the first event and reported in the
+ * trace's units (microseconds), as the seed does. Pure: no I/O, no environment. */
+#ifndef PQ_ANALYSIS_SUMMARY_H
+#define PQ_ANALYSIS_SUMMARY_H
+#include "core/jval.h"
+#include "profq.h"
+
+#include <stdint.h>
+
+typedef struct sm_builder sm_builder;
+
+typedef struct sm_event {
+    int64_t pid, tid;
+    pq_str name;
+    int64_t ts_us, ts_frac_ps; /* start: whole µs + ps below */
+    int64_t dur_ps;
+    pq_str tf_op, source, long_name, run_id; /* empty when absent */
+    int has_step_num;
+    int64_t step_num;
+    int gpu_kernel; /* Kineto: cat kernel / gpu_memcpy / gpu_memset (a device stream) */
+} sm_event;
+
+typedef struct sm_options {
+    int warmup_steps;     /* 5 */
+    int hot_op_limit;     /* 25 */
+    int global_breakdown; /* 0: exclusive_per_track, 1: exclusive_global */
+} sm_options;
+
+typedef struct sm_source {
+    const char *source_format; /* "perfetto_trace_json" | "xplane_pb" */
+    const char *source_path;
+    const char *sha256;            /* hex of the file bytes as stored */
+    const char *display_time_unit; /* NULL: null */
+    uint64_t num_events_total;
+    const char *generated_at_utc;
+    const char *const *extra_warnings; /* NULL-terminated, may be NULL */
+} sm_source;
+
+sm_builder *sm_new(void);
+void sm_free(sm_builder *b);
+/* Later names overwrite earlier ones. Return 0, or -1 when memory ran out (sticky). */
+int sm_process_name(sm_builder *b, int64_t pid, pq_str name);
+int sm_thread_name(sm_builder *b, int64_t pid, int64_t tid, pq_str name);
+/* One accepted complete event (the caller checks the seed's acceptance rule). */
+int sm_add(sm_builder *b, const sm_event *e);
+uint64_t sm_count(const sm_builder *b);
+
+/* Computes the summary. Returns NULL when memory ran out. */
+jval *sm_build(sm_builder *b, const sm_options *opts, const sm_source *src);
+
+/* Helpers of the spec, exposed for tests. OUT gets a NUL-terminated string. */
+void sm_canonical_op_name(const char *name, size_t n, char *out, size_t cap);
+const char *sm_collective_kind(const char *name);
+const char *sm_semantic_family(const char *text);
+void sm_shape_signature(const char *long_name, size_t n, char *out, size_t cap);
+/* estimate_flop_proxy(family, signature); -1 stands for the seed's None. */
+double sm_flop_proxy(const char *family, const char *signature);
+
+#endif

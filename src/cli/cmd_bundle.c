@@ -1,0 +1,171 @@
+/* cmd_bundle.c - `profq bundle --before X --after Y -o DIR`: the seed's compare bundle
+ * (spec/seed-tools.md 1.24): both summaries, compare, track record, both reports, and a
+ * manifest on stdout. X and Y are summaries or raw profiles. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef pq_status (*writer)(void *ctx, pq_sink *sink, pq_error *err);
+
+typedef struct wctx {
+    const pq_summary *a, *b;
+    const pq_track_options *o;
+    pq_track_status *status;
+    int which; /* 0 before, 1 after */
+} wctx;
+
+static pq_status w_summary(void *c, pq_sink *s, pq_error *e)
+{
+    wctx *x = c;
+    return pq_summary_write(x->which ? x->a : x->b, s, e);
+}
+
+static pq_status w_report(void *c, pq_sink *s, pq_error *e)
+{
+    wctx *x = c;
+    return pq_summary_report(x->which ? x->a : x->b, x->o->top_k, s, e);
+}
+
+static pq_status w_compare(void *c, pq_sink *s, pq_error *e)
+{
+    wctx *x = c;
+    return pq_summary_compare(x->b, x->a, x->o->top_k, 0, s, e);
+}
+
+static pq_status w_track(void *c, pq_sink *s, pq_error *e)
+{
+    wctx *x = c;
+    return pq_summary_track(x->b, x->a, x->o, s, x->status, e);
+}
+
+static int write_one(const char *dir, const char *name, writer w, wctx *c, char *path_out,
+                     size_t cap)
+{
+    snprintf(path_out, cap, "%s/%s", dir, name);
+    cli_out out;
+    int code = cli_out_open(&out, path_out);
+    if (code != EXIT_OK)
+        return code;
+    pq_error err;
+    memset(&err, 0, sizeof err);
+    pq_status st = w(c, &out.sink, &err);
+    return cli_out_finish(&out, st, &err);
+}
+
+/* A JSON string literal of S (paths are printed in the manifest). */
+static void put_json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+int cmd_bundle(int argc, char **argv)
+{
+    const char *before = NULL, *after = NULL, *dir = NULL;
+    pq_track_options o;
+    pq_track_defaults(&o);
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char **slot = NULL;
+        if (strcmp(a, "--before") == 0 || strcmp(a, "--before-summary") == 0)
+            slot = &before;
+        else if (strcmp(a, "--after") == 0 || strcmp(a, "--after-summary") == 0)
+            slot = &after;
+        else if (strcmp(a, "-o") == 0 || strcmp(a, "--output-dir") == 0)
+            slot = &dir;
+        else if (strcmp(a, "--label") == 0)
+            slot = &o.label;
+        else if (strcmp(a, "--history") == 0)
+            slot = &o.history_path;
+        if (slot) {
+            if (!v)
+                return cli_usage_error("bundle", "%s needs a value", a);
+            *slot = argv[++i];
+        } else if (strcmp(a, "--strict-provenance") == 0) {
+            o.strict_provenance = 1;
+        } else if (strcmp(a, "--top-k") == 0) {
+            if (cli_parse_int_opt("bundle", a, v, &o.top_k))
+                return EXIT_USAGE;
+            i++;
+        } else {
+            return cli_usage_error("bundle", "unknown argument '%s'", a);
+        }
+    }
+    if (!before || !after || !dir)
+        return cli_usage_error("bundle", "--before, --after and -o DIR are required");
+    char when[64];
+    cli_generated_at(when, sizeof when);
+    o.recorded_at_utc = when;
+    pq_summary *b = NULL, *a = NULL;
+    int code = cli_load_summary(before, &b);
+    if (code == EXIT_OK)
+        code = cli_load_summary(after, &a);
+    pq_track_status status = PQ_TRACK_PASS;
+    char paths[6][4096];
+    if (code == EXIT_OK && o.strict_provenance) {
+        /* Preflight, as the seed does: nothing is written when provenance fails. */
+        cli_out tmp;
+        code = cli_out_open(&tmp, "/dev/null");
+        if (code == EXIT_OK) {
+            pq_error err;
+            memset(&err, 0, sizeof err);
+            pq_status st = pq_summary_compare(b, a, o.top_k, 1, &tmp.sink, &err);
+            code = cli_out_finish(&tmp, st, &err);
+        }
+    }
+    if (code == EXIT_OK && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "profq: %s: cannot create: %s\n", dir, strerror(errno));
+        code = EXIT_OUTPUT;
+    }
+    wctx c = {a, b, &o, &status, 0};
+    static const struct {
+        const char *name;
+        writer w;
+        int which;
+    } files[6] = {{"before.summary.json", w_summary, 0}, {"after.summary.json", w_summary, 1},
+                  {"compare.json", w_compare, 0},        {"track.json", w_track, 0},
+                  {"before.report.md", w_report, 0},     {"after.report.md", w_report, 1}};
+    for (int k = 0; k < 6 && code == EXIT_OK; k++) {
+        c.which = files[k].which;
+        code = write_one(dir, files[k].name, files[k].w, &c, paths[k], sizeof paths[k]);
+    }
+    if (code == EXIT_OK) {
+        static const char *const keys[6] = {"before_summary_path", "after_summary_path",
+                                            "comparison_path",     "tracking_path",
+                                            "before_report_path",  "after_report_path"};
+        /* sort_keys order: after_report, after_summary, before_report, before_summary,
+         * comparison, output_dir, status, tracking. */
+        static const int order[] = {5, 1, 4, 0, 2};
+        printf("{\n");
+        for (int k = 0; k < 5; k++) {
+            printf("  \"%s\": ", keys[order[k]]);
+            put_json_str(stdout, paths[order[k]]);
+            printf(",\n");
+        }
+        printf("  \"output_dir\": ");
+        put_json_str(stdout, dir);
+        printf(",\n  \"status\": \"%s\",\n  \"tracking_path\": ", status == PQ_TRACK_FAIL ? "fail"
+                                                                  : status == PQ_TRACK_WARN
+                                                                      ? "warn"
+                                                                      : "pass");
+        put_json_str(stdout, paths[3]);
+        printf("\n}\n");
+        if (fflush(stdout) != 0)
+            code = EXIT_OUTPUT;
+    }
+    pq_summary_free(b);
+    pq_summary_free(a);
+    return code;
+}

@@ -1,0 +1,62 @@
+/* jval.h - a small JSON document tree, for documents profq itself writes and reads back
+ * (profile_summary.v1, compare and track records): a few hundred KB at most. Traces are
+ * never loaded this way (formats/trace_json.h streams them).
+ *
+ * The writer follows Python's json.dumps(obj, indent=2, sort_keys=True) byte for byte
+ * (ASCII-escaped strings, floats as Python's repr, ints without a fraction), which is
+ * the serialisation of the seed tool whose documents profq reproduces. */
+#ifndef PQ_CORE_JVAL_H
+#define PQ_CORE_JVAL_H
+#include "buf.h"
+#include "profq.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum jv_type { JV_NULL, JV_BOOL, JV_INT, JV_NUM, JV_STR, JV_ARR, JV_OBJ } jv_type;
+
+typedef struct jval jval;
+struct jval {
+    jv_type t;
+    int b;
+    int64_t i;
+    double d;
+    char *s; /* NUL-terminated copy (STR) */
+    size_t sn;
+    jval **items; /* ARR and OBJ values */
+    char **keys;  /* OBJ keys, NUL-terminated */
+    size_t n, cap;
+};
+
+/* Constructors return NULL on allocation failure; adding NULL marks the parent failed. */
+jval *jv_null(void);
+jval *jv_bool(int b);
+jval *jv_int(int64_t i);
+jval *jv_num(double d); /* NaN and infinities become null */
+jval *jv_str(const char *s, size_t n);
+jval *jv_cstr(const char *s); /* NULL gives a JSON null */
+jval *jv_arr(void);
+jval *jv_obj(void);
+/* Appends V (taking ownership). Returns 0, or -1 when V is NULL or memory ran out. */
+int jv_push(jval *arr, jval *v);
+/* Sets KEY to V (taking ownership; replaces an existing key). */
+int jv_set(jval *obj, const char *key, jval *v);
+void jv_free(jval *v);
+jval *jv_copy(const jval *v);
+
+/* Lookups: NULL when absent or of another type. */
+const jval *jv_get(const jval *obj, const char *key);
+double jv_number(const jval *v, int *ok); /* INT or NUM */
+const char *jv_string(const jval *v);     /* STR, else NULL */
+
+/* Parses N bytes of JSON text. On failure returns NULL and sets *err_off (byte offset) and
+ * err_what (static text). Depth is bounded (256). */
+jval *jv_parse(const char *p, size_t n, size_t *err_off, const char **err_what);
+
+/* Writes V as Python's json.dumps(v, indent=INDENT, sort_keys=True) would (INDENT < 0:
+ * compact "sort_keys" form with ", " and ": " separators, as Python's default). */
+void jv_write(buf *b, const jval *v, int indent);
+/* Python repr of a float ("135.0", "1e+16", "1.5e-05") into out; returns the length. */
+int py_float_repr(char *out, size_t cap, double v);
+
+#endif

@@ -1,0 +1,318 @@
+/* trace_events.c - trace-event JSON to summary events; see trace_events.h.
+ * Acceptance (spec/seed-tools.md 1.3): pid and tid non-negative ints, ts and dur numbers,
+ * a non-empty name, dur > 0. The seed ignores B/E; profq pairs them per (pid, tid), last
+ * B first, and keeps the B's args. Instants, counters, flows and async events carry no
+ * duration on a thread and do not enter the summary (they count in num_events_total). */
+#include "trace_events.h"
+
+#include "core/alloc.h"
+#include "core/err.h"
+#include "core/jval.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct open_b {
+    int64_t pid, tid;
+    tj_time ts;
+    char *name, *tf_op, *source, *long_name, *run_id;
+    int has_step;
+    int64_t step;
+} open_b;
+
+typedef struct feed {
+    sm_builder *b;
+    char **sids; /* string pids/tids seen (old Kineto: "tid": "stream 7"), in order */
+    size_t nsids, capsids;
+    open_b *open;
+    size_t nopen, capopen;
+    char tmp[5][4096];
+    int oom;
+} feed;
+
+enum { A_TF_OP, A_SOURCE, A_LONG_NAME, A_RUN_ID, A_STEP_NUM, A_COUNT };
+static const char *const ARG_KEYS[A_COUNT] = {"tf_op", "source", "long_name", "run_id", "step_num"};
+
+/* A non-empty string value into SB; returns its view (empty when absent or not a string). */
+static pq_str arg_str(pq_str raw, char *sb, size_t cap)
+{
+    pq_str out = {sb, 0};
+    if (!raw.n)
+        return out;
+    long n = tj_string_value(raw, sb, cap);
+    if (n > 0)
+        out.n = (size_t)n;
+    return out;
+}
+
+/* run_id: a string, or a number as Python's str() writes it. */
+static pq_str arg_run_id(pq_str raw, char *sb, size_t cap)
+{
+    pq_str out = {sb, 0};
+    if (!raw.n)
+        return out;
+    long n = tj_string_value(raw, sb, cap);
+    if (n > 0) {
+        out.n = (size_t)n;
+        return out;
+    }
+    double d;
+    if (raw.n < cap && tj_number_value(raw, &d)) {
+        int is_int = 1;
+        for (size_t k = 0; k < raw.n; k++)
+            if (raw.p[k] == '.' || raw.p[k] == 'e' || raw.p[k] == 'E')
+                is_int = 0;
+        if (is_int) {
+            memcpy(sb, raw.p, raw.n);
+            sb[raw.n] = '\0';
+            out.n = raw.n;
+        } else {
+            out.n = (size_t)py_float_repr(sb, cap, d);
+        }
+    }
+    return out;
+}
+
+/* step_num: an int, or a string of digits. */
+static int arg_step(pq_str raw, int64_t *out)
+{
+    if (!raw.n)
+        return 0;
+    char sb[64];
+    const char *s = raw.p;
+    size_t n = raw.n;
+    if (tj_string_value(raw, sb, sizeof sb) > 0) {
+        s = sb;
+        n = strlen(sb);
+    }
+    while (n && (*s == ' ' || *s == '\t')) {
+        s++;
+        n--;
+    }
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    int neg = 0;
+    if (n && (*s == '-' || *s == '+')) {
+        neg = *s == '-';
+        s++;
+        n--;
+    }
+    if (!n || n > 18)
+        return 0;
+    int64_t v = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (s[k] < '0' || s[k] > '9')
+            return 0;
+        v = v * 10 + (s[k] - '0');
+    }
+    *out = neg ? -v : v;
+    return 1;
+}
+
+static int is_gpu_cat(pq_str cat)
+{
+    static const char *const cats[] = {"kernel", "gpu_memcpy", "gpu_memset",
+                                       "Kernel", "Memcpy",     "Memset"};
+    for (size_t k = 0; k < sizeof cats / sizeof *cats; k++)
+        if (strlen(cats[k]) == cat.n && memcmp(cats[k], cat.p, cat.n) == 0)
+            return 1;
+    return 0;
+}
+
+static char *dup_str(pq_str s)
+{
+    char *p = pq_malloc(s.n + 1);
+    if (p) {
+        if (s.n)
+            memcpy(p, s.p, s.n);
+        p[s.n] = '\0';
+    }
+    return p;
+}
+
+static pq_str view(const char *s)
+{
+    pq_str v = {s ? s : "", s ? strlen(s) : 0};
+    return v;
+}
+
+static void free_open(open_b *o)
+{
+    pq_free(o->name);
+    pq_free(o->tf_op);
+    pq_free(o->source);
+    pq_free(o->long_name);
+    pq_free(o->run_id);
+}
+
+/* Old Kineto traces write ids as strings ("25738", "stream 7"): a string of digits is
+ * that integer; any other string gets a stable id above 2^40 in order of first sight. The
+ * seed (which requires integers) would drop these events; profq keeps them. */
+static int string_id(feed *f, pq_str raw, int64_t *out)
+{
+    if (raw.n && raw.n <= 15) {
+        int64_t v = 0;
+        size_t k = 0;
+        for (; k < raw.n && raw.p[k] >= '0' && raw.p[k] <= '9'; k++)
+            v = v * 10 + (raw.p[k] - '0');
+        if (k == raw.n) {
+            *out = v;
+            return 1;
+        }
+    }
+    for (size_t k = 0; k < f->nsids; k++)
+        if (strlen(f->sids[k]) == raw.n && memcmp(f->sids[k], raw.p, raw.n) == 0) {
+            *out = ((int64_t)1 << 40) + (int64_t)k;
+            return 1;
+        }
+    if (f->nsids >= 65536)
+        return 0;
+    if (f->nsids == f->capsids) {
+        size_t cap = f->capsids ? f->capsids * 2 : 16;
+        char **ns = pq_realloc(f->sids, cap * sizeof *ns);
+        if (!ns)
+            return 0;
+        f->sids = ns;
+        f->capsids = cap;
+    }
+    char *c = dup_str(raw);
+    if (!c)
+        return 0;
+    f->sids[f->nsids] = c;
+    *out = ((int64_t)1 << 40) + (int64_t)f->nsids++;
+    return 1;
+}
+
+static int on_event(void *vctx, const tj_event *e0, pq_error *err)
+{
+    feed *f = vctx;
+    (void)err;
+    tj_event ecopy = *e0, *e = &ecopy;
+    if (e->pid_kind == TJ_STRING && e->pid_str.n && string_id(f, e->pid_str, &e->pid))
+        e->pid_kind = TJ_INT;
+    if (e->tid_kind == TJ_STRING && e->tid_str.n && string_id(f, e->tid_str, &e->tid))
+        e->tid_kind = TJ_INT;
+    if (e->ph == 'M') {
+        if (e->pid_kind != TJ_INT)
+            return 0;
+        char sb[4096];
+        int is_proc = e->name.n == 12 && memcmp(e->name.p, "process_name", 12) == 0;
+        int is_thread = e->name.n == 11 && memcmp(e->name.p, "thread_name", 11) == 0;
+        if (!is_proc && !is_thread)
+            return 0;
+        pq_str raw;
+        if (!e->args.n || !tj_args_get(e->args, "name", &raw))
+            return 0;
+        long n = tj_string_value(raw, sb, sizeof sb);
+        if (n < 0)
+            return 0;
+        pq_str nm = {sb, (size_t)n};
+        if (is_proc)
+            return sm_process_name(f->b, e->pid, nm) != 0;
+        if (e->tid_kind == TJ_INT)
+            return sm_thread_name(f->b, e->pid, e->tid, nm) != 0;
+        return 0;
+    }
+    if (e->ph != 'X' && e->ph != 'B' && e->ph != 'E')
+        return 0;
+    if (e->pid_kind != TJ_INT || e->tid_kind != TJ_INT || e->pid < 0 || e->tid < 0 ||
+        e->ts_kind != TJ_INT)
+        return 0;
+    if (e->ph == 'B') {
+        if (f->nopen == f->capopen) {
+            size_t cap = f->capopen ? f->capopen * 2 : 64;
+            open_b *no = pq_realloc(f->open, cap * sizeof *no);
+            if (!no)
+                return 1;
+            f->open = no;
+            f->capopen = cap;
+        }
+        open_b *o = &f->open[f->nopen];
+        memset(o, 0, sizeof *o);
+        o->pid = e->pid;
+        o->tid = e->tid;
+        o->ts = e->ts;
+        o->name = dup_str(e->name);
+        pq_str av[A_COUNT];
+        tj_args_scan(e->args, ARG_KEYS, A_COUNT, av);
+        o->tf_op = dup_str(arg_str(av[A_TF_OP], f->tmp[0], sizeof f->tmp[0]));
+        o->source = dup_str(arg_str(av[A_SOURCE], f->tmp[1], sizeof f->tmp[1]));
+        o->long_name = dup_str(arg_str(av[A_LONG_NAME], f->tmp[2], sizeof f->tmp[2]));
+        o->run_id = dup_str(arg_run_id(av[A_RUN_ID], f->tmp[3], sizeof f->tmp[3]));
+        o->has_step = arg_step(av[A_STEP_NUM], &o->step);
+        f->nopen++;
+        if (!o->name || !o->tf_op || !o->source || !o->long_name || !o->run_id)
+            return 1;
+        return 0;
+    }
+    sm_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.pid = e->pid;
+    ev.tid = e->tid;
+    ev.gpu_kernel = is_gpu_cat(e->cat);
+    if (e->ph == 'E') {
+        size_t k = f->nopen;
+        while (k > 0 && !(f->open[k - 1].pid == e->pid && f->open[k - 1].tid == e->tid))
+            k--;
+        if (k == 0)
+            return 0; /* an E without its B: nothing to pair */
+        open_b o = f->open[k - 1];
+        memmove(&f->open[k - 1], &f->open[k], (f->nopen - k) * sizeof *f->open);
+        f->nopen--;
+        int64_t dur = (e->ts.us - o.ts.us) * 1000000 + (e->ts.frac_ps - o.ts.frac_ps);
+        int rc = 0;
+        if (dur > 0 && o.name[0]) {
+            ev.name = view(o.name);
+            ev.ts_us = o.ts.us;
+            ev.ts_frac_ps = o.ts.frac_ps;
+            ev.dur_ps = dur;
+            ev.tf_op = view(o.tf_op);
+            ev.source = view(o.source);
+            ev.long_name = view(o.long_name);
+            ev.run_id = view(o.run_id);
+            ev.has_step_num = o.has_step;
+            ev.step_num = o.step;
+            rc = sm_add(f->b, &ev) != 0;
+        }
+        free_open(&o);
+        return rc;
+    }
+    if (e->dur_kind != TJ_INT || e->name.n == 0)
+        return 0;
+    if (e->dur.us < 0 || (e->dur.us == 0 && e->dur.frac_ps == 0) || e->dur.us > INT64_MAX / 4000000)
+        return 0;
+    ev.name = e->name;
+    ev.ts_us = e->ts.us;
+    ev.ts_frac_ps = e->ts.frac_ps;
+    ev.dur_ps = e->dur.us * 1000000 + e->dur.frac_ps;
+    pq_str av[A_COUNT];
+    tj_args_scan(e->args, ARG_KEYS, A_COUNT, av);
+    ev.tf_op = arg_str(av[A_TF_OP], f->tmp[0], sizeof f->tmp[0]);
+    ev.source = arg_str(av[A_SOURCE], f->tmp[1], sizeof f->tmp[1]);
+    ev.long_name = arg_str(av[A_LONG_NAME], f->tmp[2], sizeof f->tmp[2]);
+    ev.run_id = arg_run_id(av[A_RUN_ID], f->tmp[3], sizeof f->tmp[3]);
+    ev.has_step_num = arg_step(av[A_STEP_NUM], &ev.step_num);
+    return sm_add(f->b, &ev) != 0;
+}
+
+pq_status trace_events_feed(const uint8_t *data, size_t n, const char *name, sm_builder *b,
+                            tj_info *info, pq_error *err)
+{
+    feed *f = pq_calloc(1, sizeof *f);
+    if (!f)
+        return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
+    f->b = b;
+    pq_error local;
+    memset(&local, 0, sizeof local);
+    pq_status st = tj_read_memory(data, n, name, on_event, f, info, err ? err : &local);
+    if (st == PQ_ERR_INTERNAL)
+        st = err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory while reading events");
+    for (size_t k = 0; k < f->nopen; k++)
+        free_open(&f->open[k]);
+    for (size_t k = 0; k < f->nsids; k++)
+        pq_free(f->sids[k]);
+    pq_free(f->sids);
+    pq_free(f->open);
+    pq_free(f);
+    return st;
+}

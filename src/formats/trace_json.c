@@ -1,0 +1,1117 @@
+/* trace_json.c - streaming Chrome trace-event JSON reader; see trace_json.h.
+ *
+ * The input is a window of bytes: the whole mapping for plain JSON, or a buffer refilled
+ * from zlib for gzip. The document is parsed as a sequence of small units (a top-level
+ * key with its value, or one element of traceEvents). A unit that runs past the end of
+ * the window while more input is coming returns TJR_MORE; the driver then slides the
+ * unit's first byte to the front of the window, inflates more and parses the unit again
+ * from its start. So memory is bounded by the largest single event (hard maximum
+ * TJ_MAX_UNIT), never by the trace. Callbacks run only after a unit parsed completely,
+ * so a retried unit is never delivered twice.
+ *
+ * Not here: what events mean (analysis/summary.c), B/E pairing (the consumer pairs). */
+#include "trace_json.h"
+
+#include "core/alloc.h"
+#include "core/err.h"
+#include "io/mapfile.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define TJ_MAX_UNIT ((size_t)256 << 20)
+enum { TJ_CHUNK = 1 << 20, TJ_MAX_DEPTH = 512 };
+
+/* Bytes inflated per refill: TJ_CHUNK, or tiny in tests so every unit crosses a refill. */
+static size_t g_chunk = TJ_CHUNK;
+
+void tj_debug_set_chunk(size_t n)
+{
+    g_chunk = n ? n : TJ_CHUNK;
+}
+
+typedef enum { TJR_OK, TJR_MORE, TJR_ERR } rres;
+
+typedef struct reader {
+    const char *path;
+    /* window */
+    const char *p, *end; /* cursor and end of valid bytes */
+    const char *base;    /* first byte of the window */
+    int64_t base_off;    /* stream offset of base */
+    int more;            /* more bytes may come (gzip not finished) */
+    int gz_ended;        /* the last gzip member reached its end-of-stream marker */
+    /* gzip */
+    int gz;
+    z_stream z;
+    char *wbuf;
+    size_t wcap;
+    const uint8_t *in;
+    size_t in_n;
+    /* error */
+    const char *what;
+    const char *err_at;
+    /* scratch for unescaped strings */
+    char *scratch;
+    size_t scratch_cap, scratch_used;
+    pq_error *err;
+} reader;
+
+static int64_t off_of(const reader *r, const char *at)
+{
+    return r->base_off + (at - r->base);
+}
+
+static rres fail(reader *r, const char *at, const char *what)
+{
+    r->err_at = at;
+    r->what = what;
+    return TJR_ERR;
+}
+
+static rres need(reader *r, const char *at, const char *what)
+{
+    return r->more ? TJR_MORE : fail(r, at, what);
+}
+
+static inline void ws(reader *r)
+{
+    while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t'))
+        r->p++;
+}
+
+/* Bytes that stop the string scanner: the quote, the backslash, control characters. */
+static const unsigned char STR_STOP[256] = {1, 1, 1, 1, 1, 1, 1, 1, 1,         1,         1, 1,
+                                            1, 1, 1, 1, 1, 1, 1, 1, 1,         1,         1, 1,
+                                            1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\\'] = 1};
+
+/* Scans a string starting at the quote; sets *s and *e to the raw content, *esc if it has
+ * escapes. One pass, table-driven: traces are mostly short strings. */
+static rres scan_string(reader *r, const char **s, const char **e, int *esc)
+{
+    const unsigned char *q = (const unsigned char *)r->p + 1, *end = (const unsigned char *)r->end;
+    *esc = 0;
+    for (;;) {
+        while (q < end && !STR_STOP[*q])
+            q++;
+        if (q >= end)
+            return need(r, r->p, "expected the closing quote of a string");
+        if (*q == '"')
+            break;
+        if (*q == '\\') {
+            *esc = 1;
+            if (end - q < 2)
+                return need(r, r->p, "expected the closing quote of a string");
+            q += 2;
+            continue;
+        }
+        return fail(r, (const char *)q, "expected no control character inside a string");
+    }
+    *s = r->p + 1;
+    *e = (const char *)q;
+    r->p = (const char *)q + 1;
+    return TJR_OK;
+}
+
+static int hexv(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Unescapes [s,e) into OUT (room for e-s bytes: escapes never grow). Returns the length or
+ * -1 on a bad escape (*bad set). */
+static long unescape(const char *s, const char *e, char *out, const char **bad)
+{
+    char *o = out;
+    while (s < e) {
+        if (*s != '\\') {
+            *o++ = *s++;
+            continue;
+        }
+        if (e - s < 2) {
+            *bad = s;
+            return -1;
+        }
+        char c = s[1];
+        s += 2;
+        switch (c) {
+        case '"':
+            *o++ = '"';
+            break;
+        case '\\':
+            *o++ = '\\';
+            break;
+        case '/':
+            *o++ = '/';
+            break;
+        case 'b':
+            *o++ = '\b';
+            break;
+        case 'f':
+            *o++ = '\f';
+            break;
+        case 'n':
+            *o++ = '\n';
+            break;
+        case 'r':
+            *o++ = '\r';
+            break;
+        case 't':
+            *o++ = '\t';
+            break;
+        case 'u': {
+            unsigned cp = 0;
+            if (e - s < 4) {
+                *bad = s - 2;
+                return -1;
+            }
+            for (int k = 0; k < 4; k++) {
+                int h = hexv(s[k]);
+                if (h < 0) {
+                    *bad = s - 2;
+                    return -1;
+                }
+                cp = cp << 4 | (unsigned)h;
+            }
+            s += 4;
+            if (cp >= 0xD800 && cp < 0xDC00 && e - s >= 6 && s[0] == '\\' && s[1] == 'u') {
+                unsigned lo = 0;
+                int okh = 1;
+                for (int k = 0; k < 4; k++) {
+                    int h = hexv(s[2 + k]);
+                    okh &= h >= 0;
+                    lo = lo << 4 | (unsigned)(h < 0 ? 0 : h);
+                }
+                if (okh && lo >= 0xDC00 && lo < 0xE000) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    s += 6;
+                }
+            }
+            if (cp >= 0xD800 && cp < 0xE000)
+                cp = 0xFFFD;
+            /* UTF-8 of a \uXXXX escape (6 bytes, or 12 for a pair) never exceeds them. */
+            if (cp < 0x80) {
+                *o++ = (char)cp;
+            } else if (cp < 0x800) {
+                *o++ = (char)(0xC0 | (cp >> 6));
+                *o++ = (char)(0x80 | (cp & 0x3F));
+            } else if (cp < 0x10000) {
+                *o++ = (char)(0xE0 | (cp >> 12));
+                *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+                *o++ = (char)(0x80 | (cp & 0x3F));
+            } else {
+                *o++ = (char)(0xF0 | (cp >> 18));
+                *o++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+                *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+                *o++ = (char)(0x80 | (cp & 0x3F));
+            }
+            break;
+        }
+        default:
+            *bad = s - 2;
+            return -1;
+        }
+    }
+    return (long)(o - out);
+}
+
+/* A string value as a view: the raw bytes when there is no escape, else unescaped into
+ * the per-unit scratch buffer. */
+static rres read_string(reader *r, pq_str *out)
+{
+    const char *s, *e;
+    int esc;
+    rres rr = scan_string(r, &s, &e, &esc);
+    if (rr != TJR_OK)
+        return rr;
+    if (!esc) {
+        out->p = s;
+        out->n = (size_t)(e - s);
+        return TJR_OK;
+    }
+    size_t n = (size_t)(e - s);
+    if (r->scratch_used + n > r->scratch_cap) {
+        /* Views handed out earlier in this unit point into the scratch: never move it
+         * within a unit; size it for the unit up front (see parse_event). */
+        return fail(r, s, "expected a smaller escaped string");
+    }
+    const char *bad = NULL;
+    long len = unescape(s, e, r->scratch + r->scratch_used, &bad);
+    if (len < 0)
+        return fail(r, bad, "expected a valid escape sequence");
+    out->p = r->scratch + r->scratch_used;
+    out->n = (size_t)len;
+    r->scratch_used += (size_t)len;
+    return TJR_OK;
+}
+
+static int is_num_char(char c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+static rres scan_number(reader *r, const char **s, const char **e)
+{
+    const char *q = r->p;
+    if (q < r->end && *q == '-')
+        q++;
+    if (q >= r->end)
+        return need(r, r->p, "expected a number");
+    if (*q < '0' || *q > '9')
+        return fail(r, r->p, "expected a value");
+    while (q < r->end && is_num_char(*q))
+        q++;
+    if (q >= r->end && r->more)
+        return TJR_MORE;
+    *s = r->p;
+    *e = q;
+    r->p = q;
+    return TJR_OK;
+}
+
+/* Skips one JSON value without building it. Nesting is bounded; no recursion. */
+static rres skip_value(reader *r)
+{
+    int depth = 0;
+    for (;;) {
+        ws(r);
+        if (r->p >= r->end)
+            return need(r, r->p, "expected a value");
+        char c = *r->p;
+        if (c == '{' || c == '[') {
+            if (++depth > TJ_MAX_DEPTH)
+                return fail(r, r->p, "expected nesting of at most 512 levels");
+            r->p++;
+            ws(r);
+            if (r->p >= r->end)
+                return need(r, r->p, "expected a value");
+            if ((c == '{' && *r->p == '}') || (c == '[' && *r->p == ']')) {
+                r->p++;
+                depth--;
+                goto after_value;
+            }
+            if (c == '{') {
+                if (*r->p != '"')
+                    return fail(r, r->p, "expected a key string");
+                const char *s, *e;
+                int esc;
+                rres rr = scan_string(r, &s, &e, &esc);
+                if (rr != TJR_OK)
+                    return rr;
+                ws(r);
+                if (r->p >= r->end)
+                    return need(r, r->p, "expected ':'");
+                if (*r->p != ':')
+                    return fail(r, r->p, "expected ':' after a key");
+                r->p++;
+            }
+            continue;
+        }
+        if (c == '"') {
+            const char *s, *e;
+            int esc;
+            rres rr = scan_string(r, &s, &e, &esc);
+            if (rr != TJR_OK)
+                return rr;
+        } else if (c == 't' || c == 'f' || c == 'n') {
+            const char *w = c == 't' ? "true" : c == 'f' ? "false" : "null";
+            size_t wl = strlen(w);
+            if ((size_t)(r->end - r->p) < wl)
+                return need(r, r->p, "expected true, false or null");
+            if (memcmp(r->p, w, wl) != 0)
+                return fail(r, r->p, "expected a value");
+            r->p += wl;
+        } else {
+            const char *s, *e;
+            rres rr = scan_number(r, &s, &e);
+            if (rr != TJR_OK)
+                return rr;
+        }
+    after_value:
+        /* Close containers / separators until another value is due or depth is 0. */
+        for (;;) {
+            if (depth == 0)
+                return TJR_OK;
+            ws(r);
+            if (r->p >= r->end)
+                return need(r, r->p, "expected ',' or a closing bracket");
+            char d = *r->p;
+            if (d == ',') {
+                r->p++;
+                /* Inside an object the next item is a key. We do not track the container
+                 * kind per level; a key is recognised by the following ':'. */
+                ws(r);
+                if (r->p >= r->end)
+                    return need(r, r->p, "expected a value");
+                if (*r->p == '"') {
+                    const char *save = r->p, *s, *e;
+                    int esc;
+                    rres rr = scan_string(r, &s, &e, &esc);
+                    if (rr != TJR_OK)
+                        return rr;
+                    ws(r);
+                    if (r->p >= r->end)
+                        return need(r, r->p, "expected ':' or ','");
+                    if (*r->p == ':') {
+                        r->p++;
+                        break; /* a value follows */
+                    }
+                    r->p = save; /* it was a string element of an array */
+                }
+                break;
+            }
+            if (d == '}' || d == ']') {
+                r->p++;
+                depth--;
+                continue;
+            }
+            return fail(r, r->p, "expected ',' or a closing bracket");
+        }
+    }
+}
+
+/* Parses a number into whole µs and sub-µs picoseconds. Returns TJ_INT when it fits, or
+ * TJ_OTHER (e.g. exponents beyond range). */
+static int parse_time(const char *s, const char *e, tj_time *t)
+{
+    int neg = 0;
+    const char *q = s;
+    if (q < e && *q == '-') {
+        neg = 1;
+        q++;
+    }
+    int64_t whole = 0;
+    int digits = 0;
+    while (q < e && *q >= '0' && *q <= '9') {
+        if (whole > (INT64_MAX - 9) / 10)
+            return TJ_OTHER;
+        whole = whole * 10 + (*q++ - '0');
+        digits++;
+    }
+    if (!digits)
+        return TJ_OTHER;
+    int64_t frac = 0;
+    int fd = 0;
+    int round_up = 0;
+    if (q < e && *q == '.') {
+        q++;
+        while (q < e && *q >= '0' && *q <= '9') {
+            if (fd < 6)
+                frac = frac * 10 + (*q - '0');
+            else if (fd == 6)
+                round_up = *q >= '5';
+            fd++;
+            q++;
+        }
+    }
+    if (q < e) {
+        /* An exponent: go through double (rare in traces). */
+        char tmp[64];
+        size_t n = (size_t)(e - s);
+        if (n >= sizeof tmp)
+            return TJ_OTHER;
+        memcpy(tmp, s, n);
+        tmp[n] = '\0';
+        char *endp;
+        double d = strtod(tmp, &endp);
+        if (*endp || !(d > -9e15 && d < 9e15))
+            return TJ_OTHER;
+        double w = d < 0 ? -(double)(int64_t)(-d) : (double)(int64_t)d;
+        t->us = (int64_t)w;
+        t->frac_ps = (int64_t)((d - w) * 1e6 + (d >= w ? 0.5 : -0.5));
+        goto norm;
+    }
+    for (int k = fd; k < 6; k++)
+        frac *= 10;
+    frac += round_up;
+    t->us = neg ? -whole : whole;
+    t->frac_ps = neg ? -frac : frac;
+norm:
+    while (t->frac_ps < 0) {
+        t->frac_ps += 1000000;
+        t->us--;
+    }
+    while (t->frac_ps >= 1000000) {
+        t->frac_ps -= 1000000;
+        t->us++;
+    }
+    return TJ_INT;
+}
+
+static int key_is(const char *s, const char *e, const char *lit)
+{
+    size_t n = strlen(lit);
+    return (size_t)(e - s) == n && memcmp(s, lit, n) == 0;
+}
+
+/* Parses an id field (pid/tid): integer, or a string/float kept raw. */
+static rres parse_id(reader *r, int *kind, int64_t *v, pq_str *raw)
+{
+    if (r->p >= r->end)
+        return need(r, r->p, "expected a value");
+    if (*r->p == '"') {
+        rres rr = read_string(r, raw);
+        *kind = TJ_STRING;
+        return rr;
+    }
+    const char *s = r->p;
+    if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9')) {
+        const char *ns, *ne;
+        rres rr = scan_number(r, &ns, &ne);
+        if (rr != TJR_OK)
+            return rr;
+        tj_time t;
+        int k = parse_time(ns, ne, &t);
+        if (k == TJ_INT && t.frac_ps == 0) {
+            *kind = TJ_INT;
+            *v = t.us;
+        } else {
+            *kind = TJ_OTHER;
+            raw->p = ns;
+            raw->n = (size_t)(ne - ns);
+        }
+        return TJR_OK;
+    }
+    rres rr = skip_value(r);
+    raw->p = s;
+    raw->n = (size_t)(r->p - s);
+    *kind = TJ_OTHER;
+    return rr;
+}
+
+static rres parse_tval(reader *r, int *kind, tj_time *t)
+{
+    if (r->p >= r->end)
+        return need(r, r->p, "expected a value");
+    if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9')) {
+        const char *s, *e;
+        rres rr = scan_number(r, &s, &e);
+        if (rr != TJR_OK)
+            return rr;
+        *kind = parse_time(s, e, t);
+        return TJR_OK;
+    }
+    *kind = TJ_OTHER;
+    return skip_value(r);
+}
+
+/* One element of traceEvents. Non-object elements are an error. */
+static rres parse_event(reader *r, tj_event *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->offset = off_of(r, r->p);
+    if (r->p >= r->end)
+        return need(r, r->p, "expected an event object");
+    if (*r->p != '{')
+        return fail(r, r->p, "expected an event object '{'");
+    r->p++;
+    r->scratch_used = 0;
+    ws(r);
+    if (r->p >= r->end)
+        return need(r, r->p, "expected a key or '}'");
+    if (*r->p == '}') {
+        r->p++;
+        return TJR_OK;
+    }
+    for (;;) {
+        ws(r);
+        if (r->p >= r->end)
+            return need(r, r->p, "expected a key");
+        if (*r->p != '"')
+            return fail(r, r->p, "expected a key string");
+        const char *ks, *ke;
+        int kesc;
+        rres rr = scan_string(r, &ks, &ke, &kesc);
+        if (rr != TJR_OK)
+            return rr;
+        ws(r);
+        if (r->p >= r->end)
+            return need(r, r->p, "expected ':'");
+        if (*r->p != ':')
+            return fail(r, r->p, "expected ':' after a key");
+        r->p++;
+        ws(r);
+        if (r->p >= r->end)
+            return need(r, r->p, "expected a value");
+        size_t kl = (size_t)(ke - ks);
+        if (kl == 2 && ks[0] == 'p' && ks[1] == 'h') {
+            pq_str ph;
+            if (*r->p == '"') {
+                rr = read_string(r, &ph);
+                if (rr == TJR_OK)
+                    ev->ph = ph.n ? ph.p[0] : '\0';
+            } else {
+                rr = skip_value(r);
+            }
+        } else if (key_is(ks, ke, "name")) {
+            rr = *r->p == '"' ? read_string(r, &ev->name) : skip_value(r);
+        } else if (key_is(ks, ke, "cat")) {
+            rr = *r->p == '"' ? read_string(r, &ev->cat) : skip_value(r);
+        } else if (key_is(ks, ke, "pid")) {
+            rr = parse_id(r, &ev->pid_kind, &ev->pid, &ev->pid_str);
+        } else if (key_is(ks, ke, "tid")) {
+            rr = parse_id(r, &ev->tid_kind, &ev->tid, &ev->tid_str);
+        } else if (key_is(ks, ke, "ts")) {
+            rr = parse_tval(r, &ev->ts_kind, &ev->ts);
+        } else if (key_is(ks, ke, "dur")) {
+            rr = parse_tval(r, &ev->dur_kind, &ev->dur);
+        } else if (key_is(ks, ke, "args") || key_is(ks, ke, "id")) {
+            const char *s = r->p;
+            rr = skip_value(r);
+            pq_str span = {s, (size_t)(r->p - s)};
+            if (ks[0] == 'a')
+                ev->args = span;
+            else
+                ev->id = span;
+        } else {
+            rr = skip_value(r);
+        }
+        if (rr != TJR_OK)
+            return rr;
+        ws(r);
+        if (r->p >= r->end)
+            return need(r, r->p, "expected ',' or '}'");
+        if (*r->p == ',') {
+            r->p++;
+            continue;
+        }
+        if (*r->p == '}') {
+            r->p++;
+            return TJR_OK;
+        }
+        return fail(r, r->p, "expected ',' or '}' in an event");
+    }
+}
+
+/* Inflates more bytes into the window, keeping [keep, end). Returns 0, or -1 with r->what
+ * set. */
+static int refill(reader *r, const char *keep)
+{
+    size_t kept = keep ? (size_t)(r->end - keep) : 0;
+    size_t pos = keep ? (size_t)(r->p - keep) : 0;
+    if (kept + g_chunk > r->wcap) {
+        if (kept >= TJ_MAX_UNIT) {
+            r->what = "expected an event of at most 256 MiB";
+            r->err_at = keep;
+            return -1;
+        }
+        size_t ncap = r->wcap ? r->wcap : g_chunk * 2;
+        while (kept + g_chunk > ncap)
+            ncap *= 2;
+        char *nb = pq_malloc(ncap + MAPFILE_PADDING);
+        if (!nb) {
+            r->what = "out of memory";
+            r->err_at = keep;
+            return -1;
+        }
+        if (kept)
+            memcpy(nb, keep, kept);
+        pq_free(r->wbuf);
+        r->wbuf = nb;
+        r->wcap = ncap;
+        /* Scratch must hold any unit's unescaped strings: never larger than the window. */
+        pq_free(r->scratch);
+        r->scratch = pq_malloc(ncap);
+        r->scratch_cap = r->scratch ? ncap : 0;
+    } else if (kept && keep != r->wbuf) {
+        memmove(r->wbuf, keep, kept);
+    }
+    if (keep)
+        r->base_off += keep - r->base;
+    r->base = r->wbuf;
+    char *fill = r->wbuf + kept;
+    size_t room = r->wcap - kept;
+    r->z.next_out = (Bytef *)fill;
+    if (room > g_chunk)
+        room = g_chunk; /* never more than a chunk per refill */
+    r->z.avail_out = (uInt)(room > 0x40000000 ? 0x40000000 : room);
+    while (r->z.avail_out > 0 && r->more) {
+        if (r->z.avail_in == 0) {
+            if (r->in_n == 0) {
+                r->more = 0;
+                if (!r->gz_ended) {
+                    /* Input ran out inside a member: a truncated file, never a success. */
+                    r->what = "expected the rest of the gzip stream (truncated file)";
+                    r->end = fill + (room - r->z.avail_out);
+                    r->err_at = r->end;
+                    return -1;
+                }
+                break;
+            }
+            size_t take = r->in_n > 0x40000000 ? 0x40000000 : r->in_n;
+            r->z.next_in = (Bytef *)(uintptr_t)r->in;
+            r->z.avail_in = (uInt)take;
+            r->in += take;
+            r->in_n -= take;
+        }
+        int zr = inflate(&r->z, Z_NO_FLUSH);
+        r->gz_ended = zr == Z_STREAM_END;
+        if (zr == Z_STREAM_END) {
+            /* Concatenated gzip members continue; trailing zeros end the stream. */
+            if (r->z.avail_in == 0 && r->in_n == 0) {
+                r->more = 0;
+                break;
+            }
+            if (r->z.avail_in > 0 && r->z.next_in[0] != 0x1f) {
+                r->more = 0;
+                break;
+            }
+            inflateReset(&r->z);
+        } else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+            r->what = "expected valid gzip data";
+            r->err_at = fill + (room - r->z.avail_out);
+            r->end = r->err_at;
+            return -1;
+        } else if (zr == Z_BUF_ERROR && r->z.avail_in == 0 && r->in_n == 0) {
+            r->what = "expected the rest of the gzip stream (truncated file)";
+            r->err_at = fill + (room - r->z.avail_out);
+            r->end = r->err_at;
+            return -1;
+        }
+    }
+    r->end = fill + (room - r->z.avail_out);
+    r->p = r->wbuf + pos;
+    /* Zero padding after the data keeps the scanners' memchr inside the buffer. */
+    memset((char *)r->end, 0, MAPFILE_PADDING);
+    return 0;
+}
+
+typedef enum {
+    S_START,
+    S_KEY,
+    S_VALUE,
+    S_OBJ_SEP,
+    S_EVENTS_OPEN,
+    S_EVENT_FIRST,
+    S_EVENT,
+    S_EVENT_SEP,
+    S_END,
+    S_DONE
+} state;
+
+static pq_status run(reader *r, tj_event_fn fn, void *ctx, tj_info *info)
+{
+    state st = S_START;
+    char key[32] = "";
+    int saw_events = 0, saw_nodes = 0, saw_schema = 0;
+    tj_event ev;
+    for (;;) {
+        const char *mark = r->p;
+        rres rr = TJR_OK;
+        switch (st) {
+        case S_START:
+            ws(r);
+            if (r->p >= r->end) {
+                rr = need(r, r->p, "expected a JSON object with traceEvents");
+                break;
+            }
+            if (*r->p == '{') {
+                r->p++;
+                st = S_KEY;
+            } else if (*r->p == '[') {
+                r->p++;
+                ws(r);
+                if (r->p >= r->end) {
+                    rr = need(r, r->p, "expected an event object");
+                    r->p = mark;
+                    break;
+                }
+                if (*r->p == '[') {
+                    r->err_at = mark;
+                    r->what = "a bare JSON array of rows (like PyTorch's memory timeline "
+                              "export)";
+                    return PQ_ERR_UNSUPPORTED;
+                }
+                info->array_format = 1;
+                saw_events = 1;
+                st = S_EVENT_FIRST;
+            } else {
+                rr = fail(r, r->p, "expected a JSON object with traceEvents");
+            }
+            break;
+        case S_KEY: {
+            ws(r);
+            if (r->p >= r->end) {
+                rr = need(r, r->p, "expected a key or '}'");
+                break;
+            }
+            if (*r->p == '}') {
+                r->p++;
+                st = S_END;
+                break;
+            }
+            if (*r->p != '"') {
+                rr = fail(r, r->p, "expected a key string");
+                break;
+            }
+            const char *s, *e;
+            int esc;
+            rr = scan_string(r, &s, &e, &esc);
+            if (rr != TJR_OK)
+                break;
+            ws(r);
+            if (r->p >= r->end) {
+                rr = need(r, r->p, "expected ':'");
+                break;
+            }
+            if (*r->p != ':') {
+                rr = fail(r, r->p, "expected ':' after a key");
+                break;
+            }
+            r->p++;
+            size_t kl = (size_t)(e - s);
+            if (kl >= sizeof key)
+                kl = sizeof key - 1;
+            memcpy(key, s, kl);
+            key[kl] = '\0';
+            if (strcmp(key, "nodes") == 0)
+                saw_nodes = 1;
+            if (strcmp(key, "schema") == 0)
+                saw_schema = 1;
+            st = strcmp(key, "traceEvents") == 0 ? S_EVENTS_OPEN : S_VALUE;
+            break;
+        }
+        case S_VALUE:
+            ws(r);
+            if (strcmp(key, "displayTimeUnit") == 0 && r->p < r->end && *r->p == '"') {
+                pq_str v;
+                r->scratch_used = 0;
+                rr = read_string(r, &v);
+                if (rr == TJR_OK) {
+                    size_t n = v.n < sizeof info->display_time_unit - 1
+                                   ? v.n
+                                   : sizeof info->display_time_unit - 1;
+                    memcpy(info->display_time_unit, v.p, n);
+                    info->display_time_unit[n] = '\0';
+                }
+            } else {
+                rr = skip_value(r);
+            }
+            if (rr == TJR_OK)
+                st = S_OBJ_SEP;
+            break;
+        case S_OBJ_SEP:
+            ws(r);
+            if (r->p >= r->end) {
+                rr = need(r, r->p, "expected ',' or '}'");
+                break;
+            }
+            if (*r->p == ',') {
+                r->p++;
+                st = S_KEY;
+            } else if (*r->p == '}') {
+                r->p++;
+                st = S_END;
+            } else {
+                rr = fail(r, r->p, "expected ',' or '}' after a top-level value");
+            }
+            break;
+        case S_EVENTS_OPEN:
+            ws(r);
+            if (r->p >= r->end) {
+                rr = need(r, r->p, "expected '[' (traceEvents must be a list)");
+                break;
+            }
+            if (*r->p != '[') {
+                rr = fail(r, r->p, "expected '[' (traceEvents must be a list)");
+                break;
+            }
+            r->p++;
+            saw_events = 1;
+            st = S_EVENT_FIRST;
+            break;
+        case S_EVENT_FIRST:
+            ws(r);
+            if (r->p >= r->end) {
+                if (info->array_format && !r->more) {
+                    st = S_DONE; /* the closing ']' of the array format is optional */
+                    break;
+                }
+                rr = need(r, r->p, "expected an event or ']'");
+                break;
+            }
+            if (*r->p == ']') {
+                r->p++;
+                st = info->array_format ? S_END : S_OBJ_SEP;
+            } else {
+                st = S_EVENT;
+            }
+            break;
+        case S_EVENT:
+            ws(r);
+            mark = r->p;
+            if (r->p >= r->end && info->array_format && !r->more) {
+                st = S_DONE;
+                break;
+            }
+            rr = parse_event(r, &ev);
+            if (rr == TJR_OK) {
+                info->num_events++;
+                if (fn && fn(ctx, &ev, r->err) != 0) {
+                    if (r->err && r->err->status != PQ_OK)
+                        return r->err->status;
+                    r->err_at = mark;
+                    r->what = "the consumer stopped the read";
+                    return PQ_ERR_INTERNAL;
+                }
+                st = S_EVENT_SEP;
+            }
+            break;
+        case S_EVENT_SEP:
+            ws(r);
+            if (r->p >= r->end) {
+                if (info->array_format && !r->more) {
+                    st = S_DONE;
+                    break;
+                }
+                rr = need(r, r->p, "expected ',' or ']' after an event");
+                break;
+            }
+            if (*r->p == ',') {
+                r->p++;
+                st = S_EVENT;
+            } else if (*r->p == ']') {
+                r->p++;
+                st = info->array_format ? S_END : S_OBJ_SEP;
+            } else {
+                rr = fail(r, r->p, "expected ',' or ']' after an event");
+            }
+            break;
+        case S_END:
+            ws(r);
+            if (r->p < r->end) {
+                rr = fail(r, r->p, "expected the end of the document");
+                break;
+            }
+            if (r->more) {
+                rr = TJR_MORE;
+                break;
+            }
+            st = S_DONE;
+            break;
+        case S_DONE:
+            break;
+        }
+        if (st == S_DONE)
+            break;
+        if (rr == TJR_ERR)
+            return PQ_ERR_INPUT;
+        if (rr == TJR_MORE) {
+            r->p = mark;
+            if (!r->gz || refill(r, mark) != 0) {
+                if (!r->what) {
+                    r->err_at = mark;
+                    r->what = "expected more input";
+                }
+                return PQ_ERR_INPUT;
+            }
+            /* refill put the unit's first byte at the front; the cursor follows it. */
+            r->p = r->base;
+        }
+    }
+    if (!saw_events) {
+        r->err_at = r->base;
+        r->base_off = 0;
+        if (saw_nodes && saw_schema)
+            r->what = "a PyTorch execution trace (an ET graph of schema/nodes); record a "
+                      "Kineto trace (torch.profiler) for this tool";
+        else
+            r->what = "a JSON object without a traceEvents list";
+        return PQ_ERR_UNSUPPORTED;
+    }
+    info->uncompressed_bytes = (uint64_t)off_of(r, r->p);
+    return PQ_OK;
+}
+
+pq_status tj_read_memory(const uint8_t *data, size_t n, const char *name, tj_event_fn fn, void *ctx,
+                         tj_info *info, pq_error *err)
+{
+    reader r;
+    memset(&r, 0, sizeof r);
+    memset(info, 0, sizeof *info);
+    r.path = name;
+    r.err = err;
+    pq_status st;
+    int gz = n >= 2 && data[0] == 0x1f && data[1] == 0x8b;
+    if (gz) {
+        r.gz = 1;
+        if (inflateInit2(&r.z, 16 + MAX_WBITS) != Z_OK)
+            return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory (zlib)");
+        r.in = data;
+        r.in_n = n;
+        r.more = 1;
+        r.base = r.p = r.end = NULL;
+        if (refill(&r, NULL) != 0) {
+            st = err_set(err, PQ_ERR_INPUT, name, off_of(&r, r.err_at), "%s", r.what);
+            goto out;
+        }
+    } else {
+        /* Plain JSON: the bytes are the window. Scratch holds one event's strings. */
+        r.base = r.p = (const char *)data;
+        r.end = r.base + n;
+        size_t cap = n < TJ_MAX_UNIT ? n + 1 : TJ_MAX_UNIT;
+        r.scratch = pq_malloc(cap);
+        r.scratch_cap = r.scratch ? cap : 0;
+        if (!r.scratch)
+            return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
+    }
+    if (r.gz && r.end == r.p && !r.more) {
+        st = err_set(err, PQ_ERR_INPUT, name, 0, "expected a JSON object with traceEvents");
+        goto out;
+    }
+    st = run(&r, fn, ctx, info);
+    if (st != PQ_OK && r.what) {
+        int64_t off = r.err_at ? off_of(&r, r.err_at) : 0;
+        if (st == PQ_ERR_UNSUPPORTED)
+            st = err_set(err, st, name, 0, "expected Chrome trace events; this is %s", r.what);
+        else
+            st = err_set(err, st, name, off, "%s", r.what);
+    }
+out:
+    if (r.gz)
+        inflateEnd(&r.z);
+    pq_free(r.wbuf);
+    pq_free(r.scratch);
+    return st;
+}
+
+pq_status tj_read_file(const char *path, tj_event_fn fn, void *ctx, tj_info *info, pq_error *err)
+{
+    mapped_file m;
+    pq_status st = mapfile_open(path, &m, err);
+    if (st != PQ_OK)
+        return st;
+    mapfile_advise_sequential(&m);
+    st = tj_read_memory(m.data ? m.data : (const uint8_t *)"", m.size, path, fn, ctx, info, err);
+    mapfile_close(&m);
+    return st;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Helpers over raw spans (args). The span was validated by the reader. */
+
+int tj_args_scan(pq_str args, const char *const *keys, size_t nkeys, pq_str *out)
+{
+    for (size_t k = 0; k < nkeys; k++)
+        out[k].p = NULL, out[k].n = 0;
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.base = r.p = args.p;
+    r.end = args.p + args.n;
+    ws(&r);
+    if (r.p >= r.end || *r.p != '{')
+        return 0;
+    r.p++;
+    int found = 0;
+    for (;;) {
+        ws(&r);
+        if (r.p >= r.end || *r.p != '"')
+            return found;
+        const char *s, *e;
+        int esc;
+        if (scan_string(&r, &s, &e, &esc) != TJR_OK)
+            return found;
+        ws(&r);
+        if (r.p >= r.end || *r.p != ':')
+            return found;
+        r.p++;
+        ws(&r);
+        const char *vs = r.p;
+        if (skip_value(&r) != TJR_OK)
+            return found;
+        for (size_t k = 0; k < nkeys; k++) {
+            if (key_is(s, e, keys[k])) {
+                out[k].p = vs;
+                out[k].n = (size_t)(r.p - vs);
+                found++;
+            }
+        }
+        ws(&r);
+        if (r.p >= r.end || *r.p != ',')
+            return found;
+        r.p++;
+    }
+}
+
+int tj_args_get(pq_str args, const char *key, pq_str *out)
+{
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.base = r.p = args.p;
+    r.end = args.p + args.n;
+    ws(&r);
+    if (r.p >= r.end || *r.p != '{')
+        return 0;
+    r.p++;
+    for (;;) {
+        ws(&r);
+        if (r.p >= r.end || *r.p != '"')
+            return 0;
+        const char *s, *e;
+        int esc;
+        if (scan_string(&r, &s, &e, &esc) != TJR_OK)
+            return 0;
+        ws(&r);
+        if (r.p >= r.end || *r.p != ':')
+            return 0;
+        r.p++;
+        ws(&r);
+        const char *vs = r.p;
+        if (skip_value(&r) != TJR_OK)
+            return 0;
+        if (key_is(s, e, key)) {
+            out->p = vs;
+            out->n = (size_t)(r.p - vs);
+            return 1;
+        }
+        ws(&r);
+        if (r.p >= r.end || *r.p != ',')
+            return 0;
+        r.p++;
+    }
+}
+
+long tj_string_value(pq_str raw, char *out, size_t cap)
+{
+    if (raw.n < 2 || raw.p[0] != '"' || raw.p[raw.n - 1] != '"' || cap == 0)
+        return -1;
+    const char *s = raw.p + 1, *e = raw.p + raw.n - 1;
+    size_t n = (size_t)(e - s);
+    if (!memchr(s, '\\', n)) {
+        size_t c = n < cap - 1 ? n : cap - 1;
+        memcpy(out, s, c);
+        out[c] = '\0';
+        return (long)c;
+    }
+    char *tmp = pq_malloc(n + 1);
+    if (!tmp)
+        return -1;
+    const char *bad;
+    long len = unescape(s, e, tmp, &bad);
+    if (len >= 0) {
+        size_t c = (size_t)len < cap - 1 ? (size_t)len : cap - 1;
+        memcpy(out, tmp, c);
+        out[c] = '\0';
+        len = (long)c;
+    }
+    pq_free(tmp);
+    return len;
+}
+
+int tj_number_value(pq_str raw, double *out)
+{
+    char tmp[64];
+    if (raw.n == 0 || raw.n >= sizeof tmp)
+        return 0;
+    memcpy(tmp, raw.p, raw.n);
+    tmp[raw.n] = '\0';
+    char *endp;
+    *out = strtod(tmp, &endp);
+    return *endp == '\0';
+}

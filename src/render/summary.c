@@ -1,0 +1,223 @@
+/* summary.c (render) - pq_summarize: find the trace, feed the builder from the right
+ * reader, compute profile_summary.v1, write it as the seed's Python would. */
+#include "analysis/summary.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/jval.h"
+#include "formats/detect.h"
+#include "formats/trace_events.h"
+#include "io/discover.h"
+#include "io/mapfile.h"
+#include "model/model.h"
+#include "model/xplane_events.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static pq_status emit(jval *doc, pq_sink *sink, pq_error *err)
+{
+    buf b;
+    buf_init(&b, sink);
+    jv_write(&b, doc, 2);
+    buf_putc(&b, '\n');
+    pq_status st = buf_flush(&b);
+    buf_release(&b);
+    if (st == PQ_ERR_OUTPUT)
+        return err_set(err, st, "", -1, "write failed");
+    if (st != PQ_OK)
+        return err_set(err, st, "", -1, "out of memory while writing");
+    return PQ_OK;
+}
+
+static sm_options opts_of(const pq_summary_options *o)
+{
+    sm_options so = {5, 25, 0};
+    if (o) {
+        so.warmup_steps = o->warmup_steps;
+        so.hot_op_limit = o->hot_op_limit;
+        so.global_breakdown = o->global_breakdown;
+    }
+    return so;
+}
+
+static pq_status summarize_trace(const char *path, const pq_summary_options *o, pq_sink *sink,
+                                 pq_error *err)
+{
+    mapped_file m;
+    pq_status st = mapfile_open(path, &m, err);
+    if (st != PQ_OK)
+        return st;
+    mapfile_advise_sequential(&m);
+    char sha[65];
+    sha256_hex(m.data ? m.data : (const uint8_t *)"", m.size, sha);
+    sm_builder *b = sm_new();
+    jval *doc = NULL;
+    if (!b) {
+        st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+        goto out;
+    }
+    tj_info info;
+    st = trace_events_feed(m.data ? m.data : (const uint8_t *)"", m.size, path, b, &info, err);
+    if (st != PQ_OK)
+        goto out;
+    sm_options so = opts_of(o);
+    sm_source src = {"perfetto_trace_json",
+                     path,
+                     sha,
+                     info.display_time_unit[0] ? info.display_time_unit : NULL,
+                     info.num_events,
+                     o && o->generated_at_utc ? o->generated_at_utc : "",
+                     NULL};
+    doc = sm_build(b, &so, &src);
+    if (!doc) {
+        st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory while summarizing");
+        goto out;
+    }
+    st = emit(doc, sink, err);
+out:
+    jv_free(doc);
+    sm_free(b);
+    mapfile_close(&m);
+    return st;
+}
+
+static pq_status summarize_xplane(const char *const *paths, size_t n, const pq_summary_options *o,
+                                  pq_sink *sink, pq_error *err)
+{
+    pq_profile *prof = NULL;
+    pq_open_options oo;
+    memset(&oo, 0, sizeof oo);
+    pq_status st = pq_profile_open(paths, n, &oo, &prof, err);
+    if (st != PQ_OK)
+        return st;
+    sm_builder *b = sm_new();
+    jval *doc = NULL;
+    const char *warn[64];
+    size_t nw = 0;
+    uint64_t nev = 0;
+    if (!b || xplane_events_feed(prof, b, &nev) != 0) {
+        st = err_set(err, PQ_ERR_NOMEM, paths[0], -1, "out of memory");
+        goto out;
+    }
+    /* XSpace errors and warnings recorded by the profiler become quality warnings. */
+    char *owned[64];
+    size_t nowned = 0;
+    for (size_t s = 0; s < prof->nsources && nw + 2 < 64; s++) {
+        const pq_source *src = &prof->sources[s];
+        for (uint32_t k = 0; k < src->nwarnings + src->nerrors && nw + 2 < 64; k++) {
+            pq_str t = k < src->nwarnings ? src->warnings[k] : src->errors[k - src->nwarnings];
+            char *c = pq_malloc(t.n + 1);
+            if (!c)
+                break;
+            memcpy(c, t.p, t.n);
+            c[t.n] = '\0';
+            owned[nowned++] = c;
+            warn[nw++] = c;
+        }
+    }
+    if (sm_count(b) == 0)
+        warn[nw++] = "XPlane protobuf contained no direct timeline events with offset/duration "
+                     "data.";
+    warn[nw] = NULL;
+    sm_options so = opts_of(o);
+    const pq_source_info *si = pq_profile_source(prof, 0);
+    char sha[65] = "";
+    if (si)
+        memcpy(sha, si->sha256, sizeof sha);
+    sm_source src = {"xplane_pb", paths[0], sha[0] ? sha : NULL,
+                     "us",        nev,      o && o->generated_at_utc ? o->generated_at_utc : "",
+                     warn};
+    doc = sm_build(b, &so, &src);
+    for (size_t k = 0; k < nowned; k++)
+        pq_free(owned[k]);
+    if (!doc) {
+        st = err_set(err, PQ_ERR_NOMEM, paths[0], -1, "out of memory while summarizing");
+        goto out;
+    }
+    st = emit(doc, sink, err);
+out:
+    jv_free(doc);
+    sm_free(b);
+    pq_profile_free(prof);
+    return st;
+}
+
+static int is_trace_file(const char *path)
+{
+    mapped_file m;
+    pq_error e;
+    if (mapfile_open(path, &m, &e) != PQ_OK)
+        return -1;
+    detected d = detect_format(path, m.data, m.size);
+    mapfile_close(&m);
+    return d == DETECT_GZIP || d == DETECT_JSON;
+}
+
+pq_status pq_summarize(const char *path, const pq_summary_options *o, pq_sink *sink, pq_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return err_set(err, PQ_ERR_IO, path, -1, "cannot open: No such file or directory");
+    if (!S_ISDIR(st.st_mode)) {
+        int t = is_trace_file(path);
+        if (t < 0)
+            return summarize_xplane(&path, 1, o, sink, err); /* reports the open error */
+        if (t)
+            return summarize_trace(path, o, sink, err);
+        return summarize_xplane(&path, 1, o, sink, err);
+    }
+    /* An artifact directory (spec 1.2, newest ingest): one XPlane first, else trace JSON. */
+    pathlist xp = {0}, tr = {0};
+    pq_status rs;
+    if (!discover_files(path, ".xplane.pb", 0, &xp)) {
+        pathlist_free(&xp);
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    }
+    if (xp.n == 1) {
+        pq_error local;
+        memset(&local, 0, sizeof local);
+        const char *one = xp.items[0];
+        rs = summarize_xplane(&one, 1, o, sink, &local);
+        if (rs != PQ_ERR_INPUT) { /* a malformed XPlane falls back to the trace JSON */
+            if (err && rs != PQ_OK)
+                *err = local;
+            pathlist_free(&xp);
+            return rs;
+        }
+    }
+    static const struct {
+        const char *name;
+        int exact;
+    } pats[] = {{"perfetto_trace.json.gz", 1}, {".trace.json.gz", 0}, {".trace.json", 0}};
+    for (size_t k = 0; k < 3; k++) {
+        if (!discover_files(path, pats[k].name, pats[k].exact, &tr)) {
+            pathlist_free(&tr);
+            pathlist_free(&xp);
+            return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+        }
+        if (tr.n) {
+            rs = summarize_trace(tr.items[0], o, sink, err);
+            pathlist_free(&tr);
+            pathlist_free(&xp);
+            return rs;
+        }
+        pathlist_free(&tr);
+    }
+    if (xp.n > 1) {
+        /* Several hosts and no trace JSON: one multi-host XPlane run (newest folder). */
+        pathlist run = {0};
+        rs = discover_profiles(path, &run, err);
+        if (rs == PQ_OK)
+            rs = summarize_xplane((const char *const *)run.items, run.n, o, sink, err);
+        pathlist_free(&run);
+        pathlist_free(&xp);
+        return rs;
+    }
+    pathlist_free(&xp);
+    return err_set(err, PQ_ERR_NOT_FOUND, path, -1,
+                   "No profile trace JSON found under '%s'. Expected perfetto_trace.json.gz or "
+                   "*.trace.json(.gz).",
+                   path);
+}

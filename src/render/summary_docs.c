@@ -1,0 +1,356 @@
+/* summary_docs.c - the public summary API: load (a summary file, or summarise any input),
+ * write, report (markdown), query, compare, track (+ history append) and history. */
+#define _GNU_SOURCE
+#include "analysis/summary_ops.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/jval.h"
+#include "io/mapfile.h"
+#include "profq.h"
+#include "summary_doc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct membuf {
+    char *p;
+    size_t n, cap;
+} membuf;
+
+static int mem_write(void *ctx, const void *d, size_t n)
+{
+    membuf *m = ctx;
+    if (m->n + n > m->cap) {
+        size_t cap = m->cap ? m->cap : 65536;
+        while (cap < m->n + n)
+            cap *= 2;
+        char *np = pq_realloc(m->p, cap);
+        if (!np)
+            return -1;
+        m->p = np;
+        m->cap = cap;
+    }
+    memcpy(m->p + m->n, d, n);
+    m->n += n;
+    return 0;
+}
+
+static pq_status adopt(const char *path, const char *text, size_t n, pq_summary **out,
+                       pq_error *err)
+{
+    size_t off;
+    const char *what;
+    jval *doc = jv_parse(text, n, &off, &what);
+    if (!doc)
+        return err_set(err, PQ_ERR_INPUT, path, (int64_t)off, "%s", what);
+    const char *sv = jv_string(jv_get(doc, "schema_version"));
+    if (doc->t != JV_OBJ || !sv || strcmp(sv, "profile_summary.v1") != 0) {
+        jv_free(doc);
+        return err_set(err, PQ_ERR_INPUT, path, 0,
+                       "expected a profile_summary.v1 document (schema_version)");
+    }
+    pq_summary *s = pq_calloc(1, sizeof *s);
+    if (!s) {
+        jv_free(doc);
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    }
+    s->doc = doc;
+    *out = s;
+    return PQ_OK;
+}
+
+/* A summary file is a JSON object with schema_version, no traceEvents, and small. */
+static int looks_like_summary(const char *path)
+{
+    mapped_file m;
+    pq_error e;
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISDIR(st.st_mode) || st.st_size > (64 << 20))
+        return 0;
+    if (mapfile_open(path, &m, &e) != PQ_OK)
+        return 0;
+    int yes = 0;
+    if (m.size && m.data[0] != 0x1f) {
+        size_t probe = m.size < 65536 ? m.size : 65536;
+        yes = memmem(m.data, probe, "\"schema_version\"", 16) != NULL &&
+              memmem(m.data, probe, "\"traceEvents\"", 13) == NULL;
+    }
+    mapfile_close(&m);
+    return yes;
+}
+
+pq_status pq_summary_load(const char *path, const pq_summary_options *opts, pq_summary **out,
+                          pq_error *err)
+{
+    *out = NULL;
+    if (looks_like_summary(path)) {
+        mapped_file m;
+        pq_status st = mapfile_open(path, &m, err);
+        if (st != PQ_OK)
+            return st;
+        st = adopt(path, (const char *)m.data, m.size, out, err);
+        mapfile_close(&m);
+        return st;
+    }
+    membuf mb = {0};
+    pq_sink sink = {mem_write, &mb};
+    pq_summary_options o = {5, 25, 0, ""};
+    pq_status st = pq_summarize(path, opts ? opts : &o, &sink, err);
+    if (st == PQ_OK)
+        st = adopt(path, mb.p, mb.n, out, err);
+    pq_free(mb.p);
+    return st;
+}
+
+void pq_summary_free(pq_summary *s)
+{
+    if (!s)
+        return;
+    jv_free(s->doc);
+    pq_free(s);
+}
+
+static pq_status emit(const jval *v, int indent, pq_sink *sink, pq_error *err)
+{
+    if (!v)
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    buf b;
+    buf_init(&b, sink);
+    jv_write(&b, v, indent);
+    buf_putc(&b, '\n');
+    pq_status st = buf_flush(&b);
+    buf_release(&b);
+    if (st != PQ_OK)
+        return err_set(err, st, "", -1, st == PQ_ERR_OUTPUT ? "write failed" : "out of memory");
+    return PQ_OK;
+}
+
+pq_status pq_summary_write(const pq_summary *s, pq_sink *sink, pq_error *err)
+{
+    return emit(s->doc, 2, sink, err);
+}
+
+pq_status pq_summary_query(const pq_summary *s, const char *question, int top_k, pq_sink *sink,
+                           pq_error *err)
+{
+    jval *r = summary_query(s->doc, question, top_k);
+    pq_status st = emit(r, 2, sink, err);
+    jv_free(r);
+    return st;
+}
+
+static pq_status strict_check(const jval *cmp, pq_error *err)
+{
+    const jval *pv = jv_get(cmp, "provenance_checks");
+    const char *status = jv_string(jv_get(pv, "status"));
+    if (!status || strcmp(status, "fail") != 0)
+        return PQ_OK;
+    char msg[480] = "Provenance checks failed.";
+    const jval *m = jv_get(pv, "messages");
+    for (size_t i = 0; m && i < m->n; i++) {
+        const char *t = jv_string(m->items[i]);
+        if (t && strlen(msg) + strlen(t) + 2 < sizeof msg) {
+            strcat(msg, " ");
+            strcat(msg, t);
+        }
+    }
+    return err_set(err, PQ_ERR_INPUT, "", -1, "%s", msg);
+}
+
+pq_status pq_summary_compare(const pq_summary *b, const pq_summary *a, int top_k, int strict,
+                             pq_sink *sink, pq_error *err)
+{
+    jval *r = summary_compare(b->doc, a->doc, top_k);
+    pq_status st = r ? PQ_OK : err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    if (st == PQ_OK && strict)
+        st = strict_check(r, err);
+    if (st == PQ_OK)
+        st = emit(r, 2, sink, err);
+    jv_free(r);
+    return st;
+}
+
+void pq_track_defaults(pq_track_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_step_median_regression_pct = 5.0;
+    o->max_step_p90_regression_pct = 10.0;
+    o->max_communication_share_regression_abs = 0.05;
+    o->max_stall_share_regression_abs = 0.05;
+    o->top_k = 10;
+}
+
+/* Appends LINE (ending in '\n') to PATH: exclusive flock, a '\n' first when a killed writer
+ * left the file without one (so the new record starts its own line), one write(2), fsync. */
+static pq_status append_line(const char *path, const char *line, size_t n, pq_error *err)
+{
+    /* Parent directories are created, as the seed does. */
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(dir, 0777);
+            *p = '/';
+        }
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return err_set(err, PQ_ERR_OUTPUT, path, -1, "cannot open: %s", strerror(errno));
+    pq_status st = PQ_OK;
+    if (flock(fd, LOCK_EX) != 0) {
+        st = err_set(err, PQ_ERR_OUTPUT, path, -1, "cannot lock: %s", strerror(errno));
+        goto out;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && sb.st_size > 0) {
+        int rfd = open(path, O_RDONLY | O_CLOEXEC);
+        char last = '\n';
+        if (rfd >= 0) {
+            if (pread(rfd, &last, 1, sb.st_size - 1) != 1)
+                last = '\n';
+            close(rfd);
+        }
+        if (last != '\n' && write(fd, "\n", 1) != 1) {
+            st = err_set(err, PQ_ERR_OUTPUT, path, -1, "write failed: %s", strerror(errno));
+            goto unlock;
+        }
+    }
+    ssize_t w = write(fd, line, n);
+    if (w != (ssize_t)n) {
+        st = err_set(err, PQ_ERR_OUTPUT, path, -1, "write failed: %s",
+                     w < 0 ? strerror(errno) : "short write");
+        goto unlock;
+    }
+    if (fsync(fd) != 0)
+        st = err_set(err, PQ_ERR_OUTPUT, path, -1, "fsync failed: %s", strerror(errno));
+unlock:
+    flock(fd, LOCK_UN);
+out:
+    if (close(fd) != 0 && st == PQ_OK)
+        st = err_set(err, PQ_ERR_OUTPUT, path, -1, "close failed: %s", strerror(errno));
+    return st;
+}
+
+pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_track_options *o,
+                           pq_sink *sink, pq_track_status *status, pq_error *err)
+{
+    jval *cmp = summary_compare(b->doc, a->doc, o->top_k);
+    if (!cmp)
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    pq_status st = o->strict_provenance ? strict_check(cmp, err) : PQ_OK;
+    jval *rec = NULL;
+    if (st == PQ_OK) {
+        track_thresholds t = {o->max_step_median_regression_pct, o->max_step_p90_regression_pct,
+                              o->max_communication_share_regression_abs,
+                              o->max_stall_share_regression_abs};
+        jval *as = summary_assess(cmp, &t);
+        const char *s = jv_string(jv_get(as, "status"));
+        *status = s && strcmp(s, "fail") == 0   ? PQ_TRACK_FAIL
+                  : s && strcmp(s, "warn") == 0 ? PQ_TRACK_WARN
+                                                : PQ_TRACK_PASS;
+        rec = summary_track_record(b->doc, a->doc, as, o->label,
+                                   o->recorded_at_utc ? o->recorded_at_utc : "");
+        if (!rec)
+            st = err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    }
+    if (st == PQ_OK && o->history_path) {
+        buf line;
+        buf_init(&line, NULL);
+        jv_write(&line, rec, -1);
+        buf_putc(&line, '\n');
+        if (line.status != PQ_OK)
+            st = err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+        else
+            st = append_line(o->history_path, line.p, line.n, err);
+        buf_release(&line);
+    }
+    if (st == PQ_OK)
+        st = emit(rec, 2, sink, err);
+    jv_free(rec);
+    jv_free(cmp);
+    return st;
+}
+
+pq_status pq_history_render(const char *path, int tail, pq_sink *sink, pq_error *err)
+{
+    mapped_file m;
+    pq_status st = mapfile_open(path, &m, err);
+    if (st != PQ_OK)
+        return st;
+    jval **recs = NULL;
+    size_t n = 0, cap = 0;
+    const char *p = (const char *)m.data, *end = p + m.size;
+    while (p && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        size_t off;
+        const char *what;
+        const char *s = p;
+        while (s < le && (*s == ' ' || *s == '\t' || *s == '\r'))
+            s++;
+        if (s < le) {
+            jval *v = jv_parse(s, (size_t)(le - s), &off, &what);
+            if (v && v->t == JV_OBJ) {
+                if (n == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    jval **nr = pq_realloc(recs, cap * sizeof *nr);
+                    if (!nr) {
+                        jv_free(v);
+                        break;
+                    }
+                    recs = nr;
+                }
+                recs[n++] = v;
+            } else {
+                jv_free(v); /* not an object, or a partial line: skipped */
+            }
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    jval *r = summary_history(path, recs, n, tail);
+    st = emit(r, 2, sink, err);
+    jv_free(r);
+    for (size_t k = 0; k < n; k++)
+        jv_free(recs[k]);
+    pq_free(recs);
+    mapfile_close(&m);
+    return st;
+}
+
+pq_status pq_summary_publish_plan(const pq_summary *s, const char *status, const char *entity,
+                                  const char *project, const char *name, const char *stamp,
+                                  const char *const *aliases, size_t naliases,
+                                  const char *summary_path, const char *report_path, char *name_out,
+                                  size_t cap, pq_sink *sink, pq_error *err)
+{
+    const char *run_id = jv_string(jv_get(jv_get(s->doc, "run_metadata"), "run_id"));
+    if (name)
+        snprintf(name_out, cap, "%s", name);
+    else if (run_id)
+        snprintf(name_out, cap, "profile-summary-%s", run_id);
+    else
+        snprintf(name_out, cap, "profile-summary-%s", stamp ? stamp : "");
+    jval *r = jv_obj();
+    jv_set(r, "status", jv_cstr(status));
+    jv_set(r, "entity", jv_cstr(entity));
+    jv_set(r, "project", jv_cstr(project));
+    jv_set(r, "artifact_name", jv_cstr(name_out));
+    jv_set(r, "artifact_type", jv_cstr("profile_summary"));
+    jval *al = jv_arr();
+    for (size_t k = 0; k < naliases; k++)
+        jv_push(al, jv_cstr(aliases[k]));
+    jv_set(r, "aliases", al);
+    jv_set(r, "summary_path", jv_cstr(summary_path));
+    jv_set(r, "report_path", jv_cstr(report_path));
+    jv_set(r, "metadata", summary_publish_metadata(s->doc));
+    pq_status st = emit(r, 2, sink, err);
+    jv_free(r);
+    return st;
+}

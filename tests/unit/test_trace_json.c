@@ -1,0 +1,238 @@
+/* test_trace_json.c - the streaming trace-event reader (src/formats/trace_json.h), the
+ * Python-compatible JSON tree writer (src/core/jval.h) and the summary's name semantics
+ * (src/analysis/summary.h): events of every phase with escapes and fractional times,
+ * error offsets, refusals of non-trace JSON, the gzip window at 1-byte refills, Python's
+ * float repr, and the seed's helper tests (spec/seed-tools.md 1.10). */
+#include "testutil.h"
+
+#include "analysis/summary.h"
+#include "core/jval.h"
+#include "formats/trace_json.h"
+
+#include <zlib.h>
+
+typedef struct seen {
+    int n;
+    char ph[16];
+    char names[16][64];
+    int64_t ts_us[16], ts_frac[16], dur_us[16], pid[16];
+    int tid_kind[16];
+} seen;
+
+static int collect(void *ctx, const tj_event *e, pq_error *err)
+{
+    (void)err;
+    seen *s = ctx;
+    if (s->n < 16) {
+        s->ph[s->n] = e->ph;
+        snprintf(s->names[s->n], sizeof s->names[0], "%.*s", (int)e->name.n, e->name.p);
+        s->ts_us[s->n] = e->ts.us;
+        s->ts_frac[s->n] = e->ts.frac_ps;
+        s->dur_us[s->n] = e->dur.us;
+        s->pid[s->n] = e->pid;
+        s->tid_kind[s->n] = e->tid_kind;
+    }
+    s->n++;
+    return 0;
+}
+
+static const char DOC[] =
+    "{\"displayTimeUnit\": \"ns\", \"meta\": {\"a\": [1, {\"b\": \"x\\\"]\"}]},\n"
+    " \"traceEvents\": [\n"
+    "  {\"ph\": \"X\", \"name\": \"caf\\u00e9 \\\"q\\\"\", \"pid\": 1, \"tid\": 2,"
+    "   \"ts\": 1700000000000000.125, \"dur\": 3, \"args\": {\"tf_op\": \"jit(f)/dot\"}},\n"
+    "  {\"ph\": \"B\", \"name\": \"b\", \"pid\": 1, \"tid\": \"stream 7\", \"ts\": -2.5},\n"
+    "  {\"ph\": \"i\", \"name\": \"mark\", \"s\": \"t\", \"ts\": 1e3},\n"
+    "  {}\n"
+    " ]}\n";
+
+static void test_events(void **state)
+{
+    (void)state;
+    seen s;
+    memset(&s, 0, sizeof s);
+    tj_info info;
+    pq_error err;
+    assert_int_equal(
+        tj_read_memory((const uint8_t *)DOC, sizeof DOC - 1, "t.json", collect, &s, &info, &err),
+        PQ_OK);
+    assert_int_equal(s.n, 4);
+    assert_int_equal(info.num_events, 4);
+    assert_string_equal(info.display_time_unit, "ns");
+    assert_int_equal(s.ph[0], 'X');
+    assert_string_equal(s.names[0], "caf\xc3\xa9 \"q\"");
+    assert_int_equal(s.ts_us[0], 1700000000000000LL);
+    assert_int_equal(s.ts_frac[0], 125000);
+    assert_int_equal(s.dur_us[0], 3);
+    assert_int_equal(s.ts_us[1], -3); /* -2.5 us = -3 us + 500000 ps */
+    assert_int_equal(s.ts_frac[1], 500000);
+    assert_int_equal(s.tid_kind[1], TJ_STRING);
+    assert_int_equal(s.ts_us[2], 1000);
+    assert_int_equal(s.ph[3], '\0');
+}
+
+static pq_status read_str(const char *doc, pq_error *err)
+{
+    tj_info info;
+    memset(err, 0, sizeof *err);
+    return tj_read_memory((const uint8_t *)doc, strlen(doc), "x.json", NULL, NULL, &info, err);
+}
+
+static void test_errors_and_refusals(void **state)
+{
+    (void)state;
+    pq_error err;
+    assert_int_equal(read_str("{\"traceEvents\": [{\"ph\": tru}]}", &err), PQ_ERR_INPUT);
+    assert_int_equal(err.offset, 24);
+    assert_non_null(strstr(err.message, "expected"));
+    assert_int_equal(read_str("{\"traceEvents\": [{\"ph\": \"X\"}", &err), PQ_ERR_INPUT);
+    assert_int_equal(read_str("{\"traceEvents\": {}}", &err), PQ_ERR_INPUT);
+    assert_non_null(strstr(err.message, "traceEvents must be a list"));
+    assert_int_equal(read_str("{\"schema\": \"1.0\", \"nodes\": []}", &err), PQ_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "PyTorch execution trace"));
+    assert_int_equal(err.offset, 0);
+    assert_int_equal(read_str("[[1, 2], [3, 4]]", &err), PQ_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.message, "bare JSON array of rows"));
+    assert_int_equal(read_str("{\"other\": 1}", &err), PQ_ERR_UNSUPPORTED);
+    assert_int_equal(read_str("", &err), PQ_ERR_INPUT);
+    assert_int_equal(read_str("{\"traceEvents\": []} x", &err), PQ_ERR_INPUT);
+    /* Chrome's array format, closing bracket optional. */
+    assert_int_equal(read_str("[{\"ph\": \"X\"}, {\"ph\": \"X\"}", &err), PQ_OK);
+    assert_int_equal(read_str("{\"traceEvents\": [{\"name\": \"a\x01\"}]}", &err), PQ_ERR_INPUT);
+}
+
+/* The same document through the gzip window with 1..17-byte refills gives the same events. */
+static void test_gzip_window(void **state)
+{
+    (void)state;
+    uLongf cap = compressBound(sizeof DOC) + 64;
+    uint8_t *gz = malloc(cap);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    z.next_in = (Bytef *)(uintptr_t)DOC;
+    z.avail_in = sizeof DOC - 1;
+    z.next_out = gz;
+    z.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+    size_t n = cap - z.avail_out;
+    deflateEnd(&z);
+    for (size_t chunk = 1; chunk < 18; chunk++) {
+        tj_debug_set_chunk(chunk);
+        seen s;
+        memset(&s, 0, sizeof s);
+        tj_info info;
+        pq_error err;
+        assert_int_equal(tj_read_memory(gz, n, "t.json.gz", collect, &s, &info, &err), PQ_OK);
+        assert_int_equal(s.n, 4);
+        assert_string_equal(s.names[0], "caf\xc3\xa9 \"q\"");
+        assert_int_equal(s.ts_frac[0], 125000);
+        assert_string_equal(info.display_time_unit, "ns");
+        /* A truncated stream is an error, never a partial success. */
+        assert_int_not_equal(tj_read_memory(gz, n - 9, "t.json.gz", collect, &s, &info, &err),
+                             PQ_OK);
+    }
+    tj_debug_set_chunk(0);
+    free(gz);
+}
+
+static void check_repr(double v, const char *want)
+{
+    char out[64];
+    py_float_repr(out, sizeof out, v);
+    assert_string_equal(out, want);
+}
+
+static void test_python_repr(void **state)
+{
+    (void)state;
+    check_repr(135.0, "135.0");
+    check_repr(0.0, "0.0");
+    check_repr(-0.0, "-0.0");
+    check_repr(0.1, "0.1");
+    check_repr(1.0 / 3.0, "0.3333333333333333");
+    check_repr(0.0001, "0.0001");
+    check_repr(0.00001, "1e-05");
+    check_repr(1.5e-7, "1.5e-07");
+    check_repr(1e16, "1e+16");
+    check_repr(1234567890123456.0, "1234567890123456.0");
+    check_repr(12345678901234567.0, "1.2345678901234568e+16");
+    check_repr(6134.282700000001, "6134.282700000001");
+    check_repr(-2.5, "-2.5");
+    /* A document as json.dumps(indent=2, sort_keys=True) writes it. */
+    jval *o = jv_obj();
+    jv_set(o, "b", jv_num(1.0));
+    jv_set(o, "a", jv_arr());
+    jv_set(o, "c", jv_cstr("\xc3\xa9\n\"\x01\xf0\x9f\x98\x80"));
+    jval *arr = jv_arr();
+    jv_push(arr, jv_int(3));
+    jv_push(arr, jv_null());
+    jv_set(o, "d", arr);
+    buf b;
+    buf_init(&b, NULL);
+    jv_write(&b, o, 2);
+    buf_putc(&b, 0);
+    assert_string_equal(b.p, "{\n  \"a\": [],\n  \"b\": 1.0,\n  \"c\": \"\\u00e9\\n\\\"\\u0001"
+                             "\\ud83d\\ude00\",\n  \"d\": [\n    3,\n    null\n  ]\n}");
+    buf_release(&b);
+    buf_init(&b, NULL);
+    jv_write(&b, o, -1);
+    buf_putc(&b, 0);
+    assert_string_equal(b.p, "{\"a\": [], \"b\": 1.0, \"c\": \"\\u00e9\\n\\\"\\u0001"
+                             "\\ud83d\\ude00\", \"d\": [3, null]}");
+    buf_release(&b);
+    size_t off;
+    const char *what;
+    const char *txt = "{\"x\": [1, 2.5, \"\\u00e9\"], \"y\": true}";
+    jval *back = jv_parse(txt, strlen(txt), &off, &what);
+    assert_non_null(back);
+    assert_int_equal(jv_get(back, "x")->items[0]->t, JV_INT);
+    assert_int_equal(jv_get(back, "x")->items[1]->t, JV_NUM);
+    assert_string_equal(jv_string(jv_get(back, "x")->items[2]), "\xc3\xa9");
+    jv_free(back);
+    assert_null(jv_parse("{\"x\": }", 7, &off, &what));
+    assert_int_equal(off, 6);
+    jv_free(o);
+}
+
+static void test_seed_semantics(void **state)
+{
+    (void)state;
+    char out[256];
+    sm_canonical_op_name(" %fusion.12 ", 12, out, sizeof out);
+    assert_string_equal(out, "fusion");
+    sm_canonical_op_name("copy-start.3", 12, out, sizeof out);
+    assert_string_equal(out, "copy-start");
+    assert_string_equal(sm_collective_kind("ncclDevKernel_AllGather_RING_LL"), "all-gather");
+    assert_string_equal(sm_collective_kind("ncclDevKernel_ReduceScatter_RING_LL"),
+                        "reduce-scatter");
+    assert_string_equal(sm_collective_kind("psum.1"), "all-reduce");
+    assert_string_equal(sm_collective_kind("send.2"), "send-recv");
+    assert_string_equal(sm_semantic_family("splash_mha_fwd jit(f)"), "attention_splash");
+    assert_string_equal(sm_semantic_family("fusion.3"), "fusion");
+    assert_string_equal(sm_semantic_family("copy.5"), "copy");
+    assert_string_equal(sm_semantic_family("update_first_moment"), "optimizer_adam");
+    assert_string_equal(sm_semantic_family("matmul"), "other");
+    const char *ln = "%fusion.1 = f32[8,8] fusion()";
+    sm_shape_signature(ln, strlen(ln), out, sizeof out);
+    assert_string_equal(out, "8,8");
+    const char *tup = "%t = (bf16[2, 4], f32[3]) tuple-op(%a)";
+    sm_shape_signature(tup, strlen(tup), out, sizeof out);
+    assert_string_equal(out, "2,4|3");
+    /* spec 1.10 (M:tests/profiling/test_semantics.py) */
+    assert_true(sm_flop_proxy("attention_splash", "0,8,2048,64|0,8,2048,64") < 0);
+    assert_true(sm_flop_proxy("loss_xent", "0,512|0,128256") < 0);
+    assert_true(sm_flop_proxy("attention_flash", "2,8,128,64|2,8,128,32") ==
+                2.0 * 2 * 8 * 128 * 128 * (64 + 32));
+    assert_true(sm_flop_proxy("other", "8,8|4") == 64.0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_events),         cmocka_unit_test(test_errors_and_refusals),
+        cmocka_unit_test(test_gzip_window),    cmocka_unit_test(test_python_repr),
+        cmocka_unit_test(test_seed_semantics),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
