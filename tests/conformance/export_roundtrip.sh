@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `profq export` round trip: every XPlane in $SHARED/data (and the legacy run directory)
-# is exported to trace.json and trace.json.gz; Python's json (standard library) parses both,
+# is exported to trace.json and trace.json.gz; Python's json (standard library) and profq's
+# own streaming trace reader (through `profq summarize`) parse both,
 # they are equal, and every XPlane line gets exactly as many trace events ("X" or "i") as
 # `profq info` counts XEvents on it -- one trace event per XPlane event, no cap. Every pid
 # and tid used is named by a metadata event. Exit 0 pass, 1 fail, 77 skip without data.
@@ -21,7 +22,9 @@ fail=0
 for src in "$data"/*.xplane.pb "$data"/mi300x8_jax_conv_legacy; do
   "$PROFQ" export -o "$work/t.json" "$src" &&
     "$PROFQ" export -o "$work/t.json.gz" "$src" &&
-    "$PROFQ" info --format json --no-hash "$src" >"$work/info.json" || { fail=1; continue; }
+    "$PROFQ" info --format json --no-hash "$src" >"$work/info.json" &&
+    "$PROFQ" summarize -o "$work/s.json" "$work/t.json" >/dev/null &&
+    "$PROFQ" summarize -o "$work/sgz.json" "$work/t.json.gz" >/dev/null || { fail=1; continue; }
   python3 - "$work" "$src" <<'PY' || fail=1
 import gzip, json, sys
 work, src = sys.argv[1], sys.argv[2]
@@ -53,7 +56,16 @@ if got != want:
     sys.exit(1)
 assert {p for p, _ in got} <= named_p and set(got) <= {t for t in named_t if t[1]}
 assert n == info["totals"]["events"], (n, info["totals"]["events"])
-print(f"export_roundtrip: {src.split('/')[-1]}: {n} events = {n} trace events, json == json.gz")
+# profq's own trace reader (the one `summarize` streams with) reads the export back: every
+# trace event, X and i, plus the metadata events, and nothing else.
+meta = sum(1 for e in a["traceEvents"] if e["ph"] == "M")
+nx = sum(1 for e in a["traceEvents"] if e["ph"] == "X")
+for name in ("s.json", "sgz.json"):
+    ov = json.load(open(f"{work}/{name}"))["trace_overview"]
+    assert ov["num_events_total"] - meta == n, (name, ov["num_events_total"], meta, n)
+    assert ov["num_complete_events"] == nx, (name, ov["num_complete_events"], nx)
+print(f"export_roundtrip: {src.split('/')[-1]}: {n} events = {n} trace events, json == json.gz,"
+      f" read back by profq's trace reader and Python's json")
 PY
 done
 [ $fail -eq 0 ] && echo "export_roundtrip: all match"
