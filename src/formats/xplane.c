@@ -76,10 +76,14 @@ static inline int validate_stat(pb_cursor *parent, const pb_field *f)
 static XP_ALWAYS_INLINE int line_stat(const xp_plane *pl, const uint8_t *p, size_t n,
                                       pq_scan_totals *scan, uint64_t *sum, uint64_t kinds[7])
 {
-    if (scan)
-        return xp_scan_stat(pl, p, n, sum, kinds);
     stat_value sv = {0}; /* decoding checks a stat as well as validating would */
-    return xp_decode_stat(p, n, &sv);
+    if (!xp_decode_stat(p, n, &sv))
+        return 0;
+    if (scan) {
+        kinds[sv.kind]++;
+        *sum += scan_stat_sum(pl, &sv);
+    }
+    return 1;
 }
 
 /*
