@@ -14,6 +14,7 @@ typedef struct facts {
     uint64_t xspace_sources, hlo_sources;
     uint64_t programs, programs_with_ba, programs_with_heap_trace;
     uint64_t device_planes, tpu_op_lines, gpu_planes_with_events, host_events;
+    uint64_t host_hlo_op_planes; /* host thread planes carrying XLA:CPU hlo_op stats */
     uint64_t alloc_events;
     uint64_t events;
 } facts;
@@ -76,6 +77,7 @@ static void gather(const pq_profile *prof, facts *f)
             case DEV_HOST_THREADS:
                 f->host_events += pl->events;
                 f->alloc_events += count_alloc_events(pl);
+                f->host_hlo_op_planes += pl->events && xp_stat_meta_by_name(pl, "hlo_op");
                 break;
             default:
                 break;
@@ -166,6 +168,13 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
         add(out, "roofline", "roofline_model", 1, 1,
             "%llu TPU 'XLA Ops' line(s), %llu GPU plane(s) with kernels", (ull)f.tpu_op_lines,
             (ull)f.gpu_planes_with_events);
+    } else if (!f.device_planes && f.host_hlo_op_planes) {
+        /* A CPU-only run: XLA:CPU thunks on host threads (an extension; XProf has none). */
+        add(out, "ops", "hlo_stats, op_profile", 1, 1,
+            "no device planes; XLA:CPU ops on host threads (hlo_op stats) in %llu plane(s)",
+            (ull)f.host_hlo_op_planes);
+        add(out, "roofline", "roofline_model", 1, 1,
+            "no device planes; XLA:CPU ops on host threads (peaks unknown unless supplied)");
     } else {
         add(out, "ops", "hlo_stats, op_profile", 0, 1,
             "no device op events (%llu device planes, %llu host events)", (ull)f.device_planes,
@@ -176,10 +185,10 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
     }
 
     if (f.events)
-        add(out, "summarize", NULL, 1, 0, "%llu events to summarize (profile_summary.v1)",
+        add(out, "summarize", NULL, 1, 1, "%llu events to summarize (profile_summary.v1)",
             (ull)f.events);
     else
-        add(out, "summarize", NULL, 0, 0, "no trace events in the inputs");
+        add(out, "summarize", NULL, 0, 1, "no trace events in the inputs");
 
     if (f.events)
         add(out, "export", "trace_viewer", 1, 1, "%llu events to write as Chrome trace JSON",
@@ -187,7 +196,7 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
     else
         add(out, "export", "trace_viewer", 0, 1, "no trace events in the inputs");
 
-    add(out, "tt", NULL, 0, 0, "needs a Tenstorrent runtime log, not an XSpace or HloProto");
+    add(out, "tt", NULL, 0, 1, "needs a Tenstorrent runtime log, not an XSpace or HloProto");
     add(out, "nsys", NULL, 0, 0, "needs an Nsight Systems SQLite export or an nsys-jax archive");
     return PQ_OK;
 }
