@@ -12,8 +12,11 @@
  * Not here: SparseCore offload nesting, step databases, GPU cost analysis. */
 #include "analysis/ops.h"
 
+#include "analysis/hlo_cost.h"
+
 #include "core/alloc.h"
 #include "core/err.h"
+#include "formats/hlo.h"
 #include "formats/pbwire.h"
 #include "formats/xplane_walk.h"
 
@@ -1266,57 +1269,52 @@ static const op_slot *table_find(const op_table *t, uint64_t pid, pq_str name)
     return NULL;
 }
 
-/* Sets category and provenance (metadata.op_name) of the ops of program PID from its
- * HloProto, as XProf does for GPU ops. Malformed protos are skipped silently: the load only
- * checked their header, and categories are an annotation. */
-static void categorize_from_hlo(op_table *t, uint64_t pid, const uint8_t *p, size_t n)
+/* Sets category and provenance (metadata.op_name) of the ops of program PG from its
+ * HloProto, as XProf does for GPU ops, and on GPUs their FLOPs, bytes and HBM breakdown from
+ * XLA's GPU cost analysis of that module (analysis/hlo_cost.c), as XProf's
+ * PerformanceInfoWrapper gives them: device FLOPs, model FLOPs and bytes where positive, else
+ * what the events stated. A proto that does not decode is skipped silently: the load only
+ * checked its header, and these are annotations. Returns 0 when out of memory. */
+static int annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *pg, int gpu)
 {
-    pb_cursor c, cm, cc, ci, cmd;
-    pb_field f = {0}, g = {0}, h = {0}, k = {0}, q = {0};
-    pb_init(&c, p, n, p);
-    while (pb_next(&c, &f) == PB_FIELD) {
-        if (f.num != 1 || f.wire != PB_LEN)
-            continue;
-        pb_init(&cm, f.data, f.len, p);
-        while (pb_next(&cm, &g) == PB_FIELD) {
-            if (g.num != 3 || g.wire != PB_LEN)
-                continue;
-            pb_init(&cc, g.data, g.len, p);
-            while (pb_next(&cc, &h) == PB_FIELD) {
-                if (h.num != 2 || h.wire != PB_LEN)
-                    continue;
-                pq_str name = {0}, opcode = {0}, kind = {0}, op_name = {0}, op_type = {0};
-                pb_init(&ci, h.data, h.len, p);
-                while (pb_next(&ci, &k) == PB_FIELD) {
-                    if (k.wire != PB_LEN)
-                        continue;
-                    pq_str v = pq_str_of((const char *)k.data, k.len);
-                    if (k.num == 1)
-                        name = v;
-                    else if (k.num == 2)
-                        opcode = v;
-                    else if (k.num == 11)
-                        kind = v;
-                    else if (k.num == 7) {
-                        pb_init(&cmd, k.data, k.len, p);
-                        while (pb_next(&cmd, &q) == PB_FIELD) {
-                            if (q.num == 2 && q.wire == PB_LEN)
-                                op_name = pq_str_of((const char *)q.data, q.len);
-                            else if (q.num == 1 && q.wire == PB_LEN)
-                                op_type = pq_str_of((const char *)q.data, q.len);
-                        }
-                    }
-                }
-                op_slot *s = (op_slot *)table_find(t, pid, name);
-                if (!s)
-                    continue;
-                s->m.category = hlo_category(opcode, kind);
-                s->m.provenance = op_name;
-                s->m.op_type = op_type;
-                s->m.provenance_from_hlo = 1;
-            }
-        }
+    arena a;
+    arena_init(&a);
+    hlo_module *m = NULL;
+    hlo_cost_model *cm = NULL;
+    int64_t off;
+    const char *what;
+    pq_status st = hlo_decode(pg->hlo, pg->hlo_len, src->file.data, &a, &m, &off, &what);
+    if (st == PQ_OK && gpu)
+        st = hlo_cost_analyze(m, &a, &cm);
+    if (st == PQ_ERR_NOMEM) {
+        arena_release(&a);
+        return 0;
     }
+    for (uint32_t ci = 0; st == PQ_OK && ci < m->ncomputations; ci++)
+        for (uint32_t ii = 0; ii < m->computations[ci].ninstructions; ii++) {
+            const hlo_instruction *ins = &m->computations[ci].instructions[ii];
+            op_slot *s = (op_slot *)table_find(t, pg->program_id, ins->name);
+            if (!s)
+                continue;
+            s->m.category = hlo_category(ins->opcode, ins->fusion_kind);
+            s->m.provenance = ins->op_name;
+            s->m.op_type = ins->op_type;
+            s->m.provenance_from_hlo = 1;
+            hlo_cost c;
+            if (!cm || !hlo_cost_get(cm, ins, &c))
+                continue;
+            double occ = (double)s->m.occurrences;
+            if (c.device_flops > 0)
+                s->m.flops = c.device_flops * occ;
+            if (c.flops > 0)
+                s->m.model_flops = c.flops * occ;
+            if (c.bytes > 0)
+                s->m.bytes_accessed = c.bytes * occ;
+            s->bd.bd_hbm = c.hbm_read + c.hbm_written;
+            s->bd.has_breakdown = s->bd.bd_hbm > 0;
+        }
+    arena_release(&a);
+    return 1;
 }
 
 /* ---- compute ---- */
@@ -1423,8 +1421,12 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result
             for (size_t si = 0; si < prof->nsources; si++)
                 for (uint32_t i = 0; i < prof->sources[si].nprograms; i++) {
                     const pq_program *pg = &prof->sources[si].programs[i];
-                    if (pg->program_id == pt.v[k].program_id && pg->hlo)
-                        categorize_from_hlo(&t, pg->program_id, pg->hlo, pg->hlo_len);
+                    if (pg->program_id == pt.v[k].program_id && pg->hlo &&
+                        !annotate_from_hlo(&t, &prof->sources[si], pg, out->hw == OPS_HW_GPU)) {
+                        st = err_set(err, PQ_ERR_NOMEM, NULL, -1,
+                                     "out of memory computing op metrics");
+                        goto fail;
+                    }
                 }
     /* Finalize (spec 5.3): per-occurrence metadata figures times occurrences. */
     out->ops = pq_calloc(t.n + 1, sizeof *out->ops);
