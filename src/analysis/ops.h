@@ -52,11 +52,17 @@ typedef struct ops_peaks {
         bws[7]; /* GB/s: HBM, SRAM rd, SRAM wr, CMEM rd, CMEM wr, VMEM rd, VMEM wr; 0 = unknown */
     int has_cmem, has_merged_vmem, has_megacore;
     int user_flops, user_bw; /* set from --peak-flops / --peak-bw */
+    /* GPU: the FLOP and SRAM peaks derived from the plane's core count x clock x the
+     * architecture's per-core rate (XProf's tables; 0 when the plane states them or when
+     * the architecture is not in the tables), and the rates used. */
+    int derived_flops, derived_sram;
+    double cores, clock_ghz, flops_per_cycle, sram_bytes_per_cycle;
 } ops_peaks;
 
 typedef struct ops_result {
     ops_hw hw;
     char device_type[64];
+    char gpu_model[64];     /* XProf's GPU device_type ("AMD GPU - gfx942"); "" when unknown */
     uint32_t ndevices;      /* device planes contributing */
     uint32_t device_planes; /* all planes of the chosen kind (XProf device_core_count) */
     op_metrics *ops;        /* sorted by (self_time desc, name asc); the IDLE row is last */

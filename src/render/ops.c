@@ -737,7 +737,7 @@ static void roofline_model_table(buf *b, const ops_result *r)
     char t[64];
     double ridge = sdiv(c.peak_flops, pk->bws[0]);
     if (c.gpu) {
-        buf_printf(b, "\"device_type\":\"%s\"", r->device_type);
+        buf_printf(b, "\"device_type\":\"%s\"", r->gpu_model[0] ? r->gpu_model : r->device_type);
         snprintf(t, sizeof t, "%g", c.peak_flops);
         buf_printf(b, ",\"hbm_ridge_point\":\"%g\"", ridge);
         buf_printf(b, ",\"peak_flop_rate\":\"%s\"", t);

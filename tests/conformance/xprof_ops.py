@@ -5,19 +5,18 @@ ops is copied to a scratch directory (XProf writes its caches next to the XSpace
 is read-only) and converted by xprof's xspace_to_tools_data. Compared:
 
   hlo_stats        the same (program id, op name) set; occurrences equal; total time and
-                   self time within 0.1%; the same category and framework op name. TPU: FLOPs (model GFLOP/s x time), bytes accessed
-                   (measured GiB/s x time) and HBM bytes within 0.1%, the same bound-by.
+                   self time within 0.1%; the same category and framework op name; FLOPs
+                   (model GFLOP/s x time), bytes accessed (measured GiB/s x time) and HBM
+                   bytes within 0.1%; the same bound-by. TPU: the same source info.
   roofline_model   the whole DataTable pair: columns, row order, every cell (numbers within
-                   0.1%), the diagnostics table; on TPU also the peaks table "p". On GPU the
-                   FLOP/byte-derived columns are left out (see below).
-  op_profile       TPU: per category (byCategoryExcludeIdle) the same categories, time and
-                   FLOPs within 0.1%.
+                   0.1%), the diagnostics table and the peaks table "p".
+  op_profile       per category (byCategoryExcludeIdle) the same categories, time and FLOPs
+                   within 0.1%; on GPU also the HBM bytes.
 
-Not compared for GPU profiles: FLOPs, bytes and bound-by, and source info (XProf reads it
-from the HloProto's metadata and stack frames on GPUs; profq only from TPU op metadata). XProf derives them by running
-XLA's HLO cost analysis on the HloProto (spec/xprof-tools.md 5.4); profq reports the FLOPs
-and bytes the input states (none in these AMD profiles). Categories and framework op names
-come from the HloProto in both. That gap is printed, never hidden.
+GPU FLOPs and bytes are XLA's GPU HLO cost analysis of the HloProto in both (XProf runs XLA's
+code; profq its own C rules, src/analysis/hlo_cost.c), GPU peaks come from the plane's core
+count, clock and architecture in both. Not compared on GPU: source info (XProf reads it from
+the HloProto's metadata and stack frames; profq not yet), which the output says.
 """
 import argparse
 import json
@@ -107,12 +106,11 @@ def compare(exe, src, scratch):
         c.eq(f"{k} framework op", x["tf_op_name"], p["tf_op_name"])
         if tpu:  # GPU: XProf reads source lines from the HloProto's stack frames; profq not yet
             c.eq(f"{k} source info", x["source_info"], p["source_info"])
-        if tpu:
-            t = x["total_time"]
-            c.near(f"{k} FLOPs", x["model_flop_rate"] * t, p["model_flop_rate"] * t)
-            c.near(f"{k} bytes", x["measured_memory_bw"] * t, p["measured_memory_bw"] * t)
-            c.near(f"{k} HBM bytes", x["hbm_bw"] * t, p["hbm_bw"] * t)
-            c.eq(f"{k} bound by", x["bound_by"], p["bound_by"])
+        t = x["total_time"]
+        c.near(f"{k} FLOPs", x["model_flop_rate"] * t, p["model_flop_rate"] * t)
+        c.near(f"{k} bytes", x["measured_memory_bw"] * t, p["measured_memory_bw"] * t)
+        c.near(f"{k} HBM bytes", x["hbm_bw"] * t, p["hbm_bw"] * t)
+        c.eq(f"{k} bound by", x["bound_by"], p["bound_by"])
 
     xr = json.loads(xprof(path, "roofline_model"))
     pr = json.loads(profq(exe, path, "roofline", "--format", "xprof"))
@@ -120,13 +118,8 @@ def compare(exe, src, scratch):
     c.eq("roofline_model rows", len(xr[0]["rows"]), len(pr[0]["rows"]))
     c.eq("roofline_model diagnostics", xr[1], pr[1])
     cols = [col["id"] for col in xr[0]["cols"]]
-    gpu_skip = {"measured_flop_rate", "model_flop_rate", "measured_memory_bw", "hbm_bw",
-                "vmem_write_bw", "operational_intensity", "hbm_operational_intensity",
-                "vmem_write_operational_intensity", "bottleneck_operational_intensity",
-                "bound_by", "optimal_flop_rate", "roofline_efficiency", "compute_efficiency",
-                "max_mem_bw_utilization", "source_info"}
-    if tpu:
-        c.eq("roofline_model p", xr[0].get("p"), pr[0].get("p"))
+    gpu_skip = {"source_info"}
+    c.eq("roofline_model p", xr[0].get("p"), pr[0].get("p"))
     for i, (ra, rb) in enumerate(zip(xr[0]["rows"], pr[0]["rows"])):
         for col, x, y in zip(cols, [v.get("v") for v in ra["c"]], [v.get("v") for v in rb["c"]]):
             if not tpu and col in gpu_skip:
@@ -137,20 +130,27 @@ def compare(exe, src, scratch):
             else:
                 c.eq(what, x, y)
 
-    if tpu:
-        op = json.loads(xprof(path, "op_profile", group_by="category"))
-        cats = {n["name"]: n["metrics"] for n in op["byCategoryExcludeIdle"]["children"]}
-        pq_cats = {r["name"]: r for r in json.loads(
-            profq(exe, path, "ops", "--by", "category", "--format", "json"))["rows"]}
-        c.eq("op_profile categories", sorted(cats), sorted(pq_cats))
-        for k in sorted(set(cats) & set(pq_cats)):
-            c.near(f"op_profile {k} time", float(cats[k].get("rawTime", 0)),
-                   pq_cats[k]["time_ps"])
-            c.near(f"op_profile {k} FLOPs", float(cats[k].get("rawFlops", 0)),
-                   pq_cats[k]["model_flops"])
-    else:
-        print(f"{name}: GPU: FLOPs, bytes, bound-by not compared "
-              "(XProf runs XLA's HLO cost analysis; profq reports what the input states)")
+    op = json.loads(xprof(path, "op_profile", group_by="category"))
+    cats = {n["name"]: n["metrics"] for n in op["byCategoryExcludeIdle"]["children"]}
+    pq_cats = {r["name"]: r for r in json.loads(
+        profq(exe, path, "ops", "--by", "category", "--format", "json"))["rows"]}
+    c.eq("op_profile categories", sorted(cats), sorted(pq_cats))
+    for k in sorted(set(cats) & set(pq_cats)):
+        c.near(f"op_profile {k} time", float(cats[k].get("rawTime", 0)),
+               pq_cats[k]["time_ps"])
+        c.near(f"op_profile {k} FLOPs", float(cats[k].get("rawFlops", 0)),
+               pq_cats[k]["model_flops"])
+        # rawBytesAccessedArray[0]: HBM READ + WRITE bytes of the breakdown (op_profile
+        # leaves out direction-less entries, which hlo_stats' HBM bytes count: TPU
+        # copy-start/copy-done have those, so TPU is not compared); profq's JSON states HBM
+        # GiB/s over the op time, which on GPU is exactly read + write
+        if not tpu:
+            c.near(f"op_profile {k} HBM bytes",
+                   float((cats[k].get("rawBytesAccessedArray") or [0])[0]),
+                   pq_cats[k]["hbm_gibps"] * pq_cats[k]["time_ps"] / 1e3 * (2**30 / 1e9))
+    if not tpu:
+        print(f"{name}: GPU: source info not compared (profq does not read it from the "
+              "HloProto yet)")
     status = "ok" if not c.bad else "MISMATCH"
     print(f"{name}: {len(xs)} ops, {c.n} checks, {status}")
     for b in c.bad[:20]:
