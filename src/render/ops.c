@@ -90,7 +90,10 @@ static void text_windows(buf *b, const ops_result *r)
         }
     }
     buf_puts(b, "peaks (per device): ");
-    if (r->peaks.tflops > 0)
+    if (r->peaks.tflops > 0 && r->peaks.derived_flops && !r->peaks.user_flops)
+        buf_printf(b, "%.6g TFLOP/s (%s: %.6g cores x %.6g GHz x %.6g FLOP/cycle)", r->peaks.tflops,
+                   r->gpu_model, r->peaks.cores, r->peaks.clock_ghz, r->peaks.flops_per_cycle);
+    else if (r->peaks.tflops > 0)
         buf_printf(b, "%.6g TFLOP/s%s", r->peaks.tflops,
                    r->peaks.user_flops ? " (--peak-flops)" : "");
     else
@@ -216,6 +219,21 @@ static void json_header(json_writer *w, const ops_result *r, const char *schema)
     json_peak(w, "hbm_gbps", r->peaks.bws[0]);
     json_key(w, "source");
     json_cstr(w, r->peaks.user_flops || r->peaks.user_bw ? "input+user" : "input");
+    if (r->gpu_model[0]) {
+        json_key(w, "gpu_model");
+        json_cstr(w, r->gpu_model);
+    }
+    if (r->peaks.derived_flops || r->peaks.derived_sram) {
+        /* derived from the plane's core count and clock and the architecture's rates */
+        json_key(w, "cores");
+        json_double(w, r->peaks.cores);
+        json_key(w, "clock_ghz");
+        json_double(w, r->peaks.clock_ghz);
+        json_key(w, "flops_per_core_cycle");
+        json_double(w, r->peaks.flops_per_cycle);
+        json_key(w, "sram_bytes_per_core_cycle");
+        json_double(w, r->peaks.sram_bytes_per_cycle);
+    }
     json_obj_end(w);
     json_key(w, "windows");
     json_obj_begin(w);

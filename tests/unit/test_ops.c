@@ -236,6 +236,63 @@ static void test_gpu_kernels(void **state)
     tb_free(&b);
 }
 
+/* GPU peaks the plane does not state come from its core count x clock x the architecture's
+ * per-core rates (XProf's tables): an MI300X (gfx942, compute capability 9.4) with 304 CUs
+ * at 2.1 GHz does 2048 FLOP and 128 LDS bytes per CU per cycle. Without a core count the
+ * peak stays unknown. */
+static void test_gpu_peaks(void **state)
+{
+    (void)state;
+    for (int with_cores = 1; with_cores >= 0; with_cores--) {
+        tbuf b;
+        tb_init(&b);
+        size_t pl = msg_begin(&b, 1);
+        put_varint_field(&b, 1, 0);
+        put_str_field(&b, 2, "/device:GPU:0");
+        stat_meta(&b, ST_HLO_OP, "hlo_op");
+        stat_meta(&b, ST_MODULE, "hlo_module");
+        stat_meta(&b, 20, "core_count");
+        stat_meta(&b, 21, "clock_rate");
+        stat_meta(&b, 22, "device_vendor");
+        stat_meta(&b, 23, "compute_cap_major");
+        stat_meta(&b, 24, "compute_cap_minor");
+        stat_meta(&b, 25, "memory_bandwidth");
+        if (with_cores)
+            stat_u(&b, 6, 20, 304);
+        stat_u(&b, 6, 21, 2100000);
+        stat_s(&b, 6, 22, "AMD");
+        stat_u(&b, 6, 23, 9);
+        stat_u(&b, 6, 24, 4);
+        stat_u(&b, 6, 25, 2662400000000ull);
+        size_t ln = msg_begin(&b, 3);
+        put_varint_field(&b, 1, 16);
+        size_t e = msg_begin(&b, 4);
+        put_varint_field(&b, 1, 1);
+        put_varint_field(&b, 3, 100);
+        stat_s(&b, 4, ST_HLO_OP, "fusion.3");
+        stat_s(&b, 4, ST_MODULE, "jit_f(42)");
+        msg_end(&b, e);
+        msg_end(&b, ln);
+        msg_end(&b, pl);
+        pq_profile *p = load(&b);
+        ops_result r;
+        pq_error err;
+        assert_int_equal(ops_compute(p, NULL, &r, &err), PQ_OK);
+        assert_true(fabs(r.peaks.bws[0] - 2662.4) < 1e-9);
+        if (with_cores) {
+            assert_true(fabs(r.peaks.tflops - 304 * 2.1 * 2048 / 1000) < 1e-9);
+            assert_true(fabs(r.peaks.bws[2] - 304 * 128 * 2.1) < 1e-9);
+            assert_true(r.peaks.derived_flops && r.peaks.derived_sram);
+        } else {
+            assert_true(r.peaks.tflops == 0 && r.peaks.bws[2] == 0);
+        }
+        assert_string_equal(r.gpu_model, "AMD GPU - gfx942");
+        ops_free(&r);
+        pq_profile_free(p);
+        tb_free(&b);
+    }
+}
+
 /* XLA:CPU thunks on a host thread: a while thunk around two body thunks, keyed by
  * (program_id, hlo_op); self time of the while excludes its body. */
 static void test_cpu_thunks(void **state)
@@ -302,6 +359,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tpu_nesting_and_totals),
         cmocka_unit_test(test_gpu_kernels),
+        cmocka_unit_test(test_gpu_peaks),
         cmocka_unit_test(test_cpu_thunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
