@@ -228,7 +228,7 @@ int64_t hlo_cost_elementwise_flops(pq_str opcode, int32_t element_type)
     return 3; /* "elementwise instructions typically take at least a few clock cycles" */
 }
 
-/* HloInstruction::IsElementwise() opcodes (fusions are checked separately). */
+/* HloInstruction::IsElementwise() opcodes (fusions and constants are checked separately). */
 static const char *const ELEMENTWISE[] = {
     "abs",
     "add",
@@ -280,9 +280,12 @@ static const char *const ELEMENTWISE[] = {
     "tan",
     "tanh",
     "xor",
-    "constant",
 };
-#define NELEMENTWISE (sizeof ELEMENTWISE / sizeof ELEMENTWISE[0])
+
+int hlo_opcode_is_elementwise(pq_str opcode)
+{
+    return str_in(opcode, ELEMENTWISE, sizeof ELEMENTWISE / sizeof ELEMENTWISE[0]);
+}
 
 /* ---- module lookups ---- */
 
@@ -342,7 +345,7 @@ static int is_elementwise(const hlo_cost_model *cm, const hlo_instruction *ins)
     if (op_is(ins->opcode, "bitcast-convert") && ins->noperands == 1 &&
         bit_width(ins->shape.element_type) != bit_width(operand_shape(cm, ins, 0)->element_type))
         return 0;
-    return str_in(ins->opcode, ELEMENTWISE, NELEMENTWISE);
+    return op_is(ins->opcode, "constant") || hlo_opcode_is_elementwise(ins->opcode);
 }
 
 /* Decodes the repeated int64 field NUM of message MSG into OUT (up to MAX values). */
@@ -490,6 +493,17 @@ static void elementwise(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *
     (void)cm;
     P->flops = (double)hlo_cost_elementwise_flops(ins->opcode, ins->shape.element_type) *
                elems_rec(&ins->shape);
+}
+
+/* Bytes of the arrays of a shape one tuple level down (or of the array itself). */
+static double top_leaf_bytes(const hlo_shape *s)
+{
+    if (s->element_type != HLO_TUPLE)
+        return shape_size(s);
+    double n = 0;
+    for (uint32_t k = 0; k < s->ntuple; k++)
+        n += shape_size(&s->tuple[k]);
+    return n;
 }
 
 static void no_memory(hc_ins *P, uint32_t nops)
@@ -776,7 +790,7 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
         no_memory(P, nops);
     } else if (op_is(op, "copy")) {
         /* HandleCopy: inputs + output, no FLOPs */
-    } else if (str_in(op, ELEMENTWISE, NELEMENTWISE)) {
+    } else if (hlo_opcode_is_elementwise(op)) {
         elementwise(cm, ins, P);
     } else if (op_is(op, "slice")) {
         double s = shape_size(&ins->shape), e0 = elems(operand_shape(cm, ins, 0));
@@ -836,15 +850,7 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
         }
         /* GpuHloCostAnalysis::HandleReduce: outputs, inputs, and each init value read once
          * per output element */
-        double outb = 0;
-        if (ins->shape.element_type == HLO_TUPLE) {
-            for (uint32_t k = 0; k < ins->shape.ntuple; k++)
-                outb += shape_size(&ins->shape.tuple[k]);
-        } else {
-            outb = shape_size(&ins->shape);
-        }
-        P->out_bytes = outb;
-        P->bytes = outb;
+        P->out_bytes = P->bytes = top_leaf_bytes(&ins->shape);
         uint32_t inputs = nops / 2;
         for (uint32_t i = 0; i < inputs; i++)
             P->bytes += P->opb[i];
@@ -901,15 +907,7 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
     } else if (op_is(op, "rng") || op_is(op, "rng-bit-generator")) {
         P->trans = elems_rec(&ins->shape);
     } else if (op_is(op, "all-reduce") || op_is(op, "all-reduce-start")) {
-        double outb = 0;
-        if (ins->shape.element_type == HLO_TUPLE) {
-            for (uint32_t k = 0; k < ins->shape.ntuple; k++)
-                outb += shape_size(&ins->shape.tuple[k]);
-        } else {
-            outb = shape_size(&ins->shape);
-        }
-        P->out_bytes = outb;
-        P->bytes = outb;
+        P->out_bytes = P->bytes = top_leaf_bytes(&ins->shape);
         for (uint32_t i = 0; i < nops; i++)
             P->bytes += shape_size(operand_shape(cm, ins, i));
         uint32_t ci;

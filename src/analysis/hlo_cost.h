@@ -35,6 +35,9 @@ pq_status hlo_cost_analyze(const hlo_module *m, arena *a, hlo_cost_model **out);
  * computation (XProf then has no cost for it either). */
 int hlo_cost_get(const hlo_cost_model *cm, const hlo_instruction *ins, hlo_cost *out);
 
+/* Whether OPCODE is elementwise by XLA's HloInstruction::IsElementwise (copy included). */
+int hlo_opcode_is_elementwise(pq_str opcode);
+
 /* FLOPs per element XLA's default GPU elementwise profile charges for OPCODE producing
  * ELEMENT_TYPE (3 for anything the profile does not list). */
 int64_t hlo_cost_elementwise_flops(pq_str opcode, int32_t element_type);

@@ -795,6 +795,63 @@ static uint64_t program_by_module(const pq_source *src, pq_str module, int *foun
     return 0;
 }
 
+/* The stats of a GPU kernel or XLA:CPU thunk, from its metadata then the event: hlo_op,
+ * hlo_module, tf_op, program id (else the "(N)" suffix of hlo_module, else the HloProto of
+ * that module name), flops and bytes_accessed. Returns 0 when it has no hlo_op. */
+typedef struct xla_ev {
+    pq_str hlo_op, module, tf_op;
+    uint64_t pid;
+    double flops, bytes;
+} xla_ev;
+
+static int xla_event(const pq_source *src, const xp_plane *pl, const stat_ids *ids,
+                     const xp_event *ev, xla_ev *x)
+{
+    memset(x, 0, sizeof *x);
+    int has_pid = 0;
+    const xp_event_meta *em = xp_event_meta_find(pl, ev->metadata_id);
+    for (int pass = 0; pass < 2; pass++) {
+        xp_stat_iter it;
+        stat_value st;
+        if (pass == 0) {
+            if (!em)
+                continue;
+            xp_stats_begin(&it, em->body, em->body_len, 5);
+        } else {
+            xp_stats_begin(&it, ev->stats, ev->body_len, 4);
+        }
+        while (xp_stats_next(&it, &st)) {
+            switch (stat_slot(ids, st.metadata_id)) {
+            case S_HLO_OP:
+                x->hlo_op = xp_stat_str(pl, &st);
+                break;
+            case S_HLO_MODULE:
+                x->module = xp_stat_str(pl, &st);
+                break;
+            case S_TF_OP:
+                x->tf_op = xp_stat_str(pl, &st);
+                break;
+            case S_PROGRAM_ID:
+                has_pid = stat_u64(&st, &x->pid);
+                break;
+            case S_FLOPS:
+                x->flops = stat_num(&st);
+                break;
+            case S_BYTES:
+                x->bytes = stat_num(&st);
+                break;
+            default:
+                break;
+            }
+        }
+    }
+    if (!x->hlo_op.n)
+        return 0;
+    if (!has_pid && x->module.n)
+        x->pid = program_by_module(src, x->module, &has_pid);
+    return 1;
+}
+
 static int gpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
 {
     stat_ids ids;
@@ -824,51 +881,13 @@ static int gpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
                 busy += e - busy_end;
                 busy_end = e;
             }
-            pq_str hlo_op = {0}, module = {0}, tf_op = {0};
-            uint64_t pid = 0;
-            int has_pid = 0;
-            double flops = 0, bytes = 0;
-            const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
-            for (int pass = 0; pass < 2; pass++) {
-                xp_stat_iter it;
-                stat_value st;
-                if (pass == 0) {
-                    if (!em)
-                        continue;
-                    xp_stats_begin(&it, em->body, em->body_len, 5);
-                } else {
-                    xp_stats_begin(&it, ev.stats, ev.body_len, 4);
-                }
-                while (xp_stats_next(&it, &st)) {
-                    switch (stat_slot(&ids, st.metadata_id)) {
-                    case S_HLO_OP:
-                        hlo_op = xp_stat_str(pl, &st);
-                        break;
-                    case S_HLO_MODULE:
-                        module = xp_stat_str(pl, &st);
-                        break;
-                    case S_TF_OP:
-                        tf_op = xp_stat_str(pl, &st);
-                        break;
-                    case S_PROGRAM_ID:
-                        has_pid = stat_u64(&st, &pid);
-                        break;
-                    case S_FLOPS:
-                        flops = stat_num(&st);
-                        break;
-                    case S_BYTES:
-                        bytes = stat_num(&st);
-                        break;
-                    default:
-                        break;
-                    }
-                }
-            }
-            if (!hlo_op.n)
+            xla_ev x;
+            if (!xla_event(src, pl, &ids, &ev, &x))
                 continue; /* not an XLA op (memcpy, eager kernels without tf_op) */
-            if (!has_pid && module.n)
-                pid = program_by_module(src, module, &has_pid);
-            pq_str name = last_hlo_op(hlo_op);
+            uint64_t pid = x.pid;
+            pq_str module = x.module, tf_op = x.tf_op;
+            double flops = x.flops, bytes = x.bytes;
+            pq_str name = last_hlo_op(x.hlo_op);
             int fresh;
             op_slot *sl = table_get(cx->ops, pid, 0, name, &fresh);
             if (!sl)
@@ -962,42 +981,17 @@ static int cpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
         xp_event ev;
         xp_events_begin(line, &ei);
         while (n < line->events && xp_events_next(&ei, &ev)) {
-            pq_str hlo_op = {0}, module = {0};
-            uint64_t pid = 0;
-            int has_pid = 0;
-            const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
-            for (int pass = 0; pass < 2; pass++) {
-                xp_stat_iter it;
-                stat_value st;
-                if (pass == 0) {
-                    if (!em)
-                        continue;
-                    xp_stats_begin(&it, em->body, em->body_len, 5);
-                } else {
-                    xp_stats_begin(&it, ev.stats, ev.body_len, 4);
-                }
-                while (xp_stats_next(&it, &st)) {
-                    int k = stat_slot(&ids, st.metadata_id);
-                    if (k == S_HLO_OP)
-                        hlo_op = xp_stat_str(pl, &st);
-                    else if (k == S_HLO_MODULE)
-                        module = xp_stat_str(pl, &st);
-                    else if (k == S_PROGRAM_ID)
-                        has_pid = stat_u64(&st, &pid);
-                }
-            }
-            if (!hlo_op.n)
+            xla_ev x;
+            if (!xla_event(src, pl, &ids, &ev, &x))
                 continue;
-            if (!has_pid && module.n)
-                pid = program_by_module(src, module, &has_pid);
             cpu_rec *r = &recs[n];
             r->start = base + ev.offset_ps;
             r->dur = ev.duration_ps;
             r->children = 0;
             r->order = (uint32_t)n;
-            r->pid = pid;
-            r->name = last_hlo_op(hlo_op);
-            r->module = module;
+            r->pid = x.pid;
+            r->name = last_hlo_op(x.hlo_op);
+            r->module = x.module;
             n++;
         }
         qsort(recs, n, sizeof *recs, cpu_cmp);
@@ -1294,58 +1288,9 @@ static int str_in(pq_str s, const char *const *list, size_t n)
 static pq_str hlo_category(pq_str opcode, pq_str fusion_kind)
 {
     static const char *const formatting[] = {"transpose", "copy", "copy-start", "copy-done"};
-    static const char *const elementwise[] = {"abs",
-                                              "add",
-                                              "and",
-                                              "atan2",
-                                              "bitcast-convert",
-                                              "cbrt",
-                                              "ceil",
-                                              "clamp",
-                                              "clz",
-                                              "compare",
-                                              "complex",
-                                              "convert",
-                                              "cos",
-                                              "divide",
-                                              "erf",
-                                              "exponential",
-                                              "exponential-minus-one",
-                                              "floor",
-                                              "imag",
-                                              "is-finite",
-                                              "log",
-                                              "log-plus-one",
-                                              "logistic",
-                                              "maximum",
-                                              "minimum",
-                                              "multiply",
-                                              "negate",
-                                              "not",
-                                              "or",
-                                              "popcnt",
-                                              "power",
-                                              "real",
-                                              "reduce-precision",
-                                              "remainder",
-                                              "round-nearest-afz",
-                                              "round-nearest-even",
-                                              "rsqrt",
-                                              "select",
-                                              "shift-left",
-                                              "shift-right-arithmetic",
-                                              "shift-right-logical",
-                                              "sign",
-                                              "sine",
-                                              "sqrt",
-                                              "stochastic-convert",
-                                              "subtract",
-                                              "tan",
-                                              "tanh",
-                                              "xor"};
     if (str_in(opcode, formatting, sizeof formatting / sizeof formatting[0]))
         return pq_str_of("data formatting", 15);
-    if (str_in(opcode, elementwise, sizeof elementwise / sizeof elementwise[0]))
+    if (hlo_opcode_is_elementwise(opcode))
         return pq_str_of("non-fusion elementwise", 22);
     if (pq_str_eq(opcode, "fusion")) {
         if (pq_str_eq(fusion_kind, "kLoop"))

@@ -23,6 +23,15 @@ static void stat_meta(tbuf *b, int64_t key, const char *name)
     msg_end(b, e);
 }
 
+/* XSpace.planes entry: id, name; closed with msg_end. */
+static size_t plane_begin(tbuf *b, uint64_t id, const char *name)
+{
+    size_t pl = msg_begin(b, 1);
+    put_varint_field(b, 1, id);
+    put_str_field(b, 2, name);
+    return pl;
+}
+
 static void stat_u(tbuf *b, uint64_t field, int64_t id, uint64_t val)
 {
     size_t s = msg_begin(b, field);
@@ -96,9 +105,7 @@ static void test_tpu_nesting_and_totals(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_varint_field(&b, 1, 2);
-    put_str_field(&b, 2, "/device:TPU:0");
+    size_t pl = plane_begin(&b, 2, "/device:TPU:0");
     stat_meta(&b, ST_PID, "program_id");
     stat_meta(&b, ST_SID, "symbol_id");
     stat_meta(&b, ST_CAT, "hlo_category");
@@ -187,9 +194,7 @@ static void test_gpu_kernels(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_varint_field(&b, 1, 0);
-    put_str_field(&b, 2, "/device:GPU:0");
+    size_t pl = plane_begin(&b, 0, "/device:GPU:0");
     stat_meta(&b, ST_HLO_OP, "hlo_op");
     stat_meta(&b, ST_MODULE, "hlo_module");
     for (int k = 1; k <= 2; k++) {
@@ -246,11 +251,7 @@ static void test_gpu_peaks(void **state)
     for (int with_cores = 1; with_cores >= 0; with_cores--) {
         tbuf b;
         tb_init(&b);
-        size_t pl = msg_begin(&b, 1);
-        put_varint_field(&b, 1, 0);
-        put_str_field(&b, 2, "/device:GPU:0");
-        stat_meta(&b, ST_HLO_OP, "hlo_op");
-        stat_meta(&b, ST_MODULE, "hlo_module");
+        size_t pl = plane_begin(&b, 0, "/device:GPU:0");
         stat_meta(&b, 20, "core_count");
         stat_meta(&b, 21, "clock_rate");
         stat_meta(&b, 22, "device_vendor");
@@ -264,13 +265,11 @@ static void test_gpu_peaks(void **state)
         stat_u(&b, 6, 23, 9);
         stat_u(&b, 6, 24, 4);
         stat_u(&b, 6, 25, 2662400000000ull);
+        stat_meta(&b, ST_HLO_OP, "hlo_op");
         size_t ln = msg_begin(&b, 3);
-        put_varint_field(&b, 1, 16);
         size_t e = msg_begin(&b, 4);
-        put_varint_field(&b, 1, 1);
         put_varint_field(&b, 3, 100);
         stat_s(&b, 4, ST_HLO_OP, "fusion.3");
-        stat_s(&b, 4, ST_MODULE, "jit_f(42)");
         msg_end(&b, e);
         msg_end(&b, ln);
         msg_end(&b, pl);
@@ -300,9 +299,7 @@ static void test_cpu_thunks(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_varint_field(&b, 1, 0);
-    put_str_field(&b, 2, "/host:CPU");
+    size_t pl = plane_begin(&b, 0, "/host:CPU");
     stat_meta(&b, ST_HLO_OP, "hlo_op");
     stat_meta(&b, ST_MODULE, "hlo_module");
     stat_meta(&b, ST_PID, "program_id");
