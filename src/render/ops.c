@@ -1002,25 +1002,46 @@ static pq_status finish(buf *b, pq_error *err, ops_result *r)
     return st;
 }
 
-static void to_opts(const pq_ops_options *o, ops_options *oo)
+/* The ops (IDLE left out) as a JSON array, ranked by self time, the first TOP (all if 0). */
+static void json_op_list(json_writer *w, const ops_result *r, int top)
 {
-    oo->peak_tflops = o ? o->peak_tflops : 0;
-    oo->peak_hbm_gbps = o ? o->peak_hbm_gbps : 0;
+    json_arr_begin(w);
+    double cum = 0;
+    int rank = 0;
+    for (size_t i = 0; i < r->nops; i++) {
+        const op_metrics *m = &r->ops[i];
+        if (m->is_idle || (top > 0 && rank >= top))
+            continue;
+        cum += sdiv((double)m->self_time_ps, (double)r->total_time_ps);
+        json_op(w, r, m, ++rank, cum);
+    }
+    json_arr_end(w);
+}
+
+/* The prologue of every ops renderer: options (NULL for the defaults, *O points at them
+ * after), the op metrics into R and the output buffer B on SINK. */
+static pq_status ops_begin(const pq_profile *profile, const pq_ops_options **o, ops_result *r,
+                           buf *b, pq_sink *sink, pq_error *err)
+{
+    static const pq_ops_options defaults = {0};
+    if (!*o)
+        *o = &defaults;
+    ops_options oo = {(*o)->peak_tflops, (*o)->peak_hbm_gbps};
+    pq_status st = ops_compute(profile, &oo, r, err);
+    if (st == PQ_OK)
+        buf_init(b, sink);
+    return st;
 }
 
 pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, pq_output fmt,
                         pq_sink *sink, pq_error *err)
 {
-    pq_ops_options defaults = {0};
-    const pq_ops_options *o = opts ? opts : &defaults;
-    ops_options oo;
-    to_opts(o, &oo);
+    const pq_ops_options *o = opts;
     ops_result r;
-    pq_status st = ops_compute(profile, &oo, &r, err);
+    buf b;
+    pq_status st = ops_begin(profile, &o, &r, &b, sink, err);
     if (st != PQ_OK)
         return st;
-    buf b;
-    buf_init(&b, sink);
     if (o->xprof == PQ_OPS_HLO_STATS) {
         hlo_stats_table(&b, &r);
     } else if (fmt == PQ_OUT_JSON) {
@@ -1038,18 +1059,11 @@ pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, p
         json_int(&w, r.total_op_time_ps);
         json_programs(&w, &r);
         json_key(&w, "rows");
-        json_arr_begin(&w);
-        double cum = 0;
-        int rank = 0;
         if (o->by == PQ_OPS_BY_OP) {
-            for (size_t i = 0; i < r.nops; i++) {
-                const op_metrics *m = &r.ops[i];
-                if (m->is_idle || (o->top > 0 && rank >= o->top))
-                    continue;
-                cum += sdiv((double)m->self_time_ps, (double)r.total_time_ps);
-                json_op(&w, &r, m, ++rank, cum);
-            }
+            json_op_list(&w, &r, o->top);
         } else {
+            json_arr_begin(&w);
+            double cum = 0;
             size_t n = 0;
             group_row *g = group_rows(&r, o->by, &n);
             if (!g) {
@@ -1057,12 +1071,12 @@ pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, p
             } else {
                 for (size_t i = 0; i < n && (o->top <= 0 || (int)i < o->top); i++) {
                     cum += sdiv((double)g[i].m.self_time_ps, (double)r.total_time_ps);
-                    json_op(&w, &r, &g[i].m, ++rank, cum);
+                    json_op(&w, &r, &g[i].m, (int)i + 1, cum);
                 }
                 pq_free(g);
             }
+            json_arr_end(&w);
         }
-        json_arr_end(&w);
         json_obj_end(&w);
         buf_putc(&b, '\n');
     } else {
@@ -1076,16 +1090,12 @@ pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, p
 pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *opts, pq_output fmt,
                              pq_sink *sink, pq_error *err)
 {
-    pq_ops_options defaults = {0};
-    const pq_ops_options *o = opts ? opts : &defaults;
-    ops_options oo;
-    to_opts(o, &oo);
+    const pq_ops_options *o = opts;
     ops_result r;
-    pq_status st = ops_compute(profile, &oo, &r, err);
+    buf b;
+    pq_status st = ops_begin(profile, &o, &r, &b, sink, err);
     if (st != PQ_OK)
         return st;
-    buf b;
-    buf_init(&b, sink);
     /* Program totals over ops outside call/conditional/while/megacore fusion (spec 5.8). */
     op_metrics total = {0};
     int any_bd = 0;
@@ -1135,17 +1145,7 @@ pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *op
         json_obj_end(&w);
         json_programs(&w, &r);
         json_key(&w, "ops");
-        json_arr_begin(&w);
-        double cum = 0;
-        int rank = 0;
-        for (size_t i = 0; i < r.nops; i++) {
-            const op_metrics *m = &r.ops[i];
-            if (m->is_idle || (o->top > 0 && rank >= o->top))
-                continue;
-            cum += sdiv((double)m->self_time_ps, (double)r.total_time_ps);
-            json_op(&w, &r, m, ++rank, cum);
-        }
-        json_arr_end(&w);
+        json_op_list(&w, &r, o->top);
         json_obj_end(&w);
         buf_putc(&b, '\n');
     } else {
