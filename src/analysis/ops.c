@@ -208,6 +208,81 @@ static int is_off_duty(pq_str cat)
     return 0;
 }
 
+/* Every stat of interest of one stats list (metadata field 5 or event field 4), folded into
+ * O; a later occurrence overrides an earlier one, so reading metadata then event gives the
+ * event's value where both state one. */
+typedef struct op_stats {
+    pq_str category, tf_op, dedup, source, source_stack, hlo_op, module, mab;
+    uint64_t pid, sid;
+    int has_pid, has_sid, has_min;
+    double flops, model_flops, bytes, tsm;
+    int64_t min_dur, dma;
+} op_stats;
+
+static void read_op_stats(const xp_plane *pl, const stat_ids *ids, const uint8_t *body,
+                          uint32_t len, uint32_t field, op_stats *o)
+{
+    xp_stat_iter it;
+    stat_value s;
+    xp_stats_begin(&it, body, len, field);
+    while (xp_stats_next(&it, &s)) {
+        switch (stat_slot(ids, s.metadata_id)) {
+        case S_PROGRAM_ID:
+            o->has_pid = stat_u64(&s, &o->pid);
+            break;
+        case S_SYMBOL_ID:
+            o->has_sid = stat_u64(&s, &o->sid);
+            break;
+        case S_HLO_CATEGORY:
+            o->category = xp_stat_str(pl, &s);
+            break;
+        case S_TF_OP:
+            o->tf_op = xp_stat_str(pl, &s);
+            break;
+        case S_FLOPS:
+            o->flops = stat_num(&s);
+            break;
+        case S_MODEL_FLOPS:
+            o->model_flops = stat_num(&s);
+            break;
+        case S_BYTES:
+            o->bytes = stat_num(&s);
+            break;
+        case S_MAB:
+            if (s.kind == STAT_BYTES || s.kind == STAT_STR)
+                o->mab = s.v.s;
+            break;
+        case S_DEDUP:
+            o->dedup = xp_stat_str(pl, &s);
+            break;
+        case S_SOURCE:
+            o->source = xp_stat_str(pl, &s);
+            break;
+        case S_SOURCE_STACK:
+            o->source_stack = xp_stat_str(pl, &s);
+            break;
+        case S_TSM:
+            o->tsm = stat_num(&s);
+            break;
+        case S_MIN_DURATION:
+            o->has_min = 1;
+            o->min_dur = (int64_t)stat_num(&s);
+            break;
+        case S_DMA_STALL:
+            o->dma = (int64_t)stat_num(&s);
+            break;
+        case S_HLO_OP:
+            o->hlo_op = xp_stat_str(pl, &s);
+            break;
+        case S_HLO_MODULE:
+            o->module = xp_stat_str(pl, &s);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
 static void parse_meta(const xp_plane *pl, const stat_ids *ids, const xp_event_meta *em,
                        meta_info *mi)
 {
@@ -219,49 +294,22 @@ static void parse_meta(const xp_plane *pl, const stat_ids *ids, const xp_event_m
     } else {
         mi->name = em->name;
     }
-    xp_stat_iter it;
-    stat_value s;
-    xp_stats_begin(&it, em->body, em->body_len, 5);
-    while (xp_stats_next(&it, &s)) {
-        switch (stat_slot(ids, s.metadata_id)) {
-        case S_PROGRAM_ID:
-            mi->has_pid = stat_u64(&s, &mi->pid);
-            break;
-        case S_SYMBOL_ID:
-            mi->has_sid = stat_u64(&s, &mi->sid);
-            break;
-        case S_HLO_CATEGORY:
-            mi->category = xp_stat_str(pl, &s);
-            break;
-        case S_TF_OP:
-            mi->provenance = xp_stat_str(pl, &s);
-            break;
-        case S_FLOPS:
-            mi->flops = stat_num(&s);
-            break;
-        case S_MODEL_FLOPS:
-            mi->model_flops = stat_num(&s);
-            break;
-        case S_BYTES:
-            mi->bytes = stat_num(&s);
-            break;
-        case S_MAB:
-            if (s.kind == STAT_BYTES || s.kind == STAT_STR)
-                parse_breakdown(s.v.s, mi);
-            break;
-        case S_DEDUP:
-            mi->dedup = xp_stat_str(pl, &s);
-            break;
-        case S_SOURCE:
-            mi->source = xp_stat_str(pl, &s);
-            break;
-        case S_SOURCE_STACK:
-            mi->source_stack = xp_stat_str(pl, &s);
-            break;
-        default:
-            break;
-        }
-    }
+    op_stats o = {0};
+    read_op_stats(pl, ids, em->body, em->body_len, 5, &o);
+    mi->has_pid = o.has_pid;
+    mi->pid = o.pid;
+    mi->has_sid = o.has_sid;
+    mi->sid = o.sid;
+    mi->category = o.category;
+    mi->provenance = o.tf_op;
+    mi->flops = o.flops;
+    mi->model_flops = o.model_flops;
+    mi->bytes = o.bytes;
+    if (o.mab.p)
+        parse_breakdown(o.mab, mi);
+    mi->dedup = o.dedup;
+    mi->source = o.source;
+    mi->source_stack = o.source_stack;
     mi->off_duty = is_off_duty(mi->category);
     mi->custom_call = pq_str_eq(mi->category, "custom-call");
 }
@@ -425,41 +473,16 @@ typedef struct ev_extras {
     int64_t min_dur, dma;
 } ev_extras;
 
-static void read_extras(const stat_ids *ids, const ev_rec *r, ev_extras *x)
+static void read_extras(const xp_plane *pl, const stat_ids *ids, const ev_rec *r, ev_extras *x)
 {
-    int has_min = 0;
-    memset(x, 0, sizeof *x);
-    x->tsm = 1.0;
-    xp_stat_iter it;
-    stat_value st;
-    xp_stats_begin(&it, r->stats, r->body_len, 4);
-    while (xp_stats_next(&it, &st)) {
-        switch (stat_slot(ids, st.metadata_id)) {
-        case S_TSM:
-            x->tsm = stat_num(&st);
-            break;
-        case S_MIN_DURATION:
-            has_min = 1;
-            x->min_dur = (int64_t)stat_num(&st);
-            break;
-        case S_DMA_STALL:
-            x->dma = (int64_t)stat_num(&st);
-            break;
-        case S_FLOPS:
-            x->flops = stat_num(&st);
-            break;
-        case S_MODEL_FLOPS:
-            x->model_flops = stat_num(&st);
-            break;
-        case S_BYTES:
-            x->bytes = stat_num(&st);
-            break;
-        default:
-            break;
-        }
-    }
-    if (!has_min)
-        x->min_dur = r->dur;
+    op_stats o = {.tsm = 1.0};
+    read_op_stats(pl, ids, r->stats, r->body_len, 4, &o);
+    x->tsm = o.tsm;
+    x->min_dur = o.has_min ? o.min_dur : r->dur;
+    x->dma = o.dma;
+    x->flops = o.flops;
+    x->model_flops = o.model_flops;
+    x->bytes = o.bytes;
 }
 
 static int ev_cmp(const void *a, const void *b)
@@ -686,7 +709,7 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
                 continue;
             ev_extras x = {1.0, 0, 0, 0, r->dur, 0};
             if (has_extras || mi->custom_call)
-                read_extras(&ids, r, &x);
+                read_extras(pl, &ids, r, &x);
             double tsm = x.tsm, ev_flops = x.flops, ev_mflops = x.model_flops;
             double ev_bytes = x.bytes;
             int64_t min_dur = x.min_dur, dma = x.dma;
@@ -807,48 +830,16 @@ typedef struct xla_ev {
 static int xla_event(const pq_source *src, const xp_plane *pl, const stat_ids *ids,
                      const xp_event *ev, xla_ev *x)
 {
-    memset(x, 0, sizeof *x);
-    int has_pid = 0;
+    op_stats o = {0};
     const xp_event_meta *em = xp_event_meta_find(pl, ev->metadata_id);
-    for (int pass = 0; pass < 2; pass++) {
-        xp_stat_iter it;
-        stat_value st;
-        if (pass == 0) {
-            if (!em)
-                continue;
-            xp_stats_begin(&it, em->body, em->body_len, 5);
-        } else {
-            xp_stats_begin(&it, ev->stats, ev->body_len, 4);
-        }
-        while (xp_stats_next(&it, &st)) {
-            switch (stat_slot(ids, st.metadata_id)) {
-            case S_HLO_OP:
-                x->hlo_op = xp_stat_str(pl, &st);
-                break;
-            case S_HLO_MODULE:
-                x->module = xp_stat_str(pl, &st);
-                break;
-            case S_TF_OP:
-                x->tf_op = xp_stat_str(pl, &st);
-                break;
-            case S_PROGRAM_ID:
-                has_pid = stat_u64(&st, &x->pid);
-                break;
-            case S_FLOPS:
-                x->flops = stat_num(&st);
-                break;
-            case S_BYTES:
-                x->bytes = stat_num(&st);
-                break;
-            default:
-                break;
-            }
-        }
-    }
-    if (!x->hlo_op.n)
+    if (em)
+        read_op_stats(pl, ids, em->body, em->body_len, 5, &o);
+    read_op_stats(pl, ids, ev->stats, ev->body_len, 4, &o);
+    if (!o.hlo_op.n)
         return 0;
-    if (!has_pid && x->module.n)
-        x->pid = program_by_module(src, x->module, &has_pid);
+    *x = (xla_ev){o.hlo_op, o.module, o.tf_op, o.pid, o.flops, o.bytes};
+    if (!o.has_pid && o.module.n)
+        x->pid = program_by_module(src, o.module, &o.has_pid);
     return 1;
 }
 
