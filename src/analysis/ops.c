@@ -4,12 +4,13 @@
  * TPU: events of the `XLA Ops` / `Framework Ops` / `Sparse Core Ops` lines, keyed by the
  * event metadata's (program_id, symbol_id); self time from an ancestor stack; FLOPs, bytes
  * and memory_access_breakdown from the metadata, multiplied by occurrences at the end.
- * GPU: kernels on the raw (non-derived) stream lines, keyed by (program_id, hlo_op), FLOPs
- * and bytes from event stats where they exist (XProf runs XLA's cost analysis on the
- * HloProto instead; profq does not, see docs/internals/ops.md).
+ * GPU: kernels on the raw (non-derived) stream lines, keyed by (program_id, hlo_op);
+ * category, provenance, FLOPs, bytes and HBM breakdown from the program's HloProto by
+ * XLA's GPU cost analysis rules (analysis/hlo_cost.c), as XProf; event stats otherwise.
+ * GPU peaks not stated by the plane from its core count, clock and architecture.
  * CPU-only runs: XLA:CPU thunks on host threads (hlo_op stats), nested per thread; XProf
  * has no device op database for those (its CPU path is for TensorFlow ops).
- * Not here: SparseCore offload nesting, step databases, GPU cost analysis. */
+ * Not here: SparseCore offload nesting, step databases, GPU source info. */
 #include "analysis/ops.h"
 
 #include "analysis/hlo_cost.h"
