@@ -10,12 +10,13 @@
  * GPU peaks not stated by the plane from its core count, clock and architecture.
  * CPU-only runs: XLA:CPU thunks on host threads (hlo_op stats), nested per thread; XProf
  * has no device op database for those (its CPU path is for TensorFlow ops).
- * Not here: SparseCore offload nesting, step databases, GPU source info. */
+ * Not here: SparseCore offload nesting, step databases. */
 #include "analysis/ops.h"
 
 #include "analysis/hlo_cost.h"
 
 #include "core/alloc.h"
+#include "core/buf.h"
 #include "core/err.h"
 #include "formats/hlo.h"
 #include "formats/pbwire.h"
@@ -1314,13 +1315,60 @@ static const op_slot *table_find(const op_table *t, uint64_t pid, pq_str name)
     return NULL;
 }
 
+/* XProf's source info of an HLO instruction (GetSourceInfo): the metadata's
+ * "source_file:source_line" when it names a file, else "file:line" of the first frame of
+ * its stack; the stack is "file:line:column\n" per frame, innermost first. The text goes
+ * to arena A; returns 0 when out of memory. */
+static int hlo_source_info(const hlo_module *m, const hlo_instruction *ins, arena *a,
+                           pq_str *source, pq_str *stack)
+{
+    buf b;
+    buf_init(&b, NULL);
+    int32_t id = ins->stack_frame_id;
+    for (uint32_t guard = 0; id > 0 && (uint32_t)id <= m->nstack_frames && guard < 4096; guard++) {
+        const hlo_stack_frame *f = &m->stack_frames[id - 1];
+        id = f->parent_frame_id;
+        int32_t loc = f->file_location_id;
+        if (loc <= 0 || (uint32_t)loc > m->nfile_locations)
+            break;
+        const hlo_file_location *fl = &m->file_locations[loc - 1];
+        pq_str file = fl->file_name_id > 0 && (uint32_t)fl->file_name_id <= m->nfile_names
+                          ? m->file_names[fl->file_name_id - 1]
+                          : (pq_str){0};
+        buf_put(&b, file.p, file.n);
+        buf_printf(&b, ":%d:%d\n", fl->line, fl->column);
+    }
+    size_t nstack = b.n;
+    if (ins->source_file.n) {
+        buf_put(&b, ins->source_file.p, ins->source_file.n);
+        buf_printf(&b, ":%d", ins->source_line);
+    } else if (nstack) {
+        /* first frame "file:line:col": its "file:line" */
+        size_t end = 0, colons = 0;
+        while (end < nstack && b.p[end] != '\n' && !(b.p[end] == ':' && ++colons == 2))
+            end++;
+        if (colons == 2)
+            buf_put(&b, b.p, end);
+    }
+    int ok = b.status == PQ_OK;
+    char *t = ok && b.n ? arena_strndup(a, b.p, b.n) : NULL;
+    if (t) {
+        *stack = pq_str_of(t, nstack);
+        *source = pq_str_of(t + nstack, b.n - nstack);
+    }
+    ok = ok && (!b.n || t);
+    buf_release(&b);
+    return ok;
+}
+
 /* Sets category and provenance (metadata.op_name) of the ops of program PG from its
  * HloProto, as XProf does for GPU ops, and on GPUs their FLOPs, bytes and HBM breakdown from
  * XLA's GPU cost analysis of that module (analysis/hlo_cost.c), as XProf's
  * PerformanceInfoWrapper gives them: device FLOPs, model FLOPs and bytes where positive, else
  * what the events stated. A proto that does not decode is skipped silently: the load only
  * checked its header, and these are annotations. Returns 0 when out of memory. */
-static int annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *pg, int gpu)
+static int annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *pg, int gpu,
+                             arena *strings)
 {
     arena a;
     arena_init(&a);
@@ -1345,6 +1393,10 @@ static int annotate_from_hlo(op_table *t, const pq_source *src, const pq_program
             s->m.provenance = ins->op_name;
             s->m.op_type = ins->op_type;
             s->m.provenance_from_hlo = 1;
+            if (gpu && !hlo_source_info(m, ins, strings, &s->m.source, &s->m.source_stack)) {
+                arena_release(&a);
+                return 0;
+            }
             hlo_cost c;
             if (!cm || !hlo_cost_get(cm, ins, &c))
                 continue;
@@ -1461,13 +1513,18 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result
         out->peaks.bws[0] = opt->peak_hbm_gbps;
         out->peaks.user_bw = 1;
     }
+    if ((out->hw == OPS_HW_GPU || out->hw == OPS_HW_CPU) &&
+        (out->strings = pq_calloc(1, sizeof *out->strings)) != NULL)
+        arena_init(out->strings);
     if (out->hw == OPS_HW_GPU || out->hw == OPS_HW_CPU)
         for (size_t k = 0; k < pt.n; k++)
             for (size_t si = 0; si < prof->nsources; si++)
                 for (uint32_t i = 0; i < prof->sources[si].nprograms; i++) {
                     const pq_program *pg = &prof->sources[si].programs[i];
                     if (pg->program_id == pt.v[k].program_id && pg->hlo &&
-                        !annotate_from_hlo(&t, &prof->sources[si], pg, out->hw == OPS_HW_GPU)) {
+                        (!out->strings ||
+                         !annotate_from_hlo(&t, &prof->sources[si], pg, out->hw == OPS_HW_GPU,
+                                            out->strings))) {
                         st = err_set(err, PQ_ERR_NOMEM, NULL, -1,
                                      "out of memory computing op metrics");
                         goto fail;
@@ -1565,6 +1622,11 @@ void ops_free(ops_result *r)
         return;
     pq_free(r->ops);
     pq_free(r->programs);
+    if (r->strings) {
+        arena_release(r->strings);
+        pq_free(r->strings);
+        r->strings = NULL;
+    }
     r->ops = NULL;
     r->programs = NULL;
     r->nops = r->nprograms = 0;

@@ -5,6 +5,7 @@
  * DataTables. */
 #ifndef PQ_ANALYSIS_OPS_H
 #define PQ_ANALYSIS_OPS_H
+#include "core/arena.h"
 #include "model/model.h"
 
 typedef struct op_metrics {
@@ -77,6 +78,7 @@ typedef struct ops_result {
     int64_t module_ps;        /* union of module executions */
     int64_t busy_ps;          /* union of top-level op events */
     int64_t idle_ps;          /* total_time - total op time (XProf's IDLE op) */
+    arena *strings;           /* text built for the ops (GPU source info); NULL when none */
     int64_t steady_window_ps; /* windows after the first execution of the dominant program */
     int64_t steady_busy_ps;
     uint64_t dominant_program;

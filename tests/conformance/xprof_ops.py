@@ -7,16 +7,16 @@ is read-only) and converted by xprof's xspace_to_tools_data. Compared:
   hlo_stats        the same (program id, op name) set; occurrences equal; total time and
                    self time within 0.1%; the same category and framework op name; FLOPs
                    (model GFLOP/s x time), bytes accessed (measured GiB/s x time) and HBM
-                   bytes within 0.1%; the same bound-by. TPU: the same source info.
+                   bytes within 0.1%; the same bound-by and source info.
   roofline_model   the whole DataTable pair: columns, row order, every cell (numbers within
                    0.1%), the diagnostics table and the peaks table "p".
   op_profile       per category (byCategoryExcludeIdle) the same categories, time and FLOPs
                    within 0.1%; on GPU also the HBM bytes.
 
 GPU FLOPs and bytes are XLA's GPU HLO cost analysis of the HloProto in both (XProf runs XLA's
-code; profq its own C rules, src/analysis/hlo_cost.c), GPU peaks come from the plane's core
-count, clock and architecture in both. Not compared on GPU: source info (XProf reads it from
-the HloProto's metadata and stack frames; profq not yet), which the output says.
+code; profq its own C rules, src/analysis/hlo_cost.c); GPU peaks come from the plane's core
+count, clock and architecture, GPU source info from the HloProto's metadata and stack frames,
+in both. Nothing XProf computes for these tables is left out.
 """
 import argparse
 import json
@@ -104,8 +104,7 @@ def compare(exe, src, scratch):
         c.near(f"{k} self %", x["total_self_time_percent"], p["total_self_time_percent"])
         c.eq(f"{k} category", x["category"], p["category"])
         c.eq(f"{k} framework op", x["tf_op_name"], p["tf_op_name"])
-        if tpu:  # GPU: XProf reads source lines from the HloProto's stack frames; profq not yet
-            c.eq(f"{k} source info", x["source_info"], p["source_info"])
+        c.eq(f"{k} source info", x["source_info"], p["source_info"])
         t = x["total_time"]
         c.near(f"{k} FLOPs", x["model_flop_rate"] * t, p["model_flop_rate"] * t)
         c.near(f"{k} bytes", x["measured_memory_bw"] * t, p["measured_memory_bw"] * t)
@@ -118,12 +117,9 @@ def compare(exe, src, scratch):
     c.eq("roofline_model rows", len(xr[0]["rows"]), len(pr[0]["rows"]))
     c.eq("roofline_model diagnostics", xr[1], pr[1])
     cols = [col["id"] for col in xr[0]["cols"]]
-    gpu_skip = {"source_info"}
     c.eq("roofline_model p", xr[0].get("p"), pr[0].get("p"))
     for i, (ra, rb) in enumerate(zip(xr[0]["rows"], pr[0]["rows"])):
         for col, x, y in zip(cols, [v.get("v") for v in ra["c"]], [v.get("v") for v in rb["c"]]):
-            if not tpu and col in gpu_skip:
-                continue
             what = f"roofline_model row {i} ({ra['c'][0]['v']} {ra['c'][3]['v']}) {col}"
             if isinstance(x, float) and not isinstance(x, bool):
                 c.near(what, x, y)
@@ -148,9 +144,6 @@ def compare(exe, src, scratch):
             c.near(f"op_profile {k} HBM bytes",
                    float((cats[k].get("rawBytesAccessedArray") or [0])[0]),
                    pq_cats[k]["hbm_gibps"] * pq_cats[k]["time_ps"] / 1e3 * (2**30 / 1e9))
-    if not tpu:
-        print(f"{name}: GPU: source info not compared (profq does not read it from the "
-              "HloProto yet)")
     status = "ok" if not c.bad else "MISMATCH"
     print(f"{name}: {len(xs)} ops, {c.n} checks, {status}")
     for b in c.bad[:20]:
