@@ -8,6 +8,7 @@
 #include "model/model.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct hc_ins {
@@ -33,6 +34,9 @@ struct hlo_cost_model {
     hc_ins *ins;
     hc_comp *comps;
     int nomem;
+    int depth, ew_depth;  /* nesting of analyze_comp, of is_elementwise */
+    uint32_t *comp_order; /* computation indexes sorted by id (first on duplicates) */
+    uint8_t *comp_ew;     /* per computation: is it all elementwise (see is_elementwise) */
 };
 
 /* ---- small helpers ---- */
@@ -289,15 +293,26 @@ int hlo_opcode_is_elementwise(pq_str opcode)
 
 /* ---- module lookups ---- */
 
-static const hlo_computation *comp_by_id(const hlo_module *m, int64_t id, uint32_t *index)
+/* Deepest nesting of called computations analysed (XLA has no limit; real modules nest a
+ * few levels, malformed ones may cycle). */
+enum { MAX_NEST = 64 };
+
+static const hlo_computation *comp_by_id(const hlo_cost_model *cm, int64_t id, uint32_t *index)
 {
-    for (uint32_t i = 0; i < m->ncomputations; i++)
-        if (m->computations[i].id == id) {
-            if (index)
-                *index = i;
-            return &m->computations[i];
-        }
-    return NULL;
+    const hlo_module *m = cm->m;
+    uint32_t lo = 0, hi = m->ncomputations;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->computations[cm->comp_order[mid]].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == m->ncomputations || m->computations[cm->comp_order[lo]].id != id)
+        return NULL;
+    if (index)
+        *index = cm->comp_order[lo];
+    return &m->computations[cm->comp_order[lo]];
 }
 
 static uint32_t gidx(const hlo_cost_model *cm, const hlo_instruction *ins)
@@ -328,19 +343,30 @@ static const hlo_instruction *comp_root(const hlo_computation *c)
     return c->ninstructions ? &c->instructions[c->ninstructions - 1] : NULL;
 }
 
-static int is_elementwise(const hlo_cost_model *cm, const hlo_instruction *ins)
+static int is_elementwise(hlo_cost_model *cm, const hlo_instruction *ins)
 {
     if (op_is(ins->opcode, "fusion")) {
-        const hlo_computation *c =
-            ins->ncalled ? comp_by_id(cm->m, ins->called_computation_ids[0], NULL) : NULL;
-        if (!c)
+        if (cm->ew_depth >= MAX_NEST)
             return 0;
-        for (uint32_t i = 0; i < c->ninstructions; i++) {
-            const hlo_instruction *f = &c->instructions[i];
-            if (!op_is(f->opcode, "parameter") && !is_elementwise(cm, f))
-                return 0;
+        /* elementwise when every fused instruction but the parameters is; memoized per
+         * computation (2 yes, 3 no; 1 while in progress, which a cycle reads as no) */
+        uint32_t ci;
+        if (!ins->ncalled || !comp_by_id(cm, ins->called_computation_ids[0], &ci))
+            return 0;
+        uint8_t *e = &cm->comp_ew[ci];
+        if (*e == 0) {
+            const hlo_computation *c = &cm->m->computations[ci];
+            *e = 1;
+            int all = 1;
+            cm->ew_depth++;
+            for (uint32_t i = 0; all && i < c->ninstructions; i++) {
+                const hlo_instruction *f = &c->instructions[i];
+                all = op_is(f->opcode, "parameter") || is_elementwise(cm, f);
+            }
+            cm->ew_depth--;
+            *e = all ? 2 : 3;
         }
-        return 1;
+        return *e == 2;
     }
     if (op_is(ins->opcode, "bitcast-convert") && ins->noperands == 1 &&
         bit_width(ins->shape.element_type) != bit_width(operand_shape(cm, ins, 0)->element_type))
@@ -354,6 +380,8 @@ static uint32_t msg_ints(pq_str msg, uint32_t num, int64_t *out, uint32_t max)
     pb_cursor c;
     pb_field f = {0};
     uint32_t n = 0;
+    if (!msg.n)
+        return 0;
     pb_init(&c, (const uint8_t *)msg.p, msg.n, (const uint8_t *)msg.p);
     while (pb_next(&c, &f) == PB_FIELD) {
         if (f.num != num)
@@ -385,6 +413,11 @@ static int64_t msg_int(pq_str msg, uint32_t num, int64_t dflt)
 static double dim_of(const hlo_shape *s, int64_t d)
 {
     return d >= 0 && (uint64_t)d < s->ndims ? (double)s->dims[d] : 0;
+}
+
+static int64_t idim(const hlo_shape *s, int64_t d)
+{
+    return d >= 0 && (uint64_t)d < s->ndims ? s->dims[d] : 0;
 }
 
 /* ---- FLOP rules ---- */
@@ -423,15 +456,16 @@ static double conv_flops(const hlo_instruction *ins, const hlo_shape *lhs, const
     pb_field f = {0};
     double positions = 1;
     uint32_t sd = 0;
-    pb_init(&c, (const uint8_t *)ins->window.p, ins->window.n, (const uint8_t *)ins->window.p);
+    /* no window: XLA's one-element window, a single valid position */
+    pb_init(&c, (const uint8_t *)(ins->window.n ? ins->window.p : ""), ins->window.n,
+            (const uint8_t *)(ins->window.n ? ins->window.p : ""));
     while (pb_next(&c, &f) == PB_FIELD) {
         if (f.num != 1 || f.wire != PB_LEN)
             continue;
         pq_str wd = pq_str_of((const char *)f.data, f.len);
         if (sd >= nin || sd >= nk || sd >= nout)
             return 0;
-        int64_t kl = (int64_t)dim_of(rhs, k_sp[sd]), ol = (int64_t)dim_of(out, out_sp[sd]);
-        int64_t il = (int64_t)dim_of(lhs, in_sp[sd]);
+        int64_t kl = idim(rhs, k_sp[sd]), ol = idim(out, out_sp[sd]), il = idim(lhs, in_sp[sd]);
         int64_t stride = msg_int(wd, 2, 1), lo = msg_int(wd, 3, 0), hi = msg_int(wd, 4, 0);
         int64_t wdil = msg_int(wd, 5, 1), bdil = msg_int(wd, 6, 1);
         if (wdil <= 0)
@@ -439,6 +473,11 @@ static double conv_flops(const hlo_instruction *ins, const hlo_shape *lhs, const
         if (bdil <= 0)
             bdil = 1;
         sd++;
+        /* sizes past 2^31 are no real convolution: no cost rather than overflow */
+        const int64_t big = (int64_t)1 << 31;
+        if (kl > big || ol > big || il > big || stride > big || stride < -big || lo > big ||
+            lo < -big || hi > big || hi < -big || wdil > big || bdil > big)
+            return 0;
         int64_t valid = 0;
         if (il == ol && kl == ol && il == bdil && wdil == 1 &&
             (il - 1 > 1 ? il - 1 : 1) == stride && lo == 0 && hi == 0) {
@@ -446,7 +485,8 @@ static double conv_flops(const hlo_instruction *ins, const hlo_shape *lhs, const
         } else if (il == 1 && kl == ol && wdil == 1 && bdil == 1 && stride == 1 && hi == ol - 1 &&
                    lo == ol - 1) {
             valid = ol;
-        } else {
+        } else if (kl * ol <= ((int64_t)1 << 24)) {
+            /* XLA's loop: every (kernel, output) pair whose input index is in bounds */
             for (int64_t k = 0; k < kl; k++)
                 for (int64_t o = 0; o < ol; o++) {
                     int64_t u = o * stride - lo + k * wdil;
@@ -455,6 +495,18 @@ static double conv_flops(const hlo_instruction *ins, const hlo_shape *lhs, const
                         continue;
                     valid++;
                 }
+        } else if (bdil == 1 && stride > 0 && kl <= ((int64_t)1 << 24)) {
+            /* the same count in closed form per kernel position: 0 <= o*stride + c < il */
+            for (int64_t k = 0; k < kl; k++) {
+                int64_t c0 = k * wdil - lo;
+                int64_t first = c0 >= 0 ? 0 : (-c0 + stride - 1) / stride;
+                int64_t end = il - c0 <= 0 ? 0 : (il - c0 + stride - 1) / stride;
+                if (end > ol)
+                    end = ol;
+                valid += end > first ? end - first : 0;
+            }
+        } else {
+            return 0;
         }
         positions *= (double)valid;
     }
@@ -481,7 +533,7 @@ static double *dalloc(hlo_cost_model *cm, size_t n)
 static const hc_comp *called(hlo_cost_model *cm, const hlo_instruction *ins, uint32_t k)
 {
     uint32_t ci;
-    if (k >= ins->ncalled || !comp_by_id(cm->m, ins->called_computation_ids[k], &ci))
+    if (k >= ins->ncalled || !comp_by_id(cm, ins->called_computation_ids[k], &ci))
         return NULL;
     if (!analyze_comp(cm, ci))
         return NULL;
@@ -577,7 +629,7 @@ static int fusion_utilizations(hlo_cost_model *cm, uint32_t ci, double *flops_ou
                     ADD_ROOT(oj, roots[j][q]);
             } else {
                 ADD_ROOT(oj, oj);
-                float cu = u * P->opu[k];
+                float cu = u * (P->opu ? P->opu[k] : 1.0f);
                 float ne = (float)elems_rec(&o->shape);
                 cu = ne == 0 ? 0.0f : ceilf(cu * ne) / ne;
                 root_util[oj] += cu;
@@ -587,6 +639,14 @@ static int fusion_utilizations(hlo_cost_model *cm, uint32_t ci, double *flops_ou
 #undef ADD_ROOT
     *flops_out = flops;
     return 1;
+}
+
+/* A dynamic-update-slice root's operand 0 is aliased to the fusion output: utilization 0. */
+static void zero_opu0(hlo_cost_model *cm, const hlo_instruction *dus)
+{
+    hc_ins *P = &cm->ins[gidx(cm, dus)];
+    if (P->opu && dus->noperands)
+        P->opu[0] = 0;
 }
 
 static const hlo_instruction *fused_parameter(const hlo_computation *c, int64_t number)
@@ -626,7 +686,7 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
 {
     uint32_t ci;
     const hlo_computation *c =
-        ins->ncalled ? comp_by_id(cm->m, ins->called_computation_ids[0], &ci) : NULL;
+        ins->ncalled ? comp_by_id(cm, ins->called_computation_ids[0], &ci) : NULL;
     if (!c)
         return 1;
     if (!analyze_comp(cm, ci))
@@ -659,7 +719,7 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
                     root && op_is(root->opcode, "tuple") ? operand(cm, root, k) : NULL;
                 if (ro && op_is(ro->opcode, "dynamic-update-slice")) {
                     sz = shape_size(operand_shape(cm, ro, 1));
-                    cm->ins[gidx(cm, ro)].opu[0] = 0;
+                    zero_opu0(cm, ro);
                 } else {
                     sz = shape_size(sub);
                 }
@@ -676,7 +736,7 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
         double sz = shape_size(&ins->shape);
         if (root && op_is(root->opcode, "dynamic-update-slice")) {
             sz = shape_size(operand_shape(cm, root, 1));
-            cm->ins[gidx(cm, root)].opu[0] = 0;
+            zero_opu0(cm, root);
         }
         P->bytes += sz;
         P->out_bytes = sz;
@@ -912,7 +972,7 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
             P->bytes += shape_size(operand_shape(cm, ins, i));
         uint32_t ci;
         const hlo_computation *red =
-            ins->ncalled ? comp_by_id(cm->m, ins->called_computation_ids[0], &ci) : NULL;
+            ins->ncalled ? comp_by_id(cm, ins->called_computation_ids[0], &ci) : NULL;
         const hlo_instruction *rr = red ? comp_root(red) : NULL;
         if (rr)
             P->flops = (double)hlo_cost_elementwise_flops(rr->opcode, out0->element_type) *
@@ -937,20 +997,38 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
 static int analyze_comp(hlo_cost_model *cm, uint32_t ci)
 {
     hc_comp *cc = &cm->comps[ci];
-    if (cc->state)
-        return !cm->nomem; /* done, or a cycle (malformed input): use what there is */
+    if (cc->state || cm->depth >= MAX_NEST)
+        return !cm->nomem; /* done, a cycle or too deep (malformed input): what there is */
     cc->state = 1;
+    cm->depth++;
     const hlo_computation *c = &cm->m->computations[ci];
     for (uint32_t i = 0; i < c->ninstructions; i++) {
-        if (!visit(cm, &c->instructions[i]))
+        if (!visit(cm, &c->instructions[i])) {
+            cm->depth--;
             return 0;
+        }
         const hc_ins *P = &cm->ins[cm->base[ci] + i];
         cc->flops += P->flops;
         cc->trans += P->trans;
         cc->bytes += P->bytes;
     }
     cc->state = 2;
+    cm->depth--;
     return 1;
+}
+
+/* computations by (id, position): the first computation of an id wins */
+typedef struct comp_key {
+    int64_t id;
+    uint32_t index;
+} comp_key;
+
+static int cmp_comp(const void *x, const void *y)
+{
+    const comp_key *a = x, *b = y;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
 }
 
 pq_status hlo_cost_analyze(const hlo_module *m, arena *a, hlo_cost_model **out)
@@ -962,8 +1040,18 @@ pq_status hlo_cost_analyze(const hlo_module *m, arena *a, hlo_cost_model **out)
     cm->a = a;
     cm->base = arena_alloc(a, (m->ncomputations + 1) * sizeof *cm->base);
     cm->comps = arena_alloc(a, (m->ncomputations + 1) * sizeof *cm->comps);
-    if (!cm->base || !cm->comps)
+    cm->comp_ew = arena_alloc(a, m->ncomputations + 1);
+    cm->comp_order = arena_alloc(a, (m->ncomputations + 1) * sizeof *cm->comp_order);
+    if (!cm->base || !cm->comps || !cm->comp_ew || !cm->comp_order)
         return PQ_ERR_NOMEM;
+    comp_key *keys = arena_alloc(a, (m->ncomputations + 1) * sizeof *keys);
+    if (!keys)
+        return PQ_ERR_NOMEM;
+    for (uint32_t i = 0; i < m->ncomputations; i++)
+        keys[i] = (comp_key){m->computations[i].id, i};
+    qsort(keys, m->ncomputations, sizeof *keys, cmp_comp);
+    for (uint32_t i = 0; i < m->ncomputations; i++)
+        cm->comp_order[i] = keys[i].index;
     uint32_t total = 0;
     for (uint32_t i = 0; i < m->ncomputations; i++) {
         cm->base[i] = total;
@@ -973,7 +1061,7 @@ pq_status hlo_cost_analyze(const hlo_module *m, arena *a, hlo_cost_model **out)
     if (!cm->ins)
         return PQ_ERR_NOMEM;
     uint32_t entry;
-    if (comp_by_id(m, m->entry_computation_id, &entry) ||
+    if (comp_by_id(cm, m->entry_computation_id, &entry) ||
         (m->ncomputations && (entry = m->ncomputations - 1, 1)))
         analyze_comp(cm, entry);
     if (cm->nomem)
@@ -984,7 +1072,7 @@ pq_status hlo_cost_analyze(const hlo_module *m, arena *a, hlo_cost_model **out)
 
 static double valid(double v)
 {
-    return v < 0 ? 0 : v;
+    return v < 0 || !isfinite(v) ? 0 : v;
 }
 
 int hlo_cost_get(const hlo_cost_model *cm, const hlo_instruction *ins, hlo_cost *out)

@@ -462,6 +462,81 @@ static void custom_calls(void **state)
     done(&f);
 }
 
+/* Malformed modules get no cost, never a crash or a hang: a fusion whose body calls itself
+ * (a cycle), an operand id that names nothing, and a convolution with absurd sizes. */
+static void malformed(void **state)
+{
+    (void)state;
+    fixture f;
+    begin(&f);
+    spec body[] = {
+        {.id = 1, .name = "p0", .op = "parameter", .type = F32, .nd = 1, .dims = {4}},
+        {.id = 2,
+         .name = "self",
+         .op = "fusion",
+         .type = F32,
+         .nd = 1,
+         .dims = {4},
+         .nops = 1,
+         .ops = {1},
+         .calls = 20,
+         .kind = "kLoop"},
+    };
+    put_comp(&f.b, 20, "fused", 2, body, 2, 1);
+    spec main[] = {
+        {.id = 11, .name = "x", .op = "parameter", .type = F32, .nd = 1, .dims = {4}},
+        {.id = 12,
+         .name = "fusion",
+         .op = "fusion",
+         .type = F32,
+         .nd = 1,
+         .dims = {4},
+         .nops = 1,
+         .ops = {11},
+         .calls = 20,
+         .kind = "kLoop"},
+        {.id = 13,
+         .name = "dangling",
+         .op = "add",
+         .type = F32,
+         .nd = 1,
+         .dims = {4},
+         .nops = 2,
+         .ops = {11, 999}},
+        {.id = 14,
+         .name = "conv",
+         .op = "convolution",
+         .type = F32,
+         .nd = 4,
+         .dims = {1, 6, 4000000000, 8},
+         .nops = 2,
+         .ops = {15, 16},
+         .conv = 1},
+        {.id = 15,
+         .name = "in",
+         .op = "parameter",
+         .type = F32,
+         .nd = 4,
+         .dims = {1, 4, 4000000000, 8},
+         .param = 1},
+        {.id = 16,
+         .name = "k",
+         .op = "parameter",
+         .type = F32,
+         .nd = 4,
+         .dims = {6, 4, 4000000000, 3},
+         .param = 2},
+    };
+    put_comp(&f.b, 10, "main", 12, main, 6, 0);
+    finish(&f, 10);
+    hlo_cost c = cost_of(&f, 12);
+    /* writes its 16 bytes; the cycle leaves the inner call unanalysed, so x counts unread */
+    assert_true(c.flops == 0 && c.bytes == 16);
+    assert_true(cost_of(&f, 13).flops == 12); /* 3 per element; the missing operand reads 0 */
+    assert_true(cost_of(&f, 14).flops == 0);  /* sizes past 2^31: no cost */
+    done(&f);
+}
+
 /* The elementwise profile lookup itself. */
 static void profile(void **state)
 {
@@ -478,7 +553,7 @@ int main(void)
         cmocka_unit_test(dot),           cmocka_unit_test(elementwise),
         cmocka_unit_test(loop_fusion),   cmocka_unit_test(slice_fusion),
         cmocka_unit_test(reduce_fusion), cmocka_unit_test(custom_calls),
-        cmocka_unit_test(profile),
+        cmocka_unit_test(malformed),     cmocka_unit_test(profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
