@@ -253,6 +253,8 @@ typedef struct pq_summary_options {
     /* generated_at_utc, NUL-terminated (e.g. "2024-01-01T00:00:00Z"); the library never
      * reads the clock or the environment, the caller decides (SOURCE_DATE_EPOCH). */
     const char *generated_at_utc;
+    /* run_metadata the caller knows (a W&B download); NULL: null. */
+    const char *run_path, *run_id, *artifact_ref, *artifact_name;
 } pq_summary_options;
 
 pq_status pq_summarize(const char *path, const pq_summary_options *opts, pq_sink *sink,

@@ -1772,8 +1772,9 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     static const char *const rmk[] = {
         "run_path",         "run_id",  "artifact_ref", "artifact_name", "hardware_type",
         "mesh_or_topology", "git_sha", "config_hash",  "num_devices",   "num_hosts"};
+    const char *const rmv[] = {o->run_path, o->run_id, o->artifact_ref, o->artifact_name};
     for (size_t k = 0; k < sizeof rmk / sizeof *rmk; k++)
-        jv_set(rm, rmk[k], jv_null());
+        jv_set(rm, rmk[k], k < 4 && rmv[k] ? jv_cstr(rmv[k]) : jv_null());
     jv_set(doc, "run_metadata", rm);
 
     /* trace_overview (1.17, 1.19) */

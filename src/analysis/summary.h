@@ -32,6 +32,8 @@ typedef struct sm_options {
     int warmup_steps;     /* 5 */
     int hot_op_limit;     /* 25 */
     int global_breakdown; /* 0: exclusive_per_track, 1: exclusive_global */
+    /* run_metadata the caller knows (a W&B download); NULL: null. */
+    const char *run_path, *run_id, *artifact_ref, *artifact_name;
 } sm_options;
 
 typedef struct sm_source {
