@@ -26,6 +26,9 @@ typedef struct sm_event {
     int has_step_num;
     int64_t step_num;
     int gpu_kernel; /* Kineto: cat kernel / gpu_memcpy / gpu_memset (a device stream) */
+    /* Has an hlo_op arg (stat in an XPlane): an XLA op. On a run with no device-op track
+     * (JAX on CPU), XLA:CPU thunk events on host threads count as the device ops. */
+    int xla_op;
 } sm_event;
 
 typedef struct sm_options {
