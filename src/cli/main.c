@@ -65,6 +65,7 @@ static const cli_command COMMANDS[] = {
     {"ops", cmd_ops, "op metrics from device planes: self time, FLOPs, bytes, bound-by, windows",
      "profq ops [--by op|category|program] [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS]\n"
      "          [--format text|json|xprof] [-o FILE] [--threads N] PATH...\n"
+     "profq ops --format xprof --view op_profile [--by program|category|provenance] PATH...\n"
      "\n"
      "XProf's hlo_stats from the device planes (TPU XLA Ops lines, GPU stream kernels),\n"
      "merged over devices and hosts: per op self time, occurrences, FLOPs and bytes where the\n"
@@ -72,7 +73,11 @@ static const cli_command COMMANDS[] = {
      "The text report opens with the windows (captured, in modules, in ops, idle; steady state)\n"
      "and warns first when idle is more than half the window. Device peaks come from plane\n"
      "stats only (unknown otherwise); --peak-flops/--peak-bw supply them per device.\n"
-     "JSON schema profq.ops.v1; --format xprof prints XProf's hlo_stats DataTable.\n"},
+     "JSON schema profq.ops.v1; --format xprof prints XProf's hlo_stats DataTable, and\n"
+     "with --view op_profile XProf's op_profile JSON: the op tree by program (default),\n"
+     "category or provenance (--by), with and without IDLE, per node rawTime, rawFlops,\n"
+     "bf16Flops, occurrences, avgTimePs, FLOP and bandwidth utilisation, bytes per memory\n"
+     "kind (not the fused instructions XProf lists under a fusion from the HloProto).\n"},
     {"roofline", cmd_roofline, "roofline: FLOP rate and bandwidth per program and op vs peaks",
      "profq roofline [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS]\n"
      "               [--format text|json|xprof]\n"
