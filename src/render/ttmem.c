@@ -36,42 +36,20 @@ static void jstr(json_writer *w, pq_str s)
         json_null(w);
 }
 
-/* A key and its value. */
-static void kv_str(json_writer *w, const char *k, pq_str v)
-{
-    json_key(w, k);
-    jstr(w, v);
-}
-
-static void kv_cstr(json_writer *w, const char *k, const char *v)
-{
-    json_key(w, k);
-    json_cstr(w, v);
-}
-
-static void kv_int(json_writer *w, const char *k, int64_t v)
-{
-    json_key(w, k);
-    json_int(w, v);
-}
-
-static void kv_uint(json_writer *w, const char *k, uint64_t v)
-{
-    json_key(w, k);
-    json_uint(w, v);
-}
-
-static void kv_double(json_writer *w, const char *k, double v)
-{
-    json_key(w, k);
-    json_double(w, v);
-}
-
-static void kv_bool(json_writer *w, const char *k, int v)
-{
-    json_key(w, k);
-    json_bool(w, v);
-}
+/* A key and its value: kv_str, kv_cstr, kv_int, kv_uint, kv_double, kv_bool. */
+#define KV_WRITER(name, type, write)                                                               \
+    static void name(json_writer *w, const char *k, type v)                                        \
+    {                                                                                              \
+        json_key(w, k);                                                                            \
+        write(w, v);                                                                               \
+    }
+KV_WRITER(kv_str, pq_str, jstr)
+KV_WRITER(kv_cstr, const char *, json_cstr)
+KV_WRITER(kv_int, int64_t, json_int)
+KV_WRITER(kv_uint, uint64_t, json_uint)
+KV_WRITER(kv_double, double, json_double)
+KV_WRITER(kv_bool, int, json_bool)
+#undef KV_WRITER
 
 static void jdims(json_writer *w, const int64_t *d, int n)
 {
