@@ -533,23 +533,34 @@ static void test_real_trace_json(void **state)
     tu_paths_free(&files);
 }
 
-/* SQLite-style torture: fail the Nth allocation of a full load (and of a render), for
- * every N until the operation succeeds. Each result is OK or NOMEM, never a crash, and
- * under ASan nothing leaks. */
-static void test_allocation_torture(void **state)
+static pq_status open_from_memory(const file_bytes *f, pq_profile **prof, pq_error *err)
 {
-    (void)state;
-    REQUIRE_SHARED();
-    const char *path = shared_path("xplane/tpu_inference_2.xplane.pb");
-    file_bytes f = read_or_fail(path);
+    return pq_profile_open_memory(f->p, f->n, "tpu_inference_2.xplane.pb", NULL, prof, err);
+}
+
+static pq_status open_from_file(const file_bytes *f, pq_profile **prof, pq_error *err)
+{
+    const char *paths[] = {f->path};
+    pq_scan_totals t;
+    pq_open_options opts = {0};
+    opts.scan = &t;
+    opts.threads = 2;
+    return pq_profile_open(paths, 1, &opts, prof, err);
+}
+
+/* Opens F with OPEN, failing its Nth allocation for N = 1, 2, ... until it loads: every
+ * failed open is NOMEM with no profile. Returns the N that loaded. */
+static long open_torture(const char *label,
+                         pq_status (*open)(const file_bytes *, pq_profile **, pq_error *),
+                         const file_bytes *f)
+{
     long n;
     int loaded = 0;
     for (n = 1; n < 100000 && !loaded; n++) {
         pq_profile *prof = NULL;
         pq_error err;
         pq_debug_fail_alloc_after(n);
-        pq_status st =
-            pq_profile_open_memory(f.p, f.n, "tpu_inference_2.xplane.pb", NULL, &prof, &err);
+        pq_status st = open(f, &prof, &err);
         pq_debug_fail_alloc_after(0);
         if (st == PQ_OK) {
             assert_non_null(prof);
@@ -557,38 +568,29 @@ static void test_allocation_torture(void **state)
             loaded = 1;
         } else {
             if (st != PQ_ERR_NOMEM)
-                fail_msg("fail after %ld: %s: %s", n, pq_status_name(st), err.message);
+                fail_msg("%sfail after %ld: %s: %s", label, n, pq_status_name(st), err.message);
             assert_null(prof);
             assert_int_equal(err.status, PQ_ERR_NOMEM);
         }
     }
     assert_true(loaded);
+    return n;
+}
+
+/* SQLite-style torture: fail the Nth allocation of a full load (and of a render), for
+ * every N until the operation succeeds. Each result is OK or NOMEM, never a crash, and
+ * under ASan nothing leaks. */
+static void test_allocation_torture(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    file_bytes f = read_or_fail(shared_path("xplane/tpu_inference_2.xplane.pb"));
+    /* From memory, then through the file path (discovery, threads, mapping, the
+     * single-pass scan). */
+    long n = open_torture("", open_from_memory, &f);
     assert_true(n > 2); /* at least one failure was injected and survived */
     long memory_allocs = n - 1;
-
-    /* Through the file path (discovery, threads, mapping, the single-pass scan). */
-    const char *paths[] = {f.path};
-    loaded = 0;
-    for (n = 1; n < 100000 && !loaded; n++) {
-        pq_profile *prof = NULL;
-        pq_error err;
-        pq_scan_totals t;
-        pq_open_options opts = {0};
-        opts.scan = &t;
-        opts.threads = 2;
-        pq_debug_fail_alloc_after(n);
-        pq_status st = pq_profile_open(paths, 1, &opts, &prof, &err);
-        pq_debug_fail_alloc_after(0);
-        if (st == PQ_OK) {
-            pq_profile_free(prof);
-            loaded = 1;
-        } else {
-            if (st != PQ_ERR_NOMEM)
-                fail_msg("file, fail after %ld: %s: %s", n, pq_status_name(st), err.message);
-            assert_null(prof);
-        }
-    }
-    assert_true(loaded);
+    open_torture("file, ", open_from_file, &f);
 
     /* Rendering: every allocation of info and tools may fail too. */
     pq_profile *prof = NULL;
