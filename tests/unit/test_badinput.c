@@ -479,29 +479,29 @@ static void check_rejected_at_0(const char *path, const char *must_have)
         fail_msg("%s: message '%s' lacks '%s'", path, err.message, must_have);
 }
 
+/* Writes N bytes as DIR/NAME and checks that profq rejects the file at offset 0. */
+static void reject_file(const char *dir, const char *name, const void *data, size_t n,
+                        const char *must_have)
+{
+    char p[PATH_MAX + 32];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    tu_write_file(p, data, n);
+    check_rejected_at_0(p, must_have);
+}
+
 static void test_not_an_xspace(void **state)
 {
     (void)state;
     char *dir = tu_mkdtemp();
-    char p[PATH_MAX + 32];
-    snprintf(p, sizeof p, "%s/empty.xplane.pb", dir);
-    tu_write_file(p, "", 0);
-    check_rejected_at_0(p, "found an empty file");
-    snprintf(p, sizeof p, "%s/trace.json", dir);
+    reject_file(dir, "empty.xplane.pb", "", 0, "found an empty file");
     const char *json = "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"op\", \"ts\": 1}]}\n";
-    tu_write_file(p, json, strlen(json));
-    check_rejected_at_0(p, "found JSON text");
+    reject_file(dir, "trace.json", json, strlen(json), "found JSON text");
     /* JSON is recognised by content, whatever the name says. */
-    snprintf(p, sizeof p, "%s/looks.xplane.pb", dir);
-    tu_write_file(p, "  \n[1, 2]", 9);
-    check_rejected_at_0(p, "found JSON text");
-    snprintf(p, sizeof p, "%s/run.log", dir);
+    reject_file(dir, "looks.xplane.pb", "  \n[1, 2]", 9, "found JSON text");
     const char *text = "2024-01-01 12:00:00 INFO starting the runtime\n";
-    tu_write_file(p, text, strlen(text));
-    check_rejected_at_0(p, "found plain text");
-    snprintf(p, sizeof p, "%s/x.xplane.pb.gz", dir);
-    tu_write_file(p, "\x1f\x8b\x08\x00\x00\x00\x00\x00", 8);
-    check_rejected_at_0(p, "found gzip-compressed data");
+    reject_file(dir, "run.log", text, strlen(text), "found plain text");
+    reject_file(dir, "x.xplane.pb.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00", 8,
+                "found gzip-compressed data");
     tu_rm_rf(dir);
     free(dir);
     /* The same from memory. */
