@@ -127,10 +127,7 @@ static void test_gpu_kernels(void **state)
         put_emeta(&b, k, k == 1 ? "kernel_a" : "memcpy");
     size_t ln = line_begin(&b, 16, "Stream #16(Kernel)");
     for (int i = 0; i < 3; i++) {
-        size_t e = msg_begin(&b, 4);
-        put_varint_field(&b, 1, 1);
-        put_varint_field(&b, 2, (uint64_t)(i * 1000));
-        put_varint_field(&b, 3, 100);
+        size_t e = event_begin(&b, 1, i * 1000, 100);
         put_stat_s(&b, 4, ST_HLO_OP, "fusion.3");
         put_stat_s(&b, 4, ST_MODULE, "jit_f(42)");
         msg_end(&b, e);
@@ -172,10 +169,7 @@ static void test_cpu_thunks(void **state)
     } evs[] = {
         {0, 1000, "while.1"}, {100, 200, "dot.2"}, {400, 300, "dot.2"}, {5000, 100, "add.3"}};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
-        size_t x = msg_begin(&b, 4);
-        put_varint_field(&b, 1, 1);
-        put_varint_field(&b, 2, (uint64_t)evs[i].off);
-        put_varint_field(&b, 3, (uint64_t)evs[i].dur);
+        size_t x = event_begin(&b, 1, evs[i].off, evs[i].dur);
         put_stat_s(&b, 4, ST_HLO_OP, evs[i].op);
         put_stat_s(&b, 4, ST_MODULE, "jit_step");
         put_stat_u(&b, 4, ST_PID, 5);

@@ -439,10 +439,7 @@ static void build_stats(tbuf *b)
     put_stat_ref(b, 5, 6, 7);
     emeta_end(b, m);
     size_t ln = msg_begin(b, 3);
-    size_t e = msg_begin(b, 4);
-    put_varint_field(b, 1, 1);
-    put_varint_field(b, 2, 1);
-    put_varint_field(b, 3, 2);
+    size_t e = event_begin(b, 1, 1, 2);
     put_stat_d(b, 4, 1, -0.5);
     put_stat_u(b, 4, 2, UINT64_MAX);
     put_stat_i(b, 4, 3, -5);

@@ -270,14 +270,20 @@ static inline void put_emeta(tbuf *b, int64_t key, const char *name)
     emeta_end(b, emeta_begin(b, key, name));
 }
 
-/* An XEvent (field 4 of an XLine) of metadata MID at offset OFF lasting DUR (ps). */
-static inline void put_event(tbuf *b, int64_t mid, int64_t off, int64_t dur)
+/* Opens an XEvent (field 4 of an XLine) of metadata MID at offset OFF lasting DUR (ps);
+ * the caller may add stats, then msg_end closes it. */
+static inline size_t event_begin(tbuf *b, int64_t mid, int64_t off, int64_t dur)
 {
     size_t e = msg_begin(b, 4);
     put_varint_field(b, 1, (uint64_t)mid);
     put_varint_field(b, 2, (uint64_t)off);
     put_varint_field(b, 3, (uint64_t)dur);
-    msg_end(b, e);
+    return e;
+}
+
+static inline void put_event(tbuf *b, int64_t mid, int64_t off, int64_t dur)
+{
+    msg_end(b, event_begin(b, mid, off, dur));
 }
 
 /* XStats as field FIELD of the enclosing message, of stat metadata MID: the value as a
