@@ -79,6 +79,9 @@ int cli_run_parsed(cli_common *c, int force_no_hash, cli_render_fn render, void 
  * free) holds *nrest arguments. */
 typedef int (*cli_take_fn)(void *ctx, int argc, char **argv, int *i);
 int cli_split_options(int argc, char **argv, cli_take_fn take, void *ctx, char ***rest, int *nrest);
+/* cli_split_options, then cli_run_render (without sha256) on the rest. */
+int cli_run_with_options(const char *cmd, int argc, char **argv, cli_take_fn take,
+                         cli_render_fn render, void *ctx);
 
 /* 1 when argv[*i] asks for --format xprof (`--format xprof`, `-f xprof`, `--format=xprof`),
  * with *i moved past the value; else 0. */

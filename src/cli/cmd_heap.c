@@ -2,7 +2,6 @@
  * over program order from the heap-simulator traces, and its peak per module. */
 #include "cli.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct heap_args {
@@ -37,12 +36,5 @@ static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, 
 int cmd_heap(int argc, char **argv)
 {
     heap_args h = {NULL, PQ_OUT_TEXT};
-    char **rest;
-    int nrest;
-    int code = cli_split_options(argc, argv, take, &h, &rest, &nrest);
-    if (code != EXIT_OK)
-        return code;
-    code = cli_run_render("heap", nrest, rest, 0, 1, render, &h);
-    free(rest);
-    return code;
+    return cli_run_with_options("heap", argc, argv, take, render, &h);
 }

@@ -2,7 +2,6 @@
  * [--memory-space N] [--format text|json|xprof]`: XProf's memory viewer of one module. */
 #include "cli.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct viewer_args {
@@ -44,12 +43,5 @@ static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, 
 int cmd_memory_viewer(int argc, char **argv)
 {
     viewer_args va = {{NULL, NULL, 0}, 0};
-    char **rest;
-    int nrest;
-    int code = cli_split_options(argc, argv, take, &va, &rest, &nrest);
-    if (code != EXIT_OK)
-        return code;
-    code = cli_run_render("memory-viewer", nrest, rest, 0, 1, render, &va);
-    free(rest);
-    return code;
+    return cli_run_with_options("memory-viewer", argc, argv, take, render, &va);
 }

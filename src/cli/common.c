@@ -263,6 +263,19 @@ int cli_split_options(int argc, char **argv, cli_take_fn take, void *ctx, char *
     return EXIT_OK;
 }
 
+int cli_run_with_options(const char *cmd, int argc, char **argv, cli_take_fn take,
+                         cli_render_fn render, void *ctx)
+{
+    char **rest;
+    int nrest;
+    int code = cli_split_options(argc, argv, take, ctx, &rest, &nrest);
+    if (code != EXIT_OK)
+        return code;
+    code = cli_run_render(cmd, nrest, rest, 0, 1, render, ctx);
+    free(rest);
+    return code;
+}
+
 int cli_take_xprof_format(int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
