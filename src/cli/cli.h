@@ -62,6 +62,53 @@ int cli_parse_common(const char *cmd, int argc, char **argv, cli_common *c, int 
 /* Loads the paths; on error prints and returns the exit code with *out NULL. */
 int cli_load(const cli_common *c, pq_profile **out);
 
+/* The shape of the commands that read profiles: parse the common options of ARGV, load
+ * (without sha256 when FORCE_NO_HASH), open the output, RENDER into it, close. Returns the
+ * exit code. */
+typedef pq_status (*cli_render_fn)(const pq_profile *prof, const cli_common *c, void *ctx,
+                                   pq_sink *sink, pq_error *err);
+int cli_run_render(const char *cmd, int argc, char **argv, int allow_no_hash, int force_no_hash,
+                   cli_render_fn render, void *ctx);
+/* The same after cli_parse_common returned 0 for C (whose paths it frees). */
+int cli_run_parsed(cli_common *c, int force_no_hash, cli_render_fn render, void *ctx);
+
+/* Command-specific options are taken out first, the rest is for cli_parse_common: calls
+ * TAKE(ctx, argc, argv, &i) for each argument up to "--" (that one and all after it join
+ * the rest). TAKE returns 0 when it took argv[i] (moving i past any value), -1 when it did
+ * not (the argument joins the rest), or an exit code, which is returned. On 0, *rest (to
+ * free) holds *nrest arguments. */
+typedef int (*cli_take_fn)(void *ctx, int argc, char **argv, int *i);
+int cli_split_options(int argc, char **argv, cli_take_fn take, void *ctx, char ***rest, int *nrest);
+/* cli_split_options, then cli_run_render (without sha256) on the rest. */
+int cli_run_with_options(const char *cmd, int argc, char **argv, cli_take_fn take,
+                         cli_render_fn render, void *ctx);
+
+/* 1 when argv[*i] asks for --format xprof (`--format xprof`, `-f xprof`, `--format=xprof`),
+ * with *i moved past the value; else 0. */
+int cli_take_xprof_format(int argc, char **argv, int *i);
+/* The value of the option argv[*i]: moves *i to it and returns it, or prints usage (`OPT
+ * needs a value`) and returns NULL when it is missing. */
+const char *cli_option_value(const char *cmd, int argc, char **argv, int *i);
+/* --memory-space N: 0, or prints usage and returns EXIT_USAGE. */
+int cli_parse_memory_space(const char *cmd, const char *v, int64_t *out);
+/* A --format value among ALLOWED (a list like "text, json, tsv, md"): 0, or prints usage
+ * and returns EXIT_USAGE. */
+int cli_parse_format_among(const char *cmd, const char *v, const char *allowed, pq_output *out);
+
+/* The commands that read a summary: SUMMARY (or --summary FILE), --top-k N, -o FILE. */
+typedef struct cli_summary_args {
+    const char *path;
+    const char *out_path;
+    int top_k;
+} cli_summary_args;
+/* Takes argv[*i] when it is one of those (or an unknown option: usage error). Returns 0, or
+ * an exit code after printing. */
+int cli_take_summary_arg(const char *cmd, int argc, char **argv, int *i, cli_summary_args *a);
+typedef pq_status (*cli_summary_fn)(const pq_summary *s, int top_k, void *ctx, pq_sink *sink,
+                                    pq_error *err);
+/* Loads A->path, opens A->out_path, runs RENDER into it, closes. Returns the exit code. */
+int cli_run_summary(const cli_summary_args *a, cli_summary_fn render, void *ctx);
+
 int cmd_info(int argc, char **argv);
 int cmd_tools(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
