@@ -3,6 +3,7 @@
  * formulas are ops_compute's and ops_rates'. Every text report opens with the windows, and
  * with a warning when idle time is more than half of the captured window. */
 #include "analysis/ops.h"
+#include "op_profile.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -1044,6 +1045,12 @@ pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, p
         return st;
     if (o->xprof == PQ_OPS_HLO_STATS) {
         hlo_stats_table(&b, &r);
+    } else if (o->xprof == PQ_OPS_OP_PROFILE) {
+        if (op_profile_json(&b, &r,
+                            o->by == PQ_OPS_BY_CATEGORY     ? OP_PROFILE_BY_CATEGORY
+                            : o->by == PQ_OPS_BY_PROVENANCE ? OP_PROFILE_BY_PROVENANCE
+                                                            : OP_PROFILE_BY_PROGRAM) != 0)
+            b.status = PQ_ERR_NOMEM;
     } else if (fmt == PQ_OUT_JSON) {
         json_writer w;
         json_init(&w, &b, 1);
