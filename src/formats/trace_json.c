@@ -1,13 +1,13 @@
 /* trace_json.c - streaming Chrome trace-event JSON reader; see trace_json.h.
  *
- * The input is a window of bytes: the whole mapping for plain JSON, or a buffer refilled
- * from zlib for gzip. The document is parsed as a sequence of small units (a top-level
- * key with its value, or one element of traceEvents). A unit that runs past the end of
- * the window while more input is coming returns TJR_MORE; the driver then slides the
- * unit's first byte to the front of the window, inflates more and parses the unit again
- * from its start. So memory is bounded by the largest single event (hard maximum
- * TJ_MAX_UNIT), never by the trace. Callbacks run only after a unit parsed completely,
- * so a retried unit is never delivered twice.
+ * The input is a window of bytes: a buffer refilled by read() for plain JSON files, by
+ * zlib for gzip (from memory or from read()), or the whole buffer for plain JSON in memory. The
+ * document is parsed as a sequence of small units (a top-level key with its value, or one element
+ * of traceEvents). A unit that runs past the end of the window while more input is coming returns
+ * TJR_MORE; the driver then slides the unit's first byte to the front of the window, inflates more
+ * and parses the unit again from its start. So memory is bounded by the largest single event (hard
+ * maximum TJ_MAX_UNIT), never by the trace. Callbacks run only after a unit parsed completely, so a
+ * retried unit is never delivered twice.
  *
  * Not here: what events mean (analysis/summary.c), B/E pairing (the consumer pairs). */
 #include "trace_json.h"
@@ -16,19 +16,31 @@
 #include "core/err.h"
 #include "io/mapfile.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define TJ_MAX_UNIT ((size_t)256 << 20)
 enum { TJ_CHUNK = 1 << 20, TJ_MAX_DEPTH = 512 };
 
 /* Bytes inflated per refill: TJ_CHUNK, or tiny in tests so every unit crosses a refill. */
 static size_t g_chunk = TJ_CHUNK;
+static int g_stream_plain;
 
 void tj_debug_set_chunk(size_t n)
 {
     g_chunk = n ? n : TJ_CHUNK;
+}
+
+void tj_debug_stream_plain(int on)
+{
+    g_stream_plain = on;
 }
 
 typedef enum { TJR_OK, TJR_MORE, TJR_ERR } rres;
@@ -41,13 +53,21 @@ typedef struct reader {
     int64_t base_off;    /* stream offset of base */
     int more;            /* more bytes may come (gzip not finished) */
     int gz_ended;        /* the last gzip member reached its end-of-stream marker */
-    /* gzip */
+    /* the source of a refilled window: gzip and/or raw bytes from memory or a file */
+    int stream; /* the window is refilled (else it is the whole input) */
     int gz;
     z_stream z;
     char *wbuf;
     size_t wcap;
-    const uint8_t *in;
+    const uint8_t *in; /* raw input not consumed yet */
     size_t in_n;
+    int fd;         /* >= 0: raw input comes from read(fd) into inbuf */
+    uint8_t *inbuf; /* TJ_CHUNK bytes */
+    int io_errno;   /* read() failed */
+    /* the args keys the caller wants */
+    const char *const *akeys;
+    size_t nakeys;
+    size_t aklen[8];
     /* error */
     const char *what;
     const char *err_at;
@@ -85,15 +105,36 @@ static const unsigned char STR_STOP[256] = {1, 1, 1, 1, 1, 1, 1, 1, 1,         1
                                             1, 1, 1, 1, 1, 1, 1, 1, 1,         1,         1, 1,
                                             1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\\'] = 1};
 
+/* The first byte in [q, end) that stops a string (quote, backslash, control), or end. 16
+ * bytes at a time with SSE2 (every x86-64 has it), the table for the tail. */
+static inline const unsigned char *string_stop(const unsigned char *q, const unsigned char *end)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1f);
+    while (end - q >= 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
+        __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash));
+        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(_mm_min_epu8(x, ctl), x)); /* x <= 0x1f */
+        unsigned bits = (unsigned)_mm_movemask_epi8(hit);
+        if (bits)
+            return q + __builtin_ctz(bits);
+        q += 16;
+    }
+#endif
+    while (q < end && !STR_STOP[*q])
+        q++;
+    return q;
+}
+
 /* Scans a string starting at the quote; sets *s and *e to the raw content, *esc if it has
- * escapes. One pass, table-driven: traces are mostly short strings. */
+ * escapes. One pass. */
 static rres scan_string(reader *r, const char **s, const char **e, int *esc)
 {
     const unsigned char *q = (const unsigned char *)r->p + 1, *end = (const unsigned char *)r->end;
     *esc = 0;
     for (;;) {
-        while (q < end && !STR_STOP[*q])
-            q++;
+        q = string_stop(q, end);
         if (q >= end)
             return need(r, r->p, "expected the closing quote of a string");
         if (*q == '"')
@@ -110,6 +151,25 @@ static rres scan_string(reader *r, const char **s, const char **e, int *esc)
     *s = r->p + 1;
     *e = (const char *)q;
     r->p = (const char *)q + 1;
+    return TJR_OK;
+}
+
+/* At a key: the key string, ':' and the space before the value. */
+static rres read_key(reader *r, const char **ks, const char **ke)
+{
+    if (*r->p != '"')
+        return fail(r, r->p, "expected a key string");
+    int esc;
+    rres rr = scan_string(r, ks, ke, &esc);
+    if (rr != TJR_OK)
+        return rr;
+    ws(r);
+    if (r->p >= r->end)
+        return need(r, r->p, "expected ':'");
+    if (*r->p != ':')
+        return fail(r, r->p, "expected ':' after a key");
+    r->p++;
+    ws(r);
     return TJR_OK;
 }
 
@@ -297,19 +357,10 @@ static rres skip_value(reader *r)
                 goto after_value;
             }
             if (c == '{') {
-                if (*r->p != '"')
-                    return fail(r, r->p, "expected a key string");
                 const char *s, *e;
-                int esc;
-                rres rr = scan_string(r, &s, &e, &esc);
+                rres rr = read_key(r, &s, &e);
                 if (rr != TJR_OK)
                     return rr;
-                ws(r);
-                if (r->p >= r->end)
-                    return need(r, r->p, "expected ':'");
-                if (*r->p != ':')
-                    return fail(r, r->p, "expected ':' after a key");
-                r->p++;
             }
             continue;
         }
@@ -501,6 +552,50 @@ static rres parse_tval(reader *r, int *kind, tj_time *t)
     return skip_value(r);
 }
 
+/* The args object of an event: each value skipped, the wanted keys' values noted. */
+static rres parse_args(reader *r, tj_event *ev)
+{
+    r->p++; /* '{' */
+    ws(r);
+    if (r->p >= r->end)
+        return need(r, r->p, "expected a value");
+    if (*r->p == '}') {
+        r->p++;
+        return TJR_OK;
+    }
+    for (;;) {
+        const char *ks, *ke;
+        rres rr = read_key(r, &ks, &ke);
+        if (rr != TJR_OK)
+            return rr;
+        const char *vs = r->p;
+        rr = skip_value(r);
+        if (rr != TJR_OK)
+            return rr;
+        size_t kl = (size_t)(ke - ks);
+        for (size_t k = 0; k < r->nakeys; k++) {
+            if (r->aklen[k] == kl && memcmp(r->akeys[k], ks, kl) == 0) {
+                ev->argv[k].p = vs;
+                ev->argv[k].n = (size_t)(r->p - vs);
+                break;
+            }
+        }
+        ws(r);
+        if (r->p >= r->end)
+            return need(r, r->p, "expected ',' or a closing bracket");
+        if (*r->p == '}') {
+            r->p++;
+            return TJR_OK;
+        }
+        if (*r->p != ',')
+            return fail(r, r->p, "expected ',' or a closing bracket");
+        r->p++;
+        ws(r);
+        if (r->p >= r->end)
+            return need(r, r->p, "expected a value");
+    }
+}
+
 /* One element of traceEvents. Non-object elements are an error. */
 static rres parse_event(reader *r, tj_event *ev)
 {
@@ -523,20 +618,10 @@ static rres parse_event(reader *r, tj_event *ev)
         ws(r);
         if (r->p >= r->end)
             return need(r, r->p, "expected a key");
-        if (*r->p != '"')
-            return fail(r, r->p, "expected a key string");
         const char *ks, *ke;
-        int kesc;
-        rres rr = scan_string(r, &ks, &ke, &kesc);
+        rres rr = read_key(r, &ks, &ke);
         if (rr != TJR_OK)
             return rr;
-        ws(r);
-        if (r->p >= r->end)
-            return need(r, r->p, "expected ':'");
-        if (*r->p != ':')
-            return fail(r, r->p, "expected ':' after a key");
-        r->p++;
-        ws(r);
         if (r->p >= r->end)
             return need(r, r->p, "expected a value");
         size_t kl = (size_t)(ke - ks);
@@ -563,7 +648,7 @@ static rres parse_event(reader *r, tj_event *ev)
             rr = parse_tval(r, &ev->dur_kind, &ev->dur);
         } else if (key_is(ks, ke, "args") || key_is(ks, ke, "id")) {
             const char *s = r->p;
-            rr = skip_value(r);
+            rr = ks[0] == 'a' && r->nakeys && *r->p == '{' ? parse_args(r, ev) : skip_value(r);
             pq_str span = {s, (size_t)(r->p - s)};
             if (ks[0] == 'a')
                 ev->args = span;
@@ -589,7 +674,120 @@ static rres parse_event(reader *r, tj_event *ev)
     }
 }
 
-/* Inflates more bytes into the window, keeping [keep, end). Returns 0, or -1 with r->what
+/* Makes raw input available in r->in: 1, or 0 at the end of the input (or on a read
+ * error, r->io_errno set). */
+static int pull_input(reader *r)
+{
+    if (r->in_n)
+        return 1;
+    if (r->fd < 0 || r->io_errno)
+        return 0;
+    for (;;) {
+        ssize_t k = read(r->fd, r->inbuf, g_chunk < TJ_CHUNK ? g_chunk : TJ_CHUNK);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            r->io_errno = errno ? errno : EIO;
+        if (k <= 0)
+            return 0;
+        r->in = r->inbuf;
+        r->in_n = (size_t)k;
+        return 1;
+    }
+}
+
+/* Sets r->what for a failed fill at AT. */
+static long fill_failed(reader *r, char *at, const char *what)
+{
+    r->what = what;
+    r->err_at = at;
+    r->end = at;
+    return -1;
+}
+
+/* Copies (or reads) up to ROOT bytes of plain JSON into FILL; returns how many. */
+static long fill_plain(reader *r, char *fill, size_t room)
+{
+    size_t got = 0;
+    while (got < room && r->more) {
+        if (!r->in_n && r->fd >= 0 && !r->io_errno) {
+            ssize_t k = read(r->fd, fill + got, room - got); /* straight into the window */
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0)
+                r->io_errno = errno ? errno : EIO;
+            if (k <= 0)
+                r->more = 0;
+            else
+                got += (size_t)k;
+            continue;
+        }
+        if (!pull_input(r)) {
+            r->more = 0;
+            break;
+        }
+        size_t take = r->in_n < room - got ? r->in_n : room - got;
+        memcpy(fill + got, r->in, take);
+        r->in += take;
+        r->in_n -= take;
+        got += take;
+    }
+    if (r->io_errno)
+        return fill_failed(r, fill + got, "expected the rest of the file (read error)");
+    return (long)got;
+}
+
+/* Inflates up to ROOM bytes into FILL; returns how many. */
+static long fill_gzip(reader *r, char *fill, size_t room)
+{
+    r->z.next_out = (Bytef *)fill;
+    r->z.avail_out = (uInt)(room > 0x40000000 ? 0x40000000 : room);
+    while (r->z.avail_out > 0 && r->more) {
+        char *at = fill + (room - r->z.avail_out);
+        if (r->z.avail_in == 0) {
+            if (!pull_input(r)) {
+                r->more = 0;
+                if (r->io_errno)
+                    return fill_failed(r, at, "expected the rest of the file (read error)");
+                /* Input ran out inside a member: a truncated file, never a success. */
+                if (!r->gz_ended)
+                    return fill_failed(r, at,
+                                       "expected the rest of the gzip stream (truncated file)");
+                break;
+            }
+            size_t take = r->in_n > 0x40000000 ? 0x40000000 : r->in_n;
+            r->z.next_in = (Bytef *)(uintptr_t)r->in;
+            r->z.avail_in = (uInt)take;
+            r->in += take;
+            r->in_n -= take;
+        }
+        int zr = inflate(&r->z, Z_NO_FLUSH);
+        r->gz_ended = zr == Z_STREAM_END;
+        at = fill + (room - r->z.avail_out);
+        if (zr == Z_STREAM_END) {
+            /* Concatenated gzip members continue; trailing zeros end the stream. */
+            if (r->z.avail_in == 0 && !pull_input(r)) {
+                if (r->io_errno)
+                    return fill_failed(r, at, "expected the rest of the file (read error)");
+                r->more = 0;
+                break;
+            }
+            const uint8_t *next = r->z.avail_in ? r->z.next_in : r->in;
+            if (next[0] != 0x1f) {
+                r->more = 0;
+                break;
+            }
+            inflateReset(&r->z);
+        } else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+            return fill_failed(r, at, "expected valid gzip data");
+        } else if (zr == Z_BUF_ERROR && r->z.avail_in == 0 && !pull_input(r)) {
+            return fill_failed(r, at, "expected the rest of the gzip stream (truncated file)");
+        }
+    }
+    return (long)(room - r->z.avail_out);
+}
+
+/* Fills more bytes into the window, keeping [keep, end). Returns 0, or -1 with r->what
  * set. */
 static int refill(reader *r, const char *keep)
 {
@@ -627,55 +825,12 @@ static int refill(reader *r, const char *keep)
     r->base = r->wbuf;
     char *fill = r->wbuf + kept;
     size_t room = r->wcap - kept;
-    r->z.next_out = (Bytef *)fill;
     if (room > g_chunk)
         room = g_chunk; /* never more than a chunk per refill */
-    r->z.avail_out = (uInt)(room > 0x40000000 ? 0x40000000 : room);
-    while (r->z.avail_out > 0 && r->more) {
-        if (r->z.avail_in == 0) {
-            if (r->in_n == 0) {
-                r->more = 0;
-                if (!r->gz_ended) {
-                    /* Input ran out inside a member: a truncated file, never a success. */
-                    r->what = "expected the rest of the gzip stream (truncated file)";
-                    r->end = fill + (room - r->z.avail_out);
-                    r->err_at = r->end;
-                    return -1;
-                }
-                break;
-            }
-            size_t take = r->in_n > 0x40000000 ? 0x40000000 : r->in_n;
-            r->z.next_in = (Bytef *)(uintptr_t)r->in;
-            r->z.avail_in = (uInt)take;
-            r->in += take;
-            r->in_n -= take;
-        }
-        int zr = inflate(&r->z, Z_NO_FLUSH);
-        r->gz_ended = zr == Z_STREAM_END;
-        if (zr == Z_STREAM_END) {
-            /* Concatenated gzip members continue; trailing zeros end the stream. */
-            if (r->z.avail_in == 0 && r->in_n == 0) {
-                r->more = 0;
-                break;
-            }
-            if (r->z.avail_in > 0 && r->z.next_in[0] != 0x1f) {
-                r->more = 0;
-                break;
-            }
-            inflateReset(&r->z);
-        } else if (zr != Z_OK && zr != Z_BUF_ERROR) {
-            r->what = "expected valid gzip data";
-            r->err_at = fill + (room - r->z.avail_out);
-            r->end = r->err_at;
-            return -1;
-        } else if (zr == Z_BUF_ERROR && r->z.avail_in == 0 && r->in_n == 0) {
-            r->what = "expected the rest of the gzip stream (truncated file)";
-            r->err_at = fill + (room - r->z.avail_out);
-            r->end = r->err_at;
-            return -1;
-        }
-    }
-    r->end = fill + (room - r->z.avail_out);
+    long got = r->gz ? fill_gzip(r, fill, room) : fill_plain(r, fill, room);
+    if (got < 0)
+        return -1;
+    r->end = fill + got;
     r->p = r->wbuf + pos;
     /* Zero padding after the data keeps the scanners' memchr inside the buffer. */
     memset((char *)r->end, 0, MAPFILE_PADDING);
@@ -746,25 +901,10 @@ static pq_status run(reader *r, tj_event_fn fn, void *ctx, tj_info *info)
                 st = S_END;
                 break;
             }
-            if (*r->p != '"') {
-                rr = fail(r, r->p, "expected a key string");
-                break;
-            }
             const char *s, *e;
-            int esc;
-            rr = scan_string(r, &s, &e, &esc);
+            rr = read_key(r, &s, &e);
             if (rr != TJR_OK)
                 break;
-            ws(r);
-            if (r->p >= r->end) {
-                rr = need(r, r->p, "expected ':'");
-                break;
-            }
-            if (*r->p != ':') {
-                rr = fail(r, r->p, "expected ':' after a key");
-                break;
-            }
-            r->p++;
             size_t kl = (size_t)(e - s);
             if (kl >= sizeof key)
                 kl = sizeof key - 1;
@@ -904,7 +1044,7 @@ static pq_status run(reader *r, tj_event_fn fn, void *ctx, tj_info *info)
             return PQ_ERR_INPUT;
         if (rr == TJR_MORE) {
             r->p = mark;
-            if (!r->gz || refill(r, mark) != 0) {
+            if (!r->stream || refill(r, mark) != 0) {
                 if (!r->what) {
                     r->err_at = mark;
                     r->what = "expected more input";
@@ -929,67 +1069,105 @@ static pq_status run(reader *r, tj_event_fn fn, void *ctx, tj_info *info)
     return PQ_OK;
 }
 
-pq_status tj_read_memory(const uint8_t *data, size_t n, const char *name, tj_event_fn fn, void *ctx,
-                         tj_info *info, pq_error *err)
+static void reader_init(reader *r, const char *name, const tj_want *want, pq_error *err)
 {
-    reader r;
-    memset(&r, 0, sizeof r);
-    memset(info, 0, sizeof *info);
-    r.path = name;
-    r.err = err;
+    memset(r, 0, sizeof *r);
+    r->path = name;
+    r->err = err;
+    r->fd = -1;
+    if (want && want->arg_keys) {
+        r->nakeys = want->n_arg_keys < 8 ? want->n_arg_keys : 8;
+        r->akeys = want->arg_keys;
+        for (size_t k = 0; k < r->nakeys; k++)
+            r->aklen[k] = strlen(r->akeys[k]);
+    }
+}
+
+/* Reads the document from the reader's source: r->in/in_n (memory) or r->fd. */
+static pq_status read_source(reader *r, tj_event_fn fn, void *ctx, tj_info *info)
+{
+    const char *name = r->path;
+    pq_error *err = r->err;
     pq_status st;
-    int gz = n >= 2 && data[0] == 0x1f && data[1] == 0x8b;
-    if (gz) {
-        r.gz = 1;
-        if (inflateInit2(&r.z, 16 + MAX_WBITS) != Z_OK)
-            return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory (zlib)");
-        r.in = data;
-        r.in_n = n;
-        r.more = 1;
-        r.base = r.p = r.end = NULL;
-        if (refill(&r, NULL) != 0) {
-            st = err_set(err, PQ_ERR_INPUT, name, off_of(&r, r.err_at), "%s", r.what);
+    memset(info, 0, sizeof *info);
+    if (r->fd >= 0 && !pull_input(r) && r->io_errno)
+        return err_set(err, PQ_ERR_IO, name, -1, "cannot read: %s", strerror(r->io_errno));
+    r->gz = r->in_n >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b;
+    r->stream = r->gz || r->fd >= 0 || g_stream_plain;
+    if (r->gz && inflateInit2(&r->z, 16 + MAX_WBITS) != Z_OK)
+        return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory (zlib)");
+    if (r->stream) {
+        r->more = 1;
+        if (refill(r, NULL) != 0) {
+            st = err_set(err, PQ_ERR_INPUT, name, off_of(r, r->err_at), "%s", r->what);
             goto out;
         }
     } else {
-        /* Plain JSON: the bytes are the window. Scratch holds one event's strings. */
-        r.base = r.p = (const char *)data;
-        r.end = r.base + n;
+        /* Plain JSON in memory: the bytes are the window. Scratch holds one event's
+         * strings. */
+        size_t n = r->in_n;
+        r->base = r->p = (const char *)r->in;
+        r->end = r->base + n;
         size_t cap = n < TJ_MAX_UNIT ? n + 1 : TJ_MAX_UNIT;
-        r.scratch = pq_malloc(cap);
-        r.scratch_cap = r.scratch ? cap : 0;
-        if (!r.scratch)
+        r->scratch = pq_malloc(cap);
+        r->scratch_cap = r->scratch ? cap : 0;
+        if (!r->scratch)
             return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
     }
-    if (r.gz && r.end == r.p && !r.more) {
+    if (r->gz && r->end == r->p && !r->more) {
         st = err_set(err, PQ_ERR_INPUT, name, 0, "expected a JSON object with traceEvents");
         goto out;
     }
-    st = run(&r, fn, ctx, info);
-    if (st != PQ_OK && r.what) {
-        int64_t off = r.err_at ? off_of(&r, r.err_at) : 0;
+    st = run(r, fn, ctx, info);
+    if (st != PQ_OK && r->io_errno) {
+        st = err_set(err, PQ_ERR_IO, name, -1, "cannot read: %s", strerror(r->io_errno));
+    } else if (st != PQ_OK && r->what) {
+        int64_t off = r->err_at ? off_of(r, r->err_at) : 0;
         if (st == PQ_ERR_UNSUPPORTED)
-            st = err_set(err, st, name, 0, "expected Chrome trace events; this is %s", r.what);
+            st = err_set(err, st, name, 0, "expected Chrome trace events; this is %s", r->what);
         else
-            st = err_set(err, st, name, off, "%s", r.what);
+            st = err_set(err, st, name, off, "%s", r->what);
     }
 out:
-    if (r.gz)
-        inflateEnd(&r.z);
-    pq_free(r.wbuf);
-    pq_free(r.scratch);
+    if (r->gz)
+        inflateEnd(&r->z);
+    pq_free(r->wbuf);
+    pq_free(r->scratch);
     return st;
 }
 
-pq_status tj_read_file(const char *path, tj_event_fn fn, void *ctx, tj_info *info, pq_error *err)
+pq_status tj_read_memory_want(const uint8_t *data, size_t n, const char *name, const tj_want *want,
+                              tj_event_fn fn, void *ctx, tj_info *info, pq_error *err)
 {
-    mapped_file m;
-    pq_status st = mapfile_open(path, &m, err);
-    if (st != PQ_OK)
-        return st;
-    mapfile_advise_sequential(&m);
-    st = tj_read_memory(m.data ? m.data : (const uint8_t *)"", m.size, path, fn, ctx, info, err);
-    mapfile_close(&m);
+    reader r;
+    reader_init(&r, name, want, err);
+    r.in = data;
+    r.in_n = n;
+    return read_source(&r, fn, ctx, info);
+}
+
+pq_status tj_read_memory(const uint8_t *data, size_t n, const char *name, tj_event_fn fn, void *ctx,
+                         tj_info *info, pq_error *err)
+{
+    return tj_read_memory_want(data, n, name, NULL, fn, ctx, info, err);
+}
+
+pq_status tj_read_file(const char *path, const tj_want *want, tj_event_fn fn, void *ctx,
+                       tj_info *info, pq_error *err)
+{
+    reader r;
+    reader_init(&r, path, want, err);
+    r.fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r.fd < 0)
+        return err_set(err, PQ_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(r.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    r.inbuf = pq_malloc(TJ_CHUNK);
+    pq_status st = r.inbuf ? read_source(&r, fn, ctx, info)
+                           : err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    pq_free(r.inbuf);
+    close(r.fd);
     return st;
 }
 
@@ -1014,14 +1192,8 @@ int tj_args_scan(pq_str args, const char *const *keys, size_t nkeys, pq_str *out
         if (r.p >= r.end || *r.p != '"')
             return found;
         const char *s, *e;
-        int esc;
-        if (scan_string(&r, &s, &e, &esc) != TJR_OK)
+        if (read_key(&r, &s, &e) != TJR_OK)
             return found;
-        ws(&r);
-        if (r.p >= r.end || *r.p != ':')
-            return found;
-        r.p++;
-        ws(&r);
         const char *vs = r.p;
         if (skip_value(&r) != TJR_OK)
             return found;
@@ -1041,40 +1213,7 @@ int tj_args_scan(pq_str args, const char *const *keys, size_t nkeys, pq_str *out
 
 int tj_args_get(pq_str args, const char *key, pq_str *out)
 {
-    reader r;
-    memset(&r, 0, sizeof r);
-    r.base = r.p = args.p;
-    r.end = args.p + args.n;
-    ws(&r);
-    if (r.p >= r.end || *r.p != '{')
-        return 0;
-    r.p++;
-    for (;;) {
-        ws(&r);
-        if (r.p >= r.end || *r.p != '"')
-            return 0;
-        const char *s, *e;
-        int esc;
-        if (scan_string(&r, &s, &e, &esc) != TJR_OK)
-            return 0;
-        ws(&r);
-        if (r.p >= r.end || *r.p != ':')
-            return 0;
-        r.p++;
-        ws(&r);
-        const char *vs = r.p;
-        if (skip_value(&r) != TJR_OK)
-            return 0;
-        if (key_is(s, e, key)) {
-            out->p = vs;
-            out->n = (size_t)(r.p - vs);
-            return 1;
-        }
-        ws(&r);
-        if (r.p >= r.end || *r.p != ',')
-            return 0;
-        r.p++;
-    }
+    return tj_args_scan(args, &key, 1, out) > 0;
 }
 
 long tj_string_value(pq_str raw, char *out, size_t cap)
