@@ -29,12 +29,19 @@ typedef struct pool {
     int failed;
 } pool;
 
+/* 8 bytes per step: kernel names run to hundreds of bytes and every event's is hashed. */
 static uint64_t hash_bytes(const char *p, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t k = 0; k < n; k++)
-        h = (h ^ (unsigned char)p[k]) * 1099511628211ull;
-    return h;
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, p, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 29);
 }
 
 static const char *pool_str(const pool *pl, uint32_t id)
@@ -65,12 +72,8 @@ static void pool_free(pool *pl)
 
 static uint32_t pool_intern(pool *pl, const char *p, size_t n)
 {
-    if (pl->failed)
-        return 0;
-    if (!p || !n) {
-        p = "";
-        n = 0;
-    }
+    if (pl->failed || !p || !n)
+        return 0; /* id 0 is "" */
     if (n > 0xFFFFFFF0u)
         n = 0xFFFFFFF0u;
     uint64_t h = hash_bytes(p, n);
@@ -993,20 +996,115 @@ typedef struct ctx {
 enum { CAT_COMPUTE, CAT_COMM, CAT_HOST, CAT_STALL, CAT_OTHER };
 static const char *const CAT_NAMES[5] = {"compute", "communication", "host", "stall", "other"};
 
-static sm_builder *g_sort_b; /* qsort has no context argument in C11 */
+/* Sorting. Event orders are (track, ts, end, index) with end descending (enclosing events
+ * first) or ascending; the sweep of 1.17 orders points by (time, kind, index). All are
+ * total orders, so any correct sort gives the same result; this one is a bottom-up merge
+ * sort of 16-byte records that skips merging runs already in order, so the usual trace,
+ * nearly sorted per track, costs about one pass per level instead of qsort's indirect
+ * comparisons. */
+typedef struct srec {
+    int64_t t;
+    uint32_t idx;
+    uint32_t kind; /* SORT_POINTS: the tie-break before idx */
+} srec;
 
-static int cmp_track_order(const void *pa, const void *pb)
+enum { SORT_END_DESC, SORT_END_ASC, SORT_POINTS };
+
+static inline int srec_less(const sm_builder *b, int mode, const srec *x, const srec *y)
 {
-    uint32_t a = *(const uint32_t *)pa, b2 = *(const uint32_t *)pb;
-    const sm_builder *b = g_sort_b;
-    if (b->trk[a] != b->trk[b2])
-        return b->trk[a] < b->trk[b2] ? -1 : 1;
-    if (b->ts[a] != b->ts[b2])
-        return b->ts[a] < b->ts[b2] ? -1 : 1;
-    int64_t ea = b->ts[a] + b->dur[a], eb = b->ts[b2] + b->dur[b2];
-    if (ea != eb)
-        return ea > eb ? -1 : 1; /* longer (enclosing) first */
-    return a < b2 ? -1 : a > b2;
+    if (x->t != y->t)
+        return x->t < y->t;
+    if (mode == SORT_POINTS) {
+        if (x->kind != y->kind)
+            return x->kind < y->kind;
+    } else {
+        /* Equal starts: the end order is the duration order. */
+        int64_t dx = b->dur[x->idx], dy = b->dur[y->idx];
+        if (dx != dy)
+            return mode == SORT_END_DESC ? dx > dy : dx < dy;
+    }
+    return x->idx < y->idx;
+}
+
+static void srec_sort(const sm_builder *b, int mode, srec *a, srec *tmp, size_t n)
+{
+    enum { RUN = 32 };
+    for (size_t lo = 0; lo < n; lo += RUN) {
+        size_t hi = lo + RUN < n ? lo + RUN : n;
+        for (size_t k = lo + 1; k < hi; k++) {
+            srec v = a[k];
+            size_t j = k;
+            while (j > lo && srec_less(b, mode, &v, &a[j - 1])) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = v;
+        }
+    }
+    srec *src = a, *dst = tmp;
+    for (size_t w = RUN; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            if (mid >= hi || !srec_less(b, mode, &src[mid], &src[mid - 1])) {
+                memcpy(dst + lo, src + lo, (hi - lo) * sizeof *src);
+                continue;
+            }
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                dst[o++] = srec_less(b, mode, &src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid)
+                dst[o++] = src[i++];
+            while (j < hi)
+                dst[o++] = src[j++];
+        }
+        srec *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
+}
+
+/* Sorts the event indices IDX[0..n) (ascending on entry) by (track, ts, end, index):
+ * grouped by track with a stable counting pass, then each track merge-sorted. */
+static int sort_by_track(const sm_builder *b, int mode, uint32_t *idx, size_t n)
+{
+    size_t *start = pq_calloc((size_t)b->ntracks + 1, sizeof *start);
+    uint32_t *grouped = pq_malloc((n + 1) * sizeof *grouped);
+    size_t most = 0;
+    srec *rec = NULL, *tmp = NULL;
+    int rc = -1;
+    if (!start || !grouped)
+        goto out;
+    for (size_t k = 0; k < n; k++)
+        start[b->trk[idx[k]] + 1]++;
+    for (uint32_t t = 0; t < b->ntracks; t++) {
+        if (start[t + 1] > most)
+            most = start[t + 1];
+        start[t + 1] += start[t];
+    }
+    rec = pq_malloc((most + 1) * sizeof *rec);
+    tmp = pq_malloc((most + 1) * sizeof *tmp);
+    if (!rec || !tmp)
+        goto out;
+    for (size_t k = 0; k < n; k++)
+        grouped[start[b->trk[idx[k]]]++] = idx[k];
+    /* start[t] is now the end of track t's group. */
+    for (uint32_t t = 0, lo = 0; t < b->ntracks; lo = (uint32_t)start[t++]) {
+        size_t m = start[t] - lo;
+        for (size_t k = 0; k < m; k++)
+            rec[k] = (srec){b->ts[grouped[lo + k]], grouped[lo + k], 0};
+        srec_sort(b, mode, rec, tmp, m);
+        for (size_t k = 0; k < m; k++)
+            idx[lo + k] = rec[k].idx;
+    }
+    rc = 0;
+out:
+    pq_free(start);
+    pq_free(grouped);
+    pq_free(rec);
+    pq_free(tmp);
+    return rc;
 }
 
 /* Spec 1.5: self time per track with the partial-overlap rule. */
@@ -1591,20 +1689,6 @@ static uint32_t path_prefix(sm_builder *b, uint32_t path, int maxd)
     return path;
 }
 
-static int cmp_gap_order(const void *pa, const void *pb)
-{
-    uint32_t a = *(const uint32_t *)pa, b2 = *(const uint32_t *)pb;
-    const sm_builder *b = g_sort_b;
-    if (b->trk[a] != b->trk[b2])
-        return b->trk[a] < b->trk[b2] ? -1 : 1;
-    if (b->ts[a] != b->ts[b2])
-        return b->ts[a] < b->ts[b2] ? -1 : 1;
-    int64_t ea = b->ts[a] + b->dur[a], eb = b->ts[b2] + b->dur[b2];
-    if (ea != eb)
-        return ea < eb ? -1 : 1;
-    return a < b2 ? -1 : a > b2;
-}
-
 static int is_gap_marker(const sm_builder *b, uint32_t e)
 {
     char canon[512];
@@ -1688,21 +1772,7 @@ typedef struct window {
     int64_t dur;
 } window;
 
-typedef struct wpt {
-    int64_t t;
-    int kind; /* 0 start, 1 midpoint, 2 end */
-    uint32_t idx;
-} wpt;
-
-static int cmp_wpt(const void *pa, const void *pb)
-{
-    const wpt *a = pa, *b = pb;
-    if (a->t != b->t)
-        return a->t < b->t ? -1 : 1;
-    if (a->kind != b->kind)
-        return a->kind - b->kind;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
+typedef srec wpt; /* t, index (window or event), kind: 0 start, 1 midpoint, 2 end */
 
 static jval *candidate(const char *id, const char *title, const char *rationale, jval *evidence,
                        const char *const *suggestions)
@@ -1745,10 +1815,8 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         goto out;
     for (size_t k = 0; k < n; k++)
         c.order[k] = (uint32_t)k;
-    g_sort_b = b;
     g_pool = &b->names;
-    qsort(c.order, n, sizeof *c.order, cmp_track_order);
-    if (compute_exclusive(&c) != 0)
+    if (sort_by_track(b, SORT_END_DESC, c.order, n) != 0 || compute_exclusive(&c) != 0)
         goto out;
     classify_tracks(b);
     /* Name flags for every name seen so far (the pool only grows from here). */
@@ -2078,7 +2146,10 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     for (size_t e = 0; e < n; e++)
         if (b->tracks[b->trk[e]].device_op)
             go[ng++] = (uint32_t)e;
-    qsort(go, ng, sizeof *go, cmp_gap_order);
+    if (sort_by_track(b, SORT_END_ASC, go, ng) != 0) {
+        pq_free(go);
+        goto fail;
+    }
     /* Preferred ≤4-deep tf_op path per op name, for fallback payloads. */
     counter pref = {0};
     for (size_t k = 0; k < ng; k++) {
@@ -2380,21 +2451,22 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         jval *oarr = jv_arr();
         if (nw && nmid) {
             wpt *pts = pq_malloc((2 * nw + nmid + 1) * sizeof *pts);
+            wpt *ptmp = pq_malloc((2 * nw + nmid + 1) * sizeof *ptmp);
             uint32_t *active = pq_malloc((nw + 1) * sizeof *active);
             uint32_t *apos = pq_malloc((nw + 1) * sizeof *apos);
             agg *ag = NULL;
             size_t nag = 0, capa = 0, na = 0, np = 0;
             pmap amap = {0};
             counter shp = {0};
-            if (pts && active && apos) {
+            if (pts && ptmp && active && apos) {
                 for (size_t k = 0; k < nw; k++) {
-                    pts[np++] = (wpt){win[k].start2, 0, (uint32_t)k};
-                    pts[np++] = (wpt){win[k].end2, 2, (uint32_t)k};
+                    pts[np++] = (wpt){win[k].start2, (uint32_t)k, 0};
+                    pts[np++] = (wpt){win[k].end2, (uint32_t)k, 2};
                 }
                 for (size_t e = 0; e < n; e++)
                     if (b->tracks[b->trk[e]].device_op)
-                        pts[np++] = (wpt){2 * b->ts[e] + b->dur[e], 1, (uint32_t)e};
-                qsort(pts, np, sizeof *pts, cmp_wpt);
+                        pts[np++] = (wpt){2 * b->ts[e] + b->dur[e], (uint32_t)e, 1};
+                srec_sort(b, SORT_POINTS, pts, ptmp, np);
                 for (size_t k = 0; k < np; k++) {
                     wpt *q = &pts[k];
                     if (q->kind == 0) {
@@ -2467,6 +2539,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                 }
             }
             pq_free(pts);
+            pq_free(ptmp);
             pq_free(active);
             pq_free(apos);
             pq_free(ag);

@@ -94,9 +94,12 @@ static rres need(reader *r, const char *at, const char *what)
     return r->more ? TJR_MORE : fail(r, at, what);
 }
 
+/* JSON's four whitespace bytes. */
+static const unsigned char WS[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
+
 static inline void ws(reader *r)
 {
-    while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t'))
+    while (r->p < r->end && WS[(unsigned char)*r->p])
         r->p++;
 }
 
@@ -129,7 +132,13 @@ static inline const unsigned char *string_stop(const unsigned char *q, const uns
 
 /* Scans a string starting at the quote; sets *s and *e to the raw content, *esc if it has
  * escapes. One pass. */
-static rres scan_string(reader *r, const char **s, const char **e, int *esc)
+#if defined(__GNUC__)
+#define TJ_INLINE static inline __attribute__((always_inline))
+#else
+#define TJ_INLINE static inline
+#endif
+
+TJ_INLINE rres scan_string(reader *r, const char **s, const char **e, int *esc)
 {
     const unsigned char *q = (const unsigned char *)r->p + 1, *end = (const unsigned char *)r->end;
     *esc = 0;
@@ -155,7 +164,7 @@ static rres scan_string(reader *r, const char **s, const char **e, int *esc)
 }
 
 /* At a key: the key string, ':' and the space before the value. */
-static rres read_key(reader *r, const char **ks, const char **ke)
+TJ_INLINE rres read_key(reader *r, const char **ks, const char **ke)
 {
     if (*r->p != '"')
         return fail(r, r->p, "expected a key string");
@@ -311,9 +320,14 @@ static rres read_string(reader *r, pq_str *out)
     return TJR_OK;
 }
 
-static int is_num_char(char c)
+/* Bytes a number's text is made of. */
+static const unsigned char NUM_CHAR[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1};
+
+static inline int is_num_char(char c)
 {
-    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+    return NUM_CHAR[(unsigned char)c];
 }
 
 static rres scan_number(reader *r, const char **s, const char **e)
@@ -429,6 +443,23 @@ static rres skip_value(reader *r)
 
 /* Parses a number into whole µs and sub-µs picoseconds. Returns TJ_INT when it fits, or
  * TJ_OTHER (e.g. exponents beyond range). */
+static inline void make_time(int neg, int64_t whole, int64_t frac, int fd, int round_up, tj_time *t)
+{
+    for (int k = fd; k < 6; k++)
+        frac *= 10;
+    frac += round_up;
+    t->us = neg ? -whole : whole;
+    t->frac_ps = neg ? -frac : frac;
+    while (t->frac_ps < 0) {
+        t->frac_ps += 1000000;
+        t->us--;
+    }
+    while (t->frac_ps >= 1000000) {
+        t->frac_ps -= 1000000;
+        t->us++;
+    }
+}
+
 static int parse_time(const char *s, const char *e, tj_time *t)
 {
     int neg = 0;
@@ -478,11 +509,8 @@ static int parse_time(const char *s, const char *e, tj_time *t)
         t->frac_ps = (int64_t)((d - w) * 1e6 + (d >= w ? 0.5 : -0.5));
         goto norm;
     }
-    for (int k = fd; k < 6; k++)
-        frac *= 10;
-    frac += round_up;
-    t->us = neg ? -whole : whole;
-    t->frac_ps = neg ? -frac : frac;
+    make_time(neg, whole, frac, fd, round_up, t);
+    return TJ_INT;
 norm:
     while (t->frac_ps < 0) {
         t->frac_ps += 1000000;
@@ -493,6 +521,40 @@ norm:
         t->us++;
     }
     return TJ_INT;
+}
+
+/* The common number of a trace, [-]digits[.digits] (at most 18 whole digits) followed by
+ * a byte that is not part of a number, parsed in one pass into *T. Returns 0 (nothing
+ * consumed) for anything else, which the general path then handles. */
+static inline int fast_time(reader *r, tj_time *t)
+{
+    const char *q = r->p, *end = r->end;
+    int neg = q < end && *q == '-';
+    q += neg;
+    if (q >= end || (unsigned)(*q - '0') > 9)
+        return 0;
+    int64_t whole = 0, frac = 0;
+    int nd = 0, fd = 0, round_up = 0;
+    while (q < end && (unsigned)(*q - '0') <= 9 && nd < 18) {
+        whole = whole * 10 + (*q++ - '0');
+        nd++;
+    }
+    if (q < end && *q == '.') {
+        q++;
+        while (q < end && (unsigned)(*q - '0') <= 9) {
+            if (fd < 6)
+                frac = frac * 10 + (*q - '0');
+            else if (fd == 6)
+                round_up = *q >= '5';
+            fd++;
+            q++;
+        }
+    }
+    if (q >= end || NUM_CHAR[(unsigned char)*q])
+        return 0; /* an exponent, more digits, or the window's end: the general path */
+    make_time(neg, whole, frac, fd, round_up, t);
+    r->p = q;
+    return 1;
 }
 
 static int key_is(const char *s, const char *e, const char *lit)
@@ -512,6 +574,18 @@ static rres parse_id(reader *r, int *kind, int64_t *v, pq_str *raw)
         return rr;
     }
     const char *s = r->p;
+    tj_time ft;
+    if (fast_time(r, &ft)) {
+        if (ft.frac_ps == 0) {
+            *kind = TJ_INT;
+            *v = ft.us;
+        } else {
+            *kind = TJ_OTHER;
+            raw->p = s;
+            raw->n = (size_t)(r->p - s);
+        }
+        return TJR_OK;
+    }
     if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9')) {
         const char *ns, *ne;
         rres rr = scan_number(r, &ns, &ne);
@@ -540,6 +614,10 @@ static rres parse_tval(reader *r, int *kind, tj_time *t)
 {
     if (r->p >= r->end)
         return need(r, r->p, "expected a value");
+    if (fast_time(r, t)) {
+        *kind = TJ_INT;
+        return TJR_OK;
+    }
     if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9')) {
         const char *s, *e;
         rres rr = scan_number(r, &s, &e);
@@ -550,6 +628,38 @@ static rres parse_tval(reader *r, int *kind, tj_time *t)
     }
     *kind = TJ_OTHER;
     return skip_value(r);
+}
+
+enum { K_OTHER, K_PH, K_NAME, K_CAT, K_PID, K_TID, K_TS, K_DUR, K_ARGS, K_ID };
+
+/* Which event field the key K (N bytes, raw) is. */
+static inline int event_key(const char *k, size_t n)
+{
+    switch (n) {
+    case 2:
+        if (k[0] == 'p' && k[1] == 'h')
+            return K_PH;
+        if (k[0] == 't' && k[1] == 's')
+            return K_TS;
+        if (k[0] == 'i' && k[1] == 'd')
+            return K_ID;
+        break;
+    case 3:
+        if (k[1] == 'i' && k[2] == 'd')
+            return k[0] == 'p' ? K_PID : k[0] == 't' ? K_TID : K_OTHER;
+        if (memcmp(k, "cat", 3) == 0)
+            return K_CAT;
+        if (memcmp(k, "dur", 3) == 0)
+            return K_DUR;
+        break;
+    case 4:
+        if (memcmp(k, "name", 4) == 0)
+            return K_NAME;
+        if (memcmp(k, "args", 4) == 0)
+            return K_ARGS;
+        break;
+    }
+    return K_OTHER;
 }
 
 /* The args object of an event: each value skipped, the wanted keys' values noted. */
@@ -574,7 +684,7 @@ static rres parse_args(reader *r, tj_event *ev)
             return rr;
         size_t kl = (size_t)(ke - ks);
         for (size_t k = 0; k < r->nakeys; k++) {
-            if (r->aklen[k] == kl && memcmp(r->akeys[k], ks, kl) == 0) {
+            if (r->aklen[k] == kl && r->akeys[k][0] == ks[0] && memcmp(r->akeys[k], ks, kl) == 0) {
                 ev->argv[k].p = vs;
                 ev->argv[k].n = (size_t)(r->p - vs);
                 break;
@@ -624,37 +734,48 @@ static rres parse_event(reader *r, tj_event *ev)
             return rr;
         if (r->p >= r->end)
             return need(r, r->p, "expected a value");
-        size_t kl = (size_t)(ke - ks);
-        if (kl == 2 && ks[0] == 'p' && ks[1] == 'h') {
-            pq_str ph;
+        switch (event_key(ks, (size_t)(ke - ks))) {
+        case K_PH:
             if (*r->p == '"') {
+                pq_str ph;
                 rr = read_string(r, &ph);
                 if (rr == TJR_OK)
                     ev->ph = ph.n ? ph.p[0] : '\0';
             } else {
                 rr = skip_value(r);
             }
-        } else if (key_is(ks, ke, "name")) {
+            break;
+        case K_NAME:
             rr = *r->p == '"' ? read_string(r, &ev->name) : skip_value(r);
-        } else if (key_is(ks, ke, "cat")) {
+            break;
+        case K_CAT:
             rr = *r->p == '"' ? read_string(r, &ev->cat) : skip_value(r);
-        } else if (key_is(ks, ke, "pid")) {
+            break;
+        case K_PID:
             rr = parse_id(r, &ev->pid_kind, &ev->pid, &ev->pid_str);
-        } else if (key_is(ks, ke, "tid")) {
+            break;
+        case K_TID:
             rr = parse_id(r, &ev->tid_kind, &ev->tid, &ev->tid_str);
-        } else if (key_is(ks, ke, "ts")) {
+            break;
+        case K_TS:
             rr = parse_tval(r, &ev->ts_kind, &ev->ts);
-        } else if (key_is(ks, ke, "dur")) {
+            break;
+        case K_DUR:
             rr = parse_tval(r, &ev->dur_kind, &ev->dur);
-        } else if (key_is(ks, ke, "args") || key_is(ks, ke, "id")) {
+            break;
+        case K_ARGS: {
             const char *s = r->p;
-            rr = ks[0] == 'a' && r->nakeys && *r->p == '{' ? parse_args(r, ev) : skip_value(r);
-            pq_str span = {s, (size_t)(r->p - s)};
-            if (ks[0] == 'a')
-                ev->args = span;
-            else
-                ev->id = span;
-        } else {
+            rr = r->nakeys && *r->p == '{' ? parse_args(r, ev) : skip_value(r);
+            ev->args = (pq_str){s, (size_t)(r->p - s)};
+            break;
+        }
+        case K_ID: {
+            const char *s = r->p;
+            rr = skip_value(r);
+            ev->id = (pq_str){s, (size_t)(r->p - s)};
+            break;
+        }
+        default:
             rr = skip_value(r);
         }
         if (rr != TJR_OK)
