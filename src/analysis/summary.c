@@ -1631,7 +1631,20 @@ typedef struct opstate {
     uint32_t *sig_of_long;       /* long_name id -> signature id */
     uint32_t *path_tf, *path_nm; /* cache: tf_op id / name id -> path id (+1), 0 unknown */
     uint8_t *depth_tf, *depth_nm;
+    uint8_t *name_sep; /* name id -> 1 + (the name holds "=>" or "::"), 0 unknown */
 } opstate;
+
+/* Whether the name NM holds a path separator ("=>" or "::"), once per name. */
+static int name_has_sep(const sm_builder *b, opstate *s, uint32_t nm)
+{
+    if (nm < s->npool && s->name_sep[nm])
+        return s->name_sep[nm] - 1;
+    const char *p = pool_str(&b->names, nm);
+    int has = strstr(p, "=>") || strstr(p, "::");
+    if (nm < s->npool)
+        s->name_sep[nm] = (uint8_t)(1 + has);
+    return has;
+}
 
 static uint32_t sig_id(sm_builder *b, opstate *s, uint32_t ln)
 {
@@ -1653,8 +1666,7 @@ static uint32_t sig_id(sm_builder *b, opstate *s, uint32_t ln)
 static uint32_t event_path(sm_builder *b, opstate *s, uint32_t e, int *depth, int *fallback)
 {
     uint32_t tf = b->tf_op[e], nm = b->name[e];
-    *fallback =
-        tf == 0 && !strstr(pool_str(&b->names, nm), "=>") && !strstr(pool_str(&b->names, nm), "::");
+    *fallback = tf == 0 && !name_has_sep(b, s, nm);
     uint32_t *cache = tf ? s->path_tf : s->path_nm;
     uint8_t *dcache = tf ? s->depth_tf : s->depth_nm;
     uint32_t key = tf ? tf : nm;
@@ -1921,7 +1933,8 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     s.path_nm = pq_calloc(s.npool + 1, sizeof *s.path_nm);
     s.depth_tf = pq_calloc(s.npool + 1, 1);
     s.depth_nm = pq_calloc(s.npool + 1, 1);
-    if (!s.sig_of_long || !s.path_tf || !s.path_nm || !s.depth_tf || !s.depth_nm)
+    s.name_sep = pq_calloc(s.npool + 1, 1);
+    if (!s.sig_of_long || !s.path_tf || !s.path_nm || !s.depth_tf || !s.depth_nm || !s.name_sep)
         goto fail;
     for (uint32_t k = 0; k < s.npool; k++)
         s.sig_of_long[k] = UINT32_MAX;
@@ -2433,8 +2446,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                 continue;
             }
             int d, fb;
-            if (!b->tf_op[e] && !strstr(pool_str(&b->names, b->name[e]), "=>") &&
-                !strstr(pool_str(&b->names, b->name[e]), "::"))
+            if (!b->tf_op[e] && !name_has_sep(b, &s, b->name[e]))
                 continue;
             uint32_t path = event_path(b, &s, (uint32_t)e, &d, &fb);
             if (fb || !d)
@@ -2646,5 +2658,6 @@ out:
     pq_free(s.path_nm);
     pq_free(s.depth_tf);
     pq_free(s.depth_nm);
+    pq_free(s.name_sep);
     return doc;
 }

@@ -42,9 +42,10 @@ typedef struct tj_event {
     pq_str args; /* raw JSON text of the "args" value, empty when absent */
     pq_str id;   /* raw text of "id" (flows, async), empty when absent */
     /* Raw values of the wanted args keys (tj_want.arg_keys[k]; the last of duplicates),
-     * empty (p NULL) when absent or when args is not an object. */
-    pq_str argv[8];
+     * empty (p NULL) when absent or when args is not an object; entries past
+     * tj_want.n_arg_keys are unspecified. Last in the struct (the reader clears the rest). */
     int64_t offset; /* byte offset of the event's '{' in the (uncompressed) JSON */
+    pq_str argv[8];
 } tj_event;
 
 /* Called for every element of traceEvents. Return 0 to go on, non-zero to stop (the
