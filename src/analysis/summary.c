@@ -1605,15 +1605,60 @@ typedef struct agg {
 
 static const pool *g_pool;
 
-static int cmp_hot(const void *pa, const void *pb)
+/* Appends a zeroed row {NAME, AUX} to *ARR (N rows, room for CAP) and stores its index in
+ * *SLOT. NULL when memory ran out. */
+static agg *agg_new(agg **arr, size_t *n, size_t *cap, uint32_t *slot, uint32_t name, uint32_t aux)
 {
-    const agg *a = pa, *b = pb;
-    if (a->excl != b->excl)
-        return a->excl > b->excl ? -1 : 1;
-    if (a->total != b->total)
-        return a->total > b->total ? -1 : 1;
-    return strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 256;
+        agg *na = pq_realloc(*arr, nc * sizeof *na);
+        if (!na)
+            return NULL;
+        *arr = na;
+        *cap = nc;
+    }
+    agg *r = &(*arr)[*n];
+    memset(r, 0, sizeof *r);
+    r->name = name;
+    r->aux = aux;
+    *slot = (uint32_t)(*n)++;
+    return r;
 }
+
+/* The aggregate orders of the spec are lists of keys compared in turn: totals descending,
+ * names ascending. */
+enum { BY_TOTAL, BY_EXCL, BY_NAME, BY_AUX, BY_END };
+
+static int cmp_agg_by(const agg *a, const agg *b, const int *keys)
+{
+    for (; *keys != BY_END; keys++) {
+        int64_t x = *keys == BY_TOTAL ? a->total : a->excl,
+                y = *keys == BY_TOTAL ? b->total : b->excl;
+        int c;
+        if (*keys == BY_NAME)
+            c = strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
+        else if (*keys == BY_AUX)
+            c = strcmp(pool_str(g_pool, a->aux), pool_str(g_pool, b->aux));
+        else
+            c = x != y ? (x > y ? -1 : 1) : 0;
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+#define AGG_ORDER(fn, ...)                                                                         \
+    static int fn(const void *pa, const void *pb)                                                  \
+    {                                                                                              \
+        static const int keys[] = {__VA_ARGS__, BY_END};                                           \
+        return cmp_agg_by(pa, pb, keys);                                                           \
+    }
+
+AGG_ORDER(cmp_hot, BY_EXCL, BY_TOTAL, BY_NAME)
+AGG_ORDER(cmp_gap, BY_TOTAL, BY_EXCL, BY_NAME) /* excl holds the max gap */
+AGG_ORDER(cmp_ctx, BY_TOTAL, BY_NAME, BY_AUX)
+AGG_ORDER(cmp_region, BY_TOTAL, BY_EXCL, BY_NAME) /* total is inclusive */
+AGG_ORDER(cmp_opreg, BY_EXCL, BY_TOTAL, BY_AUX, BY_NAME)
 
 static const char *op_category(uint8_t flags)
 {
@@ -1714,50 +1759,6 @@ static int is_gap_marker(const sm_builder *b, uint32_t e)
         if (strcmp(canon, m[k]) == 0)
             return 1;
     return strncmp(canon, "copy-start", 10) == 0 || strncmp(canon, "copy-done", 9) == 0;
-}
-
-static int cmp_gap(const void *pa, const void *pb)
-{
-    const agg *a = pa, *b = pb;
-    if (a->total != b->total)
-        return a->total > b->total ? -1 : 1;
-    if (a->excl != b->excl) /* max gap */
-        return a->excl > b->excl ? -1 : 1;
-    return strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
-}
-
-static int cmp_ctx(const void *pa, const void *pb)
-{
-    const agg *a = pa, *b = pb;
-    if (a->total != b->total)
-        return a->total > b->total ? -1 : 1;
-    int c = strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
-    if (c)
-        return c;
-    return strcmp(pool_str(g_pool, a->aux), pool_str(g_pool, b->aux));
-}
-
-static int cmp_region(const void *pa, const void *pb)
-{
-    const agg *a = pa, *b = pb;
-    if (a->total != b->total) /* inclusive */
-        return a->total > b->total ? -1 : 1;
-    if (a->excl != b->excl)
-        return a->excl > b->excl ? -1 : 1;
-    return strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
-}
-
-static int cmp_opreg(const void *pa, const void *pb)
-{
-    const agg *a = pa, *b = pb;
-    if (a->excl != b->excl)
-        return a->excl > b->excl ? -1 : 1;
-    if (a->total != b->total)
-        return a->total > b->total ? -1 : 1;
-    int c = strcmp(pool_str(g_pool, a->aux), pool_str(g_pool, b->aux));
-    if (c)
-        return c;
-    return strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
 }
 
 typedef struct family_row {
@@ -2207,18 +2208,8 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                 uint32_t *gs = pmap_slot(&gmap, b->name[payload], 0, &fresh);
                 if (!gs)
                     break;
-                if (fresh) {
-                    if (ngaps == capg) {
-                        capg = capg ? capg * 2 : 256;
-                        agg *ng2 = pq_realloc(gaps, capg * sizeof *ng2);
-                        if (!ng2)
-                            break;
-                        gaps = ng2;
-                    }
-                    memset(&gaps[ngaps], 0, sizeof *gaps);
-                    gaps[ngaps].name = b->name[payload];
-                    *gs = (uint32_t)ngaps++;
-                }
+                if (fresh && !agg_new(&gaps, &ngaps, &capg, gs, b->name[payload], 0))
+                    break;
                 agg *g = &gaps[*gs];
                 g->count++;
                 g->total += gap;
@@ -2263,19 +2254,8 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                 uint32_t *cs = pmap_slot(&cmap, b->name[payload], region, &fresh);
                 if (!cs)
                     break;
-                if (fresh) {
-                    if (nctx == capc) {
-                        capc = capc ? capc * 2 : 256;
-                        agg *nc2 = pq_realloc(ctxs, capc * sizeof *nc2);
-                        if (!nc2)
-                            break;
-                        ctxs = nc2;
-                    }
-                    memset(&ctxs[nctx], 0, sizeof *ctxs);
-                    ctxs[nctx].name = b->name[payload];
-                    ctxs[nctx].aux = region;
-                    *cs = (uint32_t)nctx++;
-                }
+                if (fresh && !agg_new(&ctxs, &nctx, &capc, cs, b->name[payload], region))
+                    break;
                 ctxs[*cs].count++;
                 ctxs[*cs].total += gap;
             }
@@ -2357,19 +2337,12 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                     break;
                 }
                 if (fresh) {
-                    if (nreg == capr) {
-                        capr = capr ? capr * 2 : 256;
-                        agg *nr = pq_realloc(reg, capr * sizeof *nr);
-                        if (!nr) {
-                            oom = 1;
-                            break;
-                        }
-                        reg = nr;
+                    agg *nr = agg_new(&reg, &nreg, &capr, rs, p, 0);
+                    if (!nr) {
+                        oom = 1;
+                        break;
                     }
-                    memset(&reg[nreg], 0, sizeof *reg);
-                    reg[nreg].name = p;
-                    reg[nreg].aux2 = (uint32_t)depth;
-                    *rs = (uint32_t)nreg++;
+                    nr->aux2 = (uint32_t)depth;
                 }
                 agg *r = &reg[*rs];
                 r->count++;
@@ -2504,19 +2477,8 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                         uint32_t *as = pmap_slot(&amap, win[best].path, b->name[e], &fresh);
                         if (!as)
                             break;
-                        if (fresh) {
-                            if (nag == capa) {
-                                capa = capa ? capa * 2 : 256;
-                                agg *na2 = pq_realloc(ag, capa * sizeof *na2);
-                                if (!na2)
-                                    break;
-                                ag = na2;
-                            }
-                            memset(&ag[nag], 0, sizeof *ag);
-                            ag[nag].name = b->name[e];
-                            ag[nag].aux = win[best].path;
-                            *as = (uint32_t)nag++;
-                        }
+                        if (fresh && !agg_new(&ag, &nag, &capa, as, b->name[e], win[best].path))
+                            break;
                         ag[*as].count++;
                         ag[*as].total += b->dur[e];
                         ag[*as].excl += c.excl[e];

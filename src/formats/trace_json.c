@@ -183,6 +183,33 @@ TJ_INLINE rres read_key(reader *r, const char **ks, const char **ke)
     return TJR_OK;
 }
 
+/* At '{': consumes it and the space after; *empty = 1 when '}' follows (consumed too).
+ * NEED_WHAT when the window ends first. */
+static rres open_object(reader *r, const char *need_what, int *empty)
+{
+    r->p++;
+    ws(r);
+    if (r->p >= r->end)
+        return need(r, r->p, need_what);
+    *empty = *r->p == '}';
+    r->p += *empty;
+    return TJR_OK;
+}
+
+/* After a member or element: ',' (*more = 1) or CLOSE (*more = 0), consumed. NEED_WHAT
+ * when the window ends first, FAIL_WHAT for any other byte. */
+static rres next_or_close(reader *r, char close, const char *need_what, const char *fail_what,
+                          int *more)
+{
+    ws(r);
+    if (r->p >= r->end)
+        return need(r, r->p, need_what);
+    if (*r->p != ',' && *r->p != close)
+        return fail(r, r->p, fail_what);
+    *more = *r->p++ == ',';
+    return TJR_OK;
+}
+
 static int hexv(char c)
 {
     if (c >= '0' && c <= '9')
@@ -442,15 +469,9 @@ static rres skip_value(reader *r)
     }
 }
 
-/* Parses a number into whole µs and sub-µs picoseconds. Returns TJ_INT when it fits, or
- * TJ_OTHER (e.g. exponents beyond range). */
-static inline void make_time(int neg, int64_t whole, int64_t frac, int fd, int round_up, tj_time *t)
+/* Brings frac_ps into 0..999999. */
+static inline void normalize_time(tj_time *t)
 {
-    for (int k = fd; k < 6; k++)
-        frac *= 10;
-    frac += round_up;
-    t->us = neg ? -whole : whole;
-    t->frac_ps = neg ? -frac : frac;
     while (t->frac_ps < 0) {
         t->frac_ps += 1000000;
         t->us--;
@@ -460,6 +481,35 @@ static inline void make_time(int neg, int64_t whole, int64_t frac, int fd, int r
         t->us++;
     }
 }
+
+/* The time of [-]WHOLE.FRAC, FRAC given by its first min(FD, 6) digits (ROUND_UP: the
+ * seventh was >= 5). */
+static inline void make_time(int neg, int64_t whole, int64_t frac, int fd, int round_up, tj_time *t)
+{
+    for (int k = fd; k < 6; k++)
+        frac *= 10;
+    frac += round_up;
+    t->us = neg ? -whole : whole;
+    t->frac_ps = neg ? -frac : frac;
+    normalize_time(t);
+}
+
+/* The digits after a decimal point, from Q: the first six into *FRAC, the seventh rounds;
+ * *FD counts them all. Returns the first byte after them. */
+static inline const char *frac_digits(const char *q, const char *end, int64_t *frac, int *fd,
+                                      int *round_up)
+{
+    for (; q < end && (unsigned)(*q - '0') <= 9; q++, ++*fd) {
+        if (*fd < 6)
+            *frac = *frac * 10 + (*q - '0');
+        else if (*fd == 6)
+            *round_up = *q >= '5';
+    }
+    return q;
+}
+
+/* Parses a number into whole µs and sub-µs picoseconds. Returns TJ_INT when it fits, or
+ * TJ_OTHER (e.g. exponents beyond range). */
 
 static int parse_time(const char *s, const char *e, tj_time *t)
 {
@@ -482,17 +532,8 @@ static int parse_time(const char *s, const char *e, tj_time *t)
     int64_t frac = 0;
     int fd = 0;
     int round_up = 0;
-    if (q < e && *q == '.') {
-        q++;
-        while (q < e && *q >= '0' && *q <= '9') {
-            if (fd < 6)
-                frac = frac * 10 + (*q - '0');
-            else if (fd == 6)
-                round_up = *q >= '5';
-            fd++;
-            q++;
-        }
-    }
+    if (q < e && *q == '.')
+        q = frac_digits(q + 1, e, &frac, &fd, &round_up);
     if (q < e) {
         /* An exponent: go through double (rare in traces). */
         char tmp[64];
@@ -508,19 +549,10 @@ static int parse_time(const char *s, const char *e, tj_time *t)
         double w = d < 0 ? -(double)(int64_t)(-d) : (double)(int64_t)d;
         t->us = (int64_t)w;
         t->frac_ps = (int64_t)((d - w) * 1e6 + (d >= w ? 0.5 : -0.5));
-        goto norm;
+        normalize_time(t);
+        return TJ_INT;
     }
     make_time(neg, whole, frac, fd, round_up, t);
-    return TJ_INT;
-norm:
-    while (t->frac_ps < 0) {
-        t->frac_ps += 1000000;
-        t->us--;
-    }
-    while (t->frac_ps >= 1000000) {
-        t->frac_ps -= 1000000;
-        t->us++;
-    }
     return TJ_INT;
 }
 
@@ -571,17 +603,8 @@ static inline int fast_time(reader *r, tj_time *t)
         whole = whole * 10 + (*q++ - '0');
         nd++;
     }
-    if (q < end && *q == '.') {
-        q++;
-        while (q < end && (unsigned)(*q - '0') <= 9) {
-            if (fd < 6)
-                frac = frac * 10 + (*q - '0');
-            else if (fd == 6)
-                round_up = *q >= '5';
-            fd++;
-            q++;
-        }
-    }
+    if (q < end && *q == '.')
+        q = frac_digits(q + 1, end, &frac, &fd, &round_up);
     if (q >= end || NUM_CHAR[(unsigned char)*q])
         return 0; /* an exponent, more digits, or the window's end: the general path */
     make_time(neg, whole, frac, fd, round_up, t);
@@ -697,14 +720,10 @@ static inline int event_key(const char *k, size_t n)
 /* The args object of an event: each value skipped, the wanted keys' values noted. */
 static rres parse_args(reader *r, tj_event *ev)
 {
-    r->p++; /* '{' */
-    ws(r);
-    if (r->p >= r->end)
-        return need(r, r->p, "expected a value");
-    if (*r->p == '}') {
-        r->p++;
-        return TJR_OK;
-    }
+    int empty;
+    rres r0 = open_object(r, "expected a value", &empty);
+    if (r0 != TJR_OK || empty)
+        return r0;
     for (;;) {
         const char *ks, *ke;
         rres rr = read_key(r, &ks, &ke);
@@ -722,16 +741,11 @@ static rres parse_args(reader *r, tj_event *ev)
                 break;
             }
         }
-        ws(r);
-        if (r->p >= r->end)
-            return need(r, r->p, "expected ',' or a closing bracket");
-        if (*r->p == '}') {
-            r->p++;
-            return TJR_OK;
-        }
-        if (*r->p != ',')
-            return fail(r, r->p, "expected ',' or a closing bracket");
-        r->p++;
+        int more;
+        rr = next_or_close(r, '}', "expected ',' or a closing bracket",
+                           "expected ',' or a closing bracket", &more);
+        if (rr != TJR_OK || !more)
+            return rr;
         ws(r);
         if (r->p >= r->end)
             return need(r, r->p, "expected a value");
@@ -749,15 +763,11 @@ static rres parse_event(reader *r, tj_event *ev)
         return need(r, r->p, "expected an event object");
     if (*r->p != '{')
         return fail(r, r->p, "expected an event object '{'");
-    r->p++;
     r->scratch_used = 0;
-    ws(r);
-    if (r->p >= r->end)
-        return need(r, r->p, "expected a key or '}'");
-    if (*r->p == '}') {
-        r->p++;
-        return TJR_OK;
-    }
+    int empty;
+    rres r0 = open_object(r, "expected a key or '}'", &empty);
+    if (r0 != TJR_OK || empty)
+        return r0;
     for (;;) {
         ws(r);
         if (r->p >= r->end)
@@ -812,20 +822,12 @@ static rres parse_event(reader *r, tj_event *ev)
         default:
             rr = skip_value(r);
         }
-        if (rr != TJR_OK)
+        int more;
+        if (rr == TJR_OK)
+            rr = next_or_close(r, '}', "expected ',' or '}'", "expected ',' or '}' in an event",
+                               &more);
+        if (rr != TJR_OK || !more)
             return rr;
-        ws(r);
-        if (r->p >= r->end)
-            return need(r, r->p, "expected ',' or '}'");
-        if (*r->p == ',') {
-            r->p++;
-            continue;
-        }
-        if (*r->p == '}') {
-            r->p++;
-            return TJR_OK;
-        }
-        return fail(r, r->p, "expected ',' or '}' in an event");
     }
 }
 
@@ -1091,22 +1093,14 @@ static pq_status run(reader *r, tj_event_fn fn, void *ctx, tj_info *info)
             if (rr == TJR_OK)
                 st = S_OBJ_SEP;
             break;
-        case S_OBJ_SEP:
-            ws(r);
-            if (r->p >= r->end) {
-                rr = need(r, r->p, "expected ',' or '}'");
-                break;
-            }
-            if (*r->p == ',') {
-                r->p++;
-                st = S_KEY;
-            } else if (*r->p == '}') {
-                r->p++;
-                st = S_END;
-            } else {
-                rr = fail(r, r->p, "expected ',' or '}' after a top-level value");
-            }
+        case S_OBJ_SEP: {
+            int more;
+            rr = next_or_close(r, '}', "expected ',' or '}'",
+                               "expected ',' or '}' after a top-level value", &more);
+            if (rr == TJR_OK)
+                st = more ? S_KEY : S_END;
             break;
+        }
         case S_EVENTS_OPEN:
             ws(r);
             if (r->p >= r->end) {
@@ -1158,26 +1152,21 @@ static pq_status run(reader *r, tj_event_fn fn, void *ctx, tj_info *info)
                 st = S_EVENT_SEP;
             }
             break;
-        case S_EVENT_SEP:
+        case S_EVENT_SEP: {
             ws(r);
             if (r->p >= r->end) {
                 if (info->array_format && !r->more) {
                     st = S_DONE;
                     break;
                 }
-                rr = need(r, r->p, "expected ',' or ']' after an event");
-                break;
             }
-            if (*r->p == ',') {
-                r->p++;
-                st = S_EVENT;
-            } else if (*r->p == ']') {
-                r->p++;
-                st = info->array_format ? S_END : S_OBJ_SEP;
-            } else {
-                rr = fail(r, r->p, "expected ',' or ']' after an event");
-            }
+            int more;
+            rr = next_or_close(r, ']', "expected ',' or ']' after an event",
+                               "expected ',' or ']' after an event", &more);
+            if (rr == TJR_OK)
+                st = more ? S_EVENT : info->array_format ? S_END : S_OBJ_SEP;
             break;
+        }
         case S_END:
             ws(r);
             if (r->p < r->end) {
