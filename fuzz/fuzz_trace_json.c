@@ -4,7 +4,9 @@
  * into the summary builder, summarised and written as JSON into a sink that discards.
  * Differential: the same JSON is also gzip-compressed here and read back through the
  * streaming window with 1..64-byte refills, so every event crosses a refill boundary;
- * the status, the event count and the summary bytes must equal the whole-buffer read.
+ * the status, the event count and the summary bytes must equal the whole-buffer read. The
+ * plain JSON is also read through the refilled window as files are (read() into 1..64-byte
+ * refills here), with the same check.
  * Built with -fsanitize=fuzzer by `make fuzz-trace-json`, and without libFuzzer (linked
  * with replay.c) for the corpus replay in `make test`.
  */
@@ -122,6 +124,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             free(gz);
         }
+        /* The same bytes through the window as files are read (plain, refilled). */
+        collect streamed = {0};
+        uint64_t ev3 = 0;
+        tj_debug_stream_plain(1);
+        tj_debug_set_chunk(1 + (size / 64) % 64);
+        pq_status st3 = run(data, size, &streamed, &ev3);
+        tj_debug_set_chunk(0);
+        tj_debug_stream_plain(0);
+        if ((st1 == PQ_OK) != (st3 == PQ_OK) || ev1 != ev3 || whole.n != streamed.n ||
+            (whole.n && memcmp(whole.p, streamed.p, whole.n) != 0))
+            abort();
+        free(streamed.p);
     }
     free(whole.p);
     free(chunked.p);

@@ -1029,6 +1029,24 @@ static inline int srec_less(const sm_builder *b, int mode, const srec *x, const 
 static void srec_sort(const sm_builder *b, int mode, srec *a, srec *tmp, size_t n)
 {
     enum { RUN = 32 };
+    /* First an insertion sort of the whole array, while it stays cheap: a trace out of
+     * order only locally (a parent written after its children) is sorted in one pass. Past
+     * a budget of moves it stops (leaving a permutation) and the merge sort takes over. */
+    size_t moves = 0, budget = mode == SORT_POINTS ? 0 : 8 * n + 4096; /* points: far off */
+    for (size_t k = 1; k < n && budget; k++) {
+        srec v = a[k];
+        size_t j = k;
+        while (j > 0 && srec_less(b, mode, &v, &a[j - 1]) && moves < budget) {
+            a[j] = a[j - 1];
+            j--;
+            moves++;
+        }
+        a[j] = v;
+        if (moves >= budget)
+            break;
+    }
+    if (moves < budget)
+        return;
     for (size_t lo = 0; lo < n; lo += RUN) {
         size_t hi = lo + RUN < n ? lo + RUN : n;
         for (size_t k = lo + 1; k < hi; k++) {
@@ -2115,16 +2133,26 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     enum { NKINDS = 8 };
     uint64_t kc[NKINDS] = {0};
     int64_t kt[NKINDS] = {0};
+    uint8_t *kind_of = pq_calloc(b->names.n + 1, 1); /* name id -> 1 + kind, 0 unknown */
+    if (!kind_of)
+        goto fail;
     for (size_t e = 0; e < n; e++) {
-        if (!b->tracks[b->trk[e]].device_op || !(c.name_flags[b->name[e]] & 2))
+        uint32_t nm = b->name[e];
+        if (!b->tracks[b->trk[e]].device_op || !(c.name_flags[nm] & 2))
             continue;
-        const char *kind = sm_collective_kind(pool_str(&b->names, b->name[e]));
-        for (int k = 0; k < NKINDS; k++)
-            if (strcmp(kind, KINDS[k]) == 0) {
-                kc[k]++;
-                kt[k] += c.excl[e];
-            }
+        if (!kind_of[nm]) {
+            const char *kind = sm_collective_kind(pool_str(&b->names, nm));
+            kind_of[nm] = NKINDS + 1;
+            for (int k = 0; k < NKINDS; k++)
+                if (strcmp(kind, KINDS[k]) == 0)
+                    kind_of[nm] = (uint8_t)(k + 1);
+        }
+        if (kind_of[nm] <= NKINDS) {
+            kc[kind_of[nm] - 1]++;
+            kt[kind_of[nm] - 1] += c.excl[e];
+        }
     }
+    pq_free(kind_of);
     jval *comm = jv_arr();
     const char *top_collective = NULL;
     {
