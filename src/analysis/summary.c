@@ -318,7 +318,7 @@ struct sm_builder {
     pool names; /* event names, args strings, paths: one pool */
     pmap track_map;
     track *tracks;
-    uint32_t ntracks, captracks;
+    uint32_t ntracks, captracks, last_trk;
     pmap proc_names, thread_names; /* (pid,0)->name id; (pid,tid)->name id */
     /* event columns */
     uint32_t *trk, *name, *tf_op, *source, *long_name, *run_id;
@@ -416,29 +416,34 @@ int sm_add(sm_builder *b, const sm_event *e)
         GROW(b->has_step, cap);
         b->cap = cap;
     }
-    int fresh;
-    uint32_t *ts = pmap_slot(&b->track_map, e->pid, e->tid, &fresh);
-    if (!ts)
-        return b->failed = -1;
-    if (fresh) {
-        if (b->ntracks == b->captracks) {
-            uint32_t cap = b->captracks ? b->captracks * 2 : 64;
-            GROW(b->tracks, cap);
-            b->captracks = cap;
+    /* Consecutive events are mostly on one thread: the last track first. */
+    uint32_t trk = b->last_trk;
+    if (trk >= b->ntracks || b->tracks[trk].pid != e->pid || b->tracks[trk].tid != e->tid) {
+        int fresh;
+        uint32_t *ts = pmap_slot(&b->track_map, e->pid, e->tid, &fresh);
+        if (!ts)
+            return b->failed = -1;
+        if (fresh) {
+            if (b->ntracks == b->captracks) {
+                uint32_t cap = b->captracks ? b->captracks * 2 : 64;
+                GROW(b->tracks, cap);
+                b->captracks = cap;
+            }
+            memset(&b->tracks[b->ntracks], 0, sizeof *b->tracks);
+            b->tracks[b->ntracks].pid = e->pid;
+            b->tracks[b->ntracks].tid = e->tid;
+            *ts = b->ntracks++;
         }
-        memset(&b->tracks[b->ntracks], 0, sizeof *b->tracks);
-        b->tracks[b->ntracks].pid = e->pid;
-        b->tracks[b->ntracks].tid = e->tid;
-        *ts = b->ntracks++;
+        trk = b->last_trk = *ts;
     }
     if (e->gpu_kernel)
-        b->tracks[*ts].has_kernel = 1;
+        b->tracks[trk].has_kernel = 1;
     if (!b->have_base) {
         b->have_base = 1;
         b->base_us = e->ts_us;
     }
     size_t i = b->n;
-    b->trk[i] = *ts;
+    b->trk[i] = trk;
     b->name[i] = pool_intern(&b->names, e->name.p, e->name.n);
     b->tf_op[i] = pool_intern(&b->names, e->tf_op.p, e->tf_op.n);
     b->source[i] = pool_intern(&b->names, e->source.p, e->source.n);

@@ -185,7 +185,7 @@ TJ_INLINE rres read_key(reader *r, const char **ks, const char **ke)
 
 /* At '{': consumes it and the space after; *empty = 1 when '}' follows (consumed too).
  * NEED_WHAT when the window ends first. */
-static rres open_object(reader *r, const char *need_what, int *empty)
+TJ_INLINE rres open_object(reader *r, const char *need_what, int *empty)
 {
     r->p++;
     ws(r);
@@ -198,8 +198,8 @@ static rres open_object(reader *r, const char *need_what, int *empty)
 
 /* After a member or element: ',' (*more = 1) or CLOSE (*more = 0), consumed. NEED_WHAT
  * when the window ends first, FAIL_WHAT for any other byte. */
-static rres next_or_close(reader *r, char close, const char *need_what, const char *fail_what,
-                          int *more)
+TJ_INLINE rres next_or_close(reader *r, char close, const char *need_what, const char *fail_what,
+                             int *more)
 {
     ws(r);
     if (r->p >= r->end)
@@ -358,7 +358,7 @@ static inline int is_num_char(char c)
     return NUM_CHAR[(unsigned char)c];
 }
 
-static rres scan_number(reader *r, const char **s, const char **e)
+TJ_INLINE rres scan_number(reader *r, const char **s, const char **e)
 {
     const char *q = r->p;
     if (q < r->end && *q == '-')
@@ -729,8 +729,15 @@ static rres parse_args(reader *r, tj_event *ev)
         rres rr = read_key(r, &ks, &ke);
         if (rr != TJR_OK)
             return rr;
-        const char *vs = r->p;
-        rr = skip_value(r);
+        const char *vs = r->p, *x, *y;
+        int esc;
+        /* Scalars inline, as skip_value would read them; containers through it. */
+        if (r->p < r->end && *r->p == '"')
+            rr = scan_string(r, &x, &y, &esc);
+        else if (r->p < r->end && (*r->p == '-' || (unsigned)(*r->p - '0') <= 9))
+            rr = scan_number(r, &x, &y);
+        else
+            rr = skip_value(r);
         if (rr != TJR_OK)
             return rr;
         size_t kl = (size_t)(ke - ks);
