@@ -129,8 +129,9 @@ model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
     IFS='|' read -r label wall cpu rss rbytes <<<"$r"
     awk -v l="$label" -v w="$wall" -v c="$cpu" -v k="$rss" -v b="$rbytes" 'BEGIN {
       ww = (w > 0) ? w : 0.005; cc = (c > 0) ? c : 0.005
-      printf "| %s | %.2f | %.2f | %.0f | %.0f | %.1f | %.3f |\n", l, w, c, b / ww / 1e6,
-             b / cc / 1e6, k / 1024, k * 1024 / b }'
+      mw = b / ww / 1e6; mc = b / cc / 1e6
+      printf "| %s | %.2f | %.2f | %.*f | %.*f | %.1f | %.3f |\n", l, w, c, (mw < 10 ? 1 : 0), mw,
+             (mc < 10 ? 1 : 0), mc, k / 1024, k * 1024 / b }'
   done
   echo
   IFS='|' read -r _ w c k b <<<"$big_row"
