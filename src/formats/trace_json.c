@@ -847,7 +847,7 @@ static int pull_input(reader *r)
     if (r->fd < 0 || r->io_errno)
         return 0;
     for (;;) {
-        ssize_t k = read(r->fd, r->inbuf, g_chunk < TJ_CHUNK ? g_chunk : TJ_CHUNK);
+        ssize_t k = read(r->fd, r->inbuf, TJ_CHUNK);
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0)
@@ -1241,7 +1241,20 @@ static pq_status read_source(reader *r, tj_event_fn fn, void *ctx, tj_info *info
     pq_error *err = r->err;
     pq_status st;
     memset(info, 0, sizeof *info);
-    if (r->fd >= 0 && !pull_input(r) && r->io_errno)
+    if (r->fd >= 0 && pull_input(r)) {
+        /* The gzip magic needs two bytes; a short first read() gets more. */
+        while (r->in_n < 2) {
+            ssize_t k = read(r->fd, r->inbuf + r->in_n, TJ_CHUNK - r->in_n);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0)
+                r->io_errno = errno ? errno : EIO;
+            if (k <= 0)
+                break;
+            r->in_n += (size_t)k;
+        }
+    }
+    if (r->io_errno)
         return err_set(err, PQ_ERR_IO, name, -1, "cannot read: %s", strerror(r->io_errno));
     r->gz = r->in_n >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b;
     r->stream = r->gz || r->fd >= 0 || g_stream_plain;
