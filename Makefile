@@ -123,6 +123,7 @@ bench: deps all
 	@BUILD=$(BUILD) bench/run.sh
 	@BUILD=$(BUILD) bench/memviewer.sh
 	@BUILD=$(BUILD) bench/tt.sh
+	@BUILD=$(BUILD) bench/summary.sh
 
 demo: all
 	@scripts/deps.sh demo

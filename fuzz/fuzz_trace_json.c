@@ -4,7 +4,9 @@
  * into the summary builder, summarised and written as JSON into a sink that discards.
  * Differential: the same JSON is also gzip-compressed here and read back through the
  * streaming window with 1..64-byte refills, so every event crosses a refill boundary;
- * the status, the event count and the summary bytes must equal the whole-buffer read.
+ * the status, the event count and the summary bytes must equal the whole-buffer read. The
+ * plain JSON is also read through the refilled window as files are (read() into 1..64-byte
+ * refills here), with the same check.
  * Built with -fsanitize=fuzzer by `make fuzz-trace-json`, and without libFuzzer (linked
  * with replay.c) for the corpus replay in `make test`.
  */
@@ -42,8 +44,9 @@ static int collect_write(void *ctx, const void *d, size_t n)
     return 0;
 }
 
-/* Reads and summarises; the output (status, events, summary text) goes into OUT. */
-static pq_status run(const uint8_t *data, size_t size, collect *out, uint64_t *events)
+/* Reads and summarises (the global breakdown when GLOBAL); the output (status, events,
+ * summary text) goes into OUT. Every leg of one input uses the same options. */
+static pq_status run(const uint8_t *data, size_t size, int global, collect *out, uint64_t *events)
 {
     sm_builder *b = sm_new();
     if (!b)
@@ -54,7 +57,7 @@ static pq_status run(const uint8_t *data, size_t size, collect *out, uint64_t *e
     pq_status st = trace_events_feed(data, size, "fuzz.json", b, &info, &err);
     *events = st == PQ_OK ? info.num_events : 0;
     if (st == PQ_OK) {
-        sm_options o = {2, 25, (int)(size & 1), NULL, NULL, NULL, NULL};
+        sm_options o = {2, 25, global, NULL, NULL, NULL, NULL};
         sm_source src = {"perfetto_trace_json",  "fuzz.json", "0", NULL, info.num_events,
                          "1970-01-01T00:00:00Z", NULL};
         jval *doc = sm_build(b, &o, &src);
@@ -106,14 +109,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     collect whole = {0}, chunked = {0};
     uint64_t ev1 = 0, ev2 = 0;
-    pq_status st1 = run(data, size, &whole, &ev1);
+    int global = (int)(size & 1);
+    pq_status st1 = run(data, size, global, &whole, &ev1);
     int is_gz = size >= 2 && data[0] == 0x1f && data[1] == 0x8b;
     if (!is_gz && size > 0) {
         size_t gz_n;
         uint8_t *gz = gzip_of(data, size, &gz_n);
         if (gz) {
             tj_debug_set_chunk(1 + size % 64);
-            pq_status st2 = run(gz, gz_n, &chunked, &ev2);
+            pq_status st2 = run(gz, gz_n, global, &chunked, &ev2);
             tj_debug_set_chunk(0);
             /* A plain read that failed may have failed on something a byte-window read
              * reports at a different offset; the verdict and the results must agree. */
@@ -122,6 +126,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             free(gz);
         }
+        /* The same bytes through the window as files are read (plain, refilled). */
+        collect streamed = {0};
+        uint64_t ev3 = 0;
+        tj_debug_stream_plain(1);
+        tj_debug_set_chunk(1 + (size / 64) % 64);
+        pq_status st3 = run(data, size, global, &streamed, &ev3);
+        tj_debug_set_chunk(0);
+        tj_debug_stream_plain(0);
+        if ((st1 == PQ_OK) != (st3 == PQ_OK) || ev1 != ev3 || whole.n != streamed.n ||
+            (whole.n && memcmp(whole.p, streamed.p, whole.n) != 0))
+            abort();
+        free(streamed.p);
     }
     free(whole.p);
     free(chunked.p);

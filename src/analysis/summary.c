@@ -29,12 +29,19 @@ typedef struct pool {
     int failed;
 } pool;
 
+/* 8 bytes per step: kernel names run to hundreds of bytes and every event's is hashed. */
 static uint64_t hash_bytes(const char *p, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t k = 0; k < n; k++)
-        h = (h ^ (unsigned char)p[k]) * 1099511628211ull;
-    return h;
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
+    for (; n >= 8; p += 8, n -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, p, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 29);
 }
 
 static const char *pool_str(const pool *pl, uint32_t id)
@@ -65,12 +72,8 @@ static void pool_free(pool *pl)
 
 static uint32_t pool_intern(pool *pl, const char *p, size_t n)
 {
-    if (pl->failed)
-        return 0;
-    if (!p || !n) {
-        p = "";
-        n = 0;
-    }
+    if (pl->failed || !p || !n)
+        return 0; /* id 0 is "" */
     if (n > 0xFFFFFFF0u)
         n = 0xFFFFFFF0u;
     uint64_t h = hash_bytes(p, n);
@@ -315,7 +318,7 @@ struct sm_builder {
     pool names; /* event names, args strings, paths: one pool */
     pmap track_map;
     track *tracks;
-    uint32_t ntracks, captracks;
+    uint32_t ntracks, captracks, last_trk;
     pmap proc_names, thread_names; /* (pid,0)->name id; (pid,tid)->name id */
     /* event columns */
     uint32_t *trk, *name, *tf_op, *source, *long_name, *run_id;
@@ -416,29 +419,34 @@ int sm_add(sm_builder *b, const sm_event *e)
         GROW(b->xla_op, cap);
         b->cap = cap;
     }
-    int fresh;
-    uint32_t *ts = pmap_slot(&b->track_map, e->pid, e->tid, &fresh);
-    if (!ts)
-        return b->failed = -1;
-    if (fresh) {
-        if (b->ntracks == b->captracks) {
-            uint32_t cap = b->captracks ? b->captracks * 2 : 64;
-            GROW(b->tracks, cap);
-            b->captracks = cap;
+    /* Consecutive events are mostly on one thread: the last track first. */
+    uint32_t trk = b->last_trk;
+    if (trk >= b->ntracks || b->tracks[trk].pid != e->pid || b->tracks[trk].tid != e->tid) {
+        int fresh;
+        uint32_t *ts = pmap_slot(&b->track_map, e->pid, e->tid, &fresh);
+        if (!ts)
+            return b->failed = -1;
+        if (fresh) {
+            if (b->ntracks == b->captracks) {
+                uint32_t cap = b->captracks ? b->captracks * 2 : 64;
+                GROW(b->tracks, cap);
+                b->captracks = cap;
+            }
+            memset(&b->tracks[b->ntracks], 0, sizeof *b->tracks);
+            b->tracks[b->ntracks].pid = e->pid;
+            b->tracks[b->ntracks].tid = e->tid;
+            *ts = b->ntracks++;
         }
-        memset(&b->tracks[b->ntracks], 0, sizeof *b->tracks);
-        b->tracks[b->ntracks].pid = e->pid;
-        b->tracks[b->ntracks].tid = e->tid;
-        *ts = b->ntracks++;
+        trk = b->last_trk = *ts;
     }
     if (e->gpu_kernel)
-        b->tracks[*ts].has_kernel = 1;
+        b->tracks[trk].has_kernel = 1;
     if (!b->have_base) {
         b->have_base = 1;
         b->base_us = e->ts_us;
     }
     size_t i = b->n;
-    b->trk[i] = *ts;
+    b->trk[i] = trk;
     b->name[i] = pool_intern(&b->names, e->name.p, e->name.n);
     b->tf_op[i] = pool_intern(&b->names, e->tf_op.p, e->tf_op.n);
     b->source[i] = pool_intern(&b->names, e->source.p, e->source.n);
@@ -997,20 +1005,133 @@ typedef struct ctx {
 enum { CAT_COMPUTE, CAT_COMM, CAT_HOST, CAT_STALL, CAT_OTHER };
 static const char *const CAT_NAMES[5] = {"compute", "communication", "host", "stall", "other"};
 
-static sm_builder *g_sort_b; /* qsort has no context argument in C11 */
+/* Sorting. Event orders are (track, ts, end, index) with end descending (enclosing events
+ * first) or ascending; the sweep of 1.17 orders points by (time, kind, index). All are
+ * total orders, so any correct sort gives the same result; this one is a bottom-up merge
+ * sort of 16-byte records that skips merging runs already in order, so the usual trace,
+ * nearly sorted per track, costs about one pass per level instead of qsort's indirect
+ * comparisons. */
+typedef struct srec {
+    int64_t t;
+    uint32_t idx;
+    uint32_t kind; /* SORT_POINTS: the tie-break before idx */
+} srec;
 
-static int cmp_track_order(const void *pa, const void *pb)
+enum { SORT_END_DESC, SORT_END_ASC, SORT_POINTS };
+
+static inline int srec_less(const sm_builder *b, int mode, const srec *x, const srec *y)
 {
-    uint32_t a = *(const uint32_t *)pa, b2 = *(const uint32_t *)pb;
-    const sm_builder *b = g_sort_b;
-    if (b->trk[a] != b->trk[b2])
-        return b->trk[a] < b->trk[b2] ? -1 : 1;
-    if (b->ts[a] != b->ts[b2])
-        return b->ts[a] < b->ts[b2] ? -1 : 1;
-    int64_t ea = b->ts[a] + b->dur[a], eb = b->ts[b2] + b->dur[b2];
-    if (ea != eb)
-        return ea > eb ? -1 : 1; /* longer (enclosing) first */
-    return a < b2 ? -1 : a > b2;
+    if (x->t != y->t)
+        return x->t < y->t;
+    if (mode == SORT_POINTS) {
+        if (x->kind != y->kind)
+            return x->kind < y->kind;
+    } else {
+        /* Equal starts: the end order is the duration order. */
+        int64_t dx = b->dur[x->idx], dy = b->dur[y->idx];
+        if (dx != dy)
+            return mode == SORT_END_DESC ? dx > dy : dx < dy;
+    }
+    return x->idx < y->idx;
+}
+
+static void srec_sort(const sm_builder *b, int mode, srec *a, srec *tmp, size_t n)
+{
+    enum { RUN = 32 };
+    /* First an insertion sort of the whole array, while it stays cheap: a trace out of
+     * order only locally (a parent written after its children) is sorted in one pass. Past
+     * a budget of moves it stops (leaving a permutation) and the merge sort takes over. */
+    size_t moves = 0, budget = mode == SORT_POINTS ? 0 : 8 * n + 4096; /* points: far off */
+    for (size_t k = 1; k < n && budget; k++) {
+        srec v = a[k];
+        size_t j = k;
+        while (j > 0 && srec_less(b, mode, &v, &a[j - 1]) && moves < budget) {
+            a[j] = a[j - 1];
+            j--;
+            moves++;
+        }
+        a[j] = v;
+        if (moves >= budget)
+            break;
+    }
+    if (moves < budget)
+        return;
+    for (size_t lo = 0; lo < n; lo += RUN) {
+        size_t hi = lo + RUN < n ? lo + RUN : n;
+        for (size_t k = lo + 1; k < hi; k++) {
+            srec v = a[k];
+            size_t j = k;
+            while (j > lo && srec_less(b, mode, &v, &a[j - 1])) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = v;
+        }
+    }
+    srec *src = a, *dst = tmp;
+    for (size_t w = RUN; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            if (mid >= hi || !srec_less(b, mode, &src[mid], &src[mid - 1])) {
+                memcpy(dst + lo, src + lo, (hi - lo) * sizeof *src);
+                continue;
+            }
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                dst[o++] = srec_less(b, mode, &src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid)
+                dst[o++] = src[i++];
+            while (j < hi)
+                dst[o++] = src[j++];
+        }
+        srec *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
+}
+
+/* Sorts the event indices IDX[0..n) (ascending on entry) by (track, ts, end, index):
+ * grouped by track with a stable counting pass, then each track merge-sorted. */
+static int sort_by_track(const sm_builder *b, int mode, uint32_t *idx, size_t n)
+{
+    size_t *start = pq_calloc((size_t)b->ntracks + 1, sizeof *start);
+    uint32_t *grouped = pq_malloc((n + 1) * sizeof *grouped);
+    size_t most = 0;
+    srec *rec = NULL, *tmp = NULL;
+    int rc = -1;
+    if (!start || !grouped)
+        goto out;
+    for (size_t k = 0; k < n; k++)
+        start[b->trk[idx[k]] + 1]++;
+    for (uint32_t t = 0; t < b->ntracks; t++) {
+        if (start[t + 1] > most)
+            most = start[t + 1];
+        start[t + 1] += start[t];
+    }
+    rec = pq_malloc((most + 1) * sizeof *rec);
+    tmp = pq_malloc((most + 1) * sizeof *tmp);
+    if (!rec || !tmp)
+        goto out;
+    for (size_t k = 0; k < n; k++)
+        grouped[start[b->trk[idx[k]]]++] = idx[k];
+    /* start[t] is now the end of track t's group. */
+    for (uint32_t t = 0, lo = 0; t < b->ntracks; lo = (uint32_t)start[t++]) {
+        size_t m = start[t] - lo;
+        for (size_t k = 0; k < m; k++)
+            rec[k] = (srec){b->ts[grouped[lo + k]], grouped[lo + k], 0};
+        srec_sort(b, mode, rec, tmp, m);
+        for (size_t k = 0; k < m; k++)
+            idx[lo + k] = rec[k].idx;
+    }
+    rc = 0;
+out:
+    pq_free(start);
+    pq_free(grouped);
+    pq_free(rec);
+    pq_free(tmp);
+    return rc;
 }
 
 /* Spec 1.5: self time per track with the partial-overlap rule. */
@@ -1521,15 +1642,60 @@ typedef struct agg {
 
 static const pool *g_pool;
 
-static int cmp_hot(const void *pa, const void *pb)
+/* Appends a zeroed row {NAME, AUX} to *ARR (N rows, room for CAP) and stores its index in
+ * *SLOT. NULL when memory ran out. */
+static agg *agg_new(agg **arr, size_t *n, size_t *cap, uint32_t *slot, uint32_t name, uint32_t aux)
 {
-    const agg *a = pa, *b = pb;
-    if (a->excl != b->excl)
-        return a->excl > b->excl ? -1 : 1;
-    if (a->total != b->total)
-        return a->total > b->total ? -1 : 1;
-    return strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 256;
+        agg *na = pq_realloc(*arr, nc * sizeof *na);
+        if (!na)
+            return NULL;
+        *arr = na;
+        *cap = nc;
+    }
+    agg *r = &(*arr)[*n];
+    memset(r, 0, sizeof *r);
+    r->name = name;
+    r->aux = aux;
+    *slot = (uint32_t)(*n)++;
+    return r;
 }
+
+/* The aggregate orders of the spec are lists of keys compared in turn: totals descending,
+ * names ascending. */
+enum { BY_TOTAL, BY_EXCL, BY_NAME, BY_AUX, BY_END };
+
+static int cmp_agg_by(const agg *a, const agg *b, const int *keys)
+{
+    for (; *keys != BY_END; keys++) {
+        int64_t x = *keys == BY_TOTAL ? a->total : a->excl,
+                y = *keys == BY_TOTAL ? b->total : b->excl;
+        int c;
+        if (*keys == BY_NAME)
+            c = strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
+        else if (*keys == BY_AUX)
+            c = strcmp(pool_str(g_pool, a->aux), pool_str(g_pool, b->aux));
+        else
+            c = x != y ? (x > y ? -1 : 1) : 0;
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+#define AGG_ORDER(fn, ...)                                                                         \
+    static int fn(const void *pa, const void *pb)                                                  \
+    {                                                                                              \
+        static const int keys[] = {__VA_ARGS__, BY_END};                                           \
+        return cmp_agg_by(pa, pb, keys);                                                           \
+    }
+
+AGG_ORDER(cmp_hot, BY_EXCL, BY_TOTAL, BY_NAME)
+AGG_ORDER(cmp_gap, BY_TOTAL, BY_EXCL, BY_NAME) /* excl holds the max gap */
+AGG_ORDER(cmp_ctx, BY_TOTAL, BY_NAME, BY_AUX)
+AGG_ORDER(cmp_region, BY_TOTAL, BY_EXCL, BY_NAME) /* total is inclusive */
+AGG_ORDER(cmp_opreg, BY_EXCL, BY_TOTAL, BY_AUX, BY_NAME)
 
 static const char *op_category(uint8_t flags)
 {
@@ -1547,7 +1713,20 @@ typedef struct opstate {
     uint32_t *sig_of_long;       /* long_name id -> signature id */
     uint32_t *path_tf, *path_nm; /* cache: tf_op id / name id -> path id (+1), 0 unknown */
     uint8_t *depth_tf, *depth_nm;
+    uint8_t *name_sep; /* name id -> 1 + (the name holds "=>" or "::"), 0 unknown */
 } opstate;
+
+/* Whether the name NM holds a path separator ("=>" or "::"), once per name. */
+static int name_has_sep(const sm_builder *b, opstate *s, uint32_t nm)
+{
+    if (nm < s->npool && s->name_sep[nm])
+        return s->name_sep[nm] - 1;
+    const char *p = pool_str(&b->names, nm);
+    int has = strstr(p, "=>") || strstr(p, "::");
+    if (nm < s->npool)
+        s->name_sep[nm] = (uint8_t)(1 + has);
+    return has;
+}
 
 static uint32_t sig_id(sm_builder *b, opstate *s, uint32_t ln)
 {
@@ -1569,8 +1748,7 @@ static uint32_t sig_id(sm_builder *b, opstate *s, uint32_t ln)
 static uint32_t event_path(sm_builder *b, opstate *s, uint32_t e, int *depth, int *fallback)
 {
     uint32_t tf = b->tf_op[e], nm = b->name[e];
-    *fallback =
-        tf == 0 && !strstr(pool_str(&b->names, nm), "=>") && !strstr(pool_str(&b->names, nm), "::");
+    *fallback = tf == 0 && !name_has_sep(b, s, nm);
     uint32_t *cache = tf ? s->path_tf : s->path_nm;
     uint8_t *dcache = tf ? s->depth_tf : s->depth_nm;
     uint32_t key = tf ? tf : nm;
@@ -1605,20 +1783,6 @@ static uint32_t path_prefix(sm_builder *b, uint32_t path, int maxd)
     return path;
 }
 
-static int cmp_gap_order(const void *pa, const void *pb)
-{
-    uint32_t a = *(const uint32_t *)pa, b2 = *(const uint32_t *)pb;
-    const sm_builder *b = g_sort_b;
-    if (b->trk[a] != b->trk[b2])
-        return b->trk[a] < b->trk[b2] ? -1 : 1;
-    if (b->ts[a] != b->ts[b2])
-        return b->ts[a] < b->ts[b2] ? -1 : 1;
-    int64_t ea = b->ts[a] + b->dur[a], eb = b->ts[b2] + b->dur[b2];
-    if (ea != eb)
-        return ea < eb ? -1 : 1;
-    return a < b2 ? -1 : a > b2;
-}
-
 static int is_gap_marker(const sm_builder *b, uint32_t e)
 {
     char canon[512];
@@ -1632,50 +1796,6 @@ static int is_gap_marker(const sm_builder *b, uint32_t e)
         if (strcmp(canon, m[k]) == 0)
             return 1;
     return strncmp(canon, "copy-start", 10) == 0 || strncmp(canon, "copy-done", 9) == 0;
-}
-
-static int cmp_gap(const void *pa, const void *pb)
-{
-    const agg *a = pa, *b = pb;
-    if (a->total != b->total)
-        return a->total > b->total ? -1 : 1;
-    if (a->excl != b->excl) /* max gap */
-        return a->excl > b->excl ? -1 : 1;
-    return strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
-}
-
-static int cmp_ctx(const void *pa, const void *pb)
-{
-    const agg *a = pa, *b = pb;
-    if (a->total != b->total)
-        return a->total > b->total ? -1 : 1;
-    int c = strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
-    if (c)
-        return c;
-    return strcmp(pool_str(g_pool, a->aux), pool_str(g_pool, b->aux));
-}
-
-static int cmp_region(const void *pa, const void *pb)
-{
-    const agg *a = pa, *b = pb;
-    if (a->total != b->total) /* inclusive */
-        return a->total > b->total ? -1 : 1;
-    if (a->excl != b->excl)
-        return a->excl > b->excl ? -1 : 1;
-    return strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
-}
-
-static int cmp_opreg(const void *pa, const void *pb)
-{
-    const agg *a = pa, *b = pb;
-    if (a->excl != b->excl)
-        return a->excl > b->excl ? -1 : 1;
-    if (a->total != b->total)
-        return a->total > b->total ? -1 : 1;
-    int c = strcmp(pool_str(g_pool, a->aux), pool_str(g_pool, b->aux));
-    if (c)
-        return c;
-    return strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
 }
 
 typedef struct family_row {
@@ -1702,21 +1822,7 @@ typedef struct window {
     int64_t dur;
 } window;
 
-typedef struct wpt {
-    int64_t t;
-    int kind; /* 0 start, 1 midpoint, 2 end */
-    uint32_t idx;
-} wpt;
-
-static int cmp_wpt(const void *pa, const void *pb)
-{
-    const wpt *a = pa, *b = pb;
-    if (a->t != b->t)
-        return a->t < b->t ? -1 : 1;
-    if (a->kind != b->kind)
-        return a->kind - b->kind;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
+typedef srec wpt; /* t, index (window or event), kind: 0 start, 1 midpoint, 2 end */
 
 static jval *candidate(const char *id, const char *title, const char *rationale, jval *evidence,
                        const char *const *suggestions)
@@ -1759,10 +1865,8 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         goto out;
     for (size_t k = 0; k < n; k++)
         c.order[k] = (uint32_t)k;
-    g_sort_b = b;
     g_pool = &b->names;
-    qsort(c.order, n, sizeof *c.order, cmp_track_order);
-    if (compute_exclusive(&c) != 0)
+    if (sort_by_track(b, SORT_END_DESC, c.order, n) != 0 || compute_exclusive(&c) != 0)
         goto out;
     classify_tracks(b);
     /* Name flags for every name seen so far (the pool only grows from here). */
@@ -1868,7 +1972,8 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     s.path_nm = pq_calloc(s.npool + 1, sizeof *s.path_nm);
     s.depth_tf = pq_calloc(s.npool + 1, 1);
     s.depth_nm = pq_calloc(s.npool + 1, 1);
-    if (!s.sig_of_long || !s.path_tf || !s.path_nm || !s.depth_tf || !s.depth_nm)
+    s.name_sep = pq_calloc(s.npool + 1, 1);
+    if (!s.sig_of_long || !s.path_tf || !s.path_nm || !s.depth_tf || !s.depth_nm || !s.name_sep)
         goto fail;
     for (uint32_t k = 0; k < s.npool; k++)
         s.sig_of_long[k] = UINT32_MAX;
@@ -2048,16 +2153,26 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     enum { NKINDS = 8 };
     uint64_t kc[NKINDS] = {0};
     int64_t kt[NKINDS] = {0};
+    uint8_t *kind_of = pq_calloc(b->names.n + 1, 1); /* name id -> 1 + kind, 0 unknown */
+    if (!kind_of)
+        goto fail;
     for (size_t e = 0; e < n; e++) {
-        if (!dev_op(b, e) || !(c.name_flags[b->name[e]] & 2))
+        uint32_t nm = b->name[e];
+        if (!dev_op(b, e) || !(c.name_flags[nm] & 2))
             continue;
-        const char *kind = sm_collective_kind(pool_str(&b->names, b->name[e]));
-        for (int k = 0; k < NKINDS; k++)
-            if (strcmp(kind, KINDS[k]) == 0) {
-                kc[k]++;
-                kt[k] += c.excl[e];
-            }
+        if (!kind_of[nm]) {
+            const char *kind = sm_collective_kind(pool_str(&b->names, nm));
+            kind_of[nm] = NKINDS + 1;
+            for (int k = 0; k < NKINDS; k++)
+                if (strcmp(kind, KINDS[k]) == 0)
+                    kind_of[nm] = (uint8_t)(k + 1);
+        }
+        if (kind_of[nm] <= NKINDS) {
+            kc[kind_of[nm] - 1]++;
+            kt[kind_of[nm] - 1] += c.excl[e];
+        }
     }
+    pq_free(kind_of);
     jval *comm = jv_arr();
     const char *top_collective = NULL;
     {
@@ -2093,7 +2208,10 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     for (size_t e = 0; e < n; e++)
         if (dev_op(b, e))
             go[ng++] = (uint32_t)e;
-    qsort(go, ng, sizeof *go, cmp_gap_order);
+    if (sort_by_track(b, SORT_END_ASC, go, ng) != 0) {
+        pq_free(go);
+        goto fail;
+    }
     /* Preferred ≤4-deep tf_op path per op name, for fallback payloads. */
     counter pref = {0};
     for (size_t k = 0; k < ng; k++) {
@@ -2138,18 +2256,8 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                 uint32_t *gs = pmap_slot(&gmap, b->name[payload], 0, &fresh);
                 if (!gs)
                     break;
-                if (fresh) {
-                    if (ngaps == capg) {
-                        capg = capg ? capg * 2 : 256;
-                        agg *ng2 = pq_realloc(gaps, capg * sizeof *ng2);
-                        if (!ng2)
-                            break;
-                        gaps = ng2;
-                    }
-                    memset(&gaps[ngaps], 0, sizeof *gaps);
-                    gaps[ngaps].name = b->name[payload];
-                    *gs = (uint32_t)ngaps++;
-                }
+                if (fresh && !agg_new(&gaps, &ngaps, &capg, gs, b->name[payload], 0))
+                    break;
                 agg *g = &gaps[*gs];
                 g->count++;
                 g->total += gap;
@@ -2194,19 +2302,8 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                 uint32_t *cs = pmap_slot(&cmap, b->name[payload], region, &fresh);
                 if (!cs)
                     break;
-                if (fresh) {
-                    if (nctx == capc) {
-                        capc = capc ? capc * 2 : 256;
-                        agg *nc2 = pq_realloc(ctxs, capc * sizeof *nc2);
-                        if (!nc2)
-                            break;
-                        ctxs = nc2;
-                    }
-                    memset(&ctxs[nctx], 0, sizeof *ctxs);
-                    ctxs[nctx].name = b->name[payload];
-                    ctxs[nctx].aux = region;
-                    *cs = (uint32_t)nctx++;
-                }
+                if (fresh && !agg_new(&ctxs, &nctx, &capc, cs, b->name[payload], region))
+                    break;
                 ctxs[*cs].count++;
                 ctxs[*cs].total += gap;
             }
@@ -2288,19 +2385,12 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                     break;
                 }
                 if (fresh) {
-                    if (nreg == capr) {
-                        capr = capr ? capr * 2 : 256;
-                        agg *nr = pq_realloc(reg, capr * sizeof *nr);
-                        if (!nr) {
-                            oom = 1;
-                            break;
-                        }
-                        reg = nr;
+                    agg *nr = agg_new(&reg, &nreg, &capr, rs, p, 0);
+                    if (!nr) {
+                        oom = 1;
+                        break;
                     }
-                    memset(&reg[nreg], 0, sizeof *reg);
-                    reg[nreg].name = p;
-                    reg[nreg].aux2 = (uint32_t)depth;
-                    *rs = (uint32_t)nreg++;
+                    nr->aux2 = (uint32_t)depth;
                 }
                 agg *r = &reg[*rs];
                 r->count++;
@@ -2377,8 +2467,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                 continue;
             }
             int d, fb;
-            if (!b->tf_op[e] && !strstr(pool_str(&b->names, b->name[e]), "=>") &&
-                !strstr(pool_str(&b->names, b->name[e]), "::"))
+            if (!b->tf_op[e] && !name_has_sep(b, &s, b->name[e]))
                 continue;
             uint32_t path = event_path(b, &s, (uint32_t)e, &d, &fb);
             if (fb || !d)
@@ -2395,21 +2484,22 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         jval *oarr = jv_arr();
         if (nw && nmid) {
             wpt *pts = pq_malloc((2 * nw + nmid + 1) * sizeof *pts);
+            wpt *ptmp = pq_malloc((2 * nw + nmid + 1) * sizeof *ptmp);
             uint32_t *active = pq_malloc((nw + 1) * sizeof *active);
             uint32_t *apos = pq_malloc((nw + 1) * sizeof *apos);
             agg *ag = NULL;
             size_t nag = 0, capa = 0, na = 0, np = 0;
             pmap amap = {0};
             counter shp = {0};
-            if (pts && active && apos) {
+            if (pts && ptmp && active && apos) {
                 for (size_t k = 0; k < nw; k++) {
-                    pts[np++] = (wpt){win[k].start2, 0, (uint32_t)k};
-                    pts[np++] = (wpt){win[k].end2, 2, (uint32_t)k};
+                    pts[np++] = (wpt){win[k].start2, (uint32_t)k, 0};
+                    pts[np++] = (wpt){win[k].end2, (uint32_t)k, 2};
                 }
                 for (size_t e = 0; e < n; e++)
                     if (dev_op(b, e))
-                        pts[np++] = (wpt){2 * b->ts[e] + b->dur[e], 1, (uint32_t)e};
-                qsort(pts, np, sizeof *pts, cmp_wpt);
+                        pts[np++] = (wpt){2 * b->ts[e] + b->dur[e], (uint32_t)e, 1};
+                srec_sort(b, SORT_POINTS, pts, ptmp, np);
                 for (size_t k = 0; k < np; k++) {
                     wpt *q = &pts[k];
                     if (q->kind == 0) {
@@ -2435,19 +2525,8 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                         uint32_t *as = pmap_slot(&amap, win[best].path, b->name[e], &fresh);
                         if (!as)
                             break;
-                        if (fresh) {
-                            if (nag == capa) {
-                                capa = capa ? capa * 2 : 256;
-                                agg *na2 = pq_realloc(ag, capa * sizeof *na2);
-                                if (!na2)
-                                    break;
-                                ag = na2;
-                            }
-                            memset(&ag[nag], 0, sizeof *ag);
-                            ag[nag].name = b->name[e];
-                            ag[nag].aux = win[best].path;
-                            *as = (uint32_t)nag++;
-                        }
+                        if (fresh && !agg_new(&ag, &nag, &capa, as, b->name[e], win[best].path))
+                            break;
                         ag[*as].count++;
                         ag[*as].total += b->dur[e];
                         ag[*as].excl += c.excl[e];
@@ -2482,6 +2561,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                 }
             }
             pq_free(pts);
+            pq_free(ptmp);
             pq_free(active);
             pq_free(apos);
             pq_free(ag);
@@ -2588,5 +2668,6 @@ out:
     pq_free(s.path_nm);
     pq_free(s.depth_tf);
     pq_free(s.depth_nm);
+    pq_free(s.name_sep);
     return doc;
 }

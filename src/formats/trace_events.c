@@ -30,9 +30,11 @@ typedef struct feed {
     int oom;
 } feed;
 
-enum { A_TF_OP, A_SOURCE, A_LONG_NAME, A_RUN_ID, A_STEP_NUM, A_HLO_OP, A_COUNT };
-static const char *const ARG_KEYS[A_COUNT] = {"tf_op",  "source",   "long_name",
-                                              "run_id", "step_num", "hlo_op"};
+/* The args the summary reads; the reader finds them while it skips the rest. */
+enum { A_TF_OP, A_SOURCE, A_LONG_NAME, A_RUN_ID, A_STEP_NUM, A_NAME, A_HLO_OP, A_COUNT };
+static const char *const ARG_KEYS[A_COUNT] = {"tf_op",    "source", "long_name", "run_id",
+                                              "step_num", "name",   "hlo_op"};
+static const tj_want WANT = {ARG_KEYS, A_COUNT};
 
 /* A non-empty string value into SB; returns its view (empty when absent or not a string). */
 static pq_str arg_str(pq_str raw, char *sb, size_t cap)
@@ -201,8 +203,8 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
         int is_thread = e->name.n == 11 && memcmp(e->name.p, "thread_name", 11) == 0;
         if (!is_proc && !is_thread)
             return 0;
-        pq_str raw;
-        if (!e->args.n || !tj_args_get(e->args, "name", &raw))
+        pq_str raw = e->argv[A_NAME];
+        if (!raw.n)
             return 0;
         long n = tj_string_value(raw, sb, sizeof sb);
         if (n < 0)
@@ -234,8 +236,7 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
         o->tid = e->tid;
         o->ts = e->ts;
         o->name = dup_str(e->name);
-        pq_str av[A_COUNT];
-        tj_args_scan(e->args, ARG_KEYS, A_COUNT, av);
+        const pq_str *av = e->argv;
         o->tf_op = dup_str(arg_str(av[A_TF_OP], f->tmp[0], sizeof f->tmp[0]));
         o->source = dup_str(arg_str(av[A_SOURCE], f->tmp[1], sizeof f->tmp[1]));
         o->long_name = dup_str(arg_str(av[A_LONG_NAME], f->tmp[2], sizeof f->tmp[2]));
@@ -288,8 +289,7 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
     ev.ts_us = e->ts.us;
     ev.ts_frac_ps = e->ts.frac_ps;
     ev.dur_ps = e->dur.us * 1000000 + e->dur.frac_ps;
-    pq_str av[A_COUNT];
-    tj_args_scan(e->args, ARG_KEYS, A_COUNT, av);
+    const pq_str *av = e->argv;
     ev.tf_op = arg_str(av[A_TF_OP], f->tmp[0], sizeof f->tmp[0]);
     ev.source = arg_str(av[A_SOURCE], f->tmp[1], sizeof f->tmp[1]);
     ev.long_name = arg_str(av[A_LONG_NAME], f->tmp[2], sizeof f->tmp[2]);
@@ -299,8 +299,9 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
     return sm_add(f->b, &ev) != 0;
 }
 
-pq_status trace_events_feed(const uint8_t *data, size_t n, const char *name, sm_builder *b,
-                            tj_info *info, pq_error *err)
+/* Reads from DATA (N bytes) when PATH is NULL, else from the file PATH. */
+static pq_status feed_from(const char *path, const uint8_t *data, size_t n, const char *name,
+                           sm_builder *b, tj_info *info, pq_error *err)
 {
     feed *f = pq_calloc(1, sizeof *f);
     if (!f)
@@ -308,7 +309,9 @@ pq_status trace_events_feed(const uint8_t *data, size_t n, const char *name, sm_
     f->b = b;
     pq_error local;
     memset(&local, 0, sizeof local);
-    pq_status st = tj_read_memory(data, n, name, on_event, f, info, err ? err : &local);
+    pq_error *e = err ? err : &local;
+    pq_status st = path ? tj_read_file(path, &WANT, on_event, f, info, e)
+                        : tj_read_memory_want(data, n, name, &WANT, on_event, f, info, e);
     if (st == PQ_ERR_INTERNAL)
         st = err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory while reading events");
     for (size_t k = 0; k < f->nopen; k++)
@@ -319,4 +322,15 @@ pq_status trace_events_feed(const uint8_t *data, size_t n, const char *name, sm_
     pq_free(f->open);
     pq_free(f);
     return st;
+}
+
+pq_status trace_events_feed(const uint8_t *data, size_t n, const char *name, sm_builder *b,
+                            tj_info *info, pq_error *err)
+{
+    return feed_from(NULL, data, n, name, b, info, err);
+}
+
+pq_status trace_events_feed_file(const char *path, sm_builder *b, tj_info *info, pq_error *err)
+{
+    return feed_from(path, NULL, 0, path, b, info, err);
 }

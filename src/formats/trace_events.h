@@ -9,5 +9,7 @@
 /* Feeds DATA (N bytes, gzip or plain) named NAME into B; *info gets the reader's facts. */
 pq_status trace_events_feed(const uint8_t *data, size_t n, const char *name, sm_builder *b,
                             tj_info *info, pq_error *err);
+/* The same from the file PATH, read through a bounded window (gzip or plain). */
+pq_status trace_events_feed_file(const char *path, sm_builder *b, tj_info *info, pq_error *err);
 
 #endif

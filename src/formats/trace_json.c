@@ -1,13 +1,13 @@
 /* trace_json.c - streaming Chrome trace-event JSON reader; see trace_json.h.
  *
- * The input is a window of bytes: the whole mapping for plain JSON, or a buffer refilled
- * from zlib for gzip. The document is parsed as a sequence of small units (a top-level
- * key with its value, or one element of traceEvents). A unit that runs past the end of
- * the window while more input is coming returns TJR_MORE; the driver then slides the
- * unit's first byte to the front of the window, inflates more and parses the unit again
- * from its start. So memory is bounded by the largest single event (hard maximum
- * TJ_MAX_UNIT), never by the trace. Callbacks run only after a unit parsed completely,
- * so a retried unit is never delivered twice.
+ * The input is a window of bytes: a buffer refilled by read() for plain JSON files, by
+ * zlib for gzip (from memory or from read()), or the whole buffer for plain JSON in memory. The
+ * document is parsed as a sequence of small units (a top-level key with its value, or one element
+ * of traceEvents). A unit that runs past the end of the window while more input is coming returns
+ * TJR_MORE; the driver then slides the unit's first byte to the front of the window, inflates more
+ * and parses the unit again from its start. So memory is bounded by the largest single event (hard
+ * maximum TJ_MAX_UNIT), never by the trace. Callbacks run only after a unit parsed completely, so a
+ * retried unit is never delivered twice.
  *
  * Not here: what events mean (analysis/summary.c), B/E pairing (the consumer pairs). */
 #include "trace_json.h"
@@ -16,19 +16,32 @@
 #include "core/err.h"
 #include "io/mapfile.h"
 
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define TJ_MAX_UNIT ((size_t)256 << 20)
 enum { TJ_CHUNK = 1 << 20, TJ_MAX_DEPTH = 512 };
 
 /* Bytes inflated per refill: TJ_CHUNK, or tiny in tests so every unit crosses a refill. */
 static size_t g_chunk = TJ_CHUNK;
+static int g_stream_plain;
 
 void tj_debug_set_chunk(size_t n)
 {
     g_chunk = n ? n : TJ_CHUNK;
+}
+
+void tj_debug_stream_plain(int on)
+{
+    g_stream_plain = on;
 }
 
 typedef enum { TJR_OK, TJR_MORE, TJR_ERR } rres;
@@ -41,13 +54,21 @@ typedef struct reader {
     int64_t base_off;    /* stream offset of base */
     int more;            /* more bytes may come (gzip not finished) */
     int gz_ended;        /* the last gzip member reached its end-of-stream marker */
-    /* gzip */
+    /* the source of a refilled window: gzip and/or raw bytes from memory or a file */
+    int stream; /* the window is refilled (else it is the whole input) */
     int gz;
     z_stream z;
     char *wbuf;
     size_t wcap;
-    const uint8_t *in;
+    const uint8_t *in; /* raw input not consumed yet */
     size_t in_n;
+    int fd;         /* >= 0: raw input comes from read(fd) into inbuf */
+    uint8_t *inbuf; /* TJ_CHUNK bytes */
+    int io_errno;   /* read() failed */
+    /* the args keys the caller wants */
+    const char *const *akeys;
+    size_t nakeys;
+    size_t aklen[8];
     /* error */
     const char *what;
     const char *err_at;
@@ -74,9 +95,12 @@ static rres need(reader *r, const char *at, const char *what)
     return r->more ? TJR_MORE : fail(r, at, what);
 }
 
+/* JSON's four whitespace bytes. */
+static const unsigned char WS[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
+
 static inline void ws(reader *r)
 {
-    while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t'))
+    while (r->p < r->end && WS[(unsigned char)*r->p])
         r->p++;
 }
 
@@ -85,15 +109,42 @@ static const unsigned char STR_STOP[256] = {1, 1, 1, 1, 1, 1, 1, 1, 1,         1
                                             1, 1, 1, 1, 1, 1, 1, 1, 1,         1,         1, 1,
                                             1, 1, 1, 1, 1, 1, 1, 1, ['"'] = 1, ['\\'] = 1};
 
+/* The first byte in [q, end) that stops a string (quote, backslash, control), or end. 16
+ * bytes at a time with SSE2 (every x86-64 has it), the table for the tail. */
+static inline const unsigned char *string_stop(const unsigned char *q, const unsigned char *end)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1f);
+    while (end - q >= 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
+        __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash));
+        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(_mm_min_epu8(x, ctl), x)); /* x <= 0x1f */
+        unsigned bits = (unsigned)_mm_movemask_epi8(hit);
+        if (bits)
+            return q + __builtin_ctz(bits);
+        q += 16;
+    }
+#endif
+    while (q < end && !STR_STOP[*q])
+        q++;
+    return q;
+}
+
 /* Scans a string starting at the quote; sets *s and *e to the raw content, *esc if it has
- * escapes. One pass, table-driven: traces are mostly short strings. */
-static rres scan_string(reader *r, const char **s, const char **e, int *esc)
+ * escapes. One pass. */
+#if defined(__GNUC__)
+#define TJ_INLINE static inline __attribute__((always_inline))
+#else
+#define TJ_INLINE static inline
+#endif
+
+TJ_INLINE rres scan_string(reader *r, const char **s, const char **e, int *esc)
 {
     const unsigned char *q = (const unsigned char *)r->p + 1, *end = (const unsigned char *)r->end;
     *esc = 0;
     for (;;) {
-        while (q < end && !STR_STOP[*q])
-            q++;
+        q = string_stop(q, end);
         if (q >= end)
             return need(r, r->p, "expected the closing quote of a string");
         if (*q == '"')
@@ -110,6 +161,52 @@ static rres scan_string(reader *r, const char **s, const char **e, int *esc)
     *s = r->p + 1;
     *e = (const char *)q;
     r->p = (const char *)q + 1;
+    return TJR_OK;
+}
+
+/* At a key: the key string, ':' and the space before the value. */
+TJ_INLINE rres read_key(reader *r, const char **ks, const char **ke)
+{
+    if (*r->p != '"')
+        return fail(r, r->p, "expected a key string");
+    int esc;
+    rres rr = scan_string(r, ks, ke, &esc);
+    if (rr != TJR_OK)
+        return rr;
+    ws(r);
+    if (r->p >= r->end)
+        return need(r, r->p, "expected ':'");
+    if (*r->p != ':')
+        return fail(r, r->p, "expected ':' after a key");
+    r->p++;
+    ws(r);
+    return TJR_OK;
+}
+
+/* At '{': consumes it and the space after; *empty = 1 when '}' follows (consumed too).
+ * NEED_WHAT when the window ends first. */
+TJ_INLINE rres open_object(reader *r, const char *need_what, int *empty)
+{
+    r->p++;
+    ws(r);
+    if (r->p >= r->end)
+        return need(r, r->p, need_what);
+    *empty = *r->p == '}';
+    r->p += *empty;
+    return TJR_OK;
+}
+
+/* After a member or element: ',' (*more = 1) or CLOSE (*more = 0), consumed. NEED_WHAT
+ * when the window ends first, FAIL_WHAT for any other byte. */
+TJ_INLINE rres next_or_close(reader *r, char close, const char *need_what, const char *fail_what,
+                             int *more)
+{
+    ws(r);
+    if (r->p >= r->end)
+        return need(r, r->p, need_what);
+    if (*r->p != ',' && *r->p != close)
+        return fail(r, r->p, fail_what);
+    *more = *r->p++ == ',';
     return TJR_OK;
 }
 
@@ -251,12 +348,17 @@ static rres read_string(reader *r, pq_str *out)
     return TJR_OK;
 }
 
-static int is_num_char(char c)
+/* Bytes a number's text is made of. */
+static const unsigned char NUM_CHAR[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1};
+
+static inline int is_num_char(char c)
 {
-    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+    return NUM_CHAR[(unsigned char)c];
 }
 
-static rres scan_number(reader *r, const char **s, const char **e)
+TJ_INLINE rres scan_number(reader *r, const char **s, const char **e)
 {
     const char *q = r->p;
     if (q < r->end && *q == '-')
@@ -297,19 +399,10 @@ static rres skip_value(reader *r)
                 goto after_value;
             }
             if (c == '{') {
-                if (*r->p != '"')
-                    return fail(r, r->p, "expected a key string");
                 const char *s, *e;
-                int esc;
-                rres rr = scan_string(r, &s, &e, &esc);
+                rres rr = read_key(r, &s, &e);
                 if (rr != TJR_OK)
                     return rr;
-                ws(r);
-                if (r->p >= r->end)
-                    return need(r, r->p, "expected ':'");
-                if (*r->p != ':')
-                    return fail(r, r->p, "expected ':' after a key");
-                r->p++;
             }
             continue;
         }
@@ -376,8 +469,48 @@ static rres skip_value(reader *r)
     }
 }
 
+/* Brings frac_ps into 0..999999. */
+static inline void normalize_time(tj_time *t)
+{
+    while (t->frac_ps < 0) {
+        t->frac_ps += 1000000;
+        t->us--;
+    }
+    while (t->frac_ps >= 1000000) {
+        t->frac_ps -= 1000000;
+        t->us++;
+    }
+}
+
+/* The time of [-]WHOLE.FRAC, FRAC given by its first min(FD, 6) digits (ROUND_UP: the
+ * seventh was >= 5). */
+static inline void make_time(int neg, int64_t whole, int64_t frac, int fd, int round_up, tj_time *t)
+{
+    for (int k = fd; k < 6; k++)
+        frac *= 10;
+    frac += round_up;
+    t->us = neg ? -whole : whole;
+    t->frac_ps = neg ? -frac : frac;
+    normalize_time(t);
+}
+
+/* The digits after a decimal point, from Q: the first six into *FRAC, the seventh rounds;
+ * *FD counts them all. Returns the first byte after them. */
+static inline const char *frac_digits(const char *q, const char *end, int64_t *frac, int *fd,
+                                      int *round_up)
+{
+    for (; q < end && (unsigned)(*q - '0') <= 9; q++, ++*fd) {
+        if (*fd < 6)
+            *frac = *frac * 10 + (*q - '0');
+        else if (*fd == 6)
+            *round_up = *q >= '5';
+    }
+    return q;
+}
+
 /* Parses a number into whole µs and sub-µs picoseconds. Returns TJ_INT when it fits, or
  * TJ_OTHER (e.g. exponents beyond range). */
+
 static int parse_time(const char *s, const char *e, tj_time *t)
 {
     int neg = 0;
@@ -399,17 +532,8 @@ static int parse_time(const char *s, const char *e, tj_time *t)
     int64_t frac = 0;
     int fd = 0;
     int round_up = 0;
-    if (q < e && *q == '.') {
-        q++;
-        while (q < e && *q >= '0' && *q <= '9') {
-            if (fd < 6)
-                frac = frac * 10 + (*q - '0');
-            else if (fd == 6)
-                round_up = *q >= '5';
-            fd++;
-            q++;
-        }
-    }
+    if (q < e && *q == '.')
+        q = frac_digits(q + 1, e, &frac, &fd, &round_up);
     if (q < e) {
         /* An exponent: go through double (rare in traces). */
         char tmp[64];
@@ -425,23 +549,67 @@ static int parse_time(const char *s, const char *e, tj_time *t)
         double w = d < 0 ? -(double)(int64_t)(-d) : (double)(int64_t)d;
         t->us = (int64_t)w;
         t->frac_ps = (int64_t)((d - w) * 1e6 + (d >= w ? 0.5 : -0.5));
-        goto norm;
+        normalize_time(t);
+        return TJ_INT;
     }
-    for (int k = fd; k < 6; k++)
-        frac *= 10;
-    frac += round_up;
-    t->us = neg ? -whole : whole;
-    t->frac_ps = neg ? -frac : frac;
-norm:
-    while (t->frac_ps < 0) {
-        t->frac_ps += 1000000;
-        t->us--;
-    }
-    while (t->frac_ps >= 1000000) {
-        t->frac_ps -= 1000000;
-        t->us++;
-    }
+    make_time(neg, whole, frac, fd, round_up, t);
     return TJ_INT;
+}
+
+/* When the 8 bytes at Q are all digits, their value into *V (SWAR: pairs, then quads,
+ * then the halves, each step one multiply). */
+static inline int eight_digits(const char *q, uint64_t *v)
+{
+    uint64_t x;
+    memcpy(&x, q, 8);
+    if (((x & 0xF0F0F0F0F0F0F0F0ull) |
+         (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) != 0x3333333333333333ull)
+        return 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t le = x - 0x3030303030303030ull;
+#else
+    unsigned char b[8];
+    memcpy(b, q, 8);
+    uint64_t le = 0;
+    for (int k = 7; k >= 0; k--) /* the digits as a little-endian word */
+        le = le << 8 | (uint64_t)(b[k] - '0');
+#endif
+    le = (le * 10 + (le >> 8)) & 0x00FF00FF00FF00FFull;
+    le = (le * 100 + (le >> 16)) & 0x0000FFFF0000FFFFull;
+    le = (le * 10000 + (le >> 32)) & 0x00000000FFFFFFFFull;
+    *v = le;
+    return 1;
+}
+
+/* The common number of a trace, [-]digits[.digits] (at most 18 whole digits) followed by
+ * a byte that is not part of a number, parsed in one pass into *T. Returns 0 (nothing
+ * consumed) for anything else, which the general path then handles. */
+static inline int fast_time(reader *r, tj_time *t)
+{
+    const char *q = r->p, *end = r->end;
+    int neg = q < end && *q == '-';
+    q += neg;
+    if (q >= end || (unsigned)(*q - '0') > 9)
+        return 0;
+    int64_t whole = 0, frac = 0;
+    int nd = 0, fd = 0, round_up = 0;
+    uint64_t eight;
+    if (end - q >= 8 && eight_digits(q, &eight)) {
+        whole = (int64_t)eight; /* epoch-µs timestamps: 8 digits in a few instructions */
+        q += 8;
+        nd = 8;
+    }
+    while (q < end && (unsigned)(*q - '0') <= 9 && nd < 18) {
+        whole = whole * 10 + (*q++ - '0');
+        nd++;
+    }
+    if (q < end && *q == '.')
+        q = frac_digits(q + 1, end, &frac, &fd, &round_up);
+    if (q >= end || NUM_CHAR[(unsigned char)*q])
+        return 0; /* an exponent, more digits, or the window's end: the general path */
+    make_time(neg, whole, frac, fd, round_up, t);
+    r->p = q;
+    return 1;
 }
 
 static int key_is(const char *s, const char *e, const char *lit)
@@ -461,6 +629,18 @@ static rres parse_id(reader *r, int *kind, int64_t *v, pq_str *raw)
         return rr;
     }
     const char *s = r->p;
+    tj_time ft;
+    if (fast_time(r, &ft)) {
+        if (ft.frac_ps == 0) {
+            *kind = TJ_INT;
+            *v = ft.us;
+        } else {
+            *kind = TJ_OTHER;
+            raw->p = s;
+            raw->n = (size_t)(r->p - s);
+        }
+        return TJR_OK;
+    }
     if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9')) {
         const char *ns, *ne;
         rres rr = scan_number(r, &ns, &ne);
@@ -489,6 +669,10 @@ static rres parse_tval(reader *r, int *kind, tj_time *t)
 {
     if (r->p >= r->end)
         return need(r, r->p, "expected a value");
+    if (fast_time(r, t)) {
+        *kind = TJ_INT;
+        return TJR_OK;
+    }
     if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9')) {
         const char *s, *e;
         rres rr = scan_number(r, &s, &e);
@@ -501,95 +685,273 @@ static rres parse_tval(reader *r, int *kind, tj_time *t)
     return skip_value(r);
 }
 
+enum { K_OTHER, K_PH, K_NAME, K_CAT, K_PID, K_TID, K_TS, K_DUR, K_ARGS, K_ID };
+
+/* Which event field the key K (N bytes, raw) is. */
+static inline int event_key(const char *k, size_t n)
+{
+    switch (n) {
+    case 2:
+        if (k[0] == 'p' && k[1] == 'h')
+            return K_PH;
+        if (k[0] == 't' && k[1] == 's')
+            return K_TS;
+        if (k[0] == 'i' && k[1] == 'd')
+            return K_ID;
+        break;
+    case 3:
+        if (k[1] == 'i' && k[2] == 'd')
+            return k[0] == 'p' ? K_PID : k[0] == 't' ? K_TID : K_OTHER;
+        if (memcmp(k, "cat", 3) == 0)
+            return K_CAT;
+        if (memcmp(k, "dur", 3) == 0)
+            return K_DUR;
+        break;
+    case 4:
+        if (memcmp(k, "name", 4) == 0)
+            return K_NAME;
+        if (memcmp(k, "args", 4) == 0)
+            return K_ARGS;
+        break;
+    }
+    return K_OTHER;
+}
+
+/* The args object of an event: each value skipped, the wanted keys' values noted. */
+static rres parse_args(reader *r, tj_event *ev)
+{
+    int empty;
+    rres r0 = open_object(r, "expected a value", &empty);
+    if (r0 != TJR_OK || empty)
+        return r0;
+    for (;;) {
+        const char *ks, *ke;
+        rres rr = read_key(r, &ks, &ke);
+        if (rr != TJR_OK)
+            return rr;
+        const char *vs = r->p, *x, *y;
+        int esc;
+        /* Scalars inline, as skip_value would read them; containers through it. */
+        if (r->p < r->end && *r->p == '"')
+            rr = scan_string(r, &x, &y, &esc);
+        else if (r->p < r->end && (*r->p == '-' || (unsigned)(*r->p - '0') <= 9))
+            rr = scan_number(r, &x, &y);
+        else
+            rr = skip_value(r);
+        if (rr != TJR_OK)
+            return rr;
+        size_t kl = (size_t)(ke - ks);
+        for (size_t k = 0; k < r->nakeys; k++) {
+            if (r->aklen[k] == kl && r->akeys[k][0] == ks[0] && memcmp(r->akeys[k], ks, kl) == 0) {
+                ev->argv[k].p = vs;
+                ev->argv[k].n = (size_t)(r->p - vs);
+                break;
+            }
+        }
+        int more;
+        rr = next_or_close(r, '}', "expected ',' or a closing bracket",
+                           "expected ',' or a closing bracket", &more);
+        if (rr != TJR_OK || !more)
+            return rr;
+        ws(r);
+        if (r->p >= r->end)
+            return need(r, r->p, "expected a value");
+    }
+}
+
 /* One element of traceEvents. Non-object elements are an error. */
 static rres parse_event(reader *r, tj_event *ev)
 {
-    memset(ev, 0, sizeof *ev);
+    memset(ev, 0, offsetof(tj_event, argv));
+    for (size_t k = 0; k < r->nakeys; k++)
+        ev->argv[k] = (pq_str){NULL, 0};
     ev->offset = off_of(r, r->p);
     if (r->p >= r->end)
         return need(r, r->p, "expected an event object");
     if (*r->p != '{')
         return fail(r, r->p, "expected an event object '{'");
-    r->p++;
     r->scratch_used = 0;
-    ws(r);
-    if (r->p >= r->end)
-        return need(r, r->p, "expected a key or '}'");
-    if (*r->p == '}') {
-        r->p++;
-        return TJR_OK;
-    }
+    int empty;
+    rres r0 = open_object(r, "expected a key or '}'", &empty);
+    if (r0 != TJR_OK || empty)
+        return r0;
     for (;;) {
         ws(r);
         if (r->p >= r->end)
             return need(r, r->p, "expected a key");
-        if (*r->p != '"')
-            return fail(r, r->p, "expected a key string");
         const char *ks, *ke;
-        int kesc;
-        rres rr = scan_string(r, &ks, &ke, &kesc);
+        rres rr = read_key(r, &ks, &ke);
         if (rr != TJR_OK)
             return rr;
-        ws(r);
-        if (r->p >= r->end)
-            return need(r, r->p, "expected ':'");
-        if (*r->p != ':')
-            return fail(r, r->p, "expected ':' after a key");
-        r->p++;
-        ws(r);
         if (r->p >= r->end)
             return need(r, r->p, "expected a value");
-        size_t kl = (size_t)(ke - ks);
-        if (kl == 2 && ks[0] == 'p' && ks[1] == 'h') {
-            pq_str ph;
+        switch (event_key(ks, (size_t)(ke - ks))) {
+        case K_PH:
             if (*r->p == '"') {
+                pq_str ph;
                 rr = read_string(r, &ph);
                 if (rr == TJR_OK)
                     ev->ph = ph.n ? ph.p[0] : '\0';
             } else {
                 rr = skip_value(r);
             }
-        } else if (key_is(ks, ke, "name")) {
+            break;
+        case K_NAME:
             rr = *r->p == '"' ? read_string(r, &ev->name) : skip_value(r);
-        } else if (key_is(ks, ke, "cat")) {
+            break;
+        case K_CAT:
             rr = *r->p == '"' ? read_string(r, &ev->cat) : skip_value(r);
-        } else if (key_is(ks, ke, "pid")) {
+            break;
+        case K_PID:
             rr = parse_id(r, &ev->pid_kind, &ev->pid, &ev->pid_str);
-        } else if (key_is(ks, ke, "tid")) {
+            break;
+        case K_TID:
             rr = parse_id(r, &ev->tid_kind, &ev->tid, &ev->tid_str);
-        } else if (key_is(ks, ke, "ts")) {
+            break;
+        case K_TS:
             rr = parse_tval(r, &ev->ts_kind, &ev->ts);
-        } else if (key_is(ks, ke, "dur")) {
+            break;
+        case K_DUR:
             rr = parse_tval(r, &ev->dur_kind, &ev->dur);
-        } else if (key_is(ks, ke, "args") || key_is(ks, ke, "id")) {
+            break;
+        case K_ARGS: {
+            const char *s = r->p;
+            rr = r->nakeys && *r->p == '{' ? parse_args(r, ev) : skip_value(r);
+            ev->args = (pq_str){s, (size_t)(r->p - s)};
+            break;
+        }
+        case K_ID: {
             const char *s = r->p;
             rr = skip_value(r);
-            pq_str span = {s, (size_t)(r->p - s)};
-            if (ks[0] == 'a')
-                ev->args = span;
-            else
-                ev->id = span;
-        } else {
+            ev->id = (pq_str){s, (size_t)(r->p - s)};
+            break;
+        }
+        default:
             rr = skip_value(r);
         }
-        if (rr != TJR_OK)
+        int more;
+        if (rr == TJR_OK)
+            rr = next_or_close(r, '}', "expected ',' or '}'", "expected ',' or '}' in an event",
+                               &more);
+        if (rr != TJR_OK || !more)
             return rr;
-        ws(r);
-        if (r->p >= r->end)
-            return need(r, r->p, "expected ',' or '}'");
-        if (*r->p == ',') {
-            r->p++;
-            continue;
-        }
-        if (*r->p == '}') {
-            r->p++;
-            return TJR_OK;
-        }
-        return fail(r, r->p, "expected ',' or '}' in an event");
     }
 }
 
-/* Inflates more bytes into the window, keeping [keep, end). Returns 0, or -1 with r->what
+/* Makes raw input available in r->in: 1, or 0 at the end of the input (or on a read
+ * error, r->io_errno set). */
+static int pull_input(reader *r)
+{
+    if (r->in_n)
+        return 1;
+    if (r->fd < 0 || r->io_errno)
+        return 0;
+    for (;;) {
+        ssize_t k = read(r->fd, r->inbuf, TJ_CHUNK);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            r->io_errno = errno ? errno : EIO;
+        if (k <= 0)
+            return 0;
+        r->in = r->inbuf;
+        r->in_n = (size_t)k;
+        return 1;
+    }
+}
+
+/* Sets r->what for a failed fill at AT. */
+static long fill_failed(reader *r, char *at, const char *what)
+{
+    r->what = what;
+    r->err_at = at;
+    r->end = at;
+    return -1;
+}
+
+/* Copies (or reads) up to ROOT bytes of plain JSON into FILL; returns how many. */
+static long fill_plain(reader *r, char *fill, size_t room)
+{
+    size_t got = 0;
+    while (got < room && r->more) {
+        if (!r->in_n && r->fd >= 0 && !r->io_errno) {
+            ssize_t k = read(r->fd, fill + got, room - got); /* straight into the window */
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0)
+                r->io_errno = errno ? errno : EIO;
+            if (k <= 0)
+                r->more = 0;
+            else
+                got += (size_t)k;
+            continue;
+        }
+        if (!pull_input(r)) {
+            r->more = 0;
+            break;
+        }
+        size_t take = r->in_n < room - got ? r->in_n : room - got;
+        memcpy(fill + got, r->in, take);
+        r->in += take;
+        r->in_n -= take;
+        got += take;
+    }
+    if (r->io_errno)
+        return fill_failed(r, fill + got, "expected the rest of the file (read error)");
+    return (long)got;
+}
+
+/* Inflates up to ROOM bytes into FILL; returns how many. */
+static long fill_gzip(reader *r, char *fill, size_t room)
+{
+    r->z.next_out = (Bytef *)fill;
+    r->z.avail_out = (uInt)(room > 0x40000000 ? 0x40000000 : room);
+    while (r->z.avail_out > 0 && r->more) {
+        char *at = fill + (room - r->z.avail_out);
+        if (r->z.avail_in == 0) {
+            if (!pull_input(r)) {
+                r->more = 0;
+                if (r->io_errno)
+                    return fill_failed(r, at, "expected the rest of the file (read error)");
+                /* Input ran out inside a member: a truncated file, never a success. */
+                if (!r->gz_ended)
+                    return fill_failed(r, at,
+                                       "expected the rest of the gzip stream (truncated file)");
+                break;
+            }
+            size_t take = r->in_n > 0x40000000 ? 0x40000000 : r->in_n;
+            r->z.next_in = (Bytef *)(uintptr_t)r->in;
+            r->z.avail_in = (uInt)take;
+            r->in += take;
+            r->in_n -= take;
+        }
+        int zr = inflate(&r->z, Z_NO_FLUSH);
+        r->gz_ended = zr == Z_STREAM_END;
+        at = fill + (room - r->z.avail_out);
+        if (zr == Z_STREAM_END) {
+            /* Concatenated gzip members continue; trailing zeros end the stream. */
+            if (r->z.avail_in == 0 && !pull_input(r)) {
+                if (r->io_errno)
+                    return fill_failed(r, at, "expected the rest of the file (read error)");
+                r->more = 0;
+                break;
+            }
+            const uint8_t *next = r->z.avail_in ? r->z.next_in : r->in;
+            if (next[0] != 0x1f) {
+                r->more = 0;
+                break;
+            }
+            inflateReset(&r->z);
+        } else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+            return fill_failed(r, at, "expected valid gzip data");
+        } else if (zr == Z_BUF_ERROR && r->z.avail_in == 0 && !pull_input(r)) {
+            return fill_failed(r, at, "expected the rest of the gzip stream (truncated file)");
+        }
+    }
+    return (long)(room - r->z.avail_out);
+}
+
+/* Fills more bytes into the window, keeping [keep, end). Returns 0, or -1 with r->what
  * set. */
 static int refill(reader *r, const char *keep)
 {
@@ -627,55 +989,12 @@ static int refill(reader *r, const char *keep)
     r->base = r->wbuf;
     char *fill = r->wbuf + kept;
     size_t room = r->wcap - kept;
-    r->z.next_out = (Bytef *)fill;
     if (room > g_chunk)
         room = g_chunk; /* never more than a chunk per refill */
-    r->z.avail_out = (uInt)(room > 0x40000000 ? 0x40000000 : room);
-    while (r->z.avail_out > 0 && r->more) {
-        if (r->z.avail_in == 0) {
-            if (r->in_n == 0) {
-                r->more = 0;
-                if (!r->gz_ended) {
-                    /* Input ran out inside a member: a truncated file, never a success. */
-                    r->what = "expected the rest of the gzip stream (truncated file)";
-                    r->end = fill + (room - r->z.avail_out);
-                    r->err_at = r->end;
-                    return -1;
-                }
-                break;
-            }
-            size_t take = r->in_n > 0x40000000 ? 0x40000000 : r->in_n;
-            r->z.next_in = (Bytef *)(uintptr_t)r->in;
-            r->z.avail_in = (uInt)take;
-            r->in += take;
-            r->in_n -= take;
-        }
-        int zr = inflate(&r->z, Z_NO_FLUSH);
-        r->gz_ended = zr == Z_STREAM_END;
-        if (zr == Z_STREAM_END) {
-            /* Concatenated gzip members continue; trailing zeros end the stream. */
-            if (r->z.avail_in == 0 && r->in_n == 0) {
-                r->more = 0;
-                break;
-            }
-            if (r->z.avail_in > 0 && r->z.next_in[0] != 0x1f) {
-                r->more = 0;
-                break;
-            }
-            inflateReset(&r->z);
-        } else if (zr != Z_OK && zr != Z_BUF_ERROR) {
-            r->what = "expected valid gzip data";
-            r->err_at = fill + (room - r->z.avail_out);
-            r->end = r->err_at;
-            return -1;
-        } else if (zr == Z_BUF_ERROR && r->z.avail_in == 0 && r->in_n == 0) {
-            r->what = "expected the rest of the gzip stream (truncated file)";
-            r->err_at = fill + (room - r->z.avail_out);
-            r->end = r->err_at;
-            return -1;
-        }
-    }
-    r->end = fill + (room - r->z.avail_out);
+    long got = r->gz ? fill_gzip(r, fill, room) : fill_plain(r, fill, room);
+    if (got < 0)
+        return -1;
+    r->end = fill + got;
     r->p = r->wbuf + pos;
     /* Zero padding after the data keeps the scanners' memchr inside the buffer. */
     memset((char *)r->end, 0, MAPFILE_PADDING);
@@ -746,25 +1065,10 @@ static pq_status run(reader *r, tj_event_fn fn, void *ctx, tj_info *info)
                 st = S_END;
                 break;
             }
-            if (*r->p != '"') {
-                rr = fail(r, r->p, "expected a key string");
-                break;
-            }
             const char *s, *e;
-            int esc;
-            rr = scan_string(r, &s, &e, &esc);
+            rr = read_key(r, &s, &e);
             if (rr != TJR_OK)
                 break;
-            ws(r);
-            if (r->p >= r->end) {
-                rr = need(r, r->p, "expected ':'");
-                break;
-            }
-            if (*r->p != ':') {
-                rr = fail(r, r->p, "expected ':' after a key");
-                break;
-            }
-            r->p++;
             size_t kl = (size_t)(e - s);
             if (kl >= sizeof key)
                 kl = sizeof key - 1;
@@ -796,22 +1100,14 @@ static pq_status run(reader *r, tj_event_fn fn, void *ctx, tj_info *info)
             if (rr == TJR_OK)
                 st = S_OBJ_SEP;
             break;
-        case S_OBJ_SEP:
-            ws(r);
-            if (r->p >= r->end) {
-                rr = need(r, r->p, "expected ',' or '}'");
-                break;
-            }
-            if (*r->p == ',') {
-                r->p++;
-                st = S_KEY;
-            } else if (*r->p == '}') {
-                r->p++;
-                st = S_END;
-            } else {
-                rr = fail(r, r->p, "expected ',' or '}' after a top-level value");
-            }
+        case S_OBJ_SEP: {
+            int more;
+            rr = next_or_close(r, '}', "expected ',' or '}'",
+                               "expected ',' or '}' after a top-level value", &more);
+            if (rr == TJR_OK)
+                st = more ? S_KEY : S_END;
             break;
+        }
         case S_EVENTS_OPEN:
             ws(r);
             if (r->p >= r->end) {
@@ -863,26 +1159,21 @@ static pq_status run(reader *r, tj_event_fn fn, void *ctx, tj_info *info)
                 st = S_EVENT_SEP;
             }
             break;
-        case S_EVENT_SEP:
+        case S_EVENT_SEP: {
             ws(r);
             if (r->p >= r->end) {
                 if (info->array_format && !r->more) {
                     st = S_DONE;
                     break;
                 }
-                rr = need(r, r->p, "expected ',' or ']' after an event");
-                break;
             }
-            if (*r->p == ',') {
-                r->p++;
-                st = S_EVENT;
-            } else if (*r->p == ']') {
-                r->p++;
-                st = info->array_format ? S_END : S_OBJ_SEP;
-            } else {
-                rr = fail(r, r->p, "expected ',' or ']' after an event");
-            }
+            int more;
+            rr = next_or_close(r, ']', "expected ',' or ']' after an event",
+                               "expected ',' or ']' after an event", &more);
+            if (rr == TJR_OK)
+                st = more ? S_EVENT : info->array_format ? S_END : S_OBJ_SEP;
             break;
+        }
         case S_END:
             ws(r);
             if (r->p < r->end) {
@@ -904,7 +1195,7 @@ static pq_status run(reader *r, tj_event_fn fn, void *ctx, tj_info *info)
             return PQ_ERR_INPUT;
         if (rr == TJR_MORE) {
             r->p = mark;
-            if (!r->gz || refill(r, mark) != 0) {
+            if (!r->stream || refill(r, mark) != 0) {
                 if (!r->what) {
                     r->err_at = mark;
                     r->what = "expected more input";
@@ -929,67 +1220,118 @@ static pq_status run(reader *r, tj_event_fn fn, void *ctx, tj_info *info)
     return PQ_OK;
 }
 
-pq_status tj_read_memory(const uint8_t *data, size_t n, const char *name, tj_event_fn fn, void *ctx,
-                         tj_info *info, pq_error *err)
+static void reader_init(reader *r, const char *name, const tj_want *want, pq_error *err)
 {
-    reader r;
-    memset(&r, 0, sizeof r);
-    memset(info, 0, sizeof *info);
-    r.path = name;
-    r.err = err;
+    memset(r, 0, sizeof *r);
+    r->path = name;
+    r->err = err;
+    r->fd = -1;
+    if (want && want->arg_keys) {
+        r->nakeys = want->n_arg_keys < 8 ? want->n_arg_keys : 8;
+        r->akeys = want->arg_keys;
+        for (size_t k = 0; k < r->nakeys; k++)
+            r->aklen[k] = strlen(r->akeys[k]);
+    }
+}
+
+/* Reads the document from the reader's source: r->in/in_n (memory) or r->fd. */
+static pq_status read_source(reader *r, tj_event_fn fn, void *ctx, tj_info *info)
+{
+    const char *name = r->path;
+    pq_error *err = r->err;
     pq_status st;
-    int gz = n >= 2 && data[0] == 0x1f && data[1] == 0x8b;
-    if (gz) {
-        r.gz = 1;
-        if (inflateInit2(&r.z, 16 + MAX_WBITS) != Z_OK)
-            return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory (zlib)");
-        r.in = data;
-        r.in_n = n;
-        r.more = 1;
-        r.base = r.p = r.end = NULL;
-        if (refill(&r, NULL) != 0) {
-            st = err_set(err, PQ_ERR_INPUT, name, off_of(&r, r.err_at), "%s", r.what);
+    memset(info, 0, sizeof *info);
+    if (r->fd >= 0 && pull_input(r)) {
+        /* The gzip magic needs two bytes; a short first read() gets more. */
+        while (r->in_n < 2) {
+            ssize_t k = read(r->fd, r->inbuf + r->in_n, TJ_CHUNK - r->in_n);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0)
+                r->io_errno = errno ? errno : EIO;
+            if (k <= 0)
+                break;
+            r->in_n += (size_t)k;
+        }
+    }
+    if (r->io_errno)
+        return err_set(err, PQ_ERR_IO, name, -1, "cannot read: %s", strerror(r->io_errno));
+    r->gz = r->in_n >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b;
+    r->stream = r->gz || r->fd >= 0 || g_stream_plain;
+    if (r->gz && inflateInit2(&r->z, 16 + MAX_WBITS) != Z_OK)
+        return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory (zlib)");
+    if (r->stream) {
+        r->more = 1;
+        if (refill(r, NULL) != 0) {
+            st = err_set(err, PQ_ERR_INPUT, name, off_of(r, r->err_at), "%s", r->what);
             goto out;
         }
     } else {
-        /* Plain JSON: the bytes are the window. Scratch holds one event's strings. */
-        r.base = r.p = (const char *)data;
-        r.end = r.base + n;
+        /* Plain JSON in memory: the bytes are the window. Scratch holds one event's
+         * strings. */
+        size_t n = r->in_n;
+        r->base = r->p = (const char *)r->in;
+        r->end = r->base + n;
         size_t cap = n < TJ_MAX_UNIT ? n + 1 : TJ_MAX_UNIT;
-        r.scratch = pq_malloc(cap);
-        r.scratch_cap = r.scratch ? cap : 0;
-        if (!r.scratch)
+        r->scratch = pq_malloc(cap);
+        r->scratch_cap = r->scratch ? cap : 0;
+        if (!r->scratch)
             return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
     }
-    if (r.gz && r.end == r.p && !r.more) {
+    if (r->gz && r->end == r->p && !r->more) {
         st = err_set(err, PQ_ERR_INPUT, name, 0, "expected a JSON object with traceEvents");
         goto out;
     }
-    st = run(&r, fn, ctx, info);
-    if (st != PQ_OK && r.what) {
-        int64_t off = r.err_at ? off_of(&r, r.err_at) : 0;
+    st = run(r, fn, ctx, info);
+    if (st != PQ_OK && r->io_errno) {
+        st = err_set(err, PQ_ERR_IO, name, -1, "cannot read: %s", strerror(r->io_errno));
+    } else if (st != PQ_OK && r->what) {
+        int64_t off = r->err_at ? off_of(r, r->err_at) : 0;
         if (st == PQ_ERR_UNSUPPORTED)
-            st = err_set(err, st, name, 0, "expected Chrome trace events; this is %s", r.what);
+            st = err_set(err, st, name, 0, "expected Chrome trace events; this is %s", r->what);
         else
-            st = err_set(err, st, name, off, "%s", r.what);
+            st = err_set(err, st, name, off, "%s", r->what);
     }
 out:
-    if (r.gz)
-        inflateEnd(&r.z);
-    pq_free(r.wbuf);
-    pq_free(r.scratch);
+    if (r->gz)
+        inflateEnd(&r->z);
+    pq_free(r->wbuf);
+    pq_free(r->scratch);
     return st;
 }
 
-pq_status tj_read_file(const char *path, tj_event_fn fn, void *ctx, tj_info *info, pq_error *err)
+pq_status tj_read_memory_want(const uint8_t *data, size_t n, const char *name, const tj_want *want,
+                              tj_event_fn fn, void *ctx, tj_info *info, pq_error *err)
 {
-    mapped_file m;
-    pq_status st = mapfile_open(path, &m, err);
-    if (st != PQ_OK)
-        return st;
-    mapfile_advise_sequential(&m);
-    st = tj_read_memory(m.data ? m.data : (const uint8_t *)"", m.size, path, fn, ctx, info, err);
-    mapfile_close(&m);
+    reader r;
+    reader_init(&r, name, want, err);
+    r.in = data;
+    r.in_n = n;
+    return read_source(&r, fn, ctx, info);
+}
+
+pq_status tj_read_memory(const uint8_t *data, size_t n, const char *name, tj_event_fn fn, void *ctx,
+                         tj_info *info, pq_error *err)
+{
+    return tj_read_memory_want(data, n, name, NULL, fn, ctx, info, err);
+}
+
+pq_status tj_read_file(const char *path, const tj_want *want, tj_event_fn fn, void *ctx,
+                       tj_info *info, pq_error *err)
+{
+    reader r;
+    reader_init(&r, path, want, err);
+    r.fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r.fd < 0)
+        return err_set(err, PQ_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(r.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    r.inbuf = pq_malloc(TJ_CHUNK);
+    pq_status st = r.inbuf ? read_source(&r, fn, ctx, info)
+                           : err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    pq_free(r.inbuf);
+    close(r.fd);
     return st;
 }
 
@@ -1014,14 +1356,8 @@ int tj_args_scan(pq_str args, const char *const *keys, size_t nkeys, pq_str *out
         if (r.p >= r.end || *r.p != '"')
             return found;
         const char *s, *e;
-        int esc;
-        if (scan_string(&r, &s, &e, &esc) != TJR_OK)
+        if (read_key(&r, &s, &e) != TJR_OK)
             return found;
-        ws(&r);
-        if (r.p >= r.end || *r.p != ':')
-            return found;
-        r.p++;
-        ws(&r);
         const char *vs = r.p;
         if (skip_value(&r) != TJR_OK)
             return found;
@@ -1041,40 +1377,7 @@ int tj_args_scan(pq_str args, const char *const *keys, size_t nkeys, pq_str *out
 
 int tj_args_get(pq_str args, const char *key, pq_str *out)
 {
-    reader r;
-    memset(&r, 0, sizeof r);
-    r.base = r.p = args.p;
-    r.end = args.p + args.n;
-    ws(&r);
-    if (r.p >= r.end || *r.p != '{')
-        return 0;
-    r.p++;
-    for (;;) {
-        ws(&r);
-        if (r.p >= r.end || *r.p != '"')
-            return 0;
-        const char *s, *e;
-        int esc;
-        if (scan_string(&r, &s, &e, &esc) != TJR_OK)
-            return 0;
-        ws(&r);
-        if (r.p >= r.end || *r.p != ':')
-            return 0;
-        r.p++;
-        ws(&r);
-        const char *vs = r.p;
-        if (skip_value(&r) != TJR_OK)
-            return 0;
-        if (key_is(s, e, key)) {
-            out->p = vs;
-            out->n = (size_t)(r.p - vs);
-            return 1;
-        }
-        ws(&r);
-        if (r.p >= r.end || *r.p != ',')
-            return 0;
-        r.p++;
-    }
+    return tj_args_scan(args, &key, 1, out) > 0;
 }
 
 long tj_string_value(pq_str raw, char *out, size_t cap)

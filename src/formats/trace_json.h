@@ -5,7 +5,9 @@
  * in chunks into a window that only has to hold one event) and hands each element of
  * traceEvents to a callback as a tj_event whose strings are views valid only during the
  * call. Keys no consumer uses are skipped without building values; `args` is passed as
- * its raw JSON span (tj_args_get finds one key in it). Every read is bounds-checked; a
+ * its raw JSON span, and the values of the args keys the caller names (tj_want) are found
+ * in the same pass. Files are read with read() through a bounded window, never mapped,
+ * so memory stays a few MiB whatever the trace's size. Every read is bounds-checked; a
  * malformed input stops with PQ_ERR_INPUT, the path, the byte offset (in the
  * uncompressed JSON for .gz) and what was expected. Documents that are JSON but not
  * trace events (a PyTorch execution-trace graph, a bare array of rows) are refused with
@@ -37,9 +39,13 @@ typedef struct tj_event {
     pq_str pid_str, tid_str; /* raw text when TJ_OTHER (string ids of old Kineto traces) */
     int ts_kind, dur_kind;   /* TJ_INT for any number that fits, TJ_OTHER for non-numbers */
     tj_time ts, dur;
-    pq_str args;    /* raw JSON text of the "args" value, empty when absent */
-    pq_str id;      /* raw text of "id" (flows, async), empty when absent */
+    pq_str args; /* raw JSON text of the "args" value, empty when absent */
+    pq_str id;   /* raw text of "id" (flows, async), empty when absent */
+    /* Raw values of the wanted args keys (tj_want.arg_keys[k]; the last of duplicates),
+     * empty (p NULL) when absent or when args is not an object; entries past
+     * tj_want.n_arg_keys are unspecified. Last in the struct (the reader clears the rest). */
     int64_t offset; /* byte offset of the event's '{' in the (uncompressed) JSON */
+    pq_str argv[8];
 } tj_event;
 
 /* Called for every element of traceEvents. Return 0 to go on, non-zero to stop (the
@@ -53,15 +59,27 @@ typedef struct tj_info {
     int array_format; /* the document is a bare array of events (Chrome's JSON Array Format) */
 } tj_info;
 
-/* Reads PATH (gzip detected by content). */
-pq_status tj_read_file(const char *path, tj_event_fn fn, void *ctx, tj_info *info, pq_error *err);
+/* What the caller wants besides the event fields: up to 8 args keys whose raw values land
+ * in tj_event.argv. NULL: none. */
+typedef struct tj_want {
+    const char *const *arg_keys;
+    size_t n_arg_keys;
+} tj_want;
+
+/* Reads PATH (gzip detected by content) with read() through a bounded window. */
+pq_status tj_read_file(const char *path, const tj_want *want, tj_event_fn fn, void *ctx,
+                       tj_info *info, pq_error *err);
 /* Reads N bytes (gzip or plain); NAME is used in errors. */
 pq_status tj_read_memory(const uint8_t *data, size_t n, const char *name, tj_event_fn fn, void *ctx,
                          tj_info *info, pq_error *err);
+pq_status tj_read_memory_want(const uint8_t *data, size_t n, const char *name, const tj_want *want,
+                              tj_event_fn fn, void *ctx, tj_info *info, pq_error *err);
 
-/* Test hook: inflate at most N bytes per refill (0 restores the default, 1 MiB), so tests
- * and the fuzzer drive every event across window refills. Process-global. */
+/* Test hooks (process-global): fill at most N bytes per window refill (0 restores the
+ * default, 1 MiB), and read plain JSON in memory through the window as files are, so
+ * tests and the fuzzer drive every event across refills of both kinds. */
 void tj_debug_set_chunk(size_t n);
+void tj_debug_stream_plain(int on);
 
 /* Finds KEY among the top-level keys of the JSON object ARGS. Returns 1 and the raw value
  * text in *out, 0 when absent (or ARGS is not a well-formed object). */

@@ -272,18 +272,53 @@ pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err)
     return PQ_OK;
 }
 
-void sha256_hex(const void *data, size_t n, char out[65])
+static void hex32(const unsigned char md[32], char out[65])
 {
-    unsigned char md[32];
-    unsigned int mdlen = 0;
     static const char hex[] = "0123456789abcdef";
-    if (!EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
-        out[0] = 0;
-        return;
-    }
     for (int i = 0; i < 32; i++) {
         out[2 * i] = hex[md[i] >> 4];
         out[2 * i + 1] = hex[md[i] & 15];
     }
     out[64] = 0;
+}
+
+int sha256_file_hex(const char *path, char out[65])
+{
+    out[0] = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    enum { CHUNK = 1 << 20 };
+    unsigned char *buf = pq_malloc(CHUNK), md[32];
+    unsigned int mdlen = 0;
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    int ok = buf && c && EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+    while (ok) {
+        ssize_t k = read(fd, buf, CHUNK);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            ok = k == 0;
+            break;
+        }
+        ok = EVP_DigestUpdate(c, buf, (size_t)k);
+    }
+    ok = ok && EVP_DigestFinal_ex(c, md, &mdlen) && mdlen == 32;
+    if (ok)
+        hex32(md, out);
+    EVP_MD_CTX_free(c);
+    pq_free(buf);
+    close(fd);
+    return ok ? 0 : -1;
+}
+
+void sha256_hex(const void *data, size_t n, char out[65])
+{
+    unsigned char md[32];
+    unsigned int mdlen = 0;
+    if (!EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
+        out[0] = 0;
+        return;
+    }
+    hex32(md, out);
 }

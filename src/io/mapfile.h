@@ -60,5 +60,8 @@ pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err);
 
 /* Lowercase hex SHA-256 of N bytes into out[65]. */
 void sha256_hex(const void *data, size_t n, char out[65]);
+/* The same of the file PATH, read in 1 MiB chunks (memory stays small). 0, or -1 with
+ * out[0] = 0 when it cannot be read. */
+int sha256_file_hex(const char *path, char out[65]);
 
 #endif

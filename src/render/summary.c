@@ -12,6 +12,7 @@
 #include "model/model.h"
 #include "model/xplane_events.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,16 +47,32 @@ static sm_options opts_of(const pq_summary_options *o)
     return so;
 }
 
+typedef struct hash_job {
+    const char *path;
+    char sha[65];
+} hash_job;
+
+static void *hash_file(void *arg)
+{
+    hash_job *j = arg;
+    sha256_file_hex(j->path, j->sha);
+    return NULL;
+}
+
+/* The trace is read twice, both times in small chunks: by a thread for its sha256 (as fast
+ * as the parse, so it runs beside it) and by the streaming reader. Nothing is mapped:
+ * memory is the summary's columns, not the file. */
 static pq_status summarize_trace(const char *path, const pq_summary_options *o, pq_sink *sink,
                                  pq_error *err)
 {
-    mapped_file m;
-    pq_status st = mapfile_open(path, &m, err);
-    if (st != PQ_OK)
-        return st;
-    mapfile_advise_sequential(&m);
-    char sha[65];
-    sha256_hex(m.data ? m.data : (const uint8_t *)"", m.size, sha);
+    hash_job job = {path, ""};
+    pthread_t hasher;
+    struct stat fst;
+    int hashing = stat(path, &fst) == 0 && fst.st_size >= ((off_t)1 << 24) &&
+                  pthread_create(&hasher, NULL, hash_file, &job) == 0;
+    if (!hashing)
+        hash_file(&job);
+    pq_status st = PQ_OK;
     sm_builder *b = sm_new();
     jval *doc = NULL;
     if (!b) {
@@ -63,13 +80,16 @@ static pq_status summarize_trace(const char *path, const pq_summary_options *o, 
         goto out;
     }
     tj_info info;
-    st = trace_events_feed(m.data ? m.data : (const uint8_t *)"", m.size, path, b, &info, err);
+    st = trace_events_feed_file(path, b, &info, err);
+    if (hashing)
+        pthread_join(hasher, NULL);
+    hashing = 0;
     if (st != PQ_OK)
         goto out;
     sm_options so = opts_of(o);
     sm_source src = {"perfetto_trace_json",
                      path,
-                     sha,
+                     job.sha,
                      info.display_time_unit[0] ? info.display_time_unit : NULL,
                      info.num_events,
                      o && o->generated_at_utc ? o->generated_at_utc : "",
@@ -81,9 +101,10 @@ static pq_status summarize_trace(const char *path, const pq_summary_options *o, 
     }
     st = emit(doc, sink, err);
 out:
+    if (hashing)
+        pthread_join(hasher, NULL);
     jv_free(doc);
     sm_free(b);
-    mapfile_close(&m);
     return st;
 }
 

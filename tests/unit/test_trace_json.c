@@ -9,6 +9,8 @@
 #include "core/jval.h"
 #include "formats/trace_json.h"
 
+#include <stdlib.h>
+#include <unistd.h>
 #include <zlib.h>
 
 typedef struct seen {
@@ -136,6 +138,85 @@ static void test_gzip_window(void **state)
     free(gz);
 }
 
+/* The wanted args keys of the first event, as raw JSON ("" when absent). */
+typedef struct wanted {
+    int n;
+    char tf_op[64], missing[8];
+} wanted;
+
+static int collect_args(void *ctx, const tj_event *e, pq_error *err)
+{
+    (void)err;
+    wanted *w = ctx;
+    if (w->n++ == 0) {
+        snprintf(w->tf_op, sizeof w->tf_op, "%.*s", (int)e->argv[0].n, e->argv[0].p);
+        snprintf(w->missing, sizeof w->missing, "%.*s", (int)e->argv[1].n,
+                 e->argv[1].p ? e->argv[1].p : "");
+    }
+    return 0;
+}
+
+/* Files go through the read() window, plain and gzip, with 1..17-byte refills; plain JSON
+ * in memory through the same window (the fuzzer's third leg). Each read gives the whole-
+ * buffer read's events and the wanted args values; a missing file is an I/O error. */
+static void test_file_window(void **state)
+{
+    (void)state;
+    static const char *const keys[] = {"tf_op", "absent"};
+    const tj_want want = {keys, 2};
+    char plain[] = "/tmp/pq_tj_XXXXXX";
+    int fd = mkstemp(plain);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, DOC, sizeof DOC - 1), (long)(sizeof DOC - 1));
+    close(fd);
+    char gzp[] = "/tmp/pq_tjgz_XXXXXX";
+    fd = mkstemp(gzp);
+    assert_true(fd >= 0);
+    gzFile g = gzdopen(fd, "wb");
+    assert_int_equal(gzwrite(g, DOC, sizeof DOC - 1), (int)(sizeof DOC - 1));
+    gzclose(g);
+    for (size_t chunk = 1; chunk < 18; chunk++) {
+        tj_debug_set_chunk(chunk);
+        for (int k = 0; k < 3; k++) {
+            seen s;
+            memset(&s, 0, sizeof s);
+            wanted w;
+            memset(&w, 0, sizeof w);
+            tj_info info;
+            pq_error err;
+            if (k == 2) {
+                tj_debug_stream_plain(1);
+                assert_int_equal(tj_read_memory((const uint8_t *)DOC, sizeof DOC - 1, "m.json",
+                                                collect, &s, &info, &err),
+                                 PQ_OK);
+                assert_int_equal(tj_read_memory_want((const uint8_t *)DOC, sizeof DOC - 1, "m.json",
+                                                     &want, collect_args, &w, &info, &err),
+                                 PQ_OK);
+                tj_debug_stream_plain(0);
+            } else {
+                const char *path = k ? gzp : plain;
+                assert_int_equal(tj_read_file(path, NULL, collect, &s, &info, &err), PQ_OK);
+                assert_int_equal(tj_read_file(path, &want, collect_args, &w, &info, &err), PQ_OK);
+            }
+            assert_int_equal(s.n, 4);
+            assert_string_equal(s.names[0], "caf\xc3\xa9 \"q\"");
+            assert_int_equal(s.ts_us[0], 1700000000000000LL);
+            assert_int_equal(s.ts_frac[0], 125000);
+            assert_int_equal(s.ts_us[1], -3);
+            assert_int_equal(info.uncompressed_bytes, sizeof DOC - 1);
+            assert_int_equal(w.n, 4);
+            assert_string_equal(w.tf_op, "\"jit(f)/dot\"");
+            assert_string_equal(w.missing, "");
+        }
+    }
+    tj_debug_set_chunk(0);
+    tj_info info;
+    pq_error err;
+    unlink(plain);
+    assert_int_equal(tj_read_file(plain, NULL, collect, NULL, &info, &err), PQ_ERR_IO);
+    unlink(gzp);
+}
+
 static void check_repr(double v, const char *want)
 {
     char out[64];
@@ -230,9 +311,9 @@ static void test_seed_semantics(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_events),         cmocka_unit_test(test_errors_and_refusals),
-        cmocka_unit_test(test_gzip_window),    cmocka_unit_test(test_python_repr),
-        cmocka_unit_test(test_seed_semantics),
+        cmocka_unit_test(test_events),      cmocka_unit_test(test_errors_and_refusals),
+        cmocka_unit_test(test_gzip_window), cmocka_unit_test(test_file_window),
+        cmocka_unit_test(test_python_repr), cmocka_unit_test(test_seed_semantics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
