@@ -127,13 +127,30 @@ static size_t utf8_len(const unsigned char *p, size_t n)
     return len;
 }
 
+/* Nonzero when a byte of the word X is below 0x20, at or above 0x80, '"' or '\\' (exact
+ * for "any": a borrow only follows a byte that is itself special). */
+static uint64_t special_bytes(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t q = x ^ (ones * '"'), s = x ^ (ones * '\\');
+    return (x | ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((s - ones) & ~s)) & high;
+}
+
 void json_escape_into(buf *b, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, run = 0;
     while (i < n) {
-        /* the common case: a stretch of printable ASCII other than '"' and '\\' */
+        /* the common case: a stretch of printable ASCII other than '"' and '\\', eight bytes
+         * at a time while no byte of the word is special */
         size_t j = i;
+        while (j + 8 <= n) {
+            uint64_t x;
+            memcpy(&x, p + j, 8);
+            if (special_bytes(x))
+                break;
+            j += 8;
+        }
         while (j < n && (unsigned char)(p[j] - 0x20) < 0x60 && p[j] != '"' && p[j] != '\\')
             j++;
         run += j - i;
@@ -186,6 +203,14 @@ void json_str(json_writer *w, const char *p, size_t n)
     buf_putc(w->b, '"');
 }
 
+void json_str_escaped(json_writer *w, const char *p, size_t n)
+{
+    before_item(w);
+    buf_putc(w->b, '"');
+    buf_put(w->b, p, n);
+    buf_putc(w->b, '"');
+}
+
 void json_cstr(json_writer *w, const char *s)
 {
     json_str(w, s, strlen(s));
@@ -205,10 +230,15 @@ static void put_u64(buf *b, uint64_t v, int neg)
     buf_put(b, tmp + i, sizeof tmp - (size_t)i);
 }
 
+void json_put_i64(buf *b, int64_t v)
+{
+    put_u64(b, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0);
+}
+
 void json_int(json_writer *w, int64_t v)
 {
     before_item(w);
-    put_u64(w->b, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0);
+    json_put_i64(w->b, v);
 }
 
 void json_uint(json_writer *w, uint64_t v)
@@ -273,9 +303,180 @@ static int format_decimal_fast(char *out, size_t cap, double v)
     return -1;
 }
 
+/* Exact %.15g / %.17g of a dyadic value, without printf (json_format_double's rule: the
+ * 15-digit form when it reads back exactly, else 17 digits). A finite double is M * 2^E
+ * (M < 2^53); without its trailing zero bits it is m * 2^e. When e is in [-27, 64], its
+ * exact decimal expansion is the integer N = m * 5^-e (e < 0) or m * 2^e (e >= 0) over
+ * 10^k, k = max(0, -e), which fits in 128 bits. The first P digits of N are rounded half
+ * to even (glibc's printf rounds the exact value so), and the 15-digit form reads back as
+ * v exactly when its distance from N is under half the gap to the neighbouring double, or
+ * equal to it with M even (strtod's tie rule). Sizes over 2^20 (MiB) and byte counts as
+ * doubles are all such values. Returns -1 for others. */
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 json_u128;
+
+enum { DYADIC_MAX_K = 27 };
+
+/* Decimal digits of X (nonzero) into D (40 bytes); returns their count. */
+static int u128_digits(json_u128 x, char *d)
+{
+    char tmp[40];
+    int n = 0;
+    while (x >> 64) {
+        uint64_t lo = (uint64_t)(x % 10000000000000000000ull);
+        x /= 10000000000000000000ull;
+        for (int i = 0; i < 19; i++, lo /= 10)
+            tmp[n++] = (char)('0' + lo % 10);
+    }
+    for (uint64_t y = (uint64_t)x; y; y /= 10)
+        tmp[n++] = (char)('0' + y % 10);
+    for (int i = 0; i < n; i++)
+        d[i] = tmp[n - 1 - i];
+    return n;
+}
+
+/* Rounds the ND digits of D to P digits, half to even; *X (the decimal exponent of D[0]) is
+ * incremented on a carry out of the first digit, *UP tells whether it rounded up. Returns
+ * |rounded - exact| in units of the last digit of D. */
+static json_u128 round_digits(char *d, int nd, int p, int *x, int *up)
+{
+    *up = 0;
+    if (nd <= p)
+        return 0;
+    json_u128 rest = 0, unit = 1;
+    for (int i = p; i < nd; i++) {
+        rest = rest * 10 + (json_u128)(d[i] - '0');
+        unit *= 10;
+    }
+    json_u128 half = unit / 2;
+    if (!(rest > half || (rest == half && ((d[p - 1] - '0') & 1))))
+        return rest;
+    *up = 1;
+    int i = p - 1;
+    while (i >= 0 && d[i] == '9')
+        d[i--] = '0';
+    if (i >= 0) {
+        d[i]++;
+    } else {
+        d[0] = '1';
+        ++*x;
+    }
+    return unit - rest;
+}
+
+/* Writes the P-digit %g form of digits D (ND of them, ND <= P) with decimal exponent X. */
+static int put_g(char *out, int neg, const char *d, int nd, int x, int p)
+{
+    while (nd > 1 && d[nd - 1] == '0')
+        nd--;
+    int o = 0;
+    if (neg)
+        out[o++] = '-';
+    if (x < -4 || x >= p) {
+        out[o++] = d[0];
+        if (nd > 1) {
+            out[o++] = '.';
+            memcpy(out + o, d + 1, (size_t)nd - 1);
+            o += nd - 1;
+        }
+        out[o++] = 'e';
+        out[o++] = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        if (ax >= 100)
+            out[o++] = (char)('0' + ax / 100);
+        out[o++] = (char)('0' + ax / 10 % 10);
+        out[o++] = (char)('0' + ax % 10);
+    } else if (x >= 0) {
+        for (int i = 0; i <= x; i++)
+            out[o++] = i < nd ? d[i] : '0';
+        if (nd > x + 1) {
+            out[o++] = '.';
+            memcpy(out + o, d + x + 1, (size_t)(nd - x - 1));
+            o += nd - x - 1;
+        }
+    } else {
+        out[o++] = '0';
+        out[o++] = '.';
+        for (int i = 0; i < -x - 1; i++)
+            out[o++] = '0';
+        memcpy(out + o, d, (size_t)nd);
+        o += nd;
+    }
+    out[o] = '\0';
+    return o;
+}
+
+static int format_dyadic(char *out, size_t cap, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int bexp = (int)(bits >> 52 & 0x7ff);
+    if (cap < 32 || bexp == 0 || bexp == 0x7ff)
+        return -1; /* zero, subnormal, infinite, NaN */
+    uint64_t mant = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    int e2 = bexp - 1075; /* v = mant * 2^e2 */
+    int tz = __builtin_ctzll(mant);
+    uint64_t m = mant >> tz;
+    int e = e2 + tz, k = e < 0 ? -e : 0;
+    if (e < -DYADIC_MAX_K || e > 64)
+        return -1;
+    json_u128 n = m, g = 1; /* g = 5^k */
+    if (e >= 0) {
+        n <<= e;
+    } else {
+        for (int i = 0; i < k; i++)
+            g *= 5;
+        n *= g;
+    }
+    char d[40];
+    int nd = u128_digits(n, d);
+    int x15 = nd - 1 - k;
+    char d15[40];
+    memcpy(d15, d, (size_t)nd);
+    int up;
+    json_u128 diff = round_digits(d15, nd, 15, &x15, &up);
+    int ok = diff == 0;
+    if (!ok) {
+        /* Half the gap above v is 2^(e2-1) = g * 2^(e2+k-1) units of 10^-k; below v it is
+         * half that when mant is 2^52 (the next binade down is finer). */
+        int h = e2 + k - 1 - (!up && mant == (1ull << 52) && bexp > 1);
+        int c; /* sign of diff - g * 2^h */
+        if (h >= 0) {
+            json_u128 rhs = g << h;
+            c = diff < rhs ? -1 : diff > rhs;
+        } else {
+            int bl = 0;
+            for (json_u128 t = diff; t; t >>= 1)
+                bl++;
+            if (bl - h > 120) { /* diff * 2^-h >= 2^120 > g */
+                c = 1;
+            } else {
+                json_u128 lhs = diff << -h;
+                c = lhs < g ? -1 : lhs > g;
+            }
+        }
+        ok = c < 0 || (c == 0 && !(mant & 1));
+    }
+    if (ok)
+        return put_g(out, v < 0, d15, nd < 15 ? nd : 15, x15, 15);
+    int x17 = nd - 1 - k;
+    round_digits(d, nd, 17, &x17, &up);
+    return put_g(out, v < 0, d, nd < 17 ? nd : 17, x17, 17);
+}
+#else
+static int format_dyadic(char *out, size_t cap, double v)
+{
+    (void)out, (void)cap, (void)v;
+    return -1;
+}
+#endif
+
 int json_format_double(char *out, size_t cap, double v)
 {
-    int fast = format_decimal_fast(out, cap, v);
+    int fast = format_dyadic(out, cap, v);
+    if (fast >= 0)
+        return fast;
+    fast = format_decimal_fast(out, cap, v);
     if (fast >= 0)
         return fast;
     int k = snprintf(out, cap, "%.15g", v);
