@@ -597,11 +597,92 @@ static int layout_blocks(mv_result *r, arena *a, const mv_alloc_list *al,
     return 1;
 }
 
+/* Shapes of a module from hlo_decode_lazy: the tuple elements of each instruction's shape
+ * are listed once (a while loop's tuple holds hundreds of buffers), then the one element a
+ * buffer names is decoded. */
+typedef struct lazy_shapes {
+    const hlo_module *m;
+    const uint8_t *base;
+    arena *a;
+    uint32_t *comp_base; /* instruction slot of each computation's first instruction */
+    struct shape_elems {
+        pq_str *v;
+        uint32_t n;
+        int done;
+    } * elems; /* by instruction slot */
+} lazy_shapes;
+
+static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, arena *a)
+{
+    memset(lz, 0, sizeof *lz);
+    lz->m = m, lz->base = base, lz->a = a;
+    if (!m->lazy_shapes)
+        return 1;
+    size_t total = 0;
+    lz->comp_base = malloc((m->ncomputations ? m->ncomputations : 1) * sizeof *lz->comp_base);
+    if (!lz->comp_base)
+        return 0;
+    for (uint32_t c = 0; c < m->ncomputations; c++) {
+        lz->comp_base[c] = (uint32_t)total;
+        total += m->computations[c].ninstructions;
+    }
+    lz->elems = calloc(total ? total : 1, sizeof *lz->elems);
+    return lz->elems != NULL;
+}
+
+static void lazy_release(lazy_shapes *lz)
+{
+    free(lz->comp_base);
+    free(lz->elems);
+}
+
+/* The shape of INS resolved by the last shape index LAST (-1: none), as in step 1. */
+static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction *ins, int64_t last,
+                            const hlo_shape **out, int64_t *err_offset, const char **what)
+{
+    pq_str bytes = ins->shape_bytes;
+    int depth = 0;
+    pq_status st;
+    if (last >= 0) {
+        const hlo_computation *comp = &lz->m->computations[ins->computation];
+        struct shape_elems *e =
+            &lz->elems[lz->comp_base[ins->computation] + (uint32_t)(ins - comp->instructions)];
+        if (!e->done) {
+            st = hlo_shape_elements(bytes, lz->base, lz->a, &e->v, &e->n, err_offset, what);
+            if (st != PQ_OK)
+                return st;
+            e->done = 1;
+        }
+        if (last < (int64_t)e->n) {
+            bytes = e->v[last];
+            depth = 1;
+        }
+    }
+    hlo_shape *sh = NULL;
+    st = hlo_decode_shape(bytes, lz->base, depth, lz->a, &sh, err_offset, what);
+    *out = sh;
+    return st;
+}
+
 pq_status memviewer_compute(const hlo_module *m, int64_t memory_color, arena *a, mv_result **out,
                             const char **what)
 {
+    int64_t off;
+    return memviewer_compute_lazy(m, NULL, memory_color, a, out, what, &off);
+}
+
+pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64_t memory_color,
+                                 arena *a, mv_result **out, const char **what, int64_t *err_offset)
+{
     *out = NULL;
     *what = NULL;
+    *err_offset = -1;
+    lazy_shapes lz;
+    if (!lazy_init(&lz, m, base, a)) {
+        lazy_release(&lz);
+        *what = "out of memory";
+        return PQ_ERR_NOMEM;
+    }
     pq_status st = PQ_ERR_NOMEM;
     key_seq *tmp = NULL;
     int64_t *alloc_trace = NULL;
@@ -670,9 +751,15 @@ pq_status memviewer_compute(const hlo_module *m, int64_t memory_color, arena *a,
             b->alloc = x;
             b->instr = ins;
             b->offset = x->assigned[q].offset;
-            b->shape = &ins->shape;
-            if (p->nshape_index) {
-                int64_t last = p->shape_index[p->nshape_index - 1];
+            int64_t last = p->nshape_index ? p->shape_index[p->nshape_index - 1] : -1;
+            if (m->lazy_shapes) {
+                pq_status ss = lazy_shape(&lz, ins, last, &b->shape, err_offset, what);
+                if (ss != PQ_OK) {
+                    st = ss;
+                    goto out;
+                }
+            } else {
+                b->shape = &ins->shape;
                 if (last >= 0 && last < (int64_t)ins->shape.ntuple)
                     b->shape = &ins->shape.tuple[last];
             }
@@ -842,11 +929,14 @@ out:
     free(tmp);
     free(alloc_trace);
     free(color_of_lb);
+    lazy_release(&lz);
     free(s.live.v);
     free(s.peak_live.v);
     free(s.c2d.v);
     free(s.peak_c2d.v);
     if (st == PQ_ERR_NOMEM && !*what)
         *what = "out of memory";
+    if (st != PQ_ERR_INPUT || !*what)
+        *err_offset = -1;
     return st;
 }

@@ -58,6 +58,7 @@ int cmd_memory_viewer(int argc, char **argv)
     }
     pq_profile *prof = NULL;
     c.no_hash = 1;
+    c.programs_only = 1; /* the HloProtos are all it reads (docs/internals/memviewer.md) */
     code = cli_load(&c, &prof);
     if (code == EXIT_OK) {
         cli_out o;

@@ -71,6 +71,7 @@ typedef struct dec {
     const uint8_t *err_at;
     const char *err;
     int nomem;
+    int lazy_shapes; /* hlo_decode_lazy: instruction shapes are kept serialized */
 } dec;
 
 static int dfail(dec *d, const pb_cursor *c)
@@ -365,7 +366,9 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
                 break;
             case 3:
                 memset(&ins->shape, 0, sizeof ins->shape);
-                ok = dec_shape(d, f.data, f.len, &ins->shape, 0);
+                ins->shape_bytes = sv(&f);
+                if (!d->lazy_shapes)
+                    ok = dec_shape(d, f.data, f.len, &ins->shape, 0);
                 break;
             case 7:
                 ins->op_type = ins->op_name = ins->source_file = (pq_str){0};
@@ -717,12 +720,39 @@ typedef struct id_seq {
     void *p;
 } id_seq;
 
-static int cmp_id_seq(const void *a, const void *b)
+/* Sorts V (N items, in file order) by id, file order kept among equal ids: a stable LSD
+ * radix sort, 11 bits a pass, skipping the passes where every id has the same digit (ids
+ * are small) and everything when the ids already ascend. T is scratch of N items. */
+static void sort_id_seq(id_seq *v, id_seq *t, size_t n)
 {
-    const id_seq *x = a, *y = b;
-    if (x->id != y->id)
-        return x->id < y->id ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
+    int sorted = 1;
+    for (size_t i = 1; i < n && sorted; i++)
+        sorted = v[i - 1].id <= v[i].id;
+    if (sorted)
+        return;
+    enum { BITS = 11, BUCKETS = 1 << BITS };
+    uint32_t cnt[BUCKETS];
+    id_seq *src = v, *dst = t;
+    for (int sh = 0; sh < 64; sh += BITS) {
+        memset(cnt, 0, sizeof cnt);
+        for (size_t i = 0; i < n; i++)
+            cnt[((uint64_t)src[i].id ^ (1ull << 63)) >> sh & (BUCKETS - 1)]++;
+        if (cnt[((uint64_t)src[0].id ^ (1ull << 63)) >> sh & (BUCKETS - 1)] == n)
+            continue;
+        uint32_t sum = 0;
+        for (int b = 0; b < BUCKETS; b++) {
+            uint32_t c = cnt[b];
+            cnt[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[cnt[((uint64_t)src[i].id ^ (1ull << 63)) >> sh & (BUCKETS - 1)]++] = src[i];
+        id_seq *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof *v);
 }
 
 static int build_indexes(dec *d, hlo_module *m)
@@ -731,7 +761,7 @@ static int build_indexes(dec *d, hlo_module *m)
     for (uint32_t i = 0; i < m->ncomputations; i++)
         total += m->computations[i].ninstructions;
     size_t nmax = total > m->nlogical_buffers ? total : m->nlogical_buffers;
-    id_seq *tmp = malloc((nmax ? nmax : 1) * sizeof *tmp);
+    id_seq *tmp = malloc(2 * (nmax ? nmax : 1) * sizeof *tmp);
     if (!tmp) {
         d->nomem = 1;
         return 0;
@@ -747,23 +777,23 @@ static int build_indexes(dec *d, hlo_module *m)
         for (uint32_t q = 0; q < m->computations[i].ninstructions; q++, j++)
             tmp[j] = (id_seq){m->computations[i].instructions[q].id, (uint32_t)j,
                               &m->computations[i].instructions[q]};
-    qsort(tmp, total, sizeof *tmp, cmp_id_seq);
+    sort_id_seq(tmp, tmp + nmax, total);
     for (j = 0; j < total; j++)
         m->by_id[j] = tmp[j].p;
     m->nby_id = (uint32_t)total;
     for (uint32_t i = 0; i < m->nlogical_buffers; i++)
         tmp[i] = (id_seq){m->logical_buffers[i].id, i, NULL};
-    qsort(tmp, m->nlogical_buffers, sizeof *tmp, cmp_id_seq);
+    sort_id_seq(tmp, tmp + nmax, m->nlogical_buffers);
     for (uint32_t i = 0; i < m->nlogical_buffers; i++)
         m->lb_order[i] = tmp[i].seq;
     free(tmp);
     return 1;
 }
 
-pq_status hlo_decode(const uint8_t *data, size_t n, const uint8_t *base, arena *a, hlo_module **out,
-                     int64_t *err_offset, const char **err_what)
+static pq_status decode(const uint8_t *data, size_t n, const uint8_t *base, arena *a, int lazy,
+                        hlo_module **out, int64_t *err_offset, const char **err_what)
 {
-    dec d = {a, base ? base : data, NULL, NULL, 0};
+    dec d = {a, base ? base : data, NULL, NULL, 0, lazy};
     *out = NULL;
     hlo_module *m = dalloc(&d, sizeof *m);
     if (!m)
@@ -802,8 +832,67 @@ pq_status hlo_decode(const uint8_t *data, size_t n, const uint8_t *base, arena *
         *err_what = d.err;
         return PQ_ERR_INPUT;
     }
+    m->lazy_shapes = lazy;
     *out = m;
     return PQ_OK;
+}
+
+pq_status hlo_decode(const uint8_t *data, size_t n, const uint8_t *base, arena *a, hlo_module **out,
+                     int64_t *err_offset, const char **err_what)
+{
+    return decode(data, n, base, a, 0, out, err_offset, err_what);
+}
+
+pq_status hlo_decode_lazy(const uint8_t *data, size_t n, const uint8_t *base, arena *a,
+                          hlo_module **out, int64_t *err_offset, const char **err_what)
+{
+    return decode(data, n, base, a, 1, out, err_offset, err_what);
+}
+
+pq_status hlo_decode_shape(pq_str bytes, const uint8_t *base, int depth, arena *a, hlo_shape **out,
+                           int64_t *err_offset, const char **err_what)
+{
+    const uint8_t *p = (const uint8_t *)bytes.p;
+    dec d = {a, base ? base : p, NULL, NULL, 0, 0};
+    hlo_shape *s = dalloc(&d, sizeof *s);
+    if (s) {
+        memset(s, 0, sizeof *s);
+        if (dec_shape(&d, p, bytes.n, s, depth)) {
+            *out = s;
+            return PQ_OK;
+        }
+    }
+    if (d.nomem)
+        return PQ_ERR_NOMEM;
+    *err_offset = (int64_t)(d.err_at - d.base);
+    *err_what = d.err;
+    return PQ_ERR_INPUT;
+}
+
+pq_status hlo_shape_elements(pq_str bytes, const uint8_t *base, arena *a, pq_str **out, uint32_t *n,
+                             int64_t *err_offset, const char **err_what)
+{
+    const uint8_t *p = (const uint8_t *)bytes.p;
+    dec d = {a, base ? base : p, NULL, NULL, 0, 0};
+    uint32_t cnt = 0;
+    pq_str *v = NULL;
+    if (count_len(&d, p, bytes.n, 4, &cnt) && (v = dalloc(&d, cnt * sizeof *v)) != NULL) {
+        pb_cursor c;
+        pb_field f = {0};
+        uint32_t i = 0;
+        pb_init(&c, p, bytes.n, d.base);
+        while (pb_next(&c, &f) == PB_FIELD) /* count_len read the same bytes without error */
+            if (f.num == 4 && f.wire == PB_LEN)
+                v[i++] = sv(&f);
+        *out = v;
+        *n = cnt;
+        return PQ_OK;
+    }
+    if (d.nomem)
+        return PQ_ERR_NOMEM;
+    *err_offset = (int64_t)(d.err_at - d.base);
+    *err_what = d.err;
+    return PQ_ERR_INPUT;
 }
 
 const hlo_instruction *hlo_instruction_by_id(const hlo_module *m, int64_t id)

@@ -629,7 +629,8 @@ pq_status pq_render_memory_viewer(const pq_profile *p, const pq_memviewer_option
     hlo_module *m = NULL;
     int64_t off;
     const char *what;
-    st = hlo_decode(pick.prog->hlo, pick.prog->hlo_len, pick.src->file.data, &a, &m, &off, &what);
+    st = hlo_decode_lazy(pick.prog->hlo, pick.prog->hlo_len, pick.src->file.data, &a, &m, &off,
+                         &what);
     if (st == PQ_ERR_INPUT) {
         st = err_set(err, st, pick.src->path, off, "expected %s in an HloProto", what);
         goto out;
@@ -639,9 +640,12 @@ pq_status pq_render_memory_viewer(const pq_profile *p, const pq_memviewer_option
         goto out;
     }
     mv_result *r = NULL;
-    st = memviewer_compute(m, opts->memory_space, &a, &r, &what);
+    st = memviewer_compute_lazy(m, pick.src->file.data, opts->memory_space, &a, &r, &what, &off);
     if (st != PQ_OK) {
-        st = err_set(err, st, pick.src->path, -1, "%s", what);
+        if (st == PQ_ERR_INPUT && off >= 0)
+            st = err_set(err, st, pick.src->path, off, "expected %s in an HloProto", what);
+        else
+            st = err_set(err, st, pick.src->path, -1, "%s", what);
         goto out;
     }
     buf t;
