@@ -599,7 +599,16 @@ static int layout_blocks(mv_result *r, arena *a, const mv_alloc_list *al,
 
 /* Shapes of a module from hlo_decode_lazy: the tuple elements of each instruction's shape
  * are listed once (a while loop's tuple holds hundreds of buffers), then the one element a
- * buffer names is decoded. */
+ * buffer names is decoded, printed and sized once per distinct serialized shape (the same
+ * shapes repeat over many buffers). */
+typedef struct shape_memo {
+    pq_str bytes;
+    int depth;
+    const hlo_shape *shape;
+    const char *str;
+    int64_t unpadded;
+} shape_memo;
+
 typedef struct lazy_shapes {
     const hlo_module *m;
     const uint8_t *base;
@@ -609,13 +618,18 @@ typedef struct lazy_shapes {
         pq_str *v;
         uint32_t n;
         int done;
-    } * elems; /* by instruction slot */
+    } * elems;        /* by instruction slot */
+    shape_memo *memo; /* open addressing, memo_cap (a power of two) slots */
+    size_t memo_cap, memo_n;
+    buf text;
 } lazy_shapes;
 
-static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, arena *a)
+static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, arena *a,
+                     size_t nshapes)
 {
     memset(lz, 0, sizeof *lz);
     lz->m = m, lz->base = base, lz->a = a;
+    buf_init(&lz->text, NULL);
     if (!m->lazy_shapes)
         return 1;
     size_t total = 0;
@@ -627,18 +641,25 @@ static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, 
         total += m->computations[c].ninstructions;
     }
     lz->elems = calloc(total ? total : 1, sizeof *lz->elems);
-    return lz->elems != NULL;
+    lz->memo_cap = 16;
+    while (lz->memo_cap < 2 * nshapes)
+        lz->memo_cap *= 2;
+    lz->memo = calloc(lz->memo_cap, sizeof *lz->memo);
+    return lz->elems && lz->memo;
 }
 
 static void lazy_release(lazy_shapes *lz)
 {
     free(lz->comp_base);
     free(lz->elems);
+    free(lz->memo);
+    buf_release(&lz->text);
 }
 
-/* The shape of INS resolved by the last shape index LAST (-1: none), as in step 1. */
-static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction *ins, int64_t last,
-                            const hlo_shape **out, int64_t *err_offset, const char **what)
+/* The shape of INS resolved by the last shape index LAST (-1: none), as in step 1, into B:
+ * shape, shape_string and unpadded size. */
+static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction *ins, int64_t last, mv_lb *b,
+                            int64_t *err_offset, const char **what)
 {
     pq_str bytes = ins->shape_bytes;
     int depth = 0;
@@ -658,10 +679,36 @@ static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction *ins, int64_t
             depth = 1;
         }
     }
-    hlo_shape *sh = NULL;
-    st = hlo_decode_shape(bytes, lz->base, depth, lz->a, &sh, err_offset, what);
-    *out = sh;
-    return st;
+    uint64_t h = 14695981039346656037ull ^ (uint64_t)depth; /* FNV-1a */
+    for (size_t i = 0; i < bytes.n; i++)
+        h = (h ^ (uint8_t)bytes.p[i]) * 1099511628211ull;
+    size_t slot = (size_t)h & (lz->memo_cap - 1);
+    shape_memo *mo;
+    while ((mo = &lz->memo[slot])->shape) {
+        if (mo->depth == depth && mo->bytes.n == bytes.n &&
+            (bytes.n == 0 || memcmp(mo->bytes.p, bytes.p, bytes.n) == 0))
+            break;
+        slot = (slot + 1) & (lz->memo_cap - 1);
+    }
+    if (!mo->shape) {
+        if (2 * (lz->memo_n + 1) > lz->memo_cap)
+            return PQ_ERR_NOMEM; /* sized for every buffer: not reached */
+        hlo_shape *sh = NULL;
+        st = hlo_decode_shape(bytes, lz->base, depth, lz->a, &sh, err_offset, what);
+        if (st != PQ_OK)
+            return st;
+        lz->text.n = 0;
+        hlo_shape_print(&lz->text, sh);
+        char *str = arena_strndup(lz->a, lz->text.p ? lz->text.p : "", lz->text.n);
+        if (!str || lz->text.status != PQ_OK)
+            return PQ_ERR_NOMEM;
+        *mo = (shape_memo){bytes, depth, sh, str, hlo_shape_unpadded_bytes(sh)};
+        lz->memo_n++;
+    }
+    b->shape = mo->shape;
+    b->shape_string = mo->str;
+    b->unpadded = mo->unpadded;
+    return PQ_OK;
 }
 
 pq_status memviewer_compute(const hlo_module *m, int64_t memory_color, arena *a, mv_result **out,
@@ -678,7 +725,10 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     *what = NULL;
     *err_offset = -1;
     lazy_shapes lz;
-    if (!lazy_init(&lz, m, base, a)) {
+    size_t nshapes = 0;
+    for (uint32_t i = 0; i < m->nallocations; i++)
+        nshapes += m->allocations[i].nassigned;
+    if (!lazy_init(&lz, m, base, a, nshapes)) {
         lazy_release(&lz);
         *what = "out of memory";
         return PQ_ERR_NOMEM;
@@ -753,7 +803,7 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
             b->offset = x->assigned[q].offset;
             int64_t last = p->nshape_index ? p->shape_index[p->nshape_index - 1] : -1;
             if (m->lazy_shapes) {
-                pq_status ss = lazy_shape(&lz, ins, last, &b->shape, err_offset, what);
+                pq_status ss = lazy_shape(&lz, ins, last, b, err_offset, what);
                 if (ss != PQ_OK) {
                     st = ss;
                     goto out;
@@ -762,8 +812,8 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
                 b->shape = &ins->shape;
                 if (last >= 0 && last < (int64_t)ins->shape.ntuple)
                     b->shape = &ins->shape.tuple[last];
+                b->unpadded = hlo_shape_unpadded_bytes(b->shape);
             }
-            b->unpadded = hlo_shape_unpadded_bytes(b->shape);
             tmp[nl] = (key_seq){p->id, nl, b};
             nl++;
         }
@@ -782,12 +832,12 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     }
     r->nlbs = nl;
     for (uint32_t i = 0; i < nl; i++) {
-        buf b;
-        buf_init(&b, NULL);
-        hlo_shape_print(&b, sorted[i].shape);
-        sorted[i].shape_string = arena_strndup(a, b.p ? b.p : "", b.n);
-        buf_release(&b);
-        if (!sorted[i].shape_string)
+        if (sorted[i].shape_string)
+            continue; /* printed by lazy_shape */
+        lz.text.n = 0;
+        hlo_shape_print(&lz.text, sorted[i].shape);
+        sorted[i].shape_string = arena_strndup(a, lz.text.p ? lz.text.p : "", lz.text.n);
+        if (!sorted[i].shape_string || lz.text.status != PQ_OK)
             goto out;
     }
 
