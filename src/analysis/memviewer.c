@@ -32,27 +32,14 @@ static int indefinite(const hlo_allocation *a)
     return a->is_entry_computation_parameter || a->is_constant || a->maybe_live_out;
 }
 
-typedef struct key_seq {
-    int64_t key;
-    uint32_t seq;
-    void *p;
-} key_seq;
-
-static int cmp_key_seq(const void *a, const void *b)
+/* Sorts N items (seq ascending) by key and keeps the last of each key (operator[]
+ * semantics). T is scratch space of N items. */
+static uint32_t sort_unique_last(hlo_id_seq *v, hlo_id_seq *t, uint32_t n)
 {
-    const key_seq *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Sorts N items by key and keeps the last of each key (operator[] semantics). */
-static uint32_t sort_unique_last(key_seq *v, uint32_t n)
-{
-    qsort(v, n, sizeof *v, cmp_key_seq);
+    hlo_sort_ids(v, t, n);
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (k && v[k - 1].key == v[i].key)
+        if (k && v[k - 1].id == v[i].id)
             v[k - 1] = v[i];
         else
             v[k++] = v[i];
@@ -734,7 +721,7 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
         return PQ_ERR_NOMEM;
     }
     pq_status st = PQ_ERR_NOMEM;
-    key_seq *tmp = NULL;
+    hlo_id_seq *tmp = NULL;
     int64_t *alloc_trace = NULL;
     int32_t *color_of_lb = NULL;
     sim s;
@@ -754,13 +741,13 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
         nassigned += m->allocations[i].nassigned;
     if (nassigned > nmax)
         nmax = (uint32_t)(nassigned > UINT32_MAX ? UINT32_MAX : nassigned);
-    tmp = malloc((nmax ? nmax : 1) * sizeof *tmp);
+    tmp = malloc(2 * (size_t)(nmax ? nmax : 1) * sizeof *tmp);
     if (!tmp)
         goto out;
     for (uint32_t i = 0; i < m->nallocations; i++)
-        tmp[i] = (key_seq){m->allocations[i].index, i, &m->allocations[i]};
+        tmp[i] = (hlo_id_seq){m->allocations[i].index, i, &m->allocations[i]};
     mv_alloc_list al;
-    al.n = sort_unique_last(tmp, m->nallocations);
+    al.n = sort_unique_last(tmp, tmp + nmax, m->nallocations);
     al.items = arena_alloc(a, (al.n ? al.n : 1) * sizeof *al.items);
     alloc_trace = malloc((al.n ? al.n : 1) * sizeof *alloc_trace);
     if (!al.items || !alloc_trace)
@@ -814,11 +801,11 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
                     b->shape = &ins->shape.tuple[last];
                 b->unpadded = hlo_shape_unpadded_bytes(b->shape);
             }
-            tmp[nl] = (key_seq){p->id, nl, b};
+            tmp[nl] = (hlo_id_seq){p->id, nl, b};
             nl++;
         }
     }
-    nl = sort_unique_last(tmp, nl);
+    nl = sort_unique_last(tmp, tmp + nmax, nl);
     r->lbs_by_id = arena_alloc(a, (nl ? nl : 1) * sizeof *r->lbs_by_id);
     if (!r->lbs_by_id)
         goto out;

@@ -6,6 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* buf_put and buf_putc with their common case inline: room in the buffer and no flush due
+ * (the same bytes and the same flushes as the calls). */
+static inline void jput(buf *b, const void *p, size_t n)
+{
+    if (n && n <= b->cap - b->n && b->status == PQ_OK && (!b->sink || b->n + n < BUF_FLUSH_BYTES)) {
+        memcpy(b->p + b->n, p, n);
+        b->n += n;
+        return;
+    }
+    buf_put(b, p, n);
+}
+
+static inline void jputc(buf *b, char c)
+{
+    jput(b, &c, 1);
+}
+
 void json_init(json_writer *w, buf *b, int pretty)
 {
     memset(w, 0, sizeof *w);
@@ -24,7 +41,7 @@ static void newline_indent(json_writer *w)
     size_t n = 1 + 2 * (size_t)w->depth;
     if (n > sizeof SPACES - 1)
         n = sizeof SPACES - 1;
-    buf_put(w->b, SPACES, n);
+    jput(w->b, SPACES, n);
 }
 
 /* Called before every value or key: writes the separating comma and indentation. */
@@ -36,7 +53,7 @@ static void before_item(json_writer *w)
     }
     if (w->depth > 0) {
         if (w->has_items[w->depth - 1])
-            buf_putc(w->b, ',');
+            jputc(w->b, ',');
         w->has_items[w->depth - 1] = 1;
         newline_indent(w);
     }
@@ -45,7 +62,7 @@ static void before_item(json_writer *w)
 static void open_container(json_writer *w, char c)
 {
     before_item(w);
-    buf_putc(w->b, c);
+    jputc(w->b, c);
     if (w->depth < JSON_MAX_DEPTH) {
         w->has_items[w->depth] = 0;
         w->depth++;
@@ -63,9 +80,9 @@ static void close_container(json_writer *w, char c)
     w->depth--;
     if (w->has_items[w->depth])
         newline_indent(w);
-    buf_putc(w->b, c);
+    jputc(w->b, c);
     if (w->depth == 0 && w->pretty)
-        buf_putc(w->b, '\n');
+        jputc(w->b, '\n');
 }
 
 void json_obj_begin(json_writer *w)
@@ -88,9 +105,9 @@ void json_arr_end(json_writer *w)
 void json_key(json_writer *w, const char *key)
 {
     before_item(w);
-    buf_putc(w->b, '"');
+    jputc(w->b, '"');
     json_escape_into(w->b, key, strlen(key));
-    buf_put(w->b, w->pretty ? "\": " : "\":", w->pretty ? 3 : 2);
+    jput(w->b, w->pretty ? "\": " : "\":", w->pretty ? 3 : 2);
     w->after_key = 1;
 }
 
@@ -159,22 +176,22 @@ void json_escape_into(buf *b, const char *s, size_t n)
             break;
         unsigned char c = p[i];
         if (run)
-            buf_put(b, p + i - run, run);
+            jput(b, p + i - run, run);
         run = 0;
         if (c == '"' || c == '\\') {
             char esc[2] = {'\\', (char)c};
-            buf_put(b, esc, 2);
+            jput(b, esc, 2);
             i++;
         } else if (c < 0x20) {
             switch (c) {
             case '\n':
-                buf_put(b, "\\n", 2);
+                jput(b, "\\n", 2);
                 break;
             case '\t':
-                buf_put(b, "\\t", 2);
+                jput(b, "\\t", 2);
                 break;
             case '\r':
-                buf_put(b, "\\r", 2);
+                jput(b, "\\r", 2);
                 break;
             default:
                 buf_printf(b, "\\u%04x", c);
@@ -186,29 +203,29 @@ void json_escape_into(buf *b, const char *s, size_t n)
                 buf_puts(b, "\\ufffd");
                 i++;
             } else {
-                buf_put(b, p + i, len);
+                jput(b, p + i, len);
                 i += len;
             }
         }
     }
     if (run)
-        buf_put(b, p + n - run, run);
+        jput(b, p + n - run, run);
 }
 
 void json_str(json_writer *w, const char *p, size_t n)
 {
     before_item(w);
-    buf_putc(w->b, '"');
+    jputc(w->b, '"');
     json_escape_into(w->b, p, n);
-    buf_putc(w->b, '"');
+    jputc(w->b, '"');
 }
 
 void json_str_escaped(json_writer *w, const char *p, size_t n)
 {
     before_item(w);
-    buf_putc(w->b, '"');
-    buf_put(w->b, p, n);
-    buf_putc(w->b, '"');
+    jputc(w->b, '"');
+    jput(w->b, p, n);
+    jputc(w->b, '"');
 }
 
 void json_cstr(json_writer *w, const char *s)
@@ -227,7 +244,7 @@ static void put_u64(buf *b, uint64_t v, int neg)
     } while (v);
     if (neg)
         tmp[--i] = '-';
-    buf_put(b, tmp + i, sizeof tmp - (size_t)i);
+    jput(b, tmp + i, sizeof tmp - (size_t)i);
 }
 
 void json_put_i64(buf *b, int64_t v)
@@ -322,17 +339,25 @@ static int u128_digits(json_u128 x, char *d)
 {
     char tmp[40];
     int n = 0;
-    while (x >> 64) {
-        uint64_t lo = (uint64_t)(x % 10000000000000000000ull);
-        x /= 10000000000000000000ull;
-        for (int i = 0; i < 19; i++, lo /= 10)
-            tmp[n++] = (char)('0' + lo % 10);
+    uint64_t lo = (uint64_t)x;
+    if (x >> 64) {
+        json_u128 q = x / 10000000000000000000ull; /* one division: x < 2^128 */
+        uint64_t low19 = (uint64_t)(x - q * 10000000000000000000ull);
+        for (int i = 0; i < 19; i++, low19 /= 10)
+            tmp[n++] = (char)('0' + low19 % 10);
+        lo = (uint64_t)q; /* x < 2^118 here, so q < 2^64 */
     }
-    for (uint64_t y = (uint64_t)x; y; y /= 10)
-        tmp[n++] = (char)('0' + y % 10);
+    for (; lo; lo /= 10)
+        tmp[n++] = (char)('0' + lo % 10);
     for (int i = 0; i < n; i++)
         d[i] = tmp[n - 1 - i];
     return n;
+}
+
+static int u128_bits(json_u128 x)
+{
+    uint64_t hi = (uint64_t)(x >> 64), lo = (uint64_t)x;
+    return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
 }
 
 /* Rounds the ND digits of D to P digits, half to even; *X (the decimal exponent of D[0]) is
@@ -420,14 +445,41 @@ static int format_dyadic(char *out, size_t cap, double v)
     int e = e2 + tz, k = e < 0 ? -e : 0;
     if (e < -DYADIC_MAX_K || e > 64)
         return -1;
-    json_u128 n = m, g = 1; /* g = 5^k */
-    if (e >= 0) {
+    static const uint64_t POW5[DYADIC_MAX_K + 1] = {
+        1ull,
+        5ull,
+        25ull,
+        125ull,
+        625ull,
+        3125ull,
+        15625ull,
+        78125ull,
+        390625ull,
+        1953125ull,
+        9765625ull,
+        48828125ull,
+        244140625ull,
+        1220703125ull,
+        6103515625ull,
+        30517578125ull,
+        152587890625ull,
+        762939453125ull,
+        3814697265625ull,
+        19073486328125ull,
+        95367431640625ull,
+        476837158203125ull,
+        2384185791015625ull,
+        11920928955078125ull,
+        59604644775390625ull,
+        298023223876953125ull,
+        1490116119384765625ull,
+        7450580596923828125ull,
+    };
+    json_u128 n = m, g = POW5[k]; /* g = 5^k */
+    if (e >= 0)
         n <<= e;
-    } else {
-        for (int i = 0; i < k; i++)
-            g *= 5;
+    else
         n *= g;
-    }
     char d[40];
     int nd = u128_digits(n, d);
     int x15 = nd - 1 - k;
@@ -445,10 +497,7 @@ static int format_dyadic(char *out, size_t cap, double v)
             json_u128 rhs = g << h;
             c = diff < rhs ? -1 : diff > rhs;
         } else {
-            int bl = 0;
-            for (json_u128 t = diff; t; t >>= 1)
-                bl++;
-            if (bl - h > 120) { /* diff * 2^-h >= 2^120 > g */
+            if (u128_bits(diff) - h > 120) { /* diff * 2^-h >= 2^120 > g */
                 c = 1;
             } else {
                 json_u128 lhs = diff << -h;
@@ -494,7 +543,7 @@ void json_double(json_writer *w, double v)
     char tmp[40];
     int k = json_format_double(tmp, sizeof tmp, v);
     before_item(w);
-    buf_put(w->b, tmp, (size_t)k);
+    jput(w->b, tmp, (size_t)k);
 }
 
 void json_bool(json_writer *w, int v)

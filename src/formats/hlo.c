@@ -714,16 +714,9 @@ static int dec_buffer_assignment(dec *d, const uint8_t *p, size_t n, hlo_module 
     return k == PB_ERROR ? dfail(d, &c) : 1;
 }
 
-typedef struct id_seq {
-    int64_t id;
-    uint32_t seq;
-    void *p;
-} id_seq;
-
-/* Sorts V (N items, in file order) by id, file order kept among equal ids: a stable LSD
- * radix sort, 11 bits a pass, skipping the passes where every id has the same digit (ids
- * are small) and everything when the ids already ascend. T is scratch of N items. */
-static void sort_id_seq(id_seq *v, id_seq *t, size_t n)
+/* A stable LSD radix sort, 11 bits a pass, skipping the passes where every id has the same
+ * digit (ids are small) and everything when the ids already ascend. */
+void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n)
 {
     int sorted = 1;
     for (size_t i = 1; i < n && sorted; i++)
@@ -732,7 +725,7 @@ static void sort_id_seq(id_seq *v, id_seq *t, size_t n)
         return;
     enum { BITS = 11, BUCKETS = 1 << BITS };
     uint32_t cnt[BUCKETS];
-    id_seq *src = v, *dst = t;
+    hlo_id_seq *src = v, *dst = t;
     for (int sh = 0; sh < 64; sh += BITS) {
         memset(cnt, 0, sizeof cnt);
         for (size_t i = 0; i < n; i++)
@@ -747,7 +740,7 @@ static void sort_id_seq(id_seq *v, id_seq *t, size_t n)
         }
         for (size_t i = 0; i < n; i++)
             dst[cnt[((uint64_t)src[i].id ^ (1ull << 63)) >> sh & (BUCKETS - 1)]++] = src[i];
-        id_seq *x = src;
+        hlo_id_seq *x = src;
         src = dst;
         dst = x;
     }
@@ -761,7 +754,7 @@ static int build_indexes(dec *d, hlo_module *m)
     for (uint32_t i = 0; i < m->ncomputations; i++)
         total += m->computations[i].ninstructions;
     size_t nmax = total > m->nlogical_buffers ? total : m->nlogical_buffers;
-    id_seq *tmp = malloc(2 * (nmax ? nmax : 1) * sizeof *tmp);
+    hlo_id_seq *tmp = malloc(2 * (nmax ? nmax : 1) * sizeof *tmp);
     if (!tmp) {
         d->nomem = 1;
         return 0;
@@ -775,15 +768,15 @@ static int build_indexes(dec *d, hlo_module *m)
     size_t j = 0;
     for (uint32_t i = 0; i < m->ncomputations; i++)
         for (uint32_t q = 0; q < m->computations[i].ninstructions; q++, j++)
-            tmp[j] = (id_seq){m->computations[i].instructions[q].id, (uint32_t)j,
-                              &m->computations[i].instructions[q]};
-    sort_id_seq(tmp, tmp + nmax, total);
+            tmp[j] = (hlo_id_seq){m->computations[i].instructions[q].id, (uint32_t)j,
+                                  &m->computations[i].instructions[q]};
+    hlo_sort_ids(tmp, tmp + nmax, total);
     for (j = 0; j < total; j++)
         m->by_id[j] = tmp[j].p;
     m->nby_id = (uint32_t)total;
     for (uint32_t i = 0; i < m->nlogical_buffers; i++)
-        tmp[i] = (id_seq){m->logical_buffers[i].id, i, NULL};
-    sort_id_seq(tmp, tmp + nmax, m->nlogical_buffers);
+        tmp[i] = (hlo_id_seq){m->logical_buffers[i].id, i, NULL};
+    hlo_sort_ids(tmp, tmp + nmax, m->nlogical_buffers);
     for (uint32_t i = 0; i < m->nlogical_buffers; i++)
         m->lb_order[i] = tmp[i].seq;
     free(tmp);

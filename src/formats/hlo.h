@@ -198,6 +198,16 @@ const hlo_instruction *hlo_instruction_by_id(const hlo_module *m, int64_t id);
 /* Logical buffer with that id (the last one on duplicates), or NULL. */
 const hlo_logical_buffer *hlo_logical_buffer_by_id(const hlo_module *m, int64_t id);
 
+/* An id with its position in file order and what it names. */
+typedef struct hlo_id_seq {
+    int64_t id;
+    uint32_t seq;
+    void *p;
+} hlo_id_seq;
+/* Sorts V (N items, in file order: seq ascending) by id, file order kept among equal ids,
+ * so by (id, seq); T is scratch space of N items. */
+void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n);
+
 /* Lowercase XLA name of a primitive type ("f32", "bf16", "token"); "" when unknown. */
 const char *hlo_type_name(int32_t type);
 /* Byte size of one element (spec section 2 table); OPAQUE is 8, TOKEN 0, unknown 0. */
