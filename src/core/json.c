@@ -105,9 +105,25 @@ void json_arr_end(json_writer *w)
 void json_key(json_writer *w, const char *key)
 {
     before_item(w);
-    jputc(w->b, '"');
-    json_escape_into(w->b, key, strlen(key));
-    jput(w->b, w->pretty ? "\": " : "\":", w->pretty ? 3 : 2);
+    /* keys are short names that need no escaping: written in one append when so */
+    char t[64];
+    size_t n = 0;
+    t[n++] = '"';
+    while (n < sizeof t - 4 && key[n - 1] && (unsigned char)(key[n - 1] - 0x20) < 0x60 &&
+           key[n - 1] != '"' && key[n - 1] != '\\') {
+        t[n] = key[n - 1];
+        n++;
+    }
+    if (key[n - 1]) { /* long, or a byte to escape */
+        jputc(w->b, '"');
+        json_escape_into(w->b, key, strlen(key));
+        n = 0;
+    }
+    t[n++] = '"';
+    t[n++] = ':';
+    if (w->pretty)
+        t[n++] = ' ';
+    jput(w->b, t, n);
     w->after_key = 1;
 }
 
@@ -334,25 +350,48 @@ __extension__ typedef unsigned __int128 json_u128;
 
 enum { DYADIC_MAX_K = 27 };
 
-/* Decimal digits of X (nonzero) into D (40 bytes); returns their count. */
-static int u128_digits(json_u128 x, char *d)
-{
-    char tmp[40];
-    int n = 0;
-    uint64_t lo = (uint64_t)x;
-    if (x >> 64) {
-        json_u128 q = x / 10000000000000000000ull; /* one division: x < 2^128 */
-        uint64_t low19 = (uint64_t)(x - q * 10000000000000000000ull);
-        for (int i = 0; i < 19; i++, low19 /= 10)
-            tmp[n++] = (char)('0' + low19 % 10);
-        lo = (uint64_t)q; /* x < 2^118 here, so q < 2^64 */
-    }
-    for (; lo; lo /= 10)
-        tmp[n++] = (char)('0' + lo % 10);
-    for (int i = 0; i < n; i++)
-        d[i] = tmp[n - 1 - i];
-    return n;
-}
+/* 10^0 .. 10^38 (10^38 < 2^128). */
+static const json_u128 P10[39] = {
+    (json_u128)1ull,
+    (json_u128)10ull,
+    (json_u128)100ull,
+    (json_u128)1000ull,
+    (json_u128)10000ull,
+    (json_u128)100000ull,
+    (json_u128)1000000ull,
+    (json_u128)10000000ull,
+    (json_u128)100000000ull,
+    (json_u128)1000000000ull,
+    (json_u128)10000000000ull,
+    (json_u128)100000000000ull,
+    (json_u128)1000000000000ull,
+    (json_u128)10000000000000ull,
+    (json_u128)100000000000000ull,
+    (json_u128)1000000000000000ull,
+    (json_u128)10000000000000000ull,
+    (json_u128)100000000000000000ull,
+    (json_u128)1000000000000000000ull,
+    (json_u128)10000000000000000000ull,
+    (json_u128)10000000000000000000ull * 10ull,
+    (json_u128)10000000000000000000ull * 100ull,
+    (json_u128)10000000000000000000ull * 1000ull,
+    (json_u128)10000000000000000000ull * 10000ull,
+    (json_u128)10000000000000000000ull * 100000ull,
+    (json_u128)10000000000000000000ull * 1000000ull,
+    (json_u128)10000000000000000000ull * 10000000ull,
+    (json_u128)10000000000000000000ull * 100000000ull,
+    (json_u128)10000000000000000000ull * 1000000000ull,
+    (json_u128)10000000000000000000ull * 10000000000ull,
+    (json_u128)10000000000000000000ull * 100000000000ull,
+    (json_u128)10000000000000000000ull * 1000000000000ull,
+    (json_u128)10000000000000000000ull * 10000000000000ull,
+    (json_u128)10000000000000000000ull * 100000000000000ull,
+    (json_u128)10000000000000000000ull * 1000000000000000ull,
+    (json_u128)10000000000000000000ull * 10000000000000000ull,
+    (json_u128)10000000000000000000ull * 100000000000000000ull,
+    (json_u128)10000000000000000000ull * 1000000000000000000ull,
+    (json_u128)10000000000000000000ull * 10000000000000000000ull,
+};
 
 static int u128_bits(json_u128 x)
 {
@@ -360,33 +399,34 @@ static int u128_bits(json_u128 x)
     return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
 }
 
-/* Rounds the ND digits of D to P digits, half to even; *X (the decimal exponent of D[0]) is
- * incremented on a carry out of the first digit, *UP tells whether it rounded up. Returns
- * |rounded - exact| in units of the last digit of D. */
-static json_u128 round_digits(char *d, int nd, int p, int *x, int *up)
+/* N (nonzero, ND digits) rounded half to even to P significant digits, as the P decimal
+ * digits in D; *X (the decimal exponent of the first digit) is incremented on a carry out.
+ * Returns |rounded - N| in units of N's last digit. */
+static json_u128 round_to(json_u128 n, int nd, int p, char *d, int *x, int *up)
 {
+    uint64_t q;
+    json_u128 diff = 0;
     *up = 0;
-    if (nd <= p)
-        return 0;
-    json_u128 rest = 0, unit = 1;
-    for (int i = p; i < nd; i++) {
-        rest = rest * 10 + (json_u128)(d[i] - '0');
-        unit *= 10;
-    }
-    json_u128 half = unit / 2;
-    if (!(rest > half || (rest == half && ((d[p - 1] - '0') & 1))))
-        return rest;
-    *up = 1;
-    int i = p - 1;
-    while (i >= 0 && d[i] == '9')
-        d[i--] = '0';
-    if (i >= 0) {
-        d[i]++;
+    if (nd <= p) {
+        q = (uint64_t)n * (uint64_t)P10[p - nd]; /* exact: the digits, zero padded */
     } else {
-        d[0] = '1';
-        ++*x;
+        json_u128 unit = P10[nd - p], qq = n / unit, rest = n - qq * unit;
+        q = (uint64_t)qq;
+        if (rest > unit / 2 || (rest == unit / 2 && (q & 1))) {
+            *up = 1;
+            q++;
+            diff = unit - rest;
+            if (q == (uint64_t)P10[p]) {
+                q = (uint64_t)P10[p - 1];
+                ++*x;
+            }
+        } else {
+            diff = rest;
+        }
     }
-    return unit - rest;
+    for (int i = p - 1; i >= 0; i--, q /= 10)
+        d[i] = (char)('0' + q % 10);
+    return diff;
 }
 
 /* Writes the P-digit %g form of digits D (ND of them, ND <= P) with decimal exponent X. */
@@ -480,13 +520,11 @@ static int format_dyadic(char *out, size_t cap, double v)
         n <<= e;
     else
         n *= g;
-    char d[40];
-    int nd = u128_digits(n, d);
-    int x15 = nd - 1 - k;
-    char d15[40];
-    memcpy(d15, d, (size_t)nd);
-    int up;
-    json_u128 diff = round_digits(d15, nd, 15, &x15, &up);
+    int t = (u128_bits(n) * 1233) >> 12; /* digits: t or t + 1 */
+    int nd = t + (n >= P10[t]);
+    char d[20];
+    int x15 = nd - 1 - k, up;
+    json_u128 diff = round_to(n, nd, 15, d, &x15, &up);
     int ok = diff == 0;
     if (!ok) {
         /* Half the gap above v is 2^(e2-1) = g * 2^(e2+k-1) units of 10^-k; below v it is
@@ -496,21 +534,19 @@ static int format_dyadic(char *out, size_t cap, double v)
         if (h >= 0) {
             json_u128 rhs = g << h;
             c = diff < rhs ? -1 : diff > rhs;
+        } else if (u128_bits(diff) - h > 120) { /* diff * 2^-h >= 2^120 > g */
+            c = 1;
         } else {
-            if (u128_bits(diff) - h > 120) { /* diff * 2^-h >= 2^120 > g */
-                c = 1;
-            } else {
-                json_u128 lhs = diff << -h;
-                c = lhs < g ? -1 : lhs > g;
-            }
+            json_u128 lhs = diff << -h;
+            c = lhs < g ? -1 : lhs > g;
         }
         ok = c < 0 || (c == 0 && !(mant & 1));
     }
     if (ok)
-        return put_g(out, v < 0, d15, nd < 15 ? nd : 15, x15, 15);
+        return put_g(out, v < 0, d, 15, x15, 15);
     int x17 = nd - 1 - k;
-    round_digits(d, nd, 17, &x17, &up);
-    return put_g(out, v < 0, d, nd < 17 ? nd : 17, x17, 17);
+    round_to(n, nd, 17, d, &x17, &up);
+    return put_g(out, v < 0, d, 17, x17, 17);
 }
 #else
 static int format_dyadic(char *out, size_t cap, double v)

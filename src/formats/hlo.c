@@ -71,7 +71,7 @@ typedef struct dec {
     const uint8_t *err_at;
     const char *err;
     int nomem;
-    int lazy_shapes; /* hlo_decode_lazy: instruction shapes are kept serialized */
+    int lazy_shapes; /* hlo_decode_lazy: shapes kept serialized, operands not read */
 } dec;
 
 static int dfail(dec *d, const pb_cursor *c)
@@ -385,10 +385,12 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
                 ins->backend_config = sv(&f);
                 break;
             case 36:
-                ok = append_varints(d, &f, &ins->operand_ids, &ins->noperands);
+                if (!d->lazy_shapes)
+                    ok = append_varints(d, &f, &ins->operand_ids, &ins->noperands);
                 break;
             case 38:
-                ok = append_varints(d, &f, &ins->called_computation_ids, &ins->ncalled);
+                if (!d->lazy_shapes)
+                    ok = append_varints(d, &f, &ins->called_computation_ids, &ins->ncalled);
                 break;
             default:
                 break;
@@ -398,9 +400,9 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
                 ins->parameter_number = (int64_t)f.u;
             else if (f.num == 35)
                 ins->id = (int64_t)f.u;
-            else if (f.num == 36)
+            else if (f.num == 36 && !d->lazy_shapes)
                 ok = append_varints(d, &f, &ins->operand_ids, &ins->noperands);
-            else if (f.num == 38)
+            else if (f.num == 38 && !d->lazy_shapes)
                 ok = append_varints(d, &f, &ins->called_computation_ids, &ins->ncalled);
         }
         if (!ok)

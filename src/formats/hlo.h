@@ -178,10 +178,11 @@ typedef struct hlo_module {
 pq_status hlo_decode(const uint8_t *data, size_t n, const uint8_t *base, arena *a, hlo_module **out,
                      int64_t *err_offset, const char **err_what);
 
-/* hlo_decode without the instruction shapes: each instruction's shape stays empty and its
- * shape_bytes hold the serialized ShapeProto, decoded on demand by hlo_decode_shape. Only
- * the framing of a shape (its length) is checked here, not its content (memory-viewer reads
- * the few shapes its buffers name; docs/internals/hlo.md). */
+/* hlo_decode without the instruction shapes, operand ids and called computation ids: each
+ * instruction's shape stays empty and its shape_bytes hold the serialized ShapeProto,
+ * decoded on demand by hlo_decode_shape; noperands and ncalled stay 0. Only the framing of
+ * those fields (their length) is checked here, not their content: memory-viewer reads the
+ * few shapes its buffers name (docs/internals/hlo.md). */
 pq_status hlo_decode_lazy(const uint8_t *data, size_t n, const uint8_t *base, arena *a,
                           hlo_module **out, int64_t *err_offset, const char **err_what);
 /* Decodes the serialized ShapeProto BYTES (BASE = start of the file for offsets) nested
