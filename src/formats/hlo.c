@@ -105,20 +105,30 @@ static pq_str sv(const pb_field *f)
     return (pq_str){(const char *)f->data, f->len};
 }
 
-/* Counts occurrences of length-delimited field NUM in a message. */
-static int count_len(dec *d, const uint8_t *p, size_t n, uint32_t num, uint32_t *out)
+/* Counts the occurrences of each length-delimited field NUMS[i] (K of them) in a message, in
+ * one pass, into OUT[i]. */
+static int count_lens(dec *d, const uint8_t *p, size_t n, const uint32_t *nums, uint32_t *out,
+                      int k)
 {
     pb_cursor c;
     pb_field f = {0};
-    int k;
-    uint32_t cnt = 0;
+    int r;
+    for (int i = 0; i < k; i++)
+        out[i] = 0;
     pb_init(&c, p, n, d->base);
-    while ((k = pb_next(&c, &f)) == PB_FIELD)
-        cnt += f.num == num && f.wire == PB_LEN;
-    if (k == PB_ERROR)
+    while ((r = pb_next(&c, &f)) == PB_FIELD)
+        if (f.wire == PB_LEN)
+            for (int i = 0; i < k; i++)
+                out[i] += f.num == nums[i];
+    if (r == PB_ERROR)
         return dfail(d, &c);
-    *out = cnt;
     return 1;
+}
+
+/* Counts occurrences of length-delimited field NUM in a message. */
+static int count_len(dec *d, const uint8_t *p, size_t n, uint32_t num, uint32_t *out)
+{
+    return count_lens(d, p, n, &num, out, 1);
 }
 
 /* Appends the elements of one occurrence of a repeated varint field (packed or not). */
@@ -217,9 +227,11 @@ static int dec_split(dec *d, const uint8_t *p, size_t n, struct hlo_split_config
 
 static int dec_layout(dec *d, const uint8_t *p, size_t n, hlo_layout *l, int depth)
 {
-    uint32_t ntiles, nsplit;
-    if (!count_len(d, p, n, 6, &ntiles) || !count_len(d, p, n, 17, &nsplit))
+    static const uint32_t NUMS[2] = {6, 17};
+    uint32_t cnt[2];
+    if (!count_lens(d, p, n, NUMS, cnt, 2))
         return 0;
+    uint32_t ntiles = cnt[0], nsplit = cnt[1];
     if (ntiles && !(l->tiles = dalloc(d, ntiles * sizeof *l->tiles)))
         return 0;
     if (nsplit && !(l->split_configs = dalloc(d, nsplit * sizeof *l->split_configs)))
@@ -447,10 +459,11 @@ static int dec_computation(dec *d, const uint8_t *p, size_t n, hlo_computation *
 
 static int dec_stack_index(dec *d, const uint8_t *p, size_t n, hlo_module *m)
 {
-    uint32_t c1, c2, c3, c4;
-    if (!count_len(d, p, n, 1, &c1) || !count_len(d, p, n, 2, &c2) || !count_len(d, p, n, 3, &c3) ||
-        !count_len(d, p, n, 4, &c4))
+    static const uint32_t NUMS[4] = {1, 2, 3, 4};
+    uint32_t cnt[4];
+    if (!count_lens(d, p, n, NUMS, cnt, 4))
         return 0;
+    uint32_t c1 = cnt[0], c2 = cnt[1], c3 = cnt[2], c4 = cnt[3];
     m->file_names = dalloc(d, c1 * sizeof *m->file_names);
     m->function_names = dalloc(d, c2 * sizeof *m->function_names);
     m->file_locations = dalloc(d, c3 * sizeof *m->file_locations);
@@ -685,10 +698,11 @@ static int dec_trace(dec *d, const uint8_t *p, size_t n, hlo_heap_trace *t)
 
 static int dec_buffer_assignment(dec *d, const uint8_t *p, size_t n, hlo_module *m)
 {
-    uint32_t nlb, nal, ntr;
-    if (!count_len(d, p, n, 1, &nlb) || !count_len(d, p, n, 3, &nal) ||
-        !count_len(d, p, n, 4, &ntr))
+    static const uint32_t NUMS[3] = {1, 3, 4};
+    uint32_t cnt[3];
+    if (!count_lens(d, p, n, NUMS, cnt, 3))
         return 0;
+    uint32_t nlb = cnt[0], nal = cnt[1], ntr = cnt[2];
     m->logical_buffers = dalloc(d, nlb * sizeof *m->logical_buffers);
     m->allocations = dalloc(d, nal * sizeof *m->allocations);
     m->traces = dalloc(d, ntr * sizeof *m->traces);
