@@ -319,6 +319,25 @@ static void malformed(void **state)
     msg_end(&b, mm);
     assert_int_equal(hlo_decode(b.p, b.n, b.p, &a, &m, &off, &what), PQ_ERR_INPUT);
     assert_non_null(strstr(what, "nested"));
+    /* the lazy decode does not read the shape; decoding it on demand finds the same error,
+     * at an offset inside the shape's bytes */
+    assert_int_equal(hlo_decode_lazy(b.p, b.n, b.p, &a, &m, &off, &what), PQ_OK);
+    assert_int_equal(m->ncomputations, 1);
+    assert_int_equal(m->computations[0].ninstructions, 1);
+    const hlo_instruction *deep = &m->computations[0].instructions[0];
+    assert_int_equal(deep->shape.ntuple, 0);
+    hlo_shape *sh = NULL;
+    off = -1;
+    assert_int_equal(hlo_decode_shape(deep->shape_bytes, b.p, 0, &a, &sh, &off, &what),
+                     PQ_ERR_INPUT);
+    assert_non_null(strstr(what, "nested"));
+    assert_true(off >= (int64_t)((const uint8_t *)deep->shape_bytes.p - b.p) &&
+                off < (int64_t)((const uint8_t *)deep->shape_bytes.p - b.p + deep->shape_bytes.n));
+    pq_str *elems = NULL;
+    uint32_t nelems = 0;
+    assert_int_equal(hlo_shape_elements(deep->shape_bytes, b.p, &a, &elems, &nelems, &off, &what),
+                     PQ_OK);
+    assert_int_equal(nelems, 1);
     tb_free(&inner);
     tb_free(&b);
     arena_release(&a);
