@@ -131,6 +131,16 @@ static int count_len(dec *d, const uint8_t *p, size_t n, uint32_t num, uint32_t 
     return count_lens(d, p, n, &num, out, 1);
 }
 
+/* An array for the occurrences of length-delimited field NUM in a message (counted first),
+ * of SIZE-byte items, NULL when there are none; *OK is 0 on an error. */
+static void *alloc_counted(dec *d, const uint8_t *p, size_t n, uint32_t num, size_t size, int *ok)
+{
+    uint32_t cnt;
+    void *v = NULL;
+    *ok = count_len(d, p, n, num, &cnt) && (!cnt || (v = dalloc(d, cnt * size)) != NULL);
+    return v;
+}
+
 /* Appends the elements of one occurrence of a repeated varint field (packed or not). */
 static int append_varints(dec *d, const pb_field *f, int64_t **arr, uint32_t *n)
 {
@@ -307,10 +317,9 @@ static int dec_shape(dec *d, const uint8_t *p, size_t n, hlo_shape *s, int depth
 {
     if (depth > HLO_MAX_SHAPE_DEPTH)
         return dfail_at(d, p, "shapes nested at most 64 deep");
-    uint32_t ntuple;
-    if (!count_len(d, p, n, 4, &ntuple))
-        return 0;
-    if (ntuple && !(s->tuple = dalloc(d, ntuple * sizeof *s->tuple)))
+    int counted;
+    s->tuple = alloc_counted(d, p, n, 4, sizeof *s->tuple, &counted);
+    if (!counted)
         return 0;
     pb_cursor c;
     pb_field f = {0};
@@ -426,10 +435,9 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
 static int dec_computation(dec *d, const uint8_t *p, size_t n, hlo_computation *comp,
                            uint32_t index)
 {
-    uint32_t nins;
-    if (!count_len(d, p, n, 2, &nins))
-        return 0;
-    if (nins && !(comp->instructions = dalloc(d, nins * sizeof *comp->instructions)))
+    int counted;
+    comp->instructions = alloc_counted(d, p, n, 2, sizeof *comp->instructions, &counted);
+    if (!counted)
         return 0;
     pb_cursor c;
     pb_field f = {0};
@@ -505,10 +513,9 @@ static int dec_stack_index(dec *d, const uint8_t *p, size_t n, hlo_module *m)
 
 static int dec_module(dec *d, const uint8_t *p, size_t n, hlo_module *m)
 {
-    uint32_t ncomp;
-    if (!count_len(d, p, n, 3, &ncomp))
-        return 0;
-    if (ncomp && !(m->computations = dalloc(d, ncomp * sizeof *m->computations)))
+    int counted;
+    m->computations = alloc_counted(d, p, n, 3, sizeof *m->computations, &counted);
+    if (!counted)
         return 0;
     pb_cursor c;
     pb_field f = {0};
@@ -583,10 +590,9 @@ static int dec_logical_buffer(dec *d, const uint8_t *p, size_t n, hlo_logical_bu
 
 static int dec_allocation(dec *d, const uint8_t *p, size_t n, hlo_allocation *al)
 {
-    uint32_t nas;
-    if (!count_len(d, p, n, 9, &nas))
-        return 0;
-    if (nas && !(al->assigned = dalloc(d, nas * sizeof *al->assigned)))
+    int counted;
+    al->assigned = alloc_counted(d, p, n, 9, sizeof *al->assigned, &counted);
+    if (!counted)
         return 0;
     pb_cursor c;
     pb_field f = {0};
@@ -594,42 +600,28 @@ static int dec_allocation(dec *d, const uint8_t *p, size_t n, hlo_allocation *al
     pb_init(&c, p, n, d->base);
     while ((k = pb_next(&c, &f)) == PB_FIELD) {
         if (f.wire == PB_VARINT) {
+            /* BufferAllocationProto: numbers 1 index, 2 size, 6 parameter_number, 8 color;
+             * flags 3 thread-local, 5 entry parameter, 7 maybe-live-out, 11 tuple, 12
+             * constant; 10 parameter_shape_index (unpacked) */
             int64_t v = (int64_t)f.u;
-            switch (f.num) {
-            case 1:
-                al->index = v;
-                break;
-            case 2:
-                al->size = v;
-                break;
-            case 3:
-                al->is_thread_local = v != 0;
-                break;
-            case 5:
-                al->is_entry_computation_parameter = v != 0;
-                break;
-            case 6:
-                al->parameter_number = v;
-                break;
-            case 7:
-                al->maybe_live_out = v != 0;
-                break;
-            case 8:
-                al->color = v;
-                break;
-            case 11:
-                al->is_tuple = v != 0;
-                break;
-            case 12:
-                al->is_constant = v != 0;
-                break;
-            case 10:
-                if (!append_varints(d, &f, &al->parameter_shape_index, &al->nparameter_shape_index))
-                    return 0;
-                break;
-            default:
-                break;
-            }
+            int64_t *num = f.num == 1   ? &al->index
+                           : f.num == 2 ? &al->size
+                           : f.num == 6 ? &al->parameter_number
+                           : f.num == 8 ? &al->color
+                                        : NULL;
+            int *flag = f.num == 3    ? &al->is_thread_local
+                        : f.num == 5  ? &al->is_entry_computation_parameter
+                        : f.num == 7  ? &al->maybe_live_out
+                        : f.num == 11 ? &al->is_tuple
+                        : f.num == 12 ? &al->is_constant
+                                      : NULL;
+            if (num)
+                *num = v;
+            else if (flag)
+                *flag = v != 0;
+            else if (f.num == 10 && !append_varints(d, &f, &al->parameter_shape_index,
+                                                    &al->nparameter_shape_index))
+                return 0;
         } else if (f.wire == PB_LEN) {
             if (f.num == 10) {
                 if (!append_varints(d, &f, &al->parameter_shape_index, &al->nparameter_shape_index))
@@ -654,10 +646,9 @@ static int dec_allocation(dec *d, const uint8_t *p, size_t n, hlo_allocation *al
 
 static int dec_trace(dec *d, const uint8_t *p, size_t n, hlo_heap_trace *t)
 {
-    uint32_t nev;
-    if (!count_len(d, p, n, 1, &nev))
-        return 0;
-    if (nev && !(t->events = dalloc(d, nev * sizeof *t->events)))
+    int counted;
+    t->events = alloc_counted(d, p, n, 1, sizeof *t->events, &counted);
+    if (!counted)
         return 0;
     pb_cursor c;
     pb_field f = {0};
