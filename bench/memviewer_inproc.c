@@ -2,8 +2,8 @@
  * (bench/memviewer.py): the same work as `profq memory-viewer --format xprof --module M
  * [--memory-space S] FILE`, through the library entry points, in a loop: open the file
  * (pq_profile_open without hashing, reading only the HloProtos of an XSpace, as the CLI),
- * render the memory viewer as XProf JSON into memory (pq_render_memory_viewer), free
- * everything. Prints one line:
+ * render the memory viewer as XProf JSON into a memory stream (pq_render_memory_viewer),
+ * free everything. Prints one line:
  *   best_cpu_ms best_wall_ms output_bytes runs
  * where CPU is this process's user+system time (CLOCK_PROCESS_CPUTIME_ID) of one iteration
  * and wall is CLOCK_MONOTONIC, each the best of RUNS. Exits 1 when a call fails.
@@ -12,30 +12,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-typedef struct mem_out {
-    char *p;
-    size_t n, cap;
-} mem_out;
-
-static int mem_write(void *ctx, const void *data, size_t n)
+/* The sink writes to a stdio stream, as the CLI's does (here an open_memstream buffer). */
+static int stream_write(void *ctx, const void *data, size_t n)
 {
-    mem_out *m = ctx;
-    if (m->n + n > m->cap) {
-        size_t cap = m->cap ? m->cap : 1 << 16;
-        while (cap < m->n + n)
-            cap *= 2;
-        char *p = realloc(m->p, cap);
-        if (!p)
-            return -1;
-        m->p = p;
-        m->cap = cap;
-    }
-    memcpy(m->p + m->n, data, n);
-    m->n += n;
-    return 0;
+    return fwrite(data, 1, n, ctx) == n ? 0 : -1;
 }
 
 static double now_ms(clockid_t id)
@@ -57,19 +39,25 @@ int main(int argc, char **argv)
     pq_open_options oo = {0};
     oo.skip_sha256 = 1;
     oo.programs_only = 1; /* as the CLI: only the HloProtos of an XSpace are read */
-    mem_out out = {0};
+    size_t out_bytes = 0;
     double best_cpu = 1e300, best_wall = 1e300;
     for (int i = 0; i < runs; i++) {
-        out.n = 0;
         double c0 = now_ms(CLOCK_PROCESS_CPUTIME_ID), w0 = now_ms(CLOCK_MONOTONIC);
         pq_profile *p = NULL;
         pq_error err = {0};
-        pq_status st = pq_profile_open(paths, 1, &oo, &p, &err);
+        char *mem = NULL;
+        size_t memn = 0;
+        FILE *out = open_memstream(&mem, &memn);
+        pq_status st = out ? pq_profile_open(paths, 1, &oo, &p, &err) : PQ_ERR_NOMEM;
         if (st == PQ_OK) {
-            pq_sink sink = {mem_write, &out};
+            pq_sink sink = {stream_write, out};
             st = pq_render_memory_viewer(p, &mo, PQ_OUT_XPROF, &sink, &err);
         }
         pq_profile_free(p);
+        if (out && fclose(out) != 0 && st == PQ_OK)
+            st = PQ_ERR_OUTPUT;
+        out_bytes = memn;
+        free(mem);
         double c1 = now_ms(CLOCK_PROCESS_CPUTIME_ID), w1 = now_ms(CLOCK_MONOTONIC);
         if (st != PQ_OK) {
             fprintf(stderr, "memviewer_inproc: %s: offset %lld: %s\n", err.path,
@@ -81,7 +69,6 @@ int main(int argc, char **argv)
         if (w1 - w0 < best_wall)
             best_wall = w1 - w0;
     }
-    printf("%.4f %.4f %zu %d\n", best_cpu, best_wall, out.n, runs);
-    free(out.p);
+    printf("%.4f %.4f %zu %d\n", best_cpu, best_wall, out_bytes, runs);
     return 0;
 }
