@@ -144,6 +144,8 @@ static void *alloc_counted(dec *d, const uint8_t *p, size_t n, uint32_t num, siz
 /* Appends the elements of one occurrence of a repeated varint field (packed or not). */
 static int append_varints(dec *d, const pb_field *f, int64_t **arr, uint32_t *n)
 {
+    if (f->wire != PB_VARINT && f->wire != PB_LEN)
+        return 1; /* another wire type: skipped as unknown, as the protobuf runtimes do */
     int64_t cnt = pb_repeated_count(f, PB_VARINT, d->base);
     if (cnt < 0)
         return dfail_at(d, f->data, "a packed repeated varint field");
@@ -156,8 +158,8 @@ static int append_varints(dec *d, const pb_field *f, int64_t **arr, uint32_t *n)
         return 0;
     if (*n)
         memcpy(na, *arr, *n * sizeof *na);
-    pb_cursor parent;
-    pb_init(&parent, f->data, f->len, d->base);
+    pb_cursor parent; /* an unpacked (varint) occurrence has no data: "" then */
+    pb_init(&parent, f->data ? f->data : (const uint8_t *)"", f->len, d->base);
     pb_repeated r;
     uint64_t v;
     uint32_t i = *n;
@@ -849,10 +851,16 @@ pq_status hlo_decode_lazy(const uint8_t *data, size_t n, const uint8_t *base, ar
     return decode(data, n, base, a, 1, out, err_offset, err_what);
 }
 
+/* The bytes of a view; an empty one (absent field) reads as "" rather than NULL. */
+static const uint8_t *view_bytes(pq_str v)
+{
+    return v.n ? (const uint8_t *)v.p : (const uint8_t *)"";
+}
+
 pq_status hlo_decode_shape(pq_str bytes, const uint8_t *base, int depth, arena *a, hlo_shape **out,
                            int64_t *err_offset, const char **err_what)
 {
-    const uint8_t *p = (const uint8_t *)bytes.p;
+    const uint8_t *p = view_bytes(bytes);
     dec d = {a, base ? base : p, NULL, NULL, 0, 0};
     hlo_shape *s = dalloc(&d, sizeof *s);
     if (s) {
@@ -872,7 +880,7 @@ pq_status hlo_decode_shape(pq_str bytes, const uint8_t *base, int depth, arena *
 pq_status hlo_shape_elements(pq_str bytes, const uint8_t *base, arena *a, pq_str **out, uint32_t *n,
                              int64_t *err_offset, const char **err_what)
 {
-    const uint8_t *p = (const uint8_t *)bytes.p;
+    const uint8_t *p = view_bytes(bytes);
     dec d = {a, base ? base : p, NULL, NULL, 0, 0};
     uint32_t cnt = 0;
     pq_str *v = NULL;
