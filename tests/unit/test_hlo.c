@@ -340,6 +340,32 @@ static void malformed(void **state)
     assert_int_equal(nelems, 1);
     tb_free(&inner);
     tb_free(&b);
+    /* a repeated varint field (dimensions) with a fixed64 wire type is skipped as unknown,
+     * by both decoders, beside a packed one that is kept */
+    tb_init(&b);
+    tbuf shape;
+    tb_init(&shape);
+    put_varint_field(&shape, 2, 11);
+    put_fixed64_field(&shape, 3, 5);
+    put_varint_field(&shape, 3, 7);
+    mm = msg_begin(&b, 1);
+    c = msg_begin(&b, 3);
+    i = msg_begin(&b, 2);
+    put_len_field(&b, 3, shape.p, shape.n);
+    msg_end(&b, i);
+    msg_end(&b, c);
+    msg_end(&b, mm);
+    assert_int_equal(hlo_decode(b.p, b.n, b.p, &a, &m, &off, &what), PQ_OK);
+    assert_int_equal(m->computations[0].instructions[0].shape.ndims, 1);
+    assert_int_equal(m->computations[0].instructions[0].shape.dims[0], 7);
+    assert_int_equal(hlo_decode_lazy(b.p, b.n, b.p, &a, &m, &off, &what), PQ_OK);
+    assert_int_equal(hlo_decode_shape(m->computations[0].instructions[0].shape_bytes, b.p, 0, &a,
+                                      &sh, &off, &what),
+                     PQ_OK);
+    assert_int_equal(sh->ndims, 1);
+    assert_int_equal(sh->dims[0], 7);
+    tb_free(&shape);
+    tb_free(&b);
     arena_release(&a);
 }
 
