@@ -108,6 +108,22 @@ static void wb_str(wbuf *b, uint32_t num, const char *s)
     wb_bytes(b, num, s, strlen(s));
 }
 
+/* ENTRY := a map<int64, message> entry {key KEY, value VALUE}. */
+static void wb_map_entry(wbuf *entry, uint64_t key, const wbuf *value)
+{
+    entry->n = 0;
+    wb_uint(entry, 1, key);
+    wb_bytes(entry, 2, value->p, value->n);
+}
+
+/* M := an event or stat metadata message {id ID, name NAME}, to be extended. */
+static void wb_named_meta(wbuf *m, uint64_t id, const char *name)
+{
+    m->n = 0;
+    wb_uint(m, 1, id);
+    wb_str(m, 2, name);
+}
+
 /* XStat: metadata_id 1; double 2, uint64 3, int64 4, str 5, bytes 6, ref 7. */
 static void wb_stat_u(wbuf *b, uint32_t field, int64_t mid, uint32_t kind, uint64_t v)
 {
@@ -449,27 +465,19 @@ static void metadata_plane(gen *g, wbuf *pl)
     for (uint32_t i = 0; i < NPROGRAMS; i++) {
         const program *p = &programs[i];
         snprintf(name, sizeof name, "%s(%llu)", p->name, (unsigned long long)p->id);
-        em.n = 0;
-        wb_uint(&em, 1, i + 1);
-        wb_str(&em, 2, name);
+        wb_named_meta(&em, i + 1, name);
         wb_str(&em, 4, name);
         fake_hlo(&hlo, p);
         wb_stat_s(&em, 5, 1, K_BYTES, hlo.p, hlo.n);
         wb_stat_u(&em, 5, 2, K_UINT, p->id);
-        entry.n = 0;
-        wb_uint(&entry, 1, i + 1);
-        wb_bytes(&entry, 2, em.p, em.n);
+        wb_map_entry(&entry, i + 1, &em);
         wb_bytes(pl, 4, entry.p, entry.n);
         g->stats += 2;
     }
     const char *snames[] = {"Hlo Proto", "program_id"};
     for (uint32_t i = 0; i < 2; i++) {
-        em.n = 0;
-        wb_uint(&em, 1, i + 1);
-        wb_str(&em, 2, snames[i]);
-        entry.n = 0;
-        wb_uint(&entry, 1, i + 1);
-        wb_bytes(&entry, 2, em.p, em.n);
+        wb_named_meta(&em, i + 1, snames[i]);
+        wb_map_entry(&entry, i + 1, &em);
         wb_bytes(pl, 5, entry.p, entry.n);
     }
     free(em.p);
@@ -695,9 +703,7 @@ static void tpu_tail(gen *g, const tpu_plane *tp, sink *s)
             op_text(name, sizeof name, &r, i, &op);
             snprintf(disp, sizeof disp, "%s.%u", op, i);
             uint64_t id = p->first_emd + i + 1;
-            em.n = 0;
-            wb_uint(&em, 1, id);
-            wb_str(&em, 2, name);
+            wb_named_meta(&em, id, name);
             wb_str(&em, 4, disp);
             wb_stat_u(&em, 5, D_PROGRAM_ID, K_UINT, p->id);
             wb_stat_u(&em, 5, D_SYMBOL_ID, K_INT, i + 1);
@@ -712,16 +718,13 @@ static void tpu_tail(gen *g, const tpu_plane *tp, sink *s)
                 wb_stat_u(&em, 5, D_TF_OP, K_REF, D_NAMED + NCATS + tf);
             else
                 wb_stat_s(&em, 5, D_TF_OP, K_STR, tf_ops[tf], strlen(tf_ops[tf]));
-            entry.n = 0;
-            wb_uint(&entry, 1, id);
-            wb_bytes(&entry, 2, em.p, em.n);
+            wb_map_entry(&entry, id, &em);
             sink_msg(s, 4, &entry);
             g->stats += s->f ? 6 : 0;
         }
     }
     for (uint32_t k = 0; k < NPROGRAMS + tp->nsteps; k++) {
         uint64_t id;
-        em.n = 0;
         if (k < NPROGRAMS) {
             id = module_emd(k);
             snprintf(name, sizeof name, "%s(%llu)", programs[k].name,
@@ -730,11 +733,8 @@ static void tpu_tail(gen *g, const tpu_plane *tp, sink *s)
             id = step_emd(k - NPROGRAMS);
             snprintf(name, sizeof name, "%u", k - NPROGRAMS);
         }
-        wb_uint(&em, 1, id);
-        wb_str(&em, 2, name);
-        entry.n = 0;
-        wb_uint(&entry, 1, id);
-        wb_bytes(&entry, 2, em.p, em.n);
+        wb_named_meta(&em, id, name);
+        wb_map_entry(&entry, id, &em);
         sink_msg(s, 4, &entry);
     }
     uint32_t nnamed = D_NAMED + NCATS + NTFOPS;
@@ -742,12 +742,8 @@ static void tpu_tail(gen *g, const tpu_plane *tp, sink *s)
         const char *nm = id < D_NAMED           ? device_stat_names[id]
                          : id < D_NAMED + NCATS ? categories[id - D_NAMED]
                                                 : tf_ops[id - D_NAMED - NCATS];
-        em.n = 0;
-        wb_uint(&em, 1, id);
-        wb_str(&em, 2, nm);
-        entry.n = 0;
-        wb_uint(&entry, 1, id);
-        wb_bytes(&entry, 2, em.p, em.n);
+        wb_named_meta(&em, id, nm);
+        wb_map_entry(&entry, id, &em);
         sink_msg(s, 5, &entry);
     }
     /* Device capabilities (a TPU v4 core). */
@@ -880,22 +876,14 @@ static void host_tail(gen *g, sink *s)
 {
     wbuf em = {0}, entry = {0};
     for (uint32_t i = 0; i < NHOSTEVENTS; i++) {
-        em.n = 0;
-        wb_uint(&em, 1, i + 1);
-        wb_str(&em, 2, host_events[i]);
-        entry.n = 0;
-        wb_uint(&entry, 1, i + 1);
-        wb_bytes(&entry, 2, em.p, em.n);
+        wb_named_meta(&em, i + 1, host_events[i]);
+        wb_map_entry(&entry, i + 1, &em);
         sink_msg(s, 4, &entry);
     }
     uint32_t nstat = H_NAMED + NSHAPES;
     for (uint32_t id = 1; id < nstat; id++) {
-        em.n = 0;
-        wb_uint(&em, 1, id);
-        wb_str(&em, 2, id < H_NAMED ? host_stat_names[id] : shapes[id - H_NAMED]);
-        entry.n = 0;
-        wb_uint(&entry, 1, id);
-        wb_bytes(&entry, 2, em.p, em.n);
+        wb_named_meta(&em, id, id < H_NAMED ? host_stat_names[id] : shapes[id - H_NAMED]);
+        wb_map_entry(&entry, id, &em);
         sink_msg(s, 5, &entry);
     }
     free(em.p);

@@ -3,10 +3,12 @@
  * Loads the input as one in-memory source named "fuzz.hlo_proto.pb" (so detection takes
  * the HloProto path); when it loads, lists its modules (which decodes the whole HloProto)
  * and renders the memory viewer of its module for every memory space present, in XProf's
- * JSON and profq's text, into a sink that discards. Errors must come back as consistent
+ * JSON and profq's text, into a sink that discards, and runs the GPU cost rules
+ * (analysis/hlo_cost.c) over every instruction. Errors must come back as consistent
  * error records. Linked with replay.c for the corpus replay in `make test`
  * (fuzz/corpus/hlo and the shared real HloProtos).
  */
+#include "analysis/hlo_cost.h"
 #include "analysis/memviewer.h"
 #include "model/model.h"
 #include "profq.h"
@@ -65,9 +67,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *what;
         int64_t colors[8];
         uint32_t nc = 0;
+        hlo_cost_model *cm = NULL;
         if (hlo_decode(p->hlo, p->hlo_len, prof->sources[0].file.data, &a, &m, &off, &what) ==
-            PQ_OK)
+            PQ_OK) {
             nc = memviewer_colors(m, colors, 8);
+            /* the GPU cost rules over every instruction: no crash, no hang, finite values */
+            if (hlo_cost_analyze(m, &a, &cm) == PQ_OK)
+                for (uint32_t i = 0; i < m->nby_id; i++) {
+                    hlo_cost c;
+                    if (hlo_cost_get(cm, m->by_id[i], &c) &&
+                        !(c.flops >= 0 && c.bytes >= 0 && c.flops < 1e300 && c.bytes < 1e300))
+                        abort();
+                }
+        }
         arena_release(&a);
         char id[32];
         snprintf(id, sizeof id, "%" PRIu64, p->program_id);

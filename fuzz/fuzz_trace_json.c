@@ -54,7 +54,7 @@ static pq_status run(const uint8_t *data, size_t size, collect *out, uint64_t *e
     pq_status st = trace_events_feed(data, size, "fuzz.json", b, &info, &err);
     *events = st == PQ_OK ? info.num_events : 0;
     if (st == PQ_OK) {
-        sm_options o = {2, 25, (int)(size & 1)};
+        sm_options o = {2, 25, (int)(size & 1), NULL, NULL, NULL, NULL};
         sm_source src = {"perfetto_trace_json",  "fuzz.json", "0", NULL, info.num_events,
                          "1970-01-01T00:00:00Z", NULL};
         jval *doc = sm_build(b, &o, &src);

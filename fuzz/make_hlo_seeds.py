@@ -6,27 +6,7 @@ tiled layouts and a stack frame index). Deterministic; run from the repository r
 import os
 
 
-def varint(v):
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def f_int(n, v):
-    return varint(n << 3) + varint(v)
-
-
-def f_len(n, b):
-    if isinstance(b, str):
-        b = b.encode()
-    return varint(n << 3 | 2) + varint(len(b)) + b
+from pbwrite import fl as f_len, fv as f_int
 
 
 def shape(t, dims=(), layout=None, tup=()):

@@ -6,63 +6,18 @@ writer (stdlib only), so the corpus holds no third-party data. Deterministic: ru
 again rewrites the same bytes.   python3 fuzz/make_seeds.py [OUTDIR]
 """
 import os
-import struct
 import sys
 
-VARINT, FIXED64, LEN, FIXED32 = 0, 1, 2, 5
-
-
-def varint(v):
-    v &= (1 << 64) - 1  # negative int64 -> ten bytes, as protobuf writes it
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def tag(num, wire):
-    return varint((num << 3) | wire)
-
-
-def fv(num, v):  # varint field
-    return tag(num, VARINT) + varint(v)
-
-
-def fl(num, payload):  # length-delimited field
-    if isinstance(payload, str):
-        payload = payload.encode()
-    return tag(num, LEN) + varint(len(payload)) + payload
-
-
-def fd(num, x):  # double
-    return tag(num, FIXED64) + struct.pack("<d", x)
-
-
-def f32(num, x):
-    return tag(num, FIXED32) + struct.pack("<I", x)
+from pbwrite import f32, fd, fl, fv, varint
 
 
 # XStat: metadata_id 1, double 2, uint64 3, int64 4, str 5, bytes 6, ref 7
 def stat(mid, kind, v):
-    body = fv(1, mid)
-    if kind == "d":
-        body += fd(2, v)
-    elif kind == "u":
-        body += fv(3, v)
-    elif kind == "i":
-        body += fv(4, v)
-    elif kind == "s":
-        body += fl(5, v)
-    elif kind == "b":
-        body += fl(6, v)
-    elif kind == "r":
-        body += fv(7, v)
-    return body
+    num, write = STAT_VALUE[kind]
+    return fv(1, mid) + write(num, v)
+
+
+STAT_VALUE = {"d": (2, fd), "u": (3, fv), "i": (4, fv), "s": (5, fl), "b": (6, fl), "r": (7, fv)}
 
 
 def event(mid, off, dur, stats=(), occ=None):

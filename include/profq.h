@@ -257,6 +257,8 @@ typedef struct pq_summary_options {
     /* generated_at_utc, NUL-terminated (e.g. "2024-01-01T00:00:00Z"); the library never
      * reads the clock or the environment, the caller decides (SOURCE_DATE_EPOCH). */
     const char *generated_at_utc;
+    /* run_metadata the caller knows (a W&B download); NULL: null. */
+    const char *run_path, *run_id, *artifact_ref, *artifact_name;
 } pq_summary_options;
 
 pq_status pq_summarize(const char *path, const pq_summary_options *opts, pq_sink *sink,
@@ -358,17 +360,20 @@ void pq_debug_force_decoder(int which);
  * from plane stats; a peak the input does not state is reported as unknown unless the
  * caller supplies it here. */
 typedef enum pq_ops_group {
-    PQ_OPS_BY_OP = 0,       /* one row per (program, op) */
-    PQ_OPS_BY_CATEGORY = 1, /* one row per HLO category */
-    PQ_OPS_BY_PROGRAM = 2   /* one row per program (XLA module) */
+    PQ_OPS_BY_OP = 0,        /* one row per (program, op) */
+    PQ_OPS_BY_CATEGORY = 1,  /* one row per HLO category */
+    PQ_OPS_BY_PROGRAM = 2,   /* one row per program (XLA module) */
+    PQ_OPS_BY_PROVENANCE = 3 /* op_profile only: the tree by framework op path */
 } pq_ops_group;
 
 typedef enum pq_ops_xprof {
-    PQ_OPS_NATIVE = 0,        /* profq's own text or JSON (profq.ops.v1 / profq.roofline.v1) */
-    PQ_OPS_HLO_STATS = 1,     /* XProf's hlo_stats DataTable JSON (profq ops) */
-    PQ_OPS_ROOFLINE_MODEL = 2 /* XProf's roofline_model JSON (profq roofline): the "Total"
+    PQ_OPS_NATIVE = 0,         /* profq's own text or JSON (profq.ops.v1 / profq.roofline.v1) */
+    PQ_OPS_HLO_STATS = 1,      /* XProf's hlo_stats DataTable JSON (profq ops) */
+    PQ_OPS_ROOFLINE_MODEL = 2, /* XProf's roofline_model JSON (profq roofline): the "Total"
                                  records; "Average" and per-step records need step markers,
                                  which profq does not group yet, and are written empty */
+    PQ_OPS_OP_PROFILE = 3      /* XProf's op_profile JSON (profq ops --view op_profile), grouped
+                                  by program (default), category or provenance (opts->by) */
 } pq_ops_xprof;
 
 typedef struct pq_ops_options {

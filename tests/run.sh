@@ -34,6 +34,8 @@ for t in "$BUILD"/tests/test_*; do
 done
 [ -x tests/golden/run.sh ] && run_suite golden tests/golden/run.sh
 run_suite memory-cli tests/memory_cli.sh
+run_suite wandb tests/wandb.sh
+run_suite demo-summary tests/demo_summary.sh
 run_suite fuzz-replay "$BUILD/fuzz_replay" fuzz/corpus/xspace "$SHARED/data/xplane" "$SHARED/data/hlo"
 run_suite fuzz-replay-hlo "$BUILD/fuzz_replay_hlo" fuzz/corpus/hlo "$SHARED/data/hlo"
 run_suite fuzz-replay-ttlog "$BUILD/fuzz_replay_ttlog" fuzz/corpus/ttlog "$SHARED/data/tenstorrent"

@@ -4,20 +4,27 @@
  * TPU: events of the `XLA Ops` / `Framework Ops` / `Sparse Core Ops` lines, keyed by the
  * event metadata's (program_id, symbol_id); self time from an ancestor stack; FLOPs, bytes
  * and memory_access_breakdown from the metadata, multiplied by occurrences at the end.
- * GPU: kernels on the raw (non-derived) stream lines, keyed by (program_id, hlo_op), FLOPs
- * and bytes from event stats where they exist (XProf runs XLA's cost analysis on the
- * HloProto instead; profq does not, see docs/internals/ops.md).
+ * GPU: kernels on the raw (non-derived) stream lines, keyed by (program_id, hlo_op);
+ * category, provenance, FLOPs, bytes and HBM breakdown from the program's HloProto by
+ * XLA's GPU cost analysis rules (analysis/hlo_cost.c), as XProf; event stats otherwise.
+ * GPU peaks not stated by the plane from its core count, clock and architecture.
  * CPU-only runs: XLA:CPU thunks on host threads (hlo_op stats), nested per thread; XProf
  * has no device op database for those (its CPU path is for TensorFlow ops).
- * Not here: SparseCore offload nesting, step databases, GPU cost analysis. */
+ * Not here: SparseCore offload nesting, step databases. */
 #include "analysis/ops.h"
 
+#include "analysis/hlo_cost.h"
+
 #include "core/alloc.h"
+#include "core/buf.h"
 #include "core/err.h"
+#include "formats/hlo.h"
 #include "formats/pbwire.h"
 #include "formats/xplane_walk.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,6 +210,81 @@ static int is_off_duty(pq_str cat)
     return 0;
 }
 
+/* Every stat of interest of one stats list (metadata field 5 or event field 4), folded into
+ * O; a later occurrence overrides an earlier one, so reading metadata then event gives the
+ * event's value where both state one. */
+typedef struct op_stats {
+    pq_str category, tf_op, dedup, source, source_stack, hlo_op, module, mab;
+    uint64_t pid, sid;
+    int has_pid, has_sid, has_min;
+    double flops, model_flops, bytes, tsm;
+    int64_t min_dur, dma;
+} op_stats;
+
+static void read_op_stats(const xp_plane *pl, const stat_ids *ids, const uint8_t *body,
+                          uint32_t len, uint32_t field, op_stats *o)
+{
+    xp_stat_iter it;
+    stat_value s;
+    xp_stats_begin(&it, body, len, field);
+    while (xp_stats_next(&it, &s)) {
+        switch (stat_slot(ids, s.metadata_id)) {
+        case S_PROGRAM_ID:
+            o->has_pid = stat_u64(&s, &o->pid);
+            break;
+        case S_SYMBOL_ID:
+            o->has_sid = stat_u64(&s, &o->sid);
+            break;
+        case S_HLO_CATEGORY:
+            o->category = xp_stat_str(pl, &s);
+            break;
+        case S_TF_OP:
+            o->tf_op = xp_stat_str(pl, &s);
+            break;
+        case S_FLOPS:
+            o->flops = stat_num(&s);
+            break;
+        case S_MODEL_FLOPS:
+            o->model_flops = stat_num(&s);
+            break;
+        case S_BYTES:
+            o->bytes = stat_num(&s);
+            break;
+        case S_MAB:
+            if (s.kind == STAT_BYTES || s.kind == STAT_STR)
+                o->mab = s.v.s;
+            break;
+        case S_DEDUP:
+            o->dedup = xp_stat_str(pl, &s);
+            break;
+        case S_SOURCE:
+            o->source = xp_stat_str(pl, &s);
+            break;
+        case S_SOURCE_STACK:
+            o->source_stack = xp_stat_str(pl, &s);
+            break;
+        case S_TSM:
+            o->tsm = stat_num(&s);
+            break;
+        case S_MIN_DURATION:
+            o->has_min = 1;
+            o->min_dur = (int64_t)stat_num(&s);
+            break;
+        case S_DMA_STALL:
+            o->dma = (int64_t)stat_num(&s);
+            break;
+        case S_HLO_OP:
+            o->hlo_op = xp_stat_str(pl, &s);
+            break;
+        case S_HLO_MODULE:
+            o->module = xp_stat_str(pl, &s);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
 static void parse_meta(const xp_plane *pl, const stat_ids *ids, const xp_event_meta *em,
                        meta_info *mi)
 {
@@ -214,49 +296,22 @@ static void parse_meta(const xp_plane *pl, const stat_ids *ids, const xp_event_m
     } else {
         mi->name = em->name;
     }
-    xp_stat_iter it;
-    stat_value s;
-    xp_stats_begin(&it, em->body, em->body_len, 5);
-    while (xp_stats_next(&it, &s)) {
-        switch (stat_slot(ids, s.metadata_id)) {
-        case S_PROGRAM_ID:
-            mi->has_pid = stat_u64(&s, &mi->pid);
-            break;
-        case S_SYMBOL_ID:
-            mi->has_sid = stat_u64(&s, &mi->sid);
-            break;
-        case S_HLO_CATEGORY:
-            mi->category = xp_stat_str(pl, &s);
-            break;
-        case S_TF_OP:
-            mi->provenance = xp_stat_str(pl, &s);
-            break;
-        case S_FLOPS:
-            mi->flops = stat_num(&s);
-            break;
-        case S_MODEL_FLOPS:
-            mi->model_flops = stat_num(&s);
-            break;
-        case S_BYTES:
-            mi->bytes = stat_num(&s);
-            break;
-        case S_MAB:
-            if (s.kind == STAT_BYTES || s.kind == STAT_STR)
-                parse_breakdown(s.v.s, mi);
-            break;
-        case S_DEDUP:
-            mi->dedup = xp_stat_str(pl, &s);
-            break;
-        case S_SOURCE:
-            mi->source = xp_stat_str(pl, &s);
-            break;
-        case S_SOURCE_STACK:
-            mi->source_stack = xp_stat_str(pl, &s);
-            break;
-        default:
-            break;
-        }
-    }
+    op_stats o = {0};
+    read_op_stats(pl, ids, em->body, em->body_len, 5, &o);
+    mi->has_pid = o.has_pid;
+    mi->pid = o.pid;
+    mi->has_sid = o.has_sid;
+    mi->sid = o.sid;
+    mi->category = o.category;
+    mi->provenance = o.tf_op;
+    mi->flops = o.flops;
+    mi->model_flops = o.model_flops;
+    mi->bytes = o.bytes;
+    if (o.mab.p)
+        parse_breakdown(o.mab, mi);
+    mi->dedup = o.dedup;
+    mi->source = o.source;
+    mi->source_stack = o.source_stack;
     mi->off_duty = is_off_duty(mi->category);
     mi->custom_call = pq_str_eq(mi->category, "custom-call");
 }
@@ -420,41 +475,16 @@ typedef struct ev_extras {
     int64_t min_dur, dma;
 } ev_extras;
 
-static void read_extras(const stat_ids *ids, const ev_rec *r, ev_extras *x)
+static void read_extras(const xp_plane *pl, const stat_ids *ids, const ev_rec *r, ev_extras *x)
 {
-    int has_min = 0;
-    memset(x, 0, sizeof *x);
-    x->tsm = 1.0;
-    xp_stat_iter it;
-    stat_value st;
-    xp_stats_begin(&it, r->stats, r->body_len, 4);
-    while (xp_stats_next(&it, &st)) {
-        switch (stat_slot(ids, st.metadata_id)) {
-        case S_TSM:
-            x->tsm = stat_num(&st);
-            break;
-        case S_MIN_DURATION:
-            has_min = 1;
-            x->min_dur = (int64_t)stat_num(&st);
-            break;
-        case S_DMA_STALL:
-            x->dma = (int64_t)stat_num(&st);
-            break;
-        case S_FLOPS:
-            x->flops = stat_num(&st);
-            break;
-        case S_MODEL_FLOPS:
-            x->model_flops = stat_num(&st);
-            break;
-        case S_BYTES:
-            x->bytes = stat_num(&st);
-            break;
-        default:
-            break;
-        }
-    }
-    if (!has_min)
-        x->min_dur = r->dur;
+    op_stats o = {.tsm = 1.0};
+    read_op_stats(pl, ids, r->stats, r->body_len, 4, &o);
+    x->tsm = o.tsm;
+    x->min_dur = o.has_min ? o.min_dur : r->dur;
+    x->dma = o.dma;
+    x->flops = o.flops;
+    x->model_flops = o.model_flops;
+    x->bytes = o.bytes;
 }
 
 static int ev_cmp(const void *a, const void *b)
@@ -681,7 +711,7 @@ static int tpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
                 continue;
             ev_extras x = {1.0, 0, 0, 0, r->dur, 0};
             if (has_extras || mi->custom_call)
-                read_extras(&ids, r, &x);
+                read_extras(pl, &ids, r, &x);
             double tsm = x.tsm, ev_flops = x.flops, ev_mflops = x.model_flops;
             double ev_bytes = x.bytes;
             int64_t min_dur = x.min_dur, dma = x.dma;
@@ -790,6 +820,31 @@ static uint64_t program_by_module(const pq_source *src, pq_str module, int *foun
     return 0;
 }
 
+/* The stats of a GPU kernel or XLA:CPU thunk, from its metadata then the event: hlo_op,
+ * hlo_module, tf_op, program id (else the "(N)" suffix of hlo_module, else the HloProto of
+ * that module name), flops and bytes_accessed. Returns 0 when it has no hlo_op. */
+typedef struct xla_ev {
+    pq_str hlo_op, module, tf_op;
+    uint64_t pid;
+    double flops, bytes;
+} xla_ev;
+
+static int xla_event(const pq_source *src, const xp_plane *pl, const stat_ids *ids,
+                     const xp_event *ev, xla_ev *x)
+{
+    op_stats o = {0};
+    const xp_event_meta *em = xp_event_meta_find(pl, ev->metadata_id);
+    if (em)
+        read_op_stats(pl, ids, em->body, em->body_len, 5, &o);
+    read_op_stats(pl, ids, ev->stats, ev->body_len, 4, &o);
+    if (!o.hlo_op.n)
+        return 0;
+    *x = (xla_ev){o.hlo_op, o.module, o.tf_op, o.pid, o.flops, o.bytes};
+    if (!o.has_pid && o.module.n)
+        x->pid = program_by_module(src, o.module, &o.has_pid);
+    return 1;
+}
+
 static int gpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
 {
     stat_ids ids;
@@ -819,51 +874,13 @@ static int gpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
                 busy += e - busy_end;
                 busy_end = e;
             }
-            pq_str hlo_op = {0}, module = {0}, tf_op = {0};
-            uint64_t pid = 0;
-            int has_pid = 0;
-            double flops = 0, bytes = 0;
-            const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
-            for (int pass = 0; pass < 2; pass++) {
-                xp_stat_iter it;
-                stat_value st;
-                if (pass == 0) {
-                    if (!em)
-                        continue;
-                    xp_stats_begin(&it, em->body, em->body_len, 5);
-                } else {
-                    xp_stats_begin(&it, ev.stats, ev.body_len, 4);
-                }
-                while (xp_stats_next(&it, &st)) {
-                    switch (stat_slot(&ids, st.metadata_id)) {
-                    case S_HLO_OP:
-                        hlo_op = xp_stat_str(pl, &st);
-                        break;
-                    case S_HLO_MODULE:
-                        module = xp_stat_str(pl, &st);
-                        break;
-                    case S_TF_OP:
-                        tf_op = xp_stat_str(pl, &st);
-                        break;
-                    case S_PROGRAM_ID:
-                        has_pid = stat_u64(&st, &pid);
-                        break;
-                    case S_FLOPS:
-                        flops = stat_num(&st);
-                        break;
-                    case S_BYTES:
-                        bytes = stat_num(&st);
-                        break;
-                    default:
-                        break;
-                    }
-                }
-            }
-            if (!hlo_op.n)
+            xla_ev x;
+            if (!xla_event(src, pl, &ids, &ev, &x))
                 continue; /* not an XLA op (memcpy, eager kernels without tf_op) */
-            if (!has_pid && module.n)
-                pid = program_by_module(src, module, &has_pid);
-            pq_str name = last_hlo_op(hlo_op);
+            uint64_t pid = x.pid;
+            pq_str module = x.module, tf_op = x.tf_op;
+            double flops = x.flops, bytes = x.bytes;
+            pq_str name = last_hlo_op(x.hlo_op);
             int fresh;
             op_slot *sl = table_get(cx->ops, pid, 0, name, &fresh);
             if (!sl)
@@ -957,42 +974,17 @@ static int cpu_plane(const pq_source *src, const xp_plane *pl, tpu_ctx *cx)
         xp_event ev;
         xp_events_begin(line, &ei);
         while (n < line->events && xp_events_next(&ei, &ev)) {
-            pq_str hlo_op = {0}, module = {0};
-            uint64_t pid = 0;
-            int has_pid = 0;
-            const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
-            for (int pass = 0; pass < 2; pass++) {
-                xp_stat_iter it;
-                stat_value st;
-                if (pass == 0) {
-                    if (!em)
-                        continue;
-                    xp_stats_begin(&it, em->body, em->body_len, 5);
-                } else {
-                    xp_stats_begin(&it, ev.stats, ev.body_len, 4);
-                }
-                while (xp_stats_next(&it, &st)) {
-                    int k = stat_slot(&ids, st.metadata_id);
-                    if (k == S_HLO_OP)
-                        hlo_op = xp_stat_str(pl, &st);
-                    else if (k == S_HLO_MODULE)
-                        module = xp_stat_str(pl, &st);
-                    else if (k == S_PROGRAM_ID)
-                        has_pid = stat_u64(&st, &pid);
-                }
-            }
-            if (!hlo_op.n)
+            xla_ev x;
+            if (!xla_event(src, pl, &ids, &ev, &x))
                 continue;
-            if (!has_pid && module.n)
-                pid = program_by_module(src, module, &has_pid);
             cpu_rec *r = &recs[n];
             r->start = base + ev.offset_ps;
             r->dur = ev.duration_ps;
             r->children = 0;
             r->order = (uint32_t)n;
-            r->pid = pid;
-            r->name = last_hlo_op(hlo_op);
-            r->module = module;
+            r->pid = x.pid;
+            r->name = last_hlo_op(x.hlo_op);
+            r->module = x.module;
             n++;
         }
         qsort(recs, n, sizeof *recs, cpu_cmp);
@@ -1084,7 +1076,88 @@ static double plane_stat(const xp_plane *pl, const char *name)
     return 0.0;
 }
 
-static void peaks_from_plane(const xp_plane *pl, ops_hw hw, ops_peaks *pk)
+static pq_str plane_stat_str(const xp_plane *pl, const char *name)
+{
+    for (uint32_t k = 0; k < pl->nstats; k++)
+        if (pq_str_eq(xp_stat_name(pl, &pl->stats[k]), name))
+            return xp_stat_str(pl, &pl->stats[k]);
+    return (pq_str){0};
+}
+
+/* Per-core peak rates of a GPU architecture, as XProf's cuda_type_utils.cc and
+ * rocm_type_utils.cc tabulate them from the vendors' whitepapers: the largest of the FP32
+ * and FP16 vector and matrix FLOPs per core per cycle, and shared-memory (LDS) bytes per
+ * core per cycle. MODEL receives XProf's device type name. Returns 0 for a vendor or
+ * architecture XProf has no figures for. */
+static int gpu_arch_rates(pq_str vendor, pq_str name, int major, int minor, double *flops,
+                          double *sram, char *model, size_t model_n)
+{
+    *flops = *sram = 0;
+    if (pq_str_eq(vendor, "AMD")) {
+        static const struct {
+            const char *gfx;
+            double flops, lds;
+        } amd[] = {{"gfx908", 1024, 128},
+                   {"gfx90a", 1024, 128},
+                   {"gfx942", 2048, 128},
+                   {"gfx950", 4096, 256}};
+        /* the agent name ("gfx942") when well formed, else from the compute capability */
+        char gfx[32] = "";
+        int ok = name.n >= 6 && name.n < sizeof gfx && memcmp(name.p, "gfx", 3) == 0;
+        for (size_t i = 3; ok && i < name.n; i++)
+            ok = isxdigit((unsigned char)name.p[i]) != 0;
+        if (ok) {
+            memcpy(gfx, name.p, name.n);
+            gfx[name.n] = 0;
+        } else if (major == 9 && (minor == 4 || minor == 5)) {
+            strcpy(gfx, minor == 4 ? "gfx942" : "gfx950");
+        }
+        if (gfx[0])
+            snprintf(model, model_n, "AMD GPU - %s", gfx);
+        else if (major >= 9 && major <= 11)
+            snprintf(model, model_n, "AMD GPU - gfx-%dXX series", major);
+        else
+            snprintf(model, model_n, "AMD GPU");
+        for (size_t i = 0; i < sizeof amd / sizeof amd[0]; i++)
+            if (strcmp(gfx, amd[i].gfx) == 0) {
+                *flops = amd[i].flops;
+                *sram = amd[i].lds;
+                return 1;
+            }
+        return 0;
+    }
+    if (pq_str_eq(vendor, "Nvidia")) {
+        /* highest compute capability <= the device's, else the lowest */
+        static const struct {
+            int cc;
+            double flops;
+        } nv[] = {{10000, 8192}, {9000, 4096}, {8090, 1024}, {8060, 1024},
+                  {8000, 2048},  {7050, 1024}, {7000, 1024}, {6010, 256},
+                  {6000, 256},   {5000, 256},  {3000, 384},  {2000, 64}};
+        static const char *const family[] = {"", "", "Fermi", "Kepler", "", "Maxwell", "Pascal"};
+        int cc = major * 1000 + minor * 10;
+        size_t i = 0;
+        while (i + 1 < sizeof nv / sizeof nv[0] && nv[i].cc > cc)
+            i++;
+        *flops = nv[i].flops;
+        *sram = major <= 2 ? 32 * 4 / 2 : 32 * 8;
+        const char *f = major >= 2 && major <= 6 ? family[major]
+                        : major == 7             ? (minor < 5 ? "Volta" : "Turing")
+                        : major == 8             ? (minor < 9 ? "Ampere" : "Ada Lovelace")
+                        : major == 9             ? "Hopper"
+                        : major == 10            ? "Blackwell"
+                                                 : "";
+        if (f[0])
+            snprintf(model, model_n, "Nvidia GPU (%s)", f);
+        else
+            snprintf(model, model_n, "Nvidia GPU");
+        return 1;
+    }
+    return 0;
+}
+
+static void peaks_from_plane(const xp_plane *pl, ops_hw hw, ops_peaks *pk, char *model,
+                             size_t model_n)
 {
     memset(pk, 0, sizeof *pk);
     pk->tflops = plane_stat(pl, "peak_teraflops_per_second");
@@ -1101,11 +1174,36 @@ static void peaks_from_plane(const xp_plane *pl, ops_hw hw, ops_peaks *pk)
         pk->has_cmem = pk->bws[3] > 0 || pk->bws[4] > 0;
         pk->has_merged_vmem = plane_stat(pl, "has_merged_vmem") != 0;
         pk->has_megacore = plane_stat(pl, "has_megacore") != 0;
-    } else {
-        pk->bws[0] = plane_stat(pl, "memory_bandwidth") / 1e9;
-        pk->bws[1] = plane_stat(pl, "peak_sram_rd_bw_gigabytes_per_second");
-        pk->bws[2] = plane_stat(pl, "peak_sram_wr_bw_gigabytes_per_second");
+        return;
     }
+    pk->bws[0] = plane_stat(pl, "memory_bandwidth") / 1e9;
+    pk->bws[1] = plane_stat(pl, "peak_sram_rd_bw_gigabytes_per_second");
+    pk->bws[2] = plane_stat(pl, "peak_sram_wr_bw_gigabytes_per_second");
+    if (hw != OPS_HW_GPU)
+        return;
+    /* XProf's GetPerfEnvFromXPlane: peaks the plane does not state come from its core
+     * count x clock (kHz) x the architecture's per-core rate; a figure the plane lacks
+     * (cores, clock, a known architecture) leaves the peak unknown. */
+    double cores = plane_stat(pl, "core_count"), ghz = plane_stat(pl, "clock_rate") / 1e6;
+    double fpc, bpc;
+    if (!gpu_arch_rates(plane_stat_str(pl, "device_vendor"), plane_stat_str(pl, "gpu_device_name"),
+                        (int)plane_stat(pl, "compute_cap_major"),
+                        (int)plane_stat(pl, "compute_cap_minor"), &fpc, &bpc, model, model_n) ||
+        cores <= 0 || ghz <= 0)
+        return;
+    pk->cores = cores;
+    pk->clock_ghz = ghz;
+    pk->flops_per_cycle = fpc;
+    pk->sram_bytes_per_cycle = bpc;
+    if (pk->tflops <= 0 && fpc > 0) {
+        pk->tflops = cores * (fpc * ghz) / 1000;
+        pk->derived_flops = 1;
+    }
+    for (int i = 1; i <= 2; i++)
+        if (pk->bws[i] <= 0 && bpc > 0) {
+            pk->bws[i] = cores * bpc * ghz;
+            pk->derived_sram = 1;
+        }
 }
 
 /* ---- rates and bound-by (spec 5.6) ---- */
@@ -1183,58 +1281,9 @@ static int str_in(pq_str s, const char *const *list, size_t n)
 static pq_str hlo_category(pq_str opcode, pq_str fusion_kind)
 {
     static const char *const formatting[] = {"transpose", "copy", "copy-start", "copy-done"};
-    static const char *const elementwise[] = {"abs",
-                                              "add",
-                                              "and",
-                                              "atan2",
-                                              "bitcast-convert",
-                                              "cbrt",
-                                              "ceil",
-                                              "clamp",
-                                              "clz",
-                                              "compare",
-                                              "complex",
-                                              "convert",
-                                              "cos",
-                                              "divide",
-                                              "erf",
-                                              "exponential",
-                                              "exponential-minus-one",
-                                              "floor",
-                                              "imag",
-                                              "is-finite",
-                                              "log",
-                                              "log-plus-one",
-                                              "logistic",
-                                              "maximum",
-                                              "minimum",
-                                              "multiply",
-                                              "negate",
-                                              "not",
-                                              "or",
-                                              "popcnt",
-                                              "power",
-                                              "real",
-                                              "reduce-precision",
-                                              "remainder",
-                                              "round-nearest-afz",
-                                              "round-nearest-even",
-                                              "rsqrt",
-                                              "select",
-                                              "shift-left",
-                                              "shift-right-arithmetic",
-                                              "shift-right-logical",
-                                              "sign",
-                                              "sine",
-                                              "sqrt",
-                                              "stochastic-convert",
-                                              "subtract",
-                                              "tan",
-                                              "tanh",
-                                              "xor"};
     if (str_in(opcode, formatting, sizeof formatting / sizeof formatting[0]))
         return pq_str_of("data formatting", 15);
-    if (str_in(opcode, elementwise, sizeof elementwise / sizeof elementwise[0]))
+    if (hlo_opcode_is_elementwise(opcode))
         return pq_str_of("non-fusion elementwise", 22);
     if (pq_str_eq(opcode, "fusion")) {
         if (pq_str_eq(fusion_kind, "kLoop"))
@@ -1266,57 +1315,103 @@ static const op_slot *table_find(const op_table *t, uint64_t pid, pq_str name)
     return NULL;
 }
 
-/* Sets category and provenance (metadata.op_name) of the ops of program PID from its
- * HloProto, as XProf does for GPU ops. Malformed protos are skipped silently: the load only
- * checked their header, and categories are an annotation. */
-static void categorize_from_hlo(op_table *t, uint64_t pid, const uint8_t *p, size_t n)
+/* XProf's source info of an HLO instruction (GetSourceInfo): the metadata's
+ * "source_file:source_line" when it names a file, else "file:line" of the first frame of
+ * its stack; the stack is "file:line:column\n" per frame, innermost first. The text goes
+ * to arena A; returns 0 when out of memory. */
+static int hlo_source_info(const hlo_module *m, const hlo_instruction *ins, arena *a,
+                           pq_str *source, pq_str *stack)
 {
-    pb_cursor c, cm, cc, ci, cmd;
-    pb_field f = {0}, g = {0}, h = {0}, k = {0}, q = {0};
-    pb_init(&c, p, n, p);
-    while (pb_next(&c, &f) == PB_FIELD) {
-        if (f.num != 1 || f.wire != PB_LEN)
-            continue;
-        pb_init(&cm, f.data, f.len, p);
-        while (pb_next(&cm, &g) == PB_FIELD) {
-            if (g.num != 3 || g.wire != PB_LEN)
-                continue;
-            pb_init(&cc, g.data, g.len, p);
-            while (pb_next(&cc, &h) == PB_FIELD) {
-                if (h.num != 2 || h.wire != PB_LEN)
-                    continue;
-                pq_str name = {0}, opcode = {0}, kind = {0}, op_name = {0}, op_type = {0};
-                pb_init(&ci, h.data, h.len, p);
-                while (pb_next(&ci, &k) == PB_FIELD) {
-                    if (k.wire != PB_LEN)
-                        continue;
-                    pq_str v = pq_str_of((const char *)k.data, k.len);
-                    if (k.num == 1)
-                        name = v;
-                    else if (k.num == 2)
-                        opcode = v;
-                    else if (k.num == 11)
-                        kind = v;
-                    else if (k.num == 7) {
-                        pb_init(&cmd, k.data, k.len, p);
-                        while (pb_next(&cmd, &q) == PB_FIELD) {
-                            if (q.num == 2 && q.wire == PB_LEN)
-                                op_name = pq_str_of((const char *)q.data, q.len);
-                            else if (q.num == 1 && q.wire == PB_LEN)
-                                op_type = pq_str_of((const char *)q.data, q.len);
-                        }
-                    }
-                }
-                op_slot *s = (op_slot *)table_find(t, pid, name);
-                if (!s)
-                    continue;
-                s->m.category = hlo_category(opcode, kind);
-                s->m.provenance = op_name;
-                s->m.op_type = op_type;
-                s->m.provenance_from_hlo = 1;
-            }
-        }
+    buf b;
+    buf_init(&b, NULL);
+    int32_t id = ins->stack_frame_id;
+    for (uint32_t guard = 0; id > 0 && (uint32_t)id <= m->nstack_frames && guard < 4096; guard++) {
+        const hlo_stack_frame *f = &m->stack_frames[id - 1];
+        id = f->parent_frame_id;
+        int32_t loc = f->file_location_id;
+        if (loc <= 0 || (uint32_t)loc > m->nfile_locations)
+            break;
+        const hlo_file_location *fl = &m->file_locations[loc - 1];
+        pq_str file = fl->file_name_id > 0 && (uint32_t)fl->file_name_id <= m->nfile_names
+                          ? m->file_names[fl->file_name_id - 1]
+                          : (pq_str){0};
+        buf_put(&b, file.p, file.n);
+        buf_printf(&b, ":%d:%d\n", fl->line, fl->column);
     }
+    size_t nstack = b.n;
+    if (ins->source_file.n) {
+        buf_put(&b, ins->source_file.p, ins->source_file.n);
+        buf_printf(&b, ":%d", ins->source_line);
+    } else if (nstack) {
+        /* first frame "file:line:col": its "file:line" */
+        size_t end = 0, colons = 0;
+        while (end < nstack && b.p[end] != '\n' && !(b.p[end] == ':' && ++colons == 2))
+            end++;
+        if (colons == 2)
+            buf_put(&b, b.p, end);
+    }
+    int ok = b.status == PQ_OK;
+    char *t = ok && b.n ? arena_strndup(a, b.p, b.n) : NULL;
+    if (t) {
+        *stack = pq_str_of(t, nstack);
+        *source = pq_str_of(t + nstack, b.n - nstack);
+    }
+    ok = ok && (!b.n || t);
+    buf_release(&b);
+    return ok;
+}
+
+/* Sets category and provenance (metadata.op_name) of the ops of program PG from its
+ * HloProto, as XProf does for GPU ops, and on GPUs their FLOPs, bytes and HBM breakdown from
+ * XLA's GPU cost analysis of that module (analysis/hlo_cost.c), as XProf's
+ * PerformanceInfoWrapper gives them: device FLOPs, model FLOPs and bytes where positive, else
+ * what the events stated. A proto that does not decode is skipped silently: the load only
+ * checked its header, and these are annotations. Returns 0 when out of memory. */
+static int annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *pg, int gpu,
+                             arena *strings)
+{
+    arena a;
+    arena_init(&a);
+    hlo_module *m = NULL;
+    hlo_cost_model *cm = NULL;
+    int64_t off;
+    const char *what;
+    pq_status st = hlo_decode(pg->hlo, pg->hlo_len, src->file.data, &a, &m, &off, &what);
+    if (st == PQ_OK && gpu)
+        st = hlo_cost_analyze(m, &a, &cm);
+    if (st == PQ_ERR_NOMEM) {
+        arena_release(&a);
+        return 0;
+    }
+    for (uint32_t ci = 0; st == PQ_OK && ci < m->ncomputations; ci++)
+        for (uint32_t ii = 0; ii < m->computations[ci].ninstructions; ii++) {
+            const hlo_instruction *ins = &m->computations[ci].instructions[ii];
+            op_slot *s = (op_slot *)table_find(t, pg->program_id, ins->name);
+            if (!s)
+                continue;
+            s->m.category = hlo_category(ins->opcode, ins->fusion_kind);
+            s->m.provenance = ins->op_name;
+            s->m.op_type = ins->op_type;
+            s->m.provenance_from_hlo = 1;
+            if (gpu && !hlo_source_info(m, ins, strings, &s->m.source, &s->m.source_stack)) {
+                arena_release(&a);
+                return 0;
+            }
+            hlo_cost c;
+            if (!cm || !hlo_cost_get(cm, ins, &c))
+                continue;
+            double occ = (double)s->m.occurrences;
+            if (c.device_flops > 0)
+                s->m.flops = c.device_flops * occ;
+            if (c.flops > 0)
+                s->m.model_flops = c.flops * occ;
+            if (c.bytes > 0)
+                s->m.bytes_accessed = c.bytes * occ;
+            s->bd.bd_hbm = c.hbm_read + c.hbm_written;
+            s->bd.has_breakdown = s->bd.bd_hbm > 0;
+        }
+    arena_release(&a);
+    return 1;
 }
 
 /* ---- compute ---- */
@@ -1383,7 +1478,7 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result
                 continue;
             out->device_planes++;
             if (!have_peaks) {
-                peaks_from_plane(pl, out->hw, &out->peaks);
+                peaks_from_plane(pl, out->hw, &out->peaks, out->gpu_model, sizeof out->gpu_model);
                 if (out->hw == OPS_HW_TPU) {
                     for (uint32_t k = 0; k < pl->nstats; k++)
                         if (pq_str_eq(xp_stat_name(pl, &pl->stats[k]), "device_type_string")) {
@@ -1418,13 +1513,22 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result
         out->peaks.bws[0] = opt->peak_hbm_gbps;
         out->peaks.user_bw = 1;
     }
+    if ((out->hw == OPS_HW_GPU || out->hw == OPS_HW_CPU) &&
+        (out->strings = pq_calloc(1, sizeof *out->strings)) != NULL)
+        arena_init(out->strings);
     if (out->hw == OPS_HW_GPU || out->hw == OPS_HW_CPU)
         for (size_t k = 0; k < pt.n; k++)
             for (size_t si = 0; si < prof->nsources; si++)
                 for (uint32_t i = 0; i < prof->sources[si].nprograms; i++) {
                     const pq_program *pg = &prof->sources[si].programs[i];
-                    if (pg->program_id == pt.v[k].program_id && pg->hlo)
-                        categorize_from_hlo(&t, pg->program_id, pg->hlo, pg->hlo_len);
+                    if (pg->program_id == pt.v[k].program_id && pg->hlo &&
+                        (!out->strings ||
+                         !annotate_from_hlo(&t, &prof->sources[si], pg, out->hw == OPS_HW_GPU,
+                                            out->strings))) {
+                        st = err_set(err, PQ_ERR_NOMEM, NULL, -1,
+                                     "out of memory computing op metrics");
+                        goto fail;
+                    }
                 }
     /* Finalize (spec 5.3): per-occurrence metadata figures times occurrences. */
     out->ops = pq_calloc(t.n + 1, sizeof *out->ops);
@@ -1518,6 +1622,11 @@ void ops_free(ops_result *r)
         return;
     pq_free(r->ops);
     pq_free(r->programs);
+    if (r->strings) {
+        arena_release(r->strings);
+        pq_free(r->strings);
+        r->strings = NULL;
+    }
     r->ops = NULL;
     r->programs = NULL;
     r->nops = r->nprograms = 0;

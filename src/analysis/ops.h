@@ -5,6 +5,7 @@
  * DataTables. */
 #ifndef PQ_ANALYSIS_OPS_H
 #define PQ_ANALYSIS_OPS_H
+#include "core/arena.h"
 #include "model/model.h"
 
 typedef struct op_metrics {
@@ -52,11 +53,17 @@ typedef struct ops_peaks {
         bws[7]; /* GB/s: HBM, SRAM rd, SRAM wr, CMEM rd, CMEM wr, VMEM rd, VMEM wr; 0 = unknown */
     int has_cmem, has_merged_vmem, has_megacore;
     int user_flops, user_bw; /* set from --peak-flops / --peak-bw */
+    /* GPU: the FLOP and SRAM peaks derived from the plane's core count x clock x the
+     * architecture's per-core rate (XProf's tables; 0 when the plane states them or when
+     * the architecture is not in the tables), and the rates used. */
+    int derived_flops, derived_sram;
+    double cores, clock_ghz, flops_per_cycle, sram_bytes_per_cycle;
 } ops_peaks;
 
 typedef struct ops_result {
     ops_hw hw;
     char device_type[64];
+    char gpu_model[64];     /* XProf's GPU device_type ("AMD GPU - gfx942"); "" when unknown */
     uint32_t ndevices;      /* device planes contributing */
     uint32_t device_planes; /* all planes of the chosen kind (XProf device_core_count) */
     op_metrics *ops;        /* sorted by (self_time desc, name asc); the IDLE row is last */
@@ -71,6 +78,7 @@ typedef struct ops_result {
     int64_t module_ps;        /* union of module executions */
     int64_t busy_ps;          /* union of top-level op events */
     int64_t idle_ps;          /* total_time - total op time (XProf's IDLE op) */
+    arena *strings;           /* text built for the ops (GPU source info); NULL when none */
     int64_t steady_window_ps; /* windows after the first execution of the dominant program */
     int64_t steady_busy_ps;
     uint64_t dominant_program;

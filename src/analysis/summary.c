@@ -320,8 +320,9 @@ struct sm_builder {
     /* event columns */
     uint32_t *trk, *name, *tf_op, *source, *long_name, *run_id;
     int64_t *ts, *dur, *step;
-    uint8_t *has_step;
+    uint8_t *has_step, *xla_op;
     size_t n, cap;
+    int cpu_ops; /* no device-op track: XLA ops on host threads stand in for device ops */
     int have_base;
     int64_t base_us;
     int failed;
@@ -359,6 +360,7 @@ void sm_free(sm_builder *b)
     pq_free(b->dur);
     pq_free(b->step);
     pq_free(b->has_step);
+    pq_free(b->xla_op);
     pq_free(b);
 }
 
@@ -411,6 +413,7 @@ int sm_add(sm_builder *b, const sm_event *e)
         GROW(b->dur, cap);
         GROW(b->step, cap);
         GROW(b->has_step, cap);
+        GROW(b->xla_op, cap);
         b->cap = cap;
     }
     int fresh;
@@ -457,6 +460,7 @@ int sm_add(sm_builder *b, const sm_event *e)
     b->dur[i] = e->dur_ps > ((int64_t)1 << 60) ? ((int64_t)1 << 60) : e->dur_ps;
     b->step[i] = e->step_num;
     b->has_step[i] = (uint8_t)(e->has_step_num != 0);
+    b->xla_op[i] = (uint8_t)(e->xla_op != 0);
     b->n++;
     if (b->names.failed)
         return b->failed = -1;
@@ -1096,6 +1100,16 @@ static void classify_tracks(sm_builder *b)
         }
         tr->steps = strcmp(th, "Steps") == 0;
     }
+    b->cpu_ops = 1;
+    for (uint32_t t = 0; t < b->ntracks; t++)
+        if (b->tracks[t].device_op)
+            b->cpu_ops = 0;
+}
+
+/* A device op event (spec 1.4); on a CPU-only run, an XLA op on a host thread. */
+static int dev_op(const sm_builder *b, size_t e)
+{
+    return b->tracks[b->trk[e]].device_op || (b->cpu_ops && b->xla_op[e]);
 }
 
 static int event_category(const ctx *c, uint32_t e)
@@ -1772,8 +1786,9 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     static const char *const rmk[] = {
         "run_path",         "run_id",  "artifact_ref", "artifact_name", "hardware_type",
         "mesh_or_topology", "git_sha", "config_hash",  "num_devices",   "num_hosts"};
+    const char *const rmv[] = {o->run_path, o->run_id, o->artifact_ref, o->artifact_name};
     for (size_t k = 0; k < sizeof rmk / sizeof *rmk; k++)
-        jv_set(rm, rmk[k], jv_null());
+        jv_set(rm, rmk[k], k < 4 && rmv[k] ? jv_cstr(rmv[k]) : jv_null());
     jv_set(doc, "run_metadata", rm);
 
     /* trace_overview (1.17, 1.19) */
@@ -1871,7 +1886,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     for (uint32_t k = 0; k < s.npool; k++)
         slot[k] = UINT32_MAX;
     for (size_t e = 0; e < n; e++) {
-        if (!b->tracks[b->trk[e]].device_op)
+        if (!dev_op(b, e))
             continue;
         uint32_t nm = b->name[e];
         if (slot[nm] == UINT32_MAX) {
@@ -2034,7 +2049,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     uint64_t kc[NKINDS] = {0};
     int64_t kt[NKINDS] = {0};
     for (size_t e = 0; e < n; e++) {
-        if (!b->tracks[b->trk[e]].device_op || !(c.name_flags[b->name[e]] & 2))
+        if (!dev_op(b, e) || !(c.name_flags[b->name[e]] & 2))
             continue;
         const char *kind = sm_collective_kind(pool_str(&b->names, b->name[e]));
         for (int k = 0; k < NKINDS; k++)
@@ -2076,7 +2091,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     if (!go)
         goto fail;
     for (size_t e = 0; e < n; e++)
-        if (b->tracks[b->trk[e]].device_op)
+        if (dev_op(b, e))
             go[ng++] = (uint32_t)e;
     qsort(go, ng, sizeof *go, cmp_gap_order);
     /* Preferred ≤4-deep tf_op path per op name, for fallback payloads. */
@@ -2357,7 +2372,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         window *win = NULL;
         size_t nw = 0, capw = 0, nmid = 0;
         for (size_t e = 0; e < n; e++) {
-            if (b->tracks[b->trk[e]].device_op) {
+            if (dev_op(b, e)) {
                 nmid++;
                 continue;
             }
@@ -2392,7 +2407,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                     pts[np++] = (wpt){win[k].end2, 2, (uint32_t)k};
                 }
                 for (size_t e = 0; e < n; e++)
-                    if (b->tracks[b->trk[e]].device_op)
+                    if (dev_op(b, e))
                         pts[np++] = (wpt){2 * b->ts[e] + b->dur[e], 1, (uint32_t)e};
                 qsort(pts, np, sizeof *pts, cmp_wpt);
                 for (size_t k = 0; k < np; k++) {

@@ -26,12 +26,17 @@ typedef struct sm_event {
     int has_step_num;
     int64_t step_num;
     int gpu_kernel; /* Kineto: cat kernel / gpu_memcpy / gpu_memset (a device stream) */
+    /* Has an hlo_op arg (stat in an XPlane): an XLA op. On a run with no device-op track
+     * (JAX on CPU), XLA:CPU thunk events on host threads count as the device ops. */
+    int xla_op;
 } sm_event;
 
 typedef struct sm_options {
     int warmup_steps;     /* 5 */
     int hot_op_limit;     /* 25 */
     int global_breakdown; /* 0: exclusive_per_track, 1: exclusive_global */
+    /* run_metadata the caller knows (a W&B download); NULL: null. */
+    const char *run_path, *run_id, *artifact_ref, *artifact_name;
 } sm_options;
 
 typedef struct sm_source {

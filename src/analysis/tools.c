@@ -161,14 +161,7 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
             (ull)f.host_events);
 
     int has_ops = f.tpu_op_lines || f.gpu_planes_with_events;
-    if (has_ops) {
-        add(out, "ops", "hlo_stats, op_profile", 1, 1,
-            "%llu TPU 'XLA Ops' line(s), %llu GPU plane(s) with kernels", (ull)f.tpu_op_lines,
-            (ull)f.gpu_planes_with_events);
-        add(out, "roofline", "roofline_model", 1, 1,
-            "%llu TPU 'XLA Ops' line(s), %llu GPU plane(s) with kernels", (ull)f.tpu_op_lines,
-            (ull)f.gpu_planes_with_events);
-    } else if (!f.device_planes && f.host_hlo_op_planes) {
+    if (!has_ops && !f.device_planes && f.host_hlo_op_planes) {
         /* A CPU-only run: XLA:CPU thunks on host threads (an extension; XProf has none). */
         add(out, "ops", "hlo_stats, op_profile", 1, 1,
             "no device planes; XLA:CPU ops on host threads (hlo_op stats) in %llu plane(s)",
@@ -176,12 +169,16 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
         add(out, "roofline", "roofline_model", 1, 1,
             "no device planes; XLA:CPU ops on host threads (peaks unknown unless supplied)");
     } else {
-        add(out, "ops", "hlo_stats, op_profile", 0, 1,
-            "no device op events (%llu device planes, %llu host events)", (ull)f.device_planes,
-            (ull)f.host_events);
-        add(out, "roofline", "roofline_model", 0, 1,
-            "no device op events (%llu device planes, %llu host events)", (ull)f.device_planes,
-            (ull)f.host_events);
+        /* ops and roofline read the same events: the same verdict and reason */
+        char why[sizeof out->items[0].reason];
+        if (has_ops)
+            snprintf(why, sizeof why, "%llu TPU 'XLA Ops' line(s), %llu GPU plane(s) with kernels",
+                     (ull)f.tpu_op_lines, (ull)f.gpu_planes_with_events);
+        else
+            snprintf(why, sizeof why, "no device op events (%llu device planes, %llu host events)",
+                     (ull)f.device_planes, (ull)f.host_events);
+        add(out, "ops", "hlo_stats, op_profile", has_ops, 1, "%s", why);
+        add(out, "roofline", "roofline_model", has_ops, 1, "%s", why);
     }
 
     if (f.events)

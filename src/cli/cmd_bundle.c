@@ -74,9 +74,25 @@ static void put_json_str(FILE *f, const char *s)
 int cmd_bundle(int argc, char **argv)
 {
     const char *before = NULL, *after = NULL, *dir = NULL;
+    cli_sources src[2];
+    memset(src, 0, sizeof src);
     pq_track_options o;
     pq_track_defaults(&o);
     for (int i = 0; i < argc; i++) {
+        /* W&B sides: --before-run-target / --after-artifact ...; --entity, --project and
+         * --download-root apply to both. */
+        int t = cli_parse_source_flag("bundle", argc, argv, &i, "--before-", &src[0]);
+        if (!t)
+            t = cli_parse_source_flag("bundle", argc, argv, &i, "--after-", &src[1]);
+        if (!t && (t = cli_parse_source_flag("bundle", argc, argv, &i, NULL, &src[0])) > 0) {
+            src[1].entity = src[0].entity;
+            src[1].project = src[0].project;
+            src[1].download_root = src[0].download_root;
+        }
+        if (t < 0)
+            return EXIT_USAGE;
+        if (t)
+            continue;
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         const char **slot = NULL;
         if (strcmp(a, "--before") == 0 || strcmp(a, "--before-summary") == 0)
@@ -103,15 +119,32 @@ int cmd_bundle(int argc, char **argv)
             return cli_usage_error("bundle", "unknown argument '%s'", a);
         }
     }
-    if (!before || !after || !dir)
-        return cli_usage_error("bundle", "--before, --after and -o DIR are required");
+    if ((!before && !src[0].artifact && !src[0].run_target) ||
+        (!after && !src[1].artifact && !src[1].run_target))
+        return cli_usage_error("bundle", "Bundle requires either a summary path or a run target "
+                                         "for both before and after.");
+    if (!dir)
+        return cli_usage_error("bundle", "-o DIR is required");
     char when[64];
     cli_generated_at(when, sizeof when);
     o.recorded_at_utc = when;
     pq_summary *b = NULL, *a = NULL;
-    int code = cli_load_summary(before, &b);
-    if (code == EXIT_OK)
-        code = cli_load_summary(after, &a);
+    pq_summary_options base = {5, 25, 0, when, NULL, NULL, NULL, NULL};
+    int code = EXIT_OK;
+    for (int side = 0; side < 2 && code == EXIT_OK; side++) {
+        /* As the seed: a summary path wins over a run target. */
+        pq_summary_options so;
+        cli_fetched f;
+        const char *input;
+        code = cli_summarize_source("bundle", &src[side], side ? after : before, &base, &so, &f,
+                                    &input);
+        if (code == EXIT_OK) {
+            code = cli_load_summary_opts(input, &so, side ? &a : &b);
+            if (code == EXIT_INPUT)
+                cli_source_not_found(&f);
+        }
+        cli_fetched_done(&f);
+    }
     pq_track_status status = PQ_TRACK_PASS;
     char paths[6][4096];
     if (code == EXIT_OK && o.strict_provenance) {

@@ -52,6 +52,31 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* The trace into SINK, deflated when the output file name ends in .gz. */
+static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, pq_sink *sink,
+                        pq_error *err)
+{
+    (void)ctx;
+    if (!c->out_path || !ends_with(c->out_path, ".gz"))
+        return pq_render_trace_json(prof, sink, err);
+    gz_sink *g = calloc(1, sizeof *g);
+    if (!g || deflateInit2(&g->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(g);
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return err->status = PQ_ERR_NOMEM;
+    }
+    g->down = sink;
+    pq_sink gs = {gz_write, g};
+    pq_status st = pq_render_trace_json(prof, &gs, err);
+    if (st == PQ_OK && (g->failed || gz_pump(g, Z_FINISH) != 0)) {
+        st = PQ_ERR_OUTPUT;
+        snprintf(err->message, sizeof err->message, "cannot write the output");
+    }
+    deflateEnd(&g->z);
+    free(g);
+    return st;
+}
+
 int cmd_export(int argc, char **argv)
 {
     cli_common c;
@@ -64,42 +89,5 @@ int cmd_export(int argc, char **argv)
         free(c.paths);
         return cli_usage_error("export", "the output is Chrome trace JSON; --format is not taken");
     }
-    pq_profile *prof = NULL;
-    c.no_hash = 1; /* the trace carries no sha256 */
-    code = cli_load(&c, &prof);
-    if (code == EXIT_OK) {
-        cli_out o;
-        code = cli_out_open(&o, c.out_path);
-        if (code == EXIT_OK) {
-            pq_error err = {0};
-            pq_status st;
-            if (c.out_path && ends_with(c.out_path, ".gz")) {
-                gz_sink *g = calloc(1, sizeof *g);
-                if (!g ||
-                    deflateInit2(&g->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-                    free(g);
-                    fprintf(stderr, "profq: out of memory\n");
-                    cli_out_close(&o, 0);
-                    pq_profile_free(prof);
-                    free(c.paths);
-                    return EXIT_INTERNAL;
-                }
-                g->down = &o.sink;
-                pq_sink gs = {gz_write, g};
-                st = pq_render_trace_json(prof, &gs, &err);
-                if (st == PQ_OK && (g->failed || gz_pump(g, Z_FINISH) != 0)) {
-                    st = PQ_ERR_OUTPUT;
-                    snprintf(err.message, sizeof err.message, "cannot write the output");
-                }
-                deflateEnd(&g->z);
-                free(g);
-            } else {
-                st = pq_render_trace_json(prof, &o.sink, &err);
-            }
-            code = cli_out_finish(&o, st, &err);
-        }
-    }
-    pq_profile_free(prof);
-    free(c.paths);
-    return code;
+    return cli_run_parsed(&c, 1, render, NULL); /* the trace carries no sha256 */
 }

@@ -2,69 +2,39 @@
  * over program order from the heap-simulator traces, and its peak per module. */
 #include "cli.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+typedef struct heap_args {
+    const char *module;
+    pq_output fmt;
+} heap_args;
+
+static int take(void *ctx, int argc, char **argv, int *i)
+{
+    heap_args *h = ctx;
+    const char *a = argv[*i];
+    if (strcmp(a, "--module") != 0 && strcmp(a, "--format") != 0 && strcmp(a, "-f") != 0)
+        return -1;
+    const char *v = cli_option_value("heap", argc, argv, i);
+    if (!v)
+        return EXIT_USAGE;
+    if (strcmp(a, "--module") == 0) {
+        h->module = v;
+        return EXIT_OK;
+    }
+    return cli_parse_format_among("heap", v, "text, json, tsv, svg", &h->fmt);
+}
+
+static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, pq_sink *sink,
+                        pq_error *err)
+{
+    (void)c;
+    const heap_args *h = ctx;
+    return pq_render_heap(prof, h->module, h->fmt, sink, err);
+}
 
 int cmd_heap(int argc, char **argv)
 {
-    const char *module = NULL;
-    pq_output fmt = PQ_OUT_TEXT;
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest)
-        return EXIT_INTERNAL;
-    int nrest = 0, code = EXIT_OK;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            while (i < argc)
-                rest[nrest++] = argv[i++];
-            break;
-        } else if (strcmp(a, "--module") == 0 || strcmp(a, "--format") == 0 ||
-                   strcmp(a, "-f") == 0) {
-            if (i + 1 >= argc) {
-                code = cli_usage_error("heap", "%s needs a value", a);
-                goto out;
-            }
-            const char *v = argv[++i];
-            if (strcmp(a, "--module") == 0)
-                module = v;
-            else if (strcmp(v, "text") == 0)
-                fmt = PQ_OUT_TEXT;
-            else if (strcmp(v, "json") == 0)
-                fmt = PQ_OUT_JSON;
-            else if (strcmp(v, "tsv") == 0)
-                fmt = PQ_OUT_TSV;
-            else if (strcmp(v, "svg") == 0)
-                fmt = PQ_OUT_SVG;
-            else {
-                code = cli_usage_error("heap", "unknown format '%s' (text, json, tsv, svg)", v);
-                goto out;
-            }
-        } else {
-            rest[nrest++] = argv[i];
-        }
-    }
-    cli_common c;
-    code = cli_parse_common("heap", nrest, rest, &c, 0);
-    if (code != 0) {
-        free(c.paths);
-        goto out;
-    }
-    pq_profile *prof = NULL;
-    c.no_hash = 1;
-    code = cli_load(&c, &prof);
-    if (code == EXIT_OK) {
-        cli_out o;
-        code = cli_out_open(&o, c.out_path);
-        if (code == EXIT_OK) {
-            pq_error err = {0};
-            pq_status st = pq_render_heap(prof, module, fmt, &o.sink, &err);
-            code = cli_out_finish(&o, st, &err);
-        }
-    }
-    pq_profile_free(prof);
-    free(c.paths);
-out:
-    free(rest);
-    return code;
+    heap_args h = {NULL, PQ_OUT_TEXT};
+    return cli_run_with_options("heap", argc, argv, take, render, &h);
 }

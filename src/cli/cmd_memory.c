@@ -35,94 +35,59 @@ static char *read_text(const char *path)
     return s;
 }
 
+typedef struct memory_args {
+    pq_memory_options mo;
+    pq_output fmt;
+} memory_args;
+
+static int take(void *ctx, int argc, char **argv, int *i)
+{
+    memory_args *m = ctx;
+    const char *a = argv[*i];
+    if (strcmp(a, "--module") != 0 && strcmp(a, "--rules") != 0 &&
+        strcmp(a, "--memory-space") != 0 && strcmp(a, "--format") != 0 && strcmp(a, "-f") != 0)
+        return -1;
+    const char *v = cli_option_value("memory", argc, argv, i);
+    if (!v)
+        return EXIT_USAGE;
+    if (strcmp(a, "--module") == 0)
+        m->mo.module_prefix = v;
+    else if (strcmp(a, "--rules") == 0)
+        m->mo.rules_path = v;
+    else if (strcmp(a, "--memory-space") == 0)
+        return cli_parse_memory_space("memory", v, &m->mo.memory_space);
+    else
+        return cli_parse_format_among("memory", v, "text, json, tsv, md", &m->fmt);
+    return EXIT_OK;
+}
+
+static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, pq_sink *sink,
+                        pq_error *err)
+{
+    (void)c; /* --format is taken before the common options see it */
+    const memory_args *m = ctx;
+    return pq_render_memory(prof, &m->mo, m->fmt, sink, err);
+}
+
 int cmd_memory(int argc, char **argv)
 {
-    pq_memory_options mo = {NULL, 0, NULL, NULL};
-    pq_output fmt = PQ_OUT_TEXT;
-    int have_fmt = 0;
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    memory_args m = {{NULL, 0, NULL, NULL}, PQ_OUT_TEXT};
+    char **rest;
+    int nrest;
+    int code = cli_split_options(argc, argv, take, &m, &rest, &nrest);
+    if (code != EXIT_OK)
+        return code;
     char *rules = NULL;
-    if (!rest)
-        return EXIT_INTERNAL;
-    int nrest = 0, code = EXIT_OK;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        int has = i + 1 < argc;
-        if (strcmp(a, "--") == 0) {
-            while (i < argc)
-                rest[nrest++] = argv[i++];
-            break;
-        } else if (strcmp(a, "--module") == 0 || strcmp(a, "--rules") == 0 ||
-                   strcmp(a, "--memory-space") == 0 || strcmp(a, "--format") == 0 ||
-                   strcmp(a, "-f") == 0) {
-            if (!has) {
-                code = cli_usage_error("memory", "%s needs a value", a);
-                goto out;
-            }
-            const char *v = argv[++i];
-            if (strcmp(a, "--module") == 0) {
-                mo.module_prefix = v;
-            } else if (strcmp(a, "--rules") == 0) {
-                mo.rules_path = v;
-            } else if (strcmp(a, "--memory-space") == 0) {
-                char *end;
-                long long n = strtoll(v, &end, 10);
-                if (!*v || *end) {
-                    code = cli_usage_error("memory", "--memory-space takes an integer");
-                    goto out;
-                }
-                mo.memory_space = n;
-            } else {
-                have_fmt = 1;
-                if (strcmp(v, "text") == 0)
-                    fmt = PQ_OUT_TEXT;
-                else if (strcmp(v, "json") == 0)
-                    fmt = PQ_OUT_JSON;
-                else if (strcmp(v, "tsv") == 0)
-                    fmt = PQ_OUT_TSV;
-                else if (strcmp(v, "md") == 0)
-                    fmt = PQ_OUT_MD;
-                else {
-                    code =
-                        cli_usage_error("memory", "unknown format '%s' (text, json, tsv, md)", v);
-                    goto out;
-                }
-            }
-        } else {
-            rest[nrest++] = argv[i];
-        }
-    }
-    (void)have_fmt;
-    if (mo.rules_path) {
-        rules = read_text(mo.rules_path);
+    if (m.mo.rules_path) {
+        rules = read_text(m.mo.rules_path);
         if (!rules) {
-            fprintf(stderr, "profq: %s: cannot read the rules file\n", mo.rules_path);
-            code = EXIT_INPUT;
-            goto out;
+            fprintf(stderr, "profq: %s: cannot read the rules file\n", m.mo.rules_path);
+            free(rest);
+            return EXIT_INPUT;
         }
-        mo.rules_text = rules;
+        m.mo.rules_text = rules;
     }
-    cli_common c;
-    code = cli_parse_common("memory", nrest, rest, &c, 0);
-    if (code != 0) {
-        free(c.paths);
-        goto out;
-    }
-    pq_profile *prof = NULL;
-    c.no_hash = 1;
-    code = cli_load(&c, &prof);
-    if (code == EXIT_OK) {
-        cli_out o;
-        code = cli_out_open(&o, c.out_path);
-        if (code == EXIT_OK) {
-            pq_error err = {0};
-            pq_status st = pq_render_memory(prof, &mo, fmt, &o.sink, &err);
-            code = cli_out_finish(&o, st, &err);
-        }
-    }
-    pq_profile_free(prof);
-    free(c.paths);
-out:
+    code = cli_run_render("memory", nrest, rest, 0, 1, render, &m);
     free(rules);
     free(rest);
     return code;

@@ -21,6 +21,7 @@ static int run(const char *cmd, int argc, char **argv,
                                    pq_error *))
 {
     pq_ops_options o = {0};
+    int xprof = 0, op_profile = 0;
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     if (!rest) {
         fprintf(stderr, "profq: out of memory\n");
@@ -43,8 +44,13 @@ static int run(const char *cmd, int argc, char **argv,
                 o.by = PQ_OPS_BY_CATEGORY;
             else if (strcmp(v, "program") == 0)
                 o.by = PQ_OPS_BY_PROGRAM;
+            else if (strcmp(v, "provenance") == 0)
+                o.by = PQ_OPS_BY_PROVENANCE;
             else
-                code = cli_usage_error(cmd, "--by takes op, category or program, not '%s'", v);
+                code = cli_usage_error(cmd,
+                                       "--by takes op, category, program or provenance, not "
+                                       "'%s'",
+                                       v);
             i++;
         } else if (strcmp(a, "--top") == 0) {
             char *end;
@@ -63,14 +69,29 @@ static int run(const char *cmd, int argc, char **argv,
             i++;
         } else if ((strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) && v &&
                    strcmp(v, "xprof") == 0) {
-            o.xprof = strcmp(cmd, "ops") == 0 ? PQ_OPS_HLO_STATS : PQ_OPS_ROOFLINE_MODEL;
+            xprof = 1;
             i++;
         } else if (strcmp(a, "--format=xprof") == 0) {
-            o.xprof = strcmp(cmd, "ops") == 0 ? PQ_OPS_HLO_STATS : PQ_OPS_ROOFLINE_MODEL;
+            xprof = 1;
+        } else if (strcmp(a, "--view") == 0 && strcmp(cmd, "ops") == 0) {
+            /* Which XProf tool --format xprof prints: hlo_stats (default) or op_profile. */
+            if (v && strcmp(v, "op_profile") == 0)
+                op_profile = 1;
+            else if (!v || strcmp(v, "hlo_stats") != 0)
+                code = cli_usage_error(cmd, "--view takes hlo_stats or op_profile");
+            i++;
         } else {
             rest[nrest++] = argv[i];
         }
     }
+    if (code == 0 && op_profile && !xprof)
+        code = cli_usage_error(cmd, "--view op_profile goes with --format xprof");
+    if (code == 0 && o.by == PQ_OPS_BY_PROVENANCE && !op_profile)
+        code = cli_usage_error(cmd, "--by provenance is for --format xprof --view op_profile");
+    if (xprof)
+        o.xprof = strcmp(cmd, "roofline") == 0 ? PQ_OPS_ROOFLINE_MODEL
+                  : op_profile                 ? PQ_OPS_OP_PROFILE
+                                               : PQ_OPS_HLO_STATS;
     cli_common c = {0};
     if (code == 0)
         code = cli_parse_common(cmd, nrest, rest, &c, 0);

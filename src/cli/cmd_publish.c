@@ -4,46 +4,20 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
-
-/* The full path of PROG on PATH into OUT, or 0. */
-static int on_path(const char *prog, char *out, size_t cap)
+/* cp SRC DIR/ through the same child runner (no shell). */
+static int copy_into(const char *src, const char *dir)
 {
-    const char *path = getenv("PATH");
-    if (!path)
-        return 0;
-    while (*path) {
-        const char *c = strchr(path, ':');
-        size_t n = c ? (size_t)(c - path) : strlen(path);
-        snprintf(out, cap, "%.*s/%s", (int)n, n ? path : ".", prog);
-        if (access(out, X_OK) == 0)
-            return 1;
-        path += n + (c ? 1 : 0);
-    }
-    return 0;
-}
-
-static int run_wait(char *const argv[])
-{
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
-    if (rc != 0) {
-        fprintf(stderr, "profq: cannot run %s: %s\n", argv[0], strerror(rc));
+    char cp[4096];
+    if (!cli_on_path("cp", cp, sizeof cp))
         return -1;
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    char *argv[] = {cp, (char *)src, (char *)dir, NULL};
+    return cli_spawn(argv, NULL);
 }
 
 int cmd_publish(int argc, char **argv)
@@ -93,12 +67,9 @@ int cmd_publish(int argc, char **argv)
     if (!naliases)
         aliases[naliases++] = "latest";
     char wandb[4096];
-    if (!dry && !on_path("wandb", wandb, sizeof wandb)) {
-        fprintf(stderr, "profq: publish needs the official W&B command-line client `wandb` on "
-                        "PATH (pip install wandb, then wandb login); it was not found. "
-                        "--dry-run shows what would be published.\n");
+    if (!dry && cli_wandb_ready("publish (--dry-run shows the plan without W&B)", wandb,
+                                sizeof wandb) != EXIT_OK)
         return EXIT_USAGE;
-    }
     pq_summary *s = NULL;
     int code = cli_load_summary(summary, &s);
     if (code != EXIT_OK)
@@ -131,9 +102,8 @@ int cmd_publish(int argc, char **argv)
                                     summary, report, artifact, sizeof artifact, &nul.sink, &err);
             cli_out_close(&nul, 1);
         }
-        char *cp1[] = {"cp", (char *)summary, dir, NULL};
-        char *cp2[] = {"cp", (char *)report, dir, NULL};
-        if (code == EXIT_OK && (run_wait(cp1) != 0 || (report && run_wait(cp2) != 0))) {
+        if (code == EXIT_OK &&
+            (copy_into(summary, dir) != 0 || (report && copy_into(report, dir) != 0))) {
             fprintf(stderr, "profq: cannot stage the files in %s\n", dir);
             code = EXIT_OUTPUT;
         }
@@ -156,12 +126,13 @@ int cmd_publish(int argc, char **argv)
         pa[k++] = dir;
         pa[k] = NULL;
         if (code == EXIT_OK) {
-            int rc = run_wait(pa);
+            int rc = cli_spawn(pa, NULL);
             if (rc != 0) {
                 fprintf(stderr, "profq: wandb artifact put failed (exit %d)\n", rc);
                 code = EXIT_OUTPUT;
             }
         }
+        cli_remove_tree(dir);
     }
     if (code == EXIT_OK) {
         pq_error err;

@@ -170,63 +170,65 @@ static int analyze_into(const pq_ttlog *log, const char *log_path, const char *d
     return fflush(stdout) == 0 ? EXIT_OK : EXIT_OUTPUT;
 }
 
-static int tt_analyze(int argc, char **argv)
+/* Parses `profq tt SUB ARG [-o VALUE]`: the one ARG (named NAME, "LOG" or "DIR"; NEED says
+ * what is missing when it is) and -o (OUT_KIND: "a file name", "a directory"). Returns 0 or
+ * the exit code after printing. */
+static int parse_one_arg(int argc, char **argv, const char *sub, const char *name, const char *need,
+                         const char *out_kind, const char **arg, const char **out)
 {
-    const char *log_path = NULL, *dir = ".";
+    *arg = NULL;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
             if (i + 1 >= argc)
-                return cli_usage_error("tt", "-o needs a directory");
-            dir = argv[++i];
+                return cli_usage_error("tt", "-o needs %s", out_kind);
+            *out = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return cli_usage_error("tt", "unknown option '%s'", argv[i]);
-        } else if (!log_path) {
-            log_path = argv[i];
+        } else if (!*arg) {
+            *arg = argv[i];
         } else {
-            return cli_usage_error("tt", "analyze takes one LOG");
+            return cli_usage_error("tt", "%s takes one %s", sub, name);
         }
     }
-    if (!log_path)
-        return cli_usage_error("tt", "analyze needs a LOG");
+    if (!*arg)
+        return cli_usage_error("tt", "%s needs %s", sub, need);
+    return EXIT_OK;
+}
+
+/* Opens the log of `tt analyze|summary` and names its run; returns RUN(log, path, arg, name). */
+static int with_log(const char *log_path, const char *arg,
+                    int (*run)(const pq_ttlog *, const char *, const char *, const char *))
+{
     pq_ttlog *log;
     pq_error err;
     if (pq_ttlog_open(log_path, &log, &err) != PQ_OK)
         return cli_report(&err);
     char *name = name_of_log(log_path);
-    int code = name ? analyze_into(log, log_path, dir, name) : EXIT_INTERNAL;
+    int code = name ? run(log, log_path, arg, name) : EXIT_INTERNAL;
     free(name);
     pq_ttlog_free(log);
     return code;
 }
 
+static int summarize_log(const pq_ttlog *log, const char *log_path, const char *out,
+                         const char *name)
+{
+    report_warnings(log, log_path);
+    return write_output(log, PQ_TT_SUMMARY_MD, name, out);
+}
+
+static int tt_analyze(int argc, char **argv)
+{
+    const char *log_path, *dir = ".";
+    int code = parse_one_arg(argc, argv, "analyze", "LOG", "a LOG", "a directory", &log_path, &dir);
+    return code != EXIT_OK ? code : with_log(log_path, dir, analyze_into);
+}
+
 static int tt_summary(int argc, char **argv)
 {
-    const char *log_path = NULL, *out = NULL;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-            if (i + 1 >= argc)
-                return cli_usage_error("tt", "-o needs a file name");
-            out = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage_error("tt", "unknown option '%s'", argv[i]);
-        } else if (!log_path) {
-            log_path = argv[i];
-        } else {
-            return cli_usage_error("tt", "summary takes one LOG");
-        }
-    }
-    if (!log_path)
-        return cli_usage_error("tt", "summary needs a LOG");
-    pq_ttlog *log;
-    pq_error err;
-    if (pq_ttlog_open(log_path, &log, &err) != PQ_OK)
-        return cli_report(&err);
-    report_warnings(log, log_path);
-    char *name = name_of_log(log_path);
-    int code = name ? write_output(log, PQ_TT_SUMMARY_MD, name, out) : EXIT_INTERNAL;
-    free(name);
-    pq_ttlog_free(log);
-    return code;
+    const char *log_path, *out = NULL;
+    int code = parse_one_arg(argc, argv, "summary", "LOG", "a LOG", "a file name", &log_path, &out);
+    return code != EXIT_OK ? code : with_log(log_path, out, summarize_log);
 }
 
 /* Finds the one "<name>_memory.json" in DIR; returns the malloc'd name or NULL. */
@@ -257,22 +259,10 @@ static char *find_run_name(const char *dir, int *count)
 
 static int tt_report(int argc, char **argv)
 {
-    const char *dir = NULL, *out = NULL;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-            if (i + 1 >= argc)
-                return cli_usage_error("tt", "-o needs a file name");
-            out = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage_error("tt", "unknown option '%s'", argv[i]);
-        } else if (!dir) {
-            dir = argv[i];
-        } else {
-            return cli_usage_error("tt", "report takes one DIR");
-        }
-    }
-    if (!dir)
-        return cli_usage_error("tt", "report needs a run DIR");
+    const char *dir, *out = NULL;
+    int rc = parse_one_arg(argc, argv, "report", "DIR", "a run DIR", "a file name", &dir, &out);
+    if (rc != EXIT_OK)
+        return rc;
     int count;
     char *name = find_run_name(dir, &count);
     if (!name) {

@@ -206,3 +206,174 @@ int cli_load(const cli_common *c, pq_profile **out)
         return cli_report(&err);
     return EXIT_OK;
 }
+
+int cli_run_parsed(cli_common *c, int force_no_hash, cli_render_fn render, void *ctx)
+{
+    pq_profile *prof = NULL;
+    if (force_no_hash)
+        c->no_hash = 1;
+    int code = cli_load(c, &prof);
+    if (code == EXIT_OK) {
+        cli_out o;
+        code = cli_out_open(&o, c->out_path);
+        if (code == EXIT_OK) {
+            pq_error err = {0};
+            pq_status st = render(prof, c, ctx, &o.sink, &err);
+            code = cli_out_finish(&o, st, &err);
+        }
+    }
+    pq_profile_free(prof);
+    free(c->paths);
+    return code;
+}
+
+int cli_run_render(const char *cmd, int argc, char **argv, int allow_no_hash, int force_no_hash,
+                   cli_render_fn render, void *ctx)
+{
+    cli_common c;
+    int code = cli_parse_common(cmd, argc, argv, &c, allow_no_hash);
+    if (code != 0) {
+        free(c.paths);
+        return code;
+    }
+    return cli_run_parsed(&c, force_no_hash, render, ctx);
+}
+
+int cli_split_options(int argc, char **argv, cli_take_fn take, void *ctx, char ***rest, int *nrest)
+{
+    char **r = calloc((size_t)argc + 1, sizeof *r);
+    if (!r)
+        return EXIT_INTERNAL;
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            while (i < argc)
+                r[n++] = argv[i++];
+            break;
+        }
+        int code = take(ctx, argc, argv, &i);
+        if (code > 0) {
+            free(r);
+            return code;
+        }
+        if (code < 0)
+            r[n++] = argv[i];
+    }
+    *rest = r;
+    *nrest = n;
+    return EXIT_OK;
+}
+
+int cli_run_with_options(const char *cmd, int argc, char **argv, cli_take_fn take,
+                         cli_render_fn render, void *ctx)
+{
+    char **rest;
+    int nrest;
+    int code = cli_split_options(argc, argv, take, ctx, &rest, &nrest);
+    if (code != EXIT_OK)
+        return code;
+    code = cli_run_render(cmd, nrest, rest, 0, 1, render, ctx);
+    free(rest);
+    return code;
+}
+
+int cli_take_xprof_format(int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if ((strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) && *i + 1 < argc &&
+        strcmp(argv[*i + 1], "xprof") == 0) {
+        ++*i;
+        return 1;
+    }
+    return strcmp(a, "--format=xprof") == 0;
+}
+
+const char *cli_option_value(const char *cmd, int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        cli_usage_error(cmd, "%s needs a value", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+int cli_parse_memory_space(const char *cmd, const char *v, int64_t *out)
+{
+    char *end;
+    long long n = strtoll(v, &end, 10);
+    if (!*v || *end)
+        return cli_usage_error(cmd, "--memory-space takes an integer");
+    *out = n;
+    return EXIT_OK;
+}
+
+int cli_parse_format_among(const char *cmd, const char *v, const char *allowed, pq_output *out)
+{
+    static const struct {
+        const char *name;
+        pq_output fmt;
+    } names[] = {{"text", PQ_OUT_TEXT},
+                 {"json", PQ_OUT_JSON},
+                 {"tsv", PQ_OUT_TSV},
+                 {"md", PQ_OUT_MD},
+                 {"svg", PQ_OUT_SVG}};
+    size_t n = strlen(v);
+    for (const char *p = allowed; n && (p = strstr(p, v)) != NULL; p += n) {
+        /* a whole name of the list: at its start or after ", ", before ',' or its end */
+        if ((p == allowed || p[-1] == ' ') && (p[n] == ',' || p[n] == 0)) {
+            for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+                if (strcmp(names[k].name, v) == 0) {
+                    *out = names[k].fmt;
+                    return EXIT_OK;
+                }
+            }
+        }
+    }
+    return cli_usage_error(cmd, "unknown format '%s' (%s)", v, allowed);
+}
+
+int cli_take_summary_arg(const char *cmd, int argc, char **argv, int *i, cli_summary_args *a)
+{
+    const char *o = argv[*i];
+    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) {
+        if (!v)
+            return cli_usage_error(cmd, "%s needs a file", o);
+        a->out_path = v;
+        ++*i;
+    } else if (strcmp(o, "--top-k") == 0) {
+        if (cli_parse_int_opt(cmd, o, v, &a->top_k))
+            return EXIT_USAGE;
+        ++*i;
+    } else if (strcmp(o, "--summary") == 0) {
+        if (!v)
+            return cli_usage_error(cmd, "--summary needs a file");
+        a->path = v;
+        ++*i;
+    } else if (o[0] == '-' && o[1]) {
+        return cli_usage_error(cmd, "unknown option '%s'", o);
+    } else if (a->path) {
+        return cli_usage_error(cmd, "one SUMMARY only");
+    } else {
+        a->path = o;
+    }
+    return EXIT_OK;
+}
+
+int cli_run_summary(const cli_summary_args *a, cli_summary_fn render, void *ctx)
+{
+    pq_summary *s = NULL;
+    int code = cli_load_summary(a->path, &s);
+    if (code != EXIT_OK)
+        return code;
+    cli_out out;
+    code = cli_out_open(&out, a->out_path);
+    if (code == EXIT_OK) {
+        pq_error err;
+        memset(&err, 0, sizeof err);
+        pq_status st = render(s, a->top_k, ctx, &out.sink, &err);
+        code = cli_out_finish(&out, st, &err);
+    }
+    pq_summary_free(s);
+    return code;
+}

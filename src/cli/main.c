@@ -65,6 +65,7 @@ static const cli_command COMMANDS[] = {
     {"ops", cmd_ops, "op metrics from device planes: self time, FLOPs, bytes, bound-by, windows",
      "profq ops [--by op|category|program] [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS]\n"
      "          [--format text|json|xprof] [-o FILE] [--threads N] PATH...\n"
+     "profq ops --format xprof --view op_profile [--by program|category|provenance] PATH...\n"
      "\n"
      "XProf's hlo_stats from the device planes (TPU XLA Ops lines, GPU stream kernels),\n"
      "merged over devices and hosts: per op self time, occurrences, FLOPs and bytes where the\n"
@@ -72,7 +73,11 @@ static const cli_command COMMANDS[] = {
      "The text report opens with the windows (captured, in modules, in ops, idle; steady state)\n"
      "and warns first when idle is more than half the window. Device peaks come from plane\n"
      "stats only (unknown otherwise); --peak-flops/--peak-bw supply them per device.\n"
-     "JSON schema profq.ops.v1; --format xprof prints XProf's hlo_stats DataTable.\n"},
+     "JSON schema profq.ops.v1; --format xprof prints XProf's hlo_stats DataTable, and\n"
+     "with --view op_profile XProf's op_profile JSON: the op tree by program (default),\n"
+     "category or provenance (--by), with and without IDLE, per node rawTime, rawFlops,\n"
+     "bf16Flops, occurrences, avgTimePs, FLOP and bandwidth utilisation, bytes per memory\n"
+     "kind (not the fused instructions XProf lists under a fusion from the HloProto).\n"},
     {"roofline", cmd_roofline, "roofline: FLOP rate and bandwidth per program and op vs peaks",
      "profq roofline [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS]\n"
      "               [--format text|json|xprof]\n"
@@ -108,7 +113,8 @@ static const cli_command COMMANDS[] = {
      "Malformed memory blocks are counted and reported on stderr, never fatal; a log with no\n"
      "operation at all exits 3 with the byte offset and what was expected.\n"},
     {"summarize", cmd_summarize, "profile_summary.v1 of a trace JSON, XPlane or jax_profile dir",
-     "profq summarize PATH [-o FILE] [--warmup-steps N] [--hot-op-limit N]\n"
+     "profq summarize PATH|--artifact REF|--run-target T [--entity E] [--project P]\n"
+     "                [--download-root DIR] [-o FILE] [--warmup-steps N] [--hot-op-limit N]\n"
      "                [--breakdown-mode exclusive_per_track|exclusive_global]\n"
      "\n"
      "PATH is a Chrome trace-event JSON (.json, .json.gz: JAX perfetto_trace.json.gz,\n"
@@ -122,7 +128,12 @@ static const cli_command COMMANDS[] = {
      "SOURCE_DATE_EPOCH when set, so output is byte-identical across runs. With -o, the\n"
      "file is written atomically and only its path is printed (as the seed does).\n"
      "Defaults: --warmup-steps 5, --hot-op-limit 25, exclusive_per_track. JSON that is not\n"
-     "trace events (a PyTorch execution trace, a bare array of rows) is refused, exit 3.\n"},
+     "trace events (a PyTorch execution trace, a bare array of rows) is refused, exit 3.\n"
+     "W&B, through the official `wandb` command-line client (on PATH, logged in or\n"
+     "WANDB_API_KEY; else exit 2 naming what is missing): --artifact ENTITY/PROJECT/NAME[:V]\n"
+     "runs `wandb artifact get --root DIR --type jax_profile REF`; --run-target T (bare id\n"
+     "with --entity/--project, entity/project/id, or a run URL) runs `wandb pull` in DIR.\n"
+     "DIR is under --download-root (kept), else a temporary folder (removed).\n"},
     {"report", cmd_report, "deterministic markdown root-cause report of a summary",
      "profq report SUMMARY [-o report.md] [--top-k N]\n"
      "\n"
@@ -162,9 +173,12 @@ static const cli_command COMMANDS[] = {
      "record and the last N records (20). Blank, partial and non-object lines are skipped.\n"},
     {"bundle", cmd_bundle, "before/after bundle: summaries, compare, track, reports, manifest",
      "profq bundle --before X --after Y -o DIR [--label L] [--history H.jsonl] [--top-k N]\n"
-     "             [--strict-provenance]\n"
+     "             [--strict-provenance] [--before-run-target T] [--after-run-target T]\n"
+     "             [--before-artifact REF] [--after-artifact REF] [--entity E] [--project P]\n"
+     "             [--download-root DIR]\n"
      "\n"
-     "X and Y are summaries or raw profiles. Writes DIR/before.summary.json,\n"
+     "X and Y are summaries or raw profiles, or W&B run targets / artifacts (as summarize;\n"
+     "a path given for the same side wins). Writes DIR/before.summary.json,\n"
      "after.summary.json, compare.json, track.json, before.report.md, after.report.md,\n"
      "appends the track record to --history, and prints the manifest (paths and status).\n"
      "With --strict-provenance nothing is written when the provenance check fails.\n"},

@@ -3,6 +3,7 @@
 #include "jval.h"
 
 #include "alloc.h"
+#include "jtext.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -231,49 +232,6 @@ static void skip_ws(jparser *q)
         q->p++;
 }
 
-static int hex4(const char *p, unsigned *out)
-{
-    unsigned v = 0;
-    for (int k = 0; k < 4; k++) {
-        char c = p[k];
-        v <<= 4;
-        if (c >= '0' && c <= '9')
-            v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            v |= (unsigned)(c - 'A' + 10);
-        else
-            return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static size_t put_utf8(char *o, unsigned cp)
-{
-    if (cp < 0x80) {
-        o[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (char)(0xC0 | (cp >> 6));
-        o[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (char)(0xE0 | (cp >> 12));
-        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (char)(0xF0 | (cp >> 18));
-    o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* Decodes the JSON string at q->p (the opening quote) into a fresh NUL-terminated copy. */
 static char *parse_string(jparser *q, size_t *len)
 {
@@ -335,20 +293,20 @@ static char *parse_string(jparser *q, size_t *len)
             break;
         case 'u': {
             unsigned cp, lo;
-            if (q->end - q->p < 4 || hex4(q->p, &cp) != 0) {
+            if (q->end - q->p < 4 || json_hex4(q->p, &cp) != 0) {
                 q->what = "expected four hex digits after \\u";
                 pq_free(out);
                 return NULL;
             }
             q->p += 4;
             if (cp >= 0xD800 && cp < 0xDC00 && q->end - q->p >= 6 && q->p[0] == '\\' &&
-                q->p[1] == 'u' && hex4(q->p + 2, &lo) == 0 && lo >= 0xDC00 && lo < 0xE000) {
+                q->p[1] == 'u' && json_hex4(q->p + 2, &lo) == 0 && lo >= 0xDC00 && lo < 0xE000) {
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                 q->p += 6;
             } else if (cp >= 0xD800 && cp < 0xE000) {
                 cp = 0xFFFD;
             }
-            o += put_utf8(o, cp);
+            o += json_put_utf8(o, cp);
             break;
         }
         default:

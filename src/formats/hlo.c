@@ -415,6 +415,18 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
                 if (!d->lazy_shapes)
                     ok = append_varints(d, &f, &ins->called_computation_ids, &ins->ncalled);
                 break;
+            case 14:
+                ok = append_varints(d, &f, &ins->dimensions, &ins->ndimensions);
+                break;
+            case 15:
+                ins->window = sv(&f);
+                break;
+            case 16:
+                ins->conv_dnums = sv(&f);
+                break;
+            case 30:
+                ins->dot_dnums = sv(&f);
+                break;
             default:
                 break;
             }
@@ -427,6 +439,14 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
                 ok = append_varints(d, &f, &ins->operand_ids, &ins->noperands);
             else if (f.num == 38 && !d->lazy_shapes)
                 ok = append_varints(d, &f, &ins->called_computation_ids, &ins->ncalled);
+            else if (f.num == 14)
+                ok = append_varints(d, &f, &ins->dimensions, &ins->ndimensions);
+            else if (f.num == 13)
+                ins->tuple_index = (int64_t)f.u;
+            else if (f.num == 50)
+                ins->feature_group_count = (int64_t)f.u;
+            else if (f.num == 58)
+                ins->batch_group_count = (int64_t)f.u;
         }
         if (!ok)
             return 0;

@@ -89,6 +89,13 @@ typedef struct hlo_instruction {
     pq_str backend_config;
     int64_t *operand_ids, *called_computation_ids;
     uint32_t noperands, ncalled;
+    /* For cost analysis (analysis/hlo_cost.c): `dimensions`, `tuple_index`,
+     * `feature_group_count` and `batch_group_count` (0 when absent), and the undecoded
+     * Window, ConvolutionDimensionNumbers and DotDimensionNumbers messages. */
+    int64_t *dimensions;
+    uint32_t ndimensions;
+    int64_t tuple_index, feature_group_count, batch_group_count;
+    pq_str window, conv_dnums, dot_dnums;
     uint32_t computation; /* index into hlo_module.computations */
 } hlo_instruction;
 

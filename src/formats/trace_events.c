@@ -16,7 +16,7 @@ typedef struct open_b {
     int64_t pid, tid;
     tj_time ts;
     char *name, *tf_op, *source, *long_name, *run_id;
-    int has_step;
+    int has_step, xla_op;
     int64_t step;
 } open_b;
 
@@ -30,8 +30,9 @@ typedef struct feed {
     int oom;
 } feed;
 
-enum { A_TF_OP, A_SOURCE, A_LONG_NAME, A_RUN_ID, A_STEP_NUM, A_COUNT };
-static const char *const ARG_KEYS[A_COUNT] = {"tf_op", "source", "long_name", "run_id", "step_num"};
+enum { A_TF_OP, A_SOURCE, A_LONG_NAME, A_RUN_ID, A_STEP_NUM, A_HLO_OP, A_COUNT };
+static const char *const ARG_KEYS[A_COUNT] = {"tf_op",  "source",   "long_name",
+                                              "run_id", "step_num", "hlo_op"};
 
 /* A non-empty string value into SB; returns its view (empty when absent or not a string). */
 static pq_str arg_str(pq_str raw, char *sb, size_t cap)
@@ -240,6 +241,7 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
         o->long_name = dup_str(arg_str(av[A_LONG_NAME], f->tmp[2], sizeof f->tmp[2]));
         o->run_id = dup_str(arg_run_id(av[A_RUN_ID], f->tmp[3], sizeof f->tmp[3]));
         o->has_step = arg_step(av[A_STEP_NUM], &o->step);
+        o->xla_op = arg_str(av[A_HLO_OP], f->tmp[4], sizeof f->tmp[4]).n > 0;
         f->nopen++;
         if (!o->name || !o->tf_op || !o->source || !o->long_name || !o->run_id)
             return 1;
@@ -272,6 +274,7 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
             ev.run_id = view(o.run_id);
             ev.has_step_num = o.has_step;
             ev.step_num = o.step;
+            ev.xla_op = o.xla_op;
             rc = sm_add(f->b, &ev) != 0;
         }
         free_open(&o);
@@ -292,6 +295,7 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
     ev.long_name = arg_str(av[A_LONG_NAME], f->tmp[2], sizeof f->tmp[2]);
     ev.run_id = arg_run_id(av[A_RUN_ID], f->tmp[3], sizeof f->tmp[3]);
     ev.has_step_num = arg_step(av[A_STEP_NUM], &ev.step_num);
+    ev.xla_op = arg_str(av[A_HLO_OP], f->tmp[4], sizeof f->tmp[4]).n > 0;
     return sm_add(f->b, &ev) != 0;
 }
 

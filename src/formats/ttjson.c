@@ -6,6 +6,7 @@
  * Not a general JSON library: numbers are doubles, objects are key/value arrays. */
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/jtext.h"
 #include "formats/ttlog.h"
 
 #include <math.h>
@@ -44,25 +45,6 @@ static void ws(jp *j)
 {
     while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
         j->p++;
-}
-
-static int hex4(const char *p, unsigned *out)
-{
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = p[i];
-        v <<= 4;
-        if (c >= '0' && c <= '9')
-            v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            v |= (unsigned)(c - 'A' + 10);
-        else
-            return 0;
-    }
-    *out = v;
-    return 1;
 }
 
 static int parse_string(jp *j, pq_str *out)
@@ -111,22 +93,13 @@ static int parse_string(jp *j, pq_str *out)
         case 'u':
             if (i + 4 >= n)
                 return fail(j, "four hex digits after \\u");
-            if (!hex4(s + i + 1, &cp))
+            if (json_hex4(s + i + 1, &cp) != 0)
                 return fail(j, "four hex digits after \\u");
             i += 4;
             /* UTF-8 of a BMP code point (surrogates become U+FFFD) */
             if (cp >= 0xD800 && cp <= 0xDFFF)
                 cp = 0xFFFD;
-            if (cp < 0x80) {
-                o[k++] = (char)cp;
-            } else if (cp < 0x800) {
-                o[k++] = (char)(0xC0 | (cp >> 6));
-                o[k++] = (char)(0x80 | (cp & 0x3F));
-            } else {
-                o[k++] = (char)(0xE0 | (cp >> 12));
-                o[k++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-                o[k++] = (char)(0x80 | (cp & 0x3F));
-            }
+            k += json_put_utf8(o + k, cp);
             break;
         default:
             o[k++] = c;

@@ -781,6 +781,17 @@ static int mem_slot(pq_str msg)
     return -1;
 }
 
+/* The first word (up to a space) of MSG after its first SKIP bytes, trimmed. */
+static pq_str first_word(pq_str msg, size_t skip)
+{
+    pq_str name = trim(sv(msg.p + skip, msg.n - skip));
+    size_t k = 0;
+    while (k < name.n && name.p[k] != ' ')
+        k++;
+    name.n = k;
+    return name;
+}
+
 static void on_runtime(parser *ps, pq_str msg, int64_t off)
 {
     tt_log *log = ps->log;
@@ -839,11 +850,7 @@ static void on_runtime(parser *ps, pq_str msg, int64_t off)
     }
     if (starts(msg, "Starting execution of program:")) {
         block_abort(ps);
-        pq_str name = trim(sv(msg.p + 30, msg.n - 30));
-        size_t k = 0;
-        while (k < name.n && name.p[k] != ' ')
-            k++;
-        name.n = k;
+        pq_str name = first_word(msg, 30);
         log->programs++;
         if (find(name, "const_eval")) {
             log->const_eval_programs++;
@@ -854,22 +861,14 @@ static void on_runtime(parser *ps, pq_str msg, int64_t off)
     }
     if (starts(msg, "Finished execution of program:")) {
         block_abort(ps);
-        pq_str name = trim(sv(msg.p + 30, msg.n - 30));
-        size_t k = 0;
-        while (k < name.n && name.p[k] != ' ')
-            k++;
-        name.n = k;
+        pq_str name = first_word(msg, 30);
         if (ps->nprograms && ps->programs[ps->nprograms - 1].n == name.n &&
             memcmp(ps->programs[ps->nprograms - 1].p, name.p, name.n) == 0)
             ps->nprograms--;
         return;
     }
     if (starts(msg, "Cache miss or invalid cache for function:")) {
-        pq_str name = trim(sv(msg.p + 41, msg.n - 41));
-        size_t k = 0;
-        while (k < name.n && name.p[k] != ' ')
-            k++;
-        name.n = k;
+        pq_str name = first_word(msg, 41);
         log->cache_misses++;
         if (name.n && !smap_get(&ps->missed, name, 1))
             ps->nomem = 1;

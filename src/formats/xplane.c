@@ -90,6 +90,15 @@ static XP_ALWAYS_INLINE int line_stat(const xp_plane *pl, const uint8_t *p, size
  * The fast path of read_line: the same decode on pb_fast_* (no error details). Returns 1
  * when the whole line is well-formed; 0 sends the caller to the slow path for the error.
  */
+/* The time span of a line with events: first_ps and end_ps from its timestamp and the
+ * smallest event offset and largest event end, and the timestamp in ps. 0 on overflow. */
+static inline int line_span(xp_line *line, int64_t min_off, int64_t max_end, int64_t *base_ps)
+{
+    return !__builtin_mul_overflow(line->timestamp_ns, (int64_t)1000, base_ps) &&
+           !__builtin_add_overflow(*base_ps, min_off, &line->first_ps) &&
+           !__builtin_add_overflow(*base_ps, max_end, &line->end_ps);
+}
+
 static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
                           pq_scan_totals *scan)
 {
@@ -225,9 +234,7 @@ static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
     line->event_stats = nstats;
     if (nevents) {
         int64_t base_ps;
-        if (__builtin_mul_overflow(line->timestamp_ns, (int64_t)1000, &base_ps) ||
-            __builtin_add_overflow(base_ps, min_off, &line->first_ps) ||
-            __builtin_add_overflow(base_ps, max_end, &line->end_ps))
+        if (!line_span(line, min_off, max_end, &base_ps))
             return 0;
         if (scan) {
             scan->events += nevents;
@@ -323,9 +330,7 @@ static pq_status read_line_slow(reader *r, const pb_field *lf, xp_line *line)
     line->event_stats = nstats;
     if (nevents) {
         int64_t base_ps;
-        if (__builtin_mul_overflow(line->timestamp_ns, (int64_t)1000, &base_ps) ||
-            __builtin_add_overflow(base_ps, min_off, &line->first_ps) ||
-            __builtin_add_overflow(base_ps, max_end, &line->end_ps))
+        if (!line_span(line, min_off, max_end, &base_ps))
             return fail_msg(r, lf->data,
                             "an XLine whose timestamp_ns*1000 + event offsets fit in int64 ps");
     }
@@ -446,6 +451,25 @@ typedef struct id_order {
 
 /* A table from id to array index for ITEMS (sorted, unique, each starting with an int64
  * id, STRIDE bytes apart) when the ids are small and dense (the usual 1..N); else NULL. */
+/* One entry of an XPlane's event_metadata (field 4) or stat_metadata (field 5) map, its key
+ * as the id. */
+static pq_status read_meta_entry(reader *r, const pb_field *f, xp_plane *pl)
+{
+    int64_t key;
+    pb_field v;
+    FORWARD_IF_ERROR(read_map_entry(r, f, &key, &v));
+    if (f->num == 4) {
+        xp_event_meta *m = &pl->emeta[pl->nemeta++];
+        FORWARD_IF_ERROR(read_event_meta(r, &v, m));
+        m->id = key;
+    } else {
+        xp_stat_meta *m = &pl->smeta[pl->nsmeta++];
+        FORWARD_IF_ERROR(read_stat_meta(r, &v, m));
+        m->id = key;
+    }
+    return PQ_OK;
+}
+
 static uint32_t *dense_index(arena *a, const void *items, uint32_t n, size_t stride,
                              int64_t *table_n)
 {
@@ -567,24 +591,9 @@ static pq_status read_plane(reader *r, const pb_field *pf, xp_plane *pl)
                 pl->name = span_str(&f);
             break;
         case 4:
-            if (f.wire == PB_LEN) {
-                int64_t key;
-                pb_field v;
-                FORWARD_IF_ERROR(read_map_entry(r, &f, &key, &v));
-                xp_event_meta *m = &pl->emeta[pl->nemeta++];
-                FORWARD_IF_ERROR(read_event_meta(r, &v, m));
-                m->id = key;
-            }
-            break;
         case 5:
-            if (f.wire == PB_LEN) {
-                int64_t key;
-                pb_field v;
-                FORWARD_IF_ERROR(read_map_entry(r, &f, &key, &v));
-                xp_stat_meta *m = &pl->smeta[pl->nsmeta++];
-                FORWARD_IF_ERROR(read_stat_meta(r, &v, m));
-                m->id = key;
-            }
+            if (f.wire == PB_LEN)
+                FORWARD_IF_ERROR(read_meta_entry(r, &f, pl));
             break;
         case 6:
             if (f.wire == PB_LEN) {

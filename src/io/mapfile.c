@@ -142,7 +142,7 @@ void pathlist_free(pathlist *l)
     memset(l, 0, sizeof *l);
 }
 
-static int pathlist_push(pathlist *l, const char *s)
+int pathlist_push(pathlist *l, const char *s)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
@@ -161,13 +161,19 @@ static int pathlist_push(pathlist *l, const char *s)
     return 1;
 }
 
-static int has_suffix(const char *s, const char *suffix)
+static int cmp_str(const void *a, const void *b)
 {
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && memcmp(s + a - b, suffix, b) == 0;
+    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int walk(const char *dir, int depth, pathlist *out)
+void pathlist_sort(pathlist *l)
+{
+    if (l->n)
+        qsort(l->items, l->n, sizeof *l->items, cmp_str);
+}
+
+static int walk(const char *dir, int depth, int skip_hidden,
+                int (*keep)(const char *name, const void *ctx), const void *ctx, pathlist *out)
 {
     if (depth > 8)
         return 1;
@@ -177,7 +183,8 @@ static int walk(const char *dir, int depth, pathlist *out)
     struct dirent *e;
     int ok = 1;
     while (ok && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
+        if (skip_hidden ? e->d_name[0] == '.'
+                        : strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         size_t need = strlen(dir) + strlen(e->d_name) + 2;
         char *p = pq_malloc(need);
@@ -189,9 +196,8 @@ static int walk(const char *dir, int depth, pathlist *out)
         struct stat st;
         if (lstat(p, &st) == 0) {
             if (S_ISDIR(st.st_mode))
-                ok = walk(p, depth + 1, out);
-            else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
-                     has_suffix(e->d_name, ".xplane.pb"))
+                ok = walk(p, depth + 1, skip_hidden, keep, ctx, out);
+            else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && keep(e->d_name, ctx))
                 ok = pathlist_push(out, p);
         }
         pq_free(p);
@@ -200,9 +206,17 @@ static int walk(const char *dir, int depth, pathlist *out)
     return ok;
 }
 
-static int cmp_str(const void *a, const void *b)
+int pathlist_walk(const char *dir, int skip_hidden, int (*keep)(const char *name, const void *ctx),
+                  const void *ctx, pathlist *out)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return walk(dir, 0, skip_hidden, keep, ctx, out);
+}
+
+static int is_xplane(const char *name, const void *ctx)
+{
+    (void)ctx;
+    size_t a = strlen(name), b = strlen(".xplane.pb");
+    return a >= b && memcmp(name + a - b, ".xplane.pb", b) == 0;
 }
 
 static size_t dir_len(const char *p)
@@ -230,7 +244,7 @@ pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err)
     while (rl > 1 && root[rl - 1] == '/')
         root[--rl] = 0;
     pathlist all = {0};
-    int ok = walk(root, 0, &all);
+    int ok = pathlist_walk(root, 1, is_xplane, NULL, &all);
     pq_free(root);
     if (!ok) {
         pathlist_free(&all);
@@ -240,7 +254,7 @@ pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err)
         pathlist_free(&all);
         return err_set(err, PQ_ERR_NOT_FOUND, arg, -1, "no profile found in %s", arg);
     }
-    qsort(all.items, all.n, sizeof *all.items, cmp_str);
+    pathlist_sort(&all);
     /* Keep the files of the folder that sorts last (the newest run). */
     const char *last = all.items[all.n - 1];
     size_t ll = dir_len(last);

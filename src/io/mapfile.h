@@ -37,6 +37,16 @@ typedef struct pathlist {
 } pathlist;
 
 void pathlist_free(pathlist *l);
+/* Appends a copy of S; 0 when memory ran out. */
+int pathlist_push(pathlist *l, const char *s);
+/* Sorts the paths (strcmp order). */
+void pathlist_sort(pathlist *l);
+/* Appends the files (regular or symlinks) under DIR, recursively to depth 8 without
+ * following symlinked folders, whose name KEEP(name, ctx) accepts; names starting with '.'
+ * are passed over when SKIP_HIDDEN (else only "." and ".."). Unreadable folders are
+ * skipped. Returns 0 when memory ran out. */
+int pathlist_walk(const char *dir, int skip_hidden, int (*keep)(const char *name, const void *ctx),
+                  const void *ctx, pathlist *out);
 
 /*
  * Expands one user argument into profile files. A regular file is itself. A

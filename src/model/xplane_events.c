@@ -9,7 +9,7 @@
 typedef struct xargs {
     pq_str tf_op, source, long_name, run_id, name_stat;
     char run_buf[32];
-    int has_step;
+    int has_step, xla_op;
     int64_t step;
 } xargs;
 
@@ -29,6 +29,8 @@ static void take_stat(const xp_plane *pl, const stat_value *s, xargs *a)
         a->source = xp_stat_str(pl, s);
     } else if (name_is(nm, "long_name") && is_str) {
         a->long_name = xp_stat_str(pl, s);
+    } else if (name_is(nm, "hlo_op") && is_str) {
+        a->xla_op = xp_stat_str(pl, s).n > 0;
     } else if (name_is(nm, "name") && is_str) {
         a->name_stat = xp_stat_str(pl, s);
     } else if (name_is(nm, "run_id")) {
@@ -129,6 +131,7 @@ int xplane_events_feed(const pq_profile *prof, sm_builder *b, uint64_t *nevents)
                     se.run_id = a.run_id;
                     se.has_step_num = a.has_step;
                     se.step_num = a.step;
+                    se.xla_op = a.xla_op;
                     if (sm_add(b, &se) != 0)
                         return -1;
                 }

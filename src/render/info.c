@@ -3,6 +3,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/json.h"
+#include "render/doc.h"
 #include "model/model.h"
 
 #include <inttypes.h>
@@ -109,11 +110,8 @@ static void json_pq_str(json_writer *w, pq_str s)
 static void render_info_json(const pq_profile *prof, buf *b)
 {
     json_writer w;
-    json_init(&w, b, 1);
     uint64_t tplanes = 0, tlines = 0, tevents = 0, tprograms = 0, tbytes = 0;
-    json_obj_begin(&w);
-    json_key(&w, "schema");
-    json_cstr(&w, "profq.info.v1");
+    json_doc_begin(&w, b, "profq.info.v1");
     json_key(&w, "sources");
     json_arr_begin(&w);
     for (size_t si = 0; si < prof->nsources; si++) {
@@ -369,11 +367,7 @@ pq_status pq_render_info(const pq_profile *profile, pq_output fmt, pq_sink *sink
         render_info_json(profile, &b);
     else
         render_info_text(profile, &b);
-    pq_status st = buf_flush(&b);
-    buf_release(&b);
-    if (st != PQ_OK)
-        err_set(err, st, NULL, -1, "cannot write the output");
-    return st;
+    return render_finish(&b, err);
 }
 
 pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *t, pq_output fmt,
@@ -385,10 +379,7 @@ pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *t, pq_
     buf_init(&b, sink);
     if (fmt == PQ_OUT_JSON) {
         json_writer w;
-        json_init(&w, &b, 1);
-        json_obj_begin(&w);
-        json_key(&w, "schema");
-        json_cstr(&w, "profq.scan.v1");
+        json_doc_begin(&w, &b, "profq.scan.v1");
         json_key(&w, "sources");
         json_uint(&w, profile->nsources);
         json_key(&w, "bytes");
@@ -429,9 +420,5 @@ pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *t, pq_
             buf_printf(&b, " %s %" PRIu64, kinds[k], t->stats_by_kind[k]);
         buf_printf(&b, "\nchecksum %" PRId64 "\n", t->checksum);
     }
-    pq_status st = buf_flush(&b);
-    buf_release(&b);
-    if (st != PQ_OK)
-        err_set(err, st, NULL, -1, "cannot write the output");
-    return st;
+    return render_finish(&b, err);
 }

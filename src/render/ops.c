@@ -3,6 +3,7 @@
  * formulas are ops_compute's and ops_rates'. Every text report opens with the windows, and
  * with a warning when idle time is more than half of the captured window. */
 #include "analysis/ops.h"
+#include "op_profile.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -90,7 +91,10 @@ static void text_windows(buf *b, const ops_result *r)
         }
     }
     buf_puts(b, "peaks (per device): ");
-    if (r->peaks.tflops > 0)
+    if (r->peaks.tflops > 0 && r->peaks.derived_flops && !r->peaks.user_flops)
+        buf_printf(b, "%.6g TFLOP/s (%s: %.6g cores x %.6g GHz x %.6g FLOP/cycle)", r->peaks.tflops,
+                   r->gpu_model, r->peaks.cores, r->peaks.clock_ghz, r->peaks.flops_per_cycle);
+    else if (r->peaks.tflops > 0)
         buf_printf(b, "%.6g TFLOP/s%s", r->peaks.tflops,
                    r->peaks.user_flops ? " (--peak-flops)" : "");
     else
@@ -216,6 +220,21 @@ static void json_header(json_writer *w, const ops_result *r, const char *schema)
     json_peak(w, "hbm_gbps", r->peaks.bws[0]);
     json_key(w, "source");
     json_cstr(w, r->peaks.user_flops || r->peaks.user_bw ? "input+user" : "input");
+    if (r->gpu_model[0]) {
+        json_key(w, "gpu_model");
+        json_cstr(w, r->gpu_model);
+    }
+    if (r->peaks.derived_flops || r->peaks.derived_sram) {
+        /* derived from the plane's core count and clock and the architecture's rates */
+        json_key(w, "cores");
+        json_double(w, r->peaks.cores);
+        json_key(w, "clock_ghz");
+        json_double(w, r->peaks.clock_ghz);
+        json_key(w, "flops_per_core_cycle");
+        json_double(w, r->peaks.flops_per_cycle);
+        json_key(w, "sram_bytes_per_core_cycle");
+        json_double(w, r->peaks.sram_bytes_per_cycle);
+    }
     json_obj_end(w);
     json_key(w, "windows");
     json_obj_begin(w);
@@ -737,7 +756,7 @@ static void roofline_model_table(buf *b, const ops_result *r)
     char t[64];
     double ridge = sdiv(c.peak_flops, pk->bws[0]);
     if (c.gpu) {
-        buf_printf(b, "\"device_type\":\"%s\"", r->device_type);
+        buf_printf(b, "\"device_type\":\"%s\"", r->gpu_model[0] ? r->gpu_model : r->device_type);
         snprintf(t, sizeof t, "%g", c.peak_flops);
         buf_printf(b, ",\"hbm_ridge_point\":\"%g\"", ridge);
         buf_printf(b, ",\"peak_flop_rate\":\"%s\"", t);
@@ -984,27 +1003,54 @@ static pq_status finish(buf *b, pq_error *err, ops_result *r)
     return st;
 }
 
-static void to_opts(const pq_ops_options *o, ops_options *oo)
+/* The ops (IDLE left out) as a JSON array, ranked by self time, the first TOP (all if 0). */
+static void json_op_list(json_writer *w, const ops_result *r, int top)
 {
-    oo->peak_tflops = o ? o->peak_tflops : 0;
-    oo->peak_hbm_gbps = o ? o->peak_hbm_gbps : 0;
+    json_arr_begin(w);
+    double cum = 0;
+    int rank = 0;
+    for (size_t i = 0; i < r->nops; i++) {
+        const op_metrics *m = &r->ops[i];
+        if (m->is_idle || (top > 0 && rank >= top))
+            continue;
+        cum += sdiv((double)m->self_time_ps, (double)r->total_time_ps);
+        json_op(w, r, m, ++rank, cum);
+    }
+    json_arr_end(w);
+}
+
+/* The prologue of every ops renderer: options (NULL for the defaults, *O points at them
+ * after), the op metrics into R and the output buffer B on SINK. */
+static pq_status ops_begin(const pq_profile *profile, const pq_ops_options **o, ops_result *r,
+                           buf *b, pq_sink *sink, pq_error *err)
+{
+    static const pq_ops_options defaults = {0};
+    if (!*o)
+        *o = &defaults;
+    ops_options oo = {(*o)->peak_tflops, (*o)->peak_hbm_gbps};
+    pq_status st = ops_compute(profile, &oo, r, err);
+    if (st == PQ_OK)
+        buf_init(b, sink);
+    return st;
 }
 
 pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, pq_output fmt,
                         pq_sink *sink, pq_error *err)
 {
-    pq_ops_options defaults = {0};
-    const pq_ops_options *o = opts ? opts : &defaults;
-    ops_options oo;
-    to_opts(o, &oo);
+    const pq_ops_options *o = opts;
     ops_result r;
-    pq_status st = ops_compute(profile, &oo, &r, err);
+    buf b;
+    pq_status st = ops_begin(profile, &o, &r, &b, sink, err);
     if (st != PQ_OK)
         return st;
-    buf b;
-    buf_init(&b, sink);
     if (o->xprof == PQ_OPS_HLO_STATS) {
         hlo_stats_table(&b, &r);
+    } else if (o->xprof == PQ_OPS_OP_PROFILE) {
+        if (op_profile_json(&b, &r,
+                            o->by == PQ_OPS_BY_CATEGORY     ? OP_PROFILE_BY_CATEGORY
+                            : o->by == PQ_OPS_BY_PROVENANCE ? OP_PROFILE_BY_PROVENANCE
+                                                            : OP_PROFILE_BY_PROGRAM) != 0)
+            b.status = PQ_ERR_NOMEM;
     } else if (fmt == PQ_OUT_JSON) {
         json_writer w;
         json_init(&w, &b, 1);
@@ -1020,18 +1066,11 @@ pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, p
         json_int(&w, r.total_op_time_ps);
         json_programs(&w, &r);
         json_key(&w, "rows");
-        json_arr_begin(&w);
-        double cum = 0;
-        int rank = 0;
         if (o->by == PQ_OPS_BY_OP) {
-            for (size_t i = 0; i < r.nops; i++) {
-                const op_metrics *m = &r.ops[i];
-                if (m->is_idle || (o->top > 0 && rank >= o->top))
-                    continue;
-                cum += sdiv((double)m->self_time_ps, (double)r.total_time_ps);
-                json_op(&w, &r, m, ++rank, cum);
-            }
+            json_op_list(&w, &r, o->top);
         } else {
+            json_arr_begin(&w);
+            double cum = 0;
             size_t n = 0;
             group_row *g = group_rows(&r, o->by, &n);
             if (!g) {
@@ -1039,12 +1078,12 @@ pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, p
             } else {
                 for (size_t i = 0; i < n && (o->top <= 0 || (int)i < o->top); i++) {
                     cum += sdiv((double)g[i].m.self_time_ps, (double)r.total_time_ps);
-                    json_op(&w, &r, &g[i].m, ++rank, cum);
+                    json_op(&w, &r, &g[i].m, (int)i + 1, cum);
                 }
                 pq_free(g);
             }
+            json_arr_end(&w);
         }
-        json_arr_end(&w);
         json_obj_end(&w);
         buf_putc(&b, '\n');
     } else {
@@ -1058,16 +1097,12 @@ pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, p
 pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *opts, pq_output fmt,
                              pq_sink *sink, pq_error *err)
 {
-    pq_ops_options defaults = {0};
-    const pq_ops_options *o = opts ? opts : &defaults;
-    ops_options oo;
-    to_opts(o, &oo);
+    const pq_ops_options *o = opts;
     ops_result r;
-    pq_status st = ops_compute(profile, &oo, &r, err);
+    buf b;
+    pq_status st = ops_begin(profile, &o, &r, &b, sink, err);
     if (st != PQ_OK)
         return st;
-    buf b;
-    buf_init(&b, sink);
     /* Program totals over ops outside call/conditional/while/megacore fusion (spec 5.8). */
     op_metrics total = {0};
     int any_bd = 0;
@@ -1117,17 +1152,7 @@ pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *op
         json_obj_end(&w);
         json_programs(&w, &r);
         json_key(&w, "ops");
-        json_arr_begin(&w);
-        double cum = 0;
-        int rank = 0;
-        for (size_t i = 0; i < r.nops; i++) {
-            const op_metrics *m = &r.ops[i];
-            if (m->is_idle || (o->top > 0 && rank >= o->top))
-                continue;
-            cum += sdiv((double)m->self_time_ps, (double)r.total_time_ps);
-            json_op(&w, &r, m, ++rank, cum);
-        }
-        json_arr_end(&w);
+        json_op_list(&w, &r, o->top);
         json_obj_end(&w);
         buf_putc(&b, '\n');
     } else {

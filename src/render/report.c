@@ -7,6 +7,7 @@
 #include "profq.h"
 #include "summary_doc.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,6 +75,94 @@ static void count(buf *b, const jval *v)
         buf_puts(b, "n/a");
 }
 
+/* How a table cell or list item prints its value. */
+typedef enum {
+    C_TEXT,    /* text, "" when absent */
+    C_TEXT_NA, /* text, "n/a" when absent */
+    C_CODE,
+    C_CODE_OR_NAME, /* code of KEY, else of "name" */
+    C_COUNT,
+    C_FMT,
+    C_PCT,
+    C_SCI,    /* %.3e or n/a */
+    C_INV_SCI /* %.3e of 1/value when positive, or n/a */
+} cell_kind;
+
+typedef struct col {
+    cell_kind kind;
+    const char *key;
+    const char *sub;   /* the value is get(get(row, key), sub) when set */
+    const char *label; /* lists only */
+} col;
+
+static void cell(buf *b, const jval *row, const col *c)
+{
+    const jval *v = get(row, c->key);
+    if (c->sub)
+        v = get(v, c->sub);
+    int ok;
+    double d;
+    switch (c->kind) {
+    case C_TEXT:
+        text(b, v, "");
+        break;
+    case C_TEXT_NA:
+        text(b, v, "n/a");
+        break;
+    case C_CODE_OR_NAME:
+        code(b, v ? v : get(row, "name"));
+        break;
+    case C_CODE:
+        code(b, v);
+        break;
+    case C_COUNT:
+        count(b, v);
+        break;
+    case C_FMT:
+        fmt(b, v);
+        break;
+    case C_PCT:
+        pct(b, v);
+        break;
+    case C_SCI:
+    case C_INV_SCI:
+        d = jv_number(v, &ok);
+        if (ok && c->kind == C_INV_SCI && d > 0)
+            buf_printf(b, "%.3e", 1.0 / d);
+        else if (ok && c->kind == C_SCI)
+            buf_printf(b, "%.3e", d);
+        else
+            buf_puts(b, "n/a");
+        break;
+    }
+}
+
+/* One markdown table row per item of ARR (an array, else none), K rows at most. */
+static void rows(buf *b, const jval *arr, const col *cols, size_t ncols, int k)
+{
+    for (size_t i = 0; arr && arr->t == JV_ARR && i < arr->n && (int)i < k; i++) {
+        buf_puts(b, "| ");
+        for (size_t j = 0; j < ncols; j++) {
+            if (j)
+                buf_puts(b, " | ");
+            cell(b, arr->items[i], &cols[j]);
+        }
+        buf_puts(b, " |\n");
+    }
+}
+
+/* "- <label>: <value>" lines. */
+static void list(buf *b, const jval *obj, const col *cols, size_t ncols)
+{
+    for (size_t j = 0; j < ncols; j++) {
+        buf_printf(b, "- %s: ", cols[j].label);
+        cell(b, obj, &cols[j]);
+        buf_putc(b, '\n');
+    }
+}
+
+#define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
+
 static void render(buf *b, const jval *s, int k)
 {
     const jval *rm = get(s, "run_metadata"), *ov = get(s, "trace_overview"),
@@ -105,16 +194,14 @@ static void render(buf *b, const jval *s, int k)
             buf_puts(b, ", ");
         text(b, ids->items[i], "");
     }
-    buf_puts(b, "\n\n## Trace Overview\n\n- Complete events: ");
-    count(b, get(ov, "num_complete_events"));
-    buf_puts(b, "\n- Total events: ");
-    count(b, get(ov, "num_events_total"));
-    buf_puts(b, "\n- Processes: ");
-    count(b, get(ov, "num_processes"));
-    buf_puts(b, "\n- Threads: ");
-    count(b, get(ov, "num_threads"));
+    buf_puts(b, "\n\n## Trace Overview\n\n");
+    static const col overview[] = {{C_COUNT, "num_complete_events", NULL, "Complete events"},
+                                   {C_COUNT, "num_events_total", NULL, "Total events"},
+                                   {C_COUNT, "num_processes", NULL, "Processes"},
+                                   {C_COUNT, "num_threads", NULL, "Threads"}};
+    list(b, ov, overview, NCOLS(overview));
     const jval *tr = get(ov, "suspected_truncation");
-    buf_printf(b, "\n- Suspected truncation: %s\n", tr && tr->t == JV_BOOL && tr->b ? "yes" : "no");
+    buf_printf(b, "- Suspected truncation: %s\n", tr && tr->t == JV_BOOL && tr->b ? "yes" : "no");
     const jval *qw = get(ov, "quality_warnings");
     if (qw && qw->t == JV_ARR && qw->n) {
         buf_puts(b, "- Quality warnings:\n");
@@ -125,37 +212,24 @@ static void render(buf *b, const jval *s, int k)
         }
     }
     const jval *ss = get(st, "steady_state_steps");
-    buf_puts(b, "\n## Step Time (Steady State)\n\n- Count: ");
-    count(b, get(ss, "count"));
-    buf_puts(b, "\n- Median: ");
-    fmt(b, get(ss, "median"));
-    buf_puts(b, "\n- P90: ");
-    fmt(b, get(ss, "p90"));
-    buf_puts(b, "\n- Mean: ");
-    fmt(b, get(ss, "mean"));
-    buf_puts(b, "\n");
+    buf_puts(b, "\n## Step Time (Steady State)\n\n");
+    static const col steady[] = {{C_COUNT, "count", NULL, "Count"},
+                                 {C_FMT, "median", NULL, "Median"},
+                                 {C_FMT, "p90", NULL, "P90"},
+                                 {C_FMT, "mean", NULL, "Mean"}};
+    list(b, ss, steady, NCOLS(steady));
     const jval *cl = get(st, "classes");
     if (cl && cl->t == JV_ARR && cl->n) {
         buf_puts(b, "\n## Step Classes\n\n| Class | Count | Fraction | Median | P90 | "
                     "Representative Step | Periodicity |\n|---|---:|---:|---:|---:|---:|---:|\n");
-        for (size_t i = 0; i < cl->n; i++) {
-            const jval *c = cl->items[i];
-            buf_puts(b, "| ");
-            text(b, get(c, "name"), "");
-            buf_puts(b, " | ");
-            count(b, get(c, "count"));
-            buf_puts(b, " | ");
-            pct(b, get(c, "fraction_of_steady"));
-            buf_puts(b, " | ");
-            fmt(b, get(get(c, "duration_stats"), "median"));
-            buf_puts(b, " | ");
-            fmt(b, get(get(c, "duration_stats"), "p90"));
-            buf_puts(b, " | ");
-            text(b, get(c, "representative_step"), "n/a");
-            buf_puts(b, " | ");
-            text(b, get(c, "periodicity"), "n/a");
-            buf_puts(b, " |\n");
-        }
+        static const col classes[] = {{C_TEXT, "name", NULL, NULL},
+                                      {C_COUNT, "count", NULL, NULL},
+                                      {C_PCT, "fraction_of_steady", NULL, NULL},
+                                      {C_FMT, "duration_stats", "median", NULL},
+                                      {C_FMT, "duration_stats", "p90", NULL},
+                                      {C_TEXT_NA, "representative_step", NULL, NULL},
+                                      {C_TEXT_NA, "periodicity", NULL, NULL}};
+        rows(b, cl, classes, NCOLS(classes), INT_MAX);
     }
     buf_puts(b, "\n## Time Breakdown (`");
     text(b, get(tb, "duration_basis"), "unknown");
@@ -217,97 +291,51 @@ static void render(buf *b, const jval *s, int k)
     const jval *ho = get(s, "hot_ops");
     buf_puts(b, "\n## Top Ops\n\n| Op | Canonical | Category | Count | Exclusive | Avg | Shape "
                 "Signature | HLO/TF Path |\n|---|---|---|---:|---:|---:|---|---|\n");
-    for (size_t i = 0; ho && ho->t == JV_ARR && i < ho->n && (int)i < k; i++) {
-        const jval *h = ho->items[i];
-        buf_puts(b, "| ");
-        code(b, get(h, "name"));
-        buf_puts(b, " | ");
-        code(b, get(h, "canonical_name"));
-        buf_puts(b, " | ");
-        text(b, get(h, "category"), "n/a");
-        buf_puts(b, " | ");
-        count(b, get(h, "count"));
-        buf_puts(b, " | ");
-        fmt(b, get(h, "exclusive_duration"));
-        buf_puts(b, " | ");
-        fmt(b, get(h, "avg_duration"));
-        buf_puts(b, " | ");
-        code(b, get(h, "shape_signature"));
-        buf_puts(b, " | ");
-        code(b, get(h, "tf_op_path"));
-        buf_puts(b, " |\n");
-    }
+    static const col hot[] = {{C_CODE, "name", NULL, NULL},
+                              {C_CODE, "canonical_name", NULL, NULL},
+                              {C_TEXT_NA, "category", NULL, NULL},
+                              {C_COUNT, "count", NULL, NULL},
+                              {C_FMT, "exclusive_duration", NULL, NULL},
+                              {C_FMT, "avg_duration", NULL, NULL},
+                              {C_CODE, "shape_signature", NULL, NULL},
+                              {C_CODE, "tf_op_path", NULL, NULL}};
+    rows(b, ho, hot, NCOLS(hot), k);
     const jval *da = get(s, "device_op_region_aggregates");
     if (da && da->t == JV_ARR && da->n) {
         buf_puts(b, "\n## Device Ops by Semantic Region\n\n| Region | Op | Count | Exclusive | "
                     "Avg |\n|---|---|---:|---:|---:|\n");
-        for (size_t i = 0; i < da->n && (int)i < k; i++) {
-            const jval *r = da->items[i];
-            buf_puts(b, "| ");
-            code(b, get(r, "region_path"));
-            buf_puts(b, " | ");
-            code(b, get(r, "op_name"));
-            buf_puts(b, " | ");
-            count(b, get(r, "count"));
-            buf_puts(b, " | ");
-            fmt(b, get(r, "exclusive_duration"));
-            buf_puts(b, " | ");
-            fmt(b, get(r, "avg_duration"));
-            buf_puts(b, " |\n");
-        }
+        static const col dev[] = {{C_CODE, "region_path", NULL, NULL},
+                                  {C_CODE, "op_name", NULL, NULL},
+                                  {C_COUNT, "count", NULL, NULL},
+                                  {C_FMT, "exclusive_duration", NULL, NULL},
+                                  {C_FMT, "avg_duration", NULL, NULL}};
+        rows(b, da, dev, NCOLS(dev), k);
     }
     const jval *sf = get(s, "semantic_families");
     buf_puts(b, "\n## Semantic Families\n\nFamilies group the top ops by name and framework "
                 "path; FLOP proxies are shape-based estimates, not measured FLOPs.\n\n"
                 "| Family | Count | Exclusive | Share | Avg Exclusive | FLOP Proxy Total | FLOP "
                 "Proxy/s | Example Op |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
-    for (size_t i = 0; sf && sf->t == JV_ARR && i < sf->n && (int)i < k; i++) {
-        const jval *f = sf->items[i];
-        buf_puts(b, "| ");
-        text(b, get(f, "family"), "");
-        buf_puts(b, " | ");
-        count(b, get(f, "count"));
-        buf_puts(b, " | ");
-        fmt(b, get(f, "exclusive_duration"));
-        buf_puts(b, " | ");
-        pct(b, get(f, "share_of_total"));
-        buf_puts(b, " | ");
-        fmt(b, get(f, "avg_exclusive_duration"));
-        buf_puts(b, " | ");
-        int ok;
-        double ft = jv_number(get(f, "flop_proxy_total"), &ok);
-        if (ok)
-            buf_printf(b, "%.3e", ft);
-        else
-            buf_puts(b, "n/a");
-        buf_puts(b, " | ");
-        double tpf = jv_number(get(f, "time_per_flop_proxy"), &ok);
-        if (ok && tpf > 0)
-            buf_printf(b, "%.3e", 1.0 / tpf);
-        else
-            buf_puts(b, "n/a");
-        buf_puts(b, " | ");
-        code(b, get(f, "example_op"));
-        buf_puts(b, " |\n");
-    }
+    static const col fam[] = {{C_TEXT, "family", NULL, NULL},
+                              {C_COUNT, "count", NULL, NULL},
+                              {C_FMT, "exclusive_duration", NULL, NULL},
+                              {C_PCT, "share_of_total", NULL, NULL},
+                              {C_FMT, "avg_exclusive_duration", NULL, NULL},
+                              {C_SCI, "flop_proxy_total", NULL, NULL},
+                              {C_INV_SCI, "time_per_flop_proxy", NULL, NULL},
+                              {C_CODE, "example_op", NULL, NULL}};
+    rows(b, sf, fam, NCOLS(fam), k);
     const jval *co = get(s, "communication_ops");
     buf_puts(b, "\n## Communication Collectives\n\n");
     if (!co || co->t != JV_ARR || !co->n)
         buf_puts(b, "No communication collectives.\n");
     else
         buf_puts(b, "| Collective | Count | Total | Avg |\n|---|---:|---:|---:|\n");
-    for (size_t i = 0; co && co->t == JV_ARR && i < co->n && (int)i < k; i++) {
-        const jval *c = co->items[i];
-        buf_puts(b, "| ");
-        text(b, get(c, "collective"), "");
-        buf_puts(b, " | ");
-        count(b, get(c, "count"));
-        buf_puts(b, " | ");
-        fmt(b, get(c, "total_duration"));
-        buf_puts(b, " | ");
-        fmt(b, get(c, "avg_duration"));
-        buf_puts(b, " |\n");
-    }
+    static const col coll[] = {{C_TEXT, "collective", NULL, NULL},
+                               {C_COUNT, "count", NULL, NULL},
+                               {C_FMT, "total_duration", NULL, NULL},
+                               {C_FMT, "avg_duration", NULL, NULL}};
+    rows(b, co, coll, NCOLS(coll), k);
     const jval *gp = get(s, "gap_before_ops");
     buf_puts(b, "\n## Pre-Op Gaps\n\n");
     if (!gp || gp->t != JV_ARR || !gp->n)
@@ -315,22 +343,13 @@ static void render(buf *b, const jval *s, int k)
     else
         buf_puts(b, "| Payload Op | Marker Op | Count | Total | Max | Avg |\n"
                     "|---|---|---:|---:|---:|---:|\n");
-    for (size_t i = 0; gp && gp->t == JV_ARR && i < gp->n && (int)i < k; i++) {
-        const jval *g = gp->items[i];
-        buf_puts(b, "| ");
-        code(b, get(g, "payload_op") ? get(g, "payload_op") : get(g, "name"));
-        buf_puts(b, " | ");
-        code(b, get(g, "marker_op"));
-        buf_puts(b, " | ");
-        count(b, get(g, "count"));
-        buf_puts(b, " | ");
-        fmt(b, get(g, "total_gap_duration"));
-        buf_puts(b, " | ");
-        fmt(b, get(g, "max_gap_duration"));
-        buf_puts(b, " | ");
-        fmt(b, get(g, "avg_gap_duration"));
-        buf_puts(b, " |\n");
-    }
+    static const col gaps[] = {{C_CODE_OR_NAME, "payload_op", NULL, NULL},
+                               {C_CODE, "marker_op", NULL, NULL},
+                               {C_COUNT, "count", NULL, NULL},
+                               {C_FMT, "total_gap_duration", NULL, NULL},
+                               {C_FMT, "max_gap_duration", NULL, NULL},
+                               {C_FMT, "avg_gap_duration", NULL, NULL}};
+    rows(b, gp, gaps, NCOLS(gaps), k);
     /* Gap contexts regrouped by region (first-seen order of the sorted contexts). */
     const jval *gc = get(s, "gap_region_contexts");
     buf_puts(b, "\n## Gap Context (Region-First)\n\n");

@@ -33,11 +33,15 @@ static pq_status emit(jval *doc, pq_sink *sink, pq_error *err)
 
 static sm_options opts_of(const pq_summary_options *o)
 {
-    sm_options so = {5, 25, 0};
+    sm_options so = {5, 25, 0, NULL, NULL, NULL, NULL};
     if (o) {
         so.warmup_steps = o->warmup_steps;
         so.hot_op_limit = o->hot_op_limit;
         so.global_breakdown = o->global_breakdown;
+        so.run_path = o->run_path;
+        so.run_id = o->run_id;
+        so.artifact_ref = o->artifact_ref;
+        so.artifact_name = o->artifact_name;
     }
     return so;
 }

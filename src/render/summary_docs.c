@@ -100,7 +100,7 @@ pq_status pq_summary_load(const char *path, const pq_summary_options *opts, pq_s
     }
     membuf mb = {0};
     pq_sink sink = {mem_write, &mb};
-    pq_summary_options o = {5, 25, 0, ""};
+    pq_summary_options o = {5, 25, 0, "", NULL, NULL, NULL, NULL};
     pq_status st = pq_summarize(path, opts ? opts : &o, &sink, err);
     if (st == PQ_OK)
         st = adopt(path, mb.p, mb.n, out, err);

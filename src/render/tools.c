@@ -3,6 +3,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/json.h"
+#include "render/doc.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -17,10 +18,7 @@ pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sin
     buf_init(&b, sink);
     if (fmt == PQ_OUT_JSON) {
         json_writer w;
-        json_init(&w, &b, 1);
-        json_obj_begin(&w);
-        json_key(&w, "schema");
-        json_cstr(&w, "profq.tools.v1");
+        json_doc_begin(&w, &b, "profq.tools.v1");
         json_key(&w, "tools");
         json_arr_begin(&w);
         for (int i = 0; i < r.n; i++) {
@@ -55,9 +53,5 @@ pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sin
             }
         }
     }
-    st = buf_flush(&b);
-    buf_release(&b);
-    if (st != PQ_OK)
-        err_set(err, st, NULL, -1, "cannot write the output");
-    return st;
+    return render_finish(&b, err);
 }

@@ -161,6 +161,23 @@ static void peak_card(buf *b, const tt_log *log, const ttmem_result *r, int t)
                op->mem[t].free_mb, op->mem[t].largest_free_mb);
 }
 
+/* A line chart over the operations (x), 1000 wide, without a reference line or point titles
+ * (the caller sets those when it wants them). */
+static svg_chart op_chart(const char *id, const char *title, const char *y_label, int height,
+                          const svg_series *s, size_t ns)
+{
+    svg_chart c = {id, title, "operation", y_label, 1000, height, s, ns, 0, 0, NULL, NULL, NULL, 0};
+    return c;
+}
+
+/* The start of a table row of operation I: its linked number, then its label. */
+static void op_row_start(buf *b, size_t i, const tt_op *op)
+{
+    buf_printf(b, "<tr><td class=\"n\"><a href=\"#op%zu\">%zu</a></td><td>", i, i);
+    e(b, op_label(op));
+    buf_puts(b, "</td><td>");
+}
+
 static void memory_charts(buf *b, const tt_log *log, int t, double *ys)
 {
     size_t n = log->nops;
@@ -176,13 +193,13 @@ static void memory_charts(buf *b, const tt_log *log, int t, double *ys)
     snprintf(title, sizeof title, "%s allocated per operation (MB per bank)", TT_MEM_NAMES[t]);
     snprintf(cap, sizeof cap, "capacity %.3f MB/bank", n ? log->ops[0].mem[t].total_mb : 0.0);
     svg_series s1 = {"allocated", "#2563eb", ys, n, 1, 0, alt, "#dc2626", "const-eval op"};
-    svg_chart c = {id,          title,
-                   "operation", "MB per bank",
-                   1000,        270,
-                   &s1,         1,
-                   1,           n ? log->ops[0].mem[t].total_mb : 0.0,
-                   cap,         point_title,
-                   &tc,         20000};
+    svg_chart c = op_chart(id, title, "MB per bank", 270, &s1, 1);
+    c.has_hline = 1;
+    c.hline = n ? log->ops[0].mem[t].total_mb : 0.0;
+    c.hline_label = cap;
+    c.point_title = point_title;
+    c.ctx = &tc;
+    c.max_markers = 20000;
     svg_line_chart(b, &c);
     /* free vs largest contiguous free (fragmentation), with the capacity line */
     double *fr = ys + n, *lg = ys + 2 * n;
@@ -196,13 +213,10 @@ static void memory_charts(buf *b, const tt_log *log, int t, double *ys)
     snprintf(id, sizeof id, "frag-%s", lower);
     snprintf(title, sizeof title, "%s free vs largest contiguous free (MB per bank)",
              TT_MEM_NAMES[t]);
-    svg_chart c2 = {id,          title,
-                    "operation", "MB per bank",
-                    1000,        230,
-                    s2,          3,
-                    1,           n ? log->ops[0].mem[t].total_mb : 0.0,
-                    cap,         NULL,
-                    NULL,        0};
+    svg_chart c2 = op_chart(id, title, "MB per bank", 230, s2, 3);
+    c2.has_hline = 1;
+    c2.hline = c.hline;
+    c2.hline_label = cap;
     svg_line_chart(b, &c2);
 }
 
@@ -357,10 +371,7 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
                 "growth MB/bank</th><th class=\"n\">DRAM MB/bank</th></tr></thead><tbody>");
     for (size_t k = 0; k < r->ngrowth; k++) {
         const tt_op *op = &log->ops[r->growth_op[k]];
-        buf_printf(b, "<tr><td class=\"n\"><a href=\"#op%zu\">%zu</a></td><td>", r->growth_op[k],
-                   r->growth_op[k]);
-        e(b, op_label(op));
-        buf_puts(b, "</td><td>");
+        op_row_start(b, r->growth_op[k], op);
         e(b, op->loc);
         buf_printf(b, "</td><td class=\"n\">+%.3f</td><td class=\"n\">%.3f</td></tr>",
                    r->growth_mb[k], op->mem[TT_DRAM].alloc_mb);
@@ -381,20 +392,8 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
             ttmem_weights_split(log, r, i, &w[i], &a[i]);
         svg_series s[2] = {{"weights", "#7c3aed", w, n, 0, 0, NULL, NULL, NULL},
                            {"activations", "#0891b2", a, n, 0, 0, NULL, NULL, NULL}};
-        svg_chart c = {"chart-weights",
-                       "DRAM weights vs activations (MB per bank)",
-                       "operation",
-                       "MB per bank",
-                       1000,
-                       230,
-                       s,
-                       2,
-                       0,
-                       0,
-                       NULL,
-                       NULL,
-                       NULL,
-                       0};
+        svg_chart c = op_chart("chart-weights", "DRAM weights vs activations (MB per bank)",
+                               "MB per bank", 230, s, 2);
         svg_line_chart(b, &c);
         buf_printf(b,
                    "<p>Baseline: DRAM at the first non-const-eval operation (#%zu), %.3f "
@@ -415,20 +414,9 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
             {"unpadded (live tensors)", "#0891b2", u, n, 0, 0, NULL, NULL, NULL},
             {"padded (live tensors)", "#f59e0b", p, n, 0, 0, NULL, NULL, NULL},
             {"DRAM allocated (all banks)", "#2563eb", act, n, 0, 1, NULL, NULL, NULL}};
-        svg_chart c = {"chart-padding",
-                       "DRAM: unpadded vs padded vs allocated (MB, all banks)",
-                       "operation",
-                       "MB",
-                       1000,
-                       230,
-                       s,
-                       3,
-                       0,
-                       0,
-                       NULL,
-                       NULL,
-                       NULL,
-                       0};
+        svg_chart c =
+            op_chart("chart-padding", "DRAM: unpadded vs padded vs allocated (MB, all banks)", "MB",
+                     230, s, 3);
         svg_line_chart(b, &c);
         buf_printf(b,
                    "<p>Peak padding overhead of live DRAM tensors: %.1f%% at operation "
@@ -439,10 +427,7 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
                     "<th class=\"n\">overhead</th></tr></thead><tbody>");
         for (size_t k = 0; k < r->npad; k++) {
             const tt_op *op = &log->ops[r->pad_op[k]];
-            buf_printf(b, "<tr><td class=\"n\"><a href=\"#op%zu\">%zu</a></td><td>", r->pad_op[k],
-                       r->pad_op[k]);
-            e(b, op_label(op));
-            buf_puts(b, "</td><td>");
+            op_row_start(b, r->pad_op[k], op);
             shapes(b, op->output_type);
             buf_printf(b,
                        "</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td "

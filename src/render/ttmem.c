@@ -36,6 +36,21 @@ static void jstr(json_writer *w, pq_str s)
         json_null(w);
 }
 
+/* A key and its value: kv_str, kv_cstr, kv_int, kv_uint, kv_double, kv_bool. */
+#define KV_WRITER(name, type, write)                                                               \
+    static void name(json_writer *w, const char *k, type v)                                        \
+    {                                                                                              \
+        json_key(w, k);                                                                            \
+        write(w, v);                                                                               \
+    }
+KV_WRITER(kv_str, pq_str, jstr)
+KV_WRITER(kv_cstr, const char *, json_cstr)
+KV_WRITER(kv_int, int64_t, json_int)
+KV_WRITER(kv_uint, uint64_t, json_uint)
+KV_WRITER(kv_double, double, json_double)
+KV_WRITER(kv_bool, int, json_bool)
+#undef KV_WRITER
+
 static void jdims(json_writer *w, const int64_t *d, int n)
 {
     json_arr_begin(w);
@@ -47,16 +62,11 @@ static void jdims(json_writer *w, const int64_t *d, int n)
 static void memview_json(json_writer *w, const tt_memview *m)
 {
     json_obj_begin(w);
-    json_key(w, "numBanks");
-    json_int(w, m->num_banks);
-    json_key(w, "totalBytesPerBank_MB");
-    json_double(w, m->total_mb);
-    json_key(w, "totalBytesAllocatedPerBank_MB");
-    json_double(w, m->alloc_mb);
-    json_key(w, "totalBytesFreePerBank_MB");
-    json_double(w, m->free_mb);
-    json_key(w, "largestContiguousBytesFreePerBank_MB");
-    json_double(w, m->largest_free_mb);
+    kv_int(w, "numBanks", m->num_banks);
+    kv_double(w, "totalBytesPerBank_MB", m->total_mb);
+    kv_double(w, "totalBytesAllocatedPerBank_MB", m->alloc_mb);
+    kv_double(w, "totalBytesFreePerBank_MB", m->free_mb);
+    kv_double(w, "largestContiguousBytesFreePerBank_MB", m->largest_free_mb);
     json_obj_end(w);
 }
 
@@ -75,25 +85,29 @@ static const char *mem_source_name(tt_mem_source s)
     return "none";
 }
 
-static void common_tail(json_writer *w, const tt_op *op, size_t i)
+/* {"L1": {...}, "DRAM": {...}, ...} of one memory snapshot. */
+static void memviews_json(json_writer *w, const tt_memview *mem)
 {
-    json_key(w, "loc");
-    jstr(w, op->loc);
-    json_key(w, "index");
-    json_uint(w, i);
-    json_key(w, "const_eval_graph");
-    jstr(w, op->const_eval);
-    json_key(w, "const_eval_cache_miss");
-    json_bool(w, op->cache_miss);
-    json_key(w, "is_weight_op");
-    json_bool(w, op->is_weight);
+    json_obj_begin(w);
+    for (int t = 0; t < TT_NMEM; t++) {
+        json_key(w, TT_MEM_NAMES[t]);
+        memview_json(w, &mem[t]);
+    }
+    json_obj_end(w);
+}
+
+/* The const-eval fields of an operation (both JSON files). */
+static void op_flags(json_writer *w, const tt_op *op)
+{
+    kv_str(w, "const_eval_graph", op->const_eval);
+    kv_bool(w, "const_eval_cache_miss", op->cache_miss);
+    kv_bool(w, "is_weight_op", op->is_weight);
 }
 
 static void render_memory(const tt_log *log, json_writer *w)
 {
     json_obj_begin(w);
-    json_key(w, "schema");
-    json_cstr(w, "profq.tt_memory.v1");
+    kv_cstr(w, "schema", "profq.tt_memory.v1");
     json_key(w, "metadata");
     json_obj_begin(w);
     json_key(w, "memory_config");
@@ -105,45 +119,30 @@ static void render_memory(const tt_log *log, json_writer *w)
     for (int t = 0; t < TT_NMEM && first; t++) {
         json_key(w, TT_MEM_NAMES[t]);
         json_obj_begin(w);
-        json_key(w, "num_banks");
-        json_int(w, first->mem[t].num_banks);
-        json_key(w, "total_bytes_per_bank_MB");
-        json_double(w, first->mem[t].total_mb);
+        kv_int(w, "num_banks", first->mem[t].num_banks);
+        kv_double(w, "total_bytes_per_bank_MB", first->mem[t].total_mb);
         json_obj_end(w);
     }
     json_obj_end(w);
-    json_key(w, "total_operations");
-    json_uint(w, log->nops);
+    kv_uint(w, "total_operations", log->nops);
     pq_ttlog_info info;
     pq_ttlog_get_info(log, &info);
-    json_key(w, "log_shape");
-    json_cstr(w, info.shape);
-    json_key(w, "executed_ops");
-    json_uint(w, log->executed_ops);
-    json_key(w, "op_blocks");
-    json_uint(w, log->op_blocks);
-    json_key(w, "excluded_ops");
-    json_uint(w, log->excluded_ops);
-    json_key(w, "malformed_blocks");
-    json_uint(w, log->malformed_blocks);
-    json_key(w, "ops_without_block");
-    json_uint(w, log->ops_without_block);
-    json_key(w, "programs");
-    json_uint(w, log->programs);
-    json_key(w, "const_eval_programs");
-    json_uint(w, log->const_eval_programs);
-    json_key(w, "cache_misses");
-    json_uint(w, log->cache_misses);
+    kv_cstr(w, "log_shape", info.shape);
+    kv_uint(w, "executed_ops", log->executed_ops);
+    kv_uint(w, "op_blocks", log->op_blocks);
+    kv_uint(w, "excluded_ops", log->excluded_ops);
+    kv_uint(w, "malformed_blocks", log->malformed_blocks);
+    kv_uint(w, "ops_without_block", log->ops_without_block);
+    kv_uint(w, "programs", log->programs);
+    kv_uint(w, "const_eval_programs", log->const_eval_programs);
+    kv_uint(w, "cache_misses", log->cache_misses);
     json_key(w, "mlir_modules");
     json_arr_begin(w);
     for (size_t i = 0; i < log->nmodules; i++) {
         json_obj_begin(w);
-        json_key(w, "stage");
-        jstr(w, log->modules[i].stage);
-        json_key(w, "offset");
-        json_int(w, log->modules[i].offset);
-        json_key(w, "lines");
-        json_uint(w, log->modules[i].lines);
+        kv_str(w, "stage", log->modules[i].stage);
+        kv_int(w, "offset", log->modules[i].offset);
+        kv_uint(w, "lines", log->modules[i].lines);
         json_obj_end(w);
     }
     json_arr_end(w);
@@ -152,21 +151,12 @@ static void render_memory(const tt_log *log, json_writer *w)
     for (size_t i = 0; i < log->nsubmits; i++) {
         const tt_submit *s = &log->submits[i];
         json_obj_begin(w);
-        json_key(w, "submit");
-        json_uint(w, s->number);
-        json_key(w, "when");
-        json_cstr(w, s->after ? "after" : "before");
-        json_key(w, "offset");
-        json_int(w, s->offset);
-        json_key(w, "operations_before");
-        json_uint(w, s->ops_before);
+        kv_uint(w, "submit", s->number);
+        kv_cstr(w, "when", s->after ? "after" : "before");
+        kv_int(w, "offset", s->offset);
+        kv_uint(w, "operations_before", s->ops_before);
         json_key(w, "memory");
-        json_obj_begin(w);
-        for (int t = 0; t < TT_NMEM; t++) {
-            json_key(w, TT_MEM_NAMES[t]);
-            memview_json(w, &s->mem[t]);
-        }
-        json_obj_end(w);
+        memviews_json(w, s->mem);
         json_obj_end(w);
     }
     json_arr_end(w);
@@ -174,10 +164,8 @@ static void render_memory(const tt_log *log, json_writer *w)
     json_arr_begin(w);
     for (size_t i = 0; i < log->nwarnings; i++) {
         json_obj_begin(w);
-        json_key(w, "offset");
-        json_int(w, log->warnings[i].offset);
-        json_key(w, "message");
-        json_cstr(w, log->warnings[i].what);
+        kv_int(w, "offset", log->warnings[i].offset);
+        kv_cstr(w, "message", log->warnings[i].what);
         json_obj_end(w);
     }
     json_arr_end(w);
@@ -187,65 +175,42 @@ static void render_memory(const tt_log *log, json_writer *w)
     for (size_t i = 0; i < log->nops; i++) {
         const tt_op *op = &log->ops[i];
         json_obj_begin(w);
-        json_key(w, "op_type");
-        jstr(w, op->op_type);
+        kv_str(w, "op_type", op->op_type);
         json_key(w, "memory");
-        if (op->mem_source == TT_MEM_NONE) {
+        if (op->mem_source == TT_MEM_NONE)
             json_null(w);
-        } else {
-            json_obj_begin(w);
-            for (int t = 0; t < TT_NMEM; t++) {
-                json_key(w, TT_MEM_NAMES[t]);
-                memview_json(w, &op->mem[t]);
-            }
-            json_obj_end(w);
-        }
-        json_key(w, "index");
-        json_uint(w, i);
-        json_key(w, "mlir_op");
-        jstr(w, op->name);
-        json_key(w, "loc");
-        jstr(w, op->loc);
-        json_key(w, "const_eval_graph");
-        jstr(w, op->const_eval);
-        json_key(w, "const_eval_cache_miss");
-        json_bool(w, op->cache_miss);
-        json_key(w, "is_weight_op");
-        json_bool(w, op->is_weight);
+        else
+            memviews_json(w, op->mem);
+        kv_uint(w, "index", i);
+        kv_str(w, "mlir_op", op->name);
+        kv_str(w, "loc", op->loc);
+        op_flags(w, op);
         json_key(w, "unpadded_memory");
         json_obj_begin(w);
         for (int t = 0; t < 2; t++) {
             const tt_live *l = &op->live[t];
             json_key(w, TT_MEM_NAMES[t]);
             json_obj_begin(w);
-            json_key(w, "unpadded_bytes");
-            json_uint(w, l->unpadded_bytes);
-            json_key(w, "padded_bytes");
-            json_uint(w, l->padded_bytes);
-            json_key(w, "num_tensors");
-            json_uint(w, l->num_tensors);
-            json_key(w, "unpadded_MB");
-            json_double(w, mb9(l->unpadded_bytes));
-            json_key(w, "padded_MB");
-            json_double(w, mb9(l->padded_bytes));
-            json_key(w, "overhead_MB");
-            json_double(w, mb9(l->padded_bytes - l->unpadded_bytes));
-            json_key(w, "overhead_pct");
-            json_double(w, l->unpadded_bytes ? pct6((double)(l->padded_bytes - l->unpadded_bytes) /
-                                                    (double)l->unpadded_bytes * 100.0)
-                                             : 0.0);
+            kv_uint(w, "unpadded_bytes", l->unpadded_bytes);
+            kv_uint(w, "padded_bytes", l->padded_bytes);
+            kv_uint(w, "num_tensors", l->num_tensors);
+            kv_double(w, "unpadded_MB", mb9(l->unpadded_bytes));
+            kv_double(w, "padded_MB", mb9(l->padded_bytes));
+            kv_double(w, "overhead_MB", mb9(l->padded_bytes - l->unpadded_bytes));
+            kv_double(w, "overhead_pct",
+                      l->unpadded_bytes ? pct6((double)(l->padded_bytes - l->unpadded_bytes) /
+                                               (double)l->unpadded_bytes * 100.0)
+                                        : 0.0);
             json_obj_end(w);
         }
         json_obj_end(w);
-        json_key(w, "memory_source");
-        json_cstr(w, mem_source_name(op->mem_source));
+        kv_cstr(w, "memory_source", mem_source_name(op->mem_source));
         json_key(w, "submit");
         if (op->submit >= 0)
             json_int(w, op->submit);
         else
             json_null(w);
-        json_key(w, "offset");
-        json_int(w, op->offset);
+        kv_int(w, "offset", op->offset);
         json_obj_end(w);
     }
     json_arr_end(w);
@@ -287,8 +252,9 @@ static void split_list(json_writer *w, pq_str s)
     json_arr_end(w);
 }
 
-static void tensors_json(json_writer *w, pq_str types, int want_dtype)
+static void kv_tensors(json_writer *w, const char *k, pq_str types, int want_dtype)
 {
+    json_key(w, k);
     json_arr_begin(w);
     size_t pos = 0;
     pq_str shape, dtype;
@@ -305,26 +271,17 @@ static void render_operations(const tt_log *log, json_writer *w)
     for (size_t i = 0; i < log->nops; i++) {
         const tt_op *op = &log->ops[i];
         json_obj_begin(w);
-        json_key(w, "result");
-        jstr(w, op->result);
-        json_key(w, "mlir_op");
-        jstr(w, op->name);
+        kv_str(w, "result", op->result);
+        kv_str(w, "mlir_op", op->name);
         json_key(w, "inputs");
         split_list(w, op->operands);
-        json_key(w, "attributes");
-        jstr(w, op->attributes);
-        json_key(w, "input_types");
-        jstr(w, op->input_types);
-        json_key(w, "output_type");
-        jstr(w, op->output_type);
-        json_key(w, "input_shapes");
-        tensors_json(w, op->input_types, 0);
-        json_key(w, "input_dtypes");
-        tensors_json(w, op->input_types, 1);
-        json_key(w, "output_shapes");
-        tensors_json(w, op->output_type, 0);
-        json_key(w, "output_dtypes");
-        tensors_json(w, op->output_type, 1);
+        kv_str(w, "attributes", op->attributes);
+        kv_str(w, "input_types", op->input_types);
+        kv_str(w, "output_type", op->output_type);
+        kv_tensors(w, "input_shapes", op->input_types, 0);
+        kv_tensors(w, "input_dtypes", op->input_types, 1);
+        kv_tensors(w, "output_shapes", op->output_type, 0);
+        kv_tensors(w, "output_dtypes", op->output_type, 1);
         json_key(w, "output_layout_info");
         const tt_layout *l = &op->out;
         if (!l->present) {
@@ -333,12 +290,9 @@ static void render_operations(const tt_log *log, json_writer *w)
             json_obj_begin(w);
             json_key(w, "logical_shape");
             jdims(w, l->shape, l->ndims);
-            json_key(w, "dtype");
-            jstr(w, l->dtype);
-            json_key(w, "unpadded_bytes");
-            json_uint(w, l->unpadded_bytes);
-            json_key(w, "is_tiled");
-            json_bool(w, l->tiled);
+            kv_str(w, "dtype", l->dtype);
+            kv_uint(w, "unpadded_bytes", l->unpadded_bytes);
+            kv_bool(w, "is_tiled", l->tiled);
             json_key(w, "memref_shape");
             if (l->memref_ndims)
                 jdims(w, l->memref_shape, l->memref_ndims);
@@ -353,23 +307,22 @@ static void render_operations(const tt_log *log, json_writer *w)
             }
             json_key(w, "padded_shape");
             jdims(w, l->padded_shape, l->padded_ndims);
-            json_key(w, "padded_bytes");
-            json_uint(w, l->padded_bytes);
-            json_key(w, "buffer_type");
-            jstr(w, l->buffer_type);
-            json_key(w, "overhead_pct");
-            json_double(w, l->unpadded_bytes
-                               ? pct6(((double)l->padded_bytes - (double)l->unpadded_bytes) /
-                                      (double)l->unpadded_bytes * 100.0)
-                               : 0.0);
+            kv_uint(w, "padded_bytes", l->padded_bytes);
+            kv_str(w, "buffer_type", l->buffer_type);
+            kv_double(w, "overhead_pct",
+                      l->unpadded_bytes
+                          ? pct6(((double)l->padded_bytes - (double)l->unpadded_bytes) /
+                                 (double)l->unpadded_bytes * 100.0)
+                          : 0.0);
             json_obj_end(w);
         }
-        common_tail(w, op, i);
+        kv_str(w, "loc", op->loc);
+        kv_uint(w, "index", i);
+        op_flags(w, op);
         json_key(w, "weights");
         json_arr_begin(w);
         json_arr_end(w);
-        json_key(w, "op_type");
-        jstr(w, op->op_type);
+        kv_str(w, "op_type", op->op_type);
         json_obj_end(w);
     }
     json_arr_end(w);

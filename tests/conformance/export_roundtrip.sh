@@ -6,16 +6,10 @@
 # `profq info` counts XEvents on it -- one trace event per XPlane event, no cap. Every pid
 # and tid used is named by a metadata event. Exit 0 pass, 1 fail, 77 skip without data.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-build}
-PROFQ=${PROFQ:-$top/$BUILD/profq}
-SHARED=${SHARED:-$top/../shared}
+SUITE=export_roundtrip
+. "$(dirname "$0")/lib.sh"
 data="$SHARED/data/xplane"
-if [ ! -d "$data" ]; then
-  echo "export_roundtrip: SKIP: $data is absent"
-  [ "${CI:-}" = "true" ] && exit 1
-  exit 77
-fi
+require_data "$data"
 work=$(mktemp -d "${TMPDIR:-/tmp}/profq-export-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail=0

@@ -5,29 +5,13 @@
 # Exit 0 all match, 1 any mismatch, 77 (skip, with a message) when $SHARED/data is
 # absent or PyPI cannot be reached -- except under CI=true, where those fail (exit 1).
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+SUITE=xplane_counts
+. "$(dirname "$0")/lib.sh"
 cd "$top"
-BUILD=${BUILD:-build}
-PROFQ=${PROFQ:-$top/$BUILD/profq}
-SHARED=${SHARED:-$top/../shared}
 data="$SHARED/data/xplane"
-
-skip() {
-  echo "xplane_counts: SKIP: $*"
-  if [ "${CI:-}" = "true" ]; then
-    echo "xplane_counts: CI=true forbids skipping"
-    exit 1
-  fi
-  exit 77
-}
-
-[ -d "$data" ] || skip "$data is absent (real profiles live in ../shared/data)"
-if [ ! -x "$PROFQ" ]; then
-  echo "xplane_counts: FAIL: no profq binary at $PROFQ (build it first: make BUILD=$BUILD all)"
-  exit 1
-fi
-python=$(scripts/venv.sh test tests/requirements.txt) ||
-  skip "could not create the test venv from tests/requirements.txt (is PyPI reachable?)"
+require_data "$data"
+require_profq
+use_venv test tests/requirements.txt
 
 exec "$python" tests/conformance/xplane_counts.py \
   --profq "$PROFQ" \

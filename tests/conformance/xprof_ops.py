@@ -5,19 +5,26 @@ ops is copied to a scratch directory (XProf writes its caches next to the XSpace
 is read-only) and converted by xprof's xspace_to_tools_data. Compared:
 
   hlo_stats        the same (program id, op name) set; occurrences equal; total time and
-                   self time within 0.1%; the same category and framework op name. TPU: FLOPs (model GFLOP/s x time), bytes accessed
-                   (measured GiB/s x time) and HBM bytes within 0.1%, the same bound-by.
+                   self time within 0.1%; the same category and framework op name; FLOPs
+                   (model GFLOP/s x time), bytes accessed (measured GiB/s x time) and HBM
+                   bytes within 0.1%; the same bound-by and source info.
   roofline_model   the whole DataTable pair: columns, row order, every cell (numbers within
-                   0.1%), the diagnostics table; on TPU also the peaks table "p". On GPU the
-                   FLOP/byte-derived columns are left out (see below).
-  op_profile       TPU: per category (byCategoryExcludeIdle) the same categories, time and
-                   FLOPs within 0.1%.
+                   0.1%), the diagnostics table and the peaks table "p".
+  op_profile       grouped by program, category and provenance, the whole Profile JSON: both
+                   trees (with and without IDLE), every node's name, numChildren, xla fields
+                   and metrics (rawTime, occurrences, avgTimePs, normalizedTimePs,
+                   rawFlops, bf16Flops, flops, uncappedFlops, bandwidthUtils,
+                   rawBytesAccessedArray; numbers within 0.1%), children matched by name
+                   and program id and in XProf's order (rawTime descending; rawFlops
+                   under fusions; ties in either order). Not compared: the fused
+                   instructions XProf lists under a fusion leaf from the HloProto (their
+                   time is 0; profq does not print them), and on GPU the HLO text
+                   (expression), which XProf prints from the HloProto on GPUs.
 
-Not compared for GPU profiles: FLOPs, bytes and bound-by, and source info (XProf reads it
-from the HloProto's metadata and stack frames on GPUs; profq only from TPU op metadata). XProf derives them by running
-XLA's HLO cost analysis on the HloProto (spec/xprof-tools.md 5.4); profq reports the FLOPs
-and bytes the input states (none in these AMD profiles). Categories and framework op names
-come from the HloProto in both. That gap is printed, never hidden.
+GPU FLOPs and bytes are XLA's GPU HLO cost analysis of the HloProto in both (XProf runs XLA's
+code; profq its own C rules, src/analysis/hlo_cost.c); GPU peaks come from the plane's core
+count, clock and architecture, GPU source info from the HloProto's metadata and stack frames,
+in both. Not compared: the GPU HLO text, as said above.
 """
 import argparse
 import json
@@ -74,6 +81,64 @@ class Check:
             self.bad.append(f"{what}: xprof {a!r} profq {b!r}")
 
 
+DUP = " and its duplicate(s)"
+
+
+def node_key(n):
+    return (n.get("name"), n.get("xla", {}).get("programId"))
+
+
+def op_profile_node(c, what, x, p, tpu):
+    """Compares one node and, recursively, its children (matched by name and program id;
+    the order must be XProf's: rawTime descending, rawFlops under fusions)."""
+    c.eq(f"{what} name", x.get("name"), p.get("name"))
+    xm, pm = x.get("metrics", {}), p.get("metrics", {})
+    for k in sorted(set(xm) | set(pm)):
+        a, b = xm.get(k), pm.get(k)
+        if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            for i, (u, v) in enumerate(zip(a, b)):
+                c.near(f"{what} {k}[{i}]", u, v)
+        elif isinstance(a, (int, float)) and isinstance(b, (int, float)):
+            c.near(f"{what} {k}", a, b)
+        else:
+            c.eq(f"{what} {k}", a, b)
+    c.eq(f"{what} has xla", "xla" in x, "xla" in p)
+    if "xla" in x and "xla" in p:
+        for k in sorted(set(x["xla"]) | set(p["xla"])):
+            if k == "expression" and not tpu:
+                continue  # GPU: XProf prints the HLO text from the HloProto; profq does not
+            c.eq(f"{what} xla.{k}", x["xla"].get(k), p["xla"].get(k))
+    # The fused instructions XProf lists under a fusion leaf (from the HloProto, time 0)
+    # are not produced by profq: a leaf's own children are left out on both sides.
+    leaf = "xla" in x and not x.get("name", "").endswith(DUP)
+    xk = [] if leaf else x.get("children", [])
+    pk = [] if leaf else p.get("children", [])
+    if not leaf:
+        c.eq(f"{what} numChildren", x.get("numChildren", 0), p.get("numChildren", 0))
+    # under a fusion XProf orders by rawFlops; a duplicates group (a fusion-category node
+    # holding the programs' copies of one fusion) is ordered by rawTime like any other
+    by_flops = ("xla" in p and p["xla"].get("category", "").endswith(" fusion")
+                and not p.get("name", "").endswith(DUP))
+    order = [n.get("metrics", {}).get("rawFlops" if by_flops else "rawTime", 0) for n in pk]
+    if any(a < b * (1 - 1e-9) for a, b in zip(order, order[1:])):
+        c.bad.append(f"{what}: children not sorted: {order[:10]}")
+    xs = {node_key(n): n for n in xk}
+    ps = {node_key(n): n for n in pk}
+    c.eq(f"{what} children", sorted(xs, key=str), sorted(ps, key=str))
+    for k in sorted(set(xs) & set(ps), key=str):
+        op_profile_node(c, f"{what}/{k[0]}", xs[k], ps[k], tpu)
+
+
+def op_profile_compare(c, what, x, p, tpu):
+    c.eq(f"{what} keys", sorted(x), sorted(p))
+    c.eq(f"{what} deviceType", x.get("deviceType"), p.get("deviceType"))
+    c.near(f"{what} aggDvfsTimeScaleMultiplier", x.get("aggDvfsTimeScaleMultiplier", 0),
+           p.get("aggDvfsTimeScaleMultiplier", 0))
+    for k in sorted(set(x) & set(p)):
+        if isinstance(x[k], dict):
+            op_profile_node(c, f"{what}.{k}", x[k], p[k], tpu)
+
+
 def compare(exe, src, scratch):
     name = os.path.basename(src.rstrip("/"))
     d = os.path.join(scratch, name.replace(".xplane.pb", ""))
@@ -105,14 +170,12 @@ def compare(exe, src, scratch):
         c.near(f"{k} self %", x["total_self_time_percent"], p["total_self_time_percent"])
         c.eq(f"{k} category", x["category"], p["category"])
         c.eq(f"{k} framework op", x["tf_op_name"], p["tf_op_name"])
-        if tpu:  # GPU: XProf reads source lines from the HloProto's stack frames; profq not yet
-            c.eq(f"{k} source info", x["source_info"], p["source_info"])
-        if tpu:
-            t = x["total_time"]
-            c.near(f"{k} FLOPs", x["model_flop_rate"] * t, p["model_flop_rate"] * t)
-            c.near(f"{k} bytes", x["measured_memory_bw"] * t, p["measured_memory_bw"] * t)
-            c.near(f"{k} HBM bytes", x["hbm_bw"] * t, p["hbm_bw"] * t)
-            c.eq(f"{k} bound by", x["bound_by"], p["bound_by"])
+        c.eq(f"{k} source info", x["source_info"], p["source_info"])
+        t = x["total_time"]
+        c.near(f"{k} FLOPs", x["model_flop_rate"] * t, p["model_flop_rate"] * t)
+        c.near(f"{k} bytes", x["measured_memory_bw"] * t, p["measured_memory_bw"] * t)
+        c.near(f"{k} HBM bytes", x["hbm_bw"] * t, p["hbm_bw"] * t)
+        c.eq(f"{k} bound by", x["bound_by"], p["bound_by"])
 
     xr = json.loads(xprof(path, "roofline_model"))
     pr = json.loads(profq(exe, path, "roofline", "--format", "xprof"))
@@ -120,37 +183,20 @@ def compare(exe, src, scratch):
     c.eq("roofline_model rows", len(xr[0]["rows"]), len(pr[0]["rows"]))
     c.eq("roofline_model diagnostics", xr[1], pr[1])
     cols = [col["id"] for col in xr[0]["cols"]]
-    gpu_skip = {"measured_flop_rate", "model_flop_rate", "measured_memory_bw", "hbm_bw",
-                "vmem_write_bw", "operational_intensity", "hbm_operational_intensity",
-                "vmem_write_operational_intensity", "bottleneck_operational_intensity",
-                "bound_by", "optimal_flop_rate", "roofline_efficiency", "compute_efficiency",
-                "max_mem_bw_utilization", "source_info"}
-    if tpu:
-        c.eq("roofline_model p", xr[0].get("p"), pr[0].get("p"))
+    c.eq("roofline_model p", xr[0].get("p"), pr[0].get("p"))
     for i, (ra, rb) in enumerate(zip(xr[0]["rows"], pr[0]["rows"])):
         for col, x, y in zip(cols, [v.get("v") for v in ra["c"]], [v.get("v") for v in rb["c"]]):
-            if not tpu and col in gpu_skip:
-                continue
             what = f"roofline_model row {i} ({ra['c'][0]['v']} {ra['c'][3]['v']}) {col}"
             if isinstance(x, float) and not isinstance(x, bool):
                 c.near(what, x, y)
             else:
                 c.eq(what, x, y)
 
-    if tpu:
-        op = json.loads(xprof(path, "op_profile", group_by="category"))
-        cats = {n["name"]: n["metrics"] for n in op["byCategoryExcludeIdle"]["children"]}
-        pq_cats = {r["name"]: r for r in json.loads(
-            profq(exe, path, "ops", "--by", "category", "--format", "json"))["rows"]}
-        c.eq("op_profile categories", sorted(cats), sorted(pq_cats))
-        for k in sorted(set(cats) & set(pq_cats)):
-            c.near(f"op_profile {k} time", float(cats[k].get("rawTime", 0)),
-                   pq_cats[k]["time_ps"])
-            c.near(f"op_profile {k} FLOPs", float(cats[k].get("rawFlops", 0)),
-                   pq_cats[k]["model_flops"])
-    else:
-        print(f"{name}: GPU: FLOPs, bytes, bound-by not compared "
-              "(XProf runs XLA's HLO cost analysis; profq reports what the input states)")
+    for group in ("program", "category", "provenance"):
+        x = json.loads(xprof(path, "op_profile", group_by=group))
+        p = json.loads(profq(exe, path, "ops", "--format", "xprof", "--view", "op_profile",
+                             "--by", group))
+        op_profile_compare(c, f"op_profile[{group}]", x, p, tpu)
     status = "ok" if not c.bad else "MISMATCH"
     print(f"{name}: {len(xs)} ops, {c.n} checks, {status}")
     for b in c.bad[:20]:

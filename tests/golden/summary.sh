@@ -367,7 +367,7 @@ mkdir -p stub
 printf '#!/bin/sh\necho "$WANDB_ENTITY $*" >"%s/wandb.args"\nls "$(eval echo \\${$#})" >>"%s/wandb.args"\n' \
     "$work" "$work" >stub/wandb
 chmod +x stub/wandb
-env PATH="$work/stub:$PATH" "$PROFQ" publish --summary b.sum.json --report "$work/r1.md" \
+env WANDB_API_KEY=stub PATH="$work/stub:$PATH" "$PROFQ" publish --summary b.sum.json --report "$work/r1.md" \
     --entity ent --project proj --artifact-name art >"$work/pubr.out" &&
     check pubr 'd["status"] == "published"' || bad "publish with a wandb stub: exit $?"
 grep -q "^ent artifact put --name proj/art --type profile_summary --alias latest /tmp/profq-publish-" \

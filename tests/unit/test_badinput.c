@@ -479,29 +479,29 @@ static void check_rejected_at_0(const char *path, const char *must_have)
         fail_msg("%s: message '%s' lacks '%s'", path, err.message, must_have);
 }
 
+/* Writes N bytes as DIR/NAME and checks that profq rejects the file at offset 0. */
+static void reject_file(const char *dir, const char *name, const void *data, size_t n,
+                        const char *must_have)
+{
+    char p[PATH_MAX + 32];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    tu_write_file(p, data, n);
+    check_rejected_at_0(p, must_have);
+}
+
 static void test_not_an_xspace(void **state)
 {
     (void)state;
     char *dir = tu_mkdtemp();
-    char p[PATH_MAX + 32];
-    snprintf(p, sizeof p, "%s/empty.xplane.pb", dir);
-    tu_write_file(p, "", 0);
-    check_rejected_at_0(p, "found an empty file");
-    snprintf(p, sizeof p, "%s/trace.json", dir);
+    reject_file(dir, "empty.xplane.pb", "", 0, "found an empty file");
     const char *json = "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"op\", \"ts\": 1}]}\n";
-    tu_write_file(p, json, strlen(json));
-    check_rejected_at_0(p, "found JSON text");
+    reject_file(dir, "trace.json", json, strlen(json), "found JSON text");
     /* JSON is recognised by content, whatever the name says. */
-    snprintf(p, sizeof p, "%s/looks.xplane.pb", dir);
-    tu_write_file(p, "  \n[1, 2]", 9);
-    check_rejected_at_0(p, "found JSON text");
-    snprintf(p, sizeof p, "%s/run.log", dir);
+    reject_file(dir, "looks.xplane.pb", "  \n[1, 2]", 9, "found JSON text");
     const char *text = "2024-01-01 12:00:00 INFO starting the runtime\n";
-    tu_write_file(p, text, strlen(text));
-    check_rejected_at_0(p, "found plain text");
-    snprintf(p, sizeof p, "%s/x.xplane.pb.gz", dir);
-    tu_write_file(p, "\x1f\x8b\x08\x00\x00\x00\x00\x00", 8);
-    check_rejected_at_0(p, "found gzip-compressed data");
+    reject_file(dir, "run.log", text, strlen(text), "found plain text");
+    reject_file(dir, "x.xplane.pb.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00", 8,
+                "found gzip-compressed data");
     tu_rm_rf(dir);
     free(dir);
     /* The same from memory. */
@@ -533,23 +533,34 @@ static void test_real_trace_json(void **state)
     tu_paths_free(&files);
 }
 
-/* SQLite-style torture: fail the Nth allocation of a full load (and of a render), for
- * every N until the operation succeeds. Each result is OK or NOMEM, never a crash, and
- * under ASan nothing leaks. */
-static void test_allocation_torture(void **state)
+static pq_status open_from_memory(const file_bytes *f, pq_profile **prof, pq_error *err)
 {
-    (void)state;
-    REQUIRE_SHARED();
-    const char *path = shared_path("xplane/tpu_inference_2.xplane.pb");
-    file_bytes f = read_or_fail(path);
+    return pq_profile_open_memory(f->p, f->n, "tpu_inference_2.xplane.pb", NULL, prof, err);
+}
+
+static pq_status open_from_file(const file_bytes *f, pq_profile **prof, pq_error *err)
+{
+    const char *paths[] = {f->path};
+    pq_scan_totals t;
+    pq_open_options opts = {0};
+    opts.scan = &t;
+    opts.threads = 2;
+    return pq_profile_open(paths, 1, &opts, prof, err);
+}
+
+/* Opens F with OPEN, failing its Nth allocation for N = 1, 2, ... until it loads: every
+ * failed open is NOMEM with no profile. Returns the N that loaded. */
+static long open_torture(const char *label,
+                         pq_status (*open)(const file_bytes *, pq_profile **, pq_error *),
+                         const file_bytes *f)
+{
     long n;
     int loaded = 0;
     for (n = 1; n < 100000 && !loaded; n++) {
         pq_profile *prof = NULL;
         pq_error err;
         pq_debug_fail_alloc_after(n);
-        pq_status st =
-            pq_profile_open_memory(f.p, f.n, "tpu_inference_2.xplane.pb", NULL, &prof, &err);
+        pq_status st = open(f, &prof, &err);
         pq_debug_fail_alloc_after(0);
         if (st == PQ_OK) {
             assert_non_null(prof);
@@ -557,38 +568,29 @@ static void test_allocation_torture(void **state)
             loaded = 1;
         } else {
             if (st != PQ_ERR_NOMEM)
-                fail_msg("fail after %ld: %s: %s", n, pq_status_name(st), err.message);
+                fail_msg("%sfail after %ld: %s: %s", label, n, pq_status_name(st), err.message);
             assert_null(prof);
             assert_int_equal(err.status, PQ_ERR_NOMEM);
         }
     }
     assert_true(loaded);
+    return n;
+}
+
+/* SQLite-style torture: fail the Nth allocation of a full load (and of a render), for
+ * every N until the operation succeeds. Each result is OK or NOMEM, never a crash, and
+ * under ASan nothing leaks. */
+static void test_allocation_torture(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    file_bytes f = read_or_fail(shared_path("xplane/tpu_inference_2.xplane.pb"));
+    /* From memory, then through the file path (discovery, threads, mapping, the
+     * single-pass scan). */
+    long n = open_torture("", open_from_memory, &f);
     assert_true(n > 2); /* at least one failure was injected and survived */
     long memory_allocs = n - 1;
-
-    /* Through the file path (discovery, threads, mapping, the single-pass scan). */
-    const char *paths[] = {f.path};
-    loaded = 0;
-    for (n = 1; n < 100000 && !loaded; n++) {
-        pq_profile *prof = NULL;
-        pq_error err;
-        pq_scan_totals t;
-        pq_open_options opts = {0};
-        opts.scan = &t;
-        opts.threads = 2;
-        pq_debug_fail_alloc_after(n);
-        pq_status st = pq_profile_open(paths, 1, &opts, &prof, &err);
-        pq_debug_fail_alloc_after(0);
-        if (st == PQ_OK) {
-            pq_profile_free(prof);
-            loaded = 1;
-        } else {
-            if (st != PQ_ERR_NOMEM)
-                fail_msg("file, fail after %ld: %s: %s", n, pq_status_name(st), err.message);
-            assert_null(prof);
-        }
-    }
-    assert_true(loaded);
+    open_torture("file, ", open_from_file, &f);
 
     /* Rendering: every allocation of info and tools may fail too. */
     pq_profile *prof = NULL;

@@ -112,15 +112,32 @@ static mv_result *compute(const tbuf *b, arena *a, int64_t color, const char **w
     return st == PQ_OK ? r : NULL;
 }
 
+/* Starts B with the module and opens its buffer assignment. */
+static size_t begin_assignment(tbuf *b)
+{
+    tb_init(b);
+    put_module(b);
+    return msg_begin(b, 3);
+}
+
+/* Closes the buffer assignment BA of B after its heap trace of N events, and prepares the
+ * arena A and *WHAT for compute. */
+static void end_assignment(tbuf *b, size_t ba, const int *kinds, const int64_t *ids,
+                           const int64_t *share, int n, arena *a, const char **what)
+{
+    put_trace(b, kinds, ids, share, n);
+    msg_end(b, ba);
+    arena_init(a);
+    *what = NULL;
+}
+
 /* XProf's test: ALLOC 1, SHARE 2->1, FREE 1, FREE 2 over a 1 MiB temporary holding two
  * 0.5 MiB buffers, plus a 1 MiB constant. */
 static void worked_example(void **state)
 {
     (void)state;
     tbuf b;
-    tb_init(&b);
-    put_module(&b);
-    size_t ba = msg_begin(&b, 3);
+    size_t ba = begin_assignment(&b);
     put_lb(&b, 1, 524288, 1);
     put_lb(&b, 2, 524288, 2);
     put_lb(&b, 3, 1048576, 3);
@@ -129,11 +146,9 @@ static void worked_example(void **state)
     put_alloc(&b, 1, 1048576, 1, l1, s1, 1);
     int kinds[] = {0, 2, 1, 1};
     int64_t ids[] = {1, 2, 1, 2}, share[] = {0, 1, 0, 0};
-    put_trace(&b, kinds, ids, share, 4);
-    msg_end(&b, ba);
     arena a;
-    arena_init(&a);
-    const char *what = NULL;
+    const char *what;
+    end_assignment(&b, ba, kinds, ids, share, 4, &a, &what);
     mv_result *r = compute(&b, &a, 0, &what);
     assert_non_null(r);
     double add = (double)r->indefinite_bytes / MIB;
@@ -152,9 +167,7 @@ static void share_chain(void **state)
 {
     (void)state;
     tbuf b;
-    tb_init(&b);
-    put_module(&b);
-    size_t ba = msg_begin(&b, 3);
+    size_t ba = begin_assignment(&b);
     put_lb(&b, 1, 524288, 1);
     put_lb(&b, 2, 524288, 2);
     put_lb(&b, 3, 524288, 3);
@@ -162,11 +175,9 @@ static void share_chain(void **state)
     put_alloc(&b, 0, 1048576, 0, l, s, 3);
     int kinds[] = {0, 2, 1, 1, 2, 1};
     int64_t ids[] = {1, 2, 1, 2, 3, 3}, share[] = {0, 1, 0, 0, 2, 0};
-    put_trace(&b, kinds, ids, share, 6);
-    msg_end(&b, ba);
     arena a;
-    arena_init(&a);
-    const char *what = NULL;
+    const char *what;
+    end_assignment(&b, ba, kinds, ids, share, 6, &a, &what);
     mv_result *r = compute(&b, &a, 0, &what);
     assert_non_null(r);
     assert_true((double)r->peak_bytes / MIB == 0.5);
@@ -180,19 +191,15 @@ static void double_free(void **state)
 {
     (void)state;
     tbuf b;
-    tb_init(&b);
-    put_module(&b);
-    size_t ba = msg_begin(&b, 3);
+    size_t ba = begin_assignment(&b);
     put_lb(&b, 1, 524288, 1);
     int64_t l[] = {1}, s[] = {524288};
     put_alloc(&b, 0, 1048576, 0, l, s, 1);
     int kinds[] = {0, 1, 1};
     int64_t ids[] = {1, 1, 1}, share[] = {0, 0, 0};
-    put_trace(&b, kinds, ids, share, 3);
-    msg_end(&b, ba);
     arena a;
-    arena_init(&a);
-    const char *what = NULL;
+    const char *what;
+    end_assignment(&b, ba, kinds, ids, share, 3, &a, &what);
     assert_null(compute(&b, &a, 0, &what));
     assert_non_null(what);
     assert_non_null(strstr(what, "freed multiple times"));

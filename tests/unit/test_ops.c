@@ -12,74 +12,30 @@
 
 enum { ST_PID = 1, ST_SID, ST_CAT, ST_FLOPS, ST_BYTES, ST_PEAKF, ST_PEAKB, ST_HLO_OP, ST_MODULE };
 
-static void stat_meta(tbuf *b, int64_t key, const char *name)
-{
-    size_t e = msg_begin(b, 5);
-    put_varint_field(b, 1, (uint64_t)key);
-    size_t v = msg_begin(b, 2);
-    put_varint_field(b, 1, (uint64_t)key);
-    put_str_field(b, 2, name);
-    msg_end(b, v);
-    msg_end(b, e);
-}
-
-static void stat_u(tbuf *b, uint64_t field, int64_t id, uint64_t val)
-{
-    size_t s = msg_begin(b, field);
-    put_varint_field(b, 1, (uint64_t)id);
-    put_varint_field(b, 3, val);
-    msg_end(b, s);
-}
-
-static void stat_d(tbuf *b, uint64_t field, int64_t id, double val)
-{
-    size_t s = msg_begin(b, field);
-    put_varint_field(b, 1, (uint64_t)id);
-    put_double_field(b, 2, val);
-    msg_end(b, s);
-}
-
-static void stat_s(tbuf *b, uint64_t field, int64_t id, const char *val)
-{
-    size_t s = msg_begin(b, field);
-    put_varint_field(b, 1, (uint64_t)id);
-    put_str_field(b, 5, val);
-    msg_end(b, s);
-}
-
 /* TPU event metadata: id, name, program 7, symbol SYM, category, flops, bytes. */
 static void tpu_meta(tbuf *b, int64_t id, const char *name, uint64_t sym, const char *cat,
                      double flops, double bytes)
 {
-    size_t e = msg_begin(b, 4);
-    put_varint_field(b, 1, (uint64_t)id);
-    size_t v = msg_begin(b, 2);
-    put_varint_field(b, 1, (uint64_t)id);
-    put_str_field(b, 2, name);
-    stat_u(b, 5, ST_PID, 7);
+    emeta_marks m = emeta_begin(b, id, name);
+    put_stat_u(b, 5, ST_PID, 7);
     if (sym)
-        stat_u(b, 5, ST_SID, sym);
-    stat_s(b, 5, ST_CAT, cat);
-    stat_d(b, 5, ST_FLOPS, flops);
-    stat_d(b, 5, ST_BYTES, bytes);
-    msg_end(b, v);
-    msg_end(b, e);
+        put_stat_u(b, 5, ST_SID, sym);
+    put_stat_s(b, 5, ST_CAT, cat);
+    put_stat_d(b, 5, ST_FLOPS, flops);
+    put_stat_d(b, 5, ST_BYTES, bytes);
+    emeta_end(b, m);
 }
 
-static void event(tbuf *b, int64_t meta, int64_t off, int64_t dur)
+/* Closes the line LN and the plane PL of B, loads the XSpace and computes its ops into R
+ * (which must succeed). */
+static pq_profile *load_ops(tbuf *b, size_t ln, size_t pl, ops_result *r)
 {
-    size_t e = msg_begin(b, 4);
-    put_varint_field(b, 1, (uint64_t)meta);
-    put_varint_field(b, 2, (uint64_t)off);
-    put_varint_field(b, 3, (uint64_t)dur);
-    msg_end(b, e);
-}
-
-static pq_profile *load(tbuf *b)
-{
+    msg_end(b, ln);
+    msg_end(b, pl);
     pq_profile *p = NULL;
     pq_error err;
     assert_int_equal(pq_profile_open_memory(b->p, b->n, "t.xplane.pb", NULL, &p, &err), PQ_OK);
+    assert_int_equal(ops_compute(p, NULL, r, &err), PQ_OK);
     return p;
 }
 
@@ -96,53 +52,30 @@ static void test_tpu_nesting_and_totals(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_varint_field(&b, 1, 2);
-    put_str_field(&b, 2, "/device:TPU:0");
-    stat_meta(&b, ST_PID, "program_id");
-    stat_meta(&b, ST_SID, "symbol_id");
-    stat_meta(&b, ST_CAT, "hlo_category");
-    stat_meta(&b, ST_FLOPS, "flops");
-    stat_meta(&b, ST_BYTES, "bytes_accessed");
-    stat_meta(&b, ST_PEAKF, "peak_teraflops_per_second");
-    stat_meta(&b, ST_PEAKB, "peak_hbm_bw_gigabytes_per_second");
-    stat_d(&b, 6, ST_PEAKF, 100.0); /* 1e5 GFLOP/s */
-    stat_d(&b, 6, ST_PEAKB, 1000.0);
+    size_t pl = plane_begin(&b, 2, "/device:TPU:0");
+    put_stat_metas(&b, ST_PID, "program_id", "symbol_id", "hlo_category", "flops", "bytes_accessed",
+                   "peak_teraflops_per_second", "peak_hbm_bw_gigabytes_per_second", NULL);
+    put_stat_d(&b, 6, ST_PEAKF, 100.0); /* 1e5 GFLOP/s */
+    put_stat_d(&b, 6, ST_PEAKB, 1000.0);
     tpu_meta(&b, 1, "fusion.1", 11, "loop fusion", 1e3, 1e3);
     tpu_meta(&b, 2, "convolution.2", 12, "convolution", 4e9, 1e6);
     tpu_meta(&b, 3, "no-symbol", 0, "copy", 0, 0);
-    {
-        size_t e = msg_begin(&b, 4); /* a module: program id from the "(7)" suffix */
-        put_varint_field(&b, 1, 9);
-        size_t v = msg_begin(&b, 2);
-        put_varint_field(&b, 1, 9);
-        put_str_field(&b, 2, "jit_f(7)");
-        msg_end(&b, v);
-        msg_end(&b, e);
-    }
-    size_t ml = msg_begin(&b, 3);
-    put_varint_field(&b, 1, 2);
-    put_str_field(&b, 2, "XLA Modules");
+    put_emeta(&b, 9, "jit_f(7)"); /* a module: program id from the "(7)" suffix */
+    size_t ml = line_begin(&b, 2, "XLA Modules");
     put_varint_field(&b, 3, 1);
-    event(&b, 9, 0, 1000);
-    event(&b, 9, 2000, 600);
+    put_event(&b, 9, 0, 1000);
+    put_event(&b, 9, 2000, 600);
     msg_end(&b, ml);
-    size_t ln = msg_begin(&b, 3);
-    put_varint_field(&b, 1, 3);
-    put_str_field(&b, 2, "XLA Ops");
+    size_t ln = line_begin(&b, 3, "XLA Ops");
     put_varint_field(&b, 3, 1); /* timestamp 1 ns */
     /* fusion [0,1000) contains convolution [100,400); then fusion again [2000,2500);
      * a dropped event [3000,9000) with symbol 0 still extends the span. */
-    event(&b, 1, 0, 1000);
-    event(&b, 2, 100, 300);
-    event(&b, 1, 2000, 500);
-    event(&b, 3, 3000, 6000);
-    msg_end(&b, ln);
-    msg_end(&b, pl);
-    pq_profile *p = load(&b);
+    put_event(&b, 1, 0, 1000);
+    put_event(&b, 2, 100, 300);
+    put_event(&b, 1, 2000, 500);
+    put_event(&b, 3, 3000, 6000);
     ops_result r;
-    pq_error err;
-    assert_int_equal(ops_compute(p, NULL, &r, &err), PQ_OK);
+    pq_profile *p = load_ops(&b, ln, pl, &r);
     assert_int_equal(r.hw, OPS_HW_TPU);
     assert_int_equal(r.nops, 3); /* fusion, convolution, IDLE */
     const op_metrics *f = find(&r, "fusion.1"), *c = find(&r, "convolution.2");
@@ -175,6 +108,7 @@ static void test_tpu_nesting_and_totals(void **state)
     ops_free(&r);
     /* --peak-flops overrides the plane */
     ops_options oo = {1e9, 0};
+    pq_error err;
     assert_int_equal(ops_compute(p, &oo, &r, &err), PQ_OK);
     assert_true(r.peaks.tflops == 1e9 && r.peaks.user_flops);
     ops_free(&r);
@@ -187,39 +121,20 @@ static void test_gpu_kernels(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_varint_field(&b, 1, 0);
-    put_str_field(&b, 2, "/device:GPU:0");
-    stat_meta(&b, ST_HLO_OP, "hlo_op");
-    stat_meta(&b, ST_MODULE, "hlo_module");
-    for (int k = 1; k <= 2; k++) {
-        size_t e = msg_begin(&b, 4);
-        put_varint_field(&b, 1, (uint64_t)k);
-        size_t v = msg_begin(&b, 2);
-        put_varint_field(&b, 1, (uint64_t)k);
-        put_str_field(&b, 2, k == 1 ? "kernel_a" : "memcpy");
-        msg_end(&b, v);
-        msg_end(&b, e);
-    }
-    size_t ln = msg_begin(&b, 3);
-    put_varint_field(&b, 1, 16);
-    put_str_field(&b, 2, "Stream #16(Kernel)");
+    size_t pl = plane_begin(&b, 0, "/device:GPU:0");
+    put_stat_metas(&b, ST_HLO_OP, "hlo_op", "hlo_module", NULL);
+    for (int k = 1; k <= 2; k++)
+        put_emeta(&b, k, k == 1 ? "kernel_a" : "memcpy");
+    size_t ln = line_begin(&b, 16, "Stream #16(Kernel)");
     for (int i = 0; i < 3; i++) {
-        size_t e = msg_begin(&b, 4);
-        put_varint_field(&b, 1, 1);
-        put_varint_field(&b, 2, (uint64_t)(i * 1000));
-        put_varint_field(&b, 3, 100);
-        stat_s(&b, 4, ST_HLO_OP, "fusion.3");
-        stat_s(&b, 4, ST_MODULE, "jit_f(42)");
+        size_t e = event_begin(&b, 1, i * 1000, 100);
+        put_stat_s(&b, 4, ST_HLO_OP, "fusion.3");
+        put_stat_s(&b, 4, ST_MODULE, "jit_f(42)");
         msg_end(&b, e);
     }
-    event(&b, 2, 5000, 50); /* no hlo_op: not an XLA op */
-    msg_end(&b, ln);
-    msg_end(&b, pl);
-    pq_profile *p = load(&b);
+    put_event(&b, 2, 5000, 50); /* no hlo_op: not an XLA op */
     ops_result r;
-    pq_error err;
-    assert_int_equal(ops_compute(p, NULL, &r, &err), PQ_OK);
+    pq_profile *p = load_ops(&b, ln, pl, &r);
     assert_int_equal(r.hw, OPS_HW_GPU);
     assert_int_equal(r.nops, 2);
     const op_metrics *f = find(&r, "fusion.3");
@@ -236,6 +151,48 @@ static void test_gpu_kernels(void **state)
     tb_free(&b);
 }
 
+/* GPU peaks the plane does not state come from its core count x clock x the architecture's
+ * per-core rates (XProf's tables): an MI300X (gfx942, compute capability 9.4) with 304 CUs
+ * at 2.1 GHz does 2048 FLOP and 128 LDS bytes per CU per cycle. Without a core count the
+ * peak stays unknown. */
+static void test_gpu_peaks(void **state)
+{
+    (void)state;
+    for (int with_cores = 1; with_cores >= 0; with_cores--) {
+        tbuf b;
+        tb_init(&b);
+        size_t pl = plane_begin(&b, 0, "/device:GPU:0");
+        put_stat_metas(&b, 20, "core_count", "clock_rate", "device_vendor", "compute_cap_major",
+                       "compute_cap_minor", "memory_bandwidth", NULL);
+        if (with_cores)
+            put_stat_u(&b, 6, 20, 304);
+        put_stat_u(&b, 6, 21, 2100000);
+        put_stat_s(&b, 6, 22, "AMD");
+        put_stat_u(&b, 6, 23, 9);
+        put_stat_u(&b, 6, 24, 4);
+        put_stat_u(&b, 6, 25, 2662400000000ull);
+        put_stat_meta(&b, ST_HLO_OP, "hlo_op");
+        size_t ln = line_begin(&b, 16, "Stream #16(Kernel)");
+        size_t e = event_begin(&b, 1, 0, 100);
+        put_stat_s(&b, 4, ST_HLO_OP, "fusion.3");
+        msg_end(&b, e);
+        ops_result r;
+        pq_profile *p = load_ops(&b, ln, pl, &r);
+        assert_true(fabs(r.peaks.bws[0] - 2662.4) < 1e-9);
+        if (with_cores) {
+            assert_true(fabs(r.peaks.tflops - 304 * 2.1 * 2048 / 1000) < 1e-9);
+            assert_true(fabs(r.peaks.bws[2] - 304 * 128 * 2.1) < 1e-9);
+            assert_true(r.peaks.derived_flops && r.peaks.derived_sram);
+        } else {
+            assert_true(r.peaks.tflops == 0 && r.peaks.bws[2] == 0);
+        }
+        assert_string_equal(r.gpu_model, "AMD GPU - gfx942");
+        ops_free(&r);
+        pq_profile_free(p);
+        tb_free(&b);
+    }
+}
+
 /* XLA:CPU thunks on a host thread: a while thunk around two body thunks, keyed by
  * (program_id, hlo_op); self time of the while excludes its body. */
 static void test_cpu_thunks(void **state)
@@ -243,43 +200,25 @@ static void test_cpu_thunks(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_varint_field(&b, 1, 0);
-    put_str_field(&b, 2, "/host:CPU");
-    stat_meta(&b, ST_HLO_OP, "hlo_op");
-    stat_meta(&b, ST_MODULE, "hlo_module");
-    stat_meta(&b, ST_PID, "program_id");
-    size_t e = msg_begin(&b, 4);
-    put_varint_field(&b, 1, 1);
-    size_t v = msg_begin(&b, 2);
-    put_varint_field(&b, 1, 1);
-    put_str_field(&b, 2, "thunk");
-    msg_end(&b, v);
-    msg_end(&b, e);
-    size_t ln = msg_begin(&b, 3);
-    put_varint_field(&b, 1, 99);
-    put_str_field(&b, 2, "tf_XLAPjRtCpuClient/99");
+    size_t pl = plane_begin(&b, 0, "/host:CPU");
+    put_stat_metas(&b, ST_HLO_OP, "hlo_op", "hlo_module", NULL);
+    put_stat_meta(&b, ST_PID, "program_id");
+    put_emeta(&b, 1, "thunk");
+    size_t ln = line_begin(&b, 99, "tf_XLAPjRtCpuClient/99");
     static const struct {
         int64_t off, dur;
         const char *op;
     } evs[] = {
         {0, 1000, "while.1"}, {100, 200, "dot.2"}, {400, 300, "dot.2"}, {5000, 100, "add.3"}};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
-        size_t x = msg_begin(&b, 4);
-        put_varint_field(&b, 1, 1);
-        put_varint_field(&b, 2, (uint64_t)evs[i].off);
-        put_varint_field(&b, 3, (uint64_t)evs[i].dur);
-        stat_s(&b, 4, ST_HLO_OP, evs[i].op);
-        stat_s(&b, 4, ST_MODULE, "jit_step");
-        stat_u(&b, 4, ST_PID, 5);
+        size_t x = event_begin(&b, 1, evs[i].off, evs[i].dur);
+        put_stat_s(&b, 4, ST_HLO_OP, evs[i].op);
+        put_stat_s(&b, 4, ST_MODULE, "jit_step");
+        put_stat_u(&b, 4, ST_PID, 5);
         msg_end(&b, x);
     }
-    msg_end(&b, ln);
-    msg_end(&b, pl);
-    pq_profile *p = load(&b);
     ops_result r;
-    pq_error err;
-    assert_int_equal(ops_compute(p, NULL, &r, &err), PQ_OK);
+    pq_profile *p = load_ops(&b, ln, pl, &r);
     assert_int_equal(r.hw, OPS_HW_CPU);
     const op_metrics *w = find(&r, "while.1"), *d = find(&r, "dot.2");
     assert_non_null(w);
@@ -302,6 +241,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tpu_nesting_and_totals),
         cmocka_unit_test(test_gpu_kernels),
+        cmocka_unit_test(test_gpu_peaks),
         cmocka_unit_test(test_cpu_thunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

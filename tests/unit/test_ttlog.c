@@ -79,13 +79,20 @@ static tt_log *open_str(const char *s, size_t n, pq_status want, pq_error *err)
     return log;
 }
 
+/* Opens S (which must load) and gets its info. */
+static tt_log *open_ok(const char *s, size_t n, pq_ttlog_info *info)
+{
+    pq_error err;
+    tt_log *log = open_str(s, n, PQ_OK, &err);
+    pq_ttlog_get_info(log, info);
+    return log;
+}
+
 static void test_shape_op_text(void **state)
 {
     (void)state;
-    pq_error err;
-    tt_log *log = open_str(SHAPE_A, sizeof SHAPE_A - 1, PQ_OK, &err);
     pq_ttlog_info info;
-    pq_ttlog_get_info(log, &info);
+    tt_log *log = open_ok(SHAPE_A, sizeof SHAPE_A - 1, &info);
     assert_string_equal(info.shape, "op_text");
     assert_int_equal(info.operations, 3);
     assert_int_equal(info.executed_ops, 5);
@@ -166,10 +173,8 @@ static const char SHAPE_B[] = BLOCK("Device memory state before operation GetDev
 static void test_shape_op_type(void **state)
 {
     (void)state;
-    pq_error err;
-    tt_log *log = open_str(SHAPE_B, sizeof SHAPE_B - 1, PQ_OK, &err);
     pq_ttlog_info info;
-    pq_ttlog_get_info(log, &info);
+    tt_log *log = open_ok(SHAPE_B, sizeof SHAPE_B - 1, &info);
     assert_string_equal(info.shape, "op_type");
     assert_int_equal(info.operations, 2);
     assert_int_equal(info.excluded_ops, 2);
@@ -227,10 +232,8 @@ static const char SHAPE_C[] =
 static void test_shape_submit(void **state)
 {
     (void)state;
-    pq_error err;
-    tt_log *log = open_str(SHAPE_C, sizeof SHAPE_C - 1, PQ_OK, &err);
     pq_ttlog_info info;
-    pq_ttlog_get_info(log, &info);
+    tt_log *log = open_ok(SHAPE_C, sizeof SHAPE_C - 1, &info);
     assert_string_equal(info.shape, "submit");
     assert_int_equal(info.operations, 3);
     assert_int_equal(info.executed_ops, 4);
@@ -257,10 +260,8 @@ static void check_malformed(const char *bad, uint64_t want_malformed)
         text, sizeof text, "%s%s", bad,
         BLOCK("Device memory state before operation FullOp", "5.000", "1019.000", "1019.000"));
     assert_true(n > 0 && (size_t)n < sizeof text);
-    pq_error err;
-    tt_log *log = open_str(text, (size_t)n, PQ_OK, &err);
     pq_ttlog_info info;
-    pq_ttlog_get_info(log, &info);
+    tt_log *log = open_ok(text, (size_t)n, &info);
     if (info.malformed_blocks != want_malformed)
         fail_msg("case %.60s: %llu malformed, want %llu", bad,
                  (unsigned long long)info.malformed_blocks, (unsigned long long)want_malformed);
@@ -326,10 +327,8 @@ static void test_block_cut_by_eof_and_unknown_level(void **state)
         BLOCK("Device memory state before operation FullOp", "5.000", "1019.000", "1019.000") A_HDR
         "Device memory state before operation AddOp\n"
         "   Always | NOTALEVEL | Device memory state before operation Ignored\n";
-    pq_error err;
-    tt_log *log = open_str(text, sizeof text - 1, PQ_OK, &err);
     pq_ttlog_info info;
-    pq_ttlog_get_info(log, &info);
+    tt_log *log = open_ok(text, sizeof text - 1, &info);
     assert_int_equal(info.operations, 1);
     assert_int_equal(info.malformed_blocks, 1);
     pq_ttlog_free(log);
@@ -344,10 +343,8 @@ static void test_op_without_block(void **state)
               "Executing operation: %2 = \"ttnn.neg\"(%1) : (tensor<2xf32>) -> tensor<2xf32> "
               "loc(\"y\")\n" BLOCK("Device memory state before operation NegOp", "1.000", "1.000",
                                    "1.000");
-    pq_error err;
-    tt_log *log = open_str(text, sizeof text - 1, PQ_OK, &err);
     pq_ttlog_info info;
-    pq_ttlog_get_info(log, &info);
+    tt_log *log = open_ok(text, sizeof text - 1, &info);
     assert_int_equal(info.operations, 1);
     assert_int_equal(info.ops_without_block, 1);
     assert_memory_equal(log->ops[0].loc.p, "y", 1);

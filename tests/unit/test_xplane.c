@@ -25,103 +25,6 @@
  * description 3; map entries key 1, value 2.
  */
 
-static void put_stat_meta(tbuf *b, int64_t key, const char *name)
-{
-    size_t e = msg_begin(b, 5);
-    put_varint_field(b, 1, (uint64_t)key);
-    size_t v = msg_begin(b, 2);
-    put_varint_field(b, 1, (uint64_t)key);
-    put_str_field(b, 2, name);
-    msg_end(b, v);
-    msg_end(b, e);
-}
-
-/* Opens an event_metadata entry (key, value{id, name}); the caller may add fields to the
- * value (stats, child ids) and then calls emeta_end. */
-typedef struct emeta_marks {
-    size_t entry, value;
-} emeta_marks;
-
-static emeta_marks emeta_begin(tbuf *b, int64_t key, const char *name)
-{
-    emeta_marks m;
-    m.entry = msg_begin(b, 4);
-    put_varint_field(b, 1, (uint64_t)key);
-    m.value = msg_begin(b, 2);
-    put_varint_field(b, 1, (uint64_t)key);
-    if (name)
-        put_str_field(b, 2, name);
-    return m;
-}
-
-static void emeta_end(tbuf *b, emeta_marks m)
-{
-    msg_end(b, m.value);
-    msg_end(b, m.entry);
-}
-
-static void put_emeta(tbuf *b, int64_t key, const char *name)
-{
-    emeta_end(b, emeta_begin(b, key, name));
-}
-
-static void put_event(tbuf *b, int64_t mid, int64_t off, int64_t dur)
-{
-    size_t e = msg_begin(b, 4);
-    put_varint_field(b, 1, (uint64_t)mid);
-    put_varint_field(b, 2, (uint64_t)off);
-    put_varint_field(b, 3, (uint64_t)dur);
-    msg_end(b, e);
-}
-
-static void put_stat_d(tbuf *b, uint64_t field, int64_t mid, double d)
-{
-    size_t m = msg_begin(b, field);
-    put_varint_field(b, 1, (uint64_t)mid);
-    put_double_field(b, 2, d);
-    msg_end(b, m);
-}
-
-static void put_stat_u(tbuf *b, uint64_t field, int64_t mid, uint64_t v)
-{
-    size_t m = msg_begin(b, field);
-    put_varint_field(b, 1, (uint64_t)mid);
-    put_varint_field(b, 3, v);
-    msg_end(b, m);
-}
-
-static void put_stat_i(tbuf *b, uint64_t field, int64_t mid, int64_t v)
-{
-    size_t m = msg_begin(b, field);
-    put_varint_field(b, 1, (uint64_t)mid);
-    put_varint_field(b, 4, (uint64_t)v);
-    msg_end(b, m);
-}
-
-static void put_stat_s(tbuf *b, uint64_t field, int64_t mid, const char *s)
-{
-    size_t m = msg_begin(b, field);
-    put_varint_field(b, 1, (uint64_t)mid);
-    put_str_field(b, 5, s);
-    msg_end(b, m);
-}
-
-static void put_stat_bytes(tbuf *b, uint64_t field, int64_t mid, const void *p, size_t n)
-{
-    size_t m = msg_begin(b, field);
-    put_varint_field(b, 1, (uint64_t)mid);
-    put_len_field(b, 6, p, n);
-    msg_end(b, m);
-}
-
-static void put_stat_ref(tbuf *b, uint64_t field, int64_t mid, uint64_t ref)
-{
-    size_t m = msg_begin(b, field);
-    put_varint_field(b, 1, (uint64_t)mid);
-    put_varint_field(b, 7, ref);
-    msg_end(b, m);
-}
-
 /* Offset of NEEDLE (M bytes) in the buffer; fails the test when absent or not unique. */
 static size_t find_unique(const tbuf *b, const char *needle)
 {
@@ -270,9 +173,7 @@ static void assert_str(pq_str s, const char *want)
 static void build_basic(tbuf *b)
 {
     tb_init(b);
-    size_t pl = msg_begin(b, 1);
-    put_varint_field(b, 1, 7);
-    put_str_field(b, 2, "/device:TPU:0");
+    size_t pl = plane_begin(b, 7, "/device:TPU:0");
     put_stat_meta(b, 1, "clock_rate");
     put_stat_u(b, 6, 1, 1000);
     put_emeta(b, 1, "fusion.1");
@@ -288,18 +189,12 @@ static void build_basic(tbuf *b)
     put_event(b, 2, 200, 1000);
     put_event(b, 1, 900, 50);
     msg_end(b, ln);
-    ln = msg_begin(b, 3);
-    put_varint_field(b, 1, 4);
-    put_str_field(b, 2, "Empty");
+    ln = line_begin(b, 4, "Empty");
     put_varint_field(b, 3, 99);
     msg_end(b, ln);
     msg_end(b, pl);
-    pl = msg_begin(b, 1);
-    put_varint_field(b, 1, 8);
-    put_str_field(b, 2, "/host:CPU");
-    ln = msg_begin(b, 3);
-    put_varint_field(b, 1, 77);
-    put_str_field(b, 2, "python");
+    pl = plane_begin(b, 8, "/host:CPU");
+    ln = line_begin(b, 77, "python");
     put_varint_field(b, 3, 2000);
     put_event(b, 9, 0, 0);
     msg_end(b, ln);
@@ -444,8 +339,7 @@ static void test_device_kinds(void **state)
     /* The loader applies it to the plane name. */
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_str_field(&b, 2, "/device:TPU:1 SparseCore 0");
+    size_t pl = plane_begin(&b, -1, "/device:TPU:1 SparseCore 0");
     msg_end(&b, pl);
     pq_profile *prof = load_ok(&b, "k.xplane.pb");
     assert_int_equal(src0(prof)->planes[0].kind, DEV_TPU_SPARSECORE);
@@ -458,8 +352,7 @@ static void test_num_occurrences_and_negative_offsets(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_str_field(&b, 2, "/host:CPU");
+    size_t pl = plane_begin(&b, -1, "/host:CPU");
     size_t ln = msg_begin(&b, 3);
     put_varint_field(&b, 3, 5);
     size_t e = msg_begin(&b, 4); /* aggregated event: num_occurrences, no offset */
@@ -512,8 +405,7 @@ static void test_negative_duration_scan(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_str_field(&b, 2, "/host:CPU");
+    size_t pl = plane_begin(&b, -1, "/host:CPU");
     size_t ln = msg_begin(&b, 3);
     put_varint_field(&b, 3, 1);
     put_event(&b, 1, 0, 0);
@@ -536,8 +428,7 @@ static void test_negative_duration_scan(void **state)
 static void build_stats(tbuf *b)
 {
     tb_init(b);
-    size_t pl = msg_begin(b, 1);
-    put_str_field(b, 2, "/device:GPU:0");
+    size_t pl = plane_begin(b, -1, "/device:GPU:0");
     const char *names[] = {"d", "u", "i", "s", "b", "r", "target name", "n"};
     for (int k = 0; k < 8; k++)
         put_stat_meta(b, k + 1, names[k]);
@@ -548,10 +439,7 @@ static void build_stats(tbuf *b)
     put_stat_ref(b, 5, 6, 7);
     emeta_end(b, m);
     size_t ln = msg_begin(b, 3);
-    size_t e = msg_begin(b, 4);
-    put_varint_field(b, 1, 1);
-    put_varint_field(b, 2, 1);
-    put_varint_field(b, 3, 2);
+    size_t e = event_begin(b, 1, 1, 2);
     put_stat_d(b, 4, 1, -0.5);
     put_stat_u(b, 4, 2, UINT64_MAX);
     put_stat_i(b, 4, 3, -5);
@@ -683,8 +571,7 @@ static void test_metadata_maps(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_str_field(&b, 2, "/host:CPU");
+    size_t pl = plane_begin(&b, -1, "/host:CPU");
     /* Written out of key order, with duplicate keys: the last entry of a key wins. */
     put_emeta(&b, 5, "five-first");
     emeta_marks m = emeta_begin(&b, 1, "one-first");
@@ -767,8 +654,7 @@ static void check_ids(const int64_t *ids, size_t n, int want_dense)
 {
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_str_field(&b, 2, "/host:CPU");
+    size_t pl = plane_begin(&b, -1, "/host:CPU");
     char name[32];
     for (size_t i = 0; i < n; i++) {
         snprintf(name, sizeof name, "s%lld", (long long)ids[i]);
@@ -834,8 +720,7 @@ static void test_child_ids(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_str_field(&b, 2, "/device:TPU:0");
+    size_t pl = plane_begin(&b, -1, "/device:TPU:0");
     emeta_marks m = emeta_begin(&b, 1, "fusion");
     const uint8_t packed[] = {0x01, 0x02, 0xac, 0x02}; /* 1, 2, 300 */
     put_len_field(&b, 6, packed, sizeof packed);
@@ -1010,8 +895,7 @@ static void test_hostnames(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_str_field(&b, 2, "/host:CPU");
+    size_t pl = plane_begin(&b, -1, "/host:CPU");
     msg_end(&b, pl);
     /* No hostnames: the file name minus .xplane.pb, as given or as found. */
     pq_profile *prof = load_ok(&b, "worker-3.xplane.pb");
@@ -1072,8 +956,7 @@ static void test_programs_new_stat(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_str_field(&b, 2, "/host:metadata");
+    size_t pl = plane_begin(&b, -1, "/host:metadata");
     put_stat_meta(&b, 1, "Hlo Proto");
     put_stat_meta(&b, 2, "program_id");
     put_program(&b, 10, "jit_f(42)", 1, "HLO-F", 2, 1, 42);
@@ -1120,8 +1003,7 @@ static void test_programs_legacy_stat(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_str_field(&b, 2, "/host:metadata");
+    size_t pl = plane_begin(&b, -1, "/host:metadata");
     put_stat_meta(&b, 3, "HLO Proto");
     put_stat_meta(&b, 4, "program_id");
     put_program(&b, 1, "legacy_mod(123)", 3, "HLO-L", 0, 0, 0);
@@ -1163,8 +1045,7 @@ static void test_programs_collisions(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_str_field(&b, 2, "/host:metadata");
+    size_t pl = plane_begin(&b, -1, "/host:metadata");
     put_stat_meta(&b, 1, "Hlo Proto");
     put_stat_meta(&b, 2, "program_id");
     char name[32], hlo[32];
@@ -1190,13 +1071,11 @@ static void test_programs_collisions(void **state)
 
     /* Only the /host:metadata plane is searched, and only by stat name (never by id). */
     tb_init(&b);
-    pl = msg_begin(&b, 1);
-    put_str_field(&b, 2, "/host:CPU");
+    pl = plane_begin(&b, -1, "/host:CPU");
     put_stat_meta(&b, 1, "Hlo Proto");
     put_program(&b, 1, "cpu(1)", 1, "HLO", 0, 0, 0);
     msg_end(&b, pl);
-    pl = msg_begin(&b, 1);
-    put_str_field(&b, 2, "/host:metadata");
+    pl = plane_begin(&b, -1, "/host:metadata");
     put_stat_meta(&b, 1, "Hlo Protos"); /* not the name */
     put_program(&b, 1, "meta(1)", 1, "HLO", 0, 0, 0);
     msg_end(&b, pl);
@@ -1238,8 +1117,7 @@ static void check_bad(bad_where where, const char *in)
         put_mark_and_truncation(&b, 4, mark);
         goto done;
     }
-    pl = msg_begin(&b, 1);
-    put_str_field(&b, 2, "/device:TPU:0");
+    pl = plane_begin(&b, -1, "/device:TPU:0");
     switch (where) {
     case BAD_PLANE:
         put_mark_and_truncation(&b, 2, mark);
@@ -1438,8 +1316,7 @@ static void write_host_file(const char *dir, const char *file, const char *plane
 {
     tbuf b;
     tb_init(&b);
-    size_t pl = msg_begin(&b, 1);
-    put_str_field(&b, 2, plane);
+    size_t pl = plane_begin(&b, -1, plane);
     msg_end(&b, pl);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, file);

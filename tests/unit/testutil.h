@@ -193,6 +193,151 @@ static inline void msg_end(tbuf *b, size_t mark)
 }
 
 /* ---------------------------------------------------------------------------------------
+ * XSpace pieces (spec/xprof-tools.md section 1): XPlane event_metadata 4, stat_metadata 5;
+ * XLine events 4; XEvent metadata_id 1, offset_ps 2, duration_ps 3; XStat metadata_id 1,
+ * double 2, uint64 3, int64 4, str 5, bytes 6, ref 7; map entries key 1, value 2 (whose id
+ * is 1 and name 2).
+ */
+
+/* A stat_metadata entry (field 5 of an XPlane): KEY -> {id KEY, name NAME}. */
+static inline void put_stat_meta(tbuf *b, int64_t key, const char *name)
+{
+    size_t e = msg_begin(b, 5);
+    put_varint_field(b, 1, (uint64_t)key);
+    size_t v = msg_begin(b, 2);
+    put_varint_field(b, 1, (uint64_t)key);
+    put_str_field(b, 2, name);
+    msg_end(b, v);
+    msg_end(b, e);
+}
+
+/* stat_metadata entries FIRST_KEY, FIRST_KEY + 1, ... named by the arguments up to NULL. */
+static inline void put_stat_metas(tbuf *b, int64_t first_key, ...)
+{
+    va_list ap;
+    va_start(ap, first_key);
+    for (const char *name; (name = va_arg(ap, const char *)) != NULL;)
+        put_stat_meta(b, first_key++, name);
+    va_end(ap);
+}
+
+/* Opens an XPlane (XSpace field 1) with its id (none when ID < 0) and name; msg_end closes
+ * it. */
+static inline size_t plane_begin(tbuf *b, int64_t id, const char *name)
+{
+    size_t m = msg_begin(b, 1);
+    if (id >= 0)
+        put_varint_field(b, 1, (uint64_t)id);
+    put_str_field(b, 2, name);
+    return m;
+}
+
+/* Opens an XLine (XPlane field 3) with its id and name; msg_end closes it. */
+static inline size_t line_begin(tbuf *b, int64_t id, const char *name)
+{
+    size_t m = msg_begin(b, 3);
+    put_varint_field(b, 1, (uint64_t)id);
+    put_str_field(b, 2, name);
+    return m;
+}
+
+/* Opens an event_metadata entry (key, value{id, name (when not NULL)}); the caller may add
+ * fields to the value (stats, child ids) and then calls emeta_end. */
+typedef struct emeta_marks {
+    size_t entry, value;
+} emeta_marks;
+
+static inline emeta_marks emeta_begin(tbuf *b, int64_t key, const char *name)
+{
+    emeta_marks m;
+    m.entry = msg_begin(b, 4);
+    put_varint_field(b, 1, (uint64_t)key);
+    m.value = msg_begin(b, 2);
+    put_varint_field(b, 1, (uint64_t)key);
+    if (name)
+        put_str_field(b, 2, name);
+    return m;
+}
+
+static inline void emeta_end(tbuf *b, emeta_marks m)
+{
+    msg_end(b, m.value);
+    msg_end(b, m.entry);
+}
+
+static inline void put_emeta(tbuf *b, int64_t key, const char *name)
+{
+    emeta_end(b, emeta_begin(b, key, name));
+}
+
+/* Opens an XEvent (field 4 of an XLine) of metadata MID at offset OFF lasting DUR (ps);
+ * the caller may add stats, then msg_end closes it. */
+static inline size_t event_begin(tbuf *b, int64_t mid, int64_t off, int64_t dur)
+{
+    size_t e = msg_begin(b, 4);
+    put_varint_field(b, 1, (uint64_t)mid);
+    put_varint_field(b, 2, (uint64_t)off);
+    put_varint_field(b, 3, (uint64_t)dur);
+    return e;
+}
+
+static inline void put_event(tbuf *b, int64_t mid, int64_t off, int64_t dur)
+{
+    msg_end(b, event_begin(b, mid, off, dur));
+}
+
+/* XStats as field FIELD of the enclosing message, of stat metadata MID: the value as a
+ * double, uint64, int64, str, bytes or ref. */
+static inline size_t stat_begin(tbuf *b, uint64_t field, int64_t mid)
+{
+    size_t m = msg_begin(b, field);
+    put_varint_field(b, 1, (uint64_t)mid);
+    return m;
+}
+
+static inline void put_stat_d(tbuf *b, uint64_t field, int64_t mid, double d)
+{
+    size_t m = stat_begin(b, field, mid);
+    put_double_field(b, 2, d);
+    msg_end(b, m);
+}
+
+static inline void put_stat_u(tbuf *b, uint64_t field, int64_t mid, uint64_t v)
+{
+    size_t m = stat_begin(b, field, mid);
+    put_varint_field(b, 3, v);
+    msg_end(b, m);
+}
+
+static inline void put_stat_i(tbuf *b, uint64_t field, int64_t mid, int64_t v)
+{
+    size_t m = stat_begin(b, field, mid);
+    put_varint_field(b, 4, (uint64_t)v);
+    msg_end(b, m);
+}
+
+static inline void put_stat_s(tbuf *b, uint64_t field, int64_t mid, const char *s)
+{
+    size_t m = stat_begin(b, field, mid);
+    put_str_field(b, 5, s);
+    msg_end(b, m);
+}
+
+static inline void put_stat_bytes(tbuf *b, uint64_t field, int64_t mid, const void *p, size_t n)
+{
+    size_t m = stat_begin(b, field, mid);
+    put_len_field(b, 6, p, n);
+    msg_end(b, m);
+}
+
+static inline void put_stat_ref(tbuf *b, uint64_t field, int64_t mid, uint64_t ref)
+{
+    size_t m = stat_begin(b, field, mid);
+    put_varint_field(b, 7, ref);
+    msg_end(b, m);
+}
+
+/* ---------------------------------------------------------------------------------------
  * Temp files and directories.
  */
 
