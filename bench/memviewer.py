@@ -1,14 +1,29 @@
 """memory-viewer benchmark: profq against XProf itself, side by side on the same inputs.
 
-Usage: memviewer.py PROFQ DATA_DIR WORK_DIR
-For each module of the largest HloProto inputs (the H100 MaxText train step, the TPU and
-MI300 XPlanes), memory space 0: XProf's xspace_to_tools_data(memory_viewer) called in this
-process (the HloProto already extracted, as XProf's server does after the first request)
-and `profq memory-viewer --format xprof` as a whole process (load, decode, compute, write
-to /dev/null). Best of 5 runs each, in CPU time (user+system: XProf's thread via
-time.process_time, profq's process via getrusage of children), which a loaded machine
-does not inflate, and in wall time. Prints a Markdown table.
+Usage: memviewer.py PROFQ INPROC DATA_DIR WORK_DIR [EXTRA_DIR...]
+
+Inputs: every HloProto in DATA_DIR/hlo and EXTRA_DIRs (the project's fixtures) and every
+XPlane in DATA_DIR/xplane (not corrupt/): for an HloProto its module, for an XPlane the
+module with the largest HloProto; memory space 0. The same input file is given to both
+tools, and four things are timed, each the best of RUNS:
+
+- XProf from the file: what a user's first request costs. A fresh session directory holds
+  the input (the XPlane, or the HloProto beside an empty host.xplane.pb as XProf's server
+  expects), then xspace_to_tools_data(tool_names) - which extracts the HloProtos of an
+  XSpace into the directory - and xspace_to_tools_data(memory_viewer), in this process.
+- XProf cached: memory_viewer alone, in this process, on the HloProto extracted earlier
+  (what XProf's server does after the first request).
+- profq process: `profq memory-viewer --format xprof --module M -o /dev/null FILE`, a whole
+  process (exec, load, decode, compute, write).
+- profq in-process: bench/memviewer_inproc.c (linked with libprofq.a) doing the same work
+  through the library in a loop (open, decode, compute, write the JSON to memory).
+
+Times are CPU times (user+system: XProf's via time.process_time of this process, profq's
+process via getrusage of children, the harness via CLOCK_PROCESS_CPUTIME_ID), which a loaded
+machine does not inflate, and wall times. Prints two Markdown tables (CPU with ratios, wall).
 """
+import glob
+import json
 import os
 import resource
 import shutil
@@ -18,19 +33,16 @@ import time
 
 from xprof.convert import _pywrap_profiler_plugin as pw
 
-PROFQ, DATA, WORK = sys.argv[1:4]
-RUNS = 5
-CASES = [
-    ("hlo/h100_maxtext_fsdp4__module_0016.jit_train_step.sm_9.0_gpu_after_optimizations.hlo.pb",
-     "jit_train_step(16)"),
-    ("xplane/tpu_inference_2.xplane.pb", "jit_f(12190760917235803885)"),
-    ("xplane/mi300_jax08_attention.xplane.pb", None),
-]
+PROFQ, INPROC, DATA, WORK = sys.argv[1:5]
+EXTRA = sys.argv[5:]
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+INPROC_RUNS = int(os.environ.get("BENCH_INPROC_RUNS", "50"))
+H100 = "h100_maxtext_fsdp4__module_0016"
 
 
-def best(fn, child):
+def best(fn, child=False, runs=RUNS):
     cpu, wall = [], []
-    for _ in range(RUNS):
+    for _ in range(runs):
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         c0, t0 = time.process_time(), time.perf_counter()
         fn()
@@ -44,43 +56,105 @@ def best(fn, child):
     return min(cpu), min(wall)
 
 
+def profq_module(path):
+    """The module of an HloProto (profq's module list has one)."""
+    out = subprocess.run([PROFQ, "memory-viewer", "--format", "json", path], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)["modules"][0]["module"]
+
+
+def session(run, path, module):
+    """A fresh XProf session directory holding the input; returns the XSpace path."""
+    shutil.rmtree(run, ignore_errors=True)
+    os.makedirs(run)
+    if path.endswith(".xplane.pb"):
+        xs = os.path.join(run, os.path.basename(path))
+        os.symlink(os.path.abspath(path), xs)
+    else:
+        xs = os.path.join(run, "host.xplane.pb")
+        open(xs, "wb").close()
+        os.symlink(os.path.abspath(path), os.path.join(run, module + ".hlo_proto.pb"))
+    return xs
+
+
+def largest_module(xs):
+    d = os.path.dirname(xs)
+    files = [f for f in os.listdir(d) if f.endswith(".hlo_proto.pb")]
+    files.sort(key=lambda f: (os.path.getsize(os.path.join(d, f)), f))
+    return files[-1][: -len(".hlo_proto.pb")]
+
+
+def inputs():
+    hlos = sorted(glob.glob(os.path.join(DATA, "hlo", "*")))
+    hlos.sort(key=lambda p: H100 not in p)  # the large H100 module first
+    for d in EXTRA:
+        hlos += sorted(glob.glob(os.path.join(d, "**", "*.hlo.pb"), recursive=True) +
+                       glob.glob(os.path.join(d, "**", "*.hlo_proto.pb"), recursive=True))
+    xplanes = sorted(glob.glob(os.path.join(DATA, "xplane", "*.xplane.pb")) +
+                     glob.glob(os.path.join(DATA, "xplane", "*", "*.xplane.pb")))
+    return hlos + [p for p in xplanes if "/corrupt/" not in p]
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
     rows = []
-    for n, (rel, module) in enumerate(CASES):
-        path = os.path.join(DATA, rel)
-        if not os.path.exists(path):
-            continue
+    for n, path in enumerate(inputs()):
         run = os.path.join(WORK, f"run{n}")
-        os.makedirs(run)
-        if rel.startswith("hlo/"):
-            xs = os.path.join(run, "host.xplane.pb")
-            open(xs, "wb").close()
-            os.symlink(os.path.abspath(path), os.path.join(run, module + ".hlo_proto.pb"))
-        else:
-            xs = os.path.join(run, os.path.basename(path))
-            os.symlink(os.path.abspath(path), xs)
-            pw.xspace_to_tools_data([xs], "tool_names", {})
-            if module is None:  # the largest extracted HloProto
-                files = [f for f in os.listdir(run) if f.endswith(".hlo_proto.pb")]
-                files.sort(key=lambda f: os.path.getsize(os.path.join(run, f)))
-                module = files[-1][: -len(".hlo_proto.pb")]
+        module = None if path.endswith(".xplane.pb") else profq_module(path)
+        xs = session(run, path, module)
+        pw.xspace_to_tools_data([xs], "tool_names", {})
+        if module is None:
+            module = largest_module(xs)
         opts = {"module_name": module, "memory_space": "0"}
         raw, ok = pw.xspace_to_tools_data([xs], "memory_viewer", opts)
-        assert ok, raw[:200]
-        tx = best(lambda: pw.xspace_to_tools_data([xs], "memory_viewer", opts), False)
+        if not ok:
+            print(f"bench: XProf refuses {path} {module}: {raw[:120]!r}", file=sys.stderr)
+            continue
+        cached = best(lambda: pw.xspace_to_tools_data([xs], "memory_viewer", opts))
+
+        def first_request():
+            x = session(run, path, module)
+            pw.xspace_to_tools_data([x], "tool_names", {})
+            r, good = pw.xspace_to_tools_data([x], "memory_viewer", opts)
+            assert good, r[:200]
+
+        # the session is rebuilt inside each timed run: that is part of the user's first
+        # request too (a symlink and an empty file, microseconds)
+        from_file = best(first_request)
         cmd = [PROFQ, "memory-viewer", "--format", "xprof", "--module", module,
                "-o", "/dev/null", path]
         subprocess.run(cmd, check=True)
-        tp = best(lambda: subprocess.run(cmd, check=True), True)
-        rows.append((rel, module, tx, tp))
-    print("| input | module | XProf CPU | profq CPU | CPU speed-up | XProf wall | profq wall |")
-    print("|---|---|---:|---:|---:|---:|---:|")
-    for rel, module, tx, tp in rows:
-        print(f"| `{os.path.basename(rel)[:40]}` | `{module}` | {tx[0] * 1000:.1f} ms | "
-              f"{tp[0] * 1000:.1f} ms | {tx[0] / max(tp[0], 1e-4):.1f}x | "
-              f"{tx[1] * 1000:.1f} ms | {tp[1] * 1000:.1f} ms |")
+        proc = best(lambda: subprocess.run(cmd, check=True), child=True)
+        out = subprocess.run([INPROC, str(INPROC_RUNS), path, module], check=True,
+                             capture_output=True, text=True).stdout.split()
+        inproc = (float(out[0]) / 1000, float(out[1]) / 1000)
+        rows.append((path, module, len(raw), int(out[2]), from_file, cached, proc, inproc))
+
+    def ms(t):
+        return f"{t * 1000:.2f} ms" if t < 0.01 else f"{t * 1000:.1f} ms"
+
+    def ratio(a, b):
+        return f"{a / max(b, 1e-6):.0f}x" if a / max(b, 1e-6) >= 10 else f"{a / max(b, 1e-6):.1f}x"
+
+    print(f"CPU time (user+system), best of {RUNS} (profq in-process: best of {INPROC_RUNS}):")
+    print()
+    print("| input | module | JSON bytes (XProf / profq) | XProf from file | XProf cached | "
+          "profq process | profq in-process | from file / process | from file / in-process | "
+          "cached / in-process |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for path, module, nx, npq, ff, ca, pr, ip in rows:
+        print(f"| `{os.path.basename(path)[:44]}` | `{module[:40]}` | {nx} / {npq} | "
+              f"{ms(ff[0])} | {ms(ca[0])} | {ms(pr[0])} | {ms(ip[0])} | "
+              f"{ratio(ff[0], pr[0])} | {ratio(ff[0], ip[0])} | {ratio(ca[0], ip[0])} |")
+    print()
+    print("Wall time, same runs:")
+    print()
+    print("| input | XProf from file | XProf cached | profq process | profq in-process |")
+    print("|---|---:|---:|---:|---:|")
+    for path, module, nx, npq, ff, ca, pr, ip in rows:
+        print(f"| `{os.path.basename(path)[:44]}` | {ms(ff[1])} | {ms(ca[1])} | {ms(pr[1])} | "
+              f"{ms(ip[1])} |")
 
 
 if __name__ == "__main__":

@@ -93,6 +93,10 @@ typedef struct pq_open_options {
     /* Not NULL: decode every stat value during the load, in the same single pass, and
      * store the totals here (what `profq scan` does; they equal pq_profile_scan's). */
     pq_scan_totals *scan;
+    /* Non-zero: of an XSpace, read only the /host:metadata plane (the HloProtos of the
+     * programs: all that the memory viewer needs). Other planes are skipped unread: their
+     * framing is checked, their content is neither decoded nor validated. */
+    int programs_only;
 } pq_open_options;
 
 /*

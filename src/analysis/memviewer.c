@@ -32,27 +32,14 @@ static int indefinite(const hlo_allocation *a)
     return a->is_entry_computation_parameter || a->is_constant || a->maybe_live_out;
 }
 
-typedef struct key_seq {
-    int64_t key;
-    uint32_t seq;
-    void *p;
-} key_seq;
-
-static int cmp_key_seq(const void *a, const void *b)
+/* Sorts N items (seq ascending) by key and keeps the last of each key (operator[]
+ * semantics). T is scratch space of N items. */
+static uint32_t sort_unique_last(hlo_id_seq *v, hlo_id_seq *t, uint32_t n)
 {
-    const key_seq *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Sorts N items by key and keeps the last of each key (operator[] semantics). */
-static uint32_t sort_unique_last(key_seq *v, uint32_t n)
-{
-    qsort(v, n, sizeof *v, cmp_key_seq);
+    hlo_sort_ids(v, t, n);
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (k && v[k - 1].key == v[i].key)
+        if (k && v[k - 1].id == v[i].id)
             v[k - 1] = v[i];
         else
             v[k++] = v[i];
@@ -597,13 +584,144 @@ static int layout_blocks(mv_result *r, arena *a, const mv_alloc_list *al,
     return 1;
 }
 
+/* Shapes of a module from hlo_decode_lazy: the tuple elements of each instruction's shape
+ * are listed once (a while loop's tuple holds hundreds of buffers), then the one element a
+ * buffer names is decoded, printed and sized once per distinct serialized shape (the same
+ * shapes repeat over many buffers). */
+typedef struct shape_memo {
+    pq_str bytes;
+    int depth;
+    const hlo_shape *shape;
+    const char *str;
+    int64_t unpadded;
+} shape_memo;
+
+typedef struct lazy_shapes {
+    const hlo_module *m;
+    const uint8_t *base;
+    arena *a;
+    uint32_t *comp_base; /* instruction slot of each computation's first instruction */
+    struct shape_elems {
+        pq_str *v;
+        uint32_t n;
+        int done;
+    } * elems;        /* by instruction slot */
+    shape_memo *memo; /* open addressing, memo_cap (a power of two) slots */
+    size_t memo_cap, memo_n;
+    buf text;
+} lazy_shapes;
+
+static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, arena *a,
+                     size_t nshapes)
+{
+    memset(lz, 0, sizeof *lz);
+    lz->m = m, lz->base = base, lz->a = a;
+    buf_init(&lz->text, NULL);
+    if (!m->lazy_shapes)
+        return 1;
+    size_t total = 0;
+    lz->comp_base = malloc((m->ncomputations ? m->ncomputations : 1) * sizeof *lz->comp_base);
+    if (!lz->comp_base)
+        return 0;
+    for (uint32_t c = 0; c < m->ncomputations; c++) {
+        lz->comp_base[c] = (uint32_t)total;
+        total += m->computations[c].ninstructions;
+    }
+    lz->elems = calloc(total ? total : 1, sizeof *lz->elems);
+    lz->memo_cap = 16;
+    while (lz->memo_cap < 2 * nshapes)
+        lz->memo_cap *= 2;
+    lz->memo = calloc(lz->memo_cap, sizeof *lz->memo);
+    return lz->elems && lz->memo;
+}
+
+static void lazy_release(lazy_shapes *lz)
+{
+    free(lz->comp_base);
+    free(lz->elems);
+    free(lz->memo);
+    buf_release(&lz->text);
+}
+
+/* The shape of INS resolved by the last shape index LAST (-1: none), as in step 1, into B:
+ * shape, shape_string and unpadded size. */
+static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction *ins, int64_t last, mv_lb *b,
+                            int64_t *err_offset, const char **what)
+{
+    pq_str bytes = ins->shape_bytes;
+    int depth = 0;
+    pq_status st;
+    if (last >= 0) {
+        const hlo_computation *comp = &lz->m->computations[ins->computation];
+        struct shape_elems *e =
+            &lz->elems[lz->comp_base[ins->computation] + (uint32_t)(ins - comp->instructions)];
+        if (!e->done) {
+            st = hlo_shape_elements(bytes, lz->base, lz->a, &e->v, &e->n, err_offset, what);
+            if (st != PQ_OK)
+                return st;
+            e->done = 1;
+        }
+        if (last < (int64_t)e->n) {
+            bytes = e->v[last];
+            depth = 1;
+        }
+    }
+    uint64_t h = 14695981039346656037ull ^ (uint64_t)depth; /* FNV-1a */
+    for (size_t i = 0; i < bytes.n; i++)
+        h = (h ^ (uint8_t)bytes.p[i]) * 1099511628211ull;
+    size_t slot = (size_t)h & (lz->memo_cap - 1);
+    shape_memo *mo;
+    while ((mo = &lz->memo[slot])->shape) {
+        if (mo->depth == depth && mo->bytes.n == bytes.n &&
+            (bytes.n == 0 || memcmp(mo->bytes.p, bytes.p, bytes.n) == 0))
+            break;
+        slot = (slot + 1) & (lz->memo_cap - 1);
+    }
+    if (!mo->shape) {
+        if (2 * (lz->memo_n + 1) > lz->memo_cap)
+            return PQ_ERR_NOMEM; /* sized for every buffer: not reached */
+        hlo_shape *sh = NULL;
+        st = hlo_decode_shape(bytes, lz->base, depth, lz->a, &sh, err_offset, what);
+        if (st != PQ_OK)
+            return st;
+        lz->text.n = 0;
+        hlo_shape_print(&lz->text, sh);
+        char *str = arena_strndup(lz->a, lz->text.p ? lz->text.p : "", lz->text.n);
+        if (!str || lz->text.status != PQ_OK)
+            return PQ_ERR_NOMEM;
+        *mo = (shape_memo){bytes, depth, sh, str, hlo_shape_unpadded_bytes(sh)};
+        lz->memo_n++;
+    }
+    b->shape = mo->shape;
+    b->shape_string = mo->str;
+    b->unpadded = mo->unpadded;
+    return PQ_OK;
+}
+
 pq_status memviewer_compute(const hlo_module *m, int64_t memory_color, arena *a, mv_result **out,
                             const char **what)
 {
+    int64_t off;
+    return memviewer_compute_lazy(m, NULL, memory_color, a, out, what, &off);
+}
+
+pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64_t memory_color,
+                                 arena *a, mv_result **out, const char **what, int64_t *err_offset)
+{
     *out = NULL;
     *what = NULL;
+    *err_offset = -1;
+    lazy_shapes lz;
+    size_t nshapes = 0;
+    for (uint32_t i = 0; i < m->nallocations; i++)
+        nshapes += m->allocations[i].nassigned;
+    if (!lazy_init(&lz, m, base, a, nshapes)) {
+        lazy_release(&lz);
+        *what = "out of memory";
+        return PQ_ERR_NOMEM;
+    }
     pq_status st = PQ_ERR_NOMEM;
-    key_seq *tmp = NULL;
+    hlo_id_seq *tmp = NULL;
     int64_t *alloc_trace = NULL;
     int32_t *color_of_lb = NULL;
     sim s;
@@ -623,13 +741,13 @@ pq_status memviewer_compute(const hlo_module *m, int64_t memory_color, arena *a,
         nassigned += m->allocations[i].nassigned;
     if (nassigned > nmax)
         nmax = (uint32_t)(nassigned > UINT32_MAX ? UINT32_MAX : nassigned);
-    tmp = malloc((nmax ? nmax : 1) * sizeof *tmp);
+    tmp = malloc(2 * (size_t)(nmax ? nmax : 1) * sizeof *tmp);
     if (!tmp)
         goto out;
     for (uint32_t i = 0; i < m->nallocations; i++)
-        tmp[i] = (key_seq){m->allocations[i].index, i, &m->allocations[i]};
+        tmp[i] = (hlo_id_seq){m->allocations[i].index, i, &m->allocations[i]};
     mv_alloc_list al;
-    al.n = sort_unique_last(tmp, m->nallocations);
+    al.n = sort_unique_last(tmp, tmp + nmax, m->nallocations);
     al.items = arena_alloc(a, (al.n ? al.n : 1) * sizeof *al.items);
     alloc_trace = malloc((al.n ? al.n : 1) * sizeof *alloc_trace);
     if (!al.items || !alloc_trace)
@@ -670,18 +788,24 @@ pq_status memviewer_compute(const hlo_module *m, int64_t memory_color, arena *a,
             b->alloc = x;
             b->instr = ins;
             b->offset = x->assigned[q].offset;
-            b->shape = &ins->shape;
-            if (p->nshape_index) {
-                int64_t last = p->shape_index[p->nshape_index - 1];
+            int64_t last = p->nshape_index ? p->shape_index[p->nshape_index - 1] : -1;
+            if (m->lazy_shapes) {
+                pq_status ss = lazy_shape(&lz, ins, last, b, err_offset, what);
+                if (ss != PQ_OK) {
+                    st = ss;
+                    goto out;
+                }
+            } else {
+                b->shape = &ins->shape;
                 if (last >= 0 && last < (int64_t)ins->shape.ntuple)
                     b->shape = &ins->shape.tuple[last];
+                b->unpadded = hlo_shape_unpadded_bytes(b->shape);
             }
-            b->unpadded = hlo_shape_unpadded_bytes(b->shape);
-            tmp[nl] = (key_seq){p->id, nl, b};
+            tmp[nl] = (hlo_id_seq){p->id, nl, b};
             nl++;
         }
     }
-    nl = sort_unique_last(tmp, nl);
+    nl = sort_unique_last(tmp, tmp + nmax, nl);
     r->lbs_by_id = arena_alloc(a, (nl ? nl : 1) * sizeof *r->lbs_by_id);
     if (!r->lbs_by_id)
         goto out;
@@ -695,12 +819,12 @@ pq_status memviewer_compute(const hlo_module *m, int64_t memory_color, arena *a,
     }
     r->nlbs = nl;
     for (uint32_t i = 0; i < nl; i++) {
-        buf b;
-        buf_init(&b, NULL);
-        hlo_shape_print(&b, sorted[i].shape);
-        sorted[i].shape_string = arena_strndup(a, b.p ? b.p : "", b.n);
-        buf_release(&b);
-        if (!sorted[i].shape_string)
+        if (sorted[i].shape_string)
+            continue; /* printed by lazy_shape */
+        lz.text.n = 0;
+        hlo_shape_print(&lz.text, sorted[i].shape);
+        sorted[i].shape_string = arena_strndup(a, lz.text.p ? lz.text.p : "", lz.text.n);
+        if (!sorted[i].shape_string || lz.text.status != PQ_OK)
             goto out;
     }
 
@@ -842,11 +966,14 @@ out:
     free(tmp);
     free(alloc_trace);
     free(color_of_lb);
+    lazy_release(&lz);
     free(s.live.v);
     free(s.peak_live.v);
     free(s.c2d.v);
     free(s.peak_c2d.v);
     if (st == PQ_ERR_NOMEM && !*what)
         *what = "out of memory";
+    if (st != PQ_ERR_INPUT || !*what)
+        *err_offset = -1;
     return st;
 }

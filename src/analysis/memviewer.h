@@ -72,6 +72,12 @@ typedef struct mv_alloc_list {
 pq_status memviewer_compute(const hlo_module *m, int64_t memory_color, arena *a, mv_result **out,
                             const char **what);
 
+/* memviewer_compute for a module from hlo_decode_lazy too (BASE: the start of the file the
+ * HloProto is in): the shapes of the buffers are decoded here; a malformed one returns
+ * PQ_ERR_INPUT with *what = what was expected and *err_offset its byte offset (else -1). */
+pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64_t memory_color,
+                                 arena *a, mv_result **out, const char **what, int64_t *err_offset);
+
 /* The logical buffer struct with that id, or NULL. */
 const mv_lb *memviewer_lb(const mv_result *r, int64_t id);
 /* "Parameter", "Output", "Thread-local", "Constant" or "Temporary" (spec 3.2). */

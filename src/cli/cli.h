@@ -54,6 +54,7 @@ typedef struct cli_common {
     int npaths;
     int threads;
     int no_hash;
+    int programs_only; /* pq_open_options.programs_only */
 } cli_common;
 
 /* Parses argv (after the command name) for --format/-o/--threads/--no-hash and paths.

@@ -2,6 +2,7 @@
  * [--memory-space N] [--format text|json|xprof]`: XProf's memory viewer of one module. */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct viewer_args {
@@ -43,5 +44,19 @@ static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, 
 int cmd_memory_viewer(int argc, char **argv)
 {
     viewer_args va = {{NULL, NULL, 0}, 0};
-    return cli_run_with_options("memory-viewer", argc, argv, take, render, &va);
+    char **rest;
+    int nrest;
+    int code = cli_split_options(argc, argv, take, &va, &rest, &nrest);
+    if (code != EXIT_OK)
+        return code;
+    cli_common c;
+    code = cli_parse_common("memory-viewer", nrest, rest, &c, 0);
+    if (code != 0) {
+        free(c.paths);
+    } else {
+        c.programs_only = 1; /* the HloProtos are all it reads (docs/internals/memviewer.md) */
+        code = cli_run_parsed(&c, 1, render, &va);
+    }
+    free(rest);
+    return code;
 }

@@ -199,6 +199,7 @@ int cli_load(const cli_common *c, pq_profile **out)
     pq_open_options opts = {0};
     opts.threads = c->threads;
     opts.skip_sha256 = c->no_hash;
+    opts.programs_only = c->programs_only;
     pq_error err;
     pq_status st = pq_profile_open(c->paths, (size_t)c->npaths, &opts, out, &err);
     if (st != PQ_OK)

@@ -6,6 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* buf_put and buf_putc with their common case inline: room in the buffer and no flush due
+ * (the same bytes and the same flushes as the calls). */
+static inline void jput(buf *b, const void *p, size_t n)
+{
+    if (n && n <= b->cap - b->n && b->status == PQ_OK && (!b->sink || b->n + n < BUF_FLUSH_BYTES)) {
+        memcpy(b->p + b->n, p, n);
+        b->n += n;
+        return;
+    }
+    buf_put(b, p, n);
+}
+
+static inline void jputc(buf *b, char c)
+{
+    jput(b, &c, 1);
+}
+
 void json_init(json_writer *w, buf *b, int pretty)
 {
     memset(w, 0, sizeof *w);
@@ -24,7 +41,7 @@ static void newline_indent(json_writer *w)
     size_t n = 1 + 2 * (size_t)w->depth;
     if (n > sizeof SPACES - 1)
         n = sizeof SPACES - 1;
-    buf_put(w->b, SPACES, n);
+    jput(w->b, SPACES, n);
 }
 
 /* Called before every value or key: writes the separating comma and indentation. */
@@ -36,7 +53,7 @@ static void before_item(json_writer *w)
     }
     if (w->depth > 0) {
         if (w->has_items[w->depth - 1])
-            buf_putc(w->b, ',');
+            jputc(w->b, ',');
         w->has_items[w->depth - 1] = 1;
         newline_indent(w);
     }
@@ -45,7 +62,7 @@ static void before_item(json_writer *w)
 static void open_container(json_writer *w, char c)
 {
     before_item(w);
-    buf_putc(w->b, c);
+    jputc(w->b, c);
     if (w->depth < JSON_MAX_DEPTH) {
         w->has_items[w->depth] = 0;
         w->depth++;
@@ -63,9 +80,9 @@ static void close_container(json_writer *w, char c)
     w->depth--;
     if (w->has_items[w->depth])
         newline_indent(w);
-    buf_putc(w->b, c);
+    jputc(w->b, c);
     if (w->depth == 0 && w->pretty)
-        buf_putc(w->b, '\n');
+        jputc(w->b, '\n');
 }
 
 void json_obj_begin(json_writer *w)
@@ -88,9 +105,25 @@ void json_arr_end(json_writer *w)
 void json_key(json_writer *w, const char *key)
 {
     before_item(w);
-    buf_putc(w->b, '"');
-    json_escape_into(w->b, key, strlen(key));
-    buf_put(w->b, w->pretty ? "\": " : "\":", w->pretty ? 3 : 2);
+    /* keys are short names that need no escaping: written in one append when so */
+    char t[64];
+    size_t n = 0;
+    t[n++] = '"';
+    while (n < sizeof t - 4 && key[n - 1] && (unsigned char)(key[n - 1] - 0x20) < 0x60 &&
+           key[n - 1] != '"' && key[n - 1] != '\\') {
+        t[n] = key[n - 1];
+        n++;
+    }
+    if (key[n - 1]) { /* long, or a byte to escape */
+        jputc(w->b, '"');
+        json_escape_into(w->b, key, strlen(key));
+        n = 0;
+    }
+    t[n++] = '"';
+    t[n++] = ':';
+    if (w->pretty)
+        t[n++] = ' ';
+    jput(w->b, t, n);
     w->after_key = 1;
 }
 
@@ -127,13 +160,30 @@ static size_t utf8_len(const unsigned char *p, size_t n)
     return len;
 }
 
+/* Nonzero when a byte of the word X is below 0x20, at or above 0x80, '"' or '\\' (exact
+ * for "any": a borrow only follows a byte that is itself special). */
+static uint64_t special_bytes(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t q = x ^ (ones * '"'), s = x ^ (ones * '\\');
+    return (x | ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((s - ones) & ~s)) & high;
+}
+
 void json_escape_into(buf *b, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, run = 0;
     while (i < n) {
-        /* the common case: a stretch of printable ASCII other than '"' and '\\' */
+        /* the common case: a stretch of printable ASCII other than '"' and '\\', eight bytes
+         * at a time while no byte of the word is special */
         size_t j = i;
+        while (j + 8 <= n) {
+            uint64_t x;
+            memcpy(&x, p + j, 8);
+            if (special_bytes(x))
+                break;
+            j += 8;
+        }
         while (j < n && (unsigned char)(p[j] - 0x20) < 0x60 && p[j] != '"' && p[j] != '\\')
             j++;
         run += j - i;
@@ -142,22 +192,22 @@ void json_escape_into(buf *b, const char *s, size_t n)
             break;
         unsigned char c = p[i];
         if (run)
-            buf_put(b, p + i - run, run);
+            jput(b, p + i - run, run);
         run = 0;
         if (c == '"' || c == '\\') {
             char esc[2] = {'\\', (char)c};
-            buf_put(b, esc, 2);
+            jput(b, esc, 2);
             i++;
         } else if (c < 0x20) {
             switch (c) {
             case '\n':
-                buf_put(b, "\\n", 2);
+                jput(b, "\\n", 2);
                 break;
             case '\t':
-                buf_put(b, "\\t", 2);
+                jput(b, "\\t", 2);
                 break;
             case '\r':
-                buf_put(b, "\\r", 2);
+                jput(b, "\\r", 2);
                 break;
             default:
                 buf_printf(b, "\\u%04x", c);
@@ -169,21 +219,29 @@ void json_escape_into(buf *b, const char *s, size_t n)
                 buf_puts(b, "\\ufffd");
                 i++;
             } else {
-                buf_put(b, p + i, len);
+                jput(b, p + i, len);
                 i += len;
             }
         }
     }
     if (run)
-        buf_put(b, p + n - run, run);
+        jput(b, p + n - run, run);
 }
 
 void json_str(json_writer *w, const char *p, size_t n)
 {
     before_item(w);
-    buf_putc(w->b, '"');
+    jputc(w->b, '"');
     json_escape_into(w->b, p, n);
-    buf_putc(w->b, '"');
+    jputc(w->b, '"');
+}
+
+void json_str_escaped(json_writer *w, const char *p, size_t n)
+{
+    before_item(w);
+    jputc(w->b, '"');
+    jput(w->b, p, n);
+    jputc(w->b, '"');
 }
 
 void json_cstr(json_writer *w, const char *s)
@@ -202,13 +260,18 @@ static void put_u64(buf *b, uint64_t v, int neg)
     } while (v);
     if (neg)
         tmp[--i] = '-';
-    buf_put(b, tmp + i, sizeof tmp - (size_t)i);
+    jput(b, tmp + i, sizeof tmp - (size_t)i);
+}
+
+void json_put_i64(buf *b, int64_t v)
+{
+    put_u64(b, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
 void json_int(json_writer *w, int64_t v)
 {
     before_item(w);
-    put_u64(w->b, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0);
+    json_put_i64(w->b, v);
 }
 
 void json_uint(json_writer *w, uint64_t v)
@@ -273,9 +336,232 @@ static int format_decimal_fast(char *out, size_t cap, double v)
     return -1;
 }
 
+/* Exact %.15g / %.17g of a dyadic value, without printf (json_format_double's rule: the
+ * 15-digit form when it reads back exactly, else 17 digits). A finite double is M * 2^E
+ * (M < 2^53); without its trailing zero bits it is m * 2^e. When e is in [-27, 64], its
+ * exact decimal expansion is the integer N = m * 5^-e (e < 0) or m * 2^e (e >= 0) over
+ * 10^k, k = max(0, -e), which fits in 128 bits. The first P digits of N are rounded half
+ * to even (glibc's printf rounds the exact value so), and the 15-digit form reads back as
+ * v exactly when its distance from N is under half the gap to the neighbouring double, or
+ * equal to it with M even (strtod's tie rule). Sizes over 2^20 (MiB) and byte counts as
+ * doubles are all such values. Returns -1 for others. */
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 json_u128;
+
+enum { DYADIC_MAX_K = 27 };
+
+/* 10^0 .. 10^38 (10^38 < 2^128). */
+static const json_u128 P10[39] = {
+    (json_u128)1ull,
+    (json_u128)10ull,
+    (json_u128)100ull,
+    (json_u128)1000ull,
+    (json_u128)10000ull,
+    (json_u128)100000ull,
+    (json_u128)1000000ull,
+    (json_u128)10000000ull,
+    (json_u128)100000000ull,
+    (json_u128)1000000000ull,
+    (json_u128)10000000000ull,
+    (json_u128)100000000000ull,
+    (json_u128)1000000000000ull,
+    (json_u128)10000000000000ull,
+    (json_u128)100000000000000ull,
+    (json_u128)1000000000000000ull,
+    (json_u128)10000000000000000ull,
+    (json_u128)100000000000000000ull,
+    (json_u128)1000000000000000000ull,
+    (json_u128)10000000000000000000ull,
+    (json_u128)10000000000000000000ull * 10ull,
+    (json_u128)10000000000000000000ull * 100ull,
+    (json_u128)10000000000000000000ull * 1000ull,
+    (json_u128)10000000000000000000ull * 10000ull,
+    (json_u128)10000000000000000000ull * 100000ull,
+    (json_u128)10000000000000000000ull * 1000000ull,
+    (json_u128)10000000000000000000ull * 10000000ull,
+    (json_u128)10000000000000000000ull * 100000000ull,
+    (json_u128)10000000000000000000ull * 1000000000ull,
+    (json_u128)10000000000000000000ull * 10000000000ull,
+    (json_u128)10000000000000000000ull * 100000000000ull,
+    (json_u128)10000000000000000000ull * 1000000000000ull,
+    (json_u128)10000000000000000000ull * 10000000000000ull,
+    (json_u128)10000000000000000000ull * 100000000000000ull,
+    (json_u128)10000000000000000000ull * 1000000000000000ull,
+    (json_u128)10000000000000000000ull * 10000000000000000ull,
+    (json_u128)10000000000000000000ull * 100000000000000000ull,
+    (json_u128)10000000000000000000ull * 1000000000000000000ull,
+    (json_u128)10000000000000000000ull * 10000000000000000000ull,
+};
+
+static int u128_bits(json_u128 x)
+{
+    uint64_t hi = (uint64_t)(x >> 64), lo = (uint64_t)x;
+    return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
+}
+
+/* N (nonzero, ND digits) rounded half to even to P significant digits, as the P decimal
+ * digits in D; *X (the decimal exponent of the first digit) is incremented on a carry out.
+ * Returns |rounded - N| in units of N's last digit. */
+static json_u128 round_to(json_u128 n, int nd, int p, char *d, int *x, int *up)
+{
+    uint64_t q;
+    json_u128 diff = 0;
+    *up = 0;
+    if (nd <= p) {
+        q = (uint64_t)n * (uint64_t)P10[p - nd]; /* exact: the digits, zero padded */
+    } else {
+        json_u128 unit = P10[nd - p], qq = n / unit, rest = n - qq * unit;
+        q = (uint64_t)qq;
+        if (rest > unit / 2 || (rest == unit / 2 && (q & 1))) {
+            *up = 1;
+            q++;
+            diff = unit - rest;
+            if (q == (uint64_t)P10[p]) {
+                q = (uint64_t)P10[p - 1];
+                ++*x;
+            }
+        } else {
+            diff = rest;
+        }
+    }
+    for (int i = p - 1; i >= 0; i--, q /= 10)
+        d[i] = (char)('0' + q % 10);
+    return diff;
+}
+
+/* Writes the P-digit %g form of digits D (ND of them, ND <= P) with decimal exponent X. */
+static int put_g(char *out, int neg, const char *d, int nd, int x, int p)
+{
+    while (nd > 1 && d[nd - 1] == '0')
+        nd--;
+    int o = 0;
+    if (neg)
+        out[o++] = '-';
+    if (x < -4 || x >= p) {
+        out[o++] = d[0];
+        if (nd > 1) {
+            out[o++] = '.';
+            memcpy(out + o, d + 1, (size_t)nd - 1);
+            o += nd - 1;
+        }
+        out[o++] = 'e';
+        out[o++] = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        if (ax >= 100)
+            out[o++] = (char)('0' + ax / 100);
+        out[o++] = (char)('0' + ax / 10 % 10);
+        out[o++] = (char)('0' + ax % 10);
+    } else if (x >= 0) {
+        for (int i = 0; i <= x; i++)
+            out[o++] = i < nd ? d[i] : '0';
+        if (nd > x + 1) {
+            out[o++] = '.';
+            memcpy(out + o, d + x + 1, (size_t)(nd - x - 1));
+            o += nd - x - 1;
+        }
+    } else {
+        out[o++] = '0';
+        out[o++] = '.';
+        for (int i = 0; i < -x - 1; i++)
+            out[o++] = '0';
+        memcpy(out + o, d, (size_t)nd);
+        o += nd;
+    }
+    out[o] = '\0';
+    return o;
+}
+
+static int format_dyadic(char *out, size_t cap, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int bexp = (int)(bits >> 52 & 0x7ff);
+    if (cap < 32 || bexp == 0 || bexp == 0x7ff)
+        return -1; /* zero, subnormal, infinite, NaN */
+    uint64_t mant = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    int e2 = bexp - 1075; /* v = mant * 2^e2 */
+    int tz = __builtin_ctzll(mant);
+    uint64_t m = mant >> tz;
+    int e = e2 + tz, k = e < 0 ? -e : 0;
+    if (e < -DYADIC_MAX_K || e > 64)
+        return -1;
+    static const uint64_t POW5[DYADIC_MAX_K + 1] = {
+        1ull,
+        5ull,
+        25ull,
+        125ull,
+        625ull,
+        3125ull,
+        15625ull,
+        78125ull,
+        390625ull,
+        1953125ull,
+        9765625ull,
+        48828125ull,
+        244140625ull,
+        1220703125ull,
+        6103515625ull,
+        30517578125ull,
+        152587890625ull,
+        762939453125ull,
+        3814697265625ull,
+        19073486328125ull,
+        95367431640625ull,
+        476837158203125ull,
+        2384185791015625ull,
+        11920928955078125ull,
+        59604644775390625ull,
+        298023223876953125ull,
+        1490116119384765625ull,
+        7450580596923828125ull,
+    };
+    json_u128 n = m, g = POW5[k]; /* g = 5^k */
+    if (e >= 0)
+        n <<= e;
+    else
+        n *= g;
+    int t = (u128_bits(n) * 1233) >> 12; /* digits: t or t + 1 */
+    int nd = t + (n >= P10[t]);
+    char d[20];
+    int x15 = nd - 1 - k, up;
+    json_u128 diff = round_to(n, nd, 15, d, &x15, &up);
+    int ok = diff == 0;
+    if (!ok) {
+        /* Half the gap above v is 2^(e2-1) = g * 2^(e2+k-1) units of 10^-k; below v it is
+         * half that when mant is 2^52 (the next binade down is finer). */
+        int h = e2 + k - 1 - (!up && mant == (1ull << 52) && bexp > 1);
+        int c; /* sign of diff - g * 2^h */
+        if (h >= 0) {
+            json_u128 rhs = g << h;
+            c = diff < rhs ? -1 : diff > rhs;
+        } else if (u128_bits(diff) - h > 120) { /* diff * 2^-h >= 2^120 > g */
+            c = 1;
+        } else {
+            json_u128 lhs = diff << -h;
+            c = lhs < g ? -1 : lhs > g;
+        }
+        ok = c < 0 || (c == 0 && !(mant & 1));
+    }
+    if (ok)
+        return put_g(out, v < 0, d, 15, x15, 15);
+    int x17 = nd - 1 - k;
+    round_to(n, nd, 17, d, &x17, &up);
+    return put_g(out, v < 0, d, 17, x17, 17);
+}
+#else
+static int format_dyadic(char *out, size_t cap, double v)
+{
+    (void)out, (void)cap, (void)v;
+    return -1;
+}
+#endif
+
 int json_format_double(char *out, size_t cap, double v)
 {
-    int fast = format_decimal_fast(out, cap, v);
+    int fast = format_dyadic(out, cap, v);
+    if (fast >= 0)
+        return fast;
+    fast = format_decimal_fast(out, cap, v);
     if (fast >= 0)
         return fast;
     int k = snprintf(out, cap, "%.15g", v);
@@ -293,7 +579,7 @@ void json_double(json_writer *w, double v)
     char tmp[40];
     int k = json_format_double(tmp, sizeof tmp, v);
     before_item(w);
-    buf_put(w->b, tmp, (size_t)k);
+    jput(w->b, tmp, (size_t)k);
 }
 
 void json_bool(json_writer *w, int v)

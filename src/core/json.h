@@ -27,6 +27,8 @@ void json_arr_end(json_writer *w);
 void json_key(json_writer *w, const char *key);
 void json_str(json_writer *w, const char *p, size_t n);
 void json_cstr(json_writer *w, const char *s);
+/* A string whose content P (N bytes) json_escape_into already escaped: written as is. */
+void json_str_escaped(json_writer *w, const char *p, size_t n);
 void json_int(json_writer *w, int64_t v);
 void json_uint(json_writer *w, uint64_t v);
 void json_double(json_writer *w, double v); /* NaN and infinities are written as null */
@@ -35,6 +37,8 @@ void json_null(json_writer *w);
 
 /* Appends S escaped as JSON string content (no quotes). Shared with other escapers. */
 void json_escape_into(buf *b, const char *p, size_t n);
+/* Appends the decimal text of V to B (no separator: a building block for keys and names). */
+void json_put_i64(buf *b, int64_t v);
 /* Formats V as the shortest round-tripping decimal; returns the length. */
 int json_format_double(char *out, size_t cap, double v);
 

@@ -71,6 +71,7 @@ typedef struct dec {
     const uint8_t *err_at;
     const char *err;
     int nomem;
+    int lazy_shapes; /* hlo_decode_lazy: shapes kept serialized, operands not read */
 } dec;
 
 static int dfail(dec *d, const pb_cursor *c)
@@ -104,25 +105,47 @@ static pq_str sv(const pb_field *f)
     return (pq_str){(const char *)f->data, f->len};
 }
 
-/* Counts occurrences of length-delimited field NUM in a message. */
-static int count_len(dec *d, const uint8_t *p, size_t n, uint32_t num, uint32_t *out)
+/* Counts the occurrences of each length-delimited field NUMS[i] (K of them) in a message, in
+ * one pass, into OUT[i]. */
+static int count_lens(dec *d, const uint8_t *p, size_t n, const uint32_t *nums, uint32_t *out,
+                      int k)
 {
     pb_cursor c;
     pb_field f = {0};
-    int k;
-    uint32_t cnt = 0;
+    int r;
+    for (int i = 0; i < k; i++)
+        out[i] = 0;
     pb_init(&c, p, n, d->base);
-    while ((k = pb_next(&c, &f)) == PB_FIELD)
-        cnt += f.num == num && f.wire == PB_LEN;
-    if (k == PB_ERROR)
+    while ((r = pb_next(&c, &f)) == PB_FIELD)
+        if (f.wire == PB_LEN)
+            for (int i = 0; i < k; i++)
+                out[i] += f.num == nums[i];
+    if (r == PB_ERROR)
         return dfail(d, &c);
-    *out = cnt;
     return 1;
+}
+
+/* Counts occurrences of length-delimited field NUM in a message. */
+static int count_len(dec *d, const uint8_t *p, size_t n, uint32_t num, uint32_t *out)
+{
+    return count_lens(d, p, n, &num, out, 1);
+}
+
+/* An array for the occurrences of length-delimited field NUM in a message (counted first),
+ * of SIZE-byte items, NULL when there are none; *OK is 0 on an error. */
+static void *alloc_counted(dec *d, const uint8_t *p, size_t n, uint32_t num, size_t size, int *ok)
+{
+    uint32_t cnt;
+    void *v = NULL;
+    *ok = count_len(d, p, n, num, &cnt) && (!cnt || (v = dalloc(d, cnt * size)) != NULL);
+    return v;
 }
 
 /* Appends the elements of one occurrence of a repeated varint field (packed or not). */
 static int append_varints(dec *d, const pb_field *f, int64_t **arr, uint32_t *n)
 {
+    if (f->wire != PB_VARINT && f->wire != PB_LEN)
+        return 1; /* another wire type: skipped as unknown, as the protobuf runtimes do */
     int64_t cnt = pb_repeated_count(f, PB_VARINT, d->base);
     if (cnt < 0)
         return dfail_at(d, f->data, "a packed repeated varint field");
@@ -135,8 +158,8 @@ static int append_varints(dec *d, const pb_field *f, int64_t **arr, uint32_t *n)
         return 0;
     if (*n)
         memcpy(na, *arr, *n * sizeof *na);
-    pb_cursor parent;
-    pb_init(&parent, f->data, f->len, d->base);
+    pb_cursor parent; /* an unpacked (varint) occurrence has no data: "" then */
+    pb_init(&parent, f->data ? f->data : (const uint8_t *)"", f->len, d->base);
     pb_repeated r;
     uint64_t v;
     uint32_t i = *n;
@@ -216,9 +239,11 @@ static int dec_split(dec *d, const uint8_t *p, size_t n, struct hlo_split_config
 
 static int dec_layout(dec *d, const uint8_t *p, size_t n, hlo_layout *l, int depth)
 {
-    uint32_t ntiles, nsplit;
-    if (!count_len(d, p, n, 6, &ntiles) || !count_len(d, p, n, 17, &nsplit))
+    static const uint32_t NUMS[2] = {6, 17};
+    uint32_t cnt[2];
+    if (!count_lens(d, p, n, NUMS, cnt, 2))
         return 0;
+    uint32_t ntiles = cnt[0], nsplit = cnt[1];
     if (ntiles && !(l->tiles = dalloc(d, ntiles * sizeof *l->tiles)))
         return 0;
     if (nsplit && !(l->split_configs = dalloc(d, nsplit * sizeof *l->split_configs)))
@@ -294,10 +319,9 @@ static int dec_shape(dec *d, const uint8_t *p, size_t n, hlo_shape *s, int depth
 {
     if (depth > HLO_MAX_SHAPE_DEPTH)
         return dfail_at(d, p, "shapes nested at most 64 deep");
-    uint32_t ntuple;
-    if (!count_len(d, p, n, 4, &ntuple))
-        return 0;
-    if (ntuple && !(s->tuple = dalloc(d, ntuple * sizeof *s->tuple)))
+    int counted;
+    s->tuple = alloc_counted(d, p, n, 4, sizeof *s->tuple, &counted);
+    if (!counted)
         return 0;
     pb_cursor c;
     pb_field f = {0};
@@ -365,7 +389,9 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
                 break;
             case 3:
                 memset(&ins->shape, 0, sizeof ins->shape);
-                ok = dec_shape(d, f.data, f.len, &ins->shape, 0);
+                ins->shape_bytes = sv(&f);
+                if (!d->lazy_shapes)
+                    ok = dec_shape(d, f.data, f.len, &ins->shape, 0);
                 break;
             case 7:
                 ins->op_type = ins->op_name = ins->source_file = (pq_str){0};
@@ -382,10 +408,12 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
                 ins->backend_config = sv(&f);
                 break;
             case 36:
-                ok = append_varints(d, &f, &ins->operand_ids, &ins->noperands);
+                if (!d->lazy_shapes)
+                    ok = append_varints(d, &f, &ins->operand_ids, &ins->noperands);
                 break;
             case 38:
-                ok = append_varints(d, &f, &ins->called_computation_ids, &ins->ncalled);
+                if (!d->lazy_shapes)
+                    ok = append_varints(d, &f, &ins->called_computation_ids, &ins->ncalled);
                 break;
             case 14:
                 ok = append_varints(d, &f, &ins->dimensions, &ins->ndimensions);
@@ -407,9 +435,9 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
                 ins->parameter_number = (int64_t)f.u;
             else if (f.num == 35)
                 ins->id = (int64_t)f.u;
-            else if (f.num == 36)
+            else if (f.num == 36 && !d->lazy_shapes)
                 ok = append_varints(d, &f, &ins->operand_ids, &ins->noperands);
-            else if (f.num == 38)
+            else if (f.num == 38 && !d->lazy_shapes)
                 ok = append_varints(d, &f, &ins->called_computation_ids, &ins->ncalled);
             else if (f.num == 14)
                 ok = append_varints(d, &f, &ins->dimensions, &ins->ndimensions);
@@ -429,10 +457,9 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
 static int dec_computation(dec *d, const uint8_t *p, size_t n, hlo_computation *comp,
                            uint32_t index)
 {
-    uint32_t nins;
-    if (!count_len(d, p, n, 2, &nins))
-        return 0;
-    if (nins && !(comp->instructions = dalloc(d, nins * sizeof *comp->instructions)))
+    int counted;
+    comp->instructions = alloc_counted(d, p, n, 2, sizeof *comp->instructions, &counted);
+    if (!counted)
         return 0;
     pb_cursor c;
     pb_field f = {0};
@@ -462,10 +489,11 @@ static int dec_computation(dec *d, const uint8_t *p, size_t n, hlo_computation *
 
 static int dec_stack_index(dec *d, const uint8_t *p, size_t n, hlo_module *m)
 {
-    uint32_t c1, c2, c3, c4;
-    if (!count_len(d, p, n, 1, &c1) || !count_len(d, p, n, 2, &c2) || !count_len(d, p, n, 3, &c3) ||
-        !count_len(d, p, n, 4, &c4))
+    static const uint32_t NUMS[4] = {1, 2, 3, 4};
+    uint32_t cnt[4];
+    if (!count_lens(d, p, n, NUMS, cnt, 4))
         return 0;
+    uint32_t c1 = cnt[0], c2 = cnt[1], c3 = cnt[2], c4 = cnt[3];
     m->file_names = dalloc(d, c1 * sizeof *m->file_names);
     m->function_names = dalloc(d, c2 * sizeof *m->function_names);
     m->file_locations = dalloc(d, c3 * sizeof *m->file_locations);
@@ -507,10 +535,9 @@ static int dec_stack_index(dec *d, const uint8_t *p, size_t n, hlo_module *m)
 
 static int dec_module(dec *d, const uint8_t *p, size_t n, hlo_module *m)
 {
-    uint32_t ncomp;
-    if (!count_len(d, p, n, 3, &ncomp))
-        return 0;
-    if (ncomp && !(m->computations = dalloc(d, ncomp * sizeof *m->computations)))
+    int counted;
+    m->computations = alloc_counted(d, p, n, 3, sizeof *m->computations, &counted);
+    if (!counted)
         return 0;
     pb_cursor c;
     pb_field f = {0};
@@ -585,10 +612,9 @@ static int dec_logical_buffer(dec *d, const uint8_t *p, size_t n, hlo_logical_bu
 
 static int dec_allocation(dec *d, const uint8_t *p, size_t n, hlo_allocation *al)
 {
-    uint32_t nas;
-    if (!count_len(d, p, n, 9, &nas))
-        return 0;
-    if (nas && !(al->assigned = dalloc(d, nas * sizeof *al->assigned)))
+    int counted;
+    al->assigned = alloc_counted(d, p, n, 9, sizeof *al->assigned, &counted);
+    if (!counted)
         return 0;
     pb_cursor c;
     pb_field f = {0};
@@ -596,42 +622,28 @@ static int dec_allocation(dec *d, const uint8_t *p, size_t n, hlo_allocation *al
     pb_init(&c, p, n, d->base);
     while ((k = pb_next(&c, &f)) == PB_FIELD) {
         if (f.wire == PB_VARINT) {
+            /* BufferAllocationProto: numbers 1 index, 2 size, 6 parameter_number, 8 color;
+             * flags 3 thread-local, 5 entry parameter, 7 maybe-live-out, 11 tuple, 12
+             * constant; 10 parameter_shape_index (unpacked) */
             int64_t v = (int64_t)f.u;
-            switch (f.num) {
-            case 1:
-                al->index = v;
-                break;
-            case 2:
-                al->size = v;
-                break;
-            case 3:
-                al->is_thread_local = v != 0;
-                break;
-            case 5:
-                al->is_entry_computation_parameter = v != 0;
-                break;
-            case 6:
-                al->parameter_number = v;
-                break;
-            case 7:
-                al->maybe_live_out = v != 0;
-                break;
-            case 8:
-                al->color = v;
-                break;
-            case 11:
-                al->is_tuple = v != 0;
-                break;
-            case 12:
-                al->is_constant = v != 0;
-                break;
-            case 10:
-                if (!append_varints(d, &f, &al->parameter_shape_index, &al->nparameter_shape_index))
-                    return 0;
-                break;
-            default:
-                break;
-            }
+            int64_t *num = f.num == 1   ? &al->index
+                           : f.num == 2 ? &al->size
+                           : f.num == 6 ? &al->parameter_number
+                           : f.num == 8 ? &al->color
+                                        : NULL;
+            int *flag = f.num == 3    ? &al->is_thread_local
+                        : f.num == 5  ? &al->is_entry_computation_parameter
+                        : f.num == 7  ? &al->maybe_live_out
+                        : f.num == 11 ? &al->is_tuple
+                        : f.num == 12 ? &al->is_constant
+                                      : NULL;
+            if (num)
+                *num = v;
+            else if (flag)
+                *flag = v != 0;
+            else if (f.num == 10 && !append_varints(d, &f, &al->parameter_shape_index,
+                                                    &al->nparameter_shape_index))
+                return 0;
         } else if (f.wire == PB_LEN) {
             if (f.num == 10) {
                 if (!append_varints(d, &f, &al->parameter_shape_index, &al->nparameter_shape_index))
@@ -656,10 +668,9 @@ static int dec_allocation(dec *d, const uint8_t *p, size_t n, hlo_allocation *al
 
 static int dec_trace(dec *d, const uint8_t *p, size_t n, hlo_heap_trace *t)
 {
-    uint32_t nev;
-    if (!count_len(d, p, n, 1, &nev))
-        return 0;
-    if (nev && !(t->events = dalloc(d, nev * sizeof *t->events)))
+    int counted;
+    t->events = alloc_counted(d, p, n, 1, sizeof *t->events, &counted);
+    if (!counted)
         return 0;
     pb_cursor c;
     pb_field f = {0};
@@ -700,10 +711,11 @@ static int dec_trace(dec *d, const uint8_t *p, size_t n, hlo_heap_trace *t)
 
 static int dec_buffer_assignment(dec *d, const uint8_t *p, size_t n, hlo_module *m)
 {
-    uint32_t nlb, nal, ntr;
-    if (!count_len(d, p, n, 1, &nlb) || !count_len(d, p, n, 3, &nal) ||
-        !count_len(d, p, n, 4, &ntr))
+    static const uint32_t NUMS[3] = {1, 3, 4};
+    uint32_t cnt[3];
+    if (!count_lens(d, p, n, NUMS, cnt, 3))
         return 0;
+    uint32_t nlb = cnt[0], nal = cnt[1], ntr = cnt[2];
     m->logical_buffers = dalloc(d, nlb * sizeof *m->logical_buffers);
     m->allocations = dalloc(d, nal * sizeof *m->allocations);
     m->traces = dalloc(d, ntr * sizeof *m->traces);
@@ -731,18 +743,38 @@ static int dec_buffer_assignment(dec *d, const uint8_t *p, size_t n, hlo_module 
     return k == PB_ERROR ? dfail(d, &c) : 1;
 }
 
-typedef struct id_seq {
-    int64_t id;
-    uint32_t seq;
-    void *p;
-} id_seq;
-
-static int cmp_id_seq(const void *a, const void *b)
+/* A stable LSD radix sort, 11 bits a pass, skipping the passes where every id has the same
+ * digit (ids are small) and everything when the ids already ascend. */
+void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n)
 {
-    const id_seq *x = a, *y = b;
-    if (x->id != y->id)
-        return x->id < y->id ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
+    int sorted = 1;
+    for (size_t i = 1; i < n && sorted; i++)
+        sorted = v[i - 1].id <= v[i].id;
+    if (sorted)
+        return;
+    enum { BITS = 11, BUCKETS = 1 << BITS };
+    uint32_t cnt[BUCKETS];
+    hlo_id_seq *src = v, *dst = t;
+    for (int sh = 0; sh < 64; sh += BITS) {
+        memset(cnt, 0, sizeof cnt);
+        for (size_t i = 0; i < n; i++)
+            cnt[((uint64_t)src[i].id ^ (1ull << 63)) >> sh & (BUCKETS - 1)]++;
+        if (cnt[((uint64_t)src[0].id ^ (1ull << 63)) >> sh & (BUCKETS - 1)] == n)
+            continue;
+        uint32_t sum = 0;
+        for (int b = 0; b < BUCKETS; b++) {
+            uint32_t c = cnt[b];
+            cnt[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[cnt[((uint64_t)src[i].id ^ (1ull << 63)) >> sh & (BUCKETS - 1)]++] = src[i];
+        hlo_id_seq *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof *v);
 }
 
 static int build_indexes(dec *d, hlo_module *m)
@@ -751,7 +783,7 @@ static int build_indexes(dec *d, hlo_module *m)
     for (uint32_t i = 0; i < m->ncomputations; i++)
         total += m->computations[i].ninstructions;
     size_t nmax = total > m->nlogical_buffers ? total : m->nlogical_buffers;
-    id_seq *tmp = malloc((nmax ? nmax : 1) * sizeof *tmp);
+    hlo_id_seq *tmp = malloc(2 * (nmax ? nmax : 1) * sizeof *tmp);
     if (!tmp) {
         d->nomem = 1;
         return 0;
@@ -765,25 +797,25 @@ static int build_indexes(dec *d, hlo_module *m)
     size_t j = 0;
     for (uint32_t i = 0; i < m->ncomputations; i++)
         for (uint32_t q = 0; q < m->computations[i].ninstructions; q++, j++)
-            tmp[j] = (id_seq){m->computations[i].instructions[q].id, (uint32_t)j,
-                              &m->computations[i].instructions[q]};
-    qsort(tmp, total, sizeof *tmp, cmp_id_seq);
+            tmp[j] = (hlo_id_seq){m->computations[i].instructions[q].id, (uint32_t)j,
+                                  &m->computations[i].instructions[q]};
+    hlo_sort_ids(tmp, tmp + nmax, total);
     for (j = 0; j < total; j++)
         m->by_id[j] = tmp[j].p;
     m->nby_id = (uint32_t)total;
     for (uint32_t i = 0; i < m->nlogical_buffers; i++)
-        tmp[i] = (id_seq){m->logical_buffers[i].id, i, NULL};
-    qsort(tmp, m->nlogical_buffers, sizeof *tmp, cmp_id_seq);
+        tmp[i] = (hlo_id_seq){m->logical_buffers[i].id, i, NULL};
+    hlo_sort_ids(tmp, tmp + nmax, m->nlogical_buffers);
     for (uint32_t i = 0; i < m->nlogical_buffers; i++)
         m->lb_order[i] = tmp[i].seq;
     free(tmp);
     return 1;
 }
 
-pq_status hlo_decode(const uint8_t *data, size_t n, const uint8_t *base, arena *a, hlo_module **out,
-                     int64_t *err_offset, const char **err_what)
+static pq_status decode(const uint8_t *data, size_t n, const uint8_t *base, arena *a, int lazy,
+                        hlo_module **out, int64_t *err_offset, const char **err_what)
 {
-    dec d = {a, base ? base : data, NULL, NULL, 0};
+    dec d = {a, base ? base : data, NULL, NULL, 0, lazy};
     *out = NULL;
     hlo_module *m = dalloc(&d, sizeof *m);
     if (!m)
@@ -822,8 +854,73 @@ pq_status hlo_decode(const uint8_t *data, size_t n, const uint8_t *base, arena *
         *err_what = d.err;
         return PQ_ERR_INPUT;
     }
+    m->lazy_shapes = lazy;
     *out = m;
     return PQ_OK;
+}
+
+pq_status hlo_decode(const uint8_t *data, size_t n, const uint8_t *base, arena *a, hlo_module **out,
+                     int64_t *err_offset, const char **err_what)
+{
+    return decode(data, n, base, a, 0, out, err_offset, err_what);
+}
+
+pq_status hlo_decode_lazy(const uint8_t *data, size_t n, const uint8_t *base, arena *a,
+                          hlo_module **out, int64_t *err_offset, const char **err_what)
+{
+    return decode(data, n, base, a, 1, out, err_offset, err_what);
+}
+
+/* The bytes of a view; an empty one (absent field) reads as "" rather than NULL. */
+static const uint8_t *view_bytes(pq_str v)
+{
+    return v.n ? (const uint8_t *)v.p : (const uint8_t *)"";
+}
+
+pq_status hlo_decode_shape(pq_str bytes, const uint8_t *base, int depth, arena *a, hlo_shape **out,
+                           int64_t *err_offset, const char **err_what)
+{
+    const uint8_t *p = view_bytes(bytes);
+    dec d = {a, base ? base : p, NULL, NULL, 0, 0};
+    hlo_shape *s = dalloc(&d, sizeof *s);
+    if (s) {
+        memset(s, 0, sizeof *s);
+        if (dec_shape(&d, p, bytes.n, s, depth)) {
+            *out = s;
+            return PQ_OK;
+        }
+    }
+    if (d.nomem)
+        return PQ_ERR_NOMEM;
+    *err_offset = (int64_t)(d.err_at - d.base);
+    *err_what = d.err;
+    return PQ_ERR_INPUT;
+}
+
+pq_status hlo_shape_elements(pq_str bytes, const uint8_t *base, arena *a, pq_str **out, uint32_t *n,
+                             int64_t *err_offset, const char **err_what)
+{
+    const uint8_t *p = view_bytes(bytes);
+    dec d = {a, base ? base : p, NULL, NULL, 0, 0};
+    uint32_t cnt = 0;
+    pq_str *v = NULL;
+    if (count_len(&d, p, bytes.n, 4, &cnt) && (v = dalloc(&d, cnt * sizeof *v)) != NULL) {
+        pb_cursor c;
+        pb_field f = {0};
+        uint32_t i = 0;
+        pb_init(&c, p, bytes.n, d.base);
+        while (pb_next(&c, &f) == PB_FIELD) /* count_len read the same bytes without error */
+            if (f.num == 4 && f.wire == PB_LEN)
+                v[i++] = sv(&f);
+        *out = v;
+        *n = cnt;
+        return PQ_OK;
+    }
+    if (d.nomem)
+        return PQ_ERR_NOMEM;
+    *err_offset = (int64_t)(d.err_at - d.base);
+    *err_what = d.err;
+    return PQ_ERR_INPUT;
 }
 
 const hlo_instruction *hlo_instruction_by_id(const hlo_module *m, int64_t id)

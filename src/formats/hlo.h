@@ -80,6 +80,7 @@ struct hlo_shape {
 typedef struct hlo_instruction {
     pq_str name, opcode;
     hlo_shape shape;
+    pq_str shape_bytes; /* the serialized ShapeProto (hlo_decode_lazy leaves shape empty) */
     int64_t id;
     int64_t parameter_number;
     pq_str op_type, op_name, source_file; /* OpMetadata */
@@ -175,6 +176,7 @@ typedef struct hlo_module {
     hlo_instruction **by_id; /* every instruction, sorted by (id, file order) */
     uint32_t nby_id;
     uint32_t *lb_order; /* logical buffer indexes sorted by id */
+    int lazy_shapes;    /* decoded by hlo_decode_lazy */
 } hlo_module;
 
 /* Decodes a serialized HloProto (DATA, N bytes; BASE = start of the file for offsets) into
@@ -183,10 +185,36 @@ typedef struct hlo_module {
 pq_status hlo_decode(const uint8_t *data, size_t n, const uint8_t *base, arena *a, hlo_module **out,
                      int64_t *err_offset, const char **err_what);
 
+/* hlo_decode without the instruction shapes, operand ids and called computation ids: each
+ * instruction's shape stays empty and its shape_bytes hold the serialized ShapeProto,
+ * decoded on demand by hlo_decode_shape; noperands and ncalled stay 0. Only the framing of
+ * those fields (their length) is checked here, not their content: memory-viewer reads the
+ * few shapes its buffers name (docs/internals/hlo.md). */
+pq_status hlo_decode_lazy(const uint8_t *data, size_t n, const uint8_t *base, arena *a,
+                          hlo_module **out, int64_t *err_offset, const char **err_what);
+/* Decodes the serialized ShapeProto BYTES (BASE = start of the file for offsets) nested
+ * DEPTH deep (0 for an instruction's shape) into A. Errors as hlo_decode. */
+pq_status hlo_decode_shape(pq_str bytes, const uint8_t *base, int depth, arena *a, hlo_shape **out,
+                           int64_t *err_offset, const char **err_what);
+/* The serialized tuple elements of the ShapeProto BYTES, in order (*N of them, in A); the
+ * elements themselves are not read. Errors as hlo_decode. */
+pq_status hlo_shape_elements(pq_str bytes, const uint8_t *base, arena *a, pq_str **out, uint32_t *n,
+                             int64_t *err_offset, const char **err_what);
+
 /* Instruction with that unique id (the last one on duplicates, as XProf's map), or NULL. */
 const hlo_instruction *hlo_instruction_by_id(const hlo_module *m, int64_t id);
 /* Logical buffer with that id (the last one on duplicates), or NULL. */
 const hlo_logical_buffer *hlo_logical_buffer_by_id(const hlo_module *m, int64_t id);
+
+/* An id with its position in file order and what it names. */
+typedef struct hlo_id_seq {
+    int64_t id;
+    uint32_t seq;
+    void *p;
+} hlo_id_seq;
+/* Sorts V (N items, in file order: seq ascending) by id, file order kept among equal ids,
+ * so by (id, seq); T is scratch space of N items. */
+void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n);
 
 /* Lowercase XLA name of a primitive type ("f32", "bf16", "token"); "" when unknown. */
 const char *hlo_type_name(int32_t type);

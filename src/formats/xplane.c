@@ -775,6 +775,24 @@ static pq_status locate_programs(reader *r, const xp_plane *pl)
     return PQ_OK;
 }
 
+/* Whether the serialized XPlane PF is /host:metadata, reading its fields up to its name. */
+static pq_status plane_is_metadata(reader *r, const pb_field *pf, int *out)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, pf->data, pf->len, r->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD)
+        if (f.num == 2 && f.wire == PB_LEN) {
+            *out = device_kind_of_plane(span_str(&f)) == DEV_HOST_METADATA;
+            return PQ_OK;
+        }
+    if (k == PB_ERROR)
+        return fail_at(r, &c, "an XPlane");
+    *out = 0;
+    return PQ_OK;
+}
+
 static pq_status read_strings(reader *r, const pb_field *f, pq_str **arr, uint32_t *n, uint32_t cap)
 {
     if (!*arr) {
@@ -817,6 +835,12 @@ pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
             continue;
         switch (f.num) {
         case 1:
+            if (src->programs_only) {
+                int meta = 0;
+                FORWARD_IF_ERROR(plane_is_metadata(&r, &f, &meta));
+                if (!meta)
+                    break;
+            }
             FORWARD_IF_ERROR(read_plane(&r, &f, &src->planes[src->nplanes++]));
             break;
         case 2:

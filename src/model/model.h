@@ -124,6 +124,7 @@ typedef struct pq_source {
     uint32_t nprograms;
     uint32_t duplicate_programs;
     pq_scan_totals scan; /* filled when pq_open_options.scan asks for a single-pass scan */
+    int programs_only;   /* pq_open_options.programs_only: only /host:metadata is read */
 } pq_source;
 
 struct pq_profile {

@@ -103,6 +103,7 @@ static pq_status load_source(pq_source *src, const pq_open_options *opts, pq_err
     switch (d) {
     case DETECT_XSPACE:
         src->info.format = PQ_FORMAT_XSPACE;
+        src->programs_only = opts->programs_only;
         st = xplane_read(src, opts->scan ? &src->scan : NULL, err);
         break;
     case DETECT_HLO_PROTO:

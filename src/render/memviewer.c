@@ -22,14 +22,6 @@ static int mem_eq(const void *a, const void *b, size_t n)
 
 static const double MIB = 1048576.0;
 
-static void key_i64str(json_writer *w, const char *k, int64_t v)
-{
-    char t[32];
-    snprintf(t, sizeof t, "%" PRId64, v);
-    json_key(w, k);
-    json_cstr(w, t);
-}
-
 static void opt_str(json_writer *w, const char *k, pq_str s)
 {
     if (s.n) {
@@ -54,14 +46,32 @@ static void opt_int(json_writer *w, const char *k, int64_t v)
     }
 }
 
+/* An int64 as a JSON string (proto3 JSON). */
+static void i64str(json_writer *w, buf *t, int64_t v)
+{
+    t->n = 0;
+    json_put_i64(t, v);
+    json_str(w, t->p ? t->p : "", t->n);
+    t->n = 0;
+}
+
+static void key_i64str(json_writer *w, buf *t, const char *k, int64_t v)
+{
+    json_key(w, k);
+    i64str(w, t, v);
+}
+
 /* "name{0,1}" when the shape index is non-empty. */
 static void name_with_index(buf *b, const mv_lb *lb)
 {
     buf_put(b, lb->instr->name.p, lb->instr->name.n);
     if (lb->proto->nshape_index) {
         buf_putc(b, '{');
-        for (uint32_t i = 0; i < lb->proto->nshape_index; i++)
-            buf_printf(b, "%s%" PRId64, i ? "," : "", lb->proto->shape_index[i]);
+        for (uint32_t i = 0; i < lb->proto->nshape_index; i++) {
+            if (i)
+                buf_putc(b, ',');
+            json_put_i64(b, lb->proto->shape_index[i]);
+        }
         buf_putc(b, '}');
     }
 }
@@ -73,12 +83,45 @@ static void put_tmp(json_writer *w, const char *k, buf *t)
     t->n = 0;
 }
 
-/* GetSourceInfo (XP hlo_module_utils.cc): metadata source_file first, else the first line
- * of the stack built from stack_frame_id ("file:line:column", innermost first). */
-static void source_info(json_writer *w, const hlo_module *m, const hlo_instruction *ins, buf *t)
+/* The stack text of each stack frame id ("file:line:column" lines, innermost first), built
+ * once per id and kept raw and JSON-escaped: the same frames repeat over thousands of
+ * blocks, and their text is most of the output. */
+typedef struct src_cache {
+    const hlo_module *m;
+    uint32_t *raw_off, *raw_len, *esc_off, *esc_len; /* by frame id - 1; esc_len 0: not yet */
+    buf raw, esc;
+} src_cache;
+
+static void src_cache_init(src_cache *c, const hlo_module *m, arena *a)
 {
-    t->n = 0;
-    int32_t id = ins->stack_frame_id;
+    memset(c, 0, sizeof *c);
+    c->m = m;
+    buf_init(&c->raw, NULL);
+    buf_init(&c->esc, NULL);
+    size_t n = m->nstack_frames ? m->nstack_frames : 1;
+    uint32_t *v = arena_alloc(a, 4 * n * sizeof *v);
+    if (!v) {
+        c->raw.status = PQ_ERR_NOMEM;
+        return;
+    }
+    memset(v, 0, 4 * n * sizeof *v);
+    c->raw_off = v, c->raw_len = v + n, c->esc_off = v + 2 * n, c->esc_len = v + 3 * n;
+}
+
+static void src_cache_release(src_cache *c)
+{
+    buf_release(&c->raw);
+    buf_release(&c->esc);
+}
+
+/* The stack text of frame ID (1-based, in range) into the cache; returns its index. */
+static uint32_t src_cache_frame(src_cache *c, int32_t id)
+{
+    uint32_t i = (uint32_t)id - 1;
+    if (c->esc_len[i] || c->raw.status != PQ_OK || c->esc.status != PQ_OK)
+        return i;
+    const hlo_module *m = c->m;
+    size_t start = c->raw.n;
     int guard = 0;
     while (id > 0 && (uint32_t)id <= m->nstack_frames && guard++ < 100000) {
         const hlo_stack_frame *f = &m->stack_frames[id - 1];
@@ -93,16 +136,44 @@ static void source_info(json_writer *w, const hlo_module *m, const hlo_instructi
             if (loc->file_name_id > 0 && (uint32_t)loc->file_name_id <= m->nfile_names)
                 file = m->file_names[loc->file_name_id - 1];
         }
-        if (t->n)
-            buf_putc(t, '\n');
-        buf_put(t, file.p, file.n);
-        buf_printf(t, ":%d:%d", line, col);
+        if (c->raw.n > start)
+            buf_putc(&c->raw, '\n');
+        buf_put(&c->raw, file.p, file.n);
+        buf_putc(&c->raw, ':');
+        json_put_i64(&c->raw, line);
+        buf_putc(&c->raw, ':');
+        json_put_i64(&c->raw, col);
+    }
+    c->raw_off[i] = (uint32_t)start;
+    c->raw_len[i] = (uint32_t)(c->raw.n - start);
+    c->esc_off[i] = (uint32_t)c->esc.n;
+    json_escape_into(&c->esc, c->raw.p + start, c->raw.n - start);
+    c->esc_len[i] = (uint32_t)(c->esc.n - c->esc_off[i]);
+    return i;
+}
+
+/* GetSourceInfo (XP hlo_module_utils.cc): metadata source_file first, else the first line
+ * of the stack built from stack_frame_id ("file:line:column", innermost first). */
+static void source_info(json_writer *w, src_cache *sc, const hlo_instruction *ins)
+{
+    const hlo_module *m = sc->m;
+    const char *raw = "", *esc = "";
+    size_t nraw = 0, nesc = 0;
+    int32_t id = ins->stack_frame_id;
+    if (id > 0 && (uint32_t)id <= m->nstack_frames) {
+        uint32_t i = src_cache_frame(sc, id);
+        if (sc->raw.status != PQ_OK || sc->esc.status != PQ_OK) {
+            w->b->status = sc->raw.status != PQ_OK ? sc->raw.status : sc->esc.status;
+            return;
+        }
+        raw = sc->raw.p + sc->raw_off[i], nraw = sc->raw_len[i];
+        esc = sc->esc.p + sc->esc_off[i], nesc = sc->esc_len[i];
     }
     pq_str fname = ins->source_file;
     int32_t line = ins->source_line;
-    if (!fname.n && t->n) {
-        const char *s = t->p, *nl = memchr(s, '\n', t->n);
-        size_t first = nl ? (size_t)(nl - s) : t->n;
+    if (!fname.n && nraw) {
+        const char *s = raw, *nl = memchr(s, '\n', nraw);
+        size_t first = nl ? (size_t)(nl - s) : nraw;
         const char *c1 = memchr(s, ':', first);
         if (c1) {
             fname = (pq_str){s, (size_t)(c1 - s)};
@@ -120,21 +191,20 @@ static void source_info(json_writer *w, const hlo_module *m, const hlo_instructi
             }
         }
     }
-    if (!fname.n) {
-        t->n = 0;
+    if (!fname.n)
         return;
-    }
     json_key(w, "sourceInfo");
     json_obj_begin(w);
     opt_str(w, "fileName", fname);
     opt_int(w, "lineNumber", line);
-    if (t->n)
-        put_tmp(w, "stackFrame", t);
+    if (nraw) {
+        json_key(w, "stackFrame");
+        json_str_escaped(w, esc, nesc);
+    }
     json_obj_end(w);
-    t->n = 0;
 }
 
-static void heap_object(json_writer *w, const mv_result *r, const mv_object *o, buf *t)
+static void heap_object(json_writer *w, const mv_object *o, buf *t, src_cache *sc)
 {
     json_obj_begin(w);
     json_key(w, "numbered");
@@ -152,7 +222,9 @@ static void heap_object(json_writer *w, const mv_result *r, const mv_object *o, 
     const hlo_instruction *ins = lb->instr;
     t->n = 0;
     buf_put(t, ins->name.p, ins->name.n);
-    buf_printf(t, ": %s # ", lb->shape_string);
+    buf_put(t, ": ", 2);
+    buf_puts(t, lb->shape_string);
+    buf_put(t, " # ", 3);
     buf_put(t, ins->op_name.p, ins->op_name.n);
     put_tmp(w, "label", t);
     opt_int(w, "logicalBufferId", (int32_t)lb->proto->id);
@@ -166,11 +238,11 @@ static void heap_object(json_writer *w, const mv_result *r, const mv_object *o, 
     json_key(w, "groupName");
     json_cstr(w, memviewer_category(lb->alloc));
     opt_str(w, "opCode", ins->opcode);
-    source_info(w, r->module, ins, t);
+    source_info(w, sc, ins);
     json_obj_end(w);
 }
 
-static void render_xprof(json_writer *w, const mv_result *r, buf *t)
+static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *sc)
 {
     const hlo_module *m = r->module;
     double add = (double)r->indefinite_bytes / MIB;
@@ -191,21 +263,23 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t)
         json_key(w, "maxHeap");
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->nobjects; i++)
-            heap_object(w, r, &r->objects[i], t);
+            heap_object(w, &r->objects[i], t, sc);
         json_arr_end(w);
         json_key(w, "maxHeapBySize");
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->nobjects; i++)
-            heap_object(w, r, &r->objects[r->by_size[i]], t);
+            heap_object(w, &r->objects[r->by_size[i]], t, sc);
         json_arr_end(w);
     }
     if (r->nspans) {
         json_key(w, "logicalBufferSpans");
         json_obj_begin(w);
         for (uint32_t i = 0; i < r->nspans; i++) {
-            char k[32];
-            snprintf(k, sizeof k, "%" PRId64, r->spans[i]->proto->id);
-            json_key(w, k);
+            t->n = 0;
+            json_put_i64(t, r->spans[i]->proto->id);
+            buf_putc(t, 0);
+            json_key(w, t->status == PQ_OK ? t->p : "");
+            t->n = 0;
             json_obj_begin(w);
             opt_int(w, "start", (int32_t)r->spans[i]->span_start);
             opt_int(w, "limit", (int32_t)r->spans[i]->span_end);
@@ -214,13 +288,20 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t)
         json_obj_end(w);
     }
     if (r->nobjects) {
+        /* the inverse permutation of by_size, written in place of t's bytes */
+        t->n = 0;
+        buf_put(t, r->by_size, r->nobjects * sizeof(uint32_t));
+        uint32_t *inv = (uint32_t *)(void *)t->p;
         json_key(w, "maxHeapToBySize");
         json_arr_begin(w);
-        for (uint32_t i = 0; i < r->nobjects; i++)
+        if (t->status == PQ_OK) {
             for (uint32_t j = 0; j < r->nobjects; j++)
-                if (r->by_size[j] == i)
-                    json_int(w, j);
+                inv[r->by_size[j]] = j;
+            for (uint32_t i = 0; i < r->nobjects; i++)
+                json_int(w, inv[i]);
+        }
         json_arr_end(w);
+        t->n = 0;
         json_key(w, "bySizeToMaxHeap");
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->nobjects; i++)
@@ -242,7 +323,7 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t)
             const hlo_allocation *x = r->indefinite[i];
             json_obj_begin(w);
             if (x->index)
-                key_i64str(w, "id", x->index);
+                key_i64str(w, t, "id", x->index);
             opt_double(w, "sizeMib", (double)x->size / MIB);
             int reusable = !x->is_thread_local && !x->is_tuple;
             if (x->is_entry_computation_parameter || x->maybe_live_out || reusable) {
@@ -266,7 +347,7 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t)
                     const mv_lb *lb = memviewer_lb(r, as->logical_buffer_id);
                     json_obj_begin(w);
                     if (as->logical_buffer_id)
-                        key_i64str(w, "id", as->logical_buffer_id);
+                        key_i64str(w, t, "id", as->logical_buffer_id);
                     const char *shape = lb ? lb->shape_string : "";
                     if (lb && *shape) {
                         json_key(w, "shape");
@@ -278,11 +359,8 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t)
                         if (lb->proto->nshape_index) {
                             json_key(w, "shapeIndex");
                             json_arr_begin(w);
-                            for (uint32_t k = 0; k < lb->proto->nshape_index; k++) {
-                                char s[32];
-                                snprintf(s, sizeof s, "%" PRId64, lb->proto->shape_index[k]);
-                                json_cstr(w, s);
-                            }
+                            for (uint32_t k = 0; k < lb->proto->nshape_index; k++)
+                                i64str(w, t, lb->proto->shape_index[k]);
                             json_arr_end(w);
                         }
                     }
@@ -340,7 +418,7 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t)
             json_key(w, "category");
             json_cstr(w, cat);
             if (bl->lb) {
-                source_info(w, r->module, bl->lb->instr, t);
+                source_info(w, sc, bl->lb->instr);
                 if (*bl->lb->shape_string) {
                     json_key(w, "shapeString");
                     json_cstr(w, bl->lb->shape_string);
@@ -551,7 +629,8 @@ pq_status pq_render_memory_viewer(const pq_profile *p, const pq_memviewer_option
     hlo_module *m = NULL;
     int64_t off;
     const char *what;
-    st = hlo_decode(pick.prog->hlo, pick.prog->hlo_len, pick.src->file.data, &a, &m, &off, &what);
+    st = hlo_decode_lazy(pick.prog->hlo, pick.prog->hlo_len, pick.src->file.data, &a, &m, &off,
+                         &what);
     if (st == PQ_ERR_INPUT) {
         st = err_set(err, st, pick.src->path, off, "expected %s in an HloProto", what);
         goto out;
@@ -561,17 +640,22 @@ pq_status pq_render_memory_viewer(const pq_profile *p, const pq_memviewer_option
         goto out;
     }
     mv_result *r = NULL;
-    st = memviewer_compute(m, opts->memory_space, &a, &r, &what);
+    st = memviewer_compute_lazy(m, pick.src->file.data, opts->memory_space, &a, &r, &what, &off);
     if (st != PQ_OK) {
-        st = err_set(err, st, pick.src->path, -1, "%s", what);
+        if (st == PQ_ERR_INPUT && off >= 0)
+            st = err_set(err, st, pick.src->path, off, "expected %s in an HloProto", what);
+        else
+            st = err_set(err, st, pick.src->path, -1, "%s", what);
         goto out;
     }
     buf t;
     buf_init(&t, NULL);
+    src_cache sc;
+    src_cache_init(&sc, m, &a);
     if (fmt == PQ_OUT_XPROF) {
         json_writer w;
         json_init(&w, &b, 0);
-        render_xprof(&w, r, &t);
+        render_xprof(&w, r, &t, &sc);
     } else if (fmt == PQ_OUT_JSON) {
         json_writer w;
         json_init(&w, &b, 1);
@@ -587,7 +671,7 @@ pq_status pq_render_memory_viewer(const pq_profile *p, const pq_memviewer_option
         json_key(&w, "memory_space");
         json_int(&w, r->memory_color);
         json_key(&w, "xprof");
-        render_xprof(&w, r, &t);
+        render_xprof(&w, r, &t, &sc);
         json_obj_end(&w);
     } else {
         render_text(&b, r);
@@ -596,7 +680,10 @@ pq_status pq_render_memory_viewer(const pq_profile *p, const pq_memviewer_option
         buf_putc(&b, '\n');
     if (t.status != PQ_OK && b.status == PQ_OK)
         b.status = t.status;
+    if (sc.raw.status != PQ_OK && b.status == PQ_OK)
+        b.status = sc.raw.status;
     buf_release(&t);
+    src_cache_release(&sc);
 out:
     if (st == PQ_OK)
         st = buf_flush(&b);

@@ -326,7 +326,52 @@ static void malformed(void **state)
     msg_end(&b, mm);
     assert_int_equal(hlo_decode(b.p, b.n, b.p, &a, &m, &off, &what), PQ_ERR_INPUT);
     assert_non_null(strstr(what, "nested"));
+    /* the lazy decode does not read the shape; decoding it on demand finds the same error,
+     * at an offset inside the shape's bytes */
+    assert_int_equal(hlo_decode_lazy(b.p, b.n, b.p, &a, &m, &off, &what), PQ_OK);
+    assert_int_equal(m->ncomputations, 1);
+    assert_int_equal(m->computations[0].ninstructions, 1);
+    const hlo_instruction *deep = &m->computations[0].instructions[0];
+    assert_int_equal(deep->shape.ntuple, 0);
+    hlo_shape *sh = NULL;
+    off = -1;
+    assert_int_equal(hlo_decode_shape(deep->shape_bytes, b.p, 0, &a, &sh, &off, &what),
+                     PQ_ERR_INPUT);
+    assert_non_null(strstr(what, "nested"));
+    assert_true(off >= (int64_t)((const uint8_t *)deep->shape_bytes.p - b.p) &&
+                off < (int64_t)((const uint8_t *)deep->shape_bytes.p - b.p + deep->shape_bytes.n));
+    pq_str *elems = NULL;
+    uint32_t nelems = 0;
+    assert_int_equal(hlo_shape_elements(deep->shape_bytes, b.p, &a, &elems, &nelems, &off, &what),
+                     PQ_OK);
+    assert_int_equal(nelems, 1);
     tb_free(&inner);
+    tb_free(&b);
+    /* a repeated varint field (dimensions) with a fixed64 wire type is skipped as unknown,
+     * by both decoders, beside a packed one that is kept */
+    tb_init(&b);
+    tbuf shape;
+    tb_init(&shape);
+    put_varint_field(&shape, 2, 11);
+    put_fixed64_field(&shape, 3, 5);
+    put_varint_field(&shape, 3, 7);
+    mm = msg_begin(&b, 1);
+    c = msg_begin(&b, 3);
+    i = msg_begin(&b, 2);
+    put_len_field(&b, 3, shape.p, shape.n);
+    msg_end(&b, i);
+    msg_end(&b, c);
+    msg_end(&b, mm);
+    assert_int_equal(hlo_decode(b.p, b.n, b.p, &a, &m, &off, &what), PQ_OK);
+    assert_int_equal(m->computations[0].instructions[0].shape.ndims, 1);
+    assert_int_equal(m->computations[0].instructions[0].shape.dims[0], 7);
+    assert_int_equal(hlo_decode_lazy(b.p, b.n, b.p, &a, &m, &off, &what), PQ_OK);
+    assert_int_equal(hlo_decode_shape(m->computations[0].instructions[0].shape_bytes, b.p, 0, &a,
+                                      &sh, &off, &what),
+                     PQ_OK);
+    assert_int_equal(sh->ndims, 1);
+    assert_int_equal(sh->dims[0], 7);
+    tb_free(&shape);
     tb_free(&b);
     arena_release(&a);
 }

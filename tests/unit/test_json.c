@@ -149,8 +149,9 @@ static void test_doubles(void **state)
     }
 }
 
-/* The decimal fast path of json_format_double (values with up to 9 decimals, as log values
- * and MB of whole bytes are) prints exactly what %.15g / %.17g print. */
+/* The fast paths of json_format_double (values with up to 9 decimals, as log values and MB
+ * of whole bytes are; dyadic values, as MiB of whole bytes are) print exactly what %.15g /
+ * %.17g print. */
 static void test_doubles_fast_path_matches_printf(void **state)
 {
     (void)state;
@@ -174,6 +175,10 @@ static void test_doubles_fast_path_matches_printf(void **state)
         default:
             v = (double)(r >> 11) / 9007199254740992.0 * 1e5;
         }
+        if (i % 3 == 1) /* dyadic values m * 2^e, e in [-40, 70]: the exact path and beyond */
+            v = ldexp((double)((r >> 11) >> (r % 50)), (int)((r >> 3) % 111) - 40);
+        if (i % 7 == 2) /* next to a power of two, where the gap below is half the gap above */
+            v = nextafter(ldexp(1.0, (int)(r % 120) - 50), (r >> 8) & 1 ? 0.0 : 1e300);
         char got[64], want[64];
         json_format_double(got, sizeof got, v);
         snprintf(want, sizeof want, "%.15g", v);
