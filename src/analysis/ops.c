@@ -1460,7 +1460,7 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result
             for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
                 if (prof->sources[si].planes[pi].kind == DEV_GPU)
                     out->hw = OPS_HW_GPU;
-    if (out->hw == OPS_HW_NONE)
+    if (out->hw == OPS_HW_NONE && !(opt && opt->device_only))
         for (size_t si = 0; si < prof->nsources && out->hw == OPS_HW_NONE; si++)
             for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
                 if (prof->sources[si].planes[pi].kind == DEV_HOST_THREADS &&

@@ -89,6 +89,7 @@ typedef struct ops_result {
 typedef struct ops_options {
     double peak_tflops; /* > 0 overrides the plane stats */
     double peak_hbm_gbps;
+    int device_only; /* XProf's device tables: no XLA:CPU fallback (empty on CPU-only runs) */
 } ops_options;
 
 pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result *out,

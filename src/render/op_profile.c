@@ -510,8 +510,7 @@ int op_profile_json(buf *b, const ops_result *r, int group)
     json_key(&w, "deviceType");
     json_cstr(&w, r->hw == OPS_HW_TPU   ? "TPU"
                   : r->hw == OPS_HW_GPU ? "GPU"
-                  : r->hw == OPS_HW_CPU ? "CPU_ONLY"
-                                        : "UNKNOWN_HARDWARE");
+                                        : "CPU_ONLY"); /* XProf: no device planes */
     if (group == OP_PROFILE_BY_PROVENANCE) {
         json_key(&w, keys[group][0]);
         rc |= put_tree(&w, r, group, 0);

@@ -678,7 +678,7 @@ static void roofline_model_table(buf *b, const ops_result *r)
 {
     roof_ctx c = {0};
     c.r = r;
-    c.gpu = r->hw != OPS_HW_TPU;
+    c.gpu = r->hw == OPS_HW_GPU || r->hw == OPS_HW_CPU; /* none: XProf's TPU-style columns */
     const ops_peaks *pk = &r->peaks;
     c.peak_flops = pk->tflops * 1000;
     c.peak_hbm = ops_giga_to_gibi(pk->bws[0]);
@@ -788,7 +788,9 @@ static void roofline_model_table(buf *b, const ops_result *r)
     }
     buf_puts(b, "},\"rows\":[");
     first = 1;
-    for (int incl = 1; incl >= 0; incl--) {
+    /* No device ops (a CPU-only run): XProf writes no rows and no diagnostics. */
+    int none = r->hw == OPS_HW_NONE;
+    for (int incl = 1; incl >= 0 && !none; incl--) {
         /* The "Program" record: ops outside call/conditional/while/megacore fusion; breakdowns
          * summed as XProf does (see pq_render_roofline). */
         op_metrics prog = {0};
@@ -841,7 +843,12 @@ static void roofline_model_table(buf *b, const ops_result *r)
     }
     buf_puts(b, "]},{\"cols\":[{\"id\":\"severity\",\"label\":\"Severity\",\"type\":"
                 "\"string\"},{\"id\":\"message\",\"label\":\"Message\",\"type\":\"string\"}],"
-                "\"rows\":[{\"c\":[{\"v\":\"WARNING\"},{\"v\":\"No step marker observed and "
+                "\"rows\":[");
+    if (none) {
+        buf_puts(b, "]}]");
+        return;
+    }
+    buf_puts(b, "{\"c\":[{\"v\":\"WARNING\"},{\"v\":\"No step marker observed and "
                 "hence the step time is unknown. This may happen if (1) training steps are not "
                 "instrumented (e.g., if you are not using Keras) or (2) the profiling duration is "
                 "shorter than the step time. For (1), you need to add step instrumentation; for "
@@ -1027,7 +1034,9 @@ static pq_status ops_begin(const pq_profile *profile, const pq_ops_options **o, 
     static const pq_ops_options defaults = {0};
     if (!*o)
         *o = &defaults;
-    ops_options oo = {(*o)->peak_tflops, (*o)->peak_hbm_gbps};
+    /* XProf's tables (--format xprof) cover device planes only: a CPU-only run gives XProf's
+     * empty tables there; profq's own formats list its XLA:CPU ops. */
+    ops_options oo = {(*o)->peak_tflops, (*o)->peak_hbm_gbps, (*o)->xprof != 0};
     pq_status st = ops_compute(profile, &oo, r, err);
     if (st == PQ_OK)
         buf_init(b, sink);

@@ -157,6 +157,11 @@ def compare(exe, src, scratch):
         return None
     tpu = pq_json["hardware"] == "tpu"
     c = Check(name)
+    if pq_json["hardware"] == "cpu":
+        # A JAX-on-CPU run: XProf has no device table for it (its tools come out empty, with
+        # deviceType CPU_ONLY); profq's --format xprof must be the same, while profq's own
+        # formats list the XLA:CPU ops (checked here to be non-empty).
+        c.eq("profq's own ops on a CPU run", len(pq_json["rows"]) > 0, True)
 
     xs = {(r["program_id"], r["hlo_op_name"]): r for r in table(xprof(path, "hlo_stats"))}
     ps = {(r["program_id"], r["hlo_op_name"]): r
@@ -208,8 +213,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--profq", required=True)
     ap.add_argument("--data", required=True)
+    ap.add_argument("--jax-run", action="append", default=[],
+                    help="an XPlane of the project's own JAX-on-CPU run (scripts/demo_program.py)")
     a = ap.parse_args()
-    inputs = []
+    inputs = list(a.jax_run)
     for f in sorted(os.listdir(a.data)):
         p = os.path.join(a.data, f)
         if f.endswith(".xplane.pb"):

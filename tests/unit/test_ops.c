@@ -107,7 +107,7 @@ static void test_tpu_nesting_and_totals(void **state)
     assert_string_equal(o.bound_by, "HBM");
     ops_free(&r);
     /* --peak-flops overrides the plane */
-    ops_options oo = {1e9, 0};
+    ops_options oo = {1e9, 0, 0};
     pq_error err;
     assert_int_equal(ops_compute(p, &oo, &r, &err), PQ_OK);
     assert_true(r.peaks.tflops == 1e9 && r.peaks.user_flops);
