@@ -1576,7 +1576,8 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result
         idle->time_ps = idle->self_time_ps = out->total_time_ps - out->total_op_time_ps;
     }
     out->idle_ps = out->total_time_ps - out->total_op_time_ps;
-    qsort(out->ops, out->nops, sizeof *out->ops, op_cmp);
+    if (out->nops)
+        qsort(out->ops, out->nops, sizeof *out->ops, op_cmp);
     /* Program names from the HloProtos the profile carries, where module lines named none. */
     for (size_t k = 0; k < pt.n; k++)
         for (size_t si = 0; si < prof->nsources && pt.v[k].name.n == 0; si++)
@@ -1585,7 +1586,8 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result
                     pt.v[k].name = prof->sources[si].programs[i].name;
                     break;
                 }
-    qsort(pt.v, pt.n, sizeof *pt.v, prog_cmp);
+    if (pt.n)
+        qsort(pt.v, pt.n, sizeof *pt.v, prog_cmp);
     out->programs = pt.v;
     out->nprograms = pt.n;
     pt.v = NULL;
