@@ -69,6 +69,7 @@ typedef struct reader {
     const char *const *akeys;
     size_t nakeys;
     size_t aklen[8];
+    uint64_t aklen_mask; /* bit N: some wanted key is N bytes long (N < 64) */
     /* error */
     const char *what;
     const char *err_at;
@@ -98,10 +99,36 @@ static rres need(reader *r, const char *at, const char *what)
 /* JSON's four whitespace bytes. */
 static const unsigned char WS[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
 
+/* Skips whitespace. Most runs are empty or one space; indentation runs (a newline and
+ * spaces) go 16 bytes at a time with SSE2. */
 static inline void ws(reader *r)
 {
-    while (r->p < r->end && WS[(unsigned char)*r->p])
-        r->p++;
+    const char *p = r->p, *end = r->end;
+    if (p >= end || !WS[(unsigned char)*p])
+        return;
+    p++;
+    if (p >= end || !WS[(unsigned char)*p]) {
+        r->p = p;
+        return;
+    }
+#if defined(__SSE2__)
+    const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
+    const __m128i cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
+    while (end - p >= 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i w = _mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, nl));
+        w = _mm_or_si128(w, _mm_or_si128(_mm_cmpeq_epi8(x, cr), _mm_cmpeq_epi8(x, tab)));
+        unsigned other = ~(unsigned)_mm_movemask_epi8(w) & 0xFFFFu;
+        if (other) {
+            r->p = p + __builtin_ctz(other);
+            return;
+        }
+        p += 16;
+    }
+#endif
+    while (p < end && WS[(unsigned char)*p])
+        p++;
+    r->p = p;
 }
 
 /* Bytes that stop the string scanner: the quote, the backslash, control characters. */
@@ -173,6 +200,11 @@ TJ_INLINE rres read_key(reader *r, const char **ks, const char **ke)
     rres rr = scan_string(r, ks, ke, &esc);
     if (rr != TJR_OK)
         return rr;
+    if (r->p < r->end && *r->p == ':') { /* the common "key": */
+        r->p++;
+        ws(r);
+        return TJR_OK;
+    }
     ws(r);
     if (r->p >= r->end)
         return need(r, r->p, "expected ':'");
@@ -486,9 +518,8 @@ static inline void normalize_time(tj_time *t)
  * seventh was >= 5). */
 static inline void make_time(int neg, int64_t whole, int64_t frac, int fd, int round_up, tj_time *t)
 {
-    for (int k = fd; k < 6; k++)
-        frac *= 10;
-    frac += round_up;
+    static const int64_t scale[7] = {1000000, 100000, 10000, 1000, 100, 10, 1};
+    frac = frac * scale[fd < 6 ? fd : 6] + round_up;
     t->us = neg ? -whole : whole;
     t->frac_ps = neg ? -frac : frac;
     normalize_time(t);
@@ -741,7 +772,9 @@ static rres parse_args(reader *r, tj_event *ev)
         if (rr != TJR_OK)
             return rr;
         size_t kl = (size_t)(ke - ks);
-        for (size_t k = 0; k < r->nakeys; k++) {
+        if (kl < 64 && !(r->aklen_mask >> kl & 1))
+            kl = 0; /* no wanted key has this length: skip the comparisons */
+        for (size_t k = 0; kl && k < r->nakeys; k++) {
             if (r->aklen[k] == kl && r->akeys[k][0] == ks[0] && memcmp(r->akeys[k], ks, kl) == 0) {
                 ev->argv[k].p = vs;
                 ev->argv[k].n = (size_t)(r->p - vs);
@@ -763,8 +796,7 @@ static rres parse_args(reader *r, tj_event *ev)
 static rres parse_event(reader *r, tj_event *ev)
 {
     memset(ev, 0, offsetof(tj_event, argv));
-    for (size_t k = 0; k < r->nakeys; k++)
-        ev->argv[k] = (pq_str){NULL, 0};
+    memset(ev->argv, 0, r->nakeys * sizeof ev->argv[0]);
     ev->offset = off_of(r, r->p);
     if (r->p >= r->end)
         return need(r, r->p, "expected an event object");
@@ -1229,8 +1261,10 @@ static void reader_init(reader *r, const char *name, const tj_want *want, pq_err
     if (want && want->arg_keys) {
         r->nakeys = want->n_arg_keys < 8 ? want->n_arg_keys : 8;
         r->akeys = want->arg_keys;
-        for (size_t k = 0; k < r->nakeys; k++)
+        for (size_t k = 0; k < r->nakeys; k++) {
             r->aklen[k] = strlen(r->akeys[k]);
+            r->aklen_mask |= r->aklen[k] < 64 ? (uint64_t)1 << r->aklen[k] : 0;
+        }
     }
 }
 

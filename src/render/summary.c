@@ -60,7 +60,8 @@ static void *hash_file(void *arg)
 }
 
 /* The trace is read twice, both times in small chunks: by a thread for its sha256 (as fast
- * as the parse, so it runs beside it) and by the streaming reader. Nothing is mapped:
+ * as the parse, so it runs beside the parse and the summary's build) and by the streaming
+ * reader. Nothing is mapped:
  * memory is the summary's columns, not the file. */
 static pq_status summarize_trace(const char *path, const pq_summary_options *o, pq_sink *sink,
                                  pq_error *err)
@@ -81,21 +82,23 @@ static pq_status summarize_trace(const char *path, const pq_summary_options *o, 
     }
     tj_info info;
     st = trace_events_feed_file(path, b, &info, err);
-    if (hashing)
-        pthread_join(hasher, NULL);
-    hashing = 0;
     if (st != PQ_OK)
         goto out;
+    /* The summary is built while the hash may still run; its sha256 is set after the join. */
     sm_options so = opts_of(o);
     sm_source src = {"perfetto_trace_json",
                      path,
-                     job.sha,
+                     "",
                      info.display_time_unit[0] ? info.display_time_unit : NULL,
                      info.num_events,
                      o && o->generated_at_utc ? o->generated_at_utc : "",
                      NULL};
     doc = sm_build(b, &so, &src);
-    if (!doc) {
+    if (hashing)
+        pthread_join(hasher, NULL);
+    hashing = 0;
+    jval *prov = doc ? (jval *)jv_get(doc, "trace_provenance") : NULL;
+    if (!prov || jv_set(prov, "trace_sha256", jv_cstr(job.sha)) != 0) {
         st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory while summarizing");
         goto out;
     }
