@@ -79,6 +79,20 @@ const mv_lb *memviewer_lb(const mv_result *r, int64_t id)
     return lo < r->nlbs && r->lbs_by_id[lo]->proto->id == id ? r->lbs_by_id[lo] : NULL;
 }
 
+/* The slot of allocation index IDX in AL (ascending, unique indexes), or AL->n. */
+static uint32_t alloc_slot(const mv_alloc_list *al, int64_t idx)
+{
+    uint32_t lo = 0, hi = al->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (al->items[mid]->index < idx)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < al->n && al->items[lo]->index == idx ? lo : al->n;
+}
+
 static mv_lb *lb_get(const mv_result *r, int64_t id)
 {
     return (mv_lb *)memviewer_lb(r, id);
@@ -766,13 +780,8 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     for (uint32_t i = 0; i < m->nallocations; i++) {
         const hlo_allocation *x = &m->allocations[i];
         /* the struct points at the allocation kept for this index */
-        const hlo_allocation *kept = x;
-        for (uint32_t q = 0; q < al.n; q++)
-            if (al.items[q]->index == x->index) {
-                kept = al.items[q];
-                break;
-            }
-        if (kept != x)
+        uint32_t slot = alloc_slot(&al, x->index);
+        if (slot < al.n && al.items[slot] != x)
             continue; /* a replaced duplicate: XProf's map holds only the last one */
         for (uint32_t q = 0; q < x->nassigned; q++) {
             const hlo_logical_buffer *p =
@@ -835,9 +844,9 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
         const mv_lb *b = memviewer_lb(r, m->traces[t].events[0].buffer_id);
         if (!b)
             continue;
-        for (uint32_t q = 0; q < al.n; q++)
-            if (al.items[q]->index == b->alloc->index)
-                alloc_trace[q] = t;
+        uint32_t q = alloc_slot(&al, b->alloc->index);
+        if (q < al.n)
+            alloc_trace[q] = t;
     }
 
     int64_t tid = trace_id(r, &al, alloc_trace);

@@ -523,6 +523,12 @@ static int format_dyadic(char *out, size_t cap, double v)
     int t = (u128_bits(n) * 1233) >> 12; /* digits: t or t + 1 */
     int nd = t + (n >= P10[t]);
     char d[20];
+    if (nd <= 15) { /* exact in 15 digits (most MiB values): no rounding, 64-bit digits */
+        uint64_t q = (uint64_t)n;
+        for (int i = nd - 1; i >= 0; i--, q /= 10)
+            d[i] = (char)('0' + q % 10);
+        return put_g(out, v < 0, d, nd, nd - 1 - k, 15);
+    }
     int x15 = nd - 1 - k, up;
     json_u128 diff = round_to(n, nd, 15, d, &x15, &up);
     int ok = diff == 0;
