@@ -102,6 +102,14 @@ void json_arr_end(json_writer *w)
     close_container(w, ']');
 }
 
+/* Bytes a key writes as they are: 0x20..0x7F but '"' and '\\' (not NUL: it ends the key). */
+static const unsigned char KEY_PLAIN[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 void json_key(json_writer *w, const char *key)
 {
     before_item(w);
@@ -109,9 +117,9 @@ void json_key(json_writer *w, const char *key)
     char t[64];
     size_t n = 0;
     t[n++] = '"';
-    while (n < sizeof t - 4 && key[n - 1] && (unsigned char)(key[n - 1] - 0x20) < 0x60 &&
-           key[n - 1] != '"' && key[n - 1] != '\\') {
-        t[n] = key[n - 1];
+    unsigned char ch;
+    while (n < sizeof t - 4 && KEY_PLAIN[ch = (unsigned char)key[n - 1]]) {
+        t[n] = (char)ch;
         n++;
     }
     if (key[n - 1]) { /* long, or a byte to escape */
