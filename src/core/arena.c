@@ -1,6 +1,6 @@
-/* arena.c - bump allocator: large blocks from pq_calloc, freed together. A block is zeroed
- * once when it is obtained (for free when the C library maps fresh pages, as it does for
- * blocks this large) and its bytes are handed out only once, so allocations need no memset. */
+/* arena.c - bump allocator: large blocks from pq_malloc, freed together. An allocation
+ * bigger than half a block gets a block of its own from pq_calloc, which zeroes exactly it
+ * (for free when the C library maps fresh pages, as it does for the first such block). */
 #include "arena.h"
 #include "alloc.h"
 
@@ -40,9 +40,11 @@ void *arena_alloc(arena *a, size_t n)
         return NULL;
     }
     arena_block *b = a->head;
+    int zeroed = 0;
     if (!b || b->cap - b->used < need) {
-        size_t cap = need > ARENA_BLOCK_BYTES / 2 ? need : ARENA_BLOCK_BYTES;
-        arena_block *nb = pq_calloc(1, sizeof *nb + cap);
+        zeroed = need > ARENA_BLOCK_BYTES / 2;
+        size_t cap = zeroed ? need : ARENA_BLOCK_BYTES;
+        arena_block *nb = zeroed ? pq_calloc(1, sizeof *nb + cap) : pq_malloc(sizeof *nb + cap);
         if (!nb) {
             a->failed = 1;
             return NULL;
@@ -62,7 +64,9 @@ void *arena_alloc(arena *a, size_t n)
     void *p = b->data + b->used;
     b->used += need;
     a->used_bytes += need;
-    return p; /* zero: the block was calloc'd and no byte is handed out twice */
+    if (!zeroed)
+        memset(p, 0, n);
+    return p;
 }
 
 char *arena_strndup(arena *a, const char *s, size_t n)
