@@ -723,6 +723,7 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     pq_status st = PQ_ERR_NOMEM;
     hlo_id_seq *tmp = NULL;
     int64_t *alloc_trace = NULL;
+    uint32_t *slot_of = NULL; /* by allocation: its slot in al, al.n for a replaced one */
     int32_t *color_of_lb = NULL;
     sim s;
     memset(&s, 0, sizeof s);
@@ -750,11 +751,15 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     al.n = sort_unique_last(tmp, tmp + nmax, m->nallocations);
     al.items = arena_alloc(a, (al.n ? al.n : 1) * sizeof *al.items);
     alloc_trace = malloc((al.n ? al.n : 1) * sizeof *alloc_trace);
-    if (!al.items || !alloc_trace)
+    slot_of = malloc((m->nallocations ? m->nallocations : 1) * sizeof *slot_of);
+    if (!al.items || !alloc_trace || !slot_of)
         goto out;
+    for (uint32_t i = 0; i < m->nallocations; i++)
+        slot_of[i] = al.n;
     for (uint32_t i = 0; i < al.n; i++) {
         al.items[i] = tmp[i].p;
         alloc_trace[i] = -1;
+        slot_of[al.items[i] - m->allocations] = i;
     }
 
     /* Logical buffer structs: one per assigned entry whose buffer and instruction exist;
@@ -766,13 +771,7 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     for (uint32_t i = 0; i < m->nallocations; i++) {
         const hlo_allocation *x = &m->allocations[i];
         /* the struct points at the allocation kept for this index */
-        const hlo_allocation *kept = x;
-        for (uint32_t q = 0; q < al.n; q++)
-            if (al.items[q]->index == x->index) {
-                kept = al.items[q];
-                break;
-            }
-        if (kept != x)
+        if (slot_of[i] == al.n)
             continue; /* a replaced duplicate: XProf's map holds only the last one */
         for (uint32_t q = 0; q < x->nassigned; q++) {
             const hlo_logical_buffer *p =
@@ -835,9 +834,9 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
         const mv_lb *b = memviewer_lb(r, m->traces[t].events[0].buffer_id);
         if (!b)
             continue;
-        for (uint32_t q = 0; q < al.n; q++)
-            if (al.items[q]->index == b->alloc->index)
-                alloc_trace[q] = t;
+        uint32_t q = slot_of[b->alloc - m->allocations];
+        if (q < al.n)
+            alloc_trace[q] = t;
     }
 
     int64_t tid = trace_id(r, &al, alloc_trace);
@@ -965,6 +964,7 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
 out:
     free(tmp);
     free(alloc_trace);
+    free(slot_of);
     free(color_of_lb);
     lazy_release(&lz);
     free(s.live.v);

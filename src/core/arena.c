@@ -1,4 +1,6 @@
-/* arena.c - bump allocator: large blocks from pq_malloc, freed together. */
+/* arena.c - bump allocator: large blocks from pq_malloc, freed together. An allocation
+ * bigger than half a block gets a block of its own from pq_calloc, which zeroes exactly it
+ * (for free when the C library maps fresh pages, as it does for the first such block). */
 #include "arena.h"
 #include "alloc.h"
 
@@ -38,9 +40,11 @@ void *arena_alloc(arena *a, size_t n)
         return NULL;
     }
     arena_block *b = a->head;
+    int zeroed = 0;
     if (!b || b->cap - b->used < need) {
-        size_t cap = need > ARENA_BLOCK_BYTES / 2 ? need : ARENA_BLOCK_BYTES;
-        arena_block *nb = pq_malloc(sizeof *nb + cap);
+        zeroed = need > ARENA_BLOCK_BYTES / 2;
+        size_t cap = zeroed ? need : ARENA_BLOCK_BYTES;
+        arena_block *nb = zeroed ? pq_calloc(1, sizeof *nb + cap) : pq_malloc(sizeof *nb + cap);
         if (!nb) {
             a->failed = 1;
             return NULL;
@@ -60,7 +64,8 @@ void *arena_alloc(arena *a, size_t n)
     void *p = b->data + b->used;
     b->used += need;
     a->used_bytes += need;
-    memset(p, 0, n);
+    if (!zeroed)
+        memset(p, 0, n);
     return p;
 }
 

@@ -102,6 +102,14 @@ void json_arr_end(json_writer *w)
     close_container(w, ']');
 }
 
+/* Bytes a key writes as they are: 0x20..0x7F but '"' and '\\' (not NUL: it ends the key). */
+static const unsigned char KEY_PLAIN[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 void json_key(json_writer *w, const char *key)
 {
     before_item(w);
@@ -109,9 +117,9 @@ void json_key(json_writer *w, const char *key)
     char t[64];
     size_t n = 0;
     t[n++] = '"';
-    while (n < sizeof t - 4 && key[n - 1] && (unsigned char)(key[n - 1] - 0x20) < 0x60 &&
-           key[n - 1] != '"' && key[n - 1] != '\\') {
-        t[n] = key[n - 1];
+    unsigned char ch;
+    while (n < sizeof t - 4 && KEY_PLAIN[ch = (unsigned char)key[n - 1]]) {
+        t[n] = (char)ch;
         n++;
     }
     if (key[n - 1]) { /* long, or a byte to escape */
@@ -523,6 +531,12 @@ static int format_dyadic(char *out, size_t cap, double v)
     int t = (u128_bits(n) * 1233) >> 12; /* digits: t or t + 1 */
     int nd = t + (n >= P10[t]);
     char d[20];
+    if (nd <= 15) { /* exact in 15 digits (most MiB values): no rounding, 64-bit digits */
+        uint64_t q = (uint64_t)n;
+        for (int i = nd - 1; i >= 0; i--, q /= 10)
+            d[i] = (char)('0' + q % 10);
+        return put_g(out, v < 0, d, nd, nd - 1 - k, 15);
+    }
     int x15 = nd - 1 - k, up;
     json_u128 diff = round_to(n, nd, 15, d, &x15, &up);
     int ok = diff == 0;

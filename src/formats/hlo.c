@@ -388,10 +388,11 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
                 ins->opcode = sv(&f);
                 break;
             case 3:
-                memset(&ins->shape, 0, sizeof ins->shape);
                 ins->shape_bytes = sv(&f);
-                if (!d->lazy_shapes)
+                if (!d->lazy_shapes) { /* lazily the shape is never written: it stays zero */
+                    memset(&ins->shape, 0, sizeof ins->shape);
                     ok = dec_shape(d, f.data, f.len, &ins->shape, 0);
+                }
                 break;
             case 7:
                 ins->op_type = ins->op_name = ins->source_file = (pq_str){0};

@@ -70,6 +70,11 @@ static inline int pb_read_varint(pb_cursor *c, uint64_t *out)
         c->p = p + 1;
         return 1;
     }
+    if (end - p >= 2 && !(p[1] & 0x80)) { /* two bytes: field numbers 16+, lengths < 2^14 */
+        *out = (uint64_t)(p[0] & 0x7F) | (uint64_t)p[1] << 7;
+        c->p = p + 2;
+        return 1;
+    }
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 70; shift += 7) {
         if (p >= end) {
