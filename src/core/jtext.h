@@ -1,5 +1,6 @@
 /* jtext.h - pieces of JSON string decoding shared by profq's JSON readers (core/jval.c,
- * formats/ttjson.c): the four hex digits of a \u escape and the UTF-8 of a code point. */
+ * formats/ttjson.c, formats/trace_json.c): the one-letter escapes, the four hex digits of a
+ * \u escape (with surrogate pairs) and the UTF-8 of a code point. */
 #ifndef PQ_CORE_JTEXT_H
 #define PQ_CORE_JTEXT_H
 #include <stddef.h>
@@ -47,6 +48,51 @@ static inline size_t json_put_utf8(char *o, unsigned cp)
     o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
     o[3] = (char)(0x80 | (cp & 0x3F));
     return 4;
+}
+
+/* The byte a one-letter escape \E stands for (", \\, /, b, f, n, r, t), or -1. */
+static inline int json_simple_escape(char e)
+{
+    switch (e) {
+    case '"':
+    case '\\':
+    case '/':
+        return e;
+    case 'b':
+        return '\b';
+    case 'f':
+        return '\f';
+    case 'n':
+        return '\n';
+    case 'r':
+        return '\r';
+    case 't':
+        return '\t';
+    default:
+        return -1;
+    }
+}
+
+/* Decodes the \u escape whose four hex digits start at S (input ends at END): a high
+ * surrogate followed by a \u low surrogate is one code point, a lone surrogate is U+FFFD.
+ * Writes its UTF-8 at O (at most 4 bytes, never more than the input it consumes) and its
+ * length in *N; returns the input bytes consumed after "\u" (4 or 10), -1 when the four hex
+ * digits are not there. */
+static inline int json_unicode_escape(const char *s, const char *end, char *o, size_t *n)
+{
+    unsigned cp, lo;
+    if (end - s < 4 || json_hex4(s, &cp) != 0)
+        return -1;
+    int used = 4;
+    if (cp >= 0xD800 && cp < 0xDC00 && end - s >= 10 && s[4] == '\\' && s[5] == 'u' &&
+        json_hex4(s + 6, &lo) == 0 && lo >= 0xDC00 && lo < 0xE000) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        used = 10;
+    } else if (cp >= 0xD800 && cp < 0xE000) {
+        cp = 0xFFFD;
+    }
+    *n = json_put_utf8(o, cp);
+    return used;
 }
 
 #endif

@@ -266,54 +266,25 @@ static char *parse_string(jparser *q, size_t *len)
         }
         char e = q->p[1];
         q->p += 2;
-        switch (e) {
-        case '"':
-            *o++ = '"';
-            break;
-        case '\\':
-            *o++ = '\\';
-            break;
-        case '/':
-            *o++ = '/';
-            break;
-        case 'b':
-            *o++ = '\b';
-            break;
-        case 'f':
-            *o++ = '\f';
-            break;
-        case 'n':
-            *o++ = '\n';
-            break;
-        case 'r':
-            *o++ = '\r';
-            break;
-        case 't':
-            *o++ = '\t';
-            break;
-        case 'u': {
-            unsigned cp, lo;
-            if (q->end - q->p < 4 || json_hex4(q->p, &cp) != 0) {
+        if (e == 'u') {
+            size_t n;
+            int used = json_unicode_escape(q->p, q->end, o, &n);
+            if (used < 0) {
                 q->what = "expected four hex digits after \\u";
                 pq_free(out);
                 return NULL;
             }
-            q->p += 4;
-            if (cp >= 0xD800 && cp < 0xDC00 && q->end - q->p >= 6 && q->p[0] == '\\' &&
-                q->p[1] == 'u' && json_hex4(q->p + 2, &lo) == 0 && lo >= 0xDC00 && lo < 0xE000) {
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                q->p += 6;
-            } else if (cp >= 0xD800 && cp < 0xE000) {
-                cp = 0xFFFD;
-            }
-            o += json_put_utf8(o, cp);
-            break;
+            q->p += used;
+            o += n;
+            continue;
         }
-        default:
+        int c1 = json_simple_escape(e);
+        if (c1 < 0) {
             q->what = "expected a valid escape in a string";
             pq_free(out);
             return NULL;
         }
+        *o++ = (char)c1;
     }
     q->p++;
     *o = '\0';

@@ -14,6 +14,7 @@
 
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/jtext.h"
 #include "io/mapfile.h"
 
 #include <errno.h>
@@ -242,17 +243,6 @@ TJ_INLINE rres next_or_close(reader *r, char close, const char *need_what, const
     return TJR_OK;
 }
 
-static int hexv(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Unescapes [s,e) into OUT (room for e-s bytes: escapes never grow). Returns the length or
  * -1 on a bad escape (*bad set). */
 static long unescape(const char *s, const char *e, char *out, const char **bad)
@@ -269,83 +259,23 @@ static long unescape(const char *s, const char *e, char *out, const char **bad)
         }
         char c = s[1];
         s += 2;
-        switch (c) {
-        case '"':
-            *o++ = '"';
-            break;
-        case '\\':
-            *o++ = '\\';
-            break;
-        case '/':
-            *o++ = '/';
-            break;
-        case 'b':
-            *o++ = '\b';
-            break;
-        case 'f':
-            *o++ = '\f';
-            break;
-        case 'n':
-            *o++ = '\n';
-            break;
-        case 'r':
-            *o++ = '\r';
-            break;
-        case 't':
-            *o++ = '\t';
-            break;
-        case 'u': {
-            unsigned cp = 0;
-            if (e - s < 4) {
+        if (c == 'u') {
+            size_t n;
+            int used = json_unicode_escape(s, e, o, &n);
+            if (used < 0) {
                 *bad = s - 2;
                 return -1;
             }
-            for (int k = 0; k < 4; k++) {
-                int h = hexv(s[k]);
-                if (h < 0) {
-                    *bad = s - 2;
-                    return -1;
-                }
-                cp = cp << 4 | (unsigned)h;
-            }
-            s += 4;
-            if (cp >= 0xD800 && cp < 0xDC00 && e - s >= 6 && s[0] == '\\' && s[1] == 'u') {
-                unsigned lo = 0;
-                int okh = 1;
-                for (int k = 0; k < 4; k++) {
-                    int h = hexv(s[2 + k]);
-                    okh &= h >= 0;
-                    lo = lo << 4 | (unsigned)(h < 0 ? 0 : h);
-                }
-                if (okh && lo >= 0xDC00 && lo < 0xE000) {
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    s += 6;
-                }
-            }
-            if (cp >= 0xD800 && cp < 0xE000)
-                cp = 0xFFFD;
-            /* UTF-8 of a \uXXXX escape (6 bytes, or 12 for a pair) never exceeds them. */
-            if (cp < 0x80) {
-                *o++ = (char)cp;
-            } else if (cp < 0x800) {
-                *o++ = (char)(0xC0 | (cp >> 6));
-                *o++ = (char)(0x80 | (cp & 0x3F));
-            } else if (cp < 0x10000) {
-                *o++ = (char)(0xE0 | (cp >> 12));
-                *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-                *o++ = (char)(0x80 | (cp & 0x3F));
-            } else {
-                *o++ = (char)(0xF0 | (cp >> 18));
-                *o++ = (char)(0x80 | ((cp >> 12) & 0x3F));
-                *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-                *o++ = (char)(0x80 | (cp & 0x3F));
-            }
-            break;
+            s += used;
+            o += n;
+            continue;
         }
-        default:
+        int c1 = json_simple_escape(c);
+        if (c1 < 0) {
             *bad = s - 2;
             return -1;
         }
+        *o++ = (char)c1;
     }
     return (long)(o - out);
 }
