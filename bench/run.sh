@@ -12,16 +12,10 @@
 # Each tool runs BENCH_RUNS (default 5) times under /usr/bin/time: best wall time, highest
 # peak RSS. The best run is reported because this machine is shared: others only add time.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-BUILD=${BUILD:-build}
+. "$(dirname "$0")/lib.sh"
+bench_setup
 size=${BENCH_SIZE:-1073741824}
 seed=${BENCH_SEED:-1}
-profq="$BUILD/profq"
-out=build/bench
-mkdir -p "$out" "$BUILD/bench"
-[ -x "$profq" ] || { echo "bench: $profq is missing; run make first" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is missing (scripts/deps.sh bench)" >&2; exit 1; }
 
 # --- the input -------------------------------------------------------------------------
 gen="$BUILD/bench/gen_xspace"
@@ -30,20 +24,11 @@ ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -o "$gen.
 mv "$gen.new" "$gen"
 # gen_input SIZE: generates (once) and prints the path of the XSpace of that size.
 gen_input() {
-  local sz=$1 name file stamp want line
+  local sz=$1 name
   if [ "$sz" = 1073741824 ]; then name=xspace_1g; else name=xspace_$sz; fi
-  file="$out/$name/host.xplane.pb"
-  stamp="$out/$name.stamp"
-  want="$(sha256sum bench/gen_xspace.c | cut -d' ' -f1) size=$sz seed=$seed"
-  mkdir -p "$out/$name"
-  if [ ! -f "$file" ] || [ ! -f "$stamp" ] || [ "$(head -1 "$stamp")" != "$want" ]; then
-    echo "bench: generating $file ($sz bytes, seed $seed)" >&2
-    rm -f "$file" "$stamp"
-    line=$("$gen" "$file" "$sz" "$seed")
-    echo "$line" >&2
-    printf '%s\n%s\n' "$want" "$(sed -n 's/.* \([0-9]*\) events.*/\1/p' <<<"$line")" > "$stamp"
-  fi
-  echo "$file"
+  bench_generate bench/gen_xspace.c "$gen" "$out/$name/host.xplane.pb" "$out/$name.stamp" \
+    "$sz" "$seed"
+  echo "$out/$name/host.xplane.pb"
 }
 file=$(gen_input "$size")
 stamp="${file%/host.xplane.pb}.stamp"

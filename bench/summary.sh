@@ -15,18 +15,12 @@
 # Inputs are cached in build/bench/ (never committed) and regenerated when the generator,
 # size or seed change.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-BUILD=${BUILD:-build}
+. "$(dirname "$0")/lib.sh"
+bench_setup
 size=${BENCH_SUMMARY_SIZE:-1073741824}
 hta_size=${BENCH_HTA_SIZE:-100000000}
 seed=${BENCH_SEED:-1}
 runs=${BENCH_RUNS:-5}
-profq="$BUILD/profq"
-out=build/bench
-mkdir -p "$out" "$BUILD/bench"
-[ -x "$profq" ] || { echo "bench: $profq is missing; run make first" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is missing (scripts/deps.sh bench)" >&2; exit 1; }
 
 gen="$BUILD/bench/gen_kineto"
 ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -o "$gen.new" bench/gen_kineto.c
@@ -34,20 +28,10 @@ mv "$gen.new" "$gen"
 # gen_trace SIZE: generates (once) and prints the path of the trace of that size, in a
 # folder of its own (HTA reads every trace of a folder).
 gen_trace() {
-  local sz=$1 dir file stamp want line
-  dir="$out/kineto_$sz"
-  file="$dir/rank-0.pt.trace.json"
-  stamp="$dir.stamp"
-  want="$(sha256sum bench/gen_kineto.c | cut -d' ' -f1) size=$sz seed=$seed"
-  mkdir -p "$dir"
-  if [ ! -f "$file" ] || [ ! -f "$stamp" ] || [ "$(head -1 "$stamp")" != "$want" ]; then
-    echo "bench: generating $file ($sz bytes, seed $seed)" >&2
-    rm -f "$file" "$stamp"
-    line=$("$gen" "$file" "$sz" "$seed")
-    echo "$line" >&2
-    printf '%s\n%s\n' "$want" "$(sed -n 's/.* \([0-9]*\) events.*/\1/p' <<<"$line")" > "$stamp"
-  fi
-  echo "$file"
+  local sz=$1
+  bench_generate bench/gen_kineto.c "$gen" "$out/kineto_$sz/rank-0.pt.trace.json" \
+    "$out/kineto_$sz.stamp" "$sz" "$seed"
+  echo "$out/kineto_$sz/rank-0.pt.trace.json"
 }
 
 rows=()
