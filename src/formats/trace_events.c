@@ -114,12 +114,15 @@ static int arg_step(pq_str raw, int64_t *out)
 
 static int is_gpu_cat(pq_str cat)
 {
-    static const char *const cats[] = {"kernel", "gpu_memcpy", "gpu_memset",
-                                       "Kernel", "Memcpy",     "Memset"};
-    for (size_t k = 0; k < sizeof cats / sizeof *cats; k++)
-        if (strlen(cats[k]) == cat.n && memcmp(cats[k], cat.p, cat.n) == 0)
-            return 1;
-    return 0;
+    static const char *const six[] = {"kernel", "Kernel", "Memcpy", "Memset"};
+    if (cat.n == 6) {
+        for (size_t k = 0; k < sizeof six / sizeof *six; k++)
+            if (memcmp(six[k], cat.p, 6) == 0)
+                return 1;
+        return 0;
+    }
+    return cat.n == 10 &&
+           (memcmp(cat.p, "gpu_memcpy", 10) == 0 || memcmp(cat.p, "gpu_memset", 10) == 0);
 }
 
 static char *dup_str(pq_str s)
@@ -190,11 +193,17 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
 {
     feed *f = vctx;
     (void)err;
-    tj_event ecopy = *e0, *e = &ecopy;
-    if (e->pid_kind == TJ_STRING && e->pid_str.n && string_id(f, e->pid_str, &e->pid))
-        e->pid_kind = TJ_INT;
-    if (e->tid_kind == TJ_STRING && e->tid_str.n && string_id(f, e->tid_str, &e->tid))
-        e->tid_kind = TJ_INT;
+    const tj_event *e = e0;
+    tj_event ecopy;
+    if (e0->pid_kind == TJ_STRING || e0->tid_kind == TJ_STRING) {
+        /* String ids become integers on a copy (the usual event is read in place). */
+        ecopy = *e0;
+        e = &ecopy;
+        if (e->pid_kind == TJ_STRING && e->pid_str.n && string_id(f, e->pid_str, &ecopy.pid))
+            ecopy.pid_kind = TJ_INT;
+        if (e->tid_kind == TJ_STRING && e->tid_str.n && string_id(f, e->tid_str, &ecopy.tid))
+            ecopy.tid_kind = TJ_INT;
+    }
     if (e->ph == 'M') {
         if (e->pid_kind != TJ_INT)
             return 0;

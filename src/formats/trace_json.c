@@ -29,7 +29,7 @@
 #endif
 
 #define TJ_MAX_UNIT ((size_t)256 << 20)
-enum { TJ_CHUNK = 1 << 20, TJ_MAX_DEPTH = 512 };
+enum { TJ_CHUNK = 1 << 20, TJ_MAX_DEPTH = 512, AK_MANY = 0xFF };
 
 /* Bytes inflated per refill: TJ_CHUNK, or tiny in tests so every unit crosses a refill. */
 static size_t g_chunk = TJ_CHUNK;
@@ -71,6 +71,9 @@ typedef struct reader {
     size_t nakeys;
     size_t aklen[8];
     uint64_t aklen_mask; /* bit N: some wanted key is N bytes long (N < 64) */
+    /* [length][first byte & 31] of a key shorter than 16 bytes: 0 no wanted key, k + 1 the
+     * only candidate, AK_MANY several (then the list is searched) */
+    uint8_t aktab[16][32];
     /* error */
     const char *what;
     const char *err_at;
@@ -310,6 +313,39 @@ static rres read_string(reader *r, pq_str *out)
     return TJR_OK;
 }
 
+/* SWAR over the 8 bytes of a number's text loaded little-endian (the first byte lowest). */
+#define TJ_ONES(b) (0x0101010101010101ull * (uint64_t)(b))
+
+/* How many of the 8 bytes of X, from the first, are ASCII digits (0 to 8). A byte is a digit
+ * when its high nibble is 3 and stays 3 after adding 6; a carry out of a non-digit byte can
+ * only disturb the bytes after it, which are not counted. */
+static inline unsigned digit_run8(uint64_t x)
+{
+    uint64_t y = (x & TJ_ONES(0xF0)) | (((x + TJ_ONES(0x06)) & TJ_ONES(0xF0)) >> 4);
+    uint64_t d = y ^ TJ_ONES(0x33);
+    return d ? (unsigned)__builtin_ctzll(d) >> 3 : 8;
+}
+
+/* The value of the first N (1 to 8) digits of X: they are moved to the top bytes, below
+ * them zeros, and combined pairwise, then by quads, then by halves (one multiply each). */
+static inline uint64_t digits_value8(uint64_t x, unsigned n)
+{
+    uint64_t le = (x - TJ_ONES('0')) << (8 * (8 - n));
+    le = (le * 10 + (le >> 8)) & 0x00FF00FF00FF00FFull;
+    le = (le * 100 + (le >> 16)) & 0x0000FFFF0000FFFFull;
+    return (le * 10000 + (le >> 32)) & 0x00000000FFFFFFFFull;
+}
+
+static inline uint64_t load8(const char *q)
+{
+    uint64_t x;
+    memcpy(&x, q, 8);
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    return x;
+}
+
 /* Bytes a number's text is made of. */
 static const unsigned char NUM_CHAR[256] = {
     ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
@@ -517,58 +553,58 @@ static int parse_time(const char *s, const char *e, tj_time *t)
     return TJ_INT;
 }
 
-/* When the 8 bytes at Q are all digits, their value into *V (SWAR: pairs, then quads,
- * then the halves, each step one multiply). */
-static inline int eight_digits(const char *q, uint64_t *v)
-{
-    uint64_t x;
-    memcpy(&x, q, 8);
-    if (((x & 0xF0F0F0F0F0F0F0F0ull) |
-         (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) != 0x3333333333333333ull)
-        return 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t le = x - 0x3030303030303030ull;
-#else
-    unsigned char b[8];
-    memcpy(b, q, 8);
-    uint64_t le = 0;
-    for (int k = 7; k >= 0; k--) /* the digits as a little-endian word */
-        le = le << 8 | (uint64_t)(b[k] - '0');
-#endif
-    le = (le * 10 + (le >> 8)) & 0x00FF00FF00FF00FFull;
-    le = (le * 100 + (le >> 16)) & 0x0000FFFF0000FFFFull;
-    le = (le * 10000 + (le >> 32)) & 0x00000000FFFFFFFFull;
-    *v = le;
-    return 1;
-}
+static const int64_t POW10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
 
-/* The common number of a trace, [-]digits[.digits] (at most 18 whole digits) followed by
- * a byte that is not part of a number, parsed in one pass into *T. Returns 0 (nothing
- * consumed) for anything else, which the general path then handles. */
+/* The common number of a trace, [-]digits[.digits] with at most 16 whole digits, followed
+ * by a byte that is not part of a number, parsed into *T: the whole part 8 digits at a
+ * time, the first 6 fraction digits at once (the seventh rounds). Within 32 bytes of the
+ * window's end it leaves the number to the general path, so its 8-byte loads stay inside
+ * the window. Returns 0 (nothing consumed) for anything else, which the general path then
+ * handles. */
 static inline int fast_time(reader *r, tj_time *t)
 {
     const char *q = r->p, *end = r->end;
-    int neg = q < end && *q == '-';
+    if (end - q < 32)
+        return 0; /* near the window's end: the general path (which asks for more) */
+    int neg = *q == '-';
     q += neg;
-    if (q >= end || (unsigned)(*q - '0') > 9)
+    uint64_t x = load8(q);
+    unsigned n = digit_run8(x);
+    if (n == 0)
         return 0;
-    int64_t whole = 0, frac = 0;
-    int nd = 0, fd = 0, round_up = 0;
-    uint64_t eight;
-    if (end - q >= 8 && eight_digits(q, &eight)) {
-        whole = (int64_t)eight; /* epoch-µs timestamps: 8 digits in a few instructions */
-        q += 8;
-        nd = 8;
+    uint64_t whole = digits_value8(x, n);
+    q += n;
+    if (n == 8) {
+        x = load8(q);
+        unsigned m = digit_run8(x);
+        if (m == 8)
+            return 0; /* 16 or more digits: the general path */
+        if (m) {
+            whole = whole * (uint64_t)POW10[m] + digits_value8(x, m);
+            q += m;
+        }
     }
-    while (q < end && (unsigned)(*q - '0') <= 9 && nd < 18) {
-        whole = whole * 10 + (*q++ - '0');
-        nd++;
+    int64_t frac = 0;
+    int round_up = 0;
+    if (*q == '.') {
+        q++;
+        x = load8(q);
+        unsigned f = digit_run8(x);
+        if (f) {
+            unsigned k = f < 6 ? f : 6;
+            frac = (int64_t)digits_value8(x, k) * POW10[6 - k];
+            round_up = f > 6 && (unsigned char)q[6] >= '5';
+            q += f;
+            while (f == 8 && q < end && (unsigned)(*q - '0') <= 9) /* beyond the eighth */
+                q++;
+        }
     }
-    if (q < end && *q == '.')
-        q = frac_digits(q + 1, end, &frac, &fd, &round_up);
     if (q >= end || NUM_CHAR[(unsigned char)*q])
-        return 0; /* an exponent, more digits, or the window's end: the general path */
-    make_time(neg, whole, frac, fd, round_up, t);
+        return 0; /* an exponent, a bad number, or the window's end: the general path */
+    t->us = neg ? -(int64_t)whole : (int64_t)whole;
+    frac += round_up;
+    t->frac_ps = neg ? -frac : frac;
+    normalize_time(t);
     r->p = q;
     return 1;
 }
@@ -702,10 +738,15 @@ static rres parse_args(reader *r, tj_event *ev)
         if (rr != TJR_OK)
             return rr;
         size_t kl = (size_t)(ke - ks);
-        if (kl < 64 && !(r->aklen_mask >> kl & 1))
-            kl = 0; /* no wanted key has this length: skip the comparisons */
-        for (size_t k = 0; kl && k < r->nakeys; k++) {
-            if (r->aklen[k] == kl && r->akeys[k][0] == ks[0] && memcmp(r->akeys[k], ks, kl) == 0) {
+        unsigned cand = kl < 16 ? r->aktab[kl][(unsigned char)ks[0] & 31]
+                        : kl < 64 && !(r->aklen_mask >> kl & 1) ? 0
+                                                                : AK_MANY;
+        if (cand && cand != AK_MANY && memcmp(r->akeys[cand - 1], ks, kl) == 0) {
+            ev->argv[cand - 1].p = vs;
+            ev->argv[cand - 1].n = (size_t)(r->p - vs);
+        }
+        for (size_t k = 0; cand == AK_MANY && k < r->nakeys; k++) {
+            if (r->aklen[k] == kl && memcmp(r->akeys[k], ks, kl) == 0) {
                 ev->argv[k].p = vs;
                 ev->argv[k].n = (size_t)(r->p - vs);
                 break;
@@ -1194,6 +1235,10 @@ static void reader_init(reader *r, const char *name, const tj_want *want, pq_err
         for (size_t k = 0; k < r->nakeys; k++) {
             r->aklen[k] = strlen(r->akeys[k]);
             r->aklen_mask |= r->aklen[k] < 64 ? (uint64_t)1 << r->aklen[k] : 0;
+            if (r->aklen[k] && r->aklen[k] < 16) {
+                uint8_t *t = &r->aktab[r->aklen[k]][(unsigned char)r->akeys[k][0] & 31];
+                *t = *t ? AK_MANY : (uint8_t)(k + 1);
+            }
         }
     }
 }

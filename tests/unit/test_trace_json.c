@@ -217,6 +217,127 @@ static void test_file_window(void **state)
     unlink(gzp);
 }
 
+typedef struct times {
+    int n;
+    int64_t us[64], ps[64], pid[64];
+    int pid_kind[64];
+} times;
+
+static int collect_times(void *ctx, const tj_event *e, pq_error *err)
+{
+    (void)err;
+    times *t = ctx;
+    if (t->n < 64) {
+        t->us[t->n] = e->ts.us;
+        t->ps[t->n] = e->ts.frac_ps;
+        t->pid[t->n] = e->pid;
+        t->pid_kind[t->n] = e->pid_kind;
+    }
+    t->n++;
+    return 0;
+}
+/* The expected time of a decimal [-]W[.F] (no exponent, W below 10^18): whole µs and the
+ * first six fraction digits as ps, the seventh rounding half up, then brought into
+ * 0..999999 ps as the reader does. */
+static void expect_time(const char *num, int64_t *us, int64_t *ps)
+{
+    int neg = *num == '-';
+    const char *q = num + neg;
+    int64_t w = 0, f = 0;
+    while (*q >= '0' && *q <= '9')
+        w = w * 10 + (*q++ - '0');
+    int fd = 0, up = 0;
+    if (*q == '.')
+        for (q++; *q >= '0' && *q <= '9'; q++, fd++) {
+            if (fd < 6)
+                f = f * 10 + (*q - '0');
+            else if (fd == 6)
+                up = *q >= '5';
+        }
+    for (; fd < 6; fd++)
+        f *= 10;
+    f += up;
+    *us = neg ? -w : w;
+    *ps = neg ? -f : f;
+    while (*ps < 0) {
+        *ps += 1000000;
+        (*us)--;
+    }
+    while (*ps >= 1000000) {
+        *ps -= 1000000;
+        (*us)++;
+    }
+}
+
+/* Numbers of every length the fast SWAR path and the general path share (0 to 17 whole
+ * digits, 0 to 12 fraction digits, signs, rounding carries), as ts and pid, read from one
+ * buffer (the fast path, with room after each number) and through 1- to 40-byte windows
+ * (numbers at a window's end take the general path): both give the exact value. */
+static void test_number_paths(void **state)
+{
+    (void)state;
+    static char doc[1 << 16];
+    static char nums[64][40];
+    uint64_t rng = 88172645463325252ull;
+    int nn = 0;
+    size_t len = (size_t)snprintf(doc, sizeof doc, "{\"traceEvents\": [");
+    for (int wd = 0; wd <= 17; wd++) {
+        int fd = (wd * 5) % 13; /* 0..12 fraction digits across the set */
+        for (int v = 0; v < 3 && nn < 64; v++) {
+            char *o = nums[nn];
+            int k = 0;
+            if (v == 1)
+                o[k++] = '-';
+            for (int d = 0; d < (wd ? wd : 1); d++) {
+                rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+                o[k++] = (char)(wd == 0  ? '0'
+                                : d == 0 ? '1' + (int)(rng % 9)
+                                         : '0' + (int)(rng % 10));
+            }
+            int f = v == 2 ? 7 : fd;
+            if (f) {
+                o[k++] = '.';
+                for (int d = 0; d < f; d++) {
+                    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+                    o[k++] = (char)(v == 2 ? (d < 6 ? '9' : '5') : '0' + (int)(rng % 10));
+                }
+            }
+            o[k] = '\0';
+            len += (size_t)snprintf(doc + len, sizeof doc - len,
+                                    "%s{\"ph\": \"X\", \"ts\": %s, \"pid\": %s, \"dur\": 1}",
+                                    nn ? ",\n " : "", o, o);
+            nn++;
+        }
+    }
+    len += (size_t)snprintf(doc + len, sizeof doc - len, "]}");
+    for (size_t chunk = 0; chunk <= 40; chunk += chunk < 4 ? 1 : 9) {
+        tj_debug_set_chunk(chunk);
+        tj_debug_stream_plain(chunk != 0);
+        times got;
+        memset(&got, 0, sizeof got);
+        tj_info info;
+        pq_error err;
+        assert_int_equal(
+            tj_read_memory((const uint8_t *)doc, len, "n.json", collect_times, &got, &info, &err),
+            PQ_OK);
+        assert_int_equal(got.n, nn);
+        for (int i = 0; i < nn; i++) {
+            int64_t us, ps;
+            expect_time(nums[i], &us, &ps);
+            if (got.us[i] != us || got.ps[i] != ps)
+                fail_msg("chunk %zu: %s read as %lld us + %lld ps, expected %lld + %lld", chunk,
+                         nums[i], (long long)got.us[i], (long long)got.ps[i], (long long)us,
+                         (long long)ps);
+            int integral = ps == 0; /* an id with a zero fraction is still an integer */
+            assert_int_equal(got.pid_kind[i], integral ? TJ_INT : TJ_OTHER);
+            if (integral)
+                assert_int_equal(got.pid[i], us);
+        }
+    }
+    tj_debug_stream_plain(0);
+    tj_debug_set_chunk(0);
+}
+
 static void check_repr(double v, const char *want)
 {
     char out[64];
@@ -311,9 +432,10 @@ static void test_seed_semantics(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_events),      cmocka_unit_test(test_errors_and_refusals),
-        cmocka_unit_test(test_gzip_window), cmocka_unit_test(test_file_window),
-        cmocka_unit_test(test_python_repr), cmocka_unit_test(test_seed_semantics),
+        cmocka_unit_test(test_events),       cmocka_unit_test(test_errors_and_refusals),
+        cmocka_unit_test(test_gzip_window),  cmocka_unit_test(test_file_window),
+        cmocka_unit_test(test_python_repr),  cmocka_unit_test(test_seed_semantics),
+        cmocka_unit_test(test_number_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
