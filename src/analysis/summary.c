@@ -1007,10 +1007,11 @@ static const char *const CAT_NAMES[5] = {"compute", "communication", "host", "st
 
 /* Sorting. Event orders are (track, ts, end, index) with end descending (enclosing events
  * first) or ascending; the sweep of 1.17 orders points by (time, kind, index). All are
- * total orders, so any correct sort gives the same result; this one is a bottom-up merge
+ * total orders, so any correct sort gives the same result. Events: a bottom-up merge
  * sort of 16-byte records that skips merging runs already in order, so the usual trace,
  * nearly sorted per track, costs about one pass per level instead of qsort's indirect
- * comparisons. */
+ * comparisons. Points: a natural merge sort (points_sort), as the caller lays them out in
+ * a few ascending runs. */
 typedef struct srec {
     int64_t t;
     uint32_t idx;
@@ -1035,13 +1036,65 @@ static inline int srec_less(const sm_builder *b, int mode, const srec *x, const 
     return x->idx < y->idx;
 }
 
+/* The end of the ascending run of A (under the points' order) that starts at LO. */
+static size_t point_run(const sm_builder *b, const srec *a, size_t lo, size_t n)
+{
+    size_t k = lo + 1;
+    while (k < n && !srec_less(b, SORT_POINTS, &a[k], &a[k - 1]))
+        k++;
+    return k;
+}
+
+/* Points: a natural merge sort. Each pass merges neighbouring ascending runs, so input
+ * made of a few runs (one per track and kind, as the caller builds it) takes a few passes,
+ * and any input is still sorted. */
+static void points_sort(const sm_builder *b, srec *a, srec *tmp, size_t n)
+{
+    /* First a point out of order by at most 64 places moves back into place, so local
+     * disorder does not split the runs. */
+    for (size_t k = 1; k < n; k++) {
+        if (!srec_less(b, SORT_POINTS, &a[k], &a[k - 1]))
+            continue;
+        srec v = a[k];
+        size_t j = k - 1;
+        while (j > 0 && k - j < 64 && srec_less(b, SORT_POINTS, &v, &a[j - 1]))
+            j--;
+        if (j > 0 && srec_less(b, SORT_POINTS, &v, &a[j - 1]))
+            continue; /* further: a run starts here */
+        memmove(a + j + 1, a + j, (k - j) * sizeof *a);
+        a[j] = v;
+    }
+    srec *src = a, *dst = tmp;
+    while (n > 1 && point_run(b, src, 0, n) < n) {
+        for (size_t lo = 0; lo < n;) {
+            size_t mid = point_run(b, src, lo, n), hi = mid < n ? point_run(b, src, mid, n) : n;
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                dst[o++] = srec_less(b, SORT_POINTS, &src[j], &src[i]) ? src[j++] : src[i++];
+            memcpy(dst + o, src + i, (mid - i) * sizeof *src);
+            o += mid - i;
+            memcpy(dst + o, src + j, (hi - j) * sizeof *src);
+            lo = hi;
+        }
+        srec *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof *a);
+}
+
 static void srec_sort(const sm_builder *b, int mode, srec *a, srec *tmp, size_t n)
 {
     enum { RUN = 32 };
+    if (mode == SORT_POINTS) {
+        points_sort(b, a, tmp, n);
+        return;
+    }
     /* First an insertion sort of the whole array, while it stays cheap: a trace out of
      * order only locally (a parent written after its children) is sorted in one pass. Past
      * a budget of moves it stops (leaving a permutation) and the merge sort takes over. */
-    size_t moves = 0, budget = mode == SORT_POINTS ? 0 : 8 * n + 4096; /* points: far off */
+    size_t moves = 0, budget = 8 * n + 4096;
     for (size_t k = 1; k < n && budget; k++) {
         srec v = a[k];
         size_t j = k;
@@ -1820,6 +1873,7 @@ typedef struct window {
     uint32_t path;
     int depth;
     int64_t dur;
+    uint32_t trk;
 } window;
 
 typedef srec wpt; /* t, index (window or event), kind: 0 start, 1 midpoint, 2 end */
@@ -2461,7 +2515,10 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     {
         window *win = NULL;
         size_t nw = 0, capw = 0, nmid = 0;
-        for (size_t e = 0; e < n; e++) {
+        /* In the events' order by (track, start): the windows' starts and the midpoints
+         * then come as one ascending run per track, which the points' sort merges. */
+        for (size_t k = 0; k < n; k++) {
+            uint32_t e = c.order[k];
             if (dev_op(b, e)) {
                 nmid++;
                 continue;
@@ -2469,7 +2526,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
             int d, fb;
             if (!b->tf_op[e] && !name_has_sep(b, &s, b->name[e]))
                 continue;
-            uint32_t path = event_path(b, &s, (uint32_t)e, &d, &fb);
+            uint32_t path = event_path(b, &s, e, &d, &fb);
             if (fb || !d)
                 continue;
             if (nw == capw) {
@@ -2479,7 +2536,8 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                     break;
                 win = nw2;
             }
-            win[nw++] = (window){2 * b->ts[e], 2 * (b->ts[e] + b->dur[e]), path, d, b->dur[e]};
+            win[nw++] =
+                (window){2 * b->ts[e], 2 * (b->ts[e] + b->dur[e]), path, d, b->dur[e], b->trk[e]};
         }
         jval *oarr = jv_arr();
         if (nw && nmid) {
@@ -2492,13 +2550,24 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
             pmap amap = {0};
             counter shp = {0};
             if (pts && ptmp && active && apos) {
-                for (size_t k = 0; k < nw; k++) {
+                for (size_t k = 0; k < nw; k++)
                     pts[np++] = (wpt){win[k].start2, (uint32_t)k, 0};
-                    pts[np++] = (wpt){win[k].end2, (uint32_t)k, 2};
+                /* The ends through a stack of open windows per track (active[] serves):
+                 * properly nested windows give their ends in ascending order. */
+                size_t sp = 0;
+                for (size_t k = 0; k <= nw; k++) {
+                    while (sp && (k == nw || win[k].trk != win[active[sp - 1]].trk ||
+                                  win[active[sp - 1]].end2 <= win[k].start2)) {
+                        uint32_t w = active[--sp];
+                        pts[np++] = (wpt){win[w].end2, w, 2};
+                    }
+                    if (k < nw)
+                        active[sp++] = (uint32_t)k;
                 }
-                for (size_t e = 0; e < n; e++)
-                    if (dev_op(b, e))
-                        pts[np++] = (wpt){2 * b->ts[e] + b->dur[e], (uint32_t)e, 1};
+                for (size_t k = 0; k < n; k++)
+                    if (dev_op(b, c.order[k]))
+                        pts[np++] =
+                            (wpt){2 * b->ts[c.order[k]] + b->dur[c.order[k]], c.order[k], 1};
                 srec_sort(b, SORT_POINTS, pts, ptmp, np);
                 for (size_t k = 0; k < np; k++) {
                     wpt *q = &pts[k];
