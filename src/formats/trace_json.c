@@ -204,7 +204,12 @@ TJ_INLINE rres read_key(reader *r, const char **ks, const char **ke)
     rres rr = scan_string(r, ks, ke, &esc);
     if (rr != TJR_OK)
         return rr;
-    if (r->p < r->end && *r->p == ':') { /* the common "key": */
+    const char *p = r->p;
+    if (r->end - p >= 3 && p[0] == ':' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
+        r->p = p + 2; /* the common "key": value */
+        return TJR_OK;
+    }
+    if (p < r->end && *p == ':') {
         r->p++;
         ws(r);
         return TJR_OK;
@@ -244,6 +249,18 @@ TJ_INLINE rres next_or_close(reader *r, char close, const char *need_what, const
         return fail(r, r->p, fail_what);
     *more = *r->p++ == ',';
     return TJR_OK;
+}
+
+/* After a member: ", " and the next key's quote, the separator written traces use most,
+ * consumed up to the quote (1); else nothing consumed (0) and the general path follows. */
+TJ_INLINE int comma_key(reader *r)
+{
+    const char *p = r->p;
+    if (r->end - p >= 3 && p[0] == ',' && p[1] == ' ' && p[2] == '"') {
+        r->p = p + 2;
+        return 1;
+    }
+    return 0;
 }
 
 /* Unescapes [s,e) into OUT (room for e-s bytes: escapes never grow). Returns the length or
@@ -752,6 +769,8 @@ static rres parse_args(reader *r, tj_event *ev)
                 break;
             }
         }
+        if (comma_key(r))
+            continue;
         int more;
         rr = next_or_close(r, '}', "expected ',' or a closing bracket",
                            "expected ',' or a closing bracket", &more);
@@ -778,10 +797,13 @@ static rres parse_event(reader *r, tj_event *ev)
     rres r0 = open_object(r, "expected a key or '}'", &empty);
     if (r0 != TJR_OK || empty)
         return r0;
-    for (;;) {
-        ws(r);
-        if (r->p >= r->end)
-            return need(r, r->p, "expected a key");
+    for (int at_key = 0;;) {
+        if (!at_key) {
+            ws(r);
+            if (r->p >= r->end)
+                return need(r, r->p, "expected a key");
+        }
+        at_key = 0;
         const char *ks, *ke;
         rres rr = read_key(r, &ks, &ke);
         if (rr != TJR_OK)
@@ -831,6 +853,10 @@ static rres parse_event(reader *r, tj_event *ev)
         }
         default:
             rr = skip_value(r);
+        }
+        if (rr == TJR_OK && comma_key(r)) {
+            at_key = 1;
+            continue;
         }
         int more;
         if (rr == TJR_OK)
