@@ -302,7 +302,7 @@ static long unescape(const char *s, const char *e, char *out, const char **bad)
 
 /* A string value as a view: the raw bytes when there is no escape, else unescaped into
  * the per-unit scratch buffer. */
-static rres read_string(reader *r, pq_str *out)
+TJ_INLINE rres read_string(reader *r, pq_str *out)
 {
     const char *s, *e;
     int esc;
@@ -578,7 +578,7 @@ static const int64_t POW10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000
  * window's end it leaves the number to the general path, so its 8-byte loads stay inside
  * the window. Returns 0 (nothing consumed) for anything else, which the general path then
  * handles. */
-static inline int fast_time(reader *r, tj_time *t)
+TJ_INLINE int fast_time(reader *r, tj_time *t)
 {
     const char *q = r->p, *end = r->end;
     if (end - q < 32)
@@ -633,7 +633,7 @@ static int key_is(const char *s, const char *e, const char *lit)
 }
 
 /* Parses an id field (pid/tid): integer, or a string/float kept raw. */
-static rres parse_id(reader *r, int *kind, int64_t *v, pq_str *raw)
+TJ_INLINE rres parse_id(reader *r, int *kind, int64_t *v, pq_str *raw)
 {
     if (r->p >= r->end)
         return need(r, r->p, "expected a value");
@@ -679,7 +679,7 @@ static rres parse_id(reader *r, int *kind, int64_t *v, pq_str *raw)
     return rr;
 }
 
-static rres parse_tval(reader *r, int *kind, tj_time *t)
+TJ_INLINE rres parse_tval(reader *r, int *kind, tj_time *t)
 {
     if (r->p >= r->end)
         return need(r, r->p, "expected a value");
