@@ -195,6 +195,17 @@ TJ_INLINE rres scan_string(reader *r, const char **s, const char **e, int *esc)
     return TJR_OK;
 }
 
+/* The 4 bytes at P as a little-endian word (the first byte lowest). */
+static inline uint32_t load4(const char *p)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap32(w);
+#endif
+    return w;
+}
+
 /* At a key: the key string, ':' and the space before the value. */
 TJ_INLINE rres read_key(reader *r, const char **ks, const char **ke)
 {
@@ -205,9 +216,12 @@ TJ_INLINE rres read_key(reader *r, const char **ks, const char **ke)
     if (rr != TJR_OK)
         return rr;
     const char *p = r->p;
-    if (r->end - p >= 3 && p[0] == ':' && p[1] == ' ' && (unsigned char)p[2] > ' ') {
-        r->p = p + 2; /* the common "key": value */
-        return TJR_OK;
+    if (r->end - p >= 4) {
+        uint32_t w = load4(p);
+        if ((w & 0xFFFF) == (':' | ' ' << 8) && (w >> 16 & 0xFF) > ' ') {
+            r->p = p + 2; /* the common "key": value */
+            return TJR_OK;
+        }
     }
     if (p < r->end && *p == ':') {
         r->p++;
@@ -256,7 +270,7 @@ TJ_INLINE rres next_or_close(reader *r, char close, const char *need_what, const
 TJ_INLINE int comma_key(reader *r)
 {
     const char *p = r->p;
-    if (r->end - p >= 3 && p[0] == ',' && p[1] == ' ' && p[2] == '"') {
+    if (r->end - p >= 4 && (load4(p) & 0xFFFFFF) == (',' | ' ' << 8 | '"' << 16)) {
         r->p = p + 2;
         return 1;
     }
