@@ -7,6 +7,7 @@
 
 #include "analysis/summary.h"
 #include "core/jval.h"
+#include "formats/trace_events.h"
 #include "formats/trace_json.h"
 
 #include <stdlib.h>
@@ -338,6 +339,125 @@ static void test_number_paths(void **state)
     tj_debug_set_chunk(0);
 }
 
+/* device_op_region_aggregates (spec 1.16) against a brute-force oracle: host windows with
+ * tf_op paths of 1 to 3 parts on three threads (nested, partly overlapping, equal starts
+ * and ends), GPU kernels on two streams whose midpoints often fall exactly on a window's
+ * start or end. For each kernel the oracle scans every window containing its midpoint
+ * (start <= mid <= end) for the deepest, then the shortest, then the greatest path, and
+ * sums count and duration per (path, kernel name); the summary must give the same rows.
+ * The summary's sweep sorts the points of 1000 windows and 600 kernels laid out in a few
+ * runs, which this checks through its result. */
+typedef struct rwin {
+    int64_t ts, dur;
+    int depth;
+    char path[32];
+} rwin;
+
+static void test_region_sweep(void **state)
+{
+    (void)state;
+    enum { NW = 1000, NK = 600 };
+    static rwin w[NW];
+    static char doc[1 << 18];
+    static const char *const parts[] = {"pa", "pb", "pc", "pd"};
+    static const char *const knames[] = {"k_gemm", "k_norm", "k_add", "k_copy", "k_red"};
+    int64_t kts[NK], kdur[NK];
+    int kname[NK];
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+#define RND() (rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17, rng)
+    size_t len = (size_t)snprintf(doc, sizeof doc, "{\"traceEvents\": [");
+    for (int k = 0; k < NW; k++) {
+        w[k].ts = 2 * (int64_t)(RND() % 1000);
+        w[k].dur = 2 * (int64_t)(1 + RND() % 150);
+        w[k].depth = 1 + (int)(RND() % 3);
+        char tf[32] = "";
+        w[k].path[0] = '\0';
+        for (int d = 0; d < w[k].depth; d++) {
+            const char *pt = parts[RND() % 4];
+            snprintf(tf + strlen(tf), sizeof tf - strlen(tf), "%s%s", d ? "/" : "", pt);
+            snprintf(w[k].path + strlen(w[k].path), sizeof w[k].path - strlen(w[k].path), "%s%s",
+                     d ? "=>" : "", pt);
+        }
+        len += (size_t)snprintf(doc + len, sizeof doc - len,
+                                "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op%d\", "
+                                "\"pid\": 100, \"tid\": %d, \"ts\": %lld, \"dur\": %lld, "
+                                "\"args\": {\"tf_op\": \"%s\"}}",
+                                k ? ",\n" : "", k % 50, 1 + (int)(RND() % 3),
+                                (long long)(1000 + w[k].ts), (long long)w[k].dur, tf);
+    }
+    int64_t at[2] = {0, 0};
+    for (int k = 0; k < NK; k++) {
+        int st = k % 2;
+        at[st] += (int64_t)(RND() % 3); /* gaps of 0 to 2 us; kernels never overlap */
+        kts[k] = at[st];
+        kdur[k] = 1 + (int64_t)(RND() % 9);
+        at[st] += kdur[k];
+        kname[k] = (int)(RND() % 5);
+        len += (size_t)snprintf(doc + len, sizeof doc - len,
+                                ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", "
+                                "\"pid\": 0, \"tid\": %d, \"ts\": %lld, \"dur\": %lld}",
+                                knames[kname[k]], 7 + st, (long long)(1000 + kts[k]),
+                                (long long)kdur[k]);
+    }
+    len += (size_t)snprintf(doc + len, sizeof doc - len, "]}");
+    assert_true(len < sizeof doc - 1);
+#undef RND
+    /* The oracle: (path, kernel name) -> count and total duration. */
+    static char epath[NK][32];
+    int nexp = 0;
+    for (int k = 0; k < NK; k++) {
+        int64_t mid2 = 2 * kts[k] + kdur[k];
+        int best = -1;
+        for (int j = 0; j < NW; j++) {
+            if (2 * w[j].ts > mid2 || mid2 > 2 * (w[j].ts + w[j].dur))
+                continue;
+            if (best < 0 || w[j].depth > w[best].depth ||
+                (w[j].depth == w[best].depth &&
+                 (w[j].dur < w[best].dur ||
+                  (w[j].dur == w[best].dur && strcmp(w[j].path, w[best].path) > 0))))
+                best = j;
+        }
+        snprintf(epath[k], sizeof epath[k], "%s", best < 0 ? "" : w[best].path);
+        nexp += best >= 0;
+    }
+    sm_builder *b = sm_new();
+    assert_non_null(b);
+    tj_info info;
+    pq_error err;
+    assert_int_equal(trace_events_feed((const uint8_t *)doc, len, "r.json", b, &info, &err), PQ_OK);
+    sm_options o = {0, 25, 0, NULL, NULL, NULL, NULL};
+    sm_source src = {"perfetto_trace_json", "r.json", "0", NULL, info.num_events, "", NULL};
+    jval *sum = sm_build(b, &o, &src);
+    assert_non_null(sum);
+    const jval *rows = jv_get(sum, "device_op_region_aggregates");
+    assert_non_null(rows);
+    assert_true(rows->n > 20); /* many (path, name) pairs: the check below has teeth */
+    int matched = 0;
+    for (size_t r = 0; r < rows->n; r++) {
+        const char *path = jv_string(jv_get(rows->items[r], "region_path"));
+        const char *name = jv_string(jv_get(rows->items[r], "op_name"));
+        int ok = 0;
+        double count = jv_number(jv_get(rows->items[r], "count"), &ok);
+        double total = jv_number(jv_get(rows->items[r], "total_duration"), &ok);
+        assert_non_null(path);
+        assert_non_null(name);
+        int ecount = 0;
+        int64_t etotal = 0;
+        for (int k = 0; k < NK; k++)
+            if (strcmp(epath[k], path) == 0 && strcmp(knames[kname[k]], name) == 0) {
+                ecount++;
+                etotal += kdur[k];
+            }
+        if (ecount != (int)count || (double)etotal != total)
+            fail_msg("%s / %s: %d kernels, %lld us; the summary says %g, %g", path, name, ecount,
+                     (long long)etotal, count, total);
+        matched += ecount;
+    }
+    assert_int_equal(matched, nexp); /* every kernel inside a window is in some row */
+    jv_free(sum);
+    sm_free(b);
+}
+
 static void check_repr(double v, const char *want)
 {
     char out[64];
@@ -435,7 +555,7 @@ int main(void)
         cmocka_unit_test(test_events),       cmocka_unit_test(test_errors_and_refusals),
         cmocka_unit_test(test_gzip_window),  cmocka_unit_test(test_file_window),
         cmocka_unit_test(test_python_repr),  cmocka_unit_test(test_seed_semantics),
-        cmocka_unit_test(test_number_paths),
+        cmocka_unit_test(test_number_paths), cmocka_unit_test(test_region_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
