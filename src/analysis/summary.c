@@ -1600,23 +1600,40 @@ static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t
     sm_builder *b = c->b;
     step_rec *st = NULL;
     size_t ns = 0, cap = 0;
+    /* Per name id: 0 not looked at yet, 1 not a ProfilerStep#N, 2 one (its N in knum). */
+    uint32_t npool = b->names.n;
+    uint8_t *kstep = pq_calloc(npool + 1, 1);
+    int64_t *knum = pq_malloc((npool + 1) * sizeof *knum);
+    if (!kstep || !knum) {
+        pq_free(kstep);
+        pq_free(knum);
+        return NULL;
+    }
     for (int pass = 0; pass < 3 && ns == 0; pass++) {
         for (size_t e = 0; e < b->n; e++) {
             const track *tr = &b->tracks[b->trk[e]];
-            const char *nm = pool_str(&b->names, b->name[e]);
             int64_t num;
             if (pass == 0) {
-                if (!(tr->device && tr->steps && parse_py_int(nm, &num)))
+                if (!(tr->device && tr->steps &&
+                      parse_py_int(pool_str(&b->names, b->name[e]), &num)))
                     continue;
             } else if (pass == 1) {
-                if (!(b->has_step[e] && strcmp(nm, "train") == 0 &&
+                if (!(b->has_step[e] && strcmp(pool_str(&b->names, b->name[e]), "train") == 0 &&
                       strncmp(pname(b, tr->pid), "/host:", 6) == 0))
                     continue;
                 num = b->step[e];
             } else {
-                /* Kineto: ProfilerStep#N annotations. */
-                if (strncmp(nm, "ProfilerStep#", 13) != 0 || !parse_py_int(nm + 13, &num))
+                /* Kineto: ProfilerStep#N annotations, recognised once per name. */
+                uint32_t id = b->name[e];
+                const char *nm = pool_str(&b->names, id);
+                if (!kstep[id])
+                    kstep[id] =
+                        strncmp(nm, "ProfilerStep#", 13) == 0 && parse_py_int(nm + 13, &knum[id])
+                            ? 2
+                            : 1;
+                if (kstep[id] != 2)
                     continue;
+                num = knum[id];
             }
             size_t k = 0;
             for (; k < ns; k++)
@@ -1628,6 +1645,8 @@ static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t
                     step_rec *nst = pq_realloc(st, cap * sizeof *nst);
                     if (!nst) {
                         pq_free(st);
+                        pq_free(kstep);
+                        pq_free(knum);
                         return NULL;
                     }
                     st = nst;
@@ -1638,6 +1657,8 @@ static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t
             st[k].n++;
         }
     }
+    pq_free(kstep);
+    pq_free(knum);
     if (ns)
         qsort(st, ns, sizeof *st, cmp_step);
     double *all = pq_malloc((ns + 1) * sizeof *all), *steady = pq_malloc((ns + 1) * sizeof *all);
