@@ -1,6 +1,7 @@
-/* arena.c - bump allocator: large blocks from pq_malloc, freed together. An allocation
- * bigger than half a block gets a block of its own from pq_calloc, which zeroes exactly it
- * (for free when the C library maps fresh pages, as it does for the first such block). */
+/* arena.c - bump allocator: blocks that come zeroed (pq_calloc, or fresh pages from
+ * pq_alloc_pages for the big ones), freed together. Block sizes double from 16 KiB, so a
+ * small profile touches little memory and a big one few blocks; an allocation bigger than
+ * half the next block gets a block of its own. Nothing is zeroed here: every block is. */
 #include "arena.h"
 #include "alloc.h"
 
@@ -9,10 +10,14 @@
 struct arena_block {
     arena_block *next;
     size_t cap, used;
+    size_t pages; /* > 0: from pq_alloc_pages, this many bytes */
     _Alignas(16) unsigned char data[];
 };
 
-enum { ARENA_BLOCK_BYTES = 1 << 20 };
+enum {
+    ARENA_FIRST_BLOCK = 16 << 10,
+    ARENA_MAX_BLOCK = 2 << 20 /* header included: one 2 MiB page (pq_alloc_pages) */
+};
 
 void arena_init(arena *a)
 {
@@ -24,10 +29,30 @@ void arena_release(arena *a)
     arena_block *b = a->head;
     while (b) {
         arena_block *next = b->next;
-        pq_free(b);
+        if (b->pages)
+            pq_free_pages(b, b->pages);
+        else
+            pq_free(b);
         b = next;
     }
     memset(a, 0, sizeof *a);
+}
+
+/* A zeroed block with room for CAP bytes (NULL when out of memory). A full-size block is
+ * whole 2 MiB pages; a block of its own for one big allocation comes from pq_calloc, whose
+ * pages are only touched where it is written. */
+static arena_block *block_new(size_t cap)
+{
+    size_t total = sizeof(arena_block) + cap;
+    if (total < cap)
+        return NULL;
+    size_t pages = total == ARENA_MAX_BLOCK ? total : 0;
+    arena_block *b = pages ? pq_alloc_pages(pages) : pq_calloc(1, total);
+    if (b) {
+        b->cap = cap;
+        b->pages = pages;
+    }
+    return b;
 }
 
 void *arena_alloc(arena *a, size_t n)
@@ -40,18 +65,17 @@ void *arena_alloc(arena *a, size_t n)
         return NULL;
     }
     arena_block *b = a->head;
-    int zeroed = 0;
     if (!b || b->cap - b->used < need) {
-        zeroed = need > ARENA_BLOCK_BYTES / 2;
-        size_t cap = zeroed ? need : ARENA_BLOCK_BYTES;
-        arena_block *nb = zeroed ? pq_calloc(1, sizeof *nb + cap) : pq_malloc(sizeof *nb + cap);
+        size_t next = b ? b->cap * 2 : ARENA_FIRST_BLOCK;
+        if (next > ARENA_MAX_BLOCK - sizeof *b)
+            next = ARENA_MAX_BLOCK - sizeof *b;
+        int own = need > next / 2;
+        arena_block *nb = block_new(own ? need : next);
         if (!nb) {
             a->failed = 1;
             return NULL;
         }
-        nb->cap = cap;
-        nb->used = 0;
-        if (b && need > ARENA_BLOCK_BYTES / 2) {
+        if (b && own) {
             /* A big one-off: keep the current block as head so its space stays usable. */
             nb->next = b->next;
             b->next = nb;
@@ -64,8 +88,6 @@ void *arena_alloc(arena *a, size_t n)
     void *p = b->data + b->used;
     b->used += need;
     a->used_bytes += need;
-    if (!zeroed)
-        memset(p, 0, n);
     return p;
 }
 
