@@ -1,7 +1,10 @@
-/* arena.c - bump allocator: blocks that come zeroed (pq_calloc, or fresh pages from
- * pq_alloc_pages for the big ones), freed together. Block sizes double from 16 KiB, so a
- * small profile touches little memory and a big one few blocks; an allocation bigger than
- * half the next block gets a block of its own. Nothing is zeroed here: every block is. */
+/* arena.c - bump allocator: blocks freed together, sizes doubling from 16 KiB (a small
+ * profile touches little memory) to 2 MiB. A 2 MiB block is fresh pages from
+ * pq_alloc_pages, which come zeroed and which the kernel may back with one huge page (one
+ * page fault instead of 512); a smaller one comes from pq_malloc (heap memory a long-lived
+ * process reuses) and each allocation in it is zeroed. An allocation bigger than half the
+ * next block gets a block of its own from pq_calloc, which zeroes exactly it (for free
+ * when the C library maps fresh pages). */
 #include "arena.h"
 #include "alloc.h"
 
@@ -11,6 +14,7 @@ struct arena_block {
     arena_block *next;
     size_t cap, used;
     size_t pages; /* > 0: from pq_alloc_pages, this many bytes */
+    int zeroed;   /* the whole block came zeroed */
     _Alignas(16) unsigned char data[];
 };
 
@@ -38,19 +42,19 @@ void arena_release(arena *a)
     memset(a, 0, sizeof *a);
 }
 
-/* A zeroed block with room for CAP bytes (NULL when out of memory). A full-size block is
- * whole 2 MiB pages; a block of its own for one big allocation comes from pq_calloc, whose
- * pages are only touched where it is written. */
-static arena_block *block_new(size_t cap)
+/* A block with room for CAP bytes (NULL when out of memory); OWN: for one allocation. */
+static arena_block *block_new(size_t cap, int own)
 {
     size_t total = sizeof(arena_block) + cap;
     if (total < cap)
         return NULL;
-    size_t pages = total == ARENA_MAX_BLOCK ? total : 0;
-    arena_block *b = pages ? pq_alloc_pages(pages) : pq_calloc(1, total);
+    size_t pages = !own && total == ARENA_MAX_BLOCK ? total : 0;
+    arena_block *b = pages ? pq_alloc_pages(pages) : own ? pq_calloc(1, total) : pq_malloc(total);
     if (b) {
         b->cap = cap;
+        b->used = 0;
         b->pages = pages;
+        b->zeroed = pages || own;
     }
     return b;
 }
@@ -70,7 +74,7 @@ void *arena_alloc(arena *a, size_t n)
         if (next > ARENA_MAX_BLOCK - sizeof *b)
             next = ARENA_MAX_BLOCK - sizeof *b;
         int own = need > next / 2;
-        arena_block *nb = block_new(own ? need : next);
+        arena_block *nb = block_new(own ? need : next, own);
         if (!nb) {
             a->failed = 1;
             return NULL;
@@ -88,6 +92,8 @@ void *arena_alloc(arena *a, size_t n)
     void *p = b->data + b->used;
     b->used += need;
     a->used_bytes += need;
+    if (!b->zeroed)
+        memset(p, 0, n);
     return p;
 }
 

@@ -744,24 +744,37 @@ static int dec_buffer_assignment(dec *d, const uint8_t *p, size_t n, hlo_module 
     return k == PB_ERROR ? dfail(d, &c) : 1;
 }
 
-/* A stable LSD radix sort, 11 bits a pass, skipping the passes where every id has the same
- * digit (ids are small) and everything when the ids already ascend. */
+/* A stable LSD radix sort, 11 bits a pass, only over the bits where the ids differ (ids
+ * are small), nothing when the ids already ascend, and an insertion sort for a few. */
 void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n)
 {
     int sorted = 1;
-    for (size_t i = 1; i < n && sorted; i++)
-        sorted = v[i - 1].id <= v[i].id;
+    uint64_t diff = 0;
+    for (size_t i = 1; i < n; i++) {
+        sorted &= v[i - 1].id <= v[i].id;
+        diff |= (uint64_t)v[i].id ^ (uint64_t)v[0].id;
+    }
     if (sorted)
         return;
+    if (n <= 32) {
+        for (size_t i = 1; i < n; i++) {
+            hlo_id_seq x = v[i];
+            size_t j = i;
+            for (; j > 0 && v[j - 1].id > x.id; j--)
+                v[j] = v[j - 1];
+            v[j] = x;
+        }
+        return;
+    }
     enum { BITS = 11, BUCKETS = 1 << BITS };
     uint32_t cnt[BUCKETS];
     hlo_id_seq *src = v, *dst = t;
     for (int sh = 0; sh < 64; sh += BITS) {
+        if (!(diff >> sh & (BUCKETS - 1)))
+            continue; /* every id has the same digit here */
         memset(cnt, 0, sizeof cnt);
         for (size_t i = 0; i < n; i++)
             cnt[((uint64_t)src[i].id ^ (1ull << 63)) >> sh & (BUCKETS - 1)]++;
-        if (cnt[((uint64_t)src[0].id ^ (1ull << 63)) >> sh & (BUCKETS - 1)] == n)
-            continue;
         uint32_t sum = 0;
         for (int b = 0; b < BUCKETS; b++) {
             uint32_t c = cnt[b];

@@ -406,12 +406,46 @@ static void real_dump(void **state)
     free(data);
 }
 
+/* hlo_sort_ids against an insertion sort, stable, for small and large N and id ranges
+ * that need one, several or all radix passes (negative ids too). */
+static void sort_ids(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {2, 5, 32, 33, 100, 5000};
+    static const int64_t spans[] = {3, 1000, 1 << 22, INT64_MAX};
+    uint64_t x = 88172645463325252ull;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t pi = 0; pi < sizeof spans / sizeof *spans; pi++) {
+            size_t n = sizes[si];
+            hlo_id_seq *v = calloc(3 * n, sizeof *v), *want = v + 2 * n;
+            assert_non_null(v);
+            for (size_t i = 0; i < n; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                int64_t id = (int64_t)(x % (uint64_t)spans[pi]);
+                if (spans[pi] == INT64_MAX && (x & 256))
+                    id = -id;
+                v[i] = (hlo_id_seq){id, (uint32_t)i, NULL};
+                size_t j = i;
+                for (; j > 0 && want[j - 1].id > id; j--)
+                    want[j] = want[j - 1];
+                want[j] = v[i];
+            }
+            hlo_sort_ids(v, v + n, n);
+            for (size_t i = 0; i < n; i++) {
+                assert_int_equal(v[i].id, want[i].id);
+                assert_int_equal(v[i].seq, want[i].seq);
+            }
+            free(v);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(worked_example), cmocka_unit_test(share_chain),
         cmocka_unit_test(double_free),    cmocka_unit_test(shape_strings),
         cmocka_unit_test(malformed),      cmocka_unit_test(real_dump),
+        cmocka_unit_test(sort_ids),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
