@@ -600,12 +600,11 @@ typedef struct lazy_shapes {
     const hlo_module *m;
     const uint8_t *base;
     arena *a;
-    uint32_t *comp_base; /* instruction slot of each computation's first instruction */
     struct shape_elems {
         pq_str *v;
         uint32_t n;
         int done;
-    } * elems;        /* by instruction slot */
+    } * elems;        /* by instruction slot (hlo_instruction_ref.slot) */
     shape_memo *memo; /* open addressing, memo_cap (a power of two) slots */
     size_t memo_cap, memo_n;
     buf text;
@@ -619,15 +618,7 @@ static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, 
     buf_init(&lz->text, NULL);
     if (!m->lazy_shapes)
         return 1;
-    size_t total = 0;
-    lz->comp_base = malloc((m->ncomputations ? m->ncomputations : 1) * sizeof *lz->comp_base);
-    if (!lz->comp_base)
-        return 0;
-    for (uint32_t c = 0; c < m->ncomputations; c++) {
-        lz->comp_base[c] = (uint32_t)total;
-        total += m->computations[c].ninstructions;
-    }
-    lz->elems = calloc(total ? total : 1, sizeof *lz->elems);
+    lz->elems = calloc(m->nrefs ? m->nrefs : 1, sizeof *lz->elems);
     lz->memo_cap = 16;
     while (lz->memo_cap < 2 * nshapes)
         lz->memo_cap *= 2;
@@ -637,24 +628,21 @@ static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, 
 
 static void lazy_release(lazy_shapes *lz)
 {
-    free(lz->comp_base);
     free(lz->elems);
     free(lz->memo);
     buf_release(&lz->text);
 }
 
-/* The shape of INS resolved by the last shape index LAST (-1: none), as in step 1, into B:
- * shape, shape_string and unpadded size. */
-static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction *ins, int64_t last, mv_lb *b,
+/* The shape of instruction REF resolved by the last shape index LAST (-1: none), as in
+ * step 1, into B: shape, shape_string and unpadded size. */
+static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction_ref *ref, int64_t last, mv_lb *b,
                             int64_t *err_offset, const char **what)
 {
-    pq_str bytes = ins->shape_bytes;
+    pq_str bytes = ref->decoded->shape_bytes;
     int depth = 0;
     pq_status st;
     if (last >= 0) {
-        const hlo_computation *comp = &lz->m->computations[ins->computation];
-        struct shape_elems *e =
-            &lz->elems[lz->comp_base[ins->computation] + (uint32_t)(ins - comp->instructions)];
+        struct shape_elems *e = &lz->elems[ref->slot];
         if (!e->done) {
             st = hlo_shape_elements(bytes, lz->base, lz->a, &e->v, &e->n, err_offset, what);
             if (st != PQ_OK)
@@ -778,7 +766,19 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
                 hlo_logical_buffer_by_id(m, x->assigned[q].logical_buffer_id);
             if (!p)
                 continue;
-            const hlo_instruction *ins = hlo_instruction_by_id(m, p->instruction_id);
+            const hlo_instruction *ins = NULL;
+            hlo_instruction_ref *ref = NULL;
+            if (m->lazy_shapes) {
+                pq_status ss =
+                    hlo_instruction_lazy(m, p->instruction_id, a, &ref, err_offset, what);
+                if (ss != PQ_OK) {
+                    st = ss;
+                    goto out;
+                }
+                ins = ref ? ref->decoded : NULL;
+            } else {
+                ins = hlo_instruction_by_id(m, p->instruction_id);
+            }
             if (!ins)
                 continue;
             mv_lb *b = &lbs[nl];
@@ -789,7 +789,7 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
             b->offset = x->assigned[q].offset;
             int64_t last = p->nshape_index ? p->shape_index[p->nshape_index - 1] : -1;
             if (m->lazy_shapes) {
-                pq_status ss = lazy_shape(&lz, ins, last, b, err_offset, what);
+                pq_status ss = lazy_shape(&lz, ref, last, b, err_offset, what);
                 if (ss != PQ_OK) {
                     st = ss;
                     goto out;
@@ -939,7 +939,18 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     if (memory_color == 1) {
         for (uint32_t c = 0; c < m->ncomputations; c++)
             for (uint32_t i = 0; i < m->computations[c].ninstructions; i++) {
-                const hlo_instruction *ins = &m->computations[c].instructions[i];
+                const hlo_instruction *ins = NULL;
+                if (m->lazy_shapes) {
+                    hlo_instruction_ref *ref = &m->computations[c].refs[i];
+                    pq_status ss = hlo_instruction_decode(m, ref, a, err_offset, what);
+                    if (ss != PQ_OK) {
+                        st = ss;
+                        goto out;
+                    }
+                    ins = ref->decoded;
+                } else {
+                    ins = &m->computations[c].instructions[i];
+                }
                 if (ins->backend_config.n)
                     scoped_configs(ins->backend_config.p,
                                    ins->backend_config.p + ins->backend_config.n, memory_color,

@@ -455,11 +455,27 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
     return k == PB_ERROR ? dfail(d, &c) : 1;
 }
 
+/* hlo_decode_lazy's look at one instruction: the framing of its fields, and its id. */
+static int index_instruction(dec *d, const uint8_t *p, size_t n, int64_t *id)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD)
+        if (f.num == 35 && f.wire == PB_VARINT)
+            *id = (int64_t)f.u;
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
 static int dec_computation(dec *d, const uint8_t *p, size_t n, hlo_computation *comp,
                            uint32_t index)
 {
     int counted;
-    comp->instructions = alloc_counted(d, p, n, 2, sizeof *comp->instructions, &counted);
+    if (d->lazy_shapes)
+        comp->refs = alloc_counted(d, p, n, 2, sizeof *comp->refs, &counted);
+    else
+        comp->instructions = alloc_counted(d, p, n, 2, sizeof *comp->instructions, &counted);
     if (!counted)
         return 0;
     pb_cursor c;
@@ -470,6 +486,13 @@ static int dec_computation(dec *d, const uint8_t *p, size_t n, hlo_computation *
         if (f.wire == PB_LEN) {
             if (f.num == 1) {
                 comp->name = sv(&f);
+            } else if (f.num == 2 && d->lazy_shapes) {
+                hlo_instruction_ref *r = &comp->refs[comp->ninstructions++];
+                r->p = f.data;
+                r->len = (uint32_t)f.len;
+                r->computation = index;
+                if (!index_instruction(d, f.data, f.len, &r->id))
+                    return 0;
             } else if (f.num == 2) {
                 hlo_instruction *ins = &comp->instructions[comp->ninstructions++];
                 ins->computation = index;
@@ -744,8 +767,8 @@ static int dec_buffer_assignment(dec *d, const uint8_t *p, size_t n, hlo_module 
     return k == PB_ERROR ? dfail(d, &c) : 1;
 }
 
-/* A stable LSD radix sort, 11 bits a pass, only over the bits where the ids differ (ids
- * are small), nothing when the ids already ascend, and an insertion sort for a few. */
+/* Nothing when the ids already ascend; a stable merge sort for under 2048 ids; else a
+ * stable LSD radix sort, 11 bits a pass, only over the bits where the ids differ. */
 void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n)
 {
     int sorted = 1;
@@ -756,14 +779,33 @@ void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n)
     }
     if (sorted)
         return;
-    if (n <= 32) {
-        for (size_t i = 1; i < n; i++) {
-            hlo_id_seq x = v[i];
-            size_t j = i;
-            for (; j > 0 && v[j - 1].id > x.id; j--)
-                v[j] = v[j - 1];
-            v[j] = x;
+    if (n < 2048) { /* runs of 16 by insertion, then merged: fewer steps than the radix */
+        for (size_t r = 0; r < n; r += 16)
+            for (size_t i = r + 1; i < n && i < r + 16; i++) {
+                hlo_id_seq x = v[i];
+                size_t j = i;
+                for (; j > r && v[j - 1].id > x.id; j--)
+                    v[j] = v[j - 1];
+                v[j] = x;
+            }
+        hlo_id_seq *src = v, *dst = t;
+        for (size_t w = 16; w < n; w *= 2) {
+            for (size_t lo = 0; lo < n; lo += 2 * w) {
+                size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+                size_t i = lo, j = mid, k = lo;
+                while (i < mid && j < hi)
+                    dst[k++] = src[j].id < src[i].id ? src[j++] : src[i++];
+                while (i < mid)
+                    dst[k++] = src[i++];
+                while (j < hi)
+                    dst[k++] = src[j++];
+            }
+            hlo_id_seq *x = src;
+            src = dst;
+            dst = x;
         }
+        if (src != v)
+            memcpy(v, src, n * sizeof *v);
         return;
     }
     enum { BITS = 11, BUCKETS = 1 << BITS };
@@ -802,21 +844,35 @@ static int build_indexes(dec *d, hlo_module *m)
         d->nomem = 1;
         return 0;
     }
-    m->by_id = dalloc(d, (total ? total : 1) * sizeof *m->by_id);
+    void **by_id = dalloc(d, (total ? total : 1) * sizeof(void *));
     m->lb_order = dalloc(d, (m->nlogical_buffers ? m->nlogical_buffers : 1) * sizeof(uint32_t));
     if (d->nomem) {
         free(tmp);
         return 0;
     }
     size_t j = 0;
-    for (uint32_t i = 0; i < m->ncomputations; i++)
-        for (uint32_t q = 0; q < m->computations[i].ninstructions; q++, j++)
-            tmp[j] = (hlo_id_seq){m->computations[i].instructions[q].id, (uint32_t)j,
-                                  &m->computations[i].instructions[q]};
+    for (uint32_t i = 0; i < m->ncomputations; i++) {
+        hlo_computation *comp = &m->computations[i];
+        for (uint32_t q = 0; q < comp->ninstructions; q++, j++) {
+            if (d->lazy_shapes) {
+                comp->refs[q].slot = (uint32_t)j;
+                tmp[j] = (hlo_id_seq){comp->refs[q].id, (uint32_t)j, &comp->refs[q]};
+            } else {
+                tmp[j] =
+                    (hlo_id_seq){comp->instructions[q].id, (uint32_t)j, &comp->instructions[q]};
+            }
+        }
+    }
     hlo_sort_ids(tmp, tmp + nmax, total);
     for (j = 0; j < total; j++)
-        m->by_id[j] = tmp[j].p;
-    m->nby_id = (uint32_t)total;
+        by_id[j] = tmp[j].p;
+    if (d->lazy_shapes) {
+        m->refs_by_id = (hlo_instruction_ref **)by_id;
+        m->nrefs = (uint32_t)total;
+    } else {
+        m->by_id = (hlo_instruction **)by_id;
+        m->nby_id = (uint32_t)total;
+    }
     for (uint32_t i = 0; i < m->nlogical_buffers; i++)
         tmp[i] = (hlo_id_seq){m->logical_buffers[i].id, i, NULL};
     hlo_sort_ids(tmp, tmp + nmax, m->nlogical_buffers);
@@ -859,6 +915,7 @@ static pq_status decode(const uint8_t *data, size_t n, const uint8_t *base, aren
     }
     if (ok && k == PB_ERROR)
         ok = dfail(&d, &c);
+    m->lazy_shapes = lazy;
     if (ok)
         ok = build_indexes(&d, m);
     if (!ok) {
@@ -868,7 +925,7 @@ static pq_status decode(const uint8_t *data, size_t n, const uint8_t *base, aren
         *err_what = d.err;
         return PQ_ERR_INPUT;
     }
-    m->lazy_shapes = lazy;
+    m->base = d.base;
     *out = m;
     return PQ_OK;
 }
@@ -935,6 +992,47 @@ pq_status hlo_shape_elements(pq_str bytes, const uint8_t *base, arena *a, pq_str
     *err_offset = (int64_t)(d.err_at - d.base);
     *err_what = d.err;
     return PQ_ERR_INPUT;
+}
+
+pq_status hlo_instruction_decode(const hlo_module *m, hlo_instruction_ref *ref, arena *a,
+                                 int64_t *err_offset, const char **err_what)
+{
+    if (ref->decoded)
+        return PQ_OK;
+    dec d = {a, m->base, NULL, NULL, 0, 1};
+    hlo_instruction *ins = dalloc(&d, sizeof *ins);
+    if (ins) {
+        ins->computation = ref->computation;
+        if (dec_instruction(&d, ref->p, ref->len, ins)) {
+            ref->decoded = ins;
+            return PQ_OK;
+        }
+    }
+    if (d.nomem)
+        return PQ_ERR_NOMEM;
+    *err_offset = (int64_t)(d.err_at - d.base);
+    *err_what = d.err;
+    return PQ_ERR_INPUT;
+}
+
+pq_status hlo_instruction_lazy(const hlo_module *m, int64_t id, arena *a, hlo_instruction_ref **out,
+                               int64_t *err_offset, const char **err_what)
+{
+    uint32_t lo = 0, hi = m->nrefs;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->refs_by_id[mid]->id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    while (lo + 1 < m->nrefs && m->refs_by_id[lo + 1]->id == id)
+        lo++; /* the last duplicate, as hlo_instruction_by_id */
+    *out = NULL;
+    if (lo >= m->nrefs || m->refs_by_id[lo]->id != id)
+        return PQ_OK;
+    *out = m->refs_by_id[lo];
+    return hlo_instruction_decode(m, *out, a, err_offset, err_what);
 }
 
 const hlo_instruction *hlo_instruction_by_id(const hlo_module *m, int64_t id)

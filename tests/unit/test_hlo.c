@@ -331,7 +331,10 @@ static void malformed(void **state)
     assert_int_equal(hlo_decode_lazy(b.p, b.n, b.p, &a, &m, &off, &what), PQ_OK);
     assert_int_equal(m->ncomputations, 1);
     assert_int_equal(m->computations[0].ninstructions, 1);
-    const hlo_instruction *deep = &m->computations[0].instructions[0];
+    assert_null(m->computations[0].instructions);
+    assert_int_equal(hlo_instruction_decode(m, &m->computations[0].refs[0], &a, &off, &what),
+                     PQ_OK);
+    const hlo_instruction *deep = m->computations[0].refs[0].decoded;
     assert_int_equal(deep->shape.ntuple, 0);
     hlo_shape *sh = NULL;
     off = -1;
@@ -366,9 +369,13 @@ static void malformed(void **state)
     assert_int_equal(m->computations[0].instructions[0].shape.ndims, 1);
     assert_int_equal(m->computations[0].instructions[0].shape.dims[0], 7);
     assert_int_equal(hlo_decode_lazy(b.p, b.n, b.p, &a, &m, &off, &what), PQ_OK);
-    assert_int_equal(hlo_decode_shape(m->computations[0].instructions[0].shape_bytes, b.p, 0, &a,
-                                      &sh, &off, &what),
+    hlo_instruction_ref *ref = NULL;
+    assert_int_equal(hlo_instruction_lazy(m, 0, &a, &ref, &off, &what), PQ_OK);
+    assert_non_null(ref);
+    assert_int_equal(hlo_decode_shape(ref->decoded->shape_bytes, b.p, 0, &a, &sh, &off, &what),
                      PQ_OK);
+    assert_int_equal(hlo_instruction_lazy(m, 1, &a, &ref, &off, &what), PQ_OK);
+    assert_null(ref);
     assert_int_equal(sh->ndims, 1);
     assert_int_equal(sh->dims[0], 7);
     tb_free(&shape);
@@ -411,7 +418,7 @@ static void real_dump(void **state)
 static void sort_ids(void **state)
 {
     (void)state;
-    static const size_t sizes[] = {2, 5, 32, 33, 100, 5000};
+    static const size_t sizes[] = {2, 5, 16, 17, 33, 100, 1000, 2047, 5000};
     static const int64_t spans[] = {3, 1000, 1 << 22, INT64_MAX};
     uint64_t x = 88172645463325252ull;
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
