@@ -455,9 +455,24 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
     return k == PB_ERROR ? dfail(d, &c) : 1;
 }
 
-/* hlo_decode_lazy's look at one instruction: the framing of its fields, and its id. */
+/* hlo_decode_lazy's look at one instruction: the framing of its fields, and its id. On the
+ * fast path (pbwire.h); a malformed instruction is walked again by pb_next for the error. */
 static int index_instruction(dec *d, const uint8_t *p, size_t n, int64_t *id)
 {
+    const uint8_t *q = p, *end = p + n;
+    while (q && q < end) {
+        uint32_t tag;
+        q = pb_fast_tag(q, end, &tag);
+        if (q && tag == (35u << 3 | PB_VARINT)) {
+            uint64_t v;
+            if ((q = pb_fast_varint(q, end, &v)) != NULL)
+                *id = (int64_t)v;
+        } else if (q) {
+            q = pb_fast_skip(q, end, tag & 7);
+        }
+    }
+    if (q)
+        return 1;
     pb_cursor c;
     pb_field f = {0};
     int k;

@@ -208,6 +208,8 @@ pq_status hlo_decode(const uint8_t *data, size_t n, const uint8_t *base, arena *
  * instructions' fields (their length) is checked here, not the content of the nested
  * messages: memory-viewer reads the few instructions and shapes its buffers name
  * (docs/internals/hlo.md). */
+/* DATA must be followed by PB_PADDING (16) readable bytes, as every input profq loads is
+ * (io/mapfile.h): the instructions are walked on the fast path of pbwire.h. */
 pq_status hlo_decode_lazy(const uint8_t *data, size_t n, const uint8_t *base, arena *a,
                           hlo_module **out, int64_t *err_offset, const char **err_what);
 /* Decodes the serialized ShapeProto BYTES (BASE = start of the file for offsets) nested
