@@ -407,10 +407,24 @@ static int u128_bits(json_u128 x)
     return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
 }
 
-/* N (nonzero, ND digits) rounded half to even to P significant digits, as the P decimal
- * digits in D; *X (the decimal exponent of the first digit) is incremented on a carry out.
+/* The P decimal digits of Q (Q < 10^P) into D, two at a time. */
+static void put_digits(uint64_t q, int p, char *d)
+{
+    static const char PAIRS[201] = "00010203040506070809101112131415161718192021222324"
+                                   "25262728293031323334353637383940414243444546474849"
+                                   "50515253545556575859606162636465666768697071727374"
+                                   "75767778798081828384858687888990919293949596979899";
+    int i = p;
+    for (; i >= 2; i -= 2, q /= 100)
+        memcpy(d + i - 2, PAIRS + 2 * (q % 100), 2);
+    if (i)
+        d[0] = (char)('0' + q);
+}
+
+/* N (nonzero, ND digits) rounded half to even to P significant digits, as the integer *Q of
+ * P digits; *X (the decimal exponent of the first digit) is incremented on a carry out.
  * Returns |rounded - N| in units of N's last digit. */
-static json_u128 round_to(json_u128 n, int nd, int p, char *d, int *x, int *up)
+static json_u128 round_to(json_u128 n, int nd, int p, uint64_t *qout, int *x, int *up)
 {
     uint64_t q;
     json_u128 diff = 0;
@@ -432,8 +446,7 @@ static json_u128 round_to(json_u128 n, int nd, int p, char *d, int *x, int *up)
             diff = rest;
         }
     }
-    for (int i = p - 1; i >= 0; i--, q /= 10)
-        d[i] = (char)('0' + q % 10);
+    *qout = q;
     return diff;
 }
 
@@ -532,13 +545,12 @@ static int format_dyadic(char *out, size_t cap, double v)
     int nd = t + (n >= P10[t]);
     char d[20];
     if (nd <= 15) { /* exact in 15 digits (most MiB values): no rounding, 64-bit digits */
-        uint64_t q = (uint64_t)n;
-        for (int i = nd - 1; i >= 0; i--, q /= 10)
-            d[i] = (char)('0' + q % 10);
+        put_digits((uint64_t)n, nd, d);
         return put_g(out, v < 0, d, nd, nd - 1 - k, 15);
     }
     int x15 = nd - 1 - k, up;
-    json_u128 diff = round_to(n, nd, 15, d, &x15, &up);
+    uint64_t q;
+    json_u128 diff = round_to(n, nd, 15, &q, &x15, &up);
     int ok = diff == 0;
     if (!ok) {
         /* Half the gap above v is 2^(e2-1) = g * 2^(e2+k-1) units of 10^-k; below v it is
@@ -556,10 +568,13 @@ static int format_dyadic(char *out, size_t cap, double v)
         }
         ok = c < 0 || (c == 0 && !(mant & 1));
     }
-    if (ok)
+    if (ok) {
+        put_digits(q, 15, d);
         return put_g(out, v < 0, d, 15, x15, 15);
+    }
     int x17 = nd - 1 - k;
-    round_to(n, nd, 17, d, &x17, &up);
+    round_to(n, nd, 17, &q, &x17, &up);
+    put_digits(q, 17, d);
     return put_g(out, v < 0, d, 17, x17, 17);
 }
 #else
