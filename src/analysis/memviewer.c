@@ -68,6 +68,10 @@ uint32_t memviewer_colors(const hlo_module *m, int64_t *out, uint32_t cap)
 
 const mv_lb *memviewer_lb(const mv_result *r, int64_t id)
 {
+    if (r->lb_dense) {
+        uint64_t i = (uint64_t)id - (uint64_t)r->lb_dense_min;
+        return i < r->nlb_dense ? r->lb_dense[i] : NULL;
+    }
     uint32_t lo = 0, hi = r->nlbs;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -817,6 +821,17 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
         r->lbs_by_id[i] = &sorted[i];
     }
     r->nlbs = nl;
+    /* Logical buffer ids are mostly 0..N-1: then a table finds them by id. */
+    if (nl) {
+        uint64_t span = (uint64_t)sorted[nl - 1].proto->id - (uint64_t)sorted[0].proto->id + 1;
+        if (span <= 4 * (uint64_t)nl + 64 &&
+            (r->lb_dense = arena_alloc(a, span * sizeof(mv_lb *)))) {
+            r->lb_dense_min = sorted[0].proto->id;
+            r->nlb_dense = span;
+            for (uint32_t i = 0; i < nl; i++)
+                r->lb_dense[(uint64_t)sorted[i].proto->id - (uint64_t)r->lb_dense_min] = &sorted[i];
+        }
+    }
     for (uint32_t i = 0; i < nl; i++) {
         if (sorted[i].shape_string)
             continue; /* printed by lazy_shape */

@@ -45,7 +45,7 @@ static void newline_indent(json_writer *w)
 }
 
 /* Called before every value or key: writes the separating comma and indentation. */
-static void before_item(json_writer *w)
+static inline void before_item(json_writer *w)
 {
     if (w->after_key) {
         w->after_key = 0;
