@@ -860,7 +860,9 @@ static int build_indexes(dec *d, hlo_module *m)
         return 0;
     }
     void **by_id = dalloc(d, (total ? total : 1) * sizeof(void *));
+    m->instruction_ids = dalloc(d, (total ? total : 1) * sizeof(int64_t));
     m->lb_order = dalloc(d, (m->nlogical_buffers ? m->nlogical_buffers : 1) * sizeof(uint32_t));
+    m->lb_ids = dalloc(d, (m->nlogical_buffers ? m->nlogical_buffers : 1) * sizeof(int64_t));
     if (d->nomem) {
         free(tmp);
         return 0;
@@ -879,8 +881,10 @@ static int build_indexes(dec *d, hlo_module *m)
         }
     }
     hlo_sort_ids(tmp, tmp + nmax, total);
-    for (j = 0; j < total; j++)
+    for (j = 0; j < total; j++) {
         by_id[j] = tmp[j].p;
+        m->instruction_ids[j] = tmp[j].id;
+    }
     if (d->lazy_shapes) {
         m->refs_by_id = (hlo_instruction_ref **)by_id;
         m->nrefs = (uint32_t)total;
@@ -891,8 +895,10 @@ static int build_indexes(dec *d, hlo_module *m)
     for (uint32_t i = 0; i < m->nlogical_buffers; i++)
         tmp[i] = (hlo_id_seq){m->logical_buffers[i].id, i, NULL};
     hlo_sort_ids(tmp, tmp + nmax, m->nlogical_buffers);
-    for (uint32_t i = 0; i < m->nlogical_buffers; i++)
+    for (uint32_t i = 0; i < m->nlogical_buffers; i++) {
         m->lb_order[i] = tmp[i].seq;
+        m->lb_ids[i] = tmp[i].id;
+    }
     free(tmp);
     return 1;
 }
@@ -1030,57 +1036,39 @@ pq_status hlo_instruction_decode(const hlo_module *m, hlo_instruction_ref *ref, 
     return PQ_ERR_INPUT;
 }
 
-pq_status hlo_instruction_lazy(const hlo_module *m, int64_t id, arena *a, hlo_instruction_ref **out,
-                               int64_t *err_offset, const char **err_what)
+/* The index of the last of the N ascending IDS that equals ID, or N. XProf's id maps are
+ * filled in file order with operator[]: the last duplicate wins. */
+static uint32_t last_index_of(const int64_t *ids, uint32_t n, int64_t id)
 {
-    uint32_t lo = 0, hi = m->nrefs;
+    uint32_t lo = 0, hi = n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (m->refs_by_id[mid]->id < id)
+        if (ids[mid] <= id)
             lo = mid + 1;
         else
             hi = mid;
     }
-    while (lo + 1 < m->nrefs && m->refs_by_id[lo + 1]->id == id)
-        lo++; /* the last duplicate, as hlo_instruction_by_id */
-    *out = NULL;
-    if (lo >= m->nrefs || m->refs_by_id[lo]->id != id)
-        return PQ_OK;
-    *out = m->refs_by_id[lo];
-    return hlo_instruction_decode(m, *out, a, err_offset, err_what);
+    return lo > 0 && ids[lo - 1] == id ? lo - 1 : n;
+}
+
+pq_status hlo_instruction_lazy(const hlo_module *m, int64_t id, arena *a, hlo_instruction_ref **out,
+                               int64_t *err_offset, const char **err_what)
+{
+    uint32_t i = last_index_of(m->instruction_ids, m->nrefs, id);
+    *out = i < m->nrefs ? m->refs_by_id[i] : NULL;
+    return *out ? hlo_instruction_decode(m, *out, a, err_offset, err_what) : PQ_OK;
 }
 
 const hlo_instruction *hlo_instruction_by_id(const hlo_module *m, int64_t id)
 {
-    uint32_t lo = 0, hi = m->nby_id;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (m->by_id[mid]->id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    /* XProf's id maps are filled in file order with operator[]: the last duplicate wins. */
-    while (lo + 1 < m->nby_id && m->by_id[lo + 1]->id == id)
-        lo++;
-    return lo < m->nby_id && m->by_id[lo]->id == id ? m->by_id[lo] : NULL;
+    uint32_t i = last_index_of(m->instruction_ids, m->nby_id, id);
+    return i < m->nby_id ? m->by_id[i] : NULL;
 }
 
 const hlo_logical_buffer *hlo_logical_buffer_by_id(const hlo_module *m, int64_t id)
 {
-    uint32_t lo = 0, hi = m->nlogical_buffers;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (m->logical_buffers[m->lb_order[mid]].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    while (lo + 1 < m->nlogical_buffers && m->logical_buffers[m->lb_order[lo + 1]].id == id)
-        lo++;
-    if (lo < m->nlogical_buffers && m->logical_buffers[m->lb_order[lo]].id == id)
-        return &m->logical_buffers[m->lb_order[lo]];
-    return NULL;
+    uint32_t i = last_index_of(m->lb_ids, m->nlogical_buffers, id);
+    return i < m->nlogical_buffers ? &m->logical_buffers[m->lb_order[i]] : NULL;
 }
 
 /* ---- names, sizes and shape strings ---- */

@@ -189,9 +189,11 @@ typedef struct hlo_module {
     uint32_t nby_id;
     hlo_instruction_ref **refs_by_id; /* hlo_decode_lazy: the same order */
     uint32_t nrefs;
-    uint32_t *lb_order;  /* logical buffer indexes sorted by id */
-    int lazy_shapes;     /* decoded by hlo_decode_lazy */
-    const uint8_t *base; /* hlo_decode_lazy: the start of the file, for error offsets */
+    int64_t *instruction_ids; /* the ids of by_id (or refs_by_id), ascending */
+    uint32_t *lb_order;       /* logical buffer indexes sorted by id */
+    int64_t *lb_ids;          /* their ids, ascending */
+    int lazy_shapes;          /* decoded by hlo_decode_lazy */
+    const uint8_t *base;      /* hlo_decode_lazy: the start of the file, for error offsets */
 } hlo_module;
 
 /* Decodes a serialized HloProto (DATA, N bytes; BASE = start of the file for offsets) into
