@@ -135,6 +135,15 @@ void json_key(json_writer *w, const char *key)
     w->after_key = 1;
 }
 
+void json_key_text(json_writer *w, const char *text, size_t n)
+{
+    before_item(w);
+    jput(w->b, text, n);
+    if (w->pretty)
+        jputc(w->b, ' ');
+    w->after_key = 1;
+}
+
 /* Length of a valid UTF-8 sequence starting at p (at most n bytes), or 0 if invalid. */
 static size_t utf8_len(const unsigned char *p, size_t n)
 {
