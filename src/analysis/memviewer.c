@@ -658,8 +658,15 @@ static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction_ref *ref, int
             depth = 1;
         }
     }
-    uint64_t h = 14695981039346656037ull ^ (uint64_t)depth; /* FNV-1a */
-    for (size_t i = 0; i < bytes.n; i++)
+    uint64_t h = 14695981039346656037ull ^ (uint64_t)depth ^ bytes.n; /* eight bytes a step */
+    size_t i = 0;
+    for (; i + 8 <= bytes.n; i += 8) {
+        uint64_t x;
+        memcpy(&x, bytes.p + i, 8);
+        h = (h ^ x) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    for (; i < bytes.n; i++)
         h = (h ^ (uint8_t)bytes.p[i]) * 1099511628211ull;
     size_t slot = (size_t)h & (lz->memo_cap - 1);
     shape_memo *mo;

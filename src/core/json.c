@@ -201,6 +201,12 @@ void json_escape_into(buf *b, const char *s, size_t n)
                 break;
             j += 8;
         }
+        if (j < n && j >= 8 && n - j < 8) { /* the last word, over bytes already checked */
+            uint64_t x;
+            memcpy(&x, p + n - 8, 8);
+            if (!special_bytes(x))
+                j = n;
+        }
         while (j < n && (unsigned char)(p[j] - 0x20) < 0x60 && p[j] != '"' && p[j] != '\\')
             j++;
         run += j - i;

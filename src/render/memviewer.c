@@ -22,6 +22,12 @@ static int mem_eq(const void *a, const void *b, size_t n)
 
 static const double MIB = 1048576.0;
 
+/* A literal of profq's that needs no escaping (a category name, a palette color). */
+static void plain_cstr(json_writer *w, const char *s)
+{
+    json_str_escaped(w, s, strlen(s));
+}
+
 static void opt_str(json_writer *w, const char *k, size_t kn, pq_str s)
 {
     if (s.n) {
@@ -211,7 +217,7 @@ static void heap_object(json_writer *w, const mv_object *o, buf *t, src_cache *s
     json_int(w, o->color);
     if (!o->lb) {
         json_key_text(w, JSON_KEY("label"));
-        json_cstr(w, "small (<16384 bytes)");
+        plain_cstr(w, "small (<16384 bytes)");
         json_key_text(w, JSON_KEY("logicalBufferId"));
         json_int(w, -1);
         opt_double(w, JSON_KEY("logicalBufferSizeMib"), (double)o->size_bytes / MIB);
@@ -236,7 +242,7 @@ static void heap_object(json_writer *w, const mv_object *o, buf *t, src_cache *s
     opt_str(w, JSON_KEY("shapeString"), pq_str_of(lb->shape_string, strlen(lb->shape_string)));
     opt_str(w, JSON_KEY("tfOpName"), ins->op_name);
     json_key_text(w, JSON_KEY("groupName"));
-    json_cstr(w, memviewer_category(lb->alloc));
+    plain_cstr(w, memviewer_category(lb->alloc));
     opt_str(w, JSON_KEY("opCode"), ins->opcode);
     source_info(w, sc, ins);
     json_obj_end(w);
@@ -330,11 +336,11 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
                 json_key_text(w, JSON_KEY("attributes"));
                 json_arr_begin(w);
                 if (x->is_entry_computation_parameter)
-                    json_cstr(w, "entry computation parameter");
+                    plain_cstr(w, "entry computation parameter");
                 if (x->maybe_live_out)
-                    json_cstr(w, "may-be live out");
+                    plain_cstr(w, "may-be live out");
                 if (reusable)
-                    json_cstr(w, "reusable");
+                    plain_cstr(w, "reusable");
                 json_arr_end(w);
             }
             const char *common = NULL;
@@ -417,7 +423,7 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
             if (bl->lb)
                 opt_str(w, JSON_KEY("tfOpName"), bl->lb->instr->op_name);
             json_key_text(w, JSON_KEY("category"));
-            json_cstr(w, cat);
+            plain_cstr(w, cat);
             if (bl->lb) {
                 source_info(w, sc, bl->lb->instr);
                 if (*bl->lb->shape_string) {
@@ -427,7 +433,7 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
                 opt_double(w, JSON_KEY("unpaddedSize"), (double)bl->lb->unpadded);
             }
             json_key_text(w, JSON_KEY("color"));
-            json_cstr(w, bl->color);
+            plain_cstr(w, bl->color);
             json_obj_end(w);
         }
         json_arr_end(w);
