@@ -273,14 +273,26 @@ void json_cstr(json_writer *w, const char *s)
 }
 
 /* Decimal digits of V without printf (these are the hot values of large documents). */
+/* "00" to "99": decimal digits two at a time. */
+static const char PAIRS[201] = "00010203040506070809101112131415161718192021222324"
+                               "25262728293031323334353637383940414243444546474849"
+                               "50515253545556575859606162636465666768697071727374"
+                               "75767778798081828384858687888990919293949596979899";
+
 static void put_u64(buf *b, uint64_t v, int neg)
 {
     char tmp[24];
     int i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    for (; v >= 100; v /= 100) {
+        i -= 2;
+        memcpy(tmp + i, PAIRS + 2 * (v % 100), 2);
+    }
+    if (v >= 10) {
+        i -= 2;
+        memcpy(tmp + i, PAIRS + 2 * v, 2);
+    } else {
+        tmp[--i] = (char)('0' + v);
+    }
     if (neg)
         tmp[--i] = '-';
     jput(b, tmp + i, sizeof tmp - (size_t)i);
@@ -425,10 +437,6 @@ static int u128_bits(json_u128 x)
 /* The P decimal digits of Q (Q < 10^P) into D, two at a time. */
 static void put_digits(uint64_t q, int p, char *d)
 {
-    static const char PAIRS[201] = "00010203040506070809101112131415161718192021222324"
-                                   "25262728293031323334353637383940414243444546474849"
-                                   "50515253545556575859606162636465666768697071727374"
-                                   "75767778798081828384858687888990919293949596979899";
     int i = p;
     for (; i >= 2; i -= 2, q /= 100)
         memcpy(d + i - 2, PAIRS + 2 * (q % 100), 2);
