@@ -848,19 +848,63 @@ void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n)
         memcpy(v, src, n * sizeof *v);
 }
 
+/* The splitmix64 finalizer of ID ^ SEED: every bit of the id moves every bit of the hash.
+ * The seed is an address (random under ASLR), so ids crafted to collide in one process do
+ * not in another; lookups give the same answers whatever it is. */
+static size_t id_hash(int64_t id, uint64_t seed)
+{
+    uint64_t x = (uint64_t)id ^ seed;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return (size_t)(x ^ (x >> 31));
+}
+
+/* hlo_decode_lazy's instructions by id (hlo_module.refs, ref_table): a hash table, in
+ * place of the sorted by_id (no sort). */
+static int index_refs(dec *d, hlo_module *m, size_t total)
+{
+    size_t cap = 16;
+    while (cap < 2 * total)
+        cap *= 2;
+    m->refs = dalloc(d, (total ? total : 1) * sizeof *m->refs);
+    m->ref_table = dalloc(d, cap * sizeof *m->ref_table);
+    if (d->nomem)
+        return 0;
+    m->ref_mask = cap - 1;
+    m->ref_seed = (uint64_t)(uintptr_t)m->ref_table;
+    size_t j = 0;
+    for (uint32_t i = 0; i < m->ncomputations; i++) {
+        hlo_computation *comp = &m->computations[i];
+        for (uint32_t q = 0; q < comp->ninstructions; q++, j++) {
+            hlo_instruction_ref *r = &comp->refs[q];
+            r->slot = (uint32_t)j;
+            m->refs[j] = r;
+            size_t h = id_hash(r->id, m->ref_seed) & m->ref_mask;
+            while (m->ref_table[h] && m->refs[m->ref_table[h] - 1]->id != r->id)
+                h = (h + 1) & m->ref_mask;
+            m->ref_table[h] = (uint32_t)j + 1; /* a later duplicate replaces the earlier */
+        }
+    }
+    m->nrefs = (uint32_t)total;
+    return 1;
+}
+
 static int build_indexes(dec *d, hlo_module *m)
 {
     size_t total = 0;
     for (uint32_t i = 0; i < m->ncomputations; i++)
         total += m->computations[i].ninstructions;
-    size_t nmax = total > m->nlogical_buffers ? total : m->nlogical_buffers;
+    if (d->lazy_shapes && !index_refs(d, m, total))
+        return 0;
+    size_t nsort = d->lazy_shapes ? 0 : total; /* instructions to sort */
+    size_t nmax = nsort > m->nlogical_buffers ? nsort : m->nlogical_buffers;
     hlo_id_seq *tmp = malloc(2 * (nmax ? nmax : 1) * sizeof *tmp);
     if (!tmp) {
         d->nomem = 1;
         return 0;
     }
-    void **by_id = dalloc(d, (total ? total : 1) * sizeof(void *));
-    m->instruction_ids = dalloc(d, (total ? total : 1) * sizeof(int64_t));
+    m->by_id = dalloc(d, (nsort ? nsort : 1) * sizeof *m->by_id);
+    m->instruction_ids = dalloc(d, (nsort ? nsort : 1) * sizeof(int64_t));
     m->lb_order = dalloc(d, (m->nlogical_buffers ? m->nlogical_buffers : 1) * sizeof(uint32_t));
     m->lb_ids = dalloc(d, (m->nlogical_buffers ? m->nlogical_buffers : 1) * sizeof(int64_t));
     if (d->nomem) {
@@ -868,30 +912,16 @@ static int build_indexes(dec *d, hlo_module *m)
         return 0;
     }
     size_t j = 0;
-    for (uint32_t i = 0; i < m->ncomputations; i++) {
-        hlo_computation *comp = &m->computations[i];
-        for (uint32_t q = 0; q < comp->ninstructions; q++, j++) {
-            if (d->lazy_shapes) {
-                comp->refs[q].slot = (uint32_t)j;
-                tmp[j] = (hlo_id_seq){comp->refs[q].id, (uint32_t)j, &comp->refs[q]};
-            } else {
-                tmp[j] =
-                    (hlo_id_seq){comp->instructions[q].id, (uint32_t)j, &comp->instructions[q]};
-            }
-        }
-    }
-    hlo_sort_ids(tmp, tmp + nmax, total);
-    for (j = 0; j < total; j++) {
-        by_id[j] = tmp[j].p;
+    for (uint32_t i = 0; i < m->ncomputations && nsort; i++)
+        for (uint32_t q = 0; q < m->computations[i].ninstructions; q++, j++)
+            tmp[j] = (hlo_id_seq){m->computations[i].instructions[q].id, (uint32_t)j,
+                                  &m->computations[i].instructions[q]};
+    hlo_sort_ids(tmp, tmp + nmax, nsort);
+    for (j = 0; j < nsort; j++) {
+        m->by_id[j] = tmp[j].p;
         m->instruction_ids[j] = tmp[j].id;
     }
-    if (d->lazy_shapes) {
-        m->refs_by_id = (hlo_instruction_ref **)by_id;
-        m->nrefs = (uint32_t)total;
-    } else {
-        m->by_id = (hlo_instruction **)by_id;
-        m->nby_id = (uint32_t)total;
-    }
+    m->nby_id = (uint32_t)nsort;
     for (uint32_t i = 0; i < m->nlogical_buffers; i++)
         tmp[i] = (hlo_id_seq){m->logical_buffers[i].id, i, NULL};
     hlo_sort_ids(tmp, tmp + nmax, m->nlogical_buffers);
@@ -1054,9 +1084,17 @@ static uint32_t last_index_of(const int64_t *ids, uint32_t n, int64_t id)
 pq_status hlo_instruction_lazy(const hlo_module *m, int64_t id, arena *a, hlo_instruction_ref **out,
                                int64_t *err_offset, const char **err_what)
 {
-    uint32_t i = last_index_of(m->instruction_ids, m->nrefs, id);
-    *out = i < m->nrefs ? m->refs_by_id[i] : NULL;
-    return *out ? hlo_instruction_decode(m, *out, a, err_offset, err_what) : PQ_OK;
+    *out = NULL;
+    if (!m->nrefs)
+        return PQ_OK;
+    uint32_t t;
+    for (size_t h = id_hash(id, m->ref_seed) & m->ref_mask; (t = m->ref_table[h]) != 0;
+         h = (h + 1) & m->ref_mask)
+        if (m->refs[t - 1]->id == id) {
+            *out = m->refs[t - 1];
+            return hlo_instruction_decode(m, *out, a, err_offset, err_what);
+        }
+    return PQ_OK;
 }
 
 const hlo_instruction *hlo_instruction_by_id(const hlo_module *m, int64_t id)

@@ -187,13 +187,18 @@ typedef struct hlo_module {
     /* indexes */
     hlo_instruction **by_id; /* every instruction, sorted by (id, file order); NULL lazily */
     uint32_t nby_id;
-    hlo_instruction_ref **refs_by_id; /* hlo_decode_lazy: the same order */
+    int64_t *instruction_ids; /* the ids of by_id, ascending */
+    /* hlo_decode_lazy: every instruction in file order, and an open-addressing table of
+     * their positions + 1 (0: empty) by id, the last of a duplicated id kept (as by_id) */
+    hlo_instruction_ref **refs;
     uint32_t nrefs;
-    int64_t *instruction_ids; /* the ids of by_id (or refs_by_id), ascending */
-    uint32_t *lb_order;       /* logical buffer indexes sorted by id */
-    int64_t *lb_ids;          /* their ids, ascending */
-    int lazy_shapes;          /* decoded by hlo_decode_lazy */
-    const uint8_t *base;      /* hlo_decode_lazy: the start of the file, for error offsets */
+    uint32_t *ref_table;
+    size_t ref_mask;
+    uint64_t ref_seed;
+    uint32_t *lb_order;  /* logical buffer indexes sorted by id */
+    int64_t *lb_ids;     /* their ids, ascending */
+    int lazy_shapes;     /* decoded by hlo_decode_lazy */
+    const uint8_t *base; /* hlo_decode_lazy: the start of the file, for error offsets */
 } hlo_module;
 
 /* Decodes a serialized HloProto (DATA, N bytes; BASE = start of the file for offsets) into

@@ -415,6 +415,58 @@ static void real_dump(void **state)
     free(data);
 }
 
+/* Instructions found by id, the last of a duplicated id winning, by both decoders (the
+ * lazy one through its hash table), over two computations and 300 ids. */
+static void instruction_ids(void **state)
+{
+    (void)state;
+    tbuf b;
+    tb_init(&b);
+    size_t mm = msg_begin(&b, 1);
+    char name[32];
+    for (int c = 0; c < 2; c++) {
+        size_t comp = msg_begin(&b, 3);
+        for (int i = 0; i < 150; i++) {
+            int64_t id = c ? 1000 - i : (int64_t)i << 40; /* ids 0..149 << 40 and 1000..851 */
+            snprintf(name, sizeof name, "i%d_%d", c, i);
+            put_instruction(&b, name, id);
+        }
+        put_instruction(&b, c ? "dup1000" : "dup0", c ? 1000 : 0);
+        msg_end(&b, comp);
+    }
+    msg_end(&b, mm);
+    tb_reserve(&b, 16); /* the padding hlo_decode_lazy reads on */
+    arena a;
+    arena_init(&a);
+    hlo_module *full, *lazy;
+    int64_t off;
+    const char *what;
+    assert_int_equal(hlo_decode(b.p, b.n, b.p, &a, &full, &off, &what), PQ_OK);
+    assert_int_equal(hlo_decode_lazy(b.p, b.n, b.p, &a, &lazy, &off, &what), PQ_OK);
+    assert_int_equal(lazy->nrefs, 302);
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < 150; i++) {
+            int64_t id = c ? 1000 - i : (int64_t)i << 40;
+            snprintf(name, sizeof name,
+                     (id == 0 || id == 1000) ? (c ? "dup1000" : "dup0") : "i%d_%d", c, i);
+            const hlo_instruction *f = hlo_instruction_by_id(full, id);
+            hlo_instruction_ref *r = NULL;
+            assert_int_equal(hlo_instruction_lazy(lazy, id, &a, &r, &off, &what), PQ_OK);
+            assert_non_null(f);
+            assert_non_null(r);
+            assert_int_equal(f->name.n, strlen(name));
+            assert_memory_equal(f->name.p, name, f->name.n);
+            assert_int_equal(r->decoded->name.n, strlen(name));
+            assert_memory_equal(r->decoded->name.p, name, r->decoded->name.n);
+        }
+    hlo_instruction_ref *r = (hlo_instruction_ref *)1;
+    assert_int_equal(hlo_instruction_lazy(lazy, 1, &a, &r, &off, &what), PQ_OK);
+    assert_null(r);
+    assert_null(hlo_instruction_by_id(full, 1));
+    arena_release(&a);
+    tb_free(&b);
+}
+
 /* hlo_sort_ids against an insertion sort, stable, for small and large N and id ranges
  * that need one, several or all radix passes (negative ids too). */
 static void sort_ids(void **state)
@@ -454,7 +506,7 @@ int main(void)
         cmocka_unit_test(worked_example), cmocka_unit_test(share_chain),
         cmocka_unit_test(double_free),    cmocka_unit_test(shape_strings),
         cmocka_unit_test(malformed),      cmocka_unit_test(real_dump),
-        cmocka_unit_test(sort_ids),
+        cmocka_unit_test(sort_ids),       cmocka_unit_test(instruction_ids),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
