@@ -16,7 +16,8 @@ tools, and four things are timed, each the best of RUNS:
 - profq process: `profq memory-viewer --format xprof --module M -o /dev/null FILE`, a whole
   process (exec, load, decode, compute, write).
 - profq in-process: bench/memviewer_inproc.c (linked with libprofq.a) doing the same work
-  through the library in a loop (open, decode, compute, write the JSON to memory).
+  through the library in a loop (open, decode, compute, write the JSON through stdio to
+  /dev/null, as the process row writes it).
 
 Times are CPU times (user+system: XProf's via time.process_time of this process, profq's
 process via getrusage of children, the harness via CLOCK_PROCESS_CPUTIME_ID), which a loaded
