@@ -141,32 +141,43 @@ static void *alloc_counted(dec *d, const uint8_t *p, size_t n, uint32_t num, siz
     return v;
 }
 
-/* Appends the elements of one occurrence of a repeated varint field (packed or not). */
+/* Appends the elements of one occurrence of a repeated varint field (packed or not). A
+ * packed one has as many elements as bytes under 0x80 (each ends a varint): counted so,
+ * then read in one pass. */
 static int append_varints(dec *d, const pb_field *f, int64_t **arr, uint32_t *n)
 {
     if (f->wire != PB_VARINT && f->wire != PB_LEN)
         return 1; /* another wire type: skipped as unknown, as the protobuf runtimes do */
-    int64_t cnt = pb_repeated_count(f, PB_VARINT, d->base);
-    if (cnt < 0)
-        return dfail_at(d, f->data, "a packed repeated varint field");
-    if (cnt == 0)
-        return 1;
+    size_t cnt = 1;
+    if (f->wire == PB_LEN) {
+        cnt = 0;
+        for (size_t i = 0; i < f->len; i++)
+            cnt += f->data[i] < 0x80;
+        if (f->len && f->data[f->len - 1] >= 0x80)
+            return dfail_at(d, f->data, "a packed repeated varint field");
+        if (cnt == 0)
+            return 1;
+    }
     if ((uint64_t)*n + (uint64_t)cnt > UINT32_MAX)
         return dfail_at(d, f->data, "fewer than 2^32 repeated elements");
-    int64_t *na = dalloc(d, ((size_t)*n + (size_t)cnt) * sizeof *na);
+    int64_t *na = dalloc(d, ((size_t)*n + cnt) * sizeof *na);
     if (!na)
         return 0;
     if (*n)
         memcpy(na, *arr, *n * sizeof *na);
-    pb_cursor parent; /* an unpacked (varint) occurrence has no data: "" then */
-    pb_init(&parent, f->data ? f->data : (const uint8_t *)"", f->len, d->base);
-    pb_repeated r;
-    uint64_t v;
     uint32_t i = *n;
-    if (!pb_repeated_init(&r, &parent, f, PB_VARINT))
-        return dfail(d, &parent);
-    while (pb_repeated_next(&r, &v) == PB_FIELD)
-        na[i++] = (int64_t)v;
+    if (f->wire == PB_VARINT) {
+        na[i++] = (int64_t)f->u;
+    } else {
+        pb_cursor c;
+        uint64_t v;
+        pb_init(&c, f->data, f->len, d->base);
+        while (c.p < c.end) {
+            if (!pb_read_varint(&c, &v)) /* over 10 bytes or 64 bits */
+                return dfail_at(d, f->data, "a packed repeated varint field");
+            na[i++] = (int64_t)v;
+        }
+    }
     *arr = na;
     *n = i;
     return 1;
