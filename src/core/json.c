@@ -634,6 +634,12 @@ void json_double(json_writer *w, double v)
     jput(w->b, tmp, (size_t)k);
 }
 
+void json_raw(json_writer *w, const char *p, size_t n)
+{
+    before_item(w);
+    jput(w->b, p, n);
+}
+
 void json_bool(json_writer *w, int v)
 {
     before_item(w);

@@ -37,6 +37,9 @@ void json_str_escaped(json_writer *w, const char *p, size_t n);
 void json_int(json_writer *w, int64_t v);
 void json_uint(json_writer *w, uint64_t v);
 void json_double(json_writer *w, double v); /* NaN and infinities are written as null */
+/* A value that a compact writer (pretty 0) of its own wrote as P (N bytes), written as is
+ * after the separator; W must be compact too. */
+void json_raw(json_writer *w, const char *p, size_t n);
 void json_bool(json_writer *w, int v);
 void json_null(json_writer *w);
 

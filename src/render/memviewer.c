@@ -266,16 +266,40 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
         json_arr_end(w);
     }
     if (r->nobjects) {
+        /* maxHeapBySize holds the objects of maxHeap in another order: in compact output
+         * each is written once into OB (ending at ENDS[i]) and its text copied. */
+        buf ob;
+        buf_init(&ob, NULL);
+        uint32_t *ends = w->pretty ? NULL : malloc(r->nobjects * sizeof *ends);
         json_key_text(w, JSON_KEY("maxHeap"));
         json_arr_begin(w);
-        for (uint32_t i = 0; i < r->nobjects; i++)
-            heap_object(w, &r->objects[i], t, sc);
+        for (uint32_t i = 0; i < r->nobjects; i++) {
+            if (!ends) {
+                heap_object(w, &r->objects[i], t, sc);
+                continue;
+            }
+            size_t start = ob.n;
+            json_writer ow;
+            json_init(&ow, &ob, 0);
+            heap_object(&ow, &r->objects[i], t, sc);
+            ends[i] = (uint32_t)ob.n;
+            json_raw(w, ob.p + start, ob.n - start);
+        }
         json_arr_end(w);
         json_key_text(w, JSON_KEY("maxHeapBySize"));
         json_arr_begin(w);
-        for (uint32_t i = 0; i < r->nobjects; i++)
-            heap_object(w, &r->objects[r->by_size[i]], t, sc);
+        for (uint32_t i = 0; i < r->nobjects; i++) {
+            uint32_t k = r->by_size[i];
+            if (ends && ob.status == PQ_OK)
+                json_raw(w, ob.p + (k ? ends[k - 1] : 0), ends[k] - (k ? ends[k - 1] : 0));
+            else
+                heap_object(w, &r->objects[k], t, sc);
+        }
         json_arr_end(w);
+        if (ob.status != PQ_OK && w->b->status == PQ_OK)
+            w->b->status = ob.status;
+        free(ends);
+        buf_release(&ob);
     }
     if (r->nspans) {
         json_key_text(w, JSON_KEY("logicalBufferSpans"));
