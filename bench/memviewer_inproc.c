@@ -3,9 +3,9 @@
  * [--memory-space S] -o OUT FILE`, through the library entry points, in a loop: open the
  * file (pq_profile_open without hashing, reading only the HloProtos of an XSpace, as the
  * CLI), render the memory viewer as XProf JSON to OUT through stdio as the CLI writes its
- * output (OUT is /dev/null unless given, as for the process row of the bench; "mem" writes
- * to an open_memstream buffer instead, which glibc grows by copying and zeroing it), free
- * everything. Prints one line:
+ * output (OUT is /dev/null unless given, as for the process row of the bench, opened once
+ * and flushed at the end of each run; "mem" writes to an open_memstream buffer per run
+ * instead, which glibc grows by copying and zeroing it), free everything. Prints one line:
  *   best_cpu_ms best_wall_ms output_bytes runs
  * where CPU is this process's user+system time (CLOCK_PROCESS_CPUTIME_ID) of one iteration
  * and wall is CLOCK_MONOTONIC, each the best of RUNS. Exits 1 when a call fails.
@@ -46,6 +46,13 @@ int main(int argc, char **argv)
     int runs = atoi(argv[1]);
     const char *out_path = argc > 5 ? argv[5] : "/dev/null";
     int to_mem = strcmp(out_path, "mem") == 0;
+    /* OUT is opened once, as a server holds its connection open; each run's JSON is flushed
+     * to it by the end of the run */
+    FILE *file = to_mem ? NULL : fopen(out_path, "wb");
+    if (!to_mem && !file) {
+        fprintf(stderr, "memviewer_inproc: %s: cannot open\n", out_path);
+        return 1;
+    }
     const char *paths[] = {argv[2]};
     pq_memviewer_options mo = {argv[3], NULL, argc > 4 ? atoll(argv[4]) : 0};
     pq_open_options oo = {0};
@@ -59,7 +66,7 @@ int main(int argc, char **argv)
         pq_error err = {0};
         char *mem = NULL;
         size_t memn = 0;
-        FILE *out = to_mem ? open_memstream(&mem, &memn) : fopen(out_path, "wb");
+        FILE *out = to_mem ? open_memstream(&mem, &memn) : file;
         counted c = {out, 0};
         pq_status st = out ? pq_profile_open(paths, 1, &oo, &p, &err) : PQ_ERR_NOMEM;
         if (st == PQ_OK) {
@@ -67,7 +74,7 @@ int main(int argc, char **argv)
             st = pq_render_memory_viewer(p, &mo, PQ_OUT_XPROF, &sink, &err);
         }
         pq_profile_free(p);
-        if (out && fclose(out) != 0 && st == PQ_OK)
+        if (out && (to_mem ? fclose(out) : fflush(out)) != 0 && st == PQ_OK)
             st = PQ_ERR_OUTPUT;
         out_bytes = c.n;
         free(mem);
@@ -82,6 +89,8 @@ int main(int argc, char **argv)
         if (w1 - w0 < best_wall)
             best_wall = w1 - w0;
     }
+    if (file)
+        fclose(file);
     printf("%.4f %.4f %zu %d\n", best_cpu, best_wall, out_bytes, runs);
     return 0;
 }

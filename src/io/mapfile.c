@@ -95,6 +95,8 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
         if (k == 0)
             break;
         n += (size_t)k;
+        if (small && n == (size_t)st.st_size)
+            break; /* all of it, as a mapping would have it: no read to see the end */
     }
     close(fd);
     memset(b + n, 0, MAPFILE_PADDING);
