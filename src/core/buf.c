@@ -29,7 +29,9 @@ static int buf_reserve(buf *b, size_t extra)
     }
     if (b->n + extra <= b->cap)
         return 1;
-    size_t cap = b->cap ? b->cap : 4096;
+    /* a buffer with a sink is flushed at BUF_FLUSH_BYTES: room for that from the start
+     * (pages not written are not touched), no copies on the way */
+    size_t cap = b->cap ? b->cap : b->sink ? (size_t)BUF_FLUSH_BYTES + 4096 : 4096;
     while (cap < b->n + extra)
         cap *= 2;
     char *p = pq_realloc(b->p, cap);
