@@ -4,7 +4,8 @@
  * page fault instead of 512); a smaller one comes from pq_malloc (heap memory a long-lived
  * process reuses) and each allocation in it is zeroed. An allocation bigger than half the
  * next block gets a block of its own from pq_calloc, which zeroes exactly it (for free
- * when the C library maps fresh pages). */
+ * when the C library maps fresh pages). The largest heap block is kept for the next arena
+ * of the thread (spare, below). */
 #include "arena.h"
 #include "alloc.h"
 
@@ -28,15 +29,26 @@ void arena_init(arena *a)
     memset(a, 0, sizeof *a);
 }
 
+/* The largest heap block (from pq_malloc) a released arena of this thread had, kept for the
+ * next arena: a long-lived process that opens profile after profile does not hand its
+ * biggest block back to the C library, whose heap would otherwise shrink (brk) and be
+ * faulted in again every time (glibc trims a free top over its threshold: the H100 module
+ * did so on every run, 500 page faults). At most ARENA_MAX_BLOCK per thread. */
+static _Thread_local arena_block *spare;
+
 void arena_release(arena *a)
 {
     arena_block *b = a->head;
     while (b) {
         arena_block *next = b->next;
-        if (b->pages)
+        if (b->pages) {
             pq_free_pages(b, b->pages);
-        else
+        } else if (!b->zeroed && (!spare || b->cap > spare->cap)) {
+            pq_free(spare);
+            spare = b;
+        } else {
             pq_free(b);
+        }
         b = next;
     }
     memset(a, 0, sizeof *a);
@@ -49,6 +61,12 @@ static arena_block *block_new(size_t cap, int own)
     if (total < cap)
         return NULL;
     size_t pages = !own && total == ARENA_MAX_BLOCK ? total : 0;
+    if (!pages && !own && spare && spare->cap >= cap) { /* the kept block, all of it */
+        arena_block *b = spare;
+        spare = NULL;
+        b->used = 0;
+        return b;
+    }
     arena_block *b = pages ? pq_alloc_pages(pages) : own ? pq_calloc(1, total) : pq_malloc(total);
     if (b) {
         b->cap = cap;
