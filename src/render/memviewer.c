@@ -52,12 +52,12 @@ static void opt_int(json_writer *w, const char *k, size_t kn, int64_t v)
     }
 }
 
-/* An int64 as a JSON string (proto3 JSON). */
+/* An int64 as a JSON string (proto3 JSON): digits, nothing to escape. */
 static void i64str(json_writer *w, buf *t, int64_t v)
 {
     t->n = 0;
     json_put_i64(t, v);
-    json_str(w, t->p ? t->p : "", t->n);
+    json_str_escaped(w, t->p ? t->p : "", t->n);
     t->n = 0;
 }
 
