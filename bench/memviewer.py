@@ -133,6 +133,8 @@ def main():
         rows.append((path, module, len(raw), int(out[2]), from_file, cached, proc, inproc))
 
     def ms(t):
+        if t < 0.001:
+            return f"{t * 1000:.3f} ms"
         return f"{t * 1000:.2f} ms" if t < 0.01 else f"{t * 1000:.1f} ms"
 
     def ratio(a, b):
