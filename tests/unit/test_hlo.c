@@ -467,6 +467,64 @@ static void instruction_ids(void **state)
     tb_free(&b);
 }
 
+/* An instruction whose metadata is malformed (a field longer than the message): the full
+ * decoder refuses the module; the lazy one indexes it, and memory-viewer refuses it, with
+ * an offset inside it, only when a logical buffer names it. */
+static void lazy_instruction_errors(void **state)
+{
+    (void)state;
+    for (int named = 0; named < 2; named++) {
+        tbuf b;
+        tb_init(&b);
+        size_t mm = msg_begin(&b, 1);
+        put_str_field(&b, 1, "jit_f");
+        put_str_field(&b, 2, "main");
+        size_t c = msg_begin(&b, 3);
+        put_str_field(&b, 1, "main");
+        put_instruction(&b, "a", 1);
+        size_t ins = msg_begin(&b, 2);
+        size_t bad_at = b.n;
+        put_str_field(&b, 1, "bad");
+        size_t md = msg_begin(&b, 7);
+        put_tag(&b, 2, 2);
+        put_varint(&b, 100);
+        put_bytes(&b, "abc", 3);
+        msg_end(&b, md);
+        put_varint_field(&b, 35, 2);
+        msg_end(&b, ins);
+        msg_end(&b, c);
+        msg_end(&b, mm);
+        size_t ba = msg_begin(&b, 3);
+        put_lb(&b, 1, 1024, named ? 2 : 1);
+        int64_t l[] = {1}, sz[] = {1024};
+        put_alloc(&b, 0, 1024, 0, l, sz, 1);
+        int kinds[] = {0, 1};
+        int64_t ids[] = {1, 1}, share[] = {0, 0};
+        arena a;
+        const char *what;
+        end_assignment(&b, ba, kinds, ids, share, 2, &a, &what);
+        tb_reserve(&b, 16); /* the padding hlo_decode_lazy reads on */
+        hlo_module *m = NULL;
+        int64_t off = -1;
+        assert_int_equal(hlo_decode(b.p, b.n, b.p, &a, &m, &off, &what), PQ_ERR_INPUT);
+        assert_true(off > (int64_t)bad_at && off < (int64_t)bad_at + 16);
+        assert_int_equal(hlo_decode_lazy(b.p, b.n, b.p, &a, &m, &off, &what), PQ_OK);
+        mv_result *r = NULL;
+        off = -1;
+        what = NULL;
+        pq_status st = memviewer_compute_lazy(m, b.p, 0, &a, &r, &what, &off);
+        if (!named) {
+            assert_int_equal(st, PQ_OK);
+        } else {
+            assert_int_equal(st, PQ_ERR_INPUT);
+            assert_non_null(what);
+            assert_true(off > (int64_t)bad_at && off < (int64_t)bad_at + 16);
+        }
+        arena_release(&a);
+        tb_free(&b);
+    }
+}
+
 /* hlo_sort_ids against an insertion sort, stable, for small and large N and id ranges
  * that need one, several or all radix passes (negative ids too). */
 static void sort_ids(void **state)
@@ -503,10 +561,15 @@ static void sort_ids(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(worked_example), cmocka_unit_test(share_chain),
-        cmocka_unit_test(double_free),    cmocka_unit_test(shape_strings),
-        cmocka_unit_test(malformed),      cmocka_unit_test(real_dump),
-        cmocka_unit_test(sort_ids),       cmocka_unit_test(instruction_ids),
+        cmocka_unit_test(worked_example),
+        cmocka_unit_test(share_chain),
+        cmocka_unit_test(double_free),
+        cmocka_unit_test(shape_strings),
+        cmocka_unit_test(malformed),
+        cmocka_unit_test(real_dump),
+        cmocka_unit_test(sort_ids),
+        cmocka_unit_test(instruction_ids),
+        cmocka_unit_test(lazy_instruction_errors),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
