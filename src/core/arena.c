@@ -9,6 +9,7 @@
 #include "arena.h"
 #include "alloc.h"
 
+#include <pthread.h>
 #include <string.h>
 
 struct arena_block {
@@ -35,6 +36,27 @@ void arena_init(arena *a)
  * faulted in again every time (glibc trims a free top over its threshold: the H100 module
  * did so on every run, 500 page faults). At most ARENA_MAX_BLOCK per thread. */
 static _Thread_local arena_block *spare;
+/* A thread that ends frees its spare (a key's destructor; the main thread's goes at exit). */
+static pthread_key_t spare_key;
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+
+static void spare_at_thread_exit(void *b)
+{
+    spare = NULL;
+    pq_free(b);
+}
+
+static void spare_key_create(void)
+{
+    pthread_key_create(&spare_key, spare_at_thread_exit);
+}
+
+static void spare_set(arena_block *b)
+{
+    spare = b;
+    if (pthread_once(&spare_once, spare_key_create) == 0)
+        pthread_setspecific(spare_key, b);
+}
 
 void arena_release(arena *a)
 {
@@ -45,7 +67,7 @@ void arena_release(arena *a)
             pq_free_pages(b, b->pages);
         } else if (!b->zeroed && (!spare || b->cap > spare->cap)) {
             pq_free(spare);
-            spare = b;
+            spare_set(b);
         } else {
             pq_free(b);
         }
@@ -63,7 +85,7 @@ static arena_block *block_new(size_t cap, int own)
     size_t pages = !own && total == ARENA_MAX_BLOCK ? total : 0;
     if (!pages && !own && spare && spare->cap >= cap) { /* the kept block, all of it */
         arena_block *b = spare;
-        spare = NULL;
+        spare_set(NULL);
         b->used = 0;
         return b;
     }
