@@ -36,8 +36,8 @@ from xprof.convert import _pywrap_profiler_plugin as pw
 
 PROFQ, INPROC, DATA, WORK = sys.argv[1:5]
 EXTRA = sys.argv[5:]
-RUNS = int(os.environ.get("BENCH_RUNS", "10"))
-INPROC_RUNS = int(os.environ.get("BENCH_INPROC_RUNS", "200"))
+RUNS = int(os.environ.get("BENCH_RUNS", "20"))
+INPROC_RUNS = int(os.environ.get("BENCH_INPROC_RUNS", "1000"))
 H100 = "h100_maxtext_fsdp4__module_0016"
 
 
