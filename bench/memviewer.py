@@ -16,7 +16,8 @@ tools, and four things are timed, each the best of RUNS:
 - profq process: `profq memory-viewer --format xprof --module M -o /dev/null FILE`, a whole
   process (exec, load, decode, compute, write).
 - profq in-process: bench/memviewer_inproc.c (linked with libprofq.a) doing the same work
-  through the library in a loop (open, decode, compute, write the JSON to memory).
+  through the library in a loop (open, decode, compute, write the JSON through stdio to
+  /dev/null, as the process row writes it).
 
 Times are CPU times (user+system: XProf's via time.process_time of this process, profq's
 process via getrusage of children, the harness via CLOCK_PROCESS_CPUTIME_ID), which a loaded
@@ -35,8 +36,8 @@ from xprof.convert import _pywrap_profiler_plugin as pw
 
 PROFQ, INPROC, DATA, WORK = sys.argv[1:5]
 EXTRA = sys.argv[5:]
-RUNS = int(os.environ.get("BENCH_RUNS", "5"))
-INPROC_RUNS = int(os.environ.get("BENCH_INPROC_RUNS", "50"))
+RUNS = int(os.environ.get("BENCH_RUNS", "20"))
+INPROC_RUNS = int(os.environ.get("BENCH_INPROC_RUNS", "1000"))
 H100 = "h100_maxtext_fsdp4__module_0016"
 
 
@@ -132,6 +133,8 @@ def main():
         rows.append((path, module, len(raw), int(out[2]), from_file, cached, proc, inproc))
 
     def ms(t):
+        if t < 0.001:
+            return f"{t * 1000:.3f} ms"
         return f"{t * 1000:.2f} ms" if t < 0.01 else f"{t * 1000:.1f} ms"
 
     def ratio(a, b):

@@ -3,7 +3,8 @@
 # memory_viewer (pip xprof in build/venv-xprof) on the same inputs, side by side in one
 # run: XProf from the file (first request) and cached, profq as a process and in process
 # (bench/memviewer_inproc.c over build/libprofq.a). Prints Markdown tables and saves them to
-# build/bench/memviewer.md. Needs ../shared. BENCH_RUNS (default 5) runs of each.
+# build/bench/memviewer.md. Needs ../shared. BENCH_RUNS (default 20) runs of each, and
+# BENCH_INPROC_RUNS (default 1000) of the in-process loop.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"

@@ -68,6 +68,10 @@ uint32_t memviewer_colors(const hlo_module *m, int64_t *out, uint32_t cap)
 
 const mv_lb *memviewer_lb(const mv_result *r, int64_t id)
 {
+    if (r->lb_dense) {
+        uint64_t i = (uint64_t)id - (uint64_t)r->lb_dense_min;
+        return i < r->nlb_dense ? r->lb_dense[i] : NULL;
+    }
     uint32_t lo = 0, hi = r->nlbs;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -600,12 +604,11 @@ typedef struct lazy_shapes {
     const hlo_module *m;
     const uint8_t *base;
     arena *a;
-    uint32_t *comp_base; /* instruction slot of each computation's first instruction */
     struct shape_elems {
         pq_str *v;
         uint32_t n;
         int done;
-    } * elems;        /* by instruction slot */
+    } * elems;        /* by instruction slot (hlo_instruction_ref.slot) */
     shape_memo *memo; /* open addressing, memo_cap (a power of two) slots */
     size_t memo_cap, memo_n;
     buf text;
@@ -619,15 +622,7 @@ static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, 
     buf_init(&lz->text, NULL);
     if (!m->lazy_shapes)
         return 1;
-    size_t total = 0;
-    lz->comp_base = malloc((m->ncomputations ? m->ncomputations : 1) * sizeof *lz->comp_base);
-    if (!lz->comp_base)
-        return 0;
-    for (uint32_t c = 0; c < m->ncomputations; c++) {
-        lz->comp_base[c] = (uint32_t)total;
-        total += m->computations[c].ninstructions;
-    }
-    lz->elems = calloc(total ? total : 1, sizeof *lz->elems);
+    lz->elems = calloc(m->nrefs ? m->nrefs : 1, sizeof *lz->elems);
     lz->memo_cap = 16;
     while (lz->memo_cap < 2 * nshapes)
         lz->memo_cap *= 2;
@@ -637,24 +632,21 @@ static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, 
 
 static void lazy_release(lazy_shapes *lz)
 {
-    free(lz->comp_base);
     free(lz->elems);
     free(lz->memo);
     buf_release(&lz->text);
 }
 
-/* The shape of INS resolved by the last shape index LAST (-1: none), as in step 1, into B:
- * shape, shape_string and unpadded size. */
-static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction *ins, int64_t last, mv_lb *b,
+/* The shape of instruction REF resolved by the last shape index LAST (-1: none), as in
+ * step 1, into B: shape, shape_string and unpadded size. */
+static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction_ref *ref, int64_t last, mv_lb *b,
                             int64_t *err_offset, const char **what)
 {
-    pq_str bytes = ins->shape_bytes;
+    pq_str bytes = ref->decoded->shape_bytes;
     int depth = 0;
     pq_status st;
     if (last >= 0) {
-        const hlo_computation *comp = &lz->m->computations[ins->computation];
-        struct shape_elems *e =
-            &lz->elems[lz->comp_base[ins->computation] + (uint32_t)(ins - comp->instructions)];
+        struct shape_elems *e = &lz->elems[ref->slot];
         if (!e->done) {
             st = hlo_shape_elements(bytes, lz->base, lz->a, &e->v, &e->n, err_offset, what);
             if (st != PQ_OK)
@@ -666,8 +658,15 @@ static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction *ins, int64_t
             depth = 1;
         }
     }
-    uint64_t h = 14695981039346656037ull ^ (uint64_t)depth; /* FNV-1a */
-    for (size_t i = 0; i < bytes.n; i++)
+    uint64_t h = 14695981039346656037ull ^ (uint64_t)depth ^ bytes.n; /* eight bytes a step */
+    size_t i = 0;
+    for (; i + 8 <= bytes.n; i += 8) {
+        uint64_t x;
+        memcpy(&x, bytes.p + i, 8);
+        h = (h ^ x) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    for (; i < bytes.n; i++)
         h = (h ^ (uint8_t)bytes.p[i]) * 1099511628211ull;
     size_t slot = (size_t)h & (lz->memo_cap - 1);
     shape_memo *mo;
@@ -778,7 +777,19 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
                 hlo_logical_buffer_by_id(m, x->assigned[q].logical_buffer_id);
             if (!p)
                 continue;
-            const hlo_instruction *ins = hlo_instruction_by_id(m, p->instruction_id);
+            const hlo_instruction *ins = NULL;
+            hlo_instruction_ref *ref = NULL;
+            if (m->lazy_shapes) {
+                pq_status ss =
+                    hlo_instruction_lazy(m, p->instruction_id, a, &ref, err_offset, what);
+                if (ss != PQ_OK) {
+                    st = ss;
+                    goto out;
+                }
+                ins = ref ? ref->decoded : NULL;
+            } else {
+                ins = hlo_instruction_by_id(m, p->instruction_id);
+            }
             if (!ins)
                 continue;
             mv_lb *b = &lbs[nl];
@@ -789,7 +800,7 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
             b->offset = x->assigned[q].offset;
             int64_t last = p->nshape_index ? p->shape_index[p->nshape_index - 1] : -1;
             if (m->lazy_shapes) {
-                pq_status ss = lazy_shape(&lz, ins, last, b, err_offset, what);
+                pq_status ss = lazy_shape(&lz, ref, last, b, err_offset, what);
                 if (ss != PQ_OK) {
                     st = ss;
                     goto out;
@@ -817,6 +828,17 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
         r->lbs_by_id[i] = &sorted[i];
     }
     r->nlbs = nl;
+    /* Logical buffer ids are mostly 0..N-1: then a table finds them by id. */
+    if (nl) {
+        uint64_t span = (uint64_t)sorted[nl - 1].proto->id - (uint64_t)sorted[0].proto->id + 1;
+        if (span <= 4 * (uint64_t)nl + 64 &&
+            (r->lb_dense = arena_alloc(a, span * sizeof(mv_lb *)))) {
+            r->lb_dense_min = sorted[0].proto->id;
+            r->nlb_dense = span;
+            for (uint32_t i = 0; i < nl; i++)
+                r->lb_dense[(uint64_t)sorted[i].proto->id - (uint64_t)r->lb_dense_min] = &sorted[i];
+        }
+    }
     for (uint32_t i = 0; i < nl; i++) {
         if (sorted[i].shape_string)
             continue; /* printed by lazy_shape */
@@ -939,7 +961,18 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     if (memory_color == 1) {
         for (uint32_t c = 0; c < m->ncomputations; c++)
             for (uint32_t i = 0; i < m->computations[c].ninstructions; i++) {
-                const hlo_instruction *ins = &m->computations[c].instructions[i];
+                const hlo_instruction *ins = NULL;
+                if (m->lazy_shapes) {
+                    hlo_instruction_ref *ref = &m->computations[c].refs[i];
+                    pq_status ss = hlo_instruction_decode(m, ref, a, err_offset, what);
+                    if (ss != PQ_OK) {
+                        st = ss;
+                        goto out;
+                    }
+                    ins = ref->decoded;
+                } else {
+                    ins = &m->computations[c].instructions[i];
+                }
                 if (ins->backend_config.n)
                     scoped_configs(ins->backend_config.p,
                                    ins->backend_config.p + ins->backend_config.n, memory_color,

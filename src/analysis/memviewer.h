@@ -57,6 +57,9 @@ typedef struct mv_result {
     /* lookup */
     mv_lb **lbs_by_id; /* sorted by proto->id, unique */
     uint32_t nlbs;
+    mv_lb **lb_dense; /* by id - lb_dense_min when the ids are dense (else NULL) */
+    int64_t lb_dense_min;
+    uint64_t nlb_dense;
 } mv_result;
 
 /* Allocations of the module in the stable order profq uses where XProf iterates a hash

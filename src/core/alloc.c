@@ -1,11 +1,13 @@
 /* alloc.c - malloc wrapper with a failure-injection counter for allocation torture tests.
  * Not an allocator: it forwards to libc. */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "alloc.h"
 #include "profq.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 static atomic_long fail_countdown; /* 0 = never fail */
 
@@ -52,4 +54,35 @@ void *pq_realloc(void *p, size_t n)
 void pq_free(void *p)
 {
     free(p);
+}
+
+void *pq_alloc_pages(size_t n)
+{
+    enum { HUGE = 2 << 20 };
+    if (should_fail() || n > SIZE_MAX - HUGE)
+        return NULL;
+    uint8_t *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    if ((uintptr_t)p & (HUGE - 1)) { /* map more and keep an aligned middle */
+        munmap(p, n);
+        p = mmap(NULL, n + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        size_t head = (HUGE - ((uintptr_t)p & (HUGE - 1))) & (HUGE - 1);
+        if (head)
+            munmap(p, head);
+        munmap(p + head + n, HUGE - head);
+        p += head;
+    }
+#ifdef MADV_HUGEPAGE
+    madvise(p, n, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+void pq_free_pages(void *p, size_t n)
+{
+    if (p)
+        munmap(p, n);
 }

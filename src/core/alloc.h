@@ -8,5 +8,10 @@ void *pq_malloc(size_t n);
 void *pq_calloc(size_t count, size_t size);
 void *pq_realloc(void *p, size_t n);
 void pq_free(void *p);
+/* N bytes (a multiple of 2 MiB) of fresh zeroed pages aligned to 2 MiB, which the kernel
+ * may back with huge pages (one fault per 2 MiB instead of 512); NULL when out of memory.
+ * Freed by pq_free_pages with the same N. */
+void *pq_alloc_pages(size_t n);
+void pq_free_pages(void *p, size_t n);
 
 #endif

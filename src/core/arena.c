@@ -1,22 +1,61 @@
-/* arena.c - bump allocator: large blocks from pq_malloc, freed together. An allocation
- * bigger than half a block gets a block of its own from pq_calloc, which zeroes exactly it
- * (for free when the C library maps fresh pages, as it does for the first such block). */
+/* arena.c - bump allocator: blocks freed together, sizes doubling from 16 KiB (a small
+ * profile touches little memory) to 2 MiB. A 2 MiB block is fresh pages from
+ * pq_alloc_pages, which come zeroed and which the kernel may back with one huge page (one
+ * page fault instead of 512); a smaller one comes from pq_malloc (heap memory a long-lived
+ * process reuses) and each allocation in it is zeroed. An allocation bigger than half the
+ * next block gets a block of its own from pq_calloc, which zeroes exactly it (for free
+ * when the C library maps fresh pages). The largest heap block is kept for the next arena
+ * of the thread (spare, below). */
 #include "arena.h"
 #include "alloc.h"
 
+#include <pthread.h>
 #include <string.h>
 
 struct arena_block {
     arena_block *next;
     size_t cap, used;
+    size_t pages; /* > 0: from pq_alloc_pages, this many bytes */
+    int zeroed;   /* the whole block came zeroed */
     _Alignas(16) unsigned char data[];
 };
 
-enum { ARENA_BLOCK_BYTES = 1 << 20 };
+enum {
+    ARENA_FIRST_BLOCK = 16 << 10,
+    ARENA_MAX_BLOCK = 2 << 20 /* header included: one 2 MiB page (pq_alloc_pages) */
+};
 
 void arena_init(arena *a)
 {
     memset(a, 0, sizeof *a);
+}
+
+/* The largest heap block (from pq_malloc) a released arena of this thread had, kept for the
+ * next arena: a long-lived process that opens profile after profile does not hand its
+ * biggest block back to the C library, whose heap would otherwise shrink (brk) and be
+ * faulted in again every time (glibc trims a free top over its threshold: the H100 module
+ * did so on every run, 500 page faults). At most ARENA_MAX_BLOCK per thread. */
+static _Thread_local arena_block *spare;
+/* A thread that ends frees its spare (a key's destructor; the main thread's goes at exit). */
+static pthread_key_t spare_key;
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+
+static void spare_at_thread_exit(void *b)
+{
+    spare = NULL;
+    pq_free(b);
+}
+
+static void spare_key_create(void)
+{
+    pthread_key_create(&spare_key, spare_at_thread_exit);
+}
+
+static void spare_set(arena_block *b)
+{
+    spare = b;
+    if (pthread_once(&spare_once, spare_key_create) == 0)
+        pthread_setspecific(spare_key, b);
 }
 
 void arena_release(arena *a)
@@ -24,10 +63,40 @@ void arena_release(arena *a)
     arena_block *b = a->head;
     while (b) {
         arena_block *next = b->next;
-        pq_free(b);
+        if (b->pages) {
+            pq_free_pages(b, b->pages);
+        } else if (!b->zeroed && (!spare || b->cap > spare->cap)) {
+            pq_free(spare);
+            spare_set(b);
+        } else {
+            pq_free(b);
+        }
         b = next;
     }
     memset(a, 0, sizeof *a);
+}
+
+/* A block with room for CAP bytes (NULL when out of memory); OWN: for one allocation. */
+static arena_block *block_new(size_t cap, int own)
+{
+    size_t total = sizeof(arena_block) + cap;
+    if (total < cap)
+        return NULL;
+    size_t pages = !own && total == ARENA_MAX_BLOCK ? total : 0;
+    if (!pages && !own && spare && spare->cap >= cap) { /* the kept block, all of it */
+        arena_block *b = spare;
+        spare_set(NULL);
+        b->used = 0;
+        return b;
+    }
+    arena_block *b = pages ? pq_alloc_pages(pages) : own ? pq_calloc(1, total) : pq_malloc(total);
+    if (b) {
+        b->cap = cap;
+        b->used = 0;
+        b->pages = pages;
+        b->zeroed = pages || own;
+    }
+    return b;
 }
 
 void *arena_alloc(arena *a, size_t n)
@@ -40,18 +109,17 @@ void *arena_alloc(arena *a, size_t n)
         return NULL;
     }
     arena_block *b = a->head;
-    int zeroed = 0;
     if (!b || b->cap - b->used < need) {
-        zeroed = need > ARENA_BLOCK_BYTES / 2;
-        size_t cap = zeroed ? need : ARENA_BLOCK_BYTES;
-        arena_block *nb = zeroed ? pq_calloc(1, sizeof *nb + cap) : pq_malloc(sizeof *nb + cap);
+        size_t next = b ? b->cap * 2 : ARENA_FIRST_BLOCK;
+        if (next > ARENA_MAX_BLOCK - sizeof *b)
+            next = ARENA_MAX_BLOCK - sizeof *b;
+        int own = need > next / 2;
+        arena_block *nb = block_new(own ? need : next, own);
         if (!nb) {
             a->failed = 1;
             return NULL;
         }
-        nb->cap = cap;
-        nb->used = 0;
-        if (b && need > ARENA_BLOCK_BYTES / 2) {
+        if (b && own) {
             /* A big one-off: keep the current block as head so its space stays usable. */
             nb->next = b->next;
             b->next = nb;
@@ -64,7 +132,7 @@ void *arena_alloc(arena *a, size_t n)
     void *p = b->data + b->used;
     b->used += need;
     a->used_bytes += need;
-    if (!zeroed)
+    if (!b->zeroed)
         memset(p, 0, n);
     return p;
 }

@@ -11,7 +11,23 @@
 static inline void jput(buf *b, const void *p, size_t n)
 {
     if (n && n <= b->cap - b->n && b->status == PQ_OK && (!b->sink || b->n + n < BUF_FLUSH_BYTES)) {
-        memcpy(b->p + b->n, p, n);
+        char *d = b->p + b->n;
+        const char *q = p;
+        /* most pieces are short (keys, numbers, punctuation): copied by two fixed-size,
+         * overlapping moves the compiler inlines, not a call */
+        if (n >= 8 && n <= 16) {
+            memcpy(d, q, 8);
+            memcpy(d + n - 8, q + n - 8, 8);
+        } else if (n >= 4 && n < 8) {
+            memcpy(d, q, 4);
+            memcpy(d + n - 4, q + n - 4, 4);
+        } else if (n < 4) {
+            d[0] = q[0];
+            d[n / 2] = q[n / 2];
+            d[n - 1] = q[n - 1];
+        } else {
+            memcpy(d, q, n);
+        }
         b->n += n;
         return;
     }
@@ -45,7 +61,7 @@ static void newline_indent(json_writer *w)
 }
 
 /* Called before every value or key: writes the separating comma and indentation. */
-static void before_item(json_writer *w)
+static inline void before_item(json_writer *w)
 {
     if (w->after_key) {
         w->after_key = 0;
@@ -135,6 +151,15 @@ void json_key(json_writer *w, const char *key)
     w->after_key = 1;
 }
 
+void json_key_text(json_writer *w, const char *text, size_t n)
+{
+    before_item(w);
+    jput(w->b, text, n);
+    if (w->pretty)
+        jputc(w->b, ' ');
+    w->after_key = 1;
+}
+
 /* Length of a valid UTF-8 sequence starting at p (at most n bytes), or 0 if invalid. */
 static size_t utf8_len(const unsigned char *p, size_t n)
 {
@@ -191,6 +216,12 @@ void json_escape_into(buf *b, const char *s, size_t n)
             if (special_bytes(x))
                 break;
             j += 8;
+        }
+        if (j < n && j >= 8 && n - j < 8) { /* the last word, over bytes already checked */
+            uint64_t x;
+            memcpy(&x, p + n - 8, 8);
+            if (!special_bytes(x))
+                j = n;
         }
         while (j < n && (unsigned char)(p[j] - 0x20) < 0x60 && p[j] != '"' && p[j] != '\\')
             j++;
@@ -258,14 +289,26 @@ void json_cstr(json_writer *w, const char *s)
 }
 
 /* Decimal digits of V without printf (these are the hot values of large documents). */
+/* "00" to "99": decimal digits two at a time. */
+static const char PAIRS[201] = "00010203040506070809101112131415161718192021222324"
+                               "25262728293031323334353637383940414243444546474849"
+                               "50515253545556575859606162636465666768697071727374"
+                               "75767778798081828384858687888990919293949596979899";
+
 static void put_u64(buf *b, uint64_t v, int neg)
 {
     char tmp[24];
     int i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    for (; v >= 100; v /= 100) {
+        i -= 2;
+        memcpy(tmp + i, PAIRS + 2 * (v % 100), 2);
+    }
+    if (v >= 10) {
+        i -= 2;
+        memcpy(tmp + i, PAIRS + 2 * v, 2);
+    } else {
+        tmp[--i] = (char)('0' + v);
+    }
     if (neg)
         tmp[--i] = '-';
     jput(b, tmp + i, sizeof tmp - (size_t)i);
@@ -407,10 +450,20 @@ static int u128_bits(json_u128 x)
     return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
 }
 
-/* N (nonzero, ND digits) rounded half to even to P significant digits, as the P decimal
- * digits in D; *X (the decimal exponent of the first digit) is incremented on a carry out.
+/* The P decimal digits of Q (Q < 10^P) into D, two at a time. */
+static void put_digits(uint64_t q, int p, char *d)
+{
+    int i = p;
+    for (; i >= 2; i -= 2, q /= 100)
+        memcpy(d + i - 2, PAIRS + 2 * (q % 100), 2);
+    if (i)
+        d[0] = (char)('0' + q);
+}
+
+/* N (nonzero, ND digits) rounded half to even to P significant digits, as the integer *Q of
+ * P digits; *X (the decimal exponent of the first digit) is incremented on a carry out.
  * Returns |rounded - N| in units of N's last digit. */
-static json_u128 round_to(json_u128 n, int nd, int p, char *d, int *x, int *up)
+static json_u128 round_to(json_u128 n, int nd, int p, uint64_t *qout, int *x, int *up)
 {
     uint64_t q;
     json_u128 diff = 0;
@@ -432,8 +485,7 @@ static json_u128 round_to(json_u128 n, int nd, int p, char *d, int *x, int *up)
             diff = rest;
         }
     }
-    for (int i = p - 1; i >= 0; i--, q /= 10)
-        d[i] = (char)('0' + q % 10);
+    *qout = q;
     return diff;
 }
 
@@ -532,13 +584,12 @@ static int format_dyadic(char *out, size_t cap, double v)
     int nd = t + (n >= P10[t]);
     char d[20];
     if (nd <= 15) { /* exact in 15 digits (most MiB values): no rounding, 64-bit digits */
-        uint64_t q = (uint64_t)n;
-        for (int i = nd - 1; i >= 0; i--, q /= 10)
-            d[i] = (char)('0' + q % 10);
+        put_digits((uint64_t)n, nd, d);
         return put_g(out, v < 0, d, nd, nd - 1 - k, 15);
     }
     int x15 = nd - 1 - k, up;
-    json_u128 diff = round_to(n, nd, 15, d, &x15, &up);
+    uint64_t q;
+    json_u128 diff = round_to(n, nd, 15, &q, &x15, &up);
     int ok = diff == 0;
     if (!ok) {
         /* Half the gap above v is 2^(e2-1) = g * 2^(e2+k-1) units of 10^-k; below v it is
@@ -556,10 +607,13 @@ static int format_dyadic(char *out, size_t cap, double v)
         }
         ok = c < 0 || (c == 0 && !(mant & 1));
     }
-    if (ok)
+    if (ok) {
+        put_digits(q, 15, d);
         return put_g(out, v < 0, d, 15, x15, 15);
+    }
     int x17 = nd - 1 - k;
-    round_to(n, nd, 17, d, &x17, &up);
+    round_to(n, nd, 17, &q, &x17, &up);
+    put_digits(q, 17, d);
     return put_g(out, v < 0, d, 17, x17, 17);
 }
 #else
@@ -594,6 +648,12 @@ void json_double(json_writer *w, double v)
     int k = json_format_double(tmp, sizeof tmp, v);
     before_item(w);
     jput(w->b, tmp, (size_t)k);
+}
+
+void json_raw(json_writer *w, const char *p, size_t n)
+{
+    before_item(w);
+    jput(w->b, p, n);
 }
 
 void json_bool(json_writer *w, int v)

@@ -25,6 +25,11 @@ void json_obj_end(json_writer *w);
 void json_arr_begin(json_writer *w);
 void json_arr_end(json_writer *w);
 void json_key(json_writer *w, const char *key);
+/* A key that needs no escaping given as its JSON text, quotes and colon included (N bytes):
+ * json_key's bytes without a look at each one. JSON_KEY("name") gives a literal key so:
+ * json_key_text(w, JSON_KEY("name")). */
+void json_key_text(json_writer *w, const char *text, size_t n);
+#define JSON_KEY(lit) "\"" lit "\":", sizeof("\"" lit "\":") - 1
 void json_str(json_writer *w, const char *p, size_t n);
 void json_cstr(json_writer *w, const char *s);
 /* A string whose content P (N bytes) json_escape_into already escaped: written as is. */
@@ -32,6 +37,9 @@ void json_str_escaped(json_writer *w, const char *p, size_t n);
 void json_int(json_writer *w, int64_t v);
 void json_uint(json_writer *w, uint64_t v);
 void json_double(json_writer *w, double v); /* NaN and infinities are written as null */
+/* A value that a compact writer (pretty 0) of its own wrote as P (N bytes), written as is
+ * after the separator; W must be compact too. */
+void json_raw(json_writer *w, const char *p, size_t n);
 void json_bool(json_writer *w, int v);
 void json_null(json_writer *w);
 

@@ -141,32 +141,43 @@ static void *alloc_counted(dec *d, const uint8_t *p, size_t n, uint32_t num, siz
     return v;
 }
 
-/* Appends the elements of one occurrence of a repeated varint field (packed or not). */
+/* Appends the elements of one occurrence of a repeated varint field (packed or not). A
+ * packed one has as many elements as bytes under 0x80 (each ends a varint): counted so,
+ * then read in one pass. */
 static int append_varints(dec *d, const pb_field *f, int64_t **arr, uint32_t *n)
 {
     if (f->wire != PB_VARINT && f->wire != PB_LEN)
         return 1; /* another wire type: skipped as unknown, as the protobuf runtimes do */
-    int64_t cnt = pb_repeated_count(f, PB_VARINT, d->base);
-    if (cnt < 0)
-        return dfail_at(d, f->data, "a packed repeated varint field");
-    if (cnt == 0)
-        return 1;
+    size_t cnt = 1;
+    if (f->wire == PB_LEN) {
+        cnt = 0;
+        for (size_t i = 0; i < f->len; i++)
+            cnt += f->data[i] < 0x80;
+        if (f->len && f->data[f->len - 1] >= 0x80)
+            return dfail_at(d, f->data, "a packed repeated varint field");
+        if (cnt == 0)
+            return 1;
+    }
     if ((uint64_t)*n + (uint64_t)cnt > UINT32_MAX)
         return dfail_at(d, f->data, "fewer than 2^32 repeated elements");
-    int64_t *na = dalloc(d, ((size_t)*n + (size_t)cnt) * sizeof *na);
+    int64_t *na = dalloc(d, ((size_t)*n + cnt) * sizeof *na);
     if (!na)
         return 0;
     if (*n)
         memcpy(na, *arr, *n * sizeof *na);
-    pb_cursor parent; /* an unpacked (varint) occurrence has no data: "" then */
-    pb_init(&parent, f->data ? f->data : (const uint8_t *)"", f->len, d->base);
-    pb_repeated r;
-    uint64_t v;
     uint32_t i = *n;
-    if (!pb_repeated_init(&r, &parent, f, PB_VARINT))
-        return dfail(d, &parent);
-    while (pb_repeated_next(&r, &v) == PB_FIELD)
-        na[i++] = (int64_t)v;
+    if (f->wire == PB_VARINT) {
+        na[i++] = (int64_t)f->u;
+    } else {
+        pb_cursor c;
+        uint64_t v;
+        pb_init(&c, f->data, f->len, d->base);
+        while (c.p < c.end) {
+            if (!pb_read_varint(&c, &v)) /* over 10 bytes or 64 bits */
+                return dfail_at(d, f->data, "a packed repeated varint field");
+            na[i++] = (int64_t)v;
+        }
+    }
     *arr = na;
     *n = i;
     return 1;
@@ -455,11 +466,42 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
     return k == PB_ERROR ? dfail(d, &c) : 1;
 }
 
+/* hlo_decode_lazy's look at one instruction: the framing of its fields, and its id. On the
+ * fast path (pbwire.h); a malformed instruction is walked again by pb_next for the error. */
+static int index_instruction(dec *d, const uint8_t *p, size_t n, int64_t *id)
+{
+    const uint8_t *q = p, *end = p + n;
+    while (q && q < end) {
+        uint32_t tag;
+        q = pb_fast_tag(q, end, &tag);
+        if (q && tag == (35u << 3 | PB_VARINT)) {
+            uint64_t v;
+            if ((q = pb_fast_varint(q, end, &v)) != NULL)
+                *id = (int64_t)v;
+        } else if (q) {
+            q = pb_fast_skip(q, end, tag & 7);
+        }
+    }
+    if (q)
+        return 1;
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD)
+        if (f.num == 35 && f.wire == PB_VARINT)
+            *id = (int64_t)f.u;
+    return k == PB_ERROR ? dfail(d, &c) : 1;
+}
+
 static int dec_computation(dec *d, const uint8_t *p, size_t n, hlo_computation *comp,
                            uint32_t index)
 {
     int counted;
-    comp->instructions = alloc_counted(d, p, n, 2, sizeof *comp->instructions, &counted);
+    if (d->lazy_shapes)
+        comp->refs = alloc_counted(d, p, n, 2, sizeof *comp->refs, &counted);
+    else
+        comp->instructions = alloc_counted(d, p, n, 2, sizeof *comp->instructions, &counted);
     if (!counted)
         return 0;
     pb_cursor c;
@@ -470,6 +512,13 @@ static int dec_computation(dec *d, const uint8_t *p, size_t n, hlo_computation *
         if (f.wire == PB_LEN) {
             if (f.num == 1) {
                 comp->name = sv(&f);
+            } else if (f.num == 2 && d->lazy_shapes) {
+                hlo_instruction_ref *r = &comp->refs[comp->ninstructions++];
+                r->p = f.data;
+                r->len = (uint32_t)f.len;
+                r->computation = index;
+                if (!index_instruction(d, f.data, f.len, &r->id))
+                    return 0;
             } else if (f.num == 2) {
                 hlo_instruction *ins = &comp->instructions[comp->ninstructions++];
                 ins->computation = index;
@@ -744,24 +793,56 @@ static int dec_buffer_assignment(dec *d, const uint8_t *p, size_t n, hlo_module 
     return k == PB_ERROR ? dfail(d, &c) : 1;
 }
 
-/* A stable LSD radix sort, 11 bits a pass, skipping the passes where every id has the same
- * digit (ids are small) and everything when the ids already ascend. */
+/* Nothing when the ids already ascend; a stable merge sort for under 2048 ids; else a
+ * stable LSD radix sort, 11 bits a pass, only over the bits where the ids differ. */
 void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n)
 {
     int sorted = 1;
-    for (size_t i = 1; i < n && sorted; i++)
-        sorted = v[i - 1].id <= v[i].id;
+    uint64_t diff = 0;
+    for (size_t i = 1; i < n; i++) {
+        sorted &= v[i - 1].id <= v[i].id;
+        diff |= (uint64_t)v[i].id ^ (uint64_t)v[0].id;
+    }
     if (sorted)
         return;
+    if (n < 2048) { /* runs of 16 by insertion, then merged: fewer steps than the radix */
+        for (size_t r = 0; r < n; r += 16)
+            for (size_t i = r + 1; i < n && i < r + 16; i++) {
+                hlo_id_seq x = v[i];
+                size_t j = i;
+                for (; j > r && v[j - 1].id > x.id; j--)
+                    v[j] = v[j - 1];
+                v[j] = x;
+            }
+        hlo_id_seq *src = v, *dst = t;
+        for (size_t w = 16; w < n; w *= 2) {
+            for (size_t lo = 0; lo < n; lo += 2 * w) {
+                size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+                size_t i = lo, j = mid, k = lo;
+                while (i < mid && j < hi)
+                    dst[k++] = src[j].id < src[i].id ? src[j++] : src[i++];
+                while (i < mid)
+                    dst[k++] = src[i++];
+                while (j < hi)
+                    dst[k++] = src[j++];
+            }
+            hlo_id_seq *x = src;
+            src = dst;
+            dst = x;
+        }
+        if (src != v)
+            memcpy(v, src, n * sizeof *v);
+        return;
+    }
     enum { BITS = 11, BUCKETS = 1 << BITS };
     uint32_t cnt[BUCKETS];
     hlo_id_seq *src = v, *dst = t;
     for (int sh = 0; sh < 64; sh += BITS) {
+        if (!(diff >> sh & (BUCKETS - 1)))
+            continue; /* every id has the same digit here */
         memset(cnt, 0, sizeof cnt);
         for (size_t i = 0; i < n; i++)
             cnt[((uint64_t)src[i].id ^ (1ull << 63)) >> sh & (BUCKETS - 1)]++;
-        if (cnt[((uint64_t)src[0].id ^ (1ull << 63)) >> sh & (BUCKETS - 1)] == n)
-            continue;
         uint32_t sum = 0;
         for (int b = 0; b < BUCKETS; b++) {
             uint32_t c = cnt[b];
@@ -778,37 +859,87 @@ void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n)
         memcpy(v, src, n * sizeof *v);
 }
 
+/* The splitmix64 finalizer of ID ^ SEED: every bit of the id moves every bit of the hash.
+ * The seed is an address (random under ASLR), so ids crafted to collide in one process do
+ * not in another; lookups give the same answers whatever it is. */
+static size_t id_hash(int64_t id, uint64_t seed)
+{
+    uint64_t x = (uint64_t)id ^ seed;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return (size_t)(x ^ (x >> 31));
+}
+
+/* hlo_decode_lazy's instructions by id (hlo_module.refs, ref_table): a hash table, in
+ * place of the sorted by_id (no sort). */
+static int index_refs(dec *d, hlo_module *m, size_t total)
+{
+    size_t cap = 16;
+    while (cap < 2 * total)
+        cap *= 2;
+    m->refs = dalloc(d, (total ? total : 1) * sizeof *m->refs);
+    m->ref_table = dalloc(d, cap * sizeof *m->ref_table);
+    if (d->nomem)
+        return 0;
+    m->ref_mask = cap - 1;
+    m->ref_seed = (uint64_t)(uintptr_t)m->ref_table;
+    size_t j = 0;
+    for (uint32_t i = 0; i < m->ncomputations; i++) {
+        hlo_computation *comp = &m->computations[i];
+        for (uint32_t q = 0; q < comp->ninstructions; q++, j++) {
+            hlo_instruction_ref *r = &comp->refs[q];
+            r->slot = (uint32_t)j;
+            m->refs[j] = r;
+            size_t h = id_hash(r->id, m->ref_seed) & m->ref_mask;
+            while (m->ref_table[h] && m->refs[m->ref_table[h] - 1]->id != r->id)
+                h = (h + 1) & m->ref_mask;
+            m->ref_table[h] = (uint32_t)j + 1; /* a later duplicate replaces the earlier */
+        }
+    }
+    m->nrefs = (uint32_t)total;
+    return 1;
+}
+
 static int build_indexes(dec *d, hlo_module *m)
 {
     size_t total = 0;
     for (uint32_t i = 0; i < m->ncomputations; i++)
         total += m->computations[i].ninstructions;
-    size_t nmax = total > m->nlogical_buffers ? total : m->nlogical_buffers;
+    if (d->lazy_shapes && !index_refs(d, m, total))
+        return 0;
+    size_t nsort = d->lazy_shapes ? 0 : total; /* instructions to sort */
+    size_t nmax = nsort > m->nlogical_buffers ? nsort : m->nlogical_buffers;
     hlo_id_seq *tmp = malloc(2 * (nmax ? nmax : 1) * sizeof *tmp);
     if (!tmp) {
         d->nomem = 1;
         return 0;
     }
-    m->by_id = dalloc(d, (total ? total : 1) * sizeof *m->by_id);
+    m->by_id = dalloc(d, (nsort ? nsort : 1) * sizeof *m->by_id);
+    m->instruction_ids = dalloc(d, (nsort ? nsort : 1) * sizeof(int64_t));
     m->lb_order = dalloc(d, (m->nlogical_buffers ? m->nlogical_buffers : 1) * sizeof(uint32_t));
+    m->lb_ids = dalloc(d, (m->nlogical_buffers ? m->nlogical_buffers : 1) * sizeof(int64_t));
     if (d->nomem) {
         free(tmp);
         return 0;
     }
     size_t j = 0;
-    for (uint32_t i = 0; i < m->ncomputations; i++)
+    for (uint32_t i = 0; i < m->ncomputations && nsort; i++)
         for (uint32_t q = 0; q < m->computations[i].ninstructions; q++, j++)
             tmp[j] = (hlo_id_seq){m->computations[i].instructions[q].id, (uint32_t)j,
                                   &m->computations[i].instructions[q]};
-    hlo_sort_ids(tmp, tmp + nmax, total);
-    for (j = 0; j < total; j++)
+    hlo_sort_ids(tmp, tmp + nmax, nsort);
+    for (j = 0; j < nsort; j++) {
         m->by_id[j] = tmp[j].p;
-    m->nby_id = (uint32_t)total;
+        m->instruction_ids[j] = tmp[j].id;
+    }
+    m->nby_id = (uint32_t)nsort;
     for (uint32_t i = 0; i < m->nlogical_buffers; i++)
         tmp[i] = (hlo_id_seq){m->logical_buffers[i].id, i, NULL};
     hlo_sort_ids(tmp, tmp + nmax, m->nlogical_buffers);
-    for (uint32_t i = 0; i < m->nlogical_buffers; i++)
+    for (uint32_t i = 0; i < m->nlogical_buffers; i++) {
         m->lb_order[i] = tmp[i].seq;
+        m->lb_ids[i] = tmp[i].id;
+    }
     free(tmp);
     return 1;
 }
@@ -846,6 +977,7 @@ static pq_status decode(const uint8_t *data, size_t n, const uint8_t *base, aren
     }
     if (ok && k == PB_ERROR)
         ok = dfail(&d, &c);
+    m->lazy_shapes = lazy;
     if (ok)
         ok = build_indexes(&d, m);
     if (!ok) {
@@ -855,7 +987,7 @@ static pq_status decode(const uint8_t *data, size_t n, const uint8_t *base, aren
         *err_what = d.err;
         return PQ_ERR_INPUT;
     }
-    m->lazy_shapes = lazy;
+    m->base = d.base;
     *out = m;
     return PQ_OK;
 }
@@ -924,37 +1056,68 @@ pq_status hlo_shape_elements(pq_str bytes, const uint8_t *base, arena *a, pq_str
     return PQ_ERR_INPUT;
 }
 
-const hlo_instruction *hlo_instruction_by_id(const hlo_module *m, int64_t id)
+pq_status hlo_instruction_decode(const hlo_module *m, hlo_instruction_ref *ref, arena *a,
+                                 int64_t *err_offset, const char **err_what)
 {
-    uint32_t lo = 0, hi = m->nby_id;
+    if (ref->decoded)
+        return PQ_OK;
+    dec d = {a, m->base, NULL, NULL, 0, 1};
+    hlo_instruction *ins = dalloc(&d, sizeof *ins);
+    if (ins) {
+        ins->computation = ref->computation;
+        if (dec_instruction(&d, ref->p, ref->len, ins)) {
+            ref->decoded = ins;
+            return PQ_OK;
+        }
+    }
+    if (d.nomem)
+        return PQ_ERR_NOMEM;
+    *err_offset = (int64_t)(d.err_at - d.base);
+    *err_what = d.err;
+    return PQ_ERR_INPUT;
+}
+
+/* The index of the last of the N ascending IDS that equals ID, or N. XProf's id maps are
+ * filled in file order with operator[]: the last duplicate wins. */
+static uint32_t last_index_of(const int64_t *ids, uint32_t n, int64_t id)
+{
+    uint32_t lo = 0, hi = n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (m->by_id[mid]->id < id)
+        if (ids[mid] <= id)
             lo = mid + 1;
         else
             hi = mid;
     }
-    /* XProf's id maps are filled in file order with operator[]: the last duplicate wins. */
-    while (lo + 1 < m->nby_id && m->by_id[lo + 1]->id == id)
-        lo++;
-    return lo < m->nby_id && m->by_id[lo]->id == id ? m->by_id[lo] : NULL;
+    return lo > 0 && ids[lo - 1] == id ? lo - 1 : n;
+}
+
+pq_status hlo_instruction_lazy(const hlo_module *m, int64_t id, arena *a, hlo_instruction_ref **out,
+                               int64_t *err_offset, const char **err_what)
+{
+    *out = NULL;
+    if (!m->nrefs)
+        return PQ_OK;
+    uint32_t t;
+    for (size_t h = id_hash(id, m->ref_seed) & m->ref_mask; (t = m->ref_table[h]) != 0;
+         h = (h + 1) & m->ref_mask)
+        if (m->refs[t - 1]->id == id) {
+            *out = m->refs[t - 1];
+            return hlo_instruction_decode(m, *out, a, err_offset, err_what);
+        }
+    return PQ_OK;
+}
+
+const hlo_instruction *hlo_instruction_by_id(const hlo_module *m, int64_t id)
+{
+    uint32_t i = last_index_of(m->instruction_ids, m->nby_id, id);
+    return i < m->nby_id ? m->by_id[i] : NULL;
 }
 
 const hlo_logical_buffer *hlo_logical_buffer_by_id(const hlo_module *m, int64_t id)
 {
-    uint32_t lo = 0, hi = m->nlogical_buffers;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (m->logical_buffers[m->lb_order[mid]].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    while (lo + 1 < m->nlogical_buffers && m->logical_buffers[m->lb_order[lo + 1]].id == id)
-        lo++;
-    if (lo < m->nlogical_buffers && m->logical_buffers[m->lb_order[lo]].id == id)
-        return &m->logical_buffers[m->lb_order[lo]];
-    return NULL;
+    uint32_t i = last_index_of(m->lb_ids, m->nlogical_buffers, id);
+    return i < m->nlogical_buffers ? &m->logical_buffers[m->lb_order[i]] : NULL;
 }
 
 /* ---- names, sizes and shape strings ---- */

@@ -99,11 +99,23 @@ typedef struct hlo_instruction {
     uint32_t computation; /* index into hlo_module.computations */
 } hlo_instruction;
 
+/* An instruction as hlo_decode_lazy indexes it: its serialized bytes, decoded on first use
+ * (hlo_instruction_decode). */
+typedef struct hlo_instruction_ref {
+    int64_t id;
+    const uint8_t *p;
+    uint32_t len;
+    uint32_t computation;     /* index into hlo_module.computations */
+    uint32_t slot;            /* position among all instructions of the module, in file order */
+    hlo_instruction *decoded; /* NULL until decoded */
+} hlo_instruction_ref;
+
 typedef struct hlo_computation {
     pq_str name;
     int64_t id, root_id;
     int is_fusion;
-    hlo_instruction *instructions;
+    hlo_instruction *instructions; /* NULL from hlo_decode_lazy */
+    hlo_instruction_ref *refs;     /* from hlo_decode_lazy only */
     uint32_t ninstructions;
 } hlo_computation;
 
@@ -173,10 +185,20 @@ typedef struct hlo_module {
     hlo_heap_trace *traces;
     uint32_t ntraces;
     /* indexes */
-    hlo_instruction **by_id; /* every instruction, sorted by (id, file order) */
+    hlo_instruction **by_id; /* every instruction, sorted by (id, file order); NULL lazily */
     uint32_t nby_id;
-    uint32_t *lb_order; /* logical buffer indexes sorted by id */
-    int lazy_shapes;    /* decoded by hlo_decode_lazy */
+    int64_t *instruction_ids; /* the ids of by_id, ascending */
+    /* hlo_decode_lazy: every instruction in file order, and an open-addressing table of
+     * their positions + 1 (0: empty) by id, the last of a duplicated id kept (as by_id) */
+    hlo_instruction_ref **refs;
+    uint32_t nrefs;
+    uint32_t *ref_table;
+    size_t ref_mask;
+    uint64_t ref_seed;
+    uint32_t *lb_order;  /* logical buffer indexes sorted by id */
+    int64_t *lb_ids;     /* their ids, ascending */
+    int lazy_shapes;     /* decoded by hlo_decode_lazy */
+    const uint8_t *base; /* hlo_decode_lazy: the start of the file, for error offsets */
 } hlo_module;
 
 /* Decodes a serialized HloProto (DATA, N bytes; BASE = start of the file for offsets) into
@@ -185,11 +207,16 @@ typedef struct hlo_module {
 pq_status hlo_decode(const uint8_t *data, size_t n, const uint8_t *base, arena *a, hlo_module **out,
                      int64_t *err_offset, const char **err_what);
 
-/* hlo_decode without the instruction shapes, operand ids and called computation ids: each
- * instruction's shape stays empty and its shape_bytes hold the serialized ShapeProto,
- * decoded on demand by hlo_decode_shape; noperands and ncalled stay 0. Only the framing of
- * those fields (their length) is checked here, not their content: memory-viewer reads the
- * few shapes its buffers name (docs/internals/hlo.md). */
+/* hlo_decode with the instructions left serialized: each computation has REFS (its
+ * instructions' bytes and ids; INSTRUCTIONS stays NULL), found by id with
+ * hlo_instruction_lazy and decoded on first use by hlo_instruction_decode. A decoded
+ * instruction's shape stays empty and its shape_bytes hold the serialized ShapeProto, decoded
+ * on demand by hlo_decode_shape; noperands and ncalled stay 0. Only the framing of the
+ * instructions' fields (their length) is checked here, not the content of the nested
+ * messages: memory-viewer reads the few instructions and shapes its buffers name
+ * (docs/internals/hlo.md). */
+/* DATA must be followed by PB_PADDING (16) readable bytes, as every input profq loads is
+ * (io/mapfile.h): the instructions are walked on the fast path of pbwire.h. */
 pq_status hlo_decode_lazy(const uint8_t *data, size_t n, const uint8_t *base, arena *a,
                           hlo_module **out, int64_t *err_offset, const char **err_what);
 /* Decodes the serialized ShapeProto BYTES (BASE = start of the file for offsets) nested
@@ -201,7 +228,16 @@ pq_status hlo_decode_shape(pq_str bytes, const uint8_t *base, int depth, arena *
 pq_status hlo_shape_elements(pq_str bytes, const uint8_t *base, arena *a, pq_str **out, uint32_t *n,
                              int64_t *err_offset, const char **err_what);
 
-/* Instruction with that unique id (the last one on duplicates, as XProf's map), or NULL. */
+/* Decodes the instruction REF of module M (from hlo_decode_lazy) into A once, setting
+ * REF->decoded. Errors as hlo_decode. */
+pq_status hlo_instruction_decode(const hlo_module *m, hlo_instruction_ref *ref, arena *a,
+                                 int64_t *err_offset, const char **err_what);
+/* hlo_instruction_by_id for a module from hlo_decode_lazy: the instruction's ref (decoded
+ * into A), *OUT NULL when there is none. Errors as hlo_decode. */
+pq_status hlo_instruction_lazy(const hlo_module *m, int64_t id, arena *a, hlo_instruction_ref **out,
+                               int64_t *err_offset, const char **err_what);
+/* Instruction with that unique id (the last one on duplicates, as XProf's map), or NULL
+ * (always NULL for a module from hlo_decode_lazy). */
 const hlo_instruction *hlo_instruction_by_id(const hlo_module *m, int64_t id);
 /* Logical buffer with that id (the last one on duplicates), or NULL. */
 const hlo_logical_buffer *hlo_logical_buffer_by_id(const hlo_module *m, int64_t id);

@@ -32,11 +32,14 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
         close(fd);
         return err_set(err, PQ_ERR_IO, path, -1, "is a directory");
     }
-    if (S_ISREG(st.st_mode)) {
-        if (st.st_size == 0) {
-            close(fd);
-            return PQ_OK;
-        }
+    if (S_ISREG(st.st_mode) && st.st_size == 0) {
+        close(fd);
+        return PQ_OK;
+    }
+    /* A small regular file is read into the heap (below): cheaper than mapping it (two
+     * mmaps, a page fault, an munmap), and the heap memory is reused in a long process. */
+    int small = S_ISREG(st.st_mode) && st.st_size <= MAPFILE_READ_MAX;
+    if (S_ISREG(st.st_mode) && !small) {
         /* Reserve the file's length plus one page, then map the file over the front: the
          * page after the end stays readable zeros (MAPFILE_PADDING). */
         long page = sysconf(_SC_PAGESIZE);
@@ -57,8 +60,8 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
         out->map_len = len;
         return PQ_OK;
     }
-    /* A pipe or device: read it whole, bounded to 64 GiB. */
-    size_t cap = 1 << 20, n = 0;
+    /* A small file, a pipe or a device: read it whole, bounded to 64 GiB. */
+    size_t cap = small ? (size_t)st.st_size + MAPFILE_PADDING + 1 : 1 << 20, n = 0;
     uint8_t *b = pq_malloc(cap);
     if (!b) {
         close(fd);
@@ -92,6 +95,8 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
         if (k == 0)
             break;
         n += (size_t)k;
+        if (small && n == (size_t)st.st_size)
+            break; /* all of it, as a mapping would have it: no read to see the end */
     }
     close(fd);
     memset(b + n, 0, MAPFILE_PADDING);

@@ -9,11 +9,11 @@
 /*
  * Every buffer profq decodes is followed by at least MAPFILE_PADDING readable bytes, so
  * the fast protobuf decoders (pbwire.h, pb_fast_*) may load 8 bytes at any position before
- * the end without a bounds check per byte (the simdjson approach). Regular files are
- * mapped into a reservation one page longer than the file; other inputs are copied into a
- * heap buffer with zeroed padding.
+ * the end without a bounds check per byte (the simdjson approach). Regular files over
+ * MAPFILE_READ_MAX bytes are mapped into a reservation one page longer than the file; other
+ * inputs are read into a heap buffer with zeroed padding.
  */
-enum { MAPFILE_PADDING = 16 };
+enum { MAPFILE_PADDING = 16, MAPFILE_READ_MAX = 64 << 10 /* read, not mapped, up to this */ };
 
 typedef struct mapped_file {
     const uint8_t *data;

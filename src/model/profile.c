@@ -261,7 +261,8 @@ pq_status pq_profile_open(const char *const *paths, size_t npaths, const pq_open
     pathlist_free(&all);
 
     load_job job = {prof, opts, errs, stat, 0};
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    /* one source: no worker thread, and no question to the system (it reads a file) */
+    long ncpu = opts->threads > 0 || prof->nsources < 2 ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
     size_t nthreads = opts->threads > 0 ? (size_t)opts->threads : (size_t)(ncpu > 0 ? ncpu : 1);
     if (nthreads > prof->nsources)
         nthreads = prof->nsources;

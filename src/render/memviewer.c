@@ -22,42 +22,48 @@ static int mem_eq(const void *a, const void *b, size_t n)
 
 static const double MIB = 1048576.0;
 
-static void opt_str(json_writer *w, const char *k, pq_str s)
+/* A literal of profq's that needs no escaping (a category name, a palette color). */
+static void plain_cstr(json_writer *w, const char *s)
+{
+    json_str_escaped(w, s, strlen(s));
+}
+
+static void opt_str(json_writer *w, const char *k, size_t kn, pq_str s)
 {
     if (s.n) {
-        json_key(w, k);
+        json_key_text(w, k, kn);
         json_str(w, s.p, s.n);
     }
 }
 
-static void opt_double(json_writer *w, const char *k, double v)
+static void opt_double(json_writer *w, const char *k, size_t kn, double v)
 {
     if (v != 0.0) {
-        json_key(w, k);
+        json_key_text(w, k, kn);
         json_double(w, v);
     }
 }
 
-static void opt_int(json_writer *w, const char *k, int64_t v)
+static void opt_int(json_writer *w, const char *k, size_t kn, int64_t v)
 {
     if (v) {
-        json_key(w, k);
+        json_key_text(w, k, kn);
         json_int(w, v);
     }
 }
 
-/* An int64 as a JSON string (proto3 JSON). */
+/* An int64 as a JSON string (proto3 JSON): digits, nothing to escape. */
 static void i64str(json_writer *w, buf *t, int64_t v)
 {
     t->n = 0;
     json_put_i64(t, v);
-    json_str(w, t->p ? t->p : "", t->n);
+    json_str_escaped(w, t->p ? t->p : "", t->n);
     t->n = 0;
 }
 
-static void key_i64str(json_writer *w, buf *t, const char *k, int64_t v)
+static void key_i64str(json_writer *w, buf *t, const char *k, size_t kn, int64_t v)
 {
-    json_key(w, k);
+    json_key_text(w, k, kn);
     i64str(w, t, v);
 }
 
@@ -76,9 +82,9 @@ static void name_with_index(buf *b, const mv_lb *lb)
     }
 }
 
-static void put_tmp(json_writer *w, const char *k, buf *t)
+static void put_tmp(json_writer *w, const char *k, size_t kn, buf *t)
 {
-    json_key(w, k);
+    json_key_text(w, k, kn);
     json_str(w, t->p ? t->p : "", t->n);
     t->n = 0;
 }
@@ -193,12 +199,12 @@ static void source_info(json_writer *w, src_cache *sc, const hlo_instruction *in
     }
     if (!fname.n)
         return;
-    json_key(w, "sourceInfo");
+    json_key_text(w, JSON_KEY("sourceInfo"));
     json_obj_begin(w);
-    opt_str(w, "fileName", fname);
-    opt_int(w, "lineNumber", line);
+    opt_str(w, JSON_KEY("fileName"), fname);
+    opt_int(w, JSON_KEY("lineNumber"), line);
     if (nraw) {
-        json_key(w, "stackFrame");
+        json_key_text(w, JSON_KEY("stackFrame"));
         json_str_escaped(w, esc, nesc);
     }
     json_obj_end(w);
@@ -207,14 +213,14 @@ static void source_info(json_writer *w, src_cache *sc, const hlo_instruction *in
 static void heap_object(json_writer *w, const mv_object *o, buf *t, src_cache *sc)
 {
     json_obj_begin(w);
-    json_key(w, "numbered");
+    json_key_text(w, JSON_KEY("numbered"));
     json_int(w, o->color);
     if (!o->lb) {
-        json_key(w, "label");
-        json_cstr(w, "small (<16384 bytes)");
-        json_key(w, "logicalBufferId");
+        json_key_text(w, JSON_KEY("label"));
+        plain_cstr(w, "small (<16384 bytes)");
+        json_key_text(w, JSON_KEY("logicalBufferId"));
         json_int(w, -1);
-        opt_double(w, "logicalBufferSizeMib", (double)o->size_bytes / MIB);
+        opt_double(w, JSON_KEY("logicalBufferSizeMib"), (double)o->size_bytes / MIB);
         json_obj_end(w);
         return;
     }
@@ -226,18 +232,18 @@ static void heap_object(json_writer *w, const mv_object *o, buf *t, src_cache *s
     buf_puts(t, lb->shape_string);
     buf_put(t, " # ", 3);
     buf_put(t, ins->op_name.p, ins->op_name.n);
-    put_tmp(w, "label", t);
-    opt_int(w, "logicalBufferId", (int32_t)lb->proto->id);
-    opt_double(w, "logicalBufferSizeMib", (double)lb->proto->size / MIB);
-    opt_double(w, "unpaddedShapeMib", (double)lb->unpadded / MIB);
+    put_tmp(w, JSON_KEY("label"), t);
+    opt_int(w, JSON_KEY("logicalBufferId"), (int32_t)lb->proto->id);
+    opt_double(w, JSON_KEY("logicalBufferSizeMib"), (double)lb->proto->size / MIB);
+    opt_double(w, JSON_KEY("unpaddedShapeMib"), (double)lb->unpadded / MIB);
     name_with_index(t, lb);
     if (t->n)
-        put_tmp(w, "instructionName", t);
-    opt_str(w, "shapeString", pq_str_of(lb->shape_string, strlen(lb->shape_string)));
-    opt_str(w, "tfOpName", ins->op_name);
-    json_key(w, "groupName");
-    json_cstr(w, memviewer_category(lb->alloc));
-    opt_str(w, "opCode", ins->opcode);
+        put_tmp(w, JSON_KEY("instructionName"), t);
+    opt_str(w, JSON_KEY("shapeString"), pq_str_of(lb->shape_string, strlen(lb->shape_string)));
+    opt_str(w, JSON_KEY("tfOpName"), ins->op_name);
+    json_key_text(w, JSON_KEY("groupName"));
+    plain_cstr(w, memviewer_category(lb->alloc));
+    opt_str(w, JSON_KEY("opCode"), ins->opcode);
     source_info(w, sc, ins);
     json_obj_end(w);
 }
@@ -248,31 +254,55 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
     double add = (double)r->indefinite_bytes / MIB;
     json_obj_begin(w);
     if (r->ntimeline) {
-        json_key(w, "heapSizes");
+        json_key_text(w, JSON_KEY("heapSizes"));
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->ntimeline; i++)
             json_double(w, (double)r->heap_bytes[i] / MIB + add);
         json_arr_end(w);
-        json_key(w, "unpaddedHeapSizes");
+        json_key_text(w, JSON_KEY("unpaddedHeapSizes"));
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->ntimeline; i++)
             json_double(w, (double)r->unpadded_bytes[i] / MIB + add);
         json_arr_end(w);
     }
     if (r->nobjects) {
-        json_key(w, "maxHeap");
+        /* maxHeapBySize holds the objects of maxHeap in another order: in compact output
+         * each is written once into OB (ending at ENDS[i]) and its text copied. */
+        buf ob;
+        buf_init(&ob, NULL);
+        uint32_t *ends = w->pretty ? NULL : malloc(r->nobjects * sizeof *ends);
+        json_key_text(w, JSON_KEY("maxHeap"));
         json_arr_begin(w);
-        for (uint32_t i = 0; i < r->nobjects; i++)
-            heap_object(w, &r->objects[i], t, sc);
+        for (uint32_t i = 0; i < r->nobjects; i++) {
+            if (!ends) {
+                heap_object(w, &r->objects[i], t, sc);
+                continue;
+            }
+            size_t start = ob.n;
+            json_writer ow;
+            json_init(&ow, &ob, 0);
+            heap_object(&ow, &r->objects[i], t, sc);
+            ends[i] = (uint32_t)ob.n;
+            json_raw(w, ob.p + start, ob.n - start);
+        }
         json_arr_end(w);
-        json_key(w, "maxHeapBySize");
+        json_key_text(w, JSON_KEY("maxHeapBySize"));
         json_arr_begin(w);
-        for (uint32_t i = 0; i < r->nobjects; i++)
-            heap_object(w, &r->objects[r->by_size[i]], t, sc);
+        for (uint32_t i = 0; i < r->nobjects; i++) {
+            uint32_t k = r->by_size[i];
+            if (ends && ob.status == PQ_OK)
+                json_raw(w, ob.p + (k ? ends[k - 1] : 0), ends[k] - (k ? ends[k - 1] : 0));
+            else
+                heap_object(w, &r->objects[k], t, sc);
+        }
         json_arr_end(w);
+        if (ob.status != PQ_OK && w->b->status == PQ_OK)
+            w->b->status = ob.status;
+        free(ends);
+        buf_release(&ob);
     }
     if (r->nspans) {
-        json_key(w, "logicalBufferSpans");
+        json_key_text(w, JSON_KEY("logicalBufferSpans"));
         json_obj_begin(w);
         for (uint32_t i = 0; i < r->nspans; i++) {
             t->n = 0;
@@ -281,8 +311,8 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
             json_key(w, t->status == PQ_OK ? t->p : "");
             t->n = 0;
             json_obj_begin(w);
-            opt_int(w, "start", (int32_t)r->spans[i]->span_start);
-            opt_int(w, "limit", (int32_t)r->spans[i]->span_end);
+            opt_int(w, JSON_KEY("start"), (int32_t)r->spans[i]->span_start);
+            opt_int(w, JSON_KEY("limit"), (int32_t)r->spans[i]->span_end);
             json_obj_end(w);
         }
         json_obj_end(w);
@@ -292,7 +322,7 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
         t->n = 0;
         buf_put(t, r->by_size, r->nobjects * sizeof(uint32_t));
         uint32_t *inv = (uint32_t *)(void *)t->p;
-        json_key(w, "maxHeapToBySize");
+        json_key_text(w, JSON_KEY("maxHeapToBySize"));
         json_arr_begin(w);
         if (t->status == PQ_OK) {
             for (uint32_t j = 0; j < r->nobjects; j++)
@@ -302,62 +332,62 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
         }
         json_arr_end(w);
         t->n = 0;
-        json_key(w, "bySizeToMaxHeap");
+        json_key_text(w, JSON_KEY("bySizeToMaxHeap"));
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->nobjects; i++)
             json_int(w, r->by_size[i]);
         json_arr_end(w);
     }
-    opt_str(w, "moduleName", m->name);
-    opt_str(w, "entryComputationName", m->entry_computation_name);
-    opt_double(w, "peakHeapMib", (double)r->peak_bytes / MIB + add);
-    opt_double(w, "peakUnpaddedHeapMib", (double)r->peak_unpadded_bytes / MIB + add);
-    opt_int(w, "peakHeapSizePosition", (int32_t)r->peak_position);
-    opt_double(w, "entryComputationParametersMib", (double)r->entry_params_bytes / MIB);
-    opt_double(w, "nonReusableMib", (double)r->non_reusable_bytes / MIB);
-    opt_double(w, "maybeLiveOutMib", (double)r->maybe_live_out_bytes / MIB);
+    opt_str(w, JSON_KEY("moduleName"), m->name);
+    opt_str(w, JSON_KEY("entryComputationName"), m->entry_computation_name);
+    opt_double(w, JSON_KEY("peakHeapMib"), (double)r->peak_bytes / MIB + add);
+    opt_double(w, JSON_KEY("peakUnpaddedHeapMib"), (double)r->peak_unpadded_bytes / MIB + add);
+    opt_int(w, JSON_KEY("peakHeapSizePosition"), (int32_t)r->peak_position);
+    opt_double(w, JSON_KEY("entryComputationParametersMib"), (double)r->entry_params_bytes / MIB);
+    opt_double(w, JSON_KEY("nonReusableMib"), (double)r->non_reusable_bytes / MIB);
+    opt_double(w, JSON_KEY("maybeLiveOutMib"), (double)r->maybe_live_out_bytes / MIB);
     if (r->nindefinite) {
-        json_key(w, "indefiniteLifetimes");
+        json_key_text(w, JSON_KEY("indefiniteLifetimes"));
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->nindefinite; i++) {
             const hlo_allocation *x = r->indefinite[i];
             json_obj_begin(w);
             if (x->index)
-                key_i64str(w, t, "id", x->index);
-            opt_double(w, "sizeMib", (double)x->size / MIB);
+                key_i64str(w, t, JSON_KEY("id"), x->index);
+            opt_double(w, JSON_KEY("sizeMib"), (double)x->size / MIB);
             int reusable = !x->is_thread_local && !x->is_tuple;
             if (x->is_entry_computation_parameter || x->maybe_live_out || reusable) {
-                json_key(w, "attributes");
+                json_key_text(w, JSON_KEY("attributes"));
                 json_arr_begin(w);
                 if (x->is_entry_computation_parameter)
-                    json_cstr(w, "entry computation parameter");
+                    plain_cstr(w, "entry computation parameter");
                 if (x->maybe_live_out)
-                    json_cstr(w, "may-be live out");
+                    plain_cstr(w, "may-be live out");
                 if (reusable)
-                    json_cstr(w, "reusable");
+                    plain_cstr(w, "reusable");
                 json_arr_end(w);
             }
             const char *common = NULL;
             int same = 1;
             if (x->nassigned) {
-                json_key(w, "logicalBuffers");
+                json_key_text(w, JSON_KEY("logicalBuffers"));
                 json_arr_begin(w);
                 for (uint32_t q = 0; q < x->nassigned; q++) {
                     const hlo_assigned *as = &x->assigned[q];
                     const mv_lb *lb = memviewer_lb(r, as->logical_buffer_id);
                     json_obj_begin(w);
                     if (as->logical_buffer_id)
-                        key_i64str(w, t, "id", as->logical_buffer_id);
+                        key_i64str(w, t, JSON_KEY("id"), as->logical_buffer_id);
                     const char *shape = lb ? lb->shape_string : "";
                     if (lb && *shape) {
-                        json_key(w, "shape");
+                        json_key_text(w, JSON_KEY("shape"));
                         json_cstr(w, shape);
                     }
-                    opt_double(w, "sizeMib", (double)as->size / MIB);
+                    opt_double(w, JSON_KEY("sizeMib"), (double)as->size / MIB);
                     if (lb) {
-                        opt_str(w, "hloName", lb->instr->name);
+                        opt_str(w, JSON_KEY("hloName"), lb->instr->name);
                         if (lb->proto->nshape_index) {
-                            json_key(w, "shapeIndex");
+                            json_key_text(w, JSON_KEY("shapeIndex"));
                             json_arr_begin(w);
                             for (uint32_t k = 0; k < lb->proto->nshape_index; k++)
                                 i64str(w, t, lb->proto->shape_index[k]);
@@ -372,7 +402,7 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
                 }
                 json_arr_end(w);
                 if (same && common && *common) {
-                    json_key(w, "commonShape");
+                    json_key_text(w, JSON_KEY("commonShape"));
                     json_cstr(w, common);
                 }
             }
@@ -380,10 +410,11 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
         }
         json_arr_end(w);
     }
-    opt_double(w, "totalBufferAllocationMib", (double)r->total_bytes / MIB);
-    opt_double(w, "indefiniteBufferAllocationMib", (double)r->indefinite_alloc_bytes / MIB);
+    opt_double(w, JSON_KEY("totalBufferAllocationMib"), (double)r->total_bytes / MIB);
+    opt_double(w, JSON_KEY("indefiniteBufferAllocationMib"),
+               (double)r->indefinite_alloc_bytes / MIB);
     if (r->ntimeline) {
-        json_key(w, "hloInstructionNames");
+        json_key_text(w, JSON_KEY("hloInstructionNames"));
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->ntimeline; i++)
             json_str(w, r->instruction_names[i].p ? r->instruction_names[i].p : "",
@@ -391,42 +422,42 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
         json_arr_end(w);
     }
     if (r->max_scoped_bytes > 0) {
-        opt_double(w, "maxScopedVmemAllocationMib", (double)r->max_scoped_bytes / MIB);
-        opt_str(w, "maxScopedVmemInstructionName", r->max_scoped_instruction);
+        opt_double(w, JSON_KEY("maxScopedVmemAllocationMib"), (double)r->max_scoped_bytes / MIB);
+        opt_str(w, JSON_KEY("maxScopedVmemInstructionName"), r->max_scoped_instruction);
     }
     if (r->nblocks) {
-        json_key(w, "bufferBlocks");
+        json_key_text(w, JSON_KEY("bufferBlocks"));
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->nblocks; i++) {
             const mv_block *bl = &r->blocks[i];
             const char *cat = memviewer_category(bl->alloc);
             json_obj_begin(w);
-            json_key(w, "logicalBufferId");
+            json_key_text(w, JSON_KEY("logicalBufferId"));
             json_int(w, bl->lb ? (int32_t)bl->lb->proto->id : -1);
             if (bl->lb)
                 name_with_index(t, bl->lb);
             else
                 buf_puts(t, cat);
             if (t->n)
-                put_tmp(w, "name", t);
-            opt_double(w, "offset", (double)bl->offset);
-            opt_double(w, "size", (double)bl->size);
-            opt_int(w, "startStep", (int32_t)bl->start_step);
-            opt_int(w, "endStep", (int32_t)bl->end_step);
+                put_tmp(w, JSON_KEY("name"), t);
+            opt_double(w, JSON_KEY("offset"), (double)bl->offset);
+            opt_double(w, JSON_KEY("size"), (double)bl->size);
+            opt_int(w, JSON_KEY("startStep"), (int32_t)bl->start_step);
+            opt_int(w, JSON_KEY("endStep"), (int32_t)bl->end_step);
             if (bl->lb)
-                opt_str(w, "tfOpName", bl->lb->instr->op_name);
-            json_key(w, "category");
-            json_cstr(w, cat);
+                opt_str(w, JSON_KEY("tfOpName"), bl->lb->instr->op_name);
+            json_key_text(w, JSON_KEY("category"));
+            plain_cstr(w, cat);
             if (bl->lb) {
                 source_info(w, sc, bl->lb->instr);
                 if (*bl->lb->shape_string) {
-                    json_key(w, "shapeString");
+                    json_key_text(w, JSON_KEY("shapeString"));
                     json_cstr(w, bl->lb->shape_string);
                 }
-                opt_double(w, "unpaddedSize", (double)bl->lb->unpadded);
+                opt_double(w, JSON_KEY("unpaddedSize"), (double)bl->lb->unpadded);
             }
-            json_key(w, "color");
-            json_cstr(w, bl->color);
+            json_key_text(w, JSON_KEY("color"));
+            plain_cstr(w, bl->color);
             json_obj_end(w);
         }
         json_arr_end(w);

@@ -328,10 +328,14 @@ static void malformed(void **state)
     assert_non_null(strstr(what, "nested"));
     /* the lazy decode does not read the shape; decoding it on demand finds the same error,
      * at an offset inside the shape's bytes */
+    tb_reserve(&b, 16); /* the padding hlo_decode_lazy reads on */
     assert_int_equal(hlo_decode_lazy(b.p, b.n, b.p, &a, &m, &off, &what), PQ_OK);
     assert_int_equal(m->ncomputations, 1);
     assert_int_equal(m->computations[0].ninstructions, 1);
-    const hlo_instruction *deep = &m->computations[0].instructions[0];
+    assert_null(m->computations[0].instructions);
+    assert_int_equal(hlo_instruction_decode(m, &m->computations[0].refs[0], &a, &off, &what),
+                     PQ_OK);
+    const hlo_instruction *deep = m->computations[0].refs[0].decoded;
     assert_int_equal(deep->shape.ntuple, 0);
     hlo_shape *sh = NULL;
     off = -1;
@@ -365,10 +369,15 @@ static void malformed(void **state)
     assert_int_equal(hlo_decode(b.p, b.n, b.p, &a, &m, &off, &what), PQ_OK);
     assert_int_equal(m->computations[0].instructions[0].shape.ndims, 1);
     assert_int_equal(m->computations[0].instructions[0].shape.dims[0], 7);
+    tb_reserve(&b, 16); /* the padding hlo_decode_lazy reads on */
     assert_int_equal(hlo_decode_lazy(b.p, b.n, b.p, &a, &m, &off, &what), PQ_OK);
-    assert_int_equal(hlo_decode_shape(m->computations[0].instructions[0].shape_bytes, b.p, 0, &a,
-                                      &sh, &off, &what),
+    hlo_instruction_ref *ref = NULL;
+    assert_int_equal(hlo_instruction_lazy(m, 0, &a, &ref, &off, &what), PQ_OK);
+    assert_non_null(ref);
+    assert_int_equal(hlo_decode_shape(ref->decoded->shape_bytes, b.p, 0, &a, &sh, &off, &what),
                      PQ_OK);
+    assert_int_equal(hlo_instruction_lazy(m, 1, &a, &ref, &off, &what), PQ_OK);
+    assert_null(ref);
     assert_int_equal(sh->ndims, 1);
     assert_int_equal(sh->dims[0], 7);
     tb_free(&shape);
@@ -406,12 +415,161 @@ static void real_dump(void **state)
     free(data);
 }
 
+/* Instructions found by id, the last of a duplicated id winning, by both decoders (the
+ * lazy one through its hash table), over two computations and 300 ids. */
+static void instruction_ids(void **state)
+{
+    (void)state;
+    tbuf b;
+    tb_init(&b);
+    size_t mm = msg_begin(&b, 1);
+    char name[32];
+    for (int c = 0; c < 2; c++) {
+        size_t comp = msg_begin(&b, 3);
+        for (int i = 0; i < 150; i++) {
+            int64_t id = c ? 1000 - i : (int64_t)i << 40; /* ids 0..149 << 40 and 1000..851 */
+            snprintf(name, sizeof name, "i%d_%d", c, i);
+            put_instruction(&b, name, id);
+        }
+        put_instruction(&b, c ? "dup1000" : "dup0", c ? 1000 : 0);
+        msg_end(&b, comp);
+    }
+    msg_end(&b, mm);
+    tb_reserve(&b, 16); /* the padding hlo_decode_lazy reads on */
+    arena a;
+    arena_init(&a);
+    hlo_module *full, *lazy;
+    int64_t off;
+    const char *what;
+    assert_int_equal(hlo_decode(b.p, b.n, b.p, &a, &full, &off, &what), PQ_OK);
+    assert_int_equal(hlo_decode_lazy(b.p, b.n, b.p, &a, &lazy, &off, &what), PQ_OK);
+    assert_int_equal(lazy->nrefs, 302);
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < 150; i++) {
+            int64_t id = c ? 1000 - i : (int64_t)i << 40;
+            snprintf(name, sizeof name,
+                     (id == 0 || id == 1000) ? (c ? "dup1000" : "dup0") : "i%d_%d", c, i);
+            const hlo_instruction *f = hlo_instruction_by_id(full, id);
+            hlo_instruction_ref *r = NULL;
+            assert_int_equal(hlo_instruction_lazy(lazy, id, &a, &r, &off, &what), PQ_OK);
+            assert_non_null(f);
+            assert_non_null(r);
+            assert_int_equal(f->name.n, strlen(name));
+            assert_memory_equal(f->name.p, name, f->name.n);
+            assert_int_equal(r->decoded->name.n, strlen(name));
+            assert_memory_equal(r->decoded->name.p, name, r->decoded->name.n);
+        }
+    hlo_instruction_ref *r = (hlo_instruction_ref *)1;
+    assert_int_equal(hlo_instruction_lazy(lazy, 1, &a, &r, &off, &what), PQ_OK);
+    assert_null(r);
+    assert_null(hlo_instruction_by_id(full, 1));
+    arena_release(&a);
+    tb_free(&b);
+}
+
+/* An instruction whose metadata is malformed (a field longer than the message): the full
+ * decoder refuses the module; the lazy one indexes it, and memory-viewer refuses it, with
+ * an offset inside it, only when a logical buffer names it. */
+static void lazy_instruction_errors(void **state)
+{
+    (void)state;
+    for (int named = 0; named < 2; named++) {
+        tbuf b;
+        tb_init(&b);
+        size_t mm = msg_begin(&b, 1);
+        put_str_field(&b, 1, "jit_f");
+        put_str_field(&b, 2, "main");
+        size_t c = msg_begin(&b, 3);
+        put_str_field(&b, 1, "main");
+        put_instruction(&b, "a", 1);
+        size_t ins = msg_begin(&b, 2);
+        size_t bad_at = b.n;
+        put_str_field(&b, 1, "bad");
+        size_t md = msg_begin(&b, 7);
+        put_tag(&b, 2, 2);
+        put_varint(&b, 100);
+        put_bytes(&b, "abc", 3);
+        msg_end(&b, md);
+        put_varint_field(&b, 35, 2);
+        msg_end(&b, ins);
+        msg_end(&b, c);
+        msg_end(&b, mm);
+        size_t ba = msg_begin(&b, 3);
+        put_lb(&b, 1, 1024, named ? 2 : 1);
+        int64_t l[] = {1}, sz[] = {1024};
+        put_alloc(&b, 0, 1024, 0, l, sz, 1);
+        int kinds[] = {0, 1};
+        int64_t ids[] = {1, 1}, share[] = {0, 0};
+        arena a;
+        const char *what;
+        end_assignment(&b, ba, kinds, ids, share, 2, &a, &what);
+        tb_reserve(&b, 16); /* the padding hlo_decode_lazy reads on */
+        hlo_module *m = NULL;
+        int64_t off = -1;
+        assert_int_equal(hlo_decode(b.p, b.n, b.p, &a, &m, &off, &what), PQ_ERR_INPUT);
+        assert_true(off > (int64_t)bad_at && off < (int64_t)bad_at + 16);
+        assert_int_equal(hlo_decode_lazy(b.p, b.n, b.p, &a, &m, &off, &what), PQ_OK);
+        mv_result *r = NULL;
+        off = -1;
+        what = NULL;
+        pq_status st = memviewer_compute_lazy(m, b.p, 0, &a, &r, &what, &off);
+        if (!named) {
+            assert_int_equal(st, PQ_OK);
+        } else {
+            assert_int_equal(st, PQ_ERR_INPUT);
+            assert_non_null(what);
+            assert_true(off > (int64_t)bad_at && off < (int64_t)bad_at + 16);
+        }
+        arena_release(&a);
+        tb_free(&b);
+    }
+}
+
+/* hlo_sort_ids against an insertion sort, stable, for small and large N and id ranges
+ * that need one, several or all radix passes (negative ids too). */
+static void sort_ids(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {2, 5, 16, 17, 33, 100, 1000, 2047, 5000};
+    static const int64_t spans[] = {3, 1000, 1 << 22, INT64_MAX};
+    uint64_t x = 88172645463325252ull;
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t pi = 0; pi < sizeof spans / sizeof *spans; pi++) {
+            size_t n = sizes[si];
+            hlo_id_seq *v = calloc(3 * n, sizeof *v), *want = v + 2 * n;
+            assert_non_null(v);
+            for (size_t i = 0; i < n; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                int64_t id = (int64_t)(x % (uint64_t)spans[pi]);
+                if (spans[pi] == INT64_MAX && (x & 256))
+                    id = -id;
+                v[i] = (hlo_id_seq){id, (uint32_t)i, NULL};
+                size_t j = i;
+                for (; j > 0 && want[j - 1].id > id; j--)
+                    want[j] = want[j - 1];
+                want[j] = v[i];
+            }
+            hlo_sort_ids(v, v + n, n);
+            for (size_t i = 0; i < n; i++) {
+                assert_int_equal(v[i].id, want[i].id);
+                assert_int_equal(v[i].seq, want[i].seq);
+            }
+            free(v);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(worked_example), cmocka_unit_test(share_chain),
-        cmocka_unit_test(double_free),    cmocka_unit_test(shape_strings),
-        cmocka_unit_test(malformed),      cmocka_unit_test(real_dump),
+        cmocka_unit_test(worked_example),
+        cmocka_unit_test(share_chain),
+        cmocka_unit_test(double_free),
+        cmocka_unit_test(shape_strings),
+        cmocka_unit_test(malformed),
+        cmocka_unit_test(real_dump),
+        cmocka_unit_test(sort_ids),
+        cmocka_unit_test(instruction_ids),
+        cmocka_unit_test(lazy_instruction_errors),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
