@@ -15,6 +15,7 @@
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/jtext.h"
+#include "formats/pbwire.h"
 #include "io/mapfile.h"
 
 #include <errno.h>
@@ -195,15 +196,10 @@ TJ_INLINE rres scan_string(reader *r, const char **s, const char **e, int *esc)
     return TJR_OK;
 }
 
-/* The 4 bytes at P as a little-endian word (the first byte lowest). */
+/* Little-endian loads of the window's bytes (pbwire.h's helpers). */
 static inline uint32_t load4(const char *p)
 {
-    uint32_t w;
-    memcpy(&w, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    w = __builtin_bswap32(w);
-#endif
-    return w;
+    return pb_load_le32((const uint8_t *)p);
 }
 
 /* At a key: the key string, ':' and the space before the value. */
@@ -369,12 +365,7 @@ static inline uint64_t digits_value8(uint64_t x, unsigned n)
 
 static inline uint64_t load8(const char *q)
 {
-    uint64_t x;
-    memcpy(&x, q, 8);
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-    x = __builtin_bswap64(x);
-#endif
-    return x;
+    return pb_load_le64((const uint8_t *)q);
 }
 
 /* Bytes a number's text is made of. */
