@@ -1006,7 +1006,7 @@ enum { CAT_COMPUTE, CAT_COMM, CAT_HOST, CAT_STALL, CAT_OTHER };
 static const char *const CAT_NAMES[5] = {"compute", "communication", "host", "stall", "other"};
 
 /* Sorting. Event orders are (track, ts, end, index) with end descending (enclosing events
- * first) or ascending; the sweep of 1.17 orders points by (time, kind, index). All are
+ * first) or ascending; the sweep of 1.16 orders points by (time, kind, index). All are
  * total orders, so any correct sort gives the same result. Events: a bottom-up merge
  * sort of 16-byte records that skips merging runs already in order, so the usual trace,
  * nearly sorted per track, costs about one pass per level instead of qsort's indirect
