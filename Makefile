@@ -43,7 +43,7 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean
+.PHONY: all deps test test-run bench-run unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean
 
 all: $(BUILD)/profq $(BUILD)/libprofq.a
 
@@ -77,8 +77,14 @@ deps:
 	@scripts/deps.sh test
 
 # The one test command (README, .ci/run): unit tests, CLI golden cases, bad input,
-# fuzz corpus replay, conformance against Python's protobuf.
-test: deps all $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo $(BUILD)/fuzz_replay_ttlog \
+# fuzz corpus replay, conformance against Python's protobuf. The packages are installed
+# first and the build runs in a fresh make, because this make read `pkg-config` (cmocka,
+# libcrypto...) when it started, before the packages were there.
+test:
+	@scripts/deps.sh test
+	@$(MAKE) --no-print-directory test-run
+
+test-run: all $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo $(BUILD)/fuzz_replay_ttlog \
       $(BUILD)/fuzz_replay_trace_json
 	@BUILD=$(BUILD) tests/run.sh
 
@@ -103,7 +109,7 @@ build/fuzz/fuzz_hlo: fuzz/fuzz_hlo.c $(LIB_SRC) $(wildcard include/*.h src/*/*.h
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude -Isrc $(PKG_CFLAGS) \
 	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_hlo.c \
 	    $(LIB_SRC) $(PKG_LIBS) -lpthread -lm
-fuzz: deps build/fuzz/fuzz_xspace
+fuzz: build/fuzz/fuzz_xspace
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # `make fuzz-ttlog FUZZ_SECONDS=N`: the Tenstorrent log reader; crashers land in fuzz/corpus/ttlog.
@@ -130,15 +136,19 @@ fuzz-trace-json: deps build/fuzz/fuzz_trace_json
 	    -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
 	    -artifact_prefix=build/fuzz/artifacts_trace_json/
 
-bench: deps all
+bench:
 	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory bench-run
+
+bench-run: all
 	@BUILD=$(BUILD) bench/run.sh
 	@BUILD=$(BUILD) bench/memviewer.sh
 	@BUILD=$(BUILD) bench/tt.sh
 	@BUILD=$(BUILD) bench/summary.sh
 
-demo: all
+demo:
 	@scripts/deps.sh demo
+	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
 
 clean:

@@ -11,7 +11,7 @@ cd "$top"
 BUILD=${BUILD:-build}
 SHARED=${SHARED:-$top/../shared}
 [ -d "$SHARED/data" ] || { echo "bench: $SHARED/data is absent; memory-viewer bench skipped" >&2; exit 0; }
-py=$(scripts/venv.sh xprof tests/requirements-xprof.txt)
+py=$(scripts/venv.sh xprof tests/xprof-requirements.txt)
 mkdir -p build/bench "$BUILD/bench"
 inproc="$BUILD/bench/memviewer_inproc"
 ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -Iinclude \

@@ -232,13 +232,17 @@ elif py=$("$top/scripts/venv.sh" wandb "$here/wandb-requirements.txt" 2>"$work/v
     for cmd in "summarize --artifact ent/proj/jax-prof:v3" "summarize --run-target ent/proj/abc123" \
         "publish --summary $work/s1.json --entity ent --project proj --alias latest"; do
         # shellcheck disable=SC2086
-        PATH="$real:/usr/bin:/bin" timeout 300 "$PROFQ" $cmd >/dev/null 2>"$work/err"
+        PATH="$real:/usr/bin:/bin" timeout 120 "$PROFQ" $cmd >/dev/null 2>"$work/err"
         rc=$?
         if grep -q "No such option\|Usage: wandb\|Missing argument\|Got unexpected extra" "$work/err" ||
             grep -q "failed (exit 2)" "$work/err"; then
             bad "real wandb rejected the argv of '$cmd': $(head -c 600 "$work/err")"
         elif grep -q "^profq: .*failed (exit [0-9]*)" "$work/err"; then
             ok # parsed, then failed for want of a server
+        elif grep -q "Failed to verify credentials" "$work/err"; then
+            # Parsed, then stuck retrying the unroutable server (the client's service
+            # process sometimes waits minutes before giving up): the argv was accepted.
+            ok
         else
             bad "real wandb, '$cmd': unexpected outcome (exit $rc): $(head -c 600 "$work/err")"
         fi

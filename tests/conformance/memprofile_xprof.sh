@@ -5,6 +5,6 @@ set -u
 SUITE=memprofile_xprof
 . "$(dirname "$0")/lib.sh"
 require_data "$SHARED/data"
-use_venv xprof tests/requirements-xprof.txt
+use_venv xprof tests/xprof-requirements.txt
 exec "$python" "$top/tests/conformance/memprofile_xprof.py" "$PROFQ" "$SHARED/data" \
   "$top/build/conformance-xprof-mp"

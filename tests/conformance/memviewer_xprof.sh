@@ -7,6 +7,6 @@ set -u
 SUITE=memviewer_xprof
 . "$(dirname "$0")/lib.sh"
 require_data "$SHARED/data"
-use_venv xprof tests/requirements-xprof.txt
+use_venv xprof tests/xprof-requirements.txt
 exec "$python" "$top/tests/conformance/memviewer_xprof.py" "$PROFQ" "$SHARED/data" "$top/build/conformance-xprof" \
   "$top/fuzz/corpus/hlo" "$top/tests/fixtures" "$@"
