@@ -35,7 +35,7 @@ else
 BUILD   ?= build
 endif
 
-LIB_SRC := $(wildcard src/core/*.c src/io/*.c src/formats/*.c src/model/*.c src/analysis/*.c \
+LIB_SRC := $(wildcard src/core/*.c src/io/*.c src/formats/*.c src/model/*.c src/analysis/*.c src/api/*.c \
                       src/render/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
