@@ -1,4 +1,4 @@
-/* trace_events.c - trace-event JSON to summary events; see trace_events.h.
+/* trace_events.c - trace-event JSON to the model's events; see trace_events.h.
  * Acceptance (spec/seed-tools.md 1.3): pid and tid non-negative ints, ts and dur numbers,
  * a non-empty name, dur > 0. The seed ignores B/E; profq pairs them per (pid, tid), last
  * B first, and keeps the B's args. Instants, counters, flows and async events carry no
@@ -21,7 +21,7 @@ typedef struct open_b {
 } open_b;
 
 typedef struct feed {
-    sm_builder *b;
+    const pq_events *out;
     char **sids; /* string pids/tids seen (old Kineto: "tid": "stream 7"), in order */
     size_t nsids, capsids;
     open_b *open;
@@ -220,9 +220,9 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
             return 0;
         pq_str nm = {sb, (size_t)n};
         if (is_proc)
-            return sm_process_name(f->b, e->pid, nm) != 0;
+            return f->out->process_name(f->out->ctx, e->pid, nm) != 0;
         if (e->tid_kind == TJ_INT)
-            return sm_thread_name(f->b, e->pid, e->tid, nm) != 0;
+            return f->out->thread_name(f->out->ctx, e->pid, e->tid, nm) != 0;
         return 0;
     }
     if (e->ph != 'X' && e->ph != 'B' && e->ph != 'E')
@@ -257,7 +257,7 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
             return 1;
         return 0;
     }
-    sm_event ev;
+    pq_slice_in ev;
     memset(&ev, 0, sizeof ev);
     ev.pid = e->pid;
     ev.tid = e->tid;
@@ -285,7 +285,7 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
             ev.has_step_num = o.has_step;
             ev.step_num = o.step;
             ev.xla_op = o.xla_op;
-            rc = sm_add(f->b, &ev) != 0;
+            rc = f->out->slice(f->out->ctx, &ev) != 0;
         }
         free_open(&o);
         return rc;
@@ -305,17 +305,17 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
     ev.run_id = arg_run_id(av[A_RUN_ID], f->tmp[3], sizeof f->tmp[3]);
     ev.has_step_num = arg_step(av[A_STEP_NUM], &ev.step_num);
     ev.xla_op = arg_str(av[A_HLO_OP], f->tmp[4], sizeof f->tmp[4]).n > 0;
-    return sm_add(f->b, &ev) != 0;
+    return f->out->slice(f->out->ctx, &ev) != 0;
 }
 
 /* Reads from DATA (N bytes) when PATH is NULL, else from the file PATH. */
 static pq_status feed_from(const char *path, const uint8_t *data, size_t n, const char *name,
-                           sm_builder *b, tj_info *info, pq_error *err)
+                           const pq_events *out, tj_info *info, pq_error *err)
 {
     feed *f = pq_calloc(1, sizeof *f);
     if (!f)
         return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
-    f->b = b;
+    f->out = out;
     pq_error local;
     memset(&local, 0, sizeof local);
     pq_error *e = err ? err : &local;
@@ -333,13 +333,14 @@ static pq_status feed_from(const char *path, const uint8_t *data, size_t n, cons
     return st;
 }
 
-pq_status trace_events_feed(const uint8_t *data, size_t n, const char *name, sm_builder *b,
+pq_status trace_events_feed(const uint8_t *data, size_t n, const char *name, const pq_events *out,
                             tj_info *info, pq_error *err)
 {
-    return feed_from(NULL, data, n, name, b, info, err);
+    return feed_from(NULL, data, n, name, out, info, err);
 }
 
-pq_status trace_events_feed_file(const char *path, sm_builder *b, tj_info *info, pq_error *err)
+pq_status trace_events_feed_file(const char *path, const pq_events *out, tj_info *info,
+                                 pq_error *err)
 {
-    return feed_from(path, NULL, 0, path, b, info, err);
+    return feed_from(path, NULL, 0, path, out, info, err);
 }

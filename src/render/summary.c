@@ -10,7 +10,7 @@
 #include "io/discover.h"
 #include "io/mapfile.h"
 #include "model/model.h"
-#include "model/xplane_events.h"
+#include "formats/xplane_events.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -74,14 +74,16 @@ static pq_status summarize_trace(const char *path, const pq_summary_options *o, 
     if (!hashing)
         hash_file(&job);
     pq_status st = PQ_OK;
-    sm_builder *b = sm_new();
+    model_slices sl;
+    int have_sl = slices_init(&sl) == 0;
     jval *doc = NULL;
-    if (!b) {
+    if (!have_sl) {
         st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
         goto out;
     }
     tj_info info;
-    st = trace_events_feed_file(path, b, &info, err);
+    pq_events ev = slices_events(&sl);
+    st = trace_events_feed_file(path, &ev, &info, err);
     if (st != PQ_OK)
         goto out;
     /* The summary is built while the hash may still run; its sha256 is set after the join. */
@@ -93,7 +95,7 @@ static pq_status summarize_trace(const char *path, const pq_summary_options *o, 
                      info.num_events,
                      o && o->generated_at_utc ? o->generated_at_utc : "",
                      NULL};
-    doc = sm_build(b, &so, &src);
+    doc = sm_build(&sl, &so, &src);
     if (hashing)
         pthread_join(hasher, NULL);
     hashing = 0;
@@ -107,7 +109,8 @@ out:
     if (hashing)
         pthread_join(hasher, NULL);
     jv_free(doc);
-    sm_free(b);
+    if (have_sl)
+        slices_free(&sl);
     return st;
 }
 
@@ -120,12 +123,14 @@ static pq_status summarize_xplane(const char *const *paths, size_t n, const pq_s
     pq_status st = pq_profile_open(paths, n, &oo, &prof, err);
     if (st != PQ_OK)
         return st;
-    sm_builder *b = sm_new();
+    model_slices sl;
+    int have_sl = slices_init(&sl) == 0;
     jval *doc = NULL;
     const char *warn[64];
     size_t nw = 0;
     uint64_t nev = 0;
-    if (!b || xplane_events_feed(prof, b, &nev) != 0) {
+    pq_events ev = slices_events(&sl);
+    if (!have_sl || xplane_events_feed(prof, &ev, &nev) != 0) {
         st = err_set(err, PQ_ERR_NOMEM, paths[0], -1, "out of memory");
         goto out;
     }
@@ -145,7 +150,7 @@ static pq_status summarize_xplane(const char *const *paths, size_t n, const pq_s
             warn[nw++] = c;
         }
     }
-    if (sm_count(b) == 0)
+    if (sl.n == 0)
         warn[nw++] = "XPlane protobuf contained no direct timeline events with offset/duration "
                      "data.";
     warn[nw] = NULL;
@@ -157,7 +162,7 @@ static pq_status summarize_xplane(const char *const *paths, size_t n, const pq_s
     sm_source src = {"xplane_pb", paths[0], sha[0] ? sha : NULL,
                      "us",        nev,      o && o->generated_at_utc ? o->generated_at_utc : "",
                      warn};
-    doc = sm_build(b, &so, &src);
+    doc = sm_build(&sl, &so, &src);
     for (size_t k = 0; k < nowned; k++)
         pq_free(owned[k]);
     if (!doc) {
@@ -167,7 +172,8 @@ static pq_status summarize_xplane(const char *const *paths, size_t n, const pq_s
     st = emit(doc, sink, err);
 out:
     jv_free(doc);
-    sm_free(b);
+    if (have_sl)
+        slices_free(&sl);
     pq_profile_free(prof);
     return st;
 }
