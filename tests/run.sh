@@ -34,6 +34,7 @@ for t in "$BUILD"/tests/test_*; do
 done
 [ -x tests/golden/run.sh ] && run_suite golden tests/golden/run.sh
 run_suite golden-outputs tests/golden/outputs.sh
+run_suite trace-model tests/trace_model.sh
 run_suite memory-cli tests/memory_cli.sh
 run_suite wandb tests/wandb.sh
 run_suite demo-summary tests/demo_summary.sh

@@ -17,6 +17,7 @@ typedef struct facts {
     uint64_t host_hlo_op_planes; /* host thread planes carrying XLA:CPU hlo_op stats */
     uint64_t alloc_events;
     uint64_t events;
+    uint64_t trace_sources, trace_slices, trace_gpu_streams; /* trace-event JSON */
 } facts;
 
 /* Counts events on host planes whose metadata is MemoryAllocation/MemoryDeallocation. */
@@ -50,6 +51,12 @@ static void gather(const pq_profile *prof, facts *f)
         f->xspace_sources += src->info.format == PQ_FORMAT_XSPACE;
         f->hlo_sources += src->info.format == PQ_FORMAT_HLO_PROTO;
         f->events += src->info.events;
+        if (src->slices) {
+            f->trace_sources++;
+            f->trace_slices += src->slices->n;
+            for (uint32_t k = 0; k < src->slices->ntracks; k++)
+                f->trace_gpu_streams += src->slices->tracks[k].has_kernel != 0;
+        }
         for (uint32_t k = 0; k < src->nprograms; k++) {
             hlo_header h;
             int64_t off;
@@ -114,9 +121,13 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
     typedef unsigned long long ull;
 
     add(out, "info", NULL, 1, 1, "always: sources, planes, lines, device capabilities, programs");
-    if (f.xspace_sources)
+    if (f.xspace_sources && !f.trace_sources)
         add(out, "scan", NULL, 1, 1, "%llu events in %llu XSpace file(s) to decode and check",
             (ull)f.events, (ull)f.xspace_sources);
+    else if (f.trace_sources)
+        add(out, "scan", NULL, 1, 1,
+            "%llu events in %llu XSpace and %llu trace JSON file(s) to decode and check",
+            (ull)f.events, (ull)f.xspace_sources, (ull)f.trace_sources);
     else
         add(out, "scan", NULL, 0, 1, "no XSpace among the inputs (%llu HloProto file(s))",
             (ull)f.hlo_sources);
@@ -161,7 +172,15 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
             (ull)f.host_events);
 
     int has_ops = f.tpu_op_lines || f.gpu_planes_with_events;
-    if (!has_ops && !f.device_planes && f.host_hlo_op_planes) {
+    if (!has_ops && !f.device_planes && !f.host_hlo_op_planes && f.trace_sources) {
+        /* The model holds the slices; the op tables of trace JSON are the next step. */
+        char why[sizeof out->items[0].reason];
+        snprintf(why, sizeof why,
+                 "trace JSON: %llu slices, %llu GPU stream(s); op tables of trace JSON: next",
+                 (ull)f.trace_slices, (ull)f.trace_gpu_streams);
+        add(out, "ops", "hlo_stats, op_profile", 0, 0, "%s", why);
+        add(out, "roofline", "roofline_model", 0, 0, "%s", why);
+    } else if (!has_ops && !f.device_planes && f.host_hlo_op_planes) {
         /* A CPU-only run: XLA:CPU thunks on host threads (an extension; XProf has none). */
         add(out, "ops", "hlo_stats, op_profile", 1, 1,
             "no device planes; XLA:CPU ops on host threads (hlo_op stats) in %llu plane(s)",

@@ -168,6 +168,13 @@ static int on_slice(void *ctx, const pq_slice_in *e)
         rel = rel > 0 ? lim_us : -lim_us;
     m->start_ps[i] = rel * 1000000 + e->ts_frac_ps;
     m->dur_ps[i] = e->dur_ps > ((int64_t)1 << 60) ? ((int64_t)1 << 60) : e->dur_ps;
+    slice_track *tr = &m->tracks[trk];
+    int64_t end = m->start_ps[i] + m->dur_ps[i];
+    if (!tr->nslices || m->start_ps[i] < tr->first_ps)
+        tr->first_ps = m->start_ps[i];
+    if (!tr->nslices || end > tr->end_ps)
+        tr->end_ps = end;
+    tr->nslices++;
     m->step[i] = e->step_num;
     m->has_step[i] = (uint8_t)(e->has_step_num != 0);
     m->xla_op[i] = (uint8_t)(e->xla_op != 0);

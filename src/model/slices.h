@@ -16,7 +16,9 @@
 
 typedef struct slice_track {
     int64_t pid, tid;
-    int has_kernel; /* a GPU kernel / memcpy / memset slice is on it */
+    int has_kernel;           /* a GPU kernel / memcpy / memset slice is on it */
+    uint64_t nslices;         /* slices on the track */
+    int64_t first_ps, end_ps; /* earliest start, latest end (relative to base_us) */
 } slice_track;
 
 typedef struct model_slices {
