@@ -223,11 +223,18 @@ expect_exact_error() {
     ok
 }
 
-for f in empty.xplane.pb trace.json notes.xplane.pb tiny-cut.xplane.pb random.xplane.pb; do
+for f in empty.xplane.pb notes.xplane.pb tiny-cut.xplane.pb random.xplane.pb; do
     for cmd in info scan tools; do
         expect_offset_error "$cmd $f" "$work/$f" "$cmd" "$work/$f"
     done
 done
+# trace.json is trace-event JSON with one event that is not a slice (no pid, no dur): read,
+# counted, and holding no slice.
+if "$PROFQ" info "$work/trace.json" 2>"$work/err" | grep -q "^  1 trace events, 0 slices on 0 tracks$"; then
+    ok
+else
+    bad "info trace.json: want '1 trace events, 0 slices on 0 tracks' ($(head -c 200 "$work/err"))"
+fi
 expect_offset_error "info --format json (bad input)" "$work/tiny-cut.xplane.pb" \
     info --format json "$work/tiny-cut.xplane.pb"
 expect_exact_error "info on a folder without profiles" \
