@@ -241,10 +241,13 @@ pq_status pq_render_memory_profile(const pq_profile *profile, pq_output fmt, pq_
  *
  * PATH is a Chrome trace-event JSON file (.json or .json.gz: JAX perfetto_trace.json.gz,
  * *.trace.json.gz, PyTorch/Kineto), an XSpace (*.xplane.pb), or a jax_profile artifact
- * directory: exactly one *.xplane.pb under it is read as an XPlane; otherwise the first
- * of perfetto_trace.json.gz, *.trace.json.gz, *.trace.json found at any depth (each
- * list sorted) is read, and a directory with several XPlanes and no trace JSON is read as one
- * multi-host XPlane run. The trace is streamed (no DOM, no event cap).
+ * directory: exactly one *.xplane.pb under it is read as an XPlane; otherwise the files of
+ * the first of perfetto_trace.json.gz, *.trace.json.gz, *.trace.json (and, with no XPlane,
+ * *.json.gz, *.json) found at any depth (sorted) are read: one file gives its summary,
+ * several (the ranks or hosts of a job) give profq.summary_set.v1 (one summary per file,
+ * each the file's own, and a cross-source table of step times with the slowest source);
+ * a directory with several XPlanes and no trace JSON is read as one multi-host XPlane run.
+ * The trace is streamed (no DOM, no event cap).
  * The document is written to SINK as Python's json.dumps(indent=2, sort_keys=True) would
  * write it, plus a newline; the same input and options give the same bytes.
  * Errors: PQ_ERR_INPUT (malformed, with offset: in the uncompressed JSON for .gz),

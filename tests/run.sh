@@ -35,6 +35,7 @@ done
 [ -x tests/golden/run.sh ] && run_suite golden tests/golden/run.sh
 run_suite golden-outputs tests/golden/outputs.sh
 run_suite trace-model tests/trace_model.sh
+run_suite summary-set tests/summary_set.sh
 run_suite memory-cli tests/memory_cli.sh
 run_suite wandb tests/wandb.sh
 run_suite demo-summary tests/demo_summary.sh

@@ -62,13 +62,14 @@ static void *hash_file(void *arg)
 /* The trace is read twice, both times in small chunks: by a thread for its sha256 (as fast
  * as the parse, so it runs beside the parse and the summary's build) and by the streaming
  * reader. Nothing is mapped:
- * memory is the summary's columns, not the file. */
-static pq_status summarize_trace(const char *path, const pq_summary_options *o, pq_sink *sink,
-                                 pq_error *err)
+ * memory is the summary's columns, not the file. *DOC gets the summary document. */
+static pq_status build_trace(const char *path, const pq_summary_options *o, jval **doc,
+                             pq_error *err)
 {
     hash_job job = {path, ""};
     pthread_t hasher;
     struct stat fst;
+    *doc = NULL;
     int hashing = stat(path, &fst) == 0 && fst.st_size >= ((off_t)1 << 24) &&
                   pthread_create(&hasher, NULL, hash_file, &job) == 0;
     if (!hashing)
@@ -76,7 +77,6 @@ static pq_status summarize_trace(const char *path, const pq_summary_options *o, 
     pq_status st = PQ_OK;
     model_slices sl;
     int have_sl = slices_init(&sl) == 0;
-    jval *doc = NULL;
     if (!have_sl) {
         st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
         goto out;
@@ -95,22 +95,103 @@ static pq_status summarize_trace(const char *path, const pq_summary_options *o, 
                      info.num_events,
                      o && o->generated_at_utc ? o->generated_at_utc : "",
                      NULL};
-    doc = sm_build(&sl, &so, &src);
+    *doc = sm_build(&sl, &so, &src);
     if (hashing)
         pthread_join(hasher, NULL);
     hashing = 0;
-    jval *prov = doc ? (jval *)jv_get(doc, "trace_provenance") : NULL;
+    jval *prov = *doc ? (jval *)jv_get(*doc, "trace_provenance") : NULL;
     if (!prov || jv_set(prov, "trace_sha256", jv_cstr(job.sha)) != 0) {
         st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory while summarizing");
-        goto out;
+        jv_free(*doc);
+        *doc = NULL;
     }
-    st = emit(doc, sink, err);
 out:
     if (hashing)
         pthread_join(hasher, NULL);
-    jv_free(doc);
     if (have_sl)
         slices_free(&sl);
+    return st;
+}
+
+static pq_status summarize_trace(const char *path, const pq_summary_options *o, pq_sink *sink,
+                                 pq_error *err)
+{
+    jval *doc;
+    pq_status st = build_trace(path, o, &doc, err);
+    if (st == PQ_OK)
+        st = emit(doc, sink, err);
+    jv_free(doc);
+    return st;
+}
+
+/* The step time and shares of one summary, for the cross-source table. */
+static jval *source_row(const char *path, const jval *doc)
+{
+    jval *r = jv_obj();
+    const jval *steady = jv_get(jv_get(doc, "step_time"), "steady_state_steps");
+    static const char *const stats[] = {"count", "median", "p90", "max"};
+    static const char *const keys[] = {"steady_steps", "step_median_us", "step_p90_us",
+                                       "step_max_us"};
+    jv_set(r, "path", jv_cstr(path));
+    for (size_t k = 0; k < 4; k++) {
+        const jval *v = jv_get(steady, stats[k]);
+        jv_set(r, keys[k], v ? jv_copy(v) : jv_null());
+    }
+    const jval *tb = jv_get(doc, "time_breakdown");
+    static const char *const cats[] = {"compute", "communication", "host", "stall"};
+    jval *shares = jv_obj();
+    for (size_t k = 0; k < 4; k++) {
+        const jval *v = jv_get(jv_get(tb, cats[k]), "share_of_total");
+        jv_set(shares, cats[k], v ? jv_copy(v) : jv_null());
+    }
+    jv_set(r, "shares", shares);
+    const jval *tot = jv_get(tb, "total_duration");
+    jv_set(r, "total_duration_us", tot ? jv_copy(tot) : jv_null());
+    return r;
+}
+
+/* Several trace files of one job (ranks, hosts): one profile_summary.v1 per source, each
+ * the document the file alone gives, and the cross-source table (step time per source,
+ * the slowest source by steady-state median step). Schema profq.summary_set.v1. */
+static pq_status summarize_set(const pathlist *paths, const pq_summary_options *o, pq_sink *sink,
+                               pq_error *err)
+{
+    jval *set = jv_obj(), *sums = jv_arr(), *rows = jv_arr();
+    pq_status st = PQ_OK;
+    const char *slowest = NULL;
+    double worst = 0;
+    for (size_t k = 0; k < paths->n && st == PQ_OK; k++) {
+        jval *doc;
+        st = build_trace(paths->items[k], o, &doc, err);
+        if (st != PQ_OK)
+            break;
+        jval *row = source_row(paths->items[k], doc);
+        int ok = 0;
+        double med = jv_number(jv_get(row, "step_median_us"), &ok);
+        if (ok && (!slowest || med > worst)) {
+            worst = med;
+            slowest = paths->items[k];
+        }
+        jv_push(rows, row);
+        jv_push(sums, doc);
+    }
+    if (st == PQ_OK) {
+        jval *cross = jv_obj();
+        jv_set(cross, "sources", rows);
+        rows = NULL;
+        jv_set(cross, "slowest_source", jv_cstr(slowest));
+        jv_set(cross, "basis",
+               jv_cstr("steady-state median step time (step_time."
+                       "steady_state_steps.median)"));
+        jv_set(set, "schema", jv_cstr("profq.summary_set.v1"));
+        jv_set(set, "cross_source", cross);
+        jv_set(set, "summaries", sums);
+        sums = NULL;
+        st = emit(set, sink, err);
+    }
+    jv_free(rows);
+    jv_free(sums);
+    jv_free(set);
     return st;
 }
 
@@ -221,18 +302,26 @@ pq_status pq_summarize(const char *path, const pq_summary_options *o, pq_sink *s
             return rs;
         }
     }
+    /* The seed's patterns, then (profq) any *.json.gz or *.json: a folder of ranks. Every
+     * file of the first pattern that matches is read: one summary, or one per source with
+     * the cross-source table; none is dropped. */
     static const struct {
         const char *name;
         int exact;
-    } pats[] = {{"perfetto_trace.json.gz", 1}, {".trace.json.gz", 0}, {".trace.json", 0}};
-    for (size_t k = 0; k < 3; k++) {
+    } pats[] = {{"perfetto_trace.json.gz", 1},
+                {".trace.json.gz", 0},
+                {".trace.json", 0},
+                {".json.gz", 0},
+                {".json", 0}};
+    for (size_t k = 0; k < sizeof pats / sizeof *pats && (k < 3 || xp.n == 0); k++) {
         if (!discover_files(path, pats[k].name, pats[k].exact, &tr)) {
             pathlist_free(&tr);
             pathlist_free(&xp);
             return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
         }
         if (tr.n) {
-            rs = summarize_trace(tr.items[0], o, sink, err);
+            rs = tr.n == 1 ? summarize_trace(tr.items[0], o, sink, err)
+                           : summarize_set(&tr, o, sink, err);
             pathlist_free(&tr);
             pathlist_free(&xp);
             return rs;
