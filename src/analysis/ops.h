@@ -1,8 +1,9 @@
 /* ops.h - op metrics from device planes, as XProf's OpStats pipeline computes them
  * (spec/xprof-tools.md section 5): one row per (program, op) merged over devices and hosts,
  * the device peaks the planes state, and the captured/active/idle windows. A pure function
- * of the model; the renderers in render/ops.c turn the result into text, JSON and XProf's
- * DataTables. */
+ * of the model (ops_core.c with the extractors ops_tpu.c, ops_gpu.c, ops_cpu.c, the peaks
+ * ops_peaks.c and the rates ops_rates.c); the renderers in render/ turn the result into
+ * text, JSON and XProf's DataTables. */
 #ifndef PQ_ANALYSIS_OPS_H
 #define PQ_ANALYSIS_OPS_H
 #include "core/arena.h"
