@@ -4,7 +4,7 @@
  * into one op table keyed by (program, symbol, name) and one program table over devices and
  * hosts; then annotates GPU/CPU ops from their HloProtos, scales per-occurrence figures by
  * occurrences, adds IDLE, sorts, and sums the windows (captured, in modules, busy, idle,
- * steady state). Not here: reading stats (ops_stats.c), peaks (ops_peaks.c), rates
+ * steady state). Not here: reading stats (ops_stats.c), peaks (pq_ops_peaks.c), rates
  * (ops_rates.c), rendering (render/ops_*.c). */
 #include "analysis/ops_internal.h"
 
@@ -101,14 +101,14 @@ op_slot *ops_table_find(const op_table *t, uint64_t pid, pq_str name)
 
 /* ---- programs ---- */
 
-ops_program *ops_prog_get(prog_table *t, uint64_t pid)
+pq_ops_program *ops_prog_get(prog_table *t, uint64_t pid)
 {
     for (size_t i = 0; i < t->n; i++) /* few programs per profile */
         if (t->v[i].program_id == pid)
             return &t->v[i];
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 16;
-        ops_program *v = pq_realloc(t->v, cap * sizeof *v);
+        pq_ops_program *v = pq_realloc(t->v, cap * sizeof *v);
         if (!v) {
             t->oom = 1;
             return NULL;
@@ -116,14 +116,14 @@ ops_program *ops_prog_get(prog_table *t, uint64_t pid)
         t->v = v;
         t->cap = cap;
     }
-    ops_program *p = &t->v[t->n++];
+    pq_ops_program *p = &t->v[t->n++];
     memset(p, 0, sizeof *p);
     p->program_id = pid;
     p->first_ps = INT64_MAX;
     return p;
 }
 
-void ops_prog_name_from_module(ops_program *p, pq_str module)
+void ops_prog_name_from_module(pq_ops_program *p, pq_str module)
 {
     if (p->name.n || !module.n)
         return;
@@ -135,7 +135,7 @@ void ops_prog_name_from_module(ops_program *p, pq_str module)
     p->name = module;
 }
 
-void ops_add_device(ops_result *out, int64_t span, int64_t plane_self, double plane_norm,
+void ops_add_device(pq_ops_result *out, int64_t span, int64_t plane_self, double plane_norm,
                     int64_t busy, int64_t module_ps)
 {
     int64_t total = span > plane_self ? span : plane_self;
@@ -152,7 +152,7 @@ void ops_add_device(ops_result *out, int64_t span, int64_t plane_self, double pl
 
 static int op_cmp(const void *a, const void *b)
 {
-    const op_metrics *x = a, *y = b;
+    const pq_op_row *x = a, *y = b;
     if (x->is_idle != y->is_idle)
         return x->is_idle - y->is_idle;
     if (x->self_time_ps != y->self_time_ps)
@@ -170,7 +170,7 @@ static int op_cmp(const void *a, const void *b)
 
 static int prog_cmp(const void *a, const void *b)
 {
-    const ops_program *x = a, *y = b;
+    const pq_ops_program *x = a, *y = b;
     if (x->op_self_ps != y->op_self_ps)
         return x->op_self_ps > y->op_self_ps ? -1 : 1;
     return x->program_id < y->program_id ? -1 : x->program_id > y->program_id;
@@ -178,36 +178,36 @@ static int prog_cmp(const void *a, const void *b)
 
 /* Device planes: TPU TensorCores if any source has them, else GPUs (spec 5.1), else host
  * threads with hlo_op stats (XLA:CPU) unless OPT asks for device planes only. */
-static ops_hw choose_hw(const pq_profile *prof, const ops_options *opt)
+static pq_ops_hw choose_hw(const pq_profile *prof, const ops_options *opt)
 {
     for (size_t si = 0; si < prof->nsources; si++)
         for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
             if (prof->sources[si].planes[pi].kind == DEV_TPU)
-                return OPS_HW_TPU;
+                return PQ_OPS_HW_TPU;
     for (size_t si = 0; si < prof->nsources; si++)
         for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
             if (prof->sources[si].planes[pi].kind == DEV_GPU)
-                return OPS_HW_GPU;
+                return PQ_OPS_HW_GPU;
     if (opt && opt->device_only)
-        return OPS_HW_NONE;
+        return PQ_OPS_HW_NONE;
     for (size_t si = 0; si < prof->nsources; si++)
         for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
             if (prof->sources[si].planes[pi].kind == DEV_HOST_THREADS &&
                 xp_stat_meta_by_name(&prof->sources[si].planes[pi], "hlo_op"))
-                return OPS_HW_CPU;
-    return OPS_HW_NONE;
+                return PQ_OPS_HW_CPU;
+    return PQ_OPS_HW_NONE;
 }
 
 /* Every plane of the chosen kind through its extractor; peaks from the first. 0 when out
  * of memory. */
 static int merge_planes(const pq_profile *prof, ops_ctx *cx)
 {
-    ops_result *out = cx->out;
-    device_kind want = out->hw == OPS_HW_TPU   ? DEV_TPU
-                       : out->hw == OPS_HW_GPU ? DEV_GPU
-                                               : DEV_HOST_THREADS;
+    pq_ops_result *out = cx->out;
+    device_kind want = out->hw == PQ_OPS_HW_TPU   ? DEV_TPU
+                       : out->hw == PQ_OPS_HW_GPU ? DEV_GPU
+                                                  : DEV_HOST_THREADS;
     int have_peaks = 0;
-    for (size_t si = 0; out->hw != OPS_HW_NONE && si < prof->nsources; si++) {
+    for (size_t si = 0; out->hw != PQ_OPS_HW_NONE && si < prof->nsources; si++) {
         const pq_source *src = &prof->sources[si];
         for (uint32_t pi = 0; pi < src->nplanes; pi++) {
             const xp_plane *pl = &src->planes[pi];
@@ -218,9 +218,9 @@ static int merge_planes(const pq_profile *prof, ops_ctx *cx)
                 ops_peaks_from_plane(pl, out);
                 have_peaks = 1;
             }
-            int ok = out->hw == OPS_HW_TPU   ? ops_tpu_plane(src, pl, cx)
-                     : out->hw == OPS_HW_GPU ? ops_gpu_plane(src, pl, cx)
-                                             : ops_cpu_plane(src, pl, cx);
+            int ok = out->hw == PQ_OPS_HW_TPU   ? ops_tpu_plane(src, pl, cx)
+                     : out->hw == PQ_OPS_HW_GPU ? ops_gpu_plane(src, pl, cx)
+                                                : ops_cpu_plane(src, pl, cx);
             if (!ok || cx->ops->oom || cx->progs->oom)
                 return 0;
         }
@@ -229,20 +229,23 @@ static int merge_planes(const pq_profile *prof, ops_ctx *cx)
 }
 
 /* GPU/CPU: category, provenance and costs of each program's ops from its HloProto. */
-static int annotate_programs(const pq_profile *prof, ops_result *out, op_table *t,
+static int annotate_programs(const pq_profile *prof, pq_ops_result *out, op_table *t,
                              const prog_table *pt)
 {
-    if (out->hw != OPS_HW_GPU && out->hw != OPS_HW_CPU)
+    if (out->hw != PQ_OPS_HW_GPU && out->hw != PQ_OPS_HW_CPU)
         return 1;
-    if ((out->strings = pq_calloc(1, sizeof *out->strings)) != NULL)
-        arena_init(out->strings);
+    arena *strings = pq_calloc(1, sizeof *strings);
+    if (strings)
+        arena_init(strings);
+    out->strings = strings;
     for (size_t k = 0; k < pt->n; k++)
         for (size_t si = 0; si < prof->nsources; si++)
             for (uint32_t i = 0; i < prof->sources[si].nprograms; i++) {
                 const pq_program *pg = &prof->sources[si].programs[i];
                 if (pg->program_id == pt->v[k].program_id && pg->hlo &&
-                    (!out->strings || !ops_annotate_from_hlo(t, &prof->sources[si], pg,
-                                                             out->hw == OPS_HW_GPU, out->strings)))
+                    (!out->strings ||
+                     !ops_annotate_from_hlo(t, &prof->sources[si], pg, out->hw == PQ_OPS_HW_GPU,
+                                            out->strings)))
                     return 0;
             }
     return 1;
@@ -250,14 +253,14 @@ static int annotate_programs(const pq_profile *prof, ops_result *out, op_table *
 
 /* Finalize (spec 5.3): per-occurrence metadata figures times occurrences, program sums,
  * the IDLE row, the sort. 0 when out of memory. */
-static int finalize_ops(ops_result *out, op_table *t, prog_table *pt)
+static int finalize_ops(pq_ops_result *out, op_table *t, prog_table *pt)
 {
     out->ops = pq_calloc(t->n + 1, sizeof *out->ops);
     if (!out->ops)
         return 0;
     for (size_t i = 0; i < t->n; i++) {
         op_slot *s = &t->v[i];
-        op_metrics *m = &s->m;
+        pq_op_row *m = &s->m;
         double occ = (double)m->occurrences;
         if (!s->custom_call) {
             m->flops = s->m_flops * occ;
@@ -275,7 +278,7 @@ static int finalize_ops(ops_result *out, op_table *t, prog_table *pt)
         m->bd_onchip_rd = s->bd.bd_onchip_rd * occ;
         m->bd_onchip_wr = s->bd.bd_onchip_wr * occ;
         out->ops[i] = *m;
-        ops_program *p = NULL;
+        pq_ops_program *p = NULL;
         for (size_t k = 0; k < pt->n; k++)
             if (pt->v[k].program_id == m->program_id)
                 p = &pt->v[k];
@@ -288,7 +291,7 @@ static int finalize_ops(ops_result *out, op_table *t, prog_table *pt)
     }
     out->nops = t->n;
     if (out->ndevices > 0) {
-        op_metrics *idle = &out->ops[out->nops++];
+        pq_op_row *idle = &out->ops[out->nops++];
         idle->name = pq_str_of("IDLE", 4);
         idle->category = idle->name;
         idle->is_idle = 1;
@@ -302,7 +305,7 @@ static int finalize_ops(ops_result *out, op_table *t, prog_table *pt)
 
 /* Program names from the HloProtos the profile carries, where module lines named none;
  * then the programs, sorted, move into OUT. */
-static void finalize_programs(const pq_profile *prof, ops_result *out, prog_table *pt)
+static void finalize_programs(const pq_profile *prof, pq_ops_result *out, prog_table *pt)
 {
     for (size_t k = 0; k < pt->n; k++)
         for (size_t si = 0; si < prof->nsources && pt->v[k].name.n == 0; si++)
@@ -320,9 +323,9 @@ static void finalize_programs(const pq_profile *prof, ops_result *out, prog_tabl
 
 /* Steady state: the dominant program's executions after its first (warm-up, compile and
  * cache fill) on each device; its op time scales by the module-time share. */
-static void steady_state(ops_result *out)
+static void steady_state(pq_ops_result *out)
 {
-    ops_program *dom = NULL;
+    pq_ops_program *dom = NULL;
     for (size_t k = 0; k < out->nprograms; k++)
         if (out->programs[k].executions > 1 &&
             (!dom || out->programs[k].module_ps > dom->module_ps))
@@ -336,7 +339,7 @@ static void steady_state(ops_result *out)
     out->steady_busy_ps = (int64_t)((double)dom->op_self_ps * dom->steady_share);
 }
 
-pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result *out,
+pq_status ops_compute(const pq_profile *prof, const ops_options *opt, pq_ops_result *out,
                       pq_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -357,6 +360,9 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result
     if (ok) {
         finalize_programs(prof, out, &pt);
         steady_state(out);
+        for (size_t i = 0; i < out->nops; i++)
+            ops_rates(out, &out->ops[i], &out->ops[i].rates);
+        ok = ops_groups(out, opt ? opt->by : PQ_OPS_BY_OP);
     }
     pq_free(t.v);
     pq_free(t.idx);
@@ -367,12 +373,13 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, ops_result
     return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory computing op metrics");
 }
 
-void ops_free(ops_result *r)
+void ops_free(pq_ops_result *r)
 {
     if (!r)
         return;
     pq_free(r->ops);
     pq_free(r->programs);
+    pq_free(r->groups);
     if (r->strings) {
         arena_release(r->strings);
         pq_free(r->strings);
@@ -380,5 +387,6 @@ void ops_free(ops_result *r)
     }
     r->ops = NULL;
     r->programs = NULL;
-    r->nops = r->nprograms = 0;
+    r->groups = NULL;
+    r->nops = r->nprograms = r->ngroups = 0;
 }

@@ -99,12 +99,12 @@ int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
             cpu_rec *r = &recs[i];
             int fresh;
             op_slot *sl = ops_table_get(cx->ops, r->pid, 0, r->name, &fresh);
-            ops_program *p = sl ? ops_prog_get(cx->progs, r->pid) : NULL;
+            pq_ops_program *p = sl ? ops_prog_get(cx->progs, r->pid) : NULL;
             if (!p) {
                 pq_free(recs);
                 return 0;
             }
-            op_metrics *m = &sl->m;
+            pq_op_row *m = &sl->m;
             int64_t self = r->dur - r->children;
             if (fresh) {
                 m->min_time_ps = r->dur;

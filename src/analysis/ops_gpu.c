@@ -3,7 +3,7 @@
  * or hlo_module, hlo_op), each kernel its own self time; and the HloProto annotation of
  * GPU and CPU ops: category and provenance from the program's instructions, and on GPUs
  * FLOPs, bytes and HBM breakdown from XLA's GPU cost analysis (analysis/hlo_cost.c), as
- * XProf. Not here: the merge into the result (ops_core.c), device peaks (ops_peaks.c). */
+ * XProf. Not here: the merge into the result (ops_core.c), device peaks (pq_ops_peaks.c). */
 #include "analysis/ops_internal.h"
 
 #include "analysis/hlo_cost.h"
@@ -58,7 +58,7 @@ int ops_gpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
             op_slot *sl = ops_table_get(cx->ops, pid, 0, name, &fresh);
             if (!sl)
                 return 0;
-            op_metrics *m = &sl->m;
+            pq_op_row *m = &sl->m;
             if (fresh) {
                 m->provenance = tf_op;
                 m->min_time_ps = ev.duration_ps;
@@ -74,7 +74,7 @@ int ops_gpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
             m->model_flops += flops;
             m->bytes_accessed += bytes;
             plane_self += ev.duration_ps;
-            ops_program *p = ops_prog_get(cx->progs, pid);
+            pq_ops_program *p = ops_prog_get(cx->progs, pid);
             if (!p)
                 return 0;
             p->op_self_ps += ev.duration_ps;

@@ -1,5 +1,5 @@
 /* ops_internal.h - what the op extractors (ops_tpu.c, ops_gpu.c, ops_cpu.c), the device
- * peaks (ops_peaks.c) and the merge core (ops_core.c) share: the stat ids of a plane, the
+ * peaks (pq_ops_peaks.c) and the merge core (ops_core.c) share: the stat ids of a plane, the
  * stats of one event or metadata entry, the op table keyed by (program, symbol, name), the
  * program table and the context one plane is merged into. Not part of the library's API. */
 #ifndef PQ_ANALYSIS_OPS_INTERNAL_H
@@ -43,7 +43,6 @@ void ops_stat_ids_init(const xp_plane *pl, stat_ids *ids);
 int ops_stat_slot(const stat_ids *ids, int64_t id);
 double ops_stat_num(const stat_value *s);
 int ops_stat_u64(const stat_value *s, uint64_t *out);
-double ops_safe_div(double a, double b);
 
 /* Every stat of interest of one stats list (metadata field 5 or event field 4), folded into
  * O; a later occurrence overrides an earlier one, so reading metadata then event gives the
@@ -86,7 +85,7 @@ typedef struct ops_breakdown {
 } ops_breakdown;
 
 typedef struct op_slot {
-    op_metrics m;
+    pq_op_row m;
     int custom_call;
     double m_flops, m_model_flops, m_bytes; /* per occurrence, from the metadata */
     ops_breakdown bd;                       /* per-occurrence breakdown */
@@ -107,25 +106,25 @@ op_slot *ops_table_get(op_table *t, uint64_t pid, uint64_t sid, pq_str name, int
 op_slot *ops_table_find(const op_table *t, uint64_t pid, pq_str name);
 
 typedef struct prog_table {
-    ops_program *v;
+    pq_ops_program *v;
     size_t n, cap;
     int oom;
 } prog_table;
 
 /* Finds or adds the program PID; NULL on allocation failure. */
-ops_program *ops_prog_get(prog_table *t, uint64_t pid);
+pq_ops_program *ops_prog_get(prog_table *t, uint64_t pid);
 /* Names program P after MODULE, cut at its "(N)" suffix, unless P has a name. */
-void ops_prog_name_from_module(ops_program *p, pq_str module);
+void ops_prog_name_from_module(pq_ops_program *p, pq_str module);
 
 /* What one device plane is merged into. */
 typedef struct ops_ctx {
     op_table *ops;
     prog_table *progs;
-    ops_result *out;
+    pq_ops_result *out;
 } ops_ctx;
 
 /* Adds one device's windows (per-plane totals) to the result. */
-void ops_add_device(ops_result *out, int64_t span, int64_t plane_self, double plane_norm,
+void ops_add_device(pq_ops_result *out, int64_t span, int64_t plane_self, double plane_norm,
                     int64_t busy, int64_t module_ps);
 
 /* ---- the extractors: each merges one device plane; 0 when out of memory ---- */
@@ -139,9 +138,9 @@ int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx);
 int ops_annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *pg, int gpu,
                           arena *strings);
 
-/* ---- device peaks and type (ops_peaks.c) ---- */
+/* ---- device peaks and type (pq_ops_peaks.c) ---- */
 
 /* Fills OUT's peaks, device_type and gpu_model from the first device plane PL. */
-void ops_peaks_from_plane(const xp_plane *pl, ops_result *out);
+void ops_peaks_from_plane(const xp_plane *pl, pq_ops_result *out);
 
 #endif

@@ -1,4 +1,4 @@
-/* ops_peaks.c - device capabilities for the roofline: the peak FLOP/s and bandwidths a
+/* pq_ops_peaks.c - device capabilities for the roofline: the peak FLOP/s and bandwidths a
  * device plane states (TPU: peak_*_bw_gigabytes_per_second, has_cmem, has_merged_vmem,
  * megacore; GPU: memory_bandwidth, SRAM bandwidths), GPU peaks the plane does not state
  * derived from its core count x clock x the architecture's per-core rate (XProf's tables),
@@ -98,14 +98,14 @@ static int gpu_arch_rates(pq_str vendor, pq_str name, int major, int minor, doub
     return 0;
 }
 
-static void peaks_from_plane(const xp_plane *pl, ops_hw hw, ops_peaks *pk, char *model,
+static void peaks_from_plane(const xp_plane *pl, pq_ops_hw hw, pq_ops_peaks *pk, char *model,
                              size_t model_n)
 {
     memset(pk, 0, sizeof *pk);
     pk->tflops = plane_stat(pl, "peak_teraflops_per_second");
     if (pk->tflops < 0)
         pk->tflops = 0;
-    if (hw == OPS_HW_TPU) {
+    if (hw == PQ_OPS_HW_TPU) {
         static const char *const bw[7] = {
             "peak_hbm_bw_gigabytes_per_second",     "peak_sram_rd_bw_gigabytes_per_second",
             "peak_sram_wr_bw_gigabytes_per_second", "peak_cmem_rd_bw_gigabytes_per_second",
@@ -121,7 +121,7 @@ static void peaks_from_plane(const xp_plane *pl, ops_hw hw, ops_peaks *pk, char 
     pk->bws[0] = plane_stat(pl, "memory_bandwidth") / 1e9;
     pk->bws[1] = plane_stat(pl, "peak_sram_rd_bw_gigabytes_per_second");
     pk->bws[2] = plane_stat(pl, "peak_sram_wr_bw_gigabytes_per_second");
-    if (hw != OPS_HW_GPU)
+    if (hw != PQ_OPS_HW_GPU)
         return;
     /* XProf's GetPerfEnvFromXPlane: peaks the plane does not state come from its core
      * count x clock (kHz) x the architecture's per-core rate; a figure the plane lacks
@@ -148,11 +148,11 @@ static void peaks_from_plane(const xp_plane *pl, ops_hw hw, ops_peaks *pk, char 
         }
 }
 
-void ops_peaks_from_plane(const xp_plane *pl, ops_result *out)
+void ops_peaks_from_plane(const xp_plane *pl, pq_ops_result *out)
 {
     peaks_from_plane(pl, out->hw, &out->peaks, out->gpu_model, sizeof out->gpu_model);
-    if (out->hw != OPS_HW_TPU) {
-        strcpy(out->device_type, out->hw == OPS_HW_GPU ? "GPU" : "CPU");
+    if (out->hw != PQ_OPS_HW_TPU) {
+        strcpy(out->device_type, out->hw == PQ_OPS_HW_GPU ? "GPU" : "CPU");
         return;
     }
     for (uint32_t k = 0; k < pl->nstats; k++)

@@ -11,7 +11,7 @@ double ops_giga_to_gibi(double x)
     return x / (1073741824.0 / 1e9);
 }
 
-void ops_rates(const ops_result *r, const op_metrics *m, op_rates *o)
+void ops_rates(const pq_ops_result *r, const pq_op_row *m, pq_op_rates *o)
 {
     memset(o, 0, sizeof *o);
     double ns = (double)m->time_ps / 1e3;
@@ -26,7 +26,7 @@ void ops_rates(const ops_result *r, const op_metrics *m, op_rates *o)
     o->vmem_wr_gibps = ops_giga_to_gibi(ops_safe_div(m->bd_vmem_wr, ns));
     o->oi = ops_safe_div(m->flops, m->bytes_accessed);
     o->hbm_oi = ops_safe_div(m->flops, o->hbm_bytes);
-    const ops_peaks *pk = &r->peaks;
+    const pq_ops_peaks *pk = &r->peaks;
     const char *bound = "Unknown";
     double best = 0, boi = 0;
     double u = ops_safe_div(o->flop_rate_gflops, pk->tflops * 1000);
@@ -41,7 +41,7 @@ void ops_rates(const ops_result *r, const op_metrics *m, op_rates *o)
         bound = "HBM";
         boi = o->hbm_oi;
     }
-    if (r->hw == OPS_HW_TPU) {
+    if (r->hw == PQ_OPS_HW_TPU) {
         struct {
             double bytes, bw, peak;
             const char *name;
@@ -59,7 +59,7 @@ void ops_rates(const ops_result *r, const op_metrics *m, op_rates *o)
                 boi = ops_safe_div(m->flops, mem[i].bytes);
             }
         }
-    } else if (r->hw == OPS_HW_GPU && pk->bws[2] != 0) {
+    } else if (r->hw == PQ_OPS_HW_GPU && pk->bws[2] != 0) {
         u = ops_safe_div(o->hbm_bw_gibps, ops_giga_to_gibi(pk->bws[2]));
         if (u > best) {
             best = u;

@@ -206,7 +206,7 @@ static int tpu_modules(tpu_plane_st *ts, ops_ctx *cx)
             uint64_t pid = 0;
             const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
             if (module_program(ts, &ev, em, &pid)) {
-                ops_program *p = ops_prog_get(cx->progs, pid);
+                pq_ops_program *p = ops_prog_get(cx->progs, pid);
                 if (!p)
                     return 0;
                 if (p->seen_on == pl) { /* not the first execution on this device */
@@ -343,7 +343,7 @@ static int tpu_merge_one(tpu_plane_st *ts, ops_ctx *cx, const ev_rec *r, meta_in
     }
     int64_t occ = r->occurrences > 1 ? (int64_t)r->occurrences : 1;
     int64_t self = r->dur - r->children;
-    op_metrics *m = &sl->m;
+    pq_op_row *m = &sl->m;
     if (fresh) {
         m->long_name = mi->long_name;
         m->category = mi->category;
@@ -372,7 +372,7 @@ static int tpu_merge_one(tpu_plane_st *ts, ops_ctx *cx, const ev_rec *r, meta_in
     }
     ts->plane_self += self;
     ts->plane_norm += (double)r->dur * tsm;
-    ops_program *p = ops_prog_get(cx->progs, mi->pid);
+    pq_ops_program *p = ops_prog_get(cx->progs, mi->pid);
     if (!p)
         return 0;
     p->op_self_ps += self;
