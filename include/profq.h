@@ -387,16 +387,160 @@ typedef struct pq_ops_options {
     pq_ops_xprof xprof;   /* PQ_OPS_HLO_STATS: XProf's table instead of profq's format */
 } pq_ops_options;
 
+/* Numbered as XProf's HardwareType. CPU: XLA:CPU ops on host threads (profq only; XProf's
+ * device tools are empty for CPU-only runs). */
+typedef enum pq_ops_hw {
+    PQ_OPS_HW_NONE = 0,
+    PQ_OPS_HW_CPU = 1,
+    PQ_OPS_HW_GPU = 2,
+    PQ_OPS_HW_TPU = 3
+} pq_ops_hw;
+
+/* The roofline figures of one row (spec 5.6), against the result's peaks. */
+typedef struct pq_op_rates {
+    double flop_rate_gflops; /* measured: flops / time_ns */
+    double model_flop_rate;
+    double mem_bw_gibps; /* bytes_accessed / ns, GiB/s */
+    double hbm_bw_gibps; /* breakdown HBM bytes, or bytes_accessed without breakdown */
+    double cmem_rd_gibps, cmem_wr_gibps, vmem_rd_gibps, vmem_wr_gibps;
+    double oi; /* flops / bytes_accessed */
+    double hbm_oi;
+    double hbm_bytes;
+    const char *bound_by; /* static: "Compute", "HBM", "CMEM Read", ... or "Unknown" */
+    double bottleneck_oi;
+} pq_op_rates;
+
+/* One row: an op (program, op) merged over devices, a group of ops (--by category or
+ * program), or a total. Times in picoseconds summed over devices; FLOPs and bytes summed
+ * over occurrences. */
+typedef struct pq_op_row {
+    uint64_t program_id;
+    uint64_t symbol_id; /* TPU; 0 for GPU and CPU ops (keyed by name) */
+    pq_str name, long_name, category, provenance, dedup_name;
+    pq_str source, source_stack; /* metadata stats "source" (file:line) and "source_stack" */
+    int64_t occurrences;
+    int64_t time_ps, self_time_ps, min_time_ps, dma_stall_ps;
+    double normalized_time_ps;
+    double flops, model_flops, bytes_accessed;
+    /* memory_access_breakdown, summed (bytes): HBM any direction, CMEM and VMEM read/write,
+     * on-chip (memory space != HBM) read/write. */
+    double bd_hbm, bd_cmem_rd, bd_cmem_wr, bd_vmem_rd, bd_vmem_wr, bd_onchip_rd, bd_onchip_wr;
+    int has_breakdown;
+    int is_idle; /* XProf's IDLE row: total time minus op time */
+    /* GPU/CPU: provenance is the HLO instruction's metadata.op_name; XProf's framework op
+     * name is then "<op_name>:<op_type>" (empty when op_name is). */
+    int provenance_from_hlo;
+    pq_str op_type;
+    pq_op_rates rates; /* filled by pq_ops_compute for every row of the result */
+} pq_op_row;
+
+/* One XLA module (program) over all devices. */
+typedef struct pq_ops_program {
+    uint64_t program_id;
+    pq_str name;        /* module name ("" when the input names none) */
+    int64_t executions; /* XLA Modules events (TPU); 0 where the input has none */
+    int64_t module_ps;  /* summed module execution time over devices */
+    int64_t op_self_ps; /* summed op self time */
+    int64_t first_ps;   /* first module (or op) start, absolute */
+    double flops, model_flops, bytes_accessed, hbm_bytes;
+    /* steady state: the program's executions after the first on each device */
+    int64_t steady_executions, steady_module_ps;
+    double steady_share; /* fraction of the program's op time inside steady executions */
+    const void *seen_on; /* private: the device plane of the last execution counted */
+} pq_ops_program;
+
+typedef struct pq_ops_peaks {
+    double tflops; /* peak TFLOP/s per device; 0 = unknown */
+    double bws[7]; /* GB/s: HBM, SRAM rd, SRAM wr, CMEM rd, CMEM wr, VMEM rd, VMEM wr; 0 =
+                      unknown */
+    int has_cmem, has_merged_vmem, has_megacore;
+    int user_flops, user_bw; /* set from --peak-flops / --peak-bw */
+    /* GPU: the FLOP and SRAM peaks derived from the plane's core count x clock x the
+     * architecture's per-core rate (XProf's tables; 0 when the plane states them or when
+     * the architecture is not in the tables), and the rates used. */
+    int derived_flops, derived_sram;
+    double cores, clock_ghz, flops_per_cycle, sram_bytes_per_cycle;
+} pq_ops_peaks;
+
+/* The program totals of the roofline (spec 5.8): ops outside call/conditional/while/
+ * megacore fusion summed, HBM bytes summed over the ops that state a breakdown (bytes
+ * accessed when none does). */
+typedef struct pq_ops_roofline {
+    pq_op_row total; /* time = the captured window, self = op time (profq's roofline) */
+    /* XProf's "Program" records: [0] infeed/outfeed left out, [1] included; time = the
+     * window less the left-out infeed/outfeed time, self and DMA stall 0. */
+    pq_op_row program[2];
+    /* XProf's "Average" record over complete steps: empty (profq does not group steps yet,
+     * and XProf writes it empty without step markers) */
+    pq_op_row average;
+} pq_ops_roofline;
+
+/* What pq_ops_compute returns. */
+typedef struct pq_ops_result {
+    pq_ops_hw hw;
+    char device_type[64];
+    char gpu_model[64];     /* XProf's GPU device_type ("AMD GPU - gfx942"); "" when unknown */
+    uint32_t ndevices;      /* device planes contributing */
+    uint32_t device_planes; /* all planes of the chosen kind (XProf device_core_count) */
+    pq_op_row *ops;         /* sorted by (self_time desc, name asc); the IDLE row is last */
+    size_t nops;
+    pq_ops_program *programs; /* sorted by op self time desc, then id */
+    size_t nprograms;
+    int64_t total_time_ps; /* XProf's db total_time_ps: summed over devices, includes idle */
+    int64_t total_op_time_ps;
+    double normalized_total_op_time_ps;
+    /* Windows, summed over devices (device-picoseconds). */
+    int64_t window_ps;        /* per device: last end - first start of its op/module/step lines */
+    int64_t module_ps;        /* union of module executions */
+    int64_t busy_ps;          /* union of top-level op events */
+    int64_t idle_ps;          /* total_time - total op time (XProf's IDLE op) */
+    void *strings;            /* private: text built for the ops (GPU source info) */
+    int64_t steady_window_ps; /* windows after the first execution of the dominant program */
+    int64_t steady_busy_ps;
+    uint64_t dominant_program;
+    int has_dominant;
+    pq_ops_peaks peaks;
+    /* opts->by when it is PQ_OPS_BY_CATEGORY or PQ_OPS_BY_PROGRAM: the ops so grouped (IDLE
+     * left out), sorted by self time; else NULL. */
+    pq_ops_group by;
+    pq_op_row *groups;
+    size_t ngroups;
+    pq_ops_roofline roofline;
+} pq_ops_result;
+
+/* Computes the op metrics of PROFILE into *RESULT (opts->by chooses the groups, the peaks
+ * override the input's, opts->xprof != PQ_OPS_NATIVE reads device planes only, as XProf).
+ * OPTS may be NULL. Ownership: the result borrows strings from the profile; free it with
+ * pq_ops_result_free before the profile. On error *RESULT holds nothing to free. */
+pq_status pq_ops_compute(const pq_profile *profile, const pq_ops_options *opts,
+                         pq_ops_result *result, pq_error *err);
+
+/* Which report pq_ops_render writes. */
+typedef enum pq_ops_view {
+    PQ_OPS_VIEW_OPS = 0,     /* `profq ops`: windows, the op table, programs */
+    PQ_OPS_VIEW_ROOFLINE = 1 /* `profq roofline`: peaks, totals, programs, op rates */
+} pq_ops_view;
+
+/* Writes RESULT as VIEW: text, JSON ("profq.ops.v1" / "profq.roofline.v1"), or XProf's
+ * hlo_stats, op_profile or roofline_model JSON as opts->xprof says; opts->top limits the
+ * rows, opts->by the grouping (PQ_ERR_USAGE when the result was computed for another
+ * grouping). Formats only: every figure is the result's. */
+pq_status pq_ops_render(const pq_ops_result *result, const pq_ops_options *opts, pq_ops_view view,
+                        pq_output fmt, pq_sink *sink, pq_error *err);
+
+/* Frees what pq_ops_compute allocated in RESULT (not RESULT itself); NULL is fine. */
+void pq_ops_result_free(pq_ops_result *result);
+
 /* Renders the op table with windows first (`profq ops`): text, or JSON with schema
  * "profq.ops.v1", or XProf's hlo_stats DataTable when opts->xprof says so. OPTS may be NULL
- * (all ops by op, peaks from the input). */
+ * (all ops by op, peaks from the input). pq_ops_compute, pq_ops_render, pq_ops_result_free. */
 pq_status pq_render_ops(const pq_profile *profile, const pq_ops_options *opts, pq_output fmt,
                         pq_sink *sink, pq_error *err);
 
 /* Renders the roofline (`profq roofline`): device peaks, per program totals with
  * active-window and whole-window FLOP rates and bandwidths, per op rates, operational
  * intensity and bound-by. JSON schema "profq.roofline.v1", or XProf's roofline_model
- * DataTables when opts->xprof is PQ_OPS_ROOFLINE_MODEL. */
+ * DataTables when opts->xprof is PQ_OPS_ROOFLINE_MODEL. The three calls above, in turn. */
 pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *opts, pq_output fmt,
                              pq_sink *sink, pq_error *err);
 

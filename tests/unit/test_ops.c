@@ -28,7 +28,7 @@ static void tpu_meta(tbuf *b, int64_t id, const char *name, uint64_t sym, const 
 
 /* Closes the line LN and the plane PL of B, loads the XSpace and computes its ops into R
  * (which must succeed). */
-static pq_profile *load_ops(tbuf *b, size_t ln, size_t pl, ops_result *r)
+static pq_profile *load_ops(tbuf *b, size_t ln, size_t pl, pq_ops_result *r)
 {
     msg_end(b, ln);
     msg_end(b, pl);
@@ -39,7 +39,7 @@ static pq_profile *load_ops(tbuf *b, size_t ln, size_t pl, ops_result *r)
     return p;
 }
 
-static const op_metrics *find(const ops_result *r, const char *name)
+static const pq_op_row *find(const pq_ops_result *r, const char *name)
 {
     for (size_t i = 0; i < r->nops; i++)
         if (pq_str_eq(r->ops[i].name, name))
@@ -74,11 +74,11 @@ static void test_tpu_nesting_and_totals(void **state)
     put_event(&b, 2, 100, 300);
     put_event(&b, 1, 2000, 500);
     put_event(&b, 3, 3000, 6000);
-    ops_result r;
+    pq_ops_result r;
     pq_profile *p = load_ops(&b, ln, pl, &r);
-    assert_int_equal(r.hw, OPS_HW_TPU);
+    assert_int_equal(r.hw, PQ_OPS_HW_TPU);
     assert_int_equal(r.nops, 3); /* fusion, convolution, IDLE */
-    const op_metrics *f = find(&r, "fusion.1"), *c = find(&r, "convolution.2");
+    const pq_op_row *f = find(&r, "fusion.1"), *c = find(&r, "convolution.2");
     assert_non_null(f);
     assert_non_null(c);
     assert_int_equal(f->occurrences, 2);
@@ -100,18 +100,38 @@ static void test_tpu_nesting_and_totals(void **state)
     assert_true(pq_str_eq(r.programs[0].name, "jit_f"));
     /* rows by self time: fusion (1200) before convolution (300) */
     assert_true(pq_str_eq(r.ops[0].name, "fusion.1"));
-    op_rates o;
+    pq_op_rates o;
     ops_rates(&r, c, &o); /* 4e9 FLOP in 0.3 ns: far above 1e5 GFLOP/s */
     assert_string_equal(o.bound_by, "Compute");
     ops_rates(&r, f, &o); /* 2e3/1.5 GFLOP/s = 1.3% of peak; 2e3 B/1.5 ns = 133% of HBM */
     assert_string_equal(o.bound_by, "HBM");
+    /* the result carries the same rates on every row */
+    assert_string_equal(f->rates.bound_by, "HBM");
+    assert_true(f->rates.hbm_bw_gibps == o.hbm_bw_gibps);
     ops_free(&r);
-    /* --peak-flops overrides the plane */
-    ops_options oo = {1e9, 0, 0};
+    /* --peak-flops overrides the plane, through the public API */
+    pq_ops_options po = {.peak_tflops = 1e9, .by = PQ_OPS_BY_CATEGORY};
     pq_error err;
-    assert_int_equal(ops_compute(p, &oo, &r, &err), PQ_OK);
-    assert_true(r.peaks.tflops == 1e9 && r.peaks.user_flops);
-    ops_free(&r);
+    pq_ops_result pr;
+    assert_int_equal(pq_ops_compute(p, &po, &pr, &err), PQ_OK);
+    assert_true(pr.peaks.tflops == 1e9 && pr.peaks.user_flops);
+    /* --by category: one group per category, IDLE left out, sorted by self time */
+    assert_int_equal(pr.by, PQ_OPS_BY_CATEGORY);
+    assert_true(pr.ngroups >= 2);
+    int64_t grouped = 0;
+    for (size_t i = 0; i < pr.ngroups; i++) {
+        assert_false(pr.groups[i].is_idle);
+        if (i > 0)
+            assert_true(pr.groups[i - 1].self_time_ps >= pr.groups[i].self_time_ps);
+        grouped += pr.groups[i].self_time_ps;
+    }
+    assert_true(grouped == pr.total_op_time_ps);
+    /* rendering for another grouping is refused, not silently regrouped */
+    po.by = PQ_OPS_BY_PROGRAM;
+    pq_sink null_sink = {0};
+    assert_int_equal(pq_ops_render(&pr, &po, PQ_OPS_VIEW_OPS, PQ_OUT_TEXT, &null_sink, &err),
+                     PQ_ERR_USAGE);
+    pq_ops_result_free(&pr);
     pq_profile_free(p);
     tb_free(&b);
 }
@@ -133,11 +153,11 @@ static void test_gpu_kernels(void **state)
         msg_end(&b, e);
     }
     put_event(&b, 2, 5000, 50); /* no hlo_op: not an XLA op */
-    ops_result r;
+    pq_ops_result r;
     pq_profile *p = load_ops(&b, ln, pl, &r);
-    assert_int_equal(r.hw, OPS_HW_GPU);
+    assert_int_equal(r.hw, PQ_OPS_HW_GPU);
     assert_int_equal(r.nops, 2);
-    const op_metrics *f = find(&r, "fusion.3");
+    const pq_op_row *f = find(&r, "fusion.3");
     assert_non_null(f);
     assert_true(f->program_id == 42);
     assert_int_equal(f->occurrences, 3);
@@ -176,7 +196,7 @@ static void test_gpu_peaks(void **state)
         size_t e = event_begin(&b, 1, 0, 100);
         put_stat_s(&b, 4, ST_HLO_OP, "fusion.3");
         msg_end(&b, e);
-        ops_result r;
+        pq_ops_result r;
         pq_profile *p = load_ops(&b, ln, pl, &r);
         assert_true(fabs(r.peaks.bws[0] - 2662.4) < 1e-9);
         if (with_cores) {
@@ -217,10 +237,10 @@ static void test_cpu_thunks(void **state)
         put_stat_u(&b, 4, ST_PID, 5);
         msg_end(&b, x);
     }
-    ops_result r;
+    pq_ops_result r;
     pq_profile *p = load_ops(&b, ln, pl, &r);
-    assert_int_equal(r.hw, OPS_HW_CPU);
-    const op_metrics *w = find(&r, "while.1"), *d = find(&r, "dot.2");
+    assert_int_equal(r.hw, PQ_OPS_HW_CPU);
+    const pq_op_row *w = find(&r, "while.1"), *d = find(&r, "dot.2");
     assert_non_null(w);
     assert_non_null(d);
     assert_int_equal(w->self_time_ps, 500);

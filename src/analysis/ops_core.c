@@ -1,0 +1,392 @@
+/* ops_core.c - the merge core of op metrics (XProf's device OpMetricsDb, spec/xprof-tools.md
+ * 5.2-5.6): chooses the device kind (TPU TensorCores, else GPUs, else XLA:CPU host threads),
+ * hands each device plane to its extractor (ops_tpu.c, ops_gpu.c, ops_cpu.c), which merges
+ * into one op table keyed by (program, symbol, name) and one program table over devices and
+ * hosts; then annotates GPU/CPU ops from their HloProtos, scales per-occurrence figures by
+ * occurrences, adds IDLE, sorts, and sums the windows (captured, in modules, busy, idle,
+ * steady state). Not here: reading stats (ops_stats.c), peaks (pq_ops_peaks.c), rates
+ * (ops_rates.c), rendering (render/ops_*.c). */
+#include "analysis/ops_internal.h"
+
+#include "core/alloc.h"
+#include "core/err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the op table ---- */
+
+static uint64_t hash_key(uint64_t pid, uint64_t sid, pq_str name)
+{
+    uint64_t h = 1469598103934665603ull ^ pid;
+    h = (h ^ sid) * 1099511628211ull;
+    h ^= h >> 29;
+    for (size_t i = 0; i < name.n; i++)
+        h = (h ^ (unsigned char)name.p[i]) * 1099511628211ull;
+    return h ^ (h >> 32);
+}
+
+static int table_grow(op_table *t)
+{
+    size_t icap = t->icap ? t->icap * 2 : 1024;
+    uint32_t *idx = pq_calloc(icap, sizeof *idx);
+    if (!idx)
+        return 0;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t j = t->v[i].hash & (icap - 1);
+        while (idx[j])
+            j = (j + 1) & (icap - 1);
+        idx[j] = (uint32_t)i + 1;
+    }
+    pq_free(t->idx);
+    t->idx = idx;
+    t->icap = icap;
+    return 1;
+}
+
+/* Finds or inserts the slot; *fresh tells which. NULL on allocation failure. */
+op_slot *ops_table_get(op_table *t, uint64_t pid, uint64_t sid, pq_str name, int *fresh)
+{
+    if ((t->n + 1) * 2 > t->icap && !table_grow(t)) {
+        t->oom = 1;
+        return NULL;
+    }
+    uint64_t h = hash_key(pid, sid, name);
+    size_t j = h & (t->icap - 1);
+    while (t->idx[j]) {
+        op_slot *s = &t->v[t->idx[j] - 1];
+        if (s->hash == h && s->m.program_id == pid && s->m.symbol_id == sid &&
+            (sid != 0 || ops_str_same(s->m.name, name))) {
+            *fresh = 0;
+            return s;
+        }
+        j = (j + 1) & (t->icap - 1);
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 256;
+        op_slot *v = pq_realloc(t->v, cap * sizeof *v);
+        if (!v) {
+            t->oom = 1;
+            return NULL;
+        }
+        t->v = v;
+        t->cap = cap;
+    }
+    op_slot *s = &t->v[t->n];
+    memset(s, 0, sizeof *s);
+    s->hash = h;
+    s->m.program_id = pid;
+    s->m.symbol_id = sid;
+    s->m.name = name;
+    t->idx[j] = (uint32_t)++t->n;
+    *fresh = 1;
+    return s;
+}
+
+op_slot *ops_table_find(const op_table *t, uint64_t pid, pq_str name)
+{
+    if (!t->icap)
+        return NULL;
+    uint64_t h = hash_key(pid, 0, name);
+    size_t j = h & (t->icap - 1);
+    while (t->idx[j]) {
+        op_slot *s = &t->v[t->idx[j] - 1];
+        if (s->hash == h && s->m.program_id == pid && s->m.symbol_id == 0 &&
+            ops_str_same(s->m.name, name))
+            return s;
+        j = (j + 1) & (t->icap - 1);
+    }
+    return NULL;
+}
+
+/* ---- programs ---- */
+
+pq_ops_program *ops_prog_get(prog_table *t, uint64_t pid)
+{
+    for (size_t i = 0; i < t->n; i++) /* few programs per profile */
+        if (t->v[i].program_id == pid)
+            return &t->v[i];
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        pq_ops_program *v = pq_realloc(t->v, cap * sizeof *v);
+        if (!v) {
+            t->oom = 1;
+            return NULL;
+        }
+        t->v = v;
+        t->cap = cap;
+    }
+    pq_ops_program *p = &t->v[t->n++];
+    memset(p, 0, sizeof *p);
+    p->program_id = pid;
+    p->first_ps = INT64_MAX;
+    return p;
+}
+
+void ops_prog_name_from_module(pq_ops_program *p, pq_str module)
+{
+    if (p->name.n || !module.n)
+        return;
+    for (size_t k = module.n; k > 0; k--)
+        if (module.p[k - 1] == '(') {
+            module.n = k - 1;
+            break;
+        }
+    p->name = module;
+}
+
+void ops_add_device(pq_ops_result *out, int64_t span, int64_t plane_self, double plane_norm,
+                    int64_t busy, int64_t module_ps)
+{
+    int64_t total = span > plane_self ? span : plane_self;
+    out->total_time_ps += total;
+    out->total_op_time_ps += plane_self;
+    out->normalized_total_op_time_ps += plane_norm;
+    out->window_ps += total;
+    out->busy_ps += busy;
+    out->module_ps += module_ps;
+    out->ndevices++;
+}
+
+/* ---- compute ---- */
+
+static int op_cmp(const void *a, const void *b)
+{
+    const pq_op_row *x = a, *y = b;
+    if (x->is_idle != y->is_idle)
+        return x->is_idle - y->is_idle;
+    if (x->self_time_ps != y->self_time_ps)
+        return x->self_time_ps > y->self_time_ps ? -1 : 1;
+    size_t n = x->name.n < y->name.n ? x->name.n : y->name.n;
+    int c = n ? memcmp(x->name.p, y->name.p, n) : 0;
+    if (c)
+        return c;
+    if (x->name.n != y->name.n)
+        return x->name.n < y->name.n ? -1 : 1;
+    if (x->program_id != y->program_id)
+        return x->program_id < y->program_id ? -1 : 1;
+    return x->symbol_id < y->symbol_id ? -1 : x->symbol_id > y->symbol_id;
+}
+
+static int prog_cmp(const void *a, const void *b)
+{
+    const pq_ops_program *x = a, *y = b;
+    if (x->op_self_ps != y->op_self_ps)
+        return x->op_self_ps > y->op_self_ps ? -1 : 1;
+    return x->program_id < y->program_id ? -1 : x->program_id > y->program_id;
+}
+
+/* Device planes: TPU TensorCores if any source has them, else GPUs (spec 5.1), else host
+ * threads with hlo_op stats (XLA:CPU) unless OPT asks for device planes only. */
+static pq_ops_hw choose_hw(const pq_profile *prof, const ops_options *opt)
+{
+    for (size_t si = 0; si < prof->nsources; si++)
+        for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
+            if (prof->sources[si].planes[pi].kind == DEV_TPU)
+                return PQ_OPS_HW_TPU;
+    for (size_t si = 0; si < prof->nsources; si++)
+        for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
+            if (prof->sources[si].planes[pi].kind == DEV_GPU)
+                return PQ_OPS_HW_GPU;
+    if (opt && opt->device_only)
+        return PQ_OPS_HW_NONE;
+    for (size_t si = 0; si < prof->nsources; si++)
+        for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
+            if (prof->sources[si].planes[pi].kind == DEV_HOST_THREADS &&
+                xp_stat_meta_by_name(&prof->sources[si].planes[pi], "hlo_op"))
+                return PQ_OPS_HW_CPU;
+    return PQ_OPS_HW_NONE;
+}
+
+/* Every plane of the chosen kind through its extractor; peaks from the first. 0 when out
+ * of memory. */
+static int merge_planes(const pq_profile *prof, ops_ctx *cx)
+{
+    pq_ops_result *out = cx->out;
+    device_kind want = out->hw == PQ_OPS_HW_TPU   ? DEV_TPU
+                       : out->hw == PQ_OPS_HW_GPU ? DEV_GPU
+                                                  : DEV_HOST_THREADS;
+    int have_peaks = 0;
+    for (size_t si = 0; out->hw != PQ_OPS_HW_NONE && si < prof->nsources; si++) {
+        const pq_source *src = &prof->sources[si];
+        for (uint32_t pi = 0; pi < src->nplanes; pi++) {
+            const xp_plane *pl = &src->planes[pi];
+            if (pl->kind != want)
+                continue;
+            out->device_planes++;
+            if (!have_peaks) {
+                ops_peaks_from_plane(pl, out);
+                have_peaks = 1;
+            }
+            int ok = out->hw == PQ_OPS_HW_TPU   ? ops_tpu_plane(src, pl, cx)
+                     : out->hw == PQ_OPS_HW_GPU ? ops_gpu_plane(src, pl, cx)
+                                                : ops_cpu_plane(src, pl, cx);
+            if (!ok || cx->ops->oom || cx->progs->oom)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* GPU/CPU: category, provenance and costs of each program's ops from its HloProto. */
+static int annotate_programs(const pq_profile *prof, pq_ops_result *out, op_table *t,
+                             const prog_table *pt)
+{
+    if (out->hw != PQ_OPS_HW_GPU && out->hw != PQ_OPS_HW_CPU)
+        return 1;
+    arena *strings = pq_calloc(1, sizeof *strings);
+    if (strings)
+        arena_init(strings);
+    out->strings = strings;
+    for (size_t k = 0; k < pt->n; k++)
+        for (size_t si = 0; si < prof->nsources; si++)
+            for (uint32_t i = 0; i < prof->sources[si].nprograms; i++) {
+                const pq_program *pg = &prof->sources[si].programs[i];
+                if (pg->program_id == pt->v[k].program_id && pg->hlo &&
+                    (!out->strings ||
+                     !ops_annotate_from_hlo(t, &prof->sources[si], pg, out->hw == PQ_OPS_HW_GPU,
+                                            out->strings)))
+                    return 0;
+            }
+    return 1;
+}
+
+/* Finalize (spec 5.3): per-occurrence metadata figures times occurrences, program sums,
+ * the IDLE row, the sort. 0 when out of memory. */
+static int finalize_ops(pq_ops_result *out, op_table *t, prog_table *pt)
+{
+    out->ops = pq_calloc(t->n + 1, sizeof *out->ops);
+    if (!out->ops)
+        return 0;
+    for (size_t i = 0; i < t->n; i++) {
+        op_slot *s = &t->v[i];
+        pq_op_row *m = &s->m;
+        double occ = (double)m->occurrences;
+        if (!s->custom_call) {
+            m->flops = s->m_flops * occ;
+            m->model_flops = s->m_model_flops * occ;
+            m->bytes_accessed = s->m_bytes * occ;
+        }
+        if (m->model_flops == 0)
+            m->model_flops = m->flops;
+        m->has_breakdown = s->bd.has_breakdown;
+        m->bd_hbm = s->bd.bd_hbm * occ;
+        m->bd_cmem_rd = s->bd.bd_cmem_rd * occ;
+        m->bd_cmem_wr = s->bd.bd_cmem_wr * occ;
+        m->bd_vmem_rd = s->bd.bd_vmem_rd * occ;
+        m->bd_vmem_wr = s->bd.bd_vmem_wr * occ;
+        m->bd_onchip_rd = s->bd.bd_onchip_rd * occ;
+        m->bd_onchip_wr = s->bd.bd_onchip_wr * occ;
+        out->ops[i] = *m;
+        pq_ops_program *p = NULL;
+        for (size_t k = 0; k < pt->n; k++)
+            if (pt->v[k].program_id == m->program_id)
+                p = &pt->v[k];
+        if (p) {
+            p->flops += m->flops;
+            p->model_flops += m->model_flops;
+            p->bytes_accessed += m->bytes_accessed;
+            p->hbm_bytes += m->has_breakdown ? m->bd_hbm : m->bytes_accessed;
+        }
+    }
+    out->nops = t->n;
+    if (out->ndevices > 0) {
+        pq_op_row *idle = &out->ops[out->nops++];
+        idle->name = pq_str_of("IDLE", 4);
+        idle->category = idle->name;
+        idle->is_idle = 1;
+        idle->time_ps = idle->self_time_ps = out->total_time_ps - out->total_op_time_ps;
+    }
+    out->idle_ps = out->total_time_ps - out->total_op_time_ps;
+    if (out->nops)
+        qsort(out->ops, out->nops, sizeof *out->ops, op_cmp);
+    return 1;
+}
+
+/* Program names from the HloProtos the profile carries, where module lines named none;
+ * then the programs, sorted, move into OUT. */
+static void finalize_programs(const pq_profile *prof, pq_ops_result *out, prog_table *pt)
+{
+    for (size_t k = 0; k < pt->n; k++)
+        for (size_t si = 0; si < prof->nsources && pt->v[k].name.n == 0; si++)
+            for (uint32_t i = 0; i < prof->sources[si].nprograms; i++)
+                if (prof->sources[si].programs[i].program_id == pt->v[k].program_id) {
+                    pt->v[k].name = prof->sources[si].programs[i].name;
+                    break;
+                }
+    if (pt->n)
+        qsort(pt->v, pt->n, sizeof *pt->v, prog_cmp);
+    out->programs = pt->v;
+    out->nprograms = pt->n;
+    pt->v = NULL;
+}
+
+/* Steady state: the dominant program's executions after its first (warm-up, compile and
+ * cache fill) on each device; its op time scales by the module-time share. */
+static void steady_state(pq_ops_result *out)
+{
+    pq_ops_program *dom = NULL;
+    for (size_t k = 0; k < out->nprograms; k++)
+        if (out->programs[k].executions > 1 &&
+            (!dom || out->programs[k].module_ps > dom->module_ps))
+            dom = &out->programs[k];
+    if (!dom)
+        return;
+    out->has_dominant = 1;
+    out->dominant_program = dom->program_id;
+    dom->steady_share = ops_safe_div((double)dom->steady_module_ps, (double)dom->module_ps);
+    out->steady_window_ps = dom->steady_module_ps;
+    out->steady_busy_ps = (int64_t)((double)dom->op_self_ps * dom->steady_share);
+}
+
+pq_status ops_compute(const pq_profile *prof, const ops_options *opt, pq_ops_result *out,
+                      pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    op_table t = {0};
+    prog_table pt = {0};
+    ops_ctx cx = {&t, &pt, out};
+    out->hw = choose_hw(prof, opt);
+    int ok = merge_planes(prof, &cx);
+    if (ok && opt && opt->peak_tflops > 0) {
+        out->peaks.tflops = opt->peak_tflops;
+        out->peaks.user_flops = 1;
+    }
+    if (ok && opt && opt->peak_hbm_gbps > 0) {
+        out->peaks.bws[0] = opt->peak_hbm_gbps;
+        out->peaks.user_bw = 1;
+    }
+    ok = ok && annotate_programs(prof, out, &t, &pt) && finalize_ops(out, &t, &pt);
+    if (ok) {
+        finalize_programs(prof, out, &pt);
+        steady_state(out);
+        for (size_t i = 0; i < out->nops; i++)
+            ops_rates(out, &out->ops[i], &out->ops[i].rates);
+        ok = ops_groups(out, opt ? opt->by : PQ_OPS_BY_OP);
+    }
+    pq_free(t.v);
+    pq_free(t.idx);
+    pq_free(pt.v);
+    if (ok)
+        return PQ_OK;
+    ops_free(out);
+    return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory computing op metrics");
+}
+
+void ops_free(pq_ops_result *r)
+{
+    if (!r)
+        return;
+    pq_free(r->ops);
+    pq_free(r->programs);
+    pq_free(r->groups);
+    if (r->strings) {
+        arena_release(r->strings);
+        pq_free(r->strings);
+        r->strings = NULL;
+    }
+    r->ops = NULL;
+    r->programs = NULL;
+    r->groups = NULL;
+    r->nops = r->nprograms = r->ngroups = 0;
+}

@@ -1,0 +1,133 @@
+/* ops_cpu.c - CPU op extraction for CPU-only runs: XLA:CPU records each thunk it runs as
+ * a host-thread event with hlo_op/hlo_module/program_id stats. Per thread line those events
+ * nest (a while or call thunk around its body), so an ancestor stack gives self time; the
+ * window is the first to the last op event over all threads. XProf has no device op
+ * database for these (its CPU path is for TensorFlow ops): this is profq's own. Not here:
+ * the merge into the result (ops_core.c), categories from the HloProto (ops_gpu.c). */
+#include "analysis/ops_internal.h"
+
+#include "core/alloc.h"
+
+#include <stdlib.h>
+
+typedef struct cpu_rec {
+    int64_t start, dur, children;
+    uint32_t order;
+    uint64_t pid;
+    pq_str name, module;
+} cpu_rec;
+
+static int cpu_cmp(const void *a, const void *b)
+{
+    const cpu_rec *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
+{
+    stat_ids ids;
+    ops_stat_ids_init(pl, &ids);
+    if (ids.id[S_HLO_OP] == INT64_MIN)
+        return 1;
+    int64_t lo = INT64_MAX, hi = INT64_MIN, plane_self = 0, busy = 0;
+    for (uint32_t li = 0; li < pl->nlines; li++) {
+        const xp_line *line = &pl->lines[li];
+        if (line->events == 0)
+            continue;
+        cpu_rec *recs = pq_malloc((size_t)line->events * sizeof *recs);
+        if (!recs)
+            return 0;
+        size_t n = 0;
+        int64_t base = line->timestamp_ns * 1000;
+        xp_event_iter ei;
+        xp_event ev;
+        xp_events_begin(line, &ei);
+        while (n < line->events && xp_events_next(&ei, &ev)) {
+            xla_ev x;
+            if (!ops_xla_event(src, pl, &ids, &ev, &x))
+                continue;
+            cpu_rec *r = &recs[n];
+            r->start = base + ev.offset_ps;
+            r->dur = ev.duration_ps;
+            r->children = 0;
+            r->order = (uint32_t)n;
+            r->pid = x.pid;
+            r->name = ops_last_hlo_op(x.hlo_op);
+            r->module = x.module;
+            n++;
+        }
+        qsort(recs, n, sizeof *recs, cpu_cmp);
+        size_t *stack = pq_malloc((n ? n : 1) * sizeof *stack);
+        if (!stack) {
+            pq_free(recs);
+            return 0;
+        }
+        size_t depth = 0;
+        int64_t busy_end = INT64_MIN;
+        for (size_t i = 0; i < n; i++) {
+            cpu_rec *r = &recs[i];
+            while (depth > 0) {
+                cpu_rec *p = &recs[stack[depth - 1]];
+                if (p->start <= r->start && r->start + r->dur <= p->start + p->dur)
+                    break;
+                depth--;
+            }
+            if (depth > 0) {
+                recs[stack[depth - 1]].children += r->dur;
+            } else {
+                int64_t e = r->start + r->dur;
+                if (r->start >= busy_end) {
+                    busy += r->dur;
+                    busy_end = e;
+                } else if (e > busy_end) {
+                    busy += e - busy_end;
+                    busy_end = e;
+                }
+            }
+            stack[depth++] = i;
+            if (r->start < lo)
+                lo = r->start;
+            if (r->start + r->dur > hi)
+                hi = r->start + r->dur;
+        }
+        pq_free(stack);
+        for (size_t i = 0; i < n; i++) {
+            cpu_rec *r = &recs[i];
+            int fresh;
+            op_slot *sl = ops_table_get(cx->ops, r->pid, 0, r->name, &fresh);
+            pq_ops_program *p = sl ? ops_prog_get(cx->progs, r->pid) : NULL;
+            if (!p) {
+                pq_free(recs);
+                return 0;
+            }
+            pq_op_row *m = &sl->m;
+            int64_t self = r->dur - r->children;
+            if (fresh) {
+                m->min_time_ps = r->dur;
+                sl->custom_call = 1; /* no metadata FLOPs to scale */
+            } else if (r->dur < m->min_time_ps) {
+                m->min_time_ps = r->dur;
+            }
+            m->occurrences++;
+            m->time_ps += r->dur;
+            m->self_time_ps += self;
+            m->normalized_time_ps += (double)r->dur;
+            plane_self += self;
+            p->op_self_ps += self;
+            p->module_ps += self;
+            if (r->start < p->first_ps)
+                p->first_ps = r->start;
+            if (p->name.n == 0 && r->module.n)
+                p->name = r->module;
+        }
+        pq_free(recs);
+    }
+    if (hi <= lo)
+        return 1;
+    ops_add_device(cx->out, hi - lo, plane_self, (double)plane_self, busy, 0);
+    return 1;
+}

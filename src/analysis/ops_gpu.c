@@ -1,0 +1,221 @@
+/* ops_gpu.c - GPU op extraction (XProf's device OpMetricsDb for GPUs, spec/xprof-tools.md
+ * 5.2-5.3): kernels on a GPU plane's raw (non-derived) stream lines, keyed by (program_id
+ * or hlo_module, hlo_op), each kernel its own self time; and the HloProto annotation of
+ * GPU and CPU ops: category and provenance from the program's instructions, and on GPUs
+ * FLOPs, bytes and HBM breakdown from XLA's GPU cost analysis (analysis/hlo_cost.c), as
+ * XProf. Not here: the merge into the result (ops_core.c), device peaks (pq_ops_peaks.c). */
+#include "analysis/ops_internal.h"
+
+#include "analysis/hlo_cost.h"
+#include "core/buf.h"
+#include "formats/hlo.h"
+
+#include <string.h>
+
+/* Derived lines (XProf's kThreadIdDerivedMin = 0xdeadbeef and up) are skipped. */
+static int gpu_derived_line(const xp_line *line)
+{
+    return line->id >= 0xdeadbeefLL && line->id < 0xdeadbeefLL + 64;
+}
+
+int ops_gpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
+{
+    stat_ids ids;
+    ops_stat_ids_init(pl, &ids);
+    int64_t lo = INT64_MAX, hi = INT64_MIN, plane_self = 0;
+    int64_t busy = 0;
+    int any = 0;
+    for (uint32_t li = 0; li < pl->nlines; li++) {
+        const xp_line *line = &pl->lines[li];
+        if (gpu_derived_line(line))
+            continue;
+        int64_t base = line->timestamp_ns * 1000, busy_end = INT64_MIN;
+        xp_event_iter ei;
+        xp_event ev;
+        xp_events_begin(line, &ei);
+        while (xp_events_next(&ei, &ev)) {
+            any = 1;
+            if (ev.offset_ps < lo)
+                lo = ev.offset_ps;
+            if (ev.offset_ps + ev.duration_ps > hi)
+                hi = ev.offset_ps + ev.duration_ps;
+            int64_t s = base + ev.offset_ps, e = s + ev.duration_ps;
+            if (s >= busy_end) {
+                busy += e - s;
+                busy_end = e;
+            } else if (e > busy_end) {
+                busy += e - busy_end;
+                busy_end = e;
+            }
+            xla_ev x;
+            if (!ops_xla_event(src, pl, &ids, &ev, &x))
+                continue; /* not an XLA op (memcpy, eager kernels without tf_op) */
+            uint64_t pid = x.pid;
+            pq_str module = x.module, tf_op = x.tf_op;
+            double flops = x.flops, bytes = x.bytes;
+            pq_str name = ops_last_hlo_op(x.hlo_op);
+            int fresh;
+            op_slot *sl = ops_table_get(cx->ops, pid, 0, name, &fresh);
+            if (!sl)
+                return 0;
+            pq_op_row *m = &sl->m;
+            if (fresh) {
+                m->provenance = tf_op;
+                m->min_time_ps = ev.duration_ps;
+                sl->custom_call = 1; /* event stats are per occurrence: summed, not scaled */
+            } else if (ev.duration_ps < m->min_time_ps) {
+                m->min_time_ps = ev.duration_ps;
+            }
+            m->occurrences++;
+            m->time_ps += ev.duration_ps;
+            m->self_time_ps += ev.duration_ps;
+            m->normalized_time_ps += (double)ev.duration_ps;
+            m->flops += flops;
+            m->model_flops += flops;
+            m->bytes_accessed += bytes;
+            plane_self += ev.duration_ps;
+            pq_ops_program *p = ops_prog_get(cx->progs, pid);
+            if (!p)
+                return 0;
+            p->op_self_ps += ev.duration_ps;
+            p->module_ps += ev.duration_ps;
+            if (s < p->first_ps)
+                p->first_ps = s;
+            ops_prog_name_from_module(p, module);
+        }
+    }
+    if (!any)
+        return 1;
+    ops_add_device(cx->out, hi > lo ? hi - lo : 0, plane_self, (double)plane_self, busy, 0);
+    return 1;
+}
+
+/* ---- GPU/CPU categories from the HloProto (XLA HloInstruction::ToCategory) ---- */
+
+static int str_in(pq_str s, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pq_str_eq(s, list[i]))
+            return 1;
+    return 0;
+}
+
+static pq_str hlo_category(pq_str opcode, pq_str fusion_kind)
+{
+    static const char *const formatting[] = {"transpose", "copy", "copy-start", "copy-done"};
+    if (str_in(opcode, formatting, sizeof formatting / sizeof formatting[0]))
+        return pq_str_of("data formatting", 15);
+    if (hlo_opcode_is_elementwise(opcode))
+        return pq_str_of("non-fusion elementwise", 22);
+    if (pq_str_eq(opcode, "fusion")) {
+        if (pq_str_eq(fusion_kind, "kLoop"))
+            return pq_str_of("loop fusion", 11);
+        if (pq_str_eq(fusion_kind, "kInput"))
+            return pq_str_of("input fusion", 12);
+        if (pq_str_eq(fusion_kind, "kOutput"))
+            return pq_str_of("output fusion", 13);
+        if (pq_str_eq(fusion_kind, "kCustom"))
+            return pq_str_of("custom fusion", 13);
+        return pq_str_of("fusion", 6);
+    }
+    return opcode;
+}
+
+/* XProf's source info of an HLO instruction (GetSourceInfo): the metadata's
+ * "source_file:source_line" when it names a file, else "file:line" of the first frame of
+ * its stack; the stack is "file:line:column\n" per frame, innermost first. The text goes
+ * to arena A; returns 0 when out of memory. */
+static int hlo_source_info(const hlo_module *m, const hlo_instruction *ins, arena *a,
+                           pq_str *source, pq_str *stack)
+{
+    buf b;
+    buf_init(&b, NULL);
+    int32_t id = ins->stack_frame_id;
+    for (uint32_t guard = 0; id > 0 && (uint32_t)id <= m->nstack_frames && guard < 4096; guard++) {
+        const hlo_stack_frame *f = &m->stack_frames[id - 1];
+        id = f->parent_frame_id;
+        int32_t loc = f->file_location_id;
+        if (loc <= 0 || (uint32_t)loc > m->nfile_locations)
+            break;
+        const hlo_file_location *fl = &m->file_locations[loc - 1];
+        pq_str file = fl->file_name_id > 0 && (uint32_t)fl->file_name_id <= m->nfile_names
+                          ? m->file_names[fl->file_name_id - 1]
+                          : (pq_str){0};
+        buf_put(&b, file.p, file.n);
+        buf_printf(&b, ":%d:%d\n", fl->line, fl->column);
+    }
+    size_t nstack = b.n;
+    if (ins->source_file.n) {
+        buf_put(&b, ins->source_file.p, ins->source_file.n);
+        buf_printf(&b, ":%d", ins->source_line);
+    } else if (nstack) {
+        /* first frame "file:line:col": its "file:line" */
+        size_t end = 0, colons = 0;
+        while (end < nstack && b.p[end] != '\n' && !(b.p[end] == ':' && ++colons == 2))
+            end++;
+        if (colons == 2)
+            buf_put(&b, b.p, end);
+    }
+    int ok = b.status == PQ_OK;
+    char *t = ok && b.n ? arena_strndup(a, b.p, b.n) : NULL;
+    if (t) {
+        *stack = pq_str_of(t, nstack);
+        *source = pq_str_of(t + nstack, b.n - nstack);
+    }
+    ok = ok && (!b.n || t);
+    buf_release(&b);
+    return ok;
+}
+
+/* Sets category and provenance (metadata.op_name) of the ops of program PG from its
+ * HloProto, as XProf does for GPU ops, and on GPUs their FLOPs, bytes and HBM breakdown from
+ * XLA's GPU cost analysis of that module (analysis/hlo_cost.c), as XProf's
+ * PerformanceInfoWrapper gives them: device FLOPs, model FLOPs and bytes where positive, else
+ * what the events stated. A proto that does not decode is skipped silently: the load only
+ * checked its header, and these are annotations. Returns 0 when out of memory. */
+int ops_annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *pg, int gpu,
+                          arena *strings)
+{
+    arena a;
+    arena_init(&a);
+    hlo_module *m = NULL;
+    hlo_cost_model *cm = NULL;
+    int64_t off;
+    const char *what;
+    pq_status st = hlo_decode(pg->hlo, pg->hlo_len, src->file.data, &a, &m, &off, &what);
+    if (st == PQ_OK && gpu)
+        st = hlo_cost_analyze(m, &a, &cm);
+    if (st == PQ_ERR_NOMEM) {
+        arena_release(&a);
+        return 0;
+    }
+    for (uint32_t ci = 0; st == PQ_OK && ci < m->ncomputations; ci++)
+        for (uint32_t ii = 0; ii < m->computations[ci].ninstructions; ii++) {
+            const hlo_instruction *ins = &m->computations[ci].instructions[ii];
+            op_slot *s = ops_table_find(t, pg->program_id, ins->name);
+            if (!s)
+                continue;
+            s->m.category = hlo_category(ins->opcode, ins->fusion_kind);
+            s->m.provenance = ins->op_name;
+            s->m.op_type = ins->op_type;
+            s->m.provenance_from_hlo = 1;
+            if (gpu && !hlo_source_info(m, ins, strings, &s->m.source, &s->m.source_stack)) {
+                arena_release(&a);
+                return 0;
+            }
+            hlo_cost c;
+            if (!cm || !hlo_cost_get(cm, ins, &c))
+                continue;
+            double occ = (double)s->m.occurrences;
+            if (c.device_flops > 0)
+                s->m.flops = c.device_flops * occ;
+            if (c.flops > 0)
+                s->m.model_flops = c.flops * occ;
+            if (c.bytes > 0)
+                s->m.bytes_accessed = c.bytes * occ;
+            s->bd.bd_hbm = c.hbm_read + c.hbm_written;
+            s->bd.has_breakdown = s->bd.bd_hbm > 0;
+        }
+    arena_release(&a);
+    return 1;
+}

@@ -1,0 +1,146 @@
+/* ops_internal.h - what the op extractors (ops_tpu.c, ops_gpu.c, ops_cpu.c), the device
+ * peaks (pq_ops_peaks.c) and the merge core (ops_core.c) share: the stat ids of a plane, the
+ * stats of one event or metadata entry, the op table keyed by (program, symbol, name), the
+ * program table and the context one plane is merged into. Not part of the library's API. */
+#ifndef PQ_ANALYSIS_OPS_INTERNAL_H
+#define PQ_ANALYSIS_OPS_INTERNAL_H
+#include "analysis/ops.h"
+#include "formats/xplane_walk.h"
+
+/* ---- stat ids of one plane (ops_stats.c) ---- */
+
+enum {
+    S_PROGRAM_ID,
+    S_SYMBOL_ID,
+    S_HLO_CATEGORY,
+    S_TF_OP,
+    S_FLOPS,
+    S_MODEL_FLOPS,
+    S_BYTES,
+    S_MAB,
+    S_DEDUP,
+    S_DEV_OFFSET,
+    S_DEV_DURATION,
+    S_TSM,
+    S_MIN_DURATION,
+    S_DMA_STALL,
+    S_HLO_OP,
+    S_HLO_MODULE,
+    S_GROUP_ID,
+    S_SOURCE,
+    S_SOURCE_STACK,
+    S_COUNT
+};
+
+enum { DENSE_IDS = 1024 };
+
+typedef struct stat_ids {
+    int64_t id[S_COUNT];     /* INT64_MIN when the plane has no such stat */
+    int8_t dense[DENSE_IDS]; /* slot + 1 by metadata id, for the usual small ids */
+} stat_ids;
+
+void ops_stat_ids_init(const xp_plane *pl, stat_ids *ids);
+int ops_stat_slot(const stat_ids *ids, int64_t id);
+double ops_stat_num(const stat_value *s);
+int ops_stat_u64(const stat_value *s, uint64_t *out);
+
+/* Every stat of interest of one stats list (metadata field 5 or event field 4), folded into
+ * O; a later occurrence overrides an earlier one, so reading metadata then event gives the
+ * event's value where both state one. */
+typedef struct op_stats {
+    pq_str category, tf_op, dedup, source, source_stack, hlo_op, module, mab;
+    uint64_t pid, sid;
+    int has_pid, has_sid, has_min;
+    double flops, model_flops, bytes, tsm;
+    int64_t min_dur, dma;
+} op_stats;
+
+void ops_read_op_stats(const xp_plane *pl, const stat_ids *ids, const uint8_t *body, uint32_t len,
+                       uint32_t field, op_stats *o);
+
+/* The stats of a GPU kernel or XLA:CPU thunk, from its metadata then the event: hlo_op,
+ * hlo_module, tf_op, program id (else the "(N)" suffix of hlo_module, else the HloProto of
+ * that module name), flops and bytes_accessed. ops_xla_event returns 0 when it has no
+ * hlo_op. */
+typedef struct xla_ev {
+    pq_str hlo_op, module, tf_op;
+    uint64_t pid;
+    double flops, bytes;
+} xla_ev;
+
+int ops_xla_event(const pq_source *src, const xp_plane *pl, const stat_ids *ids, const xp_event *ev,
+                  xla_ev *x);
+/* The op name after the last "::" of an hlo_op stat. */
+pq_str ops_last_hlo_op(pq_str s);
+/* "(N)" at the end of a module name, as XProf falls back to. */
+int ops_parse_paren_id(pq_str s, uint64_t *out);
+int ops_str_same(pq_str a, pq_str b);
+
+/* ---- the op table: open addressing over (program, symbol, name) (ops_core.c) ---- */
+
+/* memory_access_breakdown per occurrence (bytes), as ops_row's bd_* fields. */
+typedef struct ops_breakdown {
+    double bd_hbm, bd_cmem_rd, bd_cmem_wr, bd_vmem_rd, bd_vmem_wr, bd_onchip_rd, bd_onchip_wr;
+    int has_breakdown;
+} ops_breakdown;
+
+typedef struct op_slot {
+    pq_op_row m;
+    int custom_call;
+    double m_flops, m_model_flops, m_bytes; /* per occurrence, from the metadata */
+    ops_breakdown bd;                       /* per-occurrence breakdown */
+    uint64_t hash;
+} op_slot;
+
+typedef struct op_table {
+    op_slot *v;
+    size_t n, cap;
+    uint32_t *idx; /* hash -> v index + 1; 0 empty */
+    size_t icap;
+    int oom;
+} op_table;
+
+/* Finds or inserts the slot; *fresh tells which. NULL on allocation failure. */
+op_slot *ops_table_get(op_table *t, uint64_t pid, uint64_t sid, pq_str name, int *fresh);
+/* The GPU/CPU op (symbol 0) NAME of program PID, or NULL. */
+op_slot *ops_table_find(const op_table *t, uint64_t pid, pq_str name);
+
+typedef struct prog_table {
+    pq_ops_program *v;
+    size_t n, cap;
+    int oom;
+} prog_table;
+
+/* Finds or adds the program PID; NULL on allocation failure. */
+pq_ops_program *ops_prog_get(prog_table *t, uint64_t pid);
+/* Names program P after MODULE, cut at its "(N)" suffix, unless P has a name. */
+void ops_prog_name_from_module(pq_ops_program *p, pq_str module);
+
+/* What one device plane is merged into. */
+typedef struct ops_ctx {
+    op_table *ops;
+    prog_table *progs;
+    pq_ops_result *out;
+} ops_ctx;
+
+/* Adds one device's windows (per-plane totals) to the result. */
+void ops_add_device(pq_ops_result *out, int64_t span, int64_t plane_self, double plane_norm,
+                    int64_t busy, int64_t module_ps);
+
+/* ---- the extractors: each merges one device plane; 0 when out of memory ---- */
+
+int ops_tpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx);
+int ops_gpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx);
+int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx);
+
+/* Category, provenance and (on GPUs) cost figures of program PG's ops from its HloProto
+ * (ops_gpu.c); 0 when out of memory. */
+int ops_annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *pg, int gpu,
+                          arena *strings);
+
+/* ---- device peaks and type (pq_ops_peaks.c) ---- */
+
+/* Fills OUT's peaks, device_type and gpu_model from the first device plane PL. */
+void ops_peaks_from_plane(const xp_plane *pl, pq_ops_result *out);
+
+#endif

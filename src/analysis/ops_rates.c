@@ -1,0 +1,72 @@
+/* ops_rates.c - the roofline figures of one op row (spec/xprof-tools.md 5.6): measured and
+ * model FLOP rates, memory and HBM/CMEM/VMEM bandwidths in GiB/s, operational intensity,
+ * and what bounds the op (the resource with the highest utilisation against the device
+ * peaks). A pure function of a row and the result's peaks; the renderers print these. */
+#include "analysis/ops_internal.h"
+
+#include <string.h>
+
+double ops_giga_to_gibi(double x)
+{
+    return x / (1073741824.0 / 1e9);
+}
+
+void ops_rates(const pq_ops_result *r, const pq_op_row *m, pq_op_rates *o)
+{
+    memset(o, 0, sizeof *o);
+    double ns = (double)m->time_ps / 1e3;
+    o->flop_rate_gflops = ops_safe_div(m->flops, ns);
+    o->model_flop_rate = ops_safe_div(m->model_flops, ns);
+    o->mem_bw_gibps = ops_giga_to_gibi(ops_safe_div(m->bytes_accessed, ns));
+    o->hbm_bytes = m->has_breakdown ? m->bd_hbm : m->bytes_accessed;
+    o->hbm_bw_gibps = ops_giga_to_gibi(ops_safe_div(o->hbm_bytes, ns));
+    o->cmem_rd_gibps = ops_giga_to_gibi(ops_safe_div(m->bd_cmem_rd, ns));
+    o->cmem_wr_gibps = ops_giga_to_gibi(ops_safe_div(m->bd_cmem_wr, ns));
+    o->vmem_rd_gibps = ops_giga_to_gibi(ops_safe_div(m->bd_vmem_rd, ns));
+    o->vmem_wr_gibps = ops_giga_to_gibi(ops_safe_div(m->bd_vmem_wr, ns));
+    o->oi = ops_safe_div(m->flops, m->bytes_accessed);
+    o->hbm_oi = ops_safe_div(m->flops, o->hbm_bytes);
+    const pq_ops_peaks *pk = &r->peaks;
+    const char *bound = "Unknown";
+    double best = 0, boi = 0;
+    double u = ops_safe_div(o->flop_rate_gflops, pk->tflops * 1000);
+    if (u > best) {
+        best = u;
+        bound = "Compute";
+        boi = o->oi;
+    }
+    u = ops_safe_div(o->hbm_bw_gibps, ops_giga_to_gibi(pk->bws[0]));
+    if (u > best) {
+        best = u;
+        bound = "HBM";
+        boi = o->hbm_oi;
+    }
+    if (r->hw == PQ_OPS_HW_TPU) {
+        struct {
+            double bytes, bw, peak;
+            const char *name;
+        } mem[4] = {{m->bd_cmem_rd, o->cmem_rd_gibps, pk->bws[3], "CMEM Read"},
+                    {m->bd_cmem_wr, o->cmem_wr_gibps, pk->bws[4], "CMEM Write"},
+                    {m->bd_vmem_rd, o->vmem_rd_gibps, pk->bws[5], "VMEM Read"},
+                    {m->bd_vmem_wr, o->vmem_wr_gibps, pk->bws[6], "VMEM Write"}};
+        for (int i = 0; i < 4; i++) {
+            if (mem[i].bytes <= 0 || mem[i].peak == 0)
+                continue;
+            u = ops_safe_div(mem[i].bw, ops_giga_to_gibi(mem[i].peak));
+            if (u > best) {
+                best = u;
+                bound = mem[i].name;
+                boi = ops_safe_div(m->flops, mem[i].bytes);
+            }
+        }
+    } else if (r->hw == PQ_OPS_HW_GPU && pk->bws[2] != 0) {
+        u = ops_safe_div(o->hbm_bw_gibps, ops_giga_to_gibi(pk->bws[2]));
+        if (u > best) {
+            best = u;
+            bound = "Shm/L1";
+            boi = o->hbm_oi;
+        }
+    }
+    o->bound_by = bound;
+    o->bottleneck_oi = boi;
+}

@@ -1,0 +1,485 @@
+/* ops_text.c - profq's own reports of op metrics: `profq ops` and `profq roofline` as text
+ * (windows first, with a warning when idle time is more than half of the captured window;
+ * then the op or group table and the programs) and as JSON (profq.ops.v1,
+ * profq.roofline.v1). Formats the rows, rates, groups and totals of a pq_ops_result; XProf's
+ * DataTables are render/ops_xprof.c's. */
+#include "render/ops.h"
+
+#include "core/json.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static double gibps(double bytes, int64_t ps)
+{
+    return ops_giga_to_gibi(ops_safe_div(bytes, (double)ps / 1e3));
+}
+
+static double gflops(double flops, int64_t ps)
+{
+    return ops_safe_div(flops, (double)ps / 1e3);
+}
+
+/* ---- shared text header: windows, the idle warning, peaks ---- */
+
+static void text_ms(buf *b, int64_t ps)
+{
+    buf_printf(b, "%.3f ms", (double)ps / 1e9);
+}
+
+static void text_windows(buf *b, const pq_ops_result *r)
+{
+    if (r->ndevices == 0) {
+        buf_puts(b, "no op events in this profile (TPU XLA Ops, GPU stream kernels or XLA:CPU "
+                    "thunks with hlo_op stats)\n");
+        return;
+    }
+    double idle_frac = ops_safe_div((double)r->idle_ps, (double)r->total_time_ps);
+    if (idle_frac > 0.5) {
+        buf_printf(b,
+                   "WARNING: devices were idle %.1f%% of the captured window; rates over the "
+                   "whole window are diluted, see the active-window figures beside them.\n",
+                   idle_frac * 100);
+    }
+    double nd = (double)r->ndevices;
+    buf_printf(b, "window (per device, %u %s device%s): captured ", r->ndevices, r->device_type,
+               r->ndevices == 1 ? "" : "s");
+    text_ms(b, (int64_t)((double)r->window_ps / nd));
+    buf_puts(b, ", in modules ");
+    text_ms(b, (int64_t)((double)r->module_ps / nd));
+    buf_puts(b, ", in ops ");
+    text_ms(b, (int64_t)((double)r->total_op_time_ps / nd));
+    buf_printf(b, " (busy %.1f%%), idle ",
+               100 * ops_safe_div((double)r->busy_ps, (double)r->window_ps));
+    text_ms(b, (int64_t)((double)r->idle_ps / nd));
+    buf_printf(b, " (%.1f%%)\n", idle_frac * 100);
+    if (r->has_dominant) {
+        const pq_ops_program *d = NULL;
+        for (size_t i = 0; i < r->nprograms; i++)
+            if (r->programs[i].program_id == r->dominant_program)
+                d = &r->programs[i];
+        if (d) {
+            double steady_flops =
+                d->flops * ops_safe_div((double)d->steady_executions, (double)d->executions);
+            double steady_hbm =
+                d->hbm_bytes * ops_safe_div((double)d->steady_executions, (double)d->executions);
+            buf_printf(b,
+                       "steady state (%.*s, %" PRId64 " of %" PRId64
+                       " executions, first per device dropped): module time ",
+                       (int)d->name.n, d->name.p, d->steady_executions, d->executions);
+            text_ms(b, (int64_t)((double)d->steady_module_ps / nd));
+            buf_printf(b, " per device, %.3g GFLOP/s, HBM %.3g GiB/s\n",
+                       gflops(steady_flops, d->steady_module_ps),
+                       gibps(steady_hbm, d->steady_module_ps));
+        }
+    }
+    buf_puts(b, "peaks (per device): ");
+    if (r->peaks.tflops > 0 && r->peaks.derived_flops && !r->peaks.user_flops)
+        buf_printf(b, "%.6g TFLOP/s (%s: %.6g cores x %.6g GHz x %.6g FLOP/cycle)", r->peaks.tflops,
+                   r->gpu_model, r->peaks.cores, r->peaks.clock_ghz, r->peaks.flops_per_cycle);
+    else if (r->peaks.tflops > 0)
+        buf_printf(b, "%.6g TFLOP/s%s", r->peaks.tflops,
+                   r->peaks.user_flops ? " (--peak-flops)" : "");
+    else
+        buf_puts(b, "FLOP/s unknown");
+    if (r->peaks.bws[0] > 0)
+        buf_printf(b, ", HBM %.6g GB/s%s\n", r->peaks.bws[0],
+                   r->peaks.user_bw ? " (--peak-bw)" : "");
+    else
+        buf_puts(b, ", HBM bandwidth unknown\n");
+}
+
+/* ---- profq.ops.v1 ---- */
+
+static void json_pstr(json_writer *w, pq_str s)
+{
+    json_str(w, s.p, s.n);
+}
+
+static void json_u64_string(json_writer *w, uint64_t v)
+{
+    char t[24];
+    snprintf(t, sizeof t, "%" PRIu64, v);
+    json_cstr(w, t);
+}
+
+static void json_peak(json_writer *w, const char *key, double v)
+{
+    json_key(w, key);
+    if (v > 0)
+        json_double(w, v);
+    else
+        json_null(w);
+}
+
+static void json_header(json_writer *w, const pq_ops_result *r, const char *schema)
+{
+    json_key(w, "schema");
+    json_cstr(w, schema);
+    json_key(w, "hardware");
+    json_cstr(w, r->hw == PQ_OPS_HW_TPU   ? "tpu"
+                 : r->hw == PQ_OPS_HW_GPU ? "gpu"
+                 : r->hw == PQ_OPS_HW_CPU ? "cpu"
+                                          : "none");
+    json_key(w, "device_type");
+    json_cstr(w, r->device_type);
+    json_key(w, "devices");
+    json_uint(w, r->ndevices);
+    json_key(w, "peaks");
+    json_obj_begin(w);
+    json_peak(w, "tflops", r->peaks.tflops);
+    json_peak(w, "hbm_gbps", r->peaks.bws[0]);
+    json_key(w, "source");
+    json_cstr(w, r->peaks.user_flops || r->peaks.user_bw ? "input+user" : "input");
+    if (r->gpu_model[0]) {
+        json_key(w, "gpu_model");
+        json_cstr(w, r->gpu_model);
+    }
+    if (r->peaks.derived_flops || r->peaks.derived_sram) {
+        /* derived from the plane's core count and clock and the architecture's rates */
+        json_key(w, "cores");
+        json_double(w, r->peaks.cores);
+        json_key(w, "clock_ghz");
+        json_double(w, r->peaks.clock_ghz);
+        json_key(w, "flops_per_core_cycle");
+        json_double(w, r->peaks.flops_per_cycle);
+        json_key(w, "sram_bytes_per_core_cycle");
+        json_double(w, r->peaks.sram_bytes_per_cycle);
+    }
+    json_obj_end(w);
+    json_key(w, "windows");
+    json_obj_begin(w);
+    json_key(w, "captured_ps");
+    json_int(w, r->window_ps);
+    json_key(w, "in_modules_ps");
+    json_int(w, r->module_ps);
+    json_key(w, "in_ops_ps");
+    json_int(w, r->total_op_time_ps);
+    json_key(w, "busy_ps");
+    json_int(w, r->busy_ps);
+    json_key(w, "idle_ps");
+    json_int(w, r->idle_ps);
+    json_key(w, "idle_fraction");
+    json_double(w, ops_safe_div((double)r->idle_ps, (double)r->total_time_ps));
+    json_key(w, "idle_over_half");
+    json_bool(w, ops_safe_div((double)r->idle_ps, (double)r->total_time_ps) > 0.5);
+    json_key(w, "steady_state");
+    if (r->has_dominant) {
+        json_obj_begin(w);
+        json_key(w, "program_id");
+        json_u64_string(w, r->dominant_program);
+        json_key(w, "in_modules_ps");
+        json_int(w, r->steady_window_ps);
+        json_key(w, "in_ops_ps");
+        json_int(w, r->steady_busy_ps);
+        json_obj_end(w);
+    } else {
+        json_null(w);
+    }
+    json_obj_end(w);
+}
+
+static void json_rates(json_writer *w, const pq_ops_result *r, const pq_op_row *m)
+{
+    const pq_op_rates o = m->rates;
+    json_key(w, "gflops_per_s");
+    json_double(w, o.flop_rate_gflops);
+    json_key(w, "model_gflops_per_s");
+    json_double(w, o.model_flop_rate);
+    json_key(w, "memory_gibps");
+    json_double(w, o.mem_bw_gibps);
+    json_key(w, "hbm_gibps");
+    json_double(w, o.hbm_bw_gibps);
+    if (r->hw == PQ_OPS_HW_TPU) {
+        json_key(w, "cmem_read_gibps");
+        json_double(w, o.cmem_rd_gibps);
+        json_key(w, "cmem_write_gibps");
+        json_double(w, o.cmem_wr_gibps);
+        json_key(w, "vmem_read_gibps");
+        json_double(w, o.vmem_rd_gibps);
+        json_key(w, "vmem_write_gibps");
+        json_double(w, o.vmem_wr_gibps);
+    }
+    json_key(w, "operational_intensity");
+    json_double(w, o.oi);
+    json_key(w, "bound_by");
+    json_cstr(w, o.bound_by);
+}
+
+static void json_op(json_writer *w, const pq_ops_result *r, const pq_op_row *m, int rank,
+                    double cum)
+{
+    json_obj_begin(w);
+    json_key(w, "rank");
+    json_int(w, rank);
+    json_key(w, "name");
+    json_pstr(w, m->name);
+    json_key(w, "program_id");
+    json_u64_string(w, m->program_id);
+    json_key(w, "program");
+    json_pstr(w, ops_program_name(r, m->program_id));
+    json_key(w, "category");
+    json_pstr(w, m->category);
+    json_key(w, "provenance");
+    json_pstr(w, m->provenance);
+    json_key(w, "occurrences");
+    json_int(w, m->occurrences);
+    json_key(w, "time_ps");
+    json_int(w, m->time_ps);
+    json_key(w, "self_time_ps");
+    json_int(w, m->self_time_ps);
+    json_key(w, "self_fraction");
+    json_double(w, ops_safe_div((double)m->self_time_ps, (double)r->total_time_ps));
+    json_key(w, "cumulative_fraction");
+    json_double(w, cum);
+    json_key(w, "flops");
+    json_double(w, m->flops);
+    json_key(w, "model_flops");
+    json_double(w, m->model_flops);
+    json_key(w, "bytes_accessed");
+    json_double(w, m->bytes_accessed);
+    json_rates(w, r, m);
+    json_obj_end(w);
+}
+
+/* ---- text tables ---- */
+
+static void text_name(buf *b, pq_str s, int width)
+{
+    if ((int)s.n <= width)
+        buf_printf(b, "%-*.*s", width, (int)s.n, s.p);
+    else
+        buf_printf(b, "%.*s~", width - 1, s.p);
+}
+
+static void text_rate(buf *b, double v, int known)
+{
+    if (known)
+        buf_printf(b, " %10.4g", v);
+    else
+        buf_printf(b, " %10s", "-");
+}
+
+static void text_ops(buf *b, const pq_ops_result *r, const pq_ops_options *o)
+{
+    int grouped = o->by != PQ_OPS_BY_OP;
+    const pq_op_row *rows = grouped ? r->groups : r->ops;
+    size_t n = grouped ? r->ngroups : r->nops;
+    buf_printf(b, "\n%4s %14s %6s %6s %10s  %-18s  %-40s %10s %10s %8s  %s\n", "rank",
+               "self time us", "self%", "cum%", "occur", grouped ? "" : "category",
+               o->by == PQ_OPS_BY_CATEGORY  ? "category"
+               : o->by == PQ_OPS_BY_PROGRAM ? "program"
+                                            : "op (program)",
+               "GFLOP/s", "HBM GiB/s", "FLOP/B", "bound by");
+    double cum = 0;
+    int rank = 0;
+    for (size_t i = 0; i < n; i++) {
+        const pq_op_row *m = &rows[i];
+        if (o->top > 0 && rank >= o->top && !m->is_idle)
+            continue;
+        const pq_op_rates rt = m->rates;
+        double frac = ops_safe_div((double)m->self_time_ps, (double)r->total_time_ps);
+        if (!m->is_idle)
+            cum += frac;
+        rank++;
+        buf_printf(b, "%4d %14.3f %6.2f %6.2f %10" PRId64 "  ", rank, (double)m->self_time_ps / 1e6,
+                   frac * 100, cum * 100, m->occurrences);
+        text_name(b, grouped ? pq_str_of("", 0) : m->category, 18);
+        buf_puts(b, "  ");
+        if (!grouped && !m->is_idle) {
+            char t[300];
+            pq_str pn = ops_program_name(r, m->program_id);
+            snprintf(t, sizeof t, "%.*s (%.*s)", (int)(m->name.n > 200 ? 200 : m->name.n),
+                     m->name.p, (int)(pn.n > 60 ? 60 : pn.n), pn.p);
+            text_name(b, pq_str_of(t, strlen(t)), 40);
+        } else if (o->by == PQ_OPS_BY_PROGRAM) {
+            char t[120];
+            snprintf(t, sizeof t, "%.*s(%" PRIu64 ")", (int)(m->name.n > 80 ? 80 : m->name.n),
+                     m->name.p, m->program_id);
+            text_name(b, pq_str_of(t, strlen(t)), 40);
+        } else {
+            text_name(b, m->name, 40);
+        }
+        int has_work = !m->is_idle;
+        text_rate(b, rt.flop_rate_gflops, has_work);
+        text_rate(b, rt.hbm_bw_gibps, has_work);
+        if (has_work)
+            buf_printf(b, " %8.3g", rt.oi);
+        else
+            buf_printf(b, " %8s", "-");
+        buf_printf(b, "  %s\n", has_work ? rt.bound_by : "");
+    }
+}
+
+static void text_programs(buf *b, const pq_ops_result *r)
+{
+    if (r->nprograms == 0)
+        return;
+    buf_printf(b,
+               "\nprograms: %-34s %6s %12s %12s | %-21s | %-21s\n"
+               "          %-34s %6s %12s %12s | %10s %10s | %10s %10s\n",
+               "", "", "", "", "GFLOP/s per device", "HBM GiB/s per device", "name(program id)",
+               "execs", "module ms*", "op ms*", "active", "whole", "active", "whole");
+    for (size_t i = 0; i < r->nprograms; i++) {
+        const pq_ops_program *p = &r->programs[i];
+        char t[160];
+        snprintf(t, sizeof t, "%.*s(%" PRIu64 ")", (int)(p->name.n > 100 ? 100 : p->name.n),
+                 p->name.p, p->program_id);
+        int64_t active = p->module_ps ? p->module_ps : p->op_self_ps;
+        buf_puts(b, "          ");
+        text_name(b, pq_str_of(t, strlen(t)), 34);
+        buf_printf(b, " %6" PRId64 " %12.3f %12.3f | %10.4g %10.4g | %10.4g %10.4g\n",
+                   p->executions, (double)p->module_ps / 1e9, (double)p->op_self_ps / 1e9,
+                   gflops(p->flops, active), gflops(p->flops, r->window_ps),
+                   gibps(p->hbm_bytes, active), gibps(p->hbm_bytes, r->window_ps));
+    }
+    buf_puts(b, "          * summed over devices; active = module executions (op time where the "
+                "input has no module lines), whole = the captured window\n");
+}
+
+static void json_programs(json_writer *w, const pq_ops_result *r)
+{
+    json_key(w, "programs");
+    json_arr_begin(w);
+    for (size_t i = 0; i < r->nprograms; i++) {
+        const pq_ops_program *p = &r->programs[i];
+        int64_t active = p->module_ps ? p->module_ps : p->op_self_ps;
+        json_obj_begin(w);
+        json_key(w, "program_id");
+        json_u64_string(w, p->program_id);
+        json_key(w, "name");
+        json_pstr(w, p->name);
+        json_key(w, "executions");
+        json_int(w, p->executions);
+        json_key(w, "module_ps");
+        json_int(w, p->module_ps);
+        json_key(w, "op_self_ps");
+        json_int(w, p->op_self_ps);
+        json_key(w, "flops");
+        json_double(w, p->flops);
+        json_key(w, "bytes_accessed");
+        json_double(w, p->bytes_accessed);
+        json_key(w, "hbm_bytes");
+        json_double(w, p->hbm_bytes);
+        json_key(w, "active_gflops_per_s");
+        json_double(w, gflops(p->flops, active));
+        json_key(w, "whole_window_gflops_per_s");
+        json_double(w, gflops(p->flops, r->window_ps));
+        json_key(w, "active_hbm_gibps");
+        json_double(w, gibps(p->hbm_bytes, active));
+        json_key(w, "whole_window_hbm_gibps");
+        json_double(w, gibps(p->hbm_bytes, r->window_ps));
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+}
+
+/* The ops (IDLE left out) as a JSON array, ranked by self time, the first TOP (all if 0). */
+static void json_op_list(json_writer *w, const pq_ops_result *r, int top)
+{
+    json_arr_begin(w);
+    double cum = 0;
+    int rank = 0;
+    for (size_t i = 0; i < r->nops; i++) {
+        const pq_op_row *m = &r->ops[i];
+        if (m->is_idle || (top > 0 && rank >= top))
+            continue;
+        cum += ops_safe_div((double)m->self_time_ps, (double)r->total_time_ps);
+        json_op(w, r, m, ++rank, cum);
+    }
+    json_arr_end(w);
+}
+
+void ops_render_ops_json(buf *b, const pq_ops_result *r, const pq_ops_options *o)
+{
+    json_writer w;
+    json_init(&w, b, 1);
+    json_obj_begin(&w);
+    json_header(&w, r, "profq.ops.v1");
+    json_key(&w, "by");
+    json_cstr(&w, o->by == PQ_OPS_BY_CATEGORY  ? "category"
+                  : o->by == PQ_OPS_BY_PROGRAM ? "program"
+                                               : "op");
+    json_key(&w, "total_time_ps");
+    json_int(&w, r->total_time_ps);
+    json_key(&w, "total_op_time_ps");
+    json_int(&w, r->total_op_time_ps);
+    json_programs(&w, r);
+    json_key(&w, "rows");
+    if (o->by == PQ_OPS_BY_OP) {
+        json_op_list(&w, r, o->top);
+    } else {
+        json_arr_begin(&w);
+        double cum = 0;
+        for (size_t i = 0; i < r->ngroups && (o->top <= 0 || (int)i < o->top); i++) {
+            cum += ops_safe_div((double)r->groups[i].self_time_ps, (double)r->total_time_ps);
+            json_op(&w, r, &r->groups[i], (int)i + 1, cum);
+        }
+        json_arr_end(&w);
+    }
+    json_obj_end(&w);
+    buf_putc(b, '\n');
+}
+
+void ops_render_ops_text(buf *b, const pq_ops_result *r, const pq_ops_options *o)
+{
+    text_windows(b, r);
+    text_ops(b, r, o);
+    text_programs(b, r);
+}
+
+void ops_render_roofline_json(buf *b, const pq_ops_result *r, const pq_ops_options *o)
+{
+    const pq_op_row *total = &r->roofline.total;
+    json_writer w;
+    json_init(&w, b, 1);
+    json_obj_begin(&w);
+    json_header(&w, r, "profq.roofline.v1");
+    json_key(&w, "ridge_point_flop_per_byte");
+    if (r->peaks.tflops > 0 && r->peaks.bws[0] > 0)
+        json_double(&w, r->peaks.tflops * 1000 / r->peaks.bws[0]);
+    else
+        json_null(&w);
+    json_key(&w, "total");
+    json_obj_begin(&w);
+    json_key(&w, "time_ps");
+    json_int(&w, total->time_ps);
+    json_key(&w, "flops");
+    json_double(&w, total->flops);
+    json_key(&w, "hbm_bytes");
+    json_double(&w, total->bd_hbm);
+    json_rates(&w, r, total);
+    json_key(&w, "active_gflops_per_s");
+    json_double(&w, gflops(total->flops, r->total_op_time_ps));
+    json_key(&w, "active_hbm_gibps");
+    json_double(&w, gibps(total->bd_hbm, r->total_op_time_ps));
+    json_obj_end(&w);
+    json_programs(&w, r);
+    json_key(&w, "ops");
+    json_op_list(&w, r, o->top);
+    json_obj_end(&w);
+    buf_putc(b, '\n');
+}
+
+void ops_render_roofline_text(buf *b, const pq_ops_result *r, const pq_ops_options *o)
+{
+    const pq_op_row *total = &r->roofline.total;
+    text_windows(b, r);
+    const pq_op_rates rt = total->rates;
+    if (r->peaks.tflops > 0 && r->peaks.bws[0] > 0)
+        buf_printf(b, "ridge point: %.4g FLOP/byte\n", r->peaks.tflops * 1000 / r->peaks.bws[0]);
+    else
+        buf_puts(b, "ridge point: unknown (needs both peaks; --peak-flops, --peak-bw)\n");
+    buf_printf(b,
+               "all programs: %.4g GFLOP over the window; %.4g GFLOP/s per device over the "
+               "whole window, %.4g inside ops; HBM %.4g GiB/s whole window, %.4g inside ops; "
+               "bound by %s\n",
+               total->flops / 1e9, ops_safe_div(rt.flop_rate_gflops, 1),
+               gflops(total->flops, r->total_op_time_ps), rt.hbm_bw_gibps,
+               gibps(total->bd_hbm, r->total_op_time_ps), rt.bound_by);
+    text_programs(b, r);
+    pq_ops_options oo2 = *o;
+    oo2.by = PQ_OPS_BY_OP;
+    text_ops(b, r, &oo2);
+}
