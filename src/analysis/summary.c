@@ -902,7 +902,7 @@ static void classify_tracks(sm_builder *b)
 /* A device op event (spec 1.4); on a CPU-only run, an XLA op on a host thread. */
 static int dev_op(const sm_builder *b, size_t e)
 {
-    return b->tracks[b->m->track[e]].device_op || (b->cpu_ops && b->m->xla_op[e]);
+    return b->tracks[b->m->track[e]].device_op || (b->cpu_ops && (b->m->flags[e] & SLICE_XLA_OP));
 }
 
 static int event_category(const ctx *c, uint32_t e)
@@ -1240,7 +1240,7 @@ static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t
                       parse_py_int(intern_str(&b->m->names, b->m->name[e]), &num)))
                     continue;
             } else if (pass == 1) {
-                if (!(b->m->has_step[e] &&
+                if (!((b->m->flags[e] & SLICE_HAS_STEP) &&
                       strcmp(intern_str(&b->m->names, b->m->name[e]), "train") == 0 &&
                       strncmp(pname(b, tr->pid), "/host:", 6) == 0))
                     continue;

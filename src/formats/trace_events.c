@@ -15,7 +15,7 @@
 typedef struct open_b {
     int64_t pid, tid;
     tj_time ts;
-    char *name, *tf_op, *source, *long_name, *run_id;
+    char *name, *tf_op, *source, *long_name, *run_id, *module;
     int has_step, xla_op;
     int64_t step;
 } open_b;
@@ -26,14 +26,24 @@ typedef struct feed {
     size_t nsids, capsids;
     open_b *open;
     size_t nopen, capopen;
-    char tmp[5][4096];
+    char tmp[6][4096];
     int oom;
 } feed;
 
 /* The args the summary reads; the reader finds them while it skips the rest. */
-enum { A_TF_OP, A_SOURCE, A_LONG_NAME, A_RUN_ID, A_STEP_NUM, A_NAME, A_HLO_OP, A_COUNT };
+enum {
+    A_TF_OP,
+    A_SOURCE,
+    A_LONG_NAME,
+    A_RUN_ID,
+    A_STEP_NUM,
+    A_NAME,
+    A_HLO_OP,
+    A_HLO_MODULE,
+    A_COUNT
+};
 static const char *const ARG_KEYS[A_COUNT] = {"tf_op",    "source", "long_name", "run_id",
-                                              "step_num", "name",   "hlo_op"};
+                                              "step_num", "name",   "hlo_op",    "hlo_module"};
 static const tj_want WANT = {ARG_KEYS, A_COUNT};
 
 /* A non-empty string value into SB; returns its view (empty when absent or not a string). */
@@ -112,17 +122,26 @@ static int arg_step(pq_str raw, int64_t *out)
     return 1;
 }
 
-static int is_gpu_cat(pq_str cat)
+/* Kineto's categories of GPU-side events (old traces: Kernel, Memcpy, Memset) as
+ * SLICE_GPU_* flags; 0 for every other category. */
+static unsigned gpu_cat(pq_str cat)
 {
-    static const char *const six[] = {"kernel", "Kernel", "Memcpy", "Memset"};
-    if (cat.n == 6) {
-        for (size_t k = 0; k < sizeof six / sizeof *six; k++)
-            if (memcmp(six[k], cat.p, 6) == 0)
-                return 1;
+    static const struct {
+        const char *name;
+        unsigned flag;
+    } cats[] = {{"kernel", SLICE_GPU_KERNEL},
+                {"Kernel", SLICE_GPU_KERNEL},
+                {"Memcpy", SLICE_GPU_MEMCPY},
+                {"Memset", SLICE_GPU_MEMSET},
+                {"gpu_memcpy", SLICE_GPU_MEMCPY},
+                {"gpu_memset", SLICE_GPU_MEMSET},
+                {"gpu_user_annotation", SLICE_GPU_ANNOTATION}};
+    if (cat.n < 6 || cat.n > 19)
         return 0;
-    }
-    return cat.n == 10 &&
-           (memcmp(cat.p, "gpu_memcpy", 10) == 0 || memcmp(cat.p, "gpu_memset", 10) == 0);
+    for (size_t k = 0; k < sizeof cats / sizeof *cats; k++)
+        if (strlen(cats[k].name) == cat.n && memcmp(cats[k].name, cat.p, cat.n) == 0)
+            return cats[k].flag;
+    return 0;
 }
 
 static char *dup_str(pq_str s)
@@ -149,6 +168,7 @@ static void free_open(open_b *o)
     pq_free(o->source);
     pq_free(o->long_name);
     pq_free(o->run_id);
+    pq_free(o->module);
 }
 
 /* Old Kineto traces write ids as strings ("25738", "stream 7"): a string of digits is
@@ -252,8 +272,9 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
         o->run_id = dup_str(arg_run_id(av[A_RUN_ID], f->tmp[3], sizeof f->tmp[3]));
         o->has_step = arg_step(av[A_STEP_NUM], &o->step);
         o->xla_op = arg_str(av[A_HLO_OP], f->tmp[4], sizeof f->tmp[4]).n > 0;
+        o->module = dup_str(arg_str(av[A_HLO_MODULE], f->tmp[5], sizeof f->tmp[5]));
         f->nopen++;
-        if (!o->name || !o->tf_op || !o->source || !o->long_name || !o->run_id)
+        if (!o->name || !o->tf_op || !o->source || !o->long_name || !o->run_id || !o->module)
             return 1;
         return 0;
     }
@@ -261,7 +282,7 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
     memset(&ev, 0, sizeof ev);
     ev.pid = e->pid;
     ev.tid = e->tid;
-    ev.gpu_kernel = is_gpu_cat(e->cat);
+    ev.gpu = gpu_cat(e->cat);
     if (e->ph == 'E') {
         size_t k = f->nopen;
         while (k > 0 && !(f->open[k - 1].pid == e->pid && f->open[k - 1].tid == e->tid))
@@ -285,6 +306,7 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
             ev.has_step_num = o.has_step;
             ev.step_num = o.step;
             ev.xla_op = o.xla_op;
+            ev.module = view(o.module);
             rc = f->out->slice(f->out->ctx, &ev) != 0;
         }
         free_open(&o);
@@ -305,6 +327,7 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
     ev.run_id = arg_run_id(av[A_RUN_ID], f->tmp[3], sizeof f->tmp[3]);
     ev.has_step_num = arg_step(av[A_STEP_NUM], &ev.step_num);
     ev.xla_op = arg_str(av[A_HLO_OP], f->tmp[4], sizeof f->tmp[4]).n > 0;
+    ev.module = arg_str(av[A_HLO_MODULE], f->tmp[5], sizeof f->tmp[5]);
     return f->out->slice(f->out->ctx, &ev) != 0;
 }
 

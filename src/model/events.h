@@ -10,6 +10,18 @@
 
 #include <stdint.h>
 
+/* Flags of a slice (model_slices.flags). */
+enum {
+    SLICE_HAS_STEP = 1,
+    SLICE_XLA_OP = 2,
+    SLICE_GPU_KERNEL = 4,
+    SLICE_GPU_MEMCPY = 8,
+    SLICE_GPU_MEMSET = 16,
+    SLICE_GPU_ANNOTATION = 32
+};
+/* The flags that make a track a GPU stream. */
+#define SLICE_GPU_WORK (SLICE_GPU_KERNEL | SLICE_GPU_MEMCPY | SLICE_GPU_MEMSET)
+
 /* One complete slice (a duration on one thread or stream). */
 typedef struct pq_slice_in {
     int64_t pid, tid;
@@ -19,10 +31,13 @@ typedef struct pq_slice_in {
     pq_str tf_op, source, long_name, run_id; /* args the analyses read; empty when absent */
     int has_step_num;
     int64_t step_num;
-    int gpu_kernel; /* Kineto: cat kernel / gpu_memcpy / gpu_memset (a device stream) */
+    /* Kineto's GPU categories: SLICE_GPU_KERNEL (cat kernel), _MEMCPY (gpu_memcpy),
+     * _MEMSET (gpu_memset), _ANNOTATION (gpu_user_annotation); 0 for anything else. */
+    unsigned gpu;
     /* Has an hlo_op arg (stat in an XPlane): an XLA op. On a run with no device-op track
      * (JAX on CPU), XLA:CPU thunk events on host threads count as the device ops. */
     int xla_op;
+    pq_str module; /* hlo_module arg (JAX traces); empty when absent */
 } pq_slice_in;
 
 typedef struct pq_events {

@@ -34,8 +34,8 @@ void slices_free(model_slices *m)
     pq_free(m->start_ps);
     pq_free(m->dur_ps);
     pq_free(m->step);
-    pq_free(m->has_step);
-    pq_free(m->xla_op);
+    pq_free(m->flags);
+    pq_free(m->module);
     memset(m, 0, sizeof *m);
 }
 
@@ -97,8 +97,9 @@ static int grow_columns(model_slices *m)
     GROW(m->start_ps, cap);
     GROW(m->dur_ps, cap);
     GROW(m->step, cap);
-    GROW(m->has_step, cap);
-    GROW(m->xla_op, cap);
+    GROW(m->flags, cap);
+    if (m->module)
+        GROW(m->module, cap);
     m->cap = cap;
     return 0;
 }
@@ -141,7 +142,7 @@ static int on_slice(void *ctx, const pq_slice_in *e)
     uint32_t trk = track_of(m, e->pid, e->tid);
     if (trk == UINT32_MAX)
         return m->failed = -1;
-    if (e->gpu_kernel)
+    if (e->gpu & SLICE_GPU_WORK)
         m->tracks[trk].has_kernel = 1;
     if (!m->have_base) {
         m->have_base = 1;
@@ -176,8 +177,16 @@ static int on_slice(void *ctx, const pq_slice_in *e)
         tr->end_ps = end;
     tr->nslices++;
     m->step[i] = e->step_num;
-    m->has_step[i] = (uint8_t)(e->has_step_num != 0);
-    m->xla_op[i] = (uint8_t)(e->xla_op != 0);
+    m->flags[i] = (uint8_t)((e->has_step_num ? SLICE_HAS_STEP : 0) |
+                            (e->xla_op ? SLICE_XLA_OP : 0) | (e->gpu & 0xFC));
+    if (e->module.n && !m->module) {
+        /* The first slice that names a module: the column starts here, zero before. */
+        m->module = pq_calloc(m->cap, sizeof *m->module);
+        if (!m->module)
+            return m->failed = -1;
+    }
+    if (m->module)
+        m->module[i] = intern_add(&m->names, e->module.p, e->module.n);
     m->n++;
     if (m->names.failed)
         return m->failed = -1;

@@ -16,7 +16,7 @@
 
 typedef struct slice_track {
     int64_t pid, tid;
-    int has_kernel;           /* a GPU kernel / memcpy / memset slice is on it */
+    int has_kernel;           /* a GPU kernel / memcpy / memset slice is on it (a stream) */
     uint64_t nslices;         /* slices on the track */
     int64_t first_ps, end_ps; /* earliest start, latest end (relative to base_us) */
 } slice_track;
@@ -30,7 +30,10 @@ typedef struct model_slices {
     /* Columns, one entry per slice. */
     uint32_t *track, *name, *tf_op, *source, *long_name, *run_id;
     int64_t *start_ps, *dur_ps, *step;
-    uint8_t *has_step, *xla_op;
+    uint8_t *flags; /* SLICE_* (model/events.h) */
+    /* hlo_module name ids: NULL until a slice names a module (Kineto traces never do, so
+     * they pay nothing for it); then one per slice, 0 where none was named. */
+    uint32_t *module;
     size_t n, cap;
     int have_base;
     int64_t base_us; /* start of the first slice, whole µs */

@@ -151,7 +151,7 @@ static void put_slices(buf *b, const pq_source *src, int name_host, uint64_t *pi
         put_arg(b, m, "source", m->source[i], &first);
         put_arg(b, m, "long_name", m->long_name[i], &first);
         put_arg(b, m, "run_id", m->run_id[i], &first);
-        if (m->has_step[i])
+        if (m->flags[i] & SLICE_HAS_STEP)
             buf_printf(b, "%s\"step_num\":%" PRId64, first ? "" : ",", m->step[i]);
         buf_puts(b, "}}");
     }
