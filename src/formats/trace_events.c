@@ -126,22 +126,23 @@ static int arg_step(pq_str raw, int64_t *out)
  * SLICE_GPU_* flags; 0 for every other category. */
 static unsigned gpu_cat(pq_str cat)
 {
-    static const struct {
-        const char *name;
-        unsigned flag;
-    } cats[] = {{"kernel", SLICE_GPU_KERNEL},
-                {"Kernel", SLICE_GPU_KERNEL},
-                {"Memcpy", SLICE_GPU_MEMCPY},
-                {"Memset", SLICE_GPU_MEMSET},
-                {"gpu_memcpy", SLICE_GPU_MEMCPY},
-                {"gpu_memset", SLICE_GPU_MEMSET},
-                {"gpu_user_annotation", SLICE_GPU_ANNOTATION}};
-    if (cat.n < 6 || cat.n > 19)
+    /* By length first: this runs for every event. */
+    switch (cat.n) {
+    case 6:
+        if (memcmp(cat.p, "kernel", 6) == 0 || memcmp(cat.p, "Kernel", 6) == 0)
+            return SLICE_GPU_KERNEL;
+        if (memcmp(cat.p, "Memcpy", 6) == 0)
+            return SLICE_GPU_MEMCPY;
+        return memcmp(cat.p, "Memset", 6) == 0 ? SLICE_GPU_MEMSET : 0;
+    case 10:
+        if (memcmp(cat.p, "gpu_memcpy", 10) == 0)
+            return SLICE_GPU_MEMCPY;
+        return memcmp(cat.p, "gpu_memset", 10) == 0 ? SLICE_GPU_MEMSET : 0;
+    case 19:
+        return memcmp(cat.p, "gpu_user_annotation", 19) == 0 ? SLICE_GPU_ANNOTATION : 0;
+    default:
         return 0;
-    for (size_t k = 0; k < sizeof cats / sizeof *cats; k++)
-        if (strlen(cats[k].name) == cat.n && memcmp(cats[k].name, cat.p, cat.n) == 0)
-            return cats[k].flag;
-    return 0;
+    }
 }
 
 static char *dup_str(pq_str s)
