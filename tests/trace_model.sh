@@ -5,7 +5,9 @@
 # of the events the reader accepts (X with a positive duration and a name on integer
 # pid/tid >= 0, digit strings as their integer; B/E pairs matched last-open-first per
 # thread); the export parses, holds one X event per slice, and reloads with the same counts.
-# The two shared files that are JSON but not trace events are refused with exit 3.
+# `profq ops` holds, per GPU stream, the kernel/memcpy/memset count and total time Python
+# counts (user annotations are ranges, not work: left out). The two shared files that are
+# JSON but not trace events are refused with exit 3.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 PROFQ=${PROFQ:-$top/build/profq}
@@ -40,7 +42,7 @@ for f in "$dir"/*; do
         continue
         ;;
     esac
-    for c in info tools scan; do
+    for c in info tools scan ops roofline; do
         if "$PROFQ" $c --format json "$f" >"$work/$c.json" 2>"$work/err"; then ok; else
             bad "$c $b: exit $? ($(head -c 200 "$work/err"))"
         fi
@@ -141,6 +143,34 @@ t2, _ = tracks(info2)
 if sorted(t2.values()) != sorted(count.values()):
     fails.append("reloaded export: slices per thread %s, want %s" %
                  (sorted(t2.values())[:8], sorted(count.values())[:8]))
+# Kineto's GPU work per stream (HTA's kernel breakdown), against `profq ops`.
+work_cats = ("kernel", "Kernel", "Memcpy", "Memset", "gpu_memcpy", "gpu_memset")
+streams = {}
+for e in events:
+    if not isinstance(e, dict) or e.get("ph") != "X" or e.get("cat") not in work_cats:
+        continue
+    pid, tid = ident(e.get("pid")), ident(e.get("tid"))
+    if pid is None or tid is None or pid < 0 or tid < 0 or not num(e.get("ts")):
+        continue
+    if not num(e.get("dur")) or not e["dur"] > 0 or not e.get("name"):
+        continue
+    c = streams.setdefault((pid, tid), [0, 0])
+    c[0] += 1
+    c[1] += round(e["dur"] * 1e6)
+ops = json.load(open(work + "/ops.json"))
+has_xla = any(isinstance(e, dict) and isinstance(e.get("args"), dict) and "hlo_op" in e["args"]
+              for e in events)
+if not has_xla:
+    per = {}
+    for r in ops["rows"]:
+        if r["name"] == "IDLE":
+            continue
+        c = per.setdefault(r["program_id"], [0, 0])
+        c[0] += r["occurrences"]
+        c[1] += r["time_ps"]
+    if sorted(map(tuple, per.values())) != sorted(map(tuple, streams.values())):
+        fails.append("ops per stream (kernels, ps) %s, Python %s" %
+                     (sorted(map(tuple, per.values()))[:4], sorted(map(tuple, streams.values()))[:4]))
 for f in fails:
     print(path.rsplit("/", 1)[-1] + ": " + f)
 sys.exit(1 if fails else 0)

@@ -17,7 +17,7 @@ typedef struct facts {
     uint64_t host_hlo_op_planes; /* host thread planes carrying XLA:CPU hlo_op stats */
     uint64_t alloc_events;
     uint64_t events;
-    uint64_t trace_sources, trace_slices, trace_gpu_streams; /* trace-event JSON */
+    uint64_t trace_sources, trace_slices, trace_gpu_streams, trace_xla_slices; /* trace JSON */
 } facts;
 
 /* Counts events on host planes whose metadata is MemoryAllocation/MemoryDeallocation. */
@@ -56,6 +56,8 @@ static void gather(const pq_profile *prof, facts *f)
             f->trace_slices += src->slices->n;
             for (uint32_t k = 0; k < src->slices->ntracks; k++)
                 f->trace_gpu_streams += src->slices->tracks[k].has_kernel != 0;
+            for (size_t i = 0; i < src->slices->n; i++)
+                f->trace_xla_slices += (src->slices->flags[i] & SLICE_XLA_OP) != 0;
         }
         for (uint32_t k = 0; k < src->nprograms; k++) {
             hlo_header h;
@@ -173,13 +175,14 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
 
     int has_ops = f.tpu_op_lines || f.gpu_planes_with_events;
     if (!has_ops && !f.device_planes && !f.host_hlo_op_planes && f.trace_sources) {
-        /* The model holds the slices; the op tables of trace JSON are the next step. */
+        /* Trace JSON: XLA ops (hlo_op args) or Kineto's GPU stream work. */
+        int avail = f.trace_xla_slices || f.trace_gpu_streams;
         char why[sizeof out->items[0].reason];
         snprintf(why, sizeof why,
-                 "trace JSON: %llu slices, %llu GPU stream(s); op tables of trace JSON: next",
-                 (ull)f.trace_slices, (ull)f.trace_gpu_streams);
-        add(out, "ops", "hlo_stats, op_profile", 0, 0, "%s", why);
-        add(out, "roofline", "roofline_model", 0, 0, "%s", why);
+                 "trace JSON: %llu XLA op slices (hlo_op), %llu GPU stream(s) with kernels",
+                 (ull)f.trace_xla_slices, (ull)f.trace_gpu_streams);
+        add(out, "ops", "hlo_stats, op_profile", avail, 1, "%s", why);
+        add(out, "roofline", "roofline_model", avail, 1, "%s (peaks unknown unless supplied)", why);
     } else if (!has_ops && !f.device_planes && f.host_hlo_op_planes) {
         /* A CPU-only run: XLA:CPU thunks on host threads (an extension; XProf has none). */
         add(out, "ops", "hlo_stats, op_profile", 1, 1,
