@@ -4,6 +4,7 @@
  * (render/memattr.c). Modules a device ran come from its "XLA Modules" line; a device
  * without one (or a standalone HloProto) is attributed every program of its source. */
 #include "memattr.h"
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "formats/xplane_walk.h"
@@ -377,6 +378,42 @@ static void classify(const mv_result *r, const ma_rules *rules, ma_result *out, 
     row->check_ok[2] = row->check_delta[2] == 0;
 }
 
+int64_t pq_memory_figure(const pq_memory_result *r, const pq_memory_row *row, int f)
+{
+    if (f == 0)
+        return row->peak_bytes;
+    if (f == 1)
+        return row->entry_params_bytes;
+    if (f < 2 + r->nbuckets)
+        return row->bucket_bytes[f - 2];
+    return row->gradient_hits;
+}
+
+/* The figures (peak, entry params, each bucket, gradient hits) and their min/avg/max over
+ * the rows. */
+static void aggregate(ma_result *r)
+{
+    r->nfigures = 2 + r->nbuckets + 1;
+    for (int f = 0; f < r->nfigures; f++) {
+        r->figure_names[f] = f == 0                ? "peak_bytes"
+                             : f == 1              ? "entry_params_bytes"
+                             : f < 2 + r->nbuckets ? r->bucket_names[f - 2]
+                                                   : "gradient_hits";
+        pq_memory_stat *a = &r->aggregate[f];
+        memset(a, 0, sizeof *a);
+        for (int i = 0; i < r->nrows; i++) {
+            int64_t v = pq_memory_figure(r, &r->rows[i], f);
+            if (i == 0 || v < a->min)
+                a->min = v;
+            if (i == 0 || v > a->max)
+                a->max = v;
+            a->avg += (double)v;
+        }
+        if (r->nrows)
+            a->avg /= r->nrows;
+    }
+}
+
 pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_t memory_space,
                           const ma_rules *rules, arena *a, ma_result *out, pq_error *err)
 {
@@ -470,5 +507,56 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
     }
     if (arena_failed(a))
         return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    aggregate(out);
     return PQ_OK;
+}
+
+const char *pq_memory_check_name(int i)
+{
+    return i >= 0 && i < 3 ? MA_CHECK_NAMES[i] : NULL;
+}
+
+/* A computed attribution with what it owns: the rows' arena and the rules (bucket names
+ * point into them). The public struct comes first: pq_memory_free casts back. */
+typedef struct ma_handle {
+    pq_memory_result pub;
+    arena a;
+    ma_rules *rules;
+} ma_handle;
+
+pq_status pq_memory_compute(const pq_profile *p, const pq_memory_options *opts,
+                            pq_memory_result **out, pq_error *err)
+{
+    *out = NULL;
+    ma_handle *h = pq_calloc(1, sizeof *h);
+    if (!h)
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    arena_init(&h->a);
+    h->rules = pq_malloc(sizeof *h->rules);
+    if (!h->rules) {
+        pq_free(h);
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    }
+    pq_status st = memattr_rules_init(h->rules, opts->rules_text,
+                                      opts->rules_path ? opts->rules_path : "", err);
+    if (st == PQ_OK)
+        st = memattr_compute(p, opts->module_prefix, opts->memory_space, h->rules, &h->a, &h->pub,
+                             err);
+    if (st != PQ_OK) {
+        pq_memory_free(&h->pub);
+        return st;
+    }
+    *out = &h->pub;
+    return PQ_OK;
+}
+
+void pq_memory_free(pq_memory_result *result)
+{
+    if (!result)
+        return;
+    ma_handle *h = (ma_handle *)(void *)result;
+    arena_release(&h->a);
+    memattr_rules_free(h->rules);
+    pq_free(h->rules);
+    pq_free(h);
 }
