@@ -261,6 +261,8 @@ pq_status pq_render_memory_viewer(const pq_profile *profile, const pq_memviewer_
  * before the seed's default rules; NULL = defaults only; rules_path names it in errors),
  * gradient hits, three sanity checks, and min/avg/max across rows. Text (GiB table),
  * PQ_OUT_TSV, PQ_OUT_MD or PQ_OUT_JSON (schema profq.memory.v1).
+ * Errors: PQ_ERR_NOT_FOUND when module_prefix is given and no device's module matches it
+ * (as memory-viewer and heap), PQ_ERR_INPUT (a bad rules text, a malformed HloProto).
  */
 typedef struct pq_memory_options {
     const char *module_prefix;

@@ -104,6 +104,15 @@ check "heap: the SVG chart is well-formed XML" $?
 "$PROFQ" heap --format tsv --module jit_f "$TPU" | awk -F'\t' 'NR > 1 && NF != 5 {bad=1} END {exit bad || NR < 2}'
 check "heap: tsv has five columns" $?
 
+# issue 16 item 6: a --module that matches nothing is exit 3 with "no module matches" on
+# every memory command (memory printed an empty table with exit 0).
+for c in memory memory-viewer heap; do
+  "$PROFQ" $c --module nosuch "$TPU" > "$work/nosuch.out" 2> "$work/nosuch.err"
+  rc=$?
+  [ $rc -eq 3 ] && [ ! -s "$work/nosuch.out" ] && grep -q "no module.*matches 'nosuch'" "$work/nosuch.err"
+  check "$c: --module nosuch exits 3 with 'no module matches' and no output" $?
+done
+
 FIX=$top/tests/fixtures/jax_cpu
 "$PROFQ" memory --format json "$FIX/inference/jit_run_scan.hlo.pb" > "$work/inf.json"
 "$PROFQ" memory --format json "$FIX/training/jit_train_step.hlo.pb" > "$work/train.json"

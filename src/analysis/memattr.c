@@ -414,6 +414,21 @@ static void aggregate(ma_result *r)
     }
 }
 
+/* --module matched no row (issue 16 item 6): exit 3 as memory-viewer and heap do, naming
+ * whether no module has that prefix or no device ran one that has. */
+static pq_status no_module(const pq_profile *p, const char *prefix, pq_error *err)
+{
+    int any = 0;
+    for (size_t s = 0; s < p->nsources && !any; s++)
+        for (uint32_t i = 0; i < p->sources[s].nprograms && !any; i++)
+            any = prefix_ok(&p->sources[s].programs[i], prefix);
+    if (any)
+        return err_set(err, PQ_ERR_NOT_FOUND, "", -1,
+                       "no device ran a module matching '%s' (with a memory viewer)", prefix);
+    return err_set(err, PQ_ERR_NOT_FOUND, "", -1,
+                   "no module matches '%s' (profq memory-viewer PATH lists them)", prefix);
+}
+
 pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_t memory_space,
                           const ma_rules *rules, arena *a, ma_result *out, pq_error *err)
 {
@@ -507,6 +522,8 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
     }
     if (arena_failed(a))
         return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    if (module_prefix && *module_prefix && !out->nrows)
+        return no_module(p, module_prefix, err);
     aggregate(out);
     return PQ_OK;
 }
