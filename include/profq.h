@@ -280,6 +280,8 @@ enum {
 /* One row: one device of one source (or "(all)" for a source without device planes). */
 typedef struct pq_memory_row {
     const char *host, *device; /* NUL-terminated */
+    int ran_nothing;           /* 1: the device's plane holds no event (it ran nothing): module
+                                * is "", every figure 0, and the row is in no aggregate */
     const char *module;        /* "<name>(<program id>)", NUL-terminated */
     uint64_t program_id;
     int64_t peak_bytes, entry_params_bytes;
@@ -301,14 +303,15 @@ typedef struct pq_memory_stat {
 } pq_memory_stat;
 
 typedef struct pq_memory_result {
-    pq_memory_row *rows;
+    pq_memory_row *rows; /* devices in plane order, those that ran nothing included */
     int nrows;
+    int nidle;                                       /* rows with ran_nothing */
     const char *bucket_names[PQ_MEMORY_MAX_BUCKETS]; /* NUL-terminated: rules' buckets first */
     int nbuckets;
     /* Figures: peak_bytes, entry_params_bytes, one per bucket, gradient_hits. */
     int nfigures;
     const char *figure_names[PQ_MEMORY_MAX_FIGURES]; /* JSON names: "peak_bytes", ... */
-    pq_memory_stat aggregate[PQ_MEMORY_MAX_FIGURES];
+    pq_memory_stat aggregate[PQ_MEMORY_MAX_FIGURES]; /* over rows that ran something */
 } pq_memory_result;
 
 /* "groups_sum_to_peak", "parameter_rows_match_entry_params", "buckets_sum_to_parameter_rows"

@@ -113,6 +113,23 @@ for c in memory memory-viewer heap; do
   check "$c: --module nosuch exits 3 with 'no module matches' and no output" $?
 done
 
+# issue 16 item 5: GPU:1-7 of the MI300 attention profile have no lines and no events: they
+# are shown as having run nothing, with no figures, and left out of min/avg/max.
+ATT=$SHARED/data/xplane/mi300_jax08_attention.xplane.pb
+"$PROFQ" memory --format json "$ATT" > "$work/att.json"
+python3 - "$work/att.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [r["device"] for r in d["rows"]] == ["/device:GPU:0"], d["rows"]
+assert [i["device"] for i in d["idle_devices"]] == [f"/device:GPU:{i}" for i in range(1, 8)]
+p = d["rows"][0]["peak_bytes"]
+assert d["aggregate"]["peak_bytes"] == {"min": p, "avg": p, "max": p}
+PY
+check "memory: devices that ran nothing are listed apart and out of the aggregates" $?
+"$PROFQ" memory "$ATT" > "$work/att.txt"
+[ "$(grep -c '(ran nothing)' "$work/att.txt")" -eq 7 ] && ! grep -q '^max ' "$work/att.txt"
+check "memory: the text table says which devices ran nothing, no min/avg/max of one device" $?
+
 FIX=$top/tests/fixtures/jax_cpu
 "$PROFQ" memory --format json "$FIX/inference/jit_run_scan.hlo.pb" > "$work/inf.json"
 "$PROFQ" memory --format json "$FIX/training/jit_train_step.hlo.pb" > "$work/train.json"

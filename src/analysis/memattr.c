@@ -2,7 +2,8 @@
  * device ran (analysis/memviewer.c), its maxHeapBySize rows classified by rules into
  * buckets, gradient hits, and the seed's three sanity checks. Not here: printing
  * (render/memattr.c). Modules a device ran come from its "XLA Modules" line; a device
- * without one (or a standalone HloProto) is attributed every program of its source. */
+ * without one (or a standalone HloProto) is attributed every program of its source, and a
+ * device plane without any event gets a row that says it ran nothing. */
 #include "memattr.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -390,7 +391,7 @@ int64_t pq_memory_figure(const pq_memory_result *r, const pq_memory_row *row, in
 }
 
 /* The figures (peak, entry params, each bucket, gradient hits) and their min/avg/max over
- * the rows. */
+ * the rows of devices that ran something (issue 16 item 5: idle GPUs skewed them). */
 static void aggregate(ma_result *r)
 {
     r->nfigures = 2 + r->nbuckets + 1;
@@ -401,17 +402,31 @@ static void aggregate(ma_result *r)
                                                    : "gradient_hits";
         pq_memory_stat *a = &r->aggregate[f];
         memset(a, 0, sizeof *a);
+        int n = 0;
         for (int i = 0; i < r->nrows; i++) {
+            if (r->rows[i].ran_nothing)
+                continue;
             int64_t v = pq_memory_figure(r, &r->rows[i], f);
-            if (i == 0 || v < a->min)
+            if (n == 0 || v < a->min)
                 a->min = v;
-            if (i == 0 || v > a->max)
+            if (n == 0 || v > a->max)
                 a->max = v;
             a->avg += (double)v;
+            n++;
         }
-        if (r->nrows)
-            a->avg /= r->nrows;
+        if (n)
+            a->avg /= n;
     }
+}
+
+/* A device plane without a single event ran nothing (MI300 GPU:1-7 of a one-GPU job):
+ * attributing its source's modules to it would report memory it never held. */
+static int ran_nothing(const xp_plane *plane)
+{
+    for (uint32_t l = 0; l < plane->nlines; l++)
+        if (plane->lines[l].events)
+            return 0;
+    return 1;
 }
 
 /* --module matched no row (issue 16 item 6): exit 3 as memory-viewer and heap do, naming
@@ -462,6 +477,16 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
                 continue;
             if (!plane && devices)
                 break;
+            if (plane && ran_nothing(plane)) {
+                ma_row *row = &out->rows[out->nrows++];
+                memset(row, 0, sizeof *row);
+                row->host = dup_str(a, src->info.host);
+                row->device = dup_str(a, plane->name);
+                row->module = "";
+                row->ran_nothing = 1;
+                out->nidle++;
+                continue;
+            }
             /* Which programs this device ran. */
             uint8_t *ran = calloc(src->nprograms, 1);
             if (!ran) {
@@ -522,7 +547,7 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
     }
     if (arena_failed(a))
         return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
-    if (module_prefix && *module_prefix && !out->nrows)
+    if (module_prefix && *module_prefix && out->nrows == out->nidle)
         return no_module(p, module_prefix, err);
     aggregate(out);
     return PQ_OK;

@@ -1,7 +1,7 @@
 /* memattr.c - renders a `profq memory` result (pq_memory_result, computed by
  * analysis/memattr.c): a GiB table like the seed's, TSV, Markdown, or JSON schema
- * profq.memory.v1 (bytes, per row and min/avg/max). Formats only: rows, buckets and
- * aggregates are the analysis's. */
+ * profq.memory.v1 (bytes, per row and min/avg/max; devices that ran nothing under
+ * idle_devices). Formats only: rows, buckets and aggregates are the analysis's. */
 #include "profq.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -53,6 +53,13 @@ static void table(buf *b, const pq_memory_result *r, int style) /* 0 text, 1 tsv
         const pq_memory_row *row = &r->rows[i];
         if (style == 2)
             buf_puts(b, "| ");
+        if (row->ran_nothing) { /* no figure to show, and none is zero by measurement */
+            buf_printf(b, "%s%s%s%s(ran nothing)", row->host, sep, row->device, sep);
+            for (int f = 0; f <= nf; f++)
+                buf_printf(b, "%s-", sep);
+            buf_puts(b, style == 2 ? " |\n" : "\n");
+            continue;
+        }
         buf_printf(b, "%s%s%s%s%s", row->host, sep, row->device, sep, row->module);
         for (int f = 0; f < nf; f++) {
             int64_t v = pq_memory_figure(r, row, f);
@@ -65,7 +72,7 @@ static void table(buf *b, const pq_memory_result *r, int style) /* 0 text, 1 tsv
         }
         buf_printf(b, "%s%s%s\n", sep, all_ok(row) ? "ok" : "FAILED", style == 2 ? " |" : "");
     }
-    if (r->nrows > 1 && style != 1) {
+    if (r->nrows - r->nidle > 1 && style != 1) {
         static const char *const AGG[] = {"min", "avg", "max"};
         for (int k = 0; k < 3; k++) {
             if (style == 2)
@@ -85,7 +92,7 @@ static void table(buf *b, const pq_memory_result *r, int style) /* 0 text, 1 tsv
     if (style == 0)
         for (int i = 0; i < r->nrows; i++)
             for (int c = 0; c < 3; c++)
-                if (!r->rows[i].check_ok[c])
+                if (!r->rows[i].ran_nothing && !r->rows[i].check_ok[c])
                     buf_printf(b, "check failed: %s %s %s: %s (delta %" PRId64 " bytes)\n",
                                r->rows[i].host, r->rows[i].device, r->rows[i].module,
                                pq_memory_check_name(c), r->rows[i].check_delta[c]);
@@ -102,6 +109,8 @@ static void json(buf *b, const pq_memory_result *r)
     json_arr_begin(&w);
     for (int i = 0; i < r->nrows; i++) {
         const pq_memory_row *row = &r->rows[i];
+        if (row->ran_nothing)
+            continue; /* listed under idle_devices */
         char id[32];
         snprintf(id, sizeof id, "%" PRIu64, row->program_id);
         json_obj_begin(&w);
@@ -148,6 +157,19 @@ static void json(buf *b, const pq_memory_result *r)
             json_obj_end(&w);
         }
         json_arr_end(&w);
+        json_obj_end(&w);
+    }
+    json_arr_end(&w);
+    json_key(&w, "idle_devices"); /* device planes without any event: they ran nothing */
+    json_arr_begin(&w);
+    for (int i = 0; i < r->nrows; i++) {
+        if (!r->rows[i].ran_nothing)
+            continue;
+        json_obj_begin(&w);
+        json_key(&w, "host");
+        json_cstr(&w, r->rows[i].host);
+        json_key(&w, "device");
+        json_cstr(&w, r->rows[i].device);
         json_obj_end(&w);
     }
     json_arr_end(&w);
