@@ -330,9 +330,9 @@ pq_status pq_render_memory(const pq_profile *profile, const pq_memory_options *o
 
 /*
  * Heap usage over program order (`profq heap`, README "heap"): every heap-simulator trace
- * of every module whose "<name>(<id>)" starts with module (NULL = all) replayed with ALLOC,
- * FREE and SHARE_WITH (shared memory counted once); per trace the usage before each event,
- * the peak and where it happens. Text, PQ_OUT_TSV (one line per point), PQ_OUT_JSON
+ * with events of every module whose "<name>(<id>)" starts with module (NULL = all) replayed
+ * with ALLOC, FREE and SHARE_WITH (shared memory counted once); per trace the usage before
+ * each event, the peak and where it happens. Text, PQ_OUT_TSV (one line per point), PQ_OUT_JSON
  * (schema profq.heap.v1) or PQ_OUT_SVG (a line chart, one line per module).
  * Errors: PQ_ERR_NOT_FOUND when module is given and no module with traces matches it.
  */

@@ -3,7 +3,8 @@
  * reference count (the chain is followed to its root) and adds memory only when that memory
  * had already been freed; FREE subtracts the root's size when the last reference goes.
  * A FREE without a live reference, or an unknown buffer id, is counted and skipped rather
- * than refused: this is an overview, not XProf's exact viewer (memviewer.c is).
+ * than refused: this is an overview, not XProf's exact viewer (memviewer.c is). A trace
+ * without events is left out (it has no usage and no memory space).
  * pq_heap_compute picks the modules of a profile (by "<name>(<id>)" prefix), decodes them
  * and keeps those with traces. Not here: formatting (render/heap.c). */
 #include "heapsim.h"
@@ -64,6 +65,8 @@ pq_status heapsim_compute(const hlo_module *m, arena *a, hs_result *out)
     }
     for (uint32_t t = 0; t < m->ntraces; t++) {
         const hlo_heap_trace *tr = &m->traces[t];
+        if (!tr->nevents)
+            continue; /* nothing to replay, no memory space to name (issue 16 item 14) */
         for (uint32_t i = 0; i < n; i++)
             bufs[i] = (hs_buf){m->logical_buffers[i].id, m->logical_buffers[i].size, 0, -1};
         qsort(bufs, n, sizeof *bufs, cmp_i64);
