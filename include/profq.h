@@ -405,6 +405,11 @@ typedef struct pq_op_rates {
     double hbm_bytes;
     const char *bound_by; /* static: "Compute", "HBM", "CMEM Read", ... or "Unknown" */
     double bottleneck_oi;
+    /* Static reason why the time-based rates and bound-by mean nothing for this row, else
+     * NULL: the halves of an async pair (copy-start and copy-done, any -start/-done), whose bytes
+     * move between the start and the done op, not in either op's own time. The numbers
+     * above are still XProf's (its hlo_stats prints them); profq's own reports print n/a. */
+    const char *not_meaningful;
 } pq_op_rates;
 
 /* One row: an op (program, op) merged over devices, a group of ops (--by category or

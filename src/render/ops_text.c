@@ -180,31 +180,46 @@ static void json_header(json_writer *w, const pq_ops_result *r, const char *sche
     json_obj_end(w);
 }
 
+static void json_rate(json_writer *w, double v, int not_meaningful)
+{
+    if (not_meaningful)
+        json_null(w);
+    else
+        json_double(w, v);
+}
+
 static void json_rates(json_writer *w, const pq_ops_result *r, const pq_op_row *m)
 {
     const pq_op_rates o = m->rates;
+    int na = o.not_meaningful != NULL; /* time-based rates: null */
     json_key(w, "gflops_per_s");
-    json_double(w, o.flop_rate_gflops);
+    json_rate(w, o.flop_rate_gflops, na);
     json_key(w, "model_gflops_per_s");
-    json_double(w, o.model_flop_rate);
+    json_rate(w, o.model_flop_rate, na);
     json_key(w, "memory_gibps");
-    json_double(w, o.mem_bw_gibps);
+    json_rate(w, o.mem_bw_gibps, na);
     json_key(w, "hbm_gibps");
-    json_double(w, o.hbm_bw_gibps);
+    json_rate(w, o.hbm_bw_gibps, na);
     if (r->hw == PQ_OPS_HW_TPU) {
         json_key(w, "cmem_read_gibps");
-        json_double(w, o.cmem_rd_gibps);
+        json_rate(w, o.cmem_rd_gibps, na);
         json_key(w, "cmem_write_gibps");
-        json_double(w, o.cmem_wr_gibps);
+        json_rate(w, o.cmem_wr_gibps, na);
         json_key(w, "vmem_read_gibps");
-        json_double(w, o.vmem_rd_gibps);
+        json_rate(w, o.vmem_rd_gibps, na);
         json_key(w, "vmem_write_gibps");
-        json_double(w, o.vmem_wr_gibps);
+        json_rate(w, o.vmem_wr_gibps, na);
     }
     json_key(w, "operational_intensity");
     json_double(w, o.oi);
     json_key(w, "bound_by");
-    json_cstr(w, o.bound_by);
+    if (na) {
+        json_null(w);
+        json_key(w, "rates_not_meaningful");
+        json_cstr(w, o.not_meaningful);
+    } else {
+        json_cstr(w, o.bound_by);
+    }
 }
 
 static void json_op(json_writer *w, const pq_ops_result *r, const pq_op_row *m, int rank,
@@ -274,6 +289,7 @@ static void text_ops(buf *b, const pq_ops_result *r, const pq_ops_options *o)
                "GFLOP/s", "HBM GiB/s", "FLOP/B", "bound by");
     double cum = 0;
     int rank = 0;
+    const char *note = NULL; /* why some rows print n/a */
     for (size_t i = 0; i < n; i++) {
         const pq_op_row *m = &rows[i];
         if (o->top > 0 && rank >= o->top && !m->is_idle)
@@ -302,6 +318,11 @@ static void text_ops(buf *b, const pq_ops_result *r, const pq_ops_options *o)
             text_name(b, m->name, 40);
         }
         int has_work = !m->is_idle;
+        if (has_work && rt.not_meaningful) {
+            buf_printf(b, " %10s %10s %8.3g  %s\n", "n/a", "n/a", rt.oi, "n/a (async)");
+            note = rt.not_meaningful;
+            continue;
+        }
         text_rate(b, rt.flop_rate_gflops, has_work);
         text_rate(b, rt.hbm_bw_gibps, has_work);
         if (has_work)
@@ -310,6 +331,8 @@ static void text_ops(buf *b, const pq_ops_result *r, const pq_ops_options *o)
             buf_printf(b, " %8s", "-");
         buf_printf(b, "  %s\n", has_work ? rt.bound_by : "");
     }
+    if (note)
+        buf_printf(b, "     n/a (async): %s\n", note);
 }
 
 static void text_programs(buf *b, const pq_ops_result *r)

@@ -256,6 +256,75 @@ static void test_cpu_thunks(void **state)
     tb_free(&b);
 }
 
+static int tb_sink_write(void *ctx, const void *data, size_t n)
+{
+    put_bytes(ctx, data, n);
+    return 0;
+}
+
+/* Renders R as VIEW and FMT into a NUL-terminated buffer OUT (freed by the caller). */
+static void render_to(const pq_ops_result *r, const pq_ops_options *o, pq_ops_view view,
+                      pq_output fmt, tbuf *out)
+{
+    tb_init(out);
+    pq_sink sink = {tb_sink_write, out};
+    pq_error err;
+    assert_int_equal(pq_ops_render(r, o, view, fmt, &sink, &err), PQ_OK);
+    put_byte(out, 0);
+}
+
+/* Issue 16 item 7: the bytes of an async copy over the start op's tiny self time gave
+ * 8.3e+08 GiB/s; profq's reports print n/a with the reason instead (XProf's numbers stay in
+ * the rates for --format xprof). */
+static void test_async_copy_rates(void **state)
+{
+    (void)state;
+    tbuf b;
+    tb_init(&b);
+    size_t pl = plane_begin(&b, 2, "/device:TPU:0");
+    put_stat_metas(&b, ST_PID, "program_id", "symbol_id", "hlo_category", "flops", "bytes_accessed",
+                   "peak_teraflops_per_second", "peak_hbm_bw_gigabytes_per_second", NULL);
+    put_stat_d(&b, 6, ST_PEAKF, 100.0);
+    put_stat_d(&b, 6, ST_PEAKB, 1000.0);
+    tpu_meta(&b, 1, "fusion.1", 11, "loop fusion", 1e3, 1e3);
+    tpu_meta(&b, 2, "copy-start.1", 12, "copy-start", 0, 4e9);
+    tpu_meta(&b, 3, "copy-done.1", 13, "copy-done", 0, 4e9);
+    size_t ln = line_begin(&b, 3, "XLA Ops");
+    put_varint_field(&b, 3, 1);
+    put_event(&b, 1, 0, 1000);
+    put_event(&b, 2, 1000, 1); /* 4 GB in 1 ps */
+    put_event(&b, 3, 5000, 2);
+    pq_ops_result r;
+    pq_profile *p = load_ops(&b, ln, pl, &r);
+    const pq_op_row *f = find(&r, "fusion.1"), *cs = find(&r, "copy-start.1"),
+                    *cd = find(&r, "copy-done.1");
+    assert_non_null(f);
+    assert_non_null(cs);
+    assert_non_null(cd);
+    assert_null(f->rates.not_meaningful);
+    assert_non_null(cs->rates.not_meaningful);
+    assert_non_null(cd->rates.not_meaningful);
+    assert_true(cs->rates.hbm_bw_gibps > 1e9); /* XProf's figure, kept for its tables */
+    pq_ops_options o = {0};
+    tbuf t;
+    render_to(&r, &o, PQ_OPS_VIEW_OPS, PQ_OUT_TEXT, &t);
+    const char *line = strstr((const char *)t.p, "copy-start.1");
+    assert_non_null(line);
+    const char *end = strchr(line, '\n');
+    assert_non_null(end);
+    assert_null(memchr(line, '+', (size_t)(end - line))); /* no 1e+09 */
+    assert_non_null(strstr(line, "n/a (async)"));
+    assert_non_null(strstr((const char *)t.p, "n/a (async): the start or done half"));
+    tb_free(&t);
+    render_to(&r, &o, PQ_OPS_VIEW_ROOFLINE, PQ_OUT_JSON, &t);
+    assert_non_null(strstr((const char *)t.p, "\"rates_not_meaningful\""));
+    assert_null(strstr((const char *)t.p, "e+09"));
+    tb_free(&t);
+    ops_free(&r);
+    pq_profile_free(p);
+    tb_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_gpu_kernels),
         cmocka_unit_test(test_gpu_peaks),
         cmocka_unit_test(test_cpu_thunks),
+        cmocka_unit_test(test_async_copy_rates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
