@@ -441,13 +441,14 @@ typedef struct pq_ops_program {
     uint64_t program_id;
     pq_str name;        /* module name ("" when the input names none) */
     int64_t executions; /* XLA Modules events (TPU); 0 where the input has none */
-    int64_t module_ps;  /* summed module execution time over devices */
+    int64_t module_ps;  /* summed module execution time over devices; 0 without modules */
     int64_t op_self_ps; /* summed op self time */
     int64_t first_ps;   /* first module (or op) start, absolute */
     double flops, model_flops, bytes_accessed, hbm_bytes;
     /* steady state: the program's executions after the first on each device */
     int64_t steady_executions, steady_module_ps;
     double steady_share; /* fraction of the program's op time inside steady executions */
+    int name_shared;     /* another program has the same name: print the id with it */
     const void *seen_on; /* private: the device plane of the last execution counted */
 } pq_ops_program;
 
@@ -493,6 +494,8 @@ typedef struct pq_ops_result {
     double normalized_total_op_time_ps;
     /* Windows, summed over devices (device-picoseconds). */
     int64_t window_ps;        /* per device: last end - first start of its op/module/step lines */
+    int has_modules;          /* the input has module execution events (TPU `XLA Modules`); else
+                                 module_ps and the programs' executions and module_ps are unknown (0) */
     int64_t module_ps;        /* union of module executions */
     int64_t busy_ps;          /* union of top-level op events */
     int64_t idle_ps;          /* total_time - total op time (XProf's IDLE op) */

@@ -325,6 +325,72 @@ static void test_async_copy_rates(void **state)
     tb_free(&b);
 }
 
+/* Counts the lines of TEXT that start with a rank ("%4d "). */
+static int ranked_lines(const char *text)
+{
+    int n = 0;
+    for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        int k = 0;
+        while (k < 4 && (l[k] == ' ' || (l[k] >= '0' && l[k] <= '9')))
+            k++;
+        if (k == 4 && l[3] >= '0' && l[3] <= '9' && l[4] == ' ')
+            n++;
+    }
+    return n;
+}
+
+/* Issue 16 item 12: GPU programs (no module events) printed execs 0 beside non-zero module
+ * time and "in modules 0.000 ms"; --top N printed N + 1 rows (IDLE ranked, its cum% stuck);
+ * two programs of one name gave identical op rows; --top did not limit the programs. */
+static void test_gpu_programs_and_top(void **state)
+{
+    (void)state;
+    tbuf b;
+    tb_init(&b);
+    size_t pl = plane_begin(&b, 0, "/device:GPU:0");
+    put_stat_metas(&b, ST_HLO_OP, "hlo_op", "hlo_module", NULL);
+    put_emeta(&b, 1, "kernel");
+    size_t ln = line_begin(&b, 16, "Stream #16(Kernel)");
+    /* custom-call.1 in jit_matmul(19) and jit_matmul(73); fusion.2 in jit_add(5) */
+    static const char *const module[] = {"jit_matmul(19)", "jit_matmul(73)", "jit_add(5)"};
+    static const char *const op[] = {"custom-call.1", "custom-call.1", "fusion.2"};
+    for (int i = 0; i < 3; i++) {
+        size_t e = event_begin(&b, 1, i * 1000, 300 - i * 50);
+        put_stat_s(&b, 4, ST_HLO_OP, op[i]);
+        put_stat_s(&b, 4, ST_MODULE, module[i]);
+        msg_end(&b, e);
+    }
+    pq_ops_result r;
+    pq_profile *p = load_ops(&b, ln, pl, &r);
+    assert_int_equal(r.nprograms, 3);
+    assert_false(r.has_modules);
+    for (size_t i = 0; i < r.nprograms; i++) {
+        assert_int_equal(r.programs[i].executions, 0);
+        assert_int_equal(r.programs[i].module_ps, 0); /* not op time passed off as modules */
+        assert_int_equal(r.programs[i].name_shared, pq_str_eq(r.programs[i].name, "jit_matmul"));
+    }
+    pq_ops_options o = {.top = 2};
+    tbuf t;
+    render_to(&r, &o, PQ_OPS_VIEW_OPS, PQ_OUT_TEXT, &t);
+    const char *text = (const char *)t.p;
+    assert_int_equal(ranked_lines(text), 2); /* --top 2: two ranked rows, IDLE not ranked */
+    assert_non_null(strstr(text, "IDLE (no op running; not ranked)"));
+    assert_non_null(strstr(text, "custom-call.1 (jit_matmul(19))"));
+    assert_non_null(strstr(text, "custom-call.1 (jit_matmul(73))"));
+    assert_non_null(strstr(text, "in modules n/a (no module events)"));
+    assert_null(strstr(text, "in modules 0.000 ms"));
+    assert_non_null(strstr(text, "... 1 more program (all without --top)"));
+    assert_null(strstr(text, "jit_add(5)  ")); /* the third program is not listed */
+    tb_free(&t);
+    render_to(&r, &o, PQ_OPS_VIEW_ROOFLINE, PQ_OUT_JSON, &t);
+    assert_non_null(strstr((const char *)t.p, "\"executions\": null"));
+    assert_non_null(strstr((const char *)t.p, "\"in_modules_ps\": null"));
+    tb_free(&t);
+    ops_free(&r);
+    pq_profile_free(p);
+    tb_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -333,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_gpu_peaks),
         cmocka_unit_test(test_cpu_thunks),
         cmocka_unit_test(test_async_copy_rates),
+        cmocka_unit_test(test_gpu_programs_and_top),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
