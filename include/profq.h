@@ -610,6 +610,11 @@ typedef struct pq_op_rates {
     double hbm_bytes;
     const char *bound_by; /* static: "Compute", "HBM", "CMEM Read", ... or "Unknown" */
     double bottleneck_oi;
+    /* Static reason why the time-based rates and bound-by mean nothing for this row, else
+     * NULL: the halves of an async pair (copy-start and copy-done, any -start/-done), whose bytes
+     * move between the start and the done op, not in either op's own time. The numbers
+     * above are still XProf's (its hlo_stats prints them); profq's own reports print n/a. */
+    const char *not_meaningful;
 } pq_op_rates;
 
 /* One row: an op (program, op) merged over devices, a group of ops (--by category or
@@ -641,13 +646,14 @@ typedef struct pq_ops_program {
     uint64_t program_id;
     pq_str name;        /* module name ("" when the input names none) */
     int64_t executions; /* XLA Modules events (TPU); 0 where the input has none */
-    int64_t module_ps;  /* summed module execution time over devices */
+    int64_t module_ps;  /* summed module execution time over devices; 0 without modules */
     int64_t op_self_ps; /* summed op self time */
     int64_t first_ps;   /* first module (or op) start, absolute */
     double flops, model_flops, bytes_accessed, hbm_bytes;
     /* steady state: the program's executions after the first on each device */
     int64_t steady_executions, steady_module_ps;
     double steady_share; /* fraction of the program's op time inside steady executions */
+    int name_shared;     /* another program has the same name: print the id with it */
     const void *seen_on; /* private: the device plane of the last execution counted */
 } pq_ops_program;
 
@@ -693,6 +699,8 @@ typedef struct pq_ops_result {
     double normalized_total_op_time_ps;
     /* Windows, summed over devices (device-picoseconds). */
     int64_t window_ps;        /* per device: last end - first start of its op/module/step lines */
+    int has_modules;          /* the input has module execution events (TPU `XLA Modules`); else
+                                 module_ps and the programs' executions and module_ps are unknown (0) */
     int64_t module_ps;        /* union of module executions */
     int64_t busy_ps;          /* union of top-level op events */
     int64_t idle_ps;          /* total_time - total op time (XProf's IDLE op) */

@@ -33,6 +33,8 @@ double ops_giga_to_gibi(double x);
  * time, and the roofline totals into R->roofline, every row's rates filled. 0 when out of
  * memory. */
 int ops_groups(pq_ops_result *r, pq_ops_group by);
+/* Program PID of R, or NULL. */
+const pq_ops_program *ops_program_find(const pq_ops_result *r, uint64_t pid);
 /* The name of program PID in R, "" when R has none. */
 pq_str ops_program_name(const pq_ops_result *r, uint64_t pid);
 /* An infeed or outfeed category (XProf's roofline leaves these out of one record). */

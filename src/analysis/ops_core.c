@@ -319,6 +319,10 @@ static void finalize_programs(const pq_profile *prof, pq_ops_result *out, prog_t
                 }
     if (pt->n)
         qsort(pt->v, pt->n, sizeof *pt->v, prog_cmp);
+    for (size_t k = 0; k < pt->n; k++)
+        for (size_t j = k + 1; j < pt->n; j++)
+            if (ops_str_same(pt->v[k].name, pt->v[j].name))
+                pt->v[k].name_shared = pt->v[j].name_shared = 1;
     out->programs = pt->v;
     out->nprograms = pt->n;
     pt->v = NULL;

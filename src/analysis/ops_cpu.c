@@ -118,7 +118,6 @@ int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
             m->normalized_time_ps += (double)r->dur;
             plane_self += self;
             p->op_self_ps += self;
-            p->module_ps += self;
             if (r->start < p->first_ps)
                 p->first_ps = r->start;
             if (p->name.n == 0 && r->module.n)

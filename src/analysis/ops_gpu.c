@@ -78,7 +78,6 @@ int ops_gpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
             if (!p)
                 return 0;
             p->op_self_ps += ev.duration_ps;
-            p->module_ps += ev.duration_ps;
             if (s < p->first_ps)
                 p->first_ps = s;
             ops_prog_name_from_module(p, module);

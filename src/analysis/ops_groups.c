@@ -48,12 +48,18 @@ static void add_metrics(pq_op_row *d, const pq_op_row *s)
     d->dma_stall_ps += s->dma_stall_ps;
 }
 
-pq_str ops_program_name(const pq_ops_result *r, uint64_t pid)
+const pq_ops_program *ops_program_find(const pq_ops_result *r, uint64_t pid)
 {
     for (size_t i = 0; i < r->nprograms; i++)
         if (r->programs[i].program_id == pid)
-            return r->programs[i].name;
-    return pq_str_of("", 0);
+            return &r->programs[i];
+    return NULL;
+}
+
+pq_str ops_program_name(const pq_ops_result *r, uint64_t pid)
+{
+    const pq_ops_program *p = ops_program_find(r, pid);
+    return p ? p->name : pq_str_of("", 0);
 }
 
 /* Rows for --by category|program (idle excluded); 0 on allocation failure. */

@@ -11,6 +11,30 @@ double ops_giga_to_gibi(double x)
     return x / (1073741824.0 / 1e9);
 }
 
+static int ends_with(pq_str s, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    return s.n >= n && memcmp(s.p + s.n - n, suffix, n) == 0;
+}
+
+/* The start or done half of an async pair: by category (TPU: "copy-start", "copy-done",
+ * "all-gather-start", ...), or on GPU/CPU, where XLA's ToCategory files copy-start and
+ * copy-done under "data formatting", by the opcode part of the name. */
+static int is_async_half(const pq_op_row *m)
+{
+    if (ends_with(m->category, "-start") || ends_with(m->category, "-done"))
+        return 1;
+    if (!pq_str_eq(m->category, "data formatting"))
+        return 0;
+    pq_str op = m->name;
+    for (size_t i = 0; i < op.n; i++)
+        if (op.p[i] == '.') {
+            op.n = i;
+            break;
+        }
+    return ends_with(op, "-start") || ends_with(op, "-done");
+}
+
 void ops_rates(const pq_ops_result *r, const pq_op_row *m, pq_op_rates *o)
 {
     memset(o, 0, sizeof *o);
@@ -69,4 +93,7 @@ void ops_rates(const pq_ops_result *r, const pq_op_row *m, pq_op_rates *o)
     }
     o->bound_by = bound;
     o->bottleneck_oi = boi;
+    if (is_async_half(m))
+        o->not_meaningful = "the start or done half of an async op: its bytes move between "
+                            "the two, not in this op's own time";
 }

@@ -204,6 +204,7 @@ static int tpu_modules(tpu_plane_st *ts, ops_ctx *cx)
         while (xp_events_next(&ei, &ev)) {
             int64_t s = base + ev.offset_ps, e = s + ev.duration_ps;
             uint64_t pid = 0;
+            cx->out->has_modules = 1;
             const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
             if (module_program(ts, &ev, em, &pid)) {
                 pq_ops_program *p = ops_prog_get(cx->progs, pid);

@@ -47,7 +47,10 @@ static void text_windows(buf *b, const pq_ops_result *r)
                r->ndevices == 1 ? "" : "s");
     text_ms(b, (int64_t)((double)r->window_ps / nd));
     buf_puts(b, ", in modules ");
-    text_ms(b, (int64_t)((double)r->module_ps / nd));
+    if (r->has_modules)
+        text_ms(b, (int64_t)((double)r->module_ps / nd));
+    else
+        buf_puts(b, "n/a (no module events)");
     buf_puts(b, ", in ops ");
     text_ms(b, (int64_t)((double)r->total_op_time_ps / nd));
     buf_printf(b, " (busy %.1f%%), idle ",
@@ -153,7 +156,10 @@ static void json_header(json_writer *w, const pq_ops_result *r, const char *sche
     json_key(w, "captured_ps");
     json_int(w, r->window_ps);
     json_key(w, "in_modules_ps");
-    json_int(w, r->module_ps);
+    if (r->has_modules)
+        json_int(w, r->module_ps);
+    else
+        json_null(w);
     json_key(w, "in_ops_ps");
     json_int(w, r->total_op_time_ps);
     json_key(w, "busy_ps");
@@ -180,31 +186,46 @@ static void json_header(json_writer *w, const pq_ops_result *r, const char *sche
     json_obj_end(w);
 }
 
+static void json_rate(json_writer *w, double v, int not_meaningful)
+{
+    if (not_meaningful)
+        json_null(w);
+    else
+        json_double(w, v);
+}
+
 static void json_rates(json_writer *w, const pq_ops_result *r, const pq_op_row *m)
 {
     const pq_op_rates o = m->rates;
+    int na = o.not_meaningful != NULL; /* time-based rates: null */
     json_key(w, "gflops_per_s");
-    json_double(w, o.flop_rate_gflops);
+    json_rate(w, o.flop_rate_gflops, na);
     json_key(w, "model_gflops_per_s");
-    json_double(w, o.model_flop_rate);
+    json_rate(w, o.model_flop_rate, na);
     json_key(w, "memory_gibps");
-    json_double(w, o.mem_bw_gibps);
+    json_rate(w, o.mem_bw_gibps, na);
     json_key(w, "hbm_gibps");
-    json_double(w, o.hbm_bw_gibps);
+    json_rate(w, o.hbm_bw_gibps, na);
     if (r->hw == PQ_OPS_HW_TPU) {
         json_key(w, "cmem_read_gibps");
-        json_double(w, o.cmem_rd_gibps);
+        json_rate(w, o.cmem_rd_gibps, na);
         json_key(w, "cmem_write_gibps");
-        json_double(w, o.cmem_wr_gibps);
+        json_rate(w, o.cmem_wr_gibps, na);
         json_key(w, "vmem_read_gibps");
-        json_double(w, o.vmem_rd_gibps);
+        json_rate(w, o.vmem_rd_gibps, na);
         json_key(w, "vmem_write_gibps");
-        json_double(w, o.vmem_wr_gibps);
+        json_rate(w, o.vmem_wr_gibps, na);
     }
     json_key(w, "operational_intensity");
     json_double(w, o.oi);
     json_key(w, "bound_by");
-    json_cstr(w, o.bound_by);
+    if (na) {
+        json_null(w);
+        json_key(w, "rates_not_meaningful");
+        json_cstr(w, o.not_meaningful);
+    } else {
+        json_cstr(w, o.bound_by);
+    }
 }
 
 static void json_op(json_writer *w, const pq_ops_result *r, const pq_op_row *m, int rank,
@@ -253,14 +274,6 @@ static void text_name(buf *b, pq_str s, int width)
         buf_printf(b, "%.*s~", width - 1, s.p);
 }
 
-static void text_rate(buf *b, double v, int known)
-{
-    if (known)
-        buf_printf(b, " %10.4g", v);
-    else
-        buf_printf(b, " %10s", "-");
-}
-
 static void text_ops(buf *b, const pq_ops_result *r, const pq_ops_options *o)
 {
     int grouped = o->by != PQ_OPS_BY_OP;
@@ -274,24 +287,33 @@ static void text_ops(buf *b, const pq_ops_result *r, const pq_ops_options *o)
                "GFLOP/s", "HBM GiB/s", "FLOP/B", "bound by");
     double cum = 0;
     int rank = 0;
+    const char *note = NULL;      /* why some rows print n/a */
+    const pq_op_row *idle = NULL; /* not an op: below the ranked rows */
     for (size_t i = 0; i < n; i++) {
         const pq_op_row *m = &rows[i];
-        if (o->top > 0 && rank >= o->top && !m->is_idle)
+        if (m->is_idle)
+            idle = m;
+        if (m->is_idle || (o->top > 0 && rank >= o->top))
             continue;
         const pq_op_rates rt = m->rates;
         double frac = ops_safe_div((double)m->self_time_ps, (double)r->total_time_ps);
-        if (!m->is_idle)
-            cum += frac;
+        cum += frac;
         rank++;
         buf_printf(b, "%4d %14.3f %6.2f %6.2f %10" PRId64 "  ", rank, (double)m->self_time_ps / 1e6,
                    frac * 100, cum * 100, m->occurrences);
         text_name(b, grouped ? pq_str_of("", 0) : m->category, 18);
         buf_puts(b, "  ");
-        if (!grouped && !m->is_idle) {
+        if (!grouped) {
+            /* the program's id too when another program has the same name */
             char t[300];
-            pq_str pn = ops_program_name(r, m->program_id);
-            snprintf(t, sizeof t, "%.*s (%.*s)", (int)(m->name.n > 200 ? 200 : m->name.n),
-                     m->name.p, (int)(pn.n > 60 ? 60 : pn.n), pn.p);
+            const pq_ops_program *p = ops_program_find(r, m->program_id);
+            pq_str pn = p ? p->name : pq_str_of("", 0);
+            int n1 = snprintf(t, sizeof t, "%.*s (%.*s", (int)(m->name.n > 200 ? 200 : m->name.n),
+                              m->name.p, (int)(pn.n > 60 ? 60 : pn.n), pn.p);
+            if (p && p->name_shared)
+                snprintf(t + n1, sizeof t - (size_t)n1, "(%" PRIu64 "))", m->program_id);
+            else
+                snprintf(t + n1, sizeof t - (size_t)n1, ")");
             text_name(b, pq_str_of(t, strlen(t)), 40);
         } else if (o->by == PQ_OPS_BY_PROGRAM) {
             char t[120];
@@ -301,27 +323,35 @@ static void text_ops(buf *b, const pq_ops_result *r, const pq_ops_options *o)
         } else {
             text_name(b, m->name, 40);
         }
-        int has_work = !m->is_idle;
-        text_rate(b, rt.flop_rate_gflops, has_work);
-        text_rate(b, rt.hbm_bw_gibps, has_work);
-        if (has_work)
-            buf_printf(b, " %8.3g", rt.oi);
-        else
-            buf_printf(b, " %8s", "-");
-        buf_printf(b, "  %s\n", has_work ? rt.bound_by : "");
+        if (rt.not_meaningful) {
+            buf_printf(b, " %10s %10s %8.3g  %s\n", "n/a", "n/a", rt.oi, "n/a (async)");
+            note = rt.not_meaningful;
+            continue;
+        }
+        buf_printf(b, " %10.4g %10.4g %8.3g  %s\n", rt.flop_rate_gflops, rt.hbm_bw_gibps, rt.oi,
+                   rt.bound_by);
     }
+    if (idle)
+        buf_printf(b, "     IDLE (no op running; not ranked): %.3f us, %.2f%% of the device time\n",
+                   (double)idle->self_time_ps / 1e6,
+                   100 * ops_safe_div((double)idle->self_time_ps, (double)r->total_time_ps));
+    if (note)
+        buf_printf(b, "     n/a (async): %s\n", note);
 }
 
-static void text_programs(buf *b, const pq_ops_result *r)
+/* The first TOP programs (all when TOP is 0); execs and module time "-" when the input has
+ * no module events. */
+static void text_programs(buf *b, const pq_ops_result *r, int top)
 {
     if (r->nprograms == 0)
         return;
+    size_t shown = top > 0 && (size_t)top < r->nprograms ? (size_t)top : r->nprograms;
     buf_printf(b,
                "\nprograms: %-34s %6s %12s %12s | %-21s | %-21s\n"
                "          %-34s %6s %12s %12s | %10s %10s | %10s %10s\n",
                "", "", "", "", "GFLOP/s per device", "HBM GiB/s per device", "name(program id)",
                "execs", "module ms*", "op ms*", "active", "whole", "active", "whole");
-    for (size_t i = 0; i < r->nprograms; i++) {
+    for (size_t i = 0; i < shown; i++) {
         const pq_ops_program *p = &r->programs[i];
         char t[160];
         snprintf(t, sizeof t, "%.*s(%" PRIu64 ")", (int)(p->name.n > 100 ? 100 : p->name.n),
@@ -329,11 +359,17 @@ static void text_programs(buf *b, const pq_ops_result *r)
         int64_t active = p->module_ps ? p->module_ps : p->op_self_ps;
         buf_puts(b, "          ");
         text_name(b, pq_str_of(t, strlen(t)), 34);
-        buf_printf(b, " %6" PRId64 " %12.3f %12.3f | %10.4g %10.4g | %10.4g %10.4g\n",
-                   p->executions, (double)p->module_ps / 1e9, (double)p->op_self_ps / 1e9,
+        if (r->has_modules)
+            buf_printf(b, " %6" PRId64 " %12.3f", p->executions, (double)p->module_ps / 1e9);
+        else
+            buf_printf(b, " %6s %12s", "-", "-");
+        buf_printf(b, " %12.3f | %10.4g %10.4g | %10.4g %10.4g\n", (double)p->op_self_ps / 1e9,
                    gflops(p->flops, active), gflops(p->flops, r->window_ps),
                    gibps(p->hbm_bytes, active), gibps(p->hbm_bytes, r->window_ps));
     }
+    if (shown < r->nprograms)
+        buf_printf(b, "          ... %zu more program%s (all without --top)\n",
+                   r->nprograms - shown, r->nprograms - shown == 1 ? "" : "s");
     buf_puts(b, "          * summed over devices; active = module executions (op time where the "
                 "input has no module lines), whole = the captured window\n");
 }
@@ -351,9 +387,15 @@ static void json_programs(json_writer *w, const pq_ops_result *r)
         json_key(w, "name");
         json_pstr(w, p->name);
         json_key(w, "executions");
-        json_int(w, p->executions);
+        if (r->has_modules)
+            json_int(w, p->executions);
+        else
+            json_null(w);
         json_key(w, "module_ps");
-        json_int(w, p->module_ps);
+        if (r->has_modules)
+            json_int(w, p->module_ps);
+        else
+            json_null(w);
         json_key(w, "op_self_ps");
         json_int(w, p->op_self_ps);
         json_key(w, "flops");
@@ -426,7 +468,7 @@ void ops_render_ops_text(buf *b, const pq_ops_result *r, const pq_ops_options *o
 {
     text_windows(b, r);
     text_ops(b, r, o);
-    text_programs(b, r);
+    text_programs(b, r, o->top);
 }
 
 void ops_render_roofline_json(buf *b, const pq_ops_result *r, const pq_ops_options *o)
@@ -478,7 +520,7 @@ void ops_render_roofline_text(buf *b, const pq_ops_result *r, const pq_ops_optio
                total->flops / 1e9, ops_safe_div(rt.flop_rate_gflops, 1),
                gflops(total->flops, r->total_op_time_ps), rt.hbm_bw_gibps,
                gibps(total->bd_hbm, r->total_op_time_ps), rt.bound_by);
-    text_programs(b, r);
+    text_programs(b, r, o->top);
     pq_ops_options oo2 = *o;
     oo2.by = PQ_OPS_BY_OP;
     text_ops(b, r, &oo2);

@@ -256,6 +256,141 @@ static void test_cpu_thunks(void **state)
     tb_free(&b);
 }
 
+static int tb_sink_write(void *ctx, const void *data, size_t n)
+{
+    put_bytes(ctx, data, n);
+    return 0;
+}
+
+/* Renders R as VIEW and FMT into a NUL-terminated buffer OUT (freed by the caller). */
+static void render_to(const pq_ops_result *r, const pq_ops_options *o, pq_ops_view view,
+                      pq_output fmt, tbuf *out)
+{
+    tb_init(out);
+    pq_sink sink = {tb_sink_write, out};
+    pq_error err;
+    assert_int_equal(pq_ops_render(r, o, view, fmt, &sink, &err), PQ_OK);
+    put_byte(out, 0);
+}
+
+/* Issue 16 item 7: the bytes of an async copy over the start op's tiny self time gave
+ * 8.3e+08 GiB/s; profq's reports print n/a with the reason instead (XProf's numbers stay in
+ * the rates for --format xprof). */
+static void test_async_copy_rates(void **state)
+{
+    (void)state;
+    tbuf b;
+    tb_init(&b);
+    size_t pl = plane_begin(&b, 2, "/device:TPU:0");
+    put_stat_metas(&b, ST_PID, "program_id", "symbol_id", "hlo_category", "flops", "bytes_accessed",
+                   "peak_teraflops_per_second", "peak_hbm_bw_gigabytes_per_second", NULL);
+    put_stat_d(&b, 6, ST_PEAKF, 100.0);
+    put_stat_d(&b, 6, ST_PEAKB, 1000.0);
+    tpu_meta(&b, 1, "fusion.1", 11, "loop fusion", 1e3, 1e3);
+    tpu_meta(&b, 2, "copy-start.1", 12, "copy-start", 0, 4e9);
+    tpu_meta(&b, 3, "copy-done.1", 13, "copy-done", 0, 4e9);
+    size_t ln = line_begin(&b, 3, "XLA Ops");
+    put_varint_field(&b, 3, 1);
+    put_event(&b, 1, 0, 1000);
+    put_event(&b, 2, 1000, 1); /* 4 GB in 1 ps */
+    put_event(&b, 3, 5000, 2);
+    pq_ops_result r;
+    pq_profile *p = load_ops(&b, ln, pl, &r);
+    const pq_op_row *f = find(&r, "fusion.1"), *cs = find(&r, "copy-start.1"),
+                    *cd = find(&r, "copy-done.1");
+    assert_non_null(f);
+    assert_non_null(cs);
+    assert_non_null(cd);
+    assert_null(f->rates.not_meaningful);
+    assert_non_null(cs->rates.not_meaningful);
+    assert_non_null(cd->rates.not_meaningful);
+    assert_true(cs->rates.hbm_bw_gibps > 1e9); /* XProf's figure, kept for its tables */
+    pq_ops_options o = {0};
+    tbuf t;
+    render_to(&r, &o, PQ_OPS_VIEW_OPS, PQ_OUT_TEXT, &t);
+    const char *line = strstr((const char *)t.p, "copy-start.1");
+    assert_non_null(line);
+    const char *end = strchr(line, '\n');
+    assert_non_null(end);
+    assert_null(memchr(line, '+', (size_t)(end - line))); /* no 1e+09 */
+    assert_non_null(strstr(line, "n/a (async)"));
+    assert_non_null(strstr((const char *)t.p, "n/a (async): the start or done half"));
+    tb_free(&t);
+    render_to(&r, &o, PQ_OPS_VIEW_ROOFLINE, PQ_OUT_JSON, &t);
+    assert_non_null(strstr((const char *)t.p, "\"rates_not_meaningful\""));
+    assert_null(strstr((const char *)t.p, "e+09"));
+    tb_free(&t);
+    ops_free(&r);
+    pq_profile_free(p);
+    tb_free(&b);
+}
+
+/* Counts the lines of TEXT that start with a rank ("%4d "). */
+static int ranked_lines(const char *text)
+{
+    int n = 0;
+    for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        int k = 0;
+        while (k < 4 && (l[k] == ' ' || (l[k] >= '0' && l[k] <= '9')))
+            k++;
+        if (k == 4 && l[3] >= '0' && l[3] <= '9' && l[4] == ' ')
+            n++;
+    }
+    return n;
+}
+
+/* Issue 16 item 12: GPU programs (no module events) printed execs 0 beside non-zero module
+ * time and "in modules 0.000 ms"; --top N printed N + 1 rows (IDLE ranked, its cum% stuck);
+ * two programs of one name gave identical op rows; --top did not limit the programs. */
+static void test_gpu_programs_and_top(void **state)
+{
+    (void)state;
+    tbuf b;
+    tb_init(&b);
+    size_t pl = plane_begin(&b, 0, "/device:GPU:0");
+    put_stat_metas(&b, ST_HLO_OP, "hlo_op", "hlo_module", NULL);
+    put_emeta(&b, 1, "kernel");
+    size_t ln = line_begin(&b, 16, "Stream #16(Kernel)");
+    /* custom-call.1 in jit_matmul(19) and jit_matmul(73); fusion.2 in jit_add(5) */
+    static const char *const module[] = {"jit_matmul(19)", "jit_matmul(73)", "jit_add(5)"};
+    static const char *const op[] = {"custom-call.1", "custom-call.1", "fusion.2"};
+    for (int i = 0; i < 3; i++) {
+        size_t e = event_begin(&b, 1, i * 1000, 300 - i * 50);
+        put_stat_s(&b, 4, ST_HLO_OP, op[i]);
+        put_stat_s(&b, 4, ST_MODULE, module[i]);
+        msg_end(&b, e);
+    }
+    pq_ops_result r;
+    pq_profile *p = load_ops(&b, ln, pl, &r);
+    assert_int_equal(r.nprograms, 3);
+    assert_false(r.has_modules);
+    for (size_t i = 0; i < r.nprograms; i++) {
+        assert_int_equal(r.programs[i].executions, 0);
+        assert_int_equal(r.programs[i].module_ps, 0); /* not op time passed off as modules */
+        assert_int_equal(r.programs[i].name_shared, pq_str_eq(r.programs[i].name, "jit_matmul"));
+    }
+    pq_ops_options o = {.top = 2};
+    tbuf t;
+    render_to(&r, &o, PQ_OPS_VIEW_OPS, PQ_OUT_TEXT, &t);
+    const char *text = (const char *)t.p;
+    assert_int_equal(ranked_lines(text), 2); /* --top 2: two ranked rows, IDLE not ranked */
+    assert_non_null(strstr(text, "IDLE (no op running; not ranked)"));
+    assert_non_null(strstr(text, "custom-call.1 (jit_matmul(19))"));
+    assert_non_null(strstr(text, "custom-call.1 (jit_matmul(73))"));
+    assert_non_null(strstr(text, "in modules n/a (no module events)"));
+    assert_null(strstr(text, "in modules 0.000 ms"));
+    assert_non_null(strstr(text, "... 1 more program (all without --top)"));
+    assert_null(strstr(text, "jit_add(5)  ")); /* the third program is not listed */
+    tb_free(&t);
+    render_to(&r, &o, PQ_OPS_VIEW_ROOFLINE, PQ_OUT_JSON, &t);
+    assert_non_null(strstr((const char *)t.p, "\"executions\": null"));
+    assert_non_null(strstr((const char *)t.p, "\"in_modules_ps\": null"));
+    tb_free(&t);
+    ops_free(&r);
+    pq_profile_free(p);
+    tb_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +398,8 @@ int main(void)
         cmocka_unit_test(test_gpu_kernels),
         cmocka_unit_test(test_gpu_peaks),
         cmocka_unit_test(test_cpu_thunks),
+        cmocka_unit_test(test_async_copy_rates),
+        cmocka_unit_test(test_gpu_programs_and_top),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
