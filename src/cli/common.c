@@ -11,7 +11,11 @@
 
 static int file_write(void *ctx, const void *data, size_t n)
 {
-    return fwrite(data, 1, n, (FILE *)ctx) == n ? 0 : -1;
+    cli_out *o = ctx;
+    if (fwrite(data, 1, n, o->f) == n)
+        return 0;
+    o->epipe |= errno == EPIPE;
+    return -1;
 }
 
 int cli_out_open(cli_out *o, const char *path)
@@ -47,16 +51,19 @@ int cli_out_open(cli_out *o, const char *path)
         }
     }
     o->sink.write = file_write;
-    o->sink.ctx = o->f;
+    o->sink.ctx = o;
     return EXIT_OK;
 }
 
 int cli_out_close(cli_out *o, int ok)
 {
     int code = EXIT_OK;
+    errno = 0;
     if (fflush(o->f) != 0 || ferror(o->f)) {
-        fprintf(stderr, "profq: %s: write failed: %s\n", o->path ? o->path : "stdout",
-                strerror(errno));
+        /* A reader that went away (`| head`) is no error worth a line: exit 4 says it. */
+        if (errno != EPIPE && !o->epipe)
+            fprintf(stderr, "profq: %s: write failed: %s\n", o->path ? o->path : "stdout",
+                    strerror(errno));
         code = EXIT_OUTPUT;
     }
     if (o->path && !o->tmp_path) {
@@ -204,17 +211,40 @@ int cli_parse(const cli_spec *s, int argc, char **argv, cli_common *c)
     return code;
 }
 
+int cli_open_profile(const cli_common *c, const pq_open_options *opts, pq_profile **out)
+{
+    pq_error err;
+    int stream = -1;
+    for (int i = 0; i < c->npaths; i++)
+        if (cli_is_stream(c->paths[i]))
+            stream = i;
+    pq_status st;
+    if (stream < 0) {
+        st = pq_profile_open(c->paths, (size_t)c->npaths, opts, out, &err);
+    } else if (c->npaths > 1) {
+        fprintf(stderr,
+                "profq: %s: a pipe, device or '-' (stdin) is read alone, without other "
+                "paths\n",
+                cli_stream_name(c->paths[stream]));
+        return EXIT_USAGE;
+    } else {
+        cli_stream s;
+        int code = cli_stream_read(c->paths[0], &s);
+        if (code != EXIT_OK)
+            return code;
+        st = pq_profile_open_memory(s.data, s.n, cli_stream_name(c->paths[0]), opts, out, &err);
+        cli_stream_done(&s);
+    }
+    return st == PQ_OK ? EXIT_OK : cli_report(&err);
+}
+
 int cli_load(const cli_common *c, pq_profile **out)
 {
     pq_open_options opts = {0};
     opts.threads = c->threads;
     opts.skip_sha256 = c->no_hash;
     opts.programs_only = c->programs_only;
-    pq_error err;
-    pq_status st = pq_profile_open(c->paths, (size_t)c->npaths, &opts, out, &err);
-    if (st != PQ_OK)
-        return cli_report(&err);
-    return EXIT_OK;
+    return cli_open_profile(c, &opts, out);
 }
 
 int cli_run_parsed(cli_common *c, int force_no_hash, cli_render_fn render, void *ctx)

@@ -2,6 +2,7 @@
  * live in its cmd_<name>.c), help and version. */
 #include "cli.h"
 
+#include <signal.h>
 #include <string.h>
 
 static const cli_command *const COMMANDS[] = {
@@ -38,6 +39,9 @@ static const cli_command *find(const char *name)
 
 int main(int argc, char **argv)
 {
+    /* A reader that closes the pipe (`profq ops F | head`) makes writes fail with EPIPE,
+     * which the output code turns into exit 4 (EXIT_OUTPUT) without a message. */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         print_overview(stderr);
         return EXIT_USAGE;
