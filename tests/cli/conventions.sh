@@ -156,5 +156,11 @@ for cmd in info summarize; do
     [ $rc -eq 3 ] && grep -q "$work/fifo" "$work/err" && ok || bad "$cmd FIFO without a writer: exit $rc"
 done
 
+# --- the man page: each command of the SYNOPSIS starts its own line (.br before it) ------
+awk '/^\.SH SYNOPSIS/{on=1; next} /^\.SH/{on=0} on' "$top/docs/profq.1" >"$work/syn"
+n=$(grep -c '^\.B profq ' "$work/syn")
+joined=$(awk 'prev != ".br" && /^\.B profq / && seen {print} /^\.B profq /{seen=1} {prev=$0}' "$work/syn")
+[ "$n" -ge 20 ] && [ -z "$joined" ] && ok || bad "man SYNOPSIS: commands run together: $joined"
+
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
