@@ -162,6 +162,12 @@ void cli_stream_done(cli_stream *s);
 /* An error about S's copy names PATH (what the user gave) instead. */
 void cli_stream_error_path(const cli_stream *s, const char *path, pq_error *err);
 
+/* progress.c: on a terminal (stderr a tty, CI unset), work over a second shows one line of
+ * progress on stderr (input bytes read, seconds) until cli_progress_stop, which clears it;
+ * output, messages and child processes stop it first. Both may be called at any time. */
+void cli_progress_start(const char *what);
+void cli_progress_stop(void);
+
 /* sources.c: the commands that read a summary. SUMMARY (or --summary FILE), --top-k N,
  * -o FILE. */
 typedef struct cli_summary_args {

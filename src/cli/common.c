@@ -12,6 +12,7 @@
 static int file_write(void *ctx, const void *data, size_t n)
 {
     cli_out *o = ctx;
+    cli_progress_stop(); /* the output starts: the progress line goes */
     if (fwrite(data, 1, n, o->f) == n)
         return 0;
     o->epipe |= errno == EPIPE;
@@ -58,6 +59,7 @@ int cli_out_open(cli_out *o, const char *path)
 int cli_out_close(cli_out *o, int ok)
 {
     int code = EXIT_OK;
+    cli_progress_stop();
     errno = 0;
     if (fflush(o->f) != 0 || ferror(o->f)) {
         /* A reader that went away (`| head`) is no error worth a line: exit 4 says it. */
@@ -123,6 +125,7 @@ int cli_exit_code(pq_status st)
 
 int cli_report(const pq_error *err)
 {
+    cli_progress_stop();
     if (err->path[0] && err->offset >= 0)
         fprintf(stderr, "profq: %s: offset %lld: %s\n", err->path, (long long)err->offset,
                 err->message);
@@ -136,6 +139,7 @@ int cli_report(const pq_error *err)
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
+    cli_progress_stop();
     fprintf(stderr, "profq %s: ", cmd);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);

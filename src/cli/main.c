@@ -75,5 +75,10 @@ int main(int argc, char **argv)
             return EXIT_OK;
         }
     }
-    return c->run(argc - 1, argv + 1); /* argv[0]: the command, as getopt wants */
+    /* Progress on a terminal, except where a child process owns it (tt run, W&B uploads). */
+    if (strcmp(name, "tt") != 0 && strcmp(name, "publish") != 0 && strcmp(name, "bundle") != 0)
+        cli_progress_start(name);
+    int code = c->run(argc - 1, argv + 1); /* argv[0]: the command, as getopt wants */
+    cli_progress_stop();
+    return code;
 }

@@ -36,6 +36,7 @@ int cli_on_path(const char *prog, char *out, size_t cap)
 
 int cli_spawn(char *const argv[], const char *cwd)
 {
+    cli_progress_stop(); /* the child's own output follows */
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {

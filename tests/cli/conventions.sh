@@ -156,6 +156,23 @@ for cmd in info summarize; do
     [ $rc -eq 3 ] && grep -q "$work/fifo" "$work/err" && ok || bad "$cmd FIFO without a writer: exit $rc"
 done
 
+# --- 6. progress on a terminal only ------------------------------------------------------
+# A FIFO whose writer waits 2 s: work over a second. Under `script` stderr is a terminal.
+slow() { (sleep 2; cat "$xp") >"$work/slow" & }
+mkfifo "$work/slow"
+if command -v script >/dev/null; then
+    slow
+    env -u CI script -qec "'$PROFQ' info --no-hash '$work/slow' >/dev/null" /dev/null >"$work/tty" 2>&1
+    grep -q "profq info: .* MiB read, .* s" "$work/tty" && ok || bad "no progress line on a terminal"
+    slow
+    CI=true script -qec "'$PROFQ' info --no-hash '$work/slow' >/dev/null" /dev/null >"$work/tty" 2>&1
+    grep -q "MiB read" "$work/tty" && bad "progress shown under CI" || ok
+fi
+slow
+"$PROFQ" info --no-hash "$work/slow" >/dev/null 2>"$work/err"
+[ $? -eq 0 ] && [ ! -s "$work/err" ] && ok || bad "progress (or a message) on stderr that is a file"
+wait
+
 # --- the man page: each command of the SYNOPSIS starts its own line (.br before it) ------
 awk '/^\.SH SYNOPSIS/{on=1; next} /^\.SH/{on=0} on' "$top/docs/profq.1" >"$work/syn"
 n=$(grep -c '^\.B profq ' "$work/syn")
