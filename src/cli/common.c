@@ -1,4 +1,7 @@
-/* common.c - output files, error printing, shared option parsing for the CLI. */
+/* common.c - output files (atomic, EPIPE as exit 4), error printing, the getopt_long driver
+ * every command's option table goes through (cli_parse), and loading the profiles of the
+ * commands that read them. Depends on the library and inputs.c/progress.c only; not the
+ * summary sources (sources.c) nor any command. */
 #define _GNU_SOURCE
 #include "cli.h"
 
@@ -169,16 +172,20 @@ int cli_parse(const cli_spec *s, int argc, char **argv, cli_common *c)
         fprintf(stderr, "profq: out of memory\n");
         return EXIT_INTERNAL;
     }
-    /* ':' first: a missing value returns ':' (after the '+' that stops at an operand). */
+    /* ':' after the mode: a missing value returns ':'. The mode is '+' (stop at the first
+     * operand) or '-' (operands come back in order as id 1, wherever they are, even with
+     * POSIXLY_CORRECT set). */
     char shortopts[32];
     const char *so = s->shortopts;
-    snprintf(shortopts, sizeof shortopts, "%s:%s", so[0] == '+' ? "+" : "", so + (so[0] == '+'));
+    snprintf(shortopts, sizeof shortopts, "%c:%s", so[0] == '+' ? '+' : '-', so + (so[0] == '+'));
     opterr = 0;
     optind = 0; /* 0: glibc starts afresh (a command may parse twice, as tt does) */
     int code = 0, id;
     char name[64];
     while (code == 0 && (id = getopt_long(argc, argv, shortopts, s->longopts, NULL)) != -1) {
-        if (id == ':') {
+        if (id == 1) {
+            c->paths[c->npaths++] = optarg;
+        } else if (id == ':') {
             code =
                 cli_usage_error(s->cmd, "%s needs a value", option_name(argv, name, sizeof name));
         } else if (id == '?' && optopt && strncmp(argv[optind - 1], "--", 2) == 0) {
@@ -206,7 +213,7 @@ int cli_parse(const cli_spec *s, int argc, char **argv, cli_common *c)
                                    option_name(argv, name, sizeof name));
         }
     }
-    for (int i = optind; code == 0 && i < argc; i++)
+    for (int i = optind; code == 0 && i < argc; i++) /* after "--", or from the first with '+' */
         c->paths[c->npaths++] = argv[i];
     if (code != 0) {
         free(c->paths);
