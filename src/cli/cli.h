@@ -5,6 +5,7 @@
 #include "profq.h"
 
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum {
@@ -29,6 +30,7 @@ typedef struct cli_out {
     char *path; /* final path, or NULL for stdout */
     char *tmp_path;
     pq_sink sink;
+    int epipe; /* a write failed with EPIPE: the reader closed the pipe */
 } cli_out;
 
 int cli_out_open(cli_out *o, const char *path);
@@ -117,7 +119,10 @@ int cli_parse_paths(const cli_spec *s, int argc, char **argv, cli_common *c);
 /* The value of a --format name among ALLOWED (as cli_spec.formats): 0, or prints usage
  * ("expected ALLOWED") and returns EXIT_USAGE. */
 int cli_parse_format_among(const char *cmd, const char *v, const char *allowed, pq_output *out);
-/* Loads the paths; on error prints and returns the exit code with *out NULL. */
+/* Loads the paths with OPTS; on error prints and returns the exit code with *out NULL. A
+ * stream (cli_is_stream) is read whole and loaded from memory; it must be the only path. */
+int cli_open_profile(const cli_common *c, const pq_open_options *opts, pq_profile **out);
+/* cli_open_profile with the options of C (threads, no_hash, programs_only). */
 int cli_load(const cli_common *c, pq_profile **out);
 
 /* The shape of the commands that read profiles: parse ARGV with S, load (without sha256
@@ -133,6 +138,35 @@ int cli_run_parsed(cli_common *c, int force_no_hash, cli_render_fn render, void 
 int cli_parse_memory_space(const char *cmd, const char *v, int64_t *out);
 /* Parses a non-negative integer option value; 0, or prints usage and returns EXIT_USAGE. */
 int cli_parse_int_opt(const char *cmd, const char *name, const char *v, int *out);
+
+/* inputs.c: inputs that are streams ("-" for stdin, a pipe, a FIFO, a device), read once
+ * and whole, never more than cli_stream_limit() bytes (exit 3 past it). */
+typedef struct cli_stream {
+    uint8_t *data; /* cli_stream_read: the bytes */
+    size_t n;
+    char tmp_dir[4096], tmp_path[4200]; /* cli_stream_spool: the copy, removed by _done */
+    int fd_out;
+} cli_stream;
+/* 1 when PATH is "-" or names something that is neither a regular file nor a folder. */
+int cli_is_stream(const char *path);
+/* "<stdin>" for "-", else PATH: the name messages and sources give a stream. */
+const char *cli_stream_name(const char *path);
+/* 4 GiB, or PROFQ_STREAM_LIMIT (bytes, or with a K, M or G suffix). */
+uint64_t cli_stream_limit(void);
+/* Reads PATH into S->data; 0, or an exit code after printing (S is then empty). */
+int cli_stream_read(const char *path, cli_stream *s);
+/* Copies PATH into a temporary file S->tmp_path (named after PATH, "stdin" for "-"), for
+ * the entry points that read a path more than once; 0, or an exit code after printing. */
+int cli_stream_spool(const char *path, cli_stream *s);
+void cli_stream_done(cli_stream *s);
+/* An error about S's copy names PATH (what the user gave) instead. */
+void cli_stream_error_path(const cli_stream *s, const char *path, pq_error *err);
+
+/* progress.c: on a terminal (stderr a tty, CI unset), work over a second shows one line of
+ * progress on stderr (input bytes read, seconds) until cli_progress_stop, which clears it;
+ * output, messages and child processes stop it first. Both may be called at any time. */
+void cli_progress_start(const char *what);
+void cli_progress_stop(void);
 
 /* sources.c: the commands that read a summary. SUMMARY (or --summary FILE), --top-k N,
  * -o FILE. */

@@ -20,6 +20,36 @@ static const char usage[] =
     "appends the track record to --history, and prints the manifest (paths and status).\n"
     "With --strict-provenance nothing is written when the provenance check fails.\n";
 
+enum {
+    OPT_BEFORE = CLI_OPT_OWN,
+    OPT_AFTER,
+    OPT_LABEL,
+    OPT_HISTORY,
+    OPT_STRICT,
+    OPT_BEFORE_ARTIFACT,
+    OPT_BEFORE_RUN_TARGET,
+    OPT_AFTER_ARTIFACT,
+    OPT_AFTER_RUN_TARGET
+};
+static const struct option options[] = {
+    {"before", required_argument, NULL, OPT_BEFORE},
+    {"before-summary", required_argument, NULL, OPT_BEFORE},
+    {"after", required_argument, NULL, OPT_AFTER},
+    {"after-summary", required_argument, NULL, OPT_AFTER},
+    {"output-dir", required_argument, NULL, 'o'},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"history", required_argument, NULL, OPT_HISTORY},
+    {"strict-provenance", no_argument, NULL, OPT_STRICT},
+    /* W&B sides; --artifact/--run-target are the before side's, --entity, --project and
+     * --download-root apply to both. */
+    {"before-artifact", required_argument, NULL, OPT_BEFORE_ARTIFACT},
+    {"before-run-target", required_argument, NULL, OPT_BEFORE_RUN_TARGET},
+    {"after-artifact", required_argument, NULL, OPT_AFTER_ARTIFACT},
+    {"after-run-target", required_argument, NULL, OPT_AFTER_RUN_TARGET},
+    CLI_LONG_SOURCES,
+    CLI_LONG_TOP_K,
+    CLI_LONG_END};
+
 typedef pq_status (*writer)(void *ctx, pq_sink *sink, pq_error *err);
 
 typedef struct wctx {
@@ -82,36 +112,6 @@ static void put_json_str(FILE *f, const char *s)
     }
     fputc('"', f);
 }
-
-enum {
-    OPT_BEFORE = CLI_OPT_OWN,
-    OPT_AFTER,
-    OPT_LABEL,
-    OPT_HISTORY,
-    OPT_STRICT,
-    OPT_BEFORE_ARTIFACT,
-    OPT_BEFORE_RUN_TARGET,
-    OPT_AFTER_ARTIFACT,
-    OPT_AFTER_RUN_TARGET
-};
-static const struct option options[] = {
-    {"before", required_argument, NULL, OPT_BEFORE},
-    {"before-summary", required_argument, NULL, OPT_BEFORE},
-    {"after", required_argument, NULL, OPT_AFTER},
-    {"after-summary", required_argument, NULL, OPT_AFTER},
-    {"output-dir", required_argument, NULL, 'o'},
-    {"label", required_argument, NULL, OPT_LABEL},
-    {"history", required_argument, NULL, OPT_HISTORY},
-    {"strict-provenance", no_argument, NULL, OPT_STRICT},
-    /* W&B sides; --artifact/--run-target are the before side's, --entity, --project and
-     * --download-root apply to both. */
-    {"before-artifact", required_argument, NULL, OPT_BEFORE_ARTIFACT},
-    {"before-run-target", required_argument, NULL, OPT_BEFORE_RUN_TARGET},
-    {"after-artifact", required_argument, NULL, OPT_AFTER_ARTIFACT},
-    {"after-run-target", required_argument, NULL, OPT_AFTER_RUN_TARGET},
-    CLI_LONG_SOURCES,
-    CLI_LONG_TOP_K,
-    CLI_LONG_END};
 
 typedef struct bundle_args {
     const char *side[2]; /* --before, --after */

@@ -1,13 +1,6 @@
 /* cmd_info.c - `profq info PATH...`: what the profile contains. */
 #include "cli.h"
 
-static const char tools_usage[] =
-    "profq tools [--format text|json] [-o FILE] PATH...\n"
-    "\n"
-    "Lists each profq analysis with whether this input has what it needs (HloProtos with a\n"
-    "buffer assignment for memory-viewer, allocator events for memory-profile, device op\n"
-    "lines for ops/roofline, ...) and the reason. JSON schema profq.tools.v1.\n";
-
 static const char info_usage[] =
     "profq info [--format text|json] [-o FILE] [--no-hash] [--threads N] PATH...\n"
     "\n"
@@ -17,6 +10,13 @@ static const char info_usage[] =
     "device capabilities the input states, lines with event counts and time spans; the\n"
     "programs (XLA modules) whose HloProtos the profile carries. JSON schema profq.info.v1.\n"
     "--no-hash skips the sha256 of each source.\n";
+
+static const char tools_usage[] =
+    "profq tools [--format text|json] [-o FILE] PATH...\n"
+    "\n"
+    "Lists each profq analysis with whether this input has what it needs (HloProtos with a\n"
+    "buffer assignment for memory-viewer, allocator events for memory-profile, device op\n"
+    "lines for ops/roofline, ...) and the reason. JSON schema profq.tools.v1.\n";
 
 static const struct option info_options[] = {CLI_LONG_FORMAT, CLI_LONG_OUTPUT, CLI_LONG_NO_HASH,
                                              CLI_LONG_THREADS, CLI_LONG_END};

@@ -18,6 +18,15 @@ static const char usage[] =
     "adds rules tried before the defaults (format in the README). JSON schema\n"
     "profq.memory.v1.\n";
 
+enum { OPT_MODULE = CLI_OPT_OWN, OPT_RULES, OPT_MEMORY_SPACE };
+static const struct option options[] = {{"module", required_argument, NULL, OPT_MODULE},
+                                        {"rules", required_argument, NULL, OPT_RULES},
+                                        {"memory-space", required_argument, NULL, OPT_MEMORY_SPACE},
+                                        CLI_LONG_FORMAT,
+                                        CLI_LONG_OUTPUT,
+                                        CLI_LONG_THREADS,
+                                        CLI_LONG_END};
+
 static char *read_text(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -46,15 +55,6 @@ static char *read_text(const char *path)
     fclose(f);
     return s;
 }
-
-enum { OPT_MODULE = CLI_OPT_OWN, OPT_RULES, OPT_MEMORY_SPACE };
-static const struct option options[] = {{"module", required_argument, NULL, OPT_MODULE},
-                                        {"rules", required_argument, NULL, OPT_RULES},
-                                        {"memory-space", required_argument, NULL, OPT_MEMORY_SPACE},
-                                        CLI_LONG_FORMAT,
-                                        CLI_LONG_OUTPUT,
-                                        CLI_LONG_THREADS,
-                                        CLI_LONG_END};
 
 static int take(void *ctx, int id, const char *v)
 {

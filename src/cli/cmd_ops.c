@@ -33,16 +33,6 @@ static const char ops_usage[] =
     "bf16Flops, occurrences, avgTimePs, FLOP and bandwidth utilisation, bytes per memory\n"
     "kind (not the fused instructions XProf lists under a fusion from the HloProto).\n";
 
-static int parse_positive(const char *cmd, const char *opt, const char *s, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (*end || !(v > 0))
-        return cli_usage_error(cmd, "%s takes a positive number", opt);
-    *out = v;
-    return 0;
-}
-
 enum { OPT_BY = CLI_OPT_OWN, OPT_TOP, OPT_PEAK_FLOPS, OPT_PEAK_BW, OPT_VIEW };
 #define OPS_LONG_COMMON                                                                            \
     {"top", required_argument, NULL, OPT_TOP},                                                     \
@@ -54,6 +44,16 @@ static const struct option ops_options[] = {{"by", required_argument, NULL, OPT_
                                             OPS_LONG_COMMON,
                                             CLI_LONG_END};
 static const struct option roofline_options[] = {OPS_LONG_COMMON, CLI_LONG_END};
+
+static int parse_positive(const char *cmd, const char *opt, const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (*end || !(v > 0))
+        return cli_usage_error(cmd, "%s takes a positive number", opt);
+    *out = v;
+    return 0;
+}
 
 typedef struct ops_args {
     const char *cmd;

@@ -22,16 +22,6 @@ static const char usage[] =
     "Prints {status, entity, project, artifact_name, artifact_type, aliases, summary_path,\n"
     "report_path, metadata} (the seed's metadata keys). --dry-run: status dry_run, no W&B.\n";
 
-/* cp SRC DIR/ through the same child runner (no shell). */
-static int copy_into(const char *src, const char *dir)
-{
-    char cp[4096];
-    if (!cli_on_path("cp", cp, sizeof cp))
-        return -1;
-    char *argv[] = {cp, (char *)src, (char *)dir, NULL};
-    return cli_spawn(argv, NULL);
-}
-
 enum { OPT_SUMMARY = CLI_OPT_OWN, OPT_REPORT, OPT_ARTIFACT_NAME, OPT_ALIAS, OPT_DRY_RUN };
 static const struct option options[] = {
     {"summary", required_argument, NULL, OPT_SUMMARY},
@@ -43,6 +33,16 @@ static const struct option options[] = {
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     CLI_LONG_OUTPUT,
     CLI_LONG_END};
+
+/* cp SRC DIR/ through the same child runner (no shell). */
+static int copy_into(const char *src, const char *dir)
+{
+    char cp[4096];
+    if (!cli_on_path("cp", cp, sizeof cp))
+        return -1;
+    char *argv[] = {cp, (char *)src, (char *)dir, NULL};
+    return cli_spawn(argv, NULL);
+}
 
 typedef struct publish_args {
     const char *summary, *report, *name, *entity, *project;

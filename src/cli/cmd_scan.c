@@ -28,10 +28,10 @@ static int cmd_scan(int argc, char **argv)
     opts.threads = c.threads;
     opts.skip_sha256 = 1; /* scan measures decoding; hashing is info's job */
     opts.scan = &t;
-    pq_error err;
-    pq_status st = pq_profile_open(c.paths, (size_t)c.npaths, &opts, &prof, &err);
-    code = st == PQ_OK ? EXIT_OK : cli_report(&err);
+    code = cli_open_profile(&c, &opts, &prof);
     if (code == EXIT_OK) {
+        pq_error err;
+        pq_status st;
         cli_out o;
         code = cli_out_open(&o, c.out_path);
         if (code == EXIT_OK) {

@@ -120,8 +120,18 @@ static int cmd_summarize(int argc, char **argv)
     if (code == EXIT_OK) {
         pq_error err;
         memset(&err, 0, sizeof err);
-        pq_status st = pq_summarize(input, &o, &out.sink, &err);
-        if (st == PQ_ERR_NOT_FOUND && f.run_path[0]) {
+        cli_stream in = {0};
+        pq_status st = PQ_OK;
+        int stream = cli_is_stream(input);
+        if (stream) /* summarize reads its path more than once: a copy in a temporary file */
+            code = cli_stream_spool(input, &in);
+        if (code == EXIT_OK)
+            st = pq_summarize(stream ? in.tmp_path : input, &o, &out.sink, &err);
+        cli_stream_error_path(&in, input, &err);
+        cli_stream_done(&in);
+        if (code != EXIT_OK) {
+            cli_out_close(&out, 0);
+        } else if (st == PQ_ERR_NOT_FOUND && f.run_path[0]) {
             cli_out_close(&out, 0);
             cli_source_not_found(&f);
             code = EXIT_INPUT;

@@ -18,17 +18,6 @@ static const char usage[] =
     "Prints the record; with --history appends it as one JSON line (whole-line write under\n"
     "an exclusive lock, then fsync). Exit 1 on fail, so CI can gate.\n";
 
-static int parse_double(const char *name, const char *v, double *out)
-{
-    char *end;
-    errno = 0;
-    double d = v ? strtod(v, &end) : 0;
-    if (!v || !*v || *end || errno || d != d)
-        return cli_usage_error("track", "%s wants a number", name);
-    *out = d;
-    return 0;
-}
-
 enum {
     OPT_STRICT = CLI_OPT_OWN,
     OPT_MEDIAN,
@@ -53,6 +42,17 @@ static const struct option options[] = {
     CLI_LONG_TOP_K,
     CLI_LONG_OUTPUT,
     CLI_LONG_END};
+
+static int parse_double(const char *name, const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    double d = v ? strtod(v, &end) : 0;
+    if (!v || !*v || *end || errno || d != d)
+        return cli_usage_error("track", "%s wants a number", name);
+    *out = d;
+    return 0;
+}
 
 typedef struct track_args {
     const char *paths[2]; /* before, after */

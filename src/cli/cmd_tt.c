@@ -226,9 +226,20 @@ static int with_log(const char *log_path, const char *arg,
 {
     pq_ttlog *log;
     pq_error err;
-    if (pq_ttlog_open(log_path, &log, &err) != PQ_OK)
+    pq_status st;
+    if (cli_is_stream(log_path)) { /* "-" (stdin), a pipe: read whole, bounded */
+        cli_stream s;
+        int code = cli_stream_read(log_path, &s);
+        if (code != EXIT_OK)
+            return code;
+        st = pq_ttlog_open_memory(s.data, s.n, cli_stream_name(log_path), &log, &err);
+        cli_stream_done(&s);
+    } else {
+        st = pq_ttlog_open(log_path, &log, &err);
+    }
+    if (st != PQ_OK)
         return cli_report(&err);
-    char *name = name_of_log(log_path);
+    char *name = name_of_log(strcmp(log_path, "-") == 0 ? "stdin" : log_path);
     int code = name ? run(log, log_path, arg, name) : EXIT_INTERNAL;
     free(name);
     pq_ttlog_free(log);
@@ -424,6 +435,7 @@ static int run_tee(char **cmd, const char *log_path)
         setenv("TTMLIR_RUNTIME_LOGGER_LEVEL", "DEBUG", 1);
         setenv("TT_RUNTIME_MEMORY_LOG_LEVEL", "operation", 1);
         setenv("PYTHONUNBUFFERED", "1", 0);
+        signal(SIGPIPE, SIG_DFL); /* profq ignores it (main.c); the command gets the default */
         execvp(cmd[0], cmd);
         fprintf(stderr, "profq: %s: cannot run: %s\n", cmd[0], strerror(errno));
         _exit(127);

@@ -1,4 +1,7 @@
-/* common.c - output files, error printing, shared option parsing for the CLI. */
+/* common.c - output files (atomic, EPIPE as exit 4), error printing, the getopt_long driver
+ * every command's option table goes through (cli_parse), and loading the profiles of the
+ * commands that read them. Depends on the library and inputs.c/progress.c only; not the
+ * summary sources (sources.c) nor any command. */
 #define _GNU_SOURCE
 #include "cli.h"
 
@@ -11,7 +14,12 @@
 
 static int file_write(void *ctx, const void *data, size_t n)
 {
-    return fwrite(data, 1, n, (FILE *)ctx) == n ? 0 : -1;
+    cli_out *o = ctx;
+    cli_progress_stop(); /* the output starts: the progress line goes */
+    if (fwrite(data, 1, n, o->f) == n)
+        return 0;
+    o->epipe |= errno == EPIPE;
+    return -1;
 }
 
 int cli_out_open(cli_out *o, const char *path)
@@ -47,16 +55,20 @@ int cli_out_open(cli_out *o, const char *path)
         }
     }
     o->sink.write = file_write;
-    o->sink.ctx = o->f;
+    o->sink.ctx = o;
     return EXIT_OK;
 }
 
 int cli_out_close(cli_out *o, int ok)
 {
     int code = EXIT_OK;
+    cli_progress_stop();
+    errno = 0;
     if (fflush(o->f) != 0 || ferror(o->f)) {
-        fprintf(stderr, "profq: %s: write failed: %s\n", o->path ? o->path : "stdout",
-                strerror(errno));
+        /* A reader that went away (`| head`) is no error worth a line: exit 4 says it. */
+        if (errno != EPIPE && !o->epipe)
+            fprintf(stderr, "profq: %s: write failed: %s\n", o->path ? o->path : "stdout",
+                    strerror(errno));
         code = EXIT_OUTPUT;
     }
     if (o->path && !o->tmp_path) {
@@ -116,6 +128,7 @@ int cli_exit_code(pq_status st)
 
 int cli_report(const pq_error *err)
 {
+    cli_progress_stop();
     if (err->path[0] && err->offset >= 0)
         fprintf(stderr, "profq: %s: offset %lld: %s\n", err->path, (long long)err->offset,
                 err->message);
@@ -129,6 +142,7 @@ int cli_report(const pq_error *err)
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
+    cli_progress_stop();
     fprintf(stderr, "profq %s: ", cmd);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -158,16 +172,20 @@ int cli_parse(const cli_spec *s, int argc, char **argv, cli_common *c)
         fprintf(stderr, "profq: out of memory\n");
         return EXIT_INTERNAL;
     }
-    /* ':' first: a missing value returns ':' (after the '+' that stops at an operand). */
+    /* ':' after the mode: a missing value returns ':'. The mode is '+' (stop at the first
+     * operand) or '-' (operands come back in order as id 1, wherever they are, even with
+     * POSIXLY_CORRECT set). */
     char shortopts[32];
     const char *so = s->shortopts;
-    snprintf(shortopts, sizeof shortopts, "%s:%s", so[0] == '+' ? "+" : "", so + (so[0] == '+'));
+    snprintf(shortopts, sizeof shortopts, "%c:%s", so[0] == '+' ? '+' : '-', so + (so[0] == '+'));
     opterr = 0;
     optind = 0; /* 0: glibc starts afresh (a command may parse twice, as tt does) */
     int code = 0, id;
     char name[64];
     while (code == 0 && (id = getopt_long(argc, argv, shortopts, s->longopts, NULL)) != -1) {
-        if (id == ':') {
+        if (id == 1) {
+            c->paths[c->npaths++] = optarg;
+        } else if (id == ':') {
             code =
                 cli_usage_error(s->cmd, "%s needs a value", option_name(argv, name, sizeof name));
         } else if (id == '?' && optopt && strncmp(argv[optind - 1], "--", 2) == 0) {
@@ -195,7 +213,7 @@ int cli_parse(const cli_spec *s, int argc, char **argv, cli_common *c)
                                    option_name(argv, name, sizeof name));
         }
     }
-    for (int i = optind; code == 0 && i < argc; i++)
+    for (int i = optind; code == 0 && i < argc; i++) /* after "--", or from the first with '+' */
         c->paths[c->npaths++] = argv[i];
     if (code != 0) {
         free(c->paths);
@@ -204,17 +222,40 @@ int cli_parse(const cli_spec *s, int argc, char **argv, cli_common *c)
     return code;
 }
 
+int cli_open_profile(const cli_common *c, const pq_open_options *opts, pq_profile **out)
+{
+    pq_error err;
+    int stream = -1;
+    for (int i = 0; i < c->npaths; i++)
+        if (cli_is_stream(c->paths[i]))
+            stream = i;
+    pq_status st;
+    if (stream < 0) {
+        st = pq_profile_open(c->paths, (size_t)c->npaths, opts, out, &err);
+    } else if (c->npaths > 1) {
+        fprintf(stderr,
+                "profq: %s: a pipe, device or '-' (stdin) is read alone, without other "
+                "paths\n",
+                cli_stream_name(c->paths[stream]));
+        return EXIT_USAGE;
+    } else {
+        cli_stream s;
+        int code = cli_stream_read(c->paths[0], &s);
+        if (code != EXIT_OK)
+            return code;
+        st = pq_profile_open_memory(s.data, s.n, cli_stream_name(c->paths[0]), opts, out, &err);
+        cli_stream_done(&s);
+    }
+    return st == PQ_OK ? EXIT_OK : cli_report(&err);
+}
+
 int cli_load(const cli_common *c, pq_profile **out)
 {
     pq_open_options opts = {0};
     opts.threads = c->threads;
     opts.skip_sha256 = c->no_hash;
     opts.programs_only = c->programs_only;
-    pq_error err;
-    pq_status st = pq_profile_open(c->paths, (size_t)c->npaths, &opts, out, &err);
-    if (st != PQ_OK)
-        return cli_report(&err);
-    return EXIT_OK;
+    return cli_open_profile(c, &opts, out);
 }
 
 int cli_run_parsed(cli_common *c, int force_no_hash, cli_render_fn render, void *ctx)

@@ -2,6 +2,7 @@
  * live in its cmd_<name>.c), help and version. */
 #include "cli.h"
 
+#include <signal.h>
 #include <string.h>
 
 static const cli_command *const COMMANDS[] = {
@@ -38,6 +39,9 @@ static const cli_command *find(const char *name)
 
 int main(int argc, char **argv)
 {
+    /* A reader that closes the pipe (`profq ops F | head`) makes writes fail with EPIPE,
+     * which the output code turns into exit 4 (EXIT_OUTPUT) without a message. */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         print_overview(stderr);
         return EXIT_USAGE;
@@ -71,5 +75,10 @@ int main(int argc, char **argv)
             return EXIT_OK;
         }
     }
-    return c->run(argc - 1, argv + 1); /* argv[0]: the command, as getopt wants */
+    /* Progress on a terminal, except where a child process owns it (tt run, W&B uploads). */
+    if (strcmp(name, "tt") != 0 && strcmp(name, "publish") != 0 && strcmp(name, "bundle") != 0)
+        cli_progress_start(name);
+    int code = c->run(argc - 1, argv + 1); /* argv[0]: the command, as getopt wants */
+    cli_progress_stop();
+    return code;
 }

@@ -105,7 +105,17 @@ int cli_load_summary_opts(const char *path, const pq_summary_options *o, pq_summ
 {
     pq_error err;
     memset(&err, 0, sizeof err);
-    pq_status st = pq_summary_load(path, o, out, &err);
+    cli_stream s = {0};
+    int stream = cli_is_stream(path);
+    if (stream) {
+        /* the loader reads its path more than once: a copy in a temporary file */
+        int code = cli_stream_spool(path, &s);
+        if (code != EXIT_OK)
+            return code;
+    }
+    pq_status st = pq_summary_load(stream ? s.tmp_path : path, o, out, &err);
+    cli_stream_error_path(&s, path, &err);
+    cli_stream_done(&s);
     if (st != PQ_OK)
         return cli_report(&err);
     return EXIT_OK;

@@ -238,9 +238,9 @@ fi
 expect_offset_error "info --format json (bad input)" "$work/tiny-cut.xplane.pb" \
     info --format json "$work/tiny-cut.xplane.pb"
 expect_exact_error "info on a folder without profiles" \
-    "profq: $work/noprofile: no profile found in $work/noprofile" info "$work/noprofile"
+    "profq: $work/noprofile: is a directory holding no profile (no *.xplane.pb under it)" info "$work/noprofile"
 expect_exact_error "scan on a folder without profiles" \
-    "profq: $work/noprofile: no profile found in $work/noprofile" scan "$work/noprofile"
+    "profq: $work/noprofile: is a directory holding no profile (no *.xplane.pb under it)" scan "$work/noprofile"
 expect_exact_error "info on a missing file" \
     "profq: $work/missing.xplane.pb: cannot open: No such file or directory" \
     info "$work/missing.xplane.pb"
