@@ -106,6 +106,10 @@ enum { TT_MAX_WARNINGS = 100 };
 /* Reads a log already mapped into LOG->file (LOG->path set, arena initialised). */
 pq_status ttlog_parse(tt_log *log, pq_error *err);
 void ttlog_release(tt_log *log);
+/* Reads a run dir's <name>_memory.json and <name>_operations.json back into a new *OUT
+ * (ttlog_json.c; pq_ttlog_open_json). */
+pq_status ttlog_read_json(const char *memory_json_path, const char *operations_json_path,
+                          tt_log **out, pq_error *err);
 
 /* Output layout of a type string ("tensor<...>"); see the seed's output_layout_info. */
 void ttlog_layout_of(pq_str type, tt_layout *out);

@@ -232,11 +232,9 @@ static pq_status read_log(tt_log *log, const jval *mem, const jval *ops, const c
     return st;
 }
 
-pq_status pq_ttlog_open_json(const char *memory_json_path, const char *operations_json_path,
-                             pq_ttlog **out, pq_error *err)
+pq_status ttlog_read_json(const char *memory_json_path, const char *operations_json_path,
+                          tt_log **out, pq_error *err)
 {
-    *out = NULL;
-    err_clear(err);
     tt_log *log = pq_calloc(1, sizeof *log);
     if (!log)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
