@@ -103,6 +103,8 @@ void pq_ttlog_get_info(const pq_ttlog *log, pq_ttlog_info *info)
     info->bytes = log->file.size;
     info->first_warning_offset = log->nwarnings ? log->warnings[0].offset : -1;
     info->first_warning = log->nwarnings ? log->warnings[0].what : NULL;
+    info->truncated = log->truncated;
+    info->truncated_offset = log->truncated ? log->truncated_offset : -1;
 }
 
 pq_status pq_ttlog_render(const pq_ttlog *log, pq_tt_output what, const char *name, pq_sink *sink,

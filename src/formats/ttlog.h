@@ -75,7 +75,7 @@ typedef struct tt_module {
 
 typedef struct tt_warning {
     int64_t offset;
-    const char *what; /* static text */
+    const char *what; /* static text, or arena text (truncation, JSON read-back) */
 } tt_warning;
 
 typedef enum tt_shape {
@@ -95,8 +95,12 @@ typedef struct pq_ttlog {
     size_t nsubmits;
     tt_module *modules;
     size_t nmodules;
-    tt_warning *warnings; /* the first TT_MAX_WARNINGS; counts below are exact */
+    tt_warning *warnings; /* the first TT_MAX_WARNINGS (plus a truncation); counts are exact */
     size_t nwarnings;
+    /* The log ends inside an op's line, a memory block or a runtime line: where that starts
+     * and what (arena text, also in warnings); NULL when the log ends cleanly. */
+    const char *truncated;
+    int64_t truncated_offset;
     uint64_t executed_ops, op_blocks, excluded_ops, malformed_blocks, ops_without_block;
     uint64_t programs, const_eval_programs, cache_misses, lines;
 } tt_log;

@@ -114,6 +114,19 @@ void ttlog_block_abort(parser *ps)
     ps->block = BLOCK_NONE;
 }
 
+void ttlog_block_eof(parser *ps)
+{
+    if (ps->block == BLOCK_NONE)
+        return;
+    ps->log->malformed_blocks++;
+    if (ps->first_malformed < 0)
+        ps->first_malformed = ps->block_off;
+    ttlog_truncated(ps, ps->block_off,
+                    "expected four MemoryView lines after this memory state header: the log "
+                    "ends inside the block (truncated?)");
+    ps->block = BLOCK_NONE;
+}
+
 static void block_done(parser *ps)
 {
     tt_log *log = ps->log;
@@ -209,6 +222,10 @@ void ttlog_on_device(parser *ps, pq_str msg, int64_t off)
             return;
         }
         tt_memview mv;
+        if (ps->partial && !(ps->block_seen & (1u << slot)) && !parse_memview(msg, &mv)) {
+            ttlog_block_eof(ps); /* a MemoryView line cut short by the end of the log */
+            return;
+        }
         if ((ps->block_seen & (1u << slot)) || !parse_memview(msg, &mv)) {
             ps->block = BLOCK_NONE;
             ttlog_malformed(ps, off,

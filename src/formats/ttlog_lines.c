@@ -151,6 +151,8 @@ static void on_line(parser *ps, pq_str raw, int64_t off)
     if (line.n && line.p[line.n - 1] == '\r')
         line.n--;
     pq_str msg = runtime_message(line);
+    if (ps->partial && ttlog_partial_line(ps, line, msg, off))
+        return;
     if (msg.p) {
         on_runtime(ps, msg, off);
         return;
@@ -192,6 +194,7 @@ pq_status ttlog_parse(tt_log *log, pq_error *err)
     memset(&ps, 0, sizeof ps);
     ps.log = log;
     ps.first_malformed = -1;
+    ps.size = (int64_t)log->file.size;
     const char *base = (const char *)log->file.data;
     size_t size = log->file.size;
     pq_status st = PQ_OK;
@@ -202,12 +205,13 @@ pq_status ttlog_parse(tt_log *log, pq_error *err)
         const char *le = nl ? nl : end;
         pq_str line = sv(p, (size_t)(le - p));
         log->lines++;
+        ps.partial = nl == NULL;
         on_line(&ps, line, p - base);
         if (ps.nomem)
             break;
         p = nl ? nl + 1 : end;
     }
-    ttlog_block_abort(&ps);
+    ttlog_block_eof(&ps);
     if (ps.nomem || arena_failed(&log->arena)) {
         st = err_set(err, PQ_ERR_NOMEM, log->path, -1, "out of memory reading the log");
         goto out;
@@ -229,6 +233,7 @@ pq_status ttlog_parse(tt_log *log, pq_error *err)
         ps.exec_ops.p = NULL;
         log->ops_without_block = 0;
     }
+    ttlog_end_checks(&ps);
     log->submits = ps.submits.p;
     log->nsubmits = ps.submits.n;
     ps.submits.p = NULL;
@@ -242,7 +247,10 @@ pq_status ttlog_parse(tt_log *log, pq_error *err)
         const char *nul = size ? memchr(base, 0, size) : NULL; /* only to explain the error */
         if (nul)
             nul_at = nul - base;
-        if (ps.first_malformed >= 0)
+        if (log->truncated)
+            st = err_set(err, PQ_ERR_INPUT, log->path, log->truncated_offset,
+                         "expected an operation before the log is cut short (%s)", log->truncated);
+        else if (ps.first_malformed >= 0)
             st = err_set(err, PQ_ERR_INPUT, log->path, ps.first_malformed,
                          "expected a \"Device memory state\" block of four MemoryView lines "
                          "(DRAM, L1, L1_SMALL, TRACE); every block in the log is malformed");

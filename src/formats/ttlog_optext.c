@@ -7,8 +7,8 @@
 #include "ttlog_parse.h"
 
 /* Skips a balanced bracket group starting at P (one of ( [ { <); returns the position after
- * it, or END when it does not close. "->" inside is not a closing '>'. */
-static const char *skip_group(const char *p, const char *end)
+ * it, or END when it does not close (*CLOSED says which). "->" inside is not a closing '>'. */
+static const char *group_end(const char *p, const char *end, int *closed)
 {
     /* 1 opens, 2 closes, 3 '-' (maybe "->"), 4 '"'; 0 is every other byte: one load and one
      * test per byte on the long layout strings. */
@@ -35,10 +35,19 @@ static const char *skip_group(const char *p, const char *end)
         }
         depth += k == 1 ? 1 : -1;
         p++;
-        if (depth <= 0)
+        if (depth <= 0) {
+            *closed = 1;
             return p;
+        }
     }
+    *closed = 0;
     return end;
+}
+
+static const char *skip_group(const char *p, const char *end)
+{
+    int closed;
+    return group_end(p, end, &closed);
 }
 
 /* Splits the MLIR op text into the seed's fields. Fields it cannot find stay empty. */
@@ -146,6 +155,18 @@ void ttlog_parse_op_text(tt_op *op)
         op->loc = sv(s, (size_t)(e - s));
     }
     ttlog_layout_of(op->output_type, &op->out);
+}
+
+int ttlog_op_text_complete(pq_str t)
+{
+    const char *end = t.p + t.n;
+    for (size_t k = t.n; k >= 5; k--) {
+        if (memcmp(t.p + k - 5, " loc(", 5) == 0) {
+            int closed;
+            return group_end(t.p + k - 1, end, &closed) == end && closed;
+        }
+    }
+    return 0;
 }
 
 int ttlog_name_ends(pq_str name, const char *suffix)

@@ -101,6 +101,8 @@ typedef struct parser {
     pq_str programs[MAX_PROGRAM_DEPTH];
     int nprograms;
     int in_module;
+    int partial;  /* the line being read is the last one and has no '\n' (cut short?) */
+    int64_t size; /* bytes in the log */
     int64_t first_malformed;
     int nomem;
 } parser;
@@ -113,7 +115,21 @@ void ttlog_block_abort(parser *ps);
 /* A runtime message starting "Device ": a block header or one of its MemoryView lines. */
 void ttlog_on_device(parser *ps, pq_str msg, int64_t off);
 
+/* At the end of the pass, a block still open: the log ends inside it (truncated). */
+void ttlog_block_eof(parser *ps);
+
+/* ttlog_end.c: a log that ends inside an op's line, a memory block or a runtime line. */
+/* Records the (first) truncation: WHAT at OFF, where the cut item starts, in warnings. */
+void ttlog_truncated(parser *ps, int64_t off, const char *what);
+/* The last line of the log, without its '\n' (MSG: its runtime message, or p == NULL).
+ * Returns 1 when the line is cut inside an op's text and must not be read as an op. */
+int ttlog_partial_line(parser *ps, pq_str line, pq_str msg, int64_t off);
+/* After the pass: a per-op log whose last op line has no block (it ends before it). */
+void ttlog_end_checks(parser *ps);
+
 /* ttlog_optext.c: the MLIR text of an executed op. */
+/* 1 when TEXT ends with its closing loc(...) group (the op line is whole). */
+int ttlog_op_text_complete(pq_str text);
 void ttlog_parse_op_text(tt_op *op);
 int ttlog_name_ends(pq_str name, const char *suffix);
 int ttlog_op_text_excluded(const tt_op *op);
