@@ -784,7 +784,12 @@ typedef struct pq_ttlog_info {
     uint64_t ops_without_block; /* op lines with no memory block in a per-op log (skipped) */
     uint64_t programs, const_eval_programs, cache_misses, mlir_modules, lines, bytes;
     int64_t first_warning_offset; /* byte offset of the first warning, or -1 */
-    const char *first_warning;    /* its text (static), or NULL */
+    const char *first_warning;    /* its text (owned by the log), or NULL */
+    /* The log ends inside an op's line, a memory block or a runtime line (cut short): the
+     * offset where that item starts and what, with the byte where the log ends; -1/NULL
+     * when it ends between whole lines. Also one of the warnings. */
+    int64_t truncated_offset;
+    const char *truncated;
 } pq_ttlog_info;
 
 /*

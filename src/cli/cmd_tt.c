@@ -124,6 +124,9 @@ static void report_warnings(const pq_ttlog *log, const char *path)
                 "profq: %s: %llu malformed memory block(s) skipped (first at offset %lld: %s)\n",
                 path, (unsigned long long)info.malformed_blocks,
                 (long long)info.first_warning_offset, info.first_warning ? info.first_warning : "");
+    if (info.truncated)
+        fprintf(stderr, "profq: %s: offset %lld: %s\n", path, (long long)info.truncated_offset,
+                info.truncated);
     if (info.ops_without_block)
         fprintf(stderr, "profq: %s: %llu op line(s) without a memory block skipped\n", path,
                 (unsigned long long)info.ops_without_block);
