@@ -6,6 +6,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/jval.h"
+#include "formats/trace_json.h"
 #include "io/mapfile.h"
 #include "profq.h"
 #include "summary_doc.h"
@@ -75,11 +76,15 @@ static int looks_like_summary(const char *path)
         return 0;
     if (mapfile_open(path, &m, &e) != PQ_OK)
         return 0;
+    /* Decided by the document's top-level keys (a structural walk that skips values), not
+     * by a byte search: sorted keys put schema_version near the end of a large summary. */
     int yes = 0;
     if (m.size && m.data[0] != 0x1f) {
-        size_t probe = m.size < 65536 ? m.size : 65536;
-        yes = memmem(m.data, probe, "\"schema_version\"", 16) != NULL &&
-              memmem(m.data, probe, "\"traceEvents\"", 13) == NULL;
+        static const char *const keys[] = {"schema_version", "traceEvents"};
+        pq_str v[2];
+        pq_str doc = {(const char *)m.data, m.size};
+        tj_args_scan(doc, keys, 2, v);
+        yes = v[0].n == 20 && memcmp(v[0].p, "\"profile_summary.v1\"", 20) == 0 && !v[1].n;
     }
     mapfile_close(&m);
     return yes;

@@ -72,8 +72,9 @@ if [ "${RECORD:-}" = 1 ]; then
         exit 2
     fi
     if [ -n "${ONLY:-}" ] && [ -f "$dir/expected.tsv" ]; then
-        awk -F'\t' 'NR==FNR {g[$1]=$0; next} ($1 in g) {print g[$1]; next} {print}' \
-            "$work/got.tsv" "$dir/expected.tsv" >"$work/merged.tsv"
+        awk -F'\t' 'NR==FNR {g[$1]=$0; next} ($1 in g) {print g[$1]; delete g[$1]; next}
+            {print} END {for (k in g) print g[k]}' \
+            "$work/got.tsv" "$dir/expected.tsv" | sort -n >"$work/merged.tsv"
         mv "$work/merged.tsv" "$work/got.tsv"
     fi
     cp "$work/got.tsv" "$dir/expected.tsv"

@@ -26,7 +26,7 @@ done
 for f in "${xplanes[@]}" "${hlos[@]}"; do
     for fmt in text json; do x "\$P memory-viewer --format $fmt '$f'"; done
     # Every module and memory space the listing names.
-    "$P" memory-viewer --format json "$f" 2>/dev/null | python3 -c '
+    { "$P" memory-viewer --format json "$f" 2>/dev/null || true; } | python3 -c '
 import json, sys
 try:
     d = json.load(sys.stdin)
