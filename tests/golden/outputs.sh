@@ -11,7 +11,7 @@
 #   KEEP=DIR tests/golden/outputs.sh             also keep every output in DIR/<n>.{out,err}
 #   RECORD=1 REASON="why" tests/golden/outputs.sh
 #                                                record anew; REASON is appended to CHANGES.md
-#   ONLY="12 40-55" tests/golden/outputs.sh      run only these command numbers
+#   ONLY="12 40-55" tests/golden/outputs.sh      compare (or record) only these command numbers
 #
 # Commands run in a scratch directory where data/ is ../shared/data and fixtures/ is
 # tests/fixtures, so the paths printed are the same in every checkout; SOURCE_DATE_EPOCH=0
@@ -45,11 +45,11 @@ in_only() {
     return 1
 }
 
-# Commands run in order (later ones read the summaries earlier ones wrote).
+# Commands run in order (later ones read the summaries earlier ones wrote), all of them even
+# with ONLY, which chooses what is compared or recorded.
 n=0
 while IFS= read -r line; do
     n=$((n + 1))
-    in_only "$n" || continue
     (cd "$work/run" && P=$PROFQ SOURCE_DATE_EPOCH=0 TZ=UTC LC_ALL=C.UTF-8 \
         timeout 300 bash -c "$line" >"$work/res/$n.out" 2>"$work/res/$n.err" </dev/null)
     echo $? >"$work/res/$n.rc"
@@ -57,7 +57,7 @@ done <"$dir/commands.txt"
 
 : >"$work/got.tsv"
 for k in $(seq 1 "$n"); do
-    [ -f "$work/res/$k.rc" ] || continue
+    in_only "$k" || continue
     printf '%s\t%s\t%s\t%s\t%s\n' "$k" "$(cat "$work/res/$k.rc")" \
         "$(sha256sum <"$work/res/$k.out" | cut -c1-64)" "$(wc -c <"$work/res/$k.out")" \
         "$(sha256sum <"$work/res/$k.err" | cut -c1-64)" >>"$work/got.tsv"
