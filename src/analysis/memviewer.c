@@ -351,6 +351,11 @@ static int sort_by_size(mv_result *r, arena *a)
     }
     free(t);
     r->by_size = v;
+    r->to_by_size = arena_alloc(a, (n ? n : 1) * sizeof *r->to_by_size);
+    if (!r->to_by_size)
+        return 0;
+    for (uint32_t j = 0; j < n; j++)
+        r->to_by_size[v[j]] = j;
     return 1;
 }
 

@@ -312,20 +312,11 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
         json_obj_end(w);
     }
     if (r->nobjects) {
-        /* the inverse permutation of by_size, written in place of t's bytes */
-        t->n = 0;
-        buf_put(t, r->by_size, r->nobjects * sizeof(uint32_t));
-        uint32_t *inv = (uint32_t *)(void *)t->p;
         json_key_text(w, JSON_KEY("maxHeapToBySize"));
         json_arr_begin(w);
-        if (t->status == PQ_OK) {
-            for (uint32_t j = 0; j < r->nobjects; j++)
-                inv[r->by_size[j]] = j;
-            for (uint32_t i = 0; i < r->nobjects; i++)
-                json_int(w, inv[i]);
-        }
+        for (uint32_t i = 0; i < r->nobjects; i++)
+            json_int(w, r->to_by_size[i]);
         json_arr_end(w);
-        t->n = 0;
         json_key_text(w, JSON_KEY("bySizeToMaxHeap"));
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->nobjects; i++)
