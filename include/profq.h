@@ -352,6 +352,7 @@ typedef struct pq_heap_module {
     pq_heap_trace *traces;
     uint32_t ntraces;
     int64_t peak_bytes; /* the largest trace peak */
+    uint32_t top_trace; /* index in traces of the first trace with that peak (the chart's) */
 } pq_heap_module;
 
 typedef struct pq_heap_result {

@@ -10,10 +10,8 @@
 #include "heapsim.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "memviewer.h"
 #include "model/model.h"
-
-#include <inttypes.h>
-#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -131,15 +129,6 @@ pq_status heapsim_compute(const hlo_module *m, arena *a, hs_result *out)
     return PQ_OK;
 }
 
-static int wanted(const pq_program *p, const char *module)
-{
-    if (!module || !*module)
-        return 1;
-    char key[600];
-    snprintf(key, sizeof key, "%.*s(%" PRIu64 ")", (int)p->name.n, p->name.p, p->program_id);
-    return strncmp(key, module, strlen(module)) == 0;
-}
-
 /* A computed heap result with the arena everything is in (the public struct first). */
 typedef struct hs_handle {
     pq_heap_result pub;
@@ -160,17 +149,17 @@ static pq_status heap_module(const pq_source *src, const pq_program *prog, arena
         st = heapsim_compute(m, a, &r);
     if (st != PQ_OK)
         return err_set(err, st, src->path, -1, "out of memory");
-    char key[600];
-    snprintf(key, sizeof key, "%.*s(%" PRIu64 ")", (int)prog->name.n, prog->name.p,
-             prog->program_id);
     memset(out, 0, sizeof *out);
-    out->module.key = arena_strndup(a, key, strlen(key));
+    out->module.key = memviewer_module_key(a, prog->name, prog->program_id);
     out->module.name = prog->name;
     out->module.program_id = prog->program_id;
     out->module.source = src->path;
     out->traces = r.traces;
     out->ntraces = r.ntraces;
     out->peak_bytes = r.peak_bytes;
+    for (uint32_t i = 0; i < r.ntraces; i++)
+        if (r.traces[i].peak_bytes > r.traces[out->top_trace].peak_bytes)
+            out->top_trace = i;
     return arena_failed(a) ? err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory") : PQ_OK;
 }
 
@@ -191,7 +180,7 @@ pq_status pq_heap_compute(const pq_profile *p, const char *module, pq_heap_resul
     for (size_t s = 0; s < p->nsources && st == PQ_OK; s++)
         for (uint32_t i = 0; i < p->sources[s].nprograms && st == PQ_OK; i++) {
             const pq_program *prog = &p->sources[s].programs[i];
-            if (!wanted(prog, module))
+            if (!memviewer_key_has_prefix(prog->name, prog->program_id, module))
                 continue;
             st = heap_module(&p->sources[s], prog, &h->a, &r->modules[r->nmodules], err);
             if (st == PQ_OK && r->modules[r->nmodules].ntraces)

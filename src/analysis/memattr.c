@@ -264,11 +264,7 @@ static int key_matches(const pq_program *p, pq_str name)
 
 static int prefix_ok(const pq_program *p, const char *prefix)
 {
-    if (!prefix || !*prefix)
-        return 1;
-    char key[512];
-    snprintf(key, sizeof key, "%.*s(%" PRIu64 ")", (int)p->name.n, p->name.p, p->program_id);
-    return strncmp(key, prefix, strlen(prefix)) == 0;
+    return memviewer_key_has_prefix(p->name, p->program_id, prefix);
 }
 
 static void classify(const mv_result *r, const ma_rules *rules, ma_result *out, ma_row *row,
@@ -534,10 +530,7 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
             memset(row, 0, sizeof *row);
             row->host = dup_str(a, src->info.host);
             row->device = plane ? dup_str(a, plane->name) : "(all)";
-            char key[600];
-            snprintf(key, sizeof key, "%.*s(%" PRIu64 ")", (int)best->name.n, best->name.p,
-                     best->program_id);
-            row->module = arena_strndup(a, key, strlen(key));
+            row->module = memviewer_module_key(a, best->name, best->program_id);
             row->program_id = best->program_id;
             classify(best_r, rules, out, row, a);
         }

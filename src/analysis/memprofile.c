@@ -119,6 +119,52 @@ static int cmp_act(const void *a, const void *b)
     return i < j ? -1 : i > j;
 }
 
+/* XProf's sampled timeline: every snapshot when there are at most 1000, else 1000 windows
+ * of n/1000 or n/1000 + 1 snapshots, each represented by its largest heap + stack. */
+static pq_status sample_timeline(mp_allocator *o, arena *a, const mp_snapshot *v, uint32_t n)
+{
+    if (n <= 1000) {
+        o->sampled = arena_alloc(a, (n ? n : 1) * sizeof *o->sampled);
+        if (!o->sampled)
+            return PQ_ERR_NOMEM;
+        memcpy(o->sampled, v, n * sizeof *v);
+        o->nsampled = n;
+    } else {
+        uint32_t w = n / 1000, c1 = 1000 * (w + 1) - n, c2 = 1000 - c1;
+        o->sampled = arena_alloc(a, 1000 * sizeof *o->sampled);
+        if (!o->sampled)
+            return PQ_ERR_NOMEM;
+        uint32_t pos = 0;
+        for (uint32_t k = 0; k < c1 + c2; k++) {
+            uint32_t width = k < c1 ? w : w + 1;
+            uint32_t best = pos;
+            for (uint32_t q = pos; q < pos + width && q < n; q++)
+                if (v[q].s.heap_allocated + v[q].s.stack_reserved >
+                    v[best].s.heap_allocated + v[best].s.stack_reserved)
+                    best = q;
+            o->sampled[o->nsampled++] = v[best];
+            pos += width;
+        }
+    }
+    return PQ_OK;
+}
+
+/* One special allocation of the peak (unused preallocated memory, the stack). */
+static void add_special(mp_allocator *o, int64_t bytes, pq_str tf_op, pq_str region, int64_t step)
+{
+    mp_snapshot *s = &o->special[o->nspecial++];
+    memset(s, 0, sizeof *s);
+    s->activity = 1;
+    s->requested = s->allocation = bytes;
+    s->tf_op = tf_op;
+    s->step_id = step;
+    s->region_type = region;
+    s->data_type_name = "INVALID";
+    s->tensor_shape = pq_str_of("unknown", 7);
+}
+
+/* One allocator's profile from its snapshots X: time order, step ids, deallocation
+ * metadata, the sampled timeline, the special and active allocations at the peak. */
 static pq_status finish(vec *x, arena *a, mp_allocator *o)
 {
     uint32_t n = x->n;
@@ -153,30 +199,8 @@ static pq_status finish(vec *x, arena *a, mp_allocator *o)
                 break; /* that allocation was matched (erased) already */
         }
     }
-    /* Sampled timeline. */
-    if (n <= 1000) {
-        o->sampled = arena_alloc(a, (n ? n : 1) * sizeof *o->sampled);
-        if (!o->sampled)
-            return PQ_ERR_NOMEM;
-        memcpy(o->sampled, v, n * sizeof *v);
-        o->nsampled = n;
-    } else {
-        uint32_t w = n / 1000, c1 = 1000 * (w + 1) - n, c2 = 1000 - c1;
-        o->sampled = arena_alloc(a, 1000 * sizeof *o->sampled);
-        if (!o->sampled)
-            return PQ_ERR_NOMEM;
-        uint32_t pos = 0;
-        for (uint32_t k = 0; k < c1 + c2; k++) {
-            uint32_t width = k < c1 ? w : w + 1;
-            uint32_t best = pos;
-            for (uint32_t q = pos; q < pos + width && q < n; q++)
-                if (v[q].s.heap_allocated + v[q].s.stack_reserved >
-                    v[best].s.heap_allocated + v[best].s.stack_reserved)
-                    best = q;
-            o->sampled[o->nsampled++] = v[best];
-            pos += width;
-        }
-    }
+    if (sample_timeline(o, a, v, n) != PQ_OK)
+        return PQ_ERR_NOMEM;
     /* Peak step. */
     int64_t peak_step = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -223,28 +247,12 @@ static pq_status finish(vec *x, arena *a, mp_allocator *o)
     for (uint32_t i = 0; i < n; i++)
         if (live[i])
             acts[na++] = (act){i, &v[i]};
-    if (unmapped > 0) {
-        mp_snapshot *s = &o->special[o->nspecial++];
-        memset(s, 0, sizeof *s);
-        s->activity = 1;
-        s->requested = s->allocation = unmapped;
-        s->tf_op = pq_str_of("unused preallocated device memory", 33);
-        s->step_id = peak_step;
-        s->region_type = pq_str_of("persist/dynamic", 15);
-        s->data_type_name = "INVALID";
-        s->tensor_shape = pq_str_of("unknown", 7);
-    }
-    if (o->peak.stack_reserved > 0) {
-        mp_snapshot *s = &o->special[o->nspecial++];
-        memset(s, 0, sizeof *s);
-        s->activity = 1;
-        s->requested = s->allocation = o->peak.stack_reserved;
-        s->tf_op = pq_str_of("stack", 5);
-        s->step_id = peak_step;
-        s->region_type = pq_str_of("stack", 5);
-        s->data_type_name = "INVALID";
-        s->tensor_shape = pq_str_of("unknown", 7);
-    }
+    if (unmapped > 0)
+        add_special(o, unmapped, pq_str_of("unused preallocated device memory", 33),
+                    pq_str_of("persist/dynamic", 15), peak_step);
+    if (o->peak.stack_reserved > 0)
+        add_special(o, o->peak.stack_reserved, pq_str_of("stack", 5), pq_str_of("stack", 5),
+                    peak_step);
     for (uint32_t k = 0; k < o->nspecial; k++)
         acts[na++] = (act){-(int64_t)k - 1, &o->special[k]};
     qsort(acts, na, sizeof *acts, cmp_act);

@@ -351,6 +351,11 @@ static int sort_by_size(mv_result *r, arena *a)
     }
     free(t);
     r->by_size = v;
+    r->to_by_size = arena_alloc(a, (n ? n : 1) * sizeof *r->to_by_size);
+    if (!r->to_by_size)
+        return 0;
+    for (uint32_t j = 0; j < n; j++)
+        r->to_by_size[v[j]] = j;
     return 1;
 }
 
@@ -463,6 +468,221 @@ static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction_ref *ref, int
     return PQ_OK;
 }
 
+/* One logical buffer struct per assigned entry whose buffer and instruction exist, in
+ * LBS, with (id, position) in TMP; allocations replaced by a later duplicate index
+ * (SLOT_OF[i] == NSLOTS) are skipped. *NL: how many. Lazily decoded modules get their
+ * instructions and shapes decoded here (PQ_ERR_INPUT with the offset when malformed). */
+static pq_status index_buffers(const hlo_module *m, arena *a, lazy_shapes *lz,
+                               const uint32_t *slot_of, uint32_t nslots, mv_lb *lbs,
+                               hlo_id_seq *tmp, uint32_t *nl_out, int64_t *err_offset,
+                               const char **what)
+{
+    uint32_t nl = 0;
+    for (uint32_t i = 0; i < m->nallocations; i++) {
+        const hlo_allocation *x = &m->allocations[i];
+        /* the struct points at the allocation kept for this index */
+        if (slot_of[i] == nslots)
+            continue; /* a replaced duplicate: XProf's map holds only the last one */
+        for (uint32_t q = 0; q < x->nassigned; q++) {
+            const hlo_logical_buffer *p =
+                hlo_logical_buffer_by_id(m, x->assigned[q].logical_buffer_id);
+            if (!p)
+                continue;
+            const hlo_instruction *ins = NULL;
+            hlo_instruction_ref *ref = NULL;
+            if (m->lazy_shapes) {
+                pq_status ss =
+                    hlo_instruction_lazy(m, p->instruction_id, a, &ref, err_offset, what);
+                if (ss != PQ_OK)
+                    return ss;
+                ins = ref ? ref->decoded : NULL;
+            } else {
+                ins = hlo_instruction_by_id(m, p->instruction_id);
+            }
+            if (!ins)
+                continue;
+            mv_lb *b = &lbs[nl];
+            memset(b, 0, sizeof *b);
+            b->proto = p;
+            b->alloc = x;
+            b->instr = ins;
+            b->offset = x->assigned[q].offset;
+            int64_t last = p->nshape_index ? p->shape_index[p->nshape_index - 1] : -1;
+            if (m->lazy_shapes) {
+                pq_status ss = lazy_shape(lz, ref, last, b, err_offset, what);
+                if (ss != PQ_OK)
+                    return ss;
+            } else {
+                b->shape = &ins->shape;
+                if (last >= 0 && last < (int64_t)ins->shape.ntuple)
+                    b->shape = &ins->shape.tuple[last];
+                b->unpadded = hlo_shape_unpadded_bytes(b->shape);
+            }
+            tmp[nl] = (hlo_id_seq){p->id, nl, b};
+            nl++;
+        }
+    }
+    *nl_out = nl;
+    return PQ_OK;
+}
+
+/* The logical buffer structs of TMP (NL, sorted by id, unique) copied in id order into one
+ * array (so a struct's offset indexes per-buffer tables), the id lookups of R, and each
+ * shape string not printed yet (TEXT: scratch). Returns the array, NULL when out of memory. */
+static mv_lb *sort_buffers(mv_result *r, arena *a, const hlo_id_seq *tmp, uint32_t nl, buf *text)
+{
+    r->lbs_by_id = arena_alloc(a, (nl ? nl : 1) * sizeof *r->lbs_by_id);
+    if (!r->lbs_by_id)
+        return NULL;
+    /* Keep the structs in id order in one array, so color_of_lb can be indexed by offset. */
+    mv_lb *sorted = arena_alloc(a, (nl ? nl : 1) * sizeof *sorted);
+    if (!sorted)
+        return NULL;
+    for (uint32_t i = 0; i < nl; i++) {
+        sorted[i] = *(mv_lb *)tmp[i].p;
+        r->lbs_by_id[i] = &sorted[i];
+    }
+    r->nlbs = nl;
+    /* Logical buffer ids are mostly 0..N-1: then a table finds them by id. */
+    if (nl) {
+        uint64_t span = (uint64_t)sorted[nl - 1].proto->id - (uint64_t)sorted[0].proto->id + 1;
+        if (span <= 4 * (uint64_t)nl + 64 &&
+            (r->lb_dense = arena_alloc(a, span * sizeof(mv_lb *)))) {
+            r->lb_dense_min = sorted[0].proto->id;
+            r->nlb_dense = span;
+            for (uint32_t i = 0; i < nl; i++)
+                r->lb_dense[(uint64_t)sorted[i].proto->id - (uint64_t)r->lb_dense_min] = &sorted[i];
+        }
+    }
+    for (uint32_t i = 0; i < nl; i++) {
+        if (sorted[i].shape_string)
+            continue; /* printed by lazy_shape */
+        text->n = 0;
+        hlo_shape_print(text, sorted[i].shape);
+        sorted[i].shape_string = arena_strndup(a, text->p ? text->p : "", text->n);
+        if (!sorted[i].shape_string || text->status != PQ_OK)
+            return NULL;
+    }
+    return sorted;
+}
+
+/* The peak snapshot (maxHeap): the largest buffer of each indefinite allocation (heap
+ * objects for color 0 only), then the buffers live at the peak, buffers under 16 KiB in one
+ * small object; then the by-size order. 0 when out of memory. */
+static int peak_snapshot(mv_result *r, arena *a, const mv_alloc_list *al, const sim *s)
+{
+    int64_t small = 0;
+    int32_t colorno = 0;
+    uint32_t cap = 0;
+    for (uint32_t i = 0; i < al->n; i++) {
+        const hlo_allocation *x = al->items[i];
+        if (x->color != r->memory_color || !memviewer_indefinite(x))
+            continue;
+        const mv_lb *best = NULL;
+        int64_t best_size = 0;
+        for (uint32_t q = 0; q < x->nassigned; q++) {
+            const mv_lb *b = memviewer_lb(r, x->assigned[q].logical_buffer_id);
+            if (b && (uint64_t)b->proto->size > (uint64_t)best_size) {
+                best_size = b->proto->size;
+                best = b;
+            }
+        }
+        if (!best)
+            continue;
+        r->indefinite_bytes += x->size;
+        if (r->memory_color == 0 && !add_object(r, a, best, &small, &colorno, &cap))
+            return 0;
+    }
+    for (size_t i = 0; i < s->peak_live.n; i++) {
+        int64_t id = s->peak_live.v[i];
+        for (size_t j = 0; j + 1 < s->peak_c2d.n; j += 2)
+            if (s->peak_c2d.v[j] == id) {
+                id = s->peak_c2d.v[j + 1];
+                break;
+            }
+        const mv_lb *b = memviewer_lb(r, id);
+        if (!b) {
+            small = 0; /* XProf returns here: no small aggregate either */
+            break;
+        }
+        if (!add_object(r, a, b, &small, &colorno, &cap))
+            return 0;
+    }
+    if (small) {
+        mv_object o = {colorno++, NULL, small};
+        if (r->nobjects == cap) {
+            mv_object *no = arena_alloc(a, (cap + 1) * sizeof *no);
+            if (!no)
+                return 0;
+            if (r->nobjects)
+                memcpy(no, r->objects, r->nobjects * sizeof *no);
+            r->objects = no;
+        }
+        r->objects[r->nobjects++] = o;
+    }
+    return sort_by_size(r, a);
+}
+
+/* The special allocations of the color: indefinite ones (in index order) and the sums of
+ * entry parameters, non-reusable, maybe-live-out, total and indefinite bytes. 0 when out of
+ * memory. */
+static int special_allocations(mv_result *r, arena *a, const mv_alloc_list *al)
+{
+    const hlo_module *m = r->module;
+    r->indefinite = arena_alloc(a, (al->n ? al->n : 1) * sizeof *r->indefinite);
+    if (!r->indefinite)
+        return 0;
+    for (uint32_t i = 0; i < al->n; i++) {
+        const hlo_allocation *x = al->items[i];
+        if (x->color != r->memory_color)
+            continue;
+        if (x->is_entry_computation_parameter)
+            r->entry_params_bytes += x->size;
+        if (x->is_thread_local || x->is_tuple)
+            r->non_reusable_bytes += x->size;
+        if (x->maybe_live_out)
+            r->maybe_live_out_bytes += x->size;
+        if (memviewer_indefinite(x))
+            r->indefinite[r->nindefinite++] = x;
+    }
+    /* xla::ComputeTotalAllocationBytes / ComputeIndefiniteAllocationsInBytes walk the
+     * proto's list itself, duplicates included. */
+    for (uint32_t i = 0; i < m->nallocations; i++) {
+        const hlo_allocation *x = &m->allocations[i];
+        if (x->color != r->memory_color || x->is_thread_local)
+            continue;
+        r->total_bytes += x->size;
+        if (memviewer_indefinite(x))
+            r->indefinite_alloc_bytes += x->size;
+    }
+    return 1;
+}
+
+/* The largest scoped VMEM allocation of the color from every instruction's backend_config
+ * (color 1 only, spec 3.6); decodes each instruction of a lazily decoded module. */
+static pq_status scoped_vmem(mv_result *r, arena *a, int64_t *err_offset, const char **what)
+{
+    const hlo_module *m = r->module;
+    for (uint32_t c = 0; c < m->ncomputations; c++)
+        for (uint32_t i = 0; i < m->computations[c].ninstructions; i++) {
+            const hlo_instruction *ins = NULL;
+            if (m->lazy_shapes) {
+                hlo_instruction_ref *ref = &m->computations[c].refs[i];
+                pq_status ss = hlo_instruction_decode(m, ref, a, err_offset, what);
+                if (ss != PQ_OK)
+                    return ss;
+                ins = ref->decoded;
+            } else {
+                ins = &m->computations[c].instructions[i];
+            }
+            if (ins->backend_config.n)
+                memviewer_scoped_vmem(
+                    ins->backend_config.p, ins->backend_config.p + ins->backend_config.n,
+                    r->memory_color, &r->max_scoped_bytes, ins->name, &r->max_scoped_instruction);
+        }
+    return PQ_OK;
+}
+
 pq_status memviewer_compute(const hlo_module *m, int64_t memory_color, arena *a, mv_result **out,
                             const char **what)
 {
@@ -533,87 +753,14 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     if (!lbs)
         goto out;
     uint32_t nl = 0;
-    for (uint32_t i = 0; i < m->nallocations; i++) {
-        const hlo_allocation *x = &m->allocations[i];
-        /* the struct points at the allocation kept for this index */
-        if (slot_of[i] == al.n)
-            continue; /* a replaced duplicate: XProf's map holds only the last one */
-        for (uint32_t q = 0; q < x->nassigned; q++) {
-            const hlo_logical_buffer *p =
-                hlo_logical_buffer_by_id(m, x->assigned[q].logical_buffer_id);
-            if (!p)
-                continue;
-            const hlo_instruction *ins = NULL;
-            hlo_instruction_ref *ref = NULL;
-            if (m->lazy_shapes) {
-                pq_status ss =
-                    hlo_instruction_lazy(m, p->instruction_id, a, &ref, err_offset, what);
-                if (ss != PQ_OK) {
-                    st = ss;
-                    goto out;
-                }
-                ins = ref ? ref->decoded : NULL;
-            } else {
-                ins = hlo_instruction_by_id(m, p->instruction_id);
-            }
-            if (!ins)
-                continue;
-            mv_lb *b = &lbs[nl];
-            memset(b, 0, sizeof *b);
-            b->proto = p;
-            b->alloc = x;
-            b->instr = ins;
-            b->offset = x->assigned[q].offset;
-            int64_t last = p->nshape_index ? p->shape_index[p->nshape_index - 1] : -1;
-            if (m->lazy_shapes) {
-                pq_status ss = lazy_shape(&lz, ref, last, b, err_offset, what);
-                if (ss != PQ_OK) {
-                    st = ss;
-                    goto out;
-                }
-            } else {
-                b->shape = &ins->shape;
-                if (last >= 0 && last < (int64_t)ins->shape.ntuple)
-                    b->shape = &ins->shape.tuple[last];
-                b->unpadded = hlo_shape_unpadded_bytes(b->shape);
-            }
-            tmp[nl] = (hlo_id_seq){p->id, nl, b};
-            nl++;
-        }
-    }
-    nl = sort_unique_last(tmp, tmp + nmax, nl);
-    r->lbs_by_id = arena_alloc(a, (nl ? nl : 1) * sizeof *r->lbs_by_id);
-    if (!r->lbs_by_id)
+    st = index_buffers(m, a, &lz, slot_of, al.n, lbs, tmp, &nl, err_offset, what);
+    if (st != PQ_OK)
         goto out;
-    /* Keep the structs in id order in one array, so color_of_lb can be indexed by offset. */
-    mv_lb *sorted = arena_alloc(a, (nl ? nl : 1) * sizeof *sorted);
+    st = PQ_ERR_NOMEM;
+    nl = sort_unique_last(tmp, tmp + nmax, nl);
+    mv_lb *sorted = sort_buffers(r, a, tmp, nl, &lz.text);
     if (!sorted)
         goto out;
-    for (uint32_t i = 0; i < nl; i++) {
-        sorted[i] = *(mv_lb *)tmp[i].p;
-        r->lbs_by_id[i] = &sorted[i];
-    }
-    r->nlbs = nl;
-    /* Logical buffer ids are mostly 0..N-1: then a table finds them by id. */
-    if (nl) {
-        uint64_t span = (uint64_t)sorted[nl - 1].proto->id - (uint64_t)sorted[0].proto->id + 1;
-        if (span <= 4 * (uint64_t)nl + 64 &&
-            (r->lb_dense = arena_alloc(a, span * sizeof(mv_lb *)))) {
-            r->lb_dense_min = sorted[0].proto->id;
-            r->nlb_dense = span;
-            for (uint32_t i = 0; i < nl; i++)
-                r->lb_dense[(uint64_t)sorted[i].proto->id - (uint64_t)r->lb_dense_min] = &sorted[i];
-        }
-    }
-    for (uint32_t i = 0; i < nl; i++) {
-        if (sorted[i].shape_string)
-            continue; /* printed by lazy_shape */
-        lz.text.n = 0;
-        hlo_shape_print(&lz.text, sorted[i].shape);
-        sorted[i].shape_string = arena_strndup(a, lz.text.p ? lz.text.p : "", lz.text.n);
-        if (!sorted[i].shape_string || lz.text.status != PQ_OK)
-            goto out;
-    }
 
     /* Trace -> allocation, by the allocation of each trace's first event. */
     for (uint32_t t = 0; t < m->ntraces; t++) {
@@ -635,57 +782,7 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
         }
     }
 
-    /* Peak snapshot: indefinite allocations first, then the live buffers at the peak. */
-    int64_t small = 0;
-    int32_t colorno = 0;
-    uint32_t cap = 0;
-    for (uint32_t i = 0; i < al.n; i++) {
-        const hlo_allocation *x = al.items[i];
-        if (x->color != memory_color || !memviewer_indefinite(x))
-            continue;
-        const mv_lb *best = NULL;
-        int64_t best_size = 0;
-        for (uint32_t q = 0; q < x->nassigned; q++) {
-            const mv_lb *b = memviewer_lb(r, x->assigned[q].logical_buffer_id);
-            if (b && (uint64_t)b->proto->size > (uint64_t)best_size) {
-                best_size = b->proto->size;
-                best = b;
-            }
-        }
-        if (!best)
-            continue;
-        r->indefinite_bytes += x->size;
-        if (memory_color == 0 && !add_object(r, a, best, &small, &colorno, &cap))
-            goto out;
-    }
-    for (size_t i = 0; i < s.peak_live.n; i++) {
-        int64_t id = s.peak_live.v[i];
-        for (size_t j = 0; j + 1 < s.peak_c2d.n; j += 2)
-            if (s.peak_c2d.v[j] == id) {
-                id = s.peak_c2d.v[j + 1];
-                break;
-            }
-        const mv_lb *b = memviewer_lb(r, id);
-        if (!b) {
-            small = 0; /* XProf returns here: no small aggregate either */
-            break;
-        }
-        if (!add_object(r, a, b, &small, &colorno, &cap))
-            goto out;
-    }
-    if (small) {
-        mv_object o = {colorno++, NULL, small};
-        if (r->nobjects == cap) {
-            mv_object *no = arena_alloc(a, (cap + 1) * sizeof *no);
-            if (!no)
-                goto out;
-            if (r->nobjects)
-                memcpy(no, r->objects, r->nobjects * sizeof *no);
-            r->objects = no;
-        }
-        r->objects[r->nobjects++] = o;
-    }
-    if (!sort_by_size(r, a))
+    if (!peak_snapshot(r, a, &al, &s))
         goto out;
 
     /* Spans of the buffers the trace touched, by ascending id. */
@@ -696,54 +793,14 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
         if (sorted[i].seen && sorted[i].has_span)
             r->spans[r->nspans++] = &sorted[i];
 
-    /* Special allocations. */
-    r->indefinite = arena_alloc(a, (al.n ? al.n : 1) * sizeof *r->indefinite);
-    if (!r->indefinite)
+    if (!special_allocations(r, a, &al))
         goto out;
-    for (uint32_t i = 0; i < al.n; i++) {
-        const hlo_allocation *x = al.items[i];
-        if (x->color != memory_color)
-            continue;
-        if (x->is_entry_computation_parameter)
-            r->entry_params_bytes += x->size;
-        if (x->is_thread_local || x->is_tuple)
-            r->non_reusable_bytes += x->size;
-        if (x->maybe_live_out)
-            r->maybe_live_out_bytes += x->size;
-        if (memviewer_indefinite(x))
-            r->indefinite[r->nindefinite++] = x;
-    }
-    /* xla::ComputeTotalAllocationBytes / ComputeIndefiniteAllocationsInBytes walk the
-     * proto's list itself, duplicates included. */
-    for (uint32_t i = 0; i < m->nallocations; i++) {
-        const hlo_allocation *x = &m->allocations[i];
-        if (x->color != memory_color || x->is_thread_local)
-            continue;
-        r->total_bytes += x->size;
-        if (memviewer_indefinite(x))
-            r->indefinite_alloc_bytes += x->size;
-    }
 
     if (memory_color == 1) {
-        for (uint32_t c = 0; c < m->ncomputations; c++)
-            for (uint32_t i = 0; i < m->computations[c].ninstructions; i++) {
-                const hlo_instruction *ins = NULL;
-                if (m->lazy_shapes) {
-                    hlo_instruction_ref *ref = &m->computations[c].refs[i];
-                    pq_status ss = hlo_instruction_decode(m, ref, a, err_offset, what);
-                    if (ss != PQ_OK) {
-                        st = ss;
-                        goto out;
-                    }
-                    ins = ref->decoded;
-                } else {
-                    ins = &m->computations[c].instructions[i];
-                }
-                if (ins->backend_config.n)
-                    memviewer_scoped_vmem(
-                        ins->backend_config.p, ins->backend_config.p + ins->backend_config.n,
-                        memory_color, &r->max_scoped_bytes, ins->name, &r->max_scoped_instruction);
-            }
+        st = scoped_vmem(r, a, err_offset, what);
+        if (st != PQ_OK)
+            goto out;
+        st = PQ_ERR_NOMEM;
     }
 
     /* Peak colors by logical buffer (for the blocks). */

@@ -45,8 +45,9 @@ typedef struct pq_memviewer_detail {
     int64_t peak_bytes, peak_unpadded_bytes, peak_position, indefinite_bytes;
     mv_object *objects; /* maxHeap order */
     uint32_t nobjects;
-    uint32_t *by_size; /* objects indexes, size descending, ties in maxHeap order */
-    mv_lb **spans;     /* seen buffers with a span, ascending id */
+    uint32_t *by_size;    /* objects indexes, size descending, ties in maxHeap order */
+    uint32_t *to_by_size; /* the inverse: position in by_size of each object */
+    mv_lb **spans;        /* seen buffers with a span, ascending id */
     uint32_t nspans;
     int64_t entry_params_bytes, non_reusable_bytes, maybe_live_out_bytes, total_bytes,
         indefinite_alloc_bytes;
@@ -105,5 +106,8 @@ int memviewer_layout_blocks(mv_result *r, arena *a, const mv_alloc_list *al,
 /* "<name>(<program id>)" NUL-terminated in A (NULL when A is out of memory): how every
  * memory command names a module (memviewer_select.c). */
 const char *memviewer_module_key(arena *a, pq_str name, uint64_t program_id);
+/* Whether "<name>(<program id>)" starts with PREFIX (NULL or "" = every module): how memory
+ * and heap take --module. */
+int memviewer_key_has_prefix(pq_str name, uint64_t program_id, const char *prefix);
 
 #endif

@@ -34,6 +34,20 @@ const char *memviewer_module_key(arena *a, pq_str name, uint64_t program_id)
     return s;
 }
 
+int memviewer_key_has_prefix(pq_str name, uint64_t program_id, const char *prefix)
+{
+    if (!prefix || !*prefix)
+        return 1;
+    size_t n = strlen(prefix);
+    if (!mem_eq(prefix, name.p, n < name.n ? n : name.n))
+        return 0;
+    if (n <= name.n)
+        return 1;
+    char id[32];
+    size_t k = (size_t)snprintf(id, sizeof id, "(%" PRIu64 ")", program_id);
+    return n - name.n <= k && memcmp(prefix + name.n, id, n - name.n) == 0;
+}
+
 /* A computed viewer with the arena everything is in (the public struct first). */
 typedef struct mv_handle {
     pq_memory_viewer_result pub;

@@ -16,15 +16,6 @@
 
 static const double GIB = 1073741824.0;
 
-static const pq_heap_trace *top_trace(const pq_heap_module *r)
-{
-    const pq_heap_trace *t = NULL;
-    for (uint32_t i = 0; i < r->ntraces; i++)
-        if (!t || r->traces[i].peak_bytes > t->peak_bytes)
-            t = &r->traces[i];
-    return t;
-}
-
 /* A unit a person reads a byte count in. */
 typedef struct heap_unit {
     double bytes;
@@ -171,7 +162,7 @@ static void render_svg(buf *b, const pq_heap_module *mods, int n)
                "trace's heap-simulator events)</text>\n",
                (L + W - R) / 2, H - B + 34);
     for (int i = 0; i < n; i++) {
-        const pq_heap_trace *t = top_trace(&mods[i]);
+        const pq_heap_trace *t = mods[i].ntraces ? &mods[i].traces[mods[i].top_trace] : NULL;
         char color[40];
         module_color(color, sizeof color, i);
         if (t && t->nevents)

@@ -242,6 +242,101 @@ static void heap_object(json_writer *w, const mv_object *o, buf *t, src_cache *s
     json_obj_end(w);
 }
 
+/* One indefiniteLifetimes entry: allocation X with its logical buffers. */
+static void indefinite_lifetime(json_writer *w, const mv_result *r, const hlo_allocation *x, buf *t)
+{
+    json_obj_begin(w);
+    if (x->index)
+        key_i64str(w, t, JSON_KEY("id"), x->index);
+    opt_double(w, JSON_KEY("sizeMib"), (double)x->size / MIB);
+    int reusable = !x->is_thread_local && !x->is_tuple;
+    if (x->is_entry_computation_parameter || x->maybe_live_out || reusable) {
+        json_key_text(w, JSON_KEY("attributes"));
+        json_arr_begin(w);
+        if (x->is_entry_computation_parameter)
+            plain_cstr(w, "entry computation parameter");
+        if (x->maybe_live_out)
+            plain_cstr(w, "may-be live out");
+        if (reusable)
+            plain_cstr(w, "reusable");
+        json_arr_end(w);
+    }
+    const char *common = NULL;
+    int same = 1;
+    if (x->nassigned) {
+        json_key_text(w, JSON_KEY("logicalBuffers"));
+        json_arr_begin(w);
+        for (uint32_t q = 0; q < x->nassigned; q++) {
+            const hlo_assigned *as = &x->assigned[q];
+            const mv_lb *lb = memviewer_lb(r, as->logical_buffer_id);
+            json_obj_begin(w);
+            if (as->logical_buffer_id)
+                key_i64str(w, t, JSON_KEY("id"), as->logical_buffer_id);
+            const char *shape = lb ? lb->shape_string : "";
+            if (lb && *shape) {
+                json_key_text(w, JSON_KEY("shape"));
+                json_cstr(w, shape);
+            }
+            opt_double(w, JSON_KEY("sizeMib"), (double)as->size / MIB);
+            if (lb) {
+                opt_str(w, JSON_KEY("hloName"), lb->instr->name);
+                if (lb->proto->nshape_index) {
+                    json_key_text(w, JSON_KEY("shapeIndex"));
+                    json_arr_begin(w);
+                    for (uint32_t k = 0; k < lb->proto->nshape_index; k++)
+                        i64str(w, t, lb->proto->shape_index[k]);
+                    json_arr_end(w);
+                }
+            }
+            json_obj_end(w);
+            if (q == 0)
+                common = shape;
+            else if (strcmp(common, shape) != 0)
+                same = 0;
+        }
+        json_arr_end(w);
+        if (same && common && *common) {
+            json_key_text(w, JSON_KEY("commonShape"));
+            json_cstr(w, common);
+        }
+    }
+    json_obj_end(w);
+}
+
+/* One bufferBlocks entry. */
+static void buffer_block(json_writer *w, const mv_block *bl, buf *t, src_cache *sc)
+{
+    const char *cat = memviewer_category(bl->alloc);
+    json_obj_begin(w);
+    json_key_text(w, JSON_KEY("logicalBufferId"));
+    json_int(w, bl->lb ? (int32_t)bl->lb->proto->id : -1);
+    if (bl->lb)
+        name_with_index(t, bl->lb);
+    else
+        buf_puts(t, cat);
+    if (t->n)
+        put_tmp(w, JSON_KEY("name"), t);
+    opt_double(w, JSON_KEY("offset"), (double)bl->offset);
+    opt_double(w, JSON_KEY("size"), (double)bl->size);
+    opt_int(w, JSON_KEY("startStep"), (int32_t)bl->start_step);
+    opt_int(w, JSON_KEY("endStep"), (int32_t)bl->end_step);
+    if (bl->lb)
+        opt_str(w, JSON_KEY("tfOpName"), bl->lb->instr->op_name);
+    json_key_text(w, JSON_KEY("category"));
+    plain_cstr(w, cat);
+    if (bl->lb) {
+        source_info(w, sc, bl->lb->instr);
+        if (*bl->lb->shape_string) {
+            json_key_text(w, JSON_KEY("shapeString"));
+            json_cstr(w, bl->lb->shape_string);
+        }
+        opt_double(w, JSON_KEY("unpaddedSize"), (double)bl->lb->unpadded);
+    }
+    json_key_text(w, JSON_KEY("color"));
+    plain_cstr(w, bl->color);
+    json_obj_end(w);
+}
+
 static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *sc)
 {
     const hlo_module *m = r->module;
@@ -312,20 +407,11 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
         json_obj_end(w);
     }
     if (r->nobjects) {
-        /* the inverse permutation of by_size, written in place of t's bytes */
-        t->n = 0;
-        buf_put(t, r->by_size, r->nobjects * sizeof(uint32_t));
-        uint32_t *inv = (uint32_t *)(void *)t->p;
         json_key_text(w, JSON_KEY("maxHeapToBySize"));
         json_arr_begin(w);
-        if (t->status == PQ_OK) {
-            for (uint32_t j = 0; j < r->nobjects; j++)
-                inv[r->by_size[j]] = j;
-            for (uint32_t i = 0; i < r->nobjects; i++)
-                json_int(w, inv[i]);
-        }
+        for (uint32_t i = 0; i < r->nobjects; i++)
+            json_int(w, r->to_by_size[i]);
         json_arr_end(w);
-        t->n = 0;
         json_key_text(w, JSON_KEY("bySizeToMaxHeap"));
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->nobjects; i++)
@@ -343,65 +429,8 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
     if (r->nindefinite) {
         json_key_text(w, JSON_KEY("indefiniteLifetimes"));
         json_arr_begin(w);
-        for (uint32_t i = 0; i < r->nindefinite; i++) {
-            const hlo_allocation *x = r->indefinite[i];
-            json_obj_begin(w);
-            if (x->index)
-                key_i64str(w, t, JSON_KEY("id"), x->index);
-            opt_double(w, JSON_KEY("sizeMib"), (double)x->size / MIB);
-            int reusable = !x->is_thread_local && !x->is_tuple;
-            if (x->is_entry_computation_parameter || x->maybe_live_out || reusable) {
-                json_key_text(w, JSON_KEY("attributes"));
-                json_arr_begin(w);
-                if (x->is_entry_computation_parameter)
-                    plain_cstr(w, "entry computation parameter");
-                if (x->maybe_live_out)
-                    plain_cstr(w, "may-be live out");
-                if (reusable)
-                    plain_cstr(w, "reusable");
-                json_arr_end(w);
-            }
-            const char *common = NULL;
-            int same = 1;
-            if (x->nassigned) {
-                json_key_text(w, JSON_KEY("logicalBuffers"));
-                json_arr_begin(w);
-                for (uint32_t q = 0; q < x->nassigned; q++) {
-                    const hlo_assigned *as = &x->assigned[q];
-                    const mv_lb *lb = memviewer_lb(r, as->logical_buffer_id);
-                    json_obj_begin(w);
-                    if (as->logical_buffer_id)
-                        key_i64str(w, t, JSON_KEY("id"), as->logical_buffer_id);
-                    const char *shape = lb ? lb->shape_string : "";
-                    if (lb && *shape) {
-                        json_key_text(w, JSON_KEY("shape"));
-                        json_cstr(w, shape);
-                    }
-                    opt_double(w, JSON_KEY("sizeMib"), (double)as->size / MIB);
-                    if (lb) {
-                        opt_str(w, JSON_KEY("hloName"), lb->instr->name);
-                        if (lb->proto->nshape_index) {
-                            json_key_text(w, JSON_KEY("shapeIndex"));
-                            json_arr_begin(w);
-                            for (uint32_t k = 0; k < lb->proto->nshape_index; k++)
-                                i64str(w, t, lb->proto->shape_index[k]);
-                            json_arr_end(w);
-                        }
-                    }
-                    json_obj_end(w);
-                    if (q == 0)
-                        common = shape;
-                    else if (strcmp(common, shape) != 0)
-                        same = 0;
-                }
-                json_arr_end(w);
-                if (same && common && *common) {
-                    json_key_text(w, JSON_KEY("commonShape"));
-                    json_cstr(w, common);
-                }
-            }
-            json_obj_end(w);
-        }
+        for (uint32_t i = 0; i < r->nindefinite; i++)
+            indefinite_lifetime(w, r, r->indefinite[i], t);
         json_arr_end(w);
     }
     opt_double(w, JSON_KEY("totalBufferAllocationMib"), (double)r->total_bytes / MIB);
@@ -422,38 +451,8 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
     if (r->nblocks) {
         json_key_text(w, JSON_KEY("bufferBlocks"));
         json_arr_begin(w);
-        for (uint32_t i = 0; i < r->nblocks; i++) {
-            const mv_block *bl = &r->blocks[i];
-            const char *cat = memviewer_category(bl->alloc);
-            json_obj_begin(w);
-            json_key_text(w, JSON_KEY("logicalBufferId"));
-            json_int(w, bl->lb ? (int32_t)bl->lb->proto->id : -1);
-            if (bl->lb)
-                name_with_index(t, bl->lb);
-            else
-                buf_puts(t, cat);
-            if (t->n)
-                put_tmp(w, JSON_KEY("name"), t);
-            opt_double(w, JSON_KEY("offset"), (double)bl->offset);
-            opt_double(w, JSON_KEY("size"), (double)bl->size);
-            opt_int(w, JSON_KEY("startStep"), (int32_t)bl->start_step);
-            opt_int(w, JSON_KEY("endStep"), (int32_t)bl->end_step);
-            if (bl->lb)
-                opt_str(w, JSON_KEY("tfOpName"), bl->lb->instr->op_name);
-            json_key_text(w, JSON_KEY("category"));
-            plain_cstr(w, cat);
-            if (bl->lb) {
-                source_info(w, sc, bl->lb->instr);
-                if (*bl->lb->shape_string) {
-                    json_key_text(w, JSON_KEY("shapeString"));
-                    json_cstr(w, bl->lb->shape_string);
-                }
-                opt_double(w, JSON_KEY("unpaddedSize"), (double)bl->lb->unpadded);
-            }
-            json_key_text(w, JSON_KEY("color"));
-            plain_cstr(w, bl->color);
-            json_obj_end(w);
-        }
+        for (uint32_t i = 0; i < r->nblocks; i++)
+            buffer_block(w, &r->blocks[i], t, sc);
         json_arr_end(w);
     }
     json_obj_end(w);

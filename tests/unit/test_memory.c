@@ -156,6 +156,37 @@ static void heap_and_attribution(void **state)
     pq_profile_free(prof);
 }
 
+/* --module of heap and memory is a prefix of "<name>(<program id>)", id and parentheses
+ * included. */
+static void module_prefix(void **state)
+{
+    (void)state;
+    pq_profile *prof = open_fixture();
+    static const struct {
+        const char *prefix;
+        pq_status want;
+    } CASES[] = {{"jit_run", PQ_OK},
+                 {"jit_run_scan", PQ_OK},
+                 {"jit_run_scan(1", PQ_OK},
+                 {"jit_run_scan(16)", PQ_OK},
+                 {"jit_run_scan(17", PQ_ERR_NOT_FOUND},
+                 {"jit_run_scan(16))", PQ_ERR_NOT_FOUND},
+                 {"jit_runx", PQ_ERR_NOT_FOUND}};
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        pq_error err;
+        pq_heap_result *h = NULL;
+        assert_int_equal(pq_heap_compute(prof, CASES[i].prefix, &h, &err), CASES[i].want);
+        pq_heap_free(h);
+        pq_memory_options mo = {CASES[i].prefix, 0, NULL, NULL};
+        pq_memory_result *m = NULL;
+        assert_int_equal(pq_memory_compute(prof, &mo, &m, &err), CASES[i].want);
+        if (m)
+            assert_int_equal(m->nrows, 1);
+        pq_memory_free(m);
+    }
+    pq_profile_free(prof);
+}
+
 /* Fails the Nth allocation of COMPUTE for N = 1, 2, ... until it succeeds. */
 static void torture(const char *label,
                     pq_status (*compute)(const pq_profile *, void **, pq_error *),
@@ -238,7 +269,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(viewer_list),   cmocka_unit_test(viewer_module),
         cmocka_unit_test(no_module),     cmocka_unit_test(heap_and_attribution),
-        cmocka_unit_test(alloc_torture),
+        cmocka_unit_test(module_prefix), cmocka_unit_test(alloc_torture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
