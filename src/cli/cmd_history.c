@@ -53,7 +53,15 @@ static int cmd_history(int argc, char **argv)
         return code;
     pq_error err;
     memset(&err, 0, sizeof err);
-    pq_status st = pq_history_render(h.path, h.tail, &out.sink, &err);
+    cli_stream in = {0};
+    int stream = cli_is_stream(h.path); /* "-", a pipe: a bounded copy in a temporary file */
+    if (stream && (code = cli_stream_spool(h.path, &in)) != EXIT_OK) {
+        cli_out_close(&out, 0);
+        return code;
+    }
+    pq_status st = pq_history_render(stream ? in.tmp_path : h.path, h.tail, &out.sink, &err);
+    cli_stream_error_path(&in, h.path, &err);
+    cli_stream_done(&in);
     return cli_out_finish(&out, st, &err);
 }
 

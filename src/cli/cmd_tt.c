@@ -511,8 +511,10 @@ static int tt_run(int argc, char **argv)
     char **cmd = (char **)c.paths; /* NULL-terminated */
     int ncmd = c.npaths;
     char *name = name_opt ? name_of_command((char **)&name_opt, 1) : name_of_command(cmd, ncmd);
-    if (!name)
+    if (!name) {
+        free(c.paths);
         return EXIT_INTERNAL;
+    }
     char *dir = make_run_dir(logdir, name);
     if (!dir) {
         free(name);

@@ -25,8 +25,11 @@ static void print_overview(FILE *f)
     for (int i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-14s %s\n", COMMANDS[i]->name, COMMANDS[i]->summary);
     fprintf(f, "  help           profq help <command>\n  version        print the version\n"
-               "\nexit codes: 0 ok, 1 gate failed, 2 usage, 3 bad input, 4 output error, "
-               "5 internal error\n");
+               "\noptions and paths in any order (--top=3 or --top 3, -oFILE or -o FILE; -- ends\n"
+               "the options); a PATH of - reads standard input. Pipes, devices and stdin are read\n"
+               "at most 4 GiB (PROFQ_STREAM_LIMIT).\n"
+               "\nexit codes: 0 ok, 1 gate failed, 2 usage, 3 bad input, 4 output error (also a\n"
+               "closed pipe), 5 internal error\n");
 }
 
 static const cli_command *find(const char *name)
@@ -72,7 +75,7 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(c->usage, stdout);
-            return EXIT_OK;
+            return fflush(stdout) == 0 ? EXIT_OK : EXIT_OUTPUT;
         }
     }
     /* Progress on a terminal, except where a child process owns it (tt run, W&B uploads). */

@@ -125,6 +125,7 @@ set +o pipefail
 "$PROFQ" export "$big" 2>/dev/null | head -c 10 >/dev/null
 [ "${PIPESTATUS[0]}" -eq 4 ] && ok || bad "PIPESTATUS of export | head: ${PIPESTATUS[0]}"
 
+mkfifo "$work/fifo0"
 # --- 4. endless and non-regular inputs: bounded, exit 3 naming the limit ------------------
 # Peak RSS through /usr/bin/time; a cap of 2 GB of address space guards the machine should
 # the bound break, except for a sanitizer build (its shadow memory needs the space).
@@ -149,6 +150,10 @@ for cmd in info summarize memory-viewer report "tt summary"; do
 done
 head -c $((40 << 20)) /dev/zero | PROFQ_STREAM_LIMIT=32M "$PROFQ" info - >/dev/null 2>"$work/err"
 [ $? -eq 3 ] && grep -q "<stdin>: more than 32 MiB" "$work/err" && ok || bad "40 MiB on stdin past a 32 MiB limit"
+yes '{"a": 1}' | PROFQ_STREAM_LIMIT=1M "$PROFQ" history - >/dev/null 2>"$work/err"
+[ $? -eq 3 ] && grep -q "<stdin>: more than 1 MiB" "$work/err" && ok || bad "history - past a 1 MiB limit"
+timeout 10 "$PROFQ" history "$work/fifo0" >/dev/null 2>&1
+[ $? -ne 124 ] && ok || bad "history on a FIFO without a writer blocked"
 PROFQ_STREAM_LIMIT= "$PROFQ" info /dev/null >/dev/null 2>"$work/err"
 [ $? -eq 3 ] && ok || bad "info /dev/null: not exit 3"
 
@@ -159,7 +164,7 @@ rc=$?
 [ $rc -eq 3 ] && grep -q "is a directory holding no profile" "$work/err" && ok ||
     bad "info DIR.json: exit $rc: $(cat "$work/err")"
 mkfifo "$work/fifo"
-for cmd in info summarize; do
+for cmd in info summarize report "tt summary"; do
     timeout 10 "$PROFQ" $cmd "$work/fifo" >/dev/null 2>"$work/err"
     rc=$?
     [ $rc -eq 3 ] && grep -q "$work/fifo" "$work/err" && ok || bad "$cmd FIFO without a writer: exit $rc"

@@ -1,0 +1,93 @@
+/* test_mapfile.c - the library's reading of inputs that are not regular files (issue 16
+ * items 17 and 19): a FIFO without a writer does not block mapfile_open or the trace
+ * reader's open, the trace reader refuses a pipe or device (it reads its path more than
+ * once), and a folder without profiles says it is a folder. The CLI's own bounded reads
+ * of streams are tested by tests/cli/conventions.sh. */
+#define _GNU_SOURCE
+#include "testutil.h"
+
+#include "formats/trace_json.h"
+#include "io/mapfile.h"
+
+#include <signal.h>
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    _exit(3); /* an open that blocked: the test binary fails */
+}
+
+static char *make_fifo(char **dir)
+{
+    *dir = tu_mkdtemp();
+    char *p = malloc(PATH_MAX);
+    assert_non_null(p);
+    snprintf(p, PATH_MAX, "%s/fifo", *dir);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    return p;
+}
+
+static int count_event(void *ctx, const tj_event *e, pq_error *err)
+{
+    (void)e;
+    (void)err;
+    ++*(int *)ctx;
+    return 0;
+}
+
+static void test_fifo_without_writer(void **state)
+{
+    (void)state;
+    char *dir, *fifo = make_fifo(&dir);
+    signal(SIGALRM, on_alarm);
+    alarm(10);
+    mapped_file m;
+    pq_error err;
+    /* no writer: the open returns, the read sees the end, the input is empty */
+    assert_int_equal(mapfile_open(fifo, &m, &err), PQ_OK);
+    assert_int_equal(m.size, 0);
+    mapfile_close(&m);
+    int n = 0;
+    tj_info info;
+    assert_int_equal(tj_read_file(fifo, NULL, count_event, &n, &info, &err), PQ_ERR_IO);
+    assert_non_null(strstr(err.message, "not a regular file"));
+    assert_string_equal(err.path, fifo);
+    alarm(0);
+    tu_rm_rf(dir);
+    free(fifo);
+    free(dir);
+}
+
+static void test_device_refused_by_trace_reader(void **state)
+{
+    (void)state;
+    int n = 0;
+    tj_info info;
+    pq_error err;
+    assert_int_equal(tj_read_file("/dev/zero", NULL, count_event, &n, &info, &err), PQ_ERR_IO);
+    assert_non_null(strstr(err.message, "not a regular file"));
+    assert_int_equal(n, 0);
+}
+
+static void test_folder_without_profiles(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp();
+    pathlist l;
+    pq_error err;
+    assert_int_equal(discover_profiles(dir, &l, &err), PQ_ERR_NOT_FOUND);
+    assert_string_equal(err.message, "is a directory holding no profile (no *.xplane.pb under it)");
+    assert_string_equal(err.path, dir);
+    tu_rm_rf(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fifo_without_writer),
+        cmocka_unit_test(test_device_refused_by_trace_reader),
+        cmocka_unit_test(test_folder_without_profiles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
