@@ -100,6 +100,13 @@ static void test_tpu_nesting_and_totals(void **state)
     assert_true(pq_str_eq(r.programs[0].name, "jit_f"));
     /* rows by self time: fusion (1200) before convolution (300) */
     assert_true(pq_str_eq(r.ops[0].name, "fusion.1"));
+    /* program rates over module time (1600 ps) and the window (9000 ps), in the result */
+    const pq_ops_program *pg = &r.programs[0];
+    assert_true(pg->flops > 4e9);
+    assert_true(fabs(pg->active_gflops - pg->flops / 1.6) < 1e-3);
+    assert_true(fabs(pg->whole_gflops - pg->flops / 9.0) < 1e-3);
+    /* steady state: one of two executions kept, over its 600 ps */
+    assert_true(fabs(r.steady_gflops - pg->flops * 0.5 / 0.6) < 1e-3);
     pq_op_rates o;
     ops_rates(&r, c, &o); /* 4e9 FLOP in 0.3 ns: far above 1e5 GFLOP/s */
     assert_string_equal(o.bound_by, "Compute");
