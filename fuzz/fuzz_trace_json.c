@@ -48,19 +48,20 @@ static int collect_write(void *ctx, const void *d, size_t n)
  * summary text) goes into OUT. Every leg of one input uses the same options. */
 static pq_status run(const uint8_t *data, size_t size, int global, collect *out, uint64_t *events)
 {
-    sm_builder *b = sm_new();
-    if (!b)
+    model_slices sl;
+    if (slices_init(&sl) != 0)
         return PQ_ERR_NOMEM;
+    pq_events ev = slices_events(&sl);
     tj_info info;
     pq_error err;
     memset(&err, 0, sizeof err);
-    pq_status st = trace_events_feed(data, size, "fuzz.json", b, &info, &err);
+    pq_status st = trace_events_feed(data, size, "fuzz.json", &ev, &info, &err);
     *events = st == PQ_OK ? info.num_events : 0;
     if (st == PQ_OK) {
         sm_options o = {2, 25, global, NULL, NULL, NULL, NULL};
         sm_source src = {"perfetto_trace_json",  "fuzz.json", "0", NULL, info.num_events,
                          "1970-01-01T00:00:00Z", NULL};
-        jval *doc = sm_build(b, &o, &src);
+        jval *doc = sm_build(&sl, &o, &src);
         if (doc) {
             pq_sink sink = {collect_write, out};
             buf w;
@@ -71,7 +72,7 @@ static pq_status run(const uint8_t *data, size_t size, int global, collect *out,
             jv_free(doc);
         }
     }
-    sm_free(b);
+    slices_free(&sl);
     return st;
 }
 

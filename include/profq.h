@@ -176,6 +176,31 @@ pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *totals
                          pq_sink *sink, pq_error *err);
 
 /*
+ * ---- Memory analyses: compute -> render -> free ----
+ *
+ * Each memory analysis is a pq_<analysis>_compute that returns a result struct, a
+ * pq_<analysis>_render that only formats it, and a pq_<analysis>_free. The pq_render_*
+ * functions below them are compute + render + free in one call (what the CLI uses).
+ *
+ * Ownership, stated once for this section: a result is allocated by its compute function
+ * and owned by the caller, who releases it with the matching free function (NULL is
+ * accepted). A result borrows from the profile it was computed from (source paths, module
+ * names, the mapped HloProto bytes): free every result BEFORE pq_profile_free. Results are
+ * read-only; rendering one result several times gives the same bytes. Strings marked
+ * "NUL-terminated" are; pq_str views are not.
+ */
+
+/* A module (HloProto) of a profile, as the memory commands name it. */
+typedef struct pq_memory_module {
+    const char *key; /* "<name>(<program id>)", NUL-terminated */
+    pq_str name;     /* the HloModule name */
+    uint64_t program_id;
+    const char *source;           /* path of the source holding it, NUL-terminated */
+    const int64_t *memory_spaces; /* buffer colors present, ascending (memory-viewer's list) */
+    uint32_t nmemory_spaces;
+} pq_memory_module;
+
+/*
  * Memory viewer (XProf's memory_viewer, computed exactly; README "memory-viewer").
  * module: "<name>(<program id>)" or a bare module name that is unique; program_id: an XLA
  * program id, else (as XProf) a substring of "<name>(<id>)" - first match in source and
@@ -183,7 +208,7 @@ pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *totals
  * spaces instead. memory_space: the buffer color (0 = device HBM).
  * PQ_OUT_XPROF writes XProf's PreprocessResult JSON (proto3 JSON: fields at default
  * omitted, int64 as strings); PQ_OUT_JSON wraps it in schema profq.memory_viewer.v1;
- * PQ_OUT_TEXT prints a summary. The HloProto is decoded here, not at load.
+ * PQ_OUT_TEXT prints a summary. The HloProto is decoded by compute, not at load.
  * Errors: PQ_ERR_NOT_FOUND (no such module), PQ_ERR_USAGE (ambiguous name), PQ_ERR_INPUT
  * (a malformed HloProto, with its byte offset, or a module XProf refuses too).
  */
@@ -193,6 +218,38 @@ typedef struct pq_memviewer_options {
     int64_t memory_space;
 } pq_memviewer_options;
 
+/* The full PreprocessResult data (every buffer, span, block and heap object) stays opaque:
+ * it points into the decoded HloProto (instructions, shapes, allocations), whose types are
+ * the decoder's own and would freeze the decoder's layout if made public. The figures a
+ * program reads are copied into pq_memory_viewer_result; the XProf JSON is rendered from
+ * the detail by pq_memory_viewer_render. */
+typedef struct pq_memviewer_detail pq_memviewer_detail;
+
+typedef struct pq_memory_viewer_result {
+    int is_list;               /* 1: no module was asked for; only modules[] is filled */
+    pq_memory_module *modules; /* is_list: every module, in source and program-id order */
+    uint32_t nmodules;
+    /* The chosen module (is_list == 0). */
+    pq_memory_module module; /* memory_spaces not filled */
+    int64_t memory_space;
+    int64_t peak_heap_bytes;     /* the strict peak of the replayed trace */
+    int64_t peak_unpadded_bytes; /* unpadded sizes at that peak */
+    int64_t peak_position;       /* heap-simulator event index of the peak */
+    int64_t indefinite_bytes;    /* largest buffer of each indefinite allocation: XProf adds
+                                  * it to every heap size (peakHeapMib = (peak_heap_bytes +
+                                  * indefinite_bytes) / 2^20) */
+    int64_t entry_params_bytes, non_reusable_bytes, maybe_live_out_bytes;
+    int64_t total_allocation_bytes, indefinite_allocation_bytes;
+    uint32_t ntimeline;        /* heap_bytes points: events + 1, or 0 when no trace */
+    const int64_t *heap_bytes; /* before each event, without indefinite_bytes */
+    const pq_memviewer_detail *detail;
+} pq_memory_viewer_result;
+
+pq_status pq_memory_viewer_compute(const pq_profile *profile, const pq_memviewer_options *opts,
+                                   pq_memory_viewer_result **out, pq_error *err);
+pq_status pq_memory_viewer_render(const pq_memory_viewer_result *result, pq_output fmt,
+                                  pq_sink *sink, pq_error *err);
+void pq_memory_viewer_free(pq_memory_viewer_result *result);
 pq_status pq_render_memory_viewer(const pq_profile *profile, const pq_memviewer_options *opts,
                                   pq_output fmt, pq_sink *sink, pq_error *err);
 
@@ -204,6 +261,8 @@ pq_status pq_render_memory_viewer(const pq_profile *profile, const pq_memviewer_
  * before the seed's default rules; NULL = defaults only; rules_path names it in errors),
  * gradient hits, three sanity checks, and min/avg/max across rows. Text (GiB table),
  * PQ_OUT_TSV, PQ_OUT_MD or PQ_OUT_JSON (schema profq.memory.v1).
+ * Errors: PQ_ERR_NOT_FOUND when module_prefix is given and no device's module matches it
+ * (as memory-viewer and heap), PQ_ERR_INPUT (a bad rules text, a malformed HloProto).
  */
 typedef struct pq_memory_options {
     const char *module_prefix;
@@ -212,16 +271,98 @@ typedef struct pq_memory_options {
     const char *rules_path;
 } pq_memory_options;
 
+enum {
+    PQ_MEMORY_MAX_BUCKETS = 32,
+    PQ_MEMORY_MAX_GROUPS = 8,
+    PQ_MEMORY_MAX_FIGURES = PQ_MEMORY_MAX_BUCKETS + 3 /* peak, entry params, buckets, grads */
+};
+
+/* One row: one device of one source (or "(all)" for a source without device planes). */
+typedef struct pq_memory_row {
+    const char *host, *device; /* NUL-terminated */
+    int ran_nothing;           /* 1: the device's plane holds no event (it ran nothing): module
+                                * is "", every figure 0, and the row is in no aggregate */
+    const char *module;        /* "<name>(<program id>)", NUL-terminated */
+    uint64_t program_id;
+    int64_t peak_bytes, entry_params_bytes;
+    int ngroups; /* peak bytes per memory-viewer group ("Parameter", "Temporary", ...) */
+    const char *group_names[PQ_MEMORY_MAX_GROUPS];
+    int64_t group_bytes[PQ_MEMORY_MAX_GROUPS];
+    int64_t bucket_bytes[PQ_MEMORY_MAX_BUCKETS]; /* indexed like pq_memory_result.bucket_names */
+    int64_t gradient_hits;
+    int64_t parameter_rows_bytes;
+    int64_t check_delta[3]; /* the three checks, named by pq_memory_check_name(i) */
+    int check_ok[3];
+} pq_memory_row;
+
+/* min, average and max of one figure over the rows (all 0 without rows). */
+typedef struct pq_memory_stat {
+    int64_t min;
+    double avg;
+    int64_t max;
+} pq_memory_stat;
+
+typedef struct pq_memory_result {
+    pq_memory_row *rows; /* devices in plane order, those that ran nothing included */
+    int nrows;
+    int nidle;                                       /* rows with ran_nothing */
+    const char *bucket_names[PQ_MEMORY_MAX_BUCKETS]; /* NUL-terminated: rules' buckets first */
+    int nbuckets;
+    /* Figures: peak_bytes, entry_params_bytes, one per bucket, gradient_hits. */
+    int nfigures;
+    const char *figure_names[PQ_MEMORY_MAX_FIGURES]; /* JSON names: "peak_bytes", ... */
+    pq_memory_stat aggregate[PQ_MEMORY_MAX_FIGURES]; /* over rows that ran something */
+} pq_memory_result;
+
+/* "groups_sum_to_peak", "parameter_rows_match_entry_params", "buckets_sum_to_parameter_rows"
+ * for I = 0, 1, 2 (NULL otherwise). */
+const char *pq_memory_check_name(int i);
+/* Figure F of ROW (F < result->nfigures), in bytes (gradient_hits: a count). */
+int64_t pq_memory_figure(const pq_memory_result *result, const pq_memory_row *row, int f);
+
+pq_status pq_memory_compute(const pq_profile *profile, const pq_memory_options *opts,
+                            pq_memory_result **out, pq_error *err);
+pq_status pq_memory_render(const pq_memory_result *result, pq_output fmt, pq_sink *sink,
+                           pq_error *err);
+void pq_memory_free(pq_memory_result *result);
 pq_status pq_render_memory(const pq_profile *profile, const pq_memory_options *opts, pq_output fmt,
                            pq_sink *sink, pq_error *err);
 
 /*
  * Heap usage over program order (`profq heap`, README "heap"): every heap-simulator trace
- * of every module whose "<name>(<id>)" starts with module (NULL = all) replayed with ALLOC,
- * FREE and SHARE_WITH (shared memory counted once); per trace the usage before each event,
- * the peak and where it happens. Text, PQ_OUT_TSV (one line per point), PQ_OUT_JSON
+ * with events of every module whose "<name>(<id>)" starts with module (NULL = all) replayed
+ * with ALLOC, FREE and SHARE_WITH (shared memory counted once); per trace the usage before
+ * each event, the peak and where it happens. Text, PQ_OUT_TSV (one line per point), PQ_OUT_JSON
  * (schema profq.heap.v1) or PQ_OUT_SVG (a line chart, one line per module).
+ * Errors: PQ_ERR_NOT_FOUND when module is given and no module with traces matches it.
  */
+typedef struct pq_heap_trace {
+    uint32_t index;      /* position in buffer_assignment.heap_simulator_traces */
+    uint32_t nevents;    /* usage has nevents + 1 points: before each event, and the end */
+    int64_t *usage;      /* bytes */
+    pq_str *instruction; /* instruction of event i ("" for the end point) */
+    int64_t peak_bytes;
+    uint32_t peak_position; /* first event after which usage equals the peak */
+    int64_t color;          /* memory space of the first event's buffer (-1 when unknown) */
+    uint32_t unknown_buffers;
+} pq_heap_trace;
+
+typedef struct pq_heap_module {
+    pq_memory_module module; /* memory_spaces not filled */
+    pq_heap_trace *traces;
+    uint32_t ntraces;
+    int64_t peak_bytes; /* the largest trace peak */
+} pq_heap_module;
+
+typedef struct pq_heap_result {
+    pq_heap_module *modules; /* modules with at least one trace, source and program order */
+    uint32_t nmodules;
+} pq_heap_result;
+
+pq_status pq_heap_compute(const pq_profile *profile, const char *module, pq_heap_result **out,
+                          pq_error *err);
+pq_status pq_heap_render(const pq_heap_result *result, pq_output fmt, pq_sink *sink, pq_error *err);
+void pq_heap_free(pq_heap_result *result);
 pq_status pq_render_heap(const pq_profile *profile, const char *module, pq_output fmt,
                          pq_sink *sink, pq_error *err);
 
@@ -230,9 +371,70 @@ pq_status pq_render_heap(const pq_profile *profile, const char *module, pq_outpu
  * the MemoryAllocation/MemoryDeallocation events on /host:CPU, peak stats, active
  * allocations at the peak, the sampled timeline (at most 1000 points), and the XLA
  * modules of the TPU planes. PQ_OUT_XPROF prints XProf's JSON (every field, int64 as
- * strings; nothing when there is no /host:CPU plane; exactly one source); PQ_OUT_JSON
- * wraps one per source (schema profq.memory_profile.v1); text summarises.
+ * strings; nothing when there is no /host:CPU plane; exactly one source, else
+ * PQ_ERR_USAGE); PQ_OUT_JSON wraps one per source (schema profq.memory_profile.v1); text
+ * summarises. The structs follow XProf's MemoryProfile proto field for field.
  */
+typedef struct pq_memprofile_stats {
+    int64_t stack_reserved, heap_allocated, free_memory, peak_bytes_in_use;
+    double fragmentation;
+} pq_memprofile_stats;
+
+typedef struct pq_memprofile_snapshot {
+    int64_t time_ps;
+    pq_memprofile_stats s;
+    int activity; /* 1 ALLOCATION, 2 DEALLOCATION */
+    int64_t requested, allocation, step_id;
+    uint64_t address;
+    pq_str tf_op, region_type, tensor_shape;
+    int64_t data_type;
+    const char *data_type_name; /* overrides data_type when set ("INVALID" for specials) */
+} pq_memprofile_snapshot;
+
+typedef struct pq_memprofile_active {
+    int64_t snapshot_index, special_index, occurrences;
+} pq_memprofile_active;
+
+typedef struct pq_memprofile_allocator {
+    const char *id;                /* memory id, NUL-terminated */
+    pq_memprofile_snapshot *snaps; /* compacted: those referenced by active allocations */
+    uint32_t nsnaps;
+    pq_memprofile_snapshot *sampled;
+    uint32_t nsampled;
+    pq_memprofile_snapshot *special;
+    uint32_t nspecial;
+    pq_memprofile_active *active;
+    uint32_t nactive;
+    int64_t peak_lifetime, peak_time_ps, capacity;
+    pq_memprofile_stats peak;
+} pq_memprofile_allocator;
+
+typedef struct pq_memprofile_module {
+    pq_str name, plane;
+    int64_t start_ps, end_ps, id;
+} pq_memprofile_module;
+
+/* One source's memory profile. */
+typedef struct pq_memprofile_source {
+    const char *path; /* NUL-terminated */
+    pq_str host;
+    int has_cpu_plane;
+    pq_memprofile_allocator *allocators; /* sorted by id (string order) */
+    uint32_t nallocators;
+    pq_memprofile_module *modules;
+    uint32_t nmodules;
+} pq_memprofile_source;
+
+typedef struct pq_memory_profile_result {
+    pq_memprofile_source *sources; /* one per source of the profile, in order */
+    size_t nsources;
+} pq_memory_profile_result;
+
+pq_status pq_memory_profile_compute(const pq_profile *profile, pq_memory_profile_result **out,
+                                    pq_error *err);
+pq_status pq_memory_profile_render(const pq_memory_profile_result *result, pq_output fmt,
+                                   pq_sink *sink, pq_error *err);
+void pq_memory_profile_free(pq_memory_profile_result *result);
 pq_status pq_render_memory_profile(const pq_profile *profile, pq_output fmt, pq_sink *sink,
                                    pq_error *err);
 
@@ -241,10 +443,13 @@ pq_status pq_render_memory_profile(const pq_profile *profile, pq_output fmt, pq_
  *
  * PATH is a Chrome trace-event JSON file (.json or .json.gz: JAX perfetto_trace.json.gz,
  * *.trace.json.gz, PyTorch/Kineto), an XSpace (*.xplane.pb), or a jax_profile artifact
- * directory: exactly one *.xplane.pb under it is read as an XPlane; otherwise the first
- * of perfetto_trace.json.gz, *.trace.json.gz, *.trace.json found at any depth (each
- * list sorted) is read, and a directory with several XPlanes and no trace JSON is read as one
- * multi-host XPlane run. The trace is streamed (no DOM, no event cap).
+ * directory: exactly one *.xplane.pb under it is read as an XPlane; otherwise the files of
+ * the first of perfetto_trace.json.gz, *.trace.json.gz, *.trace.json (and, with no XPlane,
+ * *.json.gz, *.json) found at any depth (sorted) are read: one file gives its summary,
+ * several (the ranks or hosts of a job) give profq.summary_set.v1 (one summary per file,
+ * each the file's own, and a cross-source table of step times with the slowest source);
+ * a directory with several XPlanes and no trace JSON is read as one multi-host XPlane run.
+ * The trace is streamed (no DOM, no event cap).
  * The document is written to SINK as Python's json.dumps(indent=2, sort_keys=True) would
  * write it, plus a newline; the same input and options give the same bytes.
  * Errors: PQ_ERR_INPUT (malformed, with offset: in the uncompressed JSON for .gz),
@@ -588,7 +793,12 @@ typedef struct pq_ttlog_info {
     uint64_t ops_without_block; /* op lines with no memory block in a per-op log (skipped) */
     uint64_t programs, const_eval_programs, cache_misses, mlir_modules, lines, bytes;
     int64_t first_warning_offset; /* byte offset of the first warning, or -1 */
-    const char *first_warning;    /* its text (static), or NULL */
+    const char *first_warning;    /* its text (owned by the log), or NULL */
+    /* The log ends inside an op's line, a memory block or a runtime line (cut short): the
+     * offset where that item starts and what, with the byte where the log ends; -1/NULL
+     * when it ends between whole lines. Also one of the warnings. */
+    int64_t truncated_offset;
+    const char *truncated;
 } pq_ttlog_info;
 
 /*

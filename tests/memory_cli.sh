@@ -104,6 +104,62 @@ check "heap: the SVG chart is well-formed XML" $?
 "$PROFQ" heap --format tsv --module jit_f "$TPU" | awk -F'\t' 'NR > 1 && NF != 5 {bad=1} END {exit bad || NR < 2}'
 check "heap: tsv has five columns" $?
 
+# issue 16 item 6: a --module that matches nothing is exit 3 with "no module matches" on
+# every memory command (memory printed an empty table with exit 0).
+for c in memory memory-viewer heap; do
+  "$PROFQ" $c --module nosuch "$TPU" > "$work/nosuch.out" 2> "$work/nosuch.err"
+  rc=$?
+  [ $rc -eq 3 ] && [ ! -s "$work/nosuch.out" ] && grep -q "no module.*matches 'nosuch'" "$work/nosuch.err"
+  check "$c: --module nosuch exits 3 with 'no module matches' and no output" $?
+done
+
+# issue 16 item 5: GPU:1-7 of the MI300 attention profile have no lines and no events: they
+# are shown as having run nothing, with no figures, and left out of min/avg/max.
+ATT=$SHARED/data/xplane/mi300_jax08_attention.xplane.pb
+"$PROFQ" memory --format json "$ATT" > "$work/att.json"
+python3 - "$work/att.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [r["device"] for r in d["rows"]] == ["/device:GPU:0"], d["rows"]
+assert [i["device"] for i in d["idle_devices"]] == [f"/device:GPU:{i}" for i in range(1, 8)]
+p = d["rows"][0]["peak_bytes"]
+assert d["aggregate"]["peak_bytes"] == {"min": p, "avg": p, "max": p}
+PY
+check "memory: devices that ran nothing are listed apart and out of the aggregates" $?
+"$PROFQ" memory "$ATT" > "$work/att.txt"
+[ "$(grep -c '(ran nothing)' "$work/att.txt")" -eq 7 ] && ! grep -q '^max ' "$work/att.txt"
+check "memory: the text table says which devices ran nothing, no min/avg/max of one device" $?
+
+# issue 16 item 14 (heap parts): the chart's y labels fit left of the axis (12px text is at
+# most 7px a character), every module has its own colour (9 modules here), the x axis has
+# ticks between its ends; heap lists no empty trace (0 events, memory space -1).
+"$PROFQ" heap --format svg "$ATT" > "$work/att.svg"
+python3 - "$work/att.svg" <<'PY'
+import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1])
+texts = d.getElementsByTagName("text")
+ylab = [t for t in texts if t.getAttribute("class") == "ylabel"]
+xlab = [t for t in texts if t.getAttribute("class") == "xlabel"]
+assert len(ylab) >= 3, "no y labels"
+for t in ylab:
+    s = t.firstChild.data
+    assert float(t.getAttribute("x")) - 7 * len(s) >= 0, ("cut y label", s, t.getAttribute("x"))
+assert len(xlab) >= 3, [t.firstChild.data for t in xlab]
+fills = [r.getAttribute("fill") for r in d.getElementsByTagName("rect") if r.getAttribute("class") == "key"]
+assert len(fills) == 9 and len(set(fills)) == 9, fills
+strokes = [p.getAttribute("stroke") for p in d.getElementsByTagName("polyline")]
+assert strokes == fills, (strokes, fills)
+PY
+check "heap: SVG y labels fit, one colour per module, x axis ticks" $?
+"$PROFQ" heap "$TPU" > "$work/heap.txt"
+"$PROFQ" heap --format json "$TPU" > "$work/heapall.json"
+! grep -q 'memory space -1' "$work/heap.txt" && python3 - "$work/heapall.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["modules"] and all(t["events"] > 0 for m in d["modules"] for t in m["traces"])
+PY
+check "heap: no empty (memory space -1) traces listed" $?
+
 FIX=$top/tests/fixtures/jax_cpu
 "$PROFQ" memory --format json "$FIX/inference/jit_run_scan.hlo.pb" > "$work/inf.json"
 "$PROFQ" memory --format json "$FIX/training/jit_train_step.hlo.pb" > "$work/train.json"

@@ -34,7 +34,12 @@ for t in "$BUILD"/tests/test_*; do
 done
 [ -x tests/golden/run.sh ] && run_suite golden tests/golden/run.sh
 run_suite golden-outputs tests/golden/outputs.sh
+run_suite trace-model tests/trace_model.sh
+run_suite summary-set tests/summary_set.sh
 run_suite memory-cli tests/memory_cli.sh
+for s in tests/cli/*.sh; do
+  [ -x "$s" ] && run_suite "cli/$(basename "$s" .sh)" "$s"
+done
 run_suite wandb tests/wandb.sh
 run_suite demo-summary tests/demo_summary.sh
 run_suite fuzz-replay "$BUILD/fuzz_replay" fuzz/corpus/xspace "$SHARED/data/xplane" "$SHARED/data/hlo"

@@ -3,8 +3,17 @@
  * reference count (the chain is followed to its root) and adds memory only when that memory
  * had already been freed; FREE subtracts the root's size when the last reference goes.
  * A FREE without a live reference, or an unknown buffer id, is counted and skipped rather
- * than refused: this is an overview, not XProf's exact viewer (memviewer.c is). */
+ * than refused: this is an overview, not XProf's exact viewer (memviewer.c is). A trace
+ * without events is left out (it has no usage and no memory space).
+ * pq_heap_compute picks the modules of a profile (by "<name>(<id>)" prefix), decodes them
+ * and keeps those with traces. Not here: formatting (render/heap.c). */
 #include "heapsim.h"
+#include "core/alloc.h"
+#include "core/err.h"
+#include "model/model.h"
+
+#include <inttypes.h>
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +65,8 @@ pq_status heapsim_compute(const hlo_module *m, arena *a, hs_result *out)
     }
     for (uint32_t t = 0; t < m->ntraces; t++) {
         const hlo_heap_trace *tr = &m->traces[t];
+        if (!tr->nevents)
+            continue; /* nothing to replay, no memory space to name (issue 16 item 14) */
         for (uint32_t i = 0; i < n; i++)
             bufs[i] = (hs_buf){m->logical_buffers[i].id, m->logical_buffers[i].size, 0, -1};
         qsort(bufs, n, sizeof *bufs, cmp_i64);
@@ -118,4 +129,90 @@ pq_status heapsim_compute(const hlo_module *m, arena *a, hs_result *out)
     }
     free(bufs);
     return PQ_OK;
+}
+
+static int wanted(const pq_program *p, const char *module)
+{
+    if (!module || !*module)
+        return 1;
+    char key[600];
+    snprintf(key, sizeof key, "%.*s(%" PRIu64 ")", (int)p->name.n, p->name.p, p->program_id);
+    return strncmp(key, module, strlen(module)) == 0;
+}
+
+/* A computed heap result with the arena everything is in (the public struct first). */
+typedef struct hs_handle {
+    pq_heap_result pub;
+    arena a;
+} hs_handle;
+
+static pq_status heap_module(const pq_source *src, const pq_program *prog, arena *a,
+                             pq_heap_module *out, pq_error *err)
+{
+    hlo_module *m;
+    int64_t off;
+    const char *what;
+    pq_status st = hlo_decode(prog->hlo, prog->hlo_len, src->file.data, a, &m, &off, &what);
+    if (st == PQ_ERR_INPUT)
+        return err_set(err, st, src->path, off, "expected %s in an HloProto", what);
+    hs_result r;
+    if (st == PQ_OK)
+        st = heapsim_compute(m, a, &r);
+    if (st != PQ_OK)
+        return err_set(err, st, src->path, -1, "out of memory");
+    char key[600];
+    snprintf(key, sizeof key, "%.*s(%" PRIu64 ")", (int)prog->name.n, prog->name.p,
+             prog->program_id);
+    memset(out, 0, sizeof *out);
+    out->module.key = arena_strndup(a, key, strlen(key));
+    out->module.name = prog->name;
+    out->module.program_id = prog->program_id;
+    out->module.source = src->path;
+    out->traces = r.traces;
+    out->ntraces = r.ntraces;
+    out->peak_bytes = r.peak_bytes;
+    return arena_failed(a) ? err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory") : PQ_OK;
+}
+
+pq_status pq_heap_compute(const pq_profile *p, const char *module, pq_heap_result **out,
+                          pq_error *err)
+{
+    *out = NULL;
+    hs_handle *h = pq_calloc(1, sizeof *h);
+    if (!h)
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    arena_init(&h->a);
+    size_t cap = 0;
+    for (size_t s = 0; s < p->nsources; s++)
+        cap += p->sources[s].nprograms;
+    pq_heap_result *r = &h->pub;
+    r->modules = arena_alloc(&h->a, (cap ? cap : 1) * sizeof *r->modules);
+    pq_status st = r->modules ? PQ_OK : err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    for (size_t s = 0; s < p->nsources && st == PQ_OK; s++)
+        for (uint32_t i = 0; i < p->sources[s].nprograms && st == PQ_OK; i++) {
+            const pq_program *prog = &p->sources[s].programs[i];
+            if (!wanted(prog, module))
+                continue;
+            st = heap_module(&p->sources[s], prog, &h->a, &r->modules[r->nmodules], err);
+            if (st == PQ_OK && r->modules[r->nmodules].ntraces)
+                r->nmodules++;
+        }
+    if (st == PQ_OK && r->nmodules == 0 && module && *module)
+        st = err_set(err, PQ_ERR_NOT_FOUND, "", -1,
+                     "no module with heap-simulator traces matches '%s'", module);
+    if (st != PQ_OK) {
+        pq_heap_free(r);
+        return st;
+    }
+    *out = r;
+    return PQ_OK;
+}
+
+void pq_heap_free(pq_heap_result *result)
+{
+    if (!result)
+        return;
+    hs_handle *h = (hs_handle *)(void *)result;
+    arena_release(&h->a);
+    pq_free(h);
 }

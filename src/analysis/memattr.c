@@ -2,8 +2,10 @@
  * device ran (analysis/memviewer.c), its maxHeapBySize rows classified by rules into
  * buckets, gradient hits, and the seed's three sanity checks. Not here: printing
  * (render/memattr.c). Modules a device ran come from its "XLA Modules" line; a device
- * without one (or a standalone HloProto) is attributed every program of its source. */
+ * without one (or a standalone HloProto) is attributed every program of its source, and a
+ * device plane without any event gets a row that says it ran nothing. */
 #include "memattr.h"
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "formats/xplane_walk.h"
@@ -377,6 +379,71 @@ static void classify(const mv_result *r, const ma_rules *rules, ma_result *out, 
     row->check_ok[2] = row->check_delta[2] == 0;
 }
 
+int64_t pq_memory_figure(const pq_memory_result *r, const pq_memory_row *row, int f)
+{
+    if (f == 0)
+        return row->peak_bytes;
+    if (f == 1)
+        return row->entry_params_bytes;
+    if (f < 2 + r->nbuckets)
+        return row->bucket_bytes[f - 2];
+    return row->gradient_hits;
+}
+
+/* The figures (peak, entry params, each bucket, gradient hits) and their min/avg/max over
+ * the rows of devices that ran something (issue 16 item 5: idle GPUs skewed them). */
+static void aggregate(ma_result *r)
+{
+    r->nfigures = 2 + r->nbuckets + 1;
+    for (int f = 0; f < r->nfigures; f++) {
+        r->figure_names[f] = f == 0                ? "peak_bytes"
+                             : f == 1              ? "entry_params_bytes"
+                             : f < 2 + r->nbuckets ? r->bucket_names[f - 2]
+                                                   : "gradient_hits";
+        pq_memory_stat *a = &r->aggregate[f];
+        memset(a, 0, sizeof *a);
+        int n = 0;
+        for (int i = 0; i < r->nrows; i++) {
+            if (r->rows[i].ran_nothing)
+                continue;
+            int64_t v = pq_memory_figure(r, &r->rows[i], f);
+            if (n == 0 || v < a->min)
+                a->min = v;
+            if (n == 0 || v > a->max)
+                a->max = v;
+            a->avg += (double)v;
+            n++;
+        }
+        if (n)
+            a->avg /= n;
+    }
+}
+
+/* A device plane without a single event ran nothing (MI300 GPU:1-7 of a one-GPU job):
+ * attributing its source's modules to it would report memory it never held. */
+static int ran_nothing(const xp_plane *plane)
+{
+    for (uint32_t l = 0; l < plane->nlines; l++)
+        if (plane->lines[l].events)
+            return 0;
+    return 1;
+}
+
+/* --module matched no row (issue 16 item 6): exit 3 as memory-viewer and heap do, naming
+ * whether no module has that prefix or no device ran one that has. */
+static pq_status no_module(const pq_profile *p, const char *prefix, pq_error *err)
+{
+    int any = 0;
+    for (size_t s = 0; s < p->nsources && !any; s++)
+        for (uint32_t i = 0; i < p->sources[s].nprograms && !any; i++)
+            any = prefix_ok(&p->sources[s].programs[i], prefix);
+    if (any)
+        return err_set(err, PQ_ERR_NOT_FOUND, "", -1,
+                       "no device ran a module matching '%s' (with a memory viewer)", prefix);
+    return err_set(err, PQ_ERR_NOT_FOUND, "", -1,
+                   "no module matches '%s' (profq memory-viewer PATH lists them)", prefix);
+}
+
 pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_t memory_space,
                           const ma_rules *rules, arena *a, ma_result *out, pq_error *err)
 {
@@ -410,6 +477,16 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
                 continue;
             if (!plane && devices)
                 break;
+            if (plane && ran_nothing(plane)) {
+                ma_row *row = &out->rows[out->nrows++];
+                memset(row, 0, sizeof *row);
+                row->host = dup_str(a, src->info.host);
+                row->device = dup_str(a, plane->name);
+                row->module = "";
+                row->ran_nothing = 1;
+                out->nidle++;
+                continue;
+            }
             /* Which programs this device ran. */
             uint8_t *ran = calloc(src->nprograms, 1);
             if (!ran) {
@@ -470,5 +547,58 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
     }
     if (arena_failed(a))
         return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    if (module_prefix && *module_prefix && out->nrows == out->nidle)
+        return no_module(p, module_prefix, err);
+    aggregate(out);
     return PQ_OK;
+}
+
+const char *pq_memory_check_name(int i)
+{
+    return i >= 0 && i < 3 ? MA_CHECK_NAMES[i] : NULL;
+}
+
+/* A computed attribution with what it owns: the rows' arena and the rules (bucket names
+ * point into them). The public struct comes first: pq_memory_free casts back. */
+typedef struct ma_handle {
+    pq_memory_result pub;
+    arena a;
+    ma_rules *rules;
+} ma_handle;
+
+pq_status pq_memory_compute(const pq_profile *p, const pq_memory_options *opts,
+                            pq_memory_result **out, pq_error *err)
+{
+    *out = NULL;
+    ma_handle *h = pq_calloc(1, sizeof *h);
+    if (!h)
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    arena_init(&h->a);
+    h->rules = pq_malloc(sizeof *h->rules);
+    if (!h->rules) {
+        pq_free(h);
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    }
+    pq_status st = memattr_rules_init(h->rules, opts->rules_text,
+                                      opts->rules_path ? opts->rules_path : "", err);
+    if (st == PQ_OK)
+        st = memattr_compute(p, opts->module_prefix, opts->memory_space, h->rules, &h->a, &h->pub,
+                             err);
+    if (st != PQ_OK) {
+        pq_memory_free(&h->pub);
+        return st;
+    }
+    *out = &h->pub;
+    return PQ_OK;
+}
+
+void pq_memory_free(pq_memory_result *result)
+{
+    if (!result)
+        return;
+    ma_handle *h = (ma_handle *)(void *)result;
+    arena_release(&h->a);
+    memattr_rules_free(h->rules);
+    pq_free(h->rules);
+    pq_free(h);
 }

@@ -9,7 +9,11 @@
 
 #include <regex.h>
 
-enum { MA_MAX_BUCKETS = 32, MA_MAX_GROUPS = 8, MA_MAX_RULES = 256 };
+enum {
+    MA_MAX_BUCKETS = PQ_MEMORY_MAX_BUCKETS,
+    MA_MAX_GROUPS = PQ_MEMORY_MAX_GROUPS,
+    MA_MAX_RULES = 256
+};
 
 typedef enum ma_field {
     MA_F_GROUP,
@@ -42,32 +46,15 @@ typedef struct ma_rules {
 pq_status memattr_rules_init(ma_rules *r, const char *text, const char *path, pq_error *err);
 void memattr_rules_free(ma_rules *r);
 
-typedef struct ma_row {
-    const char *host, *device; /* NUL-terminated, in the result's arena */
-    const char *module;        /* "<name>(<program id>)" */
-    uint64_t program_id;
-    int64_t peak_bytes, entry_params_bytes;
-    int ngroups;
-    const char *group_names[MA_MAX_GROUPS];
-    int64_t group_bytes[MA_MAX_GROUPS];
-    int64_t bucket_bytes[MA_MAX_BUCKETS]; /* indexed like ma_result.bucket_names */
-    int64_t gradient_hits;
-    int64_t parameter_rows_bytes;
-    int64_t check_delta[3];
-    int check_ok[3];
-} ma_row;
-
-typedef struct ma_result {
-    ma_row *rows;
-    int nrows;
-    const char *bucket_names[MA_MAX_BUCKETS];
-    int nbuckets;
-} ma_result;
+/* The result types are public (include/profq.h, "Memory attribution"). */
+typedef pq_memory_row ma_row;
+typedef pq_memory_result ma_result;
 
 extern const char *const MA_CHECK_NAMES[3];
 
 /* Runs the procedure over every source and device of P. MODULE_PREFIX (NULL = any) picks
- * among the modules each device ran; the largest peak wins among several. */
+ * among the modules each device ran; the largest peak wins among several. Fills the rows,
+ * the buckets and the min/avg/max aggregates. */
 pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_t memory_space,
                           const ma_rules *rules, arena *a, ma_result *out, pq_error *err);
 

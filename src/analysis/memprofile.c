@@ -1,8 +1,11 @@
 /* memprofile.c - XProf's memory_profile (spec/xprof-tools.md section 4) over one XSpace.
  * Not here: XProf's step grouping preprocessing (events keep the group_id stats the file
  * has; without one a snapshot takes the last valid step + 1), and printing
- * (render/memprofile.c). Where XProf sorts without stability, profq sorts stably. */
+ * (render/memprofile.c). Where XProf sorts without stability, profq sorts stably.
+ * pq_memory_profile_compute: one result per source of a profile. */
 #include "memprofile.h"
+#include "core/alloc.h"
+#include "core/err.h"
 #include "formats/xplane_walk.h"
 
 #include <stdio.h>
@@ -286,6 +289,8 @@ static int cmp_alloc_id(const void *a, const void *b)
 pq_status memprofile_compute(const pq_source *src, arena *a, mp_result *out)
 {
     memset(out, 0, sizeof *out);
+    out->path = src->path;
+    out->host = src->info.host;
     const xp_plane *cpu = NULL;
     for (uint32_t i = 0; i < src->nplanes; i++)
         if (pq_str_eq(src->planes[i].name, "/host:CPU"))
@@ -433,4 +438,46 @@ pq_status memprofile_compute(const pq_source *src, arena *a, mp_result *out)
         }
     }
     return PQ_OK;
+}
+
+/* A computed memory profile with the arena everything is in (the public struct first). */
+typedef struct mp_handle {
+    pq_memory_profile_result pub;
+    arena a;
+} mp_handle;
+
+pq_status pq_memory_profile_compute(const pq_profile *p, pq_memory_profile_result **out,
+                                    pq_error *err)
+{
+    *out = NULL;
+    mp_handle *h = pq_calloc(1, sizeof *h);
+    if (!h)
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    arena_init(&h->a);
+    pq_status st = PQ_OK;
+    h->pub.sources = arena_alloc(&h->a, (p->nsources ? p->nsources : 1) * sizeof *h->pub.sources);
+    if (!h->pub.sources)
+        st = err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    for (size_t s = 0; s < p->nsources && st == PQ_OK; s++) {
+        st = memprofile_compute(&p->sources[s], &h->a, &h->pub.sources[s]);
+        if (st != PQ_OK)
+            st = err_set(err, st, p->sources[s].path, -1, "out of memory");
+        else
+            h->pub.nsources++;
+    }
+    if (st != PQ_OK) {
+        pq_memory_profile_free(&h->pub);
+        return st;
+    }
+    *out = &h->pub;
+    return PQ_OK;
+}
+
+void pq_memory_profile_free(pq_memory_profile_result *result)
+{
+    if (!result)
+        return;
+    mp_handle *h = (mp_handle *)(void *)result;
+    arena_release(&h->a);
+    pq_free(h);
 }

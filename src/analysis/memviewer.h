@@ -34,7 +34,9 @@ typedef struct mv_block {
     const char *color;
 } mv_block;
 
-typedef struct mv_result {
+/* The memory viewer of one module and color: XProf's PreprocessResult before formatting.
+ * Opaque in the public API (pq_memviewer_detail, include/profq.h says why). */
+typedef struct pq_memviewer_detail {
     const hlo_module *module;
     int64_t memory_color;
     uint32_t ntimeline; /* N+1 when a trace was replayed, else 0 */
@@ -87,5 +89,21 @@ const mv_lb *memviewer_lb(const mv_result *r, int64_t id);
 const char *memviewer_category(const hlo_allocation *a);
 /* Colors (BufferAllocation.color) present in the module, ascending; returns the count. */
 uint32_t memviewer_colors(const hlo_module *m, int64_t *out, uint32_t cap);
+
+/* Internal to memviewer*.c. Indefinite lifetime (docs/internals/memviewer.md): entry
+ * parameter, constant or maybe-live-out (thread-local is not, as in XProf 2.24.2). */
+int memviewer_indefinite(const hlo_allocation *a);
+/* The largest "used_scoped_memory_configs" size of COLOR in the backend_config JSON [P, E)
+ * raises *BEST (and sets *BEST_NAME = NAME); malformed text yields nothing. */
+void memviewer_scoped_vmem(const char *p, const char *e, int64_t color, int64_t *best, pq_str name,
+                           pq_str *best_name);
+/* Fills R's blocks for the allocations of AL (ALLOC_TRACE: each one's trace, -1 = none;
+ * COLOR_OF_LB: each sorted logical buffer's peak colour, -1 = none). 0 when out of memory. */
+int memviewer_layout_blocks(mv_result *r, arena *a, const mv_alloc_list *al,
+                            const int64_t *alloc_trace, const int32_t *color_of_lb);
+
+/* "<name>(<program id>)" NUL-terminated in A (NULL when A is out of memory): how every
+ * memory command names a module (memviewer_select.c). */
+const char *memviewer_module_key(arena *a, pq_str name, uint64_t program_id);
 
 #endif

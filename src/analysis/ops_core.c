@@ -195,7 +195,8 @@ static pq_ops_hw choose_hw(const pq_profile *prof, const ops_options *opt)
             if (prof->sources[si].planes[pi].kind == DEV_HOST_THREADS &&
                 xp_stat_meta_by_name(&prof->sources[si].planes[pi], "hlo_op"))
                 return PQ_OPS_HW_CPU;
-    return PQ_OPS_HW_NONE;
+    /* Trace JSON (profq's own: XProf reads no trace JSON): XLA ops, else GPU streams. */
+    return ops_trace_hw(prof);
 }
 
 /* Every plane of the chosen kind through its extractor; peaks from the first. 0 when out
@@ -224,6 +225,8 @@ static int merge_planes(const pq_profile *prof, ops_ctx *cx)
             if (!ok || cx->ops->oom || cx->progs->oom)
                 return 0;
         }
+        if (src->slices && !ops_trace_source(src, out->hw, cx))
+            return 0;
     }
     return 1;
 }

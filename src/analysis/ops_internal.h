@@ -132,6 +132,12 @@ void ops_add_device(pq_ops_result *out, int64_t span, int64_t plane_self, double
 int ops_tpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx);
 int ops_gpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx);
 int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx);
+/* The ops of a trace-event JSON source's timeline for HW (ops_trace.c): XLA ops (CPU) or
+ * GPU stream work; each process a device. */
+int ops_trace_source(const pq_source *src, pq_ops_hw hw, ops_ctx *cx);
+/* The kind of ops the profile's traces hold: CPU (XLA ops with hlo_op args), GPU (Kineto
+ * GPU stream work), or NONE. */
+pq_ops_hw ops_trace_hw(const pq_profile *prof);
 
 /* Category, provenance and (on GPUs) cost figures of program PG's ops from its HloProto
  * (ops_gpu.c); 0 when out of memory. */

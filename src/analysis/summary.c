@@ -5,6 +5,7 @@
 #include "summary.h"
 
 #include "core/alloc.h"
+#include "core/pairmap.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -15,238 +16,9 @@
 
 #define PS_PER_US 1000000.0
 
-/* ---------------------------------------------------------------------------------------
- * Interned strings and a pair-keyed hash map. */
-
-typedef struct pool {
-    char *chars;
-    size_t nchars, capchars;
-    size_t *off; /* id -> offset; id 0 is "" */
-    uint32_t *len;
-    uint32_t n, cap;
-    uint32_t *slots; /* open addressing: id+1, 0 empty */
-    size_t nslots;
-    int failed;
-} pool;
-
-/* 8 bytes per step: kernel names run to hundreds of bytes and every event's is hashed. */
-static uint64_t hash_bytes(const char *p, size_t n)
-{
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
-    for (; n >= 8; p += 8, n -= 8) {
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-    }
-    w = 0;
-    memcpy(&w, p, n);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-    return h ^ (h >> 29);
-}
-
-static const char *pool_str(const pool *pl, uint32_t id)
-{
-    return pl->chars + pl->off[id];
-}
-
-static uint32_t pool_intern(pool *pl, const char *p, size_t n);
-
-static int pool_init(pool *pl)
-{
-    memset(pl, 0, sizeof *pl);
-    pl->nslots = 1024;
-    pl->slots = pq_calloc(pl->nslots, sizeof *pl->slots);
-    if (!pl->slots)
-        return -1;
-    pool_intern(pl, "", 0);
-    return pl->failed ? -1 : 0;
-}
-
-static void pool_free(pool *pl)
-{
-    pq_free(pl->chars);
-    pq_free(pl->off);
-    pq_free(pl->len);
-    pq_free(pl->slots);
-}
-
-static uint32_t pool_intern(pool *pl, const char *p, size_t n)
-{
-    if (pl->failed || !p || !n)
-        return 0; /* id 0 is "" */
-    if (n > 0xFFFFFFF0u)
-        n = 0xFFFFFFF0u;
-    uint64_t h = hash_bytes(p, n);
-    size_t mask = pl->nslots - 1, i = (size_t)h & mask;
-    while (pl->slots[i]) {
-        uint32_t id = pl->slots[i] - 1;
-        if (pl->len[id] == n && memcmp(pl->chars + pl->off[id], p, n) == 0)
-            return id;
-        i = (i + 1) & mask;
-    }
-    if (pl->n == pl->cap) {
-        uint32_t cap = pl->cap ? pl->cap * 2 : 256;
-        size_t *no = pq_realloc(pl->off, cap * sizeof *no);
-        if (no)
-            pl->off = no;
-        uint32_t *nl = pq_realloc(pl->len, cap * sizeof *nl);
-        if (nl)
-            pl->len = nl;
-        if (!no || !nl) {
-            pl->failed = 1;
-            return 0;
-        }
-        pl->cap = cap;
-    }
-    if (pl->nchars + n + 1 > pl->capchars) {
-        /* P may point into the pool itself (a prefix of an interned path). */
-        int inside = pl->chars && p >= pl->chars && p < pl->chars + pl->nchars;
-        size_t poff = inside ? (size_t)(p - pl->chars) : 0;
-        size_t cap = pl->capchars ? pl->capchars * 2 : 4096;
-        while (cap < pl->nchars + n + 1)
-            cap *= 2;
-        char *nc = pq_realloc(pl->chars, cap);
-        if (!nc) {
-            pl->failed = 1;
-            return 0;
-        }
-        pl->chars = nc;
-        pl->capchars = cap;
-        if (inside)
-            p = pl->chars + poff;
-    }
-    uint32_t id = pl->n++;
-    pl->off[id] = pl->nchars;
-    pl->len[id] = (uint32_t)n;
-    if (n)
-        memcpy(pl->chars + pl->nchars, p, n);
-    pl->chars[pl->nchars + n] = '\0';
-    pl->nchars += n + 1;
-    pl->slots[i] = id + 1;
-    if ((size_t)pl->n * 2 > pl->nslots) {
-        size_t ns = pl->nslots * 2;
-        uint32_t *nsl = pq_calloc(ns, sizeof *nsl);
-        if (!nsl) {
-            pl->failed = 1;
-            return id;
-        }
-        for (uint32_t k = 0; k < pl->n; k++) {
-            size_t j = (size_t)hash_bytes(pl->chars + pl->off[k], pl->len[k]) & (ns - 1);
-            while (nsl[j])
-                j = (j + 1) & (ns - 1);
-            nsl[j] = k + 1;
-        }
-        pq_free(pl->slots);
-        pl->slots = nsl;
-        pl->nslots = ns;
-    }
-    return id;
-}
-
-static uint32_t pool_cstr(pool *pl, const char *s)
-{
-    return pool_intern(pl, s, strlen(s));
-}
-
-/* (a, b) -> value map; values are dense indices the caller owns. */
-typedef struct pmap {
-    int64_t *ka, *kb;
-    uint32_t *val;
-    size_t nslots, n;
-    int failed;
-} pmap;
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
-static void pmap_free(pmap *m)
-{
-    pq_free(m->ka);
-    pq_free(m->kb);
-    pq_free(m->val);
-    memset(m, 0, sizeof *m);
-}
-
-static int pmap_grow(pmap *m)
-{
-    size_t ns = m->nslots ? m->nslots * 2 : 256;
-    int64_t *ka = pq_malloc(ns * sizeof *ka), *kb = pq_malloc(ns * sizeof *kb);
-    uint32_t *val = pq_malloc(ns * sizeof *val);
-    if (!ka || !kb || !val) {
-        pq_free(ka);
-        pq_free(kb);
-        pq_free(val);
-        m->failed = 1;
-        return -1;
-    }
-    for (size_t k = 0; k < ns; k++)
-        val[k] = UINT32_MAX;
-    for (size_t k = 0; k < m->nslots; k++) {
-        if (m->val[k] == UINT32_MAX)
-            continue;
-        size_t j = (size_t)mix64((uint64_t)m->ka[k] * 31 + (uint64_t)m->kb[k]) & (ns - 1);
-        while (val[j] != UINT32_MAX)
-            j = (j + 1) & (ns - 1);
-        ka[j] = m->ka[k];
-        kb[j] = m->kb[k];
-        val[j] = m->val[k];
-    }
-    pq_free(m->ka);
-    pq_free(m->kb);
-    pq_free(m->val);
-    m->ka = ka;
-    m->kb = kb;
-    m->val = val;
-    m->nslots = ns;
-    return 0;
-}
-
-/* Returns a pointer to the value slot of (a, b); *fresh = 1 when it was just inserted
- * (then the slot holds UINT32_MAX for the caller to fill). NULL when memory ran out. */
-static uint32_t *pmap_slot(pmap *m, int64_t a, int64_t b, int *fresh)
-{
-    if ((m->n + 1) * 2 > m->nslots && pmap_grow(m) != 0)
-        return NULL;
-    size_t mask = m->nslots - 1;
-    size_t j = (size_t)mix64((uint64_t)a * 31 + (uint64_t)b) & mask;
-    while (m->val[j] != UINT32_MAX) {
-        if (m->ka[j] == a && m->kb[j] == b) {
-            *fresh = 0;
-            return &m->val[j];
-        }
-        j = (j + 1) & mask;
-    }
-    m->ka[j] = a;
-    m->kb[j] = b;
-    m->n++;
-    *fresh = 1;
-    return &m->val[j];
-}
-
-static uint32_t pmap_get(const pmap *m, int64_t a, int64_t b)
-{
-    if (!m->nslots)
-        return UINT32_MAX;
-    size_t mask = m->nslots - 1;
-    size_t j = (size_t)mix64((uint64_t)a * 31 + (uint64_t)b) & mask;
-    while (m->val[j] != UINT32_MAX) {
-        if (m->ka[j] == a && m->kb[j] == b)
-            return m->val[j];
-        j = (j + 1) & mask;
-    }
-    return UINT32_MAX;
-}
-
 /* "Counter" over (key, value) pairs: counts and first-seen order, for most_common. */
 typedef struct counter {
-    pmap map;
+    pairmap map;
     int64_t *key, *value;
     uint64_t *count;
     double *weight;
@@ -256,7 +28,7 @@ typedef struct counter {
 
 static void counter_free(counter *c)
 {
-    pmap_free(&c->map);
+    pairmap_free(&c->map);
     pq_free(c->key);
     pq_free(c->value);
     pq_free(c->count);
@@ -267,7 +39,7 @@ static void counter_free(counter *c)
 static void counter_add(counter *c, int64_t key, int64_t value, uint64_t n, double w)
 {
     int fresh;
-    uint32_t *slot = pmap_slot(&c->map, key, value, &fresh);
+    uint32_t *slot = pairmap_slot(&c->map, key, value, &fresh);
     if (!slot) {
         c->failed = 1;
         return;
@@ -306,7 +78,7 @@ static void counter_add(counter *c, int64_t key, int64_t value, uint64_t n, doub
 }
 
 /* ---------------------------------------------------------------------------------------
- * The builder. */
+ * The summary's view of the model's slices: each track with its classes (spec 1.4). */
 
 typedef struct track {
     int64_t pid, tid;
@@ -314,166 +86,13 @@ typedef struct track {
     int device, host, device_op, steps;
 } track;
 
-struct sm_builder {
-    pool names; /* event names, args strings, paths: one pool */
-    pmap track_map;
+typedef struct sm_builder {
+    model_slices
+        *m; /* the timeline; the summary interns the strings it derives into its intern_pool */
     track *tracks;
-    uint32_t ntracks, captracks, last_trk;
-    pmap proc_names, thread_names; /* (pid,0)->name id; (pid,tid)->name id */
-    /* event columns */
-    uint32_t *trk, *name, *tf_op, *source, *long_name, *run_id;
-    int64_t *ts, *dur, *step;
-    uint8_t *has_step, *xla_op;
-    size_t n, cap;
+    uint32_t ntracks;
     int cpu_ops; /* no device-op track: XLA ops on host threads stand in for device ops */
-    int have_base;
-    int64_t base_us;
-    int failed;
-};
-
-sm_builder *sm_new(void)
-{
-    sm_builder *b = pq_calloc(1, sizeof *b);
-    if (!b)
-        return NULL;
-    if (pool_init(&b->names) != 0) {
-        pool_free(&b->names);
-        pq_free(b);
-        return NULL;
-    }
-    return b;
-}
-
-void sm_free(sm_builder *b)
-{
-    if (!b)
-        return;
-    pool_free(&b->names);
-    pmap_free(&b->track_map);
-    pmap_free(&b->proc_names);
-    pmap_free(&b->thread_names);
-    pq_free(b->tracks);
-    pq_free(b->trk);
-    pq_free(b->name);
-    pq_free(b->tf_op);
-    pq_free(b->source);
-    pq_free(b->long_name);
-    pq_free(b->run_id);
-    pq_free(b->ts);
-    pq_free(b->dur);
-    pq_free(b->step);
-    pq_free(b->has_step);
-    pq_free(b->xla_op);
-    pq_free(b);
-}
-
-uint64_t sm_count(const sm_builder *b)
-{
-    return b->n;
-}
-
-int sm_process_name(sm_builder *b, int64_t pid, pq_str name)
-{
-    int fresh;
-    uint32_t *s = pmap_slot(&b->proc_names, pid, 0, &fresh);
-    if (!s)
-        return b->failed = -1;
-    *s = pool_intern(&b->names, name.p, name.n);
-    return b->names.failed ? (b->failed = -1) : 0;
-}
-
-int sm_thread_name(sm_builder *b, int64_t pid, int64_t tid, pq_str name)
-{
-    int fresh;
-    uint32_t *s = pmap_slot(&b->thread_names, pid, tid, &fresh);
-    if (!s)
-        return b->failed = -1;
-    *s = pool_intern(&b->names, name.p, name.n);
-    return b->names.failed ? (b->failed = -1) : 0;
-}
-
-#define GROW(ptr, cap)                                                                             \
-    do {                                                                                           \
-        void *np_ = pq_realloc((ptr), (cap) * sizeof *(ptr));                                      \
-        if (!np_)                                                                                  \
-            return b->failed = -1;                                                                 \
-        (ptr) = np_;                                                                               \
-    } while (0)
-
-int sm_add(sm_builder *b, const sm_event *e)
-{
-    if (b->failed)
-        return -1;
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        GROW(b->trk, cap);
-        GROW(b->name, cap);
-        GROW(b->tf_op, cap);
-        GROW(b->source, cap);
-        GROW(b->long_name, cap);
-        GROW(b->run_id, cap);
-        GROW(b->ts, cap);
-        GROW(b->dur, cap);
-        GROW(b->step, cap);
-        GROW(b->has_step, cap);
-        GROW(b->xla_op, cap);
-        b->cap = cap;
-    }
-    /* Consecutive events are mostly on one thread: the last track first. */
-    uint32_t trk = b->last_trk;
-    if (trk >= b->ntracks || b->tracks[trk].pid != e->pid || b->tracks[trk].tid != e->tid) {
-        int fresh;
-        uint32_t *ts = pmap_slot(&b->track_map, e->pid, e->tid, &fresh);
-        if (!ts)
-            return b->failed = -1;
-        if (fresh) {
-            if (b->ntracks == b->captracks) {
-                uint32_t cap = b->captracks ? b->captracks * 2 : 64;
-                GROW(b->tracks, cap);
-                b->captracks = cap;
-            }
-            memset(&b->tracks[b->ntracks], 0, sizeof *b->tracks);
-            b->tracks[b->ntracks].pid = e->pid;
-            b->tracks[b->ntracks].tid = e->tid;
-            *ts = b->ntracks++;
-        }
-        trk = b->last_trk = *ts;
-    }
-    if (e->gpu_kernel)
-        b->tracks[trk].has_kernel = 1;
-    if (!b->have_base) {
-        b->have_base = 1;
-        b->base_us = e->ts_us;
-    }
-    size_t i = b->n;
-    b->trk[i] = trk;
-    b->name[i] = pool_intern(&b->names, e->name.p, e->name.n);
-    b->tf_op[i] = pool_intern(&b->names, e->tf_op.p, e->tf_op.n);
-    b->source[i] = pool_intern(&b->names, e->source.p, e->source.n);
-    b->long_name[i] = pool_intern(&b->names, e->long_name.p, e->long_name.n);
-    b->run_id[i] = pool_intern(&b->names, e->run_id.p, e->run_id.n);
-    /* Relative to the first event: epoch-µs timestamps times 1e6 would not fit int64. */
-    /* Clamped to +-2^60 ps (13 days) so start + duration, doubled for midpoints, never
-     * overflows; a trace spanning more than that is not a profile. */
-    const int64_t lim_us = ((int64_t)1 << 60) / 1000000;
-    int64_t t = e->ts_us, base = b->base_us;
-    int64_t rel;
-    if (t < INT64_MIN / 4 || t > INT64_MAX / 4 || base < INT64_MIN / 4 || base > INT64_MAX / 4)
-        rel = t > base ? lim_us : -lim_us;
-    else
-        rel = t - base;
-    if (rel > lim_us || rel < -lim_us)
-        rel = rel > 0 ? lim_us : -lim_us;
-    b->ts[i] = rel * 1000000 + e->ts_frac_ps;
-    b->dur[i] = e->dur_ps > ((int64_t)1 << 60) ? ((int64_t)1 << 60) : e->dur_ps;
-    b->step[i] = e->step_num;
-    b->has_step[i] = (uint8_t)(e->has_step_num != 0);
-    b->xla_op[i] = (uint8_t)(e->xla_op != 0);
-    b->n++;
-    if (b->names.failed)
-        return b->failed = -1;
-    return 0;
-}
+} sm_builder;
 
 /* ---------------------------------------------------------------------------------------
  * Name semantics (spec 1.3, 1.6, 1.10). */
@@ -1029,7 +648,7 @@ static inline int srec_less(const sm_builder *b, int mode, const srec *x, const 
             return x->kind < y->kind;
     } else {
         /* Equal starts: the end order is the duration order. */
-        int64_t dx = b->dur[x->idx], dy = b->dur[y->idx];
+        int64_t dx = b->m->dur_ps[x->idx], dy = b->m->dur_ps[y->idx];
         if (dx != dy)
             return mode == SORT_END_DESC ? dx > dy : dx < dy;
     }
@@ -1157,7 +776,7 @@ static int sort_by_track(const sm_builder *b, int mode, uint32_t *idx, size_t n)
     if (!start || !grouped)
         goto out;
     for (size_t k = 0; k < n; k++)
-        start[b->trk[idx[k]] + 1]++;
+        start[b->m->track[idx[k]] + 1]++;
     for (uint32_t t = 0; t < b->ntracks; t++) {
         if (start[t + 1] > most)
             most = start[t + 1];
@@ -1168,12 +787,12 @@ static int sort_by_track(const sm_builder *b, int mode, uint32_t *idx, size_t n)
     if (!rec || !tmp)
         goto out;
     for (size_t k = 0; k < n; k++)
-        grouped[start[b->trk[idx[k]]]++] = idx[k];
+        grouped[start[b->m->track[idx[k]]]++] = idx[k];
     /* start[t] is now the end of track t's group. */
     for (uint32_t t = 0, lo = 0; t < b->ntracks; lo = (uint32_t)start[t++]) {
         size_t m = start[t] - lo;
         for (size_t k = 0; k < m; k++)
-            rec[k] = (srec){b->ts[grouped[lo + k]], grouped[lo + k], 0};
+            rec[k] = (srec){b->m->start_ps[grouped[lo + k]], grouped[lo + k], 0};
         srec_sort(b, mode, rec, tmp, m);
         for (size_t k = 0; k < m; k++)
             idx[lo + k] = rec[k].idx;
@@ -1191,7 +810,7 @@ out:
 static int compute_exclusive(ctx *c)
 {
     sm_builder *b = c->b;
-    size_t n = b->n;
+    size_t n = b->m->n;
     uint32_t *stack = pq_malloc((n + 1) * sizeof *stack);
     int64_t *child = pq_calloc(n + 1, sizeof *child);
     if (!stack || !child) {
@@ -1204,22 +823,22 @@ static int compute_exclusive(ctx *c)
 #define POP()                                                                                      \
     do {                                                                                           \
         uint32_t t_ = stack[--sp];                                                                 \
-        int64_t x_ = b->dur[t_] - child[t_];                                                       \
+        int64_t x_ = b->m->dur_ps[t_] - child[t_];                                                 \
         c->excl[t_] = x_ > 0 ? x_ : 0;                                                             \
         if (sp)                                                                                    \
-            child[stack[sp - 1]] += b->dur[t_];                                                    \
+            child[stack[sp - 1]] += b->m->dur_ps[t_];                                              \
     } while (0)
     for (size_t k = 0; k < n; k++) {
         uint32_t e = c->order[k];
-        if (b->trk[e] != cur_track) {
+        if (b->m->track[e] != cur_track) {
             while (sp)
                 POP();
-            cur_track = b->trk[e];
+            cur_track = b->m->track[e];
         }
-        int64_t start = b->ts[e], end = start + b->dur[e];
-        while (sp && start >= b->ts[stack[sp - 1]] + b->dur[stack[sp - 1]])
+        int64_t start = b->m->start_ps[e], end = start + b->m->dur_ps[e];
+        while (sp && start >= b->m->start_ps[stack[sp - 1]] + b->m->dur_ps[stack[sp - 1]])
             POP();
-        while (sp && end > b->ts[stack[sp - 1]] + b->dur[stack[sp - 1]])
+        while (sp && end > b->m->start_ps[stack[sp - 1]] + b->m->dur_ps[stack[sp - 1]])
             POP();
         stack[sp++] = e;
     }
@@ -1233,14 +852,14 @@ static int compute_exclusive(ctx *c)
 
 static const char *pname(const sm_builder *b, int64_t pid)
 {
-    uint32_t id = pmap_get(&b->proc_names, pid, 0);
-    return id == UINT32_MAX ? "" : pool_str(&b->names, id);
+    uint32_t id = pairmap_get(&b->m->proc_names, pid, 0);
+    return id == UINT32_MAX ? "" : intern_str(&b->m->names, id);
 }
 
 static const char *tname(const sm_builder *b, int64_t pid, int64_t tid)
 {
-    uint32_t id = pmap_get(&b->thread_names, pid, tid);
-    return id == UINT32_MAX ? "" : pool_str(&b->names, id);
+    uint32_t id = pairmap_get(&b->m->thread_names, pid, tid);
+    return id == UINT32_MAX ? "" : intern_str(&b->m->names, id);
 }
 
 /* Spec 1.4, plus Kineto: without any /device: or /host: process, a process whose threads
@@ -1283,13 +902,13 @@ static void classify_tracks(sm_builder *b)
 /* A device op event (spec 1.4); on a CPU-only run, an XLA op on a host thread. */
 static int dev_op(const sm_builder *b, size_t e)
 {
-    return b->tracks[b->trk[e]].device_op || (b->cpu_ops && b->xla_op[e]);
+    return b->tracks[b->m->track[e]].device_op || (b->cpu_ops && (b->m->flags[e] & SLICE_XLA_OP));
 }
 
 static int event_category(const ctx *c, uint32_t e)
 {
-    const track *tr = &c->b->tracks[c->b->trk[e]];
-    uint8_t f = c->name_flags[c->b->name[e]];
+    const track *tr = &c->b->tracks[c->b->m->track[e]];
+    uint8_t f = c->name_flags[c->b->m->name[e]];
     if (f & 1)
         return CAT_STALL;
     if (tr->host)
@@ -1325,8 +944,8 @@ static jval *time_breakdown(ctx *c)
     if (!c->o->global_breakdown) {
         basis = "exclusive_duration_per_track";
         int64_t ps[5] = {0};
-        for (size_t e = 0; e < b->n; e++)
-            if (!b->tracks[b->trk[e]].steps)
+        for (size_t e = 0; e < b->m->n; e++)
+            if (!b->tracks[b->m->track[e]].steps)
                 ps[event_category(c, (uint32_t)e)] += c->excl[e];
         for (int k = 0; k < 5; k++) {
             parts[k] = us_of(ps[k]);
@@ -1336,14 +955,15 @@ static jval *time_breakdown(ctx *c)
         basis = "exclusive_duration_global_timeline";
         int64_t lo = INT64_MAX, hi = INT64_MIN;
         size_t np = 0;
-        for (size_t e = 0; e < b->n; e++) {
-            const track *tr = &b->tracks[b->trk[e]];
+        for (size_t e = 0; e < b->m->n; e++) {
+            const track *tr = &b->tracks[b->m->track[e]];
             if (!tr->device || tr->steps)
                 continue;
             int cat = event_category(c, (uint32_t)e);
             if (cat == CAT_COMPUTE) {
-                lo = b->ts[e] < lo ? b->ts[e] : lo;
-                hi = b->ts[e] + b->dur[e] > hi ? b->ts[e] + b->dur[e] : hi;
+                lo = b->m->start_ps[e] < lo ? b->m->start_ps[e] : lo;
+                hi = b->m->start_ps[e] + b->m->dur_ps[e] > hi ? b->m->start_ps[e] + b->m->dur_ps[e]
+                                                              : hi;
             }
             if (cat == CAT_COMPUTE || cat == CAT_COMM)
                 np += 2;
@@ -1353,15 +973,17 @@ static jval *time_breakdown(ctx *c)
             if (!pts)
                 return NULL;
             size_t k = 0;
-            for (size_t e = 0; e < b->n; e++) {
-                const track *tr = &b->tracks[b->trk[e]];
+            for (size_t e = 0; e < b->m->n; e++) {
+                const track *tr = &b->tracks[b->m->track[e]];
                 if (!tr->device || tr->steps)
                     continue;
                 int cat = event_category(c, (uint32_t)e);
                 if (cat != CAT_COMPUTE && cat != CAT_COMM)
                     continue;
-                int64_t s = b->ts[e] < lo ? lo : b->ts[e];
-                int64_t t = b->ts[e] + b->dur[e] > hi ? hi : b->ts[e] + b->dur[e];
+                int64_t s = b->m->start_ps[e] < lo ? lo : b->m->start_ps[e];
+                int64_t t = b->m->start_ps[e] + b->m->dur_ps[e] > hi
+                                ? hi
+                                : b->m->start_ps[e] + b->m->dur_ps[e];
                 if (t <= s)
                     continue;
                 pts[k++] = (sweep_pt){s, 1, cat == CAT_COMM};
@@ -1601,7 +1223,7 @@ static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t
     step_rec *st = NULL;
     size_t ns = 0, cap = 0;
     /* Per name id: 0 not looked at yet, 1 not a ProfilerStep#N, 2 one (its N in knum). */
-    uint32_t npool = b->names.n;
+    uint32_t npool = b->m->names.n;
     uint8_t *kstep = pq_calloc(npool + 1, 1);
     int64_t *knum = pq_malloc((npool + 1) * sizeof *knum);
     if (!kstep || !knum) {
@@ -1610,22 +1232,23 @@ static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t
         return NULL;
     }
     for (int pass = 0; pass < 3 && ns == 0; pass++) {
-        for (size_t e = 0; e < b->n; e++) {
-            const track *tr = &b->tracks[b->trk[e]];
+        for (size_t e = 0; e < b->m->n; e++) {
+            const track *tr = &b->tracks[b->m->track[e]];
             int64_t num;
             if (pass == 0) {
                 if (!(tr->device && tr->steps &&
-                      parse_py_int(pool_str(&b->names, b->name[e]), &num)))
+                      parse_py_int(intern_str(&b->m->names, b->m->name[e]), &num)))
                     continue;
             } else if (pass == 1) {
-                if (!(b->has_step[e] && strcmp(pool_str(&b->names, b->name[e]), "train") == 0 &&
+                if (!((b->m->flags[e] & SLICE_HAS_STEP) &&
+                      strcmp(intern_str(&b->m->names, b->m->name[e]), "train") == 0 &&
                       strncmp(pname(b, tr->pid), "/host:", 6) == 0))
                     continue;
-                num = b->step[e];
+                num = b->m->step[e];
             } else {
                 /* Kineto: ProfilerStep#N annotations, recognised once per name. */
-                uint32_t id = b->name[e];
-                const char *nm = pool_str(&b->names, id);
+                uint32_t id = b->m->name[e];
+                const char *nm = intern_str(&b->m->names, id);
                 if (!kstep[id])
                     kstep[id] =
                         strncmp(nm, "ProfilerStep#", 13) == 0 && parse_py_int(nm + 13, &knum[id])
@@ -1653,7 +1276,7 @@ static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t
                 }
                 st[ns++] = (step_rec){num, 0, 0};
             }
-            st[k].sum += us_of(b->dur[e]);
+            st[k].sum += us_of(b->m->dur_ps[e]);
             st[k].n++;
         }
     }
@@ -1714,7 +1337,7 @@ typedef struct agg {
     uint32_t aux, aux2;
 } agg;
 
-static const pool *g_pool;
+static const intern_pool *g_pool;
 
 /* Appends a zeroed row {NAME, AUX} to *ARR (N rows, room for CAP) and stores its index in
  * *SLOT. NULL when memory ran out. */
@@ -1747,9 +1370,9 @@ static int cmp_agg_by(const agg *a, const agg *b, const int *keys)
                 y = *keys == BY_TOTAL ? b->total : b->excl;
         int c;
         if (*keys == BY_NAME)
-            c = strcmp(pool_str(g_pool, a->name), pool_str(g_pool, b->name));
+            c = strcmp(intern_str(g_pool, a->name), intern_str(g_pool, b->name));
         else if (*keys == BY_AUX)
-            c = strcmp(pool_str(g_pool, a->aux), pool_str(g_pool, b->aux));
+            c = strcmp(intern_str(g_pool, a->aux), intern_str(g_pool, b->aux));
         else
             c = x != y ? (x > y ? -1 : 1) : 0;
         if (c)
@@ -1776,9 +1399,9 @@ static const char *op_category(uint8_t flags)
     return flags & 1 ? "stall" : flags & 2 ? "communication" : "compute";
 }
 
-static jval *str_or_null(const pool *pl, uint32_t id)
+static jval *str_or_null(const intern_pool *pl, uint32_t id)
 {
-    return id && id != UINT32_MAX ? jv_cstr(pool_str(pl, id)) : jv_null();
+    return id && id != UINT32_MAX ? jv_cstr(intern_str(pl, id)) : jv_null();
 }
 
 /* State shared by the op sections. */
@@ -1795,7 +1418,7 @@ static int name_has_sep(const sm_builder *b, opstate *s, uint32_t nm)
 {
     if (nm < s->npool && s->name_sep[nm])
         return s->name_sep[nm] - 1;
-    const char *p = pool_str(&b->names, nm);
+    const char *p = intern_str(&b->m->names, nm);
     int has = strstr(p, "=>") || strstr(p, "::");
     if (nm < s->npool)
         s->name_sep[nm] = (uint8_t)(1 + has);
@@ -1809,9 +1432,9 @@ static uint32_t sig_id(sm_builder *b, opstate *s, uint32_t ln)
     if (ln < s->npool && s->sig_of_long[ln] != UINT32_MAX)
         return s->sig_of_long[ln];
     char sig[1024];
-    const char *p = pool_str(&b->names, ln);
+    const char *p = intern_str(&b->m->names, ln);
     sm_shape_signature(p, strlen(p), sig, sizeof sig);
-    uint32_t id = pool_cstr(&b->names, sig);
+    uint32_t id = intern_cstr(&b->m->names, sig);
     if (ln < s->npool)
         s->sig_of_long[ln] = id;
     return id;
@@ -1821,7 +1444,7 @@ static uint32_t sig_id(sm_builder *b, opstate *s, uint32_t ln)
  * the name fallback. */
 static uint32_t event_path(sm_builder *b, opstate *s, uint32_t e, int *depth, int *fallback)
 {
-    uint32_t tf = b->tf_op[e], nm = b->name[e];
+    uint32_t tf = b->m->tf_op[e], nm = b->m->name[e];
     *fallback = tf == 0 && !name_has_sep(b, s, nm);
     uint32_t *cache = tf ? s->path_tf : s->path_nm;
     uint8_t *dcache = tf ? s->depth_tf : s->depth_nm;
@@ -1832,9 +1455,9 @@ static uint32_t event_path(sm_builder *b, opstate *s, uint32_t e, int *depth, in
     }
     char path[4096];
     int fb;
-    event_parts(tf ? pool_str(&b->names, tf) : NULL, pool_str(&b->names, nm), path, sizeof path,
-                depth, &fb);
-    uint32_t id = *depth ? pool_cstr(&b->names, path) : 0;
+    event_parts(tf ? intern_str(&b->m->names, tf) : NULL, intern_str(&b->m->names, nm), path,
+                sizeof path, depth, &fb);
+    uint32_t id = *depth ? intern_cstr(&b->m->names, path) : 0;
     if (key < s->npool) {
         cache[key] = id + 1;
         dcache[key] = (uint8_t)(*depth > 255 ? 255 : *depth);
@@ -1845,13 +1468,13 @@ static uint32_t event_path(sm_builder *b, opstate *s, uint32_t e, int *depth, in
 /* The first MAXD parts of PATH joined by "=>". */
 static uint32_t path_prefix(sm_builder *b, uint32_t path, int maxd)
 {
-    const char *p = pool_str(&b->names, path), *q = p;
+    const char *p = intern_str(&b->m->names, path), *q = p;
     for (int d = 0; d < maxd; d++) {
         const char *hit = strstr(q, "=>");
         if (!hit)
             return path;
         if (d == maxd - 1)
-            return pool_intern(&b->names, p, (size_t)(hit - p));
+            return intern_add(&b->m->names, p, (size_t)(hit - p));
         q = hit + 2;
     }
     return path;
@@ -1860,7 +1483,7 @@ static uint32_t path_prefix(sm_builder *b, uint32_t path, int maxd)
 static int is_gap_marker(const sm_builder *b, uint32_t e)
 {
     char canon[512];
-    const char *nm = pool_str(&b->names, b->name[e]);
+    const char *nm = intern_str(&b->m->names, b->m->name[e]);
     sm_canonical_op_name(nm, strlen(nm), canon, sizeof canon);
     for (char *q = canon; *q; q++)
         *q = (char)tolower((unsigned char)*q);
@@ -1924,14 +1547,24 @@ static jval *ev_list(const char *a, const char *b2, const char *c, const char *d
     return e;
 }
 
-jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
+jval *sm_build(model_slices *m, const sm_options *o, const sm_source *src)
 {
-    if (b->failed)
+    if (m->failed)
         return NULL;
+    sm_builder bs = {m, NULL, 0, 0}, *b = &bs;
+    b->tracks = pq_calloc(m->ntracks + 1, sizeof *b->tracks);
+    if (!b->tracks)
+        return NULL;
+    b->ntracks = m->ntracks;
+    for (uint32_t t = 0; t < m->ntracks; t++) {
+        b->tracks[t].pid = m->tracks[t].pid;
+        b->tracks[t].tid = m->tracks[t].tid;
+        b->tracks[t].has_kernel = m->tracks[t].has_kernel;
+    }
     ctx c = {0};
     c.b = b;
     c.o = o;
-    size_t n = b->n;
+    size_t n = b->m->n;
     jval *doc = NULL;
     opstate s = {0};
     c.excl = pq_calloc(n + 1, sizeof *c.excl);
@@ -1940,19 +1573,19 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         goto out;
     for (size_t k = 0; k < n; k++)
         c.order[k] = (uint32_t)k;
-    g_pool = &b->names;
+    g_pool = &b->m->names;
     if (sort_by_track(b, SORT_END_DESC, c.order, n) != 0 || compute_exclusive(&c) != 0)
         goto out;
     classify_tracks(b);
     /* Name flags for every name seen so far (the pool only grows from here). */
-    c.name_flags = pq_calloc(b->names.n + 1, 1);
+    c.name_flags = pq_calloc(b->m->names.n + 1, 1);
     if (!c.name_flags)
         goto out;
     for (size_t e = 0; e < n; e++) {
-        uint32_t id = b->name[e];
+        uint32_t id = b->m->name[e];
         if (c.name_flags[id] & 4)
             continue;
-        const char *nm = pool_str(&b->names, id);
+        const char *nm = intern_str(&b->m->names, id);
         c.name_flags[id] = (uint8_t)(4 | (is_stall(nm) ? 1 : 0) | (is_comm(nm) ? 2 : 0));
     }
 
@@ -1975,16 +1608,17 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     jv_set(ov, "display_time_unit", jv_cstr(src->display_time_unit));
     jv_set(ov, "num_events_total", jv_int((int64_t)src->num_events_total));
     jv_set(ov, "num_complete_events", jv_int((int64_t)n));
-    jv_set(ov, "num_processes", jv_int((int64_t)b->proc_names.n));
-    jv_set(ov, "num_threads", jv_int((int64_t)b->thread_names.n));
+    jv_set(ov, "num_processes", jv_int((int64_t)b->m->proc_names.n));
+    jv_set(ov, "num_threads", jv_int((int64_t)b->m->thread_names.n));
     if (n) {
         int64_t lo = INT64_MAX, hi = INT64_MIN;
         for (size_t e = 0; e < n; e++) {
-            lo = b->ts[e] < lo ? b->ts[e] : lo;
-            hi = b->ts[e] + b->dur[e] > hi ? b->ts[e] + b->dur[e] : hi;
+            lo = b->m->start_ps[e] < lo ? b->m->start_ps[e] : lo;
+            hi =
+                b->m->start_ps[e] + b->m->dur_ps[e] > hi ? b->m->start_ps[e] + b->m->dur_ps[e] : hi;
         }
-        jv_set(ov, "profile_start_ts", jv_num(abs_us(b->base_us, lo)));
-        jv_set(ov, "profile_end_ts", jv_num(abs_us(b->base_us, hi)));
+        jv_set(ov, "profile_start_ts", jv_num(abs_us(b->m->base_us, lo)));
+        jv_set(ov, "profile_end_ts", jv_num(abs_us(b->m->base_us, hi)));
     } else {
         jv_set(ov, "profile_start_ts", jv_null());
         jv_set(ov, "profile_end_ts", jv_null());
@@ -2005,10 +1639,10 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     {
         counter rid = {0}, srch = {0};
         for (size_t e = 0; e < n; e++) {
-            if (b->run_id[e])
-                counter_add(&rid, 0, b->run_id[e], 1, 0);
-            if (b->source[e])
-                counter_add(&srch, 0, b->source[e], 1, 0);
+            if (b->m->run_id[e])
+                counter_add(&rid, 0, b->m->run_id[e], 1, 0);
+            if (b->m->source[e])
+                counter_add(&srch, 0, b->m->source[e], 1, 0);
         }
         jval *pv = jv_obj();
         jv_set(pv, "trace_sha256", jv_cstr(src->sha256));
@@ -2025,7 +1659,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                 if (best == UINT32_MAX)
                     break;
                 used[best] = 1;
-                jv_push(arr, jv_cstr(pool_str(&b->names, (uint32_t)cs[q]->value[best])));
+                jv_push(arr, jv_cstr(intern_str(&b->m->names, (uint32_t)cs[q]->value[best])));
             }
             pq_free(used);
             jv_set(pv, keys[q], arr);
@@ -2041,7 +1675,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     jv_set(doc, "time_breakdown", time_breakdown(&c));
 
     /* Op sections work on device-op events. */
-    s.npool = b->names.n;
+    s.npool = b->m->names.n;
     s.sig_of_long = pq_malloc((s.npool + 1) * sizeof *s.sig_of_long);
     s.path_tf = pq_calloc(s.npool + 1, sizeof *s.path_tf);
     s.path_nm = pq_calloc(s.npool + 1, sizeof *s.path_nm);
@@ -2068,7 +1702,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     for (size_t e = 0; e < n; e++) {
         if (!dev_op(b, e))
             continue;
-        uint32_t nm = b->name[e];
+        uint32_t nm = b->m->name[e];
         if (slot[nm] == UINT32_MAX) {
             slot[nm] = (uint32_t)nhot;
             hot[nhot].name = nm;
@@ -2076,15 +1710,15 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         }
         agg *a = &hot[slot[nm]];
         a->count++;
-        a->total += b->dur[e];
+        a->total += b->m->dur_ps[e];
         a->excl += c.excl[e];
-        uint32_t sg = sig_id(b, &s, b->long_name[e]);
+        uint32_t sg = sig_id(b, &s, b->m->long_name[e]);
         if (sg)
             counter_add(&sigc, nm, sg, 1, 0);
-        if (b->source[e])
-            counter_add(&srcc, nm, b->source[e], 1, 0);
-        if (b->tf_op[e])
-            counter_add(&tfc, nm, b->tf_op[e], 1, 0);
+        if (b->m->source[e])
+            counter_add(&srcc, nm, b->m->source[e], 1, 0);
+        if (b->m->tf_op[e])
+            counter_add(&tfc, nm, b->m->tf_op[e], 1, 0);
     }
     uint32_t *mc_sig = pq_malloc((s.npool + 1) * sizeof *mc_sig);
     uint32_t *mc_src = pq_malloc((s.npool + 1) * sizeof *mc_src);
@@ -2109,14 +1743,14 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     double sum_excl = 0;
     for (size_t k = 0; k < nh && fam; k++) {
         agg *a = &hot[k];
-        const char *nm = pool_str(&b->names, a->name);
+        const char *nm = intern_str(&b->m->names, a->name);
         char canon[1024];
         sm_canonical_op_name(nm, strlen(nm), canon, sizeof canon);
         uint32_t tf = mc_tf[a->name] == UINT32_MAX ? 0 : (uint32_t)tfc.value[mc_tf[a->name]];
         uint32_t sg = mc_sig[a->name] == UINT32_MAX ? 0 : (uint32_t)sigc.value[mc_sig[a->name]];
         uint32_t sr = mc_src[a->name] == UINT32_MAX ? 0 : (uint32_t)srcc.value[mc_src[a->name]];
         char text[2048];
-        snprintf(text, sizeof text, "%s %s", canon, tf ? pool_str(&b->names, tf) : "");
+        snprintf(text, sizeof text, "%s %s", canon, tf ? intern_str(&b->m->names, tf) : "");
         const char *family = sm_semantic_family(text);
         /* Mean of per-event proxies over the events that have one. */
         double psum = 0;
@@ -2124,7 +1758,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         for (uint32_t r = 0; r < sigc.n; r++) {
             if ((uint32_t)sigc.key[r] != a->name)
                 continue;
-            double px = sm_flop_proxy(family, pool_str(&b->names, (uint32_t)sigc.value[r]));
+            double px = sm_flop_proxy(family, intern_str(&b->m->names, (uint32_t)sigc.value[r]));
             if (px > 0) {
                 psum += px * (double)sigc.count[r];
                 pn += sigc.count[r];
@@ -2138,9 +1772,9 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         jv_set(h, "total_duration", jv_num(us_of(a->total)));
         jv_set(h, "exclusive_duration", jv_num(us_of(a->excl)));
         jv_set(h, "avg_duration", jv_num(us_of(a->total) / (double)a->count));
-        jv_set(h, "shape_signature", str_or_null(&b->names, sg));
-        jv_set(h, "source_file", str_or_null(&b->names, sr));
-        jv_set(h, "tf_op_path", str_or_null(&b->names, tf));
+        jv_set(h, "shape_signature", str_or_null(&b->m->names, sg));
+        jv_set(h, "source_file", str_or_null(&b->m->names, sr));
+        jv_set(h, "tf_op_path", str_or_null(&b->m->names, tf));
         jv_set(h, "flop_proxy_per_invocation", pn ? jv_num(psum / (double)pn) : jv_null());
         jv_push(hot_arr, h);
         sum_excl += us_of(a->excl);
@@ -2183,7 +1817,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
             jv_set(r, "share_of_total", jv_num(D > 0 ? fam[f].excl / D : 0.0));
             jv_set(r, "avg_duration", jv_num(fam[f].total / (double)fam[f].count));
             jv_set(r, "avg_exclusive_duration", jv_num(fam[f].excl / (double)fam[f].count));
-            jv_set(r, "example_op", jv_cstr(pool_str(&b->names, fam[f].example)));
+            jv_set(r, "example_op", jv_cstr(intern_str(&b->m->names, fam[f].example)));
             uint32_t best = UINT32_MAX;
             for (uint32_t q = 0; fam[f].shapes && q < fam[f].shapes->n; q++)
                 if (best == UINT32_MAX || fam[f].shapes->count[q] > fam[f].shapes->count[best])
@@ -2191,7 +1825,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
             jv_set(r, "dominant_shape_signature",
                    best == UINT32_MAX
                        ? jv_null()
-                       : jv_cstr(pool_str(&b->names, (uint32_t)fam[f].shapes->value[best])));
+                       : jv_cstr(intern_str(&b->m->names, (uint32_t)fam[f].shapes->value[best])));
             jv_set(r, "flop_proxy_total", fam[f].has_flop ? jv_num(fam[f].flop_total) : jv_null());
             jv_set(r, "time_per_flop_proxy",
                    fam[f].has_flop && fam[f].flop_total > 0
@@ -2210,7 +1844,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     /* A copy: the pool may move as later sections intern paths. */
     char top_hot_name[1024] = "";
     if (nh)
-        snprintf(top_hot_name, sizeof top_hot_name, "%s", pool_str(&b->names, hot[0].name));
+        snprintf(top_hot_name, sizeof top_hot_name, "%s", intern_str(&b->m->names, hot[0].name));
     double top_hot_excl = nh ? us_of(hot[0].excl) : 0;
     pq_free(hot);
     pq_free(slot);
@@ -2228,15 +1862,15 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     enum { NKINDS = 8 };
     uint64_t kc[NKINDS] = {0};
     int64_t kt[NKINDS] = {0};
-    uint8_t *kind_of = pq_calloc(b->names.n + 1, 1); /* name id -> 1 + kind, 0 unknown */
+    uint8_t *kind_of = pq_calloc(b->m->names.n + 1, 1); /* name id -> 1 + kind, 0 unknown */
     if (!kind_of)
         goto fail;
     for (size_t e = 0; e < n; e++) {
-        uint32_t nm = b->name[e];
+        uint32_t nm = b->m->name[e];
         if (!dev_op(b, e) || !(c.name_flags[nm] & 2))
             continue;
         if (!kind_of[nm]) {
-            const char *kind = sm_collective_kind(pool_str(&b->names, nm));
+            const char *kind = sm_collective_kind(intern_str(&b->m->names, nm));
             kind_of[nm] = NKINDS + 1;
             for (int k = 0; k < NKINDS; k++)
                 if (strcmp(kind, KINDS[k]) == 0)
@@ -2291,35 +1925,35 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     counter pref = {0};
     for (size_t k = 0; k < ng; k++) {
         uint32_t e = go[k];
-        if (!b->tf_op[e])
+        if (!b->m->tf_op[e])
             continue;
         int d, fb;
         uint32_t path = event_path(b, &s, e, &d, &fb);
         if (d > 0)
-            counter_add(&pref, b->name[e], path_prefix(b, path, 4), 1, 0);
+            counter_add(&pref, b->m->name[e], path_prefix(b, path, 4), 1, 0);
     }
     agg *gaps = NULL, *ctxs = NULL;
     size_t ngaps = 0, nctx = 0, capg = 0, capc = 0;
-    pmap gmap = {0}, cmap = {0};
+    pairmap gmap = {0}, cmap = {0};
     counter markers = {0};
     /* Linear pass with the running max end. */
     {
         int64_t run_end = 0;
         for (size_t k = 0; k < ng; k++) {
             uint32_t e = go[k];
-            int first = k == 0 || b->trk[go[k - 1]] != b->trk[e];
-            if (!first && b->ts[e] > run_end) {
-                int64_t gap = b->ts[e] - run_end;
+            int first = k == 0 || b->m->track[go[k - 1]] != b->m->track[e];
+            if (!first && b->m->start_ps[e] > run_end) {
+                int64_t gap = b->m->start_ps[e] - run_end;
                 uint32_t payload = e;
                 if (is_gap_marker(b, e)) {
-                    int64_t chain_end = b->ts[e] + b->dur[e];
-                    for (size_t j = k + 1; j < ng && j <= k + 8 && b->trk[go[j]] == b->trk[e];
-                         j++) {
+                    int64_t chain_end = b->m->start_ps[e] + b->m->dur_ps[e];
+                    for (size_t j = k + 1;
+                         j < ng && j <= k + 8 && b->m->track[go[j]] == b->m->track[e]; j++) {
                         uint32_t cnd = go[j];
-                        if (b->ts[cnd] > chain_end)
+                        if (b->m->start_ps[cnd] > chain_end)
                             break;
                         if (is_gap_marker(b, cnd)) {
-                            int64_t ce = b->ts[cnd] + b->dur[cnd];
+                            int64_t ce = b->m->start_ps[cnd] + b->m->dur_ps[cnd];
                             chain_end = ce > chain_end ? ce : chain_end;
                             continue;
                         }
@@ -2328,16 +1962,16 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                     }
                 }
                 int fresh;
-                uint32_t *gs = pmap_slot(&gmap, b->name[payload], 0, &fresh);
+                uint32_t *gs = pairmap_slot(&gmap, b->m->name[payload], 0, &fresh);
                 if (!gs)
                     break;
-                if (fresh && !agg_new(&gaps, &ngaps, &capg, gs, b->name[payload], 0))
+                if (fresh && !agg_new(&gaps, &ngaps, &capg, gs, b->m->name[payload], 0))
                     break;
                 agg *g = &gaps[*gs];
                 g->count++;
                 g->total += gap;
                 g->excl = gap > g->excl ? gap : g->excl;
-                counter_add(&markers, *gs, b->name[e], 1, 0);
+                counter_add(&markers, *gs, b->m->name[e], 1, 0);
                 /* gap region context of the payload */
                 int d, fb;
                 uint32_t path = event_path(b, &s, payload, &d, &fb);
@@ -2345,26 +1979,26 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                 if (fb) {
                     uint32_t best = UINT32_MAX;
                     for (uint32_t r = 0; r < pref.n; r++) {
-                        if ((uint32_t)pref.key[r] != b->name[payload])
+                        if ((uint32_t)pref.key[r] != b->m->name[payload])
                             continue;
                         if (best == UINT32_MAX || pref.count[r] > pref.count[best] ||
                             (pref.count[r] == pref.count[best] &&
-                             strcmp(pool_str(&b->names, (uint32_t)pref.value[r]),
-                                    pool_str(&b->names, (uint32_t)pref.value[best])) < 0))
+                             strcmp(intern_str(&b->m->names, (uint32_t)pref.value[r]),
+                                    intern_str(&b->m->names, (uint32_t)pref.value[best])) < 0))
                             best = r;
                     }
                     if (best != UINT32_MAX)
                         region = (uint32_t)pref.value[best];
                 }
                 if (!region)
-                    region = d > 0 ? path_prefix(b, path, 4) : pool_cstr(&b->names, "unknown");
+                    region = d > 0 ? path_prefix(b, path, 4) : intern_cstr(&b->m->names, "unknown");
                 char canon[1024];
-                const char *pn = pool_str(&b->names, b->name[payload]);
+                const char *pn = intern_str(&b->m->names, b->m->name[payload]);
                 sm_canonical_op_name(pn, strlen(pn), canon, sizeof canon);
                 for (char *q = canon; *q; q++)
                     *q = (char)tolower((unsigned char)*q);
                 if (strncmp(canon, "copy", 4) == 0) {
-                    const char *rp = pool_str(&b->names, region);
+                    const char *rp = intern_str(&b->m->names, region);
                     char lab[4200];
                     if (!*rp || strcmp(rp, "copy") == 0)
                         snprintf(lab, sizeof lab, "copy");
@@ -2372,17 +2006,17 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                         snprintf(lab, sizeof lab, "%s", rp);
                     else
                         snprintf(lab, sizeof lab, "copy(%s)", rp);
-                    region = pool_cstr(&b->names, lab);
+                    region = intern_cstr(&b->m->names, lab);
                 }
-                uint32_t *cs = pmap_slot(&cmap, b->name[payload], region, &fresh);
+                uint32_t *cs = pairmap_slot(&cmap, b->m->name[payload], region, &fresh);
                 if (!cs)
                     break;
-                if (fresh && !agg_new(&ctxs, &nctx, &capc, cs, b->name[payload], region))
+                if (fresh && !agg_new(&ctxs, &nctx, &capc, cs, b->m->name[payload], region))
                     break;
                 ctxs[*cs].count++;
                 ctxs[*cs].total += gap;
             }
-            int64_t en = b->ts[e] + b->dur[e];
+            int64_t en = b->m->start_ps[e] + b->m->dur_ps[e];
             run_end = first ? en : (en > run_end ? en : run_end);
         }
     }
@@ -2394,24 +2028,24 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         uint32_t mk = (uint32_t)markers.value[r];
         if (!g->aux || markers.count[r] > (uint64_t)g->key2 ||
             (markers.count[r] == (uint64_t)g->key2 &&
-             strcmp(pool_str(&b->names, mk), pool_str(&b->names, g->aux)) < 0)) {
+             strcmp(intern_str(&b->m->names, mk), intern_str(&b->m->names, g->aux)) < 0)) {
             g->aux = mk;
             g->key2 = (double)markers.count[r];
         }
     }
-    g_pool = &b->names;
+    g_pool = &b->m->names;
     if (gaps)
         qsort(gaps, ngaps, sizeof *gaps, cmp_gap);
     jval *garr = jv_arr();
     for (size_t k = 0; k < ngaps && k < big_limit; k++) {
         jval *r = jv_obj();
-        jv_set(r, "name", jv_cstr(pool_str(&b->names, gaps[k].name)));
+        jv_set(r, "name", jv_cstr(intern_str(&b->m->names, gaps[k].name)));
         jv_set(r, "count", jv_int((int64_t)gaps[k].count));
         jv_set(r, "total_gap_duration", jv_num(us_of(gaps[k].total)));
         jv_set(r, "max_gap_duration", jv_num(us_of(gaps[k].excl)));
         jv_set(r, "avg_gap_duration", jv_num(us_of(gaps[k].total) / (double)gaps[k].count));
-        jv_set(r, "payload_op", jv_cstr(pool_str(&b->names, gaps[k].name)));
-        jv_set(r, "marker_op", jv_cstr(pool_str(&b->names, gaps[k].aux)));
+        jv_set(r, "payload_op", jv_cstr(intern_str(&b->m->names, gaps[k].name)));
+        jv_set(r, "marker_op", jv_cstr(intern_str(&b->m->names, gaps[k].aux)));
         jv_push(garr, r);
     }
     jv_set(doc, "gap_before_ops", garr);
@@ -2419,14 +2053,14 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     double top_gap_max = ngaps ? us_of(gaps[0].excl) : 0;
     char top_gap_name[512] = "";
     if (ngaps)
-        snprintf(top_gap_name, sizeof top_gap_name, "%s", pool_str(&b->names, gaps[0].name));
+        snprintf(top_gap_name, sizeof top_gap_name, "%s", intern_str(&b->m->names, gaps[0].name));
     if (ctxs)
         qsort(ctxs, nctx, sizeof *ctxs, cmp_ctx);
     jval *carr = jv_arr();
     for (size_t k = 0; k < nctx && k < big_limit; k++) {
         jval *r = jv_obj();
-        jv_set(r, "op_name", jv_cstr(pool_str(&b->names, ctxs[k].name)));
-        jv_set(r, "region_path", jv_cstr(pool_str(&b->names, ctxs[k].aux)));
+        jv_set(r, "op_name", jv_cstr(intern_str(&b->m->names, ctxs[k].name)));
+        jv_set(r, "region_path", jv_cstr(intern_str(&b->m->names, ctxs[k].aux)));
         jv_set(r, "count", jv_int((int64_t)ctxs[k].count));
         jv_set(r, "total_gap_duration", jv_num(us_of(ctxs[k].total)));
         jv_set(r, "avg_gap_duration", jv_num(us_of(ctxs[k].total) / (double)ctxs[k].count));
@@ -2434,14 +2068,14 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
     }
     pq_free(gaps);
     pq_free(ctxs);
-    pmap_free(&gmap);
-    pmap_free(&cmap);
+    pairmap_free(&gmap);
+    pairmap_free(&cmap);
     counter_free(&markers);
     counter_free(&pref);
 
     /* hierarchical_regions (1.14) */
     {
-        pmap rmap = {0}, parent = {0};
+        pairmap rmap = {0}, parent = {0};
         agg *reg = NULL;
         size_t nreg = 0, capr = 0;
         int oom = 0;
@@ -2454,7 +2088,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
             uint32_t p = path;
             for (int depth = d; depth >= 1; depth--) {
                 int fresh;
-                uint32_t *rs = pmap_slot(&rmap, p, 0, &fresh);
+                uint32_t *rs = pairmap_slot(&rmap, p, 0, &fresh);
                 if (!rs) {
                     oom = 1;
                     break;
@@ -2473,10 +2107,10 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                 if (depth == d)
                     r->excl += c.excl[e];
                 if (depth > 1) {
-                    uint32_t par = pmap_get(&parent, p, 0);
+                    uint32_t par = pairmap_get(&parent, p, 0);
                     if (par == UINT32_MAX) {
                         par = path_prefix(b, p, depth - 1);
-                        uint32_t *ps = pmap_slot(&parent, p, 0, &fresh);
+                        uint32_t *ps = pairmap_slot(&parent, p, 0, &fresh);
                         if (ps)
                             *ps = par;
                     }
@@ -2490,8 +2124,8 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         for (size_t k = 0; k < nreg && nchild && onechild; k++) {
             if (reg[k].aux2 <= 1)
                 continue;
-            uint32_t par = pmap_get(&parent, reg[k].name, 0);
-            uint32_t pi = par == UINT32_MAX ? UINT32_MAX : pmap_get(&rmap, par, 0);
+            uint32_t par = pairmap_get(&parent, reg[k].name, 0);
+            uint32_t pi = par == UINT32_MAX ? UINT32_MAX : pairmap_get(&rmap, par, 0);
             if (pi != UINT32_MAX) {
                 nchild[pi]++;
                 onechild[pi] = (uint32_t)k;
@@ -2516,7 +2150,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         jval *rarr = jv_arr();
         for (size_t k = 0; k < nreg && k < big_limit; k++) {
             jval *r = jv_obj();
-            jv_set(r, "path", jv_cstr(pool_str(&b->names, reg[k].name)));
+            jv_set(r, "path", jv_cstr(intern_str(&b->m->names, reg[k].name)));
             jv_set(r, "depth", jv_int(reg[k].aux2));
             jv_set(r, "count", jv_int((int64_t)reg[k].count));
             jv_set(r, "inclusive_duration", jv_num(us_of(reg[k].total)));
@@ -2527,8 +2161,8 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         pq_free(nchild);
         pq_free(onechild);
         pq_free(reg);
-        pmap_free(&rmap);
-        pmap_free(&parent);
+        pairmap_free(&rmap);
+        pairmap_free(&parent);
     }
     jv_set(doc, "gap_region_contexts", carr);
 
@@ -2545,7 +2179,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                 continue;
             }
             int d, fb;
-            if (!b->tf_op[e] && !name_has_sep(b, &s, b->name[e]))
+            if (!b->m->tf_op[e] && !name_has_sep(b, &s, b->m->name[e]))
                 continue;
             uint32_t path = event_path(b, &s, e, &d, &fb);
             if (fb || !d)
@@ -2557,8 +2191,12 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                     break;
                 win = nw2;
             }
-            win[nw++] =
-                (window){2 * b->ts[e], 2 * (b->ts[e] + b->dur[e]), path, d, b->dur[e], b->trk[e]};
+            win[nw++] = (window){2 * b->m->start_ps[e],
+                                 2 * (b->m->start_ps[e] + b->m->dur_ps[e]),
+                                 path,
+                                 d,
+                                 b->m->dur_ps[e],
+                                 b->m->track[e]};
         }
         jval *oarr = jv_arr();
         if (nw && nmid) {
@@ -2568,7 +2206,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
             uint32_t *apos = pq_malloc((nw + 1) * sizeof *apos);
             agg *ag = NULL;
             size_t nag = 0, capa = 0, na = 0, np = 0;
-            pmap amap = {0};
+            pairmap amap = {0};
             counter shp = {0};
             if (pts && ptmp && active && apos) {
                 for (size_t k = 0; k < nw; k++)
@@ -2587,8 +2225,8 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                 }
                 for (size_t k = 0; k < n; k++)
                     if (dev_op(b, c.order[k]))
-                        pts[np++] =
-                            (wpt){2 * b->ts[c.order[k]] + b->dur[c.order[k]], c.order[k], 1};
+                        pts[np++] = (wpt){2 * b->m->start_ps[c.order[k]] + b->m->dur_ps[c.order[k]],
+                                          c.order[k], 1};
                 srec_sort(b, SORT_POINTS, pts, ptmp, np);
                 for (size_t k = 0; k < np; k++) {
                     wpt *q = &pts[k];
@@ -2606,21 +2244,22 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                             if (x->depth > y->depth ||
                                 (x->depth == y->depth &&
                                  (x->dur < y->dur ||
-                                  (x->dur == y->dur && strcmp(pool_str(&b->names, x->path),
-                                                              pool_str(&b->names, y->path)) > 0))))
+                                  (x->dur == y->dur &&
+                                   strcmp(intern_str(&b->m->names, x->path),
+                                          intern_str(&b->m->names, y->path)) > 0))))
                                 best = active[a];
                         }
                         uint32_t e = q->idx;
                         int fresh;
-                        uint32_t *as = pmap_slot(&amap, win[best].path, b->name[e], &fresh);
+                        uint32_t *as = pairmap_slot(&amap, win[best].path, b->m->name[e], &fresh);
                         if (!as)
                             break;
-                        if (fresh && !agg_new(&ag, &nag, &capa, as, b->name[e], win[best].path))
+                        if (fresh && !agg_new(&ag, &nag, &capa, as, b->m->name[e], win[best].path))
                             break;
                         ag[*as].count++;
-                        ag[*as].total += b->dur[e];
+                        ag[*as].total += b->m->dur_ps[e];
                         ag[*as].excl += c.excl[e];
-                        uint32_t sg = sig_id(b, &s, b->long_name[e]);
+                        uint32_t sg = sig_id(b, &s, b->m->long_name[e]);
                         if (sg)
                             counter_add(&shp, *as, sg, 1, 0);
                     }
@@ -2634,11 +2273,11 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                 if (ag)
                     qsort(ag, nag, sizeof *ag, cmp_opreg);
                 for (size_t k = 0; k < nag && k < big_limit; k++) {
-                    const char *nm = pool_str(&b->names, ag[k].name);
+                    const char *nm = intern_str(&b->m->names, ag[k].name);
                     char canon[1024];
                     sm_canonical_op_name(nm, strlen(nm), canon, sizeof canon);
                     jval *r = jv_obj();
-                    jv_set(r, "region_path", jv_cstr(pool_str(&b->names, ag[k].aux)));
+                    jv_set(r, "region_path", jv_cstr(intern_str(&b->m->names, ag[k].aux)));
                     jv_set(r, "op_name", jv_cstr(nm));
                     jv_set(r, "canonical_name", jv_cstr(canon));
                     jv_set(r, "category", jv_cstr(op_category(c.name_flags[ag[k].name])));
@@ -2646,7 +2285,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
                     jv_set(r, "total_duration", jv_num(us_of(ag[k].total)));
                     jv_set(r, "exclusive_duration", jv_num(us_of(ag[k].excl)));
                     jv_set(r, "avg_duration", jv_num(us_of(ag[k].total) / (double)ag[k].count));
-                    jv_set(r, "shape_signature", str_or_null(&b->names, ag[k].aux2));
+                    jv_set(r, "shape_signature", str_or_null(&b->m->names, ag[k].aux2));
                     jv_push(oarr, r);
                 }
             }
@@ -2655,7 +2294,7 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
             pq_free(active);
             pq_free(apos);
             pq_free(ag);
-            pmap_free(&amap);
+            pairmap_free(&amap);
             counter_free(&shp);
         }
         pq_free(win);
@@ -2743,13 +2382,14 @@ jval *sm_build(sm_builder *b, const sm_options *o, const sm_source *src)
         }
         jv_set(doc, "optimization_candidates", ca);
     }
-    if (b->names.failed)
+    if (b->m->names.failed)
         goto fail;
     goto out;
 fail:
     jv_free(doc);
     doc = NULL;
 out:
+    pq_free(b->tracks);
     pq_free(c.excl);
     pq_free(c.order);
     pq_free(c.name_flags);

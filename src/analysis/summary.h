@@ -1,8 +1,8 @@
 /* summary.h - profile_summary.v1 (spec/seed-tools.md section 1): the seed tool's summary
  * of a trace, computed from complete events that a reader feeds in.
  *
- * Readers (trace JSON, XPlane) push process/thread names and complete events into an
- * sm_builder; sm_build runs every analysis of the spec (exclusive time, categories,
+ * Readers (trace JSON, XPlane) fill the model's slices (model/slices.h) through the event
+ * interface; sm_build runs every analysis of the spec (exclusive time, categories,
  * breakdowns, steps and classes, hot ops, families, collectives, pre-op gaps, regions,
  * gap contexts, op-region aggregates, quality, candidates) and returns the document as
  * a jval tree, which core/jval.h writes byte-compatibly with the seed's Python.
@@ -11,25 +11,10 @@
 #ifndef PQ_ANALYSIS_SUMMARY_H
 #define PQ_ANALYSIS_SUMMARY_H
 #include "core/jval.h"
+#include "model/slices.h"
 #include "profq.h"
 
 #include <stdint.h>
-
-typedef struct sm_builder sm_builder;
-
-typedef struct sm_event {
-    int64_t pid, tid;
-    pq_str name;
-    int64_t ts_us, ts_frac_ps; /* start: whole µs + ps below */
-    int64_t dur_ps;
-    pq_str tf_op, source, long_name, run_id; /* empty when absent */
-    int has_step_num;
-    int64_t step_num;
-    int gpu_kernel; /* Kineto: cat kernel / gpu_memcpy / gpu_memset (a device stream) */
-    /* Has an hlo_op arg (stat in an XPlane): an XLA op. On a run with no device-op track
-     * (JAX on CPU), XLA:CPU thunk events on host threads count as the device ops. */
-    int xla_op;
-} sm_event;
 
 typedef struct sm_options {
     int warmup_steps;     /* 5 */
@@ -49,17 +34,10 @@ typedef struct sm_source {
     const char *const *extra_warnings; /* NULL-terminated, may be NULL */
 } sm_source;
 
-sm_builder *sm_new(void);
-void sm_free(sm_builder *b);
-/* Later names overwrite earlier ones. Return 0, or -1 when memory ran out (sticky). */
-int sm_process_name(sm_builder *b, int64_t pid, pq_str name);
-int sm_thread_name(sm_builder *b, int64_t pid, int64_t tid, pq_str name);
-/* One accepted complete event (the caller checks the seed's acceptance rule). */
-int sm_add(sm_builder *b, const sm_event *e);
-uint64_t sm_count(const sm_builder *b);
-
-/* Computes the summary. Returns NULL when memory ran out. */
-jval *sm_build(sm_builder *b, const sm_options *opts, const sm_source *src);
+/* Computes the summary of the slices of M. The strings it derives (canonical names, paths,
+ * signatures) are interned into M's pool, which only grows. Returns NULL when memory ran
+ * out. */
+jval *sm_build(model_slices *m, const sm_options *opts, const sm_source *src);
 
 /* Helpers of the spec, exposed for tests. OUT gets a NUL-terminated string. */
 void sm_canonical_op_name(const char *name, size_t n, char *out, size_t cap);

@@ -17,6 +17,7 @@ typedef struct facts {
     uint64_t host_hlo_op_planes; /* host thread planes carrying XLA:CPU hlo_op stats */
     uint64_t alloc_events;
     uint64_t events;
+    uint64_t trace_sources, trace_slices, trace_gpu_streams, trace_xla_slices; /* trace JSON */
 } facts;
 
 /* Counts events on host planes whose metadata is MemoryAllocation/MemoryDeallocation. */
@@ -50,6 +51,14 @@ static void gather(const pq_profile *prof, facts *f)
         f->xspace_sources += src->info.format == PQ_FORMAT_XSPACE;
         f->hlo_sources += src->info.format == PQ_FORMAT_HLO_PROTO;
         f->events += src->info.events;
+        if (src->slices) {
+            f->trace_sources++;
+            f->trace_slices += src->slices->n;
+            for (uint32_t k = 0; k < src->slices->ntracks; k++)
+                f->trace_gpu_streams += src->slices->tracks[k].has_kernel != 0;
+            for (size_t i = 0; i < src->slices->n; i++)
+                f->trace_xla_slices += (src->slices->flags[i] & SLICE_XLA_OP) != 0;
+        }
         for (uint32_t k = 0; k < src->nprograms; k++) {
             hlo_header h;
             int64_t off;
@@ -114,9 +123,13 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
     typedef unsigned long long ull;
 
     add(out, "info", NULL, 1, 1, "always: sources, planes, lines, device capabilities, programs");
-    if (f.xspace_sources)
+    if (f.xspace_sources && !f.trace_sources)
         add(out, "scan", NULL, 1, 1, "%llu events in %llu XSpace file(s) to decode and check",
             (ull)f.events, (ull)f.xspace_sources);
+    else if (f.trace_sources)
+        add(out, "scan", NULL, 1, 1,
+            "%llu events in %llu XSpace and %llu trace JSON file(s) to decode and check",
+            (ull)f.events, (ull)f.xspace_sources, (ull)f.trace_sources);
     else
         add(out, "scan", NULL, 0, 1, "no XSpace among the inputs (%llu HloProto file(s))",
             (ull)f.hlo_sources);
@@ -161,7 +174,16 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
             (ull)f.host_events);
 
     int has_ops = f.tpu_op_lines || f.gpu_planes_with_events;
-    if (!has_ops && !f.device_planes && f.host_hlo_op_planes) {
+    if (!has_ops && !f.device_planes && !f.host_hlo_op_planes && f.trace_sources) {
+        /* Trace JSON: XLA ops (hlo_op args) or Kineto's GPU stream work. */
+        int avail = f.trace_xla_slices || f.trace_gpu_streams;
+        char why[sizeof out->items[0].reason];
+        snprintf(why, sizeof why,
+                 "trace JSON: %llu XLA op slices (hlo_op), %llu GPU stream(s) with kernels",
+                 (ull)f.trace_xla_slices, (ull)f.trace_gpu_streams);
+        add(out, "ops", "hlo_stats, op_profile", avail, 1, "%s", why);
+        add(out, "roofline", "roofline_model", avail, 1, "%s (peaks unknown unless supplied)", why);
+    } else if (!has_ops && !f.device_planes && f.host_hlo_op_planes) {
         /* A CPU-only run: XLA:CPU thunks on host threads (an extension; XProf has none). */
         add(out, "ops", "hlo_stats, op_profile", 1, 1,
             "no device planes; XLA:CPU ops on host threads (hlo_op stats) in %llu plane(s)",

@@ -4,6 +4,8 @@
 #define PQ_CLI_H
 #include "profq.h"
 
+#include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum {
@@ -17,7 +19,7 @@ enum {
 
 typedef struct cli_command {
     const char *name;
-    int (*run)(int argc, char **argv);
+    int (*run)(int argc, char **argv); /* argv[0] is the command's name */
     const char *summary;
     const char *usage;
 } cli_command;
@@ -28,6 +30,7 @@ typedef struct cli_out {
     char *path; /* final path, or NULL for stdout */
     char *tmp_path;
     pq_sink sink;
+    int epipe; /* a write failed with EPIPE: the reader closed the pipe */
 } cli_out;
 
 int cli_out_open(cli_out *o, const char *path);
@@ -43,92 +46,150 @@ int cli_report(const pq_error *err);
 int cli_exit_code(pq_status st);
 int cli_usage_error(const char *cmd, const char *fmt, ...);
 
-/* Parses --format; returns -1 on an unknown name. */
-int cli_parse_output(const char *s, pq_output *out);
-
-/* Common options of commands that read profiles. */
+/* Common options of commands that read profiles (and the output and operands of all). */
 typedef struct cli_common {
     pq_output fmt;
     const char *out_path;
-    const char **paths;
+    const char **paths; /* the operands, in order (allocated by cli_parse) */
     int npaths;
     int threads;
     int no_hash;
     int programs_only; /* pq_open_options.programs_only */
 } cli_common;
 
-/* Parses argv (after the command name) for --format/-o/--threads/--no-hash and paths.
- * Returns 0 or an exit code (after printing) when the arguments are wrong. */
-int cli_parse_common(const char *cmd, int argc, char **argv, cli_common *c, int allow_no_hash);
-/* Loads the paths; on error prints and returns the exit code with *out NULL. */
+/* Ids of the options several commands share (getopt_long's val); a command's own options
+ * number from CLI_OPT_OWN. 'o' is -o/--output, 'f' is -f/--format. */
+enum {
+    CLI_OPT_THREADS = 0x100,
+    CLI_OPT_NO_HASH,
+    CLI_OPT_TOP_K,
+    CLI_OPT_ARTIFACT, /* cli_sources: --artifact, --run-target, --entity, ... */
+    CLI_OPT_RUN_TARGET,
+    CLI_OPT_ENTITY,
+    CLI_OPT_PROJECT,
+    CLI_OPT_DOWNLOAD_ROOT,
+    CLI_OPT_OWN = 0x200
+};
+#define CLI_LONG_FORMAT                                                                            \
+    {                                                                                              \
+        "format", required_argument, NULL, 'f'                                                     \
+    }
+#define CLI_LONG_OUTPUT                                                                            \
+    {                                                                                              \
+        "output", required_argument, NULL, 'o'                                                     \
+    }
+#define CLI_LONG_THREADS                                                                           \
+    {                                                                                              \
+        "threads", required_argument, NULL, CLI_OPT_THREADS                                        \
+    }
+#define CLI_LONG_NO_HASH                                                                           \
+    {                                                                                              \
+        "no-hash", no_argument, NULL, CLI_OPT_NO_HASH                                              \
+    }
+#define CLI_LONG_TOP_K                                                                             \
+    {                                                                                              \
+        "top-k", required_argument, NULL, CLI_OPT_TOP_K                                            \
+    }
+#define CLI_LONG_END                                                                               \
+    {                                                                                              \
+        NULL, 0, NULL, 0                                                                           \
+    }
+
+/* One command's options, as perf's builtins declare them: getopt_long's table and short
+ * options ("+" first stops at the first operand), the formats --format takes ("text, json
+ * or xprof"; NULL when it takes none) and the command's own options, given to TAKE. */
+typedef struct cli_spec {
+    const char *cmd;
+    const char *shortopts;
+    const struct option *longopts;
+    const char *formats;
+    /* An option of the command's own (id from the table, its value or NULL): 0, or an exit
+     * code after printing. NULL when the command has none. */
+    int (*take)(void *ctx, int id, const char *arg);
+    void *ctx;
+} cli_spec;
+
+/* Parses ARGV (argv[0] the command's name) with getopt_long: `--opt=V`, `--opt V`, `-oV`,
+ * `-o V`, options and operands in any order, `--` ends the options. -o, --format (one of
+ * S->formats), --threads and --no-hash go into C, the operands into C->paths (free it).
+ * Returns 0 or an exit code after printing (C->paths is then NULL). */
+int cli_parse(const cli_spec *s, int argc, char **argv, cli_common *c);
+/* cli_parse, then at least one operand (else usage: "no input path given"). */
+int cli_parse_paths(const cli_spec *s, int argc, char **argv, cli_common *c);
+/* The value of a --format name among ALLOWED (as cli_spec.formats): 0, or prints usage
+ * ("expected ALLOWED") and returns EXIT_USAGE. */
+int cli_parse_format_among(const char *cmd, const char *v, const char *allowed, pq_output *out);
+/* Loads the paths with OPTS; on error prints and returns the exit code with *out NULL. A
+ * stream (cli_is_stream) is read whole and loaded from memory; it must be the only path. */
+int cli_open_profile(const cli_common *c, const pq_open_options *opts, pq_profile **out);
+/* cli_open_profile with the options of C (threads, no_hash, programs_only). */
 int cli_load(const cli_common *c, pq_profile **out);
 
-/* The shape of the commands that read profiles: parse the common options of ARGV, load
- * (without sha256 when FORCE_NO_HASH), open the output, RENDER into it, close. Returns the
- * exit code. */
+/* The shape of the commands that read profiles: parse ARGV with S, load (without sha256
+ * when FORCE_NO_HASH), open the output, RENDER into it, close. Returns the exit code. */
 typedef pq_status (*cli_render_fn)(const pq_profile *prof, const cli_common *c, void *ctx,
                                    pq_sink *sink, pq_error *err);
-int cli_run_render(const char *cmd, int argc, char **argv, int allow_no_hash, int force_no_hash,
+int cli_run_render(const cli_spec *s, int argc, char **argv, int force_no_hash,
                    cli_render_fn render, void *ctx);
-/* The same after cli_parse_common returned 0 for C (whose paths it frees). */
+/* The same after cli_parse returned 0 for C (whose paths it frees). */
 int cli_run_parsed(cli_common *c, int force_no_hash, cli_render_fn render, void *ctx);
 
-/* Command-specific options are taken out first, the rest is for cli_parse_common: calls
- * TAKE(ctx, argc, argv, &i) for each argument up to "--" (that one and all after it join
- * the rest). TAKE returns 0 when it took argv[i] (moving i past any value), -1 when it did
- * not (the argument joins the rest), or an exit code, which is returned. On 0, *rest (to
- * free) holds *nrest arguments. */
-typedef int (*cli_take_fn)(void *ctx, int argc, char **argv, int *i);
-int cli_split_options(int argc, char **argv, cli_take_fn take, void *ctx, char ***rest, int *nrest);
-/* cli_split_options, then cli_run_render (without sha256) on the rest. */
-int cli_run_with_options(const char *cmd, int argc, char **argv, cli_take_fn take,
-                         cli_render_fn render, void *ctx);
-
-/* 1 when argv[*i] asks for --format xprof (`--format xprof`, `-f xprof`, `--format=xprof`),
- * with *i moved past the value; else 0. */
-int cli_take_xprof_format(int argc, char **argv, int *i);
-/* The value of the option argv[*i]: moves *i to it and returns it, or prints usage (`OPT
- * needs a value`) and returns NULL when it is missing. */
-const char *cli_option_value(const char *cmd, int argc, char **argv, int *i);
 /* --memory-space N: 0, or prints usage and returns EXIT_USAGE. */
 int cli_parse_memory_space(const char *cmd, const char *v, int64_t *out);
-/* A --format value among ALLOWED (a list like "text, json, tsv, md"): 0, or prints usage
- * and returns EXIT_USAGE. */
-int cli_parse_format_among(const char *cmd, const char *v, const char *allowed, pq_output *out);
+/* Parses a non-negative integer option value; 0, or prints usage and returns EXIT_USAGE. */
+int cli_parse_int_opt(const char *cmd, const char *name, const char *v, int *out);
 
-/* The commands that read a summary: SUMMARY (or --summary FILE), --top-k N, -o FILE. */
+/* inputs.c: inputs that are streams ("-" for stdin, a pipe, a FIFO, a device), read once
+ * and whole, never more than cli_stream_limit() bytes (exit 3 past it). */
+typedef struct cli_stream {
+    uint8_t *data; /* cli_stream_read: the bytes */
+    size_t n;
+    char tmp_dir[4096], tmp_path[4200]; /* cli_stream_spool: the copy, removed by _done */
+    int fd_out;
+} cli_stream;
+/* 1 when PATH is "-" or names something that is neither a regular file nor a folder. */
+int cli_is_stream(const char *path);
+/* "<stdin>" for "-", else PATH: the name messages and sources give a stream. */
+const char *cli_stream_name(const char *path);
+/* 4 GiB, or PROFQ_STREAM_LIMIT (bytes, or with a K, M or G suffix). */
+uint64_t cli_stream_limit(void);
+/* Reads PATH into S->data; 0, or an exit code after printing (S is then empty). */
+int cli_stream_read(const char *path, cli_stream *s);
+/* Copies PATH into a temporary file S->tmp_path (named after PATH, "stdin" for "-"), for
+ * the entry points that read a path more than once; 0, or an exit code after printing. */
+int cli_stream_spool(const char *path, cli_stream *s);
+void cli_stream_done(cli_stream *s);
+/* An error about S's copy names PATH (what the user gave) instead. */
+void cli_stream_error_path(const cli_stream *s, const char *path, pq_error *err);
+
+/* progress.c: on a terminal (stderr a tty, CI unset), work over a second shows one line of
+ * progress on stderr (input bytes read, seconds) until cli_progress_stop, which clears it;
+ * output, messages and child processes stop it first. Both may be called at any time. */
+void cli_progress_start(const char *what);
+void cli_progress_stop(void);
+
+/* sources.c: the commands that read a summary. SUMMARY (or --summary FILE), --top-k N,
+ * -o FILE. */
 typedef struct cli_summary_args {
     const char *path;
     const char *out_path;
     int top_k;
 } cli_summary_args;
-/* Takes argv[*i] when it is one of those (or an unknown option: usage error). Returns 0, or
- * an exit code after printing. */
-int cli_take_summary_arg(const char *cmd, int argc, char **argv, int *i, cli_summary_args *a);
+/* The one SUMMARY of C (the operands) into A: 0, or an exit code after printing. */
+int cli_summary_operand(const char *cmd, const cli_common *c, cli_summary_args *a);
+/* BEFORE and AFTER of compare/track: --before/--after in PATHS, else the two operands of C.
+ * 0, or an exit code after printing. */
+int cli_before_after(const char *cmd, const cli_common *c, const char *paths[2]);
 typedef pq_status (*cli_summary_fn)(const pq_summary *s, int top_k, void *ctx, pq_sink *sink,
                                     pq_error *err);
 /* Loads A->path, opens A->out_path, runs RENDER into it, closes. Returns the exit code. */
 int cli_run_summary(const cli_summary_args *a, cli_summary_fn render, void *ctx);
 
-int cmd_info(int argc, char **argv);
-int cmd_tools(int argc, char **argv);
-int cmd_scan(int argc, char **argv);
-int cmd_memory_viewer(int argc, char **argv);
-int cmd_memory(int argc, char **argv);
-int cmd_heap(int argc, char **argv);
-int cmd_memory_profile(int argc, char **argv);
-int cmd_ops(int argc, char **argv);
-int cmd_roofline(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_tt(int argc, char **argv);
-int cmd_summarize(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_query(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-int cmd_track(int argc, char **argv);
-int cmd_history(int argc, char **argv);
-int cmd_bundle(int argc, char **argv);
-int cmd_publish(int argc, char **argv);
+/* The command table (main.c) takes each command from its cmd_<name>.c. */
+extern const cli_command cli_cmd_info, cli_cmd_tools, cli_cmd_scan, cli_cmd_memory_viewer,
+    cli_cmd_memory, cli_cmd_heap, cli_cmd_memory_profile, cli_cmd_ops, cli_cmd_roofline,
+    cli_cmd_export, cli_cmd_tt, cli_cmd_summarize, cli_cmd_report, cli_cmd_query, cli_cmd_compare,
+    cli_cmd_track, cli_cmd_history, cli_cmd_bundle, cli_cmd_publish;
 /* Loads a summary file or summarises a raw profile; prints and returns the exit code. */
 int cli_load_summary(const char *path, pq_summary **out);
 
@@ -172,11 +233,17 @@ typedef struct cli_sources {
     const char *entity, *project, *download_root;
     int path_is_low; /* the PATH came from --profile-dir (ranks below W&B sources) */
 } cli_sources;
-/* Takes --artifact/--run-target (after PREFIX, e.g. "--before-": --before-artifact) and,
- * without a prefix, --entity/--project/--download-root at argv[*i]. 1 when taken (and *i
- * moved past the value), 0 when not, -1 after a usage error. */
-int cli_parse_source_flag(const char *cmd, int argc, char **argv, int *i, const char *prefix,
-                          cli_sources *s);
+/* Takes a --artifact/--run-target/--entity/--project/--download-root option (ID, one of
+ * CLI_OPT_ARTIFACT..CLI_OPT_DOWNLOAD_ROOT) with value V into S; 1 when taken, else 0. */
+int cli_take_source(int id, const char *v, cli_sources *s);
+#define CLI_LONG_SOURCES                                                                           \
+    {"artifact", required_argument, NULL, CLI_OPT_ARTIFACT},                                       \
+        {"run-target", required_argument, NULL, CLI_OPT_RUN_TARGET},                               \
+        {"entity", required_argument, NULL, CLI_OPT_ENTITY},                                       \
+        {"project", required_argument, NULL, CLI_OPT_PROJECT},                                     \
+    {                                                                                              \
+        "download-root", required_argument, NULL, CLI_OPT_DOWNLOAD_ROOT                            \
+    }
 /* Resolves the input of one summary: PATH, or a W&B download (F, with run metadata in O;
  * BASE has the other options). *INPUT is what to summarise. Returns an exit code. */
 int cli_summarize_source(const char *cmd, const cli_sources *s, const char *path,
@@ -187,7 +254,4 @@ void cli_source_not_found(const cli_fetched *f);
 
 /* generated_at_utc for summaries: SOURCE_DATE_EPOCH when set, else now (UTC, 'Z'). */
 void cli_generated_at(char *out, size_t cap);
-/* Parses a non-negative integer option value; 0, or prints usage and returns EXIT_USAGE. */
-int cli_parse_int_opt(const char *cmd, const char *name, const char *v, int *out);
-
 #endif

@@ -8,6 +8,48 @@
 #include <string.h>
 #include <sys/stat.h>
 
+static const char usage[] =
+    "profq bundle --before X --after Y -o DIR [--label L] [--history H.jsonl] [--top-k N]\n"
+    "             [--strict-provenance] [--before-run-target T] [--after-run-target T]\n"
+    "             [--before-artifact REF] [--after-artifact REF] [--entity E] [--project P]\n"
+    "             [--download-root DIR]\n"
+    "\n"
+    "X and Y are summaries or raw profiles, or W&B run targets / artifacts (as summarize;\n"
+    "a path given for the same side wins). Writes DIR/before.summary.json,\n"
+    "after.summary.json, compare.json, track.json, before.report.md, after.report.md,\n"
+    "appends the track record to --history, and prints the manifest (paths and status).\n"
+    "With --strict-provenance nothing is written when the provenance check fails.\n";
+
+enum {
+    OPT_BEFORE = CLI_OPT_OWN,
+    OPT_AFTER,
+    OPT_LABEL,
+    OPT_HISTORY,
+    OPT_STRICT,
+    OPT_BEFORE_ARTIFACT,
+    OPT_BEFORE_RUN_TARGET,
+    OPT_AFTER_ARTIFACT,
+    OPT_AFTER_RUN_TARGET
+};
+static const struct option options[] = {
+    {"before", required_argument, NULL, OPT_BEFORE},
+    {"before-summary", required_argument, NULL, OPT_BEFORE},
+    {"after", required_argument, NULL, OPT_AFTER},
+    {"after-summary", required_argument, NULL, OPT_AFTER},
+    {"output-dir", required_argument, NULL, 'o'},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"history", required_argument, NULL, OPT_HISTORY},
+    {"strict-provenance", no_argument, NULL, OPT_STRICT},
+    /* W&B sides; --artifact/--run-target are the before side's, --entity, --project and
+     * --download-root apply to both. */
+    {"before-artifact", required_argument, NULL, OPT_BEFORE_ARTIFACT},
+    {"before-run-target", required_argument, NULL, OPT_BEFORE_RUN_TARGET},
+    {"after-artifact", required_argument, NULL, OPT_AFTER_ARTIFACT},
+    {"after-run-target", required_argument, NULL, OPT_AFTER_RUN_TARGET},
+    CLI_LONG_SOURCES,
+    CLI_LONG_TOP_K,
+    CLI_LONG_END};
+
 typedef pq_status (*writer)(void *ctx, pq_sink *sink, pq_error *err);
 
 typedef struct wctx {
@@ -71,54 +113,63 @@ static void put_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int cmd_bundle(int argc, char **argv)
-{
-    const char *before = NULL, *after = NULL, *dir = NULL;
+typedef struct bundle_args {
+    const char *side[2]; /* --before, --after */
     cli_sources src[2];
-    memset(src, 0, sizeof src);
     pq_track_options o;
-    pq_track_defaults(&o);
-    for (int i = 0; i < argc; i++) {
-        /* W&B sides: --before-run-target / --after-artifact ...; --entity, --project and
-         * --download-root apply to both. */
-        int t = cli_parse_source_flag("bundle", argc, argv, &i, "--before-", &src[0]);
-        if (!t)
-            t = cli_parse_source_flag("bundle", argc, argv, &i, "--after-", &src[1]);
-        if (!t && (t = cli_parse_source_flag("bundle", argc, argv, &i, NULL, &src[0])) > 0) {
-            src[1].entity = src[0].entity;
-            src[1].project = src[0].project;
-            src[1].download_root = src[0].download_root;
-        }
-        if (t < 0)
-            return EXIT_USAGE;
-        if (t)
-            continue;
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        const char **slot = NULL;
-        if (strcmp(a, "--before") == 0 || strcmp(a, "--before-summary") == 0)
-            slot = &before;
-        else if (strcmp(a, "--after") == 0 || strcmp(a, "--after-summary") == 0)
-            slot = &after;
-        else if (strcmp(a, "-o") == 0 || strcmp(a, "--output-dir") == 0)
-            slot = &dir;
-        else if (strcmp(a, "--label") == 0)
-            slot = &o.label;
-        else if (strcmp(a, "--history") == 0)
-            slot = &o.history_path;
-        if (slot) {
-            if (!v)
-                return cli_usage_error("bundle", "%s needs a value", a);
-            *slot = argv[++i];
-        } else if (strcmp(a, "--strict-provenance") == 0) {
-            o.strict_provenance = 1;
-        } else if (strcmp(a, "--top-k") == 0) {
-            if (cli_parse_int_opt("bundle", a, v, &o.top_k))
-                return EXIT_USAGE;
-            i++;
-        } else {
-            return cli_usage_error("bundle", "unknown argument '%s'", a);
-        }
+} bundle_args;
+
+static int take(void *ctx, int id, const char *v)
+{
+    bundle_args *x = ctx;
+    switch (id) {
+    case OPT_BEFORE:
+    case OPT_AFTER:
+        x->side[id == OPT_AFTER] = v;
+        return EXIT_OK;
+    case OPT_LABEL:
+        x->o.label = v;
+        return EXIT_OK;
+    case OPT_HISTORY:
+        x->o.history_path = v;
+        return EXIT_OK;
+    case OPT_STRICT:
+        x->o.strict_provenance = 1;
+        return EXIT_OK;
+    case CLI_OPT_TOP_K:
+        return cli_parse_int_opt("bundle", "--top-k", v, &x->o.top_k);
+    case OPT_BEFORE_ARTIFACT:
+    case OPT_AFTER_ARTIFACT:
+        x->src[id == OPT_AFTER_ARTIFACT].artifact = v;
+        return EXIT_OK;
+    case OPT_BEFORE_RUN_TARGET:
+    case OPT_AFTER_RUN_TARGET:
+        x->src[id == OPT_AFTER_RUN_TARGET].run_target = v;
+        return EXIT_OK;
     }
+    cli_take_source(id, v, &x->src[0]);
+    x->src[1].entity = x->src[0].entity;
+    x->src[1].project = x->src[0].project;
+    x->src[1].download_root = x->src[0].download_root;
+    return EXIT_OK;
+}
+
+static int cmd_bundle(int argc, char **argv)
+{
+    bundle_args x;
+    memset(&x, 0, sizeof x);
+    pq_track_defaults(&x.o);
+    const cli_spec spec = {"bundle", "o:", options, NULL, take, &x};
+    cli_common args;
+    int code = cli_parse(&spec, argc, argv, &args);
+    if (code == 0 && args.npaths > 0)
+        code = cli_usage_error("bundle", "unknown argument '%s'", args.paths[0]);
+    free(args.paths);
+    if (code != 0)
+        return code;
+    const char *before = x.side[0], *after = x.side[1], *dir = args.out_path;
+    cli_sources *src = x.src;
+    pq_track_options o = x.o;
     if ((!before && !src[0].artifact && !src[0].run_target) ||
         (!after && !src[1].artifact && !src[1].run_target))
         return cli_usage_error("bundle", "Bundle requires either a summary path or a run target "
@@ -130,7 +181,6 @@ int cmd_bundle(int argc, char **argv)
     o.recorded_at_utc = when;
     pq_summary *b = NULL, *a = NULL;
     pq_summary_options base = {5, 25, 0, when, NULL, NULL, NULL, NULL};
-    int code = EXIT_OK;
     for (int side = 0; side < 2 && code == EXIT_OK; side++) {
         /* As the seed: a summary path wins over a run target. */
         pq_summary_options so;
@@ -202,3 +252,7 @@ int cmd_bundle(int argc, char **argv)
     pq_summary_free(a);
     return code;
 }
+
+const cli_command cli_cmd_bundle = {
+    "bundle", cmd_bundle, "before/after bundle: summaries, compare, track, reports, manifest",
+    usage};

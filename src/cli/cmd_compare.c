@@ -2,42 +2,57 @@
  * BEFORE and AFTER are summaries or raw profiles (summarised with the defaults). */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-int cmd_compare(int argc, char **argv)
+static const char usage[] =
+    "profq compare BEFORE AFTER [--top-k N] [--strict-provenance] [-o FILE]\n"
+    "\n"
+    "Provenance checks (identical trace sha256 fails), steady-state median/p90 deltas,\n"
+    "step classes, breakdown share deltas, semantic family deltas, regressed and improved\n"
+    "ops. --strict-provenance: exit 3 when the provenance check fails.\n";
+
+enum { OPT_STRICT = CLI_OPT_OWN, OPT_BEFORE, OPT_AFTER };
+static const struct option options[] = {{"strict-provenance", no_argument, NULL, OPT_STRICT},
+                                        {"before", required_argument, NULL, OPT_BEFORE},
+                                        {"after", required_argument, NULL, OPT_AFTER},
+                                        CLI_LONG_TOP_K,
+                                        CLI_LONG_OUTPUT,
+                                        CLI_LONG_END};
+
+typedef struct compare_args {
+    const char *paths[2]; /* before, after */
+    int top_k, strict;
+} compare_args;
+
+static int take(void *ctx, int id, const char *v)
 {
-    const char *paths[2] = {NULL, NULL}, *out_path = NULL;
-    int np = 0, top_k = 10, strict = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(argv[i], "--strict-provenance") == 0) {
-            strict = 1;
-        } else if (strcmp(argv[i], "--top-k") == 0) {
-            if (cli_parse_int_opt("compare", argv[i], v, &top_k))
-                return EXIT_USAGE;
-            i++;
-        } else if (strcmp(argv[i], "--before") == 0 || strcmp(argv[i], "--after") == 0) {
-            if (!v)
-                return cli_usage_error("compare", "%s needs a path", argv[i]);
-            int which = argv[i][2] == 'a';
-            paths[which] = argv[++i];
-            np = 2;
-        } else if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-            if (!v)
-                return cli_usage_error("compare", "%s needs a file", argv[i]);
-            out_path = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage_error("compare", "unknown option '%s'", argv[i]);
-        } else if (np < 2) {
-            paths[np++] = argv[i];
-        } else {
-            return cli_usage_error("compare", "BEFORE and AFTER only");
-        }
-    }
-    if (!paths[0] || !paths[1])
-        return cli_usage_error("compare", "BEFORE and AFTER are required");
+    compare_args *x = ctx;
+    if (id == CLI_OPT_TOP_K)
+        return cli_parse_int_opt("compare", "--top-k", v, &x->top_k);
+    if (id == OPT_STRICT)
+        x->strict = 1;
+    else
+        x->paths[id == OPT_AFTER] = v;
+    return EXIT_OK;
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+    compare_args x = {{NULL, NULL}, 10, 0};
+    const cli_spec spec = {"compare", "o:", options, NULL, take, &x};
+    cli_common c;
+    int code = cli_parse(&spec, argc, argv, &c);
+    if (code != 0)
+        return code;
+    code = cli_before_after("compare", &c, x.paths);
+    free(c.paths);
+    if (code != 0)
+        return code;
+    const char *paths[2] = {x.paths[0], x.paths[1]}, *out_path = c.out_path;
+    int top_k = x.top_k, strict = x.strict;
     pq_summary *b = NULL, *a = NULL;
-    int code = cli_load_summary(paths[0], &b);
+    code = cli_load_summary(paths[0], &b);
     if (code == EXIT_OK)
         code = cli_load_summary(paths[1], &a);
     if (code == EXIT_OK) {
@@ -54,3 +69,6 @@ int cmd_compare(int argc, char **argv)
     pq_summary_free(a);
     return code;
 }
+
+const cli_command cli_cmd_compare = {"compare", cmd_compare,
+                                     "compare two summaries or profiles (before/after)", usage};

@@ -1,42 +1,61 @@
 /* cmd_history.c - `profq history H.jsonl`: digest of a tracking history. */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-int cmd_history(int argc, char **argv)
+static const char usage[] =
+    "profq history H.jsonl [--tail N] [-o FILE]\n"
+    "\n"
+    "Record count, status counts, the ten most frequent failures and warnings, the latest\n"
+    "record and the last N records (20). Blank, partial and non-object lines are skipped.\n";
+
+enum { OPT_TAIL = CLI_OPT_OWN, OPT_HISTORY };
+static const struct option options[] = {{"tail", required_argument, NULL, OPT_TAIL},
+                                        {"history", required_argument, NULL, OPT_HISTORY},
+                                        CLI_LONG_OUTPUT,
+                                        CLI_LONG_END};
+
+typedef struct history_args {
+    const char *path;
+    int tail;
+} history_args;
+
+static int take(void *ctx, int id, const char *v)
 {
-    const char *path = NULL, *out_path = NULL;
-    int tail = 20;
-    for (int i = 0; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(argv[i], "--tail") == 0) {
-            if (cli_parse_int_opt("history", argv[i], v, &tail))
-                return EXIT_USAGE;
-            i++;
-        } else if (strcmp(argv[i], "--history") == 0) {
-            if (!v)
-                return cli_usage_error("history", "--history needs a file");
-            path = argv[++i];
-        } else if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-            if (!v)
-                return cli_usage_error("history", "%s needs a file", argv[i]);
-            out_path = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage_error("history", "unknown option '%s'", argv[i]);
-        } else if (path) {
-            return cli_usage_error("history", "one history file only");
-        } else {
-            path = argv[i];
-        }
-    }
-    if (!path)
+    history_args *h = ctx;
+    if (id == OPT_TAIL)
+        return cli_parse_int_opt("history", "--tail", v, &h->tail);
+    h->path = v; /* --history */
+    return EXIT_OK;
+}
+
+static int cmd_history(int argc, char **argv)
+{
+    history_args h = {NULL, 20};
+    const cli_spec spec = {"history", "o:", options, NULL, take, &h};
+    cli_common c;
+    int code = cli_parse(&spec, argc, argv, &c);
+    if (code != 0)
+        return code;
+    if (c.npaths > 1 || (c.npaths == 1 && h.path))
+        code = cli_usage_error("history", "one history file only");
+    else if (c.npaths == 1)
+        h.path = c.paths[0];
+    free(c.paths);
+    if (code != 0)
+        return code;
+    if (!h.path)
         return cli_usage_error("history", "a history JSONL file is required");
     cli_out out;
-    int code = cli_out_open(&out, out_path);
+    code = cli_out_open(&out, c.out_path);
     if (code != EXIT_OK)
         return code;
     pq_error err;
     memset(&err, 0, sizeof err);
-    pq_status st = pq_history_render(path, tail, &out.sink, &err);
+    pq_status st = pq_history_render(h.path, h.tail, &out.sink, &err);
     return cli_out_finish(&out, st, &err);
 }
+
+const cli_command cli_cmd_history = {"history", cmd_history, "digest of a tracking history (JSONL)",
+                                     usage};

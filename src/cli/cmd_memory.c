@@ -6,6 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char usage[] =
+    "profq memory [--module PREFIX] [--memory-space N] [--rules FILE]\n"
+    "             [--format text|json|tsv|md] [-o FILE] PATH|RUN_DIR...\n"
+    "\n"
+    "For every worker file and every TPU/GPU device plane: the memory viewer of the module\n"
+    "the device ran (the largest peak among those whose '<name>(<id>)' starts with\n"
+    "PREFIX), its buffers at peak classified into buckets (kv_cache, model_params,\n"
+    "other_carry_state, other_parameter by default; temporary, output, gradients, other),\n"
+    "gradient detection, and three sanity checks; then min/avg/max across rows. --rules\n"
+    "adds rules tried before the defaults (format in the README). JSON schema\n"
+    "profq.memory.v1.\n";
+
+enum { OPT_MODULE = CLI_OPT_OWN, OPT_RULES, OPT_MEMORY_SPACE };
+static const struct option options[] = {{"module", required_argument, NULL, OPT_MODULE},
+                                        {"rules", required_argument, NULL, OPT_RULES},
+                                        {"memory-space", required_argument, NULL, OPT_MEMORY_SPACE},
+                                        CLI_LONG_FORMAT,
+                                        CLI_LONG_OUTPUT,
+                                        CLI_LONG_THREADS,
+                                        CLI_LONG_END};
+
 static char *read_text(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -35,60 +56,47 @@ static char *read_text(const char *path)
     return s;
 }
 
-typedef struct memory_args {
-    pq_memory_options mo;
-    pq_output fmt;
-} memory_args;
-
-static int take(void *ctx, int argc, char **argv, int *i)
+static int take(void *ctx, int id, const char *v)
 {
-    memory_args *m = ctx;
-    const char *a = argv[*i];
-    if (strcmp(a, "--module") != 0 && strcmp(a, "--rules") != 0 &&
-        strcmp(a, "--memory-space") != 0 && strcmp(a, "--format") != 0 && strcmp(a, "-f") != 0)
-        return -1;
-    const char *v = cli_option_value("memory", argc, argv, i);
-    if (!v)
-        return EXIT_USAGE;
-    if (strcmp(a, "--module") == 0)
-        m->mo.module_prefix = v;
-    else if (strcmp(a, "--rules") == 0)
-        m->mo.rules_path = v;
-    else if (strcmp(a, "--memory-space") == 0)
-        return cli_parse_memory_space("memory", v, &m->mo.memory_space);
+    pq_memory_options *mo = ctx;
+    if (id == OPT_MODULE)
+        mo->module_prefix = v;
+    else if (id == OPT_RULES)
+        mo->rules_path = v;
     else
-        return cli_parse_format_among("memory", v, "text, json, tsv, md", &m->fmt);
+        return cli_parse_memory_space("memory", v, &mo->memory_space);
     return EXIT_OK;
 }
 
 static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, pq_sink *sink,
                         pq_error *err)
 {
-    (void)c; /* --format is taken before the common options see it */
-    const memory_args *m = ctx;
-    return pq_render_memory(prof, &m->mo, m->fmt, sink, err);
+    return pq_render_memory(prof, ctx, c->fmt, sink, err);
 }
 
-int cmd_memory(int argc, char **argv)
+static int cmd_memory(int argc, char **argv)
 {
-    memory_args m = {{NULL, 0, NULL, NULL}, PQ_OUT_TEXT};
-    char **rest;
-    int nrest;
-    int code = cli_split_options(argc, argv, take, &m, &rest, &nrest);
-    if (code != EXIT_OK)
+    pq_memory_options mo = {NULL, 0, NULL, NULL};
+    const cli_spec spec = {"memory", "f:o:", options, "text, json, tsv or md", take, &mo};
+    cli_common c;
+    int code = cli_parse_paths(&spec, argc, argv, &c);
+    if (code != 0)
         return code;
     char *rules = NULL;
-    if (m.mo.rules_path) {
-        rules = read_text(m.mo.rules_path);
+    if (mo.rules_path) {
+        rules = read_text(mo.rules_path);
         if (!rules) {
-            fprintf(stderr, "profq: %s: cannot read the rules file\n", m.mo.rules_path);
-            free(rest);
+            fprintf(stderr, "profq: %s: cannot read the rules file\n", mo.rules_path);
+            free(c.paths);
             return EXIT_INPUT;
         }
-        m.mo.rules_text = rules;
+        mo.rules_text = rules;
     }
-    code = cli_run_render("memory", nrest, rest, 0, 1, render, &m);
+    code = cli_run_parsed(&c, 1, render, &mo);
     free(rules);
-    free(rest);
     return code;
 }
+
+const cli_command cli_cmd_memory = {
+    "memory", cmd_memory, "per worker and device: peak memory by bucket (KV cache, params, ...)",
+    usage};

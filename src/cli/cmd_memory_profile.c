@@ -2,28 +2,30 @@
  * memory_profile (allocator snapshots, peaks, active allocations, sampled timeline). */
 #include "cli.h"
 
-#include <stdlib.h>
+static const char usage[] =
+    "profq memory-profile [--format text|json|xprof] [-o FILE] PATH...\n"
+    "\n"
+    "From the MemoryAllocation/MemoryDeallocation events on /host:CPU: per allocator the\n"
+    "peak stats, the allocations active at the peak, and the sampled timeline (at most\n"
+    "1000 points); the XLA module executions of the TPU planes. --format xprof prints\n"
+    "XProf's JSON (one XSpace); json wraps it per source (profq.memory_profile.v1).\n";
+
+static const struct option options[] = {CLI_LONG_FORMAT, CLI_LONG_OUTPUT, CLI_LONG_THREADS,
+                                        CLI_LONG_END};
 
 static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, pq_sink *sink,
                         pq_error *err)
 {
-    return pq_render_memory_profile(prof, *(int *)ctx ? PQ_OUT_XPROF : c->fmt, sink, err);
+    (void)ctx;
+    return pq_render_memory_profile(prof, c->fmt, sink, err);
 }
 
-int cmd_memory_profile(int argc, char **argv)
+static int cmd_memory_profile(int argc, char **argv)
 {
-    int xprof = 0;
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest)
-        return EXIT_INTERNAL;
-    int nrest = 0;
-    for (int i = 0; i < argc; i++) {
-        if (cli_take_xprof_format(argc, argv, &i))
-            xprof = 1;
-        else
-            rest[nrest++] = argv[i];
-    }
-    int code = cli_run_render("memory-profile", nrest, rest, 0, 1, render, &xprof);
-    free(rest);
-    return code;
+    const cli_spec spec = {"memory-profile", "f:o:", options, "text, json or xprof", NULL, NULL};
+    return cli_run_render(&spec, argc, argv, 1, render, NULL);
 }
+
+const cli_command cli_cmd_memory_profile = {"memory-profile", cmd_memory_profile,
+                                            "XProf's memory_profile: allocator timelines and peaks",
+                                            usage};

@@ -5,58 +5,57 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct viewer_args {
-    pq_memviewer_options mo;
-    int xprof;
-} viewer_args;
+static const char usage[] =
+    "profq memory-viewer [--module NAME] [--program-id ID] [--memory-space N]\n"
+    "                    [--format text|json|xprof] [-o FILE] PATH...\n"
+    "\n"
+    "Replays the module's heap-simulator trace as XProf's memory_viewer does: peak heap,\n"
+    "buffers live at the peak, heap size over program order, special allocations, buffer\n"
+    "blocks. --format xprof prints XProf's JSON field for field. Without --module or\n"
+    "--program-id, lists the modules with their program ids and memory spaces.\n"
+    "--module takes '<name>(<program id>)' or a unique bare name; --program-id takes an\n"
+    "XLA program id, else (as XProf) a substring of '<name>(<id>)'. --memory-space is the\n"
+    "buffer color (default 0, device HBM).\n";
 
-static int take(void *ctx, int argc, char **argv, int *i)
+enum { OPT_MODULE = CLI_OPT_OWN, OPT_PROGRAM_ID, OPT_MEMORY_SPACE };
+static const struct option options[] = {{"module", required_argument, NULL, OPT_MODULE},
+                                        {"program-id", required_argument, NULL, OPT_PROGRAM_ID},
+                                        {"memory-space", required_argument, NULL, OPT_MEMORY_SPACE},
+                                        CLI_LONG_FORMAT,
+                                        CLI_LONG_OUTPUT,
+                                        CLI_LONG_THREADS,
+                                        CLI_LONG_END};
+
+static int take(void *ctx, int id, const char *v)
 {
-    viewer_args *va = ctx;
-    const char *a = argv[*i];
-    if (strcmp(a, "--module") == 0 || strcmp(a, "--program-id") == 0 ||
-        strcmp(a, "--memory-space") == 0) {
-        const char *v = cli_option_value("memory-viewer", argc, argv, i);
-        if (!v)
-            return EXIT_USAGE;
-        if (a[2] == 'm' && a[3] == 'o')
-            va->mo.module = v;
-        else if (a[2] == 'p')
-            va->mo.program_id = v;
-        else
-            return cli_parse_memory_space("memory-viewer", v, &va->mo.memory_space);
-        return EXIT_OK;
-    }
-    if (cli_take_xprof_format(argc, argv, i)) {
-        va->xprof = 1;
-        return EXIT_OK;
-    }
-    return -1;
+    pq_memviewer_options *mo = ctx;
+    if (id == OPT_MODULE)
+        mo->module = v;
+    else if (id == OPT_PROGRAM_ID)
+        mo->program_id = v;
+    else
+        return cli_parse_memory_space("memory-viewer", v, &mo->memory_space);
+    return EXIT_OK;
 }
 
 static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, pq_sink *sink,
                         pq_error *err)
 {
-    const viewer_args *va = ctx;
-    return pq_render_memory_viewer(prof, &va->mo, va->xprof ? PQ_OUT_XPROF : c->fmt, sink, err);
+    return pq_render_memory_viewer(prof, ctx, c->fmt, sink, err);
 }
 
-int cmd_memory_viewer(int argc, char **argv)
+static int cmd_memory_viewer(int argc, char **argv)
 {
-    viewer_args va = {{NULL, NULL, 0}, 0};
-    char **rest;
-    int nrest;
-    int code = cli_split_options(argc, argv, take, &va, &rest, &nrest);
-    if (code != EXIT_OK)
-        return code;
+    pq_memviewer_options mo = {NULL, NULL, 0};
+    const cli_spec spec = {"memory-viewer", "f:o:", options, "text, json or xprof", take, &mo};
     cli_common c;
-    code = cli_parse_common("memory-viewer", nrest, rest, &c, 0);
-    if (code != 0) {
-        free(c.paths);
-    } else {
-        c.programs_only = 1; /* the HloProtos are all it reads (docs/internals/memviewer.md) */
-        code = cli_run_parsed(&c, 1, render, &va);
-    }
-    free(rest);
-    return code;
+    int code = cli_parse_paths(&spec, argc, argv, &c);
+    if (code != 0)
+        return code;
+    c.programs_only = 1; /* the HloProtos are all it reads (docs/internals/memviewer.md) */
+    return cli_run_parsed(&c, 1, render, &mo);
 }
+
+const cli_command cli_cmd_memory_viewer = {"memory-viewer", cmd_memory_viewer,
+                                           "XProf's memory viewer of one module, computed exactly",
+                                           usage};

@@ -5,6 +5,46 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char roofline_usage[] =
+    "profq roofline [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS]\n"
+    "               [--format text|json|xprof]\n"
+    "               [-o FILE] [--threads N] PATH...\n"
+    "\n"
+    "Device peaks and ridge point, totals over all programs, per program the FLOP rate and\n"
+    "HBM bandwidth over its active time (module executions) beside the whole-window figures,\n"
+    "and per op time, FLOP rate, bandwidth per memory kind, operational intensity and\n"
+    "bound-by (spec/xprof-tools.md 5.6, 5.8). JSON schema profq.roofline.v1;\n"
+    "--format xprof prints XProf's roofline_model DataTables.\n";
+
+static const char ops_usage[] =
+    "profq ops [--by op|category|program] [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS]\n"
+    "          [--format text|json|xprof] [-o FILE] [--threads N] PATH...\n"
+    "profq ops --format xprof --view op_profile [--by program|category|provenance] PATH...\n"
+    "\n"
+    "XProf's hlo_stats from the device planes (TPU XLA Ops lines, GPU stream kernels),\n"
+    "merged over devices and hosts: per op self time, occurrences, FLOPs and bytes where the\n"
+    "input states them, category, FLOP rate, HBM bandwidth, operational intensity, bound-by.\n"
+    "The text report opens with the windows (captured, in modules, in ops, idle; steady state)\n"
+    "and warns first when idle is more than half the window. Device peaks come from plane\n"
+    "stats only (unknown otherwise); --peak-flops/--peak-bw supply them per device.\n"
+    "JSON schema profq.ops.v1; --format xprof prints XProf's hlo_stats DataTable, and\n"
+    "with --view op_profile XProf's op_profile JSON: the op tree by program (default),\n"
+    "category or provenance (--by), with and without IDLE, per node rawTime, rawFlops,\n"
+    "bf16Flops, occurrences, avgTimePs, FLOP and bandwidth utilisation, bytes per memory\n"
+    "kind (not the fused instructions XProf lists under a fusion from the HloProto).\n";
+
+enum { OPT_BY = CLI_OPT_OWN, OPT_TOP, OPT_PEAK_FLOPS, OPT_PEAK_BW, OPT_VIEW };
+#define OPS_LONG_COMMON                                                                            \
+    {"top", required_argument, NULL, OPT_TOP},                                                     \
+        {"peak-flops", required_argument, NULL, OPT_PEAK_FLOPS},                                   \
+        {"peak-bw", required_argument, NULL, OPT_PEAK_BW}, CLI_LONG_FORMAT, CLI_LONG_OUTPUT,       \
+        CLI_LONG_THREADS
+static const struct option ops_options[] = {{"by", required_argument, NULL, OPT_BY},
+                                            {"view", required_argument, NULL, OPT_VIEW},
+                                            OPS_LONG_COMMON,
+                                            CLI_LONG_END};
+static const struct option roofline_options[] = {OPS_LONG_COMMON, CLI_LONG_END};
+
 static int parse_positive(const char *cmd, const char *opt, const char *s, double *out)
 {
     char *end;
@@ -15,86 +55,69 @@ static int parse_positive(const char *cmd, const char *opt, const char *s, doubl
     return 0;
 }
 
-/* Takes out the options of these commands, leaves the common ones for cli_parse_common. */
-static int run(const char *cmd, int argc, char **argv,
+typedef struct ops_args {
+    const char *cmd;
+    pq_ops_options o;
+    int op_profile; /* --view op_profile */
+} ops_args;
+
+static int take(void *ctx, int id, const char *v)
+{
+    ops_args *a = ctx;
+    const char *cmd = a->cmd;
+    if (id == OPT_BY) {
+        if (strcmp(v, "op") == 0)
+            a->o.by = PQ_OPS_BY_OP;
+        else if (strcmp(v, "category") == 0)
+            a->o.by = PQ_OPS_BY_CATEGORY;
+        else if (strcmp(v, "program") == 0)
+            a->o.by = PQ_OPS_BY_PROGRAM;
+        else if (strcmp(v, "provenance") == 0)
+            a->o.by = PQ_OPS_BY_PROVENANCE;
+        else
+            return cli_usage_error(cmd, "--by takes op, category, program or provenance, not '%s'",
+                                   v);
+    } else if (id == OPT_TOP) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (!*v || *end || n < 1 || n > 1000000000)
+            return cli_usage_error(cmd, "--top takes a positive number");
+        a->o.top = (int)n;
+    } else if (id == OPT_PEAK_FLOPS) {
+        return parse_positive(cmd, "--peak-flops", v, &a->o.peak_tflops);
+    } else if (id == OPT_PEAK_BW) {
+        return parse_positive(cmd, "--peak-bw", v, &a->o.peak_hbm_gbps);
+    } else if (id == OPT_VIEW) {
+        /* Which XProf tool --format xprof prints: hlo_stats (default) or op_profile. */
+        if (strcmp(v, "op_profile") == 0)
+            a->op_profile = 1;
+        else if (strcmp(v, "hlo_stats") != 0)
+            return cli_usage_error(cmd, "--view takes hlo_stats or op_profile");
+    }
+    return EXIT_OK;
+}
+
+static int run(const char *cmd, const struct option *options, int argc, char **argv,
                pq_status (*render)(const pq_profile *, const pq_ops_options *, pq_output, pq_sink *,
                                    pq_error *))
 {
-    pq_ops_options o = {0};
-    int xprof = 0, op_profile = 0;
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest) {
-        fprintf(stderr, "profq: out of memory\n");
-        return EXIT_INTERNAL;
-    }
-    int nrest = 0, code = 0;
-    for (int i = 0; i < argc && code == 0; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--") == 0) {
-            while (i < argc)
-                rest[nrest++] = argv[i++];
-            break;
-        } else if (strcmp(a, "--by") == 0 && strcmp(cmd, "ops") == 0) {
-            if (!v)
-                code = cli_usage_error(cmd, "--by needs op, category or program");
-            else if (strcmp(v, "op") == 0)
-                o.by = PQ_OPS_BY_OP;
-            else if (strcmp(v, "category") == 0)
-                o.by = PQ_OPS_BY_CATEGORY;
-            else if (strcmp(v, "program") == 0)
-                o.by = PQ_OPS_BY_PROGRAM;
-            else if (strcmp(v, "provenance") == 0)
-                o.by = PQ_OPS_BY_PROVENANCE;
-            else
-                code = cli_usage_error(cmd,
-                                       "--by takes op, category, program or provenance, not "
-                                       "'%s'",
-                                       v);
-            i++;
-        } else if (strcmp(a, "--top") == 0) {
-            char *end;
-            long n = v ? strtol(v, &end, 10) : -1;
-            if (!v || *end || n < 1 || n > 1000000000)
-                code = cli_usage_error(cmd, "--top takes a positive number");
-            o.top = (int)n;
-            i++;
-        } else if (strcmp(a, "--peak-flops") == 0) {
-            code = v ? parse_positive(cmd, a, v, &o.peak_tflops)
-                     : cli_usage_error(cmd, "--peak-flops needs TFLOP/s");
-            i++;
-        } else if (strcmp(a, "--peak-bw") == 0) {
-            code = v ? parse_positive(cmd, a, v, &o.peak_hbm_gbps)
-                     : cli_usage_error(cmd, "--peak-bw needs GB/s");
-            i++;
-        } else if ((strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) && v &&
-                   strcmp(v, "xprof") == 0) {
-            xprof = 1;
-            i++;
-        } else if (strcmp(a, "--format=xprof") == 0) {
-            xprof = 1;
-        } else if (strcmp(a, "--view") == 0 && strcmp(cmd, "ops") == 0) {
-            /* Which XProf tool --format xprof prints: hlo_stats (default) or op_profile. */
-            if (v && strcmp(v, "op_profile") == 0)
-                op_profile = 1;
-            else if (!v || strcmp(v, "hlo_stats") != 0)
-                code = cli_usage_error(cmd, "--view takes hlo_stats or op_profile");
-            i++;
-        } else {
-            rest[nrest++] = argv[i];
-        }
-    }
-    if (code == 0 && op_profile && !xprof)
+    ops_args a = {cmd, {0}, 0};
+    const cli_spec spec = {cmd, "f:o:", options, "text, json or xprof", take, &a};
+    cli_common c;
+    int code = cli_parse_paths(&spec, argc, argv, &c);
+    if (code != 0)
+        return code;
+    int xprof = c.fmt == PQ_OUT_XPROF;
+    if (a.op_profile && !xprof)
         code = cli_usage_error(cmd, "--view op_profile goes with --format xprof");
-    if (code == 0 && o.by == PQ_OPS_BY_PROVENANCE && !op_profile)
+    if (code == 0 && a.o.by == PQ_OPS_BY_PROVENANCE && !a.op_profile)
         code = cli_usage_error(cmd, "--by provenance is for --format xprof --view op_profile");
-    if (xprof)
-        o.xprof = strcmp(cmd, "roofline") == 0 ? PQ_OPS_ROOFLINE_MODEL
-                  : op_profile                 ? PQ_OPS_OP_PROFILE
-                                               : PQ_OPS_HLO_STATS;
-    cli_common c = {0};
-    if (code == 0)
-        code = cli_parse_common(cmd, nrest, rest, &c, 0);
+    if (xprof) {
+        a.o.xprof = strcmp(cmd, "roofline") == 0 ? PQ_OPS_ROOFLINE_MODEL
+                    : a.op_profile               ? PQ_OPS_OP_PROFILE
+                                                 : PQ_OPS_HLO_STATS;
+        c.fmt = PQ_OUT_TEXT; /* the view is in o.xprof */
+    }
     if (code == 0) {
         c.no_hash = 1; /* these reports print no sha256 */
         pq_profile *prof = NULL;
@@ -104,23 +127,30 @@ static int run(const char *cmd, int argc, char **argv,
             code = cli_out_open(&out, c.out_path);
             if (code == EXIT_OK) {
                 pq_error err = {0};
-                pq_status st = render(prof, &o, c.fmt, &out.sink, &err);
+                pq_status st = render(prof, &a.o, c.fmt, &out.sink, &err);
                 code = cli_out_finish(&out, st, &err);
             }
         }
         pq_profile_free(prof);
     }
     free(c.paths);
-    free(rest);
     return code;
 }
 
-int cmd_ops(int argc, char **argv)
+static int cmd_ops(int argc, char **argv)
 {
-    return run("ops", argc, argv, pq_render_ops);
+    return run("ops", ops_options, argc, argv, pq_render_ops);
 }
 
-int cmd_roofline(int argc, char **argv)
+static int cmd_roofline(int argc, char **argv)
 {
-    return run("roofline", argc, argv, pq_render_roofline);
+    return run("roofline", roofline_options, argc, argv, pq_render_roofline);
 }
+
+const cli_command cli_cmd_ops = {
+    "ops", cmd_ops, "op metrics from device planes: self time, FLOPs, bytes, bound-by, windows",
+    ops_usage};
+
+const cli_command cli_cmd_roofline = {
+    "roofline", cmd_roofline, "roofline: FLOP rate and bandwidth per program and op vs peaks",
+    roofline_usage};

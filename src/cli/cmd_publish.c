@@ -10,6 +10,30 @@
 #include <time.h>
 #include <unistd.h>
 
+static const char usage[] =
+    "profq publish --summary S [--report R] [--entity E] [--project P] [--artifact-name N]\n"
+    "              [--alias A]... [--dry-run] [-o FILE]\n"
+    "\n"
+    "Uploads S (and R) as a W&B artifact of type profile_summary through the official\n"
+    "`wandb` command-line client (`wandb artifact put`), which must be on PATH and logged\n"
+    "in; without it, exit 2 and a message naming what is missing. Entity and project\n"
+    "default to $WANDB_ENTITY / $WANDB_PROJECT, else marin-community / marin; the name to\n"
+    "profile-summary-<run_id> or profile-summary-<UTC timestamp>; aliases to latest.\n"
+    "Prints {status, entity, project, artifact_name, artifact_type, aliases, summary_path,\n"
+    "report_path, metadata} (the seed's metadata keys). --dry-run: status dry_run, no W&B.\n";
+
+enum { OPT_SUMMARY = CLI_OPT_OWN, OPT_REPORT, OPT_ARTIFACT_NAME, OPT_ALIAS, OPT_DRY_RUN };
+static const struct option options[] = {
+    {"summary", required_argument, NULL, OPT_SUMMARY},
+    {"report", required_argument, NULL, OPT_REPORT},
+    {"entity", required_argument, NULL, CLI_OPT_ENTITY},
+    {"project", required_argument, NULL, CLI_OPT_PROJECT},
+    {"artifact-name", required_argument, NULL, OPT_ARTIFACT_NAME},
+    {"alias", required_argument, NULL, OPT_ALIAS},
+    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    CLI_LONG_OUTPUT,
+    CLI_LONG_END};
+
 /* cp SRC DIR/ through the same child runner (no shell). */
 static int copy_into(const char *src, const char *dir)
 {
@@ -20,44 +44,64 @@ static int copy_into(const char *src, const char *dir)
     return cli_spawn(argv, NULL);
 }
 
-int cmd_publish(int argc, char **argv)
-{
-    const char *summary = NULL, *report = NULL, *name = NULL, *out_path = NULL;
-    const char *entity = getenv("WANDB_ENTITY"), *project = getenv("WANDB_PROJECT");
+typedef struct publish_args {
+    const char *summary, *report, *name, *entity, *project;
     const char *aliases[32];
-    size_t naliases = 0;
-    int dry = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        const char **slot = NULL;
-        if (strcmp(a, "--summary") == 0)
-            slot = &summary;
-        else if (strcmp(a, "--report") == 0)
-            slot = &report;
-        else if (strcmp(a, "--entity") == 0)
-            slot = &entity;
-        else if (strcmp(a, "--project") == 0)
-            slot = &project;
-        else if (strcmp(a, "--artifact-name") == 0)
-            slot = &name;
-        else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
-            slot = &out_path;
-        if (slot) {
-            if (!v)
-                return cli_usage_error("publish", "%s needs a value", a);
-            *slot = argv[++i];
-        } else if (strcmp(a, "--alias") == 0) {
-            if (!v || naliases == 32)
-                return cli_usage_error("publish", "--alias needs a value (at most 32)");
-            aliases[naliases++] = argv[++i];
-        } else if (strcmp(a, "--dry-run") == 0) {
-            dry = 1;
-        } else if (a[0] != '-' && !summary) {
-            summary = a;
-        } else {
-            return cli_usage_error("publish", "unknown argument '%s'", a);
-        }
+    size_t naliases;
+    int dry;
+} publish_args;
+
+static int take(void *ctx, int id, const char *v)
+{
+    publish_args *p = ctx;
+    switch (id) {
+    case OPT_SUMMARY:
+        p->summary = v;
+        break;
+    case OPT_REPORT:
+        p->report = v;
+        break;
+    case CLI_OPT_ENTITY:
+        p->entity = v;
+        break;
+    case CLI_OPT_PROJECT:
+        p->project = v;
+        break;
+    case OPT_ARTIFACT_NAME:
+        p->name = v;
+        break;
+    case OPT_ALIAS:
+        if (p->naliases == 32)
+            return cli_usage_error("publish", "--alias needs a value (at most 32)");
+        p->aliases[p->naliases++] = v;
+        break;
+    default:
+        p->dry = 1; /* --dry-run */
     }
+    return EXIT_OK;
+}
+
+static int cmd_publish(int argc, char **argv)
+{
+    publish_args p;
+    memset(&p, 0, sizeof p);
+    p.entity = getenv("WANDB_ENTITY");
+    p.project = getenv("WANDB_PROJECT");
+    const cli_spec spec = {"publish", "o:", options, NULL, take, &p};
+    cli_common c;
+    int code = cli_parse(&spec, argc, argv, &c);
+    if (code == 0 && (c.npaths > 1 || (c.npaths == 1 && p.summary)))
+        code = cli_usage_error("publish", "unknown argument '%s'", c.paths[c.npaths - 1]);
+    else if (code == 0 && c.npaths == 1)
+        p.summary = c.paths[0];
+    free(c.paths);
+    if (code != 0)
+        return code;
+    const char *summary = p.summary, *report = p.report, *name = p.name, *out_path = c.out_path;
+    const char *entity = p.entity, *project = p.project;
+    const char **aliases = p.aliases;
+    size_t naliases = p.naliases;
+    int dry = p.dry;
     if (!summary)
         return cli_usage_error("publish", "--summary is required");
     if (!entity || !*entity)
@@ -71,7 +115,7 @@ int cmd_publish(int argc, char **argv)
                                 sizeof wandb) != EXIT_OK)
         return EXIT_USAGE;
     pq_summary *s = NULL;
-    int code = cli_load_summary(summary, &s);
+    code = cli_load_summary(summary, &s);
     if (code != EXIT_OK)
         return code;
     char stamp[32], when[64];
@@ -147,3 +191,6 @@ int cmd_publish(int argc, char **argv)
     pq_summary_free(s);
     return code;
 }
+
+const cli_command cli_cmd_publish = {
+    "publish", cmd_publish, "publish a summary as a W&B artifact (official wandb client)", usage};

@@ -4,14 +4,23 @@
 
 #include <stdlib.h>
 
-int cmd_scan(int argc, char **argv)
+static const char usage[] =
+    "profq scan [--format text|json] [-o FILE] [--threads N] PATH...\n"
+    "\n"
+    "Decodes every event and every stat of every plane (ref values resolved) and prints\n"
+    "counts by kind and a checksum. Exit 3 with the byte offset if anything is malformed.\n"
+    "JSON schema profq.scan.v1.\n";
+
+static const struct option options[] = {CLI_LONG_FORMAT, CLI_LONG_OUTPUT, CLI_LONG_THREADS,
+                                        CLI_LONG_END};
+
+static int cmd_scan(int argc, char **argv)
 {
+    const cli_spec spec = {"scan", "f:o:", options, "text or json", NULL, NULL};
     cli_common c;
-    int code = cli_parse_common("scan", argc, argv, &c, 0);
-    if (code != 0) {
-        free(c.paths);
+    int code = cli_parse_paths(&spec, argc, argv, &c);
+    if (code != 0)
         return code;
-    }
     /* One pass: the loader decodes every stat value while it validates the file. */
     pq_profile *prof = NULL;
     pq_scan_totals t;
@@ -19,10 +28,10 @@ int cmd_scan(int argc, char **argv)
     opts.threads = c.threads;
     opts.skip_sha256 = 1; /* scan measures decoding; hashing is info's job */
     opts.scan = &t;
-    pq_error err;
-    pq_status st = pq_profile_open(c.paths, (size_t)c.npaths, &opts, &prof, &err);
-    code = st == PQ_OK ? EXIT_OK : cli_report(&err);
+    code = cli_open_profile(&c, &opts, &prof);
     if (code == EXIT_OK) {
+        pq_error err;
+        pq_status st;
         cli_out o;
         code = cli_out_open(&o, c.out_path);
         if (code == EXIT_OK) {
@@ -34,3 +43,7 @@ int cmd_scan(int argc, char **argv)
     free(c.paths);
     return code;
 }
+
+const cli_command cli_cmd_scan = {
+    "scan", cmd_scan, "decode every event and stat; print totals (validity check, benchmark)",
+    usage};

@@ -6,6 +6,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char usage[] =
+    "profq track BEFORE AFTER [--label L] [--history H.jsonl] [--top-k N]\n"
+    "            [--strict-provenance] [--max-step-median-regression-pct 5.0]\n"
+    "            [--max-step-p90-regression-pct 10.0]\n"
+    "            [--max-communication-share-regression-abs 0.05]\n"
+    "            [--max-stall-share-regression-abs 0.05] [-o FILE]\n"
+    "\n"
+    "fail when the steady-state median or p90 step time regressed past its threshold,\n"
+    "warn when the communication or stall share grew past its threshold, else pass.\n"
+    "Prints the record; with --history appends it as one JSON line (whole-line write under\n"
+    "an exclusive lock, then fsync). Exit 1 on fail, so CI can gate.\n";
+
+enum {
+    OPT_STRICT = CLI_OPT_OWN,
+    OPT_MEDIAN,
+    OPT_P90,
+    OPT_COMM,
+    OPT_STALL,
+    OPT_LABEL,
+    OPT_HISTORY,
+    OPT_BEFORE,
+    OPT_AFTER
+};
+static const struct option options[] = {
+    {"strict-provenance", no_argument, NULL, OPT_STRICT},
+    {"max-step-median-regression-pct", required_argument, NULL, OPT_MEDIAN},
+    {"max-step-p90-regression-pct", required_argument, NULL, OPT_P90},
+    {"max-communication-share-regression-abs", required_argument, NULL, OPT_COMM},
+    {"max-stall-share-regression-abs", required_argument, NULL, OPT_STALL},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"history", required_argument, NULL, OPT_HISTORY},
+    {"before", required_argument, NULL, OPT_BEFORE},
+    {"after", required_argument, NULL, OPT_AFTER},
+    CLI_LONG_TOP_K,
+    CLI_LONG_OUTPUT,
+    CLI_LONG_END};
+
 static int parse_double(const char *name, const char *v, double *out)
 {
     char *end;
@@ -17,69 +54,64 @@ static int parse_double(const char *name, const char *v, double *out)
     return 0;
 }
 
-int cmd_track(int argc, char **argv)
-{
-    const char *paths[2] = {NULL, NULL}, *out_path = NULL;
-    int np = 0;
+typedef struct track_args {
+    const char *paths[2]; /* before, after */
     pq_track_options o;
-    pq_track_defaults(&o);
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--strict-provenance") == 0) {
-            o.strict_provenance = 1;
-        } else if (strcmp(a, "--top-k") == 0) {
-            if (cli_parse_int_opt("track", a, v, &o.top_k))
-                return EXIT_USAGE;
-            i++;
-        } else if (strcmp(a, "--max-step-median-regression-pct") == 0) {
-            if (parse_double(a, v, &o.max_step_median_regression_pct))
-                return EXIT_USAGE;
-            i++;
-        } else if (strcmp(a, "--max-step-p90-regression-pct") == 0) {
-            if (parse_double(a, v, &o.max_step_p90_regression_pct))
-                return EXIT_USAGE;
-            i++;
-        } else if (strcmp(a, "--max-communication-share-regression-abs") == 0) {
-            if (parse_double(a, v, &o.max_communication_share_regression_abs))
-                return EXIT_USAGE;
-            i++;
-        } else if (strcmp(a, "--max-stall-share-regression-abs") == 0) {
-            if (parse_double(a, v, &o.max_stall_share_regression_abs))
-                return EXIT_USAGE;
-            i++;
-        } else if (strcmp(a, "--label") == 0) {
-            if (!v)
-                return cli_usage_error("track", "--label needs text");
-            o.label = argv[++i];
-        } else if (strcmp(a, "--history") == 0) {
-            if (!v)
-                return cli_usage_error("track", "--history needs a file");
-            o.history_path = argv[++i];
-        } else if (strcmp(a, "--before") == 0 || strcmp(a, "--after") == 0) {
-            if (!v)
-                return cli_usage_error("track", "%s needs a path", a);
-            int which = a[2] == 'a';
-            paths[which] = argv[++i];
-            np = 2;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (!v)
-                return cli_usage_error("track", "%s needs a file", a);
-            out_path = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error("track", "unknown option '%s'", a);
-        } else if (np < 2) {
-            paths[np++] = a;
-        } else {
-            return cli_usage_error("track", "BEFORE and AFTER only");
-        }
+} track_args;
+
+static int take(void *ctx, int id, const char *v)
+{
+    track_args *t = ctx;
+    pq_track_options *o = &t->o;
+    switch (id) {
+    case CLI_OPT_TOP_K:
+        return cli_parse_int_opt("track", "--top-k", v, &o->top_k);
+    case OPT_STRICT:
+        o->strict_provenance = 1;
+        return EXIT_OK;
+    case OPT_MEDIAN:
+        return parse_double("--max-step-median-regression-pct", v,
+                            &o->max_step_median_regression_pct);
+    case OPT_P90:
+        return parse_double("--max-step-p90-regression-pct", v, &o->max_step_p90_regression_pct);
+    case OPT_COMM:
+        return parse_double("--max-communication-share-regression-abs", v,
+                            &o->max_communication_share_regression_abs);
+    case OPT_STALL:
+        return parse_double("--max-stall-share-regression-abs", v,
+                            &o->max_stall_share_regression_abs);
+    case OPT_LABEL:
+        o->label = v;
+        return EXIT_OK;
+    case OPT_HISTORY:
+        o->history_path = v;
+        return EXIT_OK;
     }
-    if (!paths[0] || !paths[1])
-        return cli_usage_error("track", "BEFORE and AFTER are required");
+    t->paths[id == OPT_AFTER] = v; /* --before, --after */
+    return EXIT_OK;
+}
+
+static int cmd_track(int argc, char **argv)
+{
+    track_args t;
+    memset(&t, 0, sizeof t);
+    pq_track_defaults(&t.o);
+    const cli_spec spec = {"track", "o:", options, NULL, take, &t};
+    cli_common c;
+    int code = cli_parse(&spec, argc, argv, &c);
+    if (code != 0)
+        return code;
+    code = cli_before_after("track", &c, t.paths);
+    free(c.paths);
+    if (code != 0)
+        return code;
+    const char **paths = t.paths, *out_path = c.out_path;
+    pq_track_options o = t.o;
     char when[64];
     cli_generated_at(when, sizeof when);
     o.recorded_at_utc = when;
     pq_summary *b = NULL, *af = NULL;
-    int code = cli_load_summary(paths[0], &b);
+    code = cli_load_summary(paths[0], &b);
     if (code == EXIT_OK)
         code = cli_load_summary(paths[1], &af);
     pq_track_status status = PQ_TRACK_PASS;
@@ -99,3 +131,6 @@ int cmd_track(int argc, char **argv)
         code = EXIT_GATE;
     return code;
 }
+
+const cli_command cli_cmd_track = {
+    "track", cmd_track, "pass/warn/fail of AFTER vs BEFORE; append to a JSONL history", usage};

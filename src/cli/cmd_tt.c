@@ -21,11 +21,38 @@
 #include <time.h>
 #include <unistd.h>
 
+static const char usage[] =
+    "profq tt run [-o LOGDIR] [--log] [--name NAME] -- CMD ARGS...\n"
+    "profq tt analyze LOG [-o DIR]\n"
+    "profq tt summary LOG [-o FILE]\n"
+    "profq tt report DIR [-o FILE]\n"
+    "\n"
+    "run: runs CMD with TTMLIR_RUNTIME_LOGGER_LEVEL=DEBUG and TT_RUNTIME_MEMORY_LOG_LEVEL=\n"
+    "operation, tees its output into LOGDIR/<name>_<YYYYMMDD_HHMMSS>/<name>_profile.log\n"
+    "(LOGDIR defaults to ./logs; a run dir is never reused), then analyzes the log into the\n"
+    "run dir unless --log. A failing command still gets its log analyzed; profq exits with\n"
+    "the command's status. <name> is the stem of the first *.py argument, else the program.\n"
+    "analyze: writes DIR/<name>_memory.json, <name>_operations.json (the nth element of each\n"
+    "is the same operation) and <name>_report.html (self-contained); DIR defaults to '.'.\n"
+    "summary: prints a markdown summary (peaks, top DRAM growth, padding, weights, ops).\n"
+    "report: renders <name>_report.html from the JSON files in a run DIR.\n"
+    "Malformed memory blocks are counted and reported on stderr, never fatal; a log with no\n"
+    "operation at all exits 3 with the byte offset and what was expected.\n";
+
 static const char TT_USAGE[] =
     "usage: profq tt run [-o LOGDIR] [--log] [--name NAME] -- CMD ARGS...\n"
     "       profq tt analyze LOG [-o DIR]\n"
     "       profq tt summary LOG [-o FILE]\n"
     "       profq tt report DIR [-o FILE]\n";
+
+enum { OPT_NAME = CLI_OPT_OWN, OPT_LOG };
+/* run: "+" stops at CMD, whose own options are its own. */
+static const struct option run_options[] = {{"name", required_argument, NULL, OPT_NAME},
+                                            {"log", no_argument, NULL, OPT_LOG},
+                                            CLI_LONG_OUTPUT,
+                                            CLI_LONG_END};
+/* analyze, summary, report: -o only. */
+static const struct option one_arg_options[] = {CLI_LONG_OUTPUT, CLI_LONG_END};
 
 /* "<dir>/<name>_<suffix>" in a malloc'd string. */
 static char *join(const char *dir, const char *name, const char *suffix)
@@ -97,6 +124,9 @@ static void report_warnings(const pq_ttlog *log, const char *path)
                 "profq: %s: %llu malformed memory block(s) skipped (first at offset %lld: %s)\n",
                 path, (unsigned long long)info.malformed_blocks,
                 (long long)info.first_warning_offset, info.first_warning ? info.first_warning : "");
+    if (info.truncated)
+        fprintf(stderr, "profq: %s: offset %lld: %s\n", path, (long long)info.truncated_offset,
+                info.truncated);
     if (info.ops_without_block)
         fprintf(stderr, "profq: %s: %llu op line(s) without a memory block skipped\n", path,
                 (unsigned long long)info.ops_without_block);
@@ -170,27 +200,25 @@ static int analyze_into(const pq_ttlog *log, const char *log_path, const char *d
     return fflush(stdout) == 0 ? EXIT_OK : EXIT_OUTPUT;
 }
 
-/* Parses `profq tt SUB ARG [-o VALUE]`: the one ARG (named NAME, "LOG" or "DIR"; NEED says
- * what is missing when it is) and -o (OUT_KIND: "a file name", "a directory"). Returns 0 or
- * the exit code after printing. */
+/* Parses `profq tt SUB ARG [-o VALUE]` (argv[0] is SUB): the one ARG (named NAME, "LOG" or
+ * "DIR"; NEED says what is missing when it is) and -o. Returns 0 or the exit code after
+ * printing. */
 static int parse_one_arg(int argc, char **argv, const char *sub, const char *name, const char *need,
-                         const char *out_kind, const char **arg, const char **out)
+                         const char **arg, const char **out)
 {
-    *arg = NULL;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-            if (i + 1 >= argc)
-                return cli_usage_error("tt", "-o needs %s", out_kind);
-            *out = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage_error("tt", "unknown option '%s'", argv[i]);
-        } else if (!*arg) {
-            *arg = argv[i];
-        } else {
-            return cli_usage_error("tt", "%s takes one %s", sub, name);
-        }
-    }
-    if (!*arg)
+    const cli_spec spec = {"tt", "o:", one_arg_options, NULL, NULL, NULL};
+    cli_common c;
+    int code = cli_parse(&spec, argc, argv, &c);
+    if (code != 0)
+        return code;
+    *arg = c.npaths ? c.paths[0] : NULL;
+    if (c.out_path)
+        *out = c.out_path;
+    int n = c.npaths;
+    free(c.paths);
+    if (n > 1)
+        return cli_usage_error("tt", "%s takes one %s", sub, name);
+    if (n == 0)
         return cli_usage_error("tt", "%s needs %s", sub, need);
     return EXIT_OK;
 }
@@ -201,9 +229,20 @@ static int with_log(const char *log_path, const char *arg,
 {
     pq_ttlog *log;
     pq_error err;
-    if (pq_ttlog_open(log_path, &log, &err) != PQ_OK)
+    pq_status st;
+    if (cli_is_stream(log_path)) { /* "-" (stdin), a pipe: read whole, bounded */
+        cli_stream s;
+        int code = cli_stream_read(log_path, &s);
+        if (code != EXIT_OK)
+            return code;
+        st = pq_ttlog_open_memory(s.data, s.n, cli_stream_name(log_path), &log, &err);
+        cli_stream_done(&s);
+    } else {
+        st = pq_ttlog_open(log_path, &log, &err);
+    }
+    if (st != PQ_OK)
         return cli_report(&err);
-    char *name = name_of_log(log_path);
+    char *name = name_of_log(strcmp(log_path, "-") == 0 ? "stdin" : log_path);
     int code = name ? run(log, log_path, arg, name) : EXIT_INTERNAL;
     free(name);
     pq_ttlog_free(log);
@@ -220,14 +259,14 @@ static int summarize_log(const pq_ttlog *log, const char *log_path, const char *
 static int tt_analyze(int argc, char **argv)
 {
     const char *log_path, *dir = ".";
-    int code = parse_one_arg(argc, argv, "analyze", "LOG", "a LOG", "a directory", &log_path, &dir);
+    int code = parse_one_arg(argc, argv, "analyze", "LOG", "a LOG", &log_path, &dir);
     return code != EXIT_OK ? code : with_log(log_path, dir, analyze_into);
 }
 
 static int tt_summary(int argc, char **argv)
 {
     const char *log_path, *out = NULL;
-    int code = parse_one_arg(argc, argv, "summary", "LOG", "a LOG", "a file name", &log_path, &out);
+    int code = parse_one_arg(argc, argv, "summary", "LOG", "a LOG", &log_path, &out);
     return code != EXIT_OK ? code : with_log(log_path, out, summarize_log);
 }
 
@@ -260,7 +299,7 @@ static char *find_run_name(const char *dir, int *count)
 static int tt_report(int argc, char **argv)
 {
     const char *dir, *out = NULL;
-    int rc = parse_one_arg(argc, argv, "report", "DIR", "a run DIR", "a file name", &dir, &out);
+    int rc = parse_one_arg(argc, argv, "report", "DIR", "a run DIR", &dir, &out);
     if (rc != EXIT_OK)
         return rc;
     int count;
@@ -399,6 +438,7 @@ static int run_tee(char **cmd, const char *log_path)
         setenv("TTMLIR_RUNTIME_LOGGER_LEVEL", "DEBUG", 1);
         setenv("TT_RUNTIME_MEMORY_LOG_LEVEL", "operation", 1);
         setenv("PYTHONUNBUFFERED", "1", 0);
+        signal(SIGPIPE, SIG_DFL); /* profq ignores it (main.c); the command gets the default */
         execvp(cmd[0], cmd);
         fprintf(stderr, "profq: %s: cannot run: %s\n", cmd[0], strerror(errno));
         _exit(127);
@@ -439,43 +479,48 @@ static int run_tee(char **cmd, const char *log_path)
     return 1;
 }
 
+typedef struct run_args {
+    const char *name;
+    int log_only;
+} run_args;
+
+static int take_run(void *ctx, int id, const char *v)
+{
+    run_args *r = ctx;
+    if (id == OPT_NAME)
+        r->name = v;
+    else
+        r->log_only = 1; /* --log */
+    return EXIT_OK;
+}
+
 static int tt_run(int argc, char **argv)
 {
-    const char *logdir = "logs", *name_opt = NULL;
-    int log_only = 0, i = 0;
-    for (; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) {
-            i++;
-            break;
-        } else if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-            if (i + 1 >= argc)
-                return cli_usage_error("tt", "-o needs a directory");
-            logdir = argv[++i];
-        } else if (strcmp(argv[i], "--name") == 0) {
-            if (i + 1 >= argc)
-                return cli_usage_error("tt", "--name needs a value");
-            name_opt = argv[++i];
-        } else if (strcmp(argv[i], "--log") == 0) {
-            log_only = 1;
-        } else if (argv[i][0] == '-') {
-            return cli_usage_error("tt", "unknown option '%s'", argv[i]);
-        } else {
-            break; /* the command starts here */
-        }
-    }
-    if (i >= argc)
+    run_args r = {NULL, 0};
+    const cli_spec spec = {"tt", "+o:", run_options, NULL, take_run, &r};
+    cli_common c;
+    int code = cli_parse(&spec, argc, argv, &c);
+    if (code != 0)
+        return code;
+    const char *logdir = c.out_path ? c.out_path : "logs", *name_opt = r.name;
+    int log_only = r.log_only;
+    if (c.npaths == 0) {
+        free(c.paths);
         return cli_usage_error("tt", "run needs a command after --");
-    char **cmd = argv + i;
-    char *name = name_opt ? name_of_command((char **)&name_opt, 1) : name_of_command(cmd, argc - i);
+    }
+    char **cmd = (char **)c.paths; /* NULL-terminated */
+    int ncmd = c.npaths;
+    char *name = name_opt ? name_of_command((char **)&name_opt, 1) : name_of_command(cmd, ncmd);
     if (!name)
         return EXIT_INTERNAL;
     char *dir = make_run_dir(logdir, name);
     if (!dir) {
         free(name);
+        free(c.paths);
         return EXIT_OUTPUT;
     }
     char *log_path = join(dir, name, "_profile.log");
-    int code = EXIT_INTERNAL;
+    code = EXIT_INTERNAL;
     if (!log_path)
         goto out;
     fprintf(stderr, "profq: running %s, log %s\n", cmd[0], log_path);
@@ -507,16 +552,17 @@ out:
     free(log_path);
     free(dir);
     free(name);
+    free(c.paths);
     return code;
 }
 
-int cmd_tt(int argc, char **argv)
+static int cmd_tt(int argc, char **argv)
 {
-    if (argc < 1) {
+    if (argc < 2) {
         fputs(TT_USAGE, stderr);
         return EXIT_USAGE;
     }
-    const char *sub = argv[0];
+    const char *sub = argv[1]; /* each subcommand gets argv[0] = its name */
     if (strcmp(sub, "run") == 0)
         return tt_run(argc - 1, argv + 1);
     if (strcmp(sub, "analyze") == 0)
@@ -527,3 +573,6 @@ int cmd_tt(int argc, char **argv)
         return tt_report(argc - 1, argv + 1);
     return cli_usage_error("tt", "unknown subcommand '%s' (run, analyze, summary, report)", sub);
 }
+
+const cli_command cli_cmd_tt = {
+    "tt", cmd_tt, "Tenstorrent runtime memory logs: run, analyze, summary, report", usage};

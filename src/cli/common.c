@@ -1,4 +1,7 @@
-/* common.c - output files, error printing, shared option parsing for the CLI. */
+/* common.c - output files (atomic, EPIPE as exit 4), error printing, the getopt_long driver
+ * every command's option table goes through (cli_parse), and loading the profiles of the
+ * commands that read them. Depends on the library and inputs.c/progress.c only; not the
+ * summary sources (sources.c) nor any command. */
 #define _GNU_SOURCE
 #include "cli.h"
 
@@ -11,7 +14,12 @@
 
 static int file_write(void *ctx, const void *data, size_t n)
 {
-    return fwrite(data, 1, n, (FILE *)ctx) == n ? 0 : -1;
+    cli_out *o = ctx;
+    cli_progress_stop(); /* the output starts: the progress line goes */
+    if (fwrite(data, 1, n, o->f) == n)
+        return 0;
+    o->epipe |= errno == EPIPE;
+    return -1;
 }
 
 int cli_out_open(cli_out *o, const char *path)
@@ -47,16 +55,20 @@ int cli_out_open(cli_out *o, const char *path)
         }
     }
     o->sink.write = file_write;
-    o->sink.ctx = o->f;
+    o->sink.ctx = o;
     return EXIT_OK;
 }
 
 int cli_out_close(cli_out *o, int ok)
 {
     int code = EXIT_OK;
+    cli_progress_stop();
+    errno = 0;
     if (fflush(o->f) != 0 || ferror(o->f)) {
-        fprintf(stderr, "profq: %s: write failed: %s\n", o->path ? o->path : "stdout",
-                strerror(errno));
+        /* A reader that went away (`| head`) is no error worth a line: exit 4 says it. */
+        if (errno != EPIPE && !o->epipe)
+            fprintf(stderr, "profq: %s: write failed: %s\n", o->path ? o->path : "stdout",
+                    strerror(errno));
         code = EXIT_OUTPUT;
     }
     if (o->path && !o->tmp_path) {
@@ -116,6 +128,7 @@ int cli_exit_code(pq_status st)
 
 int cli_report(const pq_error *err)
 {
+    cli_progress_stop();
     if (err->path[0] && err->offset >= 0)
         fprintf(stderr, "profq: %s: offset %lld: %s\n", err->path, (long long)err->offset,
                 err->message);
@@ -129,6 +142,7 @@ int cli_report(const pq_error *err)
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
+    cli_progress_stop();
     fprintf(stderr, "profq %s: ", cmd);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -137,18 +151,20 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-int cli_parse_output(const char *s, pq_output *out)
+/* The name of the option getopt stopped at (argv[optind - 1], or -X for a short one). */
+static const char *option_name(char **argv, char *buf, size_t cap)
 {
-    if (strcmp(s, "json") == 0)
-        *out = PQ_OUT_JSON;
-    else if (strcmp(s, "text") == 0)
-        *out = PQ_OUT_TEXT;
-    else
-        return -1;
-    return 0;
+    const char *a = argv[optind - 1];
+    if (optopt && !(a[0] == '-' && a[1] == '-')) {
+        snprintf(buf, cap, "-%c", optopt);
+        return buf;
+    }
+    size_t n = strcspn(a, "=");
+    snprintf(buf, cap, "%.*s", (int)n, a);
+    return buf;
 }
 
-int cli_parse_common(const char *cmd, int argc, char **argv, cli_common *c, int allow_no_hash)
+int cli_parse(const cli_spec *s, int argc, char **argv, cli_common *c)
 {
     memset(c, 0, sizeof *c);
     c->paths = calloc((size_t)argc + 1, sizeof *c->paths);
@@ -156,42 +172,81 @@ int cli_parse_common(const char *cmd, int argc, char **argv, cli_common *c, int 
         fprintf(stderr, "profq: out of memory\n");
         return EXIT_INTERNAL;
     }
-    int only_paths = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (!only_paths && strcmp(a, "--") == 0) {
-            only_paths = 1;
-        } else if (!only_paths && (strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0)) {
-            if (i + 1 >= argc)
-                return cli_usage_error(cmd, "--format needs a value");
-            if (cli_parse_output(argv[++i], &c->fmt) != 0)
-                return cli_usage_error(cmd, "unknown format '%s' (expected text or json)", argv[i]);
-        } else if (!only_paths && strncmp(a, "--format=", 9) == 0) {
-            if (cli_parse_output(a + 9, &c->fmt) != 0)
-                return cli_usage_error(cmd, "unknown format '%s' (expected text or json)", a + 9);
-        } else if (!only_paths && (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
-            if (i + 1 >= argc)
-                return cli_usage_error(cmd, "-o needs a file name");
-            c->out_path = argv[++i];
-        } else if (!only_paths && strcmp(a, "--threads") == 0) {
-            if (i + 1 >= argc)
-                return cli_usage_error(cmd, "--threads needs a number");
+    /* ':' after the mode: a missing value returns ':'. The mode is '+' (stop at the first
+     * operand) or '-' (operands come back in order as id 1, wherever they are, even with
+     * POSIXLY_CORRECT set). */
+    char shortopts[32];
+    const char *so = s->shortopts;
+    snprintf(shortopts, sizeof shortopts, "%c:%s", so[0] == '+' ? '+' : '-', so + (so[0] == '+'));
+    opterr = 0;
+    optind = 0; /* 0: glibc starts afresh (a command may parse twice, as tt does) */
+    int code = 0, id;
+    char name[64];
+    while (code == 0 && (id = getopt_long(argc, argv, shortopts, s->longopts, NULL)) != -1) {
+        if (id == 1) {
+            c->paths[c->npaths++] = optarg;
+        } else if (id == ':') {
+            code =
+                cli_usage_error(s->cmd, "%s needs a value", option_name(argv, name, sizeof name));
+        } else if (id == '?' && optopt && strncmp(argv[optind - 1], "--", 2) == 0) {
+            code =
+                cli_usage_error(s->cmd, "%s takes no value", option_name(argv, name, sizeof name));
+        } else if (id == '?') {
+            code = cli_usage_error(s->cmd, "unknown option '%s'",
+                                   option_name(argv, name, sizeof name));
+        } else if (id == 'o') {
+            c->out_path = optarg;
+        } else if (id == 'f' && s->formats) {
+            code = cli_parse_format_among(s->cmd, optarg, s->formats, &c->fmt);
+        } else if (id == CLI_OPT_THREADS) {
             char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 1 || v > 64)
-                return cli_usage_error(cmd, "--threads takes 1..64");
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v < 1 || v > 64)
+                code = cli_usage_error(s->cmd, "--threads takes 1..64");
             c->threads = (int)v;
-        } else if (!only_paths && allow_no_hash && strcmp(a, "--no-hash") == 0) {
+        } else if (id == CLI_OPT_NO_HASH) {
             c->no_hash = 1;
-        } else if (!only_paths && a[0] == '-' && a[1]) {
-            return cli_usage_error(cmd, "unknown option '%s'", a);
+        } else if (s->take) {
+            code = s->take(s->ctx, id, optarg);
         } else {
-            c->paths[c->npaths++] = a;
+            code = cli_usage_error(s->cmd, "unknown option '%s'",
+                                   option_name(argv, name, sizeof name));
         }
     }
-    if (c->npaths == 0)
-        return cli_usage_error(cmd, "no input path given");
-    return 0;
+    for (int i = optind; code == 0 && i < argc; i++) /* after "--", or from the first with '+' */
+        c->paths[c->npaths++] = argv[i];
+    if (code != 0) {
+        free(c->paths);
+        c->paths = NULL;
+    }
+    return code;
+}
+
+int cli_open_profile(const cli_common *c, const pq_open_options *opts, pq_profile **out)
+{
+    pq_error err;
+    int stream = -1;
+    for (int i = 0; i < c->npaths; i++)
+        if (cli_is_stream(c->paths[i]))
+            stream = i;
+    pq_status st;
+    if (stream < 0) {
+        st = pq_profile_open(c->paths, (size_t)c->npaths, opts, out, &err);
+    } else if (c->npaths > 1) {
+        fprintf(stderr,
+                "profq: %s: a pipe, device or '-' (stdin) is read alone, without other "
+                "paths\n",
+                cli_stream_name(c->paths[stream]));
+        return EXIT_USAGE;
+    } else {
+        cli_stream s;
+        int code = cli_stream_read(c->paths[0], &s);
+        if (code != EXIT_OK)
+            return code;
+        st = pq_profile_open_memory(s.data, s.n, cli_stream_name(c->paths[0]), opts, out, &err);
+        cli_stream_done(&s);
+    }
+    return st == PQ_OK ? EXIT_OK : cli_report(&err);
 }
 
 int cli_load(const cli_common *c, pq_profile **out)
@@ -200,11 +255,7 @@ int cli_load(const cli_common *c, pq_profile **out)
     opts.threads = c->threads;
     opts.skip_sha256 = c->no_hash;
     opts.programs_only = c->programs_only;
-    pq_error err;
-    pq_status st = pq_profile_open(c->paths, (size_t)c->npaths, &opts, out, &err);
-    if (st != PQ_OK)
-        return cli_report(&err);
-    return EXIT_OK;
+    return cli_open_profile(c, &opts, out);
 }
 
 int cli_run_parsed(cli_common *c, int force_no_hash, cli_render_fn render, void *ctx)
@@ -227,74 +278,23 @@ int cli_run_parsed(cli_common *c, int force_no_hash, cli_render_fn render, void 
     return code;
 }
 
-int cli_run_render(const char *cmd, int argc, char **argv, int allow_no_hash, int force_no_hash,
-                   cli_render_fn render, void *ctx)
+int cli_parse_paths(const cli_spec *s, int argc, char **argv, cli_common *c)
 {
-    cli_common c;
-    int code = cli_parse_common(cmd, argc, argv, &c, allow_no_hash);
-    if (code != 0) {
-        free(c.paths);
-        return code;
+    int code = cli_parse(s, argc, argv, c);
+    if (code == 0 && c->npaths == 0) {
+        free(c->paths);
+        c->paths = NULL;
+        code = cli_usage_error(s->cmd, "no input path given");
     }
-    return cli_run_parsed(&c, force_no_hash, render, ctx);
-}
-
-int cli_split_options(int argc, char **argv, cli_take_fn take, void *ctx, char ***rest, int *nrest)
-{
-    char **r = calloc((size_t)argc + 1, sizeof *r);
-    if (!r)
-        return EXIT_INTERNAL;
-    int n = 0;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) {
-            while (i < argc)
-                r[n++] = argv[i++];
-            break;
-        }
-        int code = take(ctx, argc, argv, &i);
-        if (code > 0) {
-            free(r);
-            return code;
-        }
-        if (code < 0)
-            r[n++] = argv[i];
-    }
-    *rest = r;
-    *nrest = n;
-    return EXIT_OK;
-}
-
-int cli_run_with_options(const char *cmd, int argc, char **argv, cli_take_fn take,
-                         cli_render_fn render, void *ctx)
-{
-    char **rest;
-    int nrest;
-    int code = cli_split_options(argc, argv, take, ctx, &rest, &nrest);
-    if (code != EXIT_OK)
-        return code;
-    code = cli_run_render(cmd, nrest, rest, 0, 1, render, ctx);
-    free(rest);
     return code;
 }
 
-int cli_take_xprof_format(int argc, char **argv, int *i)
+int cli_run_render(const cli_spec *s, int argc, char **argv, int force_no_hash,
+                   cli_render_fn render, void *ctx)
 {
-    const char *a = argv[*i];
-    if ((strcmp(a, "--format") == 0 || strcmp(a, "-f") == 0) && *i + 1 < argc &&
-        strcmp(argv[*i + 1], "xprof") == 0) {
-        ++*i;
-        return 1;
-    }
-    return strcmp(a, "--format=xprof") == 0;
-}
-
-const char *cli_option_value(const char *cmd, int argc, char **argv, int *i)
-{
-    if (*i + 1 >= argc) {
-        cli_usage_error(cmd, "%s needs a value", argv[*i]);
-        return NULL;
-    }
-    return argv[++*i];
+    cli_common c;
+    int code = cli_parse_paths(s, argc, argv, &c);
+    return code != 0 ? code : cli_run_parsed(&c, force_no_hash, render, ctx);
 }
 
 int cli_parse_memory_space(const char *cmd, const char *v, int64_t *out)
@@ -307,20 +307,30 @@ int cli_parse_memory_space(const char *cmd, const char *v, int64_t *out)
     return EXIT_OK;
 }
 
+int cli_parse_int_opt(const char *cmd, const char *name, const char *v, int *out)
+{
+    char *end;
+    errno = 0;
+    long x = v ? strtol(v, &end, 10) : 0;
+    if (!v || !*v || *end || errno || x < 0 || x > 1000000000)
+        return cli_usage_error(cmd, "%s wants a non-negative integer", name);
+    *out = (int)x;
+    return 0;
+}
+
 int cli_parse_format_among(const char *cmd, const char *v, const char *allowed, pq_output *out)
 {
     static const struct {
         const char *name;
         pq_output fmt;
-    } names[] = {{"text", PQ_OUT_TEXT},
-                 {"json", PQ_OUT_JSON},
-                 {"tsv", PQ_OUT_TSV},
-                 {"md", PQ_OUT_MD},
-                 {"svg", PQ_OUT_SVG}};
+    } names[] = {{"text", PQ_OUT_TEXT}, {"json", PQ_OUT_JSON}, {"xprof", PQ_OUT_XPROF},
+                 {"tsv", PQ_OUT_TSV},   {"md", PQ_OUT_MD},     {"svg", PQ_OUT_SVG}};
     size_t n = strlen(v);
     for (const char *p = allowed; n && (p = strstr(p, v)) != NULL; p += n) {
-        /* a whole name of the list: at its start or after ", ", before ',' or its end */
-        if ((p == allowed || p[-1] == ' ') && (p[n] == ',' || p[n] == 0)) {
+        /* a whole name of the list ("text, json or xprof"): after a space or at the start,
+         * before ',', ' ' or the end */
+        if ((p == allowed || p[-1] == ' ') && (p[n] == ',' || p[n] == ' ' || p[n] == 0) &&
+            strcmp(v, "or") != 0) {
             for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
                 if (strcmp(names[k].name, v) == 0) {
                     *out = names[k].fmt;
@@ -329,51 +339,5 @@ int cli_parse_format_among(const char *cmd, const char *v, const char *allowed, 
             }
         }
     }
-    return cli_usage_error(cmd, "unknown format '%s' (%s)", v, allowed);
-}
-
-int cli_take_summary_arg(const char *cmd, int argc, char **argv, int *i, cli_summary_args *a)
-{
-    const char *o = argv[*i];
-    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    if (strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) {
-        if (!v)
-            return cli_usage_error(cmd, "%s needs a file", o);
-        a->out_path = v;
-        ++*i;
-    } else if (strcmp(o, "--top-k") == 0) {
-        if (cli_parse_int_opt(cmd, o, v, &a->top_k))
-            return EXIT_USAGE;
-        ++*i;
-    } else if (strcmp(o, "--summary") == 0) {
-        if (!v)
-            return cli_usage_error(cmd, "--summary needs a file");
-        a->path = v;
-        ++*i;
-    } else if (o[0] == '-' && o[1]) {
-        return cli_usage_error(cmd, "unknown option '%s'", o);
-    } else if (a->path) {
-        return cli_usage_error(cmd, "one SUMMARY only");
-    } else {
-        a->path = o;
-    }
-    return EXIT_OK;
-}
-
-int cli_run_summary(const cli_summary_args *a, cli_summary_fn render, void *ctx)
-{
-    pq_summary *s = NULL;
-    int code = cli_load_summary(a->path, &s);
-    if (code != EXIT_OK)
-        return code;
-    cli_out out;
-    code = cli_out_open(&out, a->out_path);
-    if (code == EXIT_OK) {
-        pq_error err;
-        memset(&err, 0, sizeof err);
-        pq_status st = render(s, a->top_k, ctx, &out.sink, &err);
-        code = cli_out_finish(&out, st, &err);
-    }
-    pq_summary_free(s);
-    return code;
+    return cli_usage_error(cmd, "unknown format '%s' (expected %s)", v, allowed);
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -35,6 +36,7 @@ int cli_on_path(const char *prog, char *out, size_t cap)
 
 int cli_spawn(char *const argv[], const char *cwd)
 {
+    cli_progress_stop(); /* the child's own output follows */
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -51,6 +53,7 @@ int cli_spawn(char *const argv[], const char *cwd)
         dup2(2, 1);
         if (cwd && chdir(cwd) != 0)
             _exit(126);
+        signal(SIGPIPE, SIG_DFL); /* profq ignores it (main.c); the child gets the default */
         execv(argv[0], argv);
         _exit(127);
     }

@@ -1,5 +1,5 @@
 /* jtext.h - pieces of JSON string decoding shared by profq's JSON readers (core/jval.c,
- * formats/ttjson.c, formats/trace_json.c): the one-letter escapes, the four hex digits of a
+ * formats/trace_json.c): the one-letter escapes, the four hex digits of a
  * \u escape (with surrogate pairs) and the UTF-8 of a code point. */
 #ifndef PQ_CORE_JTEXT_H
 #define PQ_CORE_JTEXT_H

@@ -1,4 +1,4 @@
-/* trace_events.c - trace-event JSON to summary events; see trace_events.h.
+/* trace_events.c - trace-event JSON to the model's events; see trace_events.h.
  * Acceptance (spec/seed-tools.md 1.3): pid and tid non-negative ints, ts and dur numbers,
  * a non-empty name, dur > 0. The seed ignores B/E; profq pairs them per (pid, tid), last
  * B first, and keeps the B's args. Instants, counters, flows and async events carry no
@@ -15,25 +15,35 @@
 typedef struct open_b {
     int64_t pid, tid;
     tj_time ts;
-    char *name, *tf_op, *source, *long_name, *run_id;
+    char *name, *tf_op, *source, *long_name, *run_id, *module;
     int has_step, xla_op;
     int64_t step;
 } open_b;
 
 typedef struct feed {
-    sm_builder *b;
+    const pq_events *out;
     char **sids; /* string pids/tids seen (old Kineto: "tid": "stream 7"), in order */
     size_t nsids, capsids;
     open_b *open;
     size_t nopen, capopen;
-    char tmp[5][4096];
+    char tmp[6][4096];
     int oom;
 } feed;
 
 /* The args the summary reads; the reader finds them while it skips the rest. */
-enum { A_TF_OP, A_SOURCE, A_LONG_NAME, A_RUN_ID, A_STEP_NUM, A_NAME, A_HLO_OP, A_COUNT };
+enum {
+    A_TF_OP,
+    A_SOURCE,
+    A_LONG_NAME,
+    A_RUN_ID,
+    A_STEP_NUM,
+    A_NAME,
+    A_HLO_OP,
+    A_HLO_MODULE,
+    A_COUNT
+};
 static const char *const ARG_KEYS[A_COUNT] = {"tf_op",    "source", "long_name", "run_id",
-                                              "step_num", "name",   "hlo_op"};
+                                              "step_num", "name",   "hlo_op",    "hlo_module"};
 static const tj_want WANT = {ARG_KEYS, A_COUNT};
 
 /* A non-empty string value into SB; returns its view (empty when absent or not a string). */
@@ -112,17 +122,27 @@ static int arg_step(pq_str raw, int64_t *out)
     return 1;
 }
 
-static int is_gpu_cat(pq_str cat)
+/* Kineto's categories of GPU-side events (old traces: Kernel, Memcpy, Memset) as
+ * SLICE_GPU_* flags; 0 for every other category. */
+static unsigned gpu_cat(pq_str cat)
 {
-    static const char *const six[] = {"kernel", "Kernel", "Memcpy", "Memset"};
-    if (cat.n == 6) {
-        for (size_t k = 0; k < sizeof six / sizeof *six; k++)
-            if (memcmp(six[k], cat.p, 6) == 0)
-                return 1;
+    /* By length first: this runs for every event. */
+    switch (cat.n) {
+    case 6:
+        if (memcmp(cat.p, "kernel", 6) == 0 || memcmp(cat.p, "Kernel", 6) == 0)
+            return SLICE_GPU_KERNEL;
+        if (memcmp(cat.p, "Memcpy", 6) == 0)
+            return SLICE_GPU_MEMCPY;
+        return memcmp(cat.p, "Memset", 6) == 0 ? SLICE_GPU_MEMSET : 0;
+    case 10:
+        if (memcmp(cat.p, "gpu_memcpy", 10) == 0)
+            return SLICE_GPU_MEMCPY;
+        return memcmp(cat.p, "gpu_memset", 10) == 0 ? SLICE_GPU_MEMSET : 0;
+    case 19:
+        return memcmp(cat.p, "gpu_user_annotation", 19) == 0 ? SLICE_GPU_ANNOTATION : 0;
+    default:
         return 0;
     }
-    return cat.n == 10 &&
-           (memcmp(cat.p, "gpu_memcpy", 10) == 0 || memcmp(cat.p, "gpu_memset", 10) == 0);
 }
 
 static char *dup_str(pq_str s)
@@ -149,6 +169,7 @@ static void free_open(open_b *o)
     pq_free(o->source);
     pq_free(o->long_name);
     pq_free(o->run_id);
+    pq_free(o->module);
 }
 
 /* Old Kineto traces write ids as strings ("25738", "stream 7"): a string of digits is
@@ -220,9 +241,9 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
             return 0;
         pq_str nm = {sb, (size_t)n};
         if (is_proc)
-            return sm_process_name(f->b, e->pid, nm) != 0;
+            return f->out->process_name(f->out->ctx, e->pid, nm) != 0;
         if (e->tid_kind == TJ_INT)
-            return sm_thread_name(f->b, e->pid, e->tid, nm) != 0;
+            return f->out->thread_name(f->out->ctx, e->pid, e->tid, nm) != 0;
         return 0;
     }
     if (e->ph != 'X' && e->ph != 'B' && e->ph != 'E')
@@ -252,16 +273,17 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
         o->run_id = dup_str(arg_run_id(av[A_RUN_ID], f->tmp[3], sizeof f->tmp[3]));
         o->has_step = arg_step(av[A_STEP_NUM], &o->step);
         o->xla_op = arg_str(av[A_HLO_OP], f->tmp[4], sizeof f->tmp[4]).n > 0;
+        o->module = dup_str(arg_str(av[A_HLO_MODULE], f->tmp[5], sizeof f->tmp[5]));
         f->nopen++;
-        if (!o->name || !o->tf_op || !o->source || !o->long_name || !o->run_id)
+        if (!o->name || !o->tf_op || !o->source || !o->long_name || !o->run_id || !o->module)
             return 1;
         return 0;
     }
-    sm_event ev;
+    pq_slice_in ev;
     memset(&ev, 0, sizeof ev);
     ev.pid = e->pid;
     ev.tid = e->tid;
-    ev.gpu_kernel = is_gpu_cat(e->cat);
+    ev.gpu = gpu_cat(e->cat);
     if (e->ph == 'E') {
         size_t k = f->nopen;
         while (k > 0 && !(f->open[k - 1].pid == e->pid && f->open[k - 1].tid == e->tid))
@@ -285,7 +307,8 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
             ev.has_step_num = o.has_step;
             ev.step_num = o.step;
             ev.xla_op = o.xla_op;
-            rc = sm_add(f->b, &ev) != 0;
+            ev.module = view(o.module);
+            rc = f->out->slice(f->out->ctx, &ev) != 0;
         }
         free_open(&o);
         return rc;
@@ -305,17 +328,18 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
     ev.run_id = arg_run_id(av[A_RUN_ID], f->tmp[3], sizeof f->tmp[3]);
     ev.has_step_num = arg_step(av[A_STEP_NUM], &ev.step_num);
     ev.xla_op = arg_str(av[A_HLO_OP], f->tmp[4], sizeof f->tmp[4]).n > 0;
-    return sm_add(f->b, &ev) != 0;
+    ev.module = arg_str(av[A_HLO_MODULE], f->tmp[5], sizeof f->tmp[5]);
+    return f->out->slice(f->out->ctx, &ev) != 0;
 }
 
 /* Reads from DATA (N bytes) when PATH is NULL, else from the file PATH. */
 static pq_status feed_from(const char *path, const uint8_t *data, size_t n, const char *name,
-                           sm_builder *b, tj_info *info, pq_error *err)
+                           const pq_events *out, tj_info *info, pq_error *err)
 {
     feed *f = pq_calloc(1, sizeof *f);
     if (!f)
         return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
-    f->b = b;
+    f->out = out;
     pq_error local;
     memset(&local, 0, sizeof local);
     pq_error *e = err ? err : &local;
@@ -333,13 +357,14 @@ static pq_status feed_from(const char *path, const uint8_t *data, size_t n, cons
     return st;
 }
 
-pq_status trace_events_feed(const uint8_t *data, size_t n, const char *name, sm_builder *b,
+pq_status trace_events_feed(const uint8_t *data, size_t n, const char *name, const pq_events *out,
                             tj_info *info, pq_error *err)
 {
-    return feed_from(NULL, data, n, name, b, info, err);
+    return feed_from(NULL, data, n, name, out, info, err);
 }
 
-pq_status trace_events_feed_file(const char *path, sm_builder *b, tj_info *info, pq_error *err)
+pq_status trace_events_feed_file(const char *path, const pq_events *out, tj_info *info,
+                                 pq_error *err)
 {
-    return feed_from(path, NULL, 0, path, b, info, err);
+    return feed_from(path, NULL, 0, path, out, info, err);
 }

@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #if defined(__SSE2__)
@@ -1361,9 +1362,17 @@ pq_status tj_read_file(const char *path, const tj_want *want, tj_event_fn fn, vo
 {
     reader r;
     reader_init(&r, path, want, err);
-    r.fd = open(path, O_RDONLY | O_CLOEXEC);
+    r.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block the open */
     if (r.fd < 0)
         return err_set(err, PQ_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
+    struct stat fst;
+    if (fstat(r.fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
+        /* A pipe or device may never end; the CLI copies such input to a file first. */
+        close(r.fd);
+        return err_set(err, PQ_ERR_IO, path, -1,
+                       "not a regular file (a pipe, FIFO or device): give the trace as a file");
+    }
+    fcntl(r.fd, F_SETFL, fcntl(r.fd, F_GETFL) & ~O_NONBLOCK);
 #ifdef POSIX_FADV_SEQUENTIAL
     posix_fadvise(r.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif

@@ -75,7 +75,7 @@ typedef struct tt_module {
 
 typedef struct tt_warning {
     int64_t offset;
-    const char *what; /* static text */
+    const char *what; /* static text, or arena text (truncation, JSON read-back) */
 } tt_warning;
 
 typedef enum tt_shape {
@@ -95,8 +95,12 @@ typedef struct pq_ttlog {
     size_t nsubmits;
     tt_module *modules;
     size_t nmodules;
-    tt_warning *warnings; /* the first TT_MAX_WARNINGS; counts below are exact */
+    tt_warning *warnings; /* the first TT_MAX_WARNINGS (plus a truncation); counts are exact */
     size_t nwarnings;
+    /* The log ends inside an op's line, a memory block or a runtime line: where that starts
+     * and what (arena text, also in warnings); NULL when the log ends cleanly. */
+    const char *truncated;
+    int64_t truncated_offset;
     uint64_t executed_ops, op_blocks, excluded_ops, malformed_blocks, ops_without_block;
     uint64_t programs, const_eval_programs, cache_misses, lines;
 } tt_log;
@@ -106,6 +110,10 @@ enum { TT_MAX_WARNINGS = 100 };
 /* Reads a log already mapped into LOG->file (LOG->path set, arena initialised). */
 pq_status ttlog_parse(tt_log *log, pq_error *err);
 void ttlog_release(tt_log *log);
+/* Reads a run dir's <name>_memory.json and <name>_operations.json back into a new *OUT
+ * (ttlog_json.c; pq_ttlog_open_json). */
+pq_status ttlog_read_json(const char *memory_json_path, const char *operations_json_path,
+                          tt_log **out, pq_error *err);
 
 /* Output layout of a type string ("tensor<...>"); see the seed's output_layout_info. */
 void ttlog_layout_of(pq_str type, tt_layout *out);

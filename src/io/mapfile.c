@@ -19,7 +19,8 @@
 pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO without a writer must not block the open (reads block again). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return err_set(err, PQ_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
     struct stat st;
@@ -28,6 +29,9 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
         close(fd);
         return err_set(err, PQ_ERR_IO, path, -1, "cannot stat: %s", strerror(e));
     }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     if (S_ISDIR(st.st_mode)) {
         close(fd);
         return err_set(err, PQ_ERR_IO, path, -1, "is a directory");
@@ -60,7 +64,8 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
         out->map_len = len;
         return PQ_OK;
     }
-    /* A small file, a pipe or a device: read it whole, bounded to 64 GiB. */
+    /* A small file, a pipe or a device: read it whole, a pipe or device at most
+     * MAPFILE_STREAM_MAX bytes (/dev/zero never ends). */
     size_t cap = small ? (size_t)st.st_size + MAPFILE_PADDING + 1 : 1 << 20, n = 0;
     uint8_t *b = pq_malloc(cap);
     if (!b) {
@@ -69,10 +74,12 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
     }
     for (;;) {
         if (n + MAPFILE_PADDING >= cap) {
-            if (cap >= ((size_t)64 << 30)) {
+            if (cap >= (size_t)MAPFILE_STREAM_MAX) {
                 pq_free(b);
                 close(fd);
-                return err_set(err, PQ_ERR_IO, path, -1, "input larger than 64 GiB");
+                return err_set(err, PQ_ERR_IO, path, -1,
+                               "more than 4 GiB from a pipe or device, the limit for input that "
+                               "is not a regular file: save it to a file");
             }
             uint8_t *nb = pq_realloc(b, cap * 2);
             if (!nb) {
@@ -257,7 +264,8 @@ pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err)
     }
     if (all.n == 0) {
         pathlist_free(&all);
-        return err_set(err, PQ_ERR_NOT_FOUND, arg, -1, "no profile found in %s", arg);
+        return err_set(err, PQ_ERR_NOT_FOUND, arg, -1,
+                       "is a directory holding no profile (no *.xplane.pb under it)");
     }
     pathlist_sort(&all);
     /* Keep the files of the folder that sorts last (the newest run). */

@@ -14,6 +14,8 @@
  * inputs are read into a heap buffer with zeroed padding.
  */
 enum { MAPFILE_PADDING = 16, MAPFILE_READ_MAX = 64 << 10 /* read, not mapped, up to this */ };
+/* A pipe or device (not a regular file) is read at most this far, then refused. */
+#define MAPFILE_STREAM_MAX ((uint64_t)4 << 30)
 
 typedef struct mapped_file {
     const uint8_t *data;
@@ -54,7 +56,7 @@ int pathlist_walk(const char *dir, int skip_hidden, int (*keep)(const char *name
  * depth at most 8) for *.xplane.pb; when the matches sit in more than one
  * folder (several plugins/profile/<timestamp>/ runs), the folder that sorts
  * last (the newest timestamp) is chosen. Paths come back sorted. A directory
- * without profiles is PQ_ERR_NOT_FOUND ("no profile found in <dir>").
+ * without profiles is PQ_ERR_NOT_FOUND ("is a directory holding no profile ...").
  */
 pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err);
 

@@ -1,16 +1,22 @@
-/* model.h - the in-memory profile (DESIGN.md section 2), as the XPlane reader fills it.
+/* model.h - the in-memory profile (DESIGN.md section 2; docs/ARCHITECTURE.md).
  *
  * One pq_profile owns its sources; each source owns one arena and its mapped
- * file. Names are views into the mapped file. Events are NOT materialised at
- * load: every line keeps the span of its serialized events, which the loader
- * has fully validated, and analyses walk it with xp_events_next(). Columnar
- * slices are built per analysis from those walks (they need a few tracks, not
- * every event), which keeps a 1 GB XSpace within 1.2x its size in memory.
+ * file, and what its reader filled in:
+ * - an XSpace: planes (devices) with lines (tracks) and metadata, and the programs (XLA
+ *   modules) whose HloProtos it carries. Names are views into the mapped file. Events are
+ *   NOT materialised at load: every line keeps the span of its serialized events, which
+ *   the loader has fully validated, and analyses walk it with xp_events_next() or ask for
+ *   the timeline (formats/xplane_events.h fills model_slices through the event interface);
+ *   this keeps a 1 GB XSpace within 1.2x its size in memory.
+ * - an HloProto file: one program.
+ * - Chrome trace-event JSON: the timeline itself (model/slices.h: tracks per process and
+ *   thread, columnar slices), streamed in at load.
  */
 #ifndef PQ_MODEL_MODEL_H
 #define PQ_MODEL_MODEL_H
 #include "core/arena.h"
 #include "io/mapfile.h"
+#include "model/slices.h"
 #include "profq.h"
 
 #include <stdint.h>
@@ -125,6 +131,11 @@ typedef struct pq_source {
     uint32_t duplicate_programs;
     pq_scan_totals scan; /* filled when pq_open_options.scan asks for a single-pass scan */
     int programs_only;   /* pq_open_options.programs_only: only /host:metadata is read */
+    /* Trace-event JSON: the timeline (owned; NULL for other formats), the number of
+     * elements of traceEvents (every phase) and displayTimeUnit ("" when absent). */
+    model_slices *slices;
+    uint64_t trace_events;
+    char display_time_unit[16];
 } pq_source;
 
 struct pq_profile {

@@ -1,173 +1,198 @@
-/* heap.c - renders `profq heap` (analysis/heapsim.c): per module its heap-simulator
- * traces over program order, as text, TSV (one line per point), JSON (profq.heap.v1) or an
- * SVG line chart (one line per module: its trace with the highest peak). */
-#include "analysis/heapsim.h"
+/* heap.c - renders a `profq heap` result (pq_heap_result, computed by analysis/heapsim.c):
+ * per module its heap-simulator traces over program order, as text, TSV (one line per
+ * point), JSON (profq.heap.v1) or an SVG line chart (one line per module: its trace with
+ * the highest peak, one colour each; y in round steps of a readable unit, x in % of the
+ * trace). Formats only: module choice and replay are the analysis's. */
+#include "profq.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/json.h"
-#include "model/model.h"
+#include "render/svg.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 static const double GIB = 1073741824.0;
 
-typedef struct hp_mod {
-    const pq_source *src;
-    const pq_program *prog;
-    hs_result r;
-} hp_mod;
-
-static int wanted(const pq_program *p, const char *module)
+static const pq_heap_trace *top_trace(const pq_heap_module *r)
 {
-    if (!module || !*module)
-        return 1;
-    char key[600];
-    snprintf(key, sizeof key, "%.*s(%" PRIu64 ")", (int)p->name.n, p->name.p, p->program_id);
-    return strncmp(key, module, strlen(module)) == 0;
-}
-
-static void key_of(buf *b, const pq_program *p)
-{
-    buf_put(b, p->name.p, p->name.n);
-    buf_printf(b, "(%" PRIu64 ")", p->program_id);
-}
-
-static const hs_trace *top_trace(const hs_result *r)
-{
-    const hs_trace *t = NULL;
+    const pq_heap_trace *t = NULL;
     for (uint32_t i = 0; i < r->ntraces; i++)
         if (!t || r->traces[i].peak_bytes > t->peak_bytes)
             t = &r->traces[i];
     return t;
 }
 
-static void svg_escape(buf *b, const char *p, size_t n)
+/* A unit a person reads a byte count in. */
+typedef struct heap_unit {
+    double bytes;
+    const char *name;
+} heap_unit;
+
+static heap_unit unit_for(double v)
 {
-    for (size_t i = 0; i < n; i++) {
-        char c = p[i];
-        if (c == '<')
-            buf_puts(b, "&lt;");
-        else if (c == '>')
-            buf_puts(b, "&gt;");
-        else if (c == '&')
-            buf_puts(b, "&amp;");
-        else if (c == '"')
-            buf_puts(b, "&quot;");
-        else if ((unsigned char)c >= 0x20)
-            buf_putc(b, c);
-    }
+    if (v >= GIB)
+        return (heap_unit){GIB, "GiB"};
+    if (v >= 1048576.0)
+        return (heap_unit){1048576.0, "MiB"};
+    if (v >= 1024.0)
+        return (heap_unit){1024.0, "KiB"};
+    return (heap_unit){1.0, "B"};
 }
 
-static void render_svg(buf *b, const hp_mod *mods, int n)
+/* "18.0 MiB", "512 B". */
+static void put_human(buf *b, int64_t bytes)
+{
+    heap_unit u = unit_for((double)bytes);
+    if (u.bytes == 1.0)
+        buf_printf(b, "%" PRId64 " B", bytes);
+    else
+        buf_printf(b, "%.1f %s", (double)bytes / u.bytes, u.name);
+}
+
+/* The y axis: a round step (1, 2, 2.5 or 5 times a power of ten of the unit) giving at
+ * most 5 intervals up to the largest peak, and labels with as many decimals as the step
+ * needs ("0.0938 GiB" was cut at the chart's left edge; "96 MiB" says the same). */
+typedef struct heap_axis {
+    heap_unit unit;
+    double step; /* in units */
+    int nticks;  /* intervals */
+    int decimals;
+    double top_bytes;
+} heap_axis;
+
+static heap_axis y_axis(double ymax)
+{
+    heap_axis ax;
+    ax.unit = unit_for(ymax);
+    double max_units = ymax / ax.unit.bytes, raw = max_units / 5.0;
+    double p = raw > 0 ? pow(10.0, floor(log10(raw))) : 1.0;
+    static const double M[] = {1.0, 2.0, 2.5, 5.0, 10.0};
+    ax.step = 10.0 * p;
+    for (int i = 0; i < 5; i++)
+        if (M[i] * p >= raw) {
+            ax.step = M[i] * p;
+            break;
+        }
+    if (ax.unit.bytes == 1.0 && ax.step < 1.0)
+        ax.step = 1.0; /* whole bytes */
+    ax.nticks = (int)ceil(max_units / ax.step - 1e-9);
+    if (ax.nticks < 1)
+        ax.nticks = 1;
+    int e = (int)floor(log10(ax.step) + 1e-9);
+    ax.decimals = e >= 0 ? 0 : -e + (fmod(ax.step / pow(10.0, e), 1.0) > 1e-9);
+    ax.top_bytes = ax.nticks * ax.step * ax.unit.bytes;
+    return ax;
+}
+
+/* The colour of module I: a palette of 8, then hues a golden angle apart (two modules
+ * shared a colour with the palette alone). */
+static void module_color(char *out, size_t n, int i)
 {
     static const char *const COLORS[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                          "#9467bd", "#8c564b", "#e377c2", "#17becf"};
-    const double W = 900, H = 420, L = 70, R = 20, T = 30, B = 40;
+    if (i < 8)
+        snprintf(out, n, "%s", COLORS[i]);
+    else
+        snprintf(out, n, "hsl(%.1f,70%%,%d%%)", fmod((i - 8) * 137.508 + 15.0, 360.0),
+                 i % 2 ? 35 : 50);
+}
+
+/* Up to 2000 points of trace T between x0 and x1 (the max of each bucket keeps the peak
+ * visible). */
+static void polyline(buf *b, const pq_heap_trace *t, const char *color, double x0, double x1,
+                     double y0, double height, double top)
+{
+    buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
+    uint32_t npts = t->nevents + 1, step = npts > 2000 ? npts / 2000 + 1 : 1;
+    for (uint32_t k = 0; k < npts; k += step) {
+        int64_t v = t->usage[k];
+        for (uint32_t q = k; q < k + step && q < npts; q++)
+            if (t->usage[q] > v)
+                v = t->usage[q];
+        double x = x0 + (x1 - x0) * ((double)k / (double)(npts - 1));
+        double y = y0 + height * (1.0 - (double)v / top);
+        buf_printf(b, "%.1f,%.1f ", x, y);
+    }
+    buf_puts(b, "\"/>\n");
+}
+
+static void render_svg(buf *b, const pq_heap_module *mods, int n)
+{
+    const double W = 900, H = 420, R = 20, T = 30, B = 50;
     double ymax = 0;
     for (int i = 0; i < n; i++)
-        if ((double)mods[i].r.peak_bytes > ymax)
-            ymax = (double)mods[i].r.peak_bytes;
-    if (ymax <= 0)
-        ymax = 1;
+        if ((double)mods[i].peak_bytes > ymax)
+            ymax = (double)mods[i].peak_bytes;
+    heap_axis ax = y_axis(ymax);
+    char labels[16][48];
+    int nlab = ax.nticks + 1 < 16 ? ax.nticks + 1 : 16;
+    size_t widest = 0;
+    for (int g = 0; g < nlab; g++) {
+        snprintf(labels[g], sizeof labels[g], "%.*f %s", ax.decimals, g * ax.step, ax.unit.name);
+        if (strlen(labels[g]) > widest)
+            widest = strlen(labels[g]);
+    }
+    /* 12px sans-serif text is under 7px a character: the labels end 6px left of the axis */
+    double L = 10.0 + 7.0 * (double)widest;
+    if (L < 70)
+        L = 70;
+    double ph = H - T - B;
     buf_printf(b,
                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
                W, H + 20.0 * n, W, H + 20.0 * n);
     buf_puts(b, "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
     buf_printf(b,
-               "<text x=\"%.0f\" y=\"18\">heap usage over program order (heap-simulator "
-               "events, fraction of each trace)</text>\n",
+               "<text x=\"%.0f\" y=\"18\">heap usage over program order (each module's "
+               "heap-simulator trace with the highest peak)</text>\n",
                L);
-    for (int g = 0; g <= 4; g++) {
-        double y = T + (H - T - B) * (1.0 - g / 4.0);
+    for (int g = 0; g < nlab; g++) {
+        double y = T + ph * (1.0 - (double)g / (double)(nlab - 1));
         buf_printf(b,
                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#dddddd\"/>"
-                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3g GiB</text>\n",
-                   L, y, W - R, y, L - 6, y + 4, ymax / GIB * g / 4.0);
+                   "<text class=\"ylabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                   L, y, W - R, y, L - 6, y + 4, labels[g]);
+    }
+    buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000000\"/>\n", L,
+               H - B, W - R, H - B);
+    static const char *const ANCHOR[] = {"start", "middle", "middle", "middle", "end"};
+    for (int k = 0; k <= 4; k++) {
+        double x = L + (W - R - L) * k / 4.0;
+        buf_printf(b,
+                   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000000\"/>"
+                   "<text class=\"xlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%d%%</text>\n",
+                   x, H - B, x, H - B + 4, x, H - B + 16, ANCHOR[k], 25 * k);
     }
     buf_printf(b,
-               "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000000\"/>\n"
-               "<text x=\"%.1f\" y=\"%.1f\">0</text><text x=\"%.1f\" y=\"%.1f\" "
-               "text-anchor=\"end\">end</text>\n",
-               L, H - B, W - R, H - B, L, H - B + 16, W - R, H - B + 16);
+               "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">program order (%% of the "
+               "trace's heap-simulator events)</text>\n",
+               (L + W - R) / 2, H - B + 34);
     for (int i = 0; i < n; i++) {
-        const hs_trace *t = top_trace(&mods[i].r);
-        const char *color = COLORS[i % 8];
-        if (t && t->nevents) {
-            buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
-                       color);
-            uint32_t npts = t->nevents + 1, step = npts > 2000 ? npts / 2000 + 1 : 1;
-            for (uint32_t k = 0; k < npts; k += step) {
-                int64_t v = t->usage[k]; /* the max of the bucket keeps the peak visible */
-                for (uint32_t q = k; q < k + step && q < npts; q++)
-                    if (t->usage[q] > v)
-                        v = t->usage[q];
-                double x = L + (W - R - L) * ((double)k / (double)(npts - 1));
-                double y = T + (H - T - B) * (1.0 - (double)v / ymax);
-                buf_printf(b, "%.1f,%.1f ", x, y);
-            }
-            buf_puts(b, "\"/>\n");
-        }
-        buf_printf(b, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\"/>", L,
-                   H + 20.0 * i - 4, color);
+        const pq_heap_trace *t = top_trace(&mods[i]);
+        char color[40];
+        module_color(color, sizeof color, i);
+        if (t && t->nevents)
+            polyline(b, t, color, L, W - R, T, ph, ax.top_bytes);
+        buf_printf(b,
+                   "<rect class=\"key\" x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" "
+                   "fill=\"%s\"/>",
+                   L, H + 20.0 * i - 4, color);
         buf_printf(b, "<text x=\"%.0f\" y=\"%.0f\">", L + 18, H + 20.0 * i + 6);
-        buf t2;
-        buf_init(&t2, NULL);
-        key_of(&t2, mods[i].prog);
-        svg_escape(b, t2.p ? t2.p : "", t2.n);
-        buf_release(&t2);
-        buf_printf(b, ": peak %.3f GiB</text>\n", (double)mods[i].r.peak_bytes / GIB);
+        html_escape(b, mods[i].module.key, strlen(mods[i].module.key));
+        buf_puts(b, ": peak ");
+        put_human(b, mods[i].peak_bytes);
+        buf_puts(b, "</text>\n");
     }
     buf_puts(b, "</svg>\n");
 }
 
-pq_status pq_render_heap(const pq_profile *p, const char *module, pq_output fmt, pq_sink *sink,
-                         pq_error *err)
+pq_status pq_heap_render(const pq_heap_result *r, pq_output fmt, pq_sink *sink, pq_error *err)
 {
-    arena a;
-    arena_init(&a);
-    pq_status st = PQ_OK;
-    int cap = 0;
-    for (size_t s = 0; s < p->nsources; s++)
-        cap += (int)p->sources[s].nprograms;
-    hp_mod *mods = arena_alloc(&a, (size_t)(cap ? cap : 1) * sizeof *mods);
-    int n = 0;
-    if (!mods)
-        st = err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
-    for (size_t s = 0; s < p->nsources && st == PQ_OK; s++)
-        for (uint32_t i = 0; i < p->sources[s].nprograms && st == PQ_OK; i++) {
-            const pq_program *prog = &p->sources[s].programs[i];
-            if (!wanted(prog, module))
-                continue;
-            hlo_module *m;
-            int64_t off;
-            const char *what;
-            st = hlo_decode(prog->hlo, prog->hlo_len, p->sources[s].file.data, &a, &m, &off, &what);
-            if (st == PQ_ERR_INPUT) {
-                st = err_set(err, st, p->sources[s].path, off, "expected %s in an HloProto", what);
-                break;
-            }
-            if (st == PQ_OK)
-                st = heapsim_compute(m, &a, &mods[n].r);
-            if (st != PQ_OK) {
-                st = err_set(err, st, p->sources[s].path, -1, "out of memory");
-                break;
-            }
-            if (!mods[n].r.ntraces)
-                continue;
-            mods[n].src = &p->sources[s];
-            mods[n].prog = prog;
-            n++;
-        }
-    if (st == PQ_OK && n == 0 && module && *module)
-        st = err_set(err, PQ_ERR_NOT_FOUND, "", -1,
-                     "no module with heap-simulator traces matches '%s'", module);
-    if (st != PQ_OK) {
-        arena_release(&a);
-        return st;
-    }
+    const pq_heap_module *mods = r->modules;
+    int n = (int)r->nmodules;
     buf b;
     buf_init(&b, sink);
     if (fmt == PQ_OUT_SVG) {
@@ -182,24 +207,20 @@ pq_status pq_render_heap(const pq_profile *p, const char *module, pq_output fmt,
         json_arr_begin(&w);
         for (int i = 0; i < n; i++) {
             json_obj_begin(&w);
-            buf t;
-            buf_init(&t, NULL);
-            key_of(&t, mods[i].prog);
             json_key(&w, "module");
-            json_str(&w, t.p, t.n);
-            buf_release(&t);
+            json_cstr(&w, mods[i].module.key);
             char id[32];
-            snprintf(id, sizeof id, "%" PRIu64, mods[i].prog->program_id);
+            snprintf(id, sizeof id, "%" PRIu64, mods[i].module.program_id);
             json_key(&w, "program_id");
             json_cstr(&w, id);
             json_key(&w, "source");
-            json_cstr(&w, mods[i].src->path);
+            json_cstr(&w, mods[i].module.source);
             json_key(&w, "peak_bytes");
-            json_int(&w, mods[i].r.peak_bytes);
+            json_int(&w, mods[i].peak_bytes);
             json_key(&w, "traces");
             json_arr_begin(&w);
-            for (uint32_t k = 0; k < mods[i].r.ntraces; k++) {
-                const hs_trace *tr = &mods[i].r.traces[k];
+            for (uint32_t k = 0; k < mods[i].ntraces; k++) {
+                const pq_heap_trace *tr = &mods[i].traces[k];
                 json_obj_begin(&w);
                 json_key(&w, "index");
                 json_int(&w, tr->index);
@@ -232,10 +253,10 @@ pq_status pq_render_heap(const pq_profile *p, const char *module, pq_output fmt,
     } else if (fmt == PQ_OUT_TSV) {
         buf_puts(&b, "module\ttrace\tstep\tbytes\tinstruction\n");
         for (int i = 0; i < n; i++)
-            for (uint32_t k = 0; k < mods[i].r.ntraces; k++) {
-                const hs_trace *tr = &mods[i].r.traces[k];
+            for (uint32_t k = 0; k < mods[i].ntraces; k++) {
+                const pq_heap_trace *tr = &mods[i].traces[k];
                 for (uint32_t q = 0; q <= tr->nevents; q++) {
-                    key_of(&b, mods[i].prog);
+                    buf_puts(&b, mods[i].module.key);
                     buf_printf(&b, "\t%u\t%u\t%" PRId64 "\t", tr->index, q, tr->usage[q]);
                     buf_put(&b, tr->instruction[q].p, tr->instruction[q].n);
                     buf_putc(&b, '\n');
@@ -243,11 +264,11 @@ pq_status pq_render_heap(const pq_profile *p, const char *module, pq_output fmt,
             }
     } else {
         for (int i = 0; i < n; i++) {
-            key_of(&b, mods[i].prog);
-            buf_printf(&b, "  peak %.3f GiB over %u trace(s)\n", (double)mods[i].r.peak_bytes / GIB,
-                       mods[i].r.ntraces);
-            for (uint32_t k = 0; k < mods[i].r.ntraces; k++) {
-                const hs_trace *tr = &mods[i].r.traces[k];
+            buf_puts(&b, mods[i].module.key);
+            buf_printf(&b, "  peak %.3f GiB over %u trace(s)\n", (double)mods[i].peak_bytes / GIB,
+                       mods[i].ntraces);
+            for (uint32_t k = 0; k < mods[i].ntraces; k++) {
+                const pq_heap_trace *tr = &mods[i].traces[k];
                 buf_printf(&b,
                            "    trace %u (memory space %" PRId64 "): %u events, peak %.3f "
                            "GiB after event %u",
@@ -263,9 +284,8 @@ pq_status pq_render_heap(const pq_profile *p, const char *module, pq_output fmt,
             }
         }
     }
-    st = buf_flush(&b);
+    pq_status st = buf_flush(&b);
     buf_release(&b);
-    arena_release(&a);
     if (st != PQ_OK)
         st = err_set(err, PQ_ERR_OUTPUT, "", -1, "could not write the output");
     return st;

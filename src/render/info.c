@@ -4,6 +4,7 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "render/doc.h"
+#include "render/info_trace.h"
 #include "model/model.h"
 
 #include <inttypes.h>
@@ -147,6 +148,10 @@ static void render_info_json(const pq_profile *prof, buf *b)
         for (uint32_t k = 0; k < src->nwarnings; k++)
             json_pq_str(&w, src->warnings[k]);
         json_arr_end(&w);
+        if (src->slices) {
+            info_trace_json(&w, src);
+            tevents += src->trace_events;
+        }
 
         json_key(&w, "planes");
         json_arr_begin(&w);
@@ -309,6 +314,10 @@ static void render_info_text(const pq_profile *prof, buf *b)
                    src->info.size_bytes);
         text_str(b, src->info.host);
         buf_printf(b, "\n  sha256 %s\n", src->info.sha256[0] ? src->info.sha256 : "(not computed)");
+        if (src->slices) {
+            info_trace_text(b, src);
+            continue;
+        }
         buf_printf(b, "  %u planes, %" PRIu64 " events, %" PRIu64 " stats, %u programs\n",
                    src->nplanes, src->info.events, src->info.stats, src->nprograms);
         for (uint32_t k = 0; k < src->nerrors; k++) {

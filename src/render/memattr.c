@@ -1,6 +1,8 @@
-/* memattr.c - renders `profq memory` (analysis/memattr.c): a GiB table like the seed's,
- * TSV, Markdown, or JSON schema profq.memory.v1 (bytes, per row and min/avg/max). */
-#include "analysis/memattr.h"
+/* memattr.c - renders a `profq memory` result (pq_memory_result, computed by
+ * analysis/memattr.c): a GiB table like the seed's, TSV, Markdown, or JSON schema
+ * profq.memory.v1 (bytes, per row and min/avg/max; devices that ran nothing under
+ * idle_devices). Formats only: rows, buckets and aggregates are the analysis's. */
+#include "profq.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/json.h"
@@ -12,59 +14,15 @@
 
 static const double GIB = 1073741824.0;
 
-/* Figures aggregated: peak, entry params, each bucket, gradient hits. */
-static int nfigures(const ma_result *r)
-{
-    return 2 + r->nbuckets + 1;
-}
-
-static const char *figure_name(const ma_result *r, int f)
-{
-    if (f == 0)
-        return "peak_bytes";
-    if (f == 1)
-        return "entry_params_bytes";
-    if (f < 2 + r->nbuckets)
-        return r->bucket_names[f - 2];
-    return "gradient_hits";
-}
-
-static int64_t figure(const ma_result *r, const ma_row *row, int f)
-{
-    if (f == 0)
-        return row->peak_bytes;
-    if (f == 1)
-        return row->entry_params_bytes;
-    if (f < 2 + r->nbuckets)
-        return row->bucket_bytes[f - 2];
-    return row->gradient_hits;
-}
-
-static void aggregate(const ma_result *r, int f, int64_t *mn, double *avg, int64_t *mx)
-{
-    *mn = *mx = 0;
-    *avg = 0;
-    for (int i = 0; i < r->nrows; i++) {
-        int64_t v = figure(r, &r->rows[i], f);
-        if (i == 0 || v < *mn)
-            *mn = v;
-        if (i == 0 || v > *mx)
-            *mx = v;
-        *avg += (double)v;
-    }
-    if (r->nrows)
-        *avg /= r->nrows;
-}
-
-static int all_ok(const ma_row *row)
+static int all_ok(const pq_memory_row *row)
 {
     return row->check_ok[0] && row->check_ok[1] && row->check_ok[2];
 }
 
-static void table(buf *b, const ma_result *r, int style) /* 0 text, 1 tsv, 2 md */
+static void table(buf *b, const pq_memory_result *r, int style) /* 0 text, 1 tsv, 2 md */
 {
     const char *sep = style == 1 ? "\t" : style == 2 ? " | " : "  ";
-    int nf = nfigures(r);
+    int nf = r->nfigures;
     int64_t maxpeak = 0;
     for (int i = 0; i < r->nrows; i++)
         if (r->rows[i].peak_bytes > maxpeak)
@@ -77,7 +35,7 @@ static void table(buf *b, const ma_result *r, int style) /* 0 text, 1 tsv, 2 md 
         buf_puts(b, "| ");
     buf_printf(b, "host%sdevice%smodule", sep, sep);
     for (int f = 0; f < nf; f++) {
-        const char *n = figure_name(r, f);
+        const char *n = r->figure_names[f];
         if (f == 0)
             n = "peak";
         else if (f == 1)
@@ -92,12 +50,19 @@ static void table(buf *b, const ma_result *r, int style) /* 0 text, 1 tsv, 2 md 
         buf_putc(b, '\n');
     }
     for (int i = 0; i < r->nrows; i++) {
-        const ma_row *row = &r->rows[i];
+        const pq_memory_row *row = &r->rows[i];
         if (style == 2)
             buf_puts(b, "| ");
+        if (row->ran_nothing) { /* no figure to show, and none is zero by measurement */
+            buf_printf(b, "%s%s%s%s(ran nothing)", row->host, sep, row->device, sep);
+            for (int f = 0; f <= nf; f++)
+                buf_printf(b, "%s-", sep);
+            buf_puts(b, style == 2 ? " |\n" : "\n");
+            continue;
+        }
         buf_printf(b, "%s%s%s%s%s", row->host, sep, row->device, sep, row->module);
         for (int f = 0; f < nf; f++) {
-            int64_t v = figure(r, row, f);
+            int64_t v = pq_memory_figure(r, row, f);
             if (f == nf - 1)
                 buf_printf(b, "%s%" PRId64, sep, v);
             else if (style == 1)
@@ -107,17 +72,15 @@ static void table(buf *b, const ma_result *r, int style) /* 0 text, 1 tsv, 2 md 
         }
         buf_printf(b, "%s%s%s\n", sep, all_ok(row) ? "ok" : "FAILED", style == 2 ? " |" : "");
     }
-    if (r->nrows > 1 && style != 1) {
+    if (r->nrows - r->nidle > 1 && style != 1) {
         static const char *const AGG[] = {"min", "avg", "max"};
         for (int k = 0; k < 3; k++) {
             if (style == 2)
                 buf_puts(b, "| ");
             buf_printf(b, "%s%s%s%s", AGG[k], sep, "", sep);
             for (int f = 0; f < nf; f++) {
-                int64_t mn, mx;
-                double avg;
-                aggregate(r, f, &mn, &avg, &mx);
-                double v = k == 0 ? (double)mn : k == 1 ? avg : (double)mx;
+                const pq_memory_stat *a = &r->aggregate[f];
+                double v = k == 0 ? (double)a->min : k == 1 ? a->avg : (double)a->max;
                 if (f == nf - 1)
                     buf_printf(b, "%s%.1f", sep, v);
                 else
@@ -129,13 +92,13 @@ static void table(buf *b, const ma_result *r, int style) /* 0 text, 1 tsv, 2 md 
     if (style == 0)
         for (int i = 0; i < r->nrows; i++)
             for (int c = 0; c < 3; c++)
-                if (!r->rows[i].check_ok[c])
+                if (!r->rows[i].ran_nothing && !r->rows[i].check_ok[c])
                     buf_printf(b, "check failed: %s %s %s: %s (delta %" PRId64 " bytes)\n",
                                r->rows[i].host, r->rows[i].device, r->rows[i].module,
-                               MA_CHECK_NAMES[c], r->rows[i].check_delta[c]);
+                               pq_memory_check_name(c), r->rows[i].check_delta[c]);
 }
 
-static void json(buf *b, const ma_result *r)
+static void json(buf *b, const pq_memory_result *r)
 {
     json_writer w;
     json_init(&w, b, 1);
@@ -145,7 +108,9 @@ static void json(buf *b, const ma_result *r)
     json_key(&w, "rows");
     json_arr_begin(&w);
     for (int i = 0; i < r->nrows; i++) {
-        const ma_row *row = &r->rows[i];
+        const pq_memory_row *row = &r->rows[i];
+        if (row->ran_nothing)
+            continue; /* listed under idle_devices */
         char id[32];
         snprintf(id, sizeof id, "%" PRIu64, row->program_id);
         json_obj_begin(&w);
@@ -184,7 +149,7 @@ static void json(buf *b, const ma_result *r)
         for (int c = 0; c < 3; c++) {
             json_obj_begin(&w);
             json_key(&w, "name");
-            json_cstr(&w, MA_CHECK_NAMES[c]);
+            json_cstr(&w, pq_memory_check_name(c));
             json_key(&w, "ok");
             json_bool(&w, row->check_ok[c]);
             json_key(&w, "delta_bytes");
@@ -195,20 +160,31 @@ static void json(buf *b, const ma_result *r)
         json_obj_end(&w);
     }
     json_arr_end(&w);
+    json_key(&w, "idle_devices"); /* device planes without any event: they ran nothing */
+    json_arr_begin(&w);
+    for (int i = 0; i < r->nrows; i++) {
+        if (!r->rows[i].ran_nothing)
+            continue;
+        json_obj_begin(&w);
+        json_key(&w, "host");
+        json_cstr(&w, r->rows[i].host);
+        json_key(&w, "device");
+        json_cstr(&w, r->rows[i].device);
+        json_obj_end(&w);
+    }
+    json_arr_end(&w);
     json_key(&w, "aggregate");
     json_obj_begin(&w);
-    for (int f = 0; f < nfigures(r); f++) {
-        int64_t mn, mx;
-        double avg;
-        aggregate(r, f, &mn, &avg, &mx);
-        json_key(&w, figure_name(r, f));
+    for (int f = 0; f < r->nfigures; f++) {
+        const pq_memory_stat *a = &r->aggregate[f];
+        json_key(&w, r->figure_names[f]);
         json_obj_begin(&w);
         json_key(&w, "min");
-        json_int(&w, mn);
+        json_int(&w, a->min);
         json_key(&w, "avg");
-        json_double(&w, avg);
+        json_double(&w, a->avg);
         json_key(&w, "max");
-        json_int(&w, mx);
+        json_int(&w, a->max);
         json_obj_end(&w);
     }
     json_obj_end(&w);
@@ -216,37 +192,17 @@ static void json(buf *b, const ma_result *r)
     buf_putc(b, '\n');
 }
 
-pq_status pq_render_memory(const pq_profile *p, const pq_memory_options *opts, pq_output fmt,
-                           pq_sink *sink, pq_error *err)
+pq_status pq_memory_render(const pq_memory_result *r, pq_output fmt, pq_sink *sink, pq_error *err)
 {
-    ma_rules *rules = malloc(sizeof *rules);
-    if (!rules)
-        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
-    pq_status st =
-        memattr_rules_init(rules, opts->rules_text, opts->rules_path ? opts->rules_path : "", err);
-    if (st != PQ_OK) {
-        memattr_rules_free(rules);
-        free(rules);
-        return st;
-    }
-    arena a;
-    arena_init(&a);
-    ma_result r;
-    st = memattr_compute(p, opts->module_prefix, opts->memory_space, rules, &a, &r, err);
-    if (st == PQ_OK) {
-        buf b;
-        buf_init(&b, sink);
-        if (fmt == PQ_OUT_JSON)
-            json(&b, &r);
-        else
-            table(&b, &r, fmt == PQ_OUT_TSV ? 1 : fmt == PQ_OUT_MD ? 2 : 0);
-        st = buf_flush(&b);
-        buf_release(&b);
-        if (st != PQ_OK)
-            st = err_set(err, PQ_ERR_OUTPUT, "", -1, "could not write the output");
-    }
-    arena_release(&a);
-    memattr_rules_free(rules);
-    free(rules);
+    buf b;
+    buf_init(&b, sink);
+    if (fmt == PQ_OUT_JSON)
+        json(&b, r);
+    else
+        table(&b, r, fmt == PQ_OUT_TSV ? 1 : fmt == PQ_OUT_MD ? 2 : 0);
+    pq_status st = buf_flush(&b);
+    buf_release(&b);
+    if (st != PQ_OK)
+        st = err_set(err, PQ_ERR_OUTPUT, "", -1, "could not write the output");
     return st;
 }

@@ -1,4 +1,5 @@
-/* memprofile.c - renders `profq memory-profile` (analysis/memprofile.c): XProf's
+/* memprofile.c - renders a `profq memory-profile` result (pq_memory_profile_result,
+ * computed by analysis/memprofile.c; formats only): XProf's
  * MemoryProfile JSON (--format xprof: every field printed, int64 as strings, enums by
  * name, fields in field-number order), profq's JSON (profq.memory_profile.v1 wrapping it
  * per source) and a text summary per allocator. */
@@ -25,7 +26,7 @@ static void str(json_writer *w, const char *k, pq_str s)
     json_str(w, s.p ? s.p : "", s.n);
 }
 
-static void stats(json_writer *w, const char *k, const mp_stats *s)
+static void stats(json_writer *w, const char *k, const pq_memprofile_stats *s)
 {
     json_key(w, k);
     json_obj_begin(w);
@@ -38,7 +39,7 @@ static void stats(json_writer *w, const char *k, const mp_stats *s)
     json_obj_end(w);
 }
 
-static void activity(json_writer *w, const mp_snapshot *s)
+static void activity(json_writer *w, const pq_memprofile_snapshot *s)
 {
     static const char *const ACT[] = {"UNKNOWN_ACTIVITY", "ALLOCATION", "DEALLOCATION"};
     char tmp[32];
@@ -60,7 +61,7 @@ static void activity(json_writer *w, const mp_snapshot *s)
     json_obj_end(w);
 }
 
-static void snapshot(json_writer *w, const mp_snapshot *s)
+static void snapshot(json_writer *w, const pq_memprofile_snapshot *s)
 {
     json_obj_begin(w);
     i64s(w, "timeOffsetPs", s->time_ps);
@@ -70,13 +71,13 @@ static void snapshot(json_writer *w, const mp_snapshot *s)
     json_obj_end(w);
 }
 
-static void render_xprof(json_writer *w, const mp_result *r)
+static void render_xprof(json_writer *w, const pq_memprofile_source *r)
 {
     json_obj_begin(w);
     json_key(w, "memoryProfilePerAllocator");
     json_obj_begin(w);
     for (uint32_t i = 0; i < r->nallocators; i++) {
-        const mp_allocator *al = &r->allocators[i];
+        const pq_memprofile_allocator *al = &r->allocators[i];
         json_key(w, al->id);
         json_obj_begin(w);
         json_key(w, "memoryProfileSnapshots");
@@ -126,7 +127,7 @@ static void render_xprof(json_writer *w, const mp_result *r)
     json_key(w, "hloModules");
     json_arr_begin(w);
     for (uint32_t i = 0; i < r->nmodules; i++) {
-        const mp_module *m = &r->modules[i];
+        const pq_memprofile_module *m = &r->modules[i];
         json_obj_begin(w);
         str(w, "name", m->name);
         i64s(w, "startTimePs", m->start_ps);
@@ -139,11 +140,14 @@ static void render_xprof(json_writer *w, const mp_result *r)
     json_obj_end(w);
 }
 
-pq_status pq_render_memory_profile(const pq_profile *p, pq_output fmt, pq_sink *sink, pq_error *err)
+pq_status pq_memory_profile_render(const pq_memory_profile_result *res, pq_output fmt,
+                                   pq_sink *sink, pq_error *err)
 {
+    if (fmt == PQ_OUT_XPROF && res->nsources != 1)
+        return err_set(err, PQ_ERR_USAGE, "", -1,
+                       "--format xprof takes exactly one XSpace (XProf's memory_profile does)");
     buf b;
     buf_init(&b, sink);
-    pq_status st = PQ_OK;
     json_writer w;
     if (fmt == PQ_OUT_JSON) {
         json_init(&w, &b, 1);
@@ -152,48 +156,35 @@ pq_status pq_render_memory_profile(const pq_profile *p, pq_output fmt, pq_sink *
         json_cstr(&w, "profq.memory_profile.v1");
         json_key(&w, "sources");
         json_arr_begin(&w);
-    } else if (fmt == PQ_OUT_XPROF && p->nsources != 1) {
-        buf_release(&b);
-        return err_set(err, PQ_ERR_USAGE, "", -1,
-                       "--format xprof takes exactly one XSpace (XProf's memory_profile does)");
     }
-    for (size_t s = 0; s < p->nsources && st == PQ_OK; s++) {
-        const pq_source *src = &p->sources[s];
-        arena a;
-        arena_init(&a);
-        mp_result r;
-        st = memprofile_compute(src, &a, &r);
-        if (st != PQ_OK) {
-            arena_release(&a);
-            st = err_set(err, st, src->path, -1, "out of memory");
-            break;
-        }
+    for (size_t s = 0; s < res->nsources; s++) {
+        const pq_memprofile_source *r = &res->sources[s];
         if (fmt == PQ_OUT_XPROF) {
             /* XProf prints nothing at all when there is no /host:CPU plane. */
-            if (r.has_cpu_plane) {
+            if (r->has_cpu_plane) {
                 json_writer x;
                 json_init(&x, &b, 0);
-                render_xprof(&x, &r);
+                render_xprof(&x, r);
                 buf_putc(&b, '\n');
             }
         } else if (fmt == PQ_OUT_JSON) {
             json_obj_begin(&w);
             json_key(&w, "path");
-            json_cstr(&w, src->path);
+            json_cstr(&w, r->path);
             json_key(&w, "host");
-            json_str(&w, src->info.host.p, src->info.host.n);
+            json_str(&w, r->host.p, r->host.n);
             json_key(&w, "xprof");
-            if (r.has_cpu_plane)
-                render_xprof(&w, &r);
+            if (r->has_cpu_plane)
+                render_xprof(&w, r);
             else
                 json_null(&w);
             json_obj_end(&w);
         } else {
-            buf_printf(&b, "%s\n", src->path);
-            if (!r.has_cpu_plane)
+            buf_printf(&b, "%s\n", r->path);
+            if (!r->has_cpu_plane)
                 buf_puts(&b, "  no /host:CPU plane: no allocator events\n");
-            for (uint32_t i = 0; i < r.nallocators; i++) {
-                const mp_allocator *al = &r.allocators[i];
+            for (uint32_t i = 0; i < r->nallocators; i++) {
+                const pq_memprofile_allocator *al = &r->allocators[i];
                 buf_printf(&b,
                            "  allocator %s: peak %.3f MiB in use (heap %.3f, stack %.3f) at "
                            "%" PRId64 " ps, capacity %.3f MiB, %u active allocation groups, "
@@ -203,20 +194,17 @@ pq_status pq_render_memory_profile(const pq_profile *p, pq_output fmt, pq_sink *
                            (double)al->peak.stack_reserved / 1048576.0, al->peak_time_ps,
                            (double)al->capacity / 1048576.0, al->nactive, al->nsampled);
             }
-            buf_printf(&b, "  %u XLA module executions on TPU planes\n", r.nmodules);
+            buf_printf(&b, "  %u XLA module executions on TPU planes\n", r->nmodules);
         }
-        arena_release(&a);
     }
-    if (fmt == PQ_OUT_JSON && st == PQ_OK) {
+    if (fmt == PQ_OUT_JSON) {
         json_arr_end(&w);
         json_obj_end(&w);
         buf_putc(&b, '\n');
     }
-    if (st == PQ_OK) {
-        st = buf_flush(&b);
-        if (st != PQ_OK)
-            st = err_set(err, PQ_ERR_OUTPUT, "", -1, "could not write the output");
-    }
+    pq_status st = buf_flush(&b);
+    if (st != PQ_OK)
+        st = err_set(err, PQ_ERR_OUTPUT, "", -1, "could not write the output");
     buf_release(&b);
     return st;
 }

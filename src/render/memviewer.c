@@ -1,24 +1,18 @@
-/* memviewer.c - renders the memory viewer (analysis/memviewer.c): XProf's PreprocessResult
- * JSON field for field (--format xprof: proto3 JSON, fields at default omitted, int64 as
- * strings, fields in field-number order), profq's own JSON (profq.memory_viewer.v1) and
- * text; and the module list when no module is chosen. Also the module selection rules
- * the CLI documents. */
+/* memviewer.c - renders a memory viewer result (pq_memory_viewer_result, computed by
+ * analysis/memviewer_select.c and memviewer.c): XProf's PreprocessResult JSON field for
+ * field (--format xprof: proto3 JSON, fields at default omitted, int64 as strings, fields in
+ * field-number order), profq's own JSON (profq.memory_viewer.v1) and text; and the module
+ * list when no module was chosen. Formats only: the module choice, the decode and the
+ * viewer are the analysis's (the stack-frame text is built here, once per frame id). */
 #include "analysis/memviewer.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/json.h"
-#include "model/model.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* memcmp that accepts the NULL pointer of an empty view. */
-static int mem_eq(const void *a, const void *b, size_t n)
-{
-    return n == 0 || memcmp(a, b, n) == 0;
-}
 
 static const double MIB = 1048576.0;
 
@@ -239,7 +233,7 @@ static void heap_object(json_writer *w, const mv_object *o, buf *t, src_cache *s
     name_with_index(t, lb);
     if (t->n)
         put_tmp(w, JSON_KEY("instructionName"), t);
-    opt_str(w, JSON_KEY("shapeString"), pq_str_of(lb->shape_string, strlen(lb->shape_string)));
+    opt_str(w, JSON_KEY("shapeString"), (pq_str){lb->shape_string, strlen(lb->shape_string)});
     opt_str(w, JSON_KEY("tfOpName"), ins->op_name);
     json_key_text(w, JSON_KEY("groupName"));
     plain_cstr(w, memviewer_category(lb->alloc));
@@ -465,76 +459,7 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
     json_obj_end(w);
 }
 
-/* ---- choosing the module ---- */
-
-typedef struct mv_pick {
-    const pq_source *src;
-    const pq_program *prog;
-} mv_pick;
-
-static int key_eq(const pq_program *p, const char *s)
-{
-    char k[64];
-    size_t n = strlen(s);
-    snprintf(k, sizeof k, "(%" PRIu64 ")", p->program_id);
-    size_t kl = strlen(k);
-    return n == p->name.n + kl && mem_eq(s, p->name.p, p->name.n) &&
-           memcmp(s + p->name.n, k, kl) == 0;
-}
-
-/* Selection (README "memory-viewer"): --module as "<name>(<id>)" exactly, or a bare module
- * name when exactly one program has it; else --program-id as an XLA program id; else, as
- * XProf does, the program id text as a substring of "<name>(<id>)", first in source and
- * program-id order. Returns 1 with *out, 0 when nothing matches, -1 when ambiguous. */
-static int pick_program(const pq_profile *p, const char *module, const char *program_id,
-                        mv_pick *out)
-{
-    int found = 0;
-    if (module && *module) {
-        for (size_t s = 0; s < p->nsources; s++)
-            for (uint32_t i = 0; i < p->sources[s].nprograms; i++)
-                if (key_eq(&p->sources[s].programs[i], module)) {
-                    *out = (mv_pick){&p->sources[s], &p->sources[s].programs[i]};
-                    return 1;
-                }
-        for (size_t s = 0; s < p->nsources; s++)
-            for (uint32_t i = 0; i < p->sources[s].nprograms; i++) {
-                const pq_program *q = &p->sources[s].programs[i];
-                if (q->name.n == strlen(module) && mem_eq(q->name.p, module, q->name.n)) {
-                    if (found && out->prog->program_id != q->program_id)
-                        return -1;
-                    if (!found)
-                        *out = (mv_pick){&p->sources[s], q};
-                    found = 1;
-                }
-            }
-        if (found)
-            return 1;
-    }
-    if (program_id && *program_id) {
-        char *end;
-        unsigned long long v = strtoull(program_id, &end, 10);
-        if (!*end)
-            for (size_t s = 0; s < p->nsources; s++)
-                for (uint32_t i = 0; i < p->sources[s].nprograms; i++)
-                    if (p->sources[s].programs[i].program_id == v) {
-                        *out = (mv_pick){&p->sources[s], &p->sources[s].programs[i]};
-                        return 1;
-                    }
-        for (size_t s = 0; s < p->nsources; s++)
-            for (uint32_t i = 0; i < p->sources[s].nprograms; i++) {
-                char k[64];
-                snprintf(k, sizeof k, "%" PRIu64, p->sources[s].programs[i].program_id);
-                if (strstr(k, program_id)) {
-                    *out = (mv_pick){&p->sources[s], &p->sources[s].programs[i]};
-                    return 1;
-                }
-            }
-    }
-    return 0;
-}
-
-static pq_status render_list(const pq_profile *p, pq_output fmt, buf *b, pq_error *err)
+static void render_list(const pq_memory_viewer_result *r, pq_output fmt, buf *b)
 {
     json_writer w;
     if (fmt == PQ_OUT_JSON) {
@@ -547,56 +472,32 @@ static pq_status render_list(const pq_profile *p, pq_output fmt, buf *b, pq_erro
     } else {
         buf_puts(b, "module\tprogram_id\tmemory_spaces\tsource\n");
     }
-    for (size_t s = 0; s < p->nsources; s++) {
-        for (uint32_t i = 0; i < p->sources[s].nprograms; i++) {
-            const pq_program *q = &p->sources[s].programs[i];
-            arena a;
-            arena_init(&a);
-            hlo_module *m = NULL;
-            int64_t off;
-            const char *what;
-            pq_status st =
-                hlo_decode(q->hlo, q->hlo_len, p->sources[s].file.data, &a, &m, &off, &what);
-            if (st != PQ_OK) {
-                arena_release(&a);
-                if (st == PQ_ERR_INPUT)
-                    return err_set(err, st, p->sources[s].path, off, "expected %s in an HloProto",
-                                   what);
-                return err_set(err, st, p->sources[s].path, -1, "out of memory");
-            }
-            int64_t colors[64];
-            uint32_t nc = memviewer_colors(m, colors, 64);
-            char id[32];
-            snprintf(id, sizeof id, "%" PRIu64, q->program_id);
-            if (fmt == PQ_OUT_JSON) {
-                json_obj_begin(&w);
-                json_key(&w, "module");
-                buf tb;
-                buf_init(&tb, NULL);
-                buf_put(&tb, q->name.p, q->name.n);
-                buf_printf(&tb, "(%s)", id);
-                json_str(&w, tb.p, tb.n);
-                buf_release(&tb);
-                json_key(&w, "name");
-                json_str(&w, q->name.p, q->name.n);
-                json_key(&w, "program_id");
-                json_cstr(&w, id);
-                json_key(&w, "memory_spaces");
-                json_arr_begin(&w);
-                for (uint32_t c = 0; c < nc; c++)
-                    json_int(&w, colors[c]);
-                json_arr_end(&w);
-                json_key(&w, "source");
-                json_cstr(&w, p->sources[s].path);
-                json_obj_end(&w);
-            } else {
-                buf_put(b, q->name.p, q->name.n);
-                buf_printf(b, "(%s)\t%s\t", id, id);
-                for (uint32_t c = 0; c < nc; c++)
-                    buf_printf(b, "%s%" PRId64, c ? "," : "", colors[c]);
-                buf_printf(b, "\t%s\n", p->sources[s].path);
-            }
-            arena_release(&a);
+    for (uint32_t i = 0; i < r->nmodules; i++) {
+        const pq_memory_module *q = &r->modules[i];
+        char id[32];
+        snprintf(id, sizeof id, "%" PRIu64, q->program_id);
+        if (fmt == PQ_OUT_JSON) {
+            json_obj_begin(&w);
+            json_key(&w, "module");
+            json_cstr(&w, q->key);
+            json_key(&w, "name");
+            json_str(&w, q->name.p, q->name.n);
+            json_key(&w, "program_id");
+            json_cstr(&w, id);
+            json_key(&w, "memory_spaces");
+            json_arr_begin(&w);
+            for (uint32_t c = 0; c < q->nmemory_spaces; c++)
+                json_int(&w, q->memory_spaces[c]);
+            json_arr_end(&w);
+            json_key(&w, "source");
+            json_cstr(&w, q->source);
+            json_obj_end(&w);
+        } else {
+            buf_puts(b, q->key);
+            buf_printf(b, "\t%s\t", id);
+            for (uint32_t c = 0; c < q->nmemory_spaces; c++)
+                buf_printf(b, "%s%" PRId64, c ? "," : "", q->memory_spaces[c]);
+            buf_printf(b, "\t%s\n", q->source);
         }
     }
     if (fmt == PQ_OUT_JSON) {
@@ -604,7 +505,6 @@ static pq_status render_list(const pq_profile *p, pq_output fmt, buf *b, pq_erro
         json_obj_end(&w);
         buf_putc(b, '\n');
     }
-    return PQ_OK;
 }
 
 static void render_text(buf *b, const mv_result *r)
@@ -636,49 +536,20 @@ static void render_text(buf *b, const mv_result *r)
     }
 }
 
-pq_status pq_render_memory_viewer(const pq_profile *p, const pq_memviewer_options *opts,
-                                  pq_output fmt, pq_sink *sink, pq_error *err)
+pq_status pq_memory_viewer_render(const pq_memory_viewer_result *res, pq_output fmt, pq_sink *sink,
+                                  pq_error *err)
 {
     buf b;
     buf_init(&b, sink);
     pq_status st = PQ_OK;
     arena a;
     arena_init(&a);
-    if ((!opts->module || !*opts->module) && (!opts->program_id || !*opts->program_id)) {
-        st = render_list(p, fmt == PQ_OUT_XPROF ? PQ_OUT_JSON : fmt, &b, err);
+    if (res->is_list) {
+        render_list(res, fmt == PQ_OUT_XPROF ? PQ_OUT_JSON : fmt, &b);
         goto out;
     }
-    mv_pick pick;
-    int k = pick_program(p, opts->module, opts->program_id, &pick);
-    if (k <= 0) {
-        st = err_set(err, k < 0 ? PQ_ERR_USAGE : PQ_ERR_NOT_FOUND, "", -1,
-                     k < 0 ? "module name '%s' is ambiguous: give '<name>(<program id>)'"
-                           : "no module matches '%s' (run without --module to list them)",
-                     opts->module && *opts->module ? opts->module : opts->program_id);
-        goto out;
-    }
-    hlo_module *m = NULL;
-    int64_t off;
-    const char *what;
-    st = hlo_decode_lazy(pick.prog->hlo, pick.prog->hlo_len, pick.src->file.data, &a, &m, &off,
-                         &what);
-    if (st == PQ_ERR_INPUT) {
-        st = err_set(err, st, pick.src->path, off, "expected %s in an HloProto", what);
-        goto out;
-    }
-    if (st != PQ_OK) {
-        st = err_set(err, st, pick.src->path, -1, "out of memory");
-        goto out;
-    }
-    mv_result *r = NULL;
-    st = memviewer_compute_lazy(m, pick.src->file.data, opts->memory_space, &a, &r, &what, &off);
-    if (st != PQ_OK) {
-        if (st == PQ_ERR_INPUT && off >= 0)
-            st = err_set(err, st, pick.src->path, off, "expected %s in an HloProto", what);
-        else
-            st = err_set(err, st, pick.src->path, -1, "%s", what);
-        goto out;
-    }
+    const mv_result *r = res->detail;
+    const hlo_module *m = r->module;
     buf t;
     buf_init(&t, NULL);
     src_cache sc;
@@ -694,10 +565,10 @@ pq_status pq_render_memory_viewer(const pq_profile *p, const pq_memviewer_option
         json_key(&w, "schema");
         json_cstr(&w, "profq.memory_viewer.v1");
         json_key(&w, "source");
-        json_cstr(&w, pick.src->path);
+        json_cstr(&w, res->module.source);
         json_key(&w, "program_id");
         char id[32];
-        snprintf(id, sizeof id, "%" PRIu64, pick.prog->program_id);
+        snprintf(id, sizeof id, "%" PRIu64, res->module.program_id);
         json_cstr(&w, id);
         json_key(&w, "memory_space");
         json_int(&w, r->memory_color);

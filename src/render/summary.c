@@ -10,7 +10,7 @@
 #include "io/discover.h"
 #include "io/mapfile.h"
 #include "model/model.h"
-#include "model/xplane_events.h"
+#include "formats/xplane_events.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -62,26 +62,28 @@ static void *hash_file(void *arg)
 /* The trace is read twice, both times in small chunks: by a thread for its sha256 (as fast
  * as the parse, so it runs beside the parse and the summary's build) and by the streaming
  * reader. Nothing is mapped:
- * memory is the summary's columns, not the file. */
-static pq_status summarize_trace(const char *path, const pq_summary_options *o, pq_sink *sink,
-                                 pq_error *err)
+ * memory is the summary's columns, not the file. *DOC gets the summary document. */
+static pq_status build_trace(const char *path, const pq_summary_options *o, jval **doc,
+                             pq_error *err)
 {
     hash_job job = {path, ""};
     pthread_t hasher;
     struct stat fst;
+    *doc = NULL;
     int hashing = stat(path, &fst) == 0 && fst.st_size >= ((off_t)1 << 24) &&
                   pthread_create(&hasher, NULL, hash_file, &job) == 0;
     if (!hashing)
         hash_file(&job);
     pq_status st = PQ_OK;
-    sm_builder *b = sm_new();
-    jval *doc = NULL;
-    if (!b) {
+    model_slices sl;
+    int have_sl = slices_init(&sl) == 0;
+    if (!have_sl) {
         st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
         goto out;
     }
     tj_info info;
-    st = trace_events_feed_file(path, b, &info, err);
+    pq_events ev = slices_events(&sl);
+    st = trace_events_feed_file(path, &ev, &info, err);
     if (st != PQ_OK)
         goto out;
     /* The summary is built while the hash may still run; its sha256 is set after the join. */
@@ -93,21 +95,103 @@ static pq_status summarize_trace(const char *path, const pq_summary_options *o, 
                      info.num_events,
                      o && o->generated_at_utc ? o->generated_at_utc : "",
                      NULL};
-    doc = sm_build(b, &so, &src);
+    *doc = sm_build(&sl, &so, &src);
     if (hashing)
         pthread_join(hasher, NULL);
     hashing = 0;
-    jval *prov = doc ? (jval *)jv_get(doc, "trace_provenance") : NULL;
+    jval *prov = *doc ? (jval *)jv_get(*doc, "trace_provenance") : NULL;
     if (!prov || jv_set(prov, "trace_sha256", jv_cstr(job.sha)) != 0) {
         st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory while summarizing");
-        goto out;
+        jv_free(*doc);
+        *doc = NULL;
     }
-    st = emit(doc, sink, err);
 out:
     if (hashing)
         pthread_join(hasher, NULL);
+    if (have_sl)
+        slices_free(&sl);
+    return st;
+}
+
+static pq_status summarize_trace(const char *path, const pq_summary_options *o, pq_sink *sink,
+                                 pq_error *err)
+{
+    jval *doc;
+    pq_status st = build_trace(path, o, &doc, err);
+    if (st == PQ_OK)
+        st = emit(doc, sink, err);
     jv_free(doc);
-    sm_free(b);
+    return st;
+}
+
+/* The step time and shares of one summary, for the cross-source table. */
+static jval *source_row(const char *path, const jval *doc)
+{
+    jval *r = jv_obj();
+    const jval *steady = jv_get(jv_get(doc, "step_time"), "steady_state_steps");
+    static const char *const stats[] = {"count", "median", "p90", "max"};
+    static const char *const keys[] = {"steady_steps", "step_median_us", "step_p90_us",
+                                       "step_max_us"};
+    jv_set(r, "path", jv_cstr(path));
+    for (size_t k = 0; k < 4; k++) {
+        const jval *v = jv_get(steady, stats[k]);
+        jv_set(r, keys[k], v ? jv_copy(v) : jv_null());
+    }
+    const jval *tb = jv_get(doc, "time_breakdown");
+    static const char *const cats[] = {"compute", "communication", "host", "stall"};
+    jval *shares = jv_obj();
+    for (size_t k = 0; k < 4; k++) {
+        const jval *v = jv_get(jv_get(tb, cats[k]), "share_of_total");
+        jv_set(shares, cats[k], v ? jv_copy(v) : jv_null());
+    }
+    jv_set(r, "shares", shares);
+    const jval *tot = jv_get(tb, "total_duration");
+    jv_set(r, "total_duration_us", tot ? jv_copy(tot) : jv_null());
+    return r;
+}
+
+/* Several trace files of one job (ranks, hosts): one profile_summary.v1 per source, each
+ * the document the file alone gives, and the cross-source table (step time per source,
+ * the slowest source by steady-state median step). Schema profq.summary_set.v1. */
+static pq_status summarize_set(const pathlist *paths, const pq_summary_options *o, pq_sink *sink,
+                               pq_error *err)
+{
+    jval *set = jv_obj(), *sums = jv_arr(), *rows = jv_arr();
+    pq_status st = PQ_OK;
+    const char *slowest = NULL;
+    double worst = 0;
+    for (size_t k = 0; k < paths->n && st == PQ_OK; k++) {
+        jval *doc;
+        st = build_trace(paths->items[k], o, &doc, err);
+        if (st != PQ_OK)
+            break;
+        jval *row = source_row(paths->items[k], doc);
+        int ok = 0;
+        double med = jv_number(jv_get(row, "step_median_us"), &ok);
+        if (ok && (!slowest || med > worst)) {
+            worst = med;
+            slowest = paths->items[k];
+        }
+        jv_push(rows, row);
+        jv_push(sums, doc);
+    }
+    if (st == PQ_OK) {
+        jval *cross = jv_obj();
+        jv_set(cross, "sources", rows);
+        rows = NULL;
+        jv_set(cross, "slowest_source", jv_cstr(slowest));
+        jv_set(cross, "basis",
+               jv_cstr("steady-state median step time (step_time."
+                       "steady_state_steps.median)"));
+        jv_set(set, "schema", jv_cstr("profq.summary_set.v1"));
+        jv_set(set, "cross_source", cross);
+        jv_set(set, "summaries", sums);
+        sums = NULL;
+        st = emit(set, sink, err);
+    }
+    jv_free(rows);
+    jv_free(sums);
+    jv_free(set);
     return st;
 }
 
@@ -120,12 +204,14 @@ static pq_status summarize_xplane(const char *const *paths, size_t n, const pq_s
     pq_status st = pq_profile_open(paths, n, &oo, &prof, err);
     if (st != PQ_OK)
         return st;
-    sm_builder *b = sm_new();
+    model_slices sl;
+    int have_sl = slices_init(&sl) == 0;
     jval *doc = NULL;
     const char *warn[64];
     size_t nw = 0;
     uint64_t nev = 0;
-    if (!b || xplane_events_feed(prof, b, &nev) != 0) {
+    pq_events ev = slices_events(&sl);
+    if (!have_sl || xplane_events_feed(prof, &ev, &nev) != 0) {
         st = err_set(err, PQ_ERR_NOMEM, paths[0], -1, "out of memory");
         goto out;
     }
@@ -145,7 +231,7 @@ static pq_status summarize_xplane(const char *const *paths, size_t n, const pq_s
             warn[nw++] = c;
         }
     }
-    if (sm_count(b) == 0)
+    if (sl.n == 0)
         warn[nw++] = "XPlane protobuf contained no direct timeline events with offset/duration "
                      "data.";
     warn[nw] = NULL;
@@ -157,7 +243,7 @@ static pq_status summarize_xplane(const char *const *paths, size_t n, const pq_s
     sm_source src = {"xplane_pb", paths[0], sha[0] ? sha : NULL,
                      "us",        nev,      o && o->generated_at_utc ? o->generated_at_utc : "",
                      warn};
-    doc = sm_build(b, &so, &src);
+    doc = sm_build(&sl, &so, &src);
     for (size_t k = 0; k < nowned; k++)
         pq_free(owned[k]);
     if (!doc) {
@@ -167,7 +253,8 @@ static pq_status summarize_xplane(const char *const *paths, size_t n, const pq_s
     st = emit(doc, sink, err);
 out:
     jv_free(doc);
-    sm_free(b);
+    if (have_sl)
+        slices_free(&sl);
     pq_profile_free(prof);
     return st;
 }
@@ -215,18 +302,26 @@ pq_status pq_summarize(const char *path, const pq_summary_options *o, pq_sink *s
             return rs;
         }
     }
+    /* The seed's patterns, then (profq) any *.json.gz or *.json: a folder of ranks. Every
+     * file of the first pattern that matches is read: one summary, or one per source with
+     * the cross-source table; none is dropped. */
     static const struct {
         const char *name;
         int exact;
-    } pats[] = {{"perfetto_trace.json.gz", 1}, {".trace.json.gz", 0}, {".trace.json", 0}};
-    for (size_t k = 0; k < 3; k++) {
+    } pats[] = {{"perfetto_trace.json.gz", 1},
+                {".trace.json.gz", 0},
+                {".trace.json", 0},
+                {".json.gz", 0},
+                {".json", 0}};
+    for (size_t k = 0; k < sizeof pats / sizeof *pats && (k < 3 || xp.n == 0); k++) {
         if (!discover_files(path, pats[k].name, pats[k].exact, &tr)) {
             pathlist_free(&tr);
             pathlist_free(&xp);
             return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
         }
         if (tr.n) {
-            rs = summarize_trace(tr.items[0], o, sink, err);
+            rs = tr.n == 1 ? summarize_trace(tr.items[0], o, sink, err)
+                           : summarize_set(&tr, o, sink, err);
             pathlist_free(&tr);
             pathlist_free(&xp);
             return rs;

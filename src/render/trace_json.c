@@ -12,10 +12,12 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "formats/xplane_walk.h"
+#include "core/alloc.h"
 #include "model/model.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Picoseconds as microseconds with six decimals: exact, no binary float on the way. */
 static void put_us(buf *b, int64_t ps)
@@ -66,6 +68,95 @@ static void put_stat(buf *b, const xp_plane *pl, const stat_value *s, int *first
         buf_puts(b, "null");
         break;
     }
+}
+
+/* Microseconds of the trace clock, BASE_US + REL_PS, with six decimals (exact). */
+static void put_trace_us(buf *b, int64_t base_us, int64_t rel_ps)
+{
+    int64_t whole = rel_ps / 1000000, frac = rel_ps % 1000000;
+    if (frac < 0) {
+        frac += 1000000;
+        whole--;
+    }
+    buf_printf(b, "%" PRId64 ".%06" PRId64, base_us + whole, frac);
+}
+
+static void put_arg(buf *b, const model_slices *m, const char *key, uint32_t id, int *first)
+{
+    if (!id)
+        return;
+    buf_printf(b, "%s\"%s\":", *first ? "" : ",", key);
+    *first = 0;
+    put_jstr(b, pq_str_of(intern_str(&m->names, id), intern_len(&m->names, id)));
+}
+
+/* A trace-event JSON source re-exported from the model: its processes renumbered after the
+ * planes written before (pids of several files would collide), threads as they were, one
+ * X event per slice with the args the reader kept. */
+static void put_slices(buf *b, const pq_source *src, int name_host, uint64_t *pid, int *first_ev)
+{
+    const model_slices *m = src->slices;
+    uint64_t base_pid = *pid;
+    int64_t *pids = pq_malloc(((size_t)m->ntracks + 1) * sizeof *pids);
+    if (!pids) {
+        b->status = PQ_ERR_NOMEM;
+        return;
+    }
+    uint32_t np = 0;
+    for (uint32_t t = 0; t < m->ntracks; t++) {
+        const slice_track *tr = &m->tracks[t];
+        uint32_t k = 0;
+        while (k < np && pids[k] != tr->pid)
+            k++;
+        if (k == np) {
+            pids[np++] = tr->pid;
+            const char *pn = slices_process_name(m, tr->pid);
+            buf_printf(b,
+                       "%s{\"ph\":\"M\",\"pid\":%" PRIu64 ",\"name\":\"process_name\","
+                       "\"args\":{\"name\":\"",
+                       *first_ev ? "" : ",\n", base_pid + k + 1);
+            *first_ev = 0;
+            if (name_host) {
+                json_escape_into(b, src->info.host.p, src->info.host.n);
+                buf_putc(b, ' ');
+            }
+            json_escape_into(b, pn, strlen(pn));
+            buf_puts(b, "\"}}");
+        }
+        const char *tn = slices_thread_name(m, tr->pid, tr->tid);
+        buf_printf(b,
+                   ",\n{\"ph\":\"M\",\"pid\":%" PRIu64 ",\"tid\":%" PRId64
+                   ",\"name\":\"thread_name\",\"args\":{\"name\":",
+                   base_pid + k + 1, tr->tid);
+        put_jstr(b, pq_str_of(tn, strlen(tn)));
+        buf_puts(b, "}}");
+    }
+    for (size_t i = 0; i < m->n && b->status == PQ_OK; i++) {
+        const slice_track *tr = &m->tracks[m->track[i]];
+        uint32_t k = 0;
+        while (pids[k] != tr->pid)
+            k++;
+        buf_printf(b, "%s{\"ph\":\"X\",\"pid\":%" PRIu64 ",\"tid\":%" PRId64 ",\"ts\":",
+                   *first_ev ? "" : ",\n", base_pid + k + 1, tr->tid);
+        *first_ev = 0;
+        put_trace_us(b, m->base_us, m->start_ps[i]);
+        buf_puts(b, ",\"dur\":");
+        put_us(b, m->dur_ps[i]);
+        buf_puts(b, ",\"name\":");
+        put_jstr(b,
+                 pq_str_of(intern_str(&m->names, m->name[i]), intern_len(&m->names, m->name[i])));
+        buf_puts(b, ",\"args\":{");
+        int first = 1;
+        put_arg(b, m, "tf_op", m->tf_op[i], &first);
+        put_arg(b, m, "source", m->source[i], &first);
+        put_arg(b, m, "long_name", m->long_name[i], &first);
+        put_arg(b, m, "run_id", m->run_id[i], &first);
+        if (m->flags[i] & SLICE_HAS_STEP)
+            buf_printf(b, "%s\"step_num\":%" PRId64, first ? "" : ",", m->step[i]);
+        buf_puts(b, "}}");
+    }
+    *pid = base_pid + np;
+    pq_free(pids);
 }
 
 pq_status pq_render_trace_json(const pq_profile *profile, pq_sink *sink, pq_error *err)
@@ -163,6 +254,9 @@ pq_status pq_render_trace_json(const pq_profile *profile, pq_sink *sink, pq_erro
             }
         }
     }
+    for (size_t si = 0; si < profile->nsources && b.status == PQ_OK; si++)
+        if (profile->sources[si].slices)
+            put_slices(&b, &profile->sources[si], profile->nsources > 1, &pid, &first_ev);
     buf_puts(&b, "\n]}\n");
     pq_status st = buf_flush(&b);
     buf_release(&b);

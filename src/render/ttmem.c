@@ -6,7 +6,6 @@
 #include "render/ttmem.h"
 #include "analysis/ttmem.h"
 #include "core/buf.h"
-#include "core/err.h"
 #include "core/json.h"
 
 #include <math.h>
@@ -462,43 +461,26 @@ static void render_md(const tt_log *log, const ttmem_result *r, const char *name
     }
 }
 
-pq_status pq_ttlog_render(const pq_ttlog *log, pq_tt_output what, const char *name, pq_sink *sink,
-                          pq_error *err)
+void ttmem_render(const tt_log *log, const ttmem_result *r, pq_tt_output what, const char *name,
+                  buf *b)
 {
-    ttmem_result r;
-    pq_status st = PQ_OK;
-    if (what == PQ_TT_SUMMARY_MD || what == PQ_TT_REPORT_HTML) /* the JSON needs no analysis */
-        st = ttmem_analyze(log, &r);
-    if (st != PQ_OK)
-        return err_set(err, st, log->path, -1, "out of memory");
-    buf b;
-    buf_init(&b, sink);
     json_writer w;
     switch (what) {
     case PQ_TT_MEMORY_JSON:
-        json_init(&w, &b, 1);
+        json_init(&w, b, 1);
         render_memory(log, &w);
-        buf_putc(&b, '\n');
+        buf_putc(b, '\n');
         break;
     case PQ_TT_OPERATIONS_JSON:
-        json_init(&w, &b, 1);
+        json_init(&w, b, 1);
         render_operations(log, &w);
-        buf_putc(&b, '\n');
+        buf_putc(b, '\n');
         break;
     case PQ_TT_SUMMARY_MD:
-        render_md(log, &r, name, &b);
+        render_md(log, r, name, b);
         break;
     case PQ_TT_REPORT_HTML:
-        tthtml_render(log, &r, name, &b);
+        tthtml_render(log, r, name, b);
         break;
-    default:
-        buf_release(&b);
-        return err_set(err, PQ_ERR_USAGE, NULL, -1, "unknown tt output %d", (int)what);
     }
-    st = buf_flush(&b);
-    buf_release(&b);
-    if (st != PQ_OK)
-        return err_set(err, st, NULL, -1,
-                       st == PQ_ERR_OUTPUT ? "cannot write the output" : "out of memory");
-    return PQ_OK;
 }

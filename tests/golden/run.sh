@@ -223,17 +223,24 @@ expect_exact_error() {
     ok
 }
 
-for f in empty.xplane.pb trace.json notes.xplane.pb tiny-cut.xplane.pb random.xplane.pb; do
+for f in empty.xplane.pb notes.xplane.pb tiny-cut.xplane.pb random.xplane.pb; do
     for cmd in info scan tools; do
         expect_offset_error "$cmd $f" "$work/$f" "$cmd" "$work/$f"
     done
 done
+# trace.json is trace-event JSON with one event that is not a slice (no pid, no dur): read,
+# counted, and holding no slice.
+if "$PROFQ" info "$work/trace.json" 2>"$work/err" | grep -q "^  1 trace events, 0 slices on 0 tracks$"; then
+    ok
+else
+    bad "info trace.json: want '1 trace events, 0 slices on 0 tracks' ($(head -c 200 "$work/err"))"
+fi
 expect_offset_error "info --format json (bad input)" "$work/tiny-cut.xplane.pb" \
     info --format json "$work/tiny-cut.xplane.pb"
 expect_exact_error "info on a folder without profiles" \
-    "profq: $work/noprofile: no profile found in $work/noprofile" info "$work/noprofile"
+    "profq: $work/noprofile: is a directory holding no profile (no *.xplane.pb under it)" info "$work/noprofile"
 expect_exact_error "scan on a folder without profiles" \
-    "profq: $work/noprofile: no profile found in $work/noprofile" scan "$work/noprofile"
+    "profq: $work/noprofile: is a directory holding no profile (no *.xplane.pb under it)" scan "$work/noprofile"
 expect_exact_error "info on a missing file" \
     "profq: $work/missing.xplane.pb: cannot open: No such file or directory" \
     info "$work/missing.xplane.pb"
@@ -630,9 +637,10 @@ PY
     head -c 100000 "$xdir/tpu_inference_2.xplane.pb" >"$work/tpu-cut.xplane.pb"
     expect_offset_error "info truncated real file" "$work/tpu-cut.xplane.pb" \
         info "$work/tpu-cut.xplane.pb"
-    # Real trace-event JSON (gzip and plain) is not read by this version: exit 3, offset 0.
-    for f in "$SHARED"/data/trace-json/kineto__docs__traces__before_fix_trace.json \
-        "$SHARED"/data/trace-json/hta__cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz; do
+    # JSON that is not trace events (an execution-trace graph, a bare array): exit 3, offset 0
+    # (trace-event JSON itself is read since the model redesign: tests/trace_model.sh).
+    for f in "$SHARED"/data/trace-json/hta__execution_trace__benchmark_simple_add_et.json.gz \
+        "$SHARED"/data/trace-json/hta__memory_analysis__memory_timeline.raw.gz; do
         expect_offset_error "info $(basename "$f")" "$f" info "$f"
         if grep -q ": offset 0: expected " "$work/err"; then ok; else bad "$f: offset not 0"; fi
     done

@@ -150,6 +150,23 @@ else
     skipped=1
 fi
 
+# 4b. A truncated log (issue 16 item 18): cut inside an op's text, it still loads (exit 0)
+# but says where it was cut, on stderr and in metadata.warnings, with the byte offset; the
+# cut op (relu) is not read, the two before it are.
+cut=$(python3 -c 'import sys; print(open(sys.argv[1], "rb").read().index(b"relu.2") - 30)' \
+    small_profile.log)
+head -c "$cut" small_profile.log > cut.log
+"$PROFQ" tt analyze cut.log -o cutout > /dev/null 2> cut.err || bad "tt analyze of a cut log: exit $?"
+grep -q "^profq: cut.log: offset [0-9]*: .*the log ends at byte $cut" cut.err ||
+    bad "cut log: no truncation on stderr: $(cat cut.err)"
+python3 - cutout/cut_memory.json "$cut" <<'PY' || bad "cut log: metadata.warnings"
+import json, sys
+m = json.load(open(sys.argv[1]))
+w = [x for x in m['metadata']['warnings'] if 'the log ends at byte %s' % sys.argv[2] in x['message']]
+assert len(w) == 1 and w[0]['offset'] < int(sys.argv[2]), m['metadata']['warnings']
+assert m['metadata']['total_operations'] == 2, m['metadata']['total_operations']
+PY
+
 # 5. Bad input: exit 3 and exactly one line "profq: <path>: offset N: expected ...".
 printf 'hello\nworld\n' > notalog.log
 printf 'x\0y' > binary.log

@@ -420,14 +420,16 @@ static void test_region_sweep(void **state)
         snprintf(epath[k], sizeof epath[k], "%s", best < 0 ? "" : w[best].path);
         nexp += best >= 0;
     }
-    sm_builder *b = sm_new();
-    assert_non_null(b);
+    model_slices sl;
+    assert_int_equal(slices_init(&sl), 0);
+    pq_events ev = slices_events(&sl);
     tj_info info;
     pq_error err;
-    assert_int_equal(trace_events_feed((const uint8_t *)doc, len, "r.json", b, &info, &err), PQ_OK);
+    assert_int_equal(trace_events_feed((const uint8_t *)doc, len, "r.json", &ev, &info, &err),
+                     PQ_OK);
     sm_options o = {0, 25, 0, NULL, NULL, NULL, NULL};
     sm_source src = {"perfetto_trace_json", "r.json", "0", NULL, info.num_events, "", NULL};
-    jval *sum = sm_build(b, &o, &src);
+    jval *sum = sm_build(&sl, &o, &src);
     assert_non_null(sum);
     const jval *rows = jv_get(sum, "device_op_region_aggregates");
     assert_non_null(rows);
@@ -455,7 +457,7 @@ static void test_region_sweep(void **state)
     }
     assert_int_equal(matched, nexp); /* every kernel inside a window is in some row */
     jv_free(sum);
-    sm_free(b);
+    slices_free(&sl);
 }
 
 static void check_repr(double v, const char *want)

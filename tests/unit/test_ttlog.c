@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include "analysis/ttmem.h"
+#include "core/buf.h"
 #include "formats/ttlog.h"
 
 /* The log snippets below are long literals (a block is ~1.3 KB); C11 compilers take them. */
@@ -331,6 +332,11 @@ static void test_block_cut_by_eof_and_unknown_level(void **state)
     tt_log *log = open_ok(text, sizeof text - 1, &info);
     assert_int_equal(info.operations, 1);
     assert_int_equal(info.malformed_blocks, 1);
+    /* the AddOp block is cut by the end of the log: said as such, at the header's offset */
+    assert_non_null(info.truncated);
+    assert_non_null(strstr(info.truncated, "ends inside the block"));
+    assert_int_equal(info.truncated_offset,
+                     strstr(text, A_HDR "Device memory state before operation AddOp") - text);
     pq_ttlog_free(log);
 }
 
@@ -573,6 +579,125 @@ static void test_real_logs(void **state)
     free(d);
 }
 
+/* ---------------------------------------------------------------------------------------
+ * Truncation (issue 16 item 18): every prefix of a log either reads completely (the ops
+ * that started before the cut, each equal to the whole log's) or says where it was cut. */
+
+static int str_eq(pq_str a, pq_str b)
+{
+    return a.n == b.n && (a.n == 0 || memcmp(a.p, b.p, a.n) == 0);
+}
+
+static int op_eq(const tt_op *a, const tt_op *b)
+{
+    return str_eq(a->text, b->text) && str_eq(a->op_type, b->op_type) && str_eq(a->name, b->name) &&
+           str_eq(a->loc, b->loc) && str_eq(a->output_type, b->output_type) &&
+           str_eq(a->const_eval, b->const_eval) && memcmp(a->mem, b->mem, sizeof a->mem) == 0 &&
+           a->mem_source == b->mem_source && memcmp(a->live, b->live, sizeof a->live) == 0 &&
+           a->submit == b->submit && a->offset == b->offset && a->is_weight == b->is_weight &&
+           a->cache_miss == b->cache_miss;
+}
+
+/* Checks every cut point 1..n-1 of D; returns how many cuts reported a truncation. */
+static size_t check_every_cut(const char *d, size_t n, const char *name)
+{
+    pq_ttlog *full;
+    pq_error err;
+    assert_int_equal(pq_ttlog_open_memory(d, n, name, &full, &err), PQ_OK);
+    assert_null(full->truncated);
+    size_t reported = 0, k = 0;
+    for (size_t c = 1; c < n; c++) {
+        while (k < full->nops && full->ops[k].offset < (int64_t)c)
+            k++; /* the ops that started before the cut */
+        pq_ttlog *g;
+        if (pq_ttlog_open_memory(d, c, name, &g, &err) != PQ_OK) {
+            /* no op at all: fine before the first op starts, else it must say "ends" */
+            if (k && !strstr(err.message, "the log ends at byte"))
+                fail_msg("%s cut at %zu: %s (offset %lld)", name, c, err.message,
+                         (long long)err.offset);
+            reported += k > 0;
+            continue;
+        }
+        for (size_t i = 0; i < g->nops; i++)
+            if (i >= full->nops || !op_eq(&g->ops[i], &full->ops[i]))
+                fail_msg("%s cut at %zu: op %zu differs from the whole log's", name, c, i);
+        if (g->truncated) {
+            reported++;
+            assert_true(g->truncated_offset <= (int64_t)c);
+            char want[64];
+            snprintf(want, sizeof want, "the log ends at byte %zu", c);
+            assert_non_null(strstr(g->truncated, want));
+            int listed = 0;
+            for (size_t w = 0; w < g->nwarnings; w++)
+                listed |= g->warnings[w].what == g->truncated &&
+                          g->warnings[w].offset == g->truncated_offset;
+            assert_true(listed);
+        } else if (g->nops != k) {
+            fail_msg("%s cut at %zu: %zu ops and no truncation reported; %zu ops started", name, c,
+                     g->nops, k);
+        }
+        pq_ttlog_free(g);
+    }
+    pq_ttlog_free(full);
+    return reported;
+}
+
+/* A submit-shaped log of NOPS ops (three submits), op lines long as real ones. */
+static char *submit_log(int nops, size_t *n)
+{
+    buf b;
+    buf_init(&b, NULL);
+    static const char LAY[] = "#ttnn.ttnn_layout<(d0, d1) -> (d0, d1), <1x1>, memref<2x2x!ttcore."
+                              "tile<32x32, bf16>, #ttnn.buffer_type<dram>>, <interleaved>>";
+    int k = 0;
+    for (int s = 0; s < 3; s++) {
+        for (int after = 0; after < 2; after++) {
+            buf_printf(&b, A_HDR "Device memory state %s submit\n", after ? "after" : "before");
+            buf_printf(&b, A_HDR "Device DRAM memory state: " MV("%d.%d00", "1000.000", "999.000"),
+                       s + 1, after * 5);
+            buf_puts(&b, SMALLS);
+            if (after)
+                break;
+            buf_puts(&b, R_HDR "Starting execution of program: main\n");
+            for (int i = 0; i < nops / 3 + (s < nops % 3); i++, k++)
+                buf_printf(&b,
+                           R_HDR "Executing operation: %%%d = \"ttnn.add\"(%%%d, %%arg0) : "
+                                 "(tensor<64x64xbf16, %s>, tensor<64x64xbf16, %s>) -> "
+                                 "tensor<64x64xbf16, %s> loc(\"add.%d\")\n",
+                           k + 1, k, LAY, LAY, LAY, k);
+            buf_puts(&b, R_HDR "Finished execution of program: main\n");
+        }
+    }
+    *n = b.n;
+    char *out = malloc(b.n);
+    assert_non_null(out);
+    memcpy(out, b.p, b.n);
+    buf_release(&b);
+    return out;
+}
+
+static void test_every_cut_point(void **state)
+{
+    (void)state;
+    size_t n;
+    char *d = submit_log(34, &n);
+    size_t rep = check_every_cut(d, n, "submit34.log");
+    assert_true(rep > 0);
+    free(d);
+    rep = check_every_cut(SHAPE_A, sizeof SHAPE_A - 1, "shape_a.log");
+    assert_true(rep > 0);
+    REQUIRE_SHARED();
+    static const char *const LOGS[] = {"tenstorrent/qwen_run_noconsteval.log",
+                                       "tenstorrent/mochi_only_norm2.log"};
+    for (size_t i = 0; i < 2; i++) {
+        uint8_t *f = tu_read_file(shared_path(LOGS[i]), &n);
+        assert_non_null(f);
+        rep = check_every_cut((const char *)f, n, LOGS[i]);
+        assert_true(rep > 0);
+        free(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -588,6 +713,7 @@ int main(void)
         cmocka_unit_test(test_json_is_deterministic_and_reads_back),
         cmocka_unit_test(test_allocation_failures),
         cmocka_unit_test(test_real_logs),
+        cmocka_unit_test(test_every_cut_point),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -1416,7 +1416,7 @@ static void test_no_profile_in_directory(void **state)
     assert_int_equal(pq_profile_open(paths, 1, NULL, &prof, &err), PQ_ERR_NOT_FOUND);
     assert_null(prof);
     char want[PATH_MAX + 32];
-    snprintf(want, sizeof want, "no profile found in %s", dir);
+    snprintf(want, sizeof want, "is a directory holding no profile (no *.xplane.pb under it)");
     assert_string_equal(err.message, want);
     assert_string_equal(err.path, dir);
     assert_int_equal(err.offset, -1);

@@ -1,7 +1,8 @@
-/* xplane_events.c - XSpace events into the summary builder; see xplane_events.h. */
+/* xplane_events.c - a loaded XSpace's events fed to the model's event interface; see
+ * xplane_events.h. */
 #include "xplane_events.h"
 
-#include "formats/xplane_walk.h"
+#include "xplane_walk.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -54,7 +55,7 @@ static void take_stat(const xp_plane *pl, const stat_value *s, xargs *a)
     }
 }
 
-int xplane_events_feed(const pq_profile *prof, sm_builder *b, uint64_t *nevents)
+int xplane_events_feed(const pq_profile *prof, const pq_events *out, uint64_t *nevents)
 {
     int64_t pid = 0;
     *nevents = 0;
@@ -69,7 +70,7 @@ int xplane_events_feed(const pq_profile *prof, sm_builder *b, uint64_t *nevents)
                 int n = snprintf(fallback, sizeof fallback, "xplane:%u", pi);
                 pname = pq_str_of(fallback, (size_t)n);
             }
-            if (sm_process_name(b, pid, pname) != 0)
+            if (out->process_name(out->ctx, pid, pname) != 0)
                 return -1;
             for (uint32_t li = 0; li < pl->nlines; li++) {
                 const xp_line *ln = &pl->lines[li];
@@ -80,7 +81,7 @@ int xplane_events_feed(const pq_profile *prof, sm_builder *b, uint64_t *nevents)
                     int n = snprintf(tfb, sizeof tfb, "xline:%u", li);
                     tname = pq_str_of(tfb, (size_t)n);
                 }
-                if (sm_thread_name(b, pid, tid, tname) != 0)
+                if (out->thread_name(out->ctx, pid, tid, tname) != 0)
                     return -1;
                 xp_event_iter it;
                 xp_event ev;
@@ -113,7 +114,7 @@ int xplane_events_feed(const pq_profile *prof, sm_builder *b, uint64_t *nevents)
                           memcmp(m->name.p, m->display_name.p, m->name.n) == 0))
                         a.long_name = m->name;
                     int64_t ps = ln->timestamp_ns * 1000 + ev.offset_ps;
-                    sm_event se;
+                    pq_slice_in se;
                     memset(&se, 0, sizeof se);
                     se.pid = pid;
                     se.tid = tid;
@@ -132,7 +133,7 @@ int xplane_events_feed(const pq_profile *prof, sm_builder *b, uint64_t *nevents)
                     se.has_step_num = a.has_step;
                     se.step_num = a.step;
                     se.xla_op = a.xla_op;
-                    if (sm_add(b, &se) != 0)
+                    if (out->slice(out->ctx, &se) != 0)
                         return -1;
                 }
             }

@@ -1,0 +1,200 @@
+/* ops_trace.c - op extraction from the model's timeline of a trace-event JSON source:
+ * - JAX traces (perfetto_trace.json.gz): the XLA ops, slices with an hlo_op arg, keyed by
+ *   (hlo_module, name) as the XPlane path keys them by (program, name); per thread they nest
+ *   (a while thunk around its body), so an ancestor stack gives self time;
+ * - Kineto traces: the GPU work on each stream (cat kernel, gpu_memcpy, gpu_memset; user
+ *   annotations are ranges, not work, and left out), one row per (stream, kernel name) as
+ *   HTA's kernel breakdown has it, the stream standing where a program stands (its
+ *   "program" row sums the stream's kernel time), category kernel / memcpy / memset.
+ * Each process is one device: its window runs from the first to the last op it ran. The
+ * trace states no FLOPs, bytes or peaks. Not here: the merge and totals (ops_core.c). */
+#include "analysis/ops_internal.h"
+
+#include "core/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct trace_rec {
+    int64_t start, dur, children;
+    uint32_t slice;
+} trace_rec;
+
+static int rec_cmp(const void *a, const void *b)
+{
+    const trace_rec *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    return x->slice < y->slice ? -1 : x->slice > y->slice;
+}
+
+static pq_str pool_view(const model_slices *m, uint32_t id)
+{
+    return pq_str_of(intern_str(&m->names, id), intern_len(&m->names, id));
+}
+
+/* Whether slice I of M is an op for HW. */
+static int is_op(const model_slices *m, size_t i, pq_ops_hw hw)
+{
+    return hw == PQ_OPS_HW_GPU ? (m->flags[i] & SLICE_GPU_WORK) != 0
+                               : (m->flags[i] & SLICE_XLA_OP) != 0;
+}
+
+static pq_str gpu_category(uint8_t flags)
+{
+    if (flags & SLICE_GPU_MEMCPY)
+        return pq_str_of("memcpy", 6);
+    if (flags & SLICE_GPU_MEMSET)
+        return pq_str_of("memset", 6);
+    return pq_str_of("kernel", 6);
+}
+
+/* The program of slice I: its stream (GPU) or its hlo_module (XLA), with its name. */
+static uint64_t program_of(const model_slices *m, size_t i, pq_ops_hw hw, pq_str *name)
+{
+    if (hw == PQ_OPS_HW_GPU) {
+        const slice_track *t = &m->tracks[m->track[i]];
+        const char *tn = slices_thread_name(m, t->pid, t->tid);
+        *name = pq_str_of(tn, strlen(tn));
+        return (uint64_t)m->track[i] + 1;
+    }
+    uint32_t mod = m->module ? m->module[i] : 0;
+    *name = pool_view(m, mod);
+    return mod;
+}
+
+/* The ops of one track: self times through an ancestor stack, rows merged into CX. */
+static int track_ops(const model_slices *m, trace_rec *recs, size_t n, pq_ops_hw hw, ops_ctx *cx,
+                     int64_t *self_sum, int64_t *busy)
+{
+    qsort(recs, n, sizeof *recs, rec_cmp);
+    size_t *stack = pq_malloc((n ? n : 1) * sizeof *stack);
+    if (!stack)
+        return 0;
+    size_t depth = 0;
+    int64_t busy_end = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        trace_rec *r = &recs[i];
+        while (depth > 0) {
+            const trace_rec *p = &recs[stack[depth - 1]];
+            if (p->start <= r->start && r->start + r->dur <= p->start + p->dur)
+                break;
+            depth--;
+        }
+        if (depth > 0) {
+            recs[stack[depth - 1]].children += r->dur;
+        } else {
+            int64_t e = r->start + r->dur;
+            if (r->start >= busy_end)
+                *busy += r->dur, busy_end = e;
+            else if (e > busy_end)
+                *busy += e - busy_end, busy_end = e;
+        }
+        stack[depth++] = i;
+    }
+    pq_free(stack);
+    for (size_t i = 0; i < n; i++) {
+        const trace_rec *r = &recs[i];
+        pq_str pname;
+        uint64_t pid = program_of(m, r->slice, hw, &pname);
+        int fresh;
+        op_slot *sl = ops_table_get(cx->ops, pid, 0, pool_view(m, m->name[r->slice]), &fresh);
+        pq_ops_program *p = sl ? ops_prog_get(cx->progs, pid) : NULL;
+        if (!p)
+            return 0;
+        pq_op_row *row = &sl->m;
+        int64_t self = r->dur - r->children;
+        if (fresh) {
+            row->min_time_ps = r->dur;
+            sl->custom_call = 1; /* the trace states no FLOPs to scale */
+            if (hw == PQ_OPS_HW_GPU)
+                row->category = gpu_category(m->flags[r->slice]);
+        } else if (r->dur < row->min_time_ps) {
+            row->min_time_ps = r->dur;
+        }
+        row->occurrences++;
+        row->time_ps += r->dur;
+        row->self_time_ps += self;
+        row->normalized_time_ps += (double)r->dur;
+        *self_sum += self;
+        p->op_self_ps += self;
+        p->module_ps += self;
+        if (r->start < p->first_ps)
+            p->first_ps = r->start;
+        if (!p->name.n)
+            p->name = pname;
+    }
+    return 1;
+}
+
+int ops_trace_source(const pq_source *src, pq_ops_hw hw, ops_ctx *cx)
+{
+    const model_slices *m = src->slices;
+    if (!m || !m->n)
+        return 1;
+    if (!cx->out->device_type[0])
+        strcpy(cx->out->device_type, hw == PQ_OPS_HW_GPU ? "GPU" : "CPU");
+    trace_rec *recs = pq_malloc(m->n * sizeof *recs);
+    uint32_t *order = pq_malloc(m->n * sizeof *order);
+    size_t *first = pq_calloc((size_t)m->ntracks + 1, sizeof *first);
+    int ok = recs && order && first;
+    /* Slices grouped by track (a counting sort), each track's ops handed over in turn;
+     * tracks of one process are one device. */
+    for (size_t i = 0; ok && i < m->n; i++)
+        first[m->track[i] + 1]++;
+    for (uint32_t t = 0; ok && t < m->ntracks; t++)
+        first[t + 1] += first[t];
+    for (size_t i = 0, *at = first; ok && i < m->n; i++)
+        order[at[m->track[i]]++] = (uint32_t)i;
+    for (uint32_t t = m->ntracks; ok && t > 0; t--)
+        first[t] = first[t - 1];
+    if (ok)
+        first[0] = 0;
+    for (uint32_t t = 0; ok && t < m->ntracks; t++) {
+        const slice_track *tr = &m->tracks[t];
+        uint32_t u = 0;
+        while (u < t && m->tracks[u].pid != tr->pid)
+            u++;
+        if (u < t)
+            continue; /* this process was done with its first track */
+        int64_t lo = INT64_MAX, hi = INT64_MIN, self = 0, busy = 0;
+        for (uint32_t v = t; ok && v < m->ntracks; v++) {
+            if (m->tracks[v].pid != tr->pid)
+                continue;
+            size_t n = 0;
+            for (size_t k = first[v]; k < first[v + 1]; k++) {
+                uint32_t i = order[k];
+                if (!is_op(m, i, hw))
+                    continue;
+                recs[n++] = (trace_rec){m->start_ps[i], m->dur_ps[i], 0, i};
+                lo = m->start_ps[i] < lo ? m->start_ps[i] : lo;
+                hi = m->start_ps[i] + m->dur_ps[i] > hi ? m->start_ps[i] + m->dur_ps[i] : hi;
+            }
+            ok = track_ops(m, recs, n, hw, cx, &self, &busy);
+        }
+        if (ok && hi > lo) {
+            cx->out->device_planes++;
+            ops_add_device(cx->out, hi - lo, self, (double)self, busy, 0);
+        }
+    }
+    pq_free(recs);
+    pq_free(order);
+    pq_free(first);
+    return ok && !cx->ops->oom && !cx->progs->oom;
+}
+
+pq_ops_hw ops_trace_hw(const pq_profile *prof)
+{
+    int gpu = 0;
+    for (size_t si = 0; si < prof->nsources; si++) {
+        const model_slices *m = prof->sources[si].slices;
+        for (size_t i = 0; m && i < m->n; i++) {
+            if (m->flags[i] & SLICE_XLA_OP)
+                return PQ_OPS_HW_CPU;
+            gpu |= (m->flags[i] & SLICE_GPU_WORK) != 0;
+        }
+    }
+    return gpu ? PQ_OPS_HW_GPU : PQ_OPS_HW_NONE;
+}

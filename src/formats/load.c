@@ -1,0 +1,196 @@
+/* load.c - the one format dispatch: a source's bytes are recognised by content (and, for
+ * protobufs, name; formats/detect.c) and handed to the reader of their format, which fills
+ * the model: XSpace (formats/xplane.c), HloProto files (plain or xz), Chrome trace-event
+ * JSON (formats/trace_events.c, plain or gzip). The sha256 of large files is computed on a
+ * second thread beside the decode. Not here: finding the files (io/), the public open calls
+ * (api/open.c). */
+#include "load.h"
+
+#include "core/alloc.h"
+#include "core/err.h"
+#include "formats/detect.h"
+#include "formats/hlo.h"
+#include "formats/trace_events.h"
+#include "formats/xplane.h"
+#include "io/xz.h"
+
+#include <pthread.h>
+#include <string.h>
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static void *hash_thread(void *arg)
+{
+    pq_source *src = arg;
+    sha256_hex(src->file.data, src->file.size, src->info.sha256);
+    return NULL;
+}
+
+/* A standalone HloProto file becomes a source with one program. */
+static pq_status read_hlo_file(pq_source *src, pq_error *err)
+{
+    hlo_header h;
+    int64_t off;
+    const char *what;
+    if (!hlo_read_header(src->file.data, src->file.size, src->file.data, &h, &off, &what))
+        return err_set(err, PQ_ERR_INPUT, src->path, off, "expected %s in an HloProto", what);
+    if (!h.has_module)
+        return err_set(err, PQ_ERR_INPUT, src->path, 0,
+                       "expected an HloProto with an hlo_module (field 1)");
+    pq_program *p = arena_alloc(&src->mem, sizeof *p);
+    if (!p)
+        return err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+    p->name = h.module_name;
+    p->program_id = (uint64_t)h.module_id;
+    /* XProf names extracted files "<module>(<program id>).hlo_proto.pb": trust that id. */
+    const char *b = base_name(src->path);
+    const char *lp = strrchr(b, '(');
+    const char *rp = lp ? strchr(lp, ')') : NULL;
+    if (lp && rp && rp > lp + 1 && rp - lp <= 21) {
+        uint64_t v = 0;
+        const char *q = lp + 1;
+        while (q < rp && *q >= '0' && *q <= '9')
+            v = v * 10 + (uint64_t)(*q++ - '0');
+        if (q == rp)
+            p->program_id = v;
+    }
+    p->key = p->name;
+    p->hlo = src->file.data;
+    p->hlo_len = src->file.size;
+    src->programs = p;
+    src->nprograms = 1;
+    return PQ_OK;
+}
+
+void load_trace_scan(const pq_source *src, pq_scan_totals *t)
+{
+    const model_slices *m = src->slices;
+    if (!m)
+        return;
+    t->events += src->trace_events;
+    t->lines += m->ntracks;
+    for (uint32_t k = 0; k < m->ntracks; k++) {
+        uint32_t j = 0;
+        while (j < k && m->tracks[j].pid != m->tracks[k].pid)
+            j++;
+        t->planes += j == k; /* processes: the first track of each pid */
+    }
+    for (size_t i = 0; i < m->n; i++)
+        t->checksum =
+            (int64_t)((uint64_t)t->checksum + (uint64_t)m->start_ps[i] + (uint64_t)m->dur_ps[i]);
+}
+
+/* Chrome trace-event JSON (plain or gzip): streamed into the source's timeline. */
+static pq_status read_trace(pq_source *src, pq_scan_totals *scan, pq_error *err)
+{
+    src->slices = pq_malloc(sizeof *src->slices);
+    if (!src->slices || slices_init(src->slices) != 0) {
+        pq_free(src->slices);
+        src->slices = NULL;
+        return err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+    }
+    pq_events ev = slices_events(src->slices);
+    tj_info info;
+    FORWARD_IF_ERROR(trace_events_feed(src->file.data, src->file.size, src->path, &ev, &info, err));
+    src->trace_events = info.num_events;
+    memcpy(src->display_time_unit, info.display_time_unit, sizeof src->display_time_unit);
+    src->info.events = info.num_events;
+    if (scan)
+        load_trace_scan(src, scan);
+    return PQ_OK;
+}
+
+pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err)
+{
+    if (!src->file.data)
+        FORWARD_IF_ERROR(mapfile_open(src->path, &src->file, err));
+    src->info.path = pq_str_of(src->path, strlen(src->path));
+    src->info.size_bytes = src->file.size;
+    mapfile_advise_sequential(&src->file);
+
+    pthread_t hasher;
+    int hashing = 0;
+    if (!opts->skip_sha256) {
+        if (src->file.size >= ((size_t)1 << 24) &&
+            pthread_create(&hasher, NULL, hash_thread, src) == 0)
+            hashing = 1;
+        else
+            hash_thread(src);
+    }
+
+    pq_status st = PQ_OK;
+    detected d = detect_format(src->path, src->file.data, src->file.size);
+    switch (d) {
+    case DETECT_XSPACE:
+        src->info.format = PQ_FORMAT_XSPACE;
+        src->programs_only = opts->programs_only;
+        st = xplane_read(src, opts->scan ? &src->scan : NULL, err);
+        break;
+    case DETECT_HLO_PROTO:
+        src->info.format = PQ_FORMAT_HLO_PROTO;
+        st = read_hlo_file(src, err);
+        break;
+    case DETECT_XZ: {
+        /* An xz-compressed XLA dump (*.hlo.pb.xz, *.hlo_proto.pb.xz): decompressed into a
+         * padded buffer that replaces the mapping; offsets in later errors are offsets in
+         * the decompressed bytes. The sha256 stays the file's. */
+        size_t pl = strlen(src->path);
+        if (!(pl > 10 && (strcmp(src->path + pl - 10, ".hlo.pb.xz") == 0 ||
+                          (pl > 16 && strcmp(src->path + pl - 16, ".hlo_proto.pb.xz") == 0)))) {
+            st = err_set(err, PQ_ERR_INPUT, src->path, 0,
+                         "expected an XSpace protobuf or an HloProto, found xz-compressed data "
+                         "(profq reads *.hlo.pb.xz and *.hlo_proto.pb.xz)");
+            break;
+        }
+        if (hashing) {
+            pthread_join(hasher, NULL);
+            hashing = 0;
+        }
+        mapped_file plain;
+        st = xz_decompress(src->file.data, src->file.size, src->path, &plain, err);
+        if (st != PQ_OK)
+            break;
+        mapfile_close(&src->file);
+        src->file = plain;
+        src->info.format = PQ_FORMAT_HLO_PROTO;
+        st = read_hlo_file(src, err);
+        break;
+    }
+    case DETECT_JSON:
+    case DETECT_GZIP:
+        src->info.format = PQ_FORMAT_TRACE_JSON;
+        st = read_trace(src, opts->scan ? &src->scan : NULL, err);
+        break;
+    default:
+        st = err_set(err, PQ_ERR_INPUT, src->path, 0,
+                     "expected an XSpace protobuf (*.xplane.pb) or an HloProto, found %s",
+                     detected_name(d));
+        break;
+    }
+    if (hashing)
+        pthread_join(hasher, NULL);
+    if (st != PQ_OK)
+        return st;
+
+    if (src->nhostnames && src->hostnames[0].n) {
+        src->info.host = src->hostnames[0];
+    } else {
+        const char *b = base_name(src->path);
+        size_t n = strlen(b);
+        if (n > 10 && strcmp(b + n - 10, ".xplane.pb") == 0)
+            n -= 10;
+        /* rank-0.pt.trace.json.gz, perfetto_trace.json.gz: the name before the suffixes */
+        static const char *const sfx[] = {".gz", ".json", ".trace", ".pt"};
+        for (size_t k = 0; src->slices && k < sizeof sfx / sizeof *sfx; k++) {
+            size_t sl = strlen(sfx[k]);
+            if (n > sl && memcmp(b + n - sl, sfx[k], sl) == 0)
+                n -= sl;
+        }
+        src->info.host = pq_str_of(b, n);
+    }
+    return PQ_OK;
+}

@@ -1,0 +1,14 @@
+/* load.h - the format dispatch: which reader fills the model from a source's bytes. */
+#ifndef PQ_FORMATS_LOAD_H
+#define PQ_FORMATS_LOAD_H
+#include "model/model.h"
+
+/* Maps src->path (unless src->file is already set), detects its format and reads it into
+ * SRC with the reader of that format; fills src->info. Errors name the file and offset. */
+pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err);
+
+/* Adds the scan totals of a trace-event JSON source (processes as planes, tracks as
+ * lines, traceEvents elements as events, slice start + duration into the checksum). */
+void load_trace_scan(const pq_source *src, pq_scan_totals *t);
+
+#endif

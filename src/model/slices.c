@@ -1,0 +1,200 @@
+/* slices.c - the model's tracks and columnar slices; see slices.h. Not here: what the
+ * slices mean (analysis/), how a format turns into them (formats/). */
+#include "slices.h"
+
+#include "core/alloc.h"
+
+#include <string.h>
+
+int slices_init(model_slices *m)
+{
+    memset(m, 0, sizeof *m);
+    if (intern_init(&m->names) != 0) {
+        intern_free(&m->names);
+        return -1;
+    }
+    return 0;
+}
+
+void slices_free(model_slices *m)
+{
+    if (!m)
+        return;
+    intern_free(&m->names);
+    pairmap_free(&m->track_map);
+    pairmap_free(&m->proc_names);
+    pairmap_free(&m->thread_names);
+    pq_free(m->tracks);
+    pq_free(m->track);
+    pq_free(m->name);
+    pq_free(m->tf_op);
+    pq_free(m->source);
+    pq_free(m->long_name);
+    pq_free(m->run_id);
+    pq_free(m->start_ps);
+    pq_free(m->dur_ps);
+    pq_free(m->step);
+    pq_free(m->flags);
+    pq_free(m->module);
+    memset(m, 0, sizeof *m);
+}
+
+static const char *name_of(const model_slices *m, const pairmap *map, int64_t a, int64_t b)
+{
+    uint32_t id = pairmap_get(map, a, b);
+    return id == UINT32_MAX ? "" : intern_str(&m->names, id);
+}
+
+const char *slices_process_name(const model_slices *m, int64_t pid)
+{
+    return name_of(m, &m->proc_names, pid, 0);
+}
+
+const char *slices_thread_name(const model_slices *m, int64_t pid, int64_t tid)
+{
+    return name_of(m, &m->thread_names, pid, tid);
+}
+
+static int set_name(model_slices *m, pairmap *map, int64_t a, int64_t b, pq_str name)
+{
+    int fresh;
+    uint32_t *s = pairmap_slot(map, a, b, &fresh);
+    if (!s)
+        return m->failed = -1;
+    *s = intern_add(&m->names, name.p, name.n);
+    return m->names.failed ? (m->failed = -1) : 0;
+}
+
+static int on_process_name(void *ctx, int64_t pid, pq_str name)
+{
+    model_slices *m = ctx;
+    return set_name(m, &m->proc_names, pid, 0, name);
+}
+
+static int on_thread_name(void *ctx, int64_t pid, int64_t tid, pq_str name)
+{
+    model_slices *m = ctx;
+    return set_name(m, &m->thread_names, pid, tid, name);
+}
+
+#define GROW(ptr, cap)                                                                             \
+    do {                                                                                           \
+        void *np_ = pq_realloc((ptr), (cap) * sizeof *(ptr));                                      \
+        if (!np_)                                                                                  \
+            return m->failed = -1;                                                                 \
+        (ptr) = np_;                                                                               \
+    } while (0)
+
+static int grow_columns(model_slices *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 4096;
+    GROW(m->track, cap);
+    GROW(m->name, cap);
+    GROW(m->tf_op, cap);
+    GROW(m->source, cap);
+    GROW(m->long_name, cap);
+    GROW(m->run_id, cap);
+    GROW(m->start_ps, cap);
+    GROW(m->dur_ps, cap);
+    GROW(m->step, cap);
+    GROW(m->flags, cap);
+    if (m->module)
+        GROW(m->module, cap);
+    m->cap = cap;
+    return 0;
+}
+
+/* The track of (PID, TID), made on first sight; UINT32_MAX when memory ran out. */
+static uint32_t track_of(model_slices *m, int64_t pid, int64_t tid)
+{
+    /* Consecutive slices are mostly on one thread: the last track first. */
+    uint32_t t = m->last_track;
+    if (t < m->ntracks && m->tracks[t].pid == pid && m->tracks[t].tid == tid)
+        return t;
+    int fresh;
+    uint32_t *slot = pairmap_slot(&m->track_map, pid, tid, &fresh);
+    if (!slot)
+        return UINT32_MAX;
+    if (fresh) {
+        if (m->ntracks == m->captracks) {
+            uint32_t cap = m->captracks ? m->captracks * 2 : 64;
+            slice_track *nt = pq_realloc(m->tracks, cap * sizeof *nt);
+            if (!nt)
+                return UINT32_MAX;
+            m->tracks = nt;
+            m->captracks = cap;
+        }
+        memset(&m->tracks[m->ntracks], 0, sizeof *m->tracks);
+        m->tracks[m->ntracks].pid = pid;
+        m->tracks[m->ntracks].tid = tid;
+        *slot = m->ntracks++;
+    }
+    return m->last_track = *slot;
+}
+
+static int on_slice(void *ctx, const pq_slice_in *e)
+{
+    model_slices *m = ctx;
+    if (m->failed)
+        return -1;
+    if (m->n == m->cap && grow_columns(m) != 0)
+        return -1;
+    uint32_t trk = track_of(m, e->pid, e->tid);
+    if (trk == UINT32_MAX)
+        return m->failed = -1;
+    if (e->gpu & SLICE_GPU_WORK)
+        m->tracks[trk].has_kernel = 1;
+    if (!m->have_base) {
+        m->have_base = 1;
+        m->base_us = e->ts_us;
+    }
+    size_t i = m->n;
+    m->track[i] = trk;
+    m->name[i] = intern_add(&m->names, e->name.p, e->name.n);
+    m->tf_op[i] = intern_add(&m->names, e->tf_op.p, e->tf_op.n);
+    m->source[i] = intern_add(&m->names, e->source.p, e->source.n);
+    m->long_name[i] = intern_add(&m->names, e->long_name.p, e->long_name.n);
+    m->run_id[i] = intern_add(&m->names, e->run_id.p, e->run_id.n);
+    /* Relative to the first slice: epoch-µs timestamps times 1e6 would not fit int64.
+     * Clamped to +-2^60 ps (13 days) so start + duration, doubled for midpoints, never
+     * overflows; a trace spanning more than that is not a profile. */
+    const int64_t lim_us = ((int64_t)1 << 60) / 1000000;
+    int64_t t = e->ts_us, base = m->base_us;
+    int64_t rel;
+    if (t < INT64_MIN / 4 || t > INT64_MAX / 4 || base < INT64_MIN / 4 || base > INT64_MAX / 4)
+        rel = t > base ? lim_us : -lim_us;
+    else
+        rel = t - base;
+    if (rel > lim_us || rel < -lim_us)
+        rel = rel > 0 ? lim_us : -lim_us;
+    m->start_ps[i] = rel * 1000000 + e->ts_frac_ps;
+    m->dur_ps[i] = e->dur_ps > ((int64_t)1 << 60) ? ((int64_t)1 << 60) : e->dur_ps;
+    slice_track *tr = &m->tracks[trk];
+    int64_t end = m->start_ps[i] + m->dur_ps[i];
+    if (!tr->nslices || m->start_ps[i] < tr->first_ps)
+        tr->first_ps = m->start_ps[i];
+    if (!tr->nslices || end > tr->end_ps)
+        tr->end_ps = end;
+    tr->nslices++;
+    m->step[i] = e->step_num;
+    m->flags[i] = (uint8_t)((e->has_step_num ? SLICE_HAS_STEP : 0) |
+                            (e->xla_op ? SLICE_XLA_OP : 0) | (e->gpu & 0xFC));
+    if (e->module.n && !m->module) {
+        /* The first slice that names a module: the column starts here, zero before. */
+        m->module = pq_calloc(m->cap, sizeof *m->module);
+        if (!m->module)
+            return m->failed = -1;
+    }
+    if (m->module)
+        m->module[i] = intern_add(&m->names, e->module.p, e->module.n);
+    m->n++;
+    if (m->names.failed)
+        return m->failed = -1;
+    return 0;
+}
+
+pq_events slices_events(model_slices *m)
+{
+    pq_events ev = {on_process_name, on_thread_name, on_slice, m};
+    return ev;
+}

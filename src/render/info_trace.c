@@ -1,0 +1,136 @@
+/* info_trace.c - `profq info` of a trace-event JSON source: the tracks the reader filled
+ * (one per process and thread, or GPU stream), grouped by process in (pid, tid) order,
+ * with their slice counts and spans. Times are picoseconds relative to the first slice;
+ * time_base_us gives that start in the trace's own clock. */
+#include "info_trace.h"
+
+#include "core/alloc.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static int cmp_track(const void *pa, const void *pb, const model_slices *m)
+{
+    const slice_track *a = &m->tracks[*(const uint32_t *)pa];
+    const slice_track *b = &m->tracks[*(const uint32_t *)pb];
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+/* Track indexes in (pid, tid) order (insertion sort: a trace has tens of threads), or NULL
+ * when memory ran out; *n gets the count. */
+static uint32_t *tracks_in_order(const model_slices *m, uint32_t *n)
+{
+    uint32_t *ix = pq_malloc(((size_t)m->ntracks + 1) * sizeof *ix);
+    *n = 0;
+    if (!ix)
+        return NULL;
+    for (uint32_t t = 0; t < m->ntracks; t++) {
+        uint32_t k = t;
+        ix[k] = t;
+        while (k > 0 && cmp_track(&ix[k - 1], &ix[k], m) > 0) {
+            uint32_t x = ix[k - 1];
+            ix[k - 1] = ix[k];
+            ix[k] = x;
+            k--;
+        }
+    }
+    *n = m->ntracks;
+    return ix;
+}
+
+void info_trace_json(json_writer *w, const pq_source *src)
+{
+    const model_slices *m = src->slices;
+    json_key(w, "trace");
+    json_obj_begin(w);
+    json_key(w, "trace_events");
+    json_uint(w, src->trace_events);
+    json_key(w, "display_time_unit");
+    json_cstr(w, src->display_time_unit);
+    json_key(w, "slices");
+    json_uint(w, m->n);
+    json_key(w, "time_base_us");
+    json_int(w, m->base_us);
+    json_key(w, "processes");
+    json_arr_begin(w);
+    uint32_t n;
+    uint32_t *ix = tracks_in_order(m, &n);
+    for (uint32_t k = 0; k < n; k++) {
+        const slice_track *t = &m->tracks[ix[k]];
+        if (k == 0 || m->tracks[ix[k - 1]].pid != t->pid) {
+            if (k)
+                json_arr_end(w), json_obj_end(w);
+            json_obj_begin(w);
+            json_key(w, "pid");
+            json_int(w, t->pid);
+            json_key(w, "name");
+            json_cstr(w, slices_process_name(m, t->pid));
+            json_key(w, "threads");
+            json_arr_begin(w);
+        }
+        json_obj_begin(w);
+        json_key(w, "tid");
+        json_int(w, t->tid);
+        json_key(w, "name");
+        json_cstr(w, slices_thread_name(m, t->pid, t->tid));
+        json_key(w, "gpu_stream");
+        json_bool(w, t->has_kernel);
+        json_key(w, "slices");
+        json_uint(w, t->nslices);
+        json_key(w, "first_ps");
+        json_int(w, t->first_ps);
+        json_key(w, "end_ps");
+        json_int(w, t->end_ps);
+        json_obj_end(w);
+    }
+    if (n)
+        json_arr_end(w), json_obj_end(w);
+    json_arr_end(w);
+    json_obj_end(w);
+    pq_free(ix);
+}
+
+/* Picoseconds for people: "12.345 ms". */
+static void put_duration(buf *b, int64_t ps)
+{
+    double v = (double)ps;
+    if (ps < 1000000)
+        buf_printf(b, "%.3f ns", v / 1e3);
+    else if (ps < 1000000000)
+        buf_printf(b, "%.3f us", v / 1e6);
+    else if (ps < INT64_C(1000000000000))
+        buf_printf(b, "%.3f ms", v / 1e9);
+    else
+        buf_printf(b, "%.3f s", v / 1e12);
+}
+
+void info_trace_text(buf *b, const pq_source *src)
+{
+    const model_slices *m = src->slices;
+    buf_printf(b, "  %" PRIu64 " trace events, %zu slices on %u tracks", src->trace_events, m->n,
+               m->ntracks);
+    if (src->display_time_unit[0])
+        buf_printf(b, ", displayTimeUnit %s", src->display_time_unit);
+    buf_putc(b, '\n');
+    uint32_t n;
+    uint32_t *ix = tracks_in_order(m, &n);
+    for (uint32_t k = 0; k < n; k++) {
+        const slice_track *t = &m->tracks[ix[k]];
+        if (k == 0 || m->tracks[ix[k - 1]].pid != t->pid) {
+            const char *pn = slices_process_name(m, t->pid);
+            buf_printf(b, "\n  process %" PRId64 " ", t->pid);
+            json_escape_into(b, pn, strlen(pn));
+            buf_putc(b, '\n');
+        }
+        const char *tn = slices_thread_name(m, t->pid, t->tid);
+        buf_printf(b, "    thread %" PRId64 " ", t->tid);
+        json_escape_into(b, tn, strlen(tn));
+        buf_printf(b, "%s: %" PRIu64 " slices, span ", t->has_kernel ? " (GPU stream)" : "",
+                   t->nslices);
+        put_duration(b, t->end_ps - t->first_ps);
+        buf_putc(b, '\n');
+    }
+    pq_free(ix);
+}
