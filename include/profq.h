@@ -616,6 +616,10 @@ typedef struct pq_op_rates {
      * move between the start and the done op, not in either op's own time. The numbers
      * above are still XProf's (its hlo_stats prints them); profq's own reports print n/a. */
     const char *not_meaningful;
+    /* XProf's roofline_model figures (spec 5.8): FLOP rate / peak, the highest bandwidth
+     * utilisation among the memories the device states peaks for, their maximum (roofline
+     * efficiency) and the FLOP rate at that efficiency's roof. */
+    double flop_utilization, max_mem_utilization, roofline_efficiency, optimal_flop_rate;
 } pq_op_rates;
 
 /* One row: an op (program, op) merged over devices, a group of ops (--by category or
@@ -655,6 +659,9 @@ typedef struct pq_ops_program {
     int64_t steady_executions, steady_module_ps;
     double steady_share; /* fraction of the program's op time inside steady executions */
     int name_shared;     /* another program has the same name: print the id with it */
+    /* GFLOP/s and HBM GiB/s per device over the program's active time (its module time, else
+     * its op time) and over the captured window */
+    double active_gflops, whole_gflops, active_hbm_gibps, whole_hbm_gibps;
     const void *seen_on; /* private: the device plane of the last execution counted */
 } pq_ops_program;
 
@@ -676,6 +683,7 @@ typedef struct pq_ops_peaks {
  * accessed when none does). */
 typedef struct pq_ops_roofline {
     pq_op_row total; /* time = the captured window, self = op time (profq's roofline) */
+    double active_gflops, active_hbm_gibps; /* the total over op time */
     /* XProf's "Program" records: [0] infeed/outfeed left out, [1] included; time = the
      * window less the left-out infeed/outfeed time, self and DMA stall 0. */
     pq_op_row program[2];
@@ -710,6 +718,7 @@ typedef struct pq_ops_result {
     int64_t steady_busy_ps;
     uint64_t dominant_program;
     int has_dominant;
+    double steady_gflops, steady_hbm_gibps; /* the dominant program's, over steady module time */
     pq_ops_peaks peaks;
     /* opts->by when it is PQ_OPS_BY_CATEGORY or PQ_OPS_BY_PROGRAM: the ops so grouped (IDLE
      * left out), sorted by self time; else NULL. */

@@ -3,8 +3,8 @@
  * the device peaks the planes state, and the captured/active/idle windows, into the public
  * pq_ops_result (include/profq.h). A pure function of the model (ops_core.c with the
  * extractors ops_tpu.c, ops_gpu.c, ops_cpu.c, the peaks ops_peaks.c, the rates ops_rates.c
- * and the groups and totals ops_groups.c); the renderers in render/ turn the result into
- * text, JSON and XProf's DataTables. */
+ * and the groups, totals and program rates ops_derived.c); the renderers in render/ turn the result
+ * into text, JSON and XProf's DataTables. */
 #ifndef PQ_ANALYSIS_OPS_H
 #define PQ_ANALYSIS_OPS_H
 #include "core/arena.h"
@@ -29,10 +29,10 @@ double ops_safe_div(double a, double b);
 /* GiB/s from GB/s. */
 double ops_giga_to_gibi(double x);
 
-/* R's ops (IDLE left out) grouped BY category or program into R->groups, sorted by self
- * time, and the roofline totals into R->roofline, every row's rates filled. 0 when out of
- * memory. */
-int ops_groups(pq_ops_result *r, pq_ops_group by);
+/* The figures derived from R's merged rows (ops_derived.c): the ops (IDLE left out) grouped
+ * BY category or program into R->groups, sorted by self time; the roofline totals; the
+ * programs' and the steady state's rates. Every row's rates filled. 0 when out of memory. */
+int ops_derive(pq_ops_result *r, pq_ops_group by);
 /* Program PID of R, or NULL. */
 const pq_ops_program *ops_program_find(const pq_ops_result *r, uint64_t pid);
 /* The name of program PID in R, "" when R has none. */

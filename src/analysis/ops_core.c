@@ -369,7 +369,7 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, pq_ops_res
         steady_state(out);
         for (size_t i = 0; i < out->nops; i++)
             ops_rates(out, &out->ops[i], &out->ops[i].rates);
-        ok = ops_groups(out, opt ? opt->by : PQ_OPS_BY_OP);
+        ok = ops_derive(out, opt ? opt->by : PQ_OPS_BY_OP);
     }
     pq_free(t.v);
     pq_free(t.idx);

@@ -78,7 +78,7 @@ int ops_str_same(pq_str a, pq_str b);
 
 /* ---- the op table: open addressing over (program, symbol, name) (ops_core.c) ---- */
 
-/* memory_access_breakdown per occurrence (bytes), as ops_row's bd_* fields. */
+/* memory_access_breakdown per occurrence (bytes), as pq_op_row's bd_* fields. */
 typedef struct ops_breakdown {
     double bd_hbm, bd_cmem_rd, bd_cmem_wr, bd_vmem_rd, bd_vmem_wr, bd_onchip_rd, bd_onchip_wr;
     int has_breakdown;

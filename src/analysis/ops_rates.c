@@ -4,6 +4,7 @@
  * peaks). A pure function of a row and the result's peaks; the renderers print these. */
 #include "analysis/ops_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 double ops_giga_to_gibi(double x)
@@ -33,6 +34,39 @@ static int is_async_half(const pq_op_row *m)
             break;
         }
     return ends_with(op, "-start") || ends_with(op, "-done");
+}
+
+/* XProf's roofline_model utilisations of O against R's peaks: the memories are HBM, then
+ * on GPU/CPU the SRAM (as VMEM), on TPU CMEM when the device has it, else merged VMEM. */
+static void roofline_figures(const pq_ops_result *r, pq_op_rates *o)
+{
+    const pq_ops_peaks *pk = &r->peaks;
+    int gpu = r->hw == PQ_OPS_HW_GPU || r->hw == PQ_OPS_HW_CPU;
+    double cmem_rd = 0, cmem_wr = 0, vmem_rd = 0, vmem_wr = 0;
+    if (gpu) {
+        vmem_rd = ops_giga_to_gibi(pk->bws[1]);
+        vmem_wr = ops_giga_to_gibi(pk->bws[2]);
+    } else if (pk->has_cmem) {
+        cmem_rd = ops_giga_to_gibi(pk->bws[3]);
+        cmem_wr = ops_giga_to_gibi(pk->bws[4]);
+    } else if (pk->has_merged_vmem) {
+        vmem_rd = ops_giga_to_gibi(pk->bws[5]);
+        vmem_wr = ops_giga_to_gibi(pk->bws[6]);
+    }
+    double flop_util = ops_safe_div(o->flop_rate_gflops, pk->tflops * 1000);
+    double mem = ops_safe_div(o->hbm_bw_gibps, ops_giga_to_gibi(pk->bws[0]));
+    if (!gpu && pk->has_cmem) {
+        mem = fmax(mem, ops_safe_div(o->cmem_rd_gibps, cmem_rd));
+        mem = fmax(mem, ops_safe_div(o->cmem_wr_gibps, cmem_wr));
+    }
+    if (gpu || pk->has_merged_vmem) {
+        mem = fmax(mem, ops_safe_div(o->vmem_rd_gibps, vmem_rd));
+        mem = fmax(mem, ops_safe_div(o->vmem_wr_gibps, vmem_wr));
+    }
+    o->flop_utilization = flop_util;
+    o->max_mem_utilization = mem;
+    o->roofline_efficiency = fmax(flop_util, mem);
+    o->optimal_flop_rate = ops_safe_div(o->flop_rate_gflops, o->roofline_efficiency);
 }
 
 void ops_rates(const pq_ops_result *r, const pq_op_row *m, pq_op_rates *o)
@@ -93,6 +127,7 @@ void ops_rates(const pq_ops_result *r, const pq_op_row *m, pq_op_rates *o)
     }
     o->bound_by = bound;
     o->bottleneck_oi = boi;
+    roofline_figures(r, o);
     if (is_async_half(m))
         o->not_meaningful = "the start or done half of an async op: its bytes move between "
                             "the two, not in this op's own time";

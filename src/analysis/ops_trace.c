@@ -120,7 +120,6 @@ static int track_ops(const model_slices *m, trace_rec *recs, size_t n, pq_ops_hw
         row->normalized_time_ps += (double)r->dur;
         *self_sum += self;
         p->op_self_ps += self;
-        p->module_ps += self;
         if (r->start < p->first_ps)
             p->first_ps = r->start;
         if (!p->name.n)

@@ -11,16 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static double gibps(double bytes, int64_t ps)
-{
-    return ops_giga_to_gibi(ops_safe_div(bytes, (double)ps / 1e3));
-}
-
-static double gflops(double flops, int64_t ps)
-{
-    return ops_safe_div(flops, (double)ps / 1e3);
-}
-
 /* ---- shared text header: windows, the idle warning, peaks ---- */
 
 static void text_ms(buf *b, int64_t ps)
@@ -58,23 +48,15 @@ static void text_windows(buf *b, const pq_ops_result *r)
     text_ms(b, (int64_t)((double)r->idle_ps / nd));
     buf_printf(b, " (%.1f%%)\n", idle_frac * 100);
     if (r->has_dominant) {
-        const pq_ops_program *d = NULL;
-        for (size_t i = 0; i < r->nprograms; i++)
-            if (r->programs[i].program_id == r->dominant_program)
-                d = &r->programs[i];
+        const pq_ops_program *d = ops_program_find(r, r->dominant_program);
         if (d) {
-            double steady_flops =
-                d->flops * ops_safe_div((double)d->steady_executions, (double)d->executions);
-            double steady_hbm =
-                d->hbm_bytes * ops_safe_div((double)d->steady_executions, (double)d->executions);
             buf_printf(b,
                        "steady state (%.*s, %" PRId64 " of %" PRId64
                        " executions, first per device dropped): module time ",
                        (int)d->name.n, d->name.p, d->steady_executions, d->executions);
             text_ms(b, (int64_t)((double)d->steady_module_ps / nd));
-            buf_printf(b, " per device, %.3g GFLOP/s, HBM %.3g GiB/s\n",
-                       gflops(steady_flops, d->steady_module_ps),
-                       gibps(steady_hbm, d->steady_module_ps));
+            buf_printf(b, " per device, %.3g GFLOP/s, HBM %.3g GiB/s\n", r->steady_gflops,
+                       r->steady_hbm_gibps);
         }
     }
     buf_puts(b, "peaks (per device): ");
@@ -356,7 +338,6 @@ static void text_programs(buf *b, const pq_ops_result *r, int top)
         char t[160];
         snprintf(t, sizeof t, "%.*s(%" PRIu64 ")", (int)(p->name.n > 100 ? 100 : p->name.n),
                  p->name.p, p->program_id);
-        int64_t active = p->module_ps ? p->module_ps : p->op_self_ps;
         buf_puts(b, "          ");
         text_name(b, pq_str_of(t, strlen(t)), 34);
         if (r->has_modules)
@@ -364,8 +345,7 @@ static void text_programs(buf *b, const pq_ops_result *r, int top)
         else
             buf_printf(b, " %6s %12s", "-", "-");
         buf_printf(b, " %12.3f | %10.4g %10.4g | %10.4g %10.4g\n", (double)p->op_self_ps / 1e9,
-                   gflops(p->flops, active), gflops(p->flops, r->window_ps),
-                   gibps(p->hbm_bytes, active), gibps(p->hbm_bytes, r->window_ps));
+                   p->active_gflops, p->whole_gflops, p->active_hbm_gibps, p->whole_hbm_gibps);
     }
     if (shown < r->nprograms)
         buf_printf(b, "          ... %zu more program%s (all without --top)\n",
@@ -380,7 +360,6 @@ static void json_programs(json_writer *w, const pq_ops_result *r)
     json_arr_begin(w);
     for (size_t i = 0; i < r->nprograms; i++) {
         const pq_ops_program *p = &r->programs[i];
-        int64_t active = p->module_ps ? p->module_ps : p->op_self_ps;
         json_obj_begin(w);
         json_key(w, "program_id");
         json_u64_string(w, p->program_id);
@@ -405,13 +384,13 @@ static void json_programs(json_writer *w, const pq_ops_result *r)
         json_key(w, "hbm_bytes");
         json_double(w, p->hbm_bytes);
         json_key(w, "active_gflops_per_s");
-        json_double(w, gflops(p->flops, active));
+        json_double(w, p->active_gflops);
         json_key(w, "whole_window_gflops_per_s");
-        json_double(w, gflops(p->flops, r->window_ps));
+        json_double(w, p->whole_gflops);
         json_key(w, "active_hbm_gibps");
-        json_double(w, gibps(p->hbm_bytes, active));
+        json_double(w, p->active_hbm_gibps);
         json_key(w, "whole_window_hbm_gibps");
-        json_double(w, gibps(p->hbm_bytes, r->window_ps));
+        json_double(w, p->whole_hbm_gibps);
         json_obj_end(w);
     }
     json_arr_end(w);
@@ -493,9 +472,9 @@ void ops_render_roofline_json(buf *b, const pq_ops_result *r, const pq_ops_optio
     json_double(&w, total->bd_hbm);
     json_rates(&w, r, total);
     json_key(&w, "active_gflops_per_s");
-    json_double(&w, gflops(total->flops, r->total_op_time_ps));
+    json_double(&w, r->roofline.active_gflops);
     json_key(&w, "active_hbm_gibps");
-    json_double(&w, gibps(total->bd_hbm, r->total_op_time_ps));
+    json_double(&w, r->roofline.active_hbm_gibps);
     json_obj_end(&w);
     json_programs(&w, r);
     json_key(&w, "ops");
@@ -517,9 +496,8 @@ void ops_render_roofline_text(buf *b, const pq_ops_result *r, const pq_ops_optio
                "all programs: %.4g GFLOP over the window; %.4g GFLOP/s per device over the "
                "whole window, %.4g inside ops; HBM %.4g GiB/s whole window, %.4g inside ops; "
                "bound by %s\n",
-               total->flops / 1e9, ops_safe_div(rt.flop_rate_gflops, 1),
-               gflops(total->flops, r->total_op_time_ps), rt.hbm_bw_gibps,
-               gibps(total->bd_hbm, r->total_op_time_ps), rt.bound_by);
+               total->flops / 1e9, ops_safe_div(rt.flop_rate_gflops, 1), r->roofline.active_gflops,
+               rt.hbm_bw_gibps, r->roofline.active_hbm_gibps, rt.bound_by);
     text_programs(b, r, o->top);
     pq_ops_options oo2 = *o;
     oo2.by = PQ_OPS_BY_OP;

@@ -259,17 +259,6 @@ static void roof_row(buf *b, const roof_ctx *c, const char *step, int rank, cons
     pq_op_rates o = m->rates;
     double t_us = (double)m->time_ps / 1e6, s_us = (double)m->self_time_ps / 1e6;
     double occ = program ? 1 : (double)m->occurrences;
-    double flop_util = ops_safe_div(o.flop_rate_gflops, c->peak_flops);
-    double mem = ops_safe_div(o.hbm_bw_gibps, c->peak_hbm);
-    if (!c->gpu && r->peaks.has_cmem) {
-        mem = fmax(mem, ops_safe_div(o.cmem_rd_gibps, c->peak_cmem_rd));
-        mem = fmax(mem, ops_safe_div(o.cmem_wr_gibps, c->peak_cmem_wr));
-    }
-    if (c->gpu || r->peaks.has_merged_vmem) {
-        mem = fmax(mem, ops_safe_div(o.vmem_rd_gibps, c->peak_vmem_rd));
-        mem = fmax(mem, ops_safe_div(o.vmem_wr_gibps, c->peak_vmem_wr));
-    }
-    double eff = fmax(flop_util, mem);
     char pid[24];
     snprintf(pid, sizeof pid, "%" PRIu64, program ? (uint64_t)0 : m->program_id);
     pq_str name = program ? pq_str_of("Program", 7) : m->name;
@@ -328,10 +317,10 @@ static void roof_row(buf *b, const roof_ctx *c, const char *step, int rank, cons
     dt_cstr(b, o.bound_by);
     double v4[] = {t_us / (r->device_planes ? r->device_planes : 1),
                    ops_safe_div((double)m->time_ps, (double)c->total_ps),
-                   ops_safe_div(o.flop_rate_gflops, eff),
-                   eff,
-                   flop_util,
-                   mem};
+                   o.optimal_flop_rate,
+                   o.roofline_efficiency,
+                   o.flop_utilization,
+                   o.max_mem_utilization};
     for (size_t i = 0; i < sizeof v4 / sizeof v4[0]; i++) {
         buf_putc(b, ',');
         dt_num(b, v4[i]);
@@ -473,7 +462,7 @@ void ops_render_roofline_model(buf *b, const pq_ops_result *r)
     /* No device ops (a CPU-only run): XProf writes no rows and no diagnostics. */
     int none = r->hw == PQ_OPS_HW_NONE;
     for (int incl = 1; incl >= 0 && !none; incl--) {
-        /* The "Program" record (analysis/ops_groups.c). */
+        /* The "Program" record (analysis/ops_derived.c). */
         const pq_op_row *prog = &r->roofline.program[incl];
         c.total_ps = prog->time_ps;
         roof_row(b, &c, "Total", 0, prog, 1, 0, 0, incl, first);

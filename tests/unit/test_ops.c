@@ -26,6 +26,18 @@ static void tpu_meta(tbuf *b, int64_t id, const char *name, uint64_t sym, const 
     emeta_end(b, m);
 }
 
+/* Opens a TPU plane with the stats the tests use and peaks of 100 TFLOP/s (1e5 GFLOP/s) and
+ * 1000 GB/s; returns its mark. */
+static size_t tpu_plane_begin(tbuf *b)
+{
+    size_t pl = plane_begin(b, 2, "/device:TPU:0");
+    put_stat_metas(b, ST_PID, "program_id", "symbol_id", "hlo_category", "flops", "bytes_accessed",
+                   "peak_teraflops_per_second", "peak_hbm_bw_gigabytes_per_second", NULL);
+    put_stat_d(b, 6, ST_PEAKF, 100.0);
+    put_stat_d(b, 6, ST_PEAKB, 1000.0);
+    return pl;
+}
+
 /* Closes the line LN and the plane PL of B, loads the XSpace and computes its ops into R
  * (which must succeed). */
 static pq_profile *load_ops(tbuf *b, size_t ln, size_t pl, pq_ops_result *r)
@@ -52,11 +64,7 @@ static void test_tpu_nesting_and_totals(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = plane_begin(&b, 2, "/device:TPU:0");
-    put_stat_metas(&b, ST_PID, "program_id", "symbol_id", "hlo_category", "flops", "bytes_accessed",
-                   "peak_teraflops_per_second", "peak_hbm_bw_gigabytes_per_second", NULL);
-    put_stat_d(&b, 6, ST_PEAKF, 100.0); /* 1e5 GFLOP/s */
-    put_stat_d(&b, 6, ST_PEAKB, 1000.0);
+    size_t pl = tpu_plane_begin(&b);
     tpu_meta(&b, 1, "fusion.1", 11, "loop fusion", 1e3, 1e3);
     tpu_meta(&b, 2, "convolution.2", 12, "convolution", 4e9, 1e6);
     tpu_meta(&b, 3, "no-symbol", 0, "copy", 0, 0);
@@ -100,6 +108,13 @@ static void test_tpu_nesting_and_totals(void **state)
     assert_true(pq_str_eq(r.programs[0].name, "jit_f"));
     /* rows by self time: fusion (1200) before convolution (300) */
     assert_true(pq_str_eq(r.ops[0].name, "fusion.1"));
+    /* program rates over module time (1600 ps) and the window (9000 ps), in the result */
+    const pq_ops_program *pg = &r.programs[0];
+    assert_true(pg->flops > 4e9);
+    assert_true(fabs(pg->active_gflops - pg->flops / 1.6) < 1e-3);
+    assert_true(fabs(pg->whole_gflops - pg->flops / 9.0) < 1e-3);
+    /* steady state: one of two executions kept, over its 600 ps */
+    assert_true(fabs(r.steady_gflops - pg->flops * 0.5 / 0.6) < 1e-3);
     pq_op_rates o;
     ops_rates(&r, c, &o); /* 4e9 FLOP in 0.3 ns: far above 1e5 GFLOP/s */
     assert_string_equal(o.bound_by, "Compute");
@@ -281,11 +296,7 @@ static void test_async_copy_rates(void **state)
     (void)state;
     tbuf b;
     tb_init(&b);
-    size_t pl = plane_begin(&b, 2, "/device:TPU:0");
-    put_stat_metas(&b, ST_PID, "program_id", "symbol_id", "hlo_category", "flops", "bytes_accessed",
-                   "peak_teraflops_per_second", "peak_hbm_bw_gigabytes_per_second", NULL);
-    put_stat_d(&b, 6, ST_PEAKF, 100.0);
-    put_stat_d(&b, 6, ST_PEAKB, 1000.0);
+    size_t pl = tpu_plane_begin(&b);
     tpu_meta(&b, 1, "fusion.1", 11, "loop fusion", 1e3, 1e3);
     tpu_meta(&b, 2, "copy-start.1", 12, "copy-start", 0, 4e9);
     tpu_meta(&b, 3, "copy-done.1", 13, "copy-done", 0, 4e9);

@@ -1,7 +1,8 @@
-/* ops_groups.c - figures derived from the merged op rows for the reports: the rows grouped
+/* ops_derived.c - figures derived from the merged op rows for the reports: the rows grouped
  * by category or program (`profq ops --by`), the roofline's program totals (profq's, and
- * XProf's "Program" records with and without infeed/outfeed, spec/xprof-tools.md 5.8), and
- * the rates of every row. Reads a finished pq_ops_result; never the model. */
+ * XProf's "Program" records with and without infeed/outfeed, spec/xprof-tools.md 5.8), the
+ * programs' active and whole-window rates and the steady state's. Reads a finished
+ * pq_ops_result; never the model. */
 #include "analysis/ops_internal.h"
 
 #include "core/alloc.h"
@@ -144,6 +145,35 @@ static void program_sum(const pq_ops_result *r, int incl, pq_op_row *d, int64_t 
     d->category = d->name;
 }
 
+static double gibps(double bytes, int64_t ps)
+{
+    return ops_giga_to_gibi(ops_safe_div(bytes, (double)ps / 1e3));
+}
+
+static double gflops(double flops, int64_t ps)
+{
+    return ops_safe_div(flops, (double)ps / 1e3);
+}
+
+/* Per program: rates over its active time (module executions, else op time) and the
+ * captured window; the dominant program's over its steady executions. */
+static void program_rates(pq_ops_result *r)
+{
+    for (size_t i = 0; i < r->nprograms; i++) {
+        pq_ops_program *p = &r->programs[i];
+        int64_t active = p->module_ps ? p->module_ps : p->op_self_ps;
+        p->active_gflops = gflops(p->flops, active);
+        p->whole_gflops = gflops(p->flops, r->window_ps);
+        p->active_hbm_gibps = gibps(p->hbm_bytes, active);
+        p->whole_hbm_gibps = gibps(p->hbm_bytes, r->window_ps);
+        if (r->has_dominant && p->program_id == r->dominant_program) {
+            double kept = ops_safe_div((double)p->steady_executions, (double)p->executions);
+            r->steady_gflops = gflops(p->flops * kept, p->steady_module_ps);
+            r->steady_hbm_gibps = gibps(p->hbm_bytes * kept, p->steady_module_ps);
+        }
+    }
+}
+
 static void roofline_totals(pq_ops_result *r)
 {
     pq_ops_roofline *rf = &r->roofline;
@@ -154,6 +184,8 @@ static void roofline_totals(pq_ops_result *r)
     rf->total.time_ps = r->total_time_ps;
     rf->total.self_time_ps = r->total_op_time_ps;
     ops_rates(r, &rf->total, &rf->total.rates);
+    rf->active_gflops = gflops(rf->total.flops, r->total_op_time_ps);
+    rf->active_hbm_gibps = gibps(rf->total.bd_hbm, r->total_op_time_ps);
     for (int incl = 0; incl <= 1; incl++) {
         pq_op_row *p = &rf->program[incl];
         program_sum(r, incl, p, &infeed_ps);
@@ -166,9 +198,10 @@ static void roofline_totals(pq_ops_result *r)
     ops_rates(r, &rf->average, &rf->average.rates);
 }
 
-int ops_groups(pq_ops_result *r, pq_ops_group by)
+int ops_derive(pq_ops_result *r, pq_ops_group by)
 {
     roofline_totals(r);
+    program_rates(r);
     r->by = by;
     if (by != PQ_OPS_BY_CATEGORY && by != PQ_OPS_BY_PROGRAM)
         return 1;
