@@ -1,8 +1,9 @@
 /* ttmem.c - the per-op memory analysis of a Tenstorrent log; see ttmem.h. Follows the seed
  * profiler's definitions (spec section 3.6): peak = first op at the maximum allocated MB/bank,
  * growth = positive DRAM delta vs the previous op, weights baseline = DRAM at the first op that
- * is not a const-eval op, padding overhead = (padded - unpadded) / unpadded of the live
- * tensors. Not here: reading (formats/ttlog) and output (render/ttmem, render/tthtml). */
+ * is not a const-eval op, padding = padded - unpadded bytes of the live tensors (the ratio
+ * only from TTMEM_PAD_RATIO_MIN_BYTES unpadded on). Not here: reading (formats/ttlog) and
+ * output (render/ttmem, render/tthtml). */
 #include "ttmem.h"
 
 #include <string.h>
@@ -26,6 +27,15 @@ void ttmem_weights_split(const tt_log *log, const ttmem_result *r, size_t i, dou
     double base = r->weights_baseline_mb;
     *weights = alloc < base ? alloc : base;
     *activations = alloc > base ? alloc - base : 0;
+}
+
+int ttmem_pad_ratio(uint64_t unpadded, uint64_t padded, double *pct)
+{
+    *pct = 0;
+    if (unpadded < TTMEM_PAD_RATIO_MIN_BYTES)
+        return 0;
+    *pct = ((double)padded - (double)unpadded) / (double)unpadded * 100.0;
+    return 1;
 }
 
 pq_str ttmem_short_name(const tt_op *op)
@@ -128,10 +138,13 @@ pq_status ttmem_analyze(const tt_log *log, ttmem_result *r)
         const tt_op *op = &log->ops[i];
         const tt_live *l = &op->live[0];
         if (l->unpadded_bytes) {
-            double pct =
-                (double)(l->padded_bytes - l->unpadded_bytes) / (double)l->unpadded_bytes * 100.0;
-            if (!r->has_padding || pct > r->peak_overhead_pct)
-                r->peak_overhead_pct = pct, r->peak_overhead_op = i;
+            uint64_t pad =
+                l->padded_bytes > l->unpadded_bytes ? l->padded_bytes - l->unpadded_bytes : 0;
+            if (!r->has_padding || pad > r->peak_pad_bytes) {
+                r->peak_pad_bytes = pad;
+                r->peak_pad_unpadded = l->unpadded_bytes;
+                r->peak_pad_op = i;
+            }
             r->has_padding = 1;
         }
         double pad = out_padding(op);

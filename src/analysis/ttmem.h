@@ -6,6 +6,9 @@
 #include "formats/ttlog.h"
 
 enum { TTMEM_TOP = 10, TTMEM_DIST = 15 };
+/* Padding is reported in bytes; its ratio to the unpadded bytes only from this many unpadded
+ * bytes on (a 4x32 tensor padded to one 32x32 tile is +700%, which means nothing). */
+#define TTMEM_PAD_RATIO_MIN_BYTES ((uint64_t)1 << 20)
 
 typedef struct ttmem_type_stats {
     int present;
@@ -38,10 +41,11 @@ typedef struct ttmem_result {
     uint64_t weight_ops;
     double weights_baseline_mb; /* DRAM allocated at the first non-weight op */
     size_t baseline_op;
-    /* Tile padding over the live tensors (DRAM) and the ops' outputs. */
+    /* Tile padding over the live tensors (DRAM): the op where padded - unpadded bytes is
+     * largest (first such op), and the ops' outputs. */
     int has_padding;
-    double peak_overhead_pct;
-    size_t peak_overhead_op;
+    uint64_t peak_pad_bytes, peak_pad_unpadded;
+    size_t peak_pad_op;
     size_t pad_op[TTMEM_TOP]; /* by output padded - unpadded bytes, largest first */
     size_t npad;
     ttmem_count dist[TTMEM_DIST];
@@ -57,6 +61,9 @@ double ttmem_dram_delta(const tt_log *log, size_t i);
 /* Weights / activations split of op I (seed's weight-vs-activation, DRAM MB/bank). */
 void ttmem_weights_split(const tt_log *log, const ttmem_result *r, size_t i, double *weights,
                          double *activations);
+/* Padding of PADDED over UNPADDED bytes in percent into *PCT; 0 when the ratio is not shown
+ * (under TTMEM_PAD_RATIO_MIN_BYTES unpadded), else 1. */
+int ttmem_pad_ratio(uint64_t unpadded, uint64_t padded, double *pct);
 /* The op's short name: the MLIR op name after its last '.', else the OpType. */
 pq_str ttmem_short_name(const tt_op *op);
 

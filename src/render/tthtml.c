@@ -65,7 +65,8 @@ static const char CSS[] =
     ".card small{color:#5b6474}.peak{flex:1 1 260px}.peak code{word-break:break-all}"
     "table{border-collapse:collapse;width:100%;font-size:13px}th,td{border-bottom:1px solid "
     "#e6e9ee;"
-    "padding:4px 6px;text-align:left;vertical-align:top}td.n,th.n{text-align:right;"
+    "padding:4px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}"
+    "td.n,th.n{text-align:right;white-space:nowrap;overflow-wrap:normal;"
     "font-variant-numeric:tabular-nums}tr.op{cursor:pointer}tr.op:hover{background:#eef3fb}"
     "tr.det td{background:#f8f9fb}pre{white-space:pre-wrap;word-break:break-all;margin:4px 0;"
     "font-size:12px}#q{width:320px;padding:5px 8px;margin:0 0 8px}"
@@ -341,9 +342,20 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
         card(b, "Peak DRAM over submits", v, note);
     }
     if (r->has_padding) {
-        snprintf(v, sizeof v, "%.1f%%", r->peak_overhead_pct);
-        snprintf(note, sizeof note, "live DRAM tensors at op #%zu", r->peak_overhead_op);
-        card(b, "Peak tile padding overhead", v, note);
+        buf tmp;
+        buf_init(&tmp, NULL);
+        ttmem_fmt_bytes(&tmp, r->peak_pad_bytes);
+        buf_printf(&tmp, "\nlive DRAM tensors at op #%zu, ", r->peak_pad_op);
+        ttmem_fmt_pad_of(&tmp, r->peak_pad_unpadded, r->peak_pad_bytes);
+        buf_putc(&tmp, '\0');
+        if (tmp.status == PQ_OK) {
+            char *nl = strchr(tmp.p, '\n');
+            *nl = '\0';
+            card(b, "Peak tile padding", tmp.p, nl + 1);
+        } else {
+            b->status = tmp.status;
+        }
+        buf_release(&tmp);
     }
     buf_puts(b, "</div></section>\n");
     if (n && r->has_mem) {
@@ -418,10 +430,12 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
             op_chart("chart-padding", "DRAM: unpadded vs padded vs allocated (MB, all banks)", "MB",
                      230, s, 3);
         svg_line_chart(b, &c);
-        buf_printf(b,
-                   "<p>Peak padding overhead of live DRAM tensors: %.1f%% at operation "
-                   "<a href=\"#op%zu\">#%zu</a>.</p>",
-                   r->peak_overhead_pct, r->peak_overhead_op, r->peak_overhead_op);
+        buf_puts(b, "<p>Peak padding of live DRAM tensors: ");
+        ttmem_fmt_bytes(b, r->peak_pad_bytes);
+        buf_printf(b, " at operation <a href=\"#op%zu\">#%zu</a> (", r->peak_pad_op,
+                   r->peak_pad_op);
+        ttmem_fmt_pad_of(b, r->peak_pad_unpadded, r->peak_pad_bytes);
+        buf_printf(b, "). %s</p>", TTMEM_PAD_NOTE);
         buf_puts(b, "<table><thead><tr><th class=\"n\">op</th><th>operation</th><th>output"
                     "</th><th class=\"n\">unpadded MB</th><th class=\"n\">padded MB</th>"
                     "<th class=\"n\">overhead</th></tr></thead><tbody>");
@@ -431,12 +445,10 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
             shapes(b, op->output_type);
             buf_printf(b,
                        "</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td "
-                       "class=\"n\">%.1f%%</td></tr>",
-                       (double)op->out.unpadded_bytes / MB, (double)op->out.padded_bytes / MB,
-                       op->out.unpadded_bytes
-                           ? ((double)op->out.padded_bytes - (double)op->out.unpadded_bytes) /
-                                 (double)op->out.unpadded_bytes * 100
-                           : 0.0);
+                       "class=\"n\">",
+                       (double)op->out.unpadded_bytes / MB, (double)op->out.padded_bytes / MB);
+            ttmem_fmt_ratio(b, op->out.unpadded_bytes, op->out.padded_bytes);
+            buf_puts(b, "</td></tr>");
         }
         buf_puts(b, "</tbody></table>");
     } else {
