@@ -179,12 +179,12 @@ static void op_row_start(buf *b, size_t i, const tt_op *op)
     buf_puts(b, "</td><td>");
 }
 
-static void memory_charts(buf *b, const tt_log *log, int t, double *ys)
+static void memory_charts(buf *b, const tt_log *log, const ttmem_result *r, int t, double *ys)
 {
     size_t n = log->nops;
     title_ctx tc = {log, t};
     for (size_t i = 0; i < n; i++)
-        ys[i] = log->ops[i].mem[t].alloc_mb;
+        ys[i] = r->rows[i].alloc_mb[t];
     unsigned char *alt = (unsigned char *)(ys + 3 * n);
     for (size_t i = 0; i < n; i++)
         alt[i] = (unsigned char)log->ops[i].is_weight;
@@ -205,8 +205,8 @@ static void memory_charts(buf *b, const tt_log *log, int t, double *ys)
     /* free vs largest contiguous free (fragmentation), with the capacity line */
     double *fr = ys + n, *lg = ys + 2 * n;
     for (size_t i = 0; i < n; i++) {
-        fr[i] = log->ops[i].mem[t].free_mb;
-        lg[i] = log->ops[i].mem[t].largest_free_mb;
+        fr[i] = r->rows[i].free_mb[t];
+        lg[i] = r->rows[i].largest_free_mb[t];
     }
     svg_series s2[3] = {{"allocated", "#2563eb", ys, n, 0, 0, NULL, NULL, NULL},
                         {"free", "#16a34a", fr, n, 0, 0, NULL, NULL, NULL},
@@ -292,7 +292,8 @@ static void search_attr(buf *b, size_t i, const tt_op *op)
     }
 }
 
-void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, buf *b)
+/* The page head, the header line and the summary cards. */
+static void head_and_summary(buf *b, const tt_log *log, const ttmem_result *r, const char *name)
 {
     size_t n = log->nops;
     pq_ttlog_info info;
@@ -358,26 +359,10 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
         buf_release(&tmp);
     }
     buf_puts(b, "</div></section>\n");
-    if (n && r->has_mem) {
-        buf_puts(b, "<section><h2>Peak memory</h2><div class=\"cards\">");
-        for (int t = 0; t < TT_NMEM; t++)
-            peak_card(b, log, r, t);
-        buf_puts(b, "</div></section>\n");
-    }
-    double *ys = pq_malloc(n ? n * 3 * sizeof(double) + n : 1);
-    if (!ys) {
-        b->status = PQ_ERR_NOMEM;
-        return;
-    }
-    if (n) {
-        buf_puts(b, "<section id=\"memory\"><h2>Memory per operation</h2>");
-        if (log->shape == TT_SHAPE_SUBMIT)
-            buf_puts(b, "<p class=\"warn\">This log has memory state per submit only: each "
-                        "operation shows the latest submit block before it.</p>");
-        for (int t = TT_DRAM; t <= TT_L1_SMALL; t++)
-            memory_charts(b, log, t, ys);
-        buf_puts(b, "</section>\n");
-    }
+}
+
+static void growth_and_fragmentation(buf *b, const tt_log *log, const ttmem_result *r)
+{
     buf_puts(b, "<section><h2>Top DRAM growth (vs previous operation)</h2><table><thead><tr>"
                 "<th class=\"n\">op</th><th>operation</th><th>location</th><th class=\"n\">"
                 "growth MB/bank</th><th class=\"n\">DRAM MB/bank</th></tr></thead><tbody>");
@@ -395,13 +380,21 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
                 "contiguous free memory (charts above):</p><ul>");
     for (int t = 0; t < TT_NMEM; t++)
         buf_printf(b, "<li>%s: %.3f MB/bank at operation <a href=\"#op%zu\">#%zu</a></li>",
-                   TT_MEM_NAMES[t], r->frag_mb[t], r->frag_op[t], r->frag_op[t]);
+                   TT_MEM_NAMES[t], r->type[t].frag_mb, r->type[t].frag_op, r->type[t].frag_op);
     buf_puts(b, "</ul></section>\n");
+}
+
+/* The weights and padding sections; YS is scratch for 3 series of n doubles. */
+static void weights_and_padding(buf *b, const tt_log *log, const ttmem_result *r, double *ys)
+{
+    size_t n = log->nops;
     buf_puts(b, "<section><h2>Weights vs activations (DRAM)</h2>");
     if (r->has_weights && n) {
         double *w = ys, *a = ys + n;
-        for (size_t i = 0; i < n; i++)
-            ttmem_weights_split(log, r, i, &w[i], &a[i]);
+        for (size_t i = 0; i < n; i++) {
+            w[i] = r->rows[i].weights_mb;
+            a[i] = r->rows[i].activations_mb;
+        }
         svg_series s[2] = {{"weights", "#7c3aed", w, n, 0, 0, NULL, NULL, NULL},
                            {"activations", "#0891b2", a, n, 0, 0, NULL, NULL, NULL}};
         svg_chart c = op_chart("chart-weights", "DRAM weights vs activations (MB per bank)",
@@ -418,9 +411,9 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
     if (r->has_padding && n) {
         double *u = ys, *p = ys + n, *act = ys + 2 * n;
         for (size_t i = 0; i < n; i++) {
-            u[i] = (double)log->ops[i].live[0].unpadded_bytes / MB;
-            p[i] = (double)log->ops[i].live[0].padded_bytes / MB;
-            act[i] = log->ops[i].mem[TT_DRAM].alloc_mb * (double)log->ops[i].mem[TT_DRAM].num_banks;
+            u[i] = (double)r->rows[i].live_unpadded_bytes / MB;
+            p[i] = (double)r->rows[i].live_padded_bytes / MB;
+            act[i] = r->rows[i].dram_total_mb;
         }
         svg_series s[3] = {
             {"unpadded (live tensors)", "#0891b2", u, n, 0, 0, NULL, NULL, NULL},
@@ -455,7 +448,11 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
         buf_puts(b, "<p>The log does not tell: no op text with tensor layouts.</p>");
     }
     buf_puts(b, "</section>\n");
-    pq_free(ys);
+}
+
+static void submits_and_distribution(buf *b, const tt_log *log, const ttmem_result *r)
+{
+    size_t n = log->nops;
     if (log->nsubmits) {
         buf_puts(b, "<section><h2>Submits</h2><table><thead><tr><th class=\"n\">submit</th>"
                     "<th>when</th><th class=\"n\">ops before</th><th class=\"n\">DRAM MB/bank"
@@ -483,6 +480,12 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
                    n ? (double)r->dist[k].count * 100.0 / (double)n : 0.0);
     }
     buf_puts(b, "</tbody></table></section>\n");
+}
+
+/* The searchable table of every operation, each with its hidden details row. */
+static void ops_table(buf *b, const tt_log *log, const ttmem_result *r)
+{
+    size_t n = log->nops;
     buf_printf(b,
                "<section><h2>Operations</h2><input id=\"q\" type=\"search\" placeholder=\""
                "search op, type, location, shape\" aria-label=\"search operations\"> "
@@ -508,7 +511,7 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
         buf_puts(b, "</td><td class=\"n\">");
         fmt_fixed(b, op->mem[TT_DRAM].alloc_mb, 3);
         buf_puts(b, "</td><td class=\"n\">");
-        double delta = ttmem_dram_delta(log, i);
+        double delta = r->rows[i].dram_delta_mb;
         if (!(delta < 0))
             buf_putc(b, '+');
         fmt_fixed(b, delta, 3);
@@ -518,6 +521,10 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
         op_details(b, op);
     }
     buf_puts(b, "</tbody></table></section>\n");
+}
+
+static void log_section(buf *b, const tt_log *log)
+{
     if (log->nmodules || log->nwarnings) {
         buf_puts(b, "<section><h2>Log</h2>");
         if (log->nmodules) {
@@ -541,6 +548,38 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
         }
         buf_puts(b, "</section>\n");
     }
+}
+
+void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, buf *b)
+{
+    size_t n = log->nops;
+    head_and_summary(b, log, r, name);
+    if (n && r->has_mem) {
+        buf_puts(b, "<section><h2>Peak memory</h2><div class=\"cards\">");
+        for (int t = 0; t < TT_NMEM; t++)
+            peak_card(b, log, r, t);
+        buf_puts(b, "</div></section>\n");
+    }
+    double *ys = pq_malloc(n ? n * 3 * sizeof(double) + n : 1);
+    if (!ys) {
+        b->status = PQ_ERR_NOMEM;
+        return;
+    }
+    if (n) {
+        buf_puts(b, "<section id=\"memory\"><h2>Memory per operation</h2>");
+        if (log->shape == TT_SHAPE_SUBMIT)
+            buf_puts(b, "<p class=\"warn\">This log has memory state per submit only: each "
+                        "operation shows the latest submit block before it.</p>");
+        for (int t = TT_DRAM; t <= TT_L1_SMALL; t++)
+            memory_charts(b, log, r, t, ys);
+        buf_puts(b, "</section>\n");
+    }
+    growth_and_fragmentation(b, log, r);
+    weights_and_padding(b, log, r, ys);
+    pq_free(ys);
+    submits_and_distribution(b, log, r);
+    ops_table(b, log, r);
+    log_section(b, log);
     buf_puts(b, "</main>\n<script>");
     buf_puts(b, JS);
     buf_puts(b, "</script>\n</body></html>\n");

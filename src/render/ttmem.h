@@ -10,7 +10,7 @@ void ttmem_render(const tt_log *log, const ttmem_result *r, pq_tt_output what, c
                   buf *b);
 /* Padding bytes as a person reads them: "1792 B" under 1 MiB, else "3.500 MB". */
 void ttmem_fmt_bytes(buf *b, uint64_t bytes);
-/* A padding ratio cell: "700.0%", or "-" under TTMEM_PAD_RATIO_MIN_BYTES unpadded. */
+/* A padding ratio cell: "700.0%", or "-" under PQ_TT_PAD_RATIO_MIN_BYTES unpadded. */
 void ttmem_fmt_ratio(buf *b, uint64_t unpadded, uint64_t padded);
 /* "over 40000 B unpadded", or "+63.8% over 3.500 MB unpadded" from 1 MiB unpadded on. */
 void ttmem_fmt_pad_of(buf *b, uint64_t unpadded, uint64_t pad);
