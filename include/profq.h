@@ -814,6 +814,79 @@ pq_status pq_ttlog_open_memory(const void *data, size_t n, const char *name, pq_
 void pq_ttlog_free(pq_ttlog *log);
 void pq_ttlog_get_info(const pq_ttlog *log, pq_ttlog_info *info);
 
+/*
+ * The per-op memory analysis of a log (the seed profiler's definitions, spec section 3.6):
+ * memory per op, peaks per memory type, top DRAM growth, fragmentation, weights vs
+ * activations, tile padding, op distribution. Numbers only: the op names, locations and
+ * types it refers to (by op index) are the log's. What the log held (shape, counts,
+ * warnings, truncation) is pq_ttlog_info. MB are MB per bank (bytes / 1048576) as the log
+ * writes them; bytes are exact.
+ */
+enum { PQ_TT_NMEM = 4 /* DRAM, L1, L1_SMALL, TRACE */, PQ_TT_TOP = 10, PQ_TT_DIST = 15 };
+
+/* Padding is reported in bytes; its ratio only from this many unpadded bytes on (a 4x32
+ * tensor padded to one 32x32 tile is +700%, which means nothing). */
+#define PQ_TT_PAD_RATIO_MIN_BYTES ((uint64_t)1 << 20)
+
+/* One memory type over the ops that have a memory state. */
+typedef struct pq_tt_mem_stats {
+    int present;
+    double peak_mb, min_mb, avg_mb, capacity_mb; /* allocated MB/bank; capacity of the first */
+    size_t peak_op;                              /* first op at the peak */
+    int64_t num_banks;
+    double frag_mb; /* the largest (free - largest contiguous free) MB/bank ... */
+    size_t frag_op; /* ... and the first op where it is */
+} pq_tt_mem_stats;
+
+/* One row per operation, in log order (index = op index). */
+typedef struct pq_tt_op_row {
+    double alloc_mb[PQ_TT_NMEM]; /* allocated MB/bank per memory type */
+    double free_mb[PQ_TT_NMEM];  /* free MB/bank */
+    double largest_free_mb[PQ_TT_NMEM];
+    double dram_delta_mb;              /* DRAM allocated vs the previous op (op 0: 0) */
+    double weights_mb, activations_mb; /* DRAM split at the weights baseline (has_weights) */
+    double dram_total_mb;              /* DRAM allocated over all banks (MB) */
+    uint64_t live_unpadded_bytes, live_padded_bytes; /* live DRAM tensors */
+} pq_tt_op_row;
+
+typedef struct pq_tt_count {
+    pq_str name; /* the op's short name (after the last '.'); points into the log */
+    uint64_t count;
+} pq_tt_count;
+
+typedef struct pq_tt_memory {
+    pq_tt_mem_stats type[PQ_TT_NMEM];
+    int has_mem; /* some op has a memory state */
+    /* Submit-shaped logs: the DRAM peak over every before/after submit block. */
+    int has_submit_peak;
+    double submit_peak_mb;
+    size_t submit_peak; /* index of the submit block */
+    /* DRAM growth vs the previous op, largest first (then lower index), positive only. */
+    size_t growth_op[PQ_TT_TOP];
+    double growth_mb[PQ_TT_TOP];
+    size_t ngrowth;
+    /* Weights (const-eval ops) vs activations, DRAM. */
+    int has_weights;
+    uint64_t weight_ops;
+    double weights_baseline_mb; /* DRAM allocated at the first non-weight op ... */
+    size_t baseline_op;         /* ... which is this one */
+    /* Tile padding of the live DRAM tensors: the op where padded - unpadded is largest. */
+    int has_padding;
+    uint64_t peak_pad_bytes, peak_pad_unpadded;
+    size_t peak_pad_op;
+    size_t pad_op[PQ_TT_TOP]; /* ops by output padded - unpadded bytes, largest first */
+    size_t npad;
+    pq_tt_count dist[PQ_TT_DIST]; /* most frequent short names (count desc, name asc) */
+    size_t ndist;
+    uint64_t ndistinct;
+    pq_tt_op_row *rows; /* one per op; owned, freed by pq_tt_memory_release */
+    size_t nrows;
+} pq_tt_memory;
+
+/* Analyses LOG into *OUT (valid while LOG lives). Returns PQ_ERR_NOMEM only. */
+pq_status pq_ttlog_analyze(const pq_ttlog *log, pq_tt_memory *out, pq_error *err);
+void pq_tt_memory_release(pq_tt_memory *m);
+
 /* The outputs of `profq tt`. */
 typedef enum pq_tt_output {
     PQ_TT_MEMORY_JSON = 0,     /* <name>_memory.json: {"metadata", "operations"} (the seed's) */

@@ -122,6 +122,7 @@ pq_status pq_ttlog_render(const pq_ttlog *log, pq_tt_output what, const char *na
     buf b;
     buf_init(&b, sink);
     ttmem_render(log, &r, what, name, &b);
+    ttmem_release(&r);
     st = buf_flush(&b);
     buf_release(&b);
     if (st != PQ_OK)
@@ -136,4 +137,19 @@ pq_status pq_ttlog_open_json(const char *memory_json_path, const char *operation
     *out = NULL;
     err_clear(err);
     return ttlog_read_json(memory_json_path, operations_json_path, out, err);
+}
+
+pq_status pq_ttlog_analyze(const pq_ttlog *log, pq_tt_memory *out, pq_error *err)
+{
+    err_clear(err);
+    pq_status st = ttmem_analyze(log, out);
+    if (st != PQ_OK)
+        return err_set(err, st, log->path, -1, "out of memory");
+    return PQ_OK;
+}
+
+void pq_tt_memory_release(pq_tt_memory *m)
+{
+    if (m)
+        ttmem_release(m);
 }

@@ -65,7 +65,8 @@ static const char CSS[] =
     ".card small{color:#5b6474}.peak{flex:1 1 260px}.peak code{word-break:break-all}"
     "table{border-collapse:collapse;width:100%;font-size:13px}th,td{border-bottom:1px solid "
     "#e6e9ee;"
-    "padding:4px 6px;text-align:left;vertical-align:top}td.n,th.n{text-align:right;"
+    "padding:4px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}"
+    "td.n,th.n{text-align:right;white-space:nowrap;overflow-wrap:normal;"
     "font-variant-numeric:tabular-nums}tr.op{cursor:pointer}tr.op:hover{background:#eef3fb}"
     "tr.det td{background:#f8f9fb}pre{white-space:pre-wrap;word-break:break-all;margin:4px 0;"
     "font-size:12px}#q{width:320px;padding:5px 8px;margin:0 0 8px}"
@@ -178,12 +179,12 @@ static void op_row_start(buf *b, size_t i, const tt_op *op)
     buf_puts(b, "</td><td>");
 }
 
-static void memory_charts(buf *b, const tt_log *log, int t, double *ys)
+static void memory_charts(buf *b, const tt_log *log, const ttmem_result *r, int t, double *ys)
 {
     size_t n = log->nops;
     title_ctx tc = {log, t};
     for (size_t i = 0; i < n; i++)
-        ys[i] = log->ops[i].mem[t].alloc_mb;
+        ys[i] = r->rows[i].alloc_mb[t];
     unsigned char *alt = (unsigned char *)(ys + 3 * n);
     for (size_t i = 0; i < n; i++)
         alt[i] = (unsigned char)log->ops[i].is_weight;
@@ -204,8 +205,8 @@ static void memory_charts(buf *b, const tt_log *log, int t, double *ys)
     /* free vs largest contiguous free (fragmentation), with the capacity line */
     double *fr = ys + n, *lg = ys + 2 * n;
     for (size_t i = 0; i < n; i++) {
-        fr[i] = log->ops[i].mem[t].free_mb;
-        lg[i] = log->ops[i].mem[t].largest_free_mb;
+        fr[i] = r->rows[i].free_mb[t];
+        lg[i] = r->rows[i].largest_free_mb[t];
     }
     svg_series s2[3] = {{"allocated", "#2563eb", ys, n, 0, 0, NULL, NULL, NULL},
                         {"free", "#16a34a", fr, n, 0, 0, NULL, NULL, NULL},
@@ -291,7 +292,8 @@ static void search_attr(buf *b, size_t i, const tt_op *op)
     }
 }
 
-void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, buf *b)
+/* The page head, the header line and the summary cards. */
+static void head_and_summary(buf *b, const tt_log *log, const ttmem_result *r, const char *name)
 {
     size_t n = log->nops;
     pq_ttlog_info info;
@@ -341,31 +343,26 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
         card(b, "Peak DRAM over submits", v, note);
     }
     if (r->has_padding) {
-        snprintf(v, sizeof v, "%.1f%%", r->peak_overhead_pct);
-        snprintf(note, sizeof note, "live DRAM tensors at op #%zu", r->peak_overhead_op);
-        card(b, "Peak tile padding overhead", v, note);
+        buf tmp;
+        buf_init(&tmp, NULL);
+        ttmem_fmt_bytes(&tmp, r->peak_pad_bytes);
+        buf_printf(&tmp, "\nlive DRAM tensors at op #%zu, ", r->peak_pad_op);
+        ttmem_fmt_pad_of(&tmp, r->peak_pad_unpadded, r->peak_pad_bytes);
+        buf_putc(&tmp, '\0');
+        if (tmp.status == PQ_OK) {
+            char *nl = strchr(tmp.p, '\n');
+            *nl = '\0';
+            card(b, "Peak tile padding", tmp.p, nl + 1);
+        } else {
+            b->status = tmp.status;
+        }
+        buf_release(&tmp);
     }
     buf_puts(b, "</div></section>\n");
-    if (n && r->has_mem) {
-        buf_puts(b, "<section><h2>Peak memory</h2><div class=\"cards\">");
-        for (int t = 0; t < TT_NMEM; t++)
-            peak_card(b, log, r, t);
-        buf_puts(b, "</div></section>\n");
-    }
-    double *ys = pq_malloc(n ? n * 3 * sizeof(double) + n : 1);
-    if (!ys) {
-        b->status = PQ_ERR_NOMEM;
-        return;
-    }
-    if (n) {
-        buf_puts(b, "<section id=\"memory\"><h2>Memory per operation</h2>");
-        if (log->shape == TT_SHAPE_SUBMIT)
-            buf_puts(b, "<p class=\"warn\">This log has memory state per submit only: each "
-                        "operation shows the latest submit block before it.</p>");
-        for (int t = TT_DRAM; t <= TT_L1_SMALL; t++)
-            memory_charts(b, log, t, ys);
-        buf_puts(b, "</section>\n");
-    }
+}
+
+static void growth_and_fragmentation(buf *b, const tt_log *log, const ttmem_result *r)
+{
     buf_puts(b, "<section><h2>Top DRAM growth (vs previous operation)</h2><table><thead><tr>"
                 "<th class=\"n\">op</th><th>operation</th><th>location</th><th class=\"n\">"
                 "growth MB/bank</th><th class=\"n\">DRAM MB/bank</th></tr></thead><tbody>");
@@ -383,13 +380,21 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
                 "contiguous free memory (charts above):</p><ul>");
     for (int t = 0; t < TT_NMEM; t++)
         buf_printf(b, "<li>%s: %.3f MB/bank at operation <a href=\"#op%zu\">#%zu</a></li>",
-                   TT_MEM_NAMES[t], r->frag_mb[t], r->frag_op[t], r->frag_op[t]);
+                   TT_MEM_NAMES[t], r->type[t].frag_mb, r->type[t].frag_op, r->type[t].frag_op);
     buf_puts(b, "</ul></section>\n");
+}
+
+/* The weights and padding sections; YS is scratch for 3 series of n doubles. */
+static void weights_and_padding(buf *b, const tt_log *log, const ttmem_result *r, double *ys)
+{
+    size_t n = log->nops;
     buf_puts(b, "<section><h2>Weights vs activations (DRAM)</h2>");
     if (r->has_weights && n) {
         double *w = ys, *a = ys + n;
-        for (size_t i = 0; i < n; i++)
-            ttmem_weights_split(log, r, i, &w[i], &a[i]);
+        for (size_t i = 0; i < n; i++) {
+            w[i] = r->rows[i].weights_mb;
+            a[i] = r->rows[i].activations_mb;
+        }
         svg_series s[2] = {{"weights", "#7c3aed", w, n, 0, 0, NULL, NULL, NULL},
                            {"activations", "#0891b2", a, n, 0, 0, NULL, NULL, NULL}};
         svg_chart c = op_chart("chart-weights", "DRAM weights vs activations (MB per bank)",
@@ -406,9 +411,9 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
     if (r->has_padding && n) {
         double *u = ys, *p = ys + n, *act = ys + 2 * n;
         for (size_t i = 0; i < n; i++) {
-            u[i] = (double)log->ops[i].live[0].unpadded_bytes / MB;
-            p[i] = (double)log->ops[i].live[0].padded_bytes / MB;
-            act[i] = log->ops[i].mem[TT_DRAM].alloc_mb * (double)log->ops[i].mem[TT_DRAM].num_banks;
+            u[i] = (double)r->rows[i].live_unpadded_bytes / MB;
+            p[i] = (double)r->rows[i].live_padded_bytes / MB;
+            act[i] = r->rows[i].dram_total_mb;
         }
         svg_series s[3] = {
             {"unpadded (live tensors)", "#0891b2", u, n, 0, 0, NULL, NULL, NULL},
@@ -418,10 +423,12 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
             op_chart("chart-padding", "DRAM: unpadded vs padded vs allocated (MB, all banks)", "MB",
                      230, s, 3);
         svg_line_chart(b, &c);
-        buf_printf(b,
-                   "<p>Peak padding overhead of live DRAM tensors: %.1f%% at operation "
-                   "<a href=\"#op%zu\">#%zu</a>.</p>",
-                   r->peak_overhead_pct, r->peak_overhead_op, r->peak_overhead_op);
+        buf_puts(b, "<p>Peak padding of live DRAM tensors: ");
+        ttmem_fmt_bytes(b, r->peak_pad_bytes);
+        buf_printf(b, " at operation <a href=\"#op%zu\">#%zu</a> (", r->peak_pad_op,
+                   r->peak_pad_op);
+        ttmem_fmt_pad_of(b, r->peak_pad_unpadded, r->peak_pad_bytes);
+        buf_printf(b, "). %s</p>", TTMEM_PAD_NOTE);
         buf_puts(b, "<table><thead><tr><th class=\"n\">op</th><th>operation</th><th>output"
                     "</th><th class=\"n\">unpadded MB</th><th class=\"n\">padded MB</th>"
                     "<th class=\"n\">overhead</th></tr></thead><tbody>");
@@ -431,19 +438,21 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
             shapes(b, op->output_type);
             buf_printf(b,
                        "</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td "
-                       "class=\"n\">%.1f%%</td></tr>",
-                       (double)op->out.unpadded_bytes / MB, (double)op->out.padded_bytes / MB,
-                       op->out.unpadded_bytes
-                           ? ((double)op->out.padded_bytes - (double)op->out.unpadded_bytes) /
-                                 (double)op->out.unpadded_bytes * 100
-                           : 0.0);
+                       "class=\"n\">",
+                       (double)op->out.unpadded_bytes / MB, (double)op->out.padded_bytes / MB);
+            ttmem_fmt_ratio(b, op->out.unpadded_bytes, op->out.padded_bytes);
+            buf_puts(b, "</td></tr>");
         }
         buf_puts(b, "</tbody></table>");
     } else {
         buf_puts(b, "<p>The log does not tell: no op text with tensor layouts.</p>");
     }
     buf_puts(b, "</section>\n");
-    pq_free(ys);
+}
+
+static void submits_and_distribution(buf *b, const tt_log *log, const ttmem_result *r)
+{
+    size_t n = log->nops;
     if (log->nsubmits) {
         buf_puts(b, "<section><h2>Submits</h2><table><thead><tr><th class=\"n\">submit</th>"
                     "<th>when</th><th class=\"n\">ops before</th><th class=\"n\">DRAM MB/bank"
@@ -471,6 +480,12 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
                    n ? (double)r->dist[k].count * 100.0 / (double)n : 0.0);
     }
     buf_puts(b, "</tbody></table></section>\n");
+}
+
+/* The searchable table of every operation, each with its hidden details row. */
+static void ops_table(buf *b, const tt_log *log, const ttmem_result *r)
+{
+    size_t n = log->nops;
     buf_printf(b,
                "<section><h2>Operations</h2><input id=\"q\" type=\"search\" placeholder=\""
                "search op, type, location, shape\" aria-label=\"search operations\"> "
@@ -496,7 +511,7 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
         buf_puts(b, "</td><td class=\"n\">");
         fmt_fixed(b, op->mem[TT_DRAM].alloc_mb, 3);
         buf_puts(b, "</td><td class=\"n\">");
-        double delta = ttmem_dram_delta(log, i);
+        double delta = r->rows[i].dram_delta_mb;
         if (!(delta < 0))
             buf_putc(b, '+');
         fmt_fixed(b, delta, 3);
@@ -506,6 +521,10 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
         op_details(b, op);
     }
     buf_puts(b, "</tbody></table></section>\n");
+}
+
+static void log_section(buf *b, const tt_log *log)
+{
     if (log->nmodules || log->nwarnings) {
         buf_puts(b, "<section><h2>Log</h2>");
         if (log->nmodules) {
@@ -529,6 +548,38 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
         }
         buf_puts(b, "</section>\n");
     }
+}
+
+void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, buf *b)
+{
+    size_t n = log->nops;
+    head_and_summary(b, log, r, name);
+    if (n && r->has_mem) {
+        buf_puts(b, "<section><h2>Peak memory</h2><div class=\"cards\">");
+        for (int t = 0; t < TT_NMEM; t++)
+            peak_card(b, log, r, t);
+        buf_puts(b, "</div></section>\n");
+    }
+    double *ys = pq_malloc(n ? n * 3 * sizeof(double) + n : 1);
+    if (!ys) {
+        b->status = PQ_ERR_NOMEM;
+        return;
+    }
+    if (n) {
+        buf_puts(b, "<section id=\"memory\"><h2>Memory per operation</h2>");
+        if (log->shape == TT_SHAPE_SUBMIT)
+            buf_puts(b, "<p class=\"warn\">This log has memory state per submit only: each "
+                        "operation shows the latest submit block before it.</p>");
+        for (int t = TT_DRAM; t <= TT_L1_SMALL; t++)
+            memory_charts(b, log, r, t, ys);
+        buf_puts(b, "</section>\n");
+    }
+    growth_and_fragmentation(b, log, r);
+    weights_and_padding(b, log, r, ys);
+    pq_free(ys);
+    submits_and_distribution(b, log, r);
+    ops_table(b, log, r);
+    log_section(b, log);
     buf_puts(b, "</main>\n<script>");
     buf_puts(b, JS);
     buf_puts(b, "</script>\n</body></html>\n");

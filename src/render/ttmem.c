@@ -330,6 +330,37 @@ static void render_operations(const tt_log *log, json_writer *w)
 /* ------------------------------------------------------------------------------------------
  * Markdown. */
 
+const char TTMEM_PAD_NOTE[] = "Padding is reported in bytes; its ratio to the unpadded bytes is "
+                              "shown only from 1 MiB unpadded on (a small tensor padded to one "
+                              "32x32 tile has a ratio that means nothing).";
+
+void ttmem_fmt_bytes(buf *b, uint64_t bytes)
+{
+    if (bytes < ((uint64_t)1 << 20))
+        buf_printf(b, "%llu B", (unsigned long long)bytes);
+    else
+        buf_printf(b, "%.3f MB", (double)bytes / MB);
+}
+
+void ttmem_fmt_pad_of(buf *b, uint64_t unpadded, uint64_t pad)
+{
+    double pct;
+    if (ttmem_pad_ratio(unpadded, unpadded + pad, &pct))
+        buf_printf(b, "+%.1f%% ", pct);
+    buf_puts(b, "over ");
+    ttmem_fmt_bytes(b, unpadded);
+    buf_puts(b, " unpadded");
+}
+
+void ttmem_fmt_ratio(buf *b, uint64_t unpadded, uint64_t padded)
+{
+    double pct;
+    if (ttmem_pad_ratio(unpadded, padded, &pct))
+        buf_printf(b, "%.1f%%", pct);
+    else
+        buf_putc(b, '-');
+}
+
 /* A table cell: '|' escaped, newlines and control bytes dropped, long text cut. */
 static void md_cell(buf *b, pq_str s)
 {
@@ -370,8 +401,10 @@ static void render_md(const tt_log *log, const ttmem_result *r, const char *name
                log->nops);
     if (r->has_weights)
         buf_printf(b, " | Weights: %.3f MB/bank", r->weights_baseline_mb);
-    if (r->has_padding)
-        buf_printf(b, " | Padding Overhead: %.1f%%", r->peak_overhead_pct);
+    if (r->has_padding) {
+        buf_puts(b, " | Peak Padding: ");
+        ttmem_fmt_bytes(b, r->peak_pad_bytes);
+    }
     buf_puts(b, "\n\n");
     pq_ttlog_info info;
     pq_ttlog_get_info(log, &info);
@@ -430,17 +463,20 @@ static void render_md(const tt_log *log, const ttmem_result *r, const char *name
             buf_puts(b, " | ");
             for (int j = 0; j < op->out.ndims; j++)
                 buf_printf(b, "%s%lld", j ? "x" : "", (long long)op->out.shape[j]);
-            buf_printf(b, " %.*s | %.3f MB | %.3f MB | %.1f%% |\n", (int)op->out.dtype.n,
+            buf_printf(b, " %.*s | %.3f MB | %.3f MB | ", (int)op->out.dtype.n,
                        op->out.dtype.p ? op->out.dtype.p : "", (double)op->out.unpadded_bytes / MB,
-                       (double)op->out.padded_bytes / MB,
-                       op->out.unpadded_bytes
-                           ? ((double)op->out.padded_bytes - (double)op->out.unpadded_bytes) /
-                                 (double)op->out.unpadded_bytes * 100
-                           : 0.0);
+                       (double)op->out.padded_bytes / MB);
+            ttmem_fmt_ratio(b, op->out.unpadded_bytes, op->out.padded_bytes);
+            buf_puts(b, " |\n");
         }
-        if (r->has_padding)
-            buf_printf(b, "\nPeak live-tensor padding overhead (DRAM): %.1f%% at op %zu.\n",
-                       r->peak_overhead_pct, r->peak_overhead_op);
+        if (r->has_padding) {
+            buf_puts(b, "\nPeak live-tensor padding (DRAM): ");
+            ttmem_fmt_bytes(b, r->peak_pad_bytes);
+            buf_printf(b, " at op %zu (", r->peak_pad_op);
+            ttmem_fmt_pad_of(b, r->peak_pad_unpadded, r->peak_pad_bytes);
+            buf_puts(b, ").\n");
+        }
+        buf_printf(b, "\n%s\n", TTMEM_PAD_NOTE);
     } else {
         buf_puts(b, "The log has no tiled op outputs (no op text with layouts).\n");
     }

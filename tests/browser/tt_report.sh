@@ -4,7 +4,8 @@
 # server): the page's script runs to the end (body[data-ready]), the DRAM chart has one point
 # per operation, the console shows no message at all (no error, no warning), and a log whose
 # op text contains <script>alert(1)</script> shows it as text: the page has exactly one
-# <script> element (profq's own) and the dumped DOM holds the escaped text.
+# <script> element (profq's own) and the dumped DOM holds the escaped text; at a 1400 px
+# window no table is wider than its card (issue 16 item 14).
 # Suite contract: 0 pass, 77 skip (no chromium, or no $SHARED; both failures under CI=true).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,6 +49,32 @@ print('%s: %d DRAM chart points = %d operations, 1 script element' % (label, poi
 PY
 }
 
+# fit HTML LABEL: at 1400 px, with every detail row shown, no table is wider than the content
+# box of its card (issue 16 item 14). Measured in a copy with one more script appended.
+fit() {
+    local html=$1 label=$2
+    python3 - "$html" "$work/fit.html" <<'PY'
+import sys
+page = open(sys.argv[1]).read()
+js = ("<script>window.addEventListener('load',function(){"
+      "var d=document.querySelectorAll('tr.det');for(var i=0;i<d.length;i++)d[i].hidden=false;"
+      "var out=[],ts=document.querySelectorAll('table');"
+      "for(var i=0;i<ts.length;i++){var t=ts[i],s=t.closest('section'),cs=getComputedStyle(s);"
+      "var inner=s.clientWidth-parseFloat(cs.paddingLeft)-parseFloat(cs.paddingRight);"
+      "var w=t.getBoundingClientRect().width;"
+      "if(w>inner+0.5)out.push((t.id||'table'+i)+':'+Math.round(w)+'>'+Math.round(inner));}"
+      "document.body.setAttribute('data-wide',out.join(' ')||'none');"
+      "document.body.setAttribute('data-tables',String(ts.length));});</script>")
+open(sys.argv[2], 'w').write(page.replace('</body>', js + '</body>'))
+PY
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+        --user-data-dir="$work/profile" --window-size=1400,900 --virtual-time-budget=3000 \
+        --dump-dom "file://$work/fit.html" > "$work/fit.dom" 2> /dev/null
+    grep -q 'data-tables="[1-9]' "$work/fit.dom" || bad "$label: table widths not measured"
+    grep -q 'data-wide="none"' "$work/fit.dom" ||
+        bad "$label: tables wider than their card at 1400 px: $(grep -o 'data-wide="[^"]*"' "$work/fit.dom")"
+}
+
 # 1. A log whose op text (loc and attributes) carries <script>alert(1)</script>.
 python3 - "$work/xss.log" <<'PY'
 import sys
@@ -69,6 +96,7 @@ open(sys.argv[1], 'w').write(out)
 PY
 "$PROFQ" tt analyze "$work/xss.log" -o "$work/xss" > /dev/null || bad "tt analyze xss.log: exit $?"
 check "$work/xss/xss_report.html" 5 xss
+fit "$work/xss/xss_report.html" xss
 grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$work/dom.html" || bad "xss: the op text is not shown as text"
 
 # 2. Every real log.
@@ -80,6 +108,7 @@ if [ -d "$SHARED/data/tenstorrent" ]; then
         ops=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' \
             "$work/real/${name}_operations.json")
         check "$work/real/${name}_report.html" "$ops" "$name"
+        fit "$work/real/${name}_report.html" "$name"
     done
 else
     skipped=1

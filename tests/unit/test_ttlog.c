@@ -152,16 +152,36 @@ static void test_shape_op_text(void **state)
     assert_memory_equal(lc->loc.p, "main_const_eval_0", 17);
     assert_int_equal(lc->live[0].num_tensors, 2);
 
-    ttmem_result r;
-    assert_int_equal(ttmem_analyze(log, &r), PQ_OK);
+    /* the public analysis: peaks, growth, weights, fragmentation and one row per op */
+    pq_tt_memory r;
+    pq_error err;
+    assert_int_equal(pq_ttlog_analyze(log, &r, &err), PQ_OK);
     assert_int_equal(r.type[TT_DRAM].peak_op, 1);
     assert_true(r.type[TT_DRAM].peak_mb == 3.5);
     assert_int_equal(r.ngrowth, 1);
     assert_int_equal(r.growth_op[0], 1);
     assert_true(r.has_weights);
     assert_int_equal(r.baseline_op, 1);
-    assert_true(r.frag_mb[TT_DRAM] == 20.5);
-    assert_int_equal(r.frag_op[TT_DRAM], 1);
+    assert_true(r.type[TT_DRAM].frag_mb == 20.5);
+    assert_int_equal(r.type[TT_DRAM].frag_op, 1);
+    assert_int_equal(r.nrows, 3);
+    assert_true(r.rows[0].dram_delta_mb == 0);
+    assert_true(r.rows[1].dram_delta_mb == 3.5 - log->ops[0].mem[TT_DRAM].alloc_mb);
+    assert_true(r.rows[1].alloc_mb[TT_DRAM] == 3.5);
+    /* op 0 is a const-eval (weight) op: all its DRAM is weights */
+    assert_true(r.rows[0].weights_mb == log->ops[0].mem[TT_DRAM].alloc_mb);
+    assert_true(r.rows[0].activations_mb == 0);
+    assert_int_equal(r.rows[2].live_unpadded_bytes, lc->live[0].unpadded_bytes);
+    /* tiny live tensors: padding is in bytes, the ratio is not shown under 1 MiB */
+    double pct;
+    assert_true(r.has_padding);
+    assert_int_equal(
+        ttmem_pad_ratio(r.peak_pad_unpadded, r.peak_pad_unpadded + r.peak_pad_bytes, &pct),
+        r.peak_pad_unpadded >= PQ_TT_PAD_RATIO_MIN_BYTES);
+    assert_int_equal(ttmem_pad_ratio((uint64_t)1 << 20, (uint64_t)3 << 19, &pct), 1);
+    assert_true(pct == 50.0);
+    assert_int_equal(ttmem_pad_ratio(256, 2048, &pct), 0);
+    pq_tt_memory_release(&r);
     pq_ttlog_free(log);
 }
 
@@ -250,6 +270,7 @@ static void test_shape_submit(void **state)
     assert_true(r.has_submit_peak);
     assert_true(r.submit_peak_mb == 9.0);
     assert_int_equal(r.submit_peak, 1); /* the first block at 9.000: after submit 0 */
+    ttmem_release(&r);
     pq_ttlog_free(log);
 }
 
@@ -559,6 +580,7 @@ static void test_real_logs(void **state)
     assert_int_equal(r.type[TT_DRAM].peak_op, 7);
     assert_true(r.type[TT_DRAM].peak_mb == 15.121);
     assert_memory_equal(log->ops[7].op_type.p, "ReshapeOp", 9);
+    ttmem_release(&r);
     pq_ttlog_free(log);
     free(d);
     /* mochi: per-submit blocks; 68 executed ops of which 35 deallocate/get_device; DRAM peak
@@ -575,6 +597,7 @@ static void test_real_logs(void **state)
     assert_true(r.submit_peak_mb == 36.303);
     assert_true(log->submits[r.submit_peak].after);
     assert_int_equal(log->submits[r.submit_peak].number, 2);
+    ttmem_release(&r);
     pq_ttlog_free(log);
     free(d);
 }
