@@ -2,7 +2,12 @@
 # Dependencies come from Debian packages, found with pkg-config (scripts/deps.sh installs them).
 
 CC      ?= cc
-PKGS    := libcrypto liblzma zlib
+# libzip reads nsys-jax archives (src/io/zip.c), snappy and libzstd decompress parquet pages
+# (src/formats/parquet.c). SHARED_PKGS are linked as shared libraries even with STATIC_DEPS:
+# libzip-dev ships no .a, and libsnappy.a is C++ (it would pull libstdc++ in statically).
+STATIC_PKGS := libcrypto liblzma zlib libzstd
+SHARED_PKGS := libzip snappy
+PKGS    := $(STATIC_PKGS) $(SHARED_PKGS)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # build/profq links these libraries statically (Debian's -dev packages ship the .a files): a
@@ -10,10 +15,11 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # whole memory-viewer of a small module takes. STATIC_DEPS=0 links them as shared libraries.
 STATIC_DEPS ?= 1
 ifeq ($(STATIC_DEPS),1)
-PKG_LIBS_l    := $(shell pkg-config --libs-only-l $(PKGS) 2>/dev/null)
+PKG_LIBS_l    := $(shell pkg-config --libs-only-l $(STATIC_PKGS) 2>/dev/null)
 CLI_PKG_LIBS  := $(shell pkg-config --libs-only-L $(PKGS) 2>/dev/null) -Wl,-Bstatic $(PKG_LIBS_l) \
                  -Wl,-Bdynamic $(filter-out $(PKG_LIBS_l),$(shell pkg-config --static --libs-only-l \
-                 --libs-only-other $(PKGS) 2>/dev/null))
+                 --libs-only-other $(STATIC_PKGS) 2>/dev/null)) \
+                 $(shell pkg-config --libs $(SHARED_PKGS) 2>/dev/null)
 else
 CLI_PKG_LIBS  := $(PKG_LIBS)
 endif
@@ -73,6 +79,11 @@ $(BUILD)/fuzz_replay_%: fuzz/fuzz_%.c fuzz/replay.c $(BUILD)/libprofq.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< fuzz/replay.c $(BUILD)/libprofq.a $(LDLIBS_ALL)
 
+# The nsys readers' test driver (the tests/nsys scripts): what the zip, parquet and pushpop readers see.
+$(BUILD)/tests/nsys_pqdump: tests/nsys/pqdump.c $(BUILD)/libprofq.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(BUILD)/libprofq.a $(LDLIBS_ALL)
+
 deps:
 	@scripts/deps.sh test
 
@@ -85,7 +96,7 @@ test:
 	@$(MAKE) --no-print-directory test-run
 
 test-run: all $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo $(BUILD)/fuzz_replay_ttlog \
-      $(BUILD)/fuzz_replay_trace_json
+      $(BUILD)/fuzz_replay_trace_json $(BUILD)/tests/nsys_pqdump
 	@BUILD=$(BUILD) tests/run.sh
 
 unit: $(UNIT_BIN)
