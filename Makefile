@@ -49,7 +49,8 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test test-run bench-run unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean
+.PHONY: all deps test test-run bench-run unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean \
+        fuzz-parquet fuzz-zip fuzz-pushpop
 
 all: $(BUILD)/profq $(BUILD)/libprofq.a
 
@@ -96,7 +97,8 @@ test:
 	@$(MAKE) --no-print-directory test-run
 
 test-run: all $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo $(BUILD)/fuzz_replay_ttlog \
-      $(BUILD)/fuzz_replay_trace_json $(BUILD)/tests/nsys_pqdump
+      $(BUILD)/fuzz_replay_trace_json $(BUILD)/tests/nsys_pqdump $(BUILD)/fuzz_replay_parquet \
+      $(BUILD)/fuzz_replay_zip $(BUILD)/fuzz_replay_pushpop
 	@BUILD=$(BUILD) tests/run.sh
 
 unit: $(UNIT_BIN)
@@ -146,6 +148,20 @@ fuzz-trace-json: deps build/fuzz/fuzz_trace_json
 	build/fuzz/fuzz_trace_json build/fuzz/corpus_trace_json fuzz/corpus/trace_json \
 	    -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
 	    -artifact_prefix=build/fuzz/artifacts_trace_json/
+
+# The nsys readers' fuzzers: `make fuzz-parquet|fuzz-zip|fuzz-pushpop FUZZ_SECONDS=N`. Seeds
+# (fuzz/corpus/<target>) come from tests/nsys/gen_corpus.py; crashers land in
+# build/fuzz/artifacts_<target>/ (copy them into the corpus once fixed).
+NSYS_FUZZ := parquet zip pushpop
+$(NSYS_FUZZ:%=build/fuzz/fuzz_%): build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC) $(wildcard include/*.h src/*/*.h)
+	@mkdir -p $(@D)
+	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude -Isrc $(PKG_CFLAGS) \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< \
+	    $(LIB_SRC) $(PKG_LIBS) -lpthread -lm
+$(NSYS_FUZZ:%=fuzz-%): fuzz-%: deps build/fuzz/fuzz_%
+	@mkdir -p build/fuzz/corpus_$* build/fuzz/artifacts_$*
+	build/fuzz/fuzz_$* build/fuzz/corpus_$* fuzz/corpus/$* -max_total_time=$(FUZZ_SECONDS) \
+	    -rss_limit_mb=2048 -timeout=10 -artifact_prefix=build/fuzz/artifacts_$*/
 
 bench:
 	@scripts/deps.sh bench

@@ -141,6 +141,12 @@ static pq_status list_members(pqzip *z, pq_error *err)
 
 static pq_status open_zip(pqzip *z, pq_error *err)
 {
+    /* libzip takes an empty buffer for a new, empty archive. */
+    if (z->map.size < 22)
+        return err_set(err, PQ_ERR_INPUT, z->path, (int64_t)z->map.size,
+                       "expected a zip archive (at least its 22-byte end-of-central-directory "
+                       "record), found %zu bytes",
+                       z->map.size);
     zip_error_t ze;
     zip_error_init(&ze);
     zip_source_t *src = zip_source_buffer_create(z->map.data, z->map.size, 0, &ze);
