@@ -17,6 +17,8 @@
 enum { PAGE_DATA = 0, PAGE_INDEX = 1, PAGE_DICT = 2, PAGE_DATA_V2 = 3 };
 enum { ENC_PLAIN = 0, ENC_PLAIN_DICT = 2, ENC_RLE = 3, ENC_RLE_DICT = 8 };
 enum { CODEC_NONE = 0, CODEC_SNAPPY = 1, CODEC_ZSTD = 6 };
+/* Rows a file may hold per byte of its size (plus 2^20): see parquet_read_column. */
+#define PARQUET_MAX_ROWS_PER_BYTE 256u
 /* A page decompresses to at most this (parquet-cpp's default page is 1 MiB). */
 #define PAGE_MAX_BYTES ((size_t)1 << 30)
 
@@ -512,8 +514,8 @@ pq_status parquet_read_column(const parquet_file *f, size_t col, parquet_values 
     const parquet_column_info *c = &f->cols[col];
     col_reader cr = {.f = f, .c = c, .v = out, .err = err};
     static const size_t sizes[] = {1, 4, 8, 0, 4, 8, 0, 0};
-    if (!c->flat || c->physical < 0 || c->physical == PARQUET_INT96 ||
-        c->physical == PARQUET_FIXED_LEN_BYTE_ARRAY)
+    if (!c->flat || c->physical < 0 || c->physical > PARQUET_BYTE_ARRAY ||
+        c->physical == PARQUET_INT96)
         return err_set(err, PQ_ERR_INPUT, f->path, -1,
                        "column '%s': expected a flat column of type BOOLEAN, INT32, INT64, FLOAT, "
                        "DOUBLE or BYTE_ARRAY, found %s%s",
@@ -521,9 +523,13 @@ pq_status parquet_read_column(const parquet_file *f, size_t col, parquet_values 
                        c->flat ? parquet_type_name(c->physical) : "");
     cr.elem_size = sizes[c->physical];
     size_t n = (size_t)f->num_rows, sz = cr.elem_size ? cr.elem_size : sizeof(pq_str);
-    if (n > ((size_t)1 << 40) / sz)
-        return err_set(err, PQ_ERR_INPUT, f->path, -1, "column '%s': expected at most 2^40 bytes",
-                       c->name);
+    /* Runs can encode many rows in few bytes, but a footer claiming billions of rows in a
+     * small file is corrupt: refuse it before allocating the arrays. */
+    if ((uint64_t)n > (uint64_t)f->n * PARQUET_MAX_ROWS_PER_BYTE + ((uint64_t)1 << 20))
+        return err_set(err, PQ_ERR_INPUT, f->path, -1,
+                       "column '%s': expected at most %u rows per byte of a %zu-byte file, "
+                       "found %zu rows",
+                       c->name, PARQUET_MAX_ROWS_PER_BYTE, f->n, n);
     out->n = n;
     out->physical = c->physical;
     void *arr = pq_calloc(n ? n : 1, sz);

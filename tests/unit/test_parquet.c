@@ -253,7 +253,7 @@ static void put_page_header(tbuf *b, int type, size_t len, int32_t comp, int nva
 /* A one-row-group file of the given columns, all with NROWS rows. */
 static void build_file(tbuf *f, const colspec *cols, int ncols, int nrows)
 {
-    tb_init(f);
+    f->n = 0;
     put_bytes(f, "PAR1", 4);
     int64_t start[8], size[8], data_at[8];
     for (int c = 0; c < ncols; c++) {
@@ -334,6 +334,7 @@ static void test_file_values(void **state)
 {
     (void)state;
     tbuf x, y, dict, s, f;
+    tb_init(&f);
     plain_i64(&x);
     /* Column "y": DOUBLE optional, rows 1.5, null, 2.5: def levels RLE (len 4 + bit-packed
      * 1 group: 1,0,1) then two PLAIN doubles. */
@@ -406,6 +407,7 @@ static void test_corrupt_footer(void **state)
 {
     (void)state;
     tbuf x, f;
+    tb_init(&f);
     plain_i64(&x);
     colspec cols[] = {{"x", PARQUET_INT64, 0, 0, 0, NULL, 0, &x, 3, 0}};
     build_file(&f, cols, 1, 3);
@@ -451,6 +453,7 @@ static void test_unknown_codec(void **state)
 {
     (void)state;
     tbuf x, f;
+    tb_init(&f);
     plain_i64(&x);
     colspec cols[] = {{"x", PARQUET_INT64, 0, 4 /* BROTLI */, 0, NULL, 0, &x, 3, 0}};
     build_file(&f, cols, 1, 3);
@@ -474,6 +477,7 @@ static void test_page_overruns_chunk(void **state)
 {
     (void)state;
     tbuf x, f;
+    tb_init(&f);
     plain_i64(&x);
     colspec cols[] = {{"x", PARQUET_INT64, 0, 0, 0, NULL, 0, &x, 3, 1000}};
     build_file(&f, cols, 1, 3);
