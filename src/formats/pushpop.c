@@ -293,6 +293,9 @@ static pq_status pq_int_column(pushpop *p, const parquet_file *f, int col, const
                        "expected a nvtx_pushpop_trace parquet with a '%s' column", col_names[col]);
     parquet_values v;
     pq_status st = parquet_read_column(f, (size_t)ci, &v, err);
+    if (st == PQ_OK && (col == C_NAME || col == C_RANGESTACK) && !v.str)
+        st = err_set(err, PQ_ERR_INPUT, path, -1, "column '%s': expected strings (BYTE_ARRAY)",
+                     col_names[col]);
     int64_t *dst = col < NCOLS && int_col(p, col) ? *int_col(p, col) : NULL;
     for (size_t i = 0; st == PQ_OK && i < v.n; i++) {
         int ok = !v.valid || v.valid[i];
@@ -326,9 +329,6 @@ static pq_status pq_int_column(pushpop *p, const parquet_file *f, int col, const
         if (col == C_PARENTID)
             p->parent_valid[i] = ok == 1;
     }
-    if (st == PQ_OK && (col == C_NAME || col == C_RANGESTACK) && !v.str)
-        st = err_set(err, PQ_ERR_INPUT, path, -1, "column '%s': expected strings (BYTE_ARRAY)",
-                     col_names[col]);
     parquet_values_free(&v);
     return st;
 }

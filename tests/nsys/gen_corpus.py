@@ -98,6 +98,9 @@ def main():
     files["pushpop/report.csv"] = PUSHPOP_CSV.encode()
     files["pushpop/report.csv.xz"] = lzma.compress(PUSHPOP_CSV.encode(), format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64)
     files["pushpop/report.parquet"] = pushpop_parquet()
+    files["pushpop/int_names.parquet"] = parquet_bytes(
+        pa.table({c: pa.array([1, 2], pa.int64()) for c in PUSHPOP_CSV.split("\n")[0].split(",")})
+    )
     pp = files["parquet/snappy_v1_dict.parquet"]
     files["zip/archive.zip"] = zip_bytes(
         [

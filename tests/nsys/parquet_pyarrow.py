@@ -274,6 +274,18 @@ def check_pushpop(pqdump, archive, csv_xz, tmp):
         fail(f"pushpop parquet: exit {rc}: {err.strip()}")
     else:
         compare("pushpop parquet", out)
+    # A Name column of integers, and a missing TID column: refused, naming the column.
+    cols["Name"] = pa.array(range(len(rows)), pa.int64())
+    pq.write_table(pa.table(cols), path)
+    rc, out, err = run(pqdump, "--pushpop", path)
+    if rc != 3 or "column 'Name': expected strings" not in err:
+        fail(f"pushpop parquet with integer names: exit {rc}: {err.strip()}")
+    del cols["TID"]
+    cols["Name"] = pa.array(want["Name"])
+    pq.write_table(pa.table(cols), path)
+    rc, out, err = run(pqdump, "--pushpop", path)
+    if rc != 3 or "'TID' column" not in err:
+        fail(f"pushpop parquet without TID: exit {rc}: {err.strip()}")
 
 
 def main():
