@@ -67,9 +67,10 @@ typedef struct pq_sink {
 /* Input formats profq recognises by content. */
 typedef enum pq_format {
     PQ_FORMAT_UNKNOWN = 0,
-    PQ_FORMAT_XSPACE = 1,    /* XSpace protobuf, *.xplane.pb */
-    PQ_FORMAT_HLO_PROTO = 2, /* xla.HloProto, *.hlo_proto.pb, *.hlo.pb */
-    PQ_FORMAT_TRACE_JSON = 3 /* Chrome trace-event JSON (recognised, not read yet) */
+    PQ_FORMAT_XSPACE = 1,     /* XSpace protobuf, *.xplane.pb */
+    PQ_FORMAT_HLO_PROTO = 2,  /* xla.HloProto, *.hlo_proto.pb, *.hlo.pb */
+    PQ_FORMAT_TRACE_JSON = 3, /* Chrome trace-event JSON (recognised, not read yet) */
+    PQ_FORMAT_NSYS_JAX = 4    /* nsys-jax archive (.zip): projected NVTX ranges, push/pop */
 } pq_format;
 
 /* Returns a static name: "xspace", "hlo_proto", "trace_json", "unknown". */

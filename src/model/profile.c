@@ -15,6 +15,8 @@ const char *pq_format_name(pq_format format)
         return "hlo_proto";
     case PQ_FORMAT_TRACE_JSON:
         return "trace_json";
+    case PQ_FORMAT_NSYS_JAX:
+        return "nsys_jax";
     case PQ_FORMAT_UNKNOWN:
         break;
     }
