@@ -219,7 +219,9 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
         add(out, "roofline", "roofline_model", has_ops, 1, "%s", why);
     }
 
-    if (f.events)
+    if (f.nsys_sources)
+        add(out, "summarize", NULL, 0, 0, "nsys-jax archive: profile_summary.v1 not derived yet");
+    else if (f.events)
         add(out, "summarize", NULL, 1, 1, "%llu events to summarize (profile_summary.v1)",
             (ull)f.events);
     else
