@@ -172,6 +172,15 @@ pq_status pq_render_info(const pq_profile *profile, pq_output fmt, pq_sink *sink
  */
 pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sink, pq_error *err);
 
+/* ---- nsys-jax (issue 12) ----
+ * The nsys-jax loader's tables of the nsys-jax sources of PROFILE: SECTIONS is a mask of
+ * PQ_NSYS_* (0: all). Text, or JSON with schema "profq.nsys.v1": frames.{all,steady,init}.
+ * {module_rows,thunk_rows} and modules[] {program_id (string), name, rows, total_ms, share}
+ * of the steady frame. PQ_ERR_INPUT when no source is an nsys-jax archive. */
+enum { PQ_NSYS_MODULES = 1 };
+pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,
+                         pq_error *err);
+
 /* Renders scan totals (schema "profq.scan.v1" in JSON). */
 pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *totals, pq_output fmt,
                          pq_sink *sink, pq_error *err);

@@ -235,7 +235,7 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
 
     add(out, "tt", NULL, 0, 1, "needs a Tenstorrent runtime log, not an XSpace or HloProto");
     if (f.nsys_sources)
-        add(out, "nsys", NULL, 1, 0,
+        add(out, "nsys", NULL, 1, 1,
             "%llu XLA module and %llu thunk ranges in %llu nsys-jax archive(s)",
             (ull)f.nsys_modules, (ull)f.trace_xla_slices, (ull)f.nsys_sources);
     else
