@@ -274,6 +274,17 @@ static int cmp_prog_tid(const void *pa, const void *pb)
     return a->tid < b->tid ? -1 : a->tid > b->tid;
 }
 
+typedef struct rid_row {
+    double rid;
+    uint32_t row;
+} rid_row;
+
+static int cmp_rid_row(const void *pa, const void *pb)
+{
+    const rid_row *a = pa, *b = pb;
+    return a->rid < b->rid ? -1 : a->rid > b->rid;
+}
+
 /* Program ids and executions (cumcount per (TID, program) in RangeId order), then device
  * ordinals: per program, the sorted distinct TIDs that launched its thunks. */
 static pq_status number_modules(trace *t, pq_error *err)
@@ -281,10 +292,18 @@ static pq_status number_modules(trace *t, pq_error *err)
     const int64_t *tid = t->col[C_TID].i64;
     pairmap count = {0}, ordinal = {0};
     pq_status st = PQ_OK;
-    for (size_t i = 0; i < t->n && st == PQ_OK; i++) { /* rows are in RangeId order */
+    /* Modules in RangeId order (nsys writes rows so; any order is taken). */
+    size_t nm = 0;
+    rid_row *order = pq_malloc((t->n + 1) * sizeof *order);
+    if (!order)
+        return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].kind == K_MODULE)
+            order[nm++] = (rid_row){t->col[C_RID].f64[i], (uint32_t)i};
+    qsort(order, nm, sizeof *order, cmp_rid_row);
+    for (size_t k = 0; k < nm && st == PQ_OK; k++) {
+        size_t i = order[k].row;
         trow *r = &t->rows[i];
-        if (r->kind != K_MODULE)
-            continue;
         if (!parse_module_name(t->col[C_NAME].str[i], &r->hlo_module, &r->program)) {
             st = err_set(err, PQ_ERR_INPUT, t->path, -1,
                          "expected an XlaModule range name "
@@ -303,6 +322,7 @@ static pq_status number_modules(trace *t, pq_error *err)
         *slot = fresh ? 0 : *slot + 1;
         r->exec = *slot;
     }
+    pq_free(order);
     size_t np = 0;
     prog_tid *pt = st == PQ_OK ? pq_malloc((t->n + 1) * sizeof *pt) : NULL;
     if (st == PQ_OK && !pt)
@@ -361,18 +381,22 @@ static pq_status resolve(trace *t, pq_error *err)
         t->rows[i].program = -1;
         if (!valid(rid, i))
             continue;
-        if (!(fabs(rid->f64[i]) < 9e15) || rid->f64[i] != floor(rid->f64[i]) ||
-            (i && valid(rid, i - 1) && t->rows[i - 1].has_rid && rid->f64[i] <= rid->f64[i - 1])) {
+        if (!(fabs(rid->f64[i]) < 9e15) || rid->f64[i] != floor(rid->f64[i])) {
             pairmap_free(&ids);
             return err_set(err, PQ_ERR_INPUT, t->path, -1,
-                           "expected whole RangeIds in increasing order, found %.17g in row %zu",
-                           rid->f64[i], i);
+                           "expected a whole RangeId in row %zu, found %.17g", i, rid->f64[i]);
         }
         int fresh;
         uint32_t *slot = pairmap_slot(&ids, (int64_t)rid->f64[i], 0, &fresh);
         if (!slot) {
             pairmap_free(&ids);
             return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
+        }
+        if (!fresh) {
+            pairmap_free(&ids);
+            return err_set(err, PQ_ERR_INPUT, t->path, -1,
+                           "expected unique RangeIds, found %.17g in rows %u and %zu", rid->f64[i],
+                           *slot, i);
         }
         *slot = (uint32_t)i;
         t->rows[i].has_rid = 1;

@@ -99,7 +99,7 @@ def compare(profq, archive, loader, label):
               f"(profq {g['rows']}, {g['total_ms']:.9f}, {g['name']}, {g['share']:.9f})")
 
 
-def synthetic(path):
+def synthetic(path, reverse=False):
     """An archive exercising the loader's edge rules: a thunk before the first module (dropped),
     nested thunks (only the deepest counts), a module prefix holding commas, a module without
     program_id (-1), a last execution cut short (dropped with its thunks), a range on a thread
@@ -155,6 +155,8 @@ def synthetic(path):
         "RangeStack": pa.array(col("Stack"), pa.string()),
         "Rank": pa.array([0] * n, pa.int64()),
     })
+    if reverse:  # the same rows, last first: the order must not matter
+        table = table.take(pa.array(list(range(n - 1, -1, -1))))
     buf = io.BytesIO()
     pq.write_table(table, buf, compression="snappy")
     csv = ["Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,"
@@ -184,6 +186,8 @@ def main():
         path = f"{tmp}/synthetic.zip"
         synthetic(path)
         compare(a.profq, path, a.loader, "synthetic archive")
+        synthetic(path, reverse=True)
+        compare(a.profq, path, a.loader, "synthetic archive, rows reversed")
 
 main()
 if failures:
