@@ -31,7 +31,7 @@ static const int COL_TYPES[NCOL] = {PARQUET_BYTE_ARRAY, PARQUET_INT64,  PARQUET_
                                     PARQUET_DOUBLE,     PARQUET_INT64,  PARQUET_INT64,
                                     PARQUET_INT64,      PARQUET_DOUBLE, PARQUET_DOUBLE};
 
-enum { K_OTHER = 0, K_MODULE = 1, K_THUNK = 2 };
+enum { K_OTHER = 0, K_MODULE = 1, K_THUNK = 2, K_CUT = 3 /* a module dropped as cut short */ };
 
 /* One resolved row of trace.parquet. */
 typedef struct trow {
@@ -167,8 +167,11 @@ static uint32_t row_of(const pairmap *ids, const parquet_values *v, size_t i)
 }
 
 /* Thunks: the deepest thunk ranges, linked to their nearest XlaModule ancestor; thunks that
- * start (host time) before the first module are edge effects and dropped. */
-static void link_thunks(trace *t, const pairmap *ids)
+ * start (host time) before the first module are edge effects and dropped. A thunk reached
+ * walking up from a kept thunk has a thunk child and is no thunk row. Each range is walked
+ * once (its ancestor module is remembered), so deep nesting or ParentId cycles stay linear.
+ * 0, or -1 when memory ran out. */
+static int link_thunks(trace *t, const pairmap *ids)
 {
     const parquet_values *nm = &t->col[C_NAME], *os = &t->col[C_OSTART];
     double first_module = INFINITY;
@@ -177,30 +180,45 @@ static void link_thunks(trace *t, const pairmap *ids)
             os->f64[i] < first_module)
             first_module = os->f64[i];
     uint8_t *has_child = pq_calloc(t->n + 1, 1);
+    uint32_t *anc = pq_malloc((t->n + 1) * sizeof *anc),
+             *path = pq_malloc((t->n + 1) * sizeof *path);
+    if (!has_child || !anc || !path) {
+        pq_free(has_child), pq_free(anc), pq_free(path);
+        return -1;
+    }
     for (size_t i = 0; i < t->n; i++) {
         trow *r = &t->rows[i];
         if (!r->has_rid || !is_thunk_name(nm->str[i]) ||
             (valid(os, i) && os->f64[i] < first_module))
             continue;
+        size_t np = 0;
         uint32_t cur = row_of(ids, &t->col[C_PARENT], i);
-        size_t guard = 0;
-        while (cur != UINT32_MAX && is_thunk_name(nm->str[cur]) && guard++ < t->n) {
-            if (has_child)
-                has_child[cur] = 1;
+        while (cur != UINT32_MAX && is_thunk_name(nm->str[cur]) && !has_child[cur]) {
+            has_child[cur] = 1;
+            anc[cur] = UINT32_MAX; /* a cycle back to it finds no module */
+            path[np++] = cur;
             cur = row_of(ids, &t->col[C_PARENT], cur);
         }
-        if (cur != UINT32_MAX && is_module_name(nm->str[cur])) {
+        uint32_t module = UINT32_MAX;
+        if (cur != UINT32_MAX && is_thunk_name(nm->str[cur]))
+            module = anc[cur];
+        else if (cur != UINT32_MAX && is_module_name(nm->str[cur]))
+            module = cur;
+        while (np)
+            anc[path[--np]] = module;
+        if (module != UINT32_MAX) {
             r->kind = K_THUNK;
-            r->module = cur;
+            r->module = module;
         }
     }
     for (size_t i = 0; i < t->n; i++) {
-        if (t->rows[i].kind == K_THUNK && has_child && has_child[i])
+        if (t->rows[i].kind == K_THUNK && has_child[i])
             t->rows[i].kind = K_OTHER;
         if (t->rows[i].kind == K_THUNK)
             t->rows[t->rows[i].module].kind = K_MODULE;
     }
-    pq_free(has_child);
+    pq_free(has_child), pq_free(anc), pq_free(path);
+    return 0;
 }
 
 typedef struct mod_ref {
@@ -251,13 +269,15 @@ static int drop_cut_modules(trace *t)
             ss += d * d;
         }
         uint32_t last = m[b - 1].row;
-        if ((double)t->col[C_GPUOPS].i64[last] < mean - sqrt(ss / (double)k)) {
-            t->rows[last].kind = K_OTHER;
-            for (size_t i = 0; i < t->n; i++)
-                if (t->rows[i].kind == K_THUNK && t->rows[i].module == last)
-                    t->rows[i].kind = K_OTHER;
-        }
+        if ((double)t->col[C_GPUOPS].i64[last] < mean - sqrt(ss / (double)k))
+            t->rows[last].kind = K_CUT;
     }
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].kind == K_THUNK && t->rows[t->rows[i].module].kind == K_CUT)
+            t->rows[i].kind = K_OTHER;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].kind == K_CUT)
+            t->rows[i].kind = K_OTHER;
     pq_free(m);
     return 0;
 }
@@ -401,9 +421,9 @@ static pq_status resolve(trace *t, pq_error *err)
         *slot = (uint32_t)i;
         t->rows[i].has_rid = 1;
     }
-    link_thunks(t, &ids);
+    int oom = link_thunks(t, &ids) != 0;
     pairmap_free(&ids);
-    if (drop_cut_modules(t) != 0)
+    if (oom || drop_cut_modules(t) != 0)
         return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
     return number_modules(t, err);
 }
