@@ -400,6 +400,8 @@ static int read_row_group(thrift_reader *r, parquet_chunk *chunks, size_t ncols,
 static int walk_schema(parquet_file *f, thrift_reader *r, const schema_elem *el, size_t nel,
                        size_t *i, int depth, const char *prefix, int top, size_t *leaf)
 {
+    if (*i >= nel)
+        return thrift_fail(r, "as many schema elements as the groups' num_children");
     const schema_elem *e = &el[*i];
     (*i)++;
     if (depth > SCHEMA_MAX_DEPTH)

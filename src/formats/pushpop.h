@@ -1,7 +1,8 @@
 /* pushpop.h - the NVTX push/pop report of an nsys-jax archive (host ranges: compilation),
  * `nsys stats --report nvtx_pushpop_trace`, as columns: from report_nvtx_pushpop_trace.csv.xz
  * (archive era), its plain csv, or report_nvtx_pushpop_trace.parquet (nsys-jax >= 2024-12,
- * written by pandas without the PID, Lvl and NameTree columns).
+ * written by pandas without the PID, Lvl and NameTree columns). NameTree (the indented name)
+ * is not kept: it repeats Name.
  *
  * Everything a pushpop owns (arrays and strings) lives in its arena; pushpop_free releases
  * it, also after an error.

@@ -512,6 +512,43 @@ static void test_page_overruns_chunk(void **state)
     tb_free(&f);
 }
 
+/* A schema element: name, number of children (-1: a leaf of INT64). */
+static void put_schema_elem(tbuf *f, const char *name, int children)
+{
+    int16_t l = 0;
+    if (children < 0)
+        tw_i(f, &l, 1, TC_I32, PARQUET_INT64);
+    tw_str(f, &l, 4, name);
+    if (children >= 0)
+        tw_i(f, &l, 5, TC_I32, children);
+    put_byte(f, 0);
+}
+
+static void test_schema_children_overrun(void **state)
+{
+    (void)state;
+    /* The root claims 2 children, its first child is a group of 1: only 3 elements. */
+    tbuf f;
+    tb_init(&f);
+    put_bytes(&f, "PAR1", 4);
+    size_t footer = f.n;
+    int16_t last = 0;
+    tw_field(&f, &last, TC_LIST, 2);
+    tw_list(&f, TC_STRUCT, 3);
+    put_schema_elem(&f, "schema", 2);
+    put_schema_elem(&f, "g", 1);
+    put_schema_elem(&f, "x", -1);
+    tw_i(&f, &last, 3, TC_I64, 0);
+    put_byte(&f, 0);
+    put_fixed32(&f, (uint32_t)(f.n - footer));
+    put_bytes(&f, "PAR1", 4);
+    parquet_file *pf;
+    pq_error err;
+    assert_int_equal(parquet_open(f.p, f.n, "s.parquet", &pf, &err), PQ_ERR_INPUT);
+    assert_non_null(strstr(err.message, "num_children"));
+    tb_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -519,7 +556,7 @@ int main(void)
         cmocka_unit_test(test_thrift_bad),          cmocka_unit_test(test_rle_runs),
         cmocka_unit_test(test_rle_errors),          cmocka_unit_test(test_file_values),
         cmocka_unit_test(test_corrupt_footer),      cmocka_unit_test(test_unknown_codec),
-        cmocka_unit_test(test_page_overruns_chunk),
+        cmocka_unit_test(test_page_overruns_chunk), cmocka_unit_test(test_schema_children_overrun),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
