@@ -6,8 +6,8 @@
    section 1 (per program id, the sorted distinct TIDs that launched its thunks get the
    ordinals 0..n-1; a thunk's program is that of its nearest XlaModule ancestor).
 2. Bad archives exit 3 with the file and what was expected: a truncated copy, an archive
-   without trace.parquet, and one whose trace.parquet has another column set (the column is
-   named).
+   without trace.parquet, and one whose trace.parquet has another column set or type (the
+   column is named); `profq nsys` on a trace JSON exits 3, an unknown --section 2.
 """
 import argparse
 import collections
@@ -129,6 +129,17 @@ def main():
         rc, out, err = run(a.profq, newer)
         check(rc == 3 and newer in err and '"Projected Start"' in err,
               f"an unknown column set exits 3 naming the column ({rc}: {err.strip()})")
+
+        trace = f"{tmp}/trace.json"
+        open(trace, "w").write('{"traceEvents": [{"ph": "X", "pid": 1, "tid": 1, "name": "a", '
+                               '"ts": 1, "dur": 2}]}')
+        p = subprocess.run([a.profq, "nsys", trace], capture_output=True, text=True)
+        check(p.returncode == 3 and trace in p.stderr and "expected an nsys-jax archive" in p.stderr,
+              f"profq nsys on a trace JSON exits 3 asking for an archive ({p.returncode}: {p.stderr.strip()})")
+        p = subprocess.run([a.profq, "nsys", "--section", "nope", a.archive], capture_output=True,
+                           text=True)
+        check(p.returncode == 2 and "--section" in p.stderr,
+              f"profq nsys --section nope is a usage error ({p.returncode}: {p.stderr.strip()})")
 
         wrongtype = f"{tmp}/wrongtype.zip"
         cast = table.set_column(table.column_names.index("TID"), "TID",
