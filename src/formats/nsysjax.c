@@ -413,10 +413,11 @@ static pq_status resolve(trace *t, pq_error *err)
             return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
         }
         if (!fresh) {
+            uint32_t first = *slot;
             pairmap_free(&ids);
             return err_set(err, PQ_ERR_INPUT, t->path, -1,
                            "expected unique RangeIds, found %.17g in rows %u and %zu", rid->f64[i],
-                           *slot, i);
+                           first, i);
         }
         *slot = (uint32_t)i;
         t->rows[i].has_rid = 1;
