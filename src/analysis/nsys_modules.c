@@ -12,6 +12,7 @@
 #include "core/err.h"
 #include "core/pairmap.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,7 @@ static int64_t compiled_program(const char *name)
 
 typedef struct acc {
     pairmap compiled; /* (program, 0) over every source */
+    pairmap thunks;   /* (track, run_id) -> thunks in that module execution (one source) */
     pairmap index;    /* (program, 0) -> module row */
     nsys_modules_result *r;
     size_t cap;
@@ -71,7 +73,7 @@ static nsys_module_row *row_for(acc *a, int64_t program, const char *name)
             a->cap = nc;
         }
         *slot = (uint32_t)a->r->nmodules;
-        a->r->modules[a->r->nmodules++] = (nsys_module_row){program, name, 0, 0, 0, 0};
+        a->r->modules[a->r->nmodules++] = (nsys_module_row){.program_id = program, .name = name};
     }
     return &a->r->modules[*slot];
 }
@@ -92,8 +94,27 @@ static int collect_compiled(acc *a, const model_slices *m)
     return 0;
 }
 
+/* Thunks per module execution: (track, run_id) of the thunk slices. */
+static int count_thunks(acc *a, const model_slices *m)
+{
+    pairmap_free(&a->thunks);
+    memset(&a->thunks, 0, sizeof a->thunks);
+    for (size_t i = 0; i < m->n; i++) {
+        if (!m->run_id[i] || !(m->flags[i] & SLICE_XLA_OP))
+            continue;
+        int fresh;
+        uint32_t *slot = pairmap_slot(&a->thunks, m->track[i], m->run_id[i], &fresh);
+        if (!slot)
+            return -1;
+        *slot = fresh ? 1 : *slot + 1;
+    }
+    return 0;
+}
+
 static int add_rows(acc *a, const model_slices *m)
 {
+    if (count_thunks(a, m) != 0)
+        return -1;
     for (size_t i = 0; i < m->n; i++) {
         int64_t program, exec;
         if (!m->run_id[i] || !parse_run(intern_str(&m->names, m->run_id[i]), &program, &exec))
@@ -115,7 +136,11 @@ static int add_rows(acc *a, const model_slices *m)
             row_for(a, program, m->module ? intern_str(&m->names, m->module[i]) : "");
         if (!row)
             return -1;
+        uint32_t nt = pairmap_get(&a->thunks, m->track[i], m->run_id[i]);
+        double t = nt == UINT32_MAX ? 0 : (double)nt;
         row->rows++;
+        row->thunks_sum += t;
+        row->thunks_sumsq += t * t;
         row->total_ns += m->dur_ps[i] / 1000;
         a->r->total_ns += m->dur_ps[i] / 1000;
     }
@@ -150,9 +175,10 @@ pq_status nsys_modules_compute(const pq_profile *prof, nsys_modules_result *out,
         if (src->info.format == PQ_FORMAT_NSYS_JAX && src->slices)
             oom = add_rows(&a, src->slices) != 0;
     }
-    oom = oom || a.compiled.failed || a.index.failed;
+    oom = oom || a.compiled.failed || a.index.failed || a.thunks.failed;
     pairmap_free(&a.compiled);
     pairmap_free(&a.index);
+    pairmap_free(&a.thunks);
     if (oom) {
         nsys_modules_free(out);
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
@@ -167,9 +193,18 @@ pq_status nsys_modules_compute(const pq_profile *prof, nsys_modules_result *out,
         nsys_module_row *m = &out->modules[k];
         m->total_ms = (double)m->total_ns / 1e6;
         m->share = out->total_ns ? (double)m->total_ns / (double)out->total_ns : 0;
+        double n = (double)m->rows;
+        m->thunks_mean = m->thunks_sum / n;
+        double var = (m->thunks_sumsq - m->thunks_sum * m->thunks_mean) / (n - 1);
+        m->thunks_std = m->rows > 1 ? sqrt(var > 0 ? var : 0) : NAN;
     }
     if (out->nmodules)
         qsort(out->modules, out->nmodules, sizeof *out->modules, cmp_module);
+    double seen = 0;
+    for (size_t k = 0; k < out->nmodules && seen < 0.99; k++) {
+        out->ntop++;
+        seen += out->modules[k].share;
+    }
     return PQ_OK;
 }
 

@@ -53,7 +53,18 @@ static void nsys_json(const nsys_modules_result *r, buf *b)
         json_double(&w, m->total_ms);
         json_key(&w, "share");
         json_double(&w, m->share);
+        json_key(&w, "thunks_mean");
+        json_double(&w, m->thunks_mean);
+        json_key(&w, "thunks_std");
+        json_double(&w, m->thunks_std);
         json_obj_end(&w);
+    }
+    json_arr_end(&w);
+    json_key(&w, "top_module_ids");
+    json_arr_begin(&w);
+    for (size_t k = 0; k < r->ntop; k++) {
+        snprintf(id, sizeof id, "%" PRId64, r->modules[k].program_id);
+        json_cstr(&w, id);
     }
     json_arr_end(&w);
     json_obj_end(&w);
@@ -72,13 +83,22 @@ static void nsys_text(const nsys_modules_result *r, buf *b)
                "\nsteady modules (%.3f ms; executions 0 and 1 of the programs compiled in the "
                "profile are not steady)\n",
                (double)r->total_ns / 1e6);
-    buf_puts(b, "  share     total ms   rows  name (program id)\n");
+    buf_puts(b, "  share     total ms   rows   thunks  name (program id)\n");
     for (size_t k = 0; k < r->nmodules; k++) {
         const nsys_module_row *m = &r->modules[k];
-        buf_printf(b, "%6.2f%% %12.3f %6" PRIu64 "  ", m->share * 100, m->total_ms, m->rows);
+        buf_printf(b, "%6.2f%% %12.3f %6" PRIu64 " %5.0f", m->share * 100, m->total_ms, m->rows,
+                   m->thunks_mean);
+        if (m->rows > 1)
+            buf_printf(b, "±%-3.0f ", m->thunks_std);
+        else
+            buf_puts(b, "     ");
         json_escape_into(b, m->name, strlen(m->name));
         buf_printf(b, " (%" PRId64 ")\n", m->program_id);
     }
+    buf_puts(b, "top module ids (99% of the time):");
+    for (size_t k = 0; k < r->ntop; k++)
+        buf_printf(b, " %" PRId64, r->modules[k].program_id);
+    buf_putc(b, '\n');
 }
 
 pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,

@@ -13,7 +13,8 @@ loader version and the row counts and module durations do not read them).
 Compared, on the shared archive and on a synthetic one built here that exercises the
 loader's edge rules (see synthetic()): frames.{all,steady,init}.{module_rows,thunk_rows},
 the number of programs compiled in the profile, and per program id in the steady frame:
-rows and total ms (within 1e-6 relative), the module name, and the share.
+rows and total ms (within 1e-6 relative), the module name, the share, thunks per execution
+(mean and sample std, as the notebook's module table), and the top module ids covering 99%.
 """
 import argparse
 import io
@@ -85,8 +86,10 @@ def compare(profq, archive, loader, label):
     mod = steady.module
     want = {}
     total = float(mod["ProjDurNs"].sum()) / 1e6
+    thunks = {}
     for prog, df in mod.groupby(level="ProgramId"):
         want[str(prog)] = (len(df), float(df["ProjDurNs"].sum()) / 1e6, df["Name"].iloc[0])
+        thunks[str(prog)] = (float(df["NumThunks"].mean()), float(df["NumThunks"].std()))
     got = {m["program_id"]: m for m in doc["modules"]}
     check(set(got) == set(want), f"{label}: steady program ids {sorted(want)} (profq {sorted(got)})")
     for prog, (rows, ms, name) in sorted(want.items(), key=lambda kv: -kv[1][1]):
@@ -97,6 +100,18 @@ def compare(profq, archive, loader, label):
               and close(g["share"], ms / total),
               f"{label}: program {prog} {name}: {rows} rows, {ms:.9f} ms, share {ms / total:.9f} "
               f"(profq {g['rows']}, {g['total_ms']:.9f}, {g['name']}, {g['share']:.9f})")
+        mean, std = thunks[prog]
+        gstd = g["thunks_std"]
+        check(close(g["thunks_mean"], mean)
+              and ((gstd is None and std != std) or (gstd is not None and close(gstd, std))),
+              f"{label}: program {prog}: thunks {mean}±{std} (profq {g['thunks_mean']}±{gstd})")
+    # The notebook's top module ids: by total time, added while the share seen is < 99%.
+    top, seen = [], 0.0
+    for prog, (rows, ms, name) in sorted(want.items(), key=lambda kv: (-kv[1][1], int(kv[0]))):
+        if seen < 0.99:
+            top.append(prog)
+        seen += ms / total
+    check(doc["top_module_ids"] == top, f"{label}: top module ids {top} (profq {doc['top_module_ids']})")
 
 
 def synthetic(path, reverse=False):
@@ -129,6 +144,8 @@ def synthetic(path, reverse=False):
             a, as_ = add("TSL:Thunk:#hlo_op=fusion.1#", tid, m, 1, dur=700 + ex, stack=ms)
             add("TSL:Thunk:#name=inner,hlo_op=fusion.2#", tid, a, 2, dur=300 + tid, stack=as_)
             add("TSL:Thunk:#hlo_op=all-gather-start.3#", tid, m, 1, dur=900 + 7 * ex, stack=ms)
+            if ex == 2 and tid == 201:  # thunks per execution vary: a non-zero std
+                add("TSL:Thunk:#hlo_op=extra.9#", tid, m, 1, dur=50, stack=ms)
     for ex in range(3):
         m, ms = add("TSL:XlaModule:#prefix=jit(h)/x,y,hlo_module=jit_h,program_id=7#", 100, None,
                     0, dur=2000 + 13 * ex)
