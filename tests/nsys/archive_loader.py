@@ -79,6 +79,10 @@ def compare(profq, archive, loader, label):
             want = len(getattr(fr, kind))
             got = doc["frames"][fname][f"{kind}_rows"]
             check(got == want, f"{label}: frames.{fname}.{kind}_rows = {want} (profq {got})")
+    p = subprocess.run([profq, "info", "--format", "json", archive], capture_output=True, text=True)
+    info = json.loads(p.stdout)["sources"][0]["nsys_jax"] if p.returncode == 0 else {}
+    for key, fr in (("module_ranges", all_.module), ("thunk_ranges", all_.thunk)):
+        check(info.get(key) == len(fr), f"{label}: info {key} = {len(fr)} (profq {info.get(key)})")
     compiled = len(all_.compile["ProgramId"].unique())
     check(doc["compiled_programs"] == compiled,
           f"{label}: {compiled} programs compiled in the profile (profq {doc['compiled_programs']})")
