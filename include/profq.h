@@ -67,12 +67,13 @@ typedef struct pq_sink {
 /* Input formats profq recognises by content. */
 typedef enum pq_format {
     PQ_FORMAT_UNKNOWN = 0,
-    PQ_FORMAT_XSPACE = 1,    /* XSpace protobuf, *.xplane.pb */
-    PQ_FORMAT_HLO_PROTO = 2, /* xla.HloProto, *.hlo_proto.pb, *.hlo.pb */
-    PQ_FORMAT_TRACE_JSON = 3 /* Chrome trace-event JSON (recognised, not read yet) */
+    PQ_FORMAT_XSPACE = 1,     /* XSpace protobuf, *.xplane.pb */
+    PQ_FORMAT_HLO_PROTO = 2,  /* xla.HloProto, *.hlo_proto.pb, *.hlo.pb */
+    PQ_FORMAT_TRACE_JSON = 3, /* Chrome trace-event JSON (JAX, PyTorch/Kineto) */
+    PQ_FORMAT_TT_LOG = 4      /* Tenstorrent runtime memory log (tt-mlir / tt-xla) */
 } pq_format;
 
-/* Returns a static name: "xspace", "hlo_proto", "trace_json", "unknown". */
+/* Returns a static name: "xspace", "hlo_proto", "trace_json", "tt_log", "unknown". */
 const char *pq_format_name(pq_format format);
 
 /* An opaque loaded profile: one or more sources (files), one arena. */
