@@ -25,6 +25,12 @@
 extern "C" {
 #endif
 
+/* Every declaration between this push and the pop at the end is the public API and is
+ * exported; the library is compiled with -fvisibility=hidden, so nothing else is. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define PQ_VERSION_STRING "0.1.0"
 
 /* Status codes. Stable values: never renumbered, only appended. */
@@ -910,6 +916,10 @@ pq_status pq_ttlog_render(const pq_ttlog *log, pq_tt_output what, const char *na
  */
 pq_status pq_ttlog_open_json(const char *memory_json_path, const char *operations_json_path,
                              pq_ttlog **out, pq_error *err);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

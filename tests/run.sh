@@ -32,6 +32,9 @@ for t in "$BUILD"/tests/test_*; do
   [ -x "$t" ] || continue
   run_suite "unit/$(basename "$t")" "$t"
 done
+for s in tests/lib/*.sh; do
+  [ -x "$s" ] && run_suite "lib/$(basename "$s" .sh)" "$s"
+done
 [ -x tests/golden/run.sh ] && run_suite golden tests/golden/run.sh
 run_suite golden-outputs tests/golden/outputs.sh
 run_suite trace-model tests/trace_model.sh
