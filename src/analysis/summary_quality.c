@@ -1,0 +1,217 @@
+/* summary_quality.c - what the summary says about the trace and what to do next: the
+ * trace overview with its quality warnings (spec 1.17, 1.19), the provenance (run ids and
+ * source hints), and the optimisation candidates (1.18) from the shares, hot op, gaps and
+ * step jitter the other sections left in ctx. Not here: computing those. */
+#include "summary_int.h"
+
+#include "core/alloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* BASE_US + REL_PS/1e6 with one rounding: whole µs first, then the sub-µs part. */
+static double abs_us(int64_t base_us, int64_t rel_ps)
+{
+    int64_t whole = rel_ps / 1000000, frac = rel_ps % 1000000;
+    if (frac < 0) {
+        frac += 1000000;
+        whole--;
+    }
+    if (frac == 0)
+        return (double)(base_us + whole);
+    char tmp[48];
+    snprintf(tmp, sizeof tmp, "%lld.%06lld", (long long)(base_us + whole), (long long)frac);
+    return strtod(tmp, NULL);
+}
+
+/* trace_overview (1.17, 1.19) */
+jval *sm_trace_overview(ctx *c, const sm_source *src)
+{
+    sm_builder *b = c->b;
+    size_t n = b->m->n;
+    jval *ov = jv_obj();
+    jv_set(ov, "display_time_unit", jv_cstr(src->display_time_unit));
+    jv_set(ov, "num_events_total", jv_int((int64_t)src->num_events_total));
+    jv_set(ov, "num_complete_events", jv_int((int64_t)n));
+    jv_set(ov, "num_processes", jv_int((int64_t)b->m->proc_names.n));
+    jv_set(ov, "num_threads", jv_int((int64_t)b->m->thread_names.n));
+    if (n) {
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (size_t e = 0; e < n; e++) {
+            lo = b->m->start_ps[e] < lo ? b->m->start_ps[e] : lo;
+            hi =
+                b->m->start_ps[e] + b->m->dur_ps[e] > hi ? b->m->start_ps[e] + b->m->dur_ps[e] : hi;
+        }
+        jv_set(ov, "profile_start_ts", jv_num(abs_us(b->m->base_us, lo)));
+        jv_set(ov, "profile_end_ts", jv_num(abs_us(b->m->base_us, hi)));
+    } else {
+        jv_set(ov, "profile_start_ts", jv_null());
+        jv_set(ov, "profile_end_ts", jv_null());
+    }
+    jv_set(ov, "duration_basis", jv_cstr("exclusive_duration_per_track"));
+    int trunc = n == 1000000;
+    jv_set(ov, "suspected_truncation", jv_bool(trunc));
+    jval *qw = jv_arr();
+    if (trunc)
+        jv_push(qw, jv_cstr("Trace contains exactly 1,000,000 complete events; this often "
+                            "indicates export truncation at a collector cap."));
+    for (int k = 0; src->extra_warnings && src->extra_warnings[k]; k++)
+        jv_push(qw, jv_cstr(src->extra_warnings[k]));
+    jv_set(ov, "quality_warnings", qw);
+    return ov;
+}
+
+/* trace_provenance: top-20 run ids and source hints, most common first. */
+jval *sm_trace_provenance(ctx *c, const sm_source *src)
+{
+    sm_builder *b = c->b;
+    size_t n = b->m->n;
+    counter rid = {0}, srch = {0};
+    for (size_t e = 0; e < n; e++) {
+        if (b->m->run_id[e])
+            counter_add(&rid, 0, b->m->run_id[e], 1, 0);
+        if (b->m->source[e])
+            counter_add(&srch, 0, b->m->source[e], 1, 0);
+    }
+    jval *pv = jv_obj();
+    jv_set(pv, "trace_sha256", jv_cstr(src->sha256));
+    counter *cs[2] = {&rid, &srch};
+    const char *keys[2] = {"run_ids", "source_file_hints"};
+    for (int q = 0; q < 2; q++) {
+        jval *arr = jv_arr();
+        uint8_t *used = pq_calloc(cs[q]->n + 1, 1);
+        for (int k = 0; k < 20 && used; k++) {
+            uint32_t best = UINT32_MAX;
+            for (uint32_t r = 0; r < cs[q]->n; r++)
+                if (!used[r] && (best == UINT32_MAX || cs[q]->count[r] > cs[q]->count[best]))
+                    best = r;
+            if (best == UINT32_MAX)
+                break;
+            used[best] = 1;
+            jv_push(arr, jv_cstr(intern_str(&b->m->names, (uint32_t)cs[q]->value[best])));
+        }
+        pq_free(used);
+        jv_set(pv, keys[q], arr);
+    }
+    counter_free(&rid);
+    counter_free(&srch);
+    return pv;
+}
+
+static jval *candidate(const char *id, const char *title, const char *rationale, jval *evidence,
+                       const char *const *suggestions)
+{
+    jval *o = jv_obj();
+    jv_set(o, "candidate_id", jv_cstr(id));
+    jv_set(o, "title", jv_cstr(title));
+    jv_set(o, "rationale", jv_cstr(rationale));
+    jv_set(o, "evidence", evidence);
+    jval *s = jv_arr();
+    for (int k = 0; suggestions[k]; k++)
+        jv_push(s, jv_cstr(suggestions[k]));
+    jv_set(o, "suggestions", s);
+    return o;
+}
+
+static jval *ev_list(const char *a, const char *b2, const char *c, const char *d)
+{
+    jval *e = jv_arr();
+    const char *x[] = {a, b2, c, d};
+    for (int k = 0; k < 4; k++)
+        if (x[k])
+            jv_push(e, jv_cstr(x[k]));
+    return e;
+}
+
+/* OUT = LABEL VALUE, cut to CAP - 1 bytes as snprintf would. */
+static void labelled(char *out, size_t cap, const char *label, const char *value)
+{
+    size_t a = strlen(label), b = strlen(value);
+    a = a < cap - 1 ? a : cap - 1;
+    b = b < cap - 1 - a ? b : cap - 1 - a;
+    memcpy(out, label, a);
+    memcpy(out + a, value, b);
+    out[a + b] = 0;
+}
+
+/* optimization_candidates (1.18) */
+jval *sm_candidates(ctx *c)
+{
+    double T = c->total > 0 ? c->total : 1.0;
+    jval *ca = jv_arr();
+    char e1[512], e2[512], e3[512], e4[512];
+    int any = 0;
+    if (c->shares[CAT_COMM] >= 0.15) {
+        snprintf(e1, sizeof e1, "Communication share: %.1f%%", c->shares[CAT_COMM] * 100);
+        snprintf(e2, sizeof e2, "Top collective: %s",
+                 c->top_collective ? c->top_collective : "collectives");
+        static const char *const sg[] = {
+            "Overlap collectives with compute (async collectives, latency-hiding scheduler).",
+            "Reduce communication volume (sharding layout, gradient accumulation, "
+            "lower-precision reductions).",
+            "Check the mesh/topology mapping so collectives stay on fast links.", NULL};
+        jv_push(ca, candidate("communication-heavy", "Communication appears dominant",
+                              "A large share of traced time is spent in collectives.",
+                              ev_list(e1, e2, NULL, NULL), sg));
+        any = 1;
+    }
+    if (c->shares[CAT_STALL] >= 0.20) {
+        snprintf(e1, sizeof e1, "Stall share: %.1f%%", c->shares[CAT_STALL] * 100);
+        static const char *const sg[] = {
+            "Look for host-device synchronisation points and blocking waits.",
+            "Check input pipeline and data loading for starvation.",
+            "Inspect dependency waits between streams or cores.", NULL};
+        jv_push(ca, candidate("stall-heavy", "Stall/wait time is significant",
+                              "Waiting, barriers or idle time take a large share of the trace.",
+                              ev_list(e1, NULL, NULL, NULL), sg));
+        any = 1;
+    }
+    if (c->nhot && c->top_hot_excl / T >= 0.08) {
+        labelled(e1, sizeof e1, "Top op: ", c->top_hot_name);
+        snprintf(e2, sizeof e2, "Exclusive share: %.1f%%", c->top_hot_excl / T * 100);
+        static const char *const sg[] = {
+            "Inspect the op's shapes and layout; consider a fused or tuned kernel.",
+            "Check whether the op can be removed, batched or rematerialised differently.", NULL};
+        jv_push(ca, candidate("single-hot-op", "Single op has outsized exclusive time",
+                              "One op accounts for a large part of exclusive time.",
+                              ev_list(e1, e2, NULL, NULL), sg));
+        any = 1;
+    }
+    if (c->top_gap_total > 0 && (c->top_gap_total / T >= 0.05 || c->top_gap_max >= 1000.0)) {
+        labelled(e1, sizeof e1, "Top pre-op gap: ", c->top_gap_name);
+        snprintf(e2, sizeof e2, "Total gap: %.3f", c->top_gap_total);
+        snprintf(e3, sizeof e3, "Max gap: %.3f", c->top_gap_max);
+        static const char *const sg[] = {
+            "Check host-side work or synchronisation before the op.",
+            "Prefetch inputs or overlap transfers (copy-start/copy-done) with compute.", NULL};
+        jv_push(ca, candidate("pre-op-gap", "Large idle gaps appear before specific ops",
+                              "Device-op tracks sit idle before some ops.",
+                              ev_list(e1, e2, e3, NULL), sg));
+        any = 1;
+    }
+    if (c->nsteady >= 4 && c->steady_median > 0 && c->steady_p90 / c->steady_median >= 1.4) {
+        snprintf(e1, sizeof e1, "Steady median: %.3f", c->steady_median);
+        snprintf(e2, sizeof e2, "Steady p90: %.3f", c->steady_p90);
+        static const char *const sg[] = {
+            "Look for periodic work (checkpointing, logging, evaluation) in heavy steps.",
+            "Check for recompilation or host-side variance between steps.", NULL};
+        jv_push(ca, candidate("step-jitter", "Steady-state step time has high jitter",
+                              "The p90 step time is well above the median.",
+                              ev_list(e1, e2, NULL, NULL), sg));
+        any = 1;
+    }
+    if (!any) {
+        snprintf(e1, sizeof e1, "Compute share: %.1f%%", c->shares[CAT_COMPUTE] * 100);
+        snprintf(e2, sizeof e2, "Communication share: %.1f%%", c->shares[CAT_COMM] * 100);
+        snprintf(e3, sizeof e3, "Host share: %.1f%%", c->shares[CAT_HOST] * 100);
+        snprintf(e4, sizeof e4, "Stall share: %.1f%%", c->shares[CAT_STALL] * 100);
+        static const char *const sg[] = {
+            "Profile more steps or a heavier workload to expose a bottleneck.",
+            "Compare against a baseline run with profq compare.", NULL};
+        jv_push(ca, candidate("no-dominant-bottleneck", "No single dominant bottleneck found",
+                              "No category or op crosses the thresholds.", ev_list(e1, e2, e3, e4),
+                              sg));
+    }
+    return ca;
+}
