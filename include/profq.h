@@ -471,6 +471,70 @@ pq_status pq_summarize(const char *path, const pq_summary_options *opts, pq_sink
                        pq_error *err);
 
 /*
+ * profile_summary.v1 results: the sections as the analysis computes them, before any
+ * rendering (issue 11, Deliver 3; spec/seed-tools.md 1). Times are in the trace's units
+ * (µs, as the document reports them). A double that is NaN and a string that is NULL
+ * stand for the document's null. Rows are in the document's order; every string and row
+ * belongs to the result and lives as long as it. The renderer writes these sections as
+ * the document's bytes; the other sections (overview, provenance, steps, gaps, regions,
+ * candidates) are not converted yet and still come as the document's JSON.
+ */
+enum {
+    PQ_SM_COMPUTE,
+    PQ_SM_COMMUNICATION,
+    PQ_SM_HOST,
+    PQ_SM_STALL,
+    PQ_SM_OTHER,
+    PQ_SM_NCATEGORIES
+};
+
+/* time_breakdown (1.7): the categories' time and share of total_duration. */
+typedef struct pq_sm_breakdown {
+    const char *duration_basis; /* "exclusive_duration_per_track" | "..._global_timeline" */
+    double total_duration;
+    double category_total[PQ_SM_NCATEGORIES];
+    double category_share[PQ_SM_NCATEGORIES];
+} pq_sm_breakdown;
+
+/* hot_ops (1.9, 1.10): one device op name, by exclusive time. */
+typedef struct pq_sm_hot_op {
+    const char *name, *canonical_name;
+    const char *category; /* "compute" | "communication" | "stall" */
+    uint64_t count;
+    double total_duration, exclusive_duration, avg_duration;
+    const char *shape_signature, *source_file, *tf_op_path; /* most common; NULL: none */
+    double flop_proxy_per_invocation;                       /* NaN: none */
+} pq_sm_hot_op;
+
+/* semantic_families (1.11) of the listed hot ops. */
+typedef struct pq_sm_family {
+    const char *family;
+    uint64_t count;
+    double total_duration, exclusive_duration, share_of_total;
+    double avg_duration, avg_exclusive_duration;
+    const char *example_op;
+    const char *dominant_shape_signature;         /* NULL: none */
+    double flop_proxy_total, time_per_flop_proxy; /* NaN: none */
+} pq_sm_family;
+
+/* communication_ops (1.12): device-op collectives of one kind. */
+typedef struct pq_sm_collective {
+    const char *collective; /* "all-reduce", "all-gather", ... "other-collective" */
+    uint64_t count;
+    double total_duration, avg_duration;
+} pq_sm_collective;
+
+typedef struct pq_summary_result {
+    pq_sm_breakdown time_breakdown;
+    const pq_sm_hot_op *hot_ops;
+    size_t nhot_ops;
+    const pq_sm_family *semantic_families;
+    size_t nsemantic_families;
+    const pq_sm_collective *communication_ops;
+    size_t ncommunication_ops;
+} pq_summary_result;
+
+/*
  * Working with summaries (spec/seed-tools.md 1.20-1.23). A pq_summary is one parsed
  * profile_summary.v1 document. pq_summary_load reads PATH: a profile_summary.v1 JSON
  * file is taken as is; any other input (trace JSON, XPlane, jax_profile dir) is

@@ -1,4 +1,4 @@
-/* summary.c - sm_build: profile_summary.v1 from the model's slices (see summary.h), as the
+/* summary.c - sm_compute: profile_summary.v1 from the model's slices (see summary.h), as the
  * sequence of its sections, each computed by its own file (summary_int.h lists them), and
  * the aggregate rows and orders that several sections share.
  * The algorithms are the seed's (spec/seed-tools.md 1.3-1.19). Not here: reading traces
@@ -88,6 +88,16 @@ jval *sm_str_or_null(const intern_pool *pl, uint32_t id)
     return id && id != UINT32_MAX ? jv_cstr(intern_str(pl, id)) : jv_null();
 }
 
+const char *sm_keep(ctx *c, const char *s)
+{
+    return s ? arena_strndup(&c->res->mem, s, strlen(s)) : NULL;
+}
+
+const char *sm_keep_id(ctx *c, uint32_t id)
+{
+    return id && id != UINT32_MAX ? sm_keep(c, intern_str(&c->b->m->names, id)) : NULL;
+}
+
 /* ---------------------------------------------------------------------------------------
  * sm_build. */
 
@@ -147,18 +157,15 @@ static int build_sections(ctx *c, const sm_source *src, jval *doc)
     jv_set(doc, "trace_overview", sm_trace_overview(c, src));
     jv_set(doc, "trace_provenance", sm_trace_provenance(c, src));
     jv_set(doc, "step_time", sm_step_time(c));
-    jv_set(doc, "time_breakdown", sm_time_breakdown(c));
+    if (sm_time_breakdown(c) != 0)
+        return -1;
     /* Op sections work on device-op events. */
     if (opstate_init(&c->s, c->b->m->names.n) != 0)
         return -1;
     c->hot_limit = o->hot_op_limit > 0 ? (size_t)o->hot_op_limit : 0;
     c->big_limit = c->hot_limit > 500 ? c->hot_limit : 500;
-    if (sm_hot_ops(c, doc) != 0)
+    if (sm_hot_ops(c) != 0 || sm_collectives(c) != 0)
         return -1;
-    jval *comm = sm_collectives(c);
-    if (!comm)
-        return -1;
-    jv_set(doc, "communication_ops", comm);
     jval *contexts;
     if (sm_gaps(c, doc, &contexts) != 0)
         return -1;
@@ -166,17 +173,26 @@ static int build_sections(ctx *c, const sm_source *src, jval *doc)
     jv_set(doc, "gap_region_contexts", contexts);
     jv_set(doc, "device_op_region_aggregates", sm_op_region_aggregates(c));
     jv_set(doc, "optimization_candidates", sm_candidates(c));
-    return c->b->m->names.failed ? -1 : 0;
+    return c->b->m->names.failed || arena_failed(&c->res->mem) ? -1 : 0;
 }
 
-jval *sm_build(model_slices *m, const sm_options *o, const sm_source *src)
+void sm_result_free(sm_result *r)
 {
+    jv_free(r->doc);
+    arena_release(&r->mem);
+    memset(r, 0, sizeof *r);
+}
+
+int sm_compute(model_slices *m, const sm_options *o, const sm_source *src, sm_result *out)
+{
+    memset(out, 0, sizeof *out);
+    arena_init(&out->mem);
     if (m->failed)
-        return NULL;
+        return -1;
     sm_builder bs = {m, NULL, 0, 0}, *b = &bs;
     b->tracks = pq_calloc(m->ntracks + 1, sizeof *b->tracks);
     if (!b->tracks)
-        return NULL;
+        return -1;
     b->ntracks = m->ntracks;
     for (uint32_t t = 0; t < m->ntracks; t++) {
         b->tracks[t].pid = m->tracks[t].pid;
@@ -185,20 +201,21 @@ jval *sm_build(model_slices *m, const sm_options *o, const sm_source *src)
     }
     ctx c = {0};
     c.b = b;
+    c.res = out;
     c.o = o;
     c.steady_median = c.steady_p90 = NAN;
-    jval *doc = NULL;
+    int rc = -1;
     if (sm_exclusive(&c) != 0)
         goto out;
     sm_classify_tracks(b);
     if (sm_name_flags(&c) != 0)
         goto out;
-    doc = jv_obj();
-    if (build_sections(&c, src, doc) != 0) {
-        jv_free(doc);
-        doc = NULL;
-    }
+    out->doc = jv_obj();
+    if (out->doc && build_sections(&c, src, out->doc) == 0)
+        rc = 0;
 out:
     ctx_free(&c);
-    return doc;
+    if (rc != 0)
+        sm_result_free(out);
+    return rc;
 }

@@ -6,6 +6,7 @@
 
 #include "core/alloc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,8 +94,9 @@ static int hot_collect(ctx *c, hotstate *h)
     return 0;
 }
 
-/* The hot_ops row of A; adds A to its family in FAM[0..*nfam). */
-static jval *hot_row(ctx *c, hotstate *h, const agg *a, family_row *fam, size_t *nfam)
+/* The hot_ops row O of A; adds A to its family in FAM[0..*nfam). */
+static void hot_row(ctx *c, hotstate *h, const agg *a, pq_sm_hot_op *o, family_row *fam,
+                    size_t *nfam)
 {
     sm_builder *b = c->b;
     const char *nm = intern_str(&b->m->names, a->name);
@@ -120,18 +122,17 @@ static jval *hot_row(ctx *c, hotstate *h, const agg *a, family_row *fam, size_t 
             pn += h->sigc.count[r];
         }
     }
-    jval *o = jv_obj();
-    jv_set(o, "name", jv_cstr(nm));
-    jv_set(o, "canonical_name", jv_cstr(canon));
-    jv_set(o, "category", jv_cstr(sm_op_category(c->name_flags[a->name])));
-    jv_set(o, "count", jv_int((int64_t)a->count));
-    jv_set(o, "total_duration", jv_num(us_of(a->total)));
-    jv_set(o, "exclusive_duration", jv_num(us_of(a->excl)));
-    jv_set(o, "avg_duration", jv_num(us_of(a->total) / (double)a->count));
-    jv_set(o, "shape_signature", sm_str_or_null(&b->m->names, sg));
-    jv_set(o, "source_file", sm_str_or_null(&b->m->names, sr));
-    jv_set(o, "tf_op_path", sm_str_or_null(&b->m->names, tf));
-    jv_set(o, "flop_proxy_per_invocation", pn ? jv_num(psum / (double)pn) : jv_null());
+    o->name = sm_keep(c, nm);
+    o->canonical_name = sm_keep(c, canon);
+    o->category = sm_op_category(c->name_flags[a->name]);
+    o->count = a->count;
+    o->total_duration = us_of(a->total);
+    o->exclusive_duration = us_of(a->excl);
+    o->avg_duration = us_of(a->total) / (double)a->count;
+    o->shape_signature = sm_keep_id(c, sg);
+    o->source_file = sm_keep_id(c, sr);
+    o->tf_op_path = sm_keep_id(c, tf);
+    o->flop_proxy_per_invocation = pn ? psum / (double)pn : NAN;
     /* semantic families (1.11) from the truncated list */
     size_t f = 0;
     for (; f < *nfam; f++)
@@ -152,11 +153,10 @@ static jval *hot_row(ctx *c, hotstate *h, const agg *a, family_row *fam, size_t 
     }
     if (sg && fam[f].shapes)
         counter_add(fam[f].shapes, 0, sg, a->count, 0);
-    return o;
 }
 
 /* semantic_families (1.11): the families of the listed hot ops, shares of D. */
-static jval *family_rows(ctx *c, family_row *fam, size_t nfam, double sum_excl)
+static void family_rows(ctx *c, family_row *fam, size_t nfam, double sum_excl)
 {
     sm_builder *b = c->b;
     double D = c->total > 0 && sum_excl > 0 ? (c->total > sum_excl ? c->total : sum_excl)
@@ -165,35 +165,37 @@ static jval *family_rows(ctx *c, family_row *fam, size_t nfam, double sum_excl)
     if (fam)
         qsort(fam, nfam, sizeof *fam, cmp_family);
     size_t flimit = c->hot_limit > 50 ? c->hot_limit : 50;
-    jval *fa = jv_arr();
-    for (size_t f = 0; f < nfam && f < flimit; f++) {
-        jval *r = jv_obj();
-        jv_set(r, "family", jv_cstr(fam[f].family));
-        jv_set(r, "count", jv_int((int64_t)fam[f].count));
-        jv_set(r, "total_duration", jv_num(fam[f].total));
-        jv_set(r, "exclusive_duration", jv_num(fam[f].excl));
-        jv_set(r, "share_of_total", jv_num(D > 0 ? fam[f].excl / D : 0.0));
-        jv_set(r, "avg_duration", jv_num(fam[f].total / (double)fam[f].count));
-        jv_set(r, "avg_exclusive_duration", jv_num(fam[f].excl / (double)fam[f].count));
-        jv_set(r, "example_op", jv_cstr(intern_str(&b->m->names, fam[f].example)));
+    size_t nrows = nfam < flimit ? nfam : flimit;
+    pq_sm_family *rows = arena_alloc(&c->res->mem, (nrows + 1) * sizeof *rows);
+    if (!rows)
+        return;
+    for (size_t f = 0; f < nrows; f++) {
+        pq_sm_family *r = &rows[f];
+        r->family = fam[f].family;
+        r->count = fam[f].count;
+        r->total_duration = fam[f].total;
+        r->exclusive_duration = fam[f].excl;
+        r->share_of_total = D > 0 ? fam[f].excl / D : 0.0;
+        r->avg_duration = fam[f].total / (double)fam[f].count;
+        r->avg_exclusive_duration = fam[f].excl / (double)fam[f].count;
+        r->example_op = sm_keep(c, intern_str(&b->m->names, fam[f].example));
         uint32_t best = UINT32_MAX;
         for (uint32_t q = 0; fam[f].shapes && q < fam[f].shapes->n; q++)
             if (best == UINT32_MAX || fam[f].shapes->count[q] > fam[f].shapes->count[best])
                 best = q;
-        jv_set(r, "dominant_shape_signature",
-               best == UINT32_MAX
-                   ? jv_null()
-                   : jv_cstr(intern_str(&b->m->names, (uint32_t)fam[f].shapes->value[best])));
-        jv_set(r, "flop_proxy_total", fam[f].has_flop ? jv_num(fam[f].flop_total) : jv_null());
-        jv_set(r, "time_per_flop_proxy",
-               fam[f].has_flop && fam[f].flop_total > 0 ? jv_num(fam[f].excl / fam[f].flop_total)
-                                                        : jv_null());
-        jv_push(fa, r);
+        r->dominant_shape_signature =
+            best == UINT32_MAX
+                ? NULL
+                : sm_keep(c, intern_str(&b->m->names, (uint32_t)fam[f].shapes->value[best]));
+        r->flop_proxy_total = fam[f].has_flop ? fam[f].flop_total : NAN;
+        r->time_per_flop_proxy =
+            fam[f].has_flop && fam[f].flop_total > 0 ? fam[f].excl / fam[f].flop_total : NAN;
     }
-    return fa;
+    c->res->r.semantic_families = rows;
+    c->res->r.nsemantic_families = nrows;
 }
 
-int sm_hot_ops(ctx *c, jval *doc)
+int sm_hot_ops(ctx *c)
 {
     hotstate h = {0};
     if (hot_collect(c, &h) != 0) {
@@ -201,16 +203,17 @@ int sm_hot_ops(ctx *c, jval *doc)
         return -1;
     }
     size_t nh = h.nhot < c->hot_limit ? h.nhot : c->hot_limit;
-    jval *hot_arr = jv_arr();
+    pq_sm_hot_op *rows = arena_alloc(&c->res->mem, (nh + 1) * sizeof *rows);
     family_row *fam = pq_calloc(sm_nfamilies() + 2, sizeof *fam);
-    size_t nfam = 0;
+    size_t nfam = 0, nrows = 0;
     double sum_excl = 0;
-    for (size_t k = 0; k < nh && fam; k++) {
-        jv_push(hot_arr, hot_row(c, &h, &h.hot[k], fam, &nfam));
+    for (size_t k = 0; k < nh && fam && rows; k++) {
+        hot_row(c, &h, &h.hot[k], &rows[nrows++], fam, &nfam);
         sum_excl += us_of(h.hot[k].excl);
     }
-    jv_set(doc, "hot_ops", hot_arr);
-    jv_set(doc, "semantic_families", family_rows(c, fam, nfam, sum_excl));
+    c->res->r.hot_ops = rows;
+    c->res->r.nhot_ops = nrows;
+    family_rows(c, fam, nfam, sum_excl);
     for (size_t f = 0; f < nfam; f++) {
         if (fam[f].shapes)
             counter_free(fam[f].shapes);
@@ -228,7 +231,7 @@ int sm_hot_ops(ctx *c, jval *doc)
 
 /* communication_ops (1.12): device-op collectives by kind, self time descending; the
  * first kind is the candidates' top collective. */
-jval *sm_collectives(ctx *c)
+int sm_collectives(ctx *c)
 {
     sm_builder *b = c->b;
     static const char *const KINDS[] = {"all-reduce", "all-gather",         "reduce-scatter",
@@ -239,7 +242,7 @@ jval *sm_collectives(ctx *c)
     int64_t kt[NKINDS] = {0};
     uint8_t *kind_of = pq_calloc(b->m->names.n + 1, 1); /* name id -> 1 + kind, 0 unknown */
     if (!kind_of)
-        return NULL;
+        return -1;
     for (size_t e = 0; e < b->m->n; e++) {
         uint32_t nm = b->m->name[e];
         if (!dev_op(b, e) || !(c->name_flags[nm] & 2))
@@ -257,28 +260,27 @@ jval *sm_collectives(ctx *c)
         }
     }
     pq_free(kind_of);
-    jval *comm = jv_arr();
-    {
-        int used[NKINDS] = {0};
-        for (;;) {
-            int best = -1;
-            for (int k = 0; k < NKINDS; k++)
-                if (kc[k] && !used[k] &&
-                    (best < 0 || kt[k] > kt[best] ||
-                     (kt[k] == kt[best] && strcmp(KINDS[k], KINDS[best]) < 0)))
-                    best = k;
-            if (best < 0)
-                break;
-            used[best] = 1;
-            if (!c->top_collective)
-                c->top_collective = KINDS[best];
-            jval *r = jv_obj();
-            jv_set(r, "collective", jv_cstr(KINDS[best]));
-            jv_set(r, "count", jv_int((int64_t)kc[best]));
-            jv_set(r, "total_duration", jv_num(us_of(kt[best])));
-            jv_set(r, "avg_duration", jv_num(us_of(kt[best]) / (double)kc[best]));
-            jv_push(comm, r);
-        }
+    pq_sm_collective *rows = arena_alloc(&c->res->mem, (NKINDS + 1) * sizeof *rows);
+    if (!rows)
+        return -1;
+    size_t nrows = 0;
+    int used[NKINDS] = {0};
+    for (;;) {
+        int best = -1;
+        for (int k = 0; k < NKINDS; k++)
+            if (kc[k] && !used[k] &&
+                (best < 0 || kt[k] > kt[best] ||
+                 (kt[k] == kt[best] && strcmp(KINDS[k], KINDS[best]) < 0)))
+                best = k;
+        if (best < 0)
+            break;
+        used[best] = 1;
+        if (!c->top_collective)
+            c->top_collective = KINDS[best];
+        rows[nrows++] = (pq_sm_collective){KINDS[best], kc[best], us_of(kt[best]),
+                                           us_of(kt[best]) / (double)kc[best]};
     }
-    return comm;
+    c->res->r.communication_ops = rows;
+    c->res->r.ncommunication_ops = nrows;
+    return 0;
 }

@@ -46,11 +46,12 @@ typedef struct opstate {
     uint8_t *name_sep; /* name id -> 1 + (the name holds "=>" or "::"), 0 unknown */
 } opstate;
 
+/* The categories of 1.6, in the order of PQ_SM_COMPUTE.. (include/profq.h). */
 enum { CAT_COMPUTE, CAT_COMM, CAT_HOST, CAT_STALL, CAT_OTHER };
-extern const char *const SM_CAT_NAMES[5];
 
 typedef struct ctx {
     sm_builder *b;
+    sm_result *res; /* the result structs being filled */
     const sm_options *o;
     int64_t *excl;
     uint32_t *order;     /* events sorted by (track, ts, -end) */
@@ -112,6 +113,10 @@ agg *sm_agg_new(agg **arr, size_t *n, size_t *cap, uint32_t *slot, uint32_t name
 void sm_agg_sort(const intern_pool *pool, agg *a, size_t n, int order);
 /* The string of ID, or JSON null for 0 / UINT32_MAX. */
 jval *sm_str_or_null(const intern_pool *pl, uint32_t id);
+/* A copy of S owned by the result (NULL stays NULL); of pool string ID (0, UINT32_MAX:
+ * NULL). NULL also when memory ran out (sticky in the result's arena). */
+const char *sm_keep(ctx *c, const char *s);
+const char *sm_keep_id(ctx *c, uint32_t id);
 
 /* ---------------------------------------------------------------------------------------
  * The sections, in the order sm_build runs them (the order matters: later sections
@@ -124,9 +129,9 @@ void sm_classify_tracks(sm_builder *b);                  /* summary_time.c (1.4)
 jval *sm_trace_overview(ctx *c, const sm_source *src);   /* summary_quality.c */
 jval *sm_trace_provenance(ctx *c, const sm_source *src); /* summary_quality.c */
 jval *sm_step_time(ctx *c);                              /* summary_steps.c (1.8) */
-jval *sm_time_breakdown(ctx *c);                         /* summary_time.c (1.7) */
-int sm_hot_ops(ctx *c, jval *doc);                       /* summary_hotops.c (1.9, 1.11) */
-jval *sm_collectives(ctx *c);                            /* summary_hotops.c (1.12) */
+int sm_time_breakdown(ctx *c);                           /* summary_time.c (1.7) */
+int sm_hot_ops(ctx *c);                                  /* summary_hotops.c (1.9, 1.11) */
+int sm_collectives(ctx *c);                              /* summary_hotops.c (1.12) */
 int sm_gaps(ctx *c, jval *doc, jval **contexts);         /* summary_gaps.c (1.13, 1.15) */
 jval *sm_hierarchical_regions(ctx *c);                   /* summary_regions.c (1.14) */
 jval *sm_op_region_aggregates(ctx *c);                   /* summary_regions.c (1.16) */

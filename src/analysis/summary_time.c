@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const SM_CAT_NAMES[5] = {"compute", "communication", "host", "stall", "other"};
-
 /* Event orders are (track, ts, end, index) with end descending (enclosing events
  * first) or ascending; the sweep of 1.16 orders points by (time, kind, index). All are
  * total orders, so any correct sort gives the same result. Events: a bottom-up merge
@@ -315,7 +313,7 @@ static int cmp_sweep(const void *pa, const void *pb)
 }
 
 /* Spec 1.7. */
-jval *sm_time_breakdown(ctx *c)
+int sm_time_breakdown(ctx *c)
 {
     sm_builder *b = c->b;
     double parts[5] = {0};
@@ -351,7 +349,7 @@ jval *sm_time_breakdown(ctx *c)
         if (lo < hi) {
             sweep_pt *pts = pq_malloc((np + 1) * sizeof *pts);
             if (!pts)
-                return NULL;
+                return -1;
             size_t k = 0;
             for (size_t e = 0; e < b->m->n; e++) {
                 const track *tr = &b->tracks[b->m->track[e]];
@@ -391,17 +389,15 @@ jval *sm_time_breakdown(ctx *c)
         }
     }
     c->total = total;
-    jval *o = jv_obj();
-    jv_set(o, "duration_basis", jv_cstr(basis));
-    jv_set(o, "total_duration", jv_num(total));
-    for (int k = 0; k < 5; k++) {
+    pq_sm_breakdown *o = &c->res->r.time_breakdown;
+    o->duration_basis = basis;
+    o->total_duration = total;
+    for (int k = 0; k < PQ_SM_NCATEGORIES; k++) {
         c->shares[k] = total > 0 ? parts[k] / total : 0.0;
-        jval *p = jv_obj();
-        jv_set(p, "total_duration", jv_num(parts[k]));
-        jv_set(p, "share_of_total", jv_num(c->shares[k]));
-        jv_set(o, SM_CAT_NAMES[k], p);
+        o->category_total[k] = parts[k];
+        o->category_share[k] = c->shares[k];
     }
-    return o;
+    return 0;
 }
 
 /* The events' order by (track, ts, -end) into C->order, and their self times (1.5). */
