@@ -476,8 +476,9 @@ pq_status pq_summarize(const char *path, const pq_summary_options *opts, pq_sink
  * (µs, as the document reports them). A double that is NaN and a string that is NULL
  * stand for the document's null. Rows are in the document's order; every string and row
  * belongs to the result and lives as long as it. The renderer writes these sections as
- * the document's bytes; the other sections (overview, provenance, steps, gaps, regions,
- * candidates) are not converted yet and still come as the document's JSON.
+ * the document's bytes; the other sections (run_metadata, trace_overview,
+ * trace_provenance, step_time) are not converted yet and still come as the document's
+ * JSON.
  */
 enum {
     PQ_SM_COMPUTE,
@@ -524,6 +525,46 @@ typedef struct pq_sm_collective {
     double total_duration, avg_duration;
 } pq_sm_collective;
 
+/* gap_before_ops (1.13): idle time on device-op tracks before a payload op. */
+typedef struct pq_sm_gap {
+    const char *name; /* the payload op (payload_op is the same) */
+    uint64_t count;
+    double total_gap_duration, max_gap_duration, avg_gap_duration;
+    const char *marker_op; /* the op that opened the gap, most often */
+} pq_sm_gap;
+
+/* gap_region_contexts (1.15): gaps per payload op and its region. */
+typedef struct pq_sm_gap_context {
+    const char *op_name, *region_path;
+    uint64_t count;
+    double total_gap_duration, avg_gap_duration;
+} pq_sm_gap_context;
+
+/* hierarchical_regions (1.14): self time of device ops under a path and its prefixes. */
+typedef struct pq_sm_region {
+    const char *path;
+    int64_t depth;
+    uint64_t count;
+    double inclusive_duration, exclusive_duration;
+} pq_sm_region;
+
+/* device_op_region_aggregates (1.16): device ops by the innermost region around them. */
+typedef struct pq_sm_op_region {
+    const char *region_path, *op_name, *canonical_name;
+    const char *category; /* "compute" | "communication" | "stall" */
+    uint64_t count;
+    double total_duration, exclusive_duration, avg_duration;
+    const char *shape_signature; /* most common; NULL: none */
+} pq_sm_op_region;
+
+/* optimization_candidates (1.18). */
+typedef struct pq_sm_candidate {
+    const char *candidate_id, *title, *rationale;
+    const char *evidence[4];
+    size_t nevidence;
+    const char *const *suggestions; /* NULL-terminated */
+} pq_sm_candidate;
+
 typedef struct pq_summary_result {
     pq_sm_breakdown time_breakdown;
     const pq_sm_hot_op *hot_ops;
@@ -532,6 +573,16 @@ typedef struct pq_summary_result {
     size_t nsemantic_families;
     const pq_sm_collective *communication_ops;
     size_t ncommunication_ops;
+    const pq_sm_gap *gap_before_ops;
+    size_t ngap_before_ops;
+    const pq_sm_gap_context *gap_region_contexts;
+    size_t ngap_region_contexts;
+    const pq_sm_region *hierarchical_regions;
+    size_t nhierarchical_regions;
+    const pq_sm_op_region *device_op_region_aggregates;
+    size_t ndevice_op_region_aggregates;
+    const pq_sm_candidate *optimization_candidates;
+    size_t noptimization_candidates;
 } pq_summary_result;
 
 /*

@@ -166,13 +166,9 @@ static int build_sections(ctx *c, const sm_source *src, jval *doc)
     c->big_limit = c->hot_limit > 500 ? c->hot_limit : 500;
     if (sm_hot_ops(c) != 0 || sm_collectives(c) != 0)
         return -1;
-    jval *contexts;
-    if (sm_gaps(c, doc, &contexts) != 0)
+    if (sm_gaps(c) != 0 || sm_hierarchical_regions(c) != 0 || sm_op_region_aggregates(c) != 0 ||
+        sm_candidates(c) != 0)
         return -1;
-    jv_set(doc, "hierarchical_regions", sm_hierarchical_regions(c));
-    jv_set(doc, "gap_region_contexts", contexts);
-    jv_set(doc, "device_op_region_aggregates", sm_op_region_aggregates(c));
-    jv_set(doc, "optimization_candidates", sm_candidates(c));
     return c->b->m->names.failed || arena_failed(&c->res->mem) ? -1 : 0;
 }
 

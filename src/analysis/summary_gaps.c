@@ -176,7 +176,7 @@ static void gap_scan(ctx *c, gapstate *g)
 }
 
 /* gap_before_ops rows; the marker per gap row: most frequent, tie alphabetical. */
-static jval *gap_rows(ctx *c, gapstate *g)
+static int gap_rows(ctx *c, gapstate *g)
 {
     sm_builder *b = c->b;
     agg *gaps = g->gaps;
@@ -194,56 +194,55 @@ static jval *gap_rows(ctx *c, gapstate *g)
         }
     }
     sm_agg_sort(&b->m->names, gaps, g->ngaps, AGG_GAP);
-    jval *garr = jv_arr();
-    for (size_t k = 0; k < g->ngaps && k < c->big_limit; k++) {
-        jval *r = jv_obj();
-        jv_set(r, "name", jv_cstr(intern_str(&b->m->names, gaps[k].name)));
-        jv_set(r, "count", jv_int((int64_t)gaps[k].count));
-        jv_set(r, "total_gap_duration", jv_num(us_of(gaps[k].total)));
-        jv_set(r, "max_gap_duration", jv_num(us_of(gaps[k].excl)));
-        jv_set(r, "avg_gap_duration", jv_num(us_of(gaps[k].total) / (double)gaps[k].count));
-        jv_set(r, "payload_op", jv_cstr(intern_str(&b->m->names, gaps[k].name)));
-        jv_set(r, "marker_op", jv_cstr(intern_str(&b->m->names, gaps[k].aux)));
-        jv_push(garr, r);
-    }
+    size_t nrows = g->ngaps < c->big_limit ? g->ngaps : c->big_limit;
+    pq_sm_gap *rows = arena_alloc(&c->res->mem, (nrows + 1) * sizeof *rows);
+    if (!rows)
+        return -1;
+    for (size_t k = 0; k < nrows; k++)
+        rows[k] = (pq_sm_gap){sm_keep(c, intern_str(&b->m->names, gaps[k].name)),
+                              gaps[k].count,
+                              us_of(gaps[k].total),
+                              us_of(gaps[k].excl),
+                              us_of(gaps[k].total) / (double)gaps[k].count,
+                              sm_keep(c, intern_str(&b->m->names, gaps[k].aux))};
+    c->res->r.gap_before_ops = rows;
+    c->res->r.ngap_before_ops = nrows;
     c->top_gap_total = g->ngaps ? us_of(gaps[0].total) : 0;
     c->top_gap_max = g->ngaps ? us_of(gaps[0].excl) : 0;
     if (g->ngaps)
         snprintf(c->top_gap_name, sizeof c->top_gap_name, "%s",
                  intern_str(&b->m->names, gaps[0].name));
-    return garr;
+    return 0;
 }
 
 /* gap_region_contexts rows. */
-static jval *context_rows(ctx *c, gapstate *g)
+static int context_rows(ctx *c, gapstate *g)
 {
     sm_builder *b = c->b;
     agg *ctxs = g->ctxs;
     sm_agg_sort(&b->m->names, ctxs, g->nctx, AGG_CTX);
-    jval *carr = jv_arr();
-    for (size_t k = 0; k < g->nctx && k < c->big_limit; k++) {
-        jval *r = jv_obj();
-        jv_set(r, "op_name", jv_cstr(intern_str(&b->m->names, ctxs[k].name)));
-        jv_set(r, "region_path", jv_cstr(intern_str(&b->m->names, ctxs[k].aux)));
-        jv_set(r, "count", jv_int((int64_t)ctxs[k].count));
-        jv_set(r, "total_gap_duration", jv_num(us_of(ctxs[k].total)));
-        jv_set(r, "avg_gap_duration", jv_num(us_of(ctxs[k].total) / (double)ctxs[k].count));
-        jv_push(carr, r);
-    }
-    return carr;
+    size_t nrows = g->nctx < c->big_limit ? g->nctx : c->big_limit;
+    pq_sm_gap_context *rows = arena_alloc(&c->res->mem, (nrows + 1) * sizeof *rows);
+    if (!rows)
+        return -1;
+    for (size_t k = 0; k < nrows; k++)
+        rows[k] =
+            (pq_sm_gap_context){sm_keep(c, intern_str(&b->m->names, ctxs[k].name)),
+                                sm_keep(c, intern_str(&b->m->names, ctxs[k].aux)), ctxs[k].count,
+                                us_of(ctxs[k].total), us_of(ctxs[k].total) / (double)ctxs[k].count};
+    c->res->r.gap_region_contexts = rows;
+    c->res->r.ngap_region_contexts = nrows;
+    return 0;
 }
 
-int sm_gaps(ctx *c, jval *doc, jval **contexts)
+int sm_gaps(ctx *c)
 {
     gapstate g = {0};
-    *contexts = NULL;
-    if (gap_prepare(c, &g) != 0) {
-        gap_free(&g);
-        return -1;
+    int rc = -1;
+    if (gap_prepare(c, &g) == 0) {
+        gap_scan(c, &g);
+        rc = gap_rows(c, &g) == 0 && context_rows(c, &g) == 0 ? 0 : -1;
     }
-    gap_scan(c, &g);
-    jv_set(doc, "gap_before_ops", gap_rows(c, &g));
-    *contexts = context_rows(c, &g);
     gap_free(&g);
-    return 0;
+    return rc;
 }

@@ -132,10 +132,10 @@ jval *sm_step_time(ctx *c);                              /* summary_steps.c (1.8
 int sm_time_breakdown(ctx *c);                           /* summary_time.c (1.7) */
 int sm_hot_ops(ctx *c);                                  /* summary_hotops.c (1.9, 1.11) */
 int sm_collectives(ctx *c);                              /* summary_hotops.c (1.12) */
-int sm_gaps(ctx *c, jval *doc, jval **contexts);         /* summary_gaps.c (1.13, 1.15) */
-jval *sm_hierarchical_regions(ctx *c);                   /* summary_regions.c (1.14) */
-jval *sm_op_region_aggregates(ctx *c);                   /* summary_regions.c (1.16) */
-jval *sm_candidates(ctx *c);                             /* summary_quality.c (1.18) */
+int sm_gaps(ctx *c);                                     /* summary_gaps.c (1.13, 1.15) */
+int sm_hierarchical_regions(ctx *c);                     /* summary_regions.c (1.14) */
+int sm_op_region_aggregates(ctx *c);                     /* summary_regions.c (1.16) */
+int sm_candidates(ctx *c);                               /* summary_quality.c (1.18) */
 
 /* ---------------------------------------------------------------------------------------
  * Names (summary_names.c). */

@@ -99,29 +99,21 @@ jval *sm_trace_provenance(ctx *c, const sm_source *src)
     return pv;
 }
 
-static jval *candidate(const char *id, const char *title, const char *rationale, jval *evidence,
-                       const char *const *suggestions)
+/* Appends to ROWS the candidate {ID, TITLE, RATIONALE, evidence E0..E3 (NULL: none), SUGGESTIONS}
+ * (C counts the rows). */
+static void candidate(ctx *c, pq_sm_candidate *rows, const char *id, const char *title,
+                      const char *rationale, const char *e0, const char *e1, const char *e2,
+                      const char *e3, const char *const *suggestions)
 {
-    jval *o = jv_obj();
-    jv_set(o, "candidate_id", jv_cstr(id));
-    jv_set(o, "title", jv_cstr(title));
-    jv_set(o, "rationale", jv_cstr(rationale));
-    jv_set(o, "evidence", evidence);
-    jval *s = jv_arr();
-    for (int k = 0; suggestions[k]; k++)
-        jv_push(s, jv_cstr(suggestions[k]));
-    jv_set(o, "suggestions", s);
-    return o;
-}
-
-static jval *ev_list(const char *a, const char *b2, const char *c, const char *d)
-{
-    jval *e = jv_arr();
-    const char *x[] = {a, b2, c, d};
+    pq_sm_candidate *o = &rows[c->res->r.noptimization_candidates++];
+    o->candidate_id = id;
+    o->title = title;
+    o->rationale = rationale;
+    const char *x[] = {e0, e1, e2, e3};
     for (int k = 0; k < 4; k++)
         if (x[k])
-            jv_push(e, jv_cstr(x[k]));
-    return e;
+            o->evidence[o->nevidence++] = sm_keep(c, x[k]);
+    o->suggestions = suggestions;
 }
 
 /* OUT = LABEL VALUE, cut to CAP - 1 bytes as snprintf would. */
@@ -136,10 +128,14 @@ static void labelled(char *out, size_t cap, const char *label, const char *value
 }
 
 /* optimization_candidates (1.18) */
-jval *sm_candidates(ctx *c)
+int sm_candidates(ctx *c)
 {
     double T = c->total > 0 ? c->total : 1.0;
-    jval *ca = jv_arr();
+    /* At most the five candidates of the thresholds, or the one without. */
+    pq_sm_candidate *rows = arena_alloc(&c->res->mem, 6 * sizeof *rows);
+    if (!rows)
+        return -1;
+    c->res->r.optimization_candidates = rows;
     char e1[512], e2[512], e3[512], e4[512];
     int any = 0;
     if (c->shares[CAT_COMM] >= 0.15) {
@@ -151,9 +147,8 @@ jval *sm_candidates(ctx *c)
             "Reduce communication volume (sharding layout, gradient accumulation, "
             "lower-precision reductions).",
             "Check the mesh/topology mapping so collectives stay on fast links.", NULL};
-        jv_push(ca, candidate("communication-heavy", "Communication appears dominant",
-                              "A large share of traced time is spent in collectives.",
-                              ev_list(e1, e2, NULL, NULL), sg));
+        candidate(c, rows, "communication-heavy", "Communication appears dominant",
+                  "A large share of traced time is spent in collectives.", e1, e2, NULL, NULL, sg);
         any = 1;
     }
     if (c->shares[CAT_STALL] >= 0.20) {
@@ -162,9 +157,9 @@ jval *sm_candidates(ctx *c)
             "Look for host-device synchronisation points and blocking waits.",
             "Check input pipeline and data loading for starvation.",
             "Inspect dependency waits between streams or cores.", NULL};
-        jv_push(ca, candidate("stall-heavy", "Stall/wait time is significant",
-                              "Waiting, barriers or idle time take a large share of the trace.",
-                              ev_list(e1, NULL, NULL, NULL), sg));
+        candidate(c, rows, "stall-heavy", "Stall/wait time is significant",
+                  "Waiting, barriers or idle time take a large share of the trace.", e1, NULL, NULL,
+                  NULL, sg);
         any = 1;
     }
     if (c->nhot && c->top_hot_excl / T >= 0.08) {
@@ -173,9 +168,8 @@ jval *sm_candidates(ctx *c)
         static const char *const sg[] = {
             "Inspect the op's shapes and layout; consider a fused or tuned kernel.",
             "Check whether the op can be removed, batched or rematerialised differently.", NULL};
-        jv_push(ca, candidate("single-hot-op", "Single op has outsized exclusive time",
-                              "One op accounts for a large part of exclusive time.",
-                              ev_list(e1, e2, NULL, NULL), sg));
+        candidate(c, rows, "single-hot-op", "Single op has outsized exclusive time",
+                  "One op accounts for a large part of exclusive time.", e1, e2, NULL, NULL, sg);
         any = 1;
     }
     if (c->top_gap_total > 0 && (c->top_gap_total / T >= 0.05 || c->top_gap_max >= 1000.0)) {
@@ -185,9 +179,8 @@ jval *sm_candidates(ctx *c)
         static const char *const sg[] = {
             "Check host-side work or synchronisation before the op.",
             "Prefetch inputs or overlap transfers (copy-start/copy-done) with compute.", NULL};
-        jv_push(ca, candidate("pre-op-gap", "Large idle gaps appear before specific ops",
-                              "Device-op tracks sit idle before some ops.",
-                              ev_list(e1, e2, e3, NULL), sg));
+        candidate(c, rows, "pre-op-gap", "Large idle gaps appear before specific ops",
+                  "Device-op tracks sit idle before some ops.", e1, e2, e3, NULL, sg);
         any = 1;
     }
     if (c->nsteady >= 4 && c->steady_median > 0 && c->steady_p90 / c->steady_median >= 1.4) {
@@ -196,9 +189,8 @@ jval *sm_candidates(ctx *c)
         static const char *const sg[] = {
             "Look for periodic work (checkpointing, logging, evaluation) in heavy steps.",
             "Check for recompilation or host-side variance between steps.", NULL};
-        jv_push(ca, candidate("step-jitter", "Steady-state step time has high jitter",
-                              "The p90 step time is well above the median.",
-                              ev_list(e1, e2, NULL, NULL), sg));
+        candidate(c, rows, "step-jitter", "Steady-state step time has high jitter",
+                  "The p90 step time is well above the median.", e1, e2, NULL, NULL, sg);
         any = 1;
     }
     if (!any) {
@@ -209,9 +201,8 @@ jval *sm_candidates(ctx *c)
         static const char *const sg[] = {
             "Profile more steps or a heavier workload to expose a bottleneck.",
             "Compare against a baseline run with profq compare.", NULL};
-        jv_push(ca, candidate("no-dominant-bottleneck", "No single dominant bottleneck found",
-                              "No category or op crosses the thresholds.", ev_list(e1, e2, e3, e4),
-                              sg));
+        candidate(c, rows, "no-dominant-bottleneck", "No single dominant bottleneck found",
+                  "No category or op crosses the thresholds.", e1, e2, e3, e4, sg);
     }
-    return ca;
+    return 0;
 }

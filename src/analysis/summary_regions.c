@@ -100,27 +100,24 @@ static void region_prune(regstate *r)
     pq_free(onechild);
 }
 
-jval *sm_hierarchical_regions(ctx *c)
+int sm_hierarchical_regions(ctx *c)
 {
     sm_builder *b = c->b;
     regstate r = {0};
     region_collect(c, &r);
     region_prune(&r);
     sm_agg_sort(&b->m->names, r.reg, r.nreg, AGG_REGION);
-    jval *rarr = jv_arr();
-    for (size_t k = 0; k < r.nreg && k < c->big_limit; k++) {
-        jval *o = jv_obj();
-        jv_set(o, "path", jv_cstr(intern_str(&b->m->names, r.reg[k].name)));
-        jv_set(o, "depth", jv_int(r.reg[k].aux2));
-        jv_set(o, "count", jv_int((int64_t)r.reg[k].count));
-        jv_set(o, "inclusive_duration", jv_num(us_of(r.reg[k].total)));
-        jv_set(o, "exclusive_duration", jv_num(us_of(r.reg[k].excl)));
-        jv_push(rarr, o);
-    }
+    size_t nrows = r.nreg < c->big_limit ? r.nreg : c->big_limit;
+    pq_sm_region *rows = arena_alloc(&c->res->mem, (nrows + 1) * sizeof *rows);
+    for (size_t k = 0; k < nrows && rows; k++)
+        rows[k] = (pq_sm_region){sm_keep(c, intern_str(&b->m->names, r.reg[k].name)), r.reg[k].aux2,
+                                 r.reg[k].count, us_of(r.reg[k].total), us_of(r.reg[k].excl)};
+    c->res->r.hierarchical_regions = rows;
+    c->res->r.nhierarchical_regions = rows ? nrows : 0;
     pq_free(r.reg);
     pairmap_free(&r.rmap);
     pairmap_free(&r.parent);
-    return rarr;
+    return rows ? 0 : -1;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -280,7 +277,7 @@ static void sweep_run(ctx *c, sweep *w)
 }
 
 /* The rows of 1.16 with their most common signature, in the spec's order. */
-static void sweep_rows(ctx *c, sweep *w, jval *oarr)
+static void sweep_rows(ctx *c, sweep *w)
 {
     sm_builder *b = c->b;
     agg *ag = w->ag;
@@ -291,33 +288,37 @@ static void sweep_rows(ctx *c, sweep *w, jval *oarr)
         ag[k].aux2 = mcs && mcs[k] != UINT32_MAX ? (uint32_t)w->shp.value[mcs[k]] : 0;
     pq_free(mcs);
     sm_agg_sort(&b->m->names, ag, w->nag, AGG_OPREG);
-    for (size_t k = 0; k < w->nag && k < c->big_limit; k++) {
+    size_t nrows = w->nag < c->big_limit ? w->nag : c->big_limit;
+    pq_sm_op_region *rows = arena_alloc(&c->res->mem, (nrows + 1) * sizeof *rows);
+    if (!rows)
+        return; /* the arena's failure fails the summary */
+    for (size_t k = 0; k < nrows; k++) {
         const char *nm = intern_str(&b->m->names, ag[k].name);
         char canon[1024];
         sm_canonical_op_name(nm, strlen(nm), canon, sizeof canon);
-        jval *r = jv_obj();
-        jv_set(r, "region_path", jv_cstr(intern_str(&b->m->names, ag[k].aux)));
-        jv_set(r, "op_name", jv_cstr(nm));
-        jv_set(r, "canonical_name", jv_cstr(canon));
-        jv_set(r, "category", jv_cstr(sm_op_category(c->name_flags[ag[k].name])));
-        jv_set(r, "count", jv_int((int64_t)ag[k].count));
-        jv_set(r, "total_duration", jv_num(us_of(ag[k].total)));
-        jv_set(r, "exclusive_duration", jv_num(us_of(ag[k].excl)));
-        jv_set(r, "avg_duration", jv_num(us_of(ag[k].total) / (double)ag[k].count));
-        jv_set(r, "shape_signature", sm_str_or_null(&b->m->names, ag[k].aux2));
-        jv_push(oarr, r);
+        pq_sm_op_region *r = &rows[k];
+        r->region_path = sm_keep(c, intern_str(&b->m->names, ag[k].aux));
+        r->op_name = sm_keep(c, nm);
+        r->canonical_name = sm_keep(c, canon);
+        r->category = sm_op_category(c->name_flags[ag[k].name]);
+        r->count = ag[k].count;
+        r->total_duration = us_of(ag[k].total);
+        r->exclusive_duration = us_of(ag[k].excl);
+        r->avg_duration = us_of(ag[k].total) / (double)ag[k].count;
+        r->shape_signature = sm_keep_id(c, ag[k].aux2);
     }
+    c->res->r.device_op_region_aggregates = rows;
+    c->res->r.ndevice_op_region_aggregates = nrows;
 }
 
-jval *sm_op_region_aggregates(ctx *c)
+int sm_op_region_aggregates(ctx *c)
 {
     sweep w = {0};
     sweep_windows(c, &w);
-    jval *oarr = jv_arr();
     if (w.nw && w.nmid && sweep_points(c, &w) == 0) {
         sweep_run(c, &w);
-        sweep_rows(c, &w, oarr);
+        sweep_rows(c, &w);
     }
     sweep_free(&w);
-    return oarr;
+    return 0;
 }

@@ -83,6 +83,95 @@ static jval *collectives_tree(const pq_sm_collective *rows, size_t n)
     return a;
 }
 
+static jval *gaps_tree(const pq_sm_gap *rows, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++) {
+        jval *r = jv_obj();
+        jv_set(r, "name", jv_cstr(rows[k].name));
+        jv_set(r, "count", jv_int((int64_t)rows[k].count));
+        jv_set(r, "total_gap_duration", jv_num(rows[k].total_gap_duration));
+        jv_set(r, "max_gap_duration", jv_num(rows[k].max_gap_duration));
+        jv_set(r, "avg_gap_duration", jv_num(rows[k].avg_gap_duration));
+        jv_set(r, "payload_op", jv_cstr(rows[k].name));
+        jv_set(r, "marker_op", jv_cstr(rows[k].marker_op));
+        jv_push(a, r);
+    }
+    return a;
+}
+
+static jval *contexts_tree(const pq_sm_gap_context *rows, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++) {
+        jval *r = jv_obj();
+        jv_set(r, "op_name", jv_cstr(rows[k].op_name));
+        jv_set(r, "region_path", jv_cstr(rows[k].region_path));
+        jv_set(r, "count", jv_int((int64_t)rows[k].count));
+        jv_set(r, "total_gap_duration", jv_num(rows[k].total_gap_duration));
+        jv_set(r, "avg_gap_duration", jv_num(rows[k].avg_gap_duration));
+        jv_push(a, r);
+    }
+    return a;
+}
+
+static jval *regions_tree(const pq_sm_region *rows, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++) {
+        jval *r = jv_obj();
+        jv_set(r, "path", jv_cstr(rows[k].path));
+        jv_set(r, "depth", jv_int(rows[k].depth));
+        jv_set(r, "count", jv_int((int64_t)rows[k].count));
+        jv_set(r, "inclusive_duration", jv_num(rows[k].inclusive_duration));
+        jv_set(r, "exclusive_duration", jv_num(rows[k].exclusive_duration));
+        jv_push(a, r);
+    }
+    return a;
+}
+
+static jval *op_regions_tree(const pq_sm_op_region *rows, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++) {
+        const pq_sm_op_region *x = &rows[k];
+        jval *r = jv_obj();
+        jv_set(r, "region_path", jv_cstr(x->region_path));
+        jv_set(r, "op_name", jv_cstr(x->op_name));
+        jv_set(r, "canonical_name", jv_cstr(x->canonical_name));
+        jv_set(r, "category", jv_cstr(x->category));
+        jv_set(r, "count", jv_int((int64_t)x->count));
+        jv_set(r, "total_duration", jv_num(x->total_duration));
+        jv_set(r, "exclusive_duration", jv_num(x->exclusive_duration));
+        jv_set(r, "avg_duration", jv_num(x->avg_duration));
+        jv_set(r, "shape_signature", jv_cstr(x->shape_signature));
+        jv_push(a, r);
+    }
+    return a;
+}
+
+static jval *candidates_tree(const pq_sm_candidate *rows, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++) {
+        const pq_sm_candidate *x = &rows[k];
+        jval *o = jv_obj();
+        jv_set(o, "candidate_id", jv_cstr(x->candidate_id));
+        jv_set(o, "title", jv_cstr(x->title));
+        jv_set(o, "rationale", jv_cstr(x->rationale));
+        jval *e = jv_arr();
+        for (size_t j = 0; j < x->nevidence; j++)
+            jv_push(e, jv_cstr(x->evidence[j]));
+        jv_set(o, "evidence", e);
+        jval *s = jv_arr();
+        for (size_t j = 0; x->suggestions && x->suggestions[j]; j++)
+            jv_push(s, jv_cstr(x->suggestions[j]));
+        jv_set(o, "suggestions", s);
+        jv_push(a, o);
+    }
+    return a;
+}
+
 /* The document of RES; takes RES->doc (the sections still in JSON) and adds the
  * converted ones. NULL when memory ran out. */
 static jval *summary_tree(sm_result *res)
@@ -96,6 +185,16 @@ static jval *summary_tree(sm_result *res)
                   families_tree(r->semantic_families, r->nsemantic_families)) != 0;
     bad |= jv_set(doc, "communication_ops",
                   collectives_tree(r->communication_ops, r->ncommunication_ops)) != 0;
+    bad |= jv_set(doc, "gap_before_ops", gaps_tree(r->gap_before_ops, r->ngap_before_ops)) != 0;
+    bad |= jv_set(doc, "hierarchical_regions",
+                  regions_tree(r->hierarchical_regions, r->nhierarchical_regions)) != 0;
+    bad |= jv_set(doc, "gap_region_contexts",
+                  contexts_tree(r->gap_region_contexts, r->ngap_region_contexts)) != 0;
+    bad |= jv_set(doc, "device_op_region_aggregates",
+                  op_regions_tree(r->device_op_region_aggregates,
+                                  r->ndevice_op_region_aggregates)) != 0;
+    bad |= jv_set(doc, "optimization_candidates",
+                  candidates_tree(r->optimization_candidates, r->noptimization_candidates)) != 0;
     if (bad) {
         jv_free(doc);
         return NULL;

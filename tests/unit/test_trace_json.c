@@ -514,6 +514,21 @@ static void test_summary_result(void **state)
     for (size_t k = 0; k < r->nsemantic_families; k++)
         fam_count += r->semantic_families[k].count;
     assert_int_equal(fam_count, 3); /* every listed hot op in one family */
+    /* Two gaps of 10 us on the stream, both before gemm_kernel. */
+    assert_int_equal(r->ngap_before_ops, 1);
+    assert_string_equal(r->gap_before_ops[0].name, "gemm_kernel");
+    assert_string_equal(r->gap_before_ops[0].marker_op, "gemm_kernel");
+    assert_int_equal(r->gap_before_ops[0].count, 2);
+    assert_true(r->gap_before_ops[0].total_gap_duration == 20.0);
+    assert_true(r->gap_before_ops[0].max_gap_duration == 10.0);
+    assert_int_equal(r->ngap_region_contexts, 1);
+    /* gemm_kernel: 50 of 160 us (>= 8%); gaps 20 of 160 (>= 5%). */
+    assert_int_equal(r->noptimization_candidates, 2);
+    assert_string_equal(r->optimization_candidates[0].candidate_id, "single-hot-op");
+    assert_int_equal(r->optimization_candidates[0].nevidence, 2);
+    assert_string_equal(r->optimization_candidates[0].evidence[0], "Top op: gemm_kernel");
+    assert_string_equal(r->optimization_candidates[1].candidate_id, "pre-op-gap");
+    assert_non_null(r->optimization_candidates[1].suggestions[0]);
     sm_result_free(&res);
     /* The document of the same slices. */
     jval *sum = sm_build(&sl, &o, &src);
