@@ -477,8 +477,7 @@ pq_status pq_summarize(const char *path, const pq_summary_options *opts, pq_sink
  * stand for the document's null. Rows are in the document's order; every string and row
  * belongs to the result and lives as long as it. The renderer writes these sections as
  * the document's bytes; the other sections (run_metadata, trace_overview,
- * trace_provenance, step_time) are not converted yet and still come as the document's
- * JSON.
+ * trace_provenance) are not converted yet and still come as the document's JSON.
  */
 enum {
     PQ_SM_COMPUTE,
@@ -488,6 +487,31 @@ enum {
     PQ_SM_OTHER,
     PQ_SM_NCATEGORIES
 };
+
+/* Statistics of step durations; NaN for all but count when count is 0. */
+typedef struct pq_sm_duration_stats {
+    uint64_t count;
+    double mean, median, p90, min, max;
+} pq_sm_duration_stats;
+
+/* A class of steady-state steps (1.8): "typical", or "light" and "heavy". */
+typedef struct pq_sm_step_class {
+    const char *name;
+    uint64_t count;
+    double fraction_of_steady;
+    pq_sm_duration_stats duration_stats;
+    int64_t representative_step; /* the step closest to the class median */
+    double representative_duration;
+    int64_t periodicity; /* heavy: most common step distance (> 1); 0: null */
+} pq_sm_step_class;
+
+/* step_time (1.8). */
+typedef struct pq_sm_step_time {
+    int64_t warmup_steps_ignored;
+    pq_sm_duration_stats all_steps, steady_state_steps;
+    const pq_sm_step_class *classes;
+    size_t nclasses;
+} pq_sm_step_time;
 
 /* time_breakdown (1.7): the categories' time and share of total_duration. */
 typedef struct pq_sm_breakdown {
@@ -566,6 +590,7 @@ typedef struct pq_sm_candidate {
 } pq_sm_candidate;
 
 typedef struct pq_summary_result {
+    pq_sm_step_time step_time;
     pq_sm_breakdown time_breakdown;
     const pq_sm_hot_op *hot_ops;
     size_t nhot_ops;

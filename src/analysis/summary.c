@@ -156,8 +156,7 @@ static int build_sections(ctx *c, const sm_source *src, jval *doc)
     jv_set(doc, "run_metadata", run_metadata(o));
     jv_set(doc, "trace_overview", sm_trace_overview(c, src));
     jv_set(doc, "trace_provenance", sm_trace_provenance(c, src));
-    jv_set(doc, "step_time", sm_step_time(c));
-    if (sm_time_breakdown(c) != 0)
+    if (sm_step_time(c) != 0 || sm_time_breakdown(c) != 0)
         return -1;
     /* Op sections work on device-op events. */
     if (opstate_init(&c->s, c->b->m->names.n) != 0)

@@ -128,7 +128,7 @@ int sm_exclusive(ctx *c);                                /* summary_time.c: orde
 void sm_classify_tracks(sm_builder *b);                  /* summary_time.c (1.4) */
 jval *sm_trace_overview(ctx *c, const sm_source *src);   /* summary_quality.c */
 jval *sm_trace_provenance(ctx *c, const sm_source *src); /* summary_quality.c */
-jval *sm_step_time(ctx *c);                              /* summary_steps.c (1.8) */
+int sm_step_time(ctx *c);                                /* summary_steps.c (1.8) */
 int sm_time_breakdown(ctx *c);                           /* summary_time.c (1.7) */
 int sm_hot_ops(ctx *c);                                  /* summary_hotops.c (1.9, 1.11) */
 int sm_collectives(ctx *c);                              /* summary_hotops.c (1.12) */

@@ -30,33 +30,28 @@ static double quantile(const double *sorted, size_t n, double q)
     return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
 }
 
-static jval *duration_stats(const double *vals, size_t n)
+/* Statistics of VALS[0..n); 0, or -1 when memory ran out. */
+static int duration_stats(const double *vals, size_t n, pq_sm_duration_stats *o)
 {
-    jval *o = jv_obj();
-    jv_set(o, "count", jv_int((int64_t)n));
-    if (n == 0) {
-        const char *keys[] = {"mean", "median", "p90", "min", "max"};
-        for (int k = 0; k < 5; k++)
-            jv_set(o, keys[k], jv_null());
-        return o;
-    }
+    o->count = n;
+    o->mean = o->median = o->p90 = o->min = o->max = NAN;
+    if (n == 0)
+        return 0;
     double *s = pq_malloc(n * sizeof *s);
-    if (!s) {
-        jv_free(o);
-        return NULL;
-    }
+    if (!s)
+        return -1;
     memcpy(s, vals, n * sizeof *s);
     qsort(s, n, sizeof *s, cmp_double);
     double sum = 0;
     for (size_t k = 0; k < n; k++)
         sum += vals[k];
-    jv_set(o, "mean", jv_num(sum / (double)n));
-    jv_set(o, "median", jv_num(quantile(s, n, 0.5)));
-    jv_set(o, "p90", jv_num(quantile(s, n, 0.9)));
-    jv_set(o, "min", jv_num(s[0]));
-    jv_set(o, "max", jv_num(s[n - 1]));
+    o->mean = sum / (double)n;
+    o->median = quantile(s, n, 0.5);
+    o->p90 = quantile(s, n, 0.9);
+    o->min = s[0];
+    o->max = s[n - 1];
     pq_free(s);
-    return o;
+    return 0;
 }
 
 /* Python int(): optional spaces, sign, digits (underscores between digits allowed). */
@@ -98,31 +93,32 @@ static int cmp_step(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static jval *step_class(const char *name, const int64_t *nums, const double *durs, size_t n,
-                        size_t nsteady, jval *periodicity)
+/* The class NAME of steps NUMS/DURS[0..n) (N > 0) into O; 0, or -1 (out of memory). */
+static int step_class(const char *name, const int64_t *nums, const double *durs, size_t n,
+                      size_t nsteady, int64_t periodicity, pq_sm_step_class *o)
 {
-    jval *o = jv_obj();
-    jv_set(o, "name", jv_cstr(name));
-    jv_set(o, "count", jv_int((int64_t)n));
-    jv_set(o, "fraction_of_steady", jv_num((double)n / (double)nsteady));
-    jv_set(o, "duration_stats", duration_stats(durs, n));
+    o->name = name;
+    o->count = n;
+    o->fraction_of_steady = (double)n / (double)nsteady;
+    o->periodicity = periodicity;
+    if (duration_stats(durs, n, &o->duration_stats) != 0)
+        return -1;
     double *s = pq_malloc(n * sizeof *s);
-    if (s) {
-        memcpy(s, durs, n * sizeof *s);
-        qsort(s, n, sizeof *s, cmp_double);
-        double med = quantile(s, n, 0.5);
-        size_t best = 0;
-        for (size_t k = 1; k < n; k++) {
-            double d1 = fabs(durs[k] - med), d0 = fabs(durs[best] - med);
-            if (d1 < d0 || (d1 == d0 && nums[k] < nums[best]))
-                best = k;
-        }
-        jv_set(o, "representative_step", jv_int(nums[best]));
-        jv_set(o, "representative_duration", jv_num(durs[best]));
-        pq_free(s);
+    if (!s)
+        return -1;
+    memcpy(s, durs, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    double med = quantile(s, n, 0.5);
+    size_t best = 0;
+    for (size_t k = 1; k < n; k++) {
+        double d1 = fabs(durs[k] - med), d0 = fabs(durs[best] - med);
+        if (d1 < d0 || (d1 == d0 && nums[k] < nums[best]))
+            best = k;
     }
-    jv_set(o, "periodicity", periodicity ? periodicity : jv_null());
-    return o;
+    o->representative_step = nums[best];
+    o->representative_duration = durs[best];
+    pq_free(s);
+    return 0;
 }
 
 static double median_of(const double *v, size_t n)
@@ -137,12 +133,54 @@ static double median_of(const double *v, size_t n)
     return m;
 }
 
-/* Spec 1.8 classes: 2-means on log(duration). */
-static jval *step_classes(const int64_t *nums, const double *durs, size_t n)
+/* Periodicity of the heavy steps NUMS[0..n): the most common distance > 1 between them
+ * in order (ties: the smaller), when at least two distances > 1 exist and it occurs
+ * twice; else 0. */
+static int64_t periodicity(const int64_t *nums, size_t n)
 {
-    jval *arr = jv_arr();
+    if (n < 3)
+        return 0;
+    int64_t *sn = pq_malloc(n * sizeof *sn);
+    if (!sn)
+        return 0;
+    memcpy(sn, nums, n * sizeof *sn);
+    for (size_t x = 1; x < n; x++)
+        for (size_t y = x; y > 0 && sn[y - 1] > sn[y]; y--) {
+            int64_t t = sn[y];
+            sn[y] = sn[y - 1];
+            sn[y - 1] = t;
+        }
+    size_t ngaps = 0;
+    int64_t best = 0;
+    size_t bestc = 0;
+    for (size_t x = 1; x < n; x++) {
+        int64_t g = sn[x] - sn[x - 1];
+        if (g <= 1)
+            continue;
+        ngaps++;
+        size_t cnt = 0;
+        for (size_t y = 1; y < n; y++)
+            cnt += sn[y] - sn[y - 1] == g;
+        if (cnt > bestc || (cnt == bestc && g < best)) {
+            bestc = cnt;
+            best = g;
+        }
+    }
+    pq_free(sn);
+    return ngaps >= 2 && bestc >= 2 ? best : 0;
+}
+
+/* Spec 1.8 classes: 2-means on log(duration). */
+static int step_classes(ctx *c, const int64_t *nums, const double *durs, size_t n,
+                        pq_sm_step_time *st)
+{
     if (n == 0)
-        return arr;
+        return 0;
+    pq_sm_step_class *rows = arena_alloc(&c->res->mem, 2 * sizeof *rows);
+    size_t nrows = 0;
+    int rc = 0;
+    if (!rows)
+        return -1;
     double mn = durs[0], mx = durs[0];
     for (size_t k = 1; k < n; k++) {
         mn = durs[k] < mn ? durs[k] : mn;
@@ -202,41 +240,9 @@ static jval *step_classes(const int64_t *nums, const double *durs, size_t n)
                 }
                 if (median_of(dh, kh) / median_of(dl, kl) >= 1.5) {
                     split = 1;
-                    jv_push(arr, step_class("light", nl, dl, kl, n, NULL));
-                    /* periodicity: most common gap > 1 between sorted heavy steps. */
-                    jval *per = NULL;
-                    if (kh >= 3) {
-                        int64_t *sn = pq_malloc(kh * sizeof *sn);
-                        if (sn) {
-                            memcpy(sn, nh, kh * sizeof *sn);
-                            for (size_t x = 1; x < kh; x++)
-                                for (size_t y = x; y > 0 && sn[y - 1] > sn[y]; y--) {
-                                    int64_t t = sn[y];
-                                    sn[y] = sn[y - 1];
-                                    sn[y - 1] = t;
-                                }
-                            size_t ngaps = 0;
-                            int64_t best = 0;
-                            size_t bestc = 0;
-                            for (size_t x = 1; x < kh; x++) {
-                                int64_t g = sn[x] - sn[x - 1];
-                                if (g <= 1)
-                                    continue;
-                                ngaps++;
-                                size_t cnt = 0;
-                                for (size_t y = 1; y < kh; y++)
-                                    cnt += sn[y] - sn[y - 1] == g;
-                                if (cnt > bestc || (cnt == bestc && g < best)) {
-                                    bestc = cnt;
-                                    best = g;
-                                }
-                            }
-                            if (ngaps >= 2 && bestc >= 2)
-                                per = jv_int(best);
-                            pq_free(sn);
-                        }
-                    }
-                    jv_push(arr, step_class("heavy", nh, dh, kh, n, per));
+                    rc |= step_class("light", nl, dl, kl, n, 0, &rows[nrows++]);
+                    int64_t per = periodicity(nh, kh);
+                    rc |= step_class("heavy", nh, dh, kh, n, per, &rows[nrows++]);
                 }
             }
             pq_free(dl);
@@ -247,12 +253,14 @@ static jval *step_classes(const int64_t *nums, const double *durs, size_t n)
     }
     pq_free(lab);
     if (!split)
-        jv_push(arr, step_class("typical", nums, durs, n, n, NULL));
-    return arr;
+        rc |= step_class("typical", nums, durs, n, n, 0, &rows[nrows++]);
+    st->classes = rows;
+    st->nclasses = nrows;
+    return rc ? -1 : 0;
 }
 
 /* Spec 1.8. */
-static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t *nsteady)
+static int step_time(ctx *c, double *steady_median, double *steady_p90, size_t *nsteady)
 {
     sm_builder *b = c->b;
     step_rec *st = NULL;
@@ -264,7 +272,7 @@ static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t
     if (!kstep || !knum) {
         pq_free(kstep);
         pq_free(knum);
-        return NULL;
+        return -1;
     }
     for (int pass = 0; pass < 3 && ns == 0; pass++) {
         for (size_t e = 0; e < b->m->n; e++) {
@@ -305,7 +313,7 @@ static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t
                         pq_free(st);
                         pq_free(kstep);
                         pq_free(knum);
-                        return NULL;
+                        return -1;
                     }
                     st = nst;
                 }
@@ -329,11 +337,13 @@ static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t
             steady[nst++] = all[k];
         }
     }
-    jval *o = jv_obj();
-    jv_set(o, "warmup_steps_ignored", jv_int(c->o->warmup_steps));
-    jv_set(o, "all_steps", duration_stats(all, ns));
-    jv_set(o, "steady_state_steps", duration_stats(steady, nst));
-    jv_set(o, "classes", step_classes(snums, steady, nst));
+    pq_sm_step_time *o = &c->res->r.step_time;
+    o->warmup_steps_ignored = c->o->warmup_steps;
+    int rc = !all || !steady || !snums || duration_stats(all, ns, &o->all_steps) != 0 ||
+                     duration_stats(steady, nst, &o->steady_state_steps) != 0 ||
+                     step_classes(c, snums, steady, nst, o) != 0
+                 ? -1
+                 : 0;
     *nsteady = nst;
     *steady_median = *steady_p90 = NAN;
     if (nst) {
@@ -345,10 +355,10 @@ static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t
     pq_free(steady);
     pq_free(snums);
     pq_free(st);
-    return o;
+    return rc;
 }
 
-jval *sm_step_time(ctx *c)
+int sm_step_time(ctx *c)
 {
     return step_time(c, &c->steady_median, &c->steady_p90, &c->nsteady);
 }

@@ -11,6 +11,41 @@
 static const char *const CATEGORY_KEYS[PQ_SM_NCATEGORIES] = {"compute", "communication", "host",
                                                              "stall", "other"};
 
+static jval *stats_tree(const pq_sm_duration_stats *d)
+{
+    jval *o = jv_obj();
+    jv_set(o, "count", jv_int((int64_t)d->count));
+    jv_set(o, "mean", jv_num(d->mean));
+    jv_set(o, "median", jv_num(d->median));
+    jv_set(o, "p90", jv_num(d->p90));
+    jv_set(o, "min", jv_num(d->min));
+    jv_set(o, "max", jv_num(d->max));
+    return o;
+}
+
+static jval *step_time_tree(const pq_sm_step_time *st)
+{
+    jval *o = jv_obj();
+    jv_set(o, "warmup_steps_ignored", jv_int(st->warmup_steps_ignored));
+    jv_set(o, "all_steps", stats_tree(&st->all_steps));
+    jv_set(o, "steady_state_steps", stats_tree(&st->steady_state_steps));
+    jval *a = jv_arr();
+    for (size_t k = 0; k < st->nclasses; k++) {
+        const pq_sm_step_class *x = &st->classes[k];
+        jval *c = jv_obj();
+        jv_set(c, "name", jv_cstr(x->name));
+        jv_set(c, "count", jv_int((int64_t)x->count));
+        jv_set(c, "fraction_of_steady", jv_num(x->fraction_of_steady));
+        jv_set(c, "duration_stats", stats_tree(&x->duration_stats));
+        jv_set(c, "representative_step", jv_int(x->representative_step));
+        jv_set(c, "representative_duration", jv_num(x->representative_duration));
+        jv_set(c, "periodicity", x->periodicity ? jv_int(x->periodicity) : jv_null());
+        jv_push(a, c);
+    }
+    jv_set(o, "classes", a);
+    return o;
+}
+
 static jval *breakdown_tree(const pq_sm_breakdown *b)
 {
     jval *o = jv_obj();
@@ -179,7 +214,8 @@ static jval *summary_tree(sm_result *res)
     jval *doc = res->doc;
     const pq_summary_result *r = &res->r;
     res->doc = NULL;
-    int bad = jv_set(doc, "time_breakdown", breakdown_tree(&r->time_breakdown)) != 0;
+    int bad = jv_set(doc, "step_time", step_time_tree(&r->step_time)) != 0;
+    bad |= jv_set(doc, "time_breakdown", breakdown_tree(&r->time_breakdown)) != 0;
     bad |= jv_set(doc, "hot_ops", hot_ops_tree(r->hot_ops, r->nhot_ops)) != 0;
     bad |= jv_set(doc, "semantic_families",
                   families_tree(r->semantic_families, r->nsemantic_families)) != 0;

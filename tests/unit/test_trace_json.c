@@ -549,6 +549,51 @@ static void test_summary_result(void **state)
     slices_free(&sl);
 }
 
+/* Step classes (1.8) as result structs: every third of 40 Kineto steps is heavy. */
+static void test_summary_step_classes(void **state)
+{
+    (void)state;
+    static char doc[16384];
+    size_t len = (size_t)snprintf(doc, sizeof doc, "{\"traceEvents\": [");
+    long long t = 0;
+    for (int n = 0; n < 40; n++) {
+        int d = n % 3 == 0 ? 300 : 100 + n % 2;
+        len += (size_t)snprintf(doc + len, sizeof doc - len,
+                                "%s{\"ph\": \"X\", \"name\": \"ProfilerStep#%d\", \"pid\": 1, "
+                                "\"tid\": 1, \"ts\": %lld, \"dur\": %d}",
+                                n ? "," : "", n, t, d);
+        t += d + 2;
+    }
+    len += (size_t)snprintf(doc + len, sizeof doc - len, "]}");
+    assert_true(len < sizeof doc - 1);
+    model_slices sl;
+    assert_int_equal(slices_init(&sl), 0);
+    pq_events ev = slices_events(&sl);
+    tj_info info;
+    pq_error err;
+    assert_int_equal(trace_events_feed((const uint8_t *)doc, len, "s.json", &ev, &info, &err),
+                     PQ_OK);
+    sm_options o = {5, 25, 0, NULL, NULL, NULL, NULL};
+    sm_source src = {"perfetto_trace_json", "s.json", "0", NULL, info.num_events, "", NULL};
+    sm_result res;
+    assert_int_equal(sm_compute(&sl, &o, &src, &res), 0);
+    const pq_sm_step_time *st = &res.r.step_time;
+    assert_int_equal(st->warmup_steps_ignored, 5);
+    assert_int_equal(st->all_steps.count, 40);
+    assert_int_equal(st->steady_state_steps.count, 35); /* steps 5..39 */
+    assert_int_equal(st->nclasses, 2);
+    assert_string_equal(st->classes[0].name, "light");
+    assert_int_equal(st->classes[0].count, 23);
+    assert_int_equal(st->classes[0].periodicity, 0);
+    assert_string_equal(st->classes[1].name, "heavy");
+    assert_int_equal(st->classes[1].count, 12);
+    assert_int_equal(st->classes[1].periodicity, 3);
+    assert_true(st->classes[1].duration_stats.median == 300.0);
+    assert_int_equal(st->classes[1].representative_step, 6);
+    sm_result_free(&res);
+    slices_free(&sl);
+}
+
 static void check_repr(double v, const char *want)
 {
     char out[64];
@@ -647,7 +692,7 @@ int main(void)
         cmocka_unit_test(test_gzip_window),    cmocka_unit_test(test_file_window),
         cmocka_unit_test(test_python_repr),    cmocka_unit_test(test_seed_semantics),
         cmocka_unit_test(test_number_paths),   cmocka_unit_test(test_region_sweep),
-        cmocka_unit_test(test_summary_result),
+        cmocka_unit_test(test_summary_result), cmocka_unit_test(test_summary_step_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
