@@ -475,9 +475,8 @@ pq_status pq_summarize(const char *path, const pq_summary_options *opts, pq_sink
  * rendering (issue 11, Deliver 3; spec/seed-tools.md 1). Times are in the trace's units
  * (µs, as the document reports them). A double that is NaN and a string that is NULL
  * stand for the document's null. Rows are in the document's order; every string and row
- * belongs to the result and lives as long as it. The renderer writes these sections as
- * the document's bytes; the other sections (run_metadata, trace_overview,
- * trace_provenance) are not converted yet and still come as the document's JSON.
+ * belongs to the result and lives as long as it. The renderer writes them as the
+ * document's bytes.
  */
 enum {
     PQ_SM_COMPUTE,
@@ -487,6 +486,32 @@ enum {
     PQ_SM_OTHER,
     PQ_SM_NCATEGORIES
 };
+
+/* run_metadata: what the caller knew (a W&B download); the document's other keys
+ * (hardware_type, mesh_or_topology, git_sha, config_hash, num_devices, num_hosts) are null. */
+typedef struct pq_sm_run_metadata {
+    const char *run_path, *run_id, *artifact_ref, *artifact_name; /* NULL: null */
+} pq_sm_run_metadata;
+
+/* trace_overview (1.17, 1.19). */
+typedef struct pq_sm_overview {
+    const char *display_time_unit; /* NULL: null */
+    uint64_t num_events_total, num_complete_events, num_processes, num_threads;
+    double profile_start_ts, profile_end_ts; /* absolute, trace units; NaN: no events */
+    const char *duration_basis;
+    int suspected_truncation; /* exactly 1,000,000 complete events */
+    const char *const *quality_warnings;
+    size_t nquality_warnings;
+} pq_sm_overview;
+
+/* trace_provenance: the file's hash, top-20 run ids and source hints, most common first. */
+typedef struct pq_sm_provenance {
+    const char *trace_sha256; /* NULL: null */
+    const char *const *run_ids;
+    size_t nrun_ids;
+    const char *const *source_file_hints;
+    size_t nsource_file_hints;
+} pq_sm_provenance;
 
 /* Statistics of step durations; NaN for all but count when count is 0. */
 typedef struct pq_sm_duration_stats {
@@ -590,6 +615,11 @@ typedef struct pq_sm_candidate {
 } pq_sm_candidate;
 
 typedef struct pq_summary_result {
+    const char *schema_version; /* "profile_summary.v1" */
+    const char *generated_at_utc, *source_format, *source_path;
+    pq_sm_run_metadata run_metadata;
+    pq_sm_overview trace_overview;
+    pq_sm_provenance trace_provenance;
     pq_sm_step_time step_time;
     pq_sm_breakdown time_breakdown;
     const pq_sm_hot_op *hot_ops;

@@ -83,11 +83,6 @@ void sm_agg_sort(const intern_pool *pool, agg *a, size_t n, int order)
     qsort(a, n, sizeof *a, cmp[order]);
 }
 
-jval *sm_str_or_null(const intern_pool *pl, uint32_t id)
-{
-    return id && id != UINT32_MAX ? jv_cstr(intern_str(pl, id)) : jv_null();
-}
-
 const char *sm_keep(ctx *c, const char *s)
 {
     return s ? arena_strndup(&c->res->mem, s, strlen(s)) : NULL;
@@ -100,18 +95,6 @@ const char *sm_keep_id(ctx *c, uint32_t id)
 
 /* ---------------------------------------------------------------------------------------
  * sm_build. */
-
-static jval *run_metadata(const sm_options *o)
-{
-    jval *rm = jv_obj();
-    static const char *const rmk[] = {
-        "run_path",         "run_id",  "artifact_ref", "artifact_name", "hardware_type",
-        "mesh_or_topology", "git_sha", "config_hash",  "num_devices",   "num_hosts"};
-    const char *const rmv[] = {o->run_path, o->run_id, o->artifact_ref, o->artifact_name};
-    for (size_t k = 0; k < sizeof rmk / sizeof *rmk; k++)
-        jv_set(rm, rmk[k], k < 4 && rmv[k] ? jv_cstr(rmv[k]) : jv_null());
-    return rm;
-}
 
 static int opstate_init(opstate *s, uint32_t npool)
 {
@@ -146,16 +129,19 @@ static void ctx_free(ctx *c)
 }
 
 /* The sections in the seed's order; each may intern strings that later ones see. */
-static int build_sections(ctx *c, const sm_source *src, jval *doc)
+static int build_sections(ctx *c, const sm_source *src)
 {
     const sm_options *o = c->o;
-    jv_set(doc, "schema_version", jv_cstr("profile_summary.v1"));
-    jv_set(doc, "generated_at_utc", jv_cstr(src->generated_at_utc));
-    jv_set(doc, "source_format", jv_cstr(src->source_format));
-    jv_set(doc, "source_path", jv_cstr(src->source_path));
-    jv_set(doc, "run_metadata", run_metadata(o));
-    jv_set(doc, "trace_overview", sm_trace_overview(c, src));
-    jv_set(doc, "trace_provenance", sm_trace_provenance(c, src));
+    pq_summary_result *r = &c->res->r;
+    r->schema_version = "profile_summary.v1";
+    r->generated_at_utc = sm_keep(c, src->generated_at_utc);
+    r->source_format = sm_keep(c, src->source_format);
+    r->source_path = sm_keep(c, src->source_path);
+    r->run_metadata =
+        (pq_sm_run_metadata){sm_keep(c, o->run_path), sm_keep(c, o->run_id),
+                             sm_keep(c, o->artifact_ref), sm_keep(c, o->artifact_name)};
+    if (sm_trace_overview(c, src) != 0 || sm_trace_provenance(c, src) != 0)
+        return -1;
     if (sm_step_time(c) != 0 || sm_time_breakdown(c) != 0)
         return -1;
     /* Op sections work on device-op events. */
@@ -173,7 +159,6 @@ static int build_sections(ctx *c, const sm_source *src, jval *doc)
 
 void sm_result_free(sm_result *r)
 {
-    jv_free(r->doc);
     arena_release(&r->mem);
     memset(r, 0, sizeof *r);
 }
@@ -205,8 +190,7 @@ int sm_compute(model_slices *m, const sm_options *o, const sm_source *src, sm_re
     sm_classify_tracks(b);
     if (sm_name_flags(&c) != 0)
         goto out;
-    out->doc = jv_obj();
-    if (out->doc && build_sections(&c, src, out->doc) == 0)
+    if (build_sections(&c, src) == 0)
         rc = 0;
 out:
     ctx_free(&c);

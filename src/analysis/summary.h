@@ -2,11 +2,11 @@
  * of a trace, computed from complete events that a reader feeds in.
  *
  * Readers (trace JSON, XPlane) fill the model's slices (model/slices.h) through the event
- * interface; sm_build runs every analysis of the spec (exclusive time, categories,
+ * interface; sm_compute runs every analysis of the spec (exclusive time, categories,
  * breakdowns, steps and classes, hot ops, families, collectives, pre-op gaps, regions,
- * gap contexts, op-region aggregates, quality, candidates) into result structs (the
- * converted sections) and a jval tree (the others); render/summary_tree.c makes the
- * document, which core/jval.h writes byte-compatibly with the seed's Python.
+ * gap contexts, op-region aggregates, quality, candidates) into result structs;
+ * render/summary_tree.c makes the document's jval tree from them, which core/jval.h
+ * writes byte-compatibly with the seed's Python.
  * Times are kept as int64 picoseconds relative to the first event and reported in the
  * trace's units (microseconds), as the seed does. Pure: no I/O, no environment. */
 #ifndef PQ_ANALYSIS_SUMMARY_H
@@ -36,11 +36,10 @@ typedef struct sm_source {
     const char *const *extra_warnings; /* NULL-terminated, may be NULL */
 } sm_source;
 
-/* A computed summary: the converted sections as result structs (pq_summary_result,
- * include/profq.h), the others still as the document's keys. */
+/* A computed summary: every section as result structs (pq_summary_result,
+ * include/profq.h). */
 typedef struct sm_result {
     pq_summary_result r;
-    jval *doc; /* an object with the sections not in r yet */
     arena mem; /* r's rows and strings */
 } sm_result;
 

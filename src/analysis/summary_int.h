@@ -111,31 +111,29 @@ enum { AGG_HOT, AGG_GAP, AGG_CTX, AGG_REGION, AGG_OPREG };
 agg *sm_agg_new(agg **arr, size_t *n, size_t *cap, uint32_t *slot, uint32_t name, uint32_t aux);
 /* Sorts A[0..n) in ORDER (AGG_*); names are compared as strings of POOL. */
 void sm_agg_sort(const intern_pool *pool, agg *a, size_t n, int order);
-/* The string of ID, or JSON null for 0 / UINT32_MAX. */
-jval *sm_str_or_null(const intern_pool *pl, uint32_t id);
 /* A copy of S owned by the result (NULL stays NULL); of pool string ID (0, UINT32_MAX:
  * NULL). NULL also when memory ran out (sticky in the result's arena). */
 const char *sm_keep(ctx *c, const char *s);
 const char *sm_keep_id(ctx *c, uint32_t id);
 
 /* ---------------------------------------------------------------------------------------
- * The sections, in the order sm_build runs them (the order matters: later sections
- * intern strings, and read what earlier ones left in ctx). Each returns its jval, or
- * NULL when memory ran out, or sets keys of DOC; int ones return 0 or -1. */
+ * The sections, in the order sm_compute runs them (the order matters: later sections
+ * intern strings, and read what earlier ones left in ctx). Each fills its part of
+ * ctx->res->r and returns 0, or -1 when memory ran out. */
 
-int sm_name_flags(ctx *c);                               /* summary_names.c */
-int sm_exclusive(ctx *c);                                /* summary_time.c: order, excl (1.5) */
-void sm_classify_tracks(sm_builder *b);                  /* summary_time.c (1.4) */
-jval *sm_trace_overview(ctx *c, const sm_source *src);   /* summary_quality.c */
-jval *sm_trace_provenance(ctx *c, const sm_source *src); /* summary_quality.c */
-int sm_step_time(ctx *c);                                /* summary_steps.c (1.8) */
-int sm_time_breakdown(ctx *c);                           /* summary_time.c (1.7) */
-int sm_hot_ops(ctx *c);                                  /* summary_hotops.c (1.9, 1.11) */
-int sm_collectives(ctx *c);                              /* summary_hotops.c (1.12) */
-int sm_gaps(ctx *c);                                     /* summary_gaps.c (1.13, 1.15) */
-int sm_hierarchical_regions(ctx *c);                     /* summary_regions.c (1.14) */
-int sm_op_region_aggregates(ctx *c);                     /* summary_regions.c (1.16) */
-int sm_candidates(ctx *c);                               /* summary_quality.c (1.18) */
+int sm_name_flags(ctx *c);                             /* summary_names.c */
+int sm_exclusive(ctx *c);                              /* summary_time.c: order, excl (1.5) */
+void sm_classify_tracks(sm_builder *b);                /* summary_time.c (1.4) */
+int sm_trace_overview(ctx *c, const sm_source *src);   /* summary_quality.c */
+int sm_trace_provenance(ctx *c, const sm_source *src); /* summary_quality.c */
+int sm_step_time(ctx *c);                              /* summary_steps.c (1.8) */
+int sm_time_breakdown(ctx *c);                         /* summary_time.c (1.7) */
+int sm_hot_ops(ctx *c);                                /* summary_hotops.c (1.9, 1.11) */
+int sm_collectives(ctx *c);                            /* summary_hotops.c (1.12) */
+int sm_gaps(ctx *c);                                   /* summary_gaps.c (1.13, 1.15) */
+int sm_hierarchical_regions(ctx *c);                   /* summary_regions.c (1.14) */
+int sm_op_region_aggregates(ctx *c);                   /* summary_regions.c (1.16) */
+int sm_candidates(ctx *c);                             /* summary_quality.c (1.18) */
 
 /* ---------------------------------------------------------------------------------------
  * Names (summary_names.c). */

@@ -6,6 +6,7 @@
 
 #include "core/alloc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,16 +27,17 @@ static double abs_us(int64_t base_us, int64_t rel_ps)
 }
 
 /* trace_overview (1.17, 1.19) */
-jval *sm_trace_overview(ctx *c, const sm_source *src)
+int sm_trace_overview(ctx *c, const sm_source *src)
 {
     sm_builder *b = c->b;
     size_t n = b->m->n;
-    jval *ov = jv_obj();
-    jv_set(ov, "display_time_unit", jv_cstr(src->display_time_unit));
-    jv_set(ov, "num_events_total", jv_int((int64_t)src->num_events_total));
-    jv_set(ov, "num_complete_events", jv_int((int64_t)n));
-    jv_set(ov, "num_processes", jv_int((int64_t)b->m->proc_names.n));
-    jv_set(ov, "num_threads", jv_int((int64_t)b->m->thread_names.n));
+    pq_sm_overview *ov = &c->res->r.trace_overview;
+    ov->display_time_unit = sm_keep(c, src->display_time_unit);
+    ov->num_events_total = src->num_events_total;
+    ov->num_complete_events = n;
+    ov->num_processes = b->m->proc_names.n;
+    ov->num_threads = b->m->thread_names.n;
+    ov->profile_start_ts = ov->profile_end_ts = NAN;
     if (n) {
         int64_t lo = INT64_MAX, hi = INT64_MIN;
         for (size_t e = 0; e < n; e++) {
@@ -43,27 +45,53 @@ jval *sm_trace_overview(ctx *c, const sm_source *src)
             hi =
                 b->m->start_ps[e] + b->m->dur_ps[e] > hi ? b->m->start_ps[e] + b->m->dur_ps[e] : hi;
         }
-        jv_set(ov, "profile_start_ts", jv_num(abs_us(b->m->base_us, lo)));
-        jv_set(ov, "profile_end_ts", jv_num(abs_us(b->m->base_us, hi)));
-    } else {
-        jv_set(ov, "profile_start_ts", jv_null());
-        jv_set(ov, "profile_end_ts", jv_null());
+        ov->profile_start_ts = abs_us(b->m->base_us, lo);
+        ov->profile_end_ts = abs_us(b->m->base_us, hi);
     }
-    jv_set(ov, "duration_basis", jv_cstr("exclusive_duration_per_track"));
-    int trunc = n == 1000000;
-    jv_set(ov, "suspected_truncation", jv_bool(trunc));
-    jval *qw = jv_arr();
-    if (trunc)
-        jv_push(qw, jv_cstr("Trace contains exactly 1,000,000 complete events; this often "
-                            "indicates export truncation at a collector cap."));
+    ov->duration_basis = "exclusive_duration_per_track";
+    ov->suspected_truncation = n == 1000000;
+    size_t nw = ov->suspected_truncation;
     for (int k = 0; src->extra_warnings && src->extra_warnings[k]; k++)
-        jv_push(qw, jv_cstr(src->extra_warnings[k]));
-    jv_set(ov, "quality_warnings", qw);
-    return ov;
+        nw++;
+    const char **qw = arena_alloc(&c->res->mem, (nw + 1) * sizeof *qw);
+    if (!qw)
+        return -1;
+    size_t at = 0;
+    if (ov->suspected_truncation)
+        qw[at++] = "Trace contains exactly 1,000,000 complete events; this often "
+                   "indicates export truncation at a collector cap.";
+    for (int k = 0; src->extra_warnings && src->extra_warnings[k]; k++)
+        qw[at++] = sm_keep(c, src->extra_warnings[k]);
+    ov->quality_warnings = qw;
+    ov->nquality_warnings = at;
+    return 0;
+}
+
+/* The values of C's counter rows, most common first (ties: first seen), at most 20, into
+ * *OUT (*N of them). */
+static int top20(ctx *c, const counter *cs, const char *const **out, size_t *n)
+{
+    const char **arr = arena_alloc(&c->res->mem, 21 * sizeof *arr);
+    uint8_t *used = pq_calloc(cs->n + 1, 1);
+    *out = arr;
+    *n = 0;
+    for (int k = 0; k < 20 && used && arr; k++) {
+        uint32_t best = UINT32_MAX;
+        for (uint32_t r = 0; r < cs->n; r++)
+            if (!used[r] && (best == UINT32_MAX || cs->count[r] > cs->count[best]))
+                best = r;
+        if (best == UINT32_MAX)
+            break;
+        used[best] = 1;
+        arr[(*n)++] = sm_keep_id(c, (uint32_t)cs->value[best]);
+    }
+    int rc = used && arr ? 0 : -1;
+    pq_free(used);
+    return rc;
 }
 
 /* trace_provenance: top-20 run ids and source hints, most common first. */
-jval *sm_trace_provenance(ctx *c, const sm_source *src)
+int sm_trace_provenance(ctx *c, const sm_source *src)
 {
     sm_builder *b = c->b;
     size_t n = b->m->n;
@@ -74,29 +102,13 @@ jval *sm_trace_provenance(ctx *c, const sm_source *src)
         if (b->m->source[e])
             counter_add(&srch, 0, b->m->source[e], 1, 0);
     }
-    jval *pv = jv_obj();
-    jv_set(pv, "trace_sha256", jv_cstr(src->sha256));
-    counter *cs[2] = {&rid, &srch};
-    const char *keys[2] = {"run_ids", "source_file_hints"};
-    for (int q = 0; q < 2; q++) {
-        jval *arr = jv_arr();
-        uint8_t *used = pq_calloc(cs[q]->n + 1, 1);
-        for (int k = 0; k < 20 && used; k++) {
-            uint32_t best = UINT32_MAX;
-            for (uint32_t r = 0; r < cs[q]->n; r++)
-                if (!used[r] && (best == UINT32_MAX || cs[q]->count[r] > cs[q]->count[best]))
-                    best = r;
-            if (best == UINT32_MAX)
-                break;
-            used[best] = 1;
-            jv_push(arr, jv_cstr(intern_str(&b->m->names, (uint32_t)cs[q]->value[best])));
-        }
-        pq_free(used);
-        jv_set(pv, keys[q], arr);
-    }
+    pq_sm_provenance *pv = &c->res->r.trace_provenance;
+    pv->trace_sha256 = sm_keep(c, src->sha256);
+    int rc = top20(c, &rid, &pv->run_ids, &pv->nrun_ids) |
+             top20(c, &srch, &pv->source_file_hints, &pv->nsource_file_hints);
     counter_free(&rid);
     counter_free(&srch);
-    return pv;
+    return rc ? -1 : 0;
 }
 
 /* Appends to ROWS the candidate {ID, TITLE, RATIONALE, evidence E0..E3 (NULL: none), SUGGESTIONS}

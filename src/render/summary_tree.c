@@ -1,7 +1,7 @@
 /* summary_tree.c - the profile_summary.v1 document of a computed summary: the result
- * structs of the converted sections (pq_summary_result, include/profq.h) as the jval
- * keys of today's document (core/jval.c then writes Python's json.dumps bytes), merged
- * with the sections the analysis still hands over as JSON. Also sm_build, the whole
+ * structs (pq_summary_result, include/profq.h) as the jval tree of the document, which
+ * core/jval.c writes as Python's json.dumps bytes and report/query/compare/track read as
+ * they read a stored summary. Also sm_build, the whole
  * document in one call, for the callers of the summary (analysis/summary.h).
  * Not here: computing (analysis/summary*.c), writing bytes (core/jval.c), files. */
 #include "analysis/summary.h"
@@ -10,6 +10,51 @@
 
 static const char *const CATEGORY_KEYS[PQ_SM_NCATEGORIES] = {"compute", "communication", "host",
                                                              "stall", "other"};
+
+static jval *run_metadata_tree(const pq_sm_run_metadata *m)
+{
+    static const char *const keys[] = {
+        "run_path",         "run_id",  "artifact_ref", "artifact_name", "hardware_type",
+        "mesh_or_topology", "git_sha", "config_hash",  "num_devices",   "num_hosts"};
+    const char *const vals[] = {m->run_path, m->run_id, m->artifact_ref, m->artifact_name};
+    jval *o = jv_obj();
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+        jv_set(o, keys[k], jv_cstr(k < 4 ? vals[k] : NULL));
+    return o;
+}
+
+static jval *strings_tree(const char *const *s, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++)
+        jv_push(a, jv_cstr(s[k]));
+    return a;
+}
+
+static jval *overview_tree(const pq_sm_overview *ov)
+{
+    jval *o = jv_obj();
+    jv_set(o, "display_time_unit", jv_cstr(ov->display_time_unit));
+    jv_set(o, "num_events_total", jv_int((int64_t)ov->num_events_total));
+    jv_set(o, "num_complete_events", jv_int((int64_t)ov->num_complete_events));
+    jv_set(o, "num_processes", jv_int((int64_t)ov->num_processes));
+    jv_set(o, "num_threads", jv_int((int64_t)ov->num_threads));
+    jv_set(o, "profile_start_ts", jv_num(ov->profile_start_ts));
+    jv_set(o, "profile_end_ts", jv_num(ov->profile_end_ts));
+    jv_set(o, "duration_basis", jv_cstr(ov->duration_basis));
+    jv_set(o, "suspected_truncation", jv_bool(ov->suspected_truncation));
+    jv_set(o, "quality_warnings", strings_tree(ov->quality_warnings, ov->nquality_warnings));
+    return o;
+}
+
+static jval *provenance_tree(const pq_sm_provenance *pv)
+{
+    jval *o = jv_obj();
+    jv_set(o, "trace_sha256", jv_cstr(pv->trace_sha256));
+    jv_set(o, "run_ids", strings_tree(pv->run_ids, pv->nrun_ids));
+    jv_set(o, "source_file_hints", strings_tree(pv->source_file_hints, pv->nsource_file_hints));
+    return o;
+}
 
 static jval *stats_tree(const pq_sm_duration_stats *d)
 {
@@ -207,14 +252,21 @@ static jval *candidates_tree(const pq_sm_candidate *rows, size_t n)
     return a;
 }
 
-/* The document of RES; takes RES->doc (the sections still in JSON) and adds the
- * converted ones. NULL when memory ran out. */
-static jval *summary_tree(sm_result *res)
+/* The document of RES. NULL when memory ran out. */
+static jval *summary_tree(const sm_result *res)
 {
-    jval *doc = res->doc;
     const pq_summary_result *r = &res->r;
-    res->doc = NULL;
-    int bad = jv_set(doc, "step_time", step_time_tree(&r->step_time)) != 0;
+    jval *doc = jv_obj();
+    if (!doc)
+        return NULL;
+    int bad = jv_set(doc, "schema_version", jv_cstr(r->schema_version)) != 0;
+    bad |= jv_set(doc, "generated_at_utc", jv_cstr(r->generated_at_utc)) != 0;
+    bad |= jv_set(doc, "source_format", jv_cstr(r->source_format)) != 0;
+    bad |= jv_set(doc, "source_path", jv_cstr(r->source_path)) != 0;
+    bad |= jv_set(doc, "run_metadata", run_metadata_tree(&r->run_metadata)) != 0;
+    bad |= jv_set(doc, "trace_overview", overview_tree(&r->trace_overview)) != 0;
+    bad |= jv_set(doc, "trace_provenance", provenance_tree(&r->trace_provenance)) != 0;
+    bad |= jv_set(doc, "step_time", step_time_tree(&r->step_time)) != 0;
     bad |= jv_set(doc, "time_breakdown", breakdown_tree(&r->time_breakdown)) != 0;
     bad |= jv_set(doc, "hot_ops", hot_ops_tree(r->hot_ops, r->nhot_ops)) != 0;
     bad |= jv_set(doc, "semantic_families",

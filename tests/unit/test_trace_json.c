@@ -488,6 +488,15 @@ static void test_summary_result(void **state)
     sm_result res;
     assert_int_equal(sm_compute(&sl, &o, &src, &res), 0);
     const pq_summary_result *r = &res.r;
+    assert_string_equal(r->schema_version, "profile_summary.v1");
+    assert_string_equal(r->source_path, "r.json");
+    assert_null(r->run_metadata.run_id);
+    assert_int_equal(r->trace_overview.num_complete_events, 4);
+    assert_true(r->trace_overview.profile_start_ts == 1000.0);
+    assert_true(r->trace_overview.profile_end_ts == 1100.0);
+    assert_int_equal(r->trace_overview.nquality_warnings, 0);
+    assert_string_equal(r->trace_provenance.trace_sha256, "0");
+    assert_int_equal(r->trace_provenance.nrun_ids, 0);
     /* Self time per track: device compute 50, communication 10, host 100. */
     assert_string_equal(r->time_breakdown.duration_basis, "exclusive_duration_per_track");
     assert_true(r->time_breakdown.total_duration == 160.0);
