@@ -32,6 +32,7 @@ for t in "$BUILD"/tests/test_*; do
   [ -x "$t" ] || continue
   run_suite "unit/$(basename "$t")" "$t"
 done
+run_suite sizes tests/lib/sizes.sh
 [ -x tests/golden/run.sh ] && run_suite golden tests/golden/run.sh
 run_suite golden-outputs tests/golden/outputs.sh
 run_suite trace-model tests/trace_model.sh
