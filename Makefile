@@ -145,6 +145,7 @@ bench-run: all
 	@BUILD=$(BUILD) bench/memviewer.sh
 	@BUILD=$(BUILD) bench/tt.sh
 	@BUILD=$(BUILD) bench/summary.sh
+	@if [ -n "$(BASELINE)" ]; then BUILD=$(BUILD) BASELINE=$(BASELINE) bench/compare.sh; fi
 
 demo:
 	@scripts/deps.sh demo

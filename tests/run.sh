@@ -38,6 +38,7 @@ run_suite golden-outputs tests/golden/outputs.sh
 run_suite trace-model tests/trace_model.sh
 run_suite summary-set tests/summary_set.sh
 run_suite summary-docs tests/summary_docs.sh
+run_suite wrong-inputs tests/wrong_inputs.sh
 run_suite memory-cli tests/memory_cli.sh
 for s in tests/cli/*.sh; do
   [ -x "$s" ] && run_suite "cli/$(basename "$s" .sh)" "$s"

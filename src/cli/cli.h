@@ -70,30 +70,15 @@ enum {
     CLI_OPT_DOWNLOAD_ROOT,
     CLI_OPT_OWN = 0x200
 };
-#define CLI_LONG_FORMAT                                                                            \
-    {                                                                                              \
-        "format", required_argument, NULL, 'f'                                                     \
-    }
-#define CLI_LONG_OUTPUT                                                                            \
-    {                                                                                              \
-        "output", required_argument, NULL, 'o'                                                     \
-    }
-#define CLI_LONG_THREADS                                                                           \
-    {                                                                                              \
-        "threads", required_argument, NULL, CLI_OPT_THREADS                                        \
-    }
-#define CLI_LONG_NO_HASH                                                                           \
-    {                                                                                              \
-        "no-hash", no_argument, NULL, CLI_OPT_NO_HASH                                              \
-    }
-#define CLI_LONG_TOP_K                                                                             \
-    {                                                                                              \
-        "top-k", required_argument, NULL, CLI_OPT_TOP_K                                            \
-    }
-#define CLI_LONG_END                                                                               \
-    {                                                                                              \
-        NULL, 0, NULL, 0                                                                           \
-    }
+/* clang-format off */
+/* the table entries every command may take, one per line */
+#define CLI_LONG_FORMAT {"format", required_argument, NULL, 'f'}
+#define CLI_LONG_OUTPUT {"output", required_argument, NULL, 'o'}
+#define CLI_LONG_THREADS {"threads", required_argument, NULL, CLI_OPT_THREADS}
+#define CLI_LONG_NO_HASH {"no-hash", no_argument, NULL, CLI_OPT_NO_HASH}
+#define CLI_LONG_TOP_K {"top-k", required_argument, NULL, CLI_OPT_TOP_K}
+#define CLI_LONG_END {NULL, 0, NULL, 0}
+/* clang-format on */
 
 /* One command's options, as perf's builtins declare them: getopt_long's table and short
  * options ("+" first stops at the first operand), the formats --format takes ("text, json
@@ -236,14 +221,14 @@ typedef struct cli_sources {
 /* Takes a --artifact/--run-target/--entity/--project/--download-root option (ID, one of
  * CLI_OPT_ARTIFACT..CLI_OPT_DOWNLOAD_ROOT) with value V into S; 1 when taken, else 0. */
 int cli_take_source(int id, const char *v, cli_sources *s);
-#define CLI_LONG_SOURCES                                                                           \
-    {"artifact", required_argument, NULL, CLI_OPT_ARTIFACT},                                       \
-        {"run-target", required_argument, NULL, CLI_OPT_RUN_TARGET},                               \
-        {"entity", required_argument, NULL, CLI_OPT_ENTITY},                                       \
-        {"project", required_argument, NULL, CLI_OPT_PROJECT},                                     \
-    {                                                                                              \
-        "download-root", required_argument, NULL, CLI_OPT_DOWNLOAD_ROOT                            \
-    }
+/* clang-format off */
+#define CLI_LONG_SOURCES                                                                          \
+    {"artifact", required_argument, NULL, CLI_OPT_ARTIFACT},                                      \
+    {"run-target", required_argument, NULL, CLI_OPT_RUN_TARGET},                                  \
+    {"entity", required_argument, NULL, CLI_OPT_ENTITY},                                          \
+    {"project", required_argument, NULL, CLI_OPT_PROJECT},                                        \
+    {"download-root", required_argument, NULL, CLI_OPT_DOWNLOAD_ROOT}
+/* clang-format on */
 /* Resolves the input of one summary: PATH, or a W&B download (F, with run metadata in O;
  * BASE has the other options). *INPUT is what to summarise. Returns an exit code. */
 int cli_summarize_source(const char *cmd, const cli_sources *s, const char *path,

@@ -34,11 +34,13 @@ static const char ops_usage[] =
     "kind (not the fused instructions XProf lists under a fusion from the HloProto).\n";
 
 enum { OPT_BY = CLI_OPT_OWN, OPT_TOP, OPT_PEAK_FLOPS, OPT_PEAK_BW, OPT_VIEW };
-#define OPS_LONG_COMMON                                                                            \
-    {"top", required_argument, NULL, OPT_TOP},                                                     \
-        {"peak-flops", required_argument, NULL, OPT_PEAK_FLOPS},                                   \
-        {"peak-bw", required_argument, NULL, OPT_PEAK_BW}, CLI_LONG_FORMAT, CLI_LONG_OUTPUT,       \
-        CLI_LONG_THREADS
+/* clang-format off */
+#define OPS_LONG_COMMON                                                                           \
+    {"top", required_argument, NULL, OPT_TOP},                                                    \
+    {"peak-flops", required_argument, NULL, OPT_PEAK_FLOPS},                                      \
+    {"peak-bw", required_argument, NULL, OPT_PEAK_BW},                                            \
+    CLI_LONG_FORMAT, CLI_LONG_OUTPUT, CLI_LONG_THREADS
+/* clang-format on */
 static const struct option ops_options[] = {{"by", required_argument, NULL, OPT_BY},
                                             {"view", required_argument, NULL, OPT_VIEW},
                                             OPS_LONG_COMMON,

@@ -1,7 +1,8 @@
 /* inputs.c - inputs that are streams: "-" (stdin), a pipe, a FIFO, a character device.
  * They are read once, whole, and never past a limit (cli_stream_limit: 4 GiB unless
  * PROFQ_STREAM_LIMIT says otherwise), so `profq info /dev/zero` stops with exit 3 instead
- * of growing without bound. A FIFO is opened without blocking (no writer: empty input).
+ * of growing without bound. A FIFO is opened without blocking, then waited on for a writer
+ * at most 10 s (exit 3 naming it), never for ever.
  * What is read goes to memory (for the *_open_memory entry points) or to a temporary file
  * (for the entry points that take a path and read it more than once). Not format
  * detection, not regular files (the library maps those itself). */
@@ -10,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #define DEFAULT_LIMIT ((uint64_t)4 << 30)
+enum { FIFO_WAIT_MS = 10000 }; /* how long a FIFO may go without a writer */
 
 uint64_t cli_stream_limit(void)
 {
@@ -79,6 +82,21 @@ static int open_stream(const char *path)
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0)
         fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        /* Wait a while for a writer (one started just after profq, as in `profq info F &
+         * cat x >F`), never for ever: data, or a writer that came and went, ends the wait. */
+        struct pollfd p = {fd, POLLIN, 0};
+        int r;
+        while ((r = poll(&p, 1, FIFO_WAIT_MS)) < 0 && errno == EINTR)
+            ;
+        if (r == 0) {
+            fprintf(stderr, "profq: %s: a FIFO with no writer (waited %d s)\n", path,
+                    FIFO_WAIT_MS / 1000);
+            close(fd);
+            return -1;
+        }
+    }
     return fd;
 }
 

@@ -27,6 +27,9 @@ detected detect_format(const char *path, const uint8_t *d, size_t n)
         return DETECT_ZIP;
     if (n >= 16 && memcmp(d, "SQLite format 3\0", 16) == 0)
         return DETECT_SQLITE;
+    /* spec/nsys-jax.md 3: "NVIDIA Tegra Profiler Report <version>\n", then binary. */
+    if (n >= 28 && memcmp(d, "NVIDIA Tegra Profiler Report", 28) == 0)
+        return DETECT_NSYS_REP;
     size_t i = 0;
     while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n'))
         i++;
@@ -67,6 +70,8 @@ const char *detected_name(detected d)
         return "an SQLite database";
     case DETECT_TEXT:
         return "plain text";
+    case DETECT_NSYS_REP:
+        return "an Nsight Systems report (.nsys-rep)";
     }
     return "unknown data";
 }

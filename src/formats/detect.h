@@ -16,7 +16,8 @@ typedef enum detected {
     DETECT_ZSTD,
     DETECT_ZIP,
     DETECT_SQLITE,
-    DETECT_TEXT /* printable text that is not JSON (e.g. a runtime log) */
+    DETECT_TEXT,    /* printable text that is not JSON (e.g. a runtime log) */
+    DETECT_NSYS_REP /* an Nsight Systems report: proprietary, read through `nsys export` */
 } detected;
 
 detected detect_format(const char *path, const uint8_t *data, size_t n);

@@ -165,9 +165,18 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
         src->info.format = PQ_FORMAT_TRACE_JSON;
         st = read_trace(src, opts->scan ? &src->scan : NULL, err);
         break;
+    case DETECT_NSYS_REP:
+        /* Proprietary: only NVIDIA's nsys reads it. */
+        st = err_set(err, PQ_ERR_UNSUPPORTED, src->path, 0,
+                     "expected a profile profq reads, found an Nsight Systems report (.nsys-rep), "
+                     "whose format only nsys reads: run `nsys export --type sqlite %s` "
+                     "(or profile with nsys-jax) and give profq the export",
+                     src->path);
+        break;
     default:
         st = err_set(err, PQ_ERR_INPUT, src->path, 0,
-                     "expected an XSpace protobuf (*.xplane.pb) or an HloProto, found %s",
+                     "expected an XSpace protobuf (*.xplane.pb), an HloProto or trace-event "
+                     "JSON, found %s",
                      detected_name(d));
         break;
     }

@@ -259,7 +259,9 @@ out:
     return st;
 }
 
-static int is_trace_file(const char *path)
+/* 1 trace JSON, 0 an XSpace (or an .nsys-rep, which the loader explains), -1 when the file
+ * cannot be opened (the loader reports it), 2 anything else (*WHAT says what). */
+static int is_trace_file(const char *path, const char **what)
 {
     mapped_file m;
     pq_error e;
@@ -267,7 +269,10 @@ static int is_trace_file(const char *path)
         return -1;
     detected d = detect_format(path, m.data, m.size);
     mapfile_close(&m);
-    return d == DETECT_GZIP || d == DETECT_JSON;
+    *what = detected_name(d);
+    if (d == DETECT_GZIP || d == DETECT_JSON)
+        return 1;
+    return d == DETECT_XSPACE || d == DETECT_NSYS_REP ? 0 : 2;
 }
 
 pq_status pq_summarize(const char *path, const pq_summary_options *o, pq_sink *sink, pq_error *err)
@@ -276,12 +281,16 @@ pq_status pq_summarize(const char *path, const pq_summary_options *o, pq_sink *s
     if (stat(path, &st) != 0)
         return err_set(err, PQ_ERR_IO, path, -1, "cannot open: No such file or directory");
     if (!S_ISDIR(st.st_mode)) {
-        int t = is_trace_file(path);
-        if (t < 0)
-            return summarize_xplane(&path, 1, o, sink, err); /* reports the open error */
-        if (t)
+        const char *what = "";
+        int t = is_trace_file(path, &what);
+        if (t == 2)
+            return err_set(err, PQ_ERR_INPUT, path, 0,
+                           "expected a trace-event JSON (.json, .json.gz), an XSpace "
+                           "(*.xplane.pb) or a profile directory to summarize, found %s",
+                           what);
+        if (t == 1)
             return summarize_trace(path, o, sink, err);
-        return summarize_xplane(&path, 1, o, sink, err);
+        return summarize_xplane(&path, 1, o, sink, err); /* or reports the open error */
     }
     /* An artifact directory (spec 1.2, newest ingest): one XPlane first, else trace JSON. */
     pathlist xp = {0}, tr = {0};

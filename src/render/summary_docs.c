@@ -109,6 +109,16 @@ pq_status pq_summary_load(const char *path, const pq_summary_options *opts, pq_s
     pq_status st = pq_summarize(path, opts ? opts : &o, &sink, err);
     if (st == PQ_OK)
         st = adopt(path, mb.p, mb.n, out, err);
+    const char *found = err && err->offset == 0 ? strstr(err->message, ", found ") : NULL;
+    if ((st == PQ_ERR_INPUT || st == PQ_ERR_UNSUPPORTED) && found && !strstr(found, ".nsys-rep")) {
+        /* Name what these commands take: a summary, or a profile to summarise first. */
+        char what[256];
+        snprintf(what, sizeof what, "%s", found + 8);
+        st = err_set(err, st, path, 0,
+                     "expected a profile_summary.v1 JSON, or a trace JSON, XPlane or profile "
+                     "directory to summarize, found %s",
+                     what);
+    }
     pq_free(mb.p);
     return st;
 }
