@@ -6,6 +6,7 @@
 #include "memprofile.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/sort.h"
 #include "formats/xplane_walk.h"
 
 #include <stdio.h>
@@ -51,35 +52,19 @@ static int push(vec *x, const mp_snapshot *s)
     return 1;
 }
 
-static int cmp_time(const void *a, const void *b)
+static int cmp_time(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const mp_snapshot *x = a, *y = b;
     if (x->time_ps != y->time_ps)
         return x->time_ps < y->time_ps ? -1 : 1;
     return 0;
 }
 
-/* Stable: merge sort by time. */
+/* Stable (core/sort.h): by time. */
 static int sort_time(mp_snapshot *v, uint32_t n)
 {
-    mp_snapshot *t = malloc((n ? n : 1) * sizeof *t);
-    if (!t)
-        return 0;
-    for (uint32_t w = 1; w < n; w *= 2) {
-        for (uint32_t lo = 0; lo < n; lo += 2 * w) {
-            uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            uint32_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                t[k++] = cmp_time(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
-            while (i < mid)
-                t[k++] = v[i++];
-            while (j < hi)
-                t[k++] = v[j++];
-        }
-        memcpy(v, t, n * sizeof *v);
-    }
-    free(t);
-    return 1;
+    return pq_sort(v, n, sizeof *v, cmp_time, NULL) == 0;
 }
 
 static int pq_str_cmp(pq_str a, pq_str b)

@@ -5,6 +5,7 @@
  * by ascending id (docs/internals/memviewer.md). Rendering is in render/memviewer.c. */
 #include "memviewer.h"
 #include "core/buf.h"
+#include "core/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -316,40 +317,26 @@ static int add_object(mv_result *r, arena *a, const mv_lb *b, int64_t *small, in
     return 1;
 }
 
-static int cmp_by_size(const void *a, const void *b, const mv_object *o)
+static int cmp_by_size(const void *a, const void *b, void *ctx)
 {
+    const mv_object *o = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     if (o[x].size_bytes != o[y].size_bytes)
         return o[x].size_bytes > o[y].size_bytes ? -1 : 1;
     return x < y ? -1 : x > y;
 }
 
-/* Insertion-merge sort without qsort_r (not C11): a stable bottom-up merge sort. */
+/* Object indexes by size, largest first, stably (core/sort.h). */
 static int sort_by_size(mv_result *r, arena *a)
 {
     uint32_t n = r->nobjects;
     uint32_t *v = arena_alloc(a, (n ? n : 1) * sizeof *v);
-    uint32_t *t = malloc((n ? n : 1) * sizeof *t);
-    if (!v || !t) {
-        free(t);
+    if (!v)
         return 0;
-    }
     for (uint32_t i = 0; i < n; i++)
         v[i] = i;
-    for (uint32_t w = 1; w < n; w *= 2) {
-        for (uint32_t lo = 0; lo < n; lo += 2 * w) {
-            uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            uint32_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                t[k++] = cmp_by_size(&v[j], &v[i], r->objects) < 0 ? v[j++] : v[i++];
-            while (i < mid)
-                t[k++] = v[i++];
-            while (j < hi)
-                t[k++] = v[j++];
-        }
-        memcpy(v, t, n * sizeof *v);
-    }
-    free(t);
+    if (pq_sort(v, n, sizeof *v, cmp_by_size, r->objects) != 0)
+        return 0;
     r->by_size = v;
     r->to_by_size = arena_alloc(a, (n ? n : 1) * sizeof *r->to_by_size);
     if (!r->to_by_size)

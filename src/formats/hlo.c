@@ -11,6 +11,8 @@
  * bounded by HLO_MAX_SHAPE_DEPTH. */
 #include "hlo_dec.h"
 
+#include "core/sort.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -461,6 +463,15 @@ static int dec_module(dec *d, const uint8_t *p, size_t n, hlo_module *m)
     return k == PB_ERROR ? dfail(d, &c) : 1;
 }
 
+static int cmp_id_seq(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    int64_t x = ((const hlo_id_seq *)a)->id, y = ((const hlo_id_seq *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* Nothing when the ids already ascend; core/sort.h's stable merge sort for under 2048 ids;
+ * else a stable LSD radix sort, 11 bits a pass, only over the bits where the ids differ. */
 void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n)
 {
     int sorted = 1;
@@ -471,33 +482,8 @@ void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n)
     }
     if (sorted)
         return;
-    if (n < 2048) { /* runs of 16 by insertion, then merged: fewer steps than the radix */
-        for (size_t r = 0; r < n; r += 16)
-            for (size_t i = r + 1; i < n && i < r + 16; i++) {
-                hlo_id_seq x = v[i];
-                size_t j = i;
-                for (; j > r && v[j - 1].id > x.id; j--)
-                    v[j] = v[j - 1];
-                v[j] = x;
-            }
-        hlo_id_seq *src = v, *dst = t;
-        for (size_t w = 16; w < n; w *= 2) {
-            for (size_t lo = 0; lo < n; lo += 2 * w) {
-                size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-                size_t i = lo, j = mid, k = lo;
-                while (i < mid && j < hi)
-                    dst[k++] = src[j].id < src[i].id ? src[j++] : src[i++];
-                while (i < mid)
-                    dst[k++] = src[i++];
-                while (j < hi)
-                    dst[k++] = src[j++];
-            }
-            hlo_id_seq *x = src;
-            src = dst;
-            dst = x;
-        }
-        if (src != v)
-            memcpy(v, src, n * sizeof *v);
+    if (n < 2048) { /* fewer steps than the radix */
+        pq_sort_with(v, t, n, sizeof *v, cmp_id_seq, NULL);
         return;
     }
     enum { BITS = 11, BUCKETS = 1 << BITS };

@@ -179,6 +179,3 @@ int hlo_dec_buffer_assignment(dec *d, const uint8_t *p, size_t n, hlo_module *m)
     }
     return k == PB_ERROR ? dfail(d, &c) : 1;
 }
-
-/* Nothing when the ids already ascend; a stable merge sort for under 2048 ids; else a
- * stable LSD radix sort, 11 bits a pass, only over the bits where the ids differ. */
