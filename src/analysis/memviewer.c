@@ -4,7 +4,9 @@
  * iterates a hash map, profq iterates allocations by ascending index and logical buffers
  * by ascending id (docs/internals/memviewer.md). Rendering is in render/memviewer.c. */
 #include "memviewer.h"
+#include "core/alloc.h"
 #include "core/buf.h"
+#include "core/hmap.h"
 #include "core/sort.h"
 
 #include <stdlib.h>
@@ -367,10 +369,26 @@ typedef struct lazy_shapes {
         uint32_t n;
         int done;
     } * elems;        /* by instruction slot (hlo_instruction_ref.slot) */
-    shape_memo *memo; /* open addressing, memo_cap (a power of two) slots */
-    size_t memo_cap, memo_n;
+    shape_memo *memo; /* memo_n of memo_max distinct shapes */
+    size_t memo_n, memo_max;
+    pq_hmap memo_map; /* (depth, serialized bytes) -> memo index */
     buf text;
 } lazy_shapes;
+
+/* A shape looked up in the memo. */
+typedef struct shape_memo_key {
+    const shape_memo *memo;
+    pq_str bytes;
+    int depth;
+} shape_memo_key;
+
+static int memo_same(void *ctx, uint32_t v)
+{
+    const shape_memo_key *k = ctx;
+    const shape_memo *mo = &k->memo[v];
+    return mo->depth == k->depth && mo->bytes.n == k->bytes.n &&
+           (k->bytes.n == 0 || memcmp(mo->bytes.p, k->bytes.p, k->bytes.n) == 0);
+}
 
 static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, arena *a,
                      size_t nshapes)
@@ -381,17 +399,16 @@ static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, 
     if (!m->lazy_shapes)
         return 1;
     lz->elems = calloc(m->nrefs ? m->nrefs : 1, sizeof *lz->elems);
-    lz->memo_cap = 16;
-    while (lz->memo_cap < 2 * nshapes)
-        lz->memo_cap *= 2;
-    lz->memo = calloc(lz->memo_cap, sizeof *lz->memo);
-    return lz->elems && lz->memo;
+    lz->memo_max = nshapes < 8 ? 8 : nshapes;
+    lz->memo = pq_calloc(lz->memo_max, sizeof *lz->memo);
+    return lz->elems && lz->memo && pq_hmap_reserve(&lz->memo_map, lz->memo_max) == 0;
 }
 
 static void lazy_release(lazy_shapes *lz)
 {
     free(lz->elems);
-    free(lz->memo);
+    pq_free(lz->memo);
+    pq_hmap_free(&lz->memo_map);
     buf_release(&lz->text);
 }
 
@@ -426,16 +443,13 @@ static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction_ref *ref, int
     }
     for (; i < bytes.n; i++)
         h = (h ^ (uint8_t)bytes.p[i]) * 1099511628211ull;
-    size_t slot = (size_t)h & (lz->memo_cap - 1);
+    shape_memo_key k = {lz->memo, bytes, depth};
+    size_t slot = pq_hmap_probe(&lz->memo_map, h, memo_same, &k);
     shape_memo *mo;
-    while ((mo = &lz->memo[slot])->shape) {
-        if (mo->depth == depth && mo->bytes.n == bytes.n &&
-            (bytes.n == 0 || memcmp(mo->bytes.p, bytes.p, bytes.n) == 0))
-            break;
-        slot = (slot + 1) & (lz->memo_cap - 1);
-    }
-    if (!mo->shape) {
-        if (2 * (lz->memo_n + 1) > lz->memo_cap)
+    if (pq_hmap_found(&lz->memo_map, slot)) {
+        mo = &lz->memo[pq_hmap_value(&lz->memo_map, slot)];
+    } else {
+        if (lz->memo_n >= lz->memo_max)
             return PQ_ERR_NOMEM; /* sized for every buffer: not reached */
         hlo_shape *sh = NULL;
         st = hlo_decode_shape(bytes, lz->base, depth, lz->a, &sh, err_offset, what);
@@ -446,8 +460,9 @@ static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction_ref *ref, int
         char *str = arena_strndup(lz->a, lz->text.p ? lz->text.p : "", lz->text.n);
         if (!str || lz->text.status != PQ_OK)
             return PQ_ERR_NOMEM;
+        mo = &lz->memo[lz->memo_n];
         *mo = (shape_memo){bytes, depth, sh, str, hlo_shape_unpadded_bytes(sh)};
-        lz->memo_n++;
+        pq_hmap_put(&lz->memo_map, slot, h, (uint32_t)lz->memo_n++);
     }
     b->shape = mo->shape;
     b->shape_string = mo->str;

@@ -2,9 +2,12 @@
  * reference (an insertion sort, stable by construction) on random arrays of several element
  * sizes and lengths, stability on many equal keys, 0, 1 and 2 elements, the comparator's
  * context, and allocation failure; the growable array (core/vec.h): pushes across many
- * doublings, the hard maximum, size overflow and allocation failure leaving it unchanged. */
+ * doublings, the hard maximum, size overflow and allocation failure leaving it unchanged;
+ * the hash index (core/hmap.h): inserts and lookups across growth, a hash that always
+ * collides (equality alone decides), and allocation failure. */
 #include "testutil.h"
 
+#include "core/hmap.h"
 #include "core/sort.h"
 #include "core/vec.h"
 
@@ -236,13 +239,100 @@ static void test_vec_alloc_failure(void **state)
     i64_vec_free(&a);
 }
 
+/* hmap: keys are int64 held in the caller's array; the hash is computed by the test. */
+typedef struct key_ctx {
+    const int64_t *keys;
+    int64_t want;
+} key_ctx;
+
+static int key_same(void *ctx, uint32_t v)
+{
+    const key_ctx *k = ctx;
+    return k->keys[v] == k->want;
+}
+
+static uint64_t mix(int64_t x, int weak)
+{
+    if (weak)
+        return 7; /* every key collides */
+    uint64_t h = (uint64_t)x * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 31);
+}
+
+static void check_hmap(size_t n, int weak)
+{
+    int64_t *keys = malloc(n * sizeof *keys);
+    assert_non_null(keys);
+    pq_hmap m = {0};
+    size_t held = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t key = (int64_t)(i * 7919 % n) - 5; /* a permutation, so all distinct */
+        key_ctx k = {keys, key};
+        assert_int_equal(pq_hmap_reserve(&m, held + 1), 0);
+        size_t s = pq_hmap_probe(&m, mix(key, weak), key_same, &k);
+        assert_false(pq_hmap_found(&m, s));
+        keys[held] = key;
+        pq_hmap_put(&m, s, mix(key, weak), (uint32_t)held);
+        held++;
+        s = pq_hmap_probe(&m, mix(key, weak), key_same, &k); /* found at once */
+        assert_true(pq_hmap_found(&m, s));
+        assert_int_equal(pq_hmap_value(&m, s), held - 1);
+    }
+    assert_int_equal(m.n, n);
+    assert_true(m.cap >= 2 * n);
+    for (size_t i = 0; i < n; i++) { /* every key found after all the growth */
+        key_ctx k = {keys, keys[i]};
+        size_t s = pq_hmap_probe(&m, mix(keys[i], weak), key_same, &k);
+        assert_true(pq_hmap_found(&m, s));
+        assert_int_equal(pq_hmap_value(&m, s), i);
+    }
+    key_ctx absent = {keys, (int64_t)n + 100};
+    assert_false(pq_hmap_found(&m, pq_hmap_probe(&m, mix(absent.want, weak), key_same, &absent)));
+    pq_hmap_free(&m);
+    assert_int_equal(m.cap, 0);
+    free(keys);
+}
+
+static void test_hmap(void **state)
+{
+    (void)state;
+    check_hmap(1, 0);
+    check_hmap(20000, 0);
+    check_hmap(300, 1);
+}
+
+static void test_hmap_alloc_failure(void **state)
+{
+    (void)state;
+    pq_hmap m = {0};
+    assert_int_equal(pq_hmap_reserve(&m, 8), 0);
+    size_t cap = m.cap;
+    int64_t keys[1] = {42};
+    key_ctx k = {keys, 42};
+    pq_hmap_put(&m, pq_hmap_probe(&m, mix(42, 0), key_same, &k), mix(42, 0), 0);
+    pq_debug_fail_alloc_after(1);      /* the next allocation fails */
+    int rc = pq_hmap_reserve(&m, cap); /* needs to grow */
+    pq_debug_fail_alloc_after(0);
+    assert_int_equal(rc, -1);
+    assert_int_equal(m.cap, cap); /* unchanged and still usable */
+    assert_true(pq_hmap_found(&m, pq_hmap_probe(&m, mix(42, 0), key_same, &k)));
+    assert_int_equal(pq_hmap_reserve(&m, (size_t)1 << 32), -1); /* over 2^31 values */
+    pq_hmap_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sort_random),        cmocka_unit_test(test_sort_sorted_and_reversed),
-        cmocka_unit_test(test_sort_big_elements),  cmocka_unit_test(test_sort_tiny),
-        cmocka_unit_test(test_sort_alloc_failure), cmocka_unit_test(test_vec_push),
-        cmocka_unit_test(test_vec_maximum),        cmocka_unit_test(test_vec_alloc_failure),
+        cmocka_unit_test(test_sort_random),
+        cmocka_unit_test(test_sort_sorted_and_reversed),
+        cmocka_unit_test(test_sort_big_elements),
+        cmocka_unit_test(test_sort_tiny),
+        cmocka_unit_test(test_sort_alloc_failure),
+        cmocka_unit_test(test_vec_push),
+        cmocka_unit_test(test_vec_maximum),
+        cmocka_unit_test(test_vec_alloc_failure),
+        cmocka_unit_test(test_hmap),
+        cmocka_unit_test(test_hmap_alloc_failure),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
