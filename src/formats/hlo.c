@@ -483,7 +483,7 @@ void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n)
     if (sorted)
         return;
     if (n < 2048) { /* fewer steps than the radix */
-        pq_sort_with(v, t, n, sizeof *v, cmp_id_seq, NULL);
+        pq_sort_inline(v, t, n, sizeof *v, cmp_id_seq, NULL);
         return;
     }
     enum { BITS = 11, BUCKETS = 1 << BITS };

@@ -1,7 +1,7 @@
 /* hlo_dec.h - the decoder state and the small allocation and field helpers shared by the
  * files of the HloProto decoder (internal to src/formats/hlo*.c): hlo.c (modules,
  * computations, instructions, shapes, indexes) and hlo_buffers.c (the buffer assignment).
- * The helpers are static inline so that each file inlines them as before the split. */
+ * The helpers are static, so that each file compiles them as before the split. */
 #ifndef PQ_FORMATS_HLO_DEC_H
 #define PQ_FORMATS_HLO_DEC_H
 #include "hlo.h"
@@ -9,6 +9,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Plain static, as when they were in one file (inline would change the compiler's inlining
+ * choices in the hot decoder); "unused" because each file uses only some of them. */
+#if defined(__GNUC__)
+#define HLO_DEC_FN static __attribute__((unused))
+#else
+#define HLO_DEC_FN static inline
+#endif
 
 typedef struct dec {
     arena *a;
@@ -19,7 +27,7 @@ typedef struct dec {
     int lazy_shapes; /* hlo_decode_lazy: shapes kept serialized, operands not read */
 } dec;
 
-static inline int dfail(dec *d, const pb_cursor *c)
+HLO_DEC_FN int dfail(dec *d, const pb_cursor *c)
 {
     if (!d->err) {
         d->err_at = c->err_at ? c->err_at : c->p;
@@ -28,7 +36,7 @@ static inline int dfail(dec *d, const pb_cursor *c)
     return 0;
 }
 
-static inline int dfail_at(dec *d, const uint8_t *at, const char *what)
+HLO_DEC_FN int dfail_at(dec *d, const uint8_t *at, const char *what)
 {
     if (!d->err) {
         d->err_at = at;
@@ -45,15 +53,15 @@ static void *dalloc(dec *d, size_t n)
     return p;
 }
 
-static inline pq_str sv(const pb_field *f)
+HLO_DEC_FN pq_str sv(const pb_field *f)
 {
     return (pq_str){(const char *)f->data, f->len};
 }
 
 /* Counts the occurrences of each length-delimited field NUMS[i] (K of them) in a message, in
  * one pass, into OUT[i]. */
-static inline int count_lens(dec *d, const uint8_t *p, size_t n, const uint32_t *nums,
-                             uint32_t *out, int k)
+HLO_DEC_FN int count_lens(dec *d, const uint8_t *p, size_t n, const uint32_t *nums, uint32_t *out,
+                          int k)
 {
     pb_cursor c;
     pb_field f = {0};
@@ -71,7 +79,7 @@ static inline int count_lens(dec *d, const uint8_t *p, size_t n, const uint32_t 
 }
 
 /* Counts occurrences of length-delimited field NUM in a message. */
-static inline int count_len(dec *d, const uint8_t *p, size_t n, uint32_t num, uint32_t *out)
+HLO_DEC_FN int count_len(dec *d, const uint8_t *p, size_t n, uint32_t num, uint32_t *out)
 {
     return count_lens(d, p, n, &num, out, 1);
 }
@@ -89,7 +97,7 @@ static void *alloc_counted(dec *d, const uint8_t *p, size_t n, uint32_t num, siz
 /* Appends the elements of one occurrence of a repeated varint field (packed or not). A
  * packed one has as many elements as bytes under 0x80 (each ends a varint): counted so,
  * then read in one pass. */
-static inline int append_varints(dec *d, const pb_field *f, int64_t **arr, uint32_t *n)
+HLO_DEC_FN int append_varints(dec *d, const pb_field *f, int64_t **arr, uint32_t *n)
 {
     if (f->wire != PB_VARINT && f->wire != PB_LEN)
         return 1; /* another wire type: skipped as unknown, as the protobuf runtimes do */
@@ -128,7 +136,7 @@ static inline int append_varints(dec *d, const pb_field *f, int64_t **arr, uint3
     return 1;
 }
 
-static inline int append_varints32(dec *d, const pb_field *f, int32_t **arr, uint32_t *n)
+HLO_DEC_FN int append_varints32(dec *d, const pb_field *f, int32_t **arr, uint32_t *n)
 {
     int64_t *tmp = NULL;
     uint32_t m = 0;
@@ -146,7 +154,7 @@ static inline int append_varints32(dec *d, const pb_field *f, int32_t **arr, uin
     return 1;
 }
 
-static inline int append_bools(dec *d, const pb_field *f, uint8_t **arr, uint32_t *n)
+HLO_DEC_FN int append_bools(dec *d, const pb_field *f, uint8_t **arr, uint32_t *n)
 {
     int64_t *tmp = NULL;
     uint32_t m = 0;
