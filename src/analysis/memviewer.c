@@ -116,7 +116,7 @@ static int ivec_push(ivec *x, int64_t a)
 {
     if (x->n == x->cap) {
         size_t nc = x->cap ? 2 * x->cap : 64;
-        int64_t *nv = realloc(x->v, nc * sizeof *nv);
+        int64_t *nv = pq_realloc_array(x->v, nc, sizeof *nv);
         if (!nv)
             return 0;
         x->v = nv;
@@ -398,7 +398,7 @@ static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, 
     buf_init(&lz->text, NULL);
     if (!m->lazy_shapes)
         return 1;
-    lz->elems = calloc(m->nrefs ? m->nrefs : 1, sizeof *lz->elems);
+    lz->elems = pq_calloc(m->nrefs ? m->nrefs : 1, sizeof *lz->elems);
     lz->memo_max = nshapes < 8 ? 8 : nshapes;
     lz->memo = pq_calloc(lz->memo_max, sizeof *lz->memo);
     return lz->elems && lz->memo && pq_hmap_reserve(&lz->memo_map, lz->memo_max) == 0;
@@ -406,7 +406,7 @@ static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, 
 
 static void lazy_release(lazy_shapes *lz)
 {
-    free(lz->elems);
+    pq_free(lz->elems);
     pq_free(lz->memo);
     pq_hmap_free(&lz->memo_map);
     buf_release(&lz->text);
@@ -729,7 +729,7 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
         nassigned += m->allocations[i].nassigned;
     if (nassigned > nmax)
         nmax = (uint32_t)(nassigned > UINT32_MAX ? UINT32_MAX : nassigned);
-    tmp = malloc(2 * (size_t)(nmax ? nmax : 1) * sizeof *tmp);
+    tmp = pq_malloc_array(2 * (size_t)(nmax ? nmax : 1), sizeof *tmp);
     if (!tmp)
         goto out;
     for (uint32_t i = 0; i < m->nallocations; i++)
@@ -737,8 +737,8 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     mv_alloc_list al;
     al.n = sort_unique_last(tmp, tmp + nmax, m->nallocations);
     al.items = arena_alloc(a, (al.n ? al.n : 1) * sizeof *al.items);
-    alloc_trace = malloc((al.n ? al.n : 1) * sizeof *alloc_trace);
-    slot_of = malloc((m->nallocations ? m->nallocations : 1) * sizeof *slot_of);
+    alloc_trace = pq_malloc_array(al.n ? al.n : 1, sizeof *alloc_trace);
+    slot_of = pq_malloc_array(m->nallocations ? m->nallocations : 1, sizeof *slot_of);
     if (!al.items || !alloc_trace || !slot_of)
         goto out;
     for (uint32_t i = 0; i < m->nallocations; i++)
@@ -806,7 +806,7 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     }
 
     /* Peak colors by logical buffer (for the blocks). */
-    color_of_lb = malloc((nl ? nl : 1) * sizeof *color_of_lb);
+    color_of_lb = pq_malloc_array(nl ? nl : 1, sizeof *color_of_lb);
     if (!color_of_lb)
         goto out;
     for (uint32_t i = 0; i < nl; i++)
@@ -820,15 +820,15 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     *out = r;
     st = PQ_OK;
 out:
-    free(tmp);
-    free(alloc_trace);
-    free(slot_of);
-    free(color_of_lb);
+    pq_free(tmp);
+    pq_free(alloc_trace);
+    pq_free(slot_of);
+    pq_free(color_of_lb);
     lazy_release(&lz);
-    free(s.live.v);
-    free(s.peak_live.v);
-    free(s.c2d.v);
-    free(s.peak_c2d.v);
+    pq_free(s.live.v);
+    pq_free(s.peak_live.v);
+    pq_free(s.c2d.v);
+    pq_free(s.peak_c2d.v);
     if (st == PQ_ERR_NOMEM && !*what)
         *what = "out of memory";
     if (st != PQ_ERR_INPUT || !*what)

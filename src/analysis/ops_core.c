@@ -57,7 +57,7 @@ op_slot *ops_table_get(op_table *t, uint64_t pid, uint64_t sid, pq_str name, int
     }
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 256;
-        op_slot *v = pq_realloc(t->v, cap * sizeof *v);
+        op_slot *v = pq_realloc_array(t->v, cap, sizeof *v);
         if (!v) {
             t->oom = 1;
             return NULL;
@@ -93,7 +93,7 @@ pq_ops_program *ops_prog_get(prog_table *t, uint64_t pid)
             return &t->v[i];
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 16;
-        pq_ops_program *v = pq_realloc(t->v, cap * sizeof *v);
+        pq_ops_program *v = pq_realloc_array(t->v, cap, sizeof *v);
         if (!v) {
             t->oom = 1;
             return NULL;

@@ -38,7 +38,7 @@ int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
         const xp_line *line = &pl->lines[li];
         if (line->events == 0)
             continue;
-        cpu_rec *recs = pq_malloc((size_t)line->events * sizeof *recs);
+        cpu_rec *recs = pq_malloc_array((size_t)line->events, sizeof *recs);
         if (!recs)
             return 0;
         size_t n = 0;
@@ -61,7 +61,7 @@ int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
             n++;
         }
         qsort(recs, n, sizeof *recs, cpu_cmp);
-        size_t *stack = pq_malloc((n ? n : 1) * sizeof *stack);
+        size_t *stack = pq_malloc_array(n ? n : 1, sizeof *stack);
         if (!stack) {
             pq_free(recs);
             return 0;

@@ -70,7 +70,7 @@ static int track_ops(const model_slices *m, trace_rec *recs, size_t n, pq_ops_hw
                      int64_t *self_sum, int64_t *busy)
 {
     qsort(recs, n, sizeof *recs, rec_cmp);
-    size_t *stack = pq_malloc((n ? n : 1) * sizeof *stack);
+    size_t *stack = pq_malloc_array(n ? n : 1, sizeof *stack);
     if (!stack)
         return 0;
     size_t depth = 0;
@@ -135,8 +135,8 @@ int ops_trace_source(const pq_source *src, pq_ops_hw hw, ops_ctx *cx)
         return 1;
     if (!cx->out->device_type[0])
         strcpy(cx->out->device_type, hw == PQ_OPS_HW_GPU ? "GPU" : "CPU");
-    trace_rec *recs = pq_malloc(m->n * sizeof *recs);
-    uint32_t *order = pq_malloc(m->n * sizeof *order);
+    trace_rec *recs = pq_malloc_array(m->n, sizeof *recs);
+    uint32_t *order = pq_malloc_array(m->n, sizeof *order);
     size_t *first = pq_calloc((size_t)m->ntracks + 1, sizeof *first);
     int ok = recs && order && first;
     /* Slices grouped by track (a counting sort), each track's ops handed over in turn;

@@ -315,7 +315,7 @@ pq_status pq_history_render(const char *path, int tail, pq_sink *sink, pq_error 
             if (v && v->t == JV_OBJ) {
                 if (n == cap) {
                     cap = cap ? cap * 2 : 64;
-                    jval **nr = pq_realloc(recs, cap * sizeof *nr);
+                    jval **nr = pq_realloc_array(recs, cap, sizeof *nr);
                     if (!nr) {
                         jv_free(v);
                         break;

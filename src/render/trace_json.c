@@ -97,7 +97,7 @@ static void put_slices(buf *b, const pq_source *src, int name_host, uint64_t *pi
 {
     const model_slices *m = src->slices;
     uint64_t base_pid = *pid;
-    int64_t *pids = pq_malloc(((size_t)m->ntracks + 1) * sizeof *pids);
+    int64_t *pids = pq_malloc_array((size_t)m->ntracks + 1, sizeof *pids);
     if (!pids) {
         b->status = PQ_ERR_NOMEM;
         return;
