@@ -4,7 +4,6 @@
 
 #include "core/alloc.h"
 
-#include <stdint.h>
 #include <string.h>
 
 void pq_sort_with(void *base, void *tmp, size_t n, size_t size, pq_cmp_fn cmp, void *ctx)
@@ -16,9 +15,7 @@ int pq_sort(void *base, size_t n, size_t size, pq_cmp_fn cmp, void *ctx)
 {
     if (n < 2 || size == 0)
         return 0;
-    if (n > SIZE_MAX / size)
-        return -1;
-    void *tmp = pq_malloc(n * size);
+    void *tmp = pq_malloc_array(n, size); /* NULL when n * size overflows */
     if (!tmp)
         return -1;
     pq_sort_with(base, tmp, n, size, cmp, ctx);

@@ -43,7 +43,7 @@ static inline size_t pq_vec_next_cap(size_t cap, size_t need, size_t size, size_
         if (need <= a->cap)                                                                        \
             return 0;                                                                              \
         size_t c = pq_vec_next_cap(a->cap, need, sizeof(T), max);                                  \
-        T *p = c ? (T *)pq_realloc(a->v, c * sizeof(T)) : NULL;                                    \
+        T *p = c ? (T *)pq_realloc_array(a->v, c, sizeof(T)) : NULL;                               \
         if (!p)                                                                                    \
             return -1;                                                                             \
         a->v = p;                                                                                  \
