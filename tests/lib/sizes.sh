@@ -6,17 +6,35 @@
 # for a long function; case and line breaks do not matter. Lists every offender and exits 1
 # if there is any.
 # Functions are measured on the clang-formatted code: one starts at a line matching
-# ^[a-z].*\( followed (possibly after continuation lines) by a line "{", and ends at "}".
+# ^[A-Za-z_].*\( (a macro such as TJ_INLINE may open it) followed, possibly after
+# continuation lines, by a line "{", and ends at the next line "}". The count of functions
+# measured is printed, so a change of style that hides them shows.
 # Limits can be overridden for a test of this script: MAX_FILE, MAX_FUNC, SRC_DIR.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-exec python3 - "${SRC_DIR:-$top/src}" "${MAX_FILE:-1000}" "${MAX_FUNC:-150}" <<'PY'
+if [ -z "${SRC_DIR:-}" ]; then
+  # Self-check first: a 160-line function is reported, and not once the comment says why.
+  t=$(mktemp -d)
+  trap 'rm -rf "$t"' EXIT
+  mkdir "$t/src"
+  { echo "/* t.c - a test. */"; echo "static int f(void)"; echo "{"
+    for i in $(seq 160); do echo "    x();"; done; echo "}"; } > "$t/src/t.c"
+  if SRC_DIR="$t/src" "$0" >/dev/null; then
+    echo "sizes: the check missed a 163-line function"; exit 1
+  fi
+  sed -i '2i /* Long because: a test of the marker. */' "$t/src/t.c"
+  if ! SRC_DIR="$t/src" "$0" >/dev/null; then
+    echo "sizes: the check ignored a 'long because:' comment"; exit 1
+  fi
+fi
+python3 - "${SRC_DIR:-$top/src}" "${MAX_FILE:-1000}" "${MAX_FUNC:-150}" <<'PY'
 import os, re, sys
 
 src, max_file, max_func = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 MARK = "long because:"
-start_re = re.compile(r"^[a-z].*\(")
+start_re = re.compile(r"^[A-Za-z_].*\(")
 offenders = []
+measured = 0
 
 def says_why(comment):
     """Whether COMMENT holds the marker, wherever its lines wrap."""
@@ -83,6 +101,7 @@ for root, _, files in sorted(os.walk(src)):
                     while e < len(lines) and lines[e] != "}":
                         e += 1
                     n = e - k + 1
+                    measured += 1
                     if n > max_func and not says_why(comment_above(lines, k)):
                         name = re.search(r"(\w+)\s*\(", lines[k])
                         name = name.group(1) if name else lines[k]
@@ -95,7 +114,8 @@ for root, _, files in sorted(os.walk(src)):
 for o in offenders:
     print(o)
 if offenders:
-    print(f"sizes: {len(offenders)} offender(s); split them or say why with '{MARK}'")
+    print(f"sizes: {len(offenders)} offender(s) ({measured} functions measured); split them "
+          f"or say why with '{MARK}'")
     sys.exit(1)
-print("sizes: every file and function is within its limit or says why")
+print(f"sizes: every file and every function ({measured} measured) is within its limit or says why")
 PY
