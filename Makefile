@@ -3,7 +3,12 @@
 # Dependencies come from Debian packages, found with pkg-config (scripts/deps.sh installs them).
 
 CC      ?= cc
-PKGS    := libcrypto liblzma zlib
+# libzip reads nsys-jax archives (src/io/zip.c), snappy and libzstd decompress parquet pages
+# (src/formats/parquet.c). SHARED_PKGS are linked as shared libraries even with STATIC_DEPS:
+# libzip-dev ships no .a, and libsnappy.a is C++ (it would pull libstdc++ in statically).
+STATIC_PKGS := libcrypto liblzma zlib libzstd
+SHARED_PKGS := libzip snappy
+PKGS    := $(STATIC_PKGS) $(SHARED_PKGS)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # build/profq links these libraries statically (Debian's -dev packages ship the .a files): a
@@ -11,10 +16,11 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # whole memory-viewer of a small module takes. STATIC_DEPS=0 links them as shared libraries.
 STATIC_DEPS ?= 1
 ifeq ($(STATIC_DEPS),1)
-PKG_LIBS_l    := $(shell pkg-config --libs-only-l $(PKGS) 2>/dev/null)
+PKG_LIBS_l    := $(shell pkg-config --libs-only-l $(STATIC_PKGS) 2>/dev/null)
 CLI_PKG_LIBS  := $(shell pkg-config --libs-only-L $(PKGS) 2>/dev/null) -Wl,-Bstatic $(PKG_LIBS_l) \
                  -Wl,-Bdynamic $(filter-out $(PKG_LIBS_l),$(shell pkg-config --static --libs-only-l \
-                 --libs-only-other $(PKGS) 2>/dev/null))
+                 --libs-only-other $(STATIC_PKGS) 2>/dev/null)) \
+                 $(shell pkg-config --libs $(SHARED_PKGS) 2>/dev/null)
 else
 CLI_PKG_LIBS  := $(PKG_LIBS)
 endif
@@ -47,7 +53,8 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE install all deps test test-run bench-run unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean
+.PHONY: FORCE install all deps test test-run bench-run unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean \
+        fuzz-parquet fuzz-zip fuzz-pushpop
 
 all: $(BUILD)/profq $(BUILD)/libprofq.a $(BUILD)/libprofq.so
 
@@ -113,6 +120,11 @@ $(BUILD)/fuzz_replay_%: fuzz/fuzz_%.c fuzz/replay.c $(BUILD)/libprofq-internal.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< fuzz/replay.c $(BUILD)/libprofq-internal.a $(LDLIBS_ALL)
 
+# The nsys readers' test driver (the tests/nsys scripts): what the zip, parquet and pushpop readers see.
+$(BUILD)/tests/nsys_pqdump: tests/nsys/pqdump.c $(BUILD)/libprofq-internal.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(BUILD)/libprofq-internal.a $(LDLIBS_ALL)
+
 deps:
 	@scripts/deps.sh test
 
@@ -125,7 +137,8 @@ test:
 	@$(MAKE) --no-print-directory test-run
 
 test-run: all $(BUILD)/libprofq-internal.a $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo \
-      $(BUILD)/fuzz_replay_ttlog $(BUILD)/fuzz_replay_trace_json
+      $(BUILD)/fuzz_replay_ttlog $(BUILD)/fuzz_replay_trace_json $(BUILD)/tests/nsys_pqdump \
+      $(BUILD)/fuzz_replay_parquet $(BUILD)/fuzz_replay_zip $(BUILD)/fuzz_replay_pushpop
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run.sh
 
 unit: $(UNIT_BIN)
@@ -175,6 +188,20 @@ fuzz-trace-json: deps build/fuzz/fuzz_trace_json
 	build/fuzz/fuzz_trace_json build/fuzz/corpus_trace_json fuzz/corpus/trace_json \
 	    -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
 	    -artifact_prefix=build/fuzz/artifacts_trace_json/
+
+# The nsys readers' fuzzers: `make fuzz-parquet|fuzz-zip|fuzz-pushpop FUZZ_SECONDS=N`. Seeds
+# (fuzz/corpus/<target>) come from tests/nsys/gen_corpus.py; crashers land in
+# build/fuzz/artifacts_<target>/ (copy them into the corpus once fixed).
+NSYS_FUZZ := parquet zip pushpop
+$(NSYS_FUZZ:%=build/fuzz/fuzz_%): build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC) $(wildcard include/*.h src/*/*.h)
+	@mkdir -p $(@D)
+	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude -Isrc $(PKG_CFLAGS) \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $< \
+	    $(LIB_SRC) $(PKG_LIBS) -lpthread -lm
+$(NSYS_FUZZ:%=fuzz-%): fuzz-%: deps build/fuzz/fuzz_%
+	@mkdir -p build/fuzz/corpus_$* build/fuzz/artifacts_$*
+	build/fuzz/fuzz_$* build/fuzz/corpus_$* fuzz/corpus/$* -max_total_time=$(FUZZ_SECONDS) \
+	    -rss_limit_mb=2048 -timeout=10 -artifact_prefix=build/fuzz/artifacts_$*/
 
 bench:
 	@scripts/deps.sh bench

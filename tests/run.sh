@@ -56,6 +56,12 @@ run_suite fuzz-replay-ttlog "$BUILD/fuzz_replay_ttlog" fuzz/corpus/ttlog "$SHARE
 [ -x tests/golden/summary.sh ] && run_suite golden-summary tests/golden/summary.sh
 run_suite fuzz-replay-trace-json "$BUILD/fuzz_replay_trace_json" fuzz/corpus/trace_json \
   "$SHARED/data/trace-json"
+for t in parquet zip pushpop; do
+  run_suite "fuzz-replay-$t" "$BUILD/fuzz_replay_$t" "fuzz/corpus/$t"
+done
+for s in tests/nsys/*.sh; do
+  [ -x "$s" ] && run_suite "nsys/$(basename "$s" .sh)" "$s"
+done
 for s in tests/conformance/*.sh; do
   [ -x "$s" ] && run_suite "conformance/$(basename "$s" .sh)" "$s"
 done

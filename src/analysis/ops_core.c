@@ -382,3 +382,50 @@ void ops_free(pq_ops_result *r)
     r->groups = NULL;
     r->nops = r->nprograms = r->ngroups = 0;
 }
+
+/* ---- nesting ---- */
+
+static int span_cmp(const void *a, const void *b)
+{
+    const ops_span *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+int ops_nest(void *recs, size_t n, size_t stride, int64_t *busy)
+{
+    unsigned char *base = recs;
+#define SPAN(i) ((ops_span *)(void *)(base + (i)*stride))
+    if (n)
+        qsort(recs, n, stride, span_cmp);
+    size_t *stack = pq_malloc_array(n ? n : 1, sizeof *stack);
+    if (!stack)
+        return 0;
+    size_t depth = 0;
+    int64_t busy_end = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        ops_span *r = SPAN(i);
+        while (depth > 0) {
+            const ops_span *p = SPAN(stack[depth - 1]);
+            if (p->start <= r->start && r->start + r->dur <= p->start + p->dur)
+                break;
+            depth--;
+        }
+        if (depth > 0) {
+            SPAN(stack[depth - 1])->children += r->dur;
+        } else {
+            int64_t e = r->start + r->dur;
+            if (r->start >= busy_end)
+                *busy += r->dur, busy_end = e;
+            else if (e > busy_end)
+                *busy += e - busy_end, busy_end = e;
+        }
+        stack[depth++] = i;
+    }
+#undef SPAN
+    pq_free(stack);
+    return 1;
+}
