@@ -588,6 +588,7 @@ typedef struct pq_ops_options {
     double peak_tflops;   /* > 0: peak TFLOP/s per device, overriding the input */
     double peak_hbm_gbps; /* > 0: peak HBM GB/s per device, overriding the input */
     pq_ops_xprof xprof;   /* PQ_OPS_HLO_STATS: XProf's table instead of profq's format */
+    int wide;             /* text: whole names, lines wider than 120 columns allowed */
 } pq_ops_options;
 
 /* Numbered as XProf's HardwareType. CPU: XLA:CPU ops on host threads (profq only; XProf's
