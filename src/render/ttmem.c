@@ -410,7 +410,7 @@ static void render_md(const tt_log *log, const ttmem_result *r, const char *name
     pq_ttlog_get_info(log, &info);
     buf_printf(b,
                "Log shape: %s. %llu executed ops, %llu per-op memory blocks, %llu submit "
-               "blocks, %llu excluded (deallocate/get_device), %llu malformed blocks.\n\n",
+               "blocks,\n%llu excluded (deallocate/get_device), %llu malformed blocks.\n\n",
                info.shape, (unsigned long long)log->executed_ops,
                (unsigned long long)log->op_blocks, (unsigned long long)log->nsubmits,
                (unsigned long long)log->excluded_ops, (unsigned long long)log->malformed_blocks);
