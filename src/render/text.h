@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Lines of the default text output fit this many columns (without --wide). */
 #define TEXT_COLS 120
@@ -62,6 +63,30 @@ static inline size_t text_fit_str(char *out, size_t cap, const char *s, size_t n
         k = (size_t)snprintf(out, cap, "%.*s", (int)n, s);
     }
     return k < cap ? k : cap - 1;
+}
+
+/* S (NUL-terminated) as lines of at most W columns, broken at spaces (a word longer than a
+ * line stays whole), each line after the first opening with PREFIX. */
+static inline void text_wrap(buf *b, const char *s, size_t w, const char *prefix)
+{
+    size_t col = 0, pc = text_cols(prefix, strlen(prefix));
+    while (*s) {
+        const char *e = strchr(s, ' ');
+        size_t n = e ? (size_t)(e - s) : strlen(s), c = text_cols(s, n);
+        if (col && col + 1 + c > w) {
+            buf_putc(b, '\n');
+            buf_puts(b, prefix);
+            col = pc;
+        } else if (col) {
+            buf_putc(b, ' ');
+            col++;
+        }
+        buf_put(b, s, n);
+        col += c;
+        s += n;
+        while (*s == ' ')
+            s++;
+    }
 }
 
 /* PS picoseconds as "12.345 ms": ns below 1 µs, µs below 1 ms, ms below 1 s, else s. */

@@ -10,6 +10,7 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 PROFQ=${PROFQ:-$top/build/profq}
+case "$PROFQ" in /*) ;; *) PROFQ=$PWD/$PROFQ ;; esac
 SHARED=${SHARED:-$top/../shared}
 work=$(mktemp -d "${TMPDIR:-/tmp}/profq-widths-XXXXXX")
 trap 'rm -rf "$work"' EXIT
