@@ -317,10 +317,10 @@ static void text_ops(buf *b, const pq_ops_result *r, const pq_ops_options *o)
             cw = max_cols(cw, rows[i].category);
         nw = max_cols(nw, row_name(r, o, &rows[i], t, sizeof t, 0));
     }
-    if (!o->wide) { /* 120 columns: 42 for category and name, 44 for a name alone */
+    if (!o->wide) { /* 120 columns: 41 for category and name, 43 for a name alone */
         if (!grouped && cw > 12)
             cw = 12;
-        size_t room = grouped ? 44 : 42 - cw;
+        size_t room = grouped ? 43 : 41 - cw;
         if (nw > room)
             nw = room;
     }
@@ -356,7 +356,7 @@ static void text_ops(buf *b, const pq_ops_result *r, const pq_ops_options *o)
         pq_str nm = row_name(r, o, m, t, sizeof t, o->wide ? 0 : nw);
         text_fit(b, nm.p, nm.n, nw, 1);
         if (rt.not_meaningful) {
-            buf_printf(b, " %9s %9s %6.3g  %s\n", "n/a", "n/a", rt.oi, "n/a");
+            buf_printf(b, " %9s %9s %6.3g  %s\n", "n/a", "n/a", rt.oi, "n/a (async)");
             note = rt.not_meaningful;
             continue;
         }
