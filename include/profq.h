@@ -25,6 +25,12 @@
 extern "C" {
 #endif
 
+/* Every declaration between this push and the pop at the end is the public API and is
+ * exported; the library is compiled with -fvisibility=hidden, so nothing else is. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define PQ_VERSION_STRING "0.1.0"
 
 /* Status codes. Stable values: never renumbered, only appended. */
@@ -67,12 +73,13 @@ typedef struct pq_sink {
 /* Input formats profq recognises by content. */
 typedef enum pq_format {
     PQ_FORMAT_UNKNOWN = 0,
-    PQ_FORMAT_XSPACE = 1,    /* XSpace protobuf, *.xplane.pb */
-    PQ_FORMAT_HLO_PROTO = 2, /* xla.HloProto, *.hlo_proto.pb, *.hlo.pb */
-    PQ_FORMAT_TRACE_JSON = 3 /* Chrome trace-event JSON (recognised, not read yet) */
+    PQ_FORMAT_XSPACE = 1,     /* XSpace protobuf, *.xplane.pb */
+    PQ_FORMAT_HLO_PROTO = 2,  /* xla.HloProto, *.hlo_proto.pb, *.hlo.pb */
+    PQ_FORMAT_TRACE_JSON = 3, /* Chrome trace-event JSON (JAX, PyTorch/Kineto) */
+    PQ_FORMAT_TT_LOG = 4      /* Tenstorrent runtime memory log (tt-mlir / tt-xla) */
 } pq_format;
 
-/* Returns a static name: "xspace", "hlo_proto", "trace_json", "unknown". */
+/* Returns a static name: "xspace", "hlo_proto", "trace_json", "tt_log", "unknown". */
 const char *pq_format_name(pq_format format);
 
 /* An opaque loaded profile: one or more sources (files), one arena. */
@@ -919,6 +926,10 @@ pq_status pq_ttlog_render(const pq_ttlog *log, pq_tt_output what, const char *na
  */
 pq_status pq_ttlog_open_json(const char *memory_json_path, const char *operations_json_path,
                              pq_ttlog **out, pq_error *err);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -32,12 +32,16 @@ for t in "$BUILD"/tests/test_*; do
   [ -x "$t" ] || continue
   run_suite "unit/$(basename "$t")" "$t"
 done
+for s in tests/lib/*.sh; do
+  [ -x "$s" ] && run_suite "lib/$(basename "$s" .sh)" "$s"
+done
 [ -x tests/golden/run.sh ] && run_suite golden tests/golden/run.sh
 run_suite golden-outputs tests/golden/outputs.sh
 run_suite trace-model tests/trace_model.sh
 run_suite summary-set tests/summary_set.sh
 run_suite summary-docs tests/summary_docs.sh
 run_suite wrong-inputs tests/wrong_inputs.sh
+run_suite tt-model tests/tt_model.sh
 run_suite memory-cli tests/memory_cli.sh
 for s in tests/cli/*.sh; do
   [ -x "$s" ] && run_suite "cli/$(basename "$s" .sh)" "$s"
@@ -52,6 +56,12 @@ run_suite fuzz-replay-ttlog "$BUILD/fuzz_replay_ttlog" fuzz/corpus/ttlog "$SHARE
 [ -x tests/golden/summary.sh ] && run_suite golden-summary tests/golden/summary.sh
 run_suite fuzz-replay-trace-json "$BUILD/fuzz_replay_trace_json" fuzz/corpus/trace_json \
   "$SHARED/data/trace-json"
+for t in parquet zip pushpop; do
+  run_suite "fuzz-replay-$t" "$BUILD/fuzz_replay_$t" "fuzz/corpus/$t"
+done
+for s in tests/nsys/*.sh; do
+  [ -x "$s" ] && run_suite "nsys/$(basename "$s" .sh)" "$s"
+done
 for s in tests/conformance/*.sh; do
   [ -x "$s" ] && run_suite "conformance/$(basename "$s" .sh)" "$s"
 done

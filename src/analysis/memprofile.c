@@ -41,7 +41,7 @@ static int push(vec *x, const mp_snapshot *s)
 {
     if (x->n == x->cap) {
         uint32_t nc = x->cap ? x->cap * 2 : 64;
-        mp_snapshot *nv = realloc(x->v, nc * sizeof *nv);
+        mp_snapshot *nv = pq_realloc_array(x->v, nc, sizeof *nv);
         if (!nv)
             return 0;
         x->v = nv;
@@ -62,7 +62,7 @@ static int cmp_time(const void *a, const void *b)
 /* Stable: merge sort by time. */
 static int sort_time(mp_snapshot *v, uint32_t n)
 {
-    mp_snapshot *t = malloc((n ? n : 1) * sizeof *t);
+    mp_snapshot *t = pq_malloc_array(n ? n : 1, sizeof *t);
     if (!t)
         return 0;
     for (uint32_t w = 1; w < n; w *= 2) {
@@ -78,7 +78,7 @@ static int sort_time(mp_snapshot *v, uint32_t n)
         }
         memcpy(v, t, n * sizeof *v);
     }
-    free(t);
+    pq_free(t);
     return 1;
 }
 
@@ -207,11 +207,11 @@ static pq_status finish(vec *x, arena *a, mp_allocator *o)
         if (v[i].s.heap_allocated + v[i].s.stack_reserved == o->peak.peak_bytes_in_use)
             peak_step = v[i].step_id;
     /* Active allocations at the peak. */
-    act *acts = malloc(((size_t)n + 2) * sizeof *acts);
-    uint8_t *live = calloc(n ? n : 1, 1);
+    act *acts = pq_malloc_array((size_t)n + 2, sizeof *acts);
+    uint8_t *live = pq_calloc(n ? n : 1, 1);
     if (!acts || !live) {
-        free(acts);
-        free(live);
+        pq_free(acts);
+        pq_free(live);
         return PQ_ERR_NOMEM;
     }
     int64_t unmapped = o->peak.heap_allocated, unmapped_dealloc = 0;
@@ -239,8 +239,8 @@ static pq_status finish(vec *x, arena *a, mp_allocator *o)
     unmapped -= unmapped_dealloc;
     o->special = arena_alloc(a, 2 * sizeof *o->special);
     if (!o->special) {
-        free(acts);
-        free(live);
+        pq_free(acts);
+        pq_free(live);
         return PQ_ERR_NOMEM;
     }
     uint32_t na = 0;
@@ -259,8 +259,8 @@ static pq_status finish(vec *x, arena *a, mp_allocator *o)
     o->active = arena_alloc(a, (na ? na : 1) * sizeof *o->active);
     o->snaps = arena_alloc(a, (na ? na : 1) * sizeof *o->snaps);
     if (!o->active || !o->snaps) {
-        free(acts);
-        free(live);
+        pq_free(acts);
+        pq_free(live);
         return PQ_ERR_NOMEM;
     }
     for (uint32_t i = 0; i < na; i++) {
@@ -284,8 +284,8 @@ static pq_status finish(vec *x, arena *a, mp_allocator *o)
         }
         ac->occurrences = 1;
     }
-    free(acts);
-    free(live);
+    pq_free(acts);
+    pq_free(live);
     return PQ_OK;
 }
 
@@ -372,7 +372,7 @@ pq_status memprofile_compute(const pq_source *src, arena *a, mp_result *out)
                 if (k == nv) {
                     if (nv == capv) {
                         uint32_t nc = capv ? capv * 2 : 8;
-                        vec *nvs = realloc(vs, nc * sizeof *nvs);
+                        vec *nvs = pq_realloc_array(vs, nc, sizeof *nvs);
                         if (!nvs) {
                             st = PQ_ERR_NOMEM;
                             break;
@@ -410,8 +410,8 @@ pq_status memprofile_compute(const pq_source *src, arena *a, mp_result *out)
         }
     }
     for (uint32_t k = 0; k < nv; k++)
-        free(vs[k].v);
-    free(vs);
+        pq_free(vs[k].v);
+    pq_free(vs);
     if (st != PQ_OK)
         return st;
     /* XLA modules of the TPU planes. */

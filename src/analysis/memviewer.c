@@ -4,6 +4,7 @@
  * iterates a hash map, profq iterates allocations by ascending index and logical buffers
  * by ascending id (docs/internals/memviewer.md). Rendering is in render/memviewer.c. */
 #include "memviewer.h"
+#include "core/alloc.h"
 #include "core/buf.h"
 
 #include <stdlib.h>
@@ -113,7 +114,7 @@ static int ivec_push(ivec *x, int64_t a)
 {
     if (x->n == x->cap) {
         size_t nc = x->cap ? 2 * x->cap : 64;
-        int64_t *nv = realloc(x->v, nc * sizeof *nv);
+        int64_t *nv = pq_realloc_array(x->v, nc, sizeof *nv);
         if (!nv)
             return 0;
         x->v = nv;
@@ -329,9 +330,9 @@ static int sort_by_size(mv_result *r, arena *a)
 {
     uint32_t n = r->nobjects;
     uint32_t *v = arena_alloc(a, (n ? n : 1) * sizeof *v);
-    uint32_t *t = malloc((n ? n : 1) * sizeof *t);
+    uint32_t *t = pq_malloc_array(n ? n : 1, sizeof *t);
     if (!v || !t) {
-        free(t);
+        pq_free(t);
         return 0;
     }
     for (uint32_t i = 0; i < n; i++)
@@ -349,7 +350,7 @@ static int sort_by_size(mv_result *r, arena *a)
         }
         memcpy(v, t, n * sizeof *v);
     }
-    free(t);
+    pq_free(t);
     r->by_size = v;
     r->to_by_size = arena_alloc(a, (n ? n : 1) * sizeof *r->to_by_size);
     if (!r->to_by_size)
@@ -393,18 +394,18 @@ static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, 
     buf_init(&lz->text, NULL);
     if (!m->lazy_shapes)
         return 1;
-    lz->elems = calloc(m->nrefs ? m->nrefs : 1, sizeof *lz->elems);
+    lz->elems = pq_calloc(m->nrefs ? m->nrefs : 1, sizeof *lz->elems);
     lz->memo_cap = 16;
     while (lz->memo_cap < 2 * nshapes)
         lz->memo_cap *= 2;
-    lz->memo = calloc(lz->memo_cap, sizeof *lz->memo);
+    lz->memo = pq_calloc(lz->memo_cap, sizeof *lz->memo);
     return lz->elems && lz->memo;
 }
 
 static void lazy_release(lazy_shapes *lz)
 {
-    free(lz->elems);
-    free(lz->memo);
+    pq_free(lz->elems);
+    pq_free(lz->memo);
     buf_release(&lz->text);
 }
 
@@ -727,7 +728,7 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
         nassigned += m->allocations[i].nassigned;
     if (nassigned > nmax)
         nmax = (uint32_t)(nassigned > UINT32_MAX ? UINT32_MAX : nassigned);
-    tmp = malloc(2 * (size_t)(nmax ? nmax : 1) * sizeof *tmp);
+    tmp = pq_malloc_array(2 * (size_t)(nmax ? nmax : 1), sizeof *tmp);
     if (!tmp)
         goto out;
     for (uint32_t i = 0; i < m->nallocations; i++)
@@ -735,8 +736,8 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     mv_alloc_list al;
     al.n = sort_unique_last(tmp, tmp + nmax, m->nallocations);
     al.items = arena_alloc(a, (al.n ? al.n : 1) * sizeof *al.items);
-    alloc_trace = malloc((al.n ? al.n : 1) * sizeof *alloc_trace);
-    slot_of = malloc((m->nallocations ? m->nallocations : 1) * sizeof *slot_of);
+    alloc_trace = pq_malloc_array(al.n ? al.n : 1, sizeof *alloc_trace);
+    slot_of = pq_malloc_array(m->nallocations ? m->nallocations : 1, sizeof *slot_of);
     if (!al.items || !alloc_trace || !slot_of)
         goto out;
     for (uint32_t i = 0; i < m->nallocations; i++)
@@ -804,7 +805,7 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     }
 
     /* Peak colors by logical buffer (for the blocks). */
-    color_of_lb = malloc((nl ? nl : 1) * sizeof *color_of_lb);
+    color_of_lb = pq_malloc_array(nl ? nl : 1, sizeof *color_of_lb);
     if (!color_of_lb)
         goto out;
     for (uint32_t i = 0; i < nl; i++)
@@ -818,15 +819,15 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     *out = r;
     st = PQ_OK;
 out:
-    free(tmp);
-    free(alloc_trace);
-    free(slot_of);
-    free(color_of_lb);
+    pq_free(tmp);
+    pq_free(alloc_trace);
+    pq_free(slot_of);
+    pq_free(color_of_lb);
     lazy_release(&lz);
-    free(s.live.v);
-    free(s.peak_live.v);
-    free(s.c2d.v);
-    free(s.peak_c2d.v);
+    pq_free(s.live.v);
+    pq_free(s.peak_live.v);
+    pq_free(s.c2d.v);
+    pq_free(s.peak_c2d.v);
     if (st == PQ_ERR_NOMEM && !*what)
         *what = "out of memory";
     if (st != PQ_ERR_INPUT || !*what)

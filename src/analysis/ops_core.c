@@ -64,7 +64,7 @@ op_slot *ops_table_get(op_table *t, uint64_t pid, uint64_t sid, pq_str name, int
     }
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 256;
-        op_slot *v = pq_realloc(t->v, cap * sizeof *v);
+        op_slot *v = pq_realloc_array(t->v, cap, sizeof *v);
         if (!v) {
             t->oom = 1;
             return NULL;
@@ -108,7 +108,7 @@ pq_ops_program *ops_prog_get(prog_table *t, uint64_t pid)
             return &t->v[i];
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 16;
-        pq_ops_program *v = pq_realloc(t->v, cap * sizeof *v);
+        pq_ops_program *v = pq_realloc_array(t->v, cap, sizeof *v);
         if (!v) {
             t->oom = 1;
             return NULL;
@@ -396,4 +396,51 @@ void ops_free(pq_ops_result *r)
     r->programs = NULL;
     r->groups = NULL;
     r->nops = r->nprograms = r->ngroups = 0;
+}
+
+/* ---- nesting ---- */
+
+static int span_cmp(const void *a, const void *b)
+{
+    const ops_span *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+int ops_nest(void *recs, size_t n, size_t stride, int64_t *busy)
+{
+    unsigned char *base = recs;
+#define SPAN(i) ((ops_span *)(void *)(base + (i)*stride))
+    if (n)
+        qsort(recs, n, stride, span_cmp);
+    size_t *stack = pq_malloc_array(n ? n : 1, sizeof *stack);
+    if (!stack)
+        return 0;
+    size_t depth = 0;
+    int64_t busy_end = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        ops_span *r = SPAN(i);
+        while (depth > 0) {
+            const ops_span *p = SPAN(stack[depth - 1]);
+            if (p->start <= r->start && r->start + r->dur <= p->start + p->dur)
+                break;
+            depth--;
+        }
+        if (depth > 0) {
+            SPAN(stack[depth - 1])->children += r->dur;
+        } else {
+            int64_t e = r->start + r->dur;
+            if (r->start >= busy_end)
+                *busy += r->dur, busy_end = e;
+            else if (e > busy_end)
+                *busy += e - busy_end, busy_end = e;
+        }
+        stack[depth++] = i;
+    }
+#undef SPAN
+    pq_free(stack);
+    return 1;
 }

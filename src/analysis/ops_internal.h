@@ -127,6 +127,21 @@ typedef struct ops_ctx {
 void ops_add_device(pq_ops_result *out, int64_t span, int64_t plane_self, double plane_norm,
                     int64_t busy, int64_t module_ps);
 
+/* ---- nesting on one thread (ops_core.c) ---- */
+
+/* The head of a record of ops_nest: an event on one thread or stream. */
+typedef struct ops_span {
+    int64_t start, dur;
+    int64_t children; /* out: time of the events directly inside */
+    uint32_t order;   /* the tie-break after (start, longer first) */
+} ops_span;
+
+/* Sorts the N records at RECS (STRIDE bytes each, each starting with an ops_span) by
+ * (start, longer first, order) and sums, through a stack of ancestors, each record's direct
+ * children's time into its children field, and into *BUSY the union of the top-level
+ * events. 0 when out of memory. XLA:CPU thunks and trace-JSON ops nest this way. */
+int ops_nest(void *recs, size_t n, size_t stride, int64_t *busy);
+
 /* ---- the extractors: each merges one device plane; 0 when out of memory ---- */
 
 int ops_tpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx);

@@ -47,16 +47,16 @@ static void counter_add(counter *c, int64_t key, int64_t value, uint64_t n, doub
     if (fresh) {
         if (c->n == c->cap) {
             uint32_t cap = c->cap ? c->cap * 2 : 256;
-            int64_t *nk = pq_realloc(c->key, cap * sizeof *nk);
+            int64_t *nk = pq_realloc_array(c->key, cap, sizeof *nk);
             if (nk)
                 c->key = nk;
-            int64_t *nv = pq_realloc(c->value, cap * sizeof *nv);
+            int64_t *nv = pq_realloc_array(c->value, cap, sizeof *nv);
             if (nv)
                 c->value = nv;
-            uint64_t *nc = pq_realloc(c->count, cap * sizeof *nc);
+            uint64_t *nc = pq_realloc_array(c->count, cap, sizeof *nc);
             if (nc)
                 c->count = nc;
-            double *nw = pq_realloc(c->weight, cap * sizeof *nw);
+            double *nw = pq_realloc_array(c->weight, cap, sizeof *nw);
             if (nw)
                 c->weight = nw;
             if (!nk || !nv || !nc || !nw) {
@@ -569,7 +569,7 @@ static jval *duration_stats(const double *vals, size_t n)
             jv_set(o, keys[k], jv_null());
         return o;
     }
-    double *s = pq_malloc(n * sizeof *s);
+    double *s = pq_malloc_array(n, sizeof *s);
     if (!s) {
         jv_free(o);
         return NULL;
@@ -769,7 +769,7 @@ static void srec_sort(const sm_builder *b, int mode, srec *a, srec *tmp, size_t 
 static int sort_by_track(const sm_builder *b, int mode, uint32_t *idx, size_t n)
 {
     size_t *start = pq_calloc((size_t)b->ntracks + 1, sizeof *start);
-    uint32_t *grouped = pq_malloc((n + 1) * sizeof *grouped);
+    uint32_t *grouped = pq_malloc_array(n + 1, sizeof *grouped);
     size_t most = 0;
     srec *rec = NULL, *tmp = NULL;
     int rc = -1;
@@ -782,8 +782,8 @@ static int sort_by_track(const sm_builder *b, int mode, uint32_t *idx, size_t n)
             most = start[t + 1];
         start[t + 1] += start[t];
     }
-    rec = pq_malloc((most + 1) * sizeof *rec);
-    tmp = pq_malloc((most + 1) * sizeof *tmp);
+    rec = pq_malloc_array(most + 1, sizeof *rec);
+    tmp = pq_malloc_array(most + 1, sizeof *tmp);
     if (!rec || !tmp)
         goto out;
     for (size_t k = 0; k < n; k++)
@@ -811,7 +811,7 @@ static int compute_exclusive(ctx *c)
 {
     sm_builder *b = c->b;
     size_t n = b->m->n;
-    uint32_t *stack = pq_malloc((n + 1) * sizeof *stack);
+    uint32_t *stack = pq_malloc_array(n + 1, sizeof *stack);
     int64_t *child = pq_calloc(n + 1, sizeof *child);
     if (!stack || !child) {
         pq_free(stack);
@@ -969,7 +969,7 @@ static jval *time_breakdown(ctx *c)
                 np += 2;
         }
         if (lo < hi) {
-            sweep_pt *pts = pq_malloc((np + 1) * sizeof *pts);
+            sweep_pt *pts = pq_malloc_array(np + 1, sizeof *pts);
             if (!pts)
                 return NULL;
             size_t k = 0;
@@ -1071,7 +1071,7 @@ static jval *step_class(const char *name, const int64_t *nums, const double *dur
     jv_set(o, "count", jv_int((int64_t)n));
     jv_set(o, "fraction_of_steady", jv_num((double)n / (double)nsteady));
     jv_set(o, "duration_stats", duration_stats(durs, n));
-    double *s = pq_malloc(n * sizeof *s);
+    double *s = pq_malloc_array(n, sizeof *s);
     if (s) {
         memcpy(s, durs, n * sizeof *s);
         qsort(s, n, sizeof *s, cmp_double);
@@ -1092,7 +1092,7 @@ static jval *step_class(const char *name, const int64_t *nums, const double *dur
 
 static double median_of(const double *v, size_t n)
 {
-    double *s = pq_malloc(n * sizeof *s);
+    double *s = pq_malloc_array(n, sizeof *s);
     if (!s)
         return 0;
     memcpy(s, v, n * sizeof *s);
@@ -1152,8 +1152,8 @@ static jval *step_classes(const int64_t *nums, const double *durs, size_t n)
         if (ok && n0 >= 2 && n1 >= 2 && (double)n0 >= 0.1 * (double)n &&
             (double)n1 >= 0.1 * (double)n) {
             int hi_lab = c1 > c0 ? 1 : 0;
-            double *dl = pq_malloc(n * sizeof *dl), *dh = pq_malloc(n * sizeof *dh);
-            int64_t *nl = pq_malloc(n * sizeof *nl), *nh = pq_malloc(n * sizeof *nh);
+            double *dl = pq_malloc_array(n, sizeof *dl), *dh = pq_malloc_array(n, sizeof *dh);
+            int64_t *nl = pq_malloc_array(n, sizeof *nl), *nh = pq_malloc_array(n, sizeof *nh);
             size_t kl = 0, kh = 0;
             if (dl && dh && nl && nh) {
                 for (size_t k = 0; k < n; k++) {
@@ -1171,7 +1171,7 @@ static jval *step_classes(const int64_t *nums, const double *durs, size_t n)
                     /* periodicity: most common gap > 1 between sorted heavy steps. */
                     jval *per = NULL;
                     if (kh >= 3) {
-                        int64_t *sn = pq_malloc(kh * sizeof *sn);
+                        int64_t *sn = pq_malloc_array(kh, sizeof *sn);
                         if (sn) {
                             memcpy(sn, nh, kh * sizeof *sn);
                             for (size_t x = 1; x < kh; x++)
@@ -1225,7 +1225,7 @@ static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t
     /* Per name id: 0 not looked at yet, 1 not a ProfilerStep#N, 2 one (its N in knum). */
     uint32_t npool = b->m->names.n;
     uint8_t *kstep = pq_calloc(npool + 1, 1);
-    int64_t *knum = pq_malloc((npool + 1) * sizeof *knum);
+    int64_t *knum = pq_malloc_array(npool + 1, sizeof *knum);
     if (!kstep || !knum) {
         pq_free(kstep);
         pq_free(knum);
@@ -1265,7 +1265,7 @@ static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t
             if (k == ns) {
                 if (ns == cap) {
                     cap = cap ? cap * 2 : 64;
-                    step_rec *nst = pq_realloc(st, cap * sizeof *nst);
+                    step_rec *nst = pq_realloc_array(st, cap, sizeof *nst);
                     if (!nst) {
                         pq_free(st);
                         pq_free(kstep);
@@ -1284,8 +1284,9 @@ static jval *step_time(ctx *c, double *steady_median, double *steady_p90, size_t
     pq_free(knum);
     if (ns)
         qsort(st, ns, sizeof *st, cmp_step);
-    double *all = pq_malloc((ns + 1) * sizeof *all), *steady = pq_malloc((ns + 1) * sizeof *all);
-    int64_t *snums = pq_malloc((ns + 1) * sizeof *snums);
+    double *all = pq_malloc_array(ns + 1, sizeof *all),
+           *steady = pq_malloc_array(ns + 1, sizeof *all);
+    int64_t *snums = pq_malloc_array(ns + 1, sizeof *snums);
     size_t nst = 0;
     for (size_t k = 0; k < ns && all && steady && snums; k++) {
         all[k] = st[k].sum / (double)st[k].n;
@@ -1345,7 +1346,7 @@ static agg *agg_new(agg **arr, size_t *n, size_t *cap, uint32_t *slot, uint32_t 
 {
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 256;
-        agg *na = pq_realloc(*arr, nc * sizeof *na);
+        agg *na = pq_realloc_array(*arr, nc, sizeof *na);
         if (!na)
             return NULL;
         *arr = na;
@@ -1568,7 +1569,7 @@ jval *sm_build(model_slices *m, const sm_options *o, const sm_source *src)
     jval *doc = NULL;
     opstate s = {0};
     c.excl = pq_calloc(n + 1, sizeof *c.excl);
-    c.order = pq_malloc((n + 1) * sizeof *c.order);
+    c.order = pq_malloc_array(n + 1, sizeof *c.order);
     if (!c.excl || !c.order)
         goto out;
     for (size_t k = 0; k < n; k++)
@@ -1676,7 +1677,7 @@ jval *sm_build(model_slices *m, const sm_options *o, const sm_source *src)
 
     /* Op sections work on device-op events. */
     s.npool = b->m->names.n;
-    s.sig_of_long = pq_malloc((s.npool + 1) * sizeof *s.sig_of_long);
+    s.sig_of_long = pq_malloc_array(s.npool + 1, sizeof *s.sig_of_long);
     s.path_tf = pq_calloc(s.npool + 1, sizeof *s.path_tf);
     s.path_nm = pq_calloc(s.npool + 1, sizeof *s.path_nm);
     s.depth_tf = pq_calloc(s.npool + 1, 1);
@@ -1689,7 +1690,7 @@ jval *sm_build(model_slices *m, const sm_options *o, const sm_source *src)
 
     /* hot_ops (1.9) */
     agg *hot = pq_calloc(s.npool + 1, sizeof *hot);
-    uint32_t *slot = pq_malloc((s.npool + 1) * sizeof *slot);
+    uint32_t *slot = pq_malloc_array(s.npool + 1, sizeof *slot);
     counter sigc = {0}, srcc = {0}, tfc = {0};
     size_t nhot = 0;
     if (!hot || !slot) {
@@ -1720,9 +1721,9 @@ jval *sm_build(model_slices *m, const sm_options *o, const sm_source *src)
         if (b->m->tf_op[e])
             counter_add(&tfc, nm, b->m->tf_op[e], 1, 0);
     }
-    uint32_t *mc_sig = pq_malloc((s.npool + 1) * sizeof *mc_sig);
-    uint32_t *mc_src = pq_malloc((s.npool + 1) * sizeof *mc_src);
-    uint32_t *mc_tf = pq_malloc((s.npool + 1) * sizeof *mc_tf);
+    uint32_t *mc_sig = pq_malloc_array(s.npool + 1, sizeof *mc_sig);
+    uint32_t *mc_src = pq_malloc_array(s.npool + 1, sizeof *mc_src);
+    uint32_t *mc_tf = pq_malloc_array(s.npool + 1, sizeof *mc_tf);
     if (!mc_sig || !mc_src || !mc_tf) {
         pq_free(hot);
         pq_free(slot);
@@ -1910,7 +1911,7 @@ jval *sm_build(model_slices *m, const sm_options *o, const sm_source *src)
 
     /* Pre-op gaps (1.13), gap contexts (1.15). */
     size_t big_limit = hlimit > 500 ? hlimit : 500;
-    uint32_t *go = pq_malloc((n + 1) * sizeof *go);
+    uint32_t *go = pq_malloc_array(n + 1, sizeof *go);
     size_t ng = 0;
     if (!go)
         goto fail;
@@ -2186,7 +2187,7 @@ jval *sm_build(model_slices *m, const sm_options *o, const sm_source *src)
                 continue;
             if (nw == capw) {
                 capw = capw ? capw * 2 : 256;
-                window *nw2 = pq_realloc(win, capw * sizeof *nw2);
+                window *nw2 = pq_realloc_array(win, capw, sizeof *nw2);
                 if (!nw2)
                     break;
                 win = nw2;
@@ -2200,10 +2201,10 @@ jval *sm_build(model_slices *m, const sm_options *o, const sm_source *src)
         }
         jval *oarr = jv_arr();
         if (nw && nmid) {
-            wpt *pts = pq_malloc((2 * nw + nmid + 1) * sizeof *pts);
-            wpt *ptmp = pq_malloc((2 * nw + nmid + 1) * sizeof *ptmp);
-            uint32_t *active = pq_malloc((nw + 1) * sizeof *active);
-            uint32_t *apos = pq_malloc((nw + 1) * sizeof *apos);
+            wpt *pts = pq_malloc_array(2 * nw + nmid + 1, sizeof *pts);
+            wpt *ptmp = pq_malloc_array(2 * nw + nmid + 1, sizeof *ptmp);
+            uint32_t *active = pq_malloc_array(nw + 1, sizeof *active);
+            uint32_t *apos = pq_malloc_array(nw + 1, sizeof *apos);
             agg *ag = NULL;
             size_t nag = 0, capa = 0, na = 0, np = 0;
             pairmap amap = {0};
@@ -2264,7 +2265,7 @@ jval *sm_build(model_slices *m, const sm_options *o, const sm_source *src)
                             counter_add(&shp, *as, sg, 1, 0);
                     }
                 }
-                uint32_t *mcs = pq_malloc((nag + 1) * sizeof *mcs);
+                uint32_t *mcs = pq_malloc_array(nag + 1, sizeof *mcs);
                 if (mcs)
                     most_common(&shp, mcs, nag);
                 for (size_t k = 0; k < nag; k++)

@@ -681,7 +681,7 @@ static jval *top_messages(jval *const *recs, size_t n, const char *key)
                     break;
             if (k == nm) {
                 if (nm == cap) {
-                    msgc *nmm = pq_realloc(m, cap * 2 * sizeof *m);
+                    msgc *nmm = pq_realloc_array(m, cap * 2, sizeof *m);
                     if (!nmm)
                         continue;
                     m = nmm;

@@ -8,6 +8,7 @@
  * them). Recursion happens only through shapes (tuple_shapes, physical_shape) and is
  * bounded by HLO_MAX_SHAPE_DEPTH. */
 #include "hlo.h"
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "pbwire.h"
 
@@ -909,7 +910,7 @@ static int build_indexes(dec *d, hlo_module *m)
         return 0;
     size_t nsort = d->lazy_shapes ? 0 : total; /* instructions to sort */
     size_t nmax = nsort > m->nlogical_buffers ? nsort : m->nlogical_buffers;
-    hlo_id_seq *tmp = malloc(2 * (nmax ? nmax : 1) * sizeof *tmp);
+    hlo_id_seq *tmp = pq_malloc_array(2 * (nmax ? nmax : 1), sizeof *tmp);
     if (!tmp) {
         d->nomem = 1;
         return 0;
@@ -919,7 +920,7 @@ static int build_indexes(dec *d, hlo_module *m)
     m->lb_order = dalloc(d, (m->nlogical_buffers ? m->nlogical_buffers : 1) * sizeof(uint32_t));
     m->lb_ids = dalloc(d, (m->nlogical_buffers ? m->nlogical_buffers : 1) * sizeof(int64_t));
     if (d->nomem) {
-        free(tmp);
+        pq_free(tmp);
         return 0;
     }
     size_t j = 0;
@@ -940,7 +941,7 @@ static int build_indexes(dec *d, hlo_module *m)
         m->lb_order[i] = tmp[i].seq;
         m->lb_ids[i] = tmp[i].id;
     }
-    free(tmp);
+    pq_free(tmp);
     return 1;
 }
 

@@ -5,6 +5,7 @@
 #include "core/json.h"
 #include "render/doc.h"
 #include "render/info_trace.h"
+#include "render/info_tt.h"
 #include "render/text.h"
 #include "model/model.h"
 
@@ -153,6 +154,8 @@ static void render_info_json(const pq_profile *prof, buf *b)
             info_trace_json(&w, src);
             tevents += src->trace_events;
         }
+        if (src->ttlog)
+            info_tt_json(&w, src);
 
         json_key(&w, "planes");
         json_arr_begin(&w);
@@ -318,6 +321,10 @@ static void render_info_text(const pq_profile *prof, buf *b)
         buf_printf(b, "\n  sha256 %s\n", src->info.sha256[0] ? src->info.sha256 : "(not computed)");
         if (src->slices) {
             info_trace_text(b, src);
+            continue;
+        }
+        if (src->ttlog) {
+            info_tt_text(b, src);
             continue;
         }
         buf_printf(b, "  %u planes, %" PRIu64 " events, %" PRIu64 " stats, %u programs\n",

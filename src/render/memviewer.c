@@ -5,6 +5,7 @@
  * list when no module was chosen. Formats only: the module choice, the decode and the
  * viewer are the analysis's (the stack-frame text is built here, once per frame id). */
 #include "analysis/memviewer.h"
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/json.h"
@@ -360,7 +361,7 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
          * each is written once into OB (ending at ENDS[i]) and its text copied. */
         buf ob;
         buf_init(&ob, NULL);
-        uint32_t *ends = w->pretty ? NULL : malloc(r->nobjects * sizeof *ends);
+        uint32_t *ends = w->pretty ? NULL : pq_malloc_array(r->nobjects, sizeof *ends);
         json_key_text(w, JSON_KEY("maxHeap"));
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->nobjects; i++) {
@@ -388,7 +389,7 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
         json_arr_end(w);
         if (ob.status != PQ_OK && w->b->status == PQ_OK)
             w->b->status = ob.status;
-        free(ends);
+        pq_free(ends);
         buf_release(&ob);
     }
     if (r->nspans) {

@@ -5,7 +5,7 @@
 #include "core/err.h"
 #include "core/jval.h"
 #include "profq.h"
-#include "summary_doc.h"
+#include "render/summary_doc.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -239,7 +239,7 @@ static void put_slice(buf *b, const model_slices *m, size_t i, uint64_t pid, int
 /* The lanes of every slice (LANE) and how many each track needs (LANES); 0 or -1. */
 static int slice_lanes(const model_slices *m, uint32_t *lane, uint32_t *lanes)
 {
-    lane_item *items = pq_malloc((m->n ? m->n : 1) * sizeof *items);
+    lane_item *items = pq_malloc_array(m->n ? m->n : 1, sizeof *items);
     if (!items)
         return -1;
     for (size_t i = 0; i < m->n; i++)
@@ -261,9 +261,11 @@ static void put_slices(buf *b, const pq_source *src, int name_host, uint64_t *pi
     const model_slices *m = src->slices;
     uint64_t base_pid = *pid;
     size_t nt = (size_t)m->ntracks + 1;
-    int64_t *pids = pq_malloc(nt * sizeof *pids), *next_tid = pq_malloc(nt * sizeof *next_tid);
-    int64_t *xtid = pq_malloc(nt * sizeof *xtid); /* per track: its first extra tid */
-    uint32_t *ptrack = pq_malloc(nt * sizeof *ptrack), *lanes = pq_malloc(nt * sizeof *lanes);
+    int64_t *pids = pq_malloc_array(nt, sizeof *pids),
+            *next_tid = pq_malloc_array(nt, sizeof *next_tid);
+    int64_t *xtid = pq_malloc_array(nt, sizeof *xtid); /* per track: its first extra tid */
+    uint32_t *ptrack = pq_malloc_array(nt, sizeof *ptrack),
+             *lanes = pq_malloc_array(nt, sizeof *lanes);
     uint32_t *lane = pq_calloc(m->n ? m->n : 1, sizeof *lane);
     uint32_t np = 0;
     if (!pids || !next_tid || !xtid || !ptrack || !lanes || !lane ||
@@ -381,7 +383,7 @@ static void put_line(buf *b, const xp_plane *pl, uint32_t li, uint64_t pid, uint
     xp_events_begin(line, &ei);
     while (xp_events_next(&ei, &ev))
         n++;
-    lane_item *items = pq_malloc((n ? n : 1) * sizeof *items);
+    lane_item *items = pq_malloc_array(n ? n : 1, sizeof *items);
     uint32_t *lane = pq_calloc(n ? n : 1, sizeof *lane), lanes = 1;
     if (!items || !lane) {
         b->status = PQ_ERR_NOMEM;

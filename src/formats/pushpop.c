@@ -1,0 +1,373 @@
+/* pushpop.c - reading the nvtx_pushpop_trace report (csv, csv.xz or parquet) into the
+ * columns of pushpop.h. Not here: what the ranges mean (compile passes, parallel regions):
+ * that is the nsys model's job.
+ *
+ * The csv is RFC 4180 as pandas/nsys write it: a header line naming the columns, fields
+ * separated by ',', double-quoted when they hold ',' '"' or a newline, '""' inside quotes.
+ */
+#include "pushpop.h"
+#include "core/err.h"
+#include "io/xz.h"
+#include "parquet.h"
+
+#include <math.h>
+#include <string.h>
+
+enum {
+    C_START,
+    C_END,
+    C_DUR,
+    C_DURCHILD,
+    C_DURNONCHILD,
+    C_NAME,
+    C_TID,
+    C_NUMCHILD,
+    C_RANGEID,
+    C_PARENTID,
+    C_RANGESTACK,
+    C_PID,
+    C_LVL,
+    NCOLS,
+    NREQUIRED = C_PID
+};
+static const char *const col_names[NCOLS] = {
+    "Start (ns)", "End (ns)", "Duration (ns)", "DurChild (ns)", "DurNonChild (ns)", "Name",
+    "TID",        "NumChild", "RangeId",       "ParentId",      "RangeStack",       "PID",
+    "Lvl"};
+
+void pushpop_free(pushpop *p)
+{
+    if (!p)
+        return;
+    arena_release(&p->a);
+    memset(p, 0, sizeof *p);
+}
+
+/* The int64 array of column C (NULL for string columns). */
+static int64_t **int_col(pushpop *p, int c)
+{
+    switch (c) {
+    case C_START:
+        return &p->start_ns;
+    case C_END:
+        return &p->end_ns;
+    case C_DUR:
+        return &p->dur_ns;
+    case C_DURCHILD:
+        return &p->dur_child_ns;
+    case C_DURNONCHILD:
+        return &p->dur_nonchild_ns;
+    case C_TID:
+        return &p->tid;
+    case C_NUMCHILD:
+        return &p->num_child;
+    case C_RANGEID:
+        return &p->range_id;
+    case C_PARENTID:
+        return &p->parent_id;
+    case C_PID:
+        return &p->pid;
+    case C_LVL:
+        return &p->lvl;
+    default:
+        return NULL;
+    }
+}
+
+/* Allocates the arrays for ROWS rows; HAVE[c] says which optional columns exist. */
+static int alloc_cols(pushpop *p, size_t rows, const int *have)
+{
+    size_t r = rows ? rows : 1;
+    for (int c = 0; c < NCOLS; c++) {
+        int64_t **a = int_col(p, c);
+        if (a && have[c] && !(*a = arena_alloc(&p->a, r * sizeof **a)))
+            return -1;
+    }
+    p->name = arena_alloc(&p->a, r * sizeof *p->name);
+    p->range_stack = arena_alloc(&p->a, r * sizeof *p->range_stack);
+    p->parent_valid = arena_alloc(&p->a, r);
+    return p->name && p->range_stack && p->parent_valid ? 0 : -1;
+}
+
+/* ---- csv ---- */
+
+typedef struct csv {
+    const uint8_t *base, *p, *end;
+} csv;
+
+/* The next field into *S (copied into the arena when it was quoted); *LAST is set when the
+ * field ended its line. -1 on an unterminated quote. */
+static int csv_field(csv *c, arena *a, pq_str *s, int *last)
+{
+    const uint8_t *p = c->p, *end = c->end;
+    if (p < end && *p == '"') {
+        p++;
+        const uint8_t *start = p;
+        size_t n = 0, quotes = 0;
+        for (;;) {
+            if (p >= end)
+                return -1;
+            if (*p == '"') {
+                if (p + 1 < end && p[1] == '"') {
+                    quotes++;
+                    p += 2;
+                    continue;
+                }
+                break;
+            }
+            p++;
+        }
+        n = (size_t)(p - start);
+        char *d = arena_alloc(a, n - quotes + 1);
+        if (!d)
+            return -2;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            d[k++] = (char)start[i];
+            if (start[i] == '"')
+                i++;
+        }
+        s->p = d;
+        s->n = k;
+        p++;
+    } else {
+        const uint8_t *start = p;
+        while (p < end && *p != ',' && *p != '\n' && *p != '\r')
+            p++;
+        char *d = arena_strndup(a, (const char *)start, (size_t)(p - start));
+        if (!d)
+            return -2;
+        s->p = d;
+        s->n = (size_t)(p - start);
+    }
+    if (p < end && *p == ',') {
+        *last = 0;
+        p++;
+    } else {
+        if (p < end && *p != '\r' && *p != '\n')
+            return -1;
+        if (p < end && *p == '\r')
+            p++;
+        if (p < end && *p == '\n')
+            p++;
+        *last = 1;
+    }
+    c->p = p;
+    return 0;
+}
+
+static int parse_i64(const pq_str *s, int64_t *v)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (s->n && s->p[0] == '-') {
+        neg = 1;
+        i = 1;
+    }
+    if (i >= s->n || s->n - i > 19)
+        return -1;
+    uint64_t x = 0;
+    for (; i < s->n; i++) {
+        if (s->p[i] < '0' || s->p[i] > '9')
+            return -1;
+        x = x * 10 + (uint64_t)(s->p[i] - '0');
+    }
+    if (x > (uint64_t)INT64_MAX)
+        return -1;
+    *v = neg ? -(int64_t)x : (int64_t)x;
+    return 0;
+}
+
+/* Reads the header line into IDX (field position -> column, -1 ignored). */
+static pq_status csv_header(csv *c, pushpop *p, const char *path, int *idx, size_t *nfields,
+                            int *have, pq_error *err)
+{
+    int last = 0;
+    size_t k = 0;
+    while (!last) {
+        pq_str s;
+        int rc = csv_field(c, &p->a, &s, &last);
+        if (rc == -2)
+            return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+        if (rc < 0 || k >= 64)
+            return err_set(err, PQ_ERR_INPUT, path, (int64_t)(c->p - c->base),
+                           "expected a csv header line of at most 64 fields");
+        idx[k] = -1;
+        for (int j = 0; j < NCOLS; j++)
+            if (strlen(col_names[j]) == s.n && !memcmp(col_names[j], s.p, s.n)) {
+                idx[k] = have[j] ? -1 : j;
+                have[j] = 1;
+            }
+        k++;
+    }
+    *nfields = k;
+    for (int j = 0; j < NREQUIRED; j++)
+        if (!have[j])
+            return err_set(err, PQ_ERR_INPUT, path, 0,
+                           "expected a nvtx_pushpop_trace csv header with a '%s' column",
+                           col_names[j]);
+    return PQ_OK;
+}
+
+static pq_status csv_cell(pushpop *p, int col, size_t row, const pq_str *s, const char *path,
+                          int64_t off, pq_error *err)
+{
+    if (col == C_NAME) {
+        p->name[row] = *s;
+        return PQ_OK;
+    }
+    if (col == C_RANGESTACK) {
+        p->range_stack[row] = *s;
+        return PQ_OK;
+    }
+    int64_t v = 0;
+    if (col == C_PARENTID && s->n == 0) {
+        p->parent_id[row] = 0;
+        p->parent_valid[row] = 0;
+        return PQ_OK;
+    }
+    if (parse_i64(s, &v) < 0)
+        return err_set(err, PQ_ERR_INPUT, path, off,
+                       "column '%s' row %zu: expected an integer, found '%.*s'", col_names[col],
+                       row + 1, (int)(s->n > 40 ? 40 : s->n), s->p);
+    (*int_col(p, col))[row] = v;
+    if (col == C_PARENTID)
+        p->parent_valid[row] = 1;
+    return PQ_OK;
+}
+
+pq_status pushpop_parse_csv(const uint8_t *text, size_t n, const char *path, pushpop *out,
+                            pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    arena_init(&out->a);
+    csv c = {text, text, text + n};
+    int idx[64], have[NCOLS] = {0};
+    size_t nfields = 0;
+    FORWARD_IF_ERROR(csv_header(&c, out, path, idx, &nfields, have, err));
+    size_t rows = 1;
+    for (const uint8_t *q = c.p; q < c.end; q++)
+        rows += *q == '\n';
+    if (alloc_cols(out, rows, have) < 0)
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    size_t row = 0;
+    while (c.p < c.end) {
+        int64_t line_off = (int64_t)(c.p - c.base);
+        if (*c.p == '\n' || *c.p == '\r') { /* blank line */
+            c.p++;
+            continue;
+        }
+        int last = 0;
+        size_t k = 0;
+        while (!last) {
+            int64_t off = (int64_t)(c.p - c.base);
+            pq_str s;
+            int rc = csv_field(&c, &out->a, &s, &last);
+            if (rc == -2)
+                return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+            if (rc < 0 || k >= nfields)
+                return err_set(err, PQ_ERR_INPUT, path, off,
+                               "row %zu: expected %zu csv fields, a closing quote or a line end",
+                               row + 1, nfields);
+            if (idx[k] >= 0)
+                FORWARD_IF_ERROR(csv_cell(out, idx[k], row, &s, path, off, err));
+            k++;
+        }
+        if (k != nfields)
+            return err_set(err, PQ_ERR_INPUT, path, line_off,
+                           "row %zu: expected %zu csv fields, found %zu", row + 1, nfields, k);
+        row++;
+    }
+    out->n = row;
+    return PQ_OK;
+}
+
+/* ---- parquet ---- */
+
+static pq_status pq_int_column(pushpop *p, const parquet_file *f, int col, const char *path,
+                               pq_error *err)
+{
+    long ci = parquet_find_column(f, col_names[col]);
+    if (ci < 0)
+        return err_set(err, PQ_ERR_INPUT, path, -1,
+                       "expected a nvtx_pushpop_trace parquet with a '%s' column", col_names[col]);
+    parquet_values v;
+    pq_status st = parquet_read_column(f, (size_t)ci, &v, err);
+    if (st == PQ_OK && (col == C_NAME || col == C_RANGESTACK) && !v.str)
+        st = err_set(err, PQ_ERR_INPUT, path, -1, "column '%s': expected strings (BYTE_ARRAY)",
+                     col_names[col]);
+    int64_t *dst = col < NCOLS && int_col(p, col) ? *int_col(p, col) : NULL;
+    for (size_t i = 0; st == PQ_OK && i < v.n; i++) {
+        int ok = !v.valid || v.valid[i];
+        if (col == C_NAME || col == C_RANGESTACK) {
+            pq_str *s = col == C_NAME ? &p->name[i] : &p->range_stack[i];
+            s->p = ok ? arena_strndup(&p->a, v.str[i].p, v.str[i].n) : "";
+            s->n = ok ? v.str[i].n : 0;
+            if (!s->p)
+                st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+            continue;
+        }
+        int64_t x = 0;
+        if (ok && v.i64)
+            x = v.i64[i];
+        else if (ok && v.i32)
+            x = v.i32[i];
+        else if (ok && v.f64) {
+            double d = v.f64[i];
+            if (!(d >= -9.2e18 && d <= 9.2e18) || floor(d) != d)
+                ok = -1;
+            else
+                x = (int64_t)d;
+        } else if (ok)
+            ok = -1;
+        if (ok < 0 || (!ok && col != C_PARENTID))
+            st = err_set(err, PQ_ERR_INPUT, path, -1,
+                         "column '%s' row %zu: expected an integer (INT32, INT64 or an "
+                         "integral DOUBLE)%s",
+                         col_names[col], i + 1, ok ? "" : ", found a null");
+        dst[i] = x;
+        if (col == C_PARENTID)
+            p->parent_valid[i] = ok == 1;
+    }
+    parquet_values_free(&v);
+    return st;
+}
+
+pq_status pushpop_read_parquet(const uint8_t *data, size_t n, const char *path, pushpop *out,
+                               pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    arena_init(&out->a);
+    parquet_file *f;
+    FORWARD_IF_ERROR(parquet_open(data, n, path, &f, err));
+    int have[NCOLS] = {0};
+    for (int c = 0; c < NCOLS; c++)
+        have[c] = parquet_find_column(f, col_names[c]) >= 0;
+    size_t rows = (size_t)parquet_num_rows(f);
+    pq_status st = PQ_OK;
+    if (alloc_cols(out, rows, have) < 0)
+        st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    for (int c = 0; c < NCOLS && st == PQ_OK; c++)
+        if (c < NREQUIRED || have[c])
+            st = pq_int_column(out, f, c, path, err);
+    if (st == PQ_OK)
+        out->n = rows;
+    parquet_close(f);
+    return st;
+}
+
+pq_status pushpop_read(const uint8_t *data, size_t n, const char *path, pushpop *out, pq_error *err)
+{
+    static const uint8_t xz_magic[6] = {0xfd, '7', 'z', 'X', 'Z', 0};
+    if (n >= 4 && !memcmp(data, "PAR1", 4))
+        return pushpop_read_parquet(data, n, path, out, err);
+    if (n >= 6 && !memcmp(data, xz_magic, 6)) {
+        memset(out, 0, sizeof *out);
+        mapped_file text;
+        FORWARD_IF_ERROR(xz_decompress(data, n, path, &text, err));
+        pq_status st = pushpop_parse_csv(text.data, text.size, path, out, err);
+        mapfile_close(&text);
+        return st;
+    }
+    return pushpop_parse_csv(data, n, path, out, err);
+}

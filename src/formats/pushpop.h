@@ -1,0 +1,44 @@
+/* pushpop.h - the NVTX push/pop report of an nsys-jax archive (host ranges: compilation),
+ * `nsys stats --report nvtx_pushpop_trace`, as columns: from report_nvtx_pushpop_trace.csv.xz
+ * (archive era), its plain csv, or report_nvtx_pushpop_trace.parquet (nsys-jax >= 2024-12,
+ * written by pandas without the PID, Lvl and NameTree columns). NameTree (the indented name)
+ * is not kept: it repeats Name.
+ *
+ * Everything a pushpop owns (arrays and strings) lives in its arena; pushpop_free releases
+ * it, also after an error.
+ */
+#ifndef PQ_FORMATS_PUSHPOP_H
+#define PQ_FORMATS_PUSHPOP_H
+#include "core/arena.h"
+#include "profq.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pushpop {
+    size_t n; /* rows */
+    int64_t *start_ns, *end_ns, *dur_ns, *dur_child_ns, *dur_nonchild_ns;
+    pq_str *name; /* NVTX text, e.g. "TSL:XlaCompile:#module=jit_f#" */
+    int64_t *tid;
+    int64_t *pid, *lvl; /* NULL when the input has no such column (the parquet form) */
+    int64_t *num_child;
+    int64_t *range_id;
+    int64_t *parent_id;    /* 0 where parent_valid[i] == 0 (a root range) */
+    uint8_t *parent_valid; /* 1 when the range has a parent */
+    pq_str *range_stack;   /* ":8333:8334" */
+    arena a;
+} pushpop;
+
+/* Reads DATA[0..N): parquet (PAR1), xz-compressed csv, or csv; PATH names it in errors
+ * (csv offsets are offsets in the decompressed text). A missing column, a non-integer
+ * number or a malformed row is PQ_ERR_INPUT naming the column and row. */
+pq_status pushpop_read(const uint8_t *data, size_t n, const char *path, pushpop *out,
+                       pq_error *err);
+/* The csv text itself. */
+pq_status pushpop_parse_csv(const uint8_t *text, size_t n, const char *path, pushpop *out,
+                            pq_error *err);
+pq_status pushpop_read_parquet(const uint8_t *data, size_t n, const char *path, pushpop *out,
+                               pq_error *err);
+void pushpop_free(pushpop *p);
+
+#endif

@@ -1,0 +1,386 @@
+/* zip.c - nsys-jax archives: a .zip read in place through libzip, or an extracted archive
+ * directory, behind one member list / read-member API. Not a general archiver: it never
+ * writes, never extracts to disk, and refuses unsafe member names and symlinks outright.
+ *
+ * Why libzip rather than libarchive: the zip central directory is what we need (names,
+ * methods, sizes and Unix mode bits of every member before reading any), libzip opens it
+ * over a memory buffer (our mapping, or a fuzzer's input) with random access to members,
+ * and checks the archive's consistency (ZIP_CHECKCONS); libarchive is a streaming reader
+ * of many formats, more than profq needs. Both are Debian packages found by pkg-config.
+ */
+#include "zip.h"
+#include "core/alloc.h"
+#include "core/arena.h"
+#include "core/err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
+
+/* A member decompresses to at most this, and deflate to at most 1032x its input. */
+#define PQZIP_MAX_MEMBER ((uint64_t)4 << 30)
+
+struct pqzip {
+    char *path;
+    mapped_file map; /* the archive's bytes (zip mode) */
+    zip_t *za;       /* NULL in directory mode */
+    size_t n;
+    pqzip_member *members;
+    arena a;
+};
+
+int pqzip_name_is_safe(const char *name, size_t n)
+{
+    if (n == 0 || name[0] == '/' || memchr(name, '\\', n) || memchr(name, 0, n))
+        return -1;
+    if (n >= 2 && name[1] == ':')
+        return -1;
+    size_t i = 0;
+    while (i < n) {
+        size_t j = i;
+        while (j < n && name[j] != '/')
+            j++;
+        if (j - i == 2 && name[i] == '.' && name[i + 1] == '.')
+            return -1;
+        i = j + 1;
+    }
+    return 0;
+}
+
+void pqzip_close(pqzip *z)
+{
+    if (!z)
+        return;
+    if (z->za)
+        zip_discard(z->za);
+    mapfile_close(&z->map);
+    arena_release(&z->a);
+    pq_free(z->path);
+    pq_free(z);
+}
+
+static pqzip *new_handle(const char *path)
+{
+    pqzip *z = pq_calloc(1, sizeof *z);
+    if (!z)
+        return NULL;
+    arena_init(&z->a);
+    size_t n = strlen(path);
+    z->path = pq_malloc(n + 1);
+    if (!z->path) {
+        pq_free(z);
+        return NULL;
+    }
+    memcpy(z->path, path, n + 1);
+    return z;
+}
+
+static pq_status zip_error_status(pqzip *z, int code, pq_error *err)
+{
+    zip_error_t ze;
+    zip_error_init_with_code(&ze, code);
+    pq_status st;
+    if (code == ZIP_ER_MEMORY)
+        st = err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory (libzip)");
+    else if (code == ZIP_ER_NOZIP)
+        st = err_set(err, PQ_ERR_INPUT, z->path, (int64_t)z->map.size,
+                     "expected a zip archive ending in an end-of-central-directory record "
+                     "(libzip: %s; truncated?)",
+                     zip_error_strerror(&ze));
+    else
+        st = err_set(err, PQ_ERR_INPUT, z->path, -1,
+                     "expected a consistent zip archive (libzip: %s)", zip_error_strerror(&ze));
+    zip_error_fini(&ze);
+    return st;
+}
+
+/* Lists the members of z->za, refusing unsafe names and symlinks. */
+static pq_status list_members(pqzip *z, pq_error *err)
+{
+    zip_int64_t cnt = zip_get_num_entries(z->za, 0);
+    if (cnt < 0)
+        return err_set(err, PQ_ERR_INPUT, z->path, -1, "expected a zip central directory");
+    z->n = (size_t)cnt;
+    z->members = arena_alloc(&z->a, (z->n ? z->n : 1) * sizeof *z->members);
+    if (!z->members)
+        return err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory");
+    for (size_t i = 0; i < z->n; i++) {
+        zip_stat_t sb;
+        if (zip_stat_index(z->za, i, ZIP_FL_ENC_RAW, &sb) < 0 || !(sb.valid & ZIP_STAT_NAME) ||
+            !(sb.valid & ZIP_STAT_SIZE) || !(sb.valid & ZIP_STAT_COMP_SIZE))
+            return err_set(err, PQ_ERR_INPUT, z->path, -1,
+                           "expected central directory entry %zu to be readable", i);
+        size_t nl = strlen(sb.name);
+        if (pqzip_name_is_safe(sb.name, nl) < 0)
+            return err_set(err, PQ_ERR_INPUT, z->path, -1,
+                           "member '%s': expected a relative path without '..', a drive or "
+                           "a backslash (refused: it could reach outside the archive)",
+                           sb.name);
+        zip_uint8_t opsys = 0;
+        zip_uint32_t attr = 0;
+        if (zip_file_get_external_attributes(z->za, i, 0, &opsys, &attr) == 0 &&
+            opsys == ZIP_OPSYS_UNIX && ((attr >> 16) & S_IFMT) == S_IFLNK)
+            return err_set(err, PQ_ERR_INPUT, z->path, -1,
+                           "member '%s': expected a file or a directory, found a symbolic link "
+                           "(refused)",
+                           sb.name);
+        pqzip_member *m = &z->members[i];
+        m->name = arena_strndup(&z->a, sb.name, nl);
+        m->size = sb.size;
+        m->comp_size = sb.comp_size;
+        m->method = (sb.valid & ZIP_STAT_COMP_METHOD) ? (int)sb.comp_method : -1;
+        m->is_dir = nl > 0 && sb.name[nl - 1] == '/';
+        if (!m->name)
+            return err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory");
+    }
+    return PQ_OK;
+}
+
+static pq_status open_zip(pqzip *z, pq_error *err)
+{
+    /* libzip takes an empty buffer for a new, empty archive. */
+    if (z->map.size < 22)
+        return err_set(err, PQ_ERR_INPUT, z->path, (int64_t)z->map.size,
+                       "expected a zip archive (at least its 22-byte end-of-central-directory "
+                       "record), found %zu bytes",
+                       z->map.size);
+    zip_error_t ze;
+    zip_error_init(&ze);
+    zip_source_t *src = zip_source_buffer_create(z->map.data, z->map.size, 0, &ze);
+    if (!src) {
+        zip_error_fini(&ze);
+        return err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory (libzip)");
+    }
+    z->za = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
+    if (!z->za) {
+        int code = zip_error_code_zip(&ze);
+        zip_source_free(src);
+        zip_error_fini(&ze);
+        return zip_error_status(z, code, err);
+    }
+    zip_error_fini(&ze);
+    return list_members(z, err);
+}
+
+pq_status pqzip_open_memory(const void *data, size_t n, const char *name, pqzip **out,
+                            pq_error *err)
+{
+    *out = NULL;
+    pqzip *z = new_handle(name ? name : "");
+    if (!z)
+        return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
+    /* Borrowed for open_zip (libzip keeps its own view of DATA), then forgotten so that
+     * pqzip_close does not free the caller's buffer. */
+    z->map.data = data;
+    z->map.size = n;
+    pq_status st = open_zip(z, err);
+    memset(&z->map, 0, sizeof z->map);
+    if (st != PQ_OK) {
+        pqzip_close(z);
+        return st;
+    }
+    *out = z;
+    return PQ_OK;
+}
+
+static int keep_all(const char *name, const void *ctx)
+{
+    (void)name;
+    (void)ctx;
+    return 1;
+}
+
+static pq_status open_dir(pqzip *z, pq_error *err)
+{
+    pathlist l = {0};
+    if (!pathlist_walk(z->path, 0, keep_all, NULL, &l))
+        return err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory");
+    pathlist_sort(&l);
+    size_t plen = strlen(z->path);
+    while (plen > 1 && z->path[plen - 1] == '/')
+        plen--;
+    z->members = arena_alloc(&z->a, (l.n ? l.n : 1) * sizeof *z->members);
+    pq_status st = PQ_OK;
+    if (!z->members)
+        st = err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory");
+    for (size_t i = 0; st == PQ_OK && i < l.n; i++) {
+        const char *full = l.items[i];
+        const char *rel = full + plen;
+        while (*rel == '/')
+            rel++;
+        struct stat sb;
+        pqzip_member *m = &z->members[z->n];
+        memset(m, 0, sizeof *m);
+        m->name = arena_strndup(&z->a, rel, strlen(rel));
+        m->method = -1;
+        if (lstat(full, &sb) == 0 && S_ISREG(sb.st_mode))
+            m->size = m->comp_size = (uint64_t)sb.st_size;
+        if (!m->name)
+            st = err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory");
+        z->n++;
+    }
+    pathlist_free(&l);
+    return st;
+}
+
+pq_status pqzip_open(const char *path, pqzip **out, pq_error *err)
+{
+    *out = NULL;
+    pqzip *z = new_handle(path);
+    if (!z)
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    struct stat sb;
+    pq_status st;
+    if (stat(path, &sb) != 0)
+        st = err_set(err, PQ_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
+    else if (S_ISDIR(sb.st_mode))
+        st = open_dir(z, err);
+    else if ((st = mapfile_open(path, &z->map, err)) == PQ_OK)
+        st = open_zip(z, err);
+    if (st != PQ_OK) {
+        pqzip_close(z);
+        return st;
+    }
+    *out = z;
+    return PQ_OK;
+}
+
+int pqzip_is_directory(const pqzip *z)
+{
+    return z->za == NULL;
+}
+size_t pqzip_count(const pqzip *z)
+{
+    return z->n;
+}
+const pqzip_member *pqzip_member_at(const pqzip *z, size_t i)
+{
+    return i < z->n ? &z->members[i] : NULL;
+}
+
+long pqzip_find(const pqzip *z, const char *name)
+{
+    size_t nl = strlen(name);
+    for (size_t i = 0; i < z->n; i++) {
+        const char *m = z->members[i].name;
+        size_t ml = strlen(m);
+        if ((ml == nl && !memcmp(m, name, nl)) ||
+            (ml == nl + 1 && m[nl] == '/' && !memcmp(m, name, nl)))
+            return (long)i;
+    }
+    return -1;
+}
+
+static pq_status read_dir_member(pqzip *z, const pqzip_member *m, const char *ename,
+                                 mapped_file *out, pq_error *err)
+{
+    size_t pl = strlen(z->path), ml = strlen(m->name);
+    char *full = pq_malloc(pl + ml + 2);
+    if (!full)
+        return err_set(err, PQ_ERR_NOMEM, ename, -1, "out of memory");
+    memcpy(full, z->path, pl);
+    full[pl] = '/';
+    memcpy(full + pl + 1, m->name, ml + 1);
+    pq_status st;
+    /* O_NOFOLLOW: a symlink planted in the directory is refused, not followed. */
+    int fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0)
+        st = err_set(err, errno == ELOOP ? PQ_ERR_INPUT : PQ_ERR_IO, ename, -1,
+                     errno == ELOOP ? "expected a regular file, found a symbolic link (refused)"
+                                    : "cannot open: %s",
+                     strerror(errno));
+    else if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+        st = err_set(err, PQ_ERR_INPUT, ename, -1, "expected a regular file");
+    else
+        st = mapfile_open(full, out, err);
+    if (fd >= 0)
+        close(fd);
+    pq_free(full);
+    return st;
+}
+
+static pq_status read_zip_member(pqzip *z, size_t i, const pqzip_member *m, const char *ename,
+                                 mapped_file *out, pq_error *err)
+{
+    if (m->size > PQZIP_MAX_MEMBER || (m->method == ZIP_CM_STORE && m->size != m->comp_size) ||
+        (m->method != ZIP_CM_STORE && m->size / 1032 > m->comp_size + 64))
+        return err_set(err, PQ_ERR_INPUT, ename, -1,
+                       "expected a member size of at most 4 GiB and 1032x its compressed size, "
+                       "found %llu from %llu bytes",
+                       (unsigned long long)m->size, (unsigned long long)m->comp_size);
+    if (m->method != ZIP_CM_STORE && m->method != ZIP_CM_DEFLATE)
+        return err_set(err, PQ_ERR_INPUT, ename, -1,
+                       "expected compression method 0 (stored) or 8 (deflate), found %d",
+                       m->method);
+    uint8_t *b = pq_malloc((size_t)m->size + MAPFILE_PADDING);
+    if (!b)
+        return err_set(err, PQ_ERR_NOMEM, ename, -1, "out of memory");
+    pq_status st = PQ_OK;
+    zip_file_t *zf = zip_fopen_index(z->za, i, 0);
+    if (!zf) {
+        zip_error_t *ze = zip_get_error(z->za);
+        st = err_set(err, PQ_ERR_INPUT, ename, -1, "expected a readable member (libzip: %s)",
+                     zip_error_strerror(ze));
+        goto out;
+    }
+    uint64_t got = 0;
+    while (got < m->size) {
+        zip_int64_t r = zip_fread(zf, b + got, m->size - got);
+        if (r <= 0) {
+            st = err_set(err, PQ_ERR_INPUT, ename, (int64_t)got,
+                         r < 0 ? "expected valid member data (libzip: %s)"
+                               : "expected %s more bytes of member data",
+                         r < 0 ? zip_file_strerror(zf) : "the stated size in");
+            goto out;
+        }
+        got += (uint64_t)r;
+    }
+    /* Reading one byte more ends the stream, and lets libzip check the CRC. */
+    uint8_t extra;
+    zip_int64_t r = zip_fread(zf, &extra, 1);
+    if (r != 0)
+        st = err_set(err, PQ_ERR_INPUT, ename, (int64_t)got,
+                     r < 0 ? "expected valid member data (libzip: %s)"
+                           : "expected the member to end at its stated size%s",
+                     r < 0 ? zip_file_strerror(zf) : "");
+out:
+    if (zf)
+        zip_fclose(zf);
+    if (st != PQ_OK) {
+        pq_free(b);
+        return st;
+    }
+    memset(b + m->size, 0, MAPFILE_PADDING);
+    out->data = b;
+    out->size = (size_t)m->size;
+    out->map_len = 0;
+    return PQ_OK;
+}
+
+pq_status pqzip_read(pqzip *z, size_t i, mapped_file *out, pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (i >= z->n)
+        return err_set(err, PQ_ERR_USAGE, z->path, -1, "no member %zu", i);
+    const pqzip_member *m = &z->members[i];
+    size_t pl = strlen(z->path), ml = strlen(m->name);
+    char *ename = pq_malloc(pl + ml + 2);
+    if (!ename)
+        return err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory");
+    memcpy(ename, z->path, pl);
+    ename[pl] = ':';
+    memcpy(ename + pl + 1, m->name, ml + 1);
+    pq_status st;
+    if (m->is_dir)
+        st = err_set(err, PQ_ERR_USAGE, ename, -1, "is a directory member");
+    else if (z->za)
+        st = read_zip_member(z, i, m, ename, out, err);
+    else
+        st = read_dir_member(z, m, ename, out, err);
+    pq_free(ename);
+    return st;
+}

@@ -1,0 +1,277 @@
+/* test_zip.c - unit tests of the nsys archive readers on hand-built bytes: the zip member
+ * walk (io/zip.c: listing, reading stored members, refusing `..`, absolute and symlink
+ * members, truncated and corrupt archives), the archive-directory mode (symlinks refused),
+ * and the pushpop csv reader (quotes, a missing column, a bad number). Whole archives are
+ * checked against Python's zipfile by tests/nsys/parquet_pyarrow.sh.
+ */
+#include "testutil.h"
+
+#include "formats/pushpop.h"
+#include "io/zip.h"
+
+#include <zlib.h>
+
+/* ---- a stored-only zip writer ---- */
+
+typedef struct zentry {
+    const char *name, *data;
+    uint32_t unix_mode; /* 0: no Unix attributes */
+} zentry;
+
+static void put16(tbuf *b, uint16_t v)
+{
+    put_byte(b, (uint8_t)v);
+    put_byte(b, (uint8_t)(v >> 8));
+}
+
+static void build_zip(tbuf *z, const zentry *e, int n)
+{
+    tb_init(z);
+    uint32_t offs[16], crcs[16];
+    for (int i = 0; i < n; i++) {
+        size_t nl = strlen(e[i].name), dl = strlen(e[i].data);
+        offs[i] = (uint32_t)z->n;
+        crcs[i] = (uint32_t)crc32(0, (const Bytef *)e[i].data, (uInt)dl);
+        put_fixed32(z, 0x04034b50);
+        put16(z, 10);
+        put16(z, 0);
+        put16(z, 0); /* stored */
+        put16(z, 0);
+        put16(z, 0x21);
+        put_fixed32(z, crcs[i]);
+        put_fixed32(z, (uint32_t)dl);
+        put_fixed32(z, (uint32_t)dl);
+        put16(z, (uint16_t)nl);
+        put16(z, 0);
+        put_bytes(z, e[i].name, nl);
+        put_bytes(z, e[i].data, dl);
+    }
+    size_t cd = z->n;
+    for (int i = 0; i < n; i++) {
+        size_t nl = strlen(e[i].name), dl = strlen(e[i].data);
+        put_fixed32(z, 0x02014b50);
+        put16(z, e[i].unix_mode ? (3 << 8 | 20) : 20);
+        put16(z, 10);
+        put16(z, 0);
+        put16(z, 0);
+        put16(z, 0);
+        put16(z, 0x21);
+        put_fixed32(z, crcs[i]);
+        put_fixed32(z, (uint32_t)dl);
+        put_fixed32(z, (uint32_t)dl);
+        put16(z, (uint16_t)nl);
+        put16(z, 0);
+        put16(z, 0);
+        put16(z, 0);
+        put16(z, 0);
+        put_fixed32(z, e[i].unix_mode << 16);
+        put_fixed32(z, offs[i]);
+        put_bytes(z, e[i].name, nl);
+    }
+    size_t cdlen = z->n - cd;
+    put_fixed32(z, 0x06054b50);
+    put16(z, 0);
+    put16(z, 0);
+    put16(z, (uint16_t)n);
+    put16(z, (uint16_t)n);
+    put_fixed32(z, (uint32_t)cdlen);
+    put_fixed32(z, (uint32_t)cd);
+    put16(z, 0);
+}
+
+static void test_zip_members(void **state)
+{
+    (void)state;
+    zentry e[] = {
+        {"dump/", "", 040755}, {"dump/a.txt", "hello", 0100644}, {"report.csv", "x,y\n1,2\n", 0}};
+    tbuf z;
+    build_zip(&z, e, 3);
+    pqzip *zip;
+    pq_error err;
+    assert_int_equal(pqzip_open_memory(z.p, z.n, "t.zip", &zip, &err), PQ_OK);
+    assert_false(pqzip_is_directory(zip));
+    assert_int_equal(pqzip_count(zip), 3);
+    assert_true(pqzip_member_at(zip, 0)->is_dir);
+    assert_int_equal(pqzip_member_at(zip, 1)->size, 5);
+    assert_int_equal(pqzip_member_at(zip, 1)->method, 0);
+    assert_int_equal(pqzip_find(zip, "dump"), 0);
+    assert_int_equal(pqzip_find(zip, "report.csv"), 2);
+    assert_int_equal(pqzip_find(zip, "nope"), -1);
+    mapped_file m;
+    assert_int_equal(pqzip_read(zip, 1, &m, &err), PQ_OK);
+    assert_int_equal(m.size, 5);
+    assert_memory_equal(m.data, "hello", 5);
+    assert_int_equal(m.data[5], 0); /* padded */
+    mapfile_close(&m);
+    assert_int_equal(pqzip_read(zip, 0, &m, &err), PQ_ERR_USAGE);
+    pqzip_close(zip);
+    /* A corrupted member byte: the CRC check refuses it, naming archive:member. */
+    z.p[30 + 5 + 30 + 10] ^= 1;
+    assert_int_equal(pqzip_open_memory(z.p, z.n, "t.zip", &zip, &err), PQ_OK);
+    assert_int_equal(pqzip_read(zip, 1, &m, &err), PQ_ERR_INPUT);
+    assert_string_equal(err.path, "t.zip:dump/a.txt");
+    assert_non_null(strstr(err.message, "libzip"));
+    pqzip_close(zip);
+    tb_free(&z);
+}
+
+static void expect_refused(const char *name, uint32_t mode, const char *what)
+{
+    zentry e[] = {{"ok.txt", "fine", 0}, {name, "bad", mode}};
+    tbuf z;
+    build_zip(&z, e, 2);
+    pqzip *zip = NULL;
+    pq_error err;
+    assert_int_equal(pqzip_open_memory(z.p, z.n, "evil.zip", &zip, &err), PQ_ERR_INPUT);
+    assert_null(zip);
+    assert_string_equal(err.path, "evil.zip");
+    assert_non_null(strstr(err.message, name));
+    assert_non_null(strstr(err.message, what));
+    /* The same through a file path. */
+    char *path = tu_write_temp(z.p, z.n, "evil.zip");
+    assert_int_equal(pqzip_open(path, &zip, &err), PQ_ERR_INPUT);
+    assert_non_null(strstr(err.message, name));
+    tu_unlink_temp(path);
+    tb_free(&z);
+}
+
+static void test_zip_refuses_unsafe(void **state)
+{
+    (void)state;
+    expect_refused("../evil.txt", 0, "'..'");
+    expect_refused("a/../../evil.txt", 0100644, "'..'");
+    expect_refused("/etc/evil", 0, "relative path");
+    expect_refused("C:/evil", 0, "drive");
+    expect_refused("a\\..\\evil", 0, "backslash");
+    expect_refused("link", 0120777, "symbolic link");
+    assert_int_equal(pqzip_name_is_safe("a/..b/c..", 9), 0);
+    assert_int_equal(pqzip_name_is_safe("..", 2), -1);
+    assert_int_equal(pqzip_name_is_safe("", 0), -1);
+}
+
+static void test_zip_truncated(void **state)
+{
+    (void)state;
+    zentry e[] = {{"a.txt", "hello hello", 0}, {"b.txt", "world", 0}};
+    tbuf z;
+    build_zip(&z, e, 2);
+    pqzip *zip;
+    pq_error err;
+    for (size_t cut = 0; cut < z.n; cut++) {
+        pq_status st = pqzip_open_memory(z.p, cut, "cut.zip", &zip, &err);
+        if (st != PQ_ERR_INPUT)
+            fail_msg("a zip cut at %zu of %zu bytes was not refused", cut, z.n);
+        assert_string_equal(err.path, "cut.zip");
+        assert_non_null(strstr(err.message, "expected"));
+    }
+    pq_status st = pqzip_open_memory(z.p, z.n - 30, "cut.zip", &zip, &err);
+    assert_int_equal(st, PQ_ERR_INPUT);
+    assert_int_equal(err.offset, (int64_t)z.n - 30);
+    assert_non_null(strstr(err.message, "truncated"));
+    /* The central directory pointing past its end: inconsistent. */
+    tbuf g;
+    tb_init(&g);
+    put_bytes(&g, z.p, z.n);
+    g.p[g.n - 6] = 0xf0;
+    assert_int_equal(pqzip_open_memory(g.p, g.n, "bad.zip", &zip, &err), PQ_ERR_INPUT);
+    tb_free(&g);
+    tb_free(&z);
+}
+
+static void test_archive_directory(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp();
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/nvtx_gpu_proj_trace", dir);
+    tu_mkdirs(p);
+    snprintf(p, sizeof p, "%s/nvtx_gpu_proj_trace/trace.parquet", dir);
+    tu_write_file(p, "PAR1", 4);
+    snprintf(p, sizeof p, "%s/report.csv", dir);
+    tu_write_file(p, "abc", 3);
+    snprintf(p, sizeof p, "%s/outside", dir);
+    assert_int_equal(symlink("/etc/hostname", p), 0);
+    pqzip *z;
+    pq_error err;
+    assert_int_equal(pqzip_open(dir, &z, &err), PQ_OK);
+    assert_true(pqzip_is_directory(z));
+    long i = pqzip_find(z, "nvtx_gpu_proj_trace/trace.parquet");
+    assert_true(i >= 0);
+    mapped_file m;
+    assert_int_equal(pqzip_read(z, (size_t)i, &m, &err), PQ_OK);
+    assert_int_equal(m.size, 4);
+    assert_memory_equal(m.data, "PAR1", 4);
+    mapfile_close(&m);
+    i = pqzip_find(z, "outside");
+    assert_true(i >= 0);
+    assert_int_equal(pqzip_read(z, (size_t)i, &m, &err), PQ_ERR_INPUT);
+    assert_non_null(strstr(err.message, "symbolic link"));
+    assert_non_null(strstr(err.path, "outside"));
+    pqzip_close(z);
+    tu_rm_rf(dir);
+    free(dir);
+}
+
+/* ---- pushpop csv ---- */
+
+static const char PP_HEADER[] =
+    "Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,"
+    "NumChild,RangeId,ParentId,RangeStack,NameTree\n";
+
+static void test_pushpop_csv(void **state)
+{
+    (void)state;
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%s1,9,8,3,5,TSL:XlaCompile:#module=f#,7,7,0,1,1,,:1,x\n"
+             "2,5,3,0,3,\"a,\"\"b\"\"\nc\",7,8,1,0,2,1,:1:2,\"--a\"\r\n",
+             PP_HEADER);
+    pushpop pp;
+    pq_error err;
+    assert_int_equal(pushpop_read((const uint8_t *)text, strlen(text), "p.csv", &pp, &err), PQ_OK);
+    assert_int_equal(pp.n, 2);
+    assert_int_equal(pp.start_ns[1], 2);
+    assert_int_equal(pp.dur_nonchild_ns[0], 5);
+    assert_int_equal(pp.tid[1], 8);
+    assert_int_equal(pp.lvl[1], 1);
+    assert_int_equal(pp.range_id[1], 2);
+    assert_false(pp.parent_valid[0]);
+    assert_true(pp.parent_valid[1]);
+    assert_int_equal(pp.parent_id[1], 1);
+    assert_int_equal(pp.name[1].n, 7);
+    assert_memory_equal(pp.name[1].p, "a,\"b\"\nc", 7);
+    assert_int_equal(pp.range_stack[1].n, 4);
+    pushpop_free(&pp);
+    /* A bad number names the column and row. */
+    snprintf(text, sizeof text, "%s1,9,8,3,5,n,7,x7,0,1,1,,:1,x\n", PP_HEADER);
+    assert_int_equal(pushpop_read((const uint8_t *)text, strlen(text), "p.csv", &pp, &err),
+                     PQ_ERR_INPUT);
+    assert_non_null(strstr(err.message, "'TID' row 1"));
+    assert_int_equal(err.offset, (int64_t)strlen(PP_HEADER) + 14);
+    pushpop_free(&pp);
+    /* A missing column, an unterminated quote, a short row. */
+    const char *nocol = "Start (ns),End (ns)\n1,2\n";
+    assert_int_equal(pushpop_read((const uint8_t *)nocol, strlen(nocol), "p.csv", &pp, &err),
+                     PQ_ERR_INPUT);
+    assert_non_null(strstr(err.message, "'Duration (ns)'"));
+    pushpop_free(&pp);
+    snprintf(text, sizeof text, "%s1,9,8,3,5,\"open,7,7,0,1,1,,:1,x\n", PP_HEADER);
+    assert_int_equal(pushpop_read((const uint8_t *)text, strlen(text), "p.csv", &pp, &err),
+                     PQ_ERR_INPUT);
+    pushpop_free(&pp);
+    snprintf(text, sizeof text, "%s1,9,8\n", PP_HEADER);
+    assert_int_equal(pushpop_read((const uint8_t *)text, strlen(text), "p.csv", &pp, &err),
+                     PQ_ERR_INPUT);
+    assert_non_null(strstr(err.message, "row 1"));
+    pushpop_free(&pp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_zip_members),   cmocka_unit_test(test_zip_refuses_unsafe),
+        cmocka_unit_test(test_zip_truncated), cmocka_unit_test(test_archive_directory),
+        cmocka_unit_test(test_pushpop_csv),
+    };
+    return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
+}
