@@ -1,4 +1,5 @@
-# profq - build, test, fuzz, benchmark. `make` builds build/profq and build/libprofq.a.
+# profq - build, test, fuzz, benchmark, install. `make` builds build/profq, build/libprofq.a
+# and build/libprofq.so; `make install PREFIX=/usr/local [DESTDIR=...]` installs them.
 # Dependencies come from Debian packages, found with pkg-config (scripts/deps.sh installs them).
 
 CC      ?= cc
@@ -29,8 +30,10 @@ TEST_PKG_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 WARN    := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wvla -Werror
 OPT     ?= -O2 -g
-CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) -Iinclude -Isrc $(PKG_CFLAGS) \
-             -MMD -MP $(CFLAGS)
+# -fvisibility=hidden: only what include/profq.h declares (its visibility push(default)
+# region) is exported from libprofq; every other function stays inside the library.
+CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) -fvisibility=hidden -Iinclude -Isrc \
+             $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lpthread -lm $(LDLIBS)
 
 ifdef SANITIZE
@@ -45,45 +48,82 @@ LIB_SRC := $(wildcard src/core/*.c src/io/*.c src/formats/*.c src/model/*.c src/
                       src/render/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+PIC_OBJ := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test test-run bench-run unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean \
+.PHONY: FORCE install all deps test test-run bench-run unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean \
         fuzz-parquet fuzz-zip fuzz-pushpop
 
-all: $(BUILD)/profq $(BUILD)/libprofq.a
+all: $(BUILD)/profq $(BUILD)/libprofq.a $(BUILD)/libprofq.so
+
+# Three builds of the library from the same sources:
+# - libprofq-internal.a: every object as it is, every symbol global; for the unit tests, fuzz
+#   replays and benchmarks, which call internal functions (buf_*, xplane_*, ...).
+# - libprofq.a: one relocatable object (ld -r of all objects) whose hidden symbols are made
+#   local, so it defines only the pq_ API and a program with its own buf_init links with it.
+#   The CLI links this one: it uses the public API only.
+# - libprofq.so: the same objects compiled -fPIC in $(BUILD)/pic (build/profq stays non-PIC).
+VERSION := $(shell sed -n 's/^\#define PQ_VERSION_STRING "\(.*\)"/\1/p' include/profq.h)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+SONAME  := libprofq.so.$(SOMAJOR)
+
+$(BUILD)/libprofq-internal.a: $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/libprofq.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(LD) -r -o $(BUILD)/obj/libprofq.o $^
+	objcopy --localize-hidden $(BUILD)/obj/libprofq.o
+	rm -f $@ && ar rcs $@ $(BUILD)/obj/libprofq.o
+
+$(BUILD)/libprofq.so.$(VERSION): $(PIC_OBJ)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ $(PKG_LIBS) \
+	    -lpthread -lm $(LDLIBS)
+
+$(BUILD)/libprofq.so: $(BUILD)/libprofq.so.$(VERSION)
+	ln -sfn libprofq.so.$(VERSION) $(BUILD)/$(SONAME)
+	ln -sfn $(SONAME) $@
+
+$(BUILD)/pic/%.o: %.c $(BUILD)/cflags
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -fPIC -c -o $@ $<
 
 $(BUILD)/profq: $(CLI_OBJ) $(BUILD)/libprofq.a
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libprofq.a $(CLI_PKG_LIBS) -lpthread -lm $(LDLIBS)
 
-$(BUILD)/obj/%.o: %.c
+# Objects depend on the compiler flags too: $(BUILD)/cflags changes when they change (a new
+# -fvisibility or SANITIZE rebuilds every object, not only those whose headers changed).
+$(BUILD)/cflags: FORCE
+	@mkdir -p $(@D)
+	@echo '$(CC) $(CFLAGS_ALL)' | cmp -s - $@ || echo '$(CC) $(CFLAGS_ALL)' > $@
+FORCE:
+
+$(BUILD)/obj/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libprofq.a
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(BUILD)/libprofq-internal.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(TEST_PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libprofq.a \
+	$(CC) $(CFLAGS_ALL) $(TEST_PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libprofq-internal.a \
 	    $(TEST_PKG_LIBS) $(LDLIBS_ALL)
 
-$(BUILD)/fuzz_replay: fuzz/fuzz_xspace.c fuzz/replay.c $(BUILD)/libprofq.a
+$(BUILD)/fuzz_replay: fuzz/fuzz_xspace.c fuzz/replay.c $(BUILD)/libprofq-internal.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ fuzz/fuzz_xspace.c fuzz/replay.c $(BUILD)/libprofq.a \
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ fuzz/fuzz_xspace.c fuzz/replay.c $(BUILD)/libprofq-internal.a \
 	    $(LDLIBS_ALL)
 
 # One replay driver per fuzz target: fuzz_replay_<target> replays fuzz/corpus/<target>.
-$(BUILD)/fuzz_replay_%: fuzz/fuzz_%.c fuzz/replay.c $(BUILD)/libprofq.a
+$(BUILD)/fuzz_replay_%: fuzz/fuzz_%.c fuzz/replay.c $(BUILD)/libprofq-internal.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< fuzz/replay.c $(BUILD)/libprofq.a $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< fuzz/replay.c $(BUILD)/libprofq-internal.a $(LDLIBS_ALL)
 
 # The nsys readers' test driver (the tests/nsys scripts): what the zip, parquet and pushpop readers see.
-$(BUILD)/tests/nsys_pqdump: tests/nsys/pqdump.c $(BUILD)/libprofq.a
+$(BUILD)/tests/nsys_pqdump: tests/nsys/pqdump.c $(BUILD)/libprofq-internal.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(BUILD)/libprofq.a $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(BUILD)/libprofq-internal.a $(LDLIBS_ALL)
 
 deps:
 	@scripts/deps.sh test
@@ -96,10 +136,11 @@ test:
 	@scripts/deps.sh test
 	@$(MAKE) --no-print-directory test-run
 
-test-run: all $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo $(BUILD)/fuzz_replay_ttlog \
-      $(BUILD)/fuzz_replay_trace_json $(BUILD)/tests/nsys_pqdump $(BUILD)/fuzz_replay_parquet \
-      $(BUILD)/fuzz_replay_zip $(BUILD)/fuzz_replay_pushpop $(BUILD)/fuzz_replay_nsysjax
-	@BUILD=$(BUILD) tests/run.sh
+test-run: all $(BUILD)/libprofq-internal.a $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo \
+      $(BUILD)/fuzz_replay_ttlog $(BUILD)/fuzz_replay_trace_json $(BUILD)/tests/nsys_pqdump \
+      $(BUILD)/fuzz_replay_parquet $(BUILD)/fuzz_replay_zip $(BUILD)/fuzz_replay_pushpop \
+      $(BUILD)/fuzz_replay_nsysjax
+	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run.sh
 
 unit: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do $$t || exit 1; done
@@ -172,6 +213,30 @@ bench-run: all
 	@BUILD=$(BUILD) bench/memviewer.sh
 	@BUILD=$(BUILD) bench/tt.sh
 	@BUILD=$(BUILD) bench/summary.sh
+	@if [ -n "$(BASELINE)" ]; then BUILD=$(BUILD) BASELINE=$(BASELINE) bench/compare.sh; fi
+
+# `make install PREFIX=/usr/local [DESTDIR=/tmp/stage]`: the binary, its man page, the static
+# and shared library (with the soname links), the header and a pkg-config file whose prefix
+# is PREFIX (DESTDIR only stages the files). tests/lib/install.sh installs into a temporary
+# prefix and builds a program with `pkg-config --cflags --libs [--static] profq`.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(LIBDIR)/pkgconfig \
+	    $(DESTDIR)$(INCLUDEDIR)
+	install -m 755 $(BUILD)/profq $(DESTDIR)$(BINDIR)/profq
+	install -m 644 docs/profq.1 $(DESTDIR)$(MANDIR)/man1/profq.1
+	install -m 644 $(BUILD)/libprofq.a $(DESTDIR)$(LIBDIR)/libprofq.a
+	install -m 755 $(BUILD)/libprofq.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libprofq.so.$(VERSION)
+	ln -sfn libprofq.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sfn $(SONAME) $(DESTDIR)$(LIBDIR)/libprofq.so
+	install -m 644 include/profq.h $(DESTDIR)$(INCLUDEDIR)/profq.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@REQUIRES@|$(PKGS)|g' scripts/profq.pc.in \
+	    > $(DESTDIR)$(LIBDIR)/pkgconfig/profq.pc
 
 demo:
 	@scripts/deps.sh demo
@@ -181,4 +246,4 @@ demo:
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(PIC_OBJ:.o=.d)

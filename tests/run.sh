@@ -32,12 +32,16 @@ for t in "$BUILD"/tests/test_*; do
   [ -x "$t" ] || continue
   run_suite "unit/$(basename "$t")" "$t"
 done
+for s in tests/lib/*.sh; do
+  [ -x "$s" ] && run_suite "lib/$(basename "$s" .sh)" "$s"
+done
 [ -x tests/golden/run.sh ] && run_suite golden tests/golden/run.sh
 run_suite golden-outputs tests/golden/outputs.sh
 run_suite trace-model tests/trace_model.sh
 run_suite summary-set tests/summary_set.sh
 run_suite summary-docs tests/summary_docs.sh
 run_suite wrong-inputs tests/wrong_inputs.sh
+run_suite tt-model tests/tt_model.sh
 run_suite memory-cli tests/memory_cli.sh
 for s in tests/cli/*.sh; do
   [ -x "$s" ] && run_suite "cli/$(basename "$s" .sh)" "$s"

@@ -53,12 +53,12 @@ pq_status heapsim_compute(const hlo_module *m, arena *a, hs_result *out)
 {
     memset(out, 0, sizeof *out);
     uint32_t n = m->nlogical_buffers;
-    hs_buf *bufs = malloc((n ? n : 1) * sizeof *bufs);
+    hs_buf *bufs = pq_malloc_array(n ? n : 1, sizeof *bufs);
     if (!bufs)
         return PQ_ERR_NOMEM;
     out->traces = arena_alloc(a, (m->ntraces ? m->ntraces : 1) * sizeof *out->traces);
     if (!out->traces) {
-        free(bufs);
+        pq_free(bufs);
         return PQ_ERR_NOMEM;
     }
     for (uint32_t t = 0; t < m->ntraces; t++) {
@@ -75,7 +75,7 @@ pq_status heapsim_compute(const hlo_module *m, arena *a, hs_result *out)
         o->usage = arena_alloc(a, ((size_t)tr->nevents + 1) * sizeof *o->usage);
         o->instruction = arena_alloc(a, ((size_t)tr->nevents + 1) * sizeof *o->instruction);
         if (!o->usage || !o->instruction) {
-            free(bufs);
+            pq_free(bufs);
             return PQ_ERR_NOMEM;
         }
         int64_t heap = 0;
@@ -125,7 +125,7 @@ pq_status heapsim_compute(const hlo_module *m, arena *a, hs_result *out)
         if (o->peak_bytes > out->peak_bytes)
             out->peak_bytes = o->peak_bytes;
     }
-    free(bufs);
+    pq_free(bufs);
     return PQ_OK;
 }
 

@@ -128,12 +128,12 @@ static int parse_rules(ma_rules *r, const char *text, const char *path, pq_error
                            line);
         u->field = (ma_field)fi;
         u->match = (ma_match)mi;
-        u->pattern = strdup(pattern);
+        u->pattern = pq_strdup(pattern);
         if (!u->pattern)
             return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
         if (u->match == MA_M_REGEX) {
             if (regcomp(&u->re, pattern, REG_EXTENDED | REG_NOSUB) != 0) {
-                free(u->pattern);
+                pq_free(u->pattern);
                 return err_set(err, PQ_ERR_INPUT, path, -1,
                                "line %d: expected a POSIX extended regular expression", line);
             }
@@ -160,7 +160,7 @@ pq_status memattr_rules_init(ma_rules *r, const char *text, const char *path, pq
 void memattr_rules_free(ma_rules *r)
 {
     for (int i = 0; i < r->n; i++) {
-        free(r->items[i].pattern);
+        pq_free(r->items[i].pattern);
         if (r->items[i].has_re)
             regfree(&r->items[i].re);
     }
@@ -461,7 +461,7 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
         const pq_source *src = &p->sources[s];
         if (!src->nprograms)
             continue;
-        mv_cache *cache = calloc(src->nprograms, sizeof *cache);
+        mv_cache *cache = pq_calloc(src->nprograms, sizeof *cache);
         if (!cache)
             return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
         int ncache = 0;
@@ -484,7 +484,7 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
                 continue;
             }
             /* Which programs this device ran. */
-            uint8_t *ran = calloc(src->nprograms, 1);
+            uint8_t *ran = pq_calloc(src->nprograms, 1);
             if (!ran) {
                 st = err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
                 break;
@@ -522,7 +522,7 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
                     best_r = r;
                 }
             }
-            free(ran);
+            pq_free(ran);
             if (st != PQ_OK || !best)
                 continue;
             devices++;
@@ -534,7 +534,7 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
             row->program_id = best->program_id;
             classify(best_r, rules, out, row, a);
         }
-        free(cache);
+        pq_free(cache);
         if (st != PQ_OK)
             return st;
     }

@@ -4,7 +4,10 @@
  * iterates a hash map, profq iterates allocations by ascending index and logical buffers
  * by ascending id (docs/internals/memviewer.md). Rendering is in render/memviewer.c. */
 #include "memviewer.h"
+#include "core/alloc.h"
 #include "core/buf.h"
+#include "core/hmap.h"
+#include "core/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +116,7 @@ static int ivec_push(ivec *x, int64_t a)
 {
     if (x->n == x->cap) {
         size_t nc = x->cap ? 2 * x->cap : 64;
-        int64_t *nv = realloc(x->v, nc * sizeof *nv);
+        int64_t *nv = pq_realloc_array(x->v, nc, sizeof *nv);
         if (!nv)
             return 0;
         x->v = nv;
@@ -316,40 +319,26 @@ static int add_object(mv_result *r, arena *a, const mv_lb *b, int64_t *small, in
     return 1;
 }
 
-static int cmp_by_size(const void *a, const void *b, const mv_object *o)
+static int cmp_by_size(const void *a, const void *b, void *ctx)
 {
+    const mv_object *o = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     if (o[x].size_bytes != o[y].size_bytes)
         return o[x].size_bytes > o[y].size_bytes ? -1 : 1;
     return x < y ? -1 : x > y;
 }
 
-/* Insertion-merge sort without qsort_r (not C11): a stable bottom-up merge sort. */
+/* Object indexes by size, largest first, stably (core/sort.h). */
 static int sort_by_size(mv_result *r, arena *a)
 {
     uint32_t n = r->nobjects;
     uint32_t *v = arena_alloc(a, (n ? n : 1) * sizeof *v);
-    uint32_t *t = malloc((n ? n : 1) * sizeof *t);
-    if (!v || !t) {
-        free(t);
+    if (!v)
         return 0;
-    }
     for (uint32_t i = 0; i < n; i++)
         v[i] = i;
-    for (uint32_t w = 1; w < n; w *= 2) {
-        for (uint32_t lo = 0; lo < n; lo += 2 * w) {
-            uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            uint32_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                t[k++] = cmp_by_size(&v[j], &v[i], r->objects) < 0 ? v[j++] : v[i++];
-            while (i < mid)
-                t[k++] = v[i++];
-            while (j < hi)
-                t[k++] = v[j++];
-        }
-        memcpy(v, t, n * sizeof *v);
-    }
-    free(t);
+    if (pq_sort(v, n, sizeof *v, cmp_by_size, r->objects) != 0)
+        return 0;
     r->by_size = v;
     r->to_by_size = arena_alloc(a, (n ? n : 1) * sizeof *r->to_by_size);
     if (!r->to_by_size)
@@ -380,10 +369,26 @@ typedef struct lazy_shapes {
         uint32_t n;
         int done;
     } * elems;        /* by instruction slot (hlo_instruction_ref.slot) */
-    shape_memo *memo; /* open addressing, memo_cap (a power of two) slots */
-    size_t memo_cap, memo_n;
+    shape_memo *memo; /* memo_n of memo_max distinct shapes */
+    size_t memo_n, memo_max;
+    pq_hmap memo_map; /* (depth, serialized bytes) -> memo index */
     buf text;
 } lazy_shapes;
+
+/* A shape looked up in the memo. */
+typedef struct shape_memo_key {
+    const shape_memo *memo;
+    pq_str bytes;
+    int depth;
+} shape_memo_key;
+
+static int memo_same(void *ctx, uint32_t v)
+{
+    const shape_memo_key *k = ctx;
+    const shape_memo *mo = &k->memo[v];
+    return mo->depth == k->depth && mo->bytes.n == k->bytes.n &&
+           (k->bytes.n == 0 || memcmp(mo->bytes.p, k->bytes.p, k->bytes.n) == 0);
+}
 
 static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, arena *a,
                      size_t nshapes)
@@ -393,18 +398,17 @@ static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, 
     buf_init(&lz->text, NULL);
     if (!m->lazy_shapes)
         return 1;
-    lz->elems = calloc(m->nrefs ? m->nrefs : 1, sizeof *lz->elems);
-    lz->memo_cap = 16;
-    while (lz->memo_cap < 2 * nshapes)
-        lz->memo_cap *= 2;
-    lz->memo = calloc(lz->memo_cap, sizeof *lz->memo);
-    return lz->elems && lz->memo;
+    lz->elems = pq_calloc(m->nrefs ? m->nrefs : 1, sizeof *lz->elems);
+    lz->memo_max = nshapes < 8 ? 8 : nshapes;
+    lz->memo = pq_calloc(lz->memo_max, sizeof *lz->memo);
+    return lz->elems && lz->memo && pq_hmap_reserve(&lz->memo_map, lz->memo_max) == 0;
 }
 
 static void lazy_release(lazy_shapes *lz)
 {
-    free(lz->elems);
-    free(lz->memo);
+    pq_free(lz->elems);
+    pq_free(lz->memo);
+    pq_hmap_free(&lz->memo_map);
     buf_release(&lz->text);
 }
 
@@ -439,16 +443,13 @@ static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction_ref *ref, int
     }
     for (; i < bytes.n; i++)
         h = (h ^ (uint8_t)bytes.p[i]) * 1099511628211ull;
-    size_t slot = (size_t)h & (lz->memo_cap - 1);
+    shape_memo_key k = {lz->memo, bytes, depth};
+    size_t slot = pq_hmap_probe(&lz->memo_map, h, memo_same, &k);
     shape_memo *mo;
-    while ((mo = &lz->memo[slot])->shape) {
-        if (mo->depth == depth && mo->bytes.n == bytes.n &&
-            (bytes.n == 0 || memcmp(mo->bytes.p, bytes.p, bytes.n) == 0))
-            break;
-        slot = (slot + 1) & (lz->memo_cap - 1);
-    }
-    if (!mo->shape) {
-        if (2 * (lz->memo_n + 1) > lz->memo_cap)
+    if (pq_hmap_found(&lz->memo_map, slot)) {
+        mo = &lz->memo[pq_hmap_value(&lz->memo_map, slot)];
+    } else {
+        if (lz->memo_n >= lz->memo_max)
             return PQ_ERR_NOMEM; /* sized for every buffer: not reached */
         hlo_shape *sh = NULL;
         st = hlo_decode_shape(bytes, lz->base, depth, lz->a, &sh, err_offset, what);
@@ -459,8 +460,9 @@ static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction_ref *ref, int
         char *str = arena_strndup(lz->a, lz->text.p ? lz->text.p : "", lz->text.n);
         if (!str || lz->text.status != PQ_OK)
             return PQ_ERR_NOMEM;
+        mo = &lz->memo[lz->memo_n];
         *mo = (shape_memo){bytes, depth, sh, str, hlo_shape_unpadded_bytes(sh)};
-        lz->memo_n++;
+        pq_hmap_put(&lz->memo_map, slot, h, (uint32_t)lz->memo_n++);
     }
     b->shape = mo->shape;
     b->shape_string = mo->str;
@@ -727,7 +729,7 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
         nassigned += m->allocations[i].nassigned;
     if (nassigned > nmax)
         nmax = (uint32_t)(nassigned > UINT32_MAX ? UINT32_MAX : nassigned);
-    tmp = malloc(2 * (size_t)(nmax ? nmax : 1) * sizeof *tmp);
+    tmp = pq_malloc_array(2 * (size_t)(nmax ? nmax : 1), sizeof *tmp);
     if (!tmp)
         goto out;
     for (uint32_t i = 0; i < m->nallocations; i++)
@@ -735,8 +737,8 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     mv_alloc_list al;
     al.n = sort_unique_last(tmp, tmp + nmax, m->nallocations);
     al.items = arena_alloc(a, (al.n ? al.n : 1) * sizeof *al.items);
-    alloc_trace = malloc((al.n ? al.n : 1) * sizeof *alloc_trace);
-    slot_of = malloc((m->nallocations ? m->nallocations : 1) * sizeof *slot_of);
+    alloc_trace = pq_malloc_array(al.n ? al.n : 1, sizeof *alloc_trace);
+    slot_of = pq_malloc_array(m->nallocations ? m->nallocations : 1, sizeof *slot_of);
     if (!al.items || !alloc_trace || !slot_of)
         goto out;
     for (uint32_t i = 0; i < m->nallocations; i++)
@@ -804,7 +806,7 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     }
 
     /* Peak colors by logical buffer (for the blocks). */
-    color_of_lb = malloc((nl ? nl : 1) * sizeof *color_of_lb);
+    color_of_lb = pq_malloc_array(nl ? nl : 1, sizeof *color_of_lb);
     if (!color_of_lb)
         goto out;
     for (uint32_t i = 0; i < nl; i++)
@@ -818,15 +820,15 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     *out = r;
     st = PQ_OK;
 out:
-    free(tmp);
-    free(alloc_trace);
-    free(slot_of);
-    free(color_of_lb);
+    pq_free(tmp);
+    pq_free(alloc_trace);
+    pq_free(slot_of);
+    pq_free(color_of_lb);
     lazy_release(&lz);
-    free(s.live.v);
-    free(s.peak_live.v);
-    free(s.c2d.v);
-    free(s.peak_c2d.v);
+    pq_free(s.live.v);
+    pq_free(s.peak_live.v);
+    pq_free(s.c2d.v);
+    pq_free(s.peak_c2d.v);
     if (st == PQ_ERR_NOMEM && !*what)
         *what = "out of memory";
     if (st != PQ_ERR_INPUT || !*what)

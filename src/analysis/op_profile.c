@@ -32,7 +32,7 @@ static uint32_t node_new(tree *t, pq_str name)
 {
     if (t->nn == t->capn) {
         uint32_t cap = t->capn ? t->capn * 2 : 64;
-        opn *nn = pq_realloc(t->n, cap * sizeof *nn);
+        opn *nn = pq_realloc_array(t->n, cap, sizeof *nn);
         if (!nn) {
             t->oom = 1;
             return 0;
@@ -93,7 +93,7 @@ static int add_kid(tree *t, uint32_t parent, uint32_t kid)
     opn *p = &t->n[parent];
     if (p->nkids == p->capkids) {
         uint32_t cap = p->capkids ? p->capkids * 2 : 4;
-        uint32_t *k = pq_realloc(p->kids, cap * sizeof *k);
+        uint32_t *k = pq_realloc_array(p->kids, cap, sizeof *k);
         if (!k)
             return t->oom = 1;
         p->kids = k;

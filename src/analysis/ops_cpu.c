@@ -11,21 +11,10 @@
 #include <stdlib.h>
 
 typedef struct cpu_rec {
-    int64_t start, dur, children;
-    uint32_t order;
+    ops_span s; /* first: ops_nest reads it */
     uint64_t pid;
     pq_str name, module;
 } cpu_rec;
-
-static int cpu_cmp(const void *a, const void *b)
-{
-    const cpu_rec *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    if (x->dur != y->dur)
-        return x->dur > y->dur ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
-}
 
 int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
 {
@@ -38,7 +27,7 @@ int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
         const xp_line *line = &pl->lines[li];
         if (line->events == 0)
             continue;
-        cpu_rec *recs = pq_malloc((size_t)line->events * sizeof *recs);
+        cpu_rec *recs = pq_malloc_array((size_t)line->events, sizeof *recs);
         if (!recs)
             return 0;
         size_t n = 0;
@@ -51,50 +40,23 @@ int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
             if (!ops_xla_event(src, pl, &ids, &ev, &x))
                 continue;
             cpu_rec *r = &recs[n];
-            r->start = base + ev.offset_ps;
-            r->dur = ev.duration_ps;
-            r->children = 0;
-            r->order = (uint32_t)n;
+            r->s.start = base + ev.offset_ps;
+            r->s.dur = ev.duration_ps;
+            r->s.children = 0;
+            r->s.order = (uint32_t)n;
             r->pid = x.pid;
             r->name = ops_last_hlo_op(x.hlo_op);
             r->module = x.module;
             n++;
         }
-        qsort(recs, n, sizeof *recs, cpu_cmp);
-        size_t *stack = pq_malloc((n ? n : 1) * sizeof *stack);
-        if (!stack) {
+        if (!ops_nest(recs, n, sizeof *recs, &busy)) {
             pq_free(recs);
             return 0;
         }
-        size_t depth = 0;
-        int64_t busy_end = INT64_MIN;
         for (size_t i = 0; i < n; i++) {
-            cpu_rec *r = &recs[i];
-            while (depth > 0) {
-                cpu_rec *p = &recs[stack[depth - 1]];
-                if (p->start <= r->start && r->start + r->dur <= p->start + p->dur)
-                    break;
-                depth--;
-            }
-            if (depth > 0) {
-                recs[stack[depth - 1]].children += r->dur;
-            } else {
-                int64_t e = r->start + r->dur;
-                if (r->start >= busy_end) {
-                    busy += r->dur;
-                    busy_end = e;
-                } else if (e > busy_end) {
-                    busy += e - busy_end;
-                    busy_end = e;
-                }
-            }
-            stack[depth++] = i;
-            if (r->start < lo)
-                lo = r->start;
-            if (r->start + r->dur > hi)
-                hi = r->start + r->dur;
+            lo = recs[i].s.start < lo ? recs[i].s.start : lo;
+            hi = recs[i].s.start + recs[i].s.dur > hi ? recs[i].s.start + recs[i].s.dur : hi;
         }
-        pq_free(stack);
         for (size_t i = 0; i < n; i++) {
             cpu_rec *r = &recs[i];
             int fresh;
@@ -105,21 +67,21 @@ int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
                 return 0;
             }
             pq_op_row *m = &sl->m;
-            int64_t self = r->dur - r->children;
+            int64_t self = r->s.dur - r->s.children;
             if (fresh) {
-                m->min_time_ps = r->dur;
+                m->min_time_ps = r->s.dur;
                 sl->custom_call = 1; /* no metadata FLOPs to scale */
-            } else if (r->dur < m->min_time_ps) {
-                m->min_time_ps = r->dur;
+            } else if (r->s.dur < m->min_time_ps) {
+                m->min_time_ps = r->s.dur;
             }
             m->occurrences++;
-            m->time_ps += r->dur;
+            m->time_ps += r->s.dur;
             m->self_time_ps += self;
-            m->normalized_time_ps += (double)r->dur;
+            m->normalized_time_ps += (double)r->s.dur;
             plane_self += self;
             p->op_self_ps += self;
-            if (r->start < p->first_ps)
-                p->first_ps = r->start;
+            if (r->s.start < p->first_ps)
+                p->first_ps = r->s.start;
             if (p->name.n == 0 && r->module.n)
                 p->name = r->module;
         }

@@ -5,6 +5,7 @@
 #ifndef PQ_ANALYSIS_OPS_INTERNAL_H
 #define PQ_ANALYSIS_OPS_INTERNAL_H
 #include "analysis/ops.h"
+#include "core/hmap.h"
 #include "formats/xplane_walk.h"
 
 /* ---- stat ids of one plane (ops_stats.c) ---- */
@@ -89,14 +90,12 @@ typedef struct op_slot {
     int custom_call;
     double m_flops, m_model_flops, m_bytes; /* per occurrence, from the metadata */
     ops_breakdown bd;                       /* per-occurrence breakdown */
-    uint64_t hash;
 } op_slot;
 
 typedef struct op_table {
     op_slot *v;
     size_t n, cap;
-    uint32_t *idx; /* hash -> v index + 1; 0 empty */
-    size_t icap;
+    pq_hmap map; /* (program, symbol, name) -> v index */
     int oom;
 } op_table;
 
@@ -126,6 +125,21 @@ typedef struct ops_ctx {
 /* Adds one device's windows (per-plane totals) to the result. */
 void ops_add_device(pq_ops_result *out, int64_t span, int64_t plane_self, double plane_norm,
                     int64_t busy, int64_t module_ps);
+
+/* ---- nesting on one thread (ops_core.c) ---- */
+
+/* The head of a record of ops_nest: an event on one thread or stream. */
+typedef struct ops_span {
+    int64_t start, dur;
+    int64_t children; /* out: time of the events directly inside */
+    uint32_t order;   /* the tie-break after (start, longer first) */
+} ops_span;
+
+/* Sorts the N records at RECS (STRIDE bytes each, each starting with an ops_span) by
+ * (start, longer first, order) and sums, through a stack of ancestors, each record's direct
+ * children's time into its children field, and into *BUSY the union of the top-level
+ * events. 0 when out of memory. XLA:CPU thunks and trace-JSON ops nest this way. */
+int ops_nest(void *recs, size_t n, size_t stride, int64_t *busy);
 
 /* ---- the extractors: each merges one device plane; 0 when out of memory ---- */
 

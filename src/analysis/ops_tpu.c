@@ -302,7 +302,7 @@ static size_t tpu_line_records(tpu_plane_st *ts, const xp_line *line, int is_spa
 /* Ancestor stack: a parent's span includes its children's. Sets children time and top. */
 static int tpu_nest(ev_rec *recs, size_t n)
 {
-    size_t *stack = pq_malloc((n ? n : 1) * sizeof *stack);
+    size_t *stack = pq_malloc_array(n ? n : 1, sizeof *stack);
     if (!stack)
         return 0;
     size_t depth = 0;
@@ -433,7 +433,7 @@ static int tpu_line(tpu_plane_st *ts, ops_ctx *cx, const xp_line *line)
     }
     if (!is_ops || line->events == 0)
         return 1;
-    ev_rec *recs = pq_malloc((size_t)line->events * sizeof *recs);
+    ev_rec *recs = pq_malloc_array((size_t)line->events, sizeof *recs);
     if (!recs)
         return 0;
     size_t n = tpu_line_records(ts, line, is_span, recs);

@@ -16,19 +16,8 @@
 #include <string.h>
 
 typedef struct trace_rec {
-    int64_t start, dur, children;
-    uint32_t slice;
+    ops_span s; /* first: ops_nest reads it; s.order is the slice index */
 } trace_rec;
-
-static int rec_cmp(const void *a, const void *b)
-{
-    const trace_rec *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    if (x->dur != y->dur)
-        return x->dur > y->dur ? -1 : 1;
-    return x->slice < y->slice ? -1 : x->slice > y->slice;
-}
 
 static pq_str pool_view(const model_slices *m, uint32_t id)
 {
@@ -69,59 +58,35 @@ static uint64_t program_of(const model_slices *m, size_t i, pq_ops_hw hw, pq_str
 static int track_ops(const model_slices *m, trace_rec *recs, size_t n, pq_ops_hw hw, ops_ctx *cx,
                      int64_t *self_sum, int64_t *busy)
 {
-    qsort(recs, n, sizeof *recs, rec_cmp);
-    size_t *stack = pq_malloc((n ? n : 1) * sizeof *stack);
-    if (!stack)
+    if (!ops_nest(recs, n, sizeof *recs, busy))
         return 0;
-    size_t depth = 0;
-    int64_t busy_end = INT64_MIN;
-    for (size_t i = 0; i < n; i++) {
-        trace_rec *r = &recs[i];
-        while (depth > 0) {
-            const trace_rec *p = &recs[stack[depth - 1]];
-            if (p->start <= r->start && r->start + r->dur <= p->start + p->dur)
-                break;
-            depth--;
-        }
-        if (depth > 0) {
-            recs[stack[depth - 1]].children += r->dur;
-        } else {
-            int64_t e = r->start + r->dur;
-            if (r->start >= busy_end)
-                *busy += r->dur, busy_end = e;
-            else if (e > busy_end)
-                *busy += e - busy_end, busy_end = e;
-        }
-        stack[depth++] = i;
-    }
-    pq_free(stack);
     for (size_t i = 0; i < n; i++) {
         const trace_rec *r = &recs[i];
         pq_str pname;
-        uint64_t pid = program_of(m, r->slice, hw, &pname);
+        uint64_t pid = program_of(m, r->s.order, hw, &pname);
         int fresh;
-        op_slot *sl = ops_table_get(cx->ops, pid, 0, pool_view(m, m->name[r->slice]), &fresh);
+        op_slot *sl = ops_table_get(cx->ops, pid, 0, pool_view(m, m->name[r->s.order]), &fresh);
         pq_ops_program *p = sl ? ops_prog_get(cx->progs, pid) : NULL;
         if (!p)
             return 0;
         pq_op_row *row = &sl->m;
-        int64_t self = r->dur - r->children;
+        int64_t self = r->s.dur - r->s.children;
         if (fresh) {
-            row->min_time_ps = r->dur;
+            row->min_time_ps = r->s.dur;
             sl->custom_call = 1; /* the trace states no FLOPs to scale */
             if (hw == PQ_OPS_HW_GPU)
-                row->category = gpu_category(m->flags[r->slice]);
-        } else if (r->dur < row->min_time_ps) {
-            row->min_time_ps = r->dur;
+                row->category = gpu_category(m->flags[r->s.order]);
+        } else if (r->s.dur < row->min_time_ps) {
+            row->min_time_ps = r->s.dur;
         }
         row->occurrences++;
-        row->time_ps += r->dur;
+        row->time_ps += r->s.dur;
         row->self_time_ps += self;
-        row->normalized_time_ps += (double)r->dur;
+        row->normalized_time_ps += (double)r->s.dur;
         *self_sum += self;
         p->op_self_ps += self;
-        if (r->start < p->first_ps)
-            p->first_ps = r->start;
+        if (r->s.start < p->first_ps)
+            p->first_ps = r->s.start;
         if (!p->name.n)
             p->name = pname;
     }
@@ -135,8 +100,8 @@ int ops_trace_source(const pq_source *src, pq_ops_hw hw, ops_ctx *cx)
         return 1;
     if (!cx->out->device_type[0])
         strcpy(cx->out->device_type, hw == PQ_OPS_HW_GPU ? "GPU" : "CPU");
-    trace_rec *recs = pq_malloc(m->n * sizeof *recs);
-    uint32_t *order = pq_malloc(m->n * sizeof *order);
+    trace_rec *recs = pq_malloc_array(m->n, sizeof *recs);
+    uint32_t *order = pq_malloc_array(m->n, sizeof *order);
     size_t *first = pq_calloc((size_t)m->ntracks + 1, sizeof *first);
     int ok = recs && order && first;
     /* Slices grouped by track (a counting sort), each track's ops handed over in turn;
@@ -167,7 +132,7 @@ int ops_trace_source(const pq_source *src, pq_ops_hw hw, ops_ctx *cx)
                 uint32_t i = order[k];
                 if (!is_op(m, i, hw))
                     continue;
-                recs[n++] = (trace_rec){m->start_ps[i], m->dur_ps[i], 0, i};
+                recs[n++] = (trace_rec){{m->start_ps[i], m->dur_ps[i], 0, i}};
                 lo = m->start_ps[i] < lo ? m->start_ps[i] : lo;
                 hi = m->start_ps[i] + m->dur_ps[i] > hi ? m->start_ps[i] + m->dur_ps[i] : hi;
             }

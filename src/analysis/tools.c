@@ -19,6 +19,7 @@ typedef struct facts {
     uint64_t events;
     uint64_t trace_sources, trace_slices, trace_gpu_streams, trace_xla_slices; /* trace JSON */
     uint64_t nsys_sources, nsys_modules; /* nsys-jax archives (their thunks: trace_xla_slices) */
+    uint64_t tt_sources, tt_operations;  /* Tenstorrent runtime logs */
 } facts;
 
 /* Counts events on host planes whose metadata is MemoryAllocation/MemoryDeallocation. */
@@ -51,6 +52,13 @@ static void gather(const pq_profile *prof, facts *f)
         const pq_source *src = &prof->sources[si];
         f->xspace_sources += src->info.format == PQ_FORMAT_XSPACE;
         f->hlo_sources += src->info.format == PQ_FORMAT_HLO_PROTO;
+        if (src->ttlog) {
+            pq_ttlog_info ti;
+            pq_ttlog_get_info(src->ttlog, &ti);
+            f->tt_sources++;
+            f->tt_operations += ti.operations;
+            continue;
+        }
         f->events += src->info.events;
         if (src->slices && src->info.format == PQ_FORMAT_NSYS_JAX) {
             f->nsys_sources++;
@@ -233,7 +241,12 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
     else
         add(out, "export", "trace_viewer", 0, 1, "no trace events in the inputs");
 
-    add(out, "tt", NULL, 0, 1, "needs a Tenstorrent runtime log, not an XSpace or HloProto");
+    if (f.tt_sources)
+        add(out, "tt", NULL, 1, 1,
+            "%llu Tenstorrent runtime log(s) with %llu operations: per-op DRAM/L1 memory",
+            (ull)f.tt_sources, (ull)f.tt_operations);
+    else
+        add(out, "tt", NULL, 0, 1, "needs a Tenstorrent runtime log, not an XSpace or HloProto");
     if (f.nsys_sources)
         add(out, "nsys", NULL, 1, 1,
             "%llu XLA module and %llu thunk ranges in %llu nsys-jax archive(s)",

@@ -51,7 +51,7 @@ pq_status pq_profile_open(const char *const *paths, size_t npaths, const pq_open
         for (size_t k = 0; st == PQ_OK && k < one.n; k++) {
             if (all.n == all.cap) {
                 size_t cap = all.cap ? all.cap * 2 : 8;
-                char **items = pq_realloc(all.items, cap * sizeof *items);
+                char **items = pq_realloc_array(all.items, cap, sizeof *items);
                 if (!items) {
                     st = err_set(err, PQ_ERR_NOMEM, paths[i], -1, "out of memory");
                     break;

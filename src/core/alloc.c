@@ -1,4 +1,5 @@
-/* alloc.c - malloc wrapper with a failure-injection counter for allocation torture tests.
+/* alloc.c - malloc wrapper with a failure-injection counter for allocation torture tests,
+ * and overflow-checked array sizes (count * size).
  * Not an allocator: it forwards to libc. */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "alloc.h"
@@ -7,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 static atomic_long fail_countdown; /* 0 = never fail */
@@ -28,6 +30,11 @@ static int should_fail(void)
     return 0;
 }
 
+static int mul_overflows(size_t count, size_t size)
+{
+    return size && count > SIZE_MAX / size;
+}
+
 void *pq_malloc(size_t n)
 {
     if (should_fail())
@@ -39,7 +46,7 @@ void *pq_calloc(size_t count, size_t size)
 {
     if (should_fail())
         return NULL;
-    if (size && count > SIZE_MAX / size)
+    if (mul_overflows(count, size))
         return NULL;
     return calloc(count ? count : 1, size ? size : 1);
 }
@@ -54,6 +61,25 @@ void *pq_realloc(void *p, size_t n)
 void pq_free(void *p)
 {
     free(p);
+}
+
+void *pq_malloc_array(size_t count, size_t size)
+{
+    return mul_overflows(count, size) ? NULL : pq_malloc(count * size);
+}
+
+void *pq_realloc_array(void *p, size_t count, size_t size)
+{
+    return mul_overflows(count, size) ? NULL : pq_realloc(p, count * size);
+}
+
+char *pq_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = pq_malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
 }
 
 void *pq_alloc_pages(size_t n)

@@ -8,6 +8,13 @@ void *pq_malloc(size_t n);
 void *pq_calloc(size_t count, size_t size);
 void *pq_realloc(void *p, size_t n);
 void pq_free(void *p);
+/* COUNT elements of SIZE bytes: NULL, nothing allocated, when COUNT * SIZE overflows size_t.
+ * Use these (or pq_calloc) wherever an allocation size is a count times a size. */
+void *pq_malloc_array(size_t count, size_t size);
+/* Resizes P to COUNT elements of SIZE bytes; on NULL (overflow or out of memory) P is intact. */
+void *pq_realloc_array(void *p, size_t count, size_t size);
+/* A pq_malloc'd copy of the NUL-terminated S (free with pq_free); NULL when out of memory. */
+char *pq_strdup(const char *s);
 /* N bytes (a multiple of 2 MiB) of fresh zeroed pages aligned to 2 MiB, which the kernel
  * may back with huge pages (one fault per 2 MiB instead of 512); NULL when out of memory.
  * Freed by pq_free_pages with the same N. */

@@ -41,10 +41,10 @@ uint32_t intern_add(intern_pool *pl, const char *p, size_t n)
     }
     if (pl->n == pl->cap) {
         uint32_t cap = pl->cap ? pl->cap * 2 : 256;
-        size_t *no = pq_realloc(pl->off, cap * sizeof *no);
+        size_t *no = pq_realloc_array(pl->off, cap, sizeof *no);
         if (no)
             pl->off = no;
-        uint32_t *nl = pq_realloc(pl->len, cap * sizeof *nl);
+        uint32_t *nl = pq_realloc_array(pl->len, cap, sizeof *nl);
         if (nl)
             pl->len = nl;
         if (!no || !nl) {

@@ -87,12 +87,12 @@ static int grow(jval *c)
     if (c->n < c->cap)
         return 0;
     size_t cap = c->cap ? c->cap * 2 : 8;
-    jval **ni = pq_realloc(c->items, cap * sizeof *ni);
+    jval **ni = pq_realloc_array(c->items, cap, sizeof *ni);
     if (!ni)
         return -1;
     c->items = ni;
     if (c->t == JV_OBJ) {
-        char **nk = pq_realloc(c->keys, cap * sizeof *nk);
+        char **nk = pq_realloc_array(c->keys, cap, sizeof *nk);
         if (!nk)
             return -1;
         c->keys = nk;
@@ -247,7 +247,7 @@ static char *parse_string(jparser *q, size_t *len)
         q->what = "expected the closing quote of a string";
         return NULL;
     }
-    char *out = pq_malloc(cap * 4 + 1), *o = out;
+    char *out = pq_malloc_array(cap + 1, 4), *o = out;
     if (!out) {
         q->what = "out of memory";
         return NULL;
@@ -655,8 +655,8 @@ static void write_value(buf *b, const jval *v, int indent, int level)
     size_t *idx = NULL;
     if (obj) {
         /* Sort keys: an array of pointers to the key slots, so the index is recoverable. */
-        const char ***slots = pq_malloc(v->n * sizeof *slots);
-        idx = pq_malloc(v->n * sizeof *idx);
+        const char ***slots = pq_malloc_array(v->n, sizeof *slots);
+        idx = pq_malloc_array(v->n, sizeof *idx);
         if (!slots || !idx) {
             pq_free(slots);
             pq_free(idx);

@@ -17,8 +17,8 @@ void pairmap_free(pairmap *m)
 static int pairmap_grow(pairmap *m)
 {
     size_t ns = m->nslots ? m->nslots * 2 : 256;
-    int64_t *ka = pq_malloc(ns * sizeof *ka), *kb = pq_malloc(ns * sizeof *kb);
-    uint32_t *val = pq_malloc(ns * sizeof *val);
+    int64_t *ka = pq_malloc_array(ns, sizeof *ka), *kb = pq_malloc_array(ns, sizeof *kb);
+    uint32_t *val = pq_malloc_array(ns, sizeof *val);
     if (!ka || !kb || !val) {
         pq_free(ka);
         pq_free(kb);

@@ -173,6 +173,22 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
         src->info.format = PQ_FORMAT_TRACE_JSON;
         st = read_trace(src, opts->scan ? &src->scan : NULL, err);
         break;
+    case DETECT_TEXT:
+        /* A Tenstorrent runtime log is text; its reader says what it expected if this is
+         * some other text. */
+        src->info.format = PQ_FORMAT_TT_LOG;
+        st = pq_ttlog_open_memory(src->file.data, src->file.size, src->path, &src->ttlog, err);
+        if (st == PQ_ERR_INPUT)
+            st = err_set(err, PQ_ERR_INPUT, src->path, 0,
+                         "expected an XSpace protobuf (*.xplane.pb), an HloProto, trace-event "
+                         "JSON or a Tenstorrent runtime log, found plain text with no "
+                         "Tenstorrent memory block or executed operation");
+        if (st == PQ_OK) {
+            pq_ttlog_info ti;
+            pq_ttlog_get_info(src->ttlog, &ti);
+            src->info.events = ti.operations;
+        }
+        break;
     case DETECT_ZIP:
         /* An nsys-jax archive, read in place (formats/nsysjax.c). */
         src->info.format = PQ_FORMAT_NSYS_JAX;
@@ -210,8 +226,8 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
         if (n > 10 && strcmp(b + n - 10, ".xplane.pb") == 0)
             n -= 10;
         /* rank-0.pt.trace.json.gz, perfetto_trace.json.gz: the name before the suffixes */
-        static const char *const sfx[] = {".gz", ".json", ".trace", ".pt"};
-        for (size_t k = 0; src->slices && k < sizeof sfx / sizeof *sfx; k++) {
+        static const char *const sfx[] = {".gz", ".json", ".trace", ".pt", ".log"};
+        for (size_t k = 0; (src->slices || src->ttlog) && k < sizeof sfx / sizeof *sfx; k++) {
             size_t sl = strlen(sfx[k]);
             if (n > sl && memcmp(b + n - sl, sfx[k], sl) == 0)
                 n -= sl;

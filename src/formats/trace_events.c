@@ -196,7 +196,7 @@ static int string_id(feed *f, pq_str raw, int64_t *out)
         return 0;
     if (f->nsids == f->capsids) {
         size_t cap = f->capsids ? f->capsids * 2 : 16;
-        char **ns = pq_realloc(f->sids, cap * sizeof *ns);
+        char **ns = pq_realloc_array(f->sids, cap, sizeof *ns);
         if (!ns)
             return 0;
         f->sids = ns;
@@ -254,7 +254,7 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
     if (e->ph == 'B') {
         if (f->nopen == f->capopen) {
             size_t cap = f->capopen ? f->capopen * 2 : 64;
-            open_b *no = pq_realloc(f->open, cap * sizeof *no);
+            open_b *no = pq_realloc_array(f->open, cap, sizeof *no);
             if (!no)
                 return 1;
             f->open = no;

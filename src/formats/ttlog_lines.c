@@ -23,7 +23,7 @@ void *ttlog_vec_push(vec *v, size_t elem)
 {
     if (v->n == v->cap) {
         size_t cap = v->cap ? v->cap * 2 : 64;
-        void *np = pq_realloc(v->p, cap * elem);
+        void *np = pq_realloc_array(v->p, cap, elem);
         if (!np)
             return NULL;
         v->p = np;

@@ -520,8 +520,8 @@ static uint32_t sort_unique_by_id(void *items, uint32_t n, size_t size, int *ok)
     }
     if (i == n)
         return n;
-    id_order *ord = pq_malloc(n * sizeof *ord);
-    unsigned char *copy = pq_malloc((size_t)n * size);
+    id_order *ord = pq_malloc_array(n, sizeof *ord);
+    unsigned char *copy = pq_malloc_array((size_t)n, size);
     if (!ord || !copy) {
         pq_free(ord);
         pq_free(copy);

@@ -81,7 +81,7 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
                                "more than 4 GiB from a pipe or device, the limit for input that "
                                "is not a regular file: save it to a file");
             }
-            uint8_t *nb = pq_realloc(b, cap * 2);
+            uint8_t *nb = pq_realloc_array(b, cap, 2);
             if (!nb) {
                 pq_free(b);
                 close(fd);
@@ -158,7 +158,7 @@ int pathlist_push(pathlist *l, const char *s)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
-        char **items = pq_realloc(l->items, cap * sizeof *items);
+        char **items = pq_realloc_array(l->items, cap, sizeof *items);
         if (!items)
             return 0;
         l->items = items;

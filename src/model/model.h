@@ -11,6 +11,8 @@
  * - an HloProto file: one program.
  * - Chrome trace-event JSON: the timeline itself (model/slices.h: tracks per process and
  *   thread, columnar slices), streamed in at load.
+ * - a Tenstorrent runtime log: the device memory state (DRAM, L1, L1_SMALL, TRACE) before
+ *   each operation or submit, with the op text (pq_ttlog, formats/ttlog*).
  */
 #ifndef PQ_MODEL_MODEL_H
 #define PQ_MODEL_MODEL_H
@@ -136,6 +138,8 @@ typedef struct pq_source {
     model_slices *slices;
     uint64_t trace_events;
     char display_time_unit[16];
+    /* Tenstorrent runtime log: its per-op device memory state (owned; NULL otherwise). */
+    pq_ttlog *ttlog;
 } pq_source;
 
 struct pq_profile {

@@ -15,6 +15,8 @@ const char *pq_format_name(pq_format format)
         return "hlo_proto";
     case PQ_FORMAT_TRACE_JSON:
         return "trace_json";
+    case PQ_FORMAT_TT_LOG:
+        return "tt_log";
     case PQ_FORMAT_NSYS_JAX:
         return "nsys_jax";
     case PQ_FORMAT_UNKNOWN:
@@ -33,6 +35,7 @@ void pq_profile_free(pq_profile *profile)
             slices_free(s->slices);
             pq_free(s->slices);
         }
+        pq_ttlog_free(s->ttlog);
         arena_release(&s->mem);
         pq_free(s->path);
     }

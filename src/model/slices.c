@@ -79,7 +79,7 @@ static int on_thread_name(void *ctx, int64_t pid, int64_t tid, pq_str name)
 
 #define GROW(ptr, cap)                                                                             \
     do {                                                                                           \
-        void *np_ = pq_realloc((ptr), (cap) * sizeof *(ptr));                                      \
+        void *np_ = pq_realloc_array((ptr), cap, sizeof *(ptr));                                   \
         if (!np_)                                                                                  \
             return m->failed = -1;                                                                 \
         (ptr) = np_;                                                                               \
@@ -118,7 +118,7 @@ static uint32_t track_of(model_slices *m, int64_t pid, int64_t tid)
     if (fresh) {
         if (m->ntracks == m->captracks) {
             uint32_t cap = m->captracks ? m->captracks * 2 : 64;
-            slice_track *nt = pq_realloc(m->tracks, cap * sizeof *nt);
+            slice_track *nt = pq_realloc_array(m->tracks, cap, sizeof *nt);
             if (!nt)
                 return UINT32_MAX;
             m->tracks = nt;

@@ -5,6 +5,8 @@
 #include "core/json.h"
 #include "render/doc.h"
 #include "render/info_trace.h"
+#include "render/info_tt.h"
+#include "render/text.h"
 #include "model/model.h"
 
 #include <inttypes.h>
@@ -108,6 +110,86 @@ static void json_pq_str(json_writer *w, pq_str s)
     json_str(w, s.p, s.n);
 }
 
+/* One plane of the JSON info: ids, counts, capabilities, stats and lines (adding to the
+ * line and event totals). */
+static void plane_json(json_writer *w, const xp_plane *pl, uint64_t *tlines, uint64_t *tevents)
+{
+    json_obj_begin(w);
+    json_key(w, "id");
+    json_int(w, pl->id);
+    json_key(w, "name");
+    json_pq_str(w, pl->name);
+    json_key(w, "device_kind");
+    json_cstr(w, device_kind_name(pl->kind));
+    json_key(w, "events");
+    json_uint(w, pl->events);
+    json_key(w, "event_metadata");
+    json_uint(w, pl->nemeta);
+    json_key(w, "stat_metadata");
+    json_uint(w, pl->nsmeta);
+    json_key(w, "capabilities");
+    json_obj_begin(w);
+    for (int c = 0; c < NCAP; c++) {
+        const stat_value *s = plane_stat(pl, CAPABILITY_STATS[c]);
+        if (!s)
+            continue;
+        json_key(w, CAPABILITY_STATS[c]);
+        json_stat_value(w, pl, s);
+    }
+    json_obj_end(w);
+    json_key(w, "plane_stats");
+    json_obj_begin(w);
+    for (uint32_t k = 0; k < pl->nstats; k++) {
+        pq_str name = xp_stat_name(pl, &pl->stats[k]);
+        char key[128];
+        snprintf(key, sizeof key, "%.*s", (int)(name.n < 120 ? name.n : 120), name.p);
+        if (!key[0])
+            snprintf(key, sizeof key, "#%" PRId64, pl->stats[k].metadata_id);
+        json_key(w, key);
+        json_stat_value(w, pl, &pl->stats[k]);
+    }
+    json_obj_end(w);
+    json_key(w, "lines");
+    json_arr_begin(w);
+    for (uint32_t li = 0; li < pl->nlines; li++) {
+        const xp_line *l = &pl->lines[li];
+        ++*tlines;
+        *tevents += l->events;
+        json_obj_begin(w);
+        json_key(w, "id");
+        json_int(w, l->id);
+        if (l->display_id) {
+            json_key(w, "display_id");
+            json_int(w, l->display_id);
+        }
+        json_key(w, "name");
+        json_pq_str(w, l->name);
+        if (l->display_name.n) {
+            json_key(w, "display_name");
+            json_pq_str(w, l->display_name);
+        }
+        json_key(w, "timestamp_ns");
+        json_int(w, l->timestamp_ns);
+        json_key(w, "duration_ps");
+        json_int(w, l->duration_ps);
+        json_key(w, "events");
+        json_uint(w, l->events);
+        json_key(w, "event_stats");
+        json_uint(w, l->event_stats);
+        if (l->events) {
+            json_key(w, "first_ps");
+            json_int(w, l->first_ps);
+            json_key(w, "end_ps");
+            json_int(w, l->end_ps);
+            json_key(w, "span_ps");
+            json_uint(w, (uint64_t)l->end_ps - (uint64_t)l->first_ps);
+        }
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+    json_obj_end(w);
+}
+
 static void render_info_json(const pq_profile *prof, buf *b)
 {
     json_writer w;
@@ -152,86 +234,15 @@ static void render_info_json(const pq_profile *prof, buf *b)
             info_trace_json(&w, src);
             tevents += src->trace_events;
         }
+        if (src->ttlog)
+            info_tt_json(&w, src);
 
         json_key(&w, "planes");
         json_arr_begin(&w);
         for (uint32_t pi = 0; pi < src->nplanes; pi++) {
             const xp_plane *pl = &src->planes[pi];
             tplanes++;
-            json_obj_begin(&w);
-            json_key(&w, "id");
-            json_int(&w, pl->id);
-            json_key(&w, "name");
-            json_pq_str(&w, pl->name);
-            json_key(&w, "device_kind");
-            json_cstr(&w, device_kind_name(pl->kind));
-            json_key(&w, "events");
-            json_uint(&w, pl->events);
-            json_key(&w, "event_metadata");
-            json_uint(&w, pl->nemeta);
-            json_key(&w, "stat_metadata");
-            json_uint(&w, pl->nsmeta);
-            json_key(&w, "capabilities");
-            json_obj_begin(&w);
-            for (int c = 0; c < NCAP; c++) {
-                const stat_value *s = plane_stat(pl, CAPABILITY_STATS[c]);
-                if (!s)
-                    continue;
-                json_key(&w, CAPABILITY_STATS[c]);
-                json_stat_value(&w, pl, s);
-            }
-            json_obj_end(&w);
-            json_key(&w, "plane_stats");
-            json_obj_begin(&w);
-            for (uint32_t k = 0; k < pl->nstats; k++) {
-                pq_str name = xp_stat_name(pl, &pl->stats[k]);
-                char key[128];
-                snprintf(key, sizeof key, "%.*s", (int)(name.n < 120 ? name.n : 120), name.p);
-                if (!key[0])
-                    snprintf(key, sizeof key, "#%" PRId64, pl->stats[k].metadata_id);
-                json_key(&w, key);
-                json_stat_value(&w, pl, &pl->stats[k]);
-            }
-            json_obj_end(&w);
-            json_key(&w, "lines");
-            json_arr_begin(&w);
-            for (uint32_t li = 0; li < pl->nlines; li++) {
-                const xp_line *l = &pl->lines[li];
-                tlines++;
-                tevents += l->events;
-                json_obj_begin(&w);
-                json_key(&w, "id");
-                json_int(&w, l->id);
-                if (l->display_id) {
-                    json_key(&w, "display_id");
-                    json_int(&w, l->display_id);
-                }
-                json_key(&w, "name");
-                json_pq_str(&w, l->name);
-                if (l->display_name.n) {
-                    json_key(&w, "display_name");
-                    json_pq_str(&w, l->display_name);
-                }
-                json_key(&w, "timestamp_ns");
-                json_int(&w, l->timestamp_ns);
-                json_key(&w, "duration_ps");
-                json_int(&w, l->duration_ps);
-                json_key(&w, "events");
-                json_uint(&w, l->events);
-                json_key(&w, "event_stats");
-                json_uint(&w, l->event_stats);
-                if (l->events) {
-                    json_key(&w, "first_ps");
-                    json_int(&w, l->first_ps);
-                    json_key(&w, "end_ps");
-                    json_int(&w, l->end_ps);
-                    json_key(&w, "span_ps");
-                    json_uint(&w, (uint64_t)l->end_ps - (uint64_t)l->first_ps);
-                }
-                json_obj_end(&w);
-            }
-            json_arr_end(&w);
-            json_obj_end(&w);
+            plane_json(&w, pl, &tlines, &tevents);
         }
         json_arr_end(&w);
 
@@ -310,12 +321,17 @@ static void render_info_text(const pq_profile *prof, buf *b)
             buf_putc(b, '\n');
         buf_puts(b, "source ");
         text_str(b, src->info.path);
-        buf_printf(b, "\n  format %s, %" PRIu64 " bytes, host ", pq_format_name(src->info.format),
-                   src->info.size_bytes);
+        char sz[32];
+        buf_printf(b, "\n  format %s, %s, host ", pq_format_name(src->info.format),
+                   text_bytes(sz, (double)src->info.size_bytes));
         text_str(b, src->info.host);
         buf_printf(b, "\n  sha256 %s\n", src->info.sha256[0] ? src->info.sha256 : "(not computed)");
         if (src->slices) {
             info_trace_text(b, src);
+            continue;
+        }
+        if (src->ttlog) {
+            info_tt_text(b, src);
             continue;
         }
         buf_printf(b, "  %u planes, %" PRIu64 " events, %" PRIu64 " stats, %u programs\n",
@@ -332,13 +348,31 @@ static void render_info_text(const pq_profile *prof, buf *b)
             buf_printf(b, "  [%s, id %" PRId64 ", %u lines, %" PRIu64 " events]\n",
                        device_kind_name(pl->kind), pl->id, pl->nlines, pl->events);
             int any = 0;
+            size_t col = 0; /* capabilities wrap at 120 columns */
             for (int c = 0; c < NCAP; c++) {
                 const stat_value *s = plane_stat(pl, CAPABILITY_STATS[c]);
                 if (!s)
                     continue;
-                buf_puts(b, any ? ", " : "    capabilities: ");
-                buf_printf(b, "%s=", CAPABILITY_STATS[c]);
-                text_stat_value(b, pl, s);
+                buf t;
+                buf_init(&t, NULL);
+                buf_printf(&t, "%s=", CAPABILITY_STATS[c]);
+                text_stat_value(&t, pl, s);
+                size_t w = text_cols(t.p, t.n);
+                if (!any) {
+                    buf_puts(b, "    capabilities: ");
+                    col = 18;
+                } else if (col + 2 + w + 1 > TEXT_COLS) { /* with its comma */
+                    buf_puts(b, ",\n      ");
+                    col = 6;
+                } else {
+                    buf_puts(b, ", ");
+                    col += 2;
+                }
+                buf_put(b, t.p, t.n);
+                col += w;
+                if (t.status != PQ_OK && b->status == PQ_OK)
+                    b->status = t.status;
+                buf_release(&t);
                 any = 1;
             }
             if (any)
@@ -361,8 +395,9 @@ static void render_info_text(const pq_profile *prof, buf *b)
                 const pq_program *p = &src->programs[k];
                 buf_puts(b, "    ");
                 text_str(b, p->name);
-                buf_printf(b, "  program_id %" PRIu64 "  HloProto %zu bytes\n", p->program_id,
-                           p->hlo_len);
+                char hz[32];
+                buf_printf(b, "  program_id %" PRIu64 "  HloProto %s\n", p->program_id,
+                           text_bytes(hz, (double)p->hlo_len));
             }
         }
     }

@@ -22,7 +22,7 @@ static int cmp_track(const void *pa, const void *pb, const model_slices *m)
  * when memory ran out; *n gets the count. */
 static uint32_t *tracks_in_order(const model_slices *m, uint32_t *n)
 {
-    uint32_t *ix = pq_malloc(((size_t)m->ntracks + 1) * sizeof *ix);
+    uint32_t *ix = pq_malloc_array((size_t)m->ntracks + 1, sizeof *ix);
     *n = 0;
     if (!ix)
         return NULL;

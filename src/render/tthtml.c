@@ -560,7 +560,7 @@ void tthtml_render(const tt_log *log, const ttmem_result *r, const char *name, b
             peak_card(b, log, r, t);
         buf_puts(b, "</div></section>\n");
     }
-    double *ys = pq_malloc(n ? n * 3 * sizeof(double) + n : 1);
+    double *ys = pq_malloc_array(n ? n : 1, 3 * sizeof(double) + 1);
     if (!ys) {
         b->status = PQ_ERR_NOMEM;
         return;

@@ -1,5 +1,6 @@
 /* summary_docs.c - the public summary API: load (a summary file, or summarise any input),
- * write, report (markdown), query, compare, track (+ history append) and history. */
+ * write, report (markdown), query, compare, track (+ history append, io/append.c) and
+ * history. */
 #define _GNU_SOURCE
 #include "analysis/summary_ops.h"
 #include "core/alloc.h"
@@ -9,7 +10,8 @@
 #include "formats/trace_json.h"
 #include "io/mapfile.h"
 #include "profq.h"
-#include "summary_doc.h"
+#include "io/append.h"
+#include "render/summary_doc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -201,58 +203,6 @@ void pq_track_defaults(pq_track_options *o)
     o->top_k = 10;
 }
 
-/* Appends LINE (ending in '\n') to PATH: exclusive flock, a '\n' first when a killed writer
- * left the file without one (so the new record starts its own line), one write(2), fsync. */
-static pq_status append_line(const char *path, const char *line, size_t n, pq_error *err)
-{
-    /* Parent directories are created, as the seed does. */
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", path);
-    for (char *p = dir + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(dir, 0777);
-            *p = '/';
-        }
-    }
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return err_set(err, PQ_ERR_OUTPUT, path, -1, "cannot open: %s", strerror(errno));
-    pq_status st = PQ_OK;
-    if (flock(fd, LOCK_EX) != 0) {
-        st = err_set(err, PQ_ERR_OUTPUT, path, -1, "cannot lock: %s", strerror(errno));
-        goto out;
-    }
-    struct stat sb;
-    if (fstat(fd, &sb) == 0 && sb.st_size > 0) {
-        int rfd = open(path, O_RDONLY | O_CLOEXEC);
-        char last = '\n';
-        if (rfd >= 0) {
-            if (pread(rfd, &last, 1, sb.st_size - 1) != 1)
-                last = '\n';
-            close(rfd);
-        }
-        if (last != '\n' && write(fd, "\n", 1) != 1) {
-            st = err_set(err, PQ_ERR_OUTPUT, path, -1, "write failed: %s", strerror(errno));
-            goto unlock;
-        }
-    }
-    ssize_t w = write(fd, line, n);
-    if (w != (ssize_t)n) {
-        st = err_set(err, PQ_ERR_OUTPUT, path, -1, "write failed: %s",
-                     w < 0 ? strerror(errno) : "short write");
-        goto unlock;
-    }
-    if (fsync(fd) != 0)
-        st = err_set(err, PQ_ERR_OUTPUT, path, -1, "fsync failed: %s", strerror(errno));
-unlock:
-    flock(fd, LOCK_UN);
-out:
-    if (close(fd) != 0 && st == PQ_OK)
-        st = err_set(err, PQ_ERR_OUTPUT, path, -1, "close failed: %s", strerror(errno));
-    return st;
-}
-
 pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_track_options *o,
                            pq_sink *sink, pq_track_status *status, pq_error *err)
 {
@@ -283,7 +233,7 @@ pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_tr
         if (line.status != PQ_OK)
             st = err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
         else
-            st = append_line(o->history_path, line.p, line.n, err);
+            st = io_append_line(o->history_path, line.p, line.n, err);
         buf_release(&line);
     }
     if (st == PQ_OK)
@@ -315,7 +265,7 @@ pq_status pq_history_render(const char *path, int tail, pq_sink *sink, pq_error 
             if (v && v->t == JV_OBJ) {
                 if (n == cap) {
                     cap = cap ? cap * 2 : 64;
-                    jval **nr = pq_realloc(recs, cap * sizeof *nr);
+                    jval **nr = pq_realloc_array(recs, cap, sizeof *nr);
                     if (!nr) {
                         jv_free(v);
                         break;
