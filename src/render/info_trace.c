@@ -151,7 +151,7 @@ void info_trace_text(buf *b, const pq_source *src)
         nsys_counts(m, c);
         buf_printf(b,
                    "  nsys-jax: %" PRIu64 " devices, %" PRIu64
-                   " GPU-projected NVTX ranges, %" PRIu64 " host NVTX ranges, %" PRIu64
+                   " GPU-projected NVTX ranges, %" PRIu64 " host NVTX ranges,\n  %" PRIu64
                    " XLA module ranges (%" PRIu64 " modules), %" PRIu64 " thunk ranges\n",
                    c[NS_DEVICES], c[NS_PROJECTED], c[NS_HOST], c[NS_MODULE_RANGES], c[NS_MODULES],
                    c[NS_THUNKS]);
