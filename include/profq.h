@@ -487,6 +487,176 @@ pq_status pq_summarize(const char *path, const pq_summary_options *opts, pq_sink
                        pq_error *err);
 
 /*
+ * profile_summary.v1 results: the sections as the analysis computes them, before any
+ * rendering (issue 11, Deliver 3; spec/seed-tools.md 1). Times are in the trace's units
+ * (µs, as the document reports them). A double that is NaN and a string that is NULL
+ * stand for the document's null. Rows are in the document's order; every string and row
+ * belongs to the result and lives as long as it. The renderer writes them as the
+ * document's bytes.
+ */
+enum {
+    PQ_SM_COMPUTE,
+    PQ_SM_COMMUNICATION,
+    PQ_SM_HOST,
+    PQ_SM_STALL,
+    PQ_SM_OTHER,
+    PQ_SM_NCATEGORIES
+};
+
+/* run_metadata: what the caller knew (a W&B download); the document's other keys
+ * (hardware_type, mesh_or_topology, git_sha, config_hash, num_devices, num_hosts) are null. */
+typedef struct pq_sm_run_metadata {
+    const char *run_path, *run_id, *artifact_ref, *artifact_name; /* NULL: null */
+} pq_sm_run_metadata;
+
+/* trace_overview (1.17, 1.19). */
+typedef struct pq_sm_overview {
+    const char *display_time_unit; /* NULL: null */
+    uint64_t num_events_total, num_complete_events, num_processes, num_threads;
+    double profile_start_ts, profile_end_ts; /* absolute, trace units; NaN: no events */
+    const char *duration_basis;
+    int suspected_truncation; /* exactly 1,000,000 complete events */
+    const char *const *quality_warnings;
+    size_t nquality_warnings;
+} pq_sm_overview;
+
+/* trace_provenance: the file's hash, top-20 run ids and source hints, most common first. */
+typedef struct pq_sm_provenance {
+    const char *trace_sha256; /* NULL: null */
+    const char *const *run_ids;
+    size_t nrun_ids;
+    const char *const *source_file_hints;
+    size_t nsource_file_hints;
+} pq_sm_provenance;
+
+/* Statistics of step durations; NaN for all but count when count is 0. */
+typedef struct pq_sm_duration_stats {
+    uint64_t count;
+    double mean, median, p90, min, max;
+} pq_sm_duration_stats;
+
+/* A class of steady-state steps (1.8): "typical", or "light" and "heavy". */
+typedef struct pq_sm_step_class {
+    const char *name;
+    uint64_t count;
+    double fraction_of_steady;
+    pq_sm_duration_stats duration_stats;
+    int64_t representative_step; /* the step closest to the class median */
+    double representative_duration;
+    int64_t periodicity; /* heavy: most common step distance (> 1); 0: null */
+} pq_sm_step_class;
+
+/* step_time (1.8). */
+typedef struct pq_sm_step_time {
+    int64_t warmup_steps_ignored;
+    pq_sm_duration_stats all_steps, steady_state_steps;
+    const pq_sm_step_class *classes;
+    size_t nclasses;
+} pq_sm_step_time;
+
+/* time_breakdown (1.7): the categories' time and share of total_duration. */
+typedef struct pq_sm_breakdown {
+    const char *duration_basis; /* "exclusive_duration_per_track" | "..._global_timeline" */
+    double total_duration;
+    double category_total[PQ_SM_NCATEGORIES];
+    double category_share[PQ_SM_NCATEGORIES];
+} pq_sm_breakdown;
+
+/* hot_ops (1.9, 1.10): one device op name, by exclusive time. */
+typedef struct pq_sm_hot_op {
+    const char *name, *canonical_name;
+    const char *category; /* "compute" | "communication" | "stall" */
+    uint64_t count;
+    double total_duration, exclusive_duration, avg_duration;
+    const char *shape_signature, *source_file, *tf_op_path; /* most common; NULL: none */
+    double flop_proxy_per_invocation;                       /* NaN: none */
+} pq_sm_hot_op;
+
+/* semantic_families (1.11) of the listed hot ops. */
+typedef struct pq_sm_family {
+    const char *family;
+    uint64_t count;
+    double total_duration, exclusive_duration, share_of_total;
+    double avg_duration, avg_exclusive_duration;
+    const char *example_op;
+    const char *dominant_shape_signature;         /* NULL: none */
+    double flop_proxy_total, time_per_flop_proxy; /* NaN: none */
+} pq_sm_family;
+
+/* communication_ops (1.12): device-op collectives of one kind. */
+typedef struct pq_sm_collective {
+    const char *collective; /* "all-reduce", "all-gather", ... "other-collective" */
+    uint64_t count;
+    double total_duration, avg_duration;
+} pq_sm_collective;
+
+/* gap_before_ops (1.13): idle time on device-op tracks before a payload op. */
+typedef struct pq_sm_gap {
+    const char *name; /* the payload op (payload_op is the same) */
+    uint64_t count;
+    double total_gap_duration, max_gap_duration, avg_gap_duration;
+    const char *marker_op; /* the op that opened the gap, most often */
+} pq_sm_gap;
+
+/* gap_region_contexts (1.15): gaps per payload op and its region. */
+typedef struct pq_sm_gap_context {
+    const char *op_name, *region_path;
+    uint64_t count;
+    double total_gap_duration, avg_gap_duration;
+} pq_sm_gap_context;
+
+/* hierarchical_regions (1.14): self time of device ops under a path and its prefixes. */
+typedef struct pq_sm_region {
+    const char *path;
+    int64_t depth;
+    uint64_t count;
+    double inclusive_duration, exclusive_duration;
+} pq_sm_region;
+
+/* device_op_region_aggregates (1.16): device ops by the innermost region around them. */
+typedef struct pq_sm_op_region {
+    const char *region_path, *op_name, *canonical_name;
+    const char *category; /* "compute" | "communication" | "stall" */
+    uint64_t count;
+    double total_duration, exclusive_duration, avg_duration;
+    const char *shape_signature; /* most common; NULL: none */
+} pq_sm_op_region;
+
+/* optimization_candidates (1.18). */
+typedef struct pq_sm_candidate {
+    const char *candidate_id, *title, *rationale;
+    const char *evidence[4];
+    size_t nevidence;
+    const char *const *suggestions; /* NULL-terminated */
+} pq_sm_candidate;
+
+typedef struct pq_summary_result {
+    const char *schema_version; /* "profile_summary.v1" */
+    const char *generated_at_utc, *source_format, *source_path;
+    pq_sm_run_metadata run_metadata;
+    pq_sm_overview trace_overview;
+    pq_sm_provenance trace_provenance;
+    pq_sm_step_time step_time;
+    pq_sm_breakdown time_breakdown;
+    const pq_sm_hot_op *hot_ops;
+    size_t nhot_ops;
+    const pq_sm_family *semantic_families;
+    size_t nsemantic_families;
+    const pq_sm_collective *communication_ops;
+    size_t ncommunication_ops;
+    const pq_sm_gap *gap_before_ops;
+    size_t ngap_before_ops;
+    const pq_sm_gap_context *gap_region_contexts;
+    size_t ngap_region_contexts;
+    const pq_sm_region *hierarchical_regions;
+    size_t nhierarchical_regions;
+    const pq_sm_op_region *device_op_region_aggregates;
+    size_t ndevice_op_region_aggregates;
+    const pq_sm_candidate *optimization_candidates;
+    size_t noptimization_candidates;
+} pq_summary_result;
+
+/*
  * Working with summaries (spec/seed-tools.md 1.20-1.23). A pq_summary is one parsed
  * profile_summary.v1 document. pq_summary_load reads PATH: a profile_summary.v1 JSON
  * file is taken as is; any other input (trace JSON, XPlane, jax_profile dir) is

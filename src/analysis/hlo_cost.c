@@ -1,7 +1,8 @@
 /* hlo_cost.c - XLA's GPU HLO cost analysis rules over a decoded HloProto (see hlo_cost.h and
  * docs/internals/ops.md "GPU FLOPs and bytes"). XLA keeps every property as a float; the
  * sums here are doubles, the fusion utilizations floats as in XLA, so the results agree to
- * float rounding. */
+ * float rounding. The per-opcode tables (elementwise opcodes, the default GPU elementwise
+ * profile) are hlo_cost_profile.c. */
 #include "analysis/hlo_cost.h"
 
 #include "formats/pbwire.h"
@@ -128,167 +129,6 @@ static int bit_width(int32_t t)
 static int hbm_leaf(const hlo_shape *s)
 {
     return is_array(s) && s->has_layout && s->layout.memory_space == 0;
-}
-
-/* ---- the default GPU elementwise profile (XLA hlo_op_profiles_data.h, "sm_86", which
- * GpuHloCostAnalysis uses when no device description is given, as in XProf): clock cycles
- * per element, charged as FLOPs. ---- */
-
-enum { T_S8 = 2, T_S16, T_S32, T_S64, T_U8, T_U16, T_U32, T_U64, T_F16, T_F32, T_F64 };
-enum { T_C64 = 15, T_C128 = 18 };
-
-static const struct {
-    const char *op;
-    int8_t type;
-    int32_t cycles;
-} PROFILE[] = {
-    {"divide", T_S8, 370},
-    {"power", T_S8, 392},
-    {"divide", T_S16, 367},
-    {"power", T_S16, 396},
-    {"divide", T_S32, 306},
-    {"divide", T_S64, 918},
-    {"power", T_S64, 601},
-    {"divide", T_U8, 306},
-    {"power", T_U8, 388},
-    {"divide", T_U16, 302},
-    {"power", T_U16, 399},
-    {"divide", T_U32, 115},
-    {"divide", T_U64, 838},
-    {"power", T_U64, 604},
-    {"cbrt", T_F16, 925},
-    {"cosine", T_F16, 691},
-    {"exponential", T_F16, 108},
-    {"exponential-minus-one", T_F16, 396},
-    {"log", T_F16, 266},
-    {"log-plus-one", T_F16, 284},
-    {"logistic", T_F16, 226},
-    {"rsqrt", T_F16, 97},
-    {"sqrt", T_F16, 97},
-    {"tanh", T_F16, 212},
-    {"atan2", T_F16, 482},
-    {"power", T_F16, 975},
-    {"cbrt", T_F32, 867},
-    {"cosine", T_F32, 662},
-    {"exponential", T_F32, 86},
-    {"exponential-minus-one", T_F32, 381},
-    {"log", T_F32, 244},
-    {"log-plus-one", T_F32, 262},
-    {"logistic", T_F32, 176},
-    {"rsqrt", T_F32, 75},
-    {"sine", T_F32, 662},
-    {"sqrt", T_F32, 75},
-    {"tanh", T_F32, 190},
-    {"atan2", T_F32, 486},
-    {"power", T_F32, 925},
-    {"cbrt", T_F64, 6339},
-    {"cosine", T_F64, 1717},
-    {"exponential", T_F64, 1652},
-    {"exponential-minus-one", T_F64, 1900},
-    {"log", T_F64, 608},
-    {"log-plus-one", T_F64, 2073},
-    {"logistic", T_F64, 2412},
-    {"rsqrt", T_F64, 698},
-    {"sine", T_F64, 1789},
-    {"sqrt", T_F64, 986},
-    {"tanh", T_F64, 1609},
-    {"add", T_F64, 97},
-    {"atan2", T_F64, 3747},
-    {"divide", T_F64, 2016},
-    {"multiply", T_F64, 97},
-    {"power", T_F64, 5511},
-    {"subtract", T_F64, 97},
-    {"exponential", T_C64, 1360},
-    {"exponential-minus-one", T_C64, 1400},
-    {"log", T_C64, 950},
-    {"log-plus-one", T_C64, 842},
-    {"rsqrt", T_C64, 2383},
-    {"sqrt", T_C64, 3193},
-    {"atan2", T_C64, 5353},
-    {"divide", T_C64, 687},
-    {"power", T_C64, 3351},
-    {"cosine", T_C128, 6613},
-    {"exponential", T_C128, 4028},
-    {"exponential-minus-one", T_C128, 4161},
-    {"log", T_C128, 7599},
-    {"log-plus-one", T_C128, 6962},
-    {"rsqrt", T_C128, 11318},
-    {"sine", T_C128, 5878},
-    {"sqrt", T_C128, 15606},
-    {"tanh", T_C128, 9939},
-    {"add", T_C128, 97},
-    {"atan2", T_C128, 39027},
-    {"divide", T_C128, 7941},
-    {"multiply", T_C128, 270},
-    {"power", T_C128, 18205},
-    {"subtract", T_C128, 97},
-};
-
-int64_t hlo_cost_elementwise_flops(pq_str opcode, int32_t element_type)
-{
-    for (size_t i = 0; i < sizeof PROFILE / sizeof PROFILE[0]; i++)
-        if (PROFILE[i].type == element_type && pq_str_eq(opcode, PROFILE[i].op))
-            return PROFILE[i].cycles;
-    return 3; /* "elementwise instructions typically take at least a few clock cycles" */
-}
-
-/* HloInstruction::IsElementwise() opcodes (fusions and constants are checked separately). */
-static const char *const ELEMENTWISE[] = {
-    "abs",
-    "add",
-    "and",
-    "atan2",
-    "bitcast-convert",
-    "cbrt",
-    "ceil",
-    "clamp",
-    "clz",
-    "compare",
-    "complex",
-    "convert",
-    "copy",
-    "cosine",
-    "divide",
-    "erf",
-    "exponential",
-    "exponential-minus-one",
-    "floor",
-    "imag",
-    "is-finite",
-    "log",
-    "log-plus-one",
-    "logistic",
-    "maximum",
-    "minimum",
-    "multiply",
-    "negate",
-    "not",
-    "or",
-    "popcnt",
-    "power",
-    "real",
-    "reduce-precision",
-    "remainder",
-    "round-nearest-afz",
-    "round-nearest-even",
-    "rsqrt",
-    "select",
-    "shift-left",
-    "shift-right-arithmetic",
-    "shift-right-logical",
-    "sign",
-    "sine",
-    "sqrt",
-    "stochastic-convert",
-    "subtract",
-    "tan",
-    "tanh",
-    "xor",
-};
-
-int hlo_opcode_is_elementwise(pq_str opcode)
-{
-    return str_in(opcode, ELEMENTWISE, sizeof ELEMENTWISE / sizeof ELEMENTWISE[0]);
 }
 
 /* ---- module lookups ---- */
@@ -814,45 +654,13 @@ static void handle_custom_call(hlo_cost_model *cm, const hlo_instruction *ins, h
         P->opb[i] = -1;
 }
 
-static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
+/* The data-movement family (slice, dynamic-slice, dynamic-update-slice, tuple,
+ * concatenate): sets P and returns 1, or returns 0 for another opcode. */
+static int movement_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
 {
-    hc_ins *P = &cm->ins[gidx(cm, ins)];
-    if (P->done)
-        return 1;
-    uint32_t nops = ins->noperands;
-    P->opb = dalloc(cm, nops);
-    P->opu = arena_alloc(cm->a, (nops ? nops : 1) * sizeof *P->opu);
-    if (!P->opb || !P->opu) {
-        cm->nomem = 1;
-        return 0;
-    }
-    /* Preprocess: inputs + output */
-    P->out_bytes = P->bytes = shape_size(&ins->shape);
-    for (uint32_t i = 0; i < nops; i++) {
-        double s = shape_size(operand_shape(cm, ins, i));
-        P->bytes += s;
-        P->opb[i] = s;
-        P->opu[i] = 1.0f;
-    }
     pq_str op = ins->opcode;
-    const hlo_shape *out0 = ins->shape.element_type == HLO_TUPLE && ins->shape.ntuple
-                                ? &ins->shape.tuple[0]
-                                : &ins->shape;
-    if (op_is(op, "fusion")) {
-        if (!handle_fusion(cm, ins, P))
-            return 0;
-    } else if (op_is(op, "custom-call")) {
-        handle_custom_call(cm, ins, P);
-    } else if (op_is(op, "parameter") || op_is(op, "constant")) {
-        P->bytes = P->out_bytes = 0;
-    } else if (op_is(op, "get-tuple-element") || op_is(op, "bitcast") || op_is(op, "after-all") ||
-               op_is(op, "add-dependency") || op_is(op, "domain")) {
-        no_memory(P, nops);
-    } else if (op_is(op, "copy")) {
-        /* HandleCopy: inputs + output, no FLOPs */
-    } else if (hlo_opcode_is_elementwise(op)) {
-        elementwise(cm, ins, P);
-    } else if (op_is(op, "slice")) {
+    uint32_t nops = ins->noperands;
+    if (op_is(op, "slice")) {
         double s = shape_size(&ins->shape), e0 = elems(operand_shape(cm, ins, 0));
         P->bytes = 2 * s;
         P->out_bytes = s;
@@ -899,32 +707,19 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
                 if (size < up)
                     P->flops = 400 * n;
             }
-    } else if (op_is(op, "reduce")) {
-        const hc_comp *sub = called(cm, ins, 0);
-        if (cm->nomem)
-            return 0;
-        double count = elems(operand_shape(cm, ins, 0)) - elems(out0);
-        if (sub) {
-            P->flops = sub->flops * count;
-            P->trans = sub->trans * count;
-        }
-        /* GpuHloCostAnalysis::HandleReduce: outputs, inputs, and each init value read once
-         * per output element */
-        P->out_bytes = P->bytes = top_leaf_bytes(&ins->shape);
-        uint32_t inputs = nops / 2;
-        for (uint32_t i = 0; i < inputs; i++)
-            P->bytes += P->opb[i];
-        for (uint32_t i = inputs; i < nops; i++) {
-            P->opb[i] = elems(out0) * shape_size(operand_shape(cm, ins, i));
-            P->opu[i] = (float)elems(out0);
-            P->bytes += P->opb[i];
-        }
-    } else if (op_is(op, "dot")) {
-        P->flops = dot_flops(operand_shape(cm, ins, 0), &ins->shape, ins->dot_dnums, NULL, 0);
-    } else if (op_is(op, "convolution")) {
-        P->flops =
-            conv_flops(ins, operand_shape(cm, ins, 0), operand_shape(cm, ins, 1), &ins->shape);
-    } else if (op_is(op, "map")) {
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* The family of ops that run called computations (map, call, async-start, while,
+ * conditional): sets P from the computations' costs and returns 1, or returns 0 for
+ * another opcode. */
+static int called_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
+{
+    pq_str op = ins->opcode;
+    if (op_is(op, "map")) {
         const hc_comp *sub = called(cm, ins, 0);
         if (sub) {
             P->flops = sub->flops * elems(&ins->shape);
@@ -959,6 +754,79 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
             if (k == 0 || sub->bytes > P->bytes)
                 P->bytes = sub->bytes;
         }
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
+{
+    hc_ins *P = &cm->ins[gidx(cm, ins)];
+    if (P->done)
+        return 1;
+    uint32_t nops = ins->noperands;
+    P->opb = dalloc(cm, nops);
+    P->opu = arena_alloc(cm->a, (nops ? nops : 1) * sizeof *P->opu);
+    if (!P->opb || !P->opu) {
+        cm->nomem = 1;
+        return 0;
+    }
+    /* Preprocess: inputs + output */
+    P->out_bytes = P->bytes = shape_size(&ins->shape);
+    for (uint32_t i = 0; i < nops; i++) {
+        double s = shape_size(operand_shape(cm, ins, i));
+        P->bytes += s;
+        P->opb[i] = s;
+        P->opu[i] = 1.0f;
+    }
+    pq_str op = ins->opcode;
+    const hlo_shape *out0 = ins->shape.element_type == HLO_TUPLE && ins->shape.ntuple
+                                ? &ins->shape.tuple[0]
+                                : &ins->shape;
+    if (op_is(op, "fusion")) {
+        if (!handle_fusion(cm, ins, P))
+            return 0;
+    } else if (op_is(op, "custom-call")) {
+        handle_custom_call(cm, ins, P);
+    } else if (op_is(op, "parameter") || op_is(op, "constant")) {
+        P->bytes = P->out_bytes = 0;
+    } else if (op_is(op, "get-tuple-element") || op_is(op, "bitcast") || op_is(op, "after-all") ||
+               op_is(op, "add-dependency") || op_is(op, "domain")) {
+        no_memory(P, nops);
+    } else if (op_is(op, "copy")) {
+        /* HandleCopy: inputs + output, no FLOPs */
+    } else if (hlo_opcode_is_elementwise(op)) {
+        elementwise(cm, ins, P);
+    } else if (movement_ops(cm, ins, P)) {
+        /* slice, dynamic-slice, dynamic-update-slice, tuple, concatenate */
+    } else if (op_is(op, "reduce")) {
+        const hc_comp *sub = called(cm, ins, 0);
+        if (cm->nomem)
+            return 0;
+        double count = elems(operand_shape(cm, ins, 0)) - elems(out0);
+        if (sub) {
+            P->flops = sub->flops * count;
+            P->trans = sub->trans * count;
+        }
+        /* GpuHloCostAnalysis::HandleReduce: outputs, inputs, and each init value read once
+         * per output element */
+        P->out_bytes = P->bytes = top_leaf_bytes(&ins->shape);
+        uint32_t inputs = nops / 2;
+        for (uint32_t i = 0; i < inputs; i++)
+            P->bytes += P->opb[i];
+        for (uint32_t i = inputs; i < nops; i++) {
+            P->opb[i] = elems(out0) * shape_size(operand_shape(cm, ins, i));
+            P->opu[i] = (float)elems(out0);
+            P->bytes += P->opb[i];
+        }
+    } else if (op_is(op, "dot")) {
+        P->flops = dot_flops(operand_shape(cm, ins, 0), &ins->shape, ins->dot_dnums, NULL, 0);
+    } else if (op_is(op, "convolution")) {
+        P->flops =
+            conv_flops(ins, operand_shape(cm, ins, 0), operand_shape(cm, ins, 1), &ins->shape);
+    } else if (called_ops(cm, ins, P)) {
+        /* map, call, async-start, while, conditional */
     } else if (op_is(op, "gather")) {
         handle_gather(cm, ins, P);
     } else if (op_is(op, "sort")) {

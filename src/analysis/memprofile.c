@@ -6,6 +6,7 @@
 #include "memprofile.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/sort.h"
 #include "formats/xplane_walk.h"
 
 #include <stdio.h>
@@ -51,35 +52,19 @@ static int push(vec *x, const mp_snapshot *s)
     return 1;
 }
 
-static int cmp_time(const void *a, const void *b)
+static int cmp_time(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const mp_snapshot *x = a, *y = b;
     if (x->time_ps != y->time_ps)
         return x->time_ps < y->time_ps ? -1 : 1;
     return 0;
 }
 
-/* Stable: merge sort by time. */
+/* Stable (core/sort.h): by time. */
 static int sort_time(mp_snapshot *v, uint32_t n)
 {
-    mp_snapshot *t = pq_malloc_array(n ? n : 1, sizeof *t);
-    if (!t)
-        return 0;
-    for (uint32_t w = 1; w < n; w *= 2) {
-        for (uint32_t lo = 0; lo < n; lo += 2 * w) {
-            uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            uint32_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                t[k++] = cmp_time(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
-            while (i < mid)
-                t[k++] = v[i++];
-            while (j < hi)
-                t[k++] = v[j++];
-        }
-        memcpy(v, t, n * sizeof *v);
-    }
-    pq_free(t);
-    return 1;
+    return pq_sort(v, n, sizeof *v, cmp_time, NULL) == 0;
 }
 
 static int pq_str_cmp(pq_str a, pq_str b)
@@ -294,6 +279,51 @@ static int cmp_alloc_id(const void *a, const void *b)
     return strcmp(((const vec *)a)->id, ((const vec *)b)->id);
 }
 
+/* The stats of one MemoryAllocation/MemoryDeallocation event of the CPU plane into S, and
+ * its allocator id (index_on_host, device_ordinal or allocator_name) into ID (64 bytes). */
+static void read_snapshot_stats(const xp_plane *cpu, const xp_event *ev, mp_snapshot *s,
+                                char id[64])
+{
+    xp_stat_iter si;
+    stat_value sv;
+    xp_stats_begin(&si, ev->stats, ev->body_len, 4);
+    while (xp_stats_next(&si, &sv)) {
+        pq_str name = xp_stat_name(cpu, &sv);
+        int64_t iv = sv.kind == STAT_DOUBLE ? (int64_t)sv.v.d : sv.v.i;
+        if (pq_str_eq(name, "index_on_host") || pq_str_eq(name, "device_ordinal"))
+            snprintf(id, 64, "%lld", (long long)iv);
+        else if (pq_str_eq(name, "allocator_name")) {
+            pq_str t = xp_stat_str(cpu, &sv);
+            snprintf(id, 64, "%.*s", (int)t.n, t.p);
+        } else if (pq_str_eq(name, "bytes_reserved"))
+            s->s.stack_reserved = iv;
+        else if (pq_str_eq(name, "bytes_allocated"))
+            s->s.heap_allocated = iv;
+        else if (pq_str_eq(name, "bytes_available"))
+            s->s.free_memory = iv;
+        else if (pq_str_eq(name, "fragmentation"))
+            s->s.fragmentation = sv.kind == STAT_DOUBLE ? sv.v.d : (double)iv;
+        else if (pq_str_eq(name, "peak_bytes_in_use"))
+            s->s.peak_bytes_in_use = iv;
+        else if (pq_str_eq(name, "requested_bytes"))
+            s->requested = iv;
+        else if (pq_str_eq(name, "allocation_bytes"))
+            s->allocation = iv;
+        else if (pq_str_eq(name, "addr"))
+            s->address = sv.v.u;
+        else if (pq_str_eq(name, "tf_op"))
+            s->tf_op = xp_stat_str(cpu, &sv);
+        else if (pq_str_eq(name, "group_id"))
+            s->step_id = iv;
+        else if (pq_str_eq(name, "region_type"))
+            s->region_type = xp_stat_str(cpu, &sv);
+        else if (pq_str_eq(name, "data_type"))
+            s->data_type = iv;
+        else if (pq_str_eq(name, "shape"))
+            s->tensor_shape = xp_stat_str(cpu, &sv);
+    }
+}
+
 pq_status memprofile_compute(const pq_source *src, arena *a, mp_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -327,44 +357,7 @@ pq_status memprofile_compute(const pq_source *src, arena *a, mp_result *out)
                 s.time_ps = ev.offset_ps;
                 s.step_id = -1;
                 char id[64] = "";
-                xp_stat_iter si;
-                stat_value sv;
-                xp_stats_begin(&si, ev.stats, ev.body_len, 4);
-                while (xp_stats_next(&si, &sv)) {
-                    pq_str name = xp_stat_name(cpu, &sv);
-                    int64_t iv = sv.kind == STAT_DOUBLE ? (int64_t)sv.v.d : sv.v.i;
-                    if (pq_str_eq(name, "index_on_host") || pq_str_eq(name, "device_ordinal"))
-                        snprintf(id, sizeof id, "%lld", (long long)iv);
-                    else if (pq_str_eq(name, "allocator_name")) {
-                        pq_str t = xp_stat_str(cpu, &sv);
-                        snprintf(id, sizeof id, "%.*s", (int)t.n, t.p);
-                    } else if (pq_str_eq(name, "bytes_reserved"))
-                        s.s.stack_reserved = iv;
-                    else if (pq_str_eq(name, "bytes_allocated"))
-                        s.s.heap_allocated = iv;
-                    else if (pq_str_eq(name, "bytes_available"))
-                        s.s.free_memory = iv;
-                    else if (pq_str_eq(name, "fragmentation"))
-                        s.s.fragmentation = sv.kind == STAT_DOUBLE ? sv.v.d : (double)iv;
-                    else if (pq_str_eq(name, "peak_bytes_in_use"))
-                        s.s.peak_bytes_in_use = iv;
-                    else if (pq_str_eq(name, "requested_bytes"))
-                        s.requested = iv;
-                    else if (pq_str_eq(name, "allocation_bytes"))
-                        s.allocation = iv;
-                    else if (pq_str_eq(name, "addr"))
-                        s.address = sv.v.u;
-                    else if (pq_str_eq(name, "tf_op"))
-                        s.tf_op = xp_stat_str(cpu, &sv);
-                    else if (pq_str_eq(name, "group_id"))
-                        s.step_id = iv;
-                    else if (pq_str_eq(name, "region_type"))
-                        s.region_type = xp_stat_str(cpu, &sv);
-                    else if (pq_str_eq(name, "data_type"))
-                        s.data_type = iv;
-                    else if (pq_str_eq(name, "shape"))
-                        s.tensor_shape = xp_stat_str(cpu, &sv);
-                }
+                read_snapshot_stats(cpu, &ev, &s, id);
                 uint32_t k;
                 for (k = 0; k < nv; k++)
                     if (strcmp(vs[k].id, id) == 0)

@@ -6,6 +6,8 @@
 #include "memviewer.h"
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/hmap.h"
+#include "core/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -317,40 +319,26 @@ static int add_object(mv_result *r, arena *a, const mv_lb *b, int64_t *small, in
     return 1;
 }
 
-static int cmp_by_size(const void *a, const void *b, const mv_object *o)
+static int cmp_by_size(const void *a, const void *b, void *ctx)
 {
+    const mv_object *o = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     if (o[x].size_bytes != o[y].size_bytes)
         return o[x].size_bytes > o[y].size_bytes ? -1 : 1;
     return x < y ? -1 : x > y;
 }
 
-/* Insertion-merge sort without qsort_r (not C11): a stable bottom-up merge sort. */
+/* Object indexes by size, largest first, stably (core/sort.h). */
 static int sort_by_size(mv_result *r, arena *a)
 {
     uint32_t n = r->nobjects;
     uint32_t *v = arena_alloc(a, (n ? n : 1) * sizeof *v);
-    uint32_t *t = pq_malloc_array(n ? n : 1, sizeof *t);
-    if (!v || !t) {
-        pq_free(t);
+    if (!v)
         return 0;
-    }
     for (uint32_t i = 0; i < n; i++)
         v[i] = i;
-    for (uint32_t w = 1; w < n; w *= 2) {
-        for (uint32_t lo = 0; lo < n; lo += 2 * w) {
-            uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            uint32_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                t[k++] = cmp_by_size(&v[j], &v[i], r->objects) < 0 ? v[j++] : v[i++];
-            while (i < mid)
-                t[k++] = v[i++];
-            while (j < hi)
-                t[k++] = v[j++];
-        }
-        memcpy(v, t, n * sizeof *v);
-    }
-    pq_free(t);
+    if (pq_sort(v, n, sizeof *v, cmp_by_size, r->objects) != 0)
+        return 0;
     r->by_size = v;
     r->to_by_size = arena_alloc(a, (n ? n : 1) * sizeof *r->to_by_size);
     if (!r->to_by_size)
@@ -381,10 +369,26 @@ typedef struct lazy_shapes {
         uint32_t n;
         int done;
     } * elems;        /* by instruction slot (hlo_instruction_ref.slot) */
-    shape_memo *memo; /* open addressing, memo_cap (a power of two) slots */
-    size_t memo_cap, memo_n;
+    shape_memo *memo; /* memo_n of memo_max distinct shapes */
+    size_t memo_n, memo_max;
+    pq_hmap memo_map; /* (depth, serialized bytes) -> memo index */
     buf text;
 } lazy_shapes;
+
+/* A shape looked up in the memo. */
+typedef struct shape_memo_key {
+    const shape_memo *memo;
+    pq_str bytes;
+    int depth;
+} shape_memo_key;
+
+static int memo_same(void *ctx, uint32_t v)
+{
+    const shape_memo_key *k = ctx;
+    const shape_memo *mo = &k->memo[v];
+    return mo->depth == k->depth && mo->bytes.n == k->bytes.n &&
+           (k->bytes.n == 0 || memcmp(mo->bytes.p, k->bytes.p, k->bytes.n) == 0);
+}
 
 static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, arena *a,
                      size_t nshapes)
@@ -395,17 +399,16 @@ static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, 
     if (!m->lazy_shapes)
         return 1;
     lz->elems = pq_calloc(m->nrefs ? m->nrefs : 1, sizeof *lz->elems);
-    lz->memo_cap = 16;
-    while (lz->memo_cap < 2 * nshapes)
-        lz->memo_cap *= 2;
-    lz->memo = pq_calloc(lz->memo_cap, sizeof *lz->memo);
-    return lz->elems && lz->memo;
+    lz->memo_max = nshapes < 8 ? 8 : nshapes;
+    lz->memo = pq_calloc(lz->memo_max, sizeof *lz->memo);
+    return lz->elems && lz->memo && pq_hmap_reserve(&lz->memo_map, lz->memo_max) == 0;
 }
 
 static void lazy_release(lazy_shapes *lz)
 {
     pq_free(lz->elems);
     pq_free(lz->memo);
+    pq_hmap_free(&lz->memo_map);
     buf_release(&lz->text);
 }
 
@@ -440,16 +443,13 @@ static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction_ref *ref, int
     }
     for (; i < bytes.n; i++)
         h = (h ^ (uint8_t)bytes.p[i]) * 1099511628211ull;
-    size_t slot = (size_t)h & (lz->memo_cap - 1);
+    shape_memo_key k = {lz->memo, bytes, depth};
+    size_t slot = pq_hmap_probe(&lz->memo_map, h, memo_same, &k);
     shape_memo *mo;
-    while ((mo = &lz->memo[slot])->shape) {
-        if (mo->depth == depth && mo->bytes.n == bytes.n &&
-            (bytes.n == 0 || memcmp(mo->bytes.p, bytes.p, bytes.n) == 0))
-            break;
-        slot = (slot + 1) & (lz->memo_cap - 1);
-    }
-    if (!mo->shape) {
-        if (2 * (lz->memo_n + 1) > lz->memo_cap)
+    if (pq_hmap_found(&lz->memo_map, slot)) {
+        mo = &lz->memo[pq_hmap_value(&lz->memo_map, slot)];
+    } else {
+        if (lz->memo_n >= lz->memo_max)
             return PQ_ERR_NOMEM; /* sized for every buffer: not reached */
         hlo_shape *sh = NULL;
         st = hlo_decode_shape(bytes, lz->base, depth, lz->a, &sh, err_offset, what);
@@ -460,8 +460,9 @@ static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction_ref *ref, int
         char *str = arena_strndup(lz->a, lz->text.p ? lz->text.p : "", lz->text.n);
         if (!str || lz->text.status != PQ_OK)
             return PQ_ERR_NOMEM;
+        mo = &lz->memo[lz->memo_n];
         *mo = (shape_memo){bytes, depth, sh, str, hlo_shape_unpadded_bytes(sh)};
-        lz->memo_n++;
+        pq_hmap_put(&lz->memo_map, slot, h, (uint32_t)lz->memo_n++);
     }
     b->shape = mo->shape;
     b->shape_string = mo->str;

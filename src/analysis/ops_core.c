@@ -26,41 +26,34 @@ static uint64_t hash_key(uint64_t pid, uint64_t sid, pq_str name)
     return h ^ (h >> 32);
 }
 
-static int table_grow(op_table *t)
+/* The key looked up in the op table's index (core/hmap.h). */
+typedef struct op_key {
+    const op_table *t;
+    uint64_t pid, sid;
+    pq_str name;
+} op_key;
+
+static int op_same(void *ctx, uint32_t v)
 {
-    size_t icap = t->icap ? t->icap * 2 : 1024;
-    uint32_t *idx = pq_calloc(icap, sizeof *idx);
-    if (!idx)
-        return 0;
-    for (size_t i = 0; i < t->n; i++) {
-        size_t j = t->v[i].hash & (icap - 1);
-        while (idx[j])
-            j = (j + 1) & (icap - 1);
-        idx[j] = (uint32_t)i + 1;
-    }
-    pq_free(t->idx);
-    t->idx = idx;
-    t->icap = icap;
-    return 1;
+    const op_key *k = ctx;
+    const op_slot *s = &k->t->v[v];
+    return s->m.program_id == k->pid && s->m.symbol_id == k->sid &&
+           (k->sid != 0 || ops_str_same(s->m.name, k->name));
 }
 
 /* Finds or inserts the slot; *fresh tells which. NULL on allocation failure. */
 op_slot *ops_table_get(op_table *t, uint64_t pid, uint64_t sid, pq_str name, int *fresh)
 {
-    if ((t->n + 1) * 2 > t->icap && !table_grow(t)) {
+    if (pq_hmap_reserve(&t->map, t->n < 512 ? 512 : t->n + 1) != 0) {
         t->oom = 1;
         return NULL;
     }
     uint64_t h = hash_key(pid, sid, name);
-    size_t j = h & (t->icap - 1);
-    while (t->idx[j]) {
-        op_slot *s = &t->v[t->idx[j] - 1];
-        if (s->hash == h && s->m.program_id == pid && s->m.symbol_id == sid &&
-            (sid != 0 || ops_str_same(s->m.name, name))) {
-            *fresh = 0;
-            return s;
-        }
-        j = (j + 1) & (t->icap - 1);
+    op_key k = {t, pid, sid, name};
+    size_t j = pq_hmap_probe(&t->map, h, op_same, &k);
+    if (pq_hmap_found(&t->map, j)) {
+        *fresh = 0;
+        return &t->v[pq_hmap_value(&t->map, j)];
     }
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 256;
@@ -74,29 +67,21 @@ op_slot *ops_table_get(op_table *t, uint64_t pid, uint64_t sid, pq_str name, int
     }
     op_slot *s = &t->v[t->n];
     memset(s, 0, sizeof *s);
-    s->hash = h;
     s->m.program_id = pid;
     s->m.symbol_id = sid;
     s->m.name = name;
-    t->idx[j] = (uint32_t)++t->n;
+    pq_hmap_put(&t->map, j, h, (uint32_t)t->n++);
     *fresh = 1;
     return s;
 }
 
 op_slot *ops_table_find(const op_table *t, uint64_t pid, pq_str name)
 {
-    if (!t->icap)
+    if (!t->map.cap)
         return NULL;
-    uint64_t h = hash_key(pid, 0, name);
-    size_t j = h & (t->icap - 1);
-    while (t->idx[j]) {
-        op_slot *s = &t->v[t->idx[j] - 1];
-        if (s->hash == h && s->m.program_id == pid && s->m.symbol_id == 0 &&
-            ops_str_same(s->m.name, name))
-            return s;
-        j = (j + 1) & (t->icap - 1);
-    }
-    return NULL;
+    op_key k = {t, pid, 0, name};
+    size_t j = pq_hmap_probe(&t->map, hash_key(pid, 0, name), op_same, &k);
+    return pq_hmap_found(&t->map, j) ? &t->v[pq_hmap_value(&t->map, j)] : NULL;
 }
 
 /* ---- programs ---- */
@@ -372,7 +357,7 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, pq_ops_res
         ok = ops_derive(out, opt ? opt->by : PQ_OPS_BY_OP);
     }
     pq_free(t.v);
-    pq_free(t.idx);
+    pq_hmap_free(&t.map);
     pq_free(pt.v);
     if (ok)
         return PQ_OK;

@@ -5,6 +5,7 @@
 #ifndef PQ_ANALYSIS_OPS_INTERNAL_H
 #define PQ_ANALYSIS_OPS_INTERNAL_H
 #include "analysis/ops.h"
+#include "core/hmap.h"
 #include "formats/xplane_walk.h"
 
 /* ---- stat ids of one plane (ops_stats.c) ---- */
@@ -89,14 +90,12 @@ typedef struct op_slot {
     int custom_call;
     double m_flops, m_model_flops, m_bytes; /* per occurrence, from the metadata */
     ops_breakdown bd;                       /* per-occurrence breakdown */
-    uint64_t hash;
 } op_slot;
 
 typedef struct op_table {
     op_slot *v;
     size_t n, cap;
-    uint32_t *idx; /* hash -> v index + 1; 0 empty */
-    size_t icap;
+    pq_hmap map; /* (program, symbol, name) -> v index */
     int oom;
 } op_table;
 

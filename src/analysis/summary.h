@@ -2,14 +2,16 @@
  * of a trace, computed from complete events that a reader feeds in.
  *
  * Readers (trace JSON, XPlane) fill the model's slices (model/slices.h) through the event
- * interface; sm_build runs every analysis of the spec (exclusive time, categories,
+ * interface; sm_compute runs every analysis of the spec (exclusive time, categories,
  * breakdowns, steps and classes, hot ops, families, collectives, pre-op gaps, regions,
- * gap contexts, op-region aggregates, quality, candidates) and returns the document as
- * a jval tree, which core/jval.h writes byte-compatibly with the seed's Python.
+ * gap contexts, op-region aggregates, quality, candidates) into result structs;
+ * render/summary_tree.c makes the document's jval tree from them, which core/jval.h
+ * writes byte-compatibly with the seed's Python.
  * Times are kept as int64 picoseconds relative to the first event and reported in the
  * trace's units (microseconds), as the seed does. Pure: no I/O, no environment. */
 #ifndef PQ_ANALYSIS_SUMMARY_H
 #define PQ_ANALYSIS_SUMMARY_H
+#include "core/arena.h"
 #include "core/jval.h"
 #include "model/slices.h"
 #include "profq.h"
@@ -34,9 +36,22 @@ typedef struct sm_source {
     const char *const *extra_warnings; /* NULL-terminated, may be NULL */
 } sm_source;
 
-/* Computes the summary of the slices of M. The strings it derives (canonical names, paths,
- * signatures) are interned into M's pool, which only grows. Returns NULL when memory ran
- * out. */
+/* A computed summary: every section as result structs (pq_summary_result,
+ * include/profq.h). */
+typedef struct sm_result {
+    pq_summary_result r;
+    arena mem; /* r's rows and strings */
+} sm_result;
+
+/* Computes the summary of the slices of M into OUT. The strings it derives (canonical
+ * names, paths, signatures) are interned into M's pool, which only grows. 0, or -1 when
+ * memory ran out (OUT is then empty). Free with sm_result_free. */
+int sm_compute(model_slices *m, const sm_options *opts, const sm_source *src, sm_result *out);
+void sm_result_free(sm_result *r);
+
+/* The whole document: sm_compute, then the renderer's tree of the result structs. Defined
+ * with the renderer (render/summary_tree.c), which is what turns results into the
+ * document; declared here for the callers of the summary. NULL when memory ran out. */
 jval *sm_build(model_slices *m, const sm_options *opts, const sm_source *src);
 
 /* Helpers of the spec, exposed for tests. OUT gets a NUL-terminated string. */

@@ -1,5 +1,7 @@
-/* hlo.c - xla.HloProto decoding: the header reader used at load, and the full (lazy)
- * decoder analyses call (hlo_decode), plus XLA's shape strings and byte sizes.
+/* hlo.c - xla.HloProto decoding: the header reader used at load, and the full
+ * decoder analyses call (hlo_decode) and the lazy one (hlo_decode_lazy, hlo_instruction_lazy),
+ * with the id indexes built over the result. The buffer assignment is hlo_buffers.c; shape
+ * strings and byte sizes are hlo_shape.c; the shared decoder helpers are hlo_dec.h.
  *
  * Not here: choosing which HloProto to decode (model/), or any analysis of it. Field
  * numbers are spec/xprof-tools.md section 2. Like protobuf's own parser, a known field
@@ -7,10 +9,10 @@
  * that occurs twice keeps its last occurrence (protobuf merges; no real writer repeats
  * them). Recursion happens only through shapes (tuple_shapes, physical_shape) and is
  * bounded by HLO_MAX_SHAPE_DEPTH. */
-#include "hlo.h"
+#include "hlo_dec.h"
+
 #include "core/alloc.h"
-#include "core/buf.h"
-#include "pbwire.h"
+#include "core/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,162 +63,6 @@ int hlo_read_header(const uint8_t *data, size_t n, const uint8_t *base, hlo_head
     }
     if (k == PB_ERROR)
         return fail(&c, err_offset, err_what);
-    return 1;
-}
-
-/* ---- the full decoder ---- */
-
-typedef struct dec {
-    arena *a;
-    const uint8_t *base;
-    const uint8_t *err_at;
-    const char *err;
-    int nomem;
-    int lazy_shapes; /* hlo_decode_lazy: shapes kept serialized, operands not read */
-} dec;
-
-static int dfail(dec *d, const pb_cursor *c)
-{
-    if (!d->err) {
-        d->err_at = c->err_at ? c->err_at : c->p;
-        d->err = c->err ? c->err : "a well-formed message";
-    }
-    return 0;
-}
-
-static int dfail_at(dec *d, const uint8_t *at, const char *what)
-{
-    if (!d->err) {
-        d->err_at = at;
-        d->err = what;
-    }
-    return 0;
-}
-
-static void *dalloc(dec *d, size_t n)
-{
-    void *p = arena_alloc(d->a, n ? n : 1);
-    if (!p)
-        d->nomem = 1;
-    return p;
-}
-
-static pq_str sv(const pb_field *f)
-{
-    return (pq_str){(const char *)f->data, f->len};
-}
-
-/* Counts the occurrences of each length-delimited field NUMS[i] (K of them) in a message, in
- * one pass, into OUT[i]. */
-static int count_lens(dec *d, const uint8_t *p, size_t n, const uint32_t *nums, uint32_t *out,
-                      int k)
-{
-    pb_cursor c;
-    pb_field f = {0};
-    int r;
-    for (int i = 0; i < k; i++)
-        out[i] = 0;
-    pb_init(&c, p, n, d->base);
-    while ((r = pb_next(&c, &f)) == PB_FIELD)
-        if (f.wire == PB_LEN)
-            for (int i = 0; i < k; i++)
-                out[i] += f.num == nums[i];
-    if (r == PB_ERROR)
-        return dfail(d, &c);
-    return 1;
-}
-
-/* Counts occurrences of length-delimited field NUM in a message. */
-static int count_len(dec *d, const uint8_t *p, size_t n, uint32_t num, uint32_t *out)
-{
-    return count_lens(d, p, n, &num, out, 1);
-}
-
-/* An array for the occurrences of length-delimited field NUM in a message (counted first),
- * of SIZE-byte items, NULL when there are none; *OK is 0 on an error. */
-static void *alloc_counted(dec *d, const uint8_t *p, size_t n, uint32_t num, size_t size, int *ok)
-{
-    uint32_t cnt;
-    void *v = NULL;
-    *ok = count_len(d, p, n, num, &cnt) && (!cnt || (v = dalloc(d, cnt * size)) != NULL);
-    return v;
-}
-
-/* Appends the elements of one occurrence of a repeated varint field (packed or not). A
- * packed one has as many elements as bytes under 0x80 (each ends a varint): counted so,
- * then read in one pass. */
-static int append_varints(dec *d, const pb_field *f, int64_t **arr, uint32_t *n)
-{
-    if (f->wire != PB_VARINT && f->wire != PB_LEN)
-        return 1; /* another wire type: skipped as unknown, as the protobuf runtimes do */
-    size_t cnt = 1;
-    if (f->wire == PB_LEN) {
-        cnt = 0;
-        for (size_t i = 0; i < f->len; i++)
-            cnt += f->data[i] < 0x80;
-        if (f->len && f->data[f->len - 1] >= 0x80)
-            return dfail_at(d, f->data, "a packed repeated varint field");
-        if (cnt == 0)
-            return 1;
-    }
-    if ((uint64_t)*n + (uint64_t)cnt > UINT32_MAX)
-        return dfail_at(d, f->data, "fewer than 2^32 repeated elements");
-    int64_t *na = dalloc(d, ((size_t)*n + cnt) * sizeof *na);
-    if (!na)
-        return 0;
-    if (*n)
-        memcpy(na, *arr, *n * sizeof *na);
-    uint32_t i = *n;
-    if (f->wire == PB_VARINT) {
-        na[i++] = (int64_t)f->u;
-    } else {
-        pb_cursor c;
-        uint64_t v;
-        pb_init(&c, f->data, f->len, d->base);
-        while (c.p < c.end) {
-            if (!pb_read_varint(&c, &v)) /* over 10 bytes or 64 bits */
-                return dfail_at(d, f->data, "a packed repeated varint field");
-            na[i++] = (int64_t)v;
-        }
-    }
-    *arr = na;
-    *n = i;
-    return 1;
-}
-
-static int append_varints32(dec *d, const pb_field *f, int32_t **arr, uint32_t *n)
-{
-    int64_t *tmp = NULL;
-    uint32_t m = 0;
-    if (!append_varints(d, f, &tmp, &m))
-        return 0;
-    int32_t *na = dalloc(d, ((size_t)*n + m) * sizeof *na);
-    if (!na)
-        return 0;
-    if (*n)
-        memcpy(na, *arr, *n * sizeof *na);
-    for (uint32_t i = 0; i < m; i++)
-        na[*n + i] = (int32_t)(uint32_t)(uint64_t)tmp[i];
-    *arr = na;
-    *n += m;
-    return 1;
-}
-
-static int append_bools(dec *d, const pb_field *f, uint8_t **arr, uint32_t *n)
-{
-    int64_t *tmp = NULL;
-    uint32_t m = 0;
-    if (!append_varints(d, f, &tmp, &m))
-        return 0;
-    uint8_t *na = dalloc(d, (size_t)*n + m);
-    if (!na)
-        return 0;
-    if (*n)
-        memcpy(na, *arr, *n);
-    for (uint32_t i = 0; i < m; i++)
-        na[*n + i] = tmp[i] != 0;
-    *arr = na;
-    *n += m;
     return 1;
 }
 
@@ -618,184 +464,15 @@ static int dec_module(dec *d, const uint8_t *p, size_t n, hlo_module *m)
     return k == PB_ERROR ? dfail(d, &c) : 1;
 }
 
-static int dec_location(dec *d, const uint8_t *p, size_t n, hlo_logical_buffer *lb)
+static int cmp_id_seq(const void *a, const void *b, void *ctx)
 {
-    pb_cursor c;
-    pb_field f = {0};
-    int k;
-    pb_init(&c, p, n, d->base);
-    while ((k = pb_next(&c, &f)) == PB_FIELD) {
-        if (f.num == 2 && f.wire == PB_LEN)
-            lb->instruction_name = sv(&f);
-        else if (f.num == 3 && !append_varints(d, &f, &lb->shape_index, &lb->nshape_index))
-            return 0;
-        else if (f.num == 4 && f.wire == PB_VARINT)
-            lb->instruction_id = (int64_t)f.u;
-    }
-    return k == PB_ERROR ? dfail(d, &c) : 1;
+    (void)ctx;
+    int64_t x = ((const hlo_id_seq *)a)->id, y = ((const hlo_id_seq *)b)->id;
+    return (x > y) - (x < y);
 }
 
-static int dec_logical_buffer(dec *d, const uint8_t *p, size_t n, hlo_logical_buffer *lb)
-{
-    pb_cursor c;
-    pb_field f = {0};
-    int k;
-    pb_init(&c, p, n, d->base);
-    while ((k = pb_next(&c, &f)) == PB_FIELD) {
-        if (f.wire == PB_VARINT) {
-            if (f.num == 1)
-                lb->id = (int64_t)f.u;
-            else if (f.num == 2)
-                lb->size = (int64_t)f.u;
-            else if (f.num == 4)
-                lb->color = (int64_t)f.u;
-        } else if (f.num == 3 && f.wire == PB_LEN) {
-            lb->instruction_name = (pq_str){0};
-            lb->shape_index = NULL;
-            lb->nshape_index = 0;
-            lb->instruction_id = 0;
-            if (!dec_location(d, f.data, f.len, lb))
-                return 0;
-        }
-    }
-    return k == PB_ERROR ? dfail(d, &c) : 1;
-}
-
-static int dec_allocation(dec *d, const uint8_t *p, size_t n, hlo_allocation *al)
-{
-    int counted;
-    al->assigned = alloc_counted(d, p, n, 9, sizeof *al->assigned, &counted);
-    if (!counted)
-        return 0;
-    pb_cursor c;
-    pb_field f = {0};
-    int k;
-    pb_init(&c, p, n, d->base);
-    while ((k = pb_next(&c, &f)) == PB_FIELD) {
-        if (f.wire == PB_VARINT) {
-            /* BufferAllocationProto: numbers 1 index, 2 size, 6 parameter_number, 8 color;
-             * flags 3 thread-local, 5 entry parameter, 7 maybe-live-out, 11 tuple, 12
-             * constant; 10 parameter_shape_index (unpacked) */
-            int64_t v = (int64_t)f.u;
-            int64_t *num = f.num == 1   ? &al->index
-                           : f.num == 2 ? &al->size
-                           : f.num == 6 ? &al->parameter_number
-                           : f.num == 8 ? &al->color
-                                        : NULL;
-            int *flag = f.num == 3    ? &al->is_thread_local
-                        : f.num == 5  ? &al->is_entry_computation_parameter
-                        : f.num == 7  ? &al->maybe_live_out
-                        : f.num == 11 ? &al->is_tuple
-                        : f.num == 12 ? &al->is_constant
-                                      : NULL;
-            if (num)
-                *num = v;
-            else if (flag)
-                *flag = v != 0;
-            else if (f.num == 10 && !append_varints(d, &f, &al->parameter_shape_index,
-                                                    &al->nparameter_shape_index))
-                return 0;
-        } else if (f.wire == PB_LEN) {
-            if (f.num == 10) {
-                if (!append_varints(d, &f, &al->parameter_shape_index, &al->nparameter_shape_index))
-                    return 0;
-            } else if (f.num == 9) {
-                int64_t v[3] = {0, 0, 0};
-                pb_cursor e;
-                pb_field g = {0};
-                int r;
-                pb_init(&e, f.data, f.len, d->base);
-                while ((r = pb_next(&e, &g)) == PB_FIELD)
-                    if (g.wire == PB_VARINT && g.num >= 1 && g.num <= 3)
-                        v[g.num - 1] = (int64_t)g.u;
-                if (r == PB_ERROR)
-                    return dfail(d, &e);
-                al->assigned[al->nassigned++] = (hlo_assigned){v[0], v[1], v[2]};
-            }
-        }
-    }
-    return k == PB_ERROR ? dfail(d, &c) : 1;
-}
-
-static int dec_trace(dec *d, const uint8_t *p, size_t n, hlo_heap_trace *t)
-{
-    int counted;
-    t->events = alloc_counted(d, p, n, 1, sizeof *t->events, &counted);
-    if (!counted)
-        return 0;
-    pb_cursor c;
-    pb_field f = {0};
-    int k;
-    pb_init(&c, p, n, d->base);
-    while ((k = pb_next(&c, &f)) == PB_FIELD) {
-        if (f.num == 1 && f.wire == PB_LEN) {
-            hlo_heap_event *e = &t->events[t->nevents++];
-            pb_cursor ec;
-            pb_field g = {0};
-            int r;
-            pb_init(&ec, f.data, f.len, d->base);
-            while ((r = pb_next(&ec, &g)) == PB_FIELD) {
-                if (g.wire == PB_VARINT) {
-                    if (g.num == 1)
-                        e->kind = (int32_t)(uint32_t)g.u;
-                    else if (g.num == 2)
-                        e->buffer_id = (int64_t)g.u;
-                    else if (g.num == 5)
-                        e->share_with_canonical_id = (int64_t)g.u;
-                } else if (g.wire == PB_LEN) {
-                    if (g.num == 3)
-                        e->computation_name = sv(&g);
-                    else if (g.num == 4)
-                        e->instruction_name = sv(&g);
-                }
-            }
-            if (r == PB_ERROR)
-                return dfail(d, &ec);
-        } else if (f.num == 2 && f.wire == PB_VARINT) {
-            t->whole_module_simulation = f.u != 0;
-        } else if (f.num == 3 && f.wire == PB_VARINT) {
-            t->buffer_allocation_index = (int64_t)f.u;
-        }
-    }
-    return k == PB_ERROR ? dfail(d, &c) : 1;
-}
-
-static int dec_buffer_assignment(dec *d, const uint8_t *p, size_t n, hlo_module *m)
-{
-    static const uint32_t NUMS[3] = {1, 3, 4};
-    uint32_t cnt[3];
-    if (!count_lens(d, p, n, NUMS, cnt, 3))
-        return 0;
-    uint32_t nlb = cnt[0], nal = cnt[1], ntr = cnt[2];
-    m->logical_buffers = dalloc(d, nlb * sizeof *m->logical_buffers);
-    m->allocations = dalloc(d, nal * sizeof *m->allocations);
-    m->traces = dalloc(d, ntr * sizeof *m->traces);
-    if (d->nomem)
-        return 0;
-    m->nlogical_buffers = m->nallocations = m->ntraces = 0;
-    m->has_buffer_assignment = 1;
-    pb_cursor c;
-    pb_field f = {0};
-    int k;
-    pb_init(&c, p, n, d->base);
-    while ((k = pb_next(&c, &f)) == PB_FIELD) {
-        if (f.wire != PB_LEN)
-            continue;
-        int ok = 1;
-        if (f.num == 1)
-            ok = dec_logical_buffer(d, f.data, f.len, &m->logical_buffers[m->nlogical_buffers++]);
-        else if (f.num == 3)
-            ok = dec_allocation(d, f.data, f.len, &m->allocations[m->nallocations++]);
-        else if (f.num == 4)
-            ok = dec_trace(d, f.data, f.len, &m->traces[m->ntraces++]);
-        if (!ok)
-            return 0;
-    }
-    return k == PB_ERROR ? dfail(d, &c) : 1;
-}
-
-/* Nothing when the ids already ascend; a stable merge sort for under 2048 ids; else a
- * stable LSD radix sort, 11 bits a pass, only over the bits where the ids differ. */
+/* Nothing when the ids already ascend; core/sort.h's stable merge sort for under 2048 ids;
+ * else a stable LSD radix sort, 11 bits a pass, only over the bits where the ids differ. */
 void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n)
 {
     int sorted = 1;
@@ -806,33 +483,8 @@ void hlo_sort_ids(hlo_id_seq *v, hlo_id_seq *t, size_t n)
     }
     if (sorted)
         return;
-    if (n < 2048) { /* runs of 16 by insertion, then merged: fewer steps than the radix */
-        for (size_t r = 0; r < n; r += 16)
-            for (size_t i = r + 1; i < n && i < r + 16; i++) {
-                hlo_id_seq x = v[i];
-                size_t j = i;
-                for (; j > r && v[j - 1].id > x.id; j--)
-                    v[j] = v[j - 1];
-                v[j] = x;
-            }
-        hlo_id_seq *src = v, *dst = t;
-        for (size_t w = 16; w < n; w *= 2) {
-            for (size_t lo = 0; lo < n; lo += 2 * w) {
-                size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-                size_t i = lo, j = mid, k = lo;
-                while (i < mid && j < hi)
-                    dst[k++] = src[j].id < src[i].id ? src[j++] : src[i++];
-                while (i < mid)
-                    dst[k++] = src[i++];
-                while (j < hi)
-                    dst[k++] = src[j++];
-            }
-            hlo_id_seq *x = src;
-            src = dst;
-            dst = x;
-        }
-        if (src != v)
-            memcpy(v, src, n * sizeof *v);
+    if (n < 2048) { /* fewer steps than the radix */
+        pq_sort_inline(v, t, n, sizeof *v, cmp_id_seq, NULL);
         return;
     }
     enum { BITS = 11, BUCKETS = 1 << BITS };
@@ -973,7 +625,7 @@ static pq_status decode(const uint8_t *data, size_t n, const uint8_t *base, aren
             m->has_buffer_assignment = hb;
             ok = dec_module(&d, f.data, f.len, m);
         } else if (f.num == 3) {
-            ok = dec_buffer_assignment(&d, f.data, f.len, m);
+            ok = hlo_dec_buffer_assignment(&d, f.data, f.len, m);
         }
     }
     if (ok && k == PB_ERROR)
@@ -1119,210 +771,4 @@ const hlo_logical_buffer *hlo_logical_buffer_by_id(const hlo_module *m, int64_t 
 {
     uint32_t i = last_index_of(m->lb_ids, m->nlogical_buffers, id);
     return i < m->nlogical_buffers ? &m->logical_buffers[m->lb_order[i]] : NULL;
-}
-
-/* ---- names, sizes and shape strings ---- */
-
-static const char *const TYPE_NAMES[] = {
-    "invalid",    "pred",       "s8",    "s16",    "s32",      "s64",    "u8",     "u16",
-    "u32",        "u64",        "f16",   "f32",    "f64",      "tuple",  "opaque", "c64",
-    "bf16",       "token",      "c128",  "f8e5m2", "f8e4m3fn", "s4",     "u4",     "f8e4m3b11fnuz",
-    "f8e5m2fnuz", "f8e4m3fnuz", "s2",    "u2",     "f8e4m3",   "f8e3m4", "s1",     "u1",
-    "f4e2m1fn",   "f8e8m0fnu",  "buffer"};
-static const int8_t TYPE_BYTES[] = {0,  1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 0, 8, 8, 2, 0,
-                                    16, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0};
-
-const char *hlo_type_name(int32_t type)
-{
-    if (type < 0 || (size_t)type >= sizeof TYPE_NAMES / sizeof TYPE_NAMES[0])
-        return "";
-    return TYPE_NAMES[type];
-}
-
-int64_t hlo_type_bytes(int32_t type)
-{
-    if (type < 0 || (size_t)type >= sizeof TYPE_BYTES)
-        return 0;
-    return TYPE_BYTES[type];
-}
-
-static void put_i64(buf *b, int64_t v)
-{
-    char t[24], *p = t + 24;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    buf_put(b, p, (size_t)(t + 24 - p));
-}
-
-static void print_layout(buf *b, const hlo_layout *l)
-{
-    buf_putc(b, '{');
-    for (uint32_t i = 0; i < l->nminor_to_major; i++) {
-        if (i)
-            buf_putc(b, ',');
-        put_i64(b, l->minor_to_major[i]);
-    }
-    int colon = 0;
-#define COLON()                                                                                    \
-    do {                                                                                           \
-        if (!colon) {                                                                              \
-            buf_putc(b, ':');                                                                      \
-            colon = 1;                                                                             \
-        }                                                                                          \
-    } while (0)
-    if (l->ndim_level_types) {
-        /* Layout::Print: "D(" then per dimension its level letter, "+" when not unique and
-         * "~" when not ordered, joined by ","; then ")". */
-        static const char *const LVL[] = {"D", "C", "S", "H"};
-        COLON();
-        buf_puts(b, "D(");
-        for (uint32_t i = 0; i < l->ndim_level_types; i++) {
-            if (i)
-                buf_putc(b, ',');
-            int32_t t = l->dim_level_types[i];
-            buf_puts(b, t >= 0 && t < 4 ? LVL[t] : "?");
-            if (i < l->ndim_unique && !l->dim_unique[i])
-                buf_putc(b, '+');
-            if (i < l->ndim_ordered && !l->dim_ordered[i])
-                buf_putc(b, '~');
-        }
-        buf_putc(b, ')');
-    }
-    if (l->ntiles) {
-        COLON();
-        buf_putc(b, 'T');
-        for (uint32_t t = 0; t < l->ntiles; t++) {
-            buf_putc(b, '(');
-            for (uint32_t i = 0; i < l->tiles[t].ndims; i++) {
-                if (i)
-                    buf_putc(b, ',');
-                if (l->tiles[t].dims[i] == INT64_MIN) /* Tile::kCombineDimension */
-                    buf_putc(b, '*');
-                else
-                    put_i64(b, l->tiles[t].dims[i]);
-            }
-            buf_putc(b, ')');
-        }
-    }
-    int64_t tail =
-        l->tail_padding_alignment_in_elements ? l->tail_padding_alignment_in_elements : 1;
-    if (tail != 1) {
-        COLON();
-        buf_printf(b, "L(%lld)", (long long)tail);
-    }
-    if (l->index_primitive_type) {
-        COLON();
-        buf_printf(b, "#(%s)", hlo_type_name(l->index_primitive_type));
-    }
-    if (l->pointer_primitive_type) {
-        COLON();
-        buf_printf(b, "*(%s)", hlo_type_name(l->pointer_primitive_type));
-    }
-    if (l->element_size_in_bits) {
-        COLON();
-        buf_printf(b, "E(%lld)", (long long)l->element_size_in_bits);
-    }
-    if (l->memory_space) {
-        COLON();
-        buf_printf(b, "S(%lld)", (long long)l->memory_space);
-    }
-    if (l->nsplit_configs) {
-        COLON();
-        buf_puts(b, "SC");
-        for (uint32_t s = 0; s < l->nsplit_configs; s++) {
-            buf_printf(b, "(%lld:", (long long)l->split_configs[s].dimension);
-            for (uint32_t i = 0; i < l->split_configs[s].nsplit_indices; i++) {
-                if (i)
-                    buf_putc(b, ',');
-                put_i64(b, l->split_configs[s].split_indices[i]);
-            }
-            buf_putc(b, ')');
-        }
-    }
-    if (l->physical_shape) {
-        COLON();
-        buf_puts(b, "P(");
-        hlo_shape_print(b, l->physical_shape);
-        buf_putc(b, ')');
-    }
-    if (l->dynamic_shape_metadata_prefix_bytes > 0) {
-        COLON();
-        buf_printf(b, "M(%lld)", (long long)l->dynamic_shape_metadata_prefix_bytes);
-    }
-#undef COLON
-    buf_putc(b, '}');
-}
-
-void hlo_shape_print(buf *b, const hlo_shape *s)
-{
-    if (s->element_type == HLO_TUPLE) {
-        buf_putc(b, '(');
-        for (uint32_t i = 0; i < s->ntuple; i++) {
-            if (i && i % 5 == 0) /* PrintTupleShapes marks every fifth element */
-                buf_printf(b, ", /*index=%u*/", i);
-            else if (i)
-                buf_puts(b, ", ");
-            hlo_shape_print(b, &s->tuple[i]);
-        }
-        buf_putc(b, ')');
-        return;
-    }
-    buf_puts(b, hlo_type_name(s->element_type));
-    buf_putc(b, '[');
-    for (uint32_t i = 0; i < s->ndims; i++) {
-        if (i)
-            buf_putc(b, ',');
-        int dyn = i < s->ndynamic && s->dynamic[i];
-        if (dyn && s->dims[i] == INT64_MIN) /* Shape::kUnboundedSize */
-            buf_putc(b, '?');
-        else {
-            if (dyn)
-                buf_puts(b, "<=");
-            put_i64(b, s->dims[i]);
-        }
-    }
-    buf_putc(b, ']');
-    int is_array = s->element_type != HLO_TOKEN && s->element_type != HLO_OPAQUE &&
-                   s->element_type != 0 && s->element_type != 34;
-    if (!is_array || !s->has_layout)
-        return;
-    if (s->ndims == 0) {
-        /* A scalar's layout is printed only when it is not plain "{}". */
-        size_t at = b->n;
-        print_layout(b, &s->layout);
-        if (b->n == at + 2 && b->p && memcmp(b->p + at, "{}", 2) == 0)
-            b->n = at;
-        return;
-    }
-    print_layout(b, &s->layout);
-}
-
-int64_t hlo_shape_unpadded_bytes(const hlo_shape *s)
-{
-    switch (s->element_type) {
-    case HLO_TUPLE:
-        return 8 * (int64_t)s->ntuple;
-    case HLO_TOKEN:
-        return 0;
-    case HLO_OPAQUE:
-        return 8;
-    default:
-        break;
-    }
-    int64_t n = 1;
-    for (uint32_t i = 0; i < s->ndims; i++) {
-        int64_t dim = s->dims[i] < 0 ? 0 : s->dims[i];
-        if (dim && n > INT64_MAX / dim)
-            return INT64_MAX;
-        n *= dim;
-    }
-    int64_t bytes = hlo_type_bytes(s->element_type);
-    if (bytes && n > INT64_MAX / bytes)
-        return INT64_MAX;
-    return n * bytes;
 }

@@ -310,7 +310,7 @@ static int ensure_levels(col_reader *cr, size_t n)
     if (!l)
         return -1;
     cr->levels = l;
-    uint32_t *ix = pq_realloc(cr->idx, n * sizeof *ix);
+    uint32_t *ix = pq_realloc_array(cr->idx, n, sizeof *ix);
     if (!ix)
         return -1;
     cr->idx = ix;

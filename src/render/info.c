@@ -110,6 +110,86 @@ static void json_pq_str(json_writer *w, pq_str s)
     json_str(w, s.p, s.n);
 }
 
+/* One plane of the JSON info: ids, counts, capabilities, stats and lines (adding to the
+ * line and event totals). */
+static void plane_json(json_writer *w, const xp_plane *pl, uint64_t *tlines, uint64_t *tevents)
+{
+    json_obj_begin(w);
+    json_key(w, "id");
+    json_int(w, pl->id);
+    json_key(w, "name");
+    json_pq_str(w, pl->name);
+    json_key(w, "device_kind");
+    json_cstr(w, device_kind_name(pl->kind));
+    json_key(w, "events");
+    json_uint(w, pl->events);
+    json_key(w, "event_metadata");
+    json_uint(w, pl->nemeta);
+    json_key(w, "stat_metadata");
+    json_uint(w, pl->nsmeta);
+    json_key(w, "capabilities");
+    json_obj_begin(w);
+    for (int c = 0; c < NCAP; c++) {
+        const stat_value *s = plane_stat(pl, CAPABILITY_STATS[c]);
+        if (!s)
+            continue;
+        json_key(w, CAPABILITY_STATS[c]);
+        json_stat_value(w, pl, s);
+    }
+    json_obj_end(w);
+    json_key(w, "plane_stats");
+    json_obj_begin(w);
+    for (uint32_t k = 0; k < pl->nstats; k++) {
+        pq_str name = xp_stat_name(pl, &pl->stats[k]);
+        char key[128];
+        snprintf(key, sizeof key, "%.*s", (int)(name.n < 120 ? name.n : 120), name.p);
+        if (!key[0])
+            snprintf(key, sizeof key, "#%" PRId64, pl->stats[k].metadata_id);
+        json_key(w, key);
+        json_stat_value(w, pl, &pl->stats[k]);
+    }
+    json_obj_end(w);
+    json_key(w, "lines");
+    json_arr_begin(w);
+    for (uint32_t li = 0; li < pl->nlines; li++) {
+        const xp_line *l = &pl->lines[li];
+        ++*tlines;
+        *tevents += l->events;
+        json_obj_begin(w);
+        json_key(w, "id");
+        json_int(w, l->id);
+        if (l->display_id) {
+            json_key(w, "display_id");
+            json_int(w, l->display_id);
+        }
+        json_key(w, "name");
+        json_pq_str(w, l->name);
+        if (l->display_name.n) {
+            json_key(w, "display_name");
+            json_pq_str(w, l->display_name);
+        }
+        json_key(w, "timestamp_ns");
+        json_int(w, l->timestamp_ns);
+        json_key(w, "duration_ps");
+        json_int(w, l->duration_ps);
+        json_key(w, "events");
+        json_uint(w, l->events);
+        json_key(w, "event_stats");
+        json_uint(w, l->event_stats);
+        if (l->events) {
+            json_key(w, "first_ps");
+            json_int(w, l->first_ps);
+            json_key(w, "end_ps");
+            json_int(w, l->end_ps);
+            json_key(w, "span_ps");
+            json_uint(w, (uint64_t)l->end_ps - (uint64_t)l->first_ps);
+        }
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+    json_obj_end(w);
+}
+
 static void render_info_json(const pq_profile *prof, buf *b)
 {
     json_writer w;
@@ -162,80 +242,7 @@ static void render_info_json(const pq_profile *prof, buf *b)
         for (uint32_t pi = 0; pi < src->nplanes; pi++) {
             const xp_plane *pl = &src->planes[pi];
             tplanes++;
-            json_obj_begin(&w);
-            json_key(&w, "id");
-            json_int(&w, pl->id);
-            json_key(&w, "name");
-            json_pq_str(&w, pl->name);
-            json_key(&w, "device_kind");
-            json_cstr(&w, device_kind_name(pl->kind));
-            json_key(&w, "events");
-            json_uint(&w, pl->events);
-            json_key(&w, "event_metadata");
-            json_uint(&w, pl->nemeta);
-            json_key(&w, "stat_metadata");
-            json_uint(&w, pl->nsmeta);
-            json_key(&w, "capabilities");
-            json_obj_begin(&w);
-            for (int c = 0; c < NCAP; c++) {
-                const stat_value *s = plane_stat(pl, CAPABILITY_STATS[c]);
-                if (!s)
-                    continue;
-                json_key(&w, CAPABILITY_STATS[c]);
-                json_stat_value(&w, pl, s);
-            }
-            json_obj_end(&w);
-            json_key(&w, "plane_stats");
-            json_obj_begin(&w);
-            for (uint32_t k = 0; k < pl->nstats; k++) {
-                pq_str name = xp_stat_name(pl, &pl->stats[k]);
-                char key[128];
-                snprintf(key, sizeof key, "%.*s", (int)(name.n < 120 ? name.n : 120), name.p);
-                if (!key[0])
-                    snprintf(key, sizeof key, "#%" PRId64, pl->stats[k].metadata_id);
-                json_key(&w, key);
-                json_stat_value(&w, pl, &pl->stats[k]);
-            }
-            json_obj_end(&w);
-            json_key(&w, "lines");
-            json_arr_begin(&w);
-            for (uint32_t li = 0; li < pl->nlines; li++) {
-                const xp_line *l = &pl->lines[li];
-                tlines++;
-                tevents += l->events;
-                json_obj_begin(&w);
-                json_key(&w, "id");
-                json_int(&w, l->id);
-                if (l->display_id) {
-                    json_key(&w, "display_id");
-                    json_int(&w, l->display_id);
-                }
-                json_key(&w, "name");
-                json_pq_str(&w, l->name);
-                if (l->display_name.n) {
-                    json_key(&w, "display_name");
-                    json_pq_str(&w, l->display_name);
-                }
-                json_key(&w, "timestamp_ns");
-                json_int(&w, l->timestamp_ns);
-                json_key(&w, "duration_ps");
-                json_int(&w, l->duration_ps);
-                json_key(&w, "events");
-                json_uint(&w, l->events);
-                json_key(&w, "event_stats");
-                json_uint(&w, l->event_stats);
-                if (l->events) {
-                    json_key(&w, "first_ps");
-                    json_int(&w, l->first_ps);
-                    json_key(&w, "end_ps");
-                    json_int(&w, l->end_ps);
-                    json_key(&w, "span_ps");
-                    json_uint(&w, (uint64_t)l->end_ps - (uint64_t)l->first_ps);
-                }
-                json_obj_end(&w);
-            }
-            json_arr_end(&w);
-            json_obj_end(&w);
+            plane_json(&w, pl, &tlines, &tevents);
         }
         json_arr_end(&w);
 

@@ -163,6 +163,138 @@ static void list(buf *b, const jval *obj, const col *cols, size_t ncols)
 
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 
+/* ## Hierarchical Regions: the first K regions with their share of their root. */
+static void regions_section(buf *b, const jval *s, int k)
+{
+    const jval *rg = get(s, "hierarchical_regions");
+    buf_puts(b, "\n## Hierarchical Regions\n\n");
+    if (!rg || rg->t != JV_ARR || !rg->n) {
+        buf_puts(b, "No hierarchical regions.\n");
+    } else {
+        double max_root = 0;
+        for (size_t i = 0; i < rg->n; i++) {
+            int ok1, ok2;
+            double d = jv_number(get(rg->items[i], "depth"), &ok1);
+            double inc = jv_number(get(rg->items[i], "inclusive_duration"), &ok2);
+            if (ok1 && ok2 && d == 1 && inc > max_root)
+                max_root = inc;
+        }
+        buf_puts(b, "| Region Path | Depth | Count | Inclusive | Inclusive % | Exclusive | "
+                    "Exclusive % |\n|---|---:|---:|---:|---:|---:|---:|\n");
+        for (size_t i = 0; i < rg->n && (int)i < k; i++) {
+            const jval *r = rg->items[i];
+            const char *path = jv_string(get(r, "path"));
+            double root = max_root;
+            if (path) {
+                const char *sep = strstr(path, "=>");
+                size_t rl = sep ? (size_t)(sep - path) : strlen(path);
+                for (size_t j = 0; j < rg->n; j++) {
+                    const char *p2 = jv_string(get(rg->items[j], "path"));
+                    int ok;
+                    double inc = jv_number(get(rg->items[j], "inclusive_duration"), &ok);
+                    if (p2 && ok && strlen(p2) == rl && strncmp(p2, path, rl) == 0)
+                        root = inc;
+                }
+            }
+            int ok1, ok2;
+            double inc = jv_number(get(r, "inclusive_duration"), &ok1);
+            double exc = jv_number(get(r, "exclusive_duration"), &ok2);
+            buf_puts(b, "| ");
+            code(b, get(r, "path"));
+            buf_puts(b, " | ");
+            count(b, get(r, "depth"));
+            buf_puts(b, " | ");
+            count(b, get(r, "count"));
+            buf_puts(b, " | ");
+            fmt(b, get(r, "inclusive_duration"));
+            buf_printf(b, " | %.2f%% | ", root > 0 && ok1 ? inc / root * 100 : 0.0);
+            fmt(b, get(r, "exclusive_duration"));
+            buf_printf(b, " | %.2f%% |\n", root > 0 && ok2 ? exc / root * 100 : 0.0);
+        }
+    }
+}
+
+/* ## Gap Context (Region-First): gap contexts regrouped by region (first-seen order of the
+ * sorted contexts), the first K regions. */
+static void gap_context_section(buf *b, const jval *s, int k)
+{
+    const jval *gc = get(s, "gap_region_contexts");
+    buf_puts(b, "\n## Gap Context (Region-First)\n\n");
+    if (!gc || gc->t != JV_ARR || !gc->n) {
+        buf_puts(b, "No gap contexts.\n");
+    } else {
+        buf_puts(b, "| Region | Count | Total Gap | Avg Gap | Top Payload Ops |\n"
+                    "|---|---:|---:|---:|---|\n");
+        int shown = 0;
+        for (size_t i = 0; i < gc->n && shown < k; i++) {
+            const char *reg = jv_string(get(gc->items[i], "region_path"));
+            if (!reg)
+                continue;
+            int seen = 0;
+            for (size_t j = 0; j < i && !seen; j++) {
+                const char *r2 = jv_string(get(gc->items[j], "region_path"));
+                seen = r2 && strcmp(r2, reg) == 0;
+            }
+            if (seen)
+                continue;
+            double cnt = 0, tot = 0;
+            int nops = 0;
+            buf tops;
+            buf_init(&tops, NULL);
+            for (size_t j = i; j < gc->n; j++) {
+                const char *r2 = jv_string(get(gc->items[j], "region_path"));
+                if (!r2 || strcmp(r2, reg) != 0)
+                    continue;
+                int ok;
+                cnt += jv_number(get(gc->items[j], "count"), &ok);
+                tot += jv_number(get(gc->items[j], "total_gap_duration"), &ok);
+                if (nops < 3) {
+                    if (nops)
+                        buf_puts(&tops, ", ");
+                    code(&tops, get(gc->items[j], "op_name"));
+                    nops++;
+                }
+            }
+            buf_puts(b, "| ");
+            code(b, get(gc->items[i], "region_path"));
+            buf_printf(b, " | %.0f | %.3f | %.3f | ", cnt, tot, cnt > 0 ? tot / cnt : 0.0);
+            if (tops.p)
+                buf_put(b, tops.p, tops.n);
+            buf_puts(b, " |\n");
+            buf_release(&tops);
+            shown++;
+        }
+    }
+}
+
+/* ## Optimization Candidates: title, rationale, evidence and suggestions of each. */
+static void candidates_section(buf *b, const jval *s)
+{
+    const jval *oc = get(s, "optimization_candidates");
+    buf_puts(b, "\n## Optimization Candidates\n");
+    for (size_t i = 0; oc && oc->t == JV_ARR && i < oc->n; i++) {
+        const jval *c = oc->items[i];
+        buf_puts(b, "\n### ");
+        text(b, get(c, "title"), "");
+        buf_puts(b, "\n\n");
+        text(b, get(c, "rationale"), "");
+        buf_puts(b, "\n\nEvidence:\n");
+        const jval *ev = get(c, "evidence");
+        for (size_t j = 0; ev && ev->t == JV_ARR && j < ev->n; j++) {
+            buf_puts(b, "- ");
+            text(b, ev->items[j], "");
+            buf_putc(b, '\n');
+        }
+        buf_puts(b, "\nSuggestions:\n");
+        const jval *sg = get(c, "suggestions");
+        for (size_t j = 0; sg && sg->t == JV_ARR && j < sg->n; j++) {
+            buf_puts(b, "- ");
+            text(b, sg->items[j], "");
+            buf_putc(b, '\n');
+        }
+    }
+}
+
 static void render(buf *b, const jval *s, int k)
 {
     const jval *rm = get(s, "run_metadata"), *ov = get(s, "trace_overview"),
@@ -242,52 +374,7 @@ static void render(buf *b, const jval *s, int k)
         pct(b, get(get(tb, cats[i]), "share_of_total"));
         buf_puts(b, " |\n");
     }
-    const jval *rg = get(s, "hierarchical_regions");
-    buf_puts(b, "\n## Hierarchical Regions\n\n");
-    if (!rg || rg->t != JV_ARR || !rg->n) {
-        buf_puts(b, "No hierarchical regions.\n");
-    } else {
-        double max_root = 0;
-        for (size_t i = 0; i < rg->n; i++) {
-            int ok1, ok2;
-            double d = jv_number(get(rg->items[i], "depth"), &ok1);
-            double inc = jv_number(get(rg->items[i], "inclusive_duration"), &ok2);
-            if (ok1 && ok2 && d == 1 && inc > max_root)
-                max_root = inc;
-        }
-        buf_puts(b, "| Region Path | Depth | Count | Inclusive | Inclusive % | Exclusive | "
-                    "Exclusive % |\n|---|---:|---:|---:|---:|---:|---:|\n");
-        for (size_t i = 0; i < rg->n && (int)i < k; i++) {
-            const jval *r = rg->items[i];
-            const char *path = jv_string(get(r, "path"));
-            double root = max_root;
-            if (path) {
-                const char *sep = strstr(path, "=>");
-                size_t rl = sep ? (size_t)(sep - path) : strlen(path);
-                for (size_t j = 0; j < rg->n; j++) {
-                    const char *p2 = jv_string(get(rg->items[j], "path"));
-                    int ok;
-                    double inc = jv_number(get(rg->items[j], "inclusive_duration"), &ok);
-                    if (p2 && ok && strlen(p2) == rl && strncmp(p2, path, rl) == 0)
-                        root = inc;
-                }
-            }
-            int ok1, ok2;
-            double inc = jv_number(get(r, "inclusive_duration"), &ok1);
-            double exc = jv_number(get(r, "exclusive_duration"), &ok2);
-            buf_puts(b, "| ");
-            code(b, get(r, "path"));
-            buf_puts(b, " | ");
-            count(b, get(r, "depth"));
-            buf_puts(b, " | ");
-            count(b, get(r, "count"));
-            buf_puts(b, " | ");
-            fmt(b, get(r, "inclusive_duration"));
-            buf_printf(b, " | %.2f%% | ", root > 0 && ok1 ? inc / root * 100 : 0.0);
-            fmt(b, get(r, "exclusive_duration"));
-            buf_printf(b, " | %.2f%% |\n", root > 0 && ok2 ? exc / root * 100 : 0.0);
-        }
-    }
+    regions_section(b, s, k);
     const jval *ho = get(s, "hot_ops");
     buf_puts(b, "\n## Top Ops\n\n| Op | Canonical | Category | Count | Exclusive | Avg | Shape "
                 "Signature | HLO/TF Path |\n|---|---|---|---:|---:|---:|---|---|\n");
@@ -350,77 +437,8 @@ static void render(buf *b, const jval *s, int k)
                                {C_FMT, "max_gap_duration", NULL, NULL},
                                {C_FMT, "avg_gap_duration", NULL, NULL}};
     rows(b, gp, gaps, NCOLS(gaps), k);
-    /* Gap contexts regrouped by region (first-seen order of the sorted contexts). */
-    const jval *gc = get(s, "gap_region_contexts");
-    buf_puts(b, "\n## Gap Context (Region-First)\n\n");
-    if (!gc || gc->t != JV_ARR || !gc->n) {
-        buf_puts(b, "No gap contexts.\n");
-    } else {
-        buf_puts(b, "| Region | Count | Total Gap | Avg Gap | Top Payload Ops |\n"
-                    "|---|---:|---:|---:|---|\n");
-        int shown = 0;
-        for (size_t i = 0; i < gc->n && shown < k; i++) {
-            const char *reg = jv_string(get(gc->items[i], "region_path"));
-            if (!reg)
-                continue;
-            int seen = 0;
-            for (size_t j = 0; j < i && !seen; j++) {
-                const char *r2 = jv_string(get(gc->items[j], "region_path"));
-                seen = r2 && strcmp(r2, reg) == 0;
-            }
-            if (seen)
-                continue;
-            double cnt = 0, tot = 0;
-            int nops = 0;
-            buf tops;
-            buf_init(&tops, NULL);
-            for (size_t j = i; j < gc->n; j++) {
-                const char *r2 = jv_string(get(gc->items[j], "region_path"));
-                if (!r2 || strcmp(r2, reg) != 0)
-                    continue;
-                int ok;
-                cnt += jv_number(get(gc->items[j], "count"), &ok);
-                tot += jv_number(get(gc->items[j], "total_gap_duration"), &ok);
-                if (nops < 3) {
-                    if (nops)
-                        buf_puts(&tops, ", ");
-                    code(&tops, get(gc->items[j], "op_name"));
-                    nops++;
-                }
-            }
-            buf_puts(b, "| ");
-            code(b, get(gc->items[i], "region_path"));
-            buf_printf(b, " | %.0f | %.3f | %.3f | ", cnt, tot, cnt > 0 ? tot / cnt : 0.0);
-            if (tops.p)
-                buf_put(b, tops.p, tops.n);
-            buf_puts(b, " |\n");
-            buf_release(&tops);
-            shown++;
-        }
-    }
-    const jval *oc = get(s, "optimization_candidates");
-    buf_puts(b, "\n## Optimization Candidates\n");
-    for (size_t i = 0; oc && oc->t == JV_ARR && i < oc->n; i++) {
-        const jval *c = oc->items[i];
-        buf_puts(b, "\n### ");
-        text(b, get(c, "title"), "");
-        buf_puts(b, "\n\n");
-        text(b, get(c, "rationale"), "");
-        buf_puts(b, "\n\nEvidence:\n");
-        const jval *ev = get(c, "evidence");
-        for (size_t j = 0; ev && ev->t == JV_ARR && j < ev->n; j++) {
-            buf_puts(b, "- ");
-            text(b, ev->items[j], "");
-            buf_putc(b, '\n');
-        }
-        buf_puts(b, "\nSuggestions:\n");
-        const jval *sg = get(c, "suggestions");
-        for (size_t j = 0; sg && sg->t == JV_ARR && j < sg->n; j++) {
-            buf_puts(b, "- ");
-            text(b, sg->items[j], "");
-            buf_putc(b, '\n');
-        }
-    }
+    gap_context_section(b, s, k);
+    candidates_section(b, s);
 }
 
 pq_status pq_summary_report(const pq_summary *s, int top_k, pq_sink *sink, pq_error *err)

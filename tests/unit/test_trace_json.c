@@ -10,6 +10,7 @@
 #include "formats/trace_events.h"
 #include "formats/trace_json.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -460,6 +461,148 @@ static void test_region_sweep(void **state)
     slices_free(&sl);
 }
 
+/* The result structs of sm_compute (include/profq.h) on a trace small enough to check by
+ * hand, and the document of sm_build saying the same. */
+static void test_summary_result(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "{\"traceEvents\": ["
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclAllReduce\", \"pid\": 0, "
+        "\"tid\": 7, \"ts\": 1000, \"dur\": 10},"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_kernel\", \"pid\": 0, "
+        "\"tid\": 7, \"ts\": 1020, \"dur\": 30},"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_kernel\", \"pid\": 0, "
+        "\"tid\": 7, \"ts\": 1060, \"dur\": 20},"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"step\", \"pid\": 100, "
+        "\"tid\": 1, \"ts\": 1000, \"dur\": 100}]}";
+    model_slices sl;
+    assert_int_equal(slices_init(&sl), 0);
+    pq_events ev = slices_events(&sl);
+    tj_info info;
+    pq_error err;
+    assert_int_equal(
+        trace_events_feed((const uint8_t *)doc, sizeof doc - 1, "r.json", &ev, &info, &err), PQ_OK);
+    sm_options o = {0, 25, 0, NULL, NULL, NULL, NULL};
+    sm_source src = {"perfetto_trace_json", "r.json", "0", NULL, info.num_events, "", NULL};
+    sm_result res;
+    assert_int_equal(sm_compute(&sl, &o, &src, &res), 0);
+    const pq_summary_result *r = &res.r;
+    assert_string_equal(r->schema_version, "profile_summary.v1");
+    assert_string_equal(r->source_path, "r.json");
+    assert_null(r->run_metadata.run_id);
+    assert_int_equal(r->trace_overview.num_complete_events, 4);
+    assert_true(r->trace_overview.profile_start_ts == 1000.0);
+    assert_true(r->trace_overview.profile_end_ts == 1100.0);
+    assert_int_equal(r->trace_overview.nquality_warnings, 0);
+    assert_string_equal(r->trace_provenance.trace_sha256, "0");
+    assert_int_equal(r->trace_provenance.nrun_ids, 0);
+    /* Self time per track: device compute 50, communication 10, host 100. */
+    assert_string_equal(r->time_breakdown.duration_basis, "exclusive_duration_per_track");
+    assert_true(r->time_breakdown.total_duration == 160.0);
+    assert_true(r->time_breakdown.category_total[PQ_SM_COMPUTE] == 50.0);
+    assert_true(r->time_breakdown.category_total[PQ_SM_COMMUNICATION] == 10.0);
+    assert_true(r->time_breakdown.category_total[PQ_SM_HOST] == 100.0);
+    assert_true(r->time_breakdown.category_share[PQ_SM_HOST] == 100.0 / 160.0);
+    assert_int_equal(r->nhot_ops, 2);
+    assert_string_equal(r->hot_ops[0].name, "gemm_kernel");
+    assert_int_equal(r->hot_ops[0].count, 2);
+    assert_true(r->hot_ops[0].exclusive_duration == 50.0);
+    assert_true(r->hot_ops[0].avg_duration == 25.0);
+    assert_string_equal(r->hot_ops[0].category, "compute");
+    assert_null(r->hot_ops[0].shape_signature);
+    assert_true(isnan(r->hot_ops[0].flop_proxy_per_invocation));
+    assert_string_equal(r->hot_ops[1].name, "ncclAllReduce");
+    assert_string_equal(r->hot_ops[1].category, "communication");
+    assert_int_equal(r->ncommunication_ops, 1);
+    assert_string_equal(r->communication_ops[0].collective, "all-reduce");
+    assert_int_equal(r->communication_ops[0].count, 1);
+    assert_true(r->communication_ops[0].total_duration == 10.0);
+    assert_true(r->nsemantic_families >= 1);
+    uint64_t fam_count = 0;
+    for (size_t k = 0; k < r->nsemantic_families; k++)
+        fam_count += r->semantic_families[k].count;
+    assert_int_equal(fam_count, 3); /* every listed hot op in one family */
+    /* Two gaps of 10 us on the stream, both before gemm_kernel. */
+    assert_int_equal(r->ngap_before_ops, 1);
+    assert_string_equal(r->gap_before_ops[0].name, "gemm_kernel");
+    assert_string_equal(r->gap_before_ops[0].marker_op, "gemm_kernel");
+    assert_int_equal(r->gap_before_ops[0].count, 2);
+    assert_true(r->gap_before_ops[0].total_gap_duration == 20.0);
+    assert_true(r->gap_before_ops[0].max_gap_duration == 10.0);
+    assert_int_equal(r->ngap_region_contexts, 1);
+    /* gemm_kernel: 50 of 160 us (>= 8%); gaps 20 of 160 (>= 5%). */
+    assert_int_equal(r->noptimization_candidates, 2);
+    assert_string_equal(r->optimization_candidates[0].candidate_id, "single-hot-op");
+    assert_int_equal(r->optimization_candidates[0].nevidence, 2);
+    assert_string_equal(r->optimization_candidates[0].evidence[0], "Top op: gemm_kernel");
+    assert_string_equal(r->optimization_candidates[1].candidate_id, "pre-op-gap");
+    assert_non_null(r->optimization_candidates[1].suggestions[0]);
+    sm_result_free(&res);
+    /* The document of the same slices. */
+    jval *sum = sm_build(&sl, &o, &src);
+    assert_non_null(sum);
+    const jval *hot = jv_get(sum, "hot_ops");
+    assert_non_null(hot);
+    assert_int_equal(hot->n, 2);
+    assert_string_equal(jv_string(jv_get(hot->items[0], "name")), "gemm_kernel");
+    assert_int_equal(jv_get(hot->items[0], "shape_signature")->t, JV_NULL);
+    const jval *comm = jv_get(sum, "communication_ops");
+    assert_non_null(comm);
+    assert_string_equal(jv_string(jv_get(comm->items[0], "collective")), "all-reduce");
+    int ok = 0;
+    assert_true(jv_number(jv_get(jv_get(jv_get(sum, "time_breakdown"), "host"), "total_duration"),
+                          &ok) == 100.0);
+    assert_true(ok);
+    jv_free(sum);
+    slices_free(&sl);
+}
+
+/* Step classes (1.8) as result structs: every third of 40 Kineto steps is heavy. */
+static void test_summary_step_classes(void **state)
+{
+    (void)state;
+    static char doc[16384];
+    size_t len = (size_t)snprintf(doc, sizeof doc, "{\"traceEvents\": [");
+    long long t = 0;
+    for (int n = 0; n < 40; n++) {
+        int d = n % 3 == 0 ? 300 : 100 + n % 2;
+        len += (size_t)snprintf(doc + len, sizeof doc - len,
+                                "%s{\"ph\": \"X\", \"name\": \"ProfilerStep#%d\", \"pid\": 1, "
+                                "\"tid\": 1, \"ts\": %lld, \"dur\": %d}",
+                                n ? "," : "", n, t, d);
+        t += d + 2;
+    }
+    len += (size_t)snprintf(doc + len, sizeof doc - len, "]}");
+    assert_true(len < sizeof doc - 1);
+    model_slices sl;
+    assert_int_equal(slices_init(&sl), 0);
+    pq_events ev = slices_events(&sl);
+    tj_info info;
+    pq_error err;
+    assert_int_equal(trace_events_feed((const uint8_t *)doc, len, "s.json", &ev, &info, &err),
+                     PQ_OK);
+    sm_options o = {5, 25, 0, NULL, NULL, NULL, NULL};
+    sm_source src = {"perfetto_trace_json", "s.json", "0", NULL, info.num_events, "", NULL};
+    sm_result res;
+    assert_int_equal(sm_compute(&sl, &o, &src, &res), 0);
+    const pq_sm_step_time *st = &res.r.step_time;
+    assert_int_equal(st->warmup_steps_ignored, 5);
+    assert_int_equal(st->all_steps.count, 40);
+    assert_int_equal(st->steady_state_steps.count, 35); /* steps 5..39 */
+    assert_int_equal(st->nclasses, 2);
+    assert_string_equal(st->classes[0].name, "light");
+    assert_int_equal(st->classes[0].count, 23);
+    assert_int_equal(st->classes[0].periodicity, 0);
+    assert_string_equal(st->classes[1].name, "heavy");
+    assert_int_equal(st->classes[1].count, 12);
+    assert_int_equal(st->classes[1].periodicity, 3);
+    assert_true(st->classes[1].duration_stats.median == 300.0);
+    assert_int_equal(st->classes[1].representative_step, 6);
+    sm_result_free(&res);
+    slices_free(&sl);
+}
+
 static void check_repr(double v, const char *want)
 {
     char out[64];
@@ -554,10 +697,11 @@ static void test_seed_semantics(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_events),       cmocka_unit_test(test_errors_and_refusals),
-        cmocka_unit_test(test_gzip_window),  cmocka_unit_test(test_file_window),
-        cmocka_unit_test(test_python_repr),  cmocka_unit_test(test_seed_semantics),
-        cmocka_unit_test(test_number_paths), cmocka_unit_test(test_region_sweep),
+        cmocka_unit_test(test_events),         cmocka_unit_test(test_errors_and_refusals),
+        cmocka_unit_test(test_gzip_window),    cmocka_unit_test(test_file_window),
+        cmocka_unit_test(test_python_repr),    cmocka_unit_test(test_seed_semantics),
+        cmocka_unit_test(test_number_paths),   cmocka_unit_test(test_region_sweep),
+        cmocka_unit_test(test_summary_result), cmocka_unit_test(test_summary_step_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,301 @@
+/* summary_tree.c - the profile_summary.v1 document of a computed summary: the result
+ * structs (pq_summary_result, include/profq.h) as the jval tree of the document, which
+ * core/jval.c writes as Python's json.dumps bytes and report/query/compare/track read as
+ * they read a stored summary. Also sm_build, the whole
+ * document in one call, for the callers of the summary (analysis/summary.h).
+ * Not here: computing (analysis/summary*.c), writing bytes (core/jval.c), files. */
+#include "analysis/summary.h"
+
+#include <stddef.h>
+
+static const char *const CATEGORY_KEYS[PQ_SM_NCATEGORIES] = {"compute", "communication", "host",
+                                                             "stall", "other"};
+
+static jval *run_metadata_tree(const pq_sm_run_metadata *m)
+{
+    static const char *const keys[] = {
+        "run_path",         "run_id",  "artifact_ref", "artifact_name", "hardware_type",
+        "mesh_or_topology", "git_sha", "config_hash",  "num_devices",   "num_hosts"};
+    const char *const vals[] = {m->run_path, m->run_id, m->artifact_ref, m->artifact_name};
+    jval *o = jv_obj();
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+        jv_set(o, keys[k], jv_cstr(k < 4 ? vals[k] : NULL));
+    return o;
+}
+
+static jval *strings_tree(const char *const *s, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++)
+        jv_push(a, jv_cstr(s[k]));
+    return a;
+}
+
+static jval *overview_tree(const pq_sm_overview *ov)
+{
+    jval *o = jv_obj();
+    jv_set(o, "display_time_unit", jv_cstr(ov->display_time_unit));
+    jv_set(o, "num_events_total", jv_int((int64_t)ov->num_events_total));
+    jv_set(o, "num_complete_events", jv_int((int64_t)ov->num_complete_events));
+    jv_set(o, "num_processes", jv_int((int64_t)ov->num_processes));
+    jv_set(o, "num_threads", jv_int((int64_t)ov->num_threads));
+    jv_set(o, "profile_start_ts", jv_num(ov->profile_start_ts));
+    jv_set(o, "profile_end_ts", jv_num(ov->profile_end_ts));
+    jv_set(o, "duration_basis", jv_cstr(ov->duration_basis));
+    jv_set(o, "suspected_truncation", jv_bool(ov->suspected_truncation));
+    jv_set(o, "quality_warnings", strings_tree(ov->quality_warnings, ov->nquality_warnings));
+    return o;
+}
+
+static jval *provenance_tree(const pq_sm_provenance *pv)
+{
+    jval *o = jv_obj();
+    jv_set(o, "trace_sha256", jv_cstr(pv->trace_sha256));
+    jv_set(o, "run_ids", strings_tree(pv->run_ids, pv->nrun_ids));
+    jv_set(o, "source_file_hints", strings_tree(pv->source_file_hints, pv->nsource_file_hints));
+    return o;
+}
+
+static jval *stats_tree(const pq_sm_duration_stats *d)
+{
+    jval *o = jv_obj();
+    jv_set(o, "count", jv_int((int64_t)d->count));
+    jv_set(o, "mean", jv_num(d->mean));
+    jv_set(o, "median", jv_num(d->median));
+    jv_set(o, "p90", jv_num(d->p90));
+    jv_set(o, "min", jv_num(d->min));
+    jv_set(o, "max", jv_num(d->max));
+    return o;
+}
+
+static jval *step_time_tree(const pq_sm_step_time *st)
+{
+    jval *o = jv_obj();
+    jv_set(o, "warmup_steps_ignored", jv_int(st->warmup_steps_ignored));
+    jv_set(o, "all_steps", stats_tree(&st->all_steps));
+    jv_set(o, "steady_state_steps", stats_tree(&st->steady_state_steps));
+    jval *a = jv_arr();
+    for (size_t k = 0; k < st->nclasses; k++) {
+        const pq_sm_step_class *x = &st->classes[k];
+        jval *c = jv_obj();
+        jv_set(c, "name", jv_cstr(x->name));
+        jv_set(c, "count", jv_int((int64_t)x->count));
+        jv_set(c, "fraction_of_steady", jv_num(x->fraction_of_steady));
+        jv_set(c, "duration_stats", stats_tree(&x->duration_stats));
+        jv_set(c, "representative_step", jv_int(x->representative_step));
+        jv_set(c, "representative_duration", jv_num(x->representative_duration));
+        jv_set(c, "periodicity", x->periodicity ? jv_int(x->periodicity) : jv_null());
+        jv_push(a, c);
+    }
+    jv_set(o, "classes", a);
+    return o;
+}
+
+static jval *breakdown_tree(const pq_sm_breakdown *b)
+{
+    jval *o = jv_obj();
+    jv_set(o, "duration_basis", jv_cstr(b->duration_basis));
+    jv_set(o, "total_duration", jv_num(b->total_duration));
+    for (int k = 0; k < PQ_SM_NCATEGORIES; k++) {
+        jval *p = jv_obj();
+        jv_set(p, "total_duration", jv_num(b->category_total[k]));
+        jv_set(p, "share_of_total", jv_num(b->category_share[k]));
+        jv_set(o, CATEGORY_KEYS[k], p);
+    }
+    return o;
+}
+
+static jval *hot_ops_tree(const pq_sm_hot_op *rows, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++) {
+        const pq_sm_hot_op *h = &rows[k];
+        jval *o = jv_obj();
+        jv_set(o, "name", jv_cstr(h->name));
+        jv_set(o, "canonical_name", jv_cstr(h->canonical_name));
+        jv_set(o, "category", jv_cstr(h->category));
+        jv_set(o, "count", jv_int((int64_t)h->count));
+        jv_set(o, "total_duration", jv_num(h->total_duration));
+        jv_set(o, "exclusive_duration", jv_num(h->exclusive_duration));
+        jv_set(o, "avg_duration", jv_num(h->avg_duration));
+        jv_set(o, "shape_signature", jv_cstr(h->shape_signature));
+        jv_set(o, "source_file", jv_cstr(h->source_file));
+        jv_set(o, "tf_op_path", jv_cstr(h->tf_op_path));
+        jv_set(o, "flop_proxy_per_invocation", jv_num(h->flop_proxy_per_invocation));
+        jv_push(a, o);
+    }
+    return a;
+}
+
+static jval *families_tree(const pq_sm_family *rows, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++) {
+        const pq_sm_family *f = &rows[k];
+        jval *r = jv_obj();
+        jv_set(r, "family", jv_cstr(f->family));
+        jv_set(r, "count", jv_int((int64_t)f->count));
+        jv_set(r, "total_duration", jv_num(f->total_duration));
+        jv_set(r, "exclusive_duration", jv_num(f->exclusive_duration));
+        jv_set(r, "share_of_total", jv_num(f->share_of_total));
+        jv_set(r, "avg_duration", jv_num(f->avg_duration));
+        jv_set(r, "avg_exclusive_duration", jv_num(f->avg_exclusive_duration));
+        jv_set(r, "example_op", jv_cstr(f->example_op));
+        jv_set(r, "dominant_shape_signature", jv_cstr(f->dominant_shape_signature));
+        jv_set(r, "flop_proxy_total", jv_num(f->flop_proxy_total));
+        jv_set(r, "time_per_flop_proxy", jv_num(f->time_per_flop_proxy));
+        jv_push(a, r);
+    }
+    return a;
+}
+
+static jval *collectives_tree(const pq_sm_collective *rows, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++) {
+        jval *r = jv_obj();
+        jv_set(r, "collective", jv_cstr(rows[k].collective));
+        jv_set(r, "count", jv_int((int64_t)rows[k].count));
+        jv_set(r, "total_duration", jv_num(rows[k].total_duration));
+        jv_set(r, "avg_duration", jv_num(rows[k].avg_duration));
+        jv_push(a, r);
+    }
+    return a;
+}
+
+static jval *gaps_tree(const pq_sm_gap *rows, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++) {
+        jval *r = jv_obj();
+        jv_set(r, "name", jv_cstr(rows[k].name));
+        jv_set(r, "count", jv_int((int64_t)rows[k].count));
+        jv_set(r, "total_gap_duration", jv_num(rows[k].total_gap_duration));
+        jv_set(r, "max_gap_duration", jv_num(rows[k].max_gap_duration));
+        jv_set(r, "avg_gap_duration", jv_num(rows[k].avg_gap_duration));
+        jv_set(r, "payload_op", jv_cstr(rows[k].name));
+        jv_set(r, "marker_op", jv_cstr(rows[k].marker_op));
+        jv_push(a, r);
+    }
+    return a;
+}
+
+static jval *contexts_tree(const pq_sm_gap_context *rows, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++) {
+        jval *r = jv_obj();
+        jv_set(r, "op_name", jv_cstr(rows[k].op_name));
+        jv_set(r, "region_path", jv_cstr(rows[k].region_path));
+        jv_set(r, "count", jv_int((int64_t)rows[k].count));
+        jv_set(r, "total_gap_duration", jv_num(rows[k].total_gap_duration));
+        jv_set(r, "avg_gap_duration", jv_num(rows[k].avg_gap_duration));
+        jv_push(a, r);
+    }
+    return a;
+}
+
+static jval *regions_tree(const pq_sm_region *rows, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++) {
+        jval *r = jv_obj();
+        jv_set(r, "path", jv_cstr(rows[k].path));
+        jv_set(r, "depth", jv_int(rows[k].depth));
+        jv_set(r, "count", jv_int((int64_t)rows[k].count));
+        jv_set(r, "inclusive_duration", jv_num(rows[k].inclusive_duration));
+        jv_set(r, "exclusive_duration", jv_num(rows[k].exclusive_duration));
+        jv_push(a, r);
+    }
+    return a;
+}
+
+static jval *op_regions_tree(const pq_sm_op_region *rows, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++) {
+        const pq_sm_op_region *x = &rows[k];
+        jval *r = jv_obj();
+        jv_set(r, "region_path", jv_cstr(x->region_path));
+        jv_set(r, "op_name", jv_cstr(x->op_name));
+        jv_set(r, "canonical_name", jv_cstr(x->canonical_name));
+        jv_set(r, "category", jv_cstr(x->category));
+        jv_set(r, "count", jv_int((int64_t)x->count));
+        jv_set(r, "total_duration", jv_num(x->total_duration));
+        jv_set(r, "exclusive_duration", jv_num(x->exclusive_duration));
+        jv_set(r, "avg_duration", jv_num(x->avg_duration));
+        jv_set(r, "shape_signature", jv_cstr(x->shape_signature));
+        jv_push(a, r);
+    }
+    return a;
+}
+
+static jval *candidates_tree(const pq_sm_candidate *rows, size_t n)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++) {
+        const pq_sm_candidate *x = &rows[k];
+        jval *o = jv_obj();
+        jv_set(o, "candidate_id", jv_cstr(x->candidate_id));
+        jv_set(o, "title", jv_cstr(x->title));
+        jv_set(o, "rationale", jv_cstr(x->rationale));
+        jval *e = jv_arr();
+        for (size_t j = 0; j < x->nevidence; j++)
+            jv_push(e, jv_cstr(x->evidence[j]));
+        jv_set(o, "evidence", e);
+        jval *s = jv_arr();
+        for (size_t j = 0; x->suggestions && x->suggestions[j]; j++)
+            jv_push(s, jv_cstr(x->suggestions[j]));
+        jv_set(o, "suggestions", s);
+        jv_push(a, o);
+    }
+    return a;
+}
+
+/* The document of RES. NULL when memory ran out. */
+static jval *summary_tree(const sm_result *res)
+{
+    const pq_summary_result *r = &res->r;
+    jval *doc = jv_obj();
+    if (!doc)
+        return NULL;
+    int bad = jv_set(doc, "schema_version", jv_cstr(r->schema_version)) != 0;
+    bad |= jv_set(doc, "generated_at_utc", jv_cstr(r->generated_at_utc)) != 0;
+    bad |= jv_set(doc, "source_format", jv_cstr(r->source_format)) != 0;
+    bad |= jv_set(doc, "source_path", jv_cstr(r->source_path)) != 0;
+    bad |= jv_set(doc, "run_metadata", run_metadata_tree(&r->run_metadata)) != 0;
+    bad |= jv_set(doc, "trace_overview", overview_tree(&r->trace_overview)) != 0;
+    bad |= jv_set(doc, "trace_provenance", provenance_tree(&r->trace_provenance)) != 0;
+    bad |= jv_set(doc, "step_time", step_time_tree(&r->step_time)) != 0;
+    bad |= jv_set(doc, "time_breakdown", breakdown_tree(&r->time_breakdown)) != 0;
+    bad |= jv_set(doc, "hot_ops", hot_ops_tree(r->hot_ops, r->nhot_ops)) != 0;
+    bad |= jv_set(doc, "semantic_families",
+                  families_tree(r->semantic_families, r->nsemantic_families)) != 0;
+    bad |= jv_set(doc, "communication_ops",
+                  collectives_tree(r->communication_ops, r->ncommunication_ops)) != 0;
+    bad |= jv_set(doc, "gap_before_ops", gaps_tree(r->gap_before_ops, r->ngap_before_ops)) != 0;
+    bad |= jv_set(doc, "hierarchical_regions",
+                  regions_tree(r->hierarchical_regions, r->nhierarchical_regions)) != 0;
+    bad |= jv_set(doc, "gap_region_contexts",
+                  contexts_tree(r->gap_region_contexts, r->ngap_region_contexts)) != 0;
+    bad |= jv_set(doc, "device_op_region_aggregates",
+                  op_regions_tree(r->device_op_region_aggregates,
+                                  r->ndevice_op_region_aggregates)) != 0;
+    bad |= jv_set(doc, "optimization_candidates",
+                  candidates_tree(r->optimization_candidates, r->noptimization_candidates)) != 0;
+    if (bad) {
+        jv_free(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+jval *sm_build(model_slices *m, const sm_options *opts, const sm_source *src)
+{
+    sm_result res;
+    if (sm_compute(m, opts, src, &res) != 0)
+        return NULL;
+    jval *doc = summary_tree(&res);
+    sm_result_free(&res);
+    return doc;
+}
