@@ -24,27 +24,12 @@ typedef struct lib_spec {
     char why[256]; /* dlerror() of the failed load or lookup */
 } lib_spec;
 
-static const char *const zip_names[] = {"zip_open_from_source",
-                                        "zip_source_buffer_create",
-                                        "zip_source_free",
-                                        "zip_discard",
-                                        "zip_get_num_entries",
-                                        "zip_stat_index",
-                                        "zip_file_get_external_attributes",
-                                        "zip_fopen_index",
-                                        "zip_fread",
-                                        "zip_fclose",
-                                        "zip_file_strerror",
-                                        "zip_get_error",
-                                        "zip_error_init",
-                                        "zip_error_init_with_code",
-                                        "zip_error_code_zip",
-                                        "zip_error_strerror",
-                                        "zip_error_fini",
-                                        NULL};
-static const char *const snappy_names[] = {"snappy_uncompressed_length", "snappy_uncompress", NULL};
+#define LAZY_NAME(fn) #fn,
+static const char *const zip_names[] = {LAZY_ZIP_FUNCS(LAZY_NAME) NULL};
+static const char *const snappy_names[] = {LAZY_SNAPPY_FUNCS(LAZY_NAME) NULL};
 
-/* The tables are filled field by field as arrays of function pointers: check that they are. */
+/* load() fills a table as an array of function pointers, in the order of the names: check
+ * that the struct is exactly that array (no padding, one field per name). */
 _Static_assert(sizeof(lazy_zip) ==
                    (sizeof zip_names / sizeof *zip_names - 1) * sizeof(void (*)(void)),
                "lazy_zip and zip_names disagree");

@@ -7,31 +7,41 @@
 #include <snappy-c.h>
 #include <zip.h>
 
+/* The functions each table holds, in field order (an X-macro: lazylib.c takes the symbol
+ * names from the same list, so names and fields cannot disagree). */
+#define LAZY_ZIP_FUNCS(X)                                                                          \
+    X(zip_open_from_source)                                                                        \
+    X(zip_source_buffer_create)                                                                    \
+    X(zip_source_free)                                                                             \
+    X(zip_discard)                                                                                 \
+    X(zip_get_num_entries)                                                                         \
+    X(zip_stat_index)                                                                              \
+    X(zip_file_get_external_attributes)                                                            \
+    X(zip_fopen_index)                                                                             \
+    X(zip_fread)                                                                                   \
+    X(zip_fclose)                                                                                  \
+    X(zip_file_strerror)                                                                           \
+    X(zip_get_error)                                                                               \
+    X(zip_error_init)                                                                              \
+    X(zip_error_init_with_code)                                                                    \
+    X(zip_error_code_zip)                                                                          \
+    X(zip_error_strerror)                                                                          \
+    X(zip_error_fini)
+#define LAZY_SNAPPY_FUNCS(X)                                                                       \
+    X(snappy_uncompressed_length)                                                                  \
+    X(snappy_uncompress)
+
+/* A field: a pointer typed from the function's declaration in the -dev header. */
+#define LAZY_FIELD(fn) __typeof__(fn) *fn;
+
 /* The libzip functions zip.c calls, typed from <zip.h> so the calls are checked. */
 typedef struct lazy_zip {
-    __typeof__(zip_open_from_source) *zip_open_from_source;
-    __typeof__(zip_source_buffer_create) *zip_source_buffer_create;
-    __typeof__(zip_source_free) *zip_source_free;
-    __typeof__(zip_discard) *zip_discard;
-    __typeof__(zip_get_num_entries) *zip_get_num_entries;
-    __typeof__(zip_stat_index) *zip_stat_index;
-    __typeof__(zip_file_get_external_attributes) *zip_file_get_external_attributes;
-    __typeof__(zip_fopen_index) *zip_fopen_index;
-    __typeof__(zip_fread) *zip_fread;
-    __typeof__(zip_fclose) *zip_fclose;
-    __typeof__(zip_file_strerror) *zip_file_strerror;
-    __typeof__(zip_get_error) *zip_get_error;
-    __typeof__(zip_error_init) *zip_error_init;
-    __typeof__(zip_error_init_with_code) *zip_error_init_with_code;
-    __typeof__(zip_error_code_zip) *zip_error_code_zip;
-    __typeof__(zip_error_strerror) *zip_error_strerror;
-    __typeof__(zip_error_fini) *zip_error_fini;
+    LAZY_ZIP_FUNCS(LAZY_FIELD)
 } lazy_zip;
 
 /* The snappy C API functions parquet.c calls, typed from <snappy-c.h>. */
 typedef struct lazy_snappy {
-    __typeof__(snappy_uncompressed_length) *snappy_uncompressed_length;
-    __typeof__(snappy_uncompress) *snappy_uncompress;
+    LAZY_SNAPPY_FUNCS(LAZY_FIELD)
 } lazy_snappy;
 
 /* Load libzip.so.4 (once per process, thread-safe) and set *OUT to its function table. If it
