@@ -54,7 +54,7 @@ int main(int argc, char **argv)
         return 1;
     }
     const char *paths[] = {argv[2]};
-    pq_memviewer_options mo = {argv[3], NULL, argc > 4 ? atoll(argv[4]) : 0};
+    pq_memviewer_options mo = {argv[3], NULL, argc > 4 ? atoll(argv[4]) : 0, 0};
     pq_open_options oo = {0};
     oo.skip_sha256 = 1;
     oo.programs_only = 1; /* as the CLI: only the HloProtos of an XSpace are read */

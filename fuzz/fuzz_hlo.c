@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     unsigned char sum = 0;
     pq_sink sink = {discard_write, &sum};
-    pq_memviewer_options mo = {NULL, NULL, 0};
+    pq_memviewer_options mo = {NULL, NULL, 0, 0};
     st = pq_render_memory_viewer(prof, &mo, PQ_OUT_JSON, &sink, &err);
     check_error(st, &err, size);
     if (st == PQ_OK && prof->nsources == 1 && prof->sources[0].nprograms == 1) {

@@ -223,6 +223,7 @@ typedef struct pq_memviewer_options {
     const char *module;
     const char *program_id;
     int64_t memory_space;
+    int wide; /* text: whole names, lines wider than 120 columns allowed */
 } pq_memviewer_options;
 
 /* The full PreprocessResult data (every buffer, span, block and heap object) stays opaque:
@@ -254,6 +255,10 @@ typedef struct pq_memory_viewer_result {
 
 pq_status pq_memory_viewer_compute(const pq_profile *profile, const pq_memviewer_options *opts,
                                    pq_memory_viewer_result **out, pq_error *err);
+/* As pq_memory_viewer_render, with the options' text settings (wide; OPTS may be NULL). */
+pq_status pq_memory_viewer_render_ex(const pq_memory_viewer_result *result,
+                                     const pq_memviewer_options *opts, pq_output fmt, pq_sink *sink,
+                                     pq_error *err);
 pq_status pq_memory_viewer_render(const pq_memory_viewer_result *result, pq_output fmt,
                                   pq_sink *sink, pq_error *err);
 void pq_memory_viewer_free(pq_memory_viewer_result *result);
@@ -276,6 +281,7 @@ typedef struct pq_memory_options {
     int64_t memory_space;
     const char *rules_text;
     const char *rules_path;
+    int wide; /* text: whole host names, lines wider than 120 columns allowed */
 } pq_memory_options;
 
 enum {
@@ -329,6 +335,9 @@ int64_t pq_memory_figure(const pq_memory_result *result, const pq_memory_row *ro
 
 pq_status pq_memory_compute(const pq_profile *profile, const pq_memory_options *opts,
                             pq_memory_result **out, pq_error *err);
+/* As pq_memory_render, with the options' text settings (wide; OPTS may be NULL). */
+pq_status pq_memory_render_ex(const pq_memory_result *result, const pq_memory_options *opts,
+                              pq_output fmt, pq_sink *sink, pq_error *err);
 pq_status pq_memory_render(const pq_memory_result *result, pq_output fmt, pq_sink *sink,
                            pq_error *err);
 void pq_memory_free(pq_memory_result *result);
@@ -765,6 +774,7 @@ typedef struct pq_ops_options {
     double peak_tflops;   /* > 0: peak TFLOP/s per device, overriding the input */
     double peak_hbm_gbps; /* > 0: peak HBM GB/s per device, overriding the input */
     pq_ops_xprof xprof;   /* PQ_OPS_HLO_STATS: XProf's table instead of profq's format */
+    int wide;             /* text: whole names, lines wider than 120 columns allowed */
 } pq_ops_options;
 
 /* Numbered as XProf's HardwareType. CPU: XLA:CPU ops on host threads (profq only; XProf's

@@ -52,8 +52,8 @@ check "memory: a run dir of 2 workers gives 8 rows and aggregates" $?
 check "memory: text table ends with min/avg/max" $?
 "$PROFQ" memory --format tsv "$TPU" | head -1 | grep -q "$(printf 'host\tdevice\tmodule')"
 check "memory: tsv header" $?
-"$PROFQ" memory --format md "$TPU" | grep -q '^| host | device | module'
-check "memory: markdown header" $?
+"$PROFQ" memory --format md "$TPU" | grep -q '^| figure | value | figure | value | figure | value |'
+check "memory: markdown figures table" $?
 
 MI=$SHARED/data/xplane/mi300x8_jax_conv.xplane.pb
 printf '# every parameter is mine\nmine group=Parameter any regex .*\n' > "$work/rules.txt"

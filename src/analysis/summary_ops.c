@@ -370,12 +370,10 @@ static jval *copy_or_null(const jval *v)
     return v ? jv_copy(v) : jv_null();
 }
 
-jval *summary_compare(const jval *b, const jval *a, int k)
+/* compare's provenance_checks: the same trace bytes fail, the same path, run or artifact
+ * warn, a missing sha256 warns. */
+static void compare_provenance(const jval *b, const jval *a, jval *r)
 {
-    jval *r = jv_obj();
-    jv_set(r, "before_source", copy_or_null(jv_get(b, "source_path")));
-    jv_set(r, "after_source", copy_or_null(jv_get(a, "source_path")));
-    /* provenance */
     jval *pv = jv_obj();
     jval *msgs = jv_arr();
     const char *shb = prov_str(b, "trace_provenance", "trace_sha256");
@@ -418,7 +416,11 @@ jval *summary_compare(const jval *b, const jval *a, int k)
     jv_set(pv, "before_run_id", jv_cstr(rb));
     jv_set(pv, "after_run_id", jv_cstr(ra));
     jv_set(r, "provenance_checks", pv);
-    /* step time */
+}
+
+/* compare's step_time (steady-state median and p90) and step_classes deltas. */
+static void compare_steps(const jval *b, const jval *a, jval *r)
+{
     jval *stp = jv_obj();
     const char *qs[2] = {"median", "p90"};
     for (int i = 0; i < 2; i++) {
@@ -470,7 +472,12 @@ jval *summary_compare(const jval *b, const jval *a, int k)
     jv_set(sc, "after", ca);
     jv_set(sc, "delta", delta);
     jv_set(r, "step_classes", sc);
-    /* breakdown share delta */
+}
+
+/* compare's semantic_family_delta, with the time-per-FLOP-proxy ratios; and the share
+ * deltas of the time breakdown. */
+static void compare_families(const jval *b, const jval *a, jval *r)
+{
     jval *bd = jv_obj();
     const char *cats[] = {"compute", "communication", "host", "stall", "other"};
     for (int i = 0; i < 5; i++) {
@@ -480,7 +487,6 @@ jval *summary_compare(const jval *b, const jval *a, int k)
         jv_set(bd, cats[i], jv_num(va - vb));
     }
     jv_set(r, "time_breakdown_share_delta", bd);
-    /* families */
     fam_acc fa[128];
     size_t nfa = 0;
     add_families(b, 0, fa, &nfa, 128);
@@ -520,7 +526,12 @@ jval *summary_compare(const jval *b, const jval *a, int k)
         jv_push(fd, o);
     }
     jv_set(r, "semantic_family_delta", fd);
-    /* ops */
+}
+
+/* compare's regressed_ops and improved_ops: the hot ops of both sides by exclusive time
+ * delta, K of each. */
+static void compare_ops(const jval *b, const jval *a, int k, jval *r)
+{
     const jval *hb = arr(b, "hot_ops"), *ha = arr(a, "hot_ops");
     size_t cap = (hb ? hb->n : 0) + (ha ? ha->n : 0) + 1;
     opd *ops = pq_calloc(cap, sizeof *ops);
@@ -573,6 +584,17 @@ jval *summary_compare(const jval *b, const jval *a, int k)
     pq_free(ops);
     jv_set(r, "regressed_ops", reg);
     jv_set(r, "improved_ops", imp);
+}
+
+jval *summary_compare(const jval *b, const jval *a, int k)
+{
+    jval *r = jv_obj();
+    jv_set(r, "before_source", copy_or_null(jv_get(b, "source_path")));
+    jv_set(r, "after_source", copy_or_null(jv_get(a, "source_path")));
+    compare_provenance(b, a, r);
+    compare_steps(b, a, r);
+    compare_families(b, a, r);
+    compare_ops(b, a, k, r);
     return r;
 }
 

@@ -10,7 +10,7 @@ pq_status pq_render_memory_viewer(const pq_profile *p, const pq_memviewer_option
     pq_memory_viewer_result *r = NULL;
     pq_status st = pq_memory_viewer_compute(p, opts, &r, err);
     if (st == PQ_OK)
-        st = pq_memory_viewer_render(r, fmt, sink, err);
+        st = pq_memory_viewer_render_ex(r, opts, fmt, sink, err);
     pq_memory_viewer_free(r);
     return st;
 }
@@ -21,7 +21,7 @@ pq_status pq_render_memory(const pq_profile *p, const pq_memory_options *opts, p
     pq_memory_result *r = NULL;
     pq_status st = pq_memory_compute(p, opts, &r, err);
     if (st == PQ_OK)
-        st = pq_memory_render(r, fmt, sink, err);
+        st = pq_memory_render_ex(r, opts, fmt, sink, err);
     pq_memory_free(r);
     return st;
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char usage[] =
-    "profq memory [--module PREFIX] [--memory-space N] [--rules FILE]\n"
+    "profq memory [--module PREFIX] [--memory-space N] [--rules FILE] [--wide]\n"
     "             [--format text|json|tsv|md] [-o FILE] PATH|RUN_DIR...\n"
     "\n"
     "For every worker file and every TPU/GPU device plane: the memory viewer of the module\n"
@@ -16,12 +16,14 @@ static const char usage[] =
     "other_carry_state, other_parameter by default; temporary, output, gradients, other),\n"
     "gradient detection, and three sanity checks; then min/avg/max across rows. --rules\n"
     "adds rules tried before the defaults (format in the README). JSON schema\n"
-    "profq.memory.v1.\n";
+    "profq.memory.v1. Text and md fit 120 columns (--wide: whole host names); tsv is one\n"
+    "line per row in bytes.\n";
 
-enum { OPT_MODULE = CLI_OPT_OWN, OPT_RULES, OPT_MEMORY_SPACE };
+enum { OPT_MODULE = CLI_OPT_OWN, OPT_RULES, OPT_MEMORY_SPACE, OPT_WIDE };
 static const struct option options[] = {{"module", required_argument, NULL, OPT_MODULE},
                                         {"rules", required_argument, NULL, OPT_RULES},
                                         {"memory-space", required_argument, NULL, OPT_MEMORY_SPACE},
+                                        {"wide", no_argument, NULL, OPT_WIDE},
                                         CLI_LONG_FORMAT,
                                         CLI_LONG_OUTPUT,
                                         CLI_LONG_THREADS,
@@ -63,6 +65,8 @@ static int take(void *ctx, int id, const char *v)
         mo->module_prefix = v;
     else if (id == OPT_RULES)
         mo->rules_path = v;
+    else if (id == OPT_WIDE)
+        mo->wide = 1;
     else
         return cli_parse_memory_space("memory", v, &mo->memory_space);
     return EXIT_OK;
@@ -76,7 +80,7 @@ static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, 
 
 static int cmd_memory(int argc, char **argv)
 {
-    pq_memory_options mo = {NULL, 0, NULL, NULL};
+    pq_memory_options mo = {NULL, 0, NULL, NULL, 0};
     const cli_spec spec = {"memory", "f:o:", options, "text, json, tsv or md", take, &mo};
     cli_common c;
     int code = cli_parse_paths(&spec, argc, argv, &c);

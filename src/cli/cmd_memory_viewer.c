@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char usage[] =
-    "profq memory-viewer [--module NAME] [--program-id ID] [--memory-space N]\n"
+    "profq memory-viewer [--module NAME] [--program-id ID] [--memory-space N] [--wide]\n"
     "                    [--format text|json|xprof] [-o FILE] PATH...\n"
     "\n"
     "Replays the module's heap-simulator trace as XProf's memory_viewer does: peak heap,\n"
@@ -15,12 +15,13 @@ static const char usage[] =
     "--program-id, lists the modules with their program ids and memory spaces.\n"
     "--module takes '<name>(<program id>)' or a unique bare name; --program-id takes an\n"
     "XLA program id, else (as XProf) a substring of '<name>(<id>)'. --memory-space is the\n"
-    "buffer color (default 0, device HBM).\n";
+    "buffer color (default 0, device HBM). Text fits 120 columns; --wide keeps names whole.\n";
 
-enum { OPT_MODULE = CLI_OPT_OWN, OPT_PROGRAM_ID, OPT_MEMORY_SPACE };
+enum { OPT_MODULE = CLI_OPT_OWN, OPT_PROGRAM_ID, OPT_MEMORY_SPACE, OPT_WIDE };
 static const struct option options[] = {{"module", required_argument, NULL, OPT_MODULE},
                                         {"program-id", required_argument, NULL, OPT_PROGRAM_ID},
                                         {"memory-space", required_argument, NULL, OPT_MEMORY_SPACE},
+                                        {"wide", no_argument, NULL, OPT_WIDE},
                                         CLI_LONG_FORMAT,
                                         CLI_LONG_OUTPUT,
                                         CLI_LONG_THREADS,
@@ -33,6 +34,8 @@ static int take(void *ctx, int id, const char *v)
         mo->module = v;
     else if (id == OPT_PROGRAM_ID)
         mo->program_id = v;
+    else if (id == OPT_WIDE)
+        mo->wide = 1;
     else
         return cli_parse_memory_space("memory-viewer", v, &mo->memory_space);
     return EXIT_OK;
@@ -46,7 +49,7 @@ static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, 
 
 static int cmd_memory_viewer(int argc, char **argv)
 {
-    pq_memviewer_options mo = {NULL, NULL, 0};
+    pq_memviewer_options mo = {NULL, NULL, 0, 0};
     const cli_spec spec = {"memory-viewer", "f:o:", options, "text, json or xprof", take, &mo};
     cli_common c;
     int code = cli_parse_paths(&spec, argc, argv, &c);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char roofline_usage[] =
-    "profq roofline [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS]\n"
+    "profq roofline [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS] [--wide]\n"
     "               [--format text|json|xprof]\n"
     "               [-o FILE] [--threads N] PATH...\n"
     "\n"
@@ -14,11 +14,11 @@ static const char roofline_usage[] =
     "HBM bandwidth over its active time (module executions) beside the whole-window figures,\n"
     "and per op time, FLOP rate, bandwidth per memory kind, operational intensity and\n"
     "bound-by (spec/xprof-tools.md 5.6, 5.8). JSON schema profq.roofline.v1;\n"
-    "--format xprof prints XProf's roofline_model DataTables.\n";
+    "--format xprof prints XProf's roofline_model DataTables. --wide: whole names in text.\n";
 
 static const char ops_usage[] =
     "profq ops [--by op|category|program] [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS]\n"
-    "          [--format text|json|xprof] [-o FILE] [--threads N] PATH...\n"
+    "          [--wide] [--format text|json|xprof] [-o FILE] [--threads N] PATH...\n"
     "profq ops --format xprof --view op_profile [--by program|category|provenance] PATH...\n"
     "\n"
     "XProf's hlo_stats from the device planes (TPU XLA Ops lines, GPU stream kernels),\n"
@@ -31,14 +31,17 @@ static const char ops_usage[] =
     "with --view op_profile XProf's op_profile JSON: the op tree by program (default),\n"
     "category or provenance (--by), with and without IDLE, per node rawTime, rawFlops,\n"
     "bf16Flops, occurrences, avgTimePs, FLOP and bandwidth utilisation, bytes per memory\n"
-    "kind (not the fused instructions XProf lists under a fusion from the HloProto).\n";
+    "kind (not the fused instructions XProf lists under a fusion from the HloProto).\n"
+    "Text fits 120 columns, long names shortened in the middle with ...; --wide keeps them "
+    "whole.\n";
 
-enum { OPT_BY = CLI_OPT_OWN, OPT_TOP, OPT_PEAK_FLOPS, OPT_PEAK_BW, OPT_VIEW };
+enum { OPT_BY = CLI_OPT_OWN, OPT_TOP, OPT_PEAK_FLOPS, OPT_PEAK_BW, OPT_VIEW, OPT_WIDE };
 /* clang-format off */
 #define OPS_LONG_COMMON                                                                           \
     {"top", required_argument, NULL, OPT_TOP},                                                    \
     {"peak-flops", required_argument, NULL, OPT_PEAK_FLOPS},                                      \
     {"peak-bw", required_argument, NULL, OPT_PEAK_BW},                                            \
+    {"wide", no_argument, NULL, OPT_WIDE},                                                        \
     CLI_LONG_FORMAT, CLI_LONG_OUTPUT, CLI_LONG_THREADS
 /* clang-format on */
 static const struct option ops_options[] = {{"by", required_argument, NULL, OPT_BY},
@@ -89,6 +92,8 @@ static int take(void *ctx, int id, const char *v)
         return parse_positive(cmd, "--peak-flops", v, &a->o.peak_tflops);
     } else if (id == OPT_PEAK_BW) {
         return parse_positive(cmd, "--peak-bw", v, &a->o.peak_hbm_gbps);
+    } else if (id == OPT_WIDE) {
+        a->o.wide = 1;
     } else if (id == OPT_VIEW) {
         /* Which XProf tool --format xprof prints: hlo_stats (default) or op_profile. */
         if (strcmp(v, "op_profile") == 0)

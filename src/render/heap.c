@@ -7,6 +7,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/json.h"
+#include "render/text.h"
 #include "render/svg.h"
 
 #include <inttypes.h>
@@ -256,22 +257,22 @@ pq_status pq_heap_render(const pq_heap_result *r, pq_output fmt, pq_sink *sink, 
     } else {
         for (int i = 0; i < n; i++) {
             buf_puts(&b, mods[i].module.key);
-            buf_printf(&b, "  peak %.3f GiB over %u trace(s)\n", (double)mods[i].peak_bytes / GIB,
-                       mods[i].ntraces);
+            char pk[32];
+            buf_printf(&b, "  peak %s over %u trace(s)\n",
+                       text_bytes(pk, (double)mods[i].peak_bytes), mods[i].ntraces);
             for (uint32_t k = 0; k < mods[i].ntraces; k++) {
                 const pq_heap_trace *tr = &mods[i].traces[k];
                 buf_printf(&b,
-                           "    trace %u (memory space %" PRId64 "): %u events, peak %.3f "
-                           "GiB after event %u",
-                           tr->index, tr->color, tr->nevents, (double)tr->peak_bytes / GIB,
-                           tr->peak_position);
-                if (tr->nevents) {
-                    buf_puts(&b, " (");
+                           "    trace %u (memory space %" PRId64 "): %u events, peak %s after "
+                           "event %u\n",
+                           tr->index, tr->color, tr->nevents,
+                           text_bytes(pk, (double)tr->peak_bytes), tr->peak_position);
+                if (tr->nevents) { /* on its own line: instruction names are long */
+                    buf_puts(&b, "      at ");
                     buf_put(&b, tr->instruction[tr->peak_position].p,
                             tr->instruction[tr->peak_position].n);
-                    buf_putc(&b, ')');
+                    buf_putc(&b, '\n');
                 }
-                buf_putc(&b, '\n');
             }
         }
     }

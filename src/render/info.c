@@ -6,6 +6,7 @@
 #include "render/doc.h"
 #include "render/info_trace.h"
 #include "render/info_tt.h"
+#include "render/text.h"
 #include "model/model.h"
 
 #include <inttypes.h>
@@ -320,8 +321,9 @@ static void render_info_text(const pq_profile *prof, buf *b)
             buf_putc(b, '\n');
         buf_puts(b, "source ");
         text_str(b, src->info.path);
-        buf_printf(b, "\n  format %s, %" PRIu64 " bytes, host ", pq_format_name(src->info.format),
-                   src->info.size_bytes);
+        char sz[32];
+        buf_printf(b, "\n  format %s, %s, host ", pq_format_name(src->info.format),
+                   text_bytes(sz, (double)src->info.size_bytes));
         text_str(b, src->info.host);
         buf_printf(b, "\n  sha256 %s\n", src->info.sha256[0] ? src->info.sha256 : "(not computed)");
         if (src->slices) {
@@ -346,13 +348,31 @@ static void render_info_text(const pq_profile *prof, buf *b)
             buf_printf(b, "  [%s, id %" PRId64 ", %u lines, %" PRIu64 " events]\n",
                        device_kind_name(pl->kind), pl->id, pl->nlines, pl->events);
             int any = 0;
+            size_t col = 0; /* capabilities wrap at 120 columns */
             for (int c = 0; c < NCAP; c++) {
                 const stat_value *s = plane_stat(pl, CAPABILITY_STATS[c]);
                 if (!s)
                     continue;
-                buf_puts(b, any ? ", " : "    capabilities: ");
-                buf_printf(b, "%s=", CAPABILITY_STATS[c]);
-                text_stat_value(b, pl, s);
+                buf t;
+                buf_init(&t, NULL);
+                buf_printf(&t, "%s=", CAPABILITY_STATS[c]);
+                text_stat_value(&t, pl, s);
+                size_t w = text_cols(t.p, t.n);
+                if (!any) {
+                    buf_puts(b, "    capabilities: ");
+                    col = 18;
+                } else if (col + 2 + w + 1 > TEXT_COLS) { /* with its comma */
+                    buf_puts(b, ",\n      ");
+                    col = 6;
+                } else {
+                    buf_puts(b, ", ");
+                    col += 2;
+                }
+                buf_put(b, t.p, t.n);
+                col += w;
+                if (t.status != PQ_OK && b->status == PQ_OK)
+                    b->status = t.status;
+                buf_release(&t);
                 any = 1;
             }
             if (any)
@@ -375,8 +395,9 @@ static void render_info_text(const pq_profile *prof, buf *b)
                 const pq_program *p = &src->programs[k];
                 buf_puts(b, "    ");
                 text_str(b, p->name);
-                buf_printf(b, "  program_id %" PRIu64 "  HloProto %zu bytes\n", p->program_id,
-                           p->hlo_len);
+                char hz[32];
+                buf_printf(b, "  program_id %" PRIu64 "  HloProto %s\n", p->program_id,
+                           text_bytes(hz, (double)p->hlo_len));
             }
         }
     }

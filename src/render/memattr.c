@@ -1,11 +1,14 @@
 /* memattr.c - renders a `profq memory` result (pq_memory_result, computed by
  * analysis/memattr.c): a GiB table like the seed's, TSV, Markdown, or JSON schema
  * profq.memory.v1 (bytes, per row and min/avg/max; devices that ran nothing under
- * idle_devices). Formats only: rows, buckets and aggregates are the analysis's. */
+ * idle_devices). Text and Markdown fit 120 columns: per row a line naming it, then its
+ * figures three to a line with their unit (B/KiB/MiB/GiB by size); TSV keeps one line per
+ * row in bytes for programs. Formats only: rows, buckets and aggregates are the analysis's. */
 #include "profq.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/json.h"
+#include "render/text.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,7 +22,92 @@ static int all_ok(const pq_memory_row *row)
     return row->check_ok[0] && row->check_ok[1] && row->check_ok[2];
 }
 
-static void table(buf *b, const pq_memory_result *r, int style) /* 0 text, 1 tsv, 2 md */
+/* Figure F's name as the text shows it. */
+static const char *figure_name(const pq_memory_result *r, int f)
+{
+    return f == 0 ? "peak" : f == 1 ? "entry_params" : r->figure_names[f];
+}
+
+/* One cell of the grid: NAME and VALUE, aligned (text) or as two table cells (md). */
+static void cell(buf *b, int md, const char *name, const char *value, int col)
+{
+    if (md)
+        buf_printf(b, "%s %s | %s |", col == 0 ? "|" : "", name, value);
+    else
+        buf_printf(b, "%s%-17s %12s", col == 0 ? "  " : "   ", name, value);
+}
+
+/* The figures of a row (or the aggregates) three to a line. VAL(f) formats figure F. */
+static void grid(buf *b, const pq_memory_result *r, int md, const pq_memory_row *row, int k)
+{
+    int nf = r->nfigures, col = 0;
+    if (md)
+        buf_puts(b, "\n| figure | value | figure | value | figure | value |\n"
+                    "|---|---:|---|---:|---|---:|\n");
+    for (int f = 0; f < nf; f++) {
+        char t[96], u[32];
+        if (row) {
+            int64_t v = pq_memory_figure(r, row, f);
+            if (f == nf - 1)
+                snprintf(t, sizeof t, "%" PRId64, v);
+            else
+                text_bytes(t, (double)v);
+        } else {
+            const pq_memory_stat *a = &r->aggregate[f];
+            double v = k == 0 ? (double)a->min : k == 1 ? a->avg : (double)a->max;
+            if (f == nf - 1)
+                snprintf(t, sizeof t, "%.1f", v);
+            else
+                snprintf(t, sizeof t, "%s", text_bytes(u, v));
+        }
+        cell(b, md, figure_name(r, f), t, col);
+        if (++col == 3 || f == nf - 1) {
+            buf_putc(b, '\n');
+            col = 0;
+        }
+    }
+}
+
+/* Text and Markdown: per row "host  device  module  checks ok" (the host shortened in the
+ * middle unless WIDE), then its figures; min/avg/max over the devices that ran. */
+static void blocks(buf *b, const pq_memory_result *r, int md, int wide)
+{
+    for (int i = 0; i < r->nrows; i++) {
+        const pq_memory_row *row = &r->rows[i];
+        if (md)
+            buf_puts(b, i ? "\n**" : "**");
+        size_t used = strlen(row->device) + strlen(row->module) + 24;
+        text_fit(b, row->host, strlen(row->host), wide || used >= 100 ? 0 : TEXT_COLS - used, 0);
+        if (row->ran_nothing) {
+            buf_printf(b, "%s  %s  (ran nothing)\n", md ? "**" : "", row->device);
+            continue;
+        }
+        buf_printf(b, "%s  %s  %s  checks %s\n", md ? "**" : "", row->device, row->module,
+                   all_ok(row) ? "ok" : "FAILED");
+        grid(b, r, md, row, 0);
+    }
+    if (r->nrows - r->nidle > 1) {
+        static const char *const AGG[] = {"min", "avg", "max"};
+        for (int k = 0; k < 3; k++) {
+            buf_printf(b, "%s%s over the %d devices that ran%s\n", md ? "\n**" : "", AGG[k],
+                       r->nrows - r->nidle, md ? "**" : "");
+            grid(b, r, md, NULL, k);
+        }
+    }
+    if (!md)
+        for (int i = 0; i < r->nrows; i++)
+            for (int c = 0; c < 3; c++)
+                if (!r->rows[i].ran_nothing && !r->rows[i].check_ok[c]) {
+                    buf_puts(b, "check failed: ");
+                    text_fit(b, r->rows[i].host, strlen(r->rows[i].host), wide ? 0 : 48, 0);
+                    buf_printf(b, " %s %s: %s (delta %" PRId64 " bytes)\n", r->rows[i].device,
+                               r->rows[i].module, pq_memory_check_name(c),
+                               r->rows[i].check_delta[c]);
+                }
+}
+
+/* The seed's table: one line per row, every figure a column (TSV, for programs). */
+static void table(buf *b, const pq_memory_result *r, int style) /* 1 tsv */
 {
     const char *sep = style == 1 ? "\t" : style == 2 ? " | " : "  ";
     int nf = r->nfigures;
@@ -194,12 +282,20 @@ static void json(buf *b, const pq_memory_result *r)
 
 pq_status pq_memory_render(const pq_memory_result *r, pq_output fmt, pq_sink *sink, pq_error *err)
 {
+    return pq_memory_render_ex(r, NULL, fmt, sink, err);
+}
+
+pq_status pq_memory_render_ex(const pq_memory_result *r, const pq_memory_options *opts,
+                              pq_output fmt, pq_sink *sink, pq_error *err)
+{
     buf b;
     buf_init(&b, sink);
     if (fmt == PQ_OUT_JSON)
         json(&b, r);
+    else if (fmt == PQ_OUT_TSV)
+        table(&b, r, 1);
     else
-        table(&b, r, fmt == PQ_OUT_TSV ? 1 : fmt == PQ_OUT_MD ? 2 : 0);
+        blocks(&b, r, fmt == PQ_OUT_MD, opts && opts->wide);
     pq_status st = buf_flush(&b);
     buf_release(&b);
     if (st != PQ_OK)

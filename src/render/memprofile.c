@@ -7,6 +7,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/json.h"
+#include "render/text.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -185,14 +186,15 @@ pq_status pq_memory_profile_render(const pq_memory_profile_result *res, pq_outpu
                 buf_puts(&b, "  no /host:CPU plane: no allocator events\n");
             for (uint32_t i = 0; i < r->nallocators; i++) {
                 const pq_memprofile_allocator *al = &r->allocators[i];
+                char pk[32], hp[32], st[32], at[32], cp[32];
                 buf_printf(&b,
-                           "  allocator %s: peak %.3f MiB in use (heap %.3f, stack %.3f) at "
-                           "%" PRId64 " ps, capacity %.3f MiB, %u active allocation groups, "
-                           "%u timeline points\n",
-                           al->id, (double)al->peak.peak_bytes_in_use / 1048576.0,
-                           (double)al->peak.heap_allocated / 1048576.0,
-                           (double)al->peak.stack_reserved / 1048576.0, al->peak_time_ps,
-                           (double)al->capacity / 1048576.0, al->nactive, al->nsampled);
+                           "  allocator %s: peak %s in use (heap %s, stack %s) at %s\n"
+                           "    capacity %s, %u active allocation groups, %u timeline points\n",
+                           al->id, text_bytes(pk, (double)al->peak.peak_bytes_in_use),
+                           text_bytes(hp, (double)al->peak.heap_allocated),
+                           text_bytes(st, (double)al->peak.stack_reserved),
+                           text_time(at, (double)al->peak_time_ps),
+                           text_bytes(cp, (double)al->capacity), al->nactive, al->nsampled);
             }
             buf_printf(&b, "  %u XLA module executions on TPU planes\n", r->nmodules);
         }

@@ -9,6 +9,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/json.h"
+#include "render/text.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -507,37 +508,69 @@ static void render_list(const pq_memory_viewer_result *r, pq_output fmt, buf *b)
     }
 }
 
-static void render_text(buf *b, const mv_result *r)
+/* "  WHAT  size" (BYTES + ADD, with its unit), then END. */
+static void text_size(buf *b, const char *what, int64_t bytes, double add, const char *end)
+{
+    char t[32];
+    buf_printf(b, "  %-20s %s%s", what, text_bytes(t, (double)bytes + add), end);
+}
+
+/* The largest buffers: size, category, then name, shape and op within 120 columns (each
+ * shortened in the middle unless WIDE). */
+static void text_buffer(buf *b, const mv_object *o, int wide)
+{
+    char t[32];
+    const char *sz = text_bytes(t, (double)o->size_bytes);
+    buf_printf(b, "    %*s  ", 12 + (int)(strlen(sz) - text_cols(sz, strlen(sz))), sz);
+    if (!o->lb) {
+        buf_puts(b, "small (<16384 bytes)\n");
+        return;
+    }
+    buf_printf(b, "%-11s ", memviewer_category(o->lb->alloc));
+    pq_str nm = o->lb->instr->name, op = o->lb->instr->op_name;
+    const char *sh = o->lb->shape_string;
+    size_t room = TEXT_COLS - 30; /* after the size and category */
+    size_t nc = text_cols(nm.p, nm.n), sc = text_cols(sh, strlen(sh));
+    size_t nw = wide || nc <= 40 ? 0 : 40, used = (nw ? nw : nc) + 1;
+    size_t sw =
+        wide || used + sc + 1 <= room - 16 ? 0 : (room - 16 > used + 8 ? room - 16 - used : 8);
+    used += (sw ? sw : sc) + 1;
+    text_fit(b, nm.p, nm.n, nw, 0);
+    buf_putc(b, ' ');
+    text_fit(b, sh, strlen(sh), sw, 0);
+    if (op.n)
+        buf_putc(b, ' ');
+    text_fit(b, op.p, op.n, wide ? 0 : room > used + 3 ? room - used : 3, 0);
+    buf_putc(b, '\n');
+}
+
+static void render_text(buf *b, const mv_result *r, int wide)
 {
     const hlo_module *m = r->module;
-    double add = (double)r->indefinite_bytes / MIB;
-    buf_put(b, m->name.p, m->name.n);
+    double add = (double)r->indefinite_bytes;
+    text_fit(b, m->name.p, m->name.n, wide ? 0 : 80, 0);
     buf_printf(b, " memory space %" PRId64 "\n", r->memory_color);
-    buf_printf(b, "  peak heap            %.3f MiB (position %" PRId64 ")\n",
-               (double)r->peak_bytes / MIB + add, r->peak_position);
-    buf_printf(b, "  peak unpadded        %.3f MiB\n", (double)r->peak_unpadded_bytes / MIB + add);
-    buf_printf(b, "  entry parameters     %.3f MiB\n", (double)r->entry_params_bytes / MIB);
-    buf_printf(b, "  maybe live out       %.3f MiB\n", (double)r->maybe_live_out_bytes / MIB);
-    buf_printf(b, "  total allocations    %.3f MiB\n", (double)r->total_bytes / MIB);
-    buf_printf(b, "  indefinite           %.3f MiB\n", (double)r->indefinite_alloc_bytes / MIB);
+    text_size(b, "peak heap", r->peak_bytes, add, "");
+    buf_printf(b, " (position %" PRId64 ")\n", r->peak_position);
+    text_size(b, "peak unpadded", r->peak_unpadded_bytes, add, "\n");
+    text_size(b, "entry parameters", r->entry_params_bytes, 0, "\n");
+    text_size(b, "maybe live out", r->maybe_live_out_bytes, 0, "\n");
+    text_size(b, "total allocations", r->total_bytes, 0, "\n");
+    text_size(b, "indefinite", r->indefinite_alloc_bytes, 0, "\n");
     buf_puts(b, "  largest buffers at peak:\n");
-    for (uint32_t i = 0; i < r->nobjects && i < 20; i++) {
-        const mv_object *o = &r->objects[r->by_size[i]];
-        buf_printf(b, "    %12.3f MiB  ", (double)o->size_bytes / MIB);
-        if (o->lb) {
-            buf_printf(b, "%-11s ", memviewer_category(o->lb->alloc));
-            buf_put(b, o->lb->instr->name.p, o->lb->instr->name.n);
-            buf_printf(b, " %s ", o->lb->shape_string);
-            buf_put(b, o->lb->instr->op_name.p, o->lb->instr->op_name.n);
-            buf_putc(b, '\n');
-        } else {
-            buf_puts(b, "small (<16384 bytes)\n");
-        }
-    }
+    for (uint32_t i = 0; i < r->nobjects && i < 20; i++)
+        text_buffer(b, &r->objects[r->by_size[i]], wide);
 }
 
 pq_status pq_memory_viewer_render(const pq_memory_viewer_result *res, pq_output fmt, pq_sink *sink,
                                   pq_error *err)
+{
+    return pq_memory_viewer_render_ex(res, NULL, fmt, sink, err);
+}
+
+pq_status pq_memory_viewer_render_ex(const pq_memory_viewer_result *res,
+                                     const pq_memviewer_options *opts, pq_output fmt, pq_sink *sink,
+                                     pq_error *err)
 {
     buf b;
     buf_init(&b, sink);
@@ -576,7 +609,7 @@ pq_status pq_memory_viewer_render(const pq_memory_viewer_result *res, pq_output 
         render_xprof(&w, r, &t, &sc);
         json_obj_end(&w);
     } else {
-        render_text(&b, r);
+        render_text(&b, r, opts && opts->wide);
     }
     if (fmt != PQ_OUT_TEXT)
         buf_putc(&b, '\n');

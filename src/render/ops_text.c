@@ -6,6 +6,7 @@
 #include "render/ops.h"
 
 #include "core/json.h"
+#include "render/text.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,12 +14,13 @@
 
 /* ---- shared text header: windows, the idle warning, peaks ---- */
 
-static void text_ms(buf *b, int64_t ps)
+static void text_t(buf *b, double ps)
 {
-    buf_printf(b, "%.3f ms", (double)ps / 1e9);
+    char t[32];
+    buf_puts(b, text_time(t, ps));
 }
 
-static void text_windows(buf *b, const pq_ops_result *r)
+static void text_windows(buf *b, const pq_ops_result *r, int wide)
 {
     if (r->ndevices == 0) {
         buf_puts(b, "no op events in this profile (TPU XLA Ops, GPU stream kernels or XLA:CPU "
@@ -29,32 +31,34 @@ static void text_windows(buf *b, const pq_ops_result *r)
     if (idle_frac > 0.5) {
         buf_printf(b,
                    "WARNING: devices were idle %.1f%% of the captured window; rates over the "
-                   "whole window are diluted, see the active-window figures beside them.\n",
+                   "whole window\n  are diluted, see the active-window figures beside them.\n",
                    idle_frac * 100);
     }
     double nd = (double)r->ndevices;
     buf_printf(b, "window (per device, %u %s device%s): captured ", r->ndevices, r->device_type,
                r->ndevices == 1 ? "" : "s");
-    text_ms(b, (int64_t)((double)r->window_ps / nd));
+    text_t(b, (double)r->window_ps / nd);
     buf_puts(b, ", in modules ");
     if (r->has_modules)
-        text_ms(b, (int64_t)((double)r->module_ps / nd));
+        text_t(b, (double)r->module_ps / nd);
     else
         buf_puts(b, "n/a (no module events)");
-    buf_puts(b, ", in ops ");
-    text_ms(b, (int64_t)((double)r->total_op_time_ps / nd));
+    buf_puts(b, "\n  in ops ");
+    text_t(b, (double)r->total_op_time_ps / nd);
     buf_printf(b, " (busy %.1f%%), idle ",
                100 * ops_safe_div((double)r->busy_ps, (double)r->window_ps));
-    text_ms(b, (int64_t)((double)r->idle_ps / nd));
+    text_t(b, (double)r->idle_ps / nd);
     buf_printf(b, " (%.1f%%)\n", idle_frac * 100);
     if (r->has_dominant) {
         const pq_ops_program *d = ops_program_find(r, r->dominant_program);
         if (d) {
+            buf_puts(b, "steady state (");
+            text_fit(b, d->name.p, d->name.n, wide ? 0 : 48, 0);
             buf_printf(b,
-                       "steady state (%.*s, %" PRId64 " of %" PRId64
-                       " executions, first per device dropped): module time ",
-                       (int)d->name.n, d->name.p, d->steady_executions, d->executions);
-            text_ms(b, (int64_t)((double)d->steady_module_ps / nd));
+                       ", %" PRId64 " of %" PRId64
+                       " executions, first per device dropped):\n  module time ",
+                       d->steady_executions, d->executions);
+            text_t(b, (double)d->steady_module_ps / nd);
             buf_printf(b, " per device, %.3g GFLOP/s, HBM %.3g GiB/s\n", r->steady_gflops,
                        r->steady_hbm_gibps);
         }
@@ -248,25 +252,85 @@ static void json_op(json_writer *w, const pq_ops_result *r, const pq_op_row *m, 
 
 /* ---- text tables ---- */
 
-static void text_name(buf *b, pq_str s, int width)
+/* The name column of row M: "op (program)" (with the program id when another program has
+ * the same name), "program(id)" or the group's name. ROOM > 0: an "op (program)" longer than
+ * ROOM columns shortens the program first, keeping as much of the op's name as fits. */
+static pq_str row_name(const pq_ops_result *r, const pq_ops_options *o, const pq_op_row *m, char *t,
+                       size_t cap, size_t room)
 {
-    if ((int)s.n <= width)
-        buf_printf(b, "%-*.*s", width, (int)s.n, s.p);
-    else
-        buf_printf(b, "%.*s~", width - 1, s.p);
+    if (o->by == PQ_OPS_BY_OP) {
+        const pq_ops_program *p = ops_program_find(r, m->program_id);
+        pq_str pn = p ? p->name : pq_str_of("", 0);
+        char pt[600];
+        int n0 = p && p->name_shared
+                     ? snprintf(pt, sizeof pt, "%.*s(%" PRIu64 ")", (int)(pn.n > 400 ? 400 : pn.n),
+                                pn.p, m->program_id)
+                     : snprintf(pt, sizeof pt, "%.*s", (int)(pn.n > 400 ? 400 : pn.n), pn.p);
+        size_t pc = text_cols(pt, (size_t)n0), oc = text_cols(m->name.p, m->name.n);
+        char op[1500];
+        text_fit_str(op, sizeof op, m->name.p, m->name.n, 0);
+        if (room && oc + pc + 3 > room) { /* the program first, down to 12 columns */
+            size_t pk = room > oc + 3 ? room - oc - 3 : 0;
+            if (pk < 12)
+                pk = pc < 12 ? pc : 12;
+            char sp[600];
+            text_fit_str(sp, sizeof sp, pt, (size_t)n0, pk);
+            memcpy(pt, sp, sizeof pt);
+            if (oc + pk + 3 > room)
+                text_fit_str(op, sizeof op, m->name.p, m->name.n,
+                             room > pk + 3 ? room - pk - 3 : 3);
+        }
+        snprintf(t, cap, "%s (%s)", op, pt);
+        return pq_str_of(t, strlen(t));
+    }
+    if (o->by == PQ_OPS_BY_PROGRAM) {
+        snprintf(t, cap, "%.*s(%" PRIu64 ")", (int)(m->name.n > 1500 ? 1500 : m->name.n), m->name.p,
+                 m->program_id);
+        return pq_str_of(t, strlen(t));
+    }
+    return m->name;
 }
 
+static size_t max_cols(size_t a, pq_str s)
+{
+    size_t c = text_cols(s.p, s.n);
+    return c > a ? c : a;
+}
+
+/* The ranked rows: one line each within 120 columns (category and name shortened in the
+ * middle unless --wide), self time with its unit. */
 static void text_ops(buf *b, const pq_ops_result *r, const pq_ops_options *o)
 {
     int grouped = o->by != PQ_OPS_BY_OP;
     const pq_op_row *rows = grouped ? r->groups : r->ops;
     size_t n = grouped ? r->ngroups : r->nops;
-    buf_printf(b, "\n%4s %14s %6s %6s %10s  %-18s  %-40s %10s %10s %8s  %s\n", "rank",
-               "self time us", "self%", "cum%", "occur", grouped ? "" : "category",
-               o->by == PQ_OPS_BY_CATEGORY  ? "category"
-               : o->by == PQ_OPS_BY_PROGRAM ? "program"
-                                            : "op (program)",
-               "GFLOP/s", "HBM GiB/s", "FLOP/B", "bound by");
+    const char *title = o->by == PQ_OPS_BY_CATEGORY  ? "category"
+                        : o->by == PQ_OPS_BY_PROGRAM ? "program"
+                                                     : "op (program)";
+    char t[2048], tm[32];
+    size_t cw = grouped ? 0 : 8, nw = strlen(title);
+    for (size_t i = 0, k = 0; i < n && (o->top <= 0 || k < (size_t)o->top); i++) {
+        if (rows[i].is_idle)
+            continue;
+        k++;
+        if (!grouped)
+            cw = max_cols(cw, rows[i].category);
+        nw = max_cols(nw, row_name(r, o, &rows[i], t, sizeof t, 0));
+    }
+    if (!o->wide) { /* 120 columns: 41 for category and name, 43 for a name alone */
+        if (!grouped && cw > 12)
+            cw = 12;
+        size_t room = grouped ? 43 : 41 - cw;
+        if (nw > room)
+            nw = room;
+    }
+    buf_printf(b, "\n%4s %10s %5s %6s %6s  ", "rank", "self time", "self%", "cum%", "occur");
+    if (!grouped) {
+        text_fit(b, "category", 8, cw, 1);
+        buf_puts(b, "  ");
+    }
+    text_fit(b, title, strlen(title), nw, 1);
+    buf_printf(b, " %9s %9s %6s  %s\n", "GFLOP/s", "HBM GiB/s", "FLOP/B", "bound by");
     double cum = 0;
     int rank = 0;
     const char *note = NULL;      /* why some rows print n/a */
@@ -281,41 +345,27 @@ static void text_ops(buf *b, const pq_ops_result *r, const pq_ops_options *o)
         double frac = ops_safe_div((double)m->self_time_ps, (double)r->total_time_ps);
         cum += frac;
         rank++;
-        buf_printf(b, "%4d %14.3f %6.2f %6.2f %10" PRId64 "  ", rank, (double)m->self_time_ps / 1e6,
-                   frac * 100, cum * 100, m->occurrences);
-        text_name(b, grouped ? pq_str_of("", 0) : m->category, 18);
-        buf_puts(b, "  ");
+        buf_printf(
+            b, "%4d %*s %5.2f %6.2f %6" PRId64 "  ", rank,
+            10 + (int)(strlen(text_time(tm, (double)m->self_time_ps)) - text_cols(tm, strlen(tm))),
+            tm, frac * 100, cum * 100, m->occurrences);
         if (!grouped) {
-            /* the program's id too when another program has the same name */
-            char t[300];
-            const pq_ops_program *p = ops_program_find(r, m->program_id);
-            pq_str pn = p ? p->name : pq_str_of("", 0);
-            int n1 = snprintf(t, sizeof t, "%.*s (%.*s", (int)(m->name.n > 200 ? 200 : m->name.n),
-                              m->name.p, (int)(pn.n > 60 ? 60 : pn.n), pn.p);
-            if (p && p->name_shared)
-                snprintf(t + n1, sizeof t - (size_t)n1, "(%" PRIu64 "))", m->program_id);
-            else
-                snprintf(t + n1, sizeof t - (size_t)n1, ")");
-            text_name(b, pq_str_of(t, strlen(t)), 40);
-        } else if (o->by == PQ_OPS_BY_PROGRAM) {
-            char t[120];
-            snprintf(t, sizeof t, "%.*s(%" PRIu64 ")", (int)(m->name.n > 80 ? 80 : m->name.n),
-                     m->name.p, m->program_id);
-            text_name(b, pq_str_of(t, strlen(t)), 40);
-        } else {
-            text_name(b, m->name, 40);
+            text_fit(b, m->category.p, m->category.n, cw, 1);
+            buf_puts(b, "  ");
         }
+        pq_str nm = row_name(r, o, m, t, sizeof t, o->wide ? 0 : nw);
+        text_fit(b, nm.p, nm.n, nw, 1);
         if (rt.not_meaningful) {
-            buf_printf(b, " %10s %10s %8.3g  %s\n", "n/a", "n/a", rt.oi, "n/a (async)");
+            buf_printf(b, " %9s %9s %6.3g  %s\n", "n/a", "n/a", rt.oi, "n/a (async)");
             note = rt.not_meaningful;
             continue;
         }
-        buf_printf(b, " %10.4g %10.4g %8.3g  %s\n", rt.flop_rate_gflops, rt.hbm_bw_gibps, rt.oi,
+        buf_printf(b, " %9.4g %9.4g %6.3g  %s\n", rt.flop_rate_gflops, rt.hbm_bw_gibps, rt.oi,
                    rt.bound_by);
     }
     if (idle)
-        buf_printf(b, "     IDLE (no op running; not ranked): %.3f us, %.2f%% of the device time\n",
-                   (double)idle->self_time_ps / 1e6,
+        buf_printf(b, "     IDLE (no op running; not ranked): %s, %.2f%% of the device time\n",
+                   text_time(tm, (double)idle->self_time_ps),
                    100 * ops_safe_div((double)idle->self_time_ps, (double)r->total_time_ps));
     if (note)
         buf_printf(b, "     n/a (async): %s\n", note);
@@ -323,23 +373,31 @@ static void text_ops(buf *b, const pq_ops_result *r, const pq_ops_options *o)
 
 /* The first TOP programs (all when TOP is 0); execs and module time "-" when the input has
  * no module events. */
-static void text_programs(buf *b, const pq_ops_result *r, int top)
+static void text_programs(buf *b, const pq_ops_result *r, int top, int wide)
 {
     if (r->nprograms == 0)
         return;
     size_t shown = top > 0 && (size_t)top < r->nprograms ? (size_t)top : r->nprograms;
-    buf_printf(b,
-               "\nprograms: %-34s %6s %12s %12s | %-21s | %-21s\n"
-               "          %-34s %6s %12s %12s | %10s %10s | %10s %10s\n",
-               "", "", "", "", "GFLOP/s per device", "HBM GiB/s per device", "name(program id)",
-               "execs", "module ms*", "op ms*", "active", "whole", "active", "whole");
+    char t[1600];
+    size_t nw = 16;
     for (size_t i = 0; i < shown; i++) {
         const pq_ops_program *p = &r->programs[i];
-        char t[160];
-        snprintf(t, sizeof t, "%.*s(%" PRIu64 ")", (int)(p->name.n > 100 ? 100 : p->name.n),
+        snprintf(t, sizeof t, "%.*s(%" PRIu64 ")", (int)(p->name.n > 1500 ? 1500 : p->name.n),
                  p->name.p, p->program_id);
-        buf_puts(b, "          ");
-        text_name(b, pq_str_of(t, strlen(t)), 34);
+        nw = max_cols(nw, pq_str_of(t, strlen(t)));
+    }
+    if (!wide && nw > 35)
+        nw = 35;
+    buf_printf(b, "\nprograms:%*s | %-21s | %-21s\n  %-*s %6s %12s %12s | %10s %10s | %10s %10s\n",
+               (int)nw + 2 + 33 - 9, "", "GFLOP/s per device", "HBM GiB/s per device", (int)nw,
+               "name(program id)", "execs", "module ms*", "op ms*", "active", "whole", "active",
+               "whole");
+    for (size_t i = 0; i < shown; i++) {
+        const pq_ops_program *p = &r->programs[i];
+        snprintf(t, sizeof t, "%.*s(%" PRIu64 ")", (int)(p->name.n > 1500 ? 1500 : p->name.n),
+                 p->name.p, p->program_id);
+        buf_puts(b, "  ");
+        text_fit(b, t, strlen(t), nw, 1);
         if (r->has_modules)
             buf_printf(b, " %6" PRId64 " %12.3f", p->executions, (double)p->module_ps / 1e9);
         else
@@ -348,10 +406,10 @@ static void text_programs(buf *b, const pq_ops_result *r, int top)
                    p->active_gflops, p->whole_gflops, p->active_hbm_gibps, p->whole_hbm_gibps);
     }
     if (shown < r->nprograms)
-        buf_printf(b, "          ... %zu more program%s (all without --top)\n",
-                   r->nprograms - shown, r->nprograms - shown == 1 ? "" : "s");
-    buf_puts(b, "          * summed over devices; active = module executions (op time where the "
-                "input has no module lines), whole = the captured window\n");
+        buf_printf(b, "  ... %zu more program%s (all without --top)\n", r->nprograms - shown,
+                   r->nprograms - shown == 1 ? "" : "s");
+    buf_puts(b, "  * summed over devices; active = module executions (op time where the input has "
+                "no module lines),\n    whole = the captured window\n");
 }
 
 static void json_programs(json_writer *w, const pq_ops_result *r)
@@ -445,9 +503,9 @@ void ops_render_ops_json(buf *b, const pq_ops_result *r, const pq_ops_options *o
 
 void ops_render_ops_text(buf *b, const pq_ops_result *r, const pq_ops_options *o)
 {
-    text_windows(b, r);
+    text_windows(b, r, o->wide);
     text_ops(b, r, o);
-    text_programs(b, r, o->top);
+    text_programs(b, r, o->top, o->wide);
 }
 
 void ops_render_roofline_json(buf *b, const pq_ops_result *r, const pq_ops_options *o)
@@ -486,19 +544,19 @@ void ops_render_roofline_json(buf *b, const pq_ops_result *r, const pq_ops_optio
 void ops_render_roofline_text(buf *b, const pq_ops_result *r, const pq_ops_options *o)
 {
     const pq_op_row *total = &r->roofline.total;
-    text_windows(b, r);
+    text_windows(b, r, o->wide);
     const pq_op_rates rt = total->rates;
     if (r->peaks.tflops > 0 && r->peaks.bws[0] > 0)
         buf_printf(b, "ridge point: %.4g FLOP/byte\n", r->peaks.tflops * 1000 / r->peaks.bws[0]);
     else
         buf_puts(b, "ridge point: unknown (needs both peaks; --peak-flops, --peak-bw)\n");
     buf_printf(b,
-               "all programs: %.4g GFLOP over the window; %.4g GFLOP/s per device over the "
-               "whole window, %.4g inside ops; HBM %.4g GiB/s whole window, %.4g inside ops; "
-               "bound by %s\n",
-               total->flops / 1e9, ops_safe_div(rt.flop_rate_gflops, 1), r->roofline.active_gflops,
-               rt.hbm_bw_gibps, r->roofline.active_hbm_gibps, rt.bound_by);
-    text_programs(b, r, o->top);
+               "all programs: %.4g GFLOP over the window; bound by %s\n"
+               "  per device: %.4g GFLOP/s over the whole window, %.4g inside ops;"
+               " HBM %.4g GiB/s whole window, %.4g inside ops\n",
+               total->flops / 1e9, rt.bound_by, ops_safe_div(rt.flop_rate_gflops, 1),
+               r->roofline.active_gflops, rt.hbm_bw_gibps, r->roofline.active_hbm_gibps);
+    text_programs(b, r, o->top, o->wide);
     pq_ops_options oo2 = *o;
     oo2.by = PQ_OPS_BY_OP;
     text_ops(b, r, &oo2);

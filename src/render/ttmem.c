@@ -7,6 +7,7 @@
 #include "analysis/ttmem.h"
 #include "core/buf.h"
 #include "core/json.h"
+#include "render/text.h"
 
 #include <math.h>
 #include <string.h>
@@ -402,7 +403,7 @@ static void render_md(const tt_log *log, const ttmem_result *r, const char *name
     if (r->has_weights)
         buf_printf(b, " | Weights: %.3f MB/bank", r->weights_baseline_mb);
     if (r->has_padding) {
-        buf_puts(b, " | Peak Padding: ");
+        buf_puts(b, "\n> | Peak Padding: ");
         ttmem_fmt_bytes(b, r->peak_pad_bytes);
     }
     buf_puts(b, "\n\n");
@@ -410,7 +411,7 @@ static void render_md(const tt_log *log, const ttmem_result *r, const char *name
     pq_ttlog_get_info(log, &info);
     buf_printf(b,
                "Log shape: %s. %llu executed ops, %llu per-op memory blocks, %llu submit "
-               "blocks, %llu excluded (deallocate/get_device), %llu malformed blocks.\n\n",
+               "blocks,\n%llu excluded (deallocate/get_device), %llu malformed blocks.\n\n",
                info.shape, (unsigned long long)log->executed_ops,
                (unsigned long long)log->op_blocks, (unsigned long long)log->nsubmits,
                (unsigned long long)log->excluded_ops, (unsigned long long)log->malformed_blocks);
@@ -476,7 +477,9 @@ static void render_md(const tt_log *log, const ttmem_result *r, const char *name
             ttmem_fmt_pad_of(b, r->peak_pad_unpadded, r->peak_pad_bytes);
             buf_puts(b, ").\n");
         }
-        buf_printf(b, "\n%s\n", TTMEM_PAD_NOTE);
+        buf_putc(b, '\n');
+        text_wrap(b, TTMEM_PAD_NOTE, TEXT_COLS, "");
+        buf_putc(b, '\n');
     } else {
         buf_puts(b, "The log has no tiled op outputs (no op text with layouts).\n");
     }
@@ -484,7 +487,7 @@ static void render_md(const tt_log *log, const ttmem_result *r, const char *name
     if (r->has_weights)
         buf_printf(b,
                    "%llu const-eval (weight) ops. DRAM at the first non-weight op (#%zu): "
-                   "%.3f MB/bank, counted as weights; growth beyond it is activations.\n",
+                   "%.3f MB/bank,\ncounted as weights; growth beyond it is activations.\n",
                    (unsigned long long)r->weight_ops, r->baseline_op, r->weights_baseline_mb);
     else
         buf_puts(b, "The log does not tell (no const-eval programs).\n");

@@ -40,7 +40,7 @@ static void viewer_list(void **state)
 {
     (void)state;
     pq_profile *prof = open_fixture();
-    pq_memviewer_options o = {NULL, NULL, 0};
+    pq_memviewer_options o = {NULL, NULL, 0, 0};
     pq_memory_viewer_result *r = NULL;
     pq_error err;
     assert_int_equal(pq_memory_viewer_compute(prof, &o, &r, &err), PQ_OK);
@@ -60,7 +60,7 @@ static void viewer_module(void **state)
 {
     (void)state;
     pq_profile *prof = open_fixture();
-    pq_memviewer_options o = {"jit_run_scan", NULL, 0};
+    pq_memviewer_options o = {"jit_run_scan", NULL, 0, 0};
     pq_memory_viewer_result *r = NULL;
     pq_error err;
     assert_int_equal(pq_memory_viewer_compute(prof, &o, &r, &err), PQ_OK);
@@ -91,7 +91,7 @@ static void no_module(void **state)
 {
     (void)state;
     pq_profile *prof = open_fixture();
-    pq_memviewer_options o = {"nosuch", NULL, 0};
+    pq_memviewer_options o = {"nosuch", NULL, 0, 0};
     pq_memory_viewer_result *r = (void *)1;
     pq_error err;
     assert_int_equal(pq_memory_viewer_compute(prof, &o, &r, &err), PQ_ERR_NOT_FOUND);
@@ -126,7 +126,7 @@ static void heap_and_attribution(void **state)
     assert_int_equal(mx, t->peak_bytes);
     assert_true(hm->peak_bytes >= t->peak_bytes);
 
-    pq_memory_options mo = {NULL, 0, NULL, NULL};
+    pq_memory_options mo = {NULL, 0, NULL, NULL, 0};
     pq_memory_result *m = NULL;
     assert_int_equal(pq_memory_compute(prof, &mo, &m, &err), PQ_OK);
     assert_int_equal(m->nrows, 1);
@@ -177,7 +177,7 @@ static void module_prefix(void **state)
         pq_heap_result *h = NULL;
         assert_int_equal(pq_heap_compute(prof, CASES[i].prefix, &h, &err), CASES[i].want);
         pq_heap_free(h);
-        pq_memory_options mo = {CASES[i].prefix, 0, NULL, NULL};
+        pq_memory_options mo = {CASES[i].prefix, 0, NULL, NULL, 0};
         pq_memory_result *m = NULL;
         assert_int_equal(pq_memory_compute(prof, &mo, &m, &err), CASES[i].want);
         if (m)
@@ -216,17 +216,17 @@ static void torture(const char *label,
 
 static pq_status c_viewer(const pq_profile *p, void **out, pq_error *err)
 {
-    pq_memviewer_options o = {"jit_run_scan(16)", NULL, 0};
+    pq_memviewer_options o = {"jit_run_scan(16)", NULL, 0, 0};
     return pq_memory_viewer_compute(p, &o, (pq_memory_viewer_result **)out, err);
 }
 static pq_status c_list(const pq_profile *p, void **out, pq_error *err)
 {
-    pq_memviewer_options o = {NULL, NULL, 0};
+    pq_memviewer_options o = {NULL, NULL, 0, 0};
     return pq_memory_viewer_compute(p, &o, (pq_memory_viewer_result **)out, err);
 }
 static pq_status c_memory(const pq_profile *p, void **out, pq_error *err)
 {
-    pq_memory_options o = {NULL, 0, NULL, NULL};
+    pq_memory_options o = {NULL, 0, NULL, NULL, 0};
     return pq_memory_compute(p, &o, (pq_memory_result **)out, err);
 }
 static pq_status c_heap(const pq_profile *p, void **out, pq_error *err)
