@@ -139,7 +139,8 @@ test:
 
 test-run: all $(BUILD)/libprofq-internal.a $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo \
       $(BUILD)/fuzz_replay_ttlog $(BUILD)/fuzz_replay_trace_json $(BUILD)/tests/nsys_pqdump \
-      $(BUILD)/fuzz_replay_parquet $(BUILD)/fuzz_replay_zip $(BUILD)/fuzz_replay_pushpop
+      $(BUILD)/fuzz_replay_parquet $(BUILD)/fuzz_replay_zip $(BUILD)/fuzz_replay_pushpop \
+      $(BUILD)/fuzz_replay_nsysjax
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run.sh
 
 unit: $(UNIT_BIN)
@@ -193,7 +194,7 @@ fuzz-trace-json: deps build/fuzz/fuzz_trace_json
 # The nsys readers' fuzzers: `make fuzz-parquet|fuzz-zip|fuzz-pushpop FUZZ_SECONDS=N`. Seeds
 # (fuzz/corpus/<target>) come from tests/nsys/gen_corpus.py; crashers land in
 # build/fuzz/artifacts_<target>/ (copy them into the corpus once fixed).
-NSYS_FUZZ := parquet zip pushpop
+NSYS_FUZZ := parquet zip pushpop nsysjax
 $(NSYS_FUZZ:%=build/fuzz/fuzz_%): build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC) $(wildcard include/*.h src/*/*.h)
 	@mkdir -p $(@D)
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude -Isrc $(PKG_CFLAGS) \

@@ -76,7 +76,8 @@ typedef enum pq_format {
     PQ_FORMAT_XSPACE = 1,     /* XSpace protobuf, *.xplane.pb */
     PQ_FORMAT_HLO_PROTO = 2,  /* xla.HloProto, *.hlo_proto.pb, *.hlo.pb */
     PQ_FORMAT_TRACE_JSON = 3, /* Chrome trace-event JSON (JAX, PyTorch/Kineto) */
-    PQ_FORMAT_TT_LOG = 4      /* Tenstorrent runtime memory log (tt-mlir / tt-xla) */
+    PQ_FORMAT_TT_LOG = 4,     /* Tenstorrent runtime memory log (tt-mlir / tt-xla) */
+    PQ_FORMAT_NSYS_JAX = 5    /* nsys-jax archive (.zip): projected NVTX ranges, push/pop */
 } pq_format;
 
 /* Returns a static name: "xspace", "hlo_proto", "trace_json", "tt_log", "unknown". */
@@ -177,6 +178,16 @@ pq_status pq_render_info(const pq_profile *profile, pq_output fmt, pq_sink *sink
  * others will not (schema "profq.tools.v1" in JSON).
  */
 pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sink, pq_error *err);
+
+/* ---- nsys-jax (issue 12) ----
+ * The nsys-jax loader's tables of the nsys-jax sources of PROFILE: SECTIONS is a mask of
+ * PQ_NSYS_* (0: all). Text, or JSON with schema "profq.nsys.v1": frames.{all,steady,init}.
+ * {module_rows,thunk_rows}, modules[] {program_id (string), name, rows, total_ms, share,
+ * thunks_mean, thunks_std} of the steady frame and top_module_ids[]. PQ_ERR_INPUT when no
+ * source is an nsys-jax archive. */
+enum { PQ_NSYS_MODULES = 1 };
+pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,
+                         pq_error *err);
 
 /* Renders scan totals (schema "profq.scan.v1" in JSON). */
 pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *totals, pq_output fmt,

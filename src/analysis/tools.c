@@ -19,6 +19,7 @@ typedef struct facts {
     uint64_t events;
     uint64_t trace_sources, trace_slices, trace_gpu_streams, trace_xla_slices; /* trace JSON */
     uint64_t tt_sources, tt_operations; /* Tenstorrent runtime logs */
+    uint64_t nsys_sources, nsys_modules; /* nsys-jax archives (their thunks: trace_xla_slices) */
 } facts;
 
 /* Counts events on host planes whose metadata is MemoryAllocation/MemoryDeallocation. */
@@ -59,7 +60,14 @@ static void gather(const pq_profile *prof, facts *f)
             continue;
         }
         f->events += src->info.events;
-        if (src->slices) {
+        if (src->slices && src->info.format == PQ_FORMAT_NSYS_JAX) {
+            f->nsys_sources++;
+            for (size_t i = 0; i < src->slices->n; i++) {
+                f->trace_xla_slices += (src->slices->flags[i] & SLICE_XLA_OP) != 0;
+                f->nsys_modules +=
+                    src->slices->run_id[i] && !(src->slices->flags[i] & SLICE_XLA_OP);
+            }
+        } else if (src->slices) {
             f->trace_sources++;
             f->trace_slices += src->slices->n;
             for (uint32_t k = 0; k < src->slices->ntracks; k++)
@@ -131,7 +139,10 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
     typedef unsigned long long ull;
 
     add(out, "info", NULL, 1, 1, "always: sources, planes, lines, device capabilities, programs");
-    if (f.xspace_sources && !f.trace_sources)
+    if (f.nsys_sources)
+        add(out, "scan", NULL, 1, 1, "%llu NVTX ranges in %llu nsys-jax archive(s) to read",
+            (ull)f.events, (ull)f.nsys_sources);
+    else if (f.xspace_sources && !f.trace_sources)
         add(out, "scan", NULL, 1, 1, "%llu events in %llu XSpace file(s) to decode and check",
             (ull)f.events, (ull)f.xspace_sources);
     else if (f.trace_sources)
@@ -182,7 +193,12 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
             (ull)f.host_events);
 
     int has_ops = f.tpu_op_lines || f.gpu_planes_with_events;
-    if (!has_ops && !f.device_planes && !f.host_hlo_op_planes && f.trace_sources) {
+    if (f.nsys_sources) {
+        add(out, "ops", "hlo_stats, op_profile", 0, 0,
+            "nsys-jax archive: thunk ranges without kernels or HLO costs (see nsys)");
+        add(out, "roofline", "roofline_model", 0, 0,
+            "nsys-jax archive: thunk ranges without kernels or HLO costs (see nsys)");
+    } else if (!has_ops && !f.device_planes && !f.host_hlo_op_planes && f.trace_sources) {
         /* Trace JSON: XLA ops (hlo_op args) or Kineto's GPU stream work. */
         int avail = f.trace_xla_slices || f.trace_gpu_streams;
         char why[sizeof out->items[0].reason];
@@ -211,7 +227,9 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
         add(out, "roofline", "roofline_model", has_ops, 1, "%s", why);
     }
 
-    if (f.events)
+    if (f.nsys_sources)
+        add(out, "summarize", NULL, 0, 0, "nsys-jax archive: profile_summary.v1 not derived yet");
+    else if (f.events)
         add(out, "summarize", NULL, 1, 1, "%llu events to summarize (profile_summary.v1)",
             (ull)f.events);
     else
@@ -229,6 +247,12 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
             (ull)f.tt_sources, (ull)f.tt_operations);
     else
         add(out, "tt", NULL, 0, 1, "needs a Tenstorrent runtime log, not an XSpace or HloProto");
-    add(out, "nsys", NULL, 0, 0, "needs an Nsight Systems SQLite export or an nsys-jax archive");
+    if (f.nsys_sources)
+        add(out, "nsys", NULL, 1, 1,
+            "%llu XLA module and %llu thunk ranges in %llu nsys-jax archive(s)",
+            (ull)f.nsys_modules, (ull)f.trace_xla_slices, (ull)f.nsys_sources);
+    else
+        add(out, "nsys", NULL, 0, 0,
+            "needs an Nsight Systems SQLite export or an nsys-jax archive");
     return PQ_OK;
 }

@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <string.h>
 
+extern const cli_command cli_cmd_nsys; /* cmd_nsys.c */
+
 static const cli_command *const COMMANDS[] = {
     &cli_cmd_info,           &cli_cmd_tools,   &cli_cmd_scan,
     &cli_cmd_memory_viewer,  &cli_cmd_memory,  &cli_cmd_heap,
@@ -12,7 +14,7 @@ static const cli_command *const COMMANDS[] = {
     &cli_cmd_export,         &cli_cmd_tt,      &cli_cmd_summarize,
     &cli_cmd_report,         &cli_cmd_query,   &cli_cmd_compare,
     &cli_cmd_track,          &cli_cmd_history, &cli_cmd_bundle,
-    &cli_cmd_publish,
+    &cli_cmd_publish,        &cli_cmd_nsys,
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 

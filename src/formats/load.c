@@ -1,15 +1,16 @@
 /* load.c - the one format dispatch: a source's bytes are recognised by content (and, for
  * protobufs, name; formats/detect.c) and handed to the reader of their format, which fills
  * the model: XSpace (formats/xplane.c), HloProto files (plain or xz), Chrome trace-event
- * JSON (formats/trace_events.c, plain or gzip). The sha256 of large files is computed on a
- * second thread beside the decode. Not here: finding the files (io/), the public open calls
- * (api/open.c). */
+ * JSON (formats/trace_events.c, plain or gzip), nsys-jax archives (formats/nsysjax.c). The sha256
+ * of large files is computed on a second thread beside the decode. Not here: finding the files
+ * (io/), the public open calls (api/open.c). */
 #include "load.h"
 
 #include "core/alloc.h"
 #include "core/err.h"
 #include "formats/detect.h"
 #include "formats/hlo.h"
+#include "formats/nsysjax.h"
 #include "formats/trace_events.h"
 #include "formats/xplane.h"
 #include "io/xz.h"
@@ -84,8 +85,8 @@ void load_trace_scan(const pq_source *src, pq_scan_totals *t)
             (int64_t)((uint64_t)t->checksum + (uint64_t)m->start_ps[i] + (uint64_t)m->dur_ps[i]);
 }
 
-/* Chrome trace-event JSON (plain or gzip): streamed into the source's timeline. */
-static pq_status read_trace(pq_source *src, pq_scan_totals *scan, pq_error *err)
+/* An empty timeline for the source's reader to fill. */
+static pq_status new_timeline(pq_source *src, pq_error *err)
 {
     src->slices = pq_malloc(sizeof *src->slices);
     if (!src->slices || slices_init(src->slices) != 0) {
@@ -93,6 +94,13 @@ static pq_status read_trace(pq_source *src, pq_scan_totals *scan, pq_error *err)
         src->slices = NULL;
         return err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
     }
+    return PQ_OK;
+}
+
+/* Chrome trace-event JSON (plain or gzip): streamed into the source's timeline. */
+static pq_status read_trace(pq_source *src, pq_scan_totals *scan, pq_error *err)
+{
+    FORWARD_IF_ERROR(new_timeline(src, err));
     pq_events ev = slices_events(src->slices);
     tj_info info;
     FORWARD_IF_ERROR(trace_events_feed(src->file.data, src->file.size, src->path, &ev, &info, err));
@@ -180,6 +188,15 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
             pq_ttlog_get_info(src->ttlog, &ti);
             src->info.events = ti.operations;
         }
+        break;
+    case DETECT_ZIP:
+        /* An nsys-jax archive, read in place (formats/nsysjax.c). */
+        src->info.format = PQ_FORMAT_NSYS_JAX;
+        st = new_timeline(src, err);
+        if (st == PQ_OK)
+            st = nsysjax_read(src, err);
+        if (st == PQ_OK && opts->scan)
+            load_trace_scan(src, &src->scan);
         break;
     case DETECT_NSYS_REP:
         /* Proprietary: only NVIDIA's nsys reads it. */

@@ -17,6 +17,8 @@ const char *pq_format_name(pq_format format)
         return "trace_json";
     case PQ_FORMAT_TT_LOG:
         return "tt_log";
+    case PQ_FORMAT_NSYS_JAX:
+        return "nsys_jax";
     case PQ_FORMAT_UNKNOWN:
         break;
     }

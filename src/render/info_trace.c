@@ -40,8 +40,45 @@ static uint32_t *tracks_in_order(const model_slices *m, uint32_t *n)
     return ix;
 }
 
+/* An nsys-jax source's counts: devices, projected ranges, host ranges, XLA module ranges,
+ * thunk ranges, distinct module names. */
+enum { NS_DEVICES, NS_PROJECTED, NS_HOST, NS_MODULE_RANGES, NS_THUNKS, NS_MODULES, NS_N };
+static const char *const NS_KEYS[NS_N] = {"devices",       "projected_ranges", "host_ranges",
+                                          "module_ranges", "thunk_ranges",     "modules"};
+
+static void nsys_counts(const model_slices *m, uint64_t c[NS_N])
+{
+    memset(c, 0, NS_N * sizeof *c);
+    for (uint32_t k = 0; k < m->ntracks; k++)
+        c[NS_DEVICES] += m->tracks[k].tid >= 0;
+    uint8_t *seen = m->module ? pq_calloc((size_t)m->names.n + 1, 1) : NULL;
+    for (size_t i = 0; i < m->n; i++) {
+        int gpu = (m->flags[i] & SLICE_GPU_ANNOTATION) != 0,
+            thunk = (m->flags[i] & SLICE_XLA_OP) != 0;
+        c[gpu ? NS_PROJECTED : NS_HOST]++;
+        c[NS_THUNKS] += thunk;
+        c[NS_MODULE_RANGES] += m->run_id[i] && !thunk;
+        if (seen && m->module[i] && !seen[m->module[i]]) {
+            seen[m->module[i]] = 1;
+            c[NS_MODULES]++;
+        }
+    }
+    pq_free(seen);
+}
+
 void info_trace_json(json_writer *w, const pq_source *src)
 {
+    if (src->info.format == PQ_FORMAT_NSYS_JAX) {
+        uint64_t c[NS_N];
+        nsys_counts(src->slices, c);
+        json_key(w, "nsys_jax");
+        json_obj_begin(w);
+        for (int k = 0; k < NS_N; k++) {
+            json_key(w, NS_KEYS[k]);
+            json_uint(w, c[k]);
+        }
+        json_obj_end(w);
+    }
     const model_slices *m = src->slices;
     json_key(w, "trace");
     json_obj_begin(w);
@@ -109,6 +146,16 @@ static void put_duration(buf *b, int64_t ps)
 void info_trace_text(buf *b, const pq_source *src)
 {
     const model_slices *m = src->slices;
+    if (src->info.format == PQ_FORMAT_NSYS_JAX) {
+        uint64_t c[NS_N];
+        nsys_counts(m, c);
+        buf_printf(b,
+                   "  nsys-jax: %" PRIu64 " devices, %" PRIu64
+                   " GPU-projected NVTX ranges, %" PRIu64 " host NVTX ranges, %" PRIu64
+                   " XLA module ranges (%" PRIu64 " modules), %" PRIu64 " thunk ranges\n",
+                   c[NS_DEVICES], c[NS_PROJECTED], c[NS_HOST], c[NS_MODULE_RANGES], c[NS_MODULES],
+                   c[NS_THUNKS]);
+    }
     buf_printf(b, "  %" PRIu64 " trace events, %zu slices on %u tracks", src->trace_events, m->n,
                m->ntracks);
     if (src->display_time_unit[0])

@@ -1,0 +1,216 @@
+/* nsys_modules.c - the module and thunk tables of the archive-era nsys-jax loader over the
+ * model (nsys_modules.h). The reader (formats/nsysjax.c) has resolved modules and thunks and
+ * recorded "PROGRAM:EXECUTION" in run_id; this reads them back per device track, finds the
+ * program ids whose compilation the host push/pop ranges show (XlaCompileBackend names
+ * carry program_id), and applies the loader's warm-up split: for those programs execution
+ * 0 is initialisation, execution 1 is neither, 2 and later are steady; programs compiled
+ * before profiling are all steady. Not here: communication, alignment (they do not change
+ * rows or durations), the other notebook tables. */
+#include "nsys_modules.h"
+
+#include "core/alloc.h"
+#include "core/err.h"
+#include "core/pairmap.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "P:E" into program P and execution E; 0 when RUN is not that. */
+static int parse_run(const char *run, int64_t *program, int64_t *exec)
+{
+    char *end;
+    long long p = strtoll(run, &end, 10);
+    if (end == run || *end != ':')
+        return 0;
+    const char *e = end + 1;
+    long long x = strtoll(e, &end, 10);
+    if (end == e || *end)
+        return 0;
+    *program = p;
+    *exec = x;
+    return 1;
+}
+
+/* The program id of a "TSL:XlaCompileBackend:#module=NAME,program_id=N#" range, or -1. */
+static int64_t compiled_program(const char *name)
+{
+    static const char pre[] = "TSL:XlaCompileBackend:#module=", key[] = ",program_id=";
+    if (strncmp(name, pre, sizeof pre - 1) != 0)
+        return -1;
+    const char *k = strstr(name + sizeof pre - 1, key);
+    const char *last = NULL;
+    for (; k; k = strstr(k + 1, key))
+        last = k;
+    if (!last)
+        return -1;
+    char *end;
+    long long v = strtoll(last + sizeof key - 1, &end, 10);
+    return end > last + sizeof key - 1 && end[0] == '#' && !end[1] ? v : -1;
+}
+
+typedef struct acc {
+    pairmap compiled; /* (program, 0) over every source */
+    pairmap thunks;   /* (track, run_id) -> thunks in that module execution (one source) */
+    pairmap index;    /* (program, 0) -> module row */
+    nsys_modules_result *r;
+    size_t cap;
+} acc;
+
+static nsys_module_row *row_for(acc *a, int64_t program, const char *name)
+{
+    int fresh;
+    uint32_t *slot = pairmap_slot(&a->index, program, 0, &fresh);
+    if (!slot)
+        return NULL;
+    if (fresh) {
+        if (a->r->nmodules == a->cap) {
+            size_t nc = a->cap ? a->cap * 2 : 16;
+            nsys_module_row *m = pq_realloc(a->r->modules, nc * sizeof *m);
+            if (!m)
+                return NULL;
+            a->r->modules = m;
+            a->cap = nc;
+        }
+        *slot = (uint32_t)a->r->nmodules;
+        a->r->modules[a->r->nmodules++] = (nsys_module_row){.program_id = program, .name = name};
+    }
+    return &a->r->modules[*slot];
+}
+
+static int collect_compiled(acc *a, const model_slices *m)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        if (m->flags[i] & SLICE_GPU_ANNOTATION)
+            continue;
+        int64_t p = compiled_program(intern_str(&m->names, m->name[i]));
+        int fresh;
+        uint32_t *slot = p >= 0 ? pairmap_slot(&a->compiled, p, 0, &fresh) : NULL;
+        if (p >= 0 && !slot)
+            return -1;
+        if (slot)
+            *slot = 1;
+    }
+    return 0;
+}
+
+/* Thunks per module execution: (track, run_id) of the thunk slices. */
+static int count_thunks(acc *a, const model_slices *m)
+{
+    pairmap_free(&a->thunks);
+    memset(&a->thunks, 0, sizeof a->thunks);
+    for (size_t i = 0; i < m->n; i++) {
+        if (!m->run_id[i] || !(m->flags[i] & SLICE_XLA_OP))
+            continue;
+        int fresh;
+        uint32_t *slot = pairmap_slot(&a->thunks, m->track[i], m->run_id[i], &fresh);
+        if (!slot)
+            return -1;
+        *slot = fresh ? 1 : *slot + 1;
+    }
+    return 0;
+}
+
+static int add_rows(acc *a, const model_slices *m)
+{
+    if (count_thunks(a, m) != 0)
+        return -1;
+    for (size_t i = 0; i < m->n; i++) {
+        int64_t program, exec;
+        if (!m->run_id[i] || !parse_run(intern_str(&m->names, m->run_id[i]), &program, &exec))
+            continue;
+        int thunk = (m->flags[i] & SLICE_XLA_OP) != 0;
+        int compiled = pairmap_get(&a->compiled, program, 0) != UINT32_MAX;
+        int steady = !compiled || exec > 1, init = compiled && exec == 0;
+        for (int f = 0; f < NSYS_NFRAMES; f++) {
+            if ((f == NSYS_STEADY && !steady) || (f == NSYS_INIT && !init))
+                continue;
+            if (thunk)
+                a->r->frames[f].thunk_rows++;
+            else
+                a->r->frames[f].module_rows++;
+        }
+        if (thunk || !steady)
+            continue;
+        nsys_module_row *row =
+            row_for(a, program, m->module ? intern_str(&m->names, m->module[i]) : "");
+        if (!row)
+            return -1;
+        uint32_t nt = pairmap_get(&a->thunks, m->track[i], m->run_id[i]);
+        double t = nt == UINT32_MAX ? 0 : (double)nt;
+        row->rows++;
+        row->thunks_sum += t;
+        row->thunks_sumsq += t * t;
+        row->total_ns += m->dur_ps[i] / 1000;
+        a->r->total_ns += m->dur_ps[i] / 1000;
+    }
+    return 0;
+}
+
+static int cmp_module(const void *pa, const void *pb)
+{
+    const nsys_module_row *a = pa, *b = pb;
+    if (a->total_ns != b->total_ns)
+        return a->total_ns > b->total_ns ? -1 : 1;
+    return a->program_id < b->program_id ? -1 : a->program_id > b->program_id;
+}
+
+pq_status nsys_modules_compute(const pq_profile *prof, nsys_modules_result *out, pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    acc a = {.r = out};
+    int oom = 0;
+    for (size_t s = 0; s < prof->nsources && !oom; s++) {
+        const pq_source *src = &prof->sources[s];
+        if (src->info.format != PQ_FORMAT_NSYS_JAX || !src->slices)
+            continue;
+        out->sources++;
+        for (uint32_t k = 0; k < src->slices->ntracks; k++)
+            out->devices += src->slices->tracks[k].tid >= 0;
+        oom = collect_compiled(&a, src->slices) != 0;
+    }
+    out->compiled_programs = a.compiled.n;
+    for (size_t s = 0; s < prof->nsources && !oom; s++) {
+        const pq_source *src = &prof->sources[s];
+        if (src->info.format == PQ_FORMAT_NSYS_JAX && src->slices)
+            oom = add_rows(&a, src->slices) != 0;
+    }
+    oom = oom || a.compiled.failed || a.index.failed || a.thunks.failed;
+    pairmap_free(&a.compiled);
+    pairmap_free(&a.index);
+    pairmap_free(&a.thunks);
+    if (oom) {
+        nsys_modules_free(out);
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    }
+    if (!out->sources) {
+        const char *p = prof->nsources ? prof->sources[0].path : "";
+        return err_set(
+            err, PQ_ERR_INPUT, p, -1,
+            "expected an nsys-jax archive (.zip with nvtx_gpu_proj_trace/trace.parquet)");
+    }
+    for (size_t k = 0; k < out->nmodules; k++) {
+        nsys_module_row *m = &out->modules[k];
+        m->total_ms = (double)m->total_ns / 1e6;
+        m->share = out->total_ns ? (double)m->total_ns / (double)out->total_ns : 0;
+        double n = (double)m->rows;
+        m->thunks_mean = m->thunks_sum / n;
+        double var = (m->thunks_sumsq - m->thunks_sum * m->thunks_mean) / (n - 1);
+        m->thunks_std = m->rows > 1 ? sqrt(var > 0 ? var : 0) : NAN;
+    }
+    if (out->nmodules)
+        qsort(out->modules, out->nmodules, sizeof *out->modules, cmp_module);
+    double seen = 0;
+    for (size_t k = 0; k < out->nmodules && seen < 0.99; k++) {
+        out->ntop++;
+        seen += out->modules[k].share;
+    }
+    return PQ_OK;
+}
+
+void nsys_modules_free(nsys_modules_result *r)
+{
+    pq_free(r->modules);
+    r->modules = NULL;
+    r->nmodules = 0;
+}

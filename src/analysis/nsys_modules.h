@@ -1,0 +1,42 @@
+/* nsys_modules.h - the nsys-jax loader's module and thunk tables over the model (issue 12
+ * Deliver 2 and 3 "modules"): the frames' row counts (all, steady, init) and, per program
+ * id, the steady module rows, total projected milliseconds, share of the total, thunks
+ * per execution (mean, std) and the top module ids covering 99% (the notebook's cell). */
+#ifndef PQ_ANALYSIS_NSYS_MODULES_H
+#define PQ_ANALYSIS_NSYS_MODULES_H
+#include "model/model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { NSYS_ALL = 0, NSYS_STEADY = 1, NSYS_INIT = 2, NSYS_NFRAMES = 3 };
+
+typedef struct nsys_frame_rows {
+    uint64_t module_rows, thunk_rows;
+} nsys_frame_rows;
+
+typedef struct nsys_module_row {
+    int64_t program_id; /* -1: the range named none (autotuning) */
+    const char *name;   /* hlo_module (owned by the profile) */
+    uint64_t rows;      /* steady module rows: executions x devices */
+    int64_t total_ns;   /* sum of the rows' projected durations */
+    double total_ms, share;
+    double thunks_sum, thunks_sumsq; /* over the rows: thunks in each module execution */
+    double thunks_mean, thunks_std;  /* std with n - 1 (pandas); NaN for one row */
+} nsys_module_row;
+
+typedef struct nsys_modules_result {
+    size_t sources, devices;
+    nsys_frame_rows frames[NSYS_NFRAMES];
+    size_t compiled_programs; /* program ids whose compilation the push/pop report shows */
+    nsys_module_row *modules; /* by total_ns descending, then program id */
+    size_t nmodules;
+    size_t ntop; /* modules[0..ntop): the top module ids, added while the share seen < 99% */
+    int64_t total_ns;
+} nsys_modules_result;
+
+/* PQ_ERR_INPUT when the profile holds no nsys-jax source. */
+pq_status nsys_modules_compute(const pq_profile *prof, nsys_modules_result *out, pq_error *err);
+void nsys_modules_free(nsys_modules_result *r);
+
+#endif

@@ -1,0 +1,120 @@
+/* nsys.c - `profq nsys` output: the nsys-jax module table (analysis/nsys_modules.c) as text,
+ * in the notebook's layout (share, total ms, rows, name (program id)), or as JSON
+ * profq.nsys.v1. Formats only; no computing beyond the analysis's result. */
+#include "analysis/nsys_modules.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/json.h"
+#include "render/doc.h"
+
+#include <stdio.h>
+
+#include <inttypes.h>
+#include <string.h>
+
+static const char *const FRAME_NAMES[NSYS_NFRAMES] = {"all", "steady", "init"};
+
+static void nsys_json(const nsys_modules_result *r, buf *b)
+{
+    json_writer w;
+    json_doc_begin(&w, b, "profq.nsys.v1");
+    json_key(&w, "sources");
+    json_uint(&w, r->sources);
+    json_key(&w, "devices");
+    json_uint(&w, r->devices);
+    json_key(&w, "compiled_programs");
+    json_uint(&w, r->compiled_programs);
+    json_key(&w, "frames");
+    json_obj_begin(&w);
+    for (int f = 0; f < NSYS_NFRAMES; f++) {
+        json_key(&w, FRAME_NAMES[f]);
+        json_obj_begin(&w);
+        json_key(&w, "module_rows");
+        json_uint(&w, r->frames[f].module_rows);
+        json_key(&w, "thunk_rows");
+        json_uint(&w, r->frames[f].thunk_rows);
+        json_obj_end(&w);
+    }
+    json_obj_end(&w);
+    json_key(&w, "modules");
+    json_arr_begin(&w);
+    char id[24];
+    for (size_t k = 0; k < r->nmodules; k++) {
+        const nsys_module_row *m = &r->modules[k];
+        json_obj_begin(&w);
+        json_key(&w, "program_id");
+        snprintf(id, sizeof id, "%" PRId64, m->program_id);
+        json_cstr(&w, id);
+        json_key(&w, "name");
+        json_cstr(&w, m->name);
+        json_key(&w, "rows");
+        json_uint(&w, m->rows);
+        json_key(&w, "total_ms");
+        json_double(&w, m->total_ms);
+        json_key(&w, "share");
+        json_double(&w, m->share);
+        json_key(&w, "thunks_mean");
+        json_double(&w, m->thunks_mean);
+        json_key(&w, "thunks_std");
+        json_double(&w, m->thunks_std);
+        json_obj_end(&w);
+    }
+    json_arr_end(&w);
+    json_key(&w, "top_module_ids");
+    json_arr_begin(&w);
+    for (size_t k = 0; k < r->ntop; k++) {
+        snprintf(id, sizeof id, "%" PRId64, r->modules[k].program_id);
+        json_cstr(&w, id);
+    }
+    json_arr_end(&w);
+    json_obj_end(&w);
+}
+
+static void nsys_text(const nsys_modules_result *r, buf *b)
+{
+    buf_printf(b,
+               "nsys-jax: %zu archive(s), %zu device(s); %zu program(s) compiled in the profile\n",
+               r->sources, r->devices, r->compiled_programs);
+    buf_puts(b, "\nframe    module rows  thunk rows\n");
+    for (int f = 0; f < NSYS_NFRAMES; f++)
+        buf_printf(b, "%-8s %11" PRIu64 " %11" PRIu64 "\n", FRAME_NAMES[f],
+                   r->frames[f].module_rows, r->frames[f].thunk_rows);
+    buf_printf(b,
+               "\nsteady modules (%.3f ms; executions 0 and 1 of the programs compiled in the "
+               "profile are not steady)\n",
+               (double)r->total_ns / 1e6);
+    buf_puts(b, "  share     total ms   rows   thunks  name (program id)\n");
+    for (size_t k = 0; k < r->nmodules; k++) {
+        const nsys_module_row *m = &r->modules[k];
+        buf_printf(b, "%6.2f%% %12.3f %6" PRIu64 " %5.0f", m->share * 100, m->total_ms, m->rows,
+                   m->thunks_mean);
+        if (m->rows > 1)
+            buf_printf(b, "±%-3.0f ", m->thunks_std);
+        else
+            buf_puts(b, "     ");
+        json_escape_into(b, m->name, strlen(m->name));
+        buf_printf(b, " (%" PRId64 ")\n", m->program_id);
+    }
+    buf_puts(b, "top module ids (99% of the time):");
+    for (size_t k = 0; k < r->ntop; k++)
+        buf_printf(b, " %" PRId64, r->modules[k].program_id);
+    buf_putc(b, '\n');
+}
+
+pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,
+                         pq_error *err)
+{
+    (void)sections; /* modules is the one section so far */
+    nsys_modules_result r;
+    pq_status st = nsys_modules_compute(profile, &r, err);
+    if (st != PQ_OK)
+        return st;
+    buf b;
+    buf_init(&b, sink);
+    if (fmt == PQ_OUT_JSON)
+        nsys_json(&r, &b);
+    else
+        nsys_text(&r, &b);
+    nsys_modules_free(&r);
+    return render_finish(&b, err);
+}
