@@ -4,12 +4,14 @@
 
 CC      ?= cc
 # libzip reads nsys-jax archives (src/io/zip.c), snappy and libzstd decompress parquet pages
-# (src/formats/parquet.c). SHARED_PKGS are linked as shared libraries even with STATIC_DEPS:
-# libzip-dev ships no .a, and libsnappy.a is C++ (it would pull libstdc++ in statically).
+# (src/formats/parquet.c). DLOPEN_PKGS are compiled against (their headers type the calls) but
+# not linked: src/io/lazylib.c dlopens libzip.so.4 / libsnappy.so.1 on first use, so that
+# commands which read no nsys archive do not load them, libstdc++, libbz2 and a shared
+# libcrypto (docs/internals/parquet.md). dlopen is in libc (glibc >= 2.34: no -ldl).
 STATIC_PKGS := libcrypto liblzma zlib libzstd
-SHARED_PKGS := libzip snappy
-PKGS    := $(STATIC_PKGS) $(SHARED_PKGS)
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+DLOPEN_PKGS := libzip snappy
+PKGS    := $(STATIC_PKGS)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) $(DLOPEN_PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # build/profq links these libraries statically (Debian's -dev packages ship the .a files): a
 # shared libcrypto costs each process ~1.5 ms of CPU in dynamic relocations, twice what the
@@ -19,8 +21,7 @@ ifeq ($(STATIC_DEPS),1)
 PKG_LIBS_l    := $(shell pkg-config --libs-only-l $(STATIC_PKGS) 2>/dev/null)
 CLI_PKG_LIBS  := $(shell pkg-config --libs-only-L $(PKGS) 2>/dev/null) -Wl,-Bstatic $(PKG_LIBS_l) \
                  -Wl,-Bdynamic $(filter-out $(PKG_LIBS_l),$(shell pkg-config --static --libs-only-l \
-                 --libs-only-other $(STATIC_PKGS) 2>/dev/null)) \
-                 $(shell pkg-config --libs $(SHARED_PKGS) 2>/dev/null)
+                 --libs-only-other $(STATIC_PKGS) 2>/dev/null))
 else
 CLI_PKG_LIBS  := $(PKG_LIBS)
 endif

@@ -18,8 +18,8 @@ typedef struct facts {
     uint64_t alloc_events;
     uint64_t events;
     uint64_t trace_sources, trace_slices, trace_gpu_streams, trace_xla_slices; /* trace JSON */
-    uint64_t nsys_sources, nsys_modules; /* nsys-jax archives (their thunks: trace_xla_slices) */
     uint64_t tt_sources, tt_operations;  /* Tenstorrent runtime logs */
+    uint64_t nsys_sources, nsys_modules; /* nsys-jax archives (their thunks: trace_xla_slices) */
 } facts;
 
 /* Counts events on host planes whose metadata is MemoryAllocation/MemoryDeallocation. */

@@ -1,5 +1,6 @@
 /* parquet.c - reading columns of a parquet file: page headers, decompression (libsnappy,
- * libzstd), definition levels and PLAIN / dictionary values, into one array per column.
+ * dlopened on first use by io/lazylib.c, and libzstd), definition levels and PLAIN / dictionary
+ * values, into one array per column.
  *
  * Flat schemas only (every column a top-level REQUIRED or OPTIONAL leaf): that is what
  * nsys-jax and pandas write. Anything this file does not decode is PQ_ERR_INPUT naming the
@@ -7,9 +8,9 @@
  */
 #include "core/alloc.h"
 #include "core/err.h"
+#include "io/lazylib.h"
 #include "parquet_internal.h"
 
-#include <snappy-c.h>
 #include <stdio.h>
 #include <string.h>
 #include <zstd.h>
@@ -222,10 +223,14 @@ static pq_status decompress(col_reader *cr, int codec, const uint8_t *src, size_
         cr->scratch_cap = want + 1;
     }
     if (codec == CODEC_SNAPPY) {
+        const lazy_snappy *sn;
+        pq_status st = lazylib_snappy(&sn, cr->f->path, cr->err);
+        if (st != PQ_OK)
+            return st;
         size_t len = 0;
-        if (snappy_uncompressed_length((const char *)src, n, &len) != SNAPPY_OK || len != want)
+        if (sn->snappy_uncompressed_length((const char *)src, n, &len) != SNAPPY_OK || len != want)
             return col_err(cr, off, "a snappy page of its stated uncompressed size", NULL);
-        if (snappy_uncompress((const char *)src, n, (char *)cr->scratch, &len) != SNAPPY_OK ||
+        if (sn->snappy_uncompress((const char *)src, n, (char *)cr->scratch, &len) != SNAPPY_OK ||
             len != want)
             return col_err(cr, off, "valid snappy data", NULL);
     } else if (codec == CODEC_ZSTD) {

@@ -7,26 +7,29 @@
  * over a memory buffer (our mapping, or a fuzzer's input) with random access to members,
  * and checks the archive's consistency (ZIP_CHECKCONS); libarchive is a streaming reader
  * of many formats, more than profq needs. Both are Debian packages found by pkg-config.
+ * libzip is not linked: lazylib.c dlopens it the first time an archive (not a directory) is
+ * opened, and every libzip call goes through its function table z->lz.
  */
 #include "zip.h"
 #include "core/alloc.h"
 #include "core/arena.h"
 #include "core/err.h"
+#include "lazylib.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zip.h>
 
 /* A member decompresses to at most this, and deflate to at most 1032x its input. */
 #define PQZIP_MAX_MEMBER ((uint64_t)4 << 30)
 
 struct pqzip {
     char *path;
-    mapped_file map; /* the archive's bytes (zip mode) */
-    zip_t *za;       /* NULL in directory mode */
+    mapped_file map;    /* the archive's bytes (zip mode) */
+    zip_t *za;          /* NULL in directory mode */
+    const lazy_zip *lz; /* libzip, loaded by open_zip (lazylib.h) */
     size_t n;
     pqzip_member *members;
     arena a;
@@ -55,7 +58,7 @@ void pqzip_close(pqzip *z)
     if (!z)
         return;
     if (z->za)
-        zip_discard(z->za);
+        z->lz->zip_discard(z->za);
     mapfile_close(&z->map);
     arena_release(&z->a);
     pq_free(z->path);
@@ -81,7 +84,7 @@ static pqzip *new_handle(const char *path)
 static pq_status zip_error_status(pqzip *z, int code, pq_error *err)
 {
     zip_error_t ze;
-    zip_error_init_with_code(&ze, code);
+    z->lz->zip_error_init_with_code(&ze, code);
     pq_status st;
     if (code == ZIP_ER_MEMORY)
         st = err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory (libzip)");
@@ -89,18 +92,19 @@ static pq_status zip_error_status(pqzip *z, int code, pq_error *err)
         st = err_set(err, PQ_ERR_INPUT, z->path, (int64_t)z->map.size,
                      "expected a zip archive ending in an end-of-central-directory record "
                      "(libzip: %s; truncated?)",
-                     zip_error_strerror(&ze));
+                     z->lz->zip_error_strerror(&ze));
     else
         st = err_set(err, PQ_ERR_INPUT, z->path, -1,
-                     "expected a consistent zip archive (libzip: %s)", zip_error_strerror(&ze));
-    zip_error_fini(&ze);
+                     "expected a consistent zip archive (libzip: %s)",
+                     z->lz->zip_error_strerror(&ze));
+    z->lz->zip_error_fini(&ze);
     return st;
 }
 
 /* Lists the members of z->za, refusing unsafe names and symlinks. */
 static pq_status list_members(pqzip *z, pq_error *err)
 {
-    zip_int64_t cnt = zip_get_num_entries(z->za, 0);
+    zip_int64_t cnt = z->lz->zip_get_num_entries(z->za, 0);
     if (cnt < 0)
         return err_set(err, PQ_ERR_INPUT, z->path, -1, "expected a zip central directory");
     z->n = (size_t)cnt;
@@ -109,8 +113,9 @@ static pq_status list_members(pqzip *z, pq_error *err)
         return err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory");
     for (size_t i = 0; i < z->n; i++) {
         zip_stat_t sb;
-        if (zip_stat_index(z->za, i, ZIP_FL_ENC_RAW, &sb) < 0 || !(sb.valid & ZIP_STAT_NAME) ||
-            !(sb.valid & ZIP_STAT_SIZE) || !(sb.valid & ZIP_STAT_COMP_SIZE))
+        if (z->lz->zip_stat_index(z->za, i, ZIP_FL_ENC_RAW, &sb) < 0 ||
+            !(sb.valid & ZIP_STAT_NAME) || !(sb.valid & ZIP_STAT_SIZE) ||
+            !(sb.valid & ZIP_STAT_COMP_SIZE))
             return err_set(err, PQ_ERR_INPUT, z->path, -1,
                            "expected central directory entry %zu to be readable", i);
         size_t nl = strlen(sb.name);
@@ -121,7 +126,7 @@ static pq_status list_members(pqzip *z, pq_error *err)
                            sb.name);
         zip_uint8_t opsys = 0;
         zip_uint32_t attr = 0;
-        if (zip_file_get_external_attributes(z->za, i, 0, &opsys, &attr) == 0 &&
+        if (z->lz->zip_file_get_external_attributes(z->za, i, 0, &opsys, &attr) == 0 &&
             opsys == ZIP_OPSYS_UNIX && ((attr >> 16) & S_IFMT) == S_IFLNK)
             return err_set(err, PQ_ERR_INPUT, z->path, -1,
                            "member '%s': expected a file or a directory, found a symbolic link "
@@ -147,21 +152,24 @@ static pq_status open_zip(pqzip *z, pq_error *err)
                        "expected a zip archive (at least its 22-byte end-of-central-directory "
                        "record), found %zu bytes",
                        z->map.size);
+    pq_status st = lazylib_zip(&z->lz, z->path, err);
+    if (st != PQ_OK)
+        return st;
     zip_error_t ze;
-    zip_error_init(&ze);
-    zip_source_t *src = zip_source_buffer_create(z->map.data, z->map.size, 0, &ze);
+    z->lz->zip_error_init(&ze);
+    zip_source_t *src = z->lz->zip_source_buffer_create(z->map.data, z->map.size, 0, &ze);
     if (!src) {
-        zip_error_fini(&ze);
+        z->lz->zip_error_fini(&ze);
         return err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory (libzip)");
     }
-    z->za = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
+    z->za = z->lz->zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
     if (!z->za) {
-        int code = zip_error_code_zip(&ze);
-        zip_source_free(src);
-        zip_error_fini(&ze);
+        int code = z->lz->zip_error_code_zip(&ze);
+        z->lz->zip_source_free(src);
+        z->lz->zip_error_fini(&ze);
         return zip_error_status(z, code, err);
     }
-    zip_error_fini(&ze);
+    z->lz->zip_error_fini(&ze);
     return list_members(z, err);
 }
 
@@ -320,36 +328,36 @@ static pq_status read_zip_member(pqzip *z, size_t i, const pqzip_member *m, cons
     if (!b)
         return err_set(err, PQ_ERR_NOMEM, ename, -1, "out of memory");
     pq_status st = PQ_OK;
-    zip_file_t *zf = zip_fopen_index(z->za, i, 0);
+    zip_file_t *zf = z->lz->zip_fopen_index(z->za, i, 0);
     if (!zf) {
-        zip_error_t *ze = zip_get_error(z->za);
+        zip_error_t *ze = z->lz->zip_get_error(z->za);
         st = err_set(err, PQ_ERR_INPUT, ename, -1, "expected a readable member (libzip: %s)",
-                     zip_error_strerror(ze));
+                     z->lz->zip_error_strerror(ze));
         goto out;
     }
     uint64_t got = 0;
     while (got < m->size) {
-        zip_int64_t r = zip_fread(zf, b + got, m->size - got);
+        zip_int64_t r = z->lz->zip_fread(zf, b + got, m->size - got);
         if (r <= 0) {
             st = err_set(err, PQ_ERR_INPUT, ename, (int64_t)got,
                          r < 0 ? "expected valid member data (libzip: %s)"
                                : "expected %s more bytes of member data",
-                         r < 0 ? zip_file_strerror(zf) : "the stated size in");
+                         r < 0 ? z->lz->zip_file_strerror(zf) : "the stated size in");
             goto out;
         }
         got += (uint64_t)r;
     }
     /* Reading one byte more ends the stream, and lets libzip check the CRC. */
     uint8_t extra;
-    zip_int64_t r = zip_fread(zf, &extra, 1);
+    zip_int64_t r = z->lz->zip_fread(zf, &extra, 1);
     if (r != 0)
         st = err_set(err, PQ_ERR_INPUT, ename, (int64_t)got,
                      r < 0 ? "expected valid member data (libzip: %s)"
                            : "expected the member to end at its stated size%s",
-                     r < 0 ? zip_file_strerror(zf) : "");
+                     r < 0 ? z->lz->zip_file_strerror(zf) : "");
 out:
     if (zf)
-        zip_fclose(zf);
+        z->lz->zip_fclose(zf);
     if (st != PQ_OK) {
         pq_free(b);
         return st;

@@ -61,7 +61,7 @@ static int lane_push(lane_stacks *ls, uint32_t l, int64_t end)
 {
     if (ls->len[l] == ls->cap[l]) {
         uint32_t c = ls->cap[l] ? ls->cap[l] * 2 : 16;
-        int64_t *p = pq_realloc(ls->end[l], (size_t)c * sizeof *p);
+        int64_t *p = pq_realloc_array(ls->end[l], c, sizeof *p);
         if (!p)
             return -1;
         ls->end[l] = p;
@@ -75,13 +75,13 @@ static int lane_add(lane_stacks *ls)
 {
     if (ls->n == ls->capn) {
         uint32_t c = ls->capn ? ls->capn * 2 : 4;
-        int64_t **e = pq_realloc(ls->end, (size_t)c * sizeof *e);
+        int64_t **e = pq_realloc_array(ls->end, c, sizeof *e);
         if (e)
             ls->end = e;
-        uint32_t *l = e ? pq_realloc(ls->len, (size_t)c * sizeof *l) : NULL;
+        uint32_t *l = e ? pq_realloc_array(ls->len, c, sizeof *l) : NULL;
         if (l)
             ls->len = l;
-        uint32_t *k = l ? pq_realloc(ls->cap, (size_t)c * sizeof *k) : NULL;
+        uint32_t *k = l ? pq_realloc_array(ls->cap, c, sizeof *k) : NULL;
         if (!k)
             return -1;
         ls->cap = k;
