@@ -36,6 +36,30 @@ static void dt_cstr(buf *b, const char *s)
     dt_str(b, pq_str_of(s, strlen(s)));
 }
 
+/* The cells after a row's first: a comma, then the cell. */
+static void dt_nums(buf *b, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        buf_putc(b, ',');
+        dt_num(b, v[i]);
+    }
+}
+
+static void dt_cstrs(buf *b, const char *const *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        buf_putc(b, ',');
+        dt_cstr(b, v[i]);
+    }
+}
+
+#define DT_NUMS(b, ...)                                                                            \
+    dt_nums((b), (const double[]){__VA_ARGS__},                                                    \
+            sizeof((const double[]){__VA_ARGS__}) / sizeof(double))
+#define DT_CSTRS(b, ...)                                                                           \
+    dt_cstrs((b), (const char *const[]){__VA_ARGS__},                                              \
+             sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+
 static void html_escape(buf *b, pq_str s)
 {
     size_t run = 0;
@@ -191,52 +215,16 @@ void ops_render_hlo_stats(buf *b, const pq_ops_result *r)
         } else {
             dt_str(b, m->provenance);
         }
-        buf_putc(b, ',');
-        dt_num(b, (double)m->occurrences);
-        buf_putc(b, ',');
-        dt_num(b, t_us);
-        buf_putc(b, ',');
-        dt_num(b, ops_safe_div(t_us, (double)m->occurrences));
-        buf_putc(b, ',');
-        dt_num(b, s_us);
-        buf_putc(b, ',');
-        dt_num(b, ops_safe_div(s_us, (double)m->occurrences));
-        buf_putc(b, ',');
-        dt_num(b, frac * 100);
-        buf_putc(b, ',');
-        dt_num(b, cum * 100);
-        buf_putc(b, ',');
-        dt_num(b, ops_safe_div((double)m->dma_stall_ps, (double)m->time_ps));
-        buf_putc(b, ',');
-        dt_num(b, o.model_flop_rate);
-        buf_putc(b, ',');
-        dt_num(b, o.flop_rate_gflops);
-        buf_putc(b, ',');
-        dt_num(b, o.mem_bw_gibps);
-        buf_putc(b, ',');
-        dt_num(b, o.hbm_bw_gibps);
-        buf_putc(b, ',');
-        dt_num(b, o.cmem_rd_gibps);
-        buf_putc(b, ',');
-        dt_num(b, o.cmem_wr_gibps);
-        buf_putc(b, ',');
-        dt_num(b, o.oi);
-        buf_putc(b, ',');
-        dt_cstr(b, o.bound_by);
-        buf_putc(b, ',');
-        dt_cstr(b, remat ? "Yes" : "No");
-        buf_putc(b, ',');
-        dt_cstr(b, "No");
-        buf_putc(b, ',');
-        dt_cstr(b, "No");
+        double occ = (double)m->occurrences;
+        DT_NUMS(b, occ, t_us, ops_safe_div(t_us, occ), s_us, ops_safe_div(s_us, occ), frac * 100,
+                cum * 100, ops_safe_div((double)m->dma_stall_ps, (double)m->time_ps),
+                o.model_flop_rate, o.flop_rate_gflops, o.mem_bw_gibps, o.hbm_bw_gibps,
+                o.cmem_rd_gibps, o.cmem_wr_gibps, o.oi);
+        DT_CSTRS(b, o.bound_by, remat ? "Yes" : "No", "No", "No");
         buf_putc(b, ',');
         dt_source(b, m);
-        buf_putc(b, ',');
-        dt_cstr(b, r->hw == PQ_OPS_HW_TPU ? "TensorCore" : "");
-        buf_putc(b, ',');
-        dt_cstr(b, "");
-        buf_putc(b, ',');
-        dt_num(b, 0);
+        DT_CSTRS(b, r->hw == PQ_OPS_HW_TPU ? "TensorCore" : "", "");
+        DT_NUMS(b, 0);
         buf_puts(b, "]}");
     }
     buf_puts(b, "]}");
@@ -271,60 +259,21 @@ static void roof_row(buf *b, const roof_ctx *c, const char *step, int rank, cons
     dt_str(b, cat);
     buf_putc(b, ',');
     dt_str(b, name);
-    double v1[] = {occ, t_us, ops_safe_div(t_us, occ), s_us, ops_safe_div(s_us, occ), frac, cum};
-    for (size_t i = 0; i < sizeof v1 / sizeof v1[0]; i++) {
-        buf_putc(b, ',');
-        dt_num(b, v1[i]);
-    }
-    if (!c->gpu) {
-        buf_putc(b, ',');
-        dt_num(b, ops_safe_div((double)m->dma_stall_ps, (double)m->time_ps));
-    }
-    buf_putc(b, ',');
-    dt_num(b, o.flop_rate_gflops);
-    buf_putc(b, ',');
-    dt_num(b, o.model_flop_rate);
-    buf_putc(b, ',');
-    dt_num(b, o.mem_bw_gibps);
-    buf_putc(b, ',');
-    dt_num(b, o.hbm_bw_gibps);
-    if (!c->gpu) {
-        double v2[] = {o.cmem_rd_gibps, o.cmem_wr_gibps, o.vmem_rd_gibps};
-        for (size_t i = 0; i < 3; i++) {
-            buf_putc(b, ',');
-            dt_num(b, v2[i]);
-        }
-    }
-    buf_putc(b, ',');
-    dt_num(b, o.vmem_wr_gibps);
-    buf_putc(b, ',');
-    dt_num(b, o.oi);
-    buf_putc(b, ',');
-    dt_num(b, o.hbm_oi);
-    if (!c->gpu) {
-        double v3[] = {ops_safe_div(m->flops, m->bd_cmem_rd), ops_safe_div(m->flops, m->bd_cmem_wr),
-                       ops_safe_div(m->flops, m->bd_vmem_rd)};
-        for (size_t i = 0; i < 3; i++) {
-            buf_putc(b, ',');
-            dt_num(b, v3[i]);
-        }
-    }
-    buf_putc(b, ',');
-    dt_num(b, ops_safe_div(m->flops, m->bd_vmem_wr));
-    buf_putc(b, ',');
-    dt_num(b, o.bottleneck_oi);
-    buf_putc(b, ',');
-    dt_cstr(b, o.bound_by);
-    double v4[] = {t_us / (r->device_planes ? r->device_planes : 1),
-                   ops_safe_div((double)m->time_ps, (double)c->total_ps),
-                   o.optimal_flop_rate,
-                   o.roofline_efficiency,
-                   o.flop_utilization,
-                   o.max_mem_utilization};
-    for (size_t i = 0; i < sizeof v4 / sizeof v4[0]; i++) {
-        buf_putc(b, ',');
-        dt_num(b, v4[i]);
-    }
+    DT_NUMS(b, occ, t_us, ops_safe_div(t_us, occ), s_us, ops_safe_div(s_us, occ), frac, cum);
+    if (!c->gpu)
+        DT_NUMS(b, ops_safe_div((double)m->dma_stall_ps, (double)m->time_ps));
+    DT_NUMS(b, o.flop_rate_gflops, o.model_flop_rate, o.mem_bw_gibps, o.hbm_bw_gibps);
+    if (!c->gpu)
+        DT_NUMS(b, o.cmem_rd_gibps, o.cmem_wr_gibps, o.vmem_rd_gibps);
+    DT_NUMS(b, o.vmem_wr_gibps, o.oi, o.hbm_oi);
+    if (!c->gpu)
+        DT_NUMS(b, ops_safe_div(m->flops, m->bd_cmem_rd), ops_safe_div(m->flops, m->bd_cmem_wr),
+                ops_safe_div(m->flops, m->bd_vmem_rd));
+    DT_NUMS(b, ops_safe_div(m->flops, m->bd_vmem_wr), o.bottleneck_oi);
+    DT_CSTRS(b, o.bound_by);
+    DT_NUMS(b, t_us / (r->device_planes ? r->device_planes : 1),
+            ops_safe_div((double)m->time_ps, (double)c->total_ps), o.optimal_flop_rate,
+            o.roofline_efficiency, o.flop_utilization, o.max_mem_utilization);
     buf_puts(b, incl ? ",{\"v\":true}," : ",{\"v\":false},");
     dt_cstr(b, pid);
     buf_putc(b, ',');
