@@ -7,15 +7,15 @@
  * sm_leave_out drops them from the slice columns (annotation slices on any track; on a
  * Kineto GPU process, every slice that is not a kernel, memcpy or memset), so that no
  * section needs a flag test in its loops, after keeping the annotation ranges as region
- * windows of 1.16 (sm_annot), as HTA and TraceLens read them. Not here: the categories themselves
- * (formats/trace_events.c), the sweep that uses the windows (summary_regions.c). */
+ * windows of 1.16 (sm_annot), as HTA and TraceLens read them. Not here: the categories
+ * themselves (formats/trace_events.c), the sweep that uses the windows (summary_regions.c). */
 #include "summary_int.h"
 
 #include "core/alloc.h"
 
 #include <string.h>
 
-/* Whether slice E of M is left out of the view. */
+/* Whether slice E of M is left out of the time and op sections. */
 static int left_out(const sm_builder *b, const model_slices *m, size_t e)
 {
     if (m->flags[e] & SLICE_GPU_ANNOTATION)
