@@ -39,6 +39,7 @@ done
 run_suite golden-outputs tests/golden/outputs.sh
 run_suite trace-model tests/trace_model.sh
 run_suite summary-set tests/summary_set.sh
+run_suite summary-gpu-work tests/summary_gpu_work.sh
 run_suite summary-docs tests/summary_docs.sh
 run_suite wrong-inputs tests/wrong_inputs.sh
 run_suite tt-model tests/tt_model.sh

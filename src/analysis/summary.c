@@ -120,6 +120,7 @@ static void ctx_free(ctx *c)
     pq_free(c->order);
     pq_free(c->name_flags);
     pq_free(c->go);
+    pq_free(c->ann);
     pq_free(c->s.sig_of_long);
     pq_free(c->s.path_tf);
     pq_free(c->s.path_nm);
@@ -128,8 +129,10 @@ static void ctx_free(ctx *c)
     pq_free(c->s.name_sep);
 }
 
-/* The sections in the seed's order; each may intern strings that later ones see. */
-static int build_sections(ctx *c, const sm_source *src)
+/* The sections about the trace as a whole, on every slice of it: overview, provenance,
+ * steps (Kineto's ProfilerStep#N ranges on GPU tracks count as the seed's per-device step
+ * events). */
+static int trace_sections(ctx *c, const sm_source *src)
 {
     const sm_options *o = c->o;
     pq_summary_result *r = &c->res->r;
@@ -142,7 +145,15 @@ static int build_sections(ctx *c, const sm_source *src)
                              sm_keep(c, o->artifact_ref), sm_keep(c, o->artifact_name)};
     if (sm_trace_overview(c, src) != 0 || sm_trace_provenance(c, src) != 0)
         return -1;
-    if (sm_step_time(c) != 0 || sm_time_breakdown(c) != 0)
+    return sm_step_time(c);
+}
+
+/* The time and op sections in the seed's order, on the slices that are GPU work; each may intern
+ * strings that later ones see. */
+static int work_sections(ctx *c)
+{
+    const sm_options *o = c->o;
+    if (sm_exclusive(c) != 0 || sm_name_flags(c) != 0 || sm_time_breakdown(c) != 0)
         return -1;
     /* Op sections work on device-op events. */
     if (opstate_init(&c->s, c->b->m->names.n) != 0)
@@ -169,7 +180,7 @@ int sm_compute(model_slices *m, const sm_options *o, const sm_source *src, sm_re
     arena_init(&out->mem);
     if (m->failed)
         return -1;
-    sm_builder bs = {m, NULL, 0, 0}, *b = &bs;
+    sm_builder bs = {m, NULL, 0, 0, 0}, *b = &bs;
     b->tracks = pq_calloc(m->ntracks + 1, sizeof *b->tracks);
     if (!b->tracks)
         return -1;
@@ -185,14 +196,10 @@ int sm_compute(model_slices *m, const sm_options *o, const sm_source *src, sm_re
     c.o = o;
     c.steady_median = c.steady_p90 = NAN;
     int rc = -1;
-    if (sm_exclusive(&c) != 0)
-        goto out;
     sm_classify_tracks(b);
-    if (sm_name_flags(&c) != 0)
-        goto out;
-    if (build_sections(&c, src) == 0)
+    /* From the time sections on, without what is not GPU work (summary_view.c). */
+    if (trace_sections(&c, src) == 0 && sm_leave_out(&c) == 0 && work_sections(&c) == 0)
         rc = 0;
-out:
     ctx_free(&c);
     if (rc != 0)
         sm_result_free(out);

@@ -7,7 +7,8 @@
  * Files: summary.c (sm_build, the order of the sections, aggregate rows), summary_names.c
  * (1.3, 1.6, 1.10, 1.14 parts), summary_time.c (sorts, 1.4, 1.5, 1.7), summary_steps.c
  * (1.8), summary_hotops.c (1.9, 1.11, 1.12), summary_gaps.c (1.13, 1.15),
- * summary_regions.c (1.14, 1.16), summary_quality.c (overview, provenance, 1.17, 1.18). */
+ * summary_regions.c (1.14, 1.16), summary_quality.c (overview, provenance, 1.17, 1.18),
+ * summary_view.c (GPU annotations and other non-work on GPU tracks left out). */
 #ifndef PQ_ANALYSIS_SUMMARY_INT_H
 #define PQ_ANALYSIS_SUMMARY_INT_H
 #include "analysis/summary.h"
@@ -34,7 +35,17 @@ typedef struct sm_builder {
     track *tracks;
     uint32_t ntracks;
     int cpu_ops; /* no device-op track: XLA ops on host threads stand in for device ops */
+    int kineto;  /* no /device: or /host: process: GPU processes are the ones with kernels */
 } sm_builder;
+
+/* A GPU annotation range (Kineto gpu_user_annotation) as a region window of 1.16: its path
+ * is the names of the annotations enclosing it on its track and its own joined by "=>",
+ * its depth their number (summary_view.c). */
+typedef struct sm_annot {
+    int64_t start_ps, dur_ps;
+    uint32_t path, track;
+    int depth;
+} sm_annot;
 
 /* Per-name caches of the op sections (sized for the pool as it was when they started;
  * names interned later are computed each time). */
@@ -62,6 +73,8 @@ typedef struct ctx {
     size_t hot_limit, big_limit; /* rows of hot_ops; of gaps, contexts and regions */
     uint32_t *go;                /* device-op events by (track, ts, end) */
     size_t ng;
+    sm_annot *ann; /* GPU annotation windows, by (track, start, longest first) */
+    size_t nann;
     /* Read by the candidates (1.18). Names are copies: the pool may move. */
     double steady_median, steady_p90;
     size_t nsteady, nhot;
@@ -134,6 +147,12 @@ int sm_gaps(ctx *c);                                   /* summary_gaps.c (1.13, 
 int sm_hierarchical_regions(ctx *c);                   /* summary_regions.c (1.14) */
 int sm_op_region_aggregates(ctx *c);                   /* summary_regions.c (1.16) */
 int sm_candidates(ctx *c);                             /* summary_quality.c (1.18) */
+
+/* Drops from C->b->m's columns, in place, what is not GPU work (summary_view.c):
+ * annotation slices anywhere, and on a Kineto GPU process every slice that is not a
+ * kernel, memcpy or memset; the annotations become C->ann first. Needs the classified
+ * tracks. 0, or -1 when memory ran out. */
+int sm_leave_out(ctx *c);
 
 /* ---------------------------------------------------------------------------------------
  * Names (summary_names.c). */

@@ -111,21 +111,64 @@ int sm_trace_provenance(ctx *c, const sm_source *src)
     return rc ? -1 : 0;
 }
 
-/* Appends to ROWS the candidate {ID, TITLE, RATIONALE, evidence E0..E3 (NULL: none), SUGGESTIONS}
- * (C counts the rows). */
-static void candidate(ctx *c, pq_sm_candidate *rows, const char *id, const char *title,
-                      const char *rationale, const char *e0, const char *e1, const char *e2,
-                      const char *e3, const char *const *suggestions)
+/* The candidates of 1.18: id and title are the seed's; rationale and suggestions profq's. */
+enum { CD_COMM, CD_STALL, CD_HOT, CD_GAP, CD_JITTER, CD_NONE };
+
+typedef struct cand_def {
+    const char *id, *title, *rationale;
+    const char *const suggestions[4]; /* NULL-terminated */
+} cand_def;
+
+static const cand_def cand_defs[] = {
+    [CD_COMM] = {"communication-heavy",
+                 "Communication appears dominant",
+                 "A large share of traced time is spent in collectives.",
+                 {"Overlap collectives with compute (async collectives, latency-hiding scheduler).",
+                  "Reduce communication volume (sharding layout, gradient accumulation, "
+                  "lower-precision reductions).",
+                  "Check the mesh/topology mapping so collectives stay on fast links.", NULL}},
+    [CD_STALL] = {"stall-heavy",
+                  "Stall/wait time is significant",
+                  "Waiting, barriers or idle time take a large share of the trace.",
+                  {"Look for host-device synchronisation points and blocking waits.",
+                   "Check input pipeline and data loading for starvation.",
+                   "Inspect dependency waits between streams or cores.", NULL}},
+    [CD_HOT] = {"single-hot-op",
+                "Single op has outsized exclusive time",
+                "One op accounts for a large part of exclusive time.",
+                {"Inspect the op's shapes and layout; consider a fused or tuned kernel.",
+                 "Check whether the op can be removed, batched or rematerialised differently.",
+                 NULL}},
+    [CD_GAP] = {"pre-op-gap",
+                "Large idle gaps appear before specific ops",
+                "Device-op tracks sit idle before some ops.",
+                {"Check host-side work or synchronisation before the op.",
+                 "Prefetch inputs or overlap transfers (copy-start/copy-done) with compute.",
+                 NULL}},
+    [CD_JITTER] = {"step-jitter",
+                   "Steady-state step time has high jitter",
+                   "The p90 step time is well above the median.",
+                   {"Look for periodic work (checkpointing, logging, evaluation) in heavy steps.",
+                    "Check for recompilation or host-side variance between steps.", NULL}},
+    [CD_NONE] = {"no-dominant-bottleneck",
+                 "No single dominant bottleneck found",
+                 "No category or op crosses the thresholds.",
+                 {"Profile more steps or a heavier workload to expose a bottleneck.",
+                  "Compare against a baseline run with profq compare.", NULL}},
+};
+
+/* Appends to ROWS candidate WHICH (CD_*) with the evidence lines EV[0..n) (C counts the
+ * rows). */
+static void candidate(ctx *c, pq_sm_candidate *rows, int which, char (*ev)[512], int n)
 {
+    const cand_def *d = &cand_defs[which];
     pq_sm_candidate *o = &rows[c->res->r.noptimization_candidates++];
-    o->candidate_id = id;
-    o->title = title;
-    o->rationale = rationale;
-    const char *x[] = {e0, e1, e2, e3};
-    for (int k = 0; k < 4; k++)
-        if (x[k])
-            o->evidence[o->nevidence++] = sm_keep(c, x[k]);
-    o->suggestions = suggestions;
+    o->candidate_id = d->id;
+    o->title = d->title;
+    o->rationale = d->rationale;
+    for (int k = 0; k < n; k++)
+        o->evidence[o->nevidence++] = sm_keep(c, ev[k]);
+    o->suggestions = d->suggestions;
 }
 
 /* OUT = LABEL VALUE, cut to CAP - 1 bytes as snprintf would. */
@@ -148,73 +191,38 @@ int sm_candidates(ctx *c)
     if (!rows)
         return -1;
     c->res->r.optimization_candidates = rows;
-    char e1[512], e2[512], e3[512], e4[512];
-    int any = 0;
+    char ev[4][512];
     if (c->shares[CAT_COMM] >= 0.15) {
-        snprintf(e1, sizeof e1, "Communication share: %.1f%%", c->shares[CAT_COMM] * 100);
-        snprintf(e2, sizeof e2, "Top collective: %s",
+        snprintf(ev[0], sizeof ev[0], "Communication share: %.1f%%", c->shares[CAT_COMM] * 100);
+        snprintf(ev[1], sizeof ev[1], "Top collective: %s",
                  c->top_collective ? c->top_collective : "collectives");
-        static const char *const sg[] = {
-            "Overlap collectives with compute (async collectives, latency-hiding scheduler).",
-            "Reduce communication volume (sharding layout, gradient accumulation, "
-            "lower-precision reductions).",
-            "Check the mesh/topology mapping so collectives stay on fast links.", NULL};
-        candidate(c, rows, "communication-heavy", "Communication appears dominant",
-                  "A large share of traced time is spent in collectives.", e1, e2, NULL, NULL, sg);
-        any = 1;
+        candidate(c, rows, CD_COMM, ev, 2);
     }
     if (c->shares[CAT_STALL] >= 0.20) {
-        snprintf(e1, sizeof e1, "Stall share: %.1f%%", c->shares[CAT_STALL] * 100);
-        static const char *const sg[] = {
-            "Look for host-device synchronisation points and blocking waits.",
-            "Check input pipeline and data loading for starvation.",
-            "Inspect dependency waits between streams or cores.", NULL};
-        candidate(c, rows, "stall-heavy", "Stall/wait time is significant",
-                  "Waiting, barriers or idle time take a large share of the trace.", e1, NULL, NULL,
-                  NULL, sg);
-        any = 1;
+        snprintf(ev[0], sizeof ev[0], "Stall share: %.1f%%", c->shares[CAT_STALL] * 100);
+        candidate(c, rows, CD_STALL, ev, 1);
     }
     if (c->nhot && c->top_hot_excl / T >= 0.08) {
-        labelled(e1, sizeof e1, "Top op: ", c->top_hot_name);
-        snprintf(e2, sizeof e2, "Exclusive share: %.1f%%", c->top_hot_excl / T * 100);
-        static const char *const sg[] = {
-            "Inspect the op's shapes and layout; consider a fused or tuned kernel.",
-            "Check whether the op can be removed, batched or rematerialised differently.", NULL};
-        candidate(c, rows, "single-hot-op", "Single op has outsized exclusive time",
-                  "One op accounts for a large part of exclusive time.", e1, e2, NULL, NULL, sg);
-        any = 1;
+        labelled(ev[0], sizeof ev[0], "Top op: ", c->top_hot_name);
+        snprintf(ev[1], sizeof ev[1], "Exclusive share: %.1f%%", c->top_hot_excl / T * 100);
+        candidate(c, rows, CD_HOT, ev, 2);
     }
     if (c->top_gap_total > 0 && (c->top_gap_total / T >= 0.05 || c->top_gap_max >= 1000.0)) {
-        labelled(e1, sizeof e1, "Top pre-op gap: ", c->top_gap_name);
-        snprintf(e2, sizeof e2, "Total gap: %.3f", c->top_gap_total);
-        snprintf(e3, sizeof e3, "Max gap: %.3f", c->top_gap_max);
-        static const char *const sg[] = {
-            "Check host-side work or synchronisation before the op.",
-            "Prefetch inputs or overlap transfers (copy-start/copy-done) with compute.", NULL};
-        candidate(c, rows, "pre-op-gap", "Large idle gaps appear before specific ops",
-                  "Device-op tracks sit idle before some ops.", e1, e2, e3, NULL, sg);
-        any = 1;
+        labelled(ev[0], sizeof ev[0], "Top pre-op gap: ", c->top_gap_name);
+        snprintf(ev[1], sizeof ev[1], "Total gap: %.3f", c->top_gap_total);
+        snprintf(ev[2], sizeof ev[2], "Max gap: %.3f", c->top_gap_max);
+        candidate(c, rows, CD_GAP, ev, 3);
     }
     if (c->nsteady >= 4 && c->steady_median > 0 && c->steady_p90 / c->steady_median >= 1.4) {
-        snprintf(e1, sizeof e1, "Steady median: %.3f", c->steady_median);
-        snprintf(e2, sizeof e2, "Steady p90: %.3f", c->steady_p90);
-        static const char *const sg[] = {
-            "Look for periodic work (checkpointing, logging, evaluation) in heavy steps.",
-            "Check for recompilation or host-side variance between steps.", NULL};
-        candidate(c, rows, "step-jitter", "Steady-state step time has high jitter",
-                  "The p90 step time is well above the median.", e1, e2, NULL, NULL, sg);
-        any = 1;
+        snprintf(ev[0], sizeof ev[0], "Steady median: %.3f", c->steady_median);
+        snprintf(ev[1], sizeof ev[1], "Steady p90: %.3f", c->steady_p90);
+        candidate(c, rows, CD_JITTER, ev, 2);
     }
-    if (!any) {
-        snprintf(e1, sizeof e1, "Compute share: %.1f%%", c->shares[CAT_COMPUTE] * 100);
-        snprintf(e2, sizeof e2, "Communication share: %.1f%%", c->shares[CAT_COMM] * 100);
-        snprintf(e3, sizeof e3, "Host share: %.1f%%", c->shares[CAT_HOST] * 100);
-        snprintf(e4, sizeof e4, "Stall share: %.1f%%", c->shares[CAT_STALL] * 100);
-        static const char *const sg[] = {
-            "Profile more steps or a heavier workload to expose a bottleneck.",
-            "Compare against a baseline run with profq compare.", NULL};
-        candidate(c, rows, "no-dominant-bottleneck", "No single dominant bottleneck found",
-                  "No category or op crosses the thresholds.", e1, e2, e3, e4, sg);
+    if (!c->res->r.noptimization_candidates) {
+        static const char *const label[] = {"Compute", "Communication", "Host", "Stall"};
+        for (int k = 0; k < 4; k++) /* CAT_COMPUTE .. CAT_STALL */
+            snprintf(ev[k], sizeof ev[k], "%s share: %.1f%%", label[k], c->shares[k] * 100);
+        candidate(c, rows, CD_NONE, ev, 4);
     }
     return 0;
 }

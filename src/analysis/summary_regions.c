@@ -2,9 +2,12 @@
  * regions over the tf_op / name paths with pruning of single-child chains (spec 1.14),
  * and the device-op region aggregates of 1.16: each device op falls, at its midpoint, in
  * the deepest (then shortest, then last by path) open region window, found by one sweep
- * over window starts, midpoints and window ends. The sweep's layout into a few ascending
- * runs and its loop stay in this file (docs/internals/summary.md).
- * Not here: the path parts themselves (summary_names.c), the sorts (summary_time.c). */
+ * over window starts, midpoints and window ends. On Kineto traces the GPU annotation
+ * ranges are windows too, for the ops of their own stream only, and preferred there to
+ * any other window (a host range that happens to be open at a kernel's midpoint says
+ * little about the kernel; the annotation on its stream does). The sweep's
+ * layout into a few ascending runs and its loop stay in this file (docs/internals/summary.md). Not
+ * here: the path parts themselves (summary_names.c), the sorts (summary_time.c). */
 #include "summary_int.h"
 
 #include "core/alloc.h"
@@ -129,6 +132,7 @@ typedef struct window {
     int depth;
     int64_t dur;
     uint32_t trk;
+    int annot; /* a GPU annotation range (sm_annot): picked before other windows */
 } window;
 
 typedef srec wpt; /* t, index (window or event), kind: 0 start, 1 midpoint, 2 end */
@@ -159,9 +163,25 @@ static void sweep_free(sweep *w)
     counter_free(&w->shp);
 }
 
+/* Appends window W; 0, or -1 when memory ran out. */
+static int window_add(sweep *w, window x)
+{
+    if (w->nw == w->capw) {
+        size_t cap = w->capw ? w->capw * 2 : 256;
+        window *nw2 = pq_realloc_array(w->win, cap, sizeof *nw2);
+        if (!nw2)
+            return -1;
+        w->win = nw2;
+        w->capw = cap;
+    }
+    w->win[w->nw++] = x;
+    return 0;
+}
+
 /* The region windows: events that are not device ops and have a non-fallback path, in
  * the events' order by (track, start), so that the windows' starts and the midpoints come
- * as one ascending run per track, which the points' sort merges. Counts the midpoints. */
+ * as one ascending run per track, which the points' sort merges; then the GPU annotation
+ * ranges (Kineto), on tracks of their own, in the same order. Counts the midpoints. */
 static void sweep_windows(ctx *c, sweep *w)
 {
     sm_builder *b = c->b;
@@ -177,19 +197,15 @@ static void sweep_windows(ctx *c, sweep *w)
         uint32_t path = event_path(b, &c->s, e, &d, &fb);
         if (fb || !d)
             continue;
-        if (w->nw == w->capw) {
-            w->capw = w->capw ? w->capw * 2 : 256;
-            window *nw2 = pq_realloc_array(w->win, w->capw, sizeof *nw2);
-            if (!nw2)
-                break;
-            w->win = nw2;
-        }
-        w->win[w->nw++] = (window){2 * b->m->start_ps[e],
-                                   2 * (b->m->start_ps[e] + b->m->dur_ps[e]),
-                                   path,
-                                   d,
-                                   b->m->dur_ps[e],
-                                   b->m->track[e]};
+        if (window_add(w, (window){2 * b->m->start_ps[e], 2 * (b->m->start_ps[e] + b->m->dur_ps[e]),
+                                   path, d, b->m->dur_ps[e], b->m->track[e], 0}) != 0)
+            return;
+    }
+    for (size_t k = 0; k < c->nann; k++) {
+        const sm_annot *a = &c->ann[k];
+        if (window_add(w, (window){2 * a->start_ps, 2 * (a->start_ps + a->dur_ps), a->path,
+                                   a->depth, a->dur_ps, a->track, 1}) != 0)
+            return;
     }
 }
 
@@ -231,6 +247,24 @@ static int sweep_points(ctx *c, sweep *w)
     return 0;
 }
 
+/* How window X claims an op on track TRK, before the spec's (depth, -duration, path): a
+ * GPU annotation on the op's own stream 1, any window that is not an annotation 0, an
+ * annotation on another stream -1 (none: Kineto writes an annotation's range per stream). */
+static inline int win_rank(const window *x, uint32_t trk)
+{
+    return !x->annot ? 0 : x->trk == trk ? 1 : -1;
+}
+
+/* The spec's order of windows of one rank: deeper, then shorter, then the later path. */
+static inline int win_beats(const intern_pool *names, const window *x, const window *y)
+{
+    if (x->depth != y->depth)
+        return x->depth > y->depth;
+    if (x->dur != y->dur)
+        return x->dur < y->dur;
+    return strcmp(intern_str(names, x->path), intern_str(names, y->path)) > 0;
+}
+
 /* The sweep: opens and closes windows, and adds each midpoint's op to the row of the
  * innermost open window. */
 static void sweep_run(ctx *c, sweep *w)
@@ -249,17 +283,20 @@ static void sweep_run(ctx *c, sweep *w)
             active[at] = active[--na];
             apos[active[at]] = at;
         } else if (na) {
-            uint32_t best = active[0];
-            for (size_t a = 1; a < na; a++) {
-                const window *x = &win[active[a]], *y = &win[best];
-                if (x->depth > y->depth ||
-                    (x->depth == y->depth &&
-                     (x->dur < y->dur ||
-                      (x->dur == y->dur && strcmp(intern_str(&b->m->names, x->path),
-                                                  intern_str(&b->m->names, y->path)) > 0))))
+            uint32_t e = q->idx, trk = b->m->track[e], best = UINT32_MAX;
+            int rbest = -1;
+            for (size_t a = 0; a < na; a++) {
+                const window *x = &win[active[a]];
+                int rx = win_rank(x, trk);
+                if (rx < 0 || rx < rbest)
+                    continue;
+                if (rx > rbest || win_beats(&b->m->names, x, &win[best])) {
                     best = active[a];
+                    rbest = rx;
+                }
             }
-            uint32_t e = q->idx;
+            if (best == UINT32_MAX)
+                continue;
             int fresh;
             uint32_t *as = pairmap_slot(&w->amap, win[best].path, b->m->name[e], &fresh);
             if (!as)

@@ -277,6 +277,7 @@ void sm_classify_tracks(sm_builder *b)
         }
         tr->steps = strcmp(th, "Steps") == 0;
     }
+    b->kineto = !seed_names;
     b->cpu_ops = 1;
     for (uint32_t t = 0; t < b->ntracks; t++)
         if (b->tracks[t].device_op)
