@@ -42,6 +42,7 @@ typedef struct nsys_coll_instance {
     int64_t program_id, execution;
     uint32_t thunk_index, devices;
     const char *name;      /* hlo_op (owned) */
+    const char *op_name;   /* the collective's metadata op_name ("" when none; owned) */
     int64_t message_bytes; /* min over devices */
     int64_t collective_size;
     double busbw_gbps; /* max over devices */

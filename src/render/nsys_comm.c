@@ -177,6 +177,8 @@ static void json_collectives(json_writer *w, const nsys_comm_result *r)
         json_uint(w, x->thunk_index);
         json_key(w, "name");
         json_cstr(w, x->name);
+        json_key(w, "op_name");
+        json_cstr(w, x->op_name);
         json_key(w, "devices");
         json_uint(w, x->devices);
         json_key(w, "message_bytes");

@@ -2,9 +2,11 @@
 # The nsys-jax archive as a profq source (issue 12): tests/nsys/archive_ranges.py checks
 # `profq info` on the shared archive against pyarrow and bad archives (truncated, no
 # trace.parquet, another column set) for exit 3; tests/nsys/archive_loader.py, when present,
-# checks `profq nsys` against the archive-era nsys-jax loader run as the oracle.
+# checks `profq nsys` (modules and the communication side: alignment, runtime, opcodes,
+# collectives, variability, bias) against the archive-era nsys-jax loader run as the oracle.
 # Venvs: build/venv-nsys (tests/nsys-requirements.txt: pyarrow) and build/venv-nsysloader
-# (tests/nsys/loader-requirements.txt: the loader's pandas, pyarrow, numpy).
+# (tests/nsys/loader-requirements.txt: the loader's pandas, pyarrow, numpy, protobuf and
+# grpcio-tools to compile the archive's protos).
 # Exit 0 all equal, 1 a difference, 77 skip (no PyPI, or no ../shared).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
