@@ -195,7 +195,8 @@ enum {
     PQ_NSYS_OPCODES = 8,
     PQ_NSYS_COLLECTIVES = 16, /* collectives[], collective_sizes[], collective_instances[] */
     PQ_NSYS_VARIABILITY = 32,
-    PQ_NSYS_BIAS = 64
+    PQ_NSYS_BIAS = 64,
+    PQ_NSYS_WARMUP_HEAD = 1 << 16 /* not a section: the HEAD loader's warm-up rule */
 };
 pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,
                          pq_error *err);

@@ -86,10 +86,11 @@ static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, b
     for (int f = 0; f < NSYS_NFRAMES; f++)
         buf_printf(b, "%-8s %11" PRIu64 " %11" PRIu64 " %19" PRIu64 "\n", FRAME_NAMES[f],
                    r->frames[f].module_rows, r->frames[f].thunk_rows, c->communication_rows[f]);
-    buf_printf(b,
-               "\nsteady modules (%.3f ms; executions 0 and 1 of the programs compiled in the "
-               "profile are not steady)\n",
-               (double)r->total_ns / 1e6);
+    buf_printf(b, "\nsteady modules (%.3f ms; %s)\n", (double)r->total_ns / 1e6,
+               c->warmup_head ? "HEAD warm-up rule: executions below (compiled in the profile) + "
+                                "(profile has communication) are not steady"
+                              : "executions 0 and 1 of the programs compiled in the profile "
+                                "are not steady");
     buf_puts(b, "  share     total ms   wait   rows   thunks  name (program id)\n");
     for (size_t k = 0; k < r->nmodules; k++) {
         const nsys_module_row *m = &r->modules[k];
@@ -115,12 +116,15 @@ static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, b
 pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,
                          pq_error *err)
 {
+    nsys_warmup w = {.head = (sections & PQ_NSYS_WARMUP_HEAD) != 0};
+    pq_status st = w.head ? nsys_comm_has_communication(profile, &w.has_communication, err) : PQ_OK;
     nsys_modules_result r;
-    pq_status st = nsys_modules_compute(profile, &r, err);
+    if (st == PQ_OK)
+        st = nsys_modules_compute_warmup(profile, &w, &r, err);
     if (st != PQ_OK)
         return st;
     nsys_comm_result c;
-    st = nsys_comm_compute(profile, &r, &c, err);
+    st = nsys_comm_compute_warmup(profile, &w, &r, &c, err);
     if (st != PQ_OK) {
         nsys_modules_free(&r);
         return st;

@@ -14,6 +14,7 @@
 
 static int on(unsigned sections, unsigned bit)
 {
+    sections &= ~(unsigned)PQ_NSYS_WARMUP_HEAD;
     return !sections || (sections & bit);
 }
 
@@ -56,7 +57,7 @@ static void json_alignment(json_writer *w, const nsys_comm_result *r)
     json_key(w, "warmup");
     json_obj_begin(w);
     json_key(w, "rule");
-    json_cstr(w, "archive-era");
+    json_cstr(w, r->warmup_head ? "head" : "archive-era");
     json_key(w, "has_communication");
     json_bool(w, r->has_communication);
     json_obj_end(w);

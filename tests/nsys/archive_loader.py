@@ -171,6 +171,38 @@ def notebook_bias(steady, program_id):
     return {int(d): float(s) for d, s in zip(devices, scores)}, float(np.std(vals))
 
 
+def compare_head_warmup(profq, archive, loader, all_):
+    """--warmup head against the current loader's apply_warmup_heuristics (../shared/peers/
+    nsys-jax/head) applied to the archive-era loader's aligned frames (the current loader
+    cannot read this archive: it lacks thread-metadata.parquet)."""
+    import importlib
+    import types
+    head = pathlib.Path(loader).resolve().parents[2] / "head" / "nsys_jax"  # next to archive-era/
+    pkg = types.ModuleType("nsys_jax")
+    pkg.__path__ = [str(head)]
+    sys.modules["nsys_jax"] = pkg
+    analysis = importlib.import_module("nsys_jax.analysis")
+    init, steady = analysis.apply_warmup_heuristics(all_)
+    p = subprocess.run([profq, "nsys", "--warmup", "head", "--format", "json", archive],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"head warm-up: profq exits 0 ({p.stderr.strip()})")
+    if p.returncode != 0:
+        return
+    doc = json.loads(p.stdout)
+    check(doc["warmup"]["rule"] == "head" and doc["warmup"]["has_communication"],
+          "head warm-up: rule head, profile has communication")
+    for fname, fr in (("steady", steady), ("init", init)):
+        for kind in ("module", "thunk", "communication"):
+            want, got = len(getattr(fr, kind)), doc["frames"][fname][f"{kind}_rows"]
+            check(got == want, f"head warm-up: frames.{fname}.{kind}_rows = {want} (profq {got})")
+    got = {m["program_id"]: m for m in doc["modules"]}
+    for prog, df in steady.module.groupby(level="ProgramId"):
+        g = got.get(str(prog), {})
+        ms = float(df["ProjDurNs"].sum()) / 1e6
+        check(g.get("rows") == len(df) and close(g.get("total_ms", -1), ms),
+              f"head warm-up: program {prog}: {len(df)} steady rows, {ms:.6f} ms (profq {g.get('rows')}, {g.get('total_ms')})")
+
+
 def compare_communication(profq, archive, loader):
     """The communication side on the shared archive against the full loader pipeline."""
     label = "communication"
@@ -181,6 +213,7 @@ def compare_communication(profq, archive, loader):
         protos_out = pathlib.Path(tmp) / "compiled_protos"
         protos_out.mkdir()
         all_, meta, init, steady = full_oracle(pathlib.Path(loader), prefix, protos_out)
+        compare_head_warmup(profq, archive, loader, all_)
         p = subprocess.run([profq, "nsys", "--format", "json", archive], capture_output=True,
                            text=True)
         check(p.returncode == 0, f"{label}: profq nsys exits 0 ({p.stderr.strip()})")
