@@ -447,6 +447,8 @@ static pq_status tables(const pq_profile *prof, collect *c, pq_error *err)
         FORWARD_IF_ERROR(nsys_hlo_open(src, &c->hlo[s], err));
         c->dev_base = c->t->ndevices;
         FORWARD_IF_ERROR(collect_source(c, s, src, err));
+        if (c->stop_at_comm && c->t->nth && c->t->th[c->t->nth - 1].comm)
+            break;
     }
     if (c->t->nth)
         qsort(c->t->th, c->t->nth, sizeof *c->t->th, cmp_thunk);
@@ -456,15 +458,9 @@ static pq_status tables(const pq_profile *prof, collect *c, pq_error *err)
 /* Only whether some thunk is communication (collect_source stops at the first). */
 static pq_status probe(const pq_profile *prof, collect *c, nsys_comm_result *out, pq_error *err)
 {
-    for (size_t s = 0; s < prof->nsources && !out->has_communication; s++) {
-        const pq_source *src = &prof->sources[s];
-        if (src->info.format != PQ_FORMAT_NSYS_JAX || !src->slices)
-            continue;
-        FORWARD_IF_ERROR(nsys_hlo_open(src, &c->hlo[s], err));
-        c->dev_base = c->t->ndevices;
-        FORWARD_IF_ERROR(collect_source(c, s, src, err));
-        out->has_communication = c->t->nth && c->t->th[c->t->nth - 1].comm;
-    }
+    FORWARD_IF_ERROR(tables(prof, c, err));
+    for (size_t i = 0; i < c->t->nth && !out->has_communication; i++)
+        out->has_communication = c->t->th[i].comm;
     return PQ_OK;
 }
 
