@@ -77,7 +77,8 @@ static void nsys_json(const nsys_modules_result *r, const nsys_comm_result *c, u
     json_obj_end(&w);
 }
 
-static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, buf *b)
+static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, unsigned sections,
+                      buf *b)
 {
     buf_printf(b,
                "nsys-jax: %zu archive(s), %zu device(s); %zu program(s) compiled in the profile\n",
@@ -86,6 +87,8 @@ static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, b
     for (int f = 0; f < NSYS_NFRAMES; f++)
         buf_printf(b, "%-8s %11" PRIu64 " %11" PRIu64 " %19" PRIu64 "\n", FRAME_NAMES[f],
                    r->frames[f].module_rows, r->frames[f].thunk_rows, c->communication_rows[f]);
+    if ((sections & ~(unsigned)PQ_NSYS_WARMUP_HEAD) && !(sections & PQ_NSYS_MODULES))
+        return;
     buf_printf(b, "\nsteady modules (%.3f ms; %s)\n", (double)r->total_ns / 1e6,
                c->warmup_head ? "HEAD warm-up rule: executions below (compiled in the profile) + "
                                 "(profile has communication) are not steady"
@@ -136,7 +139,7 @@ pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output
     } else if (fmt == PQ_OUT_JSON) {
         nsys_json(&r, &c, sections, &b);
     } else {
-        nsys_text(&r, &c, &b);
+        nsys_text(&r, &c, sections, &b);
         nsys_comm_text(&b, &c, sections);
     }
     nsys_comm_free(&c);
