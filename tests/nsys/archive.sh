@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The nsys-jax archive as a profq source (issue 12): tests/nsys/archive_ranges.py checks
 # `profq info` on the shared archive against pyarrow and bad archives (truncated, no
-# trace.parquet, another column set) for exit 3, and tests/nsys/bad_dumps.py corrupt HLO dumps;
+# trace.parquet, another column set) for exit 3, tests/nsys/bad_dumps.py corrupt HLO dumps,
+# tests/nsys/comm_rules.py the communication rules on hand-encoded HLO dumps;
 # tests/nsys/archive_loader.py, when present,
 # checks `profq nsys` (modules and the communication side: alignment, runtime, opcodes,
 # collectives, variability, bias) against the archive-era nsys-jax loader run as the oracle.
@@ -25,6 +26,7 @@ python=$(scripts/venv.sh nsys tests/nsys-requirements.txt) || {
 rc=0
 "$python" tests/nsys/archive_ranges.py --profq "$profq" --archive "$archive" || rc=1
 "$python" tests/nsys/bad_dumps.py --profq "$profq" || rc=1
+"$python" tests/nsys/comm_rules.py --profq "$profq" || rc=1
 if [ -f tests/nsys/archive_loader.py ]; then
   loader=$(scripts/venv.sh nsysloader tests/nsys/loader-requirements.txt) || {
     echo "archive: SKIP: could not create the venv from tests/nsys/loader-requirements.txt"

@@ -42,12 +42,15 @@ def vfield(num, v):
     return varint(num << 3) + varint(v)
 
 
-def shape(element_type, dims):
-    return (vfield(2, element_type) + b"".join(vfield(3, d) for d in dims)
-            + field(5, b"".join(vfield(1, i) for i in reversed(range(len(dims))))))
+def shape(element_type, dims, memory_space=0):
+    layout = b"".join(vfield(1, i) for i in reversed(range(len(dims))))
+    if memory_space:
+        layout += vfield(8, memory_space)
+    return vfield(2, element_type) + b"".join(vfield(3, d) for d in dims) + field(5, layout)
 
 
-def instruction(name, opcode, iid, shp, operands=(), op_name="", channel=0, groups=()):
+def instruction(name, opcode, iid, shp, operands=(), op_name="", channel=0, groups=(),
+                called=(), iota=None):
     s = field(1, name) + field(2, opcode) + field(3, shp)
     if op_name:
         s += field(7, field(1, opcode) + field(2, op_name))
@@ -56,8 +59,12 @@ def instruction(name, opcode, iid, shp, operands=(), op_name="", channel=0, grou
     s += vfield(35, iid)
     for o in operands:
         s += vfield(36, o)
+    for c in called:
+        s += vfield(38, c)
     for g in groups:
         s += field(49, b"".join(vfield(1, r) for r in g))
+    if iota:  # collective_device_list { iota_replica_group_list { groups, per group } }
+        s += field(87, field(2, vfield(1, iota[0]) + vfield(2, iota[1])))
     return s
 
 
@@ -75,7 +82,7 @@ def hlo_dump():
     return field(1, module)
 
 
-def trace_parquet():
+def trace_parquet(ops=("fusion.1", "all-gather-start.3")):
     rows = []
 
     def add(name, tid, parent, lvl, start, dur):
@@ -89,9 +96,9 @@ def trace_parquet():
         for k, tid in enumerate((201, 202)):
             t0 = 1_000_000 * (ex + 1) + 500 * k
             m = add("TSL:XlaModule:#hlo_module=jit_f,program_id=5#", tid, None, 0, t0, 90_000)
-            add("TSL:Thunk:#hlo_op=fusion.1#", tid, m, 1, t0 + 1_000, 30_000 + 1_000 * ex)
-            add("TSL:Thunk:#hlo_op=all-gather-start.3#", tid, m, 1, t0 + 20_000,
-                40_000 + 3_000 * k)
+            for j, op in enumerate(ops):  # the first overlaps the second
+                add(f"TSL:Thunk:#hlo_op={op}#", tid, m, 1, t0 + 1_000 + 19_000 * j,
+                    30_000 + 1_000 * ex if j == 0 else 10_000 + 3_000 * k)
     n = len(rows)
     col = lambda k: [r[k] for r in rows]  # noqa: E731
     table = pa.table({
@@ -116,16 +123,19 @@ def trace_parquet():
     return buf.getvalue()
 
 
-def main():
-    csv = ("Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,"
-           "NumChild,RangeId,ParentId,RangeStack,NameTree\n"
-           "10,900,890,0,890,\"TSL:XlaCompile:#module=jit_g#\",77,100,0,0,1,,:1,"
-           "\"TSL:XlaCompile:#module=jit_g#\"\n")
-    with zipfile.ZipFile(sys.argv[1], "w") as z:
-        z.writestr("nvtx_gpu_proj_trace/trace.parquet", trace_parquet())
-        z.writestr("report_nvtx_pushpop_trace.csv.xz", lzma.compress(csv.encode()))
+CSV = ("Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,"
+       "NumChild,RangeId,ParentId,RangeStack,NameTree\n"
+       "10,900,890,0,890,\"TSL:XlaCompile:#module=jit_g#\",77,100,0,0,1,,:1,"
+       "\"TSL:XlaCompile:#module=jit_g#\"\n")
+
+
+def write_archive(path, dump, ops=("fusion.1", "all-gather-start.3")):
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("nvtx_gpu_proj_trace/trace.parquet", trace_parquet(ops))
+        z.writestr("report_nvtx_pushpop_trace.csv.xz", lzma.compress(CSV.encode()))
         z.writestr("dump/module_0005.jit_f.sm_9.0_gpu_after_optimizations.hlo.pb.xz",
-                   lzma.compress(hlo_dump()))
+                   lzma.compress(dump))
 
 
-main()
+if __name__ == "__main__":
+    write_archive(sys.argv[1], hlo_dump())
