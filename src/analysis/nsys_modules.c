@@ -17,7 +17,7 @@
 #include <string.h>
 
 /* "P:E" into program P and execution E; 0 when RUN is not that. */
-static int parse_run(const char *run, int64_t *program, int64_t *exec)
+int nsys_parse_run(const char *run, int64_t *program, int64_t *exec)
 {
     char *end;
     long long p = strtoll(run, &end, 10);
@@ -33,7 +33,7 @@ static int parse_run(const char *run, int64_t *program, int64_t *exec)
 }
 
 /* The program id of a "TSL:XlaCompileBackend:#module=NAME,program_id=N#" range, or -1. */
-static int64_t compiled_program(const char *name)
+int64_t nsys_compiled_program(const char *name)
 {
     static const char pre[] = "TSL:XlaCompileBackend:#module=", key[] = ",program_id=";
     if (strncmp(name, pre, sizeof pre - 1) != 0)
@@ -55,6 +55,7 @@ typedef struct acc {
     pairmap index;    /* (program, 0) -> module row */
     nsys_modules_result *r;
     size_t cap;
+    nsys_warmup w;
 } acc;
 
 static nsys_module_row *row_for(acc *a, int64_t program, const char *name)
@@ -73,7 +74,8 @@ static nsys_module_row *row_for(acc *a, int64_t program, const char *name)
             a->cap = nc;
         }
         *slot = (uint32_t)a->r->nmodules;
-        a->r->modules[a->r->nmodules++] = (nsys_module_row){.program_id = program, .name = name};
+        a->r->modules[a->r->nmodules++] =
+            (nsys_module_row){.program_id = program, .name = name, .wait_share = NAN};
     }
     return &a->r->modules[*slot];
 }
@@ -83,7 +85,7 @@ static int collect_compiled(acc *a, const model_slices *m)
     for (size_t i = 0; i < m->n; i++) {
         if (m->flags[i] & SLICE_GPU_ANNOTATION)
             continue;
-        int64_t p = compiled_program(intern_str(&m->names, m->name[i]));
+        int64_t p = nsys_compiled_program(intern_str(&m->names, m->name[i]));
         int fresh;
         uint32_t *slot = p >= 0 ? pairmap_slot(&a->compiled, p, 0, &fresh) : NULL;
         if (p >= 0 && !slot)
@@ -117,11 +119,12 @@ static int add_rows(acc *a, const model_slices *m)
         return -1;
     for (size_t i = 0; i < m->n; i++) {
         int64_t program, exec;
-        if (!m->run_id[i] || !parse_run(intern_str(&m->names, m->run_id[i]), &program, &exec))
+        if (!m->run_id[i] || !nsys_parse_run(intern_str(&m->names, m->run_id[i]), &program, &exec))
             continue;
         int thunk = (m->flags[i] & SLICE_XLA_OP) != 0;
         int compiled = pairmap_get(&a->compiled, program, 0) != UINT32_MAX;
-        int steady = !compiled || exec > 1, init = compiled && exec == 0;
+        int fr = nsys_warmup_frame(&a->w, compiled, exec, thunk);
+        int steady = fr == NSYS_STEADY, init = fr == NSYS_INIT;
         for (int f = 0; f < NSYS_NFRAMES; f++) {
             if ((f == NSYS_STEADY && !steady) || (f == NSYS_INIT && !init))
                 continue;
@@ -155,10 +158,47 @@ static int cmp_module(const void *pa, const void *pb)
     return a->program_id < b->program_id ? -1 : a->program_id > b->program_id;
 }
 
+int nsys_warmup_frame(const nsys_warmup *w, int compiled, int64_t exec, int thunk)
+{
+    if (w && w->head) {
+        if (thunk ? w->all_steady_thunks : w->all_steady_modules)
+            return NSYS_STEADY;
+        return exec < compiled + w->has_communication ? NSYS_INIT : NSYS_STEADY;
+    }
+    if (!compiled || exec > 1)
+        return NSYS_STEADY;
+    return exec == 0 ? NSYS_INIT : -1;
+}
+
 pq_status nsys_modules_compute(const pq_profile *prof, nsys_modules_result *out, pq_error *err)
 {
+    return nsys_modules_compute_warmup(prof, NULL, out, err);
+}
+
+static pq_status compute(const pq_profile *prof, const nsys_warmup *w, nsys_modules_result *out,
+                         pq_error *err);
+
+pq_status nsys_modules_compute_warmup(const pq_profile *prof, const nsys_warmup *w,
+                                      nsys_modules_result *out, pq_error *err)
+{
+    nsys_warmup v = w ? *w : (nsys_warmup){0};
+    pq_status st = compute(prof, &v, out, err);
+    if (st != PQ_OK || !v.head)
+        return st;
+    /* HEAD: a frame kind left without steady rows is taken as steady whole. */
+    v.all_steady_modules = out->frames[NSYS_STEADY].module_rows == 0;
+    v.all_steady_thunks = out->frames[NSYS_STEADY].thunk_rows == 0;
+    if (!v.all_steady_modules && !v.all_steady_thunks)
+        return st;
+    nsys_modules_free(out);
+    return compute(prof, &v, out, err);
+}
+
+static pq_status compute(const pq_profile *prof, const nsys_warmup *w, nsys_modules_result *out,
+                         pq_error *err)
+{
     memset(out, 0, sizeof *out);
-    acc a = {.r = out};
+    acc a = {.r = out, .w = *w};
     int oom = 0;
     for (size_t s = 0; s < prof->nsources && !oom; s++) {
         const pq_source *src = &prof->sources[s];

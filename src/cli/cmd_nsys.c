@@ -6,16 +6,26 @@
 #include <string.h>
 
 static const char usage[] =
-    "profq nsys [--section modules] [--format text|json] [-o FILE] PATH...\n"
+    "profq nsys [--section NAME]... [--warmup archive-era|head] [--format text|json|svg]\n"
+    "           [-o FILE] PATH...\n"
     "\n"
     "PATH is an nsys-jax archive (.zip, read in place). Prints what the nsys-jax loader and\n"
     "its notebook compute: the module and thunk frames' row counts (all, steady state,\n"
     "initialisation: executions 0 and 1 of the programs compiled in the profile are not\n"
     "steady) and the steady module table: share of time, total projected ms, rows\n"
-    "(executions x devices), name (program id). JSON schema profq.nsys.v1.\n";
+    "(executions x devices), name (program id). JSON schema profq.nsys.v1.\n"
+    "Sections (all by default; --section NAME, repeatable, selects): modules, runtime (clock\n"
+    "alignment, the three runtime definitions, idle time, hidden/exposed communication,\n"
+    "thunk totals), opcodes (runtime by HLO opcode), collectives (per kind, message size\n"
+    "and instance: bus bandwidth, straggler wait), variability (thunks with std/mean >\n"
+    "10%), bias (per-device deviation in the top modules). --format svg: bus bandwidth vs\n"
+    "message size of the collectives. --warmup head: the current nsys-jax loader's warm-up\n"
+    "split (one more initialisation execution when the profile has communication; every\n"
+    "row steady when none would be) instead of the archive-era loader's (the default).\n";
 
-enum { OPT_SECTION = CLI_OPT_OWN };
+enum { OPT_SECTION = CLI_OPT_OWN, OPT_WARMUP };
 static const struct option options[] = {{"section", required_argument, NULL, OPT_SECTION},
+                                        {"warmup", required_argument, NULL, OPT_WARMUP},
                                         CLI_LONG_FORMAT,
                                         CLI_LONG_OUTPUT,
                                         CLI_LONG_THREADS,
@@ -23,11 +33,28 @@ static const struct option options[] = {{"section", required_argument, NULL, OPT
 
 static int take(void *ctx, int id, const char *v)
 {
-    (void)id; /* --section, the only one */
-    if (strcmp(v, "modules") != 0)
-        return cli_usage_error("nsys", "--section: expected modules, found '%s'", v);
-    *(unsigned *)ctx |= PQ_NSYS_MODULES;
-    return EXIT_OK;
+    if (id == OPT_WARMUP) {
+        if (!strcmp(v, "head"))
+            *(unsigned *)ctx |= PQ_NSYS_WARMUP_HEAD;
+        else if (strcmp(v, "archive-era") != 0)
+            return cli_usage_error("nsys", "--warmup: expected archive-era or head, found '%s'", v);
+        return EXIT_OK;
+    }
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } SECTIONS[] = {{"modules", PQ_NSYS_MODULES},         {"runtime", PQ_NSYS_RUNTIME},
+                    {"opcodes", PQ_NSYS_OPCODES},         {"collectives", PQ_NSYS_COLLECTIVES},
+                    {"variability", PQ_NSYS_VARIABILITY}, {"bias", PQ_NSYS_BIAS}};
+    for (size_t k = 0; k < sizeof SECTIONS / sizeof SECTIONS[0]; k++)
+        if (!strcmp(v, SECTIONS[k].name)) {
+            *(unsigned *)ctx |= SECTIONS[k].bit;
+            return EXIT_OK;
+        }
+    return cli_usage_error("nsys",
+                           "--section: expected modules, runtime, opcodes, collectives, "
+                           "variability or bias, found '%s'",
+                           v);
 }
 
 static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, pq_sink *sink,
@@ -39,7 +66,7 @@ static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, 
 static int cmd_nsys(int argc, char **argv)
 {
     unsigned sections = 0;
-    const cli_spec spec = {"nsys", "f:o:", options, "text or json", take, &sections};
+    const cli_spec spec = {"nsys", "f:o:", options, "text, json or svg", take, &sections};
     return cli_run_render(&spec, argc, argv, 1, render, &sections);
 }
 
