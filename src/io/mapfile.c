@@ -2,6 +2,7 @@
  * Not a format detector: that is formats/detect. */
 #define _GNU_SOURCE
 #include "mapfile.h"
+#include "discover.h"
 #include "core/alloc.h"
 #include "core/err.h"
 
@@ -248,6 +249,10 @@ pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err)
             return err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");
         return PQ_OK;
     }
+    /* nsys-jax archives or an extracted archive (io/discover.c). */
+    int nsys = discover_nsysjax(arg, out);
+    if (nsys != 0)
+        return nsys > 0 ? PQ_OK : err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");
     char *root = pq_malloc(strlen(arg) + 1);
     if (!root)
         return err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");

@@ -2,7 +2,10 @@
 # The nsys-jax archive as a profq source (issue 12): tests/nsys/archive_ranges.py checks
 # `profq info` on the shared archive against pyarrow and bad archives (truncated, no
 # trace.parquet, another column set) for exit 3; tests/nsys/archive_loader.py, when present,
-# checks `profq nsys` against the archive-era nsys-jax loader run as the oracle.
+# checks `profq nsys` against the archive-era nsys-jax loader run as the oracle;
+# tests/nsys/newer_loader.py builds newer-layout archives from the shared one
+# (tests/nsys/newer_archive.py) and checks profq against the current (HEAD) loader on them,
+# one archive, an extracted archive directory and several archives combined.
 # Venvs: build/venv-nsys (tests/nsys-requirements.txt: pyarrow) and build/venv-nsysloader
 # (tests/nsys/loader-requirements.txt: the loader's pandas, pyarrow, numpy).
 # Exit 0 all equal, 1 a difference, 77 skip (no PyPI, or no ../shared).
@@ -28,5 +31,7 @@ if [ -f tests/nsys/archive_loader.py ]; then
   }
   "$loader" tests/nsys/archive_loader.py --profq "$profq" --archive "$archive" \
     --loader "$SHARED/peers/nsys-jax/archive-era/python/jax_nsys" || rc=1
+  "$loader" tests/nsys/newer_loader.py --profq "$profq" --archive "$archive" \
+    --head "$SHARED/peers/nsys-jax/head" || rc=1
 fi
 exit $rc
