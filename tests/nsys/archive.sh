@@ -5,7 +5,8 @@
 # checks `profq nsys` against the archive-era nsys-jax loader run as the oracle;
 # tests/nsys/newer_loader.py builds newer-layout archives from the shared one
 # (tests/nsys/newer_archive.py) and checks profq against the current (HEAD) loader on them,
-# one archive, an extracted archive directory and several archives combined.
+# one archive, an extracted archive directory and several archives combined;
+# tests/nsys/bad_archives.py: unsafe, truncated and corrupt archives and unknown schemas exit 3.
 # Venvs: build/venv-nsys (tests/nsys-requirements.txt: pyarrow) and build/venv-nsysloader
 # (tests/nsys/loader-requirements.txt: the loader's pandas, pyarrow, numpy).
 # Exit 0 all equal, 1 a difference, 77 skip (no PyPI, or no ../shared).
@@ -33,5 +34,6 @@ if [ -f tests/nsys/archive_loader.py ]; then
     --loader "$SHARED/peers/nsys-jax/archive-era/python/jax_nsys" || rc=1
   "$loader" tests/nsys/newer_loader.py --profq "$profq" --archive "$archive" \
     --head "$SHARED/peers/nsys-jax/head" || rc=1
+  "$loader" tests/nsys/bad_archives.py --profq "$profq" --archive "$archive" || rc=1
 fi
 exit $rc
