@@ -249,10 +249,6 @@ pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err)
             return err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");
         return PQ_OK;
     }
-    /* nsys-jax archives or an extracted archive (io/discover.c). */
-    int nsys = discover_nsysjax(arg, out);
-    if (nsys != 0)
-        return nsys > 0 ? PQ_OK : err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");
     char *root = pq_malloc(strlen(arg) + 1);
     if (!root)
         return err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");
@@ -269,6 +265,10 @@ pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err)
     }
     if (all.n == 0) {
         pathlist_free(&all);
+        /* No XSpace: nsys-jax archives or an extracted archive (io/discover.c)? */
+        int nsys = discover_nsysjax(arg, out);
+        if (nsys != 0)
+            return nsys > 0 ? PQ_OK : err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");
         return err_set(err, PQ_ERR_NOT_FOUND, arg, -1,
                        "is a directory holding no profile (no *.xplane.pb under it)");
     }
