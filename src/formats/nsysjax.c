@@ -656,32 +656,22 @@ static pq_status feed_pushpop(const pushpop *p, int64_t pid, const char *path, c
     return PQ_OK;
 }
 
-static pq_status read_member(pqzip *z, const char *archive, const char *member, mapped_file *mf,
-                             int required, pq_error *err)
-{
-    long k = pqzip_find(z, member);
-    if (k < 0)
-        return required ? err_set(err, PQ_ERR_INPUT, archive, -1,
-                                  "expected an nsys-jax archive with the member %s", member)
-                        : PQ_OK;
-    return pqzip_read(z, (size_t)k, mf, err);
-}
-
 /* The push/pop report: the parquet when there is one (the current loader's preference),
  * else the csv.xz of the archive era; absent is fine (no compilation ranges). */
-static pq_status feed_compile(pqzip *z, const char *path, int64_t pid, const pq_events *ev,
-                              pq_error *err)
+static pq_status feed_compile(pqzip *z, const char *path, const char *slug, int64_t pid,
+                              const pq_events *ev, pq_error *err)
 {
     static const char *const members[] = {"report_nvtx_pushpop_trace.parquet",
                                           "report_nvtx_pushpop_trace.csv.xz"};
     for (size_t k = 0; k < 2; k++) {
-        long m = pqzip_find(z, members[k]);
+        char name[512];
+        long m = nsysjax_member(z, members[k], slug, name, sizeof name);
         if (m < 0)
             continue;
         mapped_file mf = {0};
         FORWARD_IF_ERROR(pqzip_read(z, (size_t)m, &mf, err));
         char mp[1024];
-        snprintf(mp, sizeof mp, "%s:%s", path, members[k]);
+        snprintf(mp, sizeof mp, "%s:%s", path, name);
         pushpop p = {0};
         pq_status st = pushpop_read(mf.data, mf.size, mp, &p, err);
         if (st == PQ_OK)
@@ -702,30 +692,27 @@ static int64_t first_pid(const trace *t)
     return 0;
 }
 
-static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, int *ndevices,
-                              nsysjax_meta *meta, pq_error *err)
+/* One process: trace.parquet (SLUG: nsys-jax-combine output's file of that process, see
+ * nsysjax_member), its metadata into *META, its push/pop report. */
+static pq_status feed_process(pqzip *z, const char *path, const char *slug, const pq_events *ev,
+                              int *ndevices, nsysjax_meta *meta, pq_error *err)
 {
-    if (pqzip_find(z, TRACE_MEMBER) < 0) {
-        size_t l = sizeof TRACE_MEMBER - 1;
-        for (size_t i = 0; i < pqzip_count(z); i++)
-            if (!strncmp(pqzip_member_at(z, i)->name, TRACE_MEMBER "/", l + 1))
-                return err_set(err, PQ_ERR_INPUT, path, -1,
-                               "expected an nsys-jax archive with the member %s, found the "
-                               "directory %s/ of nsys-jax-combine output: give profq the "
-                               "archives of each process (it combines them)",
-                               TRACE_MEMBER, TRACE_MEMBER);
-    }
-    FORWARD_IF_ERROR(nsysjax_meta_read(z, path, meta, err));
+    FORWARD_IF_ERROR(nsysjax_meta_read(z, path, slug, meta, err));
+    char name[512];
+    long k = nsysjax_member(z, TRACE_MEMBER, slug, name, sizeof name);
+    if (k < 0)
+        return err_set(err, PQ_ERR_INPUT, path, -1,
+                       "expected an nsys-jax archive with the member %s", name);
     mapped_file mf = {0};
-    FORWARD_IF_ERROR(read_member(z, path, TRACE_MEMBER, &mf, 1, err));
-    size_t pl = strlen(path) + sizeof TRACE_MEMBER + 2;
+    FORWARD_IF_ERROR(pqzip_read(z, (size_t)k, &mf, err));
+    size_t pl = strlen(path) + strlen(name) + 2;
     char *tp = pq_malloc(pl);
     trace t = {0};
     pq_status st = PQ_OK;
     if (!tp)
         st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
     else
-        snprintf(tp, pl, "%s:%s", path, TRACE_MEMBER);
+        snprintf(tp, pl, "%s:%s", path, name);
     t.path = tp;
     t.meta = meta;
     if (st == PQ_OK)
@@ -740,7 +727,7 @@ static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, i
     if (st == PQ_OK)
         st = feed_trace(&t, ev, err);
     if (ndevices)
-        *ndevices = t.ndevices;
+        *ndevices += t.ndevices;
     int64_t pid = st == PQ_OK ? first_pid(&t) : 0;
     nsysjax_cols_free(&t.c);
     pq_free(t.rows);
@@ -749,7 +736,36 @@ static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, i
     mapfile_close(&mf);
     if (st != PQ_OK)
         return st;
-    return feed_compile(z, path, pid, ev, err);
+    return feed_compile(z, path, slug, pid, ev, err);
+}
+
+/* An archive (one process), or nsys-jax-combine output: trace.parquet/ a directory of one
+ * file per process (its slug), each process read as an archive of its own whose members
+ * are MEMBER/SLUG where that exists, else MEMBER. *META gets the first process's metadata. */
+static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, int *ndevices,
+                              nsysjax_meta *meta, pq_error *err)
+{
+    if (ndevices)
+        *ndevices = 0;
+    if (pqzip_find(z, TRACE_MEMBER) >= 0)
+        return feed_process(z, path, NULL, ev, ndevices, meta, err);
+    memset(meta, 0, sizeof *meta);
+    size_t l = sizeof TRACE_MEMBER, nproc = 0;
+    pq_status st = PQ_OK;
+    for (size_t i = 0; i < pqzip_count(z) && st == PQ_OK; i++) {
+        const char *m = pqzip_member_at(z, i)->name;
+        if (strncmp(m, TRACE_MEMBER "/", l) != 0 || !m[l] || strchr(m + l, '/'))
+            continue;
+        nsysjax_meta other;
+        nsysjax_meta *into = nproc++ ? &other : meta;
+        st = feed_process(z, path, m + l, ev, ndevices, into, err);
+        if (into == &other)
+            nsysjax_meta_free(&other);
+    }
+    if (st == PQ_OK && !nproc)
+        return err_set(err, PQ_ERR_INPUT, path, -1,
+                       "expected an nsys-jax archive with the member %s", TRACE_MEMBER);
+    return st;
 }
 
 pq_status nsysjax_feed(const uint8_t *data, size_t n, const char *path, const pq_events *ev,

@@ -30,9 +30,14 @@ typedef struct nsysjax_meta {
     arena a;
 } nsysjax_meta;
 
-/* Reads the metadata members of Z (ARCHIVE names it in errors) that exist; a member that
- * exists but lacks a column read is PQ_ERR_INPUT naming it. */
-pq_status nsysjax_meta_read(pqzip *z, const char *archive, nsysjax_meta *m, pq_error *err);
+/* The member BASE of Z, or in nsys-jax-combine output (SLUG not NULL) BASE/SLUG when it
+ * exists (the process's own copy) else BASE (identical in every process); its name goes to
+ * NAME[0..CAP). The member's index, or -1. */
+long nsysjax_member(const pqzip *z, const char *base, const char *slug, char *name, size_t cap);
+/* Reads the metadata members of Z (ARCHIVE names it in errors; SLUG: nsysjax_member) that
+ * exist; a member that exists but lacks a column read is PQ_ERR_INPUT naming it. */
+pq_status nsysjax_meta_read(pqzip *z, const char *archive, const char *slug, nsysjax_meta *m,
+                            pq_error *err);
 void nsysjax_meta_free(nsysjax_meta *m);
 /* The launcher of (PID, TID), or NULL. */
 const nsysjax_launcher *nsysjax_meta_launcher(const nsysjax_meta *m, int64_t pid, int64_t tid);

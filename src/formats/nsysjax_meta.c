@@ -182,20 +182,35 @@ static pq_status read_system(const parquet_file *f, const char *path, nsysjax_me
     return st;
 }
 
-pq_status nsysjax_meta_read(pqzip *z, const char *archive, nsysjax_meta *m, pq_error *err)
+long nsysjax_member(const pqzip *z, const char *base, const char *slug, char *name, size_t cap)
+{
+    if (slug && snprintf(name, cap, "%s/%s", base, slug) < (int)cap) {
+        long i = pqzip_find(z, name);
+        if (i >= 0)
+            return i;
+    }
+    snprintf(name, cap, "%s", base);
+    long i = pqzip_find(z, base);
+    /* A directory member (a zip's "name/" entry) is no file to read. */
+    return i >= 0 && pqzip_member_at(z, (size_t)i)->name[strlen(base)] != '/' ? i : -1;
+}
+
+pq_status nsysjax_meta_read(pqzip *z, const char *archive, const char *slug, nsysjax_meta *m,
+                            pq_error *err)
 {
     memset(m, 0, sizeof *m);
     arena_init(&m->a);
     static const char *const members[3] = {"thread-metadata.parquet", "device-metadata.parquet",
                                            "system-metadata.parquet"};
     for (int k = 0; k < 3; k++) {
-        long i = pqzip_find(z, members[k]);
-        if (i < 0 || pqzip_member_at(z, (size_t)i)->name[strlen(members[k])] == '/')
-            continue; /* absent, or a directory (nsys-jax-combine output): not read here */
+        char name[512];
+        long i = nsysjax_member(z, members[k], slug, name, sizeof name);
+        if (i < 0)
+            continue;
         mapped_file mf = {0};
         FORWARD_IF_ERROR(pqzip_read(z, (size_t)i, &mf, err));
         char path[1024];
-        snprintf(path, sizeof path, "%s:%s", archive, members[k]);
+        snprintf(path, sizeof path, "%s:%s", archive, name);
         parquet_file *f = NULL;
         pq_status st = parquet_open(mf.data, mf.size, path, &f, err);
         if (st == PQ_OK)

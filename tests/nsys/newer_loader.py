@@ -11,9 +11,10 @@ without), the push/pop report as parquet and as csv.xz. Cases:
 - the same archive extracted into a directory;
 - two archives of one job (processes 0 and 1: other PIDs/TIDs, devices 4-7, durations
   scaled), given together on the command line, and as a directory holding them plus a
-  byte-identical copy of one (nsys-jax-combine de-duplicates identical files: counted once).
-  The oracle reads the nsys-jax-combine layout (trace.parquet/ and thread-metadata.parquet/
-  directories with one file per process).
+  byte-identical copy of one (nsys-jax-combine de-duplicates identical files: counted once),
+  and as nsys-jax-combine's output directory, which the oracle reads in every case
+  (trace.parquet/, thread-metadata.parquet/ and report_nvtx_pushpop_trace.parquet/
+  directories with one file per process, the other members once).
 
 What the oracle does not run, stubbed (neither touches what is compared): the HloProto
 parts, which need protoc-compiled protos: `_remap_program_id` (HEAD's program id is the
@@ -245,6 +246,7 @@ def main():
         comb = t / "combined"
         combine_dir(comb, procs)
         compare(a.profq, zips, comb, a.head, "two archives on the command line")
+        compare(a.profq, [str(comb)], comb, a.head, "the nsys-jax-combine output directory")
         shutil.copy(zips[0], job / "rank0-copy.zip")
         compare(a.profq, [str(job)], comb, a.head,
                 "a directory of the two archives and an identical copy of one")
