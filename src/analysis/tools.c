@@ -20,6 +20,7 @@ typedef struct facts {
     uint64_t trace_sources, trace_slices, trace_gpu_streams, trace_xla_slices; /* trace JSON */
     uint64_t tt_sources, tt_operations;  /* Tenstorrent runtime logs */
     uint64_t nsys_sources, nsys_modules; /* nsys-jax archives (their thunks: trace_xla_slices) */
+    uint64_t nsys_devices;               /* their device tracks */
 } facts;
 
 /* Counts events on host planes whose metadata is MemoryAllocation/MemoryDeallocation. */
@@ -62,6 +63,8 @@ static void gather(const pq_profile *prof, facts *f)
         f->events += src->info.events;
         if (src->slices && src->info.format == PQ_FORMAT_NSYS_JAX) {
             f->nsys_sources++;
+            for (uint32_t k = 0; k < src->slices->ntracks; k++)
+                f->nsys_devices += src->slices->tracks[k].tid >= 0;
             for (size_t i = 0; i < src->slices->n; i++) {
                 f->trace_xla_slices += (src->slices->flags[i] & SLICE_XLA_OP) != 0;
                 f->nsys_modules +=
@@ -249,8 +252,8 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
         add(out, "tt", NULL, 0, 1, "needs a Tenstorrent runtime log, not an XSpace or HloProto");
     if (f.nsys_sources)
         add(out, "nsys", NULL, 1, 1,
-            "%llu XLA module and %llu thunk ranges in %llu nsys-jax archive(s)",
-            (ull)f.nsys_modules, (ull)f.trace_xla_slices, (ull)f.nsys_sources);
+            "%llu XLA module and %llu thunk ranges on %llu devices in %llu nsys-jax archive(s)",
+            (ull)f.nsys_modules, (ull)f.trace_xla_slices, (ull)f.nsys_devices, (ull)f.nsys_sources);
     else
         add(out, "nsys", NULL, 0, 0,
             "needs an Nsight Systems SQLite export or an nsys-jax archive");

@@ -6,6 +6,7 @@
 #include "core/err.h"
 #include "formats/load.h"
 #include "formats/xplane_walk.h"
+#include "io/discover.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -70,6 +71,7 @@ pq_status pq_profile_open(const char *const *paths, size_t npaths, const pq_open
         pathlist_free(&all);
         return st;
     }
+    dedupe_nsysjax(&all); /* an identical nsys-jax archive given twice is one process */
 
     pq_profile *prof = pq_calloc(1, sizeof *prof);
     pq_error *errs = pq_calloc(all.n, sizeof *errs);

@@ -114,7 +114,9 @@ static pq_status read_trace(pq_source *src, pq_scan_totals *scan, pq_error *err)
 
 pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err)
 {
-    if (!src->file.data)
+    /* An extracted nsys-jax archive is a directory: read in place, nothing mapped. */
+    int archive_dir = !src->file.data && nsysjax_is_directory(src->path);
+    if (!src->file.data && !archive_dir)
         FORWARD_IF_ERROR(mapfile_open(src->path, &src->file, err));
     src->info.path = pq_str_of(src->path, strlen(src->path));
     src->info.size_bytes = src->file.size;
@@ -122,7 +124,7 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
 
     pthread_t hasher;
     int hashing = 0;
-    if (!opts->skip_sha256) {
+    if (!opts->skip_sha256 && !archive_dir) {
         if (src->file.size >= ((size_t)1 << 24) &&
             pthread_create(&hasher, NULL, hash_thread, src) == 0)
             hashing = 1;
@@ -131,7 +133,8 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
     }
 
     pq_status st = PQ_OK;
-    detected d = detect_format(src->path, src->file.data, src->file.size);
+    detected d =
+        archive_dir ? DETECT_ZIP : detect_format(src->path, src->file.data, src->file.size);
     switch (d) {
     case DETECT_XSPACE:
         src->info.format = PQ_FORMAT_XSPACE;

@@ -1,35 +1,25 @@
-/* nsysjax.c - the nsys-jax archive reader (nsysjax.h): opens the zip in place (io/zip.h),
- * reads the archive-era trace.parquet (formats/parquet.h) and the push/pop report
- * (formats/pushpop.h), resolves modules and thunks as the archive-era loader does, and feeds
- * every range to the event interface. Not here: the module/thunk tables, the warm-up split
- * (analysis/nsys_modules.c), HloProto dumps, the newer column sets, metadata parquets. */
+/* nsysjax.c - the nsys-jax archive reader (nsysjax.h): opens the zip in place or the
+ * extracted archive directory (io/zip.h), reads trace.parquet in any known column set
+ * (nsysjax_cols.c), the metadata parquets (nsysjax_meta.c) and the push/pop report
+ * (formats/pushpop.h), resolves modules and thunks as the nsys-jax loader of the archive's
+ * era does (archive-era rules without thread-metadata, the current loader's with it or with
+ * the newer column sets), and feeds every range to the event interface. Not here: the
+ * module/thunk tables, the warm-up split (analysis/nsys_modules.c), HloProto dumps. */
 #include "nsysjax.h"
 
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/pairmap.h"
-#include "formats/parquet.h"
+#include "formats/nsysjax_int.h"
 #include "formats/pushpop.h"
-#include "io/zip.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define TRACE_MEMBER "nvtx_gpu_proj_trace/trace.parquet"
-
-static const char MODULE_PREFIX[] = "TSL:XlaModule:";
-static const char THUNK_PREFIX[] = "TSL:Thunk:#";
-
-/* The archive-era columns read, with their physical types. */
-enum { C_NAME, C_PSTART, C_PDUR, C_OSTART, C_PID, C_TID, C_GPUOPS, C_RID, C_PARENT, NCOL };
-static const char *const COL_NAMES[NCOL] = {
-    "Name",    "Projected Start", "Projected Duration", "Orig Start", "PID", "TID", "NumGPUOps",
-    "RangeId", "ParentId"};
-static const int COL_TYPES[NCOL] = {PARQUET_BYTE_ARRAY, PARQUET_INT64,  PARQUET_INT64,
-                                    PARQUET_DOUBLE,     PARQUET_INT64,  PARQUET_INT64,
-                                    PARQUET_INT64,      PARQUET_DOUBLE, PARQUET_DOUBLE};
 
 enum { K_OTHER = 0, K_MODULE = 1, K_THUNK = 2, K_CUT = 3 /* a module dropped as cut short */ };
 
@@ -47,9 +37,19 @@ typedef struct trow {
 typedef struct trace {
     const char *path;
     size_t n;
-    parquet_values col[NCOL];
+    nsysjax_cols c;
+    parquet_values *col; /* c.col */
     trow *rows;
     int ndevices;
+    /* The current loader's rules (thread-metadata or a newer column set): devices from
+     * XlaLauncher thread names, executions per (device, program), NCCL ranges skipped when
+     * linking, the edge-effect test on projected starts. 0: the archive-era loader's. */
+    int newer;
+    const char *tsl;  /* the NVTX domain prefix of XLA ranges: "TSL:", or "" (Text set) */
+    const char *nccl; /* NCCL ranges: "NCCL:", or "nccl" (Text set) */
+    const nsysjax_meta *meta;
+    nsysjax_launcher *dev; /* newer: per device index (trow.device) its launcher */
+    size_t ndev;
 } trace;
 
 static int starts_with(pq_str s, const char *pre, size_t n)
@@ -57,14 +57,26 @@ static int starts_with(pq_str s, const char *pre, size_t n)
     return s.n >= n && memcmp(s.p, pre, n) == 0;
 }
 
-static int is_module_name(pq_str s)
+/* NAME starts with the domain prefix, then WHAT. */
+static int is_kind(const trace *t, pq_str s, const char *what)
 {
-    return starts_with(s, MODULE_PREFIX, sizeof MODULE_PREFIX - 1);
+    size_t a = strlen(t->tsl), b = strlen(what);
+    return starts_with(s, t->tsl, a) && s.n >= a + b && memcmp(s.p + a, what, b) == 0;
 }
 
-static int is_thunk_name(pq_str s)
+static int is_module_name(const trace *t, pq_str s)
 {
-    return starts_with(s, THUNK_PREFIX, sizeof THUNK_PREFIX - 1);
+    return is_kind(t, s, "XlaModule:");
+}
+
+static int is_thunk_name(const trace *t, pq_str s)
+{
+    return is_kind(t, s, "Thunk:#");
+}
+
+static int is_nccl(const trace *t, size_t i)
+{
+    return t->newer && starts_with(t->col[C_NAME].str[i], t->nccl, strlen(t->nccl));
 }
 
 static int hlo_name_char(char c)
@@ -98,12 +110,13 @@ static int module_tail(const char *s, size_t n, pq_str *name, int64_t *program)
 }
 
 /* The loader's `^TSL:XlaModule:#(?:prefix=(.*?),|)hlo_module=([a-z0-9._-]+)
- * (?:,program_id=(\d+)|)#$`: the module name and program id; 0 when it does not match. */
-static int parse_module_name(pq_str s, pq_str *name, int64_t *program)
+ * (?:,program_id=(\d+)|)#$` (TSL: the domain prefix): the module name and program id; 0
+ * when it does not match. */
+static int parse_module_name(const trace *t, pq_str s, pq_str *name, int64_t *program)
 {
-    static const char head[] = "TSL:XlaModule:#", pre[] = "prefix=";
-    size_t h = sizeof head - 1, p = sizeof pre - 1;
-    if (s.n < h || memcmp(s.p, head, h) != 0)
+    static const char pre[] = "prefix=";
+    size_t h = strlen(t->tsl) + sizeof "XlaModule:#" - 1, p = sizeof pre - 1;
+    if (!is_kind(t, s, "XlaModule:#"))
         return 0;
     const char *r = s.p + h;
     size_t rn = s.n - h;
@@ -114,43 +127,6 @@ static int parse_module_name(pq_str s, pq_str *name, int64_t *program)
                 return 1;
     }
     return module_tail(r, rn, name, program);
-}
-
-static pq_status read_columns(trace *t, const uint8_t *data, size_t n, pq_error *err)
-{
-    parquet_file *f = NULL;
-    FORWARD_IF_ERROR(parquet_open(data, n, t->path, &f, err));
-    pq_status st = PQ_OK;
-    long idx[NCOL];
-    for (int c = 0; c < NCOL && st == PQ_OK; c++) {
-        idx[c] = parquet_find_column(f, COL_NAMES[c]);
-        const parquet_column_info *ci = idx[c] >= 0 ? parquet_column(f, (size_t)idx[c]) : NULL;
-        if (!ci) {
-            int newer = parquet_find_column(f, "Text") >= 0 && parquet_find_column(f, "Name") < 0;
-            st =
-                err_set(err, PQ_ERR_INPUT, t->path, -1,
-                        "expected the column \"%s\" of the archive-era nvtx_gpu_proj_trace "
-                        "(Name, Projected Start, Projected Duration, Orig Start, PID, TID, "
-                        "NumGPUOps, RangeId, ParentId)%s",
-                        COL_NAMES[c],
-                        newer ? "; this is the newer Text/Start/End column set, not read yet" : "");
-        } else if (ci->physical != COL_TYPES[c] || !ci->flat) {
-            st =
-                err_set(err, PQ_ERR_INPUT, t->path, -1,
-                        "expected the column \"%s\" to be a flat %s column, found %s", COL_NAMES[c],
-                        parquet_type_name(COL_TYPES[c]), parquet_type_name(ci->physical));
-        }
-    }
-    t->n = st == PQ_OK ? (size_t)parquet_num_rows(f) : 0;
-    for (int c = 0; c < NCOL && st == PQ_OK; c++) {
-        st = parquet_read_column(f, (size_t)idx[c], &t->col[c], err);
-        if (st == PQ_OK && t->col[c].n != t->n)
-            st = err_set(err, PQ_ERR_INPUT, t->path, -1,
-                         "expected %zu values in the column \"%s\", found %zu", t->n, COL_NAMES[c],
-                         t->col[c].n);
-    }
-    parquet_close(f);
-    return st;
 }
 
 static int valid(const parquet_values *v, size_t i)
@@ -166,19 +142,41 @@ static uint32_t row_of(const pairmap *ids, const parquet_values *v, size_t i)
     return pairmap_get(ids, (int64_t)v->f64[i], 0);
 }
 
+/* The parent row of row I; with the current loader's rules an NCCL parent is skipped over
+ * (its children re-parented to its parent), at most N times (a cycle stops there). */
+static uint32_t parent_of(const trace *t, const pairmap *ids, size_t i)
+{
+    uint32_t p = row_of(ids, &t->col[C_PARENT], i);
+    for (size_t k = 0; p != UINT32_MAX && is_nccl(t, p) && k < t->n; k++)
+        p = row_of(ids, &t->col[C_PARENT], p);
+    return p != UINT32_MAX && is_nccl(t, p) ? UINT32_MAX : p;
+}
+
+/* The start the edge-effect test compares: host (Orig Start) in the archive era, projected
+ * in the current loader. */
+static int edge_start(const trace *t, size_t i, double *out)
+{
+    if (t->newer) {
+        *out = (double)t->col[C_PSTART].i64[i];
+        return valid(&t->col[C_PSTART], i);
+    }
+    *out = t->col[C_OSTART].f64[i];
+    return valid(&t->col[C_OSTART], i);
+}
+
 /* Thunks: the deepest thunk ranges, linked to their nearest XlaModule ancestor; thunks that
- * start (host time) before the first module are edge effects and dropped. A thunk reached
+ * start before the first module are edge effects and dropped (edge_start). A thunk reached
  * walking up from a kept thunk has a thunk child and is no thunk row. Each range is walked
  * once (its ancestor module is remembered), so deep nesting or ParentId cycles stay linear.
  * 0, or -1 when memory ran out. */
 static int link_thunks(trace *t, const pairmap *ids)
 {
-    const parquet_values *nm = &t->col[C_NAME], *os = &t->col[C_OSTART];
-    double first_module = INFINITY;
+    const parquet_values *nm = &t->col[C_NAME];
+    double first_module = INFINITY, at;
     for (size_t i = 0; i < t->n; i++)
-        if (t->rows[i].has_rid && is_module_name(nm->str[i]) && valid(os, i) &&
-            os->f64[i] < first_module)
-            first_module = os->f64[i];
+        if (t->rows[i].has_rid && is_module_name(t, nm->str[i]) && edge_start(t, i, &at) &&
+            at < first_module)
+            first_module = at;
     uint8_t *has_child = pq_calloc(t->n + 1, 1);
     uint32_t *anc = pq_malloc((t->n + 1) * sizeof *anc),
              *path = pq_malloc((t->n + 1) * sizeof *path);
@@ -188,21 +186,21 @@ static int link_thunks(trace *t, const pairmap *ids)
     }
     for (size_t i = 0; i < t->n; i++) {
         trow *r = &t->rows[i];
-        if (!r->has_rid || !is_thunk_name(nm->str[i]) ||
-            (valid(os, i) && os->f64[i] < first_module))
+        if (!r->has_rid || !is_thunk_name(t, nm->str[i]) ||
+            (edge_start(t, i, &at) && at < first_module))
             continue;
         size_t np = 0;
-        uint32_t cur = row_of(ids, &t->col[C_PARENT], i);
-        while (cur != UINT32_MAX && is_thunk_name(nm->str[cur]) && !has_child[cur]) {
+        uint32_t cur = parent_of(t, ids, i);
+        while (cur != UINT32_MAX && is_thunk_name(t, nm->str[cur]) && !has_child[cur]) {
             has_child[cur] = 1;
             anc[cur] = UINT32_MAX; /* a cycle back to it finds no module */
             path[np++] = cur;
-            cur = row_of(ids, &t->col[C_PARENT], cur);
+            cur = parent_of(t, ids, cur);
         }
         uint32_t module = UINT32_MAX;
-        if (cur != UINT32_MAX && is_thunk_name(nm->str[cur]))
+        if (cur != UINT32_MAX && is_thunk_name(t, nm->str[cur]))
             module = anc[cur];
-        else if (cur != UINT32_MAX && is_module_name(nm->str[cur]))
+        else if (cur != UINT32_MAX && is_module_name(t, nm->str[cur]))
             module = cur;
         while (np)
             anc[path[--np]] = module;
@@ -283,7 +281,7 @@ static int drop_cut_modules(trace *t)
 }
 
 typedef struct prog_tid {
-    int64_t program, tid;
+    int64_t program, pid, tid;
 } prog_tid;
 
 static int cmp_prog_tid(const void *pa, const void *pb)
@@ -291,6 +289,8 @@ static int cmp_prog_tid(const void *pa, const void *pb)
     const prog_tid *a = pa, *b = pb;
     if (a->program != b->program)
         return a->program < b->program ? -1 : 1;
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
     return a->tid < b->tid ? -1 : a->tid > b->tid;
 }
 
@@ -305,59 +305,50 @@ static int cmp_rid_row(const void *pa, const void *pb)
     return a->rid < b->rid ? -1 : a->rid > b->rid;
 }
 
-/* Program ids and executions (cumcount per (TID, program) in RangeId order), then device
- * ordinals: per program, the sorted distinct TIDs that launched its thunks. */
-static pq_status number_modules(trace *t, pq_error *err)
+/* Program ids and hlo_module names of the kept modules; thunks take their module's. */
+static pq_status parse_programs(trace *t, pq_error *err)
 {
-    const int64_t *tid = t->col[C_TID].i64;
-    pairmap count = {0}, ordinal = {0};
-    pq_status st = PQ_OK;
-    /* Modules in RangeId order (nsys writes rows so; any order is taken). */
-    size_t nm = 0;
-    rid_row *order = pq_malloc((t->n + 1) * sizeof *order);
-    if (!order)
-        return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
-    for (size_t i = 0; i < t->n; i++)
-        if (t->rows[i].kind == K_MODULE)
-            order[nm++] = (rid_row){t->col[C_RID].f64[i], (uint32_t)i};
-    qsort(order, nm, sizeof *order, cmp_rid_row);
-    for (size_t k = 0; k < nm && st == PQ_OK; k++) {
-        size_t i = order[k].row;
+    for (size_t i = 0; i < t->n; i++) {
         trow *r = &t->rows[i];
-        if (!parse_module_name(t->col[C_NAME].str[i], &r->hlo_module, &r->program)) {
-            st = err_set(err, PQ_ERR_INPUT, t->path, -1,
-                         "expected an XlaModule range name "
-                         "\"TSL:XlaModule:#[prefix=...,]hlo_module=NAME[,program_id=N]#\" in row "
-                         "%zu, found \"%.*s\"",
-                         i, (int)(t->col[C_NAME].str[i].n > 200 ? 200 : t->col[C_NAME].str[i].n),
-                         t->col[C_NAME].str[i].p);
-            break;
-        }
-        int fresh;
-        uint32_t *slot = pairmap_slot(&count, tid[i], r->program, &fresh);
-        if (!slot) {
-            st = err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
-            break;
-        }
-        *slot = fresh ? 0 : *slot + 1;
-        r->exec = *slot;
+        pq_str nm = t->col[C_NAME].str[i];
+        if (r->kind == K_MODULE && !parse_module_name(t, nm, &r->hlo_module, &r->program))
+            return err_set(err, PQ_ERR_INPUT, t->path, -1,
+                           "expected an XlaModule range name "
+                           "\"%sXlaModule:#[prefix=...,]hlo_module=NAME[,program_id=N]#\" in row "
+                           "%zu, found \"%.*s\"",
+                           t->tsl, i, (int)(nm.n > 200 ? 200 : nm.n), nm.p);
     }
-    pq_free(order);
-    size_t np = 0;
-    prog_tid *pt = st == PQ_OK ? pq_malloc((t->n + 1) * sizeof *pt) : NULL;
-    if (st == PQ_OK && !pt)
-        st = err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
-    for (size_t i = 0; pt && i < t->n; i++) {
+    for (size_t i = 0; i < t->n; i++) {
         trow *r = &t->rows[i];
-        if (r->kind != K_THUNK)
-            continue;
-        r->program = t->rows[r->module].program;
-        r->exec = t->rows[r->module].exec;
-        r->hlo_module = t->rows[r->module].hlo_module;
-        pt[np++] = (prog_tid){r->program, tid[i]};
+        if (r->kind == K_THUNK) {
+            r->program = t->rows[r->module].program;
+            r->hlo_module = t->rows[r->module].hlo_module;
+        }
     }
+    return PQ_OK;
+}
+
+/* The (program, thread) pairs of the thunk rows, sorted; *N gets their count. */
+static prog_tid *thunk_threads(const trace *t, size_t *n)
+{
+    prog_tid *pt = pq_malloc((t->n + 1) * sizeof *pt);
+    *n = 0;
+    for (size_t i = 0; pt && i < t->n; i++)
+        if (t->rows[i].kind == K_THUNK)
+            pt[(*n)++] = (prog_tid){t->rows[i].program, t->col[C_PID].i64[i], t->col[C_TID].i64[i]};
     if (pt)
-        qsort(pt, np, sizeof *pt, cmp_prog_tid);
+        qsort(pt, *n, sizeof *pt, cmp_prog_tid);
+    return pt;
+}
+
+/* Archive era (no thread-metadata): per program, the sorted distinct TIDs that launched its
+ * thunks get the device ordinals 0..n-1. */
+static pq_status era_devices(trace *t, pq_error *err)
+{
+    pairmap ordinal = {0};
+    size_t np;
+    prog_tid *pt = thunk_threads(t, &np);
+    pq_status st = pt ? PQ_OK : err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
     for (size_t a = 0, b, ord; st == PQ_OK && a < np; a = b) {
         for (b = a, ord = 0; b < np && pt[b].program == pt[a].program; b++) {
             if (b > a && pt[b].tid == pt[b - 1].tid)
@@ -380,12 +371,113 @@ static pq_status number_modules(trace *t, pq_error *err)
         }
     }
     for (size_t i = 0; st == PQ_OK && i < t->n; i++) {
-        uint32_t o = pairmap_get(&ordinal, tid[i], 0);
+        uint32_t o = pairmap_get(&ordinal, t->col[C_TID].i64[i], 0);
         t->rows[i].device = o == UINT32_MAX ? -1 : (int64_t)o;
     }
     pq_free(pt);
-    pairmap_free(&count);
     pairmap_free(&ordinal);
+    return st;
+}
+
+/* The current loader: a thread named XlaLauncher:#global=G,...# runs device G. A thread
+ * not so named that launched the thunks of a program no other unnamed thread launched
+ * (a single-device module on the main thread), or of a module without program id
+ * (autotuning), runs the device of the first XlaLauncher row (device 0 when there is none).
+ * A module or thunk on any other thread is PQ_ERR_INPUT. */
+static pq_status launcher_devices(trace *t, pq_error *err)
+{
+    const nsysjax_meta *m = t->meta;
+    t->ndev = m->nlaunchers ? m->nlaunchers : 1;
+    t->dev = pq_calloc(t->ndev, sizeof *t->dev);
+    pairmap thr = {0}, assoc = {0};
+    size_t np = 0;
+    prog_tid *pt = t->dev ? thunk_threads(t, &np) : NULL;
+    pq_status st = pt ? PQ_OK : err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
+    if (st == PQ_OK && m->nlaunchers)
+        memcpy(t->dev, m->launchers, t->ndev * sizeof *t->dev);
+    for (size_t k = 0; st == PQ_OK && k < t->ndev; k++) {
+        int fresh, dup = 0;
+        for (size_t j = 0; j < k; j++)
+            dup |= t->dev[j].device == t->dev[k].device;
+        t->ndevices += !dup;
+        uint32_t *slot =
+            m->nlaunchers ? pairmap_slot(&thr, t->dev[k].pid, t->dev[k].tid, &fresh) : NULL;
+        if (m->nlaunchers && !slot)
+            st = err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
+        else if (slot && fresh)
+            *slot = (uint32_t)k;
+    }
+    for (size_t a = 0, b; st == PQ_OK && a < np; a = b) {
+        size_t unnamed = 0;
+        for (b = a; b < np && pt[b].program == pt[a].program; b++)
+            unnamed += (b == a || pt[b].pid != pt[b - 1].pid || pt[b].tid != pt[b - 1].tid) &&
+                       pairmap_get(&thr, pt[b].pid, pt[b].tid) == UINT32_MAX;
+        if (pt[a].program != -1 && unnamed != 1)
+            continue;
+        for (size_t k = a; k < b && st == PQ_OK; k++) {
+            int fresh;
+            uint32_t *slot = pairmap_get(&thr, pt[k].pid, pt[k].tid) == UINT32_MAX
+                                 ? pairmap_slot(&assoc, pt[k].pid, pt[k].tid, &fresh)
+                                 : &(uint32_t){0};
+            if (!slot)
+                st = err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
+            else
+                *slot = 0;
+        }
+    }
+    for (size_t i = 0; st == PQ_OK && i < t->n; i++) {
+        int64_t pid = t->col[C_PID].i64[i], tid = t->col[C_TID].i64[i];
+        uint32_t k = pairmap_get(&thr, pid, tid);
+        if (k == UINT32_MAX && pairmap_get(&assoc, pid, tid) != UINT32_MAX)
+            k = 0;
+        t->rows[i].device = k == UINT32_MAX ? -1 : t->dev[k].device;
+        if (k == UINT32_MAX && (t->rows[i].kind == K_MODULE || t->rows[i].kind == K_THUNK))
+            st = err_set(err, PQ_ERR_INPUT, t->path, -1,
+                         "expected the thread %lld of process %lld, which launched the XLA "
+                         "module or thunk in row %zu, to be named "
+                         "\"XlaLauncher:#global=G,local=L,process=P,slice=S#\" in "
+                         "thread-metadata.parquet (or to be the one unnamed thread of its "
+                         "program)",
+                         (long long)tid, (long long)pid, i);
+    }
+    pq_free(pt);
+    pairmap_free(&thr);
+    pairmap_free(&assoc);
+    return st;
+}
+
+/* ProgramExecution: a module's rank among the modules of the same program on the same
+ * thread (archive era) or device (current loader), in RangeId order; thunks take their
+ * module's. */
+static pq_status number_executions(trace *t, pq_error *err)
+{
+    pairmap count = {0};
+    pq_status st = PQ_OK;
+    size_t nm = 0;
+    rid_row *order = pq_malloc((t->n + 1) * sizeof *order);
+    if (!order)
+        return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].kind == K_MODULE)
+            order[nm++] = (rid_row){t->col[C_RID].f64[i], (uint32_t)i};
+    qsort(order, nm, sizeof *order, cmp_rid_row);
+    for (size_t k = 0; k < nm; k++) {
+        trow *r = &t->rows[order[k].row];
+        int64_t key = t->newer ? r->device : t->col[C_TID].i64[order[k].row];
+        int fresh;
+        uint32_t *slot = pairmap_slot(&count, key, r->program, &fresh);
+        if (!slot) {
+            st = err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
+            break;
+        }
+        *slot = fresh ? 0 : *slot + 1;
+        r->exec = *slot;
+    }
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].kind == K_THUNK)
+            t->rows[i].exec = t->rows[t->rows[i].module].exec;
+    pq_free(order);
+    pairmap_free(&count);
     return st;
 }
 
@@ -424,9 +516,12 @@ static pq_status resolve(trace *t, pq_error *err)
     }
     int oom = link_thunks(t, &ids) != 0;
     pairmap_free(&ids);
-    if (oom || drop_cut_modules(t) != 0)
+    /* The cut-short guess needs NumGPUOps (archive-era column set only). */
+    if (oom || (t->c.set == NSYS_COLS_ERA && drop_cut_modules(t) != 0))
         return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
-    return number_modules(t, err);
+    FORWARD_IF_ERROR(parse_programs(t, err));
+    FORWARD_IF_ERROR(t->newer ? launcher_devices(t, err) : era_devices(t, err));
+    return number_executions(t, err);
 }
 
 /* Names host thread TID's track (once per run of rows on it). */
@@ -451,6 +546,28 @@ static void split_ns(int64_t ns, pq_slice_in *s)
     s->ts_frac_ps = rem * 1000;
 }
 
+/* A device track of the current loader's rules: "device G (process P, local L): GPU". */
+static int name_launcher(const trace *t, const nsysjax_launcher *l, int64_t pid,
+                         const pq_events *ev)
+{
+    char sb[256];
+    int k;
+    if (!t->meta->nlaunchers)
+        k = snprintf(sb, sizeof sb, "device %lld", (long long)l->device);
+    else
+        k = snprintf(sb, sizeof sb, "device %lld (process %lld, local %lld)", (long long)l->device,
+                     (long long)l->process, (long long)l->local);
+    pq_str gpu = nsysjax_meta_gpu(t->meta, l->local);
+    if (gpu.n && k > 0 && (size_t)k < sizeof sb)
+        k += snprintf(sb + k, sizeof sb - (size_t)k, ": %.*s", (int)(gpu.n > 160 ? 160 : gpu.n),
+                      gpu.p);
+    if (k < 0)
+        return -1;
+    if ((size_t)k >= sizeof sb)
+        k = (int)sizeof sb - 1;
+    return ev->thread_name(ev->ctx, pid, l->device, pq_str_of(sb, (size_t)k));
+}
+
 static int name_tracks(const trace *t, const pq_events *ev)
 {
     char sb[64];
@@ -463,11 +580,14 @@ static int name_tracks(const trace *t, const pq_events *ev)
         int k = snprintf(sb, sizeof sb, "process %lld", (long long)pid);
         if (ev->process_name(ev->ctx, pid, pq_str_of(sb, (size_t)k)) != 0)
             return -1;
-        for (int d = 0; d < t->ndevices; d++) {
+        for (int d = 0; !t->newer && d < t->ndevices; d++) {
             k = snprintf(sb, sizeof sb, "device %d", d);
             if (ev->thread_name(ev->ctx, pid, d, pq_str_of(sb, (size_t)k)) != 0)
                 return -1;
         }
+        for (size_t d = 0; t->newer && d < t->ndev; d++)
+            if (name_launcher(t, &t->dev[d], pid, ev) != 0)
+                return -1;
     }
     return 0;
 }
@@ -511,14 +631,15 @@ static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
     return PQ_OK;
 }
 
-/* The host push/pop ranges (compilation), one track per thread. */
-static pq_status feed_pushpop(const pushpop *p, const char *path, const pq_events *ev,
+/* The host push/pop ranges (compilation), one track per thread; PID is the process of a
+ * report without a PID column (the newer parquet form drops it). */
+static pq_status feed_pushpop(const pushpop *p, int64_t pid, const char *path, const pq_events *ev,
                               pq_error *err)
 {
     int64_t last = INT64_MIN;
     for (size_t i = 0; i < p->n; i++) {
         pq_slice_in s = {0};
-        s.pid = p->pid ? p->pid[i] : 0;
+        s.pid = p->pid ? p->pid[i] : pid;
         if (name_host(ev, s.pid, p->tid[i], &last) != 0)
             return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
         s.tid = NSYSJAX_HOST_TID(p->tid[i]);
@@ -535,64 +656,115 @@ static pq_status feed_pushpop(const pushpop *p, const char *path, const pq_event
     return PQ_OK;
 }
 
-static pq_status read_member(pqzip *z, const char *archive, const char *member, mapped_file *mf,
-                             int required, pq_error *err)
+/* The push/pop report: the parquet when there is one (the current loader's preference),
+ * else the csv.xz of the archive era; absent is fine (no compilation ranges). */
+static pq_status feed_compile(pqzip *z, const char *path, const char *slug, int64_t pid,
+                              const pq_events *ev, pq_error *err)
 {
-    long k = pqzip_find(z, member);
-    if (k < 0)
-        return required ? err_set(err, PQ_ERR_INPUT, archive, -1,
-                                  "expected an nsys-jax archive with the member %s", member)
-                        : PQ_OK;
-    return pqzip_read(z, (size_t)k, mf, err);
+    static const char *const members[] = {"report_nvtx_pushpop_trace.parquet",
+                                          "report_nvtx_pushpop_trace.csv.xz"};
+    for (size_t k = 0; k < 2; k++) {
+        char name[512];
+        long m = nsysjax_member(z, members[k], slug, name, sizeof name);
+        if (m < 0)
+            continue;
+        mapped_file mf = {0};
+        FORWARD_IF_ERROR(pqzip_read(z, (size_t)m, &mf, err));
+        char mp[1024];
+        snprintf(mp, sizeof mp, "%s:%s", path, name);
+        pushpop p = {0};
+        pq_status st = pushpop_read(mf.data, mf.size, mp, &p, err);
+        if (st == PQ_OK)
+            st = feed_pushpop(&p, pid, mp, ev, err);
+        pushpop_free(&p);
+        mapfile_close(&mf);
+        return st;
+    }
+    return PQ_OK;
 }
 
-static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, int *ndevices,
-                              pq_error *err)
+/* The first process id of the trace (the push/pop parquet has none), 0 when none. */
+static int64_t first_pid(const trace *t)
 {
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].has_rid)
+            return t->col[C_PID].i64[i];
+    return 0;
+}
+
+/* One process: trace.parquet (SLUG: nsys-jax-combine output's file of that process, see
+ * nsysjax_member), its metadata into *META, its push/pop report. */
+static pq_status feed_process(pqzip *z, const char *path, const char *slug, const pq_events *ev,
+                              int *ndevices, nsysjax_meta *meta, pq_error *err)
+{
+    FORWARD_IF_ERROR(nsysjax_meta_read(z, path, slug, meta, err));
+    char name[512];
+    long k = nsysjax_member(z, TRACE_MEMBER, slug, name, sizeof name);
+    if (k < 0)
+        return err_set(err, PQ_ERR_INPUT, path, -1,
+                       "expected an nsys-jax archive with the member %s", name);
     mapped_file mf = {0};
-    FORWARD_IF_ERROR(read_member(z, path, TRACE_MEMBER, &mf, 1, err));
-    size_t pl = strlen(path) + sizeof TRACE_MEMBER + 2;
+    FORWARD_IF_ERROR(pqzip_read(z, (size_t)k, &mf, err));
+    size_t pl = strlen(path) + strlen(name) + 2;
     char *tp = pq_malloc(pl);
     trace t = {0};
     pq_status st = PQ_OK;
     if (!tp)
         st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
     else
-        snprintf(tp, pl, "%s:%s", path, TRACE_MEMBER);
+        snprintf(tp, pl, "%s:%s", path, name);
     t.path = tp;
+    t.meta = meta;
     if (st == PQ_OK)
-        st = read_columns(&t, mf.data, mf.size, err);
+        st = nsysjax_cols_read(mf.data, mf.size, t.path, &t.c, err);
+    t.n = t.c.n;
+    t.col = t.c.col;
+    t.newer = meta->has_threads || t.c.set != NSYS_COLS_ERA;
+    t.tsl = t.c.set == NSYS_COLS_TEXT ? "" : "TSL:";
+    t.nccl = t.c.set == NSYS_COLS_TEXT ? "nccl" : "NCCL:";
     if (st == PQ_OK)
         st = resolve(&t, err);
     if (st == PQ_OK)
         st = feed_trace(&t, ev, err);
     if (ndevices)
-        *ndevices = t.ndevices;
-    for (int c = 0; c < NCOL; c++)
-        parquet_values_free(&t.col[c]);
+        *ndevices += t.ndevices;
+    int64_t pid = st == PQ_OK ? first_pid(&t) : 0;
+    nsysjax_cols_free(&t.c);
     pq_free(t.rows);
+    pq_free(t.dev);
     pq_free(tp);
     mapfile_close(&mf);
     if (st != PQ_OK)
         return st;
-    /* The compilation ranges: the csv.xz of the archive era or the later parquet. */
-    static const char *const pushpop_members[] = {"report_nvtx_pushpop_trace.csv.xz",
-                                                  "report_nvtx_pushpop_trace.parquet"};
-    for (size_t k = 0; k < 2; k++) {
-        long m = pqzip_find(z, pushpop_members[k]);
-        if (m < 0)
+    return feed_compile(z, path, slug, pid, ev, err);
+}
+
+/* An archive (one process), or nsys-jax-combine output: trace.parquet/ a directory of one
+ * file per process (its slug), each process read as an archive of its own whose members
+ * are MEMBER/SLUG where that exists, else MEMBER. *META gets the first process's metadata. */
+static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, int *ndevices,
+                              nsysjax_meta *meta, pq_error *err)
+{
+    if (ndevices)
+        *ndevices = 0;
+    if (pqzip_find(z, TRACE_MEMBER) >= 0)
+        return feed_process(z, path, NULL, ev, ndevices, meta, err);
+    memset(meta, 0, sizeof *meta);
+    size_t l = sizeof TRACE_MEMBER, nproc = 0;
+    pq_status st = PQ_OK;
+    for (size_t i = 0; i < pqzip_count(z) && st == PQ_OK; i++) {
+        const char *m = pqzip_member_at(z, i)->name;
+        if (strncmp(m, TRACE_MEMBER "/", l) != 0 || !m[l] || strchr(m + l, '/'))
             continue;
-        FORWARD_IF_ERROR(pqzip_read(z, (size_t)m, &mf, err));
-        char mp[512];
-        snprintf(mp, sizeof mp, "%s:%s", path, pushpop_members[k]);
-        pushpop p = {0};
-        st = pushpop_read(mf.data, mf.size, mp, &p, err);
-        if (st == PQ_OK)
-            st = feed_pushpop(&p, mp, ev, err);
-        pushpop_free(&p);
-        mapfile_close(&mf);
-        break;
+        nsysjax_meta other;
+        nsysjax_meta *into = nproc++ ? &other : meta;
+        st = feed_process(z, path, m + l, ev, ndevices, into, err);
+        if (into == &other)
+            nsysjax_meta_free(&other);
     }
+    if (st == PQ_OK && !nproc)
+        return err_set(err, PQ_ERR_INPUT, path, -1,
+                       "expected an nsys-jax archive with the member %s", TRACE_MEMBER);
     return st;
 }
 
@@ -601,15 +773,44 @@ pq_status nsysjax_feed(const uint8_t *data, size_t n, const char *path, const pq
 {
     pqzip *z = NULL;
     FORWARD_IF_ERROR(pqzip_open_memory(data, n, path, &z, err));
-    pq_status st = feed_archive(z, path, ev, ndevices, err);
+    nsysjax_meta meta;
+    pq_status st = feed_archive(z, path, ev, ndevices, &meta, err);
+    nsysjax_meta_free(&meta);
     pqzip_close(z);
     return st;
+}
+
+int nsysjax_is_directory(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
 pq_status nsysjax_read(pq_source *src, pq_error *err)
 {
     pq_events ev = slices_events(src->slices);
-    FORWARD_IF_ERROR(nsysjax_feed(src->file.data, src->file.size, src->path, &ev, NULL, err));
+    pqzip *z = NULL;
+    if (src->file.data)
+        FORWARD_IF_ERROR(pqzip_open_memory(src->file.data, src->file.size, src->path, &z, err));
+    else
+        FORWARD_IF_ERROR(pqzip_open(src->path, &z, err));
+    nsysjax_meta meta;
+    pq_status st = feed_archive(z, src->path, &ev, NULL, &meta, err);
+    if (st == PQ_OK && meta.hostname.n) {
+        /* The host the profile ran on (system-metadata.parquet), for info. */
+        pq_str *h = arena_alloc(&src->mem, sizeof *h);
+        char *s = arena_strndup(&src->mem, meta.hostname.p, meta.hostname.n);
+        if (!h || !s)
+            st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+        else {
+            *h = pq_str_of(s, meta.hostname.n);
+            src->hostnames = h;
+            src->nhostnames = 1;
+        }
+    }
+    nsysjax_meta_free(&meta);
+    pqzip_close(z);
+    FORWARD_IF_ERROR(st);
     src->info.events = src->trace_events = src->slices->n;
     return PQ_OK;
 }

@@ -13,8 +13,10 @@
  * - a thunk range: xla_op set, module and run_id those of the module execution it runs in;
  * - every other range: neither (projected ranges carry SLICE_GPU_ANNOTATION, host ranges
  *   no GPU flag).
- * Only the archive-era trace.parquet column set is read; another is PQ_ERR_INPUT naming
- * the column it lacks.
+ * Both trace.parquet column sets are read (the archive era's and the newer Text/Start/End
+ * set, with or without Domain); with thread-metadata.parquet or the newer set the current
+ * loader's rules apply (devices from XlaLauncher thread names, run_id "P:E" with E counted
+ * per device). A schema it does not know is PQ_ERR_INPUT naming the column.
  */
 #ifndef PQ_FORMATS_NSYSJAX_H
 #define PQ_FORMATS_NSYSJAX_H
@@ -30,9 +32,12 @@
  * never share a pair (Linux TIDs are positive). */
 #define NSYSJAX_HOST_TID(tid) (-(int64_t)(tid))
 
-/* Reads the archive mapped in SRC->file (SRC->path names it) into SRC->slices (an empty
- * timeline the caller made). */
+/* Reads the archive mapped in SRC->file (SRC->path names it), or the extracted archive
+ * directory SRC->path when SRC->file is not mapped, into SRC->slices (an empty timeline the
+ * caller made). */
 pq_status nsysjax_read(pq_source *src, pq_error *err);
+/* 1 when PATH is a directory (an extracted archive for nsysjax_read). */
+int nsysjax_is_directory(const char *path);
 
 /* Feeds the archive DATA[0..N) to EV (PATH names it in errors); *ndevices gets the number
  * of devices (may be NULL). */

@@ -2,6 +2,7 @@
  * Not a format detector: that is formats/detect. */
 #define _GNU_SOURCE
 #include "mapfile.h"
+#include "discover.h"
 #include "core/alloc.h"
 #include "core/err.h"
 
@@ -264,6 +265,10 @@ pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err)
     }
     if (all.n == 0) {
         pathlist_free(&all);
+        /* No XSpace: nsys-jax archives or an extracted archive (io/discover.c)? */
+        int nsys = discover_nsysjax(arg, out);
+        if (nsys != 0)
+            return nsys > 0 ? PQ_OK : err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");
         return err_set(err, PQ_ERR_NOT_FOUND, arg, -1,
                        "is a directory holding no profile (no *.xplane.pb under it)");
     }

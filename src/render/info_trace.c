@@ -40,21 +40,50 @@ static uint32_t *tracks_in_order(const model_slices *m, uint32_t *n)
     return ix;
 }
 
-/* An nsys-jax source's counts: devices, projected ranges, host ranges, XLA module ranges,
- * thunk ranges, distinct module names. */
-enum { NS_DEVICES, NS_PROJECTED, NS_HOST, NS_MODULE_RANGES, NS_THUNKS, NS_MODULES, NS_N };
-static const char *const NS_KEYS[NS_N] = {"devices",       "projected_ranges", "host_ranges",
+/* An nsys-jax source's counts: processes, devices, devices whose GPU model the archive
+ * names (the reader appends ": MODEL" to the device track's name), kernel records,
+ * projected ranges, host ranges, XLA module ranges, thunk ranges, distinct module names. */
+enum {
+    NS_PROCESSES,
+    NS_DEVICES,
+    NS_GPUS,
+    NS_KERNELS,
+    NS_PROJECTED,
+    NS_HOST,
+    NS_MODULE_RANGES,
+    NS_THUNKS,
+    NS_MODULES,
+    NS_N
+};
+static const char *const NS_KEYS[NS_N] = {"processes",     "devices",          "gpus",
+                                          "kernels",       "projected_ranges", "host_ranges",
                                           "module_ranges", "thunk_ranges",     "modules"};
+
+/* The GPU model in the name of device track K ("device ...: MODEL"), or NULL. */
+static const char *gpu_model(const model_slices *m, uint32_t k)
+{
+    const char *n =
+        m->tracks[k].tid >= 0 ? slices_thread_name(m, m->tracks[k].pid, m->tracks[k].tid) : NULL;
+    const char *c = n && !strncmp(n, "device ", 7) ? strstr(n, ": ") : NULL;
+    return c ? c + 2 : NULL;
+}
 
 static void nsys_counts(const model_slices *m, uint64_t c[NS_N])
 {
     memset(c, 0, NS_N * sizeof *c);
-    for (uint32_t k = 0; k < m->ntracks; k++)
+    for (uint32_t k = 0; k < m->ntracks; k++) {
         c[NS_DEVICES] += m->tracks[k].tid >= 0;
+        c[NS_GPUS] += gpu_model(m, k) != NULL;
+        uint32_t j = 0;
+        while (j < k && m->tracks[j].pid != m->tracks[k].pid)
+            j++;
+        c[NS_PROCESSES] += j == k;
+    }
     uint8_t *seen = m->module ? pq_calloc((size_t)m->names.n + 1, 1) : NULL;
     for (size_t i = 0; i < m->n; i++) {
         int gpu = (m->flags[i] & SLICE_GPU_ANNOTATION) != 0,
             thunk = (m->flags[i] & SLICE_XLA_OP) != 0;
+        c[NS_KERNELS] += (m->flags[i] & SLICE_GPU_KERNEL) != 0;
         c[gpu ? NS_PROJECTED : NS_HOST]++;
         c[NS_THUNKS] += thunk;
         c[NS_MODULE_RANGES] += m->run_id[i] && !thunk;
@@ -149,11 +178,20 @@ void info_trace_text(buf *b, const pq_source *src)
     if (src->info.format == PQ_FORMAT_NSYS_JAX) {
         uint64_t c[NS_N];
         nsys_counts(m, c);
+        const char *model = NULL;
+        for (uint32_t k = 0; k < m->ntracks && !model; k++)
+            model = gpu_model(m, k);
+        buf_printf(b, "  nsys-jax: %" PRIu64 " process(es), %" PRIu64 " devices", c[NS_PROCESSES],
+                   c[NS_DEVICES]);
+        if (c[NS_GPUS])
+            buf_printf(b, " (GPU %s%s)", model, c[NS_GPUS] < c[NS_DEVICES] ? ", some unnamed" : "");
+        else
+            buf_printf(b, " (GPU model not recorded: no device-metadata.parquet)");
         buf_printf(b,
-                   "  nsys-jax: %" PRIu64 " devices, %" PRIu64
+                   ",\n  %" PRIu64 " kernel records, %" PRIu64
                    " GPU-projected NVTX ranges, %" PRIu64 " host NVTX ranges,\n  %" PRIu64
                    " XLA module ranges (%" PRIu64 " modules), %" PRIu64 " thunk ranges\n",
-                   c[NS_DEVICES], c[NS_PROJECTED], c[NS_HOST], c[NS_MODULE_RANGES], c[NS_MODULES],
+                   c[NS_KERNELS], c[NS_PROJECTED], c[NS_HOST], c[NS_MODULE_RANGES], c[NS_MODULES],
                    c[NS_THUNKS]);
     }
     buf_printf(b, "  %" PRIu64 " trace events, %zu slices on %u tracks", src->trace_events, m->n,

@@ -3,9 +3,13 @@
 # `profq info` on the shared archive against pyarrow and bad archives (truncated, no
 # trace.parquet, another column set) for exit 3, tests/nsys/bad_dumps.py corrupt HLO dumps,
 # tests/nsys/comm_rules.py the communication rules on hand-encoded HLO dumps;
-# tests/nsys/archive_loader.py, when present,
-# checks `profq nsys` (modules and the communication side: alignment, runtime, opcodes,
-# collectives, variability, bias) against the archive-era nsys-jax loader run as the oracle.
+# tests/nsys/archive_loader.py, when present, checks `profq nsys` (modules and the
+# communication side: alignment, runtime, opcodes, collectives, variability, bias) against
+# the archive-era nsys-jax loader run as the oracle; tests/nsys/newer_loader.py builds
+# newer-layout archives from the shared one (tests/nsys/newer_archive.py) and checks profq
+# against the current (HEAD) loader on them, one archive, an extracted archive directory and
+# several archives combined; tests/nsys/bad_archives.py: unsafe, truncated and corrupt
+# archives and unknown schemas exit 3.
 # Venvs: build/venv-nsys (tests/nsys-requirements.txt: pyarrow) and build/venv-nsysloader
 # (tests/nsys/loader-requirements.txt: the loader's pandas, pyarrow, numpy, protobuf and
 # grpcio-tools to compile the archive's protos).
@@ -34,5 +38,8 @@ if [ -f tests/nsys/archive_loader.py ]; then
   }
   "$loader" tests/nsys/archive_loader.py --profq "$profq" --archive "$archive" \
     --loader "$SHARED/peers/nsys-jax/archive-era/python/jax_nsys" || rc=1
+  "$loader" tests/nsys/newer_loader.py --profq "$profq" --archive "$archive" \
+    --head "$SHARED/peers/nsys-jax/head" || rc=1
+  "$loader" tests/nsys/bad_archives.py --profq "$profq" --archive "$archive" || rc=1
 fi
 exit $rc

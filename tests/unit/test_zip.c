@@ -1,12 +1,14 @@
 /* test_zip.c - unit tests of the nsys archive readers on hand-built bytes: the zip member
  * walk (io/zip.c: listing, reading stored members, refusing `..`, absolute and symlink
  * members, truncated and corrupt archives), the archive-directory mode (symlinks refused),
- * and the pushpop csv reader (quotes, a missing column, a bad number). Whole archives are
- * checked against Python's zipfile by tests/nsys/parquet_pyarrow.sh.
+ * the nsys-jax inputs of a directory (io/discover.c), and the pushpop csv reader (quotes, a missing
+ * column, a bad number). Whole archives are checked against Python's zipfile by
+ * tests/nsys/parquet_pyarrow.sh.
  */
 #include "testutil.h"
 
 #include "formats/pushpop.h"
+#include "io/discover.h"
 #include "io/zip.h"
 
 #include <zlib.h>
@@ -212,6 +214,47 @@ static void test_archive_directory(void **state)
     free(dir);
 }
 
+/* A directory of nsys-jax inputs (io/discover.c): the archives and extracted archives in
+ * it, sorted, other files ignored; an extracted archive is itself; byte-identical archives
+ * are kept once. */
+static void test_discover_archives(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp();
+    char p[PATH_MAX];
+    static const char *const files[] = {"b.zip", "a.zip", "a-copy.zip", "notes.txt"};
+    static const char *const bytes[] = {"PK-b", "PK-a", "PK-a", "text"};
+    for (int k = 0; k < 4; k++) {
+        snprintf(p, sizeof p, "%s/%s", dir, files[k]);
+        tu_write_file(p, bytes[k], 4);
+    }
+    snprintf(p, sizeof p, "%s/c/nvtx_gpu_proj_trace", dir);
+    tu_mkdirs(p);
+    pathlist l = {0};
+    assert_int_equal(discover_nsysjax(dir, &l), 1);
+    assert_int_equal(l.n, 4);
+    static const char *const want[] = {"/a-copy.zip", "/a.zip", "/b.zip", "/c"};
+    for (int k = 0; k < 4; k++) {
+        size_t a = strlen(l.items[k]), b = strlen(want[k]);
+        assert_true(a > b && strcmp(l.items[k] + a - b, want[k]) == 0);
+    }
+    dedupe_nsysjax(&l); /* a-copy.zip comes first: a.zip is the copy dropped */
+    assert_int_equal(l.n, 3);
+    assert_non_null(strstr(l.items[0], "/a-copy.zip"));
+    assert_non_null(strstr(l.items[1], "/b.zip"));
+    pathlist_free(&l);
+    snprintf(p, sizeof p, "%s/c", dir);
+    assert_int_equal(discover_nsysjax(p, &l), 1);
+    assert_int_equal(l.n, 1);
+    assert_string_equal(l.items[0], p);
+    pathlist_free(&l);
+    snprintf(p, sizeof p, "%s/c/nvtx_gpu_proj_trace", dir);
+    assert_int_equal(discover_nsysjax(p, &l), 0);
+    pathlist_free(&l);
+    tu_rm_rf(dir);
+    free(dir);
+}
+
 /* ---- pushpop csv ---- */
 
 static const char PP_HEADER[] =
@@ -271,7 +314,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zip_members),   cmocka_unit_test(test_zip_refuses_unsafe),
         cmocka_unit_test(test_zip_truncated), cmocka_unit_test(test_archive_directory),
-        cmocka_unit_test(test_pushpop_csv),
+        cmocka_unit_test(test_pushpop_csv),   cmocka_unit_test(test_discover_archives),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -1,0 +1,70 @@
+/* nsysjax_int.h - what the parts of the nsys-jax archive reader share (not a public API):
+ * the archive's metadata parquets (nsysjax_meta.c) and trace.parquet's column sets read into
+ * one row layout (nsysjax_cols.c), resolved and fed by nsysjax.c. */
+#ifndef PQ_FORMATS_NSYSJAX_INT_H
+#define PQ_FORMATS_NSYSJAX_INT_H
+#include "core/arena.h"
+#include "formats/parquet.h"
+#include "io/zip.h"
+#include "model/model.h"
+#include "profq.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A thread named `XlaLauncher:#global=G,local=L,process=P,(partition|slice)=S#`. */
+typedef struct nsysjax_launcher {
+    int64_t pid, tid, device, local, process, slice;
+} nsysjax_launcher;
+
+/* thread-metadata.parquet, device-metadata.parquet and system-metadata.parquet, when present. */
+typedef struct nsysjax_meta {
+    int has_threads;             /* thread-metadata.parquet was present */
+    size_t nthreads;             /* its rows */
+    nsysjax_launcher *launchers; /* its XlaLauncher rows, in file order */
+    size_t nlaunchers;
+    size_t ngpus;          /* device-metadata.parquet rows (0 when absent) */
+    pq_str *gpu_name;      /* per row: the GPU's name (empty when not given) */
+    int64_t *gpu_cudevice; /* per row: cuDevice (the row number when not given) */
+    pq_str hostname;       /* system-metadata.parquet's host name, empty when absent */
+    arena a;
+} nsysjax_meta;
+
+/* The member BASE of Z, or in nsys-jax-combine output (SLUG not NULL) BASE/SLUG when it
+ * exists (the process's own copy) else BASE (identical in every process); its name goes to
+ * NAME[0..CAP). The member's index, or -1. */
+long nsysjax_member(const pqzip *z, const char *base, const char *slug, char *name, size_t cap);
+/* Reads the metadata members of Z (ARCHIVE names it in errors; SLUG: nsysjax_member) that
+ * exist; a member that exists but lacks a column read is PQ_ERR_INPUT naming it. */
+pq_status nsysjax_meta_read(pqzip *z, const char *archive, const char *slug, nsysjax_meta *m,
+                            pq_error *err);
+void nsysjax_meta_free(nsysjax_meta *m);
+/* The launcher of (PID, TID), or NULL. */
+const nsysjax_launcher *nsysjax_meta_launcher(const nsysjax_meta *m, int64_t pid, int64_t tid);
+/* The name of the GPU with cuDevice LOCAL, or an empty string. */
+pq_str nsysjax_meta_gpu(const nsysjax_meta *m, int64_t local);
+
+/* trace.parquet's columns, in one layout whichever column set the file has. */
+enum { C_NAME, C_PSTART, C_PDUR, C_OSTART, C_PID, C_TID, C_GPUOPS, C_RID, C_PARENT, NCOL };
+
+enum {
+    NSYS_COLS_ERA = 0,   /* Name, Projected Start/Duration, Orig Start, ... RangeId, ParentId */
+    NSYS_COLS_TEXT = 1,  /* Text, Start, End, ..., Range ID, Parent ID (no tsl prefix) */
+    NSYS_COLS_DOMAIN = 2 /* the same plus Domain (2026.1.1): Name = Domain ":" Text */
+};
+
+typedef struct nsysjax_cols {
+    int set;                  /* NSYS_COLS_* */
+    size_t n;                 /* rows */
+    parquet_values col[NCOL]; /* C_OSTART and C_GPUOPS are empty (n == 0) unless set is ERA */
+    arena names;              /* Domain:Text names of the DOMAIN set */
+} nsysjax_cols;
+
+/* Reads trace.parquet DATA[0..N) (PATH names it in errors) into *OUT, which is zeroed
+ * first and freed with nsysjax_cols_free also after an error. A column set it does not
+ * know is PQ_ERR_INPUT naming the column. */
+pq_status nsysjax_cols_read(const uint8_t *data, size_t n, const char *path, nsysjax_cols *out,
+                            pq_error *err);
+void nsysjax_cols_free(nsysjax_cols *c);
+
+#endif

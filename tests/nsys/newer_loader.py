@@ -1,0 +1,261 @@
+"""`profq nsys` on newer nsys-jax archives against the CURRENT nsys-jax loader (JAX-Toolbox
+HEAD, ../shared/peers/nsys-jax/head) run as the oracle (tests/nsys/archive.sh runs this in
+build/venv-nsysloader: pandas, pyarrow, numpy; the HEAD loader is imported from its source
+directory, it needs no install).
+
+The archives are built by tests/nsys/newer_archive.py from the shared archive's rows (the
+transformation is documented there): thread-metadata with XlaLauncher thread names,
+device/system metadata, STORED members, the newer trace.parquet column set (with Domain, and
+without), the push/pop report as parquet and as csv.xz. Cases:
+- one archive (.zip), each column set;
+- the same archive extracted into a directory;
+- two archives of one job (processes 0 and 1: other PIDs/TIDs, devices 4-7, durations
+  scaled), given together on the command line, and as a directory holding them plus a
+  byte-identical copy of one (nsys-jax-combine de-duplicates identical files: counted once),
+  and as nsys-jax-combine's output directory, which the oracle reads in every case
+  (trace.parquet/, thread-metadata.parquet/ and report_nvtx_pushpop_trace.parquet/
+  directories with one file per process, the other members once).
+
+What the oracle does not run, stubbed (neither touches what is compared): the HloProto
+parts, which need protoc-compiled protos: `_remap_program_id` (HEAD's program id is the
+module's fingerprint hash; the stub keeps the number of `program_id=N`, "unknown" without
+one, which is what profq reports) and the communication classification (the archives hold no
+HloProtos, so profq sees no communication either: the warm-up split of both depends on
+compilation only).
+
+Compared, within 1e-6 relative, on profq's module and thunk slices (`profq export`: run_id
+"PROGRAM:EXECUTION", device tracks named "device G ...") split with the HEAD loader's warm-up
+rule (the oracle's compiled program ids; executions below compiled + communication are init):
+frames.{all,steady,init}.{module,thunk}_rows; per program id in the steady frame: rows and
+total ms; per (program id, device) the module rows of all frames (the XlaLauncher device
+mapping); per (program id, thunk name) the steady total ms. `profq nsys` itself: the all
+frame's row counts and the number of programs compiled. Not compared: `profq nsys`'s
+steady/init split, which applies the archive-era loader's rule to every archive
+(analysis/nsys_modules.c: execution 1 of a compiled program is neither init nor steady).
+"""
+import argparse
+import collections
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import types
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+import newer_archive  # noqa: E402
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def close(a, b, rel=1e-6):
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+
+
+_loaded = {}
+
+
+def head_loader(head_dir):
+    if _loaded:
+        return _loaded["dl"], _loaded["an"], _loaded["pd"]
+    display = types.ModuleType("IPython.display")
+    display.display = display.IFrame = lambda *a, **k: None
+    sys.modules.setdefault("IPython", types.ModuleType("IPython"))
+    sys.modules["IPython.display"] = display
+    sys.path.insert(0, str(head_dir))
+    from nsys_jax import analysis, data_loaders  # noqa: E402
+    from nsys_jax.utils import ProfilerData  # noqa: E402
+
+    def remap(old_id_str, name, prefix, replica, allow_missing_protobuf=False):
+        return "unknown" if old_id_str is None else str(int(old_id_str))
+
+    def no_protos(thunk_df, prefix):
+        thunk_df["Communication"] = False
+        thunk_df["ProjDurHiddenMs"] = 0.0
+        return thunk_df
+
+    data_loaders._remap_program_id = remap
+    data_loaders.ensure_compiled_protos_are_importable = lambda prefix=None: None
+    data_loaders._classify_comms = no_protos
+    _loaded.update(dl=data_loaders, an=analysis, pd=ProfilerData)
+    return data_loaders, analysis, ProfilerData
+
+
+def oracle(head_dir, prefix):
+    data_loaders, analysis, ProfilerData = head_loader(head_dir)
+    frames = data_loaders._load_nvtx_gpu_proj_trace(pathlib.Path(prefix), {"module", "thunk"})
+    compile_df = data_loaders._load_nvtx_pushpop_trace(pathlib.Path(prefix), {"compile"})
+    all_ = ProfilerData(compile=compile_df, module=frames["module"], thunk=frames["thunk"])
+    init, steady = analysis.apply_warmup_heuristics(all_)
+    return all_, init, steady
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def exported(profq, paths):
+    """profq's thunk and module slices: (program, exec, device, name, dur_ms, is_thunk)."""
+    p = run([profq, "export", *paths])
+    check(p.returncode == 0, f"profq export exits 0 ({p.returncode}: {p.stderr.strip()[:300]})")
+    if p.returncode:
+        return []
+    doc = json.loads(p.stdout)
+    names = {}
+    for e in doc["traceEvents"]:
+        if e.get("ph") == "M" and e.get("name") == "thread_name":
+            names[(e["pid"], e.get("tid"))] = e["args"]["name"]
+    out = []
+    for e in doc["traceEvents"]:
+        run_id = e.get("args", {}).get("run_id") if e.get("ph") == "X" else None
+        if not run_id:
+            continue
+        m = re.match(r"^device (\d+)", names.get((e["pid"], e["tid"]), ""))
+        prog, ex = run_id.split(":")
+        name = e["name"]
+        tm = re.match(r"^(?:TSL:)?Thunk:#(?:name=.*?,|)hlo_op=([a-z0-9._-]+)#$", name)
+        out.append((prog, int(ex), int(m.group(1)) if m else None,
+                    tm.group(1) if tm else name, e["dur"] / 1e3, tm is not None))
+    return out
+
+
+def compare(profq, paths, prefix, head_dir, label):
+    all_, init, steady = oracle(head_dir, prefix)
+
+    def pid(p):  # HEAD's "unknown" is profq's -1
+        return "-1" if p == "unknown" else str(p)
+
+    compiled = {pid(p) for p in all_.compile["ProgramId"].unique()}
+    p = run([profq, "nsys", "--format", "json", *paths])
+    check(p.returncode == 0, f"{label}: profq nsys exits 0 ({p.returncode}: {p.stderr.strip()})")
+    if p.returncode != 0:
+        return
+    doc = json.loads(p.stdout)
+    for kind in ("module", "thunk"):
+        want, got = len(getattr(all_, kind)), doc["frames"]["all"][f"{kind}_rows"]
+        check(got == want, f"{label}: nsys frames.all.{kind}_rows = {want} (profq {got})")
+    check(doc["compiled_programs"] == len(compiled),
+          f"{label}: {len(compiled)} programs compiled (profq {doc['compiled_programs']})")
+
+    # profq's module and thunk slices, split with the HEAD loader's warm-up rule (no
+    # communication: executions below 1 of the programs compiled in the profile are init).
+    slices = exported(profq, paths)
+
+    def is_init(prog, ex):
+        return prog in compiled and ex < 1
+
+    for fname, fr, keep in (("all", all_, lambda p, e: True),
+                            ("steady", steady, lambda p, e: not is_init(p, e)),
+                            ("init", init, is_init)):
+        for kind, thunk in (("module", False), ("thunk", True)):
+            want = len(getattr(fr, kind))
+            got = sum(1 for p_, e, _, _, _, t in slices if t == thunk and keep(p_, e))
+            check(got == want, f"{label}: frames.{fname}.{kind}_rows = {want} (profq {got})")
+
+    want = {}
+    for prog, df in steady.module.groupby(level="ProgramId"):
+        want[pid(prog)] = (len(df), float(df["ProjDurMs"].sum()))
+    got = collections.defaultdict(lambda: [0, 0.0])
+    for prog, ex, _, _, ms, thunk in slices:
+        if not thunk and not is_init(prog, ex):
+            got[prog][0] += 1
+            got[prog][1] += ms
+    check(set(got) == set(want), f"{label}: steady program ids {sorted(want)} (profq {sorted(got)})")
+    for prog, (rows, ms) in sorted(want.items(), key=lambda kv: -kv[1][1]):
+        g = got.get(prog, [0, 0.0])
+        check(g[0] == rows and close(g[1], ms),
+              f"{label}: steady program {prog}: {rows} rows, {ms:.9f} ms "
+              f"(profq {g[0]}, {g[1]:.9f})")
+    # Module rows per (program, device), all frames: the device mapping.
+    want_dev = collections.Counter(
+        (pid(p), int(d)) for p, _, d in all_.module.index.to_list())
+    got_dev = collections.Counter((p, d) for p, _, d, _, _, thunk in slices if not thunk)
+    check(want_dev == got_dev,
+          f"{label}: module rows per (program, device) over {len(want_dev)} pairs "
+          f"(differ: {sorted(set(want_dev.items()) ^ set(got_dev.items()))[:6]})")
+    # Steady thunk totals per (program, thunk name).
+    want_t = collections.defaultdict(float)
+    for (prog, _, name, _, _), ms in steady.thunk["ProjDurMs"].items():
+        want_t[(pid(prog), name)] += float(ms)
+    got_t = collections.defaultdict(float)
+    for prog, ex, _, name, ms, thunk in slices:
+        if thunk and not is_init(prog, ex):
+            got_t[(prog, name)] += ms
+    bad = [k for k in set(want_t) | set(got_t) if not close(want_t.get(k, -1), got_t.get(k, -2))]
+    check(not bad and want_t,
+          f"{label}: steady thunk totals of {len(want_t)} (program, thunk) groups "
+          f"(differ: {[(k, want_t.get(k), got_t.get(k)) for k in sorted(bad)[:4]]})")
+
+
+def combine_dir(path, archives):
+    """The nsys-jax-combine layout of ARCHIVES {slug: members}: one file per process."""
+    for slug, members in archives.items():
+        for name, data in members.items():
+            if name in ("nvtx_gpu_proj_trace/trace.parquet", "thread-metadata.parquet",
+                        "report_nvtx_pushpop_trace.parquet"):
+                full = os.path.join(path, name, slug)
+            else:
+                full = os.path.join(path, name)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "wb") as f:
+                f.write(data)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--profq", required=True)
+    ap.add_argument("--archive", required=True, help="the shared archive-era archive")
+    ap.add_argument("--head", required=True, help="the directory holding nsys_jax/")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        t = pathlib.Path(tmp)
+        cases = {
+            "newer archive (Domain column set, pushpop parquet)": dict(),
+            "newer archive (Text column set, pushpop csv.xz)": dict(domain=False,
+                                                                    pushpop="csv.xz"),
+        }
+        for k, (label, opts) in enumerate(cases.items()):
+            members = newer_archive.newer_members(a.archive, **opts)
+            z = t / f"new{k}.zip"
+            newer_archive.write_zip(z, members)
+            ext = t / f"extracted{k}"
+            newer_archive.write_dir(ext, members)
+            compare(a.profq, [str(z)], ext, a.head, label)
+            compare(a.profq, [str(ext)], ext, a.head, label + ", extracted directory")
+
+        procs = {
+            "rank0": newer_archive.newer_members(a.archive),
+            "rank1": newer_archive.newer_members(a.archive, process=1, pid_offset=100000,
+                                                 scale=1.01, launcher_order=(0, 1, 2, 3)),
+        }
+        zips = []
+        job = t / "job"
+        job.mkdir()
+        for slug, members in procs.items():
+            newer_archive.write_zip(job / f"{slug}.zip", members)
+            zips.append(str(job / f"{slug}.zip"))
+        comb = t / "combined"
+        combine_dir(comb, procs)
+        compare(a.profq, zips, comb, a.head, "two archives on the command line")
+        compare(a.profq, [str(comb)], comb, a.head, "the nsys-jax-combine output directory")
+        shutil.copy(zips[0], job / "rank0-copy.zip")
+        compare(a.profq, [str(job)], comb, a.head,
+                "a directory of the two archives and an identical copy of one")
+        compare(a.profq, zips + [str(job / "rank0-copy.zip")], comb, a.head,
+                "the two archives and an identical copy on the command line")
+
+
+main()
+if failures:
+    print(f"newer_loader: {len(failures)} check(s) failed")
+    sys.exit(1)
+print("newer_loader: all checks passed")
