@@ -452,3 +452,10 @@ pq_status pq_summary_report(const pq_summary *s, int top_k, pq_sink *sink, pq_er
         return err_set(err, st, "", -1, st == PQ_ERR_OUTPUT ? "write failed" : "out of memory");
     return PQ_OK;
 }
+
+pq_status pq_summary_report_view(const pq_summary *s, int top_k, const pq_summary_view *view,
+                                 pq_sink *sink, pq_error *err)
+{
+    (void)view;
+    return pq_summary_report(s, top_k, sink, err);
+}
