@@ -16,7 +16,7 @@ SHARED=${SHARED:-$top/../shared}
 work=$(mktemp -d "${TMPDIR:-/tmp}/profq-widths-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export LC_ALL=C.UTF-8
-fail=0 runs=0 widest=0
+fail=0 runs=0 widest=0 last_rc=0
 # Paths as a user types them (data/..., fixtures/...): commands run in a scratch directory.
 mkdir -p "$work/run"
 ln -s "$top/tests/fixtures" "$work/run/fixtures"
@@ -35,6 +35,7 @@ check() {
     local what=$1
     shift
     (cd "$work/run" && "$@" >"$work/out" 2>/dev/null </dev/null)
+    last_rc=$?
     runs=$((runs + 1))
     local w
     w=$(cols "$work/out")
@@ -74,8 +75,7 @@ check_ok() {
     local what=$1
     shift
     check "$what" "$@"
-    (cd "$work/run" && "$@" >/dev/null 2>&1 </dev/null)
-    local rc=$?
+    local rc=$last_rc
     if [ $rc -gt 1 ] || [ ! -s "$work/out" ]; then
         fail=1
         echo "FAIL: exit $rc or empty output: $what"
