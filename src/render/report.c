@@ -82,95 +82,6 @@ typedef struct col {
     const char *label; /* lists: the label; tables: the head */
 } col;
 
-/* NAME split on "::" with each part trimmed of spaces and ':' (the seed's region parts of
- * a name, spec/seed-tools.md 1.14) and joined with "=>": is PATH that, or a prefix of it by
- * parts? */
-static int name_has_path(const char *name, const char *path)
-{
-    size_t pl = strlen(path), o = 0;
-    const char *p = name;
-    while (*p) {
-        const char *e = strstr(p, "::");
-        const char *end = e ? e : p + strlen(p);
-        const char *s = p;
-        while (s < end && (*s == ' ' || *s == ':'))
-            s++;
-        while (end > s && (end[-1] == ' ' || end[-1] == ':'))
-            end--;
-        size_t n = (size_t)(end - s);
-        if (n) {
-            if (o) {
-                if (o + 2 > pl || strncmp(path + o, "=>", 2) != 0)
-                    return 0;
-                o += 2;
-            }
-            if (o + n > pl || strncmp(path + o, s, n) != 0)
-                return 0;
-            o += n;
-            if (o == pl)
-                return 1;
-        }
-        if (!e)
-            break;
-        p = e + 2;
-    }
-    return 0;
-}
-
-/* Does an op name of the summary, split on "::", give PATH? (The seed splits a name without
- * "=>" on "::" into region parts; the summary keeps its paths so, and the report shows
- * such a path with "::" again: `void at::native`, not `void at=>native`.) */
-static int cxx_path(const jval *doc, const char *path)
-{
-    static const struct {
-        const char *list, *key;
-    } where[] = {{"hot_ops", "name"},
-                 {"device_op_region_aggregates", "op_name"},
-                 {"gap_region_contexts", "op_name"},
-                 {"gap_before_ops", "name"},
-                 {"semantic_families", "example_op"}};
-    if (!strstr(path, "=>"))
-        return 0;
-    for (size_t w = 0; w < sizeof where / sizeof *where; w++) {
-        const jval *a = jv_get(doc, where[w].list);
-        for (size_t i = 0; a && a->t == JV_ARR && i < a->n; i++) {
-            const char *n = jv_string(jv_get(a->items[i], where[w].key));
-            if (n && strstr(n, "::") && !strstr(n, "=>") && name_has_path(n, path))
-                return 1;
-        }
-    }
-    /* A part with a C++ signature's characters, or a C++ namespace first: a name too. */
-    for (const char *p = path; *p; p++) {
-        if (p[0] == '=' && p[1] == '>')
-            p++;
-        else if (strchr(" <>(),*&", *p))
-            return 1;
-    }
-    static const char *const ns[] = {"aten", "c10", "c10d", "at", "torch", "std"};
-    size_t first = strcspn(path, "=");
-    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
-        if (strlen(ns[i]) == first && strncmp(path, ns[i], first) == 0)
-            return 1;
-    return 0;
-}
-
-/* A region path as the report shows it (see cxx_path). */
-static void region(buf *b, const jval *doc, const char *path)
-{
-    if (!cxx_path(doc, path)) {
-        buf_puts(b, path);
-        return;
-    }
-    for (const char *p = path; *p; p++) {
-        if (p[0] == '=' && p[1] == '>') {
-            buf_puts(b, "::");
-            p++;
-        } else {
-            buf_putc(b, *p);
-        }
-    }
-}
-
 /* The text of cell C of ROW (code cells without their backticks); 1 when it is "n/a"
  * standing for an absent code value (printed as is). */
 static int cell(buf *b, const rep *r, const jval *row, const col *c)
@@ -197,7 +108,7 @@ static int cell(buf *b, const rep *r, const jval *row, const col *c)
             return 1;
         }
         if (c->kind == C_REGION)
-            region(b, r->doc, jv_string(v));
+            su_region(b, r->doc, jv_string(v));
         else
             buf_puts(b, jv_string(v));
         break;
@@ -327,7 +238,7 @@ static void regions_section(const rep *r, const jval *s, int k)
                 if (p2 && ok && strlen(p2) == rl && strncmp(p2, path, rl) == 0)
                     root = inc;
             }
-            region(&c, r->doc, path);
+            su_region(&c, r->doc, path);
         } else {
             buf_puts(&c, "n/a");
         }
@@ -400,7 +311,7 @@ static void gap_context_section(const rep *r, const jval *s, int k)
                 nops++;
             }
         }
-        region(&c, r->doc, reg);
+        su_region(&c, r->doc, reg);
         su_table_add_buf(&t, &c, 0);
         buf_printf(&c, "%.0f", cnt);
         su_table_add_buf(&t, &c, 1);

@@ -271,6 +271,97 @@ void su_wrap(buf *b, const char *s, size_t width, const char *first, const char 
     buf_putc(b, '\n');
 }
 
+/* ---- region paths ------------------------------------------------------------------------ */
+
+/* NAME split on "::" with each part trimmed of spaces and ':' (the seed's region parts of
+ * a name, spec/seed-tools.md 1.14) and joined with "=>": is PATH that, or a prefix of it by
+ * parts? */
+static int name_has_path(const char *name, const char *path)
+{
+    size_t pl = strlen(path), o = 0;
+    const char *p = name;
+    while (*p) {
+        const char *e = strstr(p, "::");
+        const char *end = e ? e : p + strlen(p);
+        const char *s = p;
+        while (s < end && (*s == ' ' || *s == ':'))
+            s++;
+        while (end > s && (end[-1] == ' ' || end[-1] == ':'))
+            end--;
+        size_t n = (size_t)(end - s);
+        if (n) {
+            if (o) {
+                if (o + 2 > pl || strncmp(path + o, "=>", 2) != 0)
+                    return 0;
+                o += 2;
+            }
+            if (o + n > pl || strncmp(path + o, s, n) != 0)
+                return 0;
+            o += n;
+            if (o == pl)
+                return 1;
+        }
+        if (!e)
+            break;
+        p = e + 2;
+    }
+    return 0;
+}
+
+/* Does an op name of the summary, split on "::", give PATH? (The seed splits a name without
+ * "=>" on "::" into region parts; the summary keeps its paths so, and the report shows
+ * such a path with "::" again: `void at::native`, not `void at=>native`.) */
+static int cxx_path(const jval *doc, const char *path)
+{
+    static const struct {
+        const char *list, *key;
+    } where[] = {{"hot_ops", "name"},
+                 {"device_op_region_aggregates", "op_name"},
+                 {"gap_region_contexts", "op_name"},
+                 {"gap_before_ops", "name"},
+                 {"semantic_families", "example_op"}};
+    if (!strstr(path, "=>"))
+        return 0;
+    for (size_t w = 0; w < sizeof where / sizeof *where; w++) {
+        const jval *a = jv_get(doc, where[w].list);
+        for (size_t i = 0; a && a->t == JV_ARR && i < a->n; i++) {
+            const char *n = jv_string(jv_get(a->items[i], where[w].key));
+            if (n && strstr(n, "::") && !strstr(n, "=>") && name_has_path(n, path))
+                return 1;
+        }
+    }
+    /* A part with a C++ signature's characters, or a C++ namespace first: a name too. */
+    for (const char *p = path; *p; p++) {
+        if (p[0] == '=' && p[1] == '>')
+            p++;
+        else if (strchr(" <>(),*&", *p))
+            return 1;
+    }
+    static const char *const ns[] = {"aten", "c10", "c10d", "at", "torch", "std"};
+    size_t first = strcspn(path, "=");
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+        if (strlen(ns[i]) == first && strncmp(path, ns[i], first) == 0)
+            return 1;
+    return 0;
+}
+
+/* A region path as people read it (see cxx_path). */
+void su_region(buf *b, const jval *doc, const char *path)
+{
+    if (!cxx_path(doc, path)) {
+        buf_puts(b, path);
+        return;
+    }
+    for (const char *p = path; *p; p++) {
+        if (p[0] == '=' && p[1] == '>') {
+            buf_puts(b, "::");
+            p++;
+        } else {
+            buf_putc(b, *p);
+        }
+    }
+}
+
 /* ---- compare, track and query documents ---------------------------------------------------- */
 
 static int scalar(const jval *v)
@@ -284,6 +375,8 @@ static void scalar_text(buf *b, const char *key, const jval *v, su_unit inherit)
 {
     if (!v || v->t == JV_NULL)
         buf_puts(b, "n/a");
+    else if (v->t == JV_STR && (!strcmp(key, "path") || !strcmp(key, "region_path")))
+        su_region(b, NULL, v->s);
     else if (v->t == JV_STR)
         buf_puts(b, v->s);
     else if (v->t == JV_BOOL)
@@ -294,6 +387,30 @@ static void scalar_text(buf *b, const char *key, const jval *v, su_unit inherit)
     b->n--; /* NUL-terminated for su_wrap, not counted */
 }
 
+/* KEY as a short table head: "inclusive_share_of_total" -> "incl share". */
+static void short_head(char *out, size_t cap, const char *key)
+{
+    static const char *const from[] = {"share_of_total", "duration", "exclusive", "inclusive",
+                                       "representative", "fraction", "_"};
+    static const char *const to[] = {"share", "dur", "excl", "incl", "repr", "frac", " "};
+    size_t o = 0;
+    while (*key && o + 1 < cap) {
+        size_t i = 0, n = 0;
+        for (; i < sizeof from / sizeof *from; i++)
+            if (!strncmp(key, from[i], n = strlen(from[i])))
+                break;
+        const char *put = i < sizeof from / sizeof *from ? to[i] : NULL;
+        if (put) {
+            o += (size_t)snprintf(out + o, cap - o, "%s", put);
+            o = o < cap ? o : cap - 1;
+            key += n;
+        } else {
+            out[o++] = *key++;
+        }
+    }
+    out[o] = '\0';
+}
+
 /* An array of objects with scalar values as one table (columns: the first object's keys);
  * 0, or -1 when it is not such an array or does not fit. */
 static int doc_table(buf *b, const jval *arr, size_t width, const char *indent)
@@ -302,10 +419,12 @@ static int doc_table(buf *b, const jval *arr, size_t width, const char *indent)
     if (o->t != JV_OBJ || o->n == 0 || o->n > 32)
         return -1;
     su_col cols[32];
+    char heads[32][48];
     for (size_t j = 0; j < o->n; j++) {
+        short_head(heads[j], sizeof heads[j], o->keys[j]);
         su_unit u = su_unit_of(o->keys[j]);
         int num = o->items[j] && (o->items[j]->t == JV_INT || o->items[j]->t == JV_NUM);
-        cols[j] = (su_col){o->keys[j], (unsigned char)(num || u != SU_PLAIN),
+        cols[j] = (su_col){heads[j], (unsigned char)(num || u != SU_PLAIN),
                            (unsigned char)(o->items[j] && o->items[j]->t == JV_STR), 0};
     }
     su_table t;

@@ -59,6 +59,11 @@ void su_table_free(su_table *t);
  * with FIRST, the next with REST; a word longer than a line is shortened in the middle. */
 void su_wrap(buf *b, const char *s, size_t width, const char *first, const char *rest);
 
+/* Region PATH ("a=>b") with "::" between its parts when the seed split it from a C++ name
+ * on "::" (an op name of the summary DOC, when not NULL, gives that path; else a part with
+ * a C++ signature's characters or a C++ namespace first says so): `void at::native`. */
+void su_region(buf *b, const jval *doc, const char *path);
+
 /* The text of a compare, track or query document: keys in order, figures with units,
  * arrays of objects as tables. WIDE: names whole (else 120 columns). */
 void su_render_doc(buf *b, const jval *doc, int wide);
