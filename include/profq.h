@@ -704,6 +704,22 @@ pq_status pq_summary_query(const pq_summary *summary, const char *question, int 
 pq_status pq_summary_compare(const pq_summary *before, const pq_summary *after, int top_k,
                              int strict, pq_sink *sink, pq_error *err);
 
+/* How the summary family prints for people (issue 16 items 10, 11, 13): FMT PQ_OUT_JSON
+ * writes the documents above; PQ_OUT_TEXT writes text that fits 120 columns (names
+ * shortened in the middle with "…", whole when WIDE), figures with their units. The
+ * report is markdown either way; WIDE keeps its names whole too. */
+typedef struct pq_summary_view {
+    pq_output fmt;
+    int wide;
+} pq_summary_view;
+pq_status pq_summary_report_view(const pq_summary *summary, int top_k, const pq_summary_view *view,
+                                 pq_sink *sink, pq_error *err);
+pq_status pq_summary_query_view(const pq_summary *summary, const char *question, int top_k,
+                                const pq_summary_view *view, pq_sink *sink, pq_error *err);
+pq_status pq_summary_compare_view(const pq_summary *before, const pq_summary *after, int top_k,
+                                  int strict, const pq_summary_view *view, pq_sink *sink,
+                                  pq_error *err);
+
 /* Thresholds and labels of pq_summary_track; pq_track_defaults fills the seed's defaults. */
 typedef struct pq_track_options {
     double max_step_median_regression_pct;         /* 5.0 */
@@ -715,6 +731,8 @@ typedef struct pq_track_options {
     const char *label;           /* NULL: null */
     const char *recorded_at_utc; /* NUL-terminated, chosen by the caller */
     const char *history_path;    /* not NULL: append the record as one JSONL line */
+    pq_summary_view view;        /* {PQ_OUT_JSON, 0} */
+    pq_sink *gate;               /* not NULL: on fail, one line per failed threshold */
 } pq_track_options;
 void pq_track_defaults(pq_track_options *opts);
 

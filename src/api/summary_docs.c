@@ -12,6 +12,7 @@
 #include "profq.h"
 #include "io/append.h"
 #include "render/summary_doc.h"
+#include "render/summary_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -153,13 +154,34 @@ pq_status pq_summary_write(const pq_summary *s, pq_sink *sink, pq_error *err)
     return emit(s->doc, 2, sink, err);
 }
 
+/* V as JSON (indent 2), or as text for people when VIEW asks for it. */
+static pq_status emit_view(const jval *v, const pq_summary_view *view, pq_sink *sink, pq_error *err)
+{
+    if (!view || view->fmt != PQ_OUT_TEXT || !v)
+        return emit(v, 2, sink, err);
+    buf b;
+    buf_init(&b, sink);
+    su_render_doc(&b, v, view->wide);
+    pq_status st = buf_flush(&b);
+    buf_release(&b);
+    if (st != PQ_OK)
+        return err_set(err, st, "", -1, st == PQ_ERR_OUTPUT ? "write failed" : "out of memory");
+    return PQ_OK;
+}
+
+pq_status pq_summary_query_view(const pq_summary *s, const char *question, int top_k,
+                                const pq_summary_view *view, pq_sink *sink, pq_error *err)
+{
+    jval *r = summary_query(s->doc, question, top_k);
+    pq_status st = emit_view(r, view, sink, err);
+    jv_free(r);
+    return st;
+}
+
 pq_status pq_summary_query(const pq_summary *s, const char *question, int top_k, pq_sink *sink,
                            pq_error *err)
 {
-    jval *r = summary_query(s->doc, question, top_k);
-    pq_status st = emit(r, 2, sink, err);
-    jv_free(r);
-    return st;
+    return pq_summary_query_view(s, question, top_k, NULL, sink, err);
 }
 
 static pq_status strict_check(const jval *cmp, pq_error *err)
@@ -183,12 +205,18 @@ static pq_status strict_check(const jval *cmp, pq_error *err)
 pq_status pq_summary_compare(const pq_summary *b, const pq_summary *a, int top_k, int strict,
                              pq_sink *sink, pq_error *err)
 {
+    return pq_summary_compare_view(b, a, top_k, strict, NULL, sink, err);
+}
+
+pq_status pq_summary_compare_view(const pq_summary *b, const pq_summary *a, int top_k, int strict,
+                                  const pq_summary_view *view, pq_sink *sink, pq_error *err)
+{
     jval *r = summary_compare(b->doc, a->doc, top_k);
     pq_status st = r ? PQ_OK : err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
     if (st == PQ_OK && strict)
         st = strict_check(r, err);
     if (st == PQ_OK)
-        st = emit(r, 2, sink, err);
+        st = emit_view(r, view, sink, err);
     jv_free(r);
     return st;
 }
@@ -201,6 +229,7 @@ void pq_track_defaults(pq_track_options *o)
     o->max_communication_share_regression_abs = 0.05;
     o->max_stall_share_regression_abs = 0.05;
     o->top_k = 10;
+    o->view.fmt = PQ_OUT_JSON;
 }
 
 pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_track_options *o,
@@ -237,7 +266,16 @@ pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_tr
         buf_release(&line);
     }
     if (st == PQ_OK)
-        st = emit(rec, 2, sink, err);
+        st = emit_view(rec, &o->view, sink, err);
+    if (st == PQ_OK && o->gate && *status == PQ_TRACK_FAIL) {
+        buf g;
+        buf_init(&g, o->gate);
+        su_track_gate(&g, rec, o->max_step_median_regression_pct, o->max_step_p90_regression_pct);
+        pq_status gs = buf_flush(&g);
+        buf_release(&g);
+        if (gs != PQ_OK)
+            st = err_set(err, gs, "", -1, "write failed");
+    }
     jv_free(rec);
     jv_free(cmp);
     return st;

@@ -167,6 +167,9 @@ int cli_summary_operand(const char *cmd, const cli_common *c, cli_summary_args *
 int cli_before_after(const char *cmd, const cli_common *c, const char *paths[2]);
 typedef pq_status (*cli_summary_fn)(const pq_summary *s, int top_k, void *ctx, pq_sink *sink,
                                     pq_error *err);
+/* What compare/track/query print (issue 16 item 13): --format when GIVEN (FMT), else text
+ * when stdout is a terminal and OUT_PATH is not a file, else JSON (pipes keep their bytes). */
+pq_output cli_summary_fmt(int given, pq_output fmt, const char *out_path);
 /* Loads A->path, opens A->out_path, runs RENDER into it, closes. Returns the exit code. */
 int cli_run_summary(const cli_summary_args *a, cli_summary_fn render, void *ctx);
 

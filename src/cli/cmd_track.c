@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,12 +12,16 @@ static const char usage[] =
     "            [--strict-provenance] [--max-step-median-regression-pct 5.0]\n"
     "            [--max-step-p90-regression-pct 10.0]\n"
     "            [--max-communication-share-regression-abs 0.05]\n"
-    "            [--max-stall-share-regression-abs 0.05] [-o FILE]\n"
+    "            [--max-stall-share-regression-abs 0.05] [--format text|json] [--wide]\n"
+    "            [-o FILE]\n"
     "\n"
     "fail when the steady-state median or p90 step time regressed past its threshold,\n"
     "warn when the communication or stall share grew past its threshold, else pass.\n"
     "Prints the record; with --history appends it as one JSON line (whole-line write under\n"
-    "an exclusive lock, then fsync). Exit 1 on fail, so CI can gate.\n";
+    "an exclusive lock, then fsync). Exit 1 on fail, so CI can gate, with one line per failed\n"
+    "threshold on stderr (metric, value, threshold, baseline). --format: text (the default\n"
+    "on a terminal: 120 columns, times in µs/ms/s, names shortened in the middle with …,\n"
+    "whole with --wide) or json (the default in pipes and files; the history is JSON).\n";
 
 enum {
     OPT_STRICT = CLI_OPT_OWN,
@@ -27,7 +32,8 @@ enum {
     OPT_LABEL,
     OPT_HISTORY,
     OPT_BEFORE,
-    OPT_AFTER
+    OPT_AFTER,
+    OPT_WIDE
 };
 static const struct option options[] = {
     {"strict-provenance", no_argument, NULL, OPT_STRICT},
@@ -39,6 +45,8 @@ static const struct option options[] = {
     {"history", required_argument, NULL, OPT_HISTORY},
     {"before", required_argument, NULL, OPT_BEFORE},
     {"after", required_argument, NULL, OPT_AFTER},
+    {"wide", no_argument, NULL, OPT_WIDE},
+    CLI_LONG_FORMAT,
     CLI_LONG_TOP_K,
     CLI_LONG_OUTPUT,
     CLI_LONG_END};
@@ -54,9 +62,17 @@ static int parse_double(const char *name, const char *v, double *out)
     return 0;
 }
 
+/* The gate's failed thresholds go to stderr, one line each. */
+static int to_stderr(void *ctx, const void *p, size_t n)
+{
+    (void)ctx;
+    return fwrite(p, 1, n, stderr) == n ? 0 : -1;
+}
+
 typedef struct track_args {
     const char *paths[2]; /* before, after */
     pq_track_options o;
+    int fmt_given;
 } track_args;
 
 static int take(void *ctx, int id, const char *v)
@@ -86,6 +102,12 @@ static int take(void *ctx, int id, const char *v)
     case OPT_HISTORY:
         o->history_path = v;
         return EXIT_OK;
+    case OPT_WIDE:
+        o->view.wide = 1;
+        return EXIT_OK;
+    case 'f':
+        t->fmt_given = 1;
+        return cli_parse_format_among("track", v, "text or json", &o->view.fmt);
     }
     t->paths[id == OPT_AFTER] = v; /* --before, --after */
     return EXIT_OK;
@@ -96,7 +118,7 @@ static int cmd_track(int argc, char **argv)
     track_args t;
     memset(&t, 0, sizeof t);
     pq_track_defaults(&t.o);
-    const cli_spec spec = {"track", "o:", options, NULL, take, &t};
+    const cli_spec spec = {"track", "o:f:", options, NULL, take, &t};
     cli_common c;
     int code = cli_parse(&spec, argc, argv, &c);
     if (code != 0)
@@ -107,6 +129,9 @@ static int cmd_track(int argc, char **argv)
         return code;
     const char **paths = t.paths, *out_path = c.out_path;
     pq_track_options o = t.o;
+    o.view.fmt = cli_summary_fmt(t.fmt_given, o.view.fmt, out_path);
+    pq_sink gate = {to_stderr, NULL};
+    o.gate = &gate;
     char when[64];
     cli_generated_at(when, sizeof when);
     o.recorded_at_utc = when;

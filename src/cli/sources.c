@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 /* generated_at_utc: SOURCE_DATE_EPOCH when set (reproducible builds), else now, in the
  * seed's form (UTC ISO-8601, microseconds when non-zero, 'Z'). */
@@ -129,6 +130,14 @@ int cli_summary_operand(const char *cmd, const cli_common *c, cli_summary_args *
     if (c->npaths == 1)
         a->path = c->paths[0];
     return EXIT_OK;
+}
+
+pq_output cli_summary_fmt(int given, pq_output fmt, const char *out_path)
+{
+    if (given)
+        return fmt;
+    int to_stdout = !out_path || strcmp(out_path, "-") == 0;
+    return to_stdout && isatty(STDOUT_FILENO) ? PQ_OUT_TEXT : PQ_OUT_JSON;
 }
 
 int cli_run_summary(const cli_summary_args *a, cli_summary_fn render, void *ctx)

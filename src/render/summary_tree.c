@@ -7,6 +7,7 @@
 #include "analysis/summary.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 static const char *const CATEGORY_KEYS[PQ_SM_NCATEGORIES] = {"compute", "communication", "host",
                                                              "stall", "other"};
@@ -56,16 +57,64 @@ static jval *provenance_tree(const pq_sm_provenance *pv)
     return o;
 }
 
+/* One key of a row of the document: its name, how the struct holds it, and where. */
+typedef enum { F_STR, F_U64, F_I64, F_NUM } field_kind;
+typedef struct field {
+    const char *key;
+    field_kind kind;
+    size_t off;
+} field;
+#define FIELD(T, key, kind, member)                                                                \
+    {                                                                                              \
+        key, kind, offsetof(T, member)                                                             \
+    }
+#define NFIELDS(a) (sizeof(a) / sizeof *(a))
+
+/* The object of ROW with FIELDS, in their order. */
+static jval *row_tree(const void *row, const field *fields, size_t nfields)
+{
+    const char *p = row;
+    jval *o = jv_obj();
+    for (size_t j = 0; j < nfields; j++) {
+        const void *at = p + fields[j].off;
+        jval *v = NULL;
+        switch (fields[j].kind) {
+        case F_STR:
+            v = jv_cstr(*(const char *const *)at);
+            break;
+        case F_U64:
+            v = jv_int((int64_t) * (const uint64_t *)at);
+            break;
+        case F_I64:
+            v = jv_int(*(const int64_t *)at);
+            break;
+        case F_NUM:
+            v = jv_num(*(const double *)at);
+            break;
+        }
+        jv_set(o, fields[j].key, v);
+    }
+    return o;
+}
+
+/* The array of N rows of SIZE bytes from ROWS, each with FIELDS. */
+static jval *rows_tree(const void *rows, size_t n, size_t size, const field *fields, size_t nfields)
+{
+    jval *a = jv_arr();
+    for (size_t k = 0; k < n; k++)
+        jv_push(a, row_tree((const char *)rows + k * size, fields, nfields));
+    return a;
+}
+
 static jval *stats_tree(const pq_sm_duration_stats *d)
 {
-    jval *o = jv_obj();
-    jv_set(o, "count", jv_int((int64_t)d->count));
-    jv_set(o, "mean", jv_num(d->mean));
-    jv_set(o, "median", jv_num(d->median));
-    jv_set(o, "p90", jv_num(d->p90));
-    jv_set(o, "min", jv_num(d->min));
-    jv_set(o, "max", jv_num(d->max));
-    return o;
+    static const field f[] = {FIELD(pq_sm_duration_stats, "count", F_U64, count),
+                              FIELD(pq_sm_duration_stats, "mean", F_NUM, mean),
+                              FIELD(pq_sm_duration_stats, "median", F_NUM, median),
+                              FIELD(pq_sm_duration_stats, "p90", F_NUM, p90),
+                              FIELD(pq_sm_duration_stats, "min", F_NUM, min),
+                              FIELD(pq_sm_duration_stats, "max", F_NUM, max)};
+    return row_tree(d, f, NFIELDS(f));
 }
 
 static jval *step_time_tree(const pq_sm_step_time *st)
@@ -107,127 +156,93 @@ static jval *breakdown_tree(const pq_sm_breakdown *b)
 
 static jval *hot_ops_tree(const pq_sm_hot_op *rows, size_t n)
 {
-    jval *a = jv_arr();
-    for (size_t k = 0; k < n; k++) {
-        const pq_sm_hot_op *h = &rows[k];
-        jval *o = jv_obj();
-        jv_set(o, "name", jv_cstr(h->name));
-        jv_set(o, "canonical_name", jv_cstr(h->canonical_name));
-        jv_set(o, "category", jv_cstr(h->category));
-        jv_set(o, "count", jv_int((int64_t)h->count));
-        jv_set(o, "total_duration", jv_num(h->total_duration));
-        jv_set(o, "exclusive_duration", jv_num(h->exclusive_duration));
-        jv_set(o, "avg_duration", jv_num(h->avg_duration));
-        jv_set(o, "shape_signature", jv_cstr(h->shape_signature));
-        jv_set(o, "source_file", jv_cstr(h->source_file));
-        jv_set(o, "tf_op_path", jv_cstr(h->tf_op_path));
-        jv_set(o, "flop_proxy_per_invocation", jv_num(h->flop_proxy_per_invocation));
-        jv_push(a, o);
-    }
-    return a;
+    static const field f[] = {
+        FIELD(pq_sm_hot_op, "name", F_STR, name),
+        FIELD(pq_sm_hot_op, "canonical_name", F_STR, canonical_name),
+        FIELD(pq_sm_hot_op, "category", F_STR, category),
+        FIELD(pq_sm_hot_op, "count", F_U64, count),
+        FIELD(pq_sm_hot_op, "total_duration", F_NUM, total_duration),
+        FIELD(pq_sm_hot_op, "exclusive_duration", F_NUM, exclusive_duration),
+        FIELD(pq_sm_hot_op, "avg_duration", F_NUM, avg_duration),
+        FIELD(pq_sm_hot_op, "shape_signature", F_STR, shape_signature),
+        FIELD(pq_sm_hot_op, "source_file", F_STR, source_file),
+        FIELD(pq_sm_hot_op, "tf_op_path", F_STR, tf_op_path),
+        FIELD(pq_sm_hot_op, "flop_proxy_per_invocation", F_NUM, flop_proxy_per_invocation)};
+    return rows_tree(rows, n, sizeof *rows, f, NFIELDS(f));
 }
 
 static jval *families_tree(const pq_sm_family *rows, size_t n)
 {
-    jval *a = jv_arr();
-    for (size_t k = 0; k < n; k++) {
-        const pq_sm_family *f = &rows[k];
-        jval *r = jv_obj();
-        jv_set(r, "family", jv_cstr(f->family));
-        jv_set(r, "count", jv_int((int64_t)f->count));
-        jv_set(r, "total_duration", jv_num(f->total_duration));
-        jv_set(r, "exclusive_duration", jv_num(f->exclusive_duration));
-        jv_set(r, "share_of_total", jv_num(f->share_of_total));
-        jv_set(r, "avg_duration", jv_num(f->avg_duration));
-        jv_set(r, "avg_exclusive_duration", jv_num(f->avg_exclusive_duration));
-        jv_set(r, "example_op", jv_cstr(f->example_op));
-        jv_set(r, "dominant_shape_signature", jv_cstr(f->dominant_shape_signature));
-        jv_set(r, "flop_proxy_total", jv_num(f->flop_proxy_total));
-        jv_set(r, "time_per_flop_proxy", jv_num(f->time_per_flop_proxy));
-        jv_push(a, r);
-    }
-    return a;
+    static const field f[] = {
+        FIELD(pq_sm_family, "family", F_STR, family),
+        FIELD(pq_sm_family, "count", F_U64, count),
+        FIELD(pq_sm_family, "total_duration", F_NUM, total_duration),
+        FIELD(pq_sm_family, "exclusive_duration", F_NUM, exclusive_duration),
+        FIELD(pq_sm_family, "share_of_total", F_NUM, share_of_total),
+        FIELD(pq_sm_family, "avg_duration", F_NUM, avg_duration),
+        FIELD(pq_sm_family, "avg_exclusive_duration", F_NUM, avg_exclusive_duration),
+        FIELD(pq_sm_family, "example_op", F_STR, example_op),
+        FIELD(pq_sm_family, "dominant_shape_signature", F_STR, dominant_shape_signature),
+        FIELD(pq_sm_family, "flop_proxy_total", F_NUM, flop_proxy_total),
+        FIELD(pq_sm_family, "time_per_flop_proxy", F_NUM, time_per_flop_proxy)};
+    return rows_tree(rows, n, sizeof *rows, f, NFIELDS(f));
 }
 
 static jval *collectives_tree(const pq_sm_collective *rows, size_t n)
 {
-    jval *a = jv_arr();
-    for (size_t k = 0; k < n; k++) {
-        jval *r = jv_obj();
-        jv_set(r, "collective", jv_cstr(rows[k].collective));
-        jv_set(r, "count", jv_int((int64_t)rows[k].count));
-        jv_set(r, "total_duration", jv_num(rows[k].total_duration));
-        jv_set(r, "avg_duration", jv_num(rows[k].avg_duration));
-        jv_push(a, r);
-    }
-    return a;
+    static const field f[] = {FIELD(pq_sm_collective, "collective", F_STR, collective),
+                              FIELD(pq_sm_collective, "count", F_U64, count),
+                              FIELD(pq_sm_collective, "total_duration", F_NUM, total_duration),
+                              FIELD(pq_sm_collective, "avg_duration", F_NUM, avg_duration)};
+    return rows_tree(rows, n, sizeof *rows, f, NFIELDS(f));
 }
 
 static jval *gaps_tree(const pq_sm_gap *rows, size_t n)
 {
-    jval *a = jv_arr();
-    for (size_t k = 0; k < n; k++) {
-        jval *r = jv_obj();
-        jv_set(r, "name", jv_cstr(rows[k].name));
-        jv_set(r, "count", jv_int((int64_t)rows[k].count));
-        jv_set(r, "total_gap_duration", jv_num(rows[k].total_gap_duration));
-        jv_set(r, "max_gap_duration", jv_num(rows[k].max_gap_duration));
-        jv_set(r, "avg_gap_duration", jv_num(rows[k].avg_gap_duration));
-        jv_set(r, "payload_op", jv_cstr(rows[k].name));
-        jv_set(r, "marker_op", jv_cstr(rows[k].marker_op));
-        jv_push(a, r);
-    }
-    return a;
+    static const field f[] = {FIELD(pq_sm_gap, "name", F_STR, name),
+                              FIELD(pq_sm_gap, "count", F_U64, count),
+                              FIELD(pq_sm_gap, "total_gap_duration", F_NUM, total_gap_duration),
+                              FIELD(pq_sm_gap, "max_gap_duration", F_NUM, max_gap_duration),
+                              FIELD(pq_sm_gap, "avg_gap_duration", F_NUM, avg_gap_duration),
+                              FIELD(pq_sm_gap, "payload_op", F_STR, name),
+                              FIELD(pq_sm_gap, "marker_op", F_STR, marker_op)};
+    return rows_tree(rows, n, sizeof *rows, f, NFIELDS(f));
 }
 
 static jval *contexts_tree(const pq_sm_gap_context *rows, size_t n)
 {
-    jval *a = jv_arr();
-    for (size_t k = 0; k < n; k++) {
-        jval *r = jv_obj();
-        jv_set(r, "op_name", jv_cstr(rows[k].op_name));
-        jv_set(r, "region_path", jv_cstr(rows[k].region_path));
-        jv_set(r, "count", jv_int((int64_t)rows[k].count));
-        jv_set(r, "total_gap_duration", jv_num(rows[k].total_gap_duration));
-        jv_set(r, "avg_gap_duration", jv_num(rows[k].avg_gap_duration));
-        jv_push(a, r);
-    }
-    return a;
+    static const field f[] = {
+        FIELD(pq_sm_gap_context, "op_name", F_STR, op_name),
+        FIELD(pq_sm_gap_context, "region_path", F_STR, region_path),
+        FIELD(pq_sm_gap_context, "count", F_U64, count),
+        FIELD(pq_sm_gap_context, "total_gap_duration", F_NUM, total_gap_duration),
+        FIELD(pq_sm_gap_context, "avg_gap_duration", F_NUM, avg_gap_duration)};
+    return rows_tree(rows, n, sizeof *rows, f, NFIELDS(f));
 }
 
 static jval *regions_tree(const pq_sm_region *rows, size_t n)
 {
-    jval *a = jv_arr();
-    for (size_t k = 0; k < n; k++) {
-        jval *r = jv_obj();
-        jv_set(r, "path", jv_cstr(rows[k].path));
-        jv_set(r, "depth", jv_int(rows[k].depth));
-        jv_set(r, "count", jv_int((int64_t)rows[k].count));
-        jv_set(r, "inclusive_duration", jv_num(rows[k].inclusive_duration));
-        jv_set(r, "exclusive_duration", jv_num(rows[k].exclusive_duration));
-        jv_push(a, r);
-    }
-    return a;
+    static const field f[] = {FIELD(pq_sm_region, "path", F_STR, path),
+                              FIELD(pq_sm_region, "depth", F_I64, depth),
+                              FIELD(pq_sm_region, "count", F_U64, count),
+                              FIELD(pq_sm_region, "inclusive_duration", F_NUM, inclusive_duration),
+                              FIELD(pq_sm_region, "exclusive_duration", F_NUM, exclusive_duration)};
+    return rows_tree(rows, n, sizeof *rows, f, NFIELDS(f));
 }
 
 static jval *op_regions_tree(const pq_sm_op_region *rows, size_t n)
 {
-    jval *a = jv_arr();
-    for (size_t k = 0; k < n; k++) {
-        const pq_sm_op_region *x = &rows[k];
-        jval *r = jv_obj();
-        jv_set(r, "region_path", jv_cstr(x->region_path));
-        jv_set(r, "op_name", jv_cstr(x->op_name));
-        jv_set(r, "canonical_name", jv_cstr(x->canonical_name));
-        jv_set(r, "category", jv_cstr(x->category));
-        jv_set(r, "count", jv_int((int64_t)x->count));
-        jv_set(r, "total_duration", jv_num(x->total_duration));
-        jv_set(r, "exclusive_duration", jv_num(x->exclusive_duration));
-        jv_set(r, "avg_duration", jv_num(x->avg_duration));
-        jv_set(r, "shape_signature", jv_cstr(x->shape_signature));
-        jv_push(a, r);
-    }
-    return a;
+    static const field f[] = {
+        FIELD(pq_sm_op_region, "region_path", F_STR, region_path),
+        FIELD(pq_sm_op_region, "op_name", F_STR, op_name),
+        FIELD(pq_sm_op_region, "canonical_name", F_STR, canonical_name),
+        FIELD(pq_sm_op_region, "category", F_STR, category),
+        FIELD(pq_sm_op_region, "count", F_U64, count),
+        FIELD(pq_sm_op_region, "total_duration", F_NUM, total_duration),
+        FIELD(pq_sm_op_region, "exclusive_duration", F_NUM, exclusive_duration),
+        FIELD(pq_sm_op_region, "avg_duration", F_NUM, avg_duration),
+        FIELD(pq_sm_op_region, "shape_signature", F_STR, shape_signature)};
+    return rows_tree(rows, n, sizeof *rows, f, NFIELDS(f));
 }
 
 static jval *candidates_tree(const pq_sm_candidate *rows, size_t n)

@@ -2,7 +2,8 @@
 # tests/cli/widths.sh - default text fits a terminal (issue 16 item 10): every text-producing
 # command (info, tools, scan, memory-viewer, memory text/md, heap, memory-profile, ops by op,
 # category and program, roofline, tt summary) on every file of ../shared/data (xplane, hlo,
-# trace-json, tenstorrent) and tests/fixtures prints no line wider than 120 columns
+# trace-json, tenstorrent) and tests/fixtures, and the summary family (report, query,
+# compare and track text on the summaries of the traces and XPlanes), prints no line wider than 120 columns
 # (characters, not bytes: "…" is one column). With --wide, names are whole: no "…" at all,
 # and the op and program names of the JSON appear in the text. memory --format tsv is for
 # programs (one line per row, in bytes) and is not checked. Exit 0 pass, 1 fail, 77 skip
@@ -15,7 +16,7 @@ SHARED=${SHARED:-$top/../shared}
 work=$(mktemp -d "${TMPDIR:-/tmp}/profq-widths-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export LC_ALL=C.UTF-8
-fail=0 runs=0 widest=0
+fail=0 runs=0 widest=0 last_rc=0
 # Paths as a user types them (data/..., fixtures/...): commands run in a scratch directory.
 mkdir -p "$work/run"
 ln -s "$top/tests/fixtures" "$work/run/fixtures"
@@ -34,6 +35,7 @@ check() {
     local what=$1
     shift
     (cd "$work/run" && "$@" >"$work/out" 2>/dev/null </dev/null)
+    last_rc=$?
     runs=$((runs + 1))
     local w
     w=$(cols "$work/out")
@@ -63,6 +65,55 @@ done
 for f in "$work"/run/data/tenstorrent/*.log; do
     [ -e "$f" ] && check "tt summary ${f#"$work"/run/}" "$PROFQ" tt summary "${f#"$work"/run/}"
 done
+
+# The summary family (issue 16 items 10, 13): report (markdown), query, compare and track text
+# on the summary of every trace-json and xplane file (compare and track on neighbouring pairs).
+# These must succeed (exit 0, or 1 for a failed track gate) and print something: a command
+# that refuses --format text fails here too.
+# check_ok WHAT CMD...: check, and the command exits 0 or 1 with a non-empty stdout
+check_ok() {
+    local what=$1
+    shift
+    check "$what" "$@"
+    local rc=$last_rc
+    if [ $rc -gt 1 ] || [ ! -s "$work/out" ]; then
+        fail=1
+        echo "FAIL: exit $rc or empty output: $what"
+    fi
+}
+mkdir -p "$work/run/sum"
+sums=()
+for f in "${files[@]}"; do
+    case "$f" in data/trace-json/* | data/xplane/*) ;; *) continue ;; esac
+    s=sum/${#sums[@]}.json
+    (cd "$work/run" && "$PROFQ" summarize "$f" -o "$s" >/dev/null 2>&1) || continue
+    sums+=("$s")
+    check_ok "report $f" "$PROFQ" report "$s"
+    for q in 'top ops' 'is communication dominating compute' 'collective breakdown' \
+        'gap before all-reduce' 'hierarchical regions' 'memory-bound ops' 'what to optimize'; do
+        check_ok "query '$q' $f" "$PROFQ" query --format text --question "$q" "$s"
+    done
+done
+for ((i = 1; i < ${#sums[@]}; i++)); do
+    a=${sums[$((i - 1))]} b=${sums[$i]}
+    check_ok "compare $a $b" "$PROFQ" compare --format text "$a" "$b"
+    check_ok "track $a $b" "$PROFQ" track --format text "$a" "$b"
+done
+# --wide keeps the report's and the compare text's names whole
+for s in "${sums[@]}"; do
+    (cd "$work/run" && "$PROFQ" report --wide "$s") >"$work/wide" 2>/dev/null
+    if grep -q '…' "$work/wide"; then
+        fail=1
+        echo "FAIL: report --wide shortened a name: $s"
+    fi
+done
+if [ ${#sums[@]} -gt 1 ]; then
+    (cd "$work/run" && "$PROFQ" compare --wide --format text "${sums[0]}" "${sums[1]}") >"$work/wide" 2>/dev/null
+    if grep -q '…' "$work/wide"; then
+        fail=1
+        echo "FAIL: compare --wide shortened a name"
+    fi
+fi
 
 # --wide keeps names whole: no "…", and every op and program name of the JSON is in the text.
 cd "$work/run" || exit 1

@@ -1,0 +1,567 @@
+/* summary_text.c - the summary family's text for people (issue 16 items 10, 11, 13): units
+ * of the figures of summary documents (times are microseconds there), aligned tables that
+ * fit 120 columns by shortening names in the middle, wrapped paragraphs, and the text of
+ * the compare, track and query documents (render/summary_text.h). It formats documents the
+ * analyses returned; it computes nothing and reads no file. Not the markdown report
+ * (render/report.c, which uses these tables) and not the JSON (api/summary_docs.c). */
+#include "render/summary_text.h"
+
+#include "core/alloc.h"
+#include "render/text.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int has(const char *key, const char *part)
+{
+    return strstr(key, part) != NULL;
+}
+
+su_unit su_unit_of(const char *key)
+{
+    if (has(key, "share") || has(key, "fraction"))
+        return SU_SHARE;
+    if (has(key, "_pct"))
+        return SU_PCT;
+    if (has(key, "flop") || has(key, "_ratio") || has(key, "periodicity"))
+        return has(key, "flop") ? SU_SCI : SU_PLAIN;
+    if (has(key, "count") || !strcmp(key, "depth") || has(key, "step") || has(key, "rank"))
+        return SU_COUNT;
+    static const char *const times[] = {"duration", "median", "p90",   "mean", "gap", "before",
+                                        "after",    "delta",  "total", "avg",  "max", "min"};
+    for (size_t i = 0; i < sizeof times / sizeof *times; i++)
+        if (has(key, times[i]))
+            return SU_TIME;
+    return SU_PLAIN;
+}
+
+void su_time(buf *b, double us)
+{
+    char t[32];
+    buf_puts(b, us == 0 ? "0 \xC2\xB5s" : text_time(t, us * 1e6));
+}
+
+void su_value(buf *b, const jval *v, su_unit u)
+{
+    int ok;
+    double d = jv_number(v, &ok);
+    if (!ok) {
+        buf_puts(b, "n/a");
+        return;
+    }
+    switch (u) {
+    case SU_TIME:
+        su_time(b, d);
+        break;
+    case SU_SHARE:
+        buf_printf(b, "%.2f%%", d * 100);
+        break;
+    case SU_PCT:
+        buf_printf(b, "%.2f%%", d);
+        break;
+    case SU_COUNT:
+        buf_printf(b, "%.0f", d);
+        break;
+    case SU_SCI:
+        buf_printf(b, "%.3e", d);
+        break;
+    case SU_PLAIN:
+        if (v->t == JV_INT)
+            buf_printf(b, "%lld", (long long)v->i);
+        else
+            buf_printf(b, "%.3f", d);
+        break;
+    }
+}
+
+/* ---- tables ------------------------------------------------------------------------------ */
+
+void su_table_init(su_table *t, const su_col *cols, size_t ncols, int md)
+{
+    memset(t, 0, sizeof *t);
+    t->cols = cols;
+    t->ncols = ncols;
+    t->md = md;
+}
+
+void su_table_add(su_table *t, const char *s, size_t n, int raw)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        su_cell *c = pq_realloc_array(t->cells, cap, sizeof *c);
+        if (!c) {
+            t->nomem = 1;
+            return;
+        }
+        t->cells = c;
+        t->cap = cap;
+    }
+    char *copy = pq_malloc(n + 1);
+    if (!copy) {
+        t->nomem = 1;
+        return;
+    }
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+    t->cells[t->n].s = copy;
+    t->cells[t->n].raw = raw;
+    t->n++;
+}
+
+void su_table_add_buf(su_table *t, buf *b, int raw)
+{
+    su_table_add(t, b->p ? b->p : "", b->p ? b->n : 0, raw);
+    b->n = 0;
+}
+
+void su_table_free(su_table *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        pq_free(t->cells[i].s);
+    pq_free(t->cells);
+    memset(t, 0, sizeof *t);
+}
+
+/* A markdown code cell's text: newlines flattened, ` and | escaped. */
+static void escape(buf *b, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '`' || *s == '|')
+            buf_putc(b, '\\');
+        buf_putc(b, *s == '\n' ? ' ' : *s);
+    }
+}
+
+static int is_code(const su_table *t, size_t j, const su_cell *c)
+{
+    return t->md && t->cols[j].code && !c->raw;
+}
+
+/* Columns of cell C of column J as printed whole. */
+static size_t cell_cols(const su_table *t, size_t j, const su_cell *c)
+{
+    if (!is_code(t, j, c))
+        return text_cols(c->s, strlen(c->s));
+    buf e;
+    buf_init(&e, NULL);
+    escape(&e, c->s);
+    size_t w = (e.p ? text_cols(e.p, e.n) : 0) + 2;
+    buf_release(&e);
+    return w;
+}
+
+/* Cell C of column J in W columns (shortened in the middle when longer), padded when PAD. */
+static void put_cell(buf *b, const su_table *t, size_t j, const su_cell *c, size_t w, int pad)
+{
+    size_t have = cell_cols(t, j, c);
+    if (t->cols[j].right && pad)
+        for (size_t k = have < w ? have : w; k < w; k++)
+            buf_putc(b, ' ');
+    if (is_code(t, j, c)) {
+        buf e;
+        buf_init(&e, NULL);
+        escape(&e, c->s);
+        buf_putc(b, '`');
+        text_fit(b, e.p ? e.p : "", e.p ? e.n : 0, have > w ? w - 2 : 0, 0);
+        buf_putc(b, '`');
+        buf_release(&e);
+    } else {
+        text_fit(b, c->s, strlen(c->s), have > w ? w : 0, 0);
+    }
+    if (!t->cols[j].right && pad)
+        for (size_t k = have < w ? have : w; k < w; k++)
+            buf_putc(b, ' ');
+}
+
+static void put_row(buf *b, const su_table *t, const su_cell *row, const size_t *w,
+                    const char *indent)
+{
+    buf_puts(b, indent);
+    for (size_t j = 0; j < t->ncols; j++) {
+        int last = j + 1 == t->ncols;
+        if (t->md)
+            buf_puts(b, j ? " | " : "| ");
+        else if (j)
+            buf_puts(b, "  ");
+        put_cell(b, t, j, &row[j], w[j], t->md || !last || t->cols[j].right);
+    }
+    buf_puts(b, t->md ? " |\n" : "\n");
+}
+
+int su_table_emit(buf *b, const su_table *t, size_t width, const char *indent)
+{
+    size_t nc = t->ncols, nrows = nc ? t->n / nc : 0;
+    size_t w[32], total = text_cols(indent, strlen(indent));
+    if (nc == 0 || nc > 32)
+        return -1;
+    su_cell *heads = pq_calloc(nc, sizeof *heads);
+    if (!heads)
+        return -1;
+    for (size_t j = 0; j < nc; j++) {
+        heads[j].s = (char *)t->cols[j].head;
+        heads[j].raw = 1;
+        w[j] = text_cols(heads[j].s, strlen(heads[j].s));
+        for (size_t i = 0; i < nrows; i++) {
+            size_t c = cell_cols(t, j, &t->cells[i * nc + j]);
+            if (c > w[j])
+                w[j] = c;
+        }
+        total += w[j];
+    }
+    total += t->md ? 3 * nc + 1 : 2 * (nc - 1);
+    /* Shorten the widest shrinkable column one column at a time until the table fits. */
+    while (width && total > width) {
+        size_t best = nc;
+        for (size_t j = 0; j < nc; j++) {
+            size_t floor = text_cols(t->cols[j].head, strlen(t->cols[j].head));
+            floor = floor < 12 ? 12 : floor;
+            if (t->cols[j].shrink && w[j] > floor && (best == nc || w[j] > w[best]))
+                best = j;
+        }
+        if (best == nc) {
+            pq_free(heads);
+            return -1;
+        }
+        w[best]--;
+        total--;
+    }
+    put_row(b, t, heads, w, indent);
+    if (t->md) {
+        buf_puts(b, indent);
+        for (size_t j = 0; j < nc; j++) {
+            buf_putc(b, '|');
+            for (size_t k = 0; k < w[j] + 1; k++)
+                buf_putc(b, '-');
+            buf_putc(b, t->cols[j].right ? ':' : '-');
+        }
+        buf_puts(b, "|\n");
+    }
+    for (size_t i = 0; i < nrows; i++)
+        put_row(b, t, &t->cells[i * nc], w, indent);
+    pq_free(heads);
+    return 0;
+}
+
+/* ---- paragraphs -------------------------------------------------------------------------- */
+
+void su_wrap(buf *b, const char *s, size_t width, const char *first, const char *rest)
+{
+    size_t fc = text_cols(first, strlen(first)), rc = text_cols(rest, strlen(rest));
+    size_t col = fc, start = fc;
+    buf_puts(b, first);
+    while (*s == ' ')
+        s++;
+    while (*s) {
+        size_t n = strcspn(s, " \n"), c = text_cols(s, n);
+        if (width && col > start && col + 1 + c > width) {
+            buf_putc(b, '\n');
+            buf_puts(b, rest);
+            col = start = rc;
+        } else if (col > start) {
+            buf_putc(b, ' ');
+            col++;
+        }
+        size_t room = width > col ? width - col : 0;
+        text_fit(b, s, n, width && c > room ? (room < 12 ? 12 : room) : 0, 0);
+        col += width && c > room ? (room < 12 ? 12 : room) : c;
+        s += n;
+        while (*s == ' ' || *s == '\n')
+            s++;
+    }
+    buf_putc(b, '\n');
+}
+
+/* ---- region paths ------------------------------------------------------------------------ */
+
+/* NAME split on "::" with each part trimmed of spaces and ':' (the seed's region parts of
+ * a name, spec/seed-tools.md 1.14) and joined with "=>": is PATH that, or a prefix of it by
+ * parts? */
+static int name_has_path(const char *name, const char *path)
+{
+    size_t pl = strlen(path), o = 0;
+    const char *p = name;
+    while (*p) {
+        const char *e = strstr(p, "::");
+        const char *end = e ? e : p + strlen(p);
+        const char *s = p;
+        while (s < end && (*s == ' ' || *s == ':'))
+            s++;
+        while (end > s && (end[-1] == ' ' || end[-1] == ':'))
+            end--;
+        size_t n = (size_t)(end - s);
+        if (n) {
+            if (o) {
+                if (o + 2 > pl || strncmp(path + o, "=>", 2) != 0)
+                    return 0;
+                o += 2;
+            }
+            if (o + n > pl || strncmp(path + o, s, n) != 0)
+                return 0;
+            o += n;
+            if (o == pl)
+                return 1;
+        }
+        if (!e)
+            break;
+        p = e + 2;
+    }
+    return 0;
+}
+
+/* Does an op name of the summary, split on "::", give PATH? (The seed splits a name without
+ * "=>" on "::" into region parts; the summary keeps its paths so, and the report shows
+ * such a path with "::" again: `void at::native`, not `void at=>native`.) */
+static int cxx_path(const jval *doc, const char *path)
+{
+    static const struct {
+        const char *list, *key;
+    } where[] = {{"hot_ops", "name"},
+                 {"device_op_region_aggregates", "op_name"},
+                 {"gap_region_contexts", "op_name"},
+                 {"gap_before_ops", "name"},
+                 {"semantic_families", "example_op"}};
+    if (!strstr(path, "=>"))
+        return 0;
+    for (size_t w = 0; w < sizeof where / sizeof *where; w++) {
+        const jval *a = jv_get(doc, where[w].list);
+        for (size_t i = 0; a && a->t == JV_ARR && i < a->n; i++) {
+            const char *n = jv_string(jv_get(a->items[i], where[w].key));
+            if (n && strstr(n, "::") && !strstr(n, "=>") && name_has_path(n, path))
+                return 1;
+        }
+    }
+    /* A part with a C++ signature's characters, or a C++ namespace first: a name too. */
+    for (const char *p = path; *p; p++) {
+        if (p[0] == '=' && p[1] == '>')
+            p++;
+        else if (strchr(" <>(),*&", *p))
+            return 1;
+    }
+    static const char *const ns[] = {"aten", "c10", "c10d", "at", "torch", "std"};
+    size_t first = strcspn(path, "=");
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+        if (strlen(ns[i]) == first && strncmp(path, ns[i], first) == 0)
+            return 1;
+    return 0;
+}
+
+/* A region path as people read it (see cxx_path). */
+void su_region(buf *b, const jval *doc, const char *path)
+{
+    if (!cxx_path(doc, path)) {
+        buf_puts(b, path);
+        return;
+    }
+    for (const char *p = path; *p; p++) {
+        if (p[0] == '=' && p[1] == '>') {
+            buf_puts(b, "::");
+            p++;
+        } else {
+            buf_putc(b, *p);
+        }
+    }
+}
+
+/* ---- compare, track and query documents ---------------------------------------------------- */
+
+static int scalar(const jval *v)
+{
+    return !v || (v->t != JV_ARR && v->t != JV_OBJ);
+}
+
+/* A scalar V of KEY as text with its unit (INHERIT, the unit of the object holding it, when
+ * KEY says none: the shares of time_breakdown_share_delta). */
+static void scalar_text(buf *b, const char *key, const jval *v, su_unit inherit)
+{
+    if (!v || v->t == JV_NULL)
+        buf_puts(b, "n/a");
+    else if (v->t == JV_STR && (!strcmp(key, "path") || !strcmp(key, "region_path")))
+        su_region(b, NULL, v->s);
+    else if (v->t == JV_STR)
+        buf_puts(b, v->s);
+    else if (v->t == JV_BOOL)
+        buf_puts(b, v->b ? "yes" : "no");
+    else
+        su_value(b, v, su_unit_of(key) != SU_PLAIN ? su_unit_of(key) : inherit);
+    buf_putc(b, '\0');
+    b->n--; /* NUL-terminated for su_wrap, not counted */
+}
+
+/* KEY as a short table head: "inclusive_share_of_total" -> "incl share". */
+static void short_head(char *out, size_t cap, const char *key)
+{
+    static const char *const from[] = {"share_of_total", "duration", "exclusive", "inclusive",
+                                       "representative", "fraction", "_"};
+    static const char *const to[] = {"share", "dur", "excl", "incl", "repr", "frac", " "};
+    size_t o = 0;
+    while (*key && o + 1 < cap) {
+        size_t i = 0, n = 0;
+        for (; i < sizeof from / sizeof *from; i++)
+            if (!strncmp(key, from[i], n = strlen(from[i])))
+                break;
+        const char *put = i < sizeof from / sizeof *from ? to[i] : NULL;
+        if (put) {
+            o += (size_t)snprintf(out + o, cap - o, "%s", put);
+            o = o < cap ? o : cap - 1;
+            key += n;
+        } else {
+            out[o++] = *key++;
+        }
+    }
+    out[o] = '\0';
+}
+
+/* An array of objects with scalar values as one table (columns: the first object's keys);
+ * 0, or -1 when it is not such an array or does not fit. */
+static int doc_table(buf *b, const jval *arr, size_t width, const char *indent)
+{
+    const jval *o = arr->items[0];
+    if (o->t != JV_OBJ || o->n == 0 || o->n > 32)
+        return -1;
+    su_col cols[32];
+    char heads[32][48];
+    for (size_t j = 0; j < o->n; j++) {
+        short_head(heads[j], sizeof heads[j], o->keys[j]);
+        su_unit u = su_unit_of(o->keys[j]);
+        int num = o->items[j] && (o->items[j]->t == JV_INT || o->items[j]->t == JV_NUM);
+        cols[j] = (su_col){heads[j], (unsigned char)(num || u != SU_PLAIN),
+                           (unsigned char)(o->items[j] && o->items[j]->t == JV_STR), 0};
+    }
+    su_table t;
+    su_table_init(&t, cols, o->n, 0);
+    buf cell;
+    buf_init(&cell, NULL);
+    int ok = 1;
+    for (size_t i = 0; ok && i < arr->n; i++) {
+        const jval *r = arr->items[i];
+        ok = r && r->t == JV_OBJ;
+        for (size_t j = 0; ok && j < o->n; j++) {
+            const jval *v = jv_get(r, o->keys[j]);
+            ok = scalar(v);
+            scalar_text(&cell, o->keys[j], v, SU_PLAIN);
+            su_table_add_buf(&t, &cell, 1);
+        }
+    }
+    buf_release(&cell);
+    int rc = ok && !t.nomem ? su_table_emit(b, &t, width, indent) : -1;
+    su_table_free(&t);
+    return rc;
+}
+
+static void doc_obj(buf *b, const jval *o, size_t width, size_t depth, su_unit inherit);
+
+/* Keys whose strings are prose (wrapped at spaces); other strings are names (shortened). */
+static int prose(const char *key)
+{
+    static const char *const k[] = {"details",     "rationale", "title",    "evidence",
+                                    "suggestions", "messages",  "failures", "warnings"};
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++)
+        if (!strcmp(key, k[i]))
+            return 1;
+    return 0;
+}
+
+/* KEY: V at DEPTH (two spaces each). */
+static void doc_entry(buf *b, const char *key, const jval *v, size_t width, size_t depth,
+                      su_unit inherit)
+{
+    char ind[64], head[320];
+    size_t d = depth * 2 < sizeof ind - 3 ? depth * 2 : sizeof ind - 3;
+    memset(ind, ' ', d);
+    ind[d] = '\0';
+    if (scalar(v)) {
+        buf s;
+        buf_init(&s, NULL);
+        scalar_text(&s, key, v, inherit);
+        snprintf(head, sizeof head, "%s%s: ", ind, key);
+        ind[d] = ' ', ind[d + 1] = ' ', ind[d + 2] = '\0';
+        if (prose(key)) {
+            su_wrap(b, s.p ? s.p : "", width, head, ind);
+        } else {
+            size_t hc = text_cols(head, strlen(head));
+            buf_puts(b, head);
+            text_fit(b, s.p ? s.p : "", s.n, width ? (width > hc + 12 ? width - hc : 12) : 0, 0);
+            buf_putc(b, '\n');
+        }
+        buf_release(&s);
+        return;
+    }
+    if (v->n == 0) {
+        buf_printf(b, "%s%s: %s\n", ind, key, v->t == JV_ARR ? "none" : "-");
+        return;
+    }
+    buf_printf(b, "%s%s:\n", ind, key);
+    ind[d] = ' ', ind[d + 1] = ' ', ind[d + 2] = '\0';
+    if (v->t == JV_OBJ) {
+        doc_obj(b, v, width, depth + 1, su_unit_of(key));
+    } else if (doc_table(b, v, width, ind) != 0) {
+        for (size_t i = 0; i < v->n; i++) {
+            const jval *it = v->items[i];
+            if (it && it->t == JV_OBJ) {
+                buf_printf(b, "%s- #%zu\n", ind, i + 1);
+                doc_obj(b, it, width, depth + 2, SU_PLAIN);
+            } else {
+                buf s;
+                buf_init(&s, NULL);
+                scalar_text(&s, key, it, SU_PLAIN);
+                if (!prose(key)) {
+                    buf_printf(b, "%s- ", ind);
+                    size_t hc = d + 4;
+                    text_fit(b, s.p ? s.p : "", s.n,
+                             width ? (width > hc + 12 ? width - hc : 12) : 0, 0);
+                    buf_putc(b, '\n');
+                    buf_release(&s);
+                    continue;
+                }
+                snprintf(head, sizeof head, "%s- ", ind);
+                char rest[72];
+                snprintf(rest, sizeof rest, "%s  ", ind);
+                su_wrap(b, s.p ? s.p : "", width, head, rest);
+                buf_release(&s);
+            }
+        }
+    }
+}
+
+static void doc_obj(buf *b, const jval *o, size_t width, size_t depth, su_unit inherit)
+{
+    /* scalars first, then lists and objects, each in the document's order */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < o->n; i++)
+            if (scalar(o->items[i]) == !pass)
+                doc_entry(b, o->keys[i], o->items[i], width, depth, inherit);
+}
+
+void su_render_doc(buf *b, const jval *doc, int wide)
+{
+    if (doc && doc->t == JV_OBJ)
+        doc_obj(b, doc, wide ? 0 : TEXT_COLS, 0, SU_PLAIN);
+}
+
+/* One line per threshold the gate failed on (the assessment's rule: a steady-state median
+ * or p90 regression past its threshold): metric, value, threshold, baseline and after. */
+void su_track_gate(buf *b, const jval *rec, double max_median_pct, double max_p90_pct)
+{
+    const jval *as = jv_get(rec, "assessment");
+    const jval *m = jv_get(as, "metrics");
+    const jval *st = jv_get(jv_get(as, "comparison"), "step_time");
+    static const struct {
+        const char *metric, *what, *before, *after;
+    } g[] = {{"steady_state_median_regression_pct", "steady-state median step time",
+              "steady_state_median_before", "steady_state_median_after"},
+             {"steady_state_p90_regression_pct", "steady-state p90 step time",
+              "steady_state_p90_before", "steady_state_p90_after"}};
+    for (size_t i = 0; i < 2; i++) {
+        int ok;
+        double v = jv_number(jv_get(m, g[i].metric), &ok);
+        double max = i ? max_p90_pct : max_median_pct;
+        if (!ok || !(v > max))
+            continue;
+        buf_printf(b, "track: fail: %s (%s) regressed %+.2f%%, threshold %.2f%%; baseline ",
+                   g[i].what, g[i].metric, v, max);
+        su_value(b, jv_get(st, g[i].before), SU_TIME);
+        buf_puts(b, ", after ");
+        su_value(b, jv_get(st, g[i].after), SU_TIME);
+        buf_putc(b, '\n');
+    }
+}

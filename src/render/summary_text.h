@@ -1,0 +1,75 @@
+/* summary_text.h - what the summary family's text shares (issue 16 items 10, 11, 13): figures
+ * of summary documents with their units (times are microseconds in a summary), aligned
+ * tables (text or markdown) that fit a width by shortening names in the middle, wrapped
+ * paragraphs, and the text of the compare/track/query documents. Formatting only. */
+#ifndef PQ_RENDER_SUMMARY_TEXT_H
+#define PQ_RENDER_SUMMARY_TEXT_H
+#include "core/buf.h"
+#include "core/jval.h"
+
+#include <stddef.h>
+
+/* How a figure reads: the unit a key of a summary document implies. */
+typedef enum {
+    SU_PLAIN, /* %.3f, or the integer */
+    SU_TIME,  /* microseconds: "192.050 µs", "615.120 ms", "10.027 s" */
+    SU_SHARE, /* a fraction: "12.34%" */
+    SU_PCT,   /* already a percentage: "12.34%" */
+    SU_COUNT, /* "%.0f" */
+    SU_SCI    /* "%.3e" */
+} su_unit;
+
+su_unit su_unit_of(const char *key);
+/* V (a number, else "n/a") in unit U. */
+void su_value(buf *b, const jval *v, su_unit u);
+/* US microseconds as a time with its unit. */
+void su_time(buf *b, double us);
+
+/* A table filled cell by cell, row after row; emitted aligned in WIDTH columns (0: names
+ * whole) by shortening the shrinkable columns' cells in the middle with "…". */
+typedef struct su_col {
+    const char *head;
+    unsigned char right;  /* right-aligned (figures) */
+    unsigned char shrink; /* may be shortened (names) */
+    unsigned char code;   /* markdown: `code` cell (backticks, | escaped) */
+} su_col;
+typedef struct su_cell {
+    char *s;
+    int raw; /* printed as is, not as code (n/a) */
+} su_cell;
+typedef struct su_table {
+    const su_col *cols;
+    size_t ncols, n, cap; /* n cells */
+    su_cell *cells;
+    int md;
+    int nomem;
+} su_table;
+
+void su_table_init(su_table *t, const su_col *cols, size_t ncols, int md);
+/* The next cell: S[0..N) (RAW: never as code). */
+void su_table_add(su_table *t, const char *s, size_t n, int raw);
+/* The next cell: what B holds (then emptied). */
+void su_table_add_buf(su_table *t, buf *b, int raw);
+/* Writes the table, each line opening with INDENT; 0, or -1 (nothing written) when even the
+ * shortest cells do not fit WIDTH. */
+int su_table_emit(buf *b, const su_table *t, size_t width, const char *indent);
+void su_table_free(su_table *t);
+
+/* S as lines of at most WIDTH columns (0: one line) broken at spaces; the first line opens
+ * with FIRST, the next with REST; a word longer than a line is shortened in the middle. */
+void su_wrap(buf *b, const char *s, size_t width, const char *first, const char *rest);
+
+/* Region PATH ("a=>b") with "::" between its parts when the seed split it from a C++ name
+ * on "::" (an op name of the summary DOC, when not NULL, gives that path; else a part with
+ * a C++ signature's characters or a C++ namespace first says so): `void at::native`. */
+void su_region(buf *b, const jval *doc, const char *path);
+
+/* The text of a compare, track or query document: keys in order, figures with units,
+ * arrays of objects as tables. WIDE: names whole (else 120 columns). */
+void su_render_doc(buf *b, const jval *doc, int wide);
+
+/* The failed thresholds of a track record REC (one line each, "track: fail: ..."): the
+ * metric, its value, the threshold, the baseline and the after figure with their units. */
+void su_track_gate(buf *b, const jval *rec, double max_median_pct, double max_p90_pct);
+
+#endif
