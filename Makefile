@@ -4,12 +4,13 @@
 
 CC      ?= cc
 # libzip reads nsys-jax archives (src/io/zip.c), snappy and libzstd decompress parquet pages
-# (src/formats/parquet.c). DLOPEN_PKGS are compiled against (their headers type the calls) but
-# not linked: src/io/lazylib.c dlopens libzip.so.4 / libsnappy.so.1 on first use, so that
-# commands which read no nsys archive do not load them, libstdc++, libbz2 and a shared
+# (src/formats/parquet.c), libsqlite3 reads Nsight SQLite exports (src/formats/nsys_sqlite.c).
+# DLOPEN_PKGS are compiled against (their headers type the calls) but not linked:
+# src/io/lazylib.c dlopens libzip.so.4 / libsnappy.so.1 / libsqlite3.so.0 on first use, so that
+# commands which read no nsys input do not load them, libstdc++, libbz2 and a shared
 # libcrypto (docs/internals/parquet.md). dlopen is in libc (glibc >= 2.34: no -ldl).
 STATIC_PKGS := libcrypto liblzma zlib libzstd
-DLOPEN_PKGS := libzip snappy
+DLOPEN_PKGS := libzip snappy sqlite3
 PKGS    := $(STATIC_PKGS)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) $(DLOPEN_PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
