@@ -213,7 +213,8 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
         int avail = f.trace_xla_slices || f.trace_gpu_streams;
         char why[sizeof out->items[0].reason];
         snprintf(why, sizeof why,
-                 "trace JSON: %llu XLA op slices (hlo_op), %llu GPU stream(s) with kernels",
+                 "%s: %llu XLA op slices (hlo_op), %llu GPU stream(s) with kernels",
+                 f.sqlite_sources == f.trace_sources ? "Nsight SQLite export" : "trace JSON",
                  (ull)f.trace_xla_slices, (ull)f.trace_gpu_streams);
         add(out, "ops", "hlo_stats, op_profile", avail, 1, "%s", why);
         add(out, "roofline", "roofline_model", avail, 1, "%s (peaks unknown unless supplied)", why);
