@@ -214,7 +214,7 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
         char why[sizeof out->items[0].reason];
         snprintf(why, sizeof why,
                  "%s: %llu XLA op slices (hlo_op), %llu GPU stream(s) with kernels",
-                 f.sqlite_sources == f.trace_sources ? "Nsight SQLite export" : "trace JSON",
+                 f.sqlite_sources == f.trace_sources ? "Nsight SQLite" : "trace JSON",
                  (ull)f.trace_xla_slices, (ull)f.trace_gpu_streams);
         add(out, "ops", "hlo_stats, op_profile", avail, 1, "%s", why);
         add(out, "roofline", "roofline_model", avail, 1, "%s (peaks unknown unless supplied)", why);
@@ -264,8 +264,8 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
             (ull)f.nsys_modules, (ull)f.trace_xla_slices, (ull)f.nsys_sources);
     else if (f.sqlite_sources)
         add(out, "nsys", NULL, 0, 1,
-            "reads nsys-jax archives, not yet Nsight SQLite exports (%llu projected XLA module "
-            "ranges here: profq info, ops, export)",
+            "nsys-jax archives only, not yet Nsight SQLite exports (%llu projected XLA "
+            "module ranges)",
             (ull)f.sqlite_modules);
     else
         add(out, "nsys", NULL, 0, 0,

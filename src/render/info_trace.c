@@ -128,18 +128,23 @@ static void nsys_export_text(buf *b, const model_nsys_export *x)
         const model_gpu *g = &x->gpus[k];
         buf_printf(b, "  GPU %" PRId64 " ", g->id);
         json_escape_into(b, g->name.p, g->name.n);
-        if (g->total_memory > 0)
-            buf_printf(b, ", %.2f GiB", (double)g->total_memory / (1024.0 * 1024 * 1024));
-        if (g->memory_bandwidth > 0)
-            buf_printf(b, ", %.1f GB/s", (double)g->memory_bandwidth / 1e9);
-        if (g->sm_count > 0)
-            buf_printf(b, ", %" PRId64 " SMs", g->sm_count);
-        if (g->clock_hz > 0)
-            buf_printf(b, ", %.0f MHz", (double)g->clock_hz / 1e6);
-        if (g->compute_major > 0)
-            buf_printf(b, ", compute %d.%d", g->compute_major, g->compute_minor);
         buf_printf(b, ": %" PRIu64 " kernels, %" PRIu64 " memcpys, %" PRIu64 " memsets\n",
                    g->kernels, g->memcpys, g->memsets);
+        /* The facts the export states, on a line of their own ("    " opens it). */
+        const char *sep = "    ";
+        if (g->total_memory > 0)
+            buf_printf(b, "%s%.2f GiB", sep, (double)g->total_memory / (1024.0 * 1024 * 1024)),
+                sep = ", ";
+        if (g->memory_bandwidth > 0)
+            buf_printf(b, "%s%.1f GB/s", sep, (double)g->memory_bandwidth / 1e9), sep = ", ";
+        if (g->sm_count > 0)
+            buf_printf(b, "%s%" PRId64 " SMs", sep, g->sm_count), sep = ", ";
+        if (g->clock_hz > 0)
+            buf_printf(b, "%s%.0f MHz", sep, (double)g->clock_hz / 1e6), sep = ", ";
+        if (g->compute_major > 0)
+            buf_printf(b, "%scompute %d.%d", sep, g->compute_major, g->compute_minor), sep = ", ";
+        if (sep[0] == ',')
+            buf_putc(b, '\n');
     }
 }
 
