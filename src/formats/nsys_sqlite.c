@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The tables read; a bit each in db.tables. */
 enum { T_KERNEL, T_STRINGS, T_MEMCPY, T_MEMSET, T_RUNTIME, T_NVTX, T_THREADS, T_PROCS, T_GPU, NT };
@@ -580,10 +581,23 @@ pq_status nsys_sqlite_feed_memory(const uint8_t *data, size_t n, const char *pat
 
 pq_status nsys_sqlite_read(pq_source *src, pq_error *err)
 {
-    FORWARD_IF_ERROR(check_header(src->file.data, src->file.size, src->path, err));
-    db d = {.path = src->path, .err = err};
     pq_events ev = slices_events(src->slices);
-    d.ev = &ev;
+    model_nsys_export *x = arena_alloc(&src->mem, sizeof *x);
+    if (!x)
+        return err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+    struct stat sb;
+    if (stat(src->path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+        (uint64_t)sb.st_size != (uint64_t)src->file.size) {
+        /* Bytes that are not the file at PATH (stdin, a pipe, a buffer given to the memory
+         * entry points): the image the caller holds, deserialized read-only. */
+        FORWARD_IF_ERROR(nsys_sqlite_feed_memory(src->file.data, src->file.size, src->path, &ev,
+                                                 &src->mem, x, err));
+        src->nsys_export = x;
+        src->info.events = src->trace_events = src->slices->n;
+        return PQ_OK;
+    }
+    FORWARD_IF_ERROR(check_header(src->file.data, src->file.size, src->path, err));
+    db d = {.path = src->path, .err = err, .ev = &ev};
     FORWARD_IF_ERROR(lazylib_sqlite(&d.L, src->path, err));
     /* file:PATH?immutable=1, with the URI's special characters escaped: SQLite then takes
      * no lock, writes no journal and trusts the file not to change. */
@@ -604,11 +618,6 @@ pq_status nsys_sqlite_read(pq_source *src, pq_error *err)
     pq_free(uri);
     if (rc != SQLITE_OK)
         return open_error(&d);
-    model_nsys_export *x = arena_alloc(&src->mem, sizeof *x);
-    if (!x) {
-        d.L->sqlite3_close_v2(d.h);
-        return err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
-    }
     FORWARD_IF_ERROR(feed_handle(&d, &src->mem, x));
     src->nsys_export = x;
     src->info.events = src->trace_events = src->slices->n;

@@ -30,7 +30,8 @@
 #define NSQL_PROJECTED_TID(dev)      (-((int64_t)(dev) + 1))
 
 /* Reads the export at SRC->path (mapped in SRC->file) into SRC->slices (an empty timeline
- * the caller made) and SRC->nsys_export. Opened read-only and immutable. */
+ * the caller made) and SRC->nsys_export. The file is opened read-only and immutable; bytes
+ * that are not a regular file of that size (stdin, a memory buffer) are deserialized. */
 pq_status nsys_sqlite_read(pq_source *src, pq_error *err);
 
 /* Feeds the database image DATA[0..N) (deserialized read-only, for the fuzz target) to EV;

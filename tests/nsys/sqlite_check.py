@@ -105,6 +105,11 @@ def check_export(profq, path):
     if rc:
         return
     x = json.loads(out)["sources"][0]["nsys_sqlite"]
+    # The same export piped to stdin (deserialized from memory, not opened by path).
+    with open(path, "rb") as f:
+        p = subprocess.run([profq, "info", "--format", "json", "-"], stdin=f, capture_output=True)
+    check(p.returncode == 0 and json.loads(p.stdout)["sources"][0]["nsys_sqlite"] == x,
+          "%s: info on stdin exit %d differs from the file's" % (name, p.returncode))
     want = {
         "kernels": count(con, "CUPTI_ACTIVITY_KIND_KERNEL"),
         "memcpys": count(con, "CUPTI_ACTIVITY_KIND_MEMCPY"),
