@@ -363,8 +363,7 @@ static int xla_args(db *d, xla_state *x, pairmap *execs, pq_slice_in *s, int64_t
             size_t n = mod.n < sizeof x->buf ? mod.n : sizeof x->buf;
             memcpy(x->buf, mod.p, n);
             x->module = pq_str_of(x->buf, n);
-            int k = snprintf(x->run, sizeof x->run, "%lld:%u", (long long)program, *slot);
-            (void)k;
+            snprintf(x->run, sizeof x->run, "%lld:%u", (long long)program, *slot);
             x->thread = thread, x->start = start, x->end = end, x->rowid = rowid, x->have = 1;
             d->x.module_ranges++;
         }
