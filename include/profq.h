@@ -82,7 +82,7 @@ typedef enum pq_format {
 } pq_format;
 
 /* Returns a static name: "xspace", "hlo_proto", "trace_json", "tt_log", "nsys_jax",
- * "unknown". */
+ * "nsys_sqlite", "unknown". */
 const char *pq_format_name(pq_format format);
 
 /* An opaque loaded profile: one or more sources (files), one arena. */
