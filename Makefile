@@ -4,12 +4,13 @@
 
 CC      ?= cc
 # libzip reads nsys-jax archives (src/io/zip.c), snappy and libzstd decompress parquet pages
-# (src/formats/parquet.c). DLOPEN_PKGS are compiled against (their headers type the calls) but
-# not linked: src/io/lazylib.c dlopens libzip.so.4 / libsnappy.so.1 on first use, so that
-# commands which read no nsys archive do not load them, libstdc++, libbz2 and a shared
+# (src/formats/parquet.c), libsqlite3 reads Nsight SQLite exports (src/formats/nsys_sqlite.c).
+# DLOPEN_PKGS are compiled against (their headers type the calls) but not linked:
+# src/io/lazylib.c dlopens libzip.so.4 / libsnappy.so.1 / libsqlite3.so.0 on first use, so that
+# commands which read no nsys input do not load them, libstdc++, libbz2 and a shared
 # libcrypto (docs/internals/parquet.md). dlopen is in libc (glibc >= 2.34: no -ldl).
 STATIC_PKGS := libcrypto liblzma zlib libzstd
-DLOPEN_PKGS := libzip snappy
+DLOPEN_PKGS := libzip snappy sqlite3
 PKGS    := $(STATIC_PKGS)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) $(DLOPEN_PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -55,7 +56,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: FORCE install all deps test test-run bench-run unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean \
-        fuzz-parquet fuzz-zip fuzz-pushpop
+        fuzz-parquet fuzz-zip fuzz-pushpop fuzz-sqlite
 
 all: $(BUILD)/profq $(BUILD)/libprofq.a $(BUILD)/libprofq.so
 
@@ -140,7 +141,7 @@ test:
 test-run: all $(BUILD)/libprofq-internal.a $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo \
       $(BUILD)/fuzz_replay_ttlog $(BUILD)/fuzz_replay_trace_json $(BUILD)/tests/nsys_pqdump \
       $(BUILD)/fuzz_replay_parquet $(BUILD)/fuzz_replay_zip $(BUILD)/fuzz_replay_pushpop \
-      $(BUILD)/fuzz_replay_nsysjax
+      $(BUILD)/fuzz_replay_nsysjax $(BUILD)/fuzz_replay_sqlite
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run.sh
 
 unit: $(UNIT_BIN)
@@ -191,10 +192,10 @@ fuzz-trace-json: deps build/fuzz/fuzz_trace_json
 	    -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
 	    -artifact_prefix=build/fuzz/artifacts_trace_json/
 
-# The nsys readers' fuzzers: `make fuzz-parquet|fuzz-zip|fuzz-pushpop FUZZ_SECONDS=N`. Seeds
-# (fuzz/corpus/<target>) come from tests/nsys/gen_corpus.py; crashers land in
+# The nsys readers' fuzzers: `make fuzz-parquet|fuzz-zip|fuzz-pushpop|fuzz-sqlite FUZZ_SECONDS=N`.
+# Seeds (fuzz/corpus/<target>) come from tests/nsys/gen_corpus.py (sqlite: fuzz/make_sqlite_seeds.py); crashers land in
 # build/fuzz/artifacts_<target>/ (copy them into the corpus once fixed).
-NSYS_FUZZ := parquet zip pushpop nsysjax
+NSYS_FUZZ := parquet zip pushpop nsysjax sqlite
 $(NSYS_FUZZ:%=build/fuzz/fuzz_%): build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC) $(wildcard include/*.h src/*/*.h)
 	@mkdir -p $(@D)
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude -Isrc $(PKG_CFLAGS) \

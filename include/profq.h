@@ -77,11 +77,12 @@ typedef enum pq_format {
     PQ_FORMAT_HLO_PROTO = 2,  /* xla.HloProto, *.hlo_proto.pb, *.hlo.pb */
     PQ_FORMAT_TRACE_JSON = 3, /* Chrome trace-event JSON (JAX, PyTorch/Kineto) */
     PQ_FORMAT_TT_LOG = 4,     /* Tenstorrent runtime memory log (tt-mlir / tt-xla) */
-    PQ_FORMAT_NSYS_JAX = 5    /* nsys-jax archive (.zip): projected NVTX ranges, push/pop */
+    PQ_FORMAT_NSYS_JAX = 5,   /* nsys-jax archive (.zip): projected NVTX ranges, push/pop */
+    PQ_FORMAT_NSYS_SQLITE = 6 /* Nsight Systems SQLite export (nsys export --type sqlite) */
 } pq_format;
 
 /* Returns a static name: "xspace", "hlo_proto", "trace_json", "tt_log", "nsys_jax",
- * "unknown". */
+ * "nsys_sqlite", "unknown". */
 const char *pq_format_name(pq_format format);
 
 /* An opaque loaded profile: one or more sources (files), one arena. */

@@ -61,6 +61,7 @@ run_suite fuzz-replay-trace-json "$BUILD/fuzz_replay_trace_json" fuzz/corpus/tra
 for t in parquet zip pushpop nsysjax; do
   run_suite "fuzz-replay-$t" "$BUILD/fuzz_replay_$t" "fuzz/corpus/$t"
 done
+run_suite fuzz-replay-sqlite "$BUILD/fuzz_replay_sqlite" fuzz/corpus/sqlite "$SHARED/data/nsys"
 for s in tests/nsys/*.sh; do
   [ -x "$s" ] && run_suite "nsys/$(basename "$s" .sh)" "$s"
 done

@@ -21,6 +21,7 @@ typedef struct facts {
     uint64_t tt_sources, tt_operations;  /* Tenstorrent runtime logs */
     uint64_t nsys_sources, nsys_modules; /* nsys-jax archives (their thunks: trace_xla_slices) */
     uint64_t nsys_devices;               /* their device tracks */
+    uint64_t sqlite_sources, sqlite_modules; /* Nsight SQLite exports (also trace_sources) */
 } facts;
 
 /* Counts events on host planes whose metadata is MemoryAllocation/MemoryDeallocation. */
@@ -71,6 +72,10 @@ static void gather(const pq_profile *prof, facts *f)
                     src->slices->run_id[i] && !(src->slices->flags[i] & SLICE_XLA_OP);
             }
         } else if (src->slices) {
+            if (src->nsys_export) {
+                f->sqlite_sources++;
+                f->sqlite_modules += src->nsys_export->module_ranges;
+            }
             f->trace_sources++;
             f->trace_slices += src->slices->n;
             for (uint32_t k = 0; k < src->slices->ntracks; k++)
@@ -145,6 +150,11 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
     if (f.nsys_sources)
         add(out, "scan", NULL, 1, 1, "%llu NVTX ranges in %llu nsys-jax archive(s) to read",
             (ull)f.events, (ull)f.nsys_sources);
+    else if (f.sqlite_sources && f.sqlite_sources == f.trace_sources && !f.xspace_sources)
+        add(out, "scan", NULL, 1, 1,
+            "%llu kernels, memcpys, memsets, CUDA calls and NVTX ranges in %llu Nsight SQLite "
+            "export(s) to read",
+            (ull)f.events, (ull)f.sqlite_sources);
     else if (f.xspace_sources && !f.trace_sources)
         add(out, "scan", NULL, 1, 1, "%llu events in %llu XSpace file(s) to decode and check",
             (ull)f.events, (ull)f.xspace_sources);
@@ -206,7 +216,8 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
         int avail = f.trace_xla_slices || f.trace_gpu_streams;
         char why[sizeof out->items[0].reason];
         snprintf(why, sizeof why,
-                 "trace JSON: %llu XLA op slices (hlo_op), %llu GPU stream(s) with kernels",
+                 "%s: %llu XLA op slices (hlo_op), %llu GPU stream(s) with kernels",
+                 f.sqlite_sources == f.trace_sources ? "Nsight SQLite" : "trace JSON",
                  (ull)f.trace_xla_slices, (ull)f.trace_gpu_streams);
         add(out, "ops", "hlo_stats, op_profile", avail, 1, "%s", why);
         add(out, "roofline", "roofline_model", avail, 1, "%s (peaks unknown unless supplied)", why);
@@ -254,6 +265,11 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
         add(out, "nsys", NULL, 1, 1,
             "%llu XLA module and %llu thunk ranges on %llu devices in %llu nsys-jax archive(s)",
             (ull)f.nsys_modules, (ull)f.trace_xla_slices, (ull)f.nsys_devices, (ull)f.nsys_sources);
+    else if (f.sqlite_sources)
+        add(out, "nsys", NULL, 0, 1,
+            "nsys-jax archives only, not yet Nsight SQLite exports (%llu projected XLA "
+            "module ranges)",
+            (ull)f.sqlite_modules);
     else
         add(out, "nsys", NULL, 0, 0,
             "needs an Nsight Systems SQLite export or an nsys-jax archive");

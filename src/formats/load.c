@@ -1,7 +1,8 @@
 /* load.c - the one format dispatch: a source's bytes are recognised by content (and, for
  * protobufs, name; formats/detect.c) and handed to the reader of their format, which fills
  * the model: XSpace (formats/xplane.c), HloProto files (plain or xz), Chrome trace-event
- * JSON (formats/trace_events.c, plain or gzip), nsys-jax archives (formats/nsysjax.c). The sha256
+ * JSON (formats/trace_events.c, plain or gzip), nsys-jax archives (formats/nsysjax.c), Nsight
+ * SQLite exports (formats/nsys_sqlite.c). The sha256
  * of large files is computed on a second thread beside the decode. Not here: finding the files
  * (io/), the public open calls (api/open.c). */
 #include "load.h"
@@ -10,6 +11,7 @@
 #include "core/err.h"
 #include "formats/detect.h"
 #include "formats/hlo.h"
+#include "formats/nsys_sqlite.h"
 #include "formats/nsysjax.h"
 #include "formats/trace_events.h"
 #include "formats/xplane.h"
@@ -198,6 +200,14 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
         st = new_timeline(src, err);
         if (st == PQ_OK)
             st = nsysjax_read(src, err);
+        if (st == PQ_OK && opts->scan)
+            load_trace_scan(src, &src->scan);
+        break;
+    case DETECT_SQLITE:
+        src->info.format = PQ_FORMAT_NSYS_SQLITE;
+        st = new_timeline(src, err);
+        if (st == PQ_OK)
+            st = nsys_sqlite_read(src, err);
         if (st == PQ_OK && opts->scan)
             load_trace_scan(src, &src->scan);
         break;

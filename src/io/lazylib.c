@@ -1,9 +1,11 @@
-/* lazylib.c - loads libzip and libsnappy with dlopen the first time an nsys-jax archive or a
- * SNAPPY parquet page is read, and hands out a table of their functions.
+/* lazylib.c - loads libzip, libsnappy and libsqlite3 with dlopen the first time an nsys-jax
+ * archive, a SNAPPY parquet page or an Nsight SQLite export is read, and hands out a table of
+ * their functions.
  *
  * Why not link them: a shared libzip and libsnappy pull libstdc++, libgcc_s, libbz2 and a
  * shared libcrypto into every profq process; the loader's relocations alone doubled the CPU
- * time of `profq version` (docs/internals/parquet.md, "Loading libzip and libsnappy").
+ * time of `profq version` (docs/internals/parquet.md, "Loading libzip and libsnappy"); a
+ * linked libsqlite3 alone took it from 0.40 M to 1.45 M instructions (callgrind).
  * Commands that never read an nsys archive should not pay for them. Not here: any use of the
  * libraries (io/zip.c, formats/parquet.c); the handles are never closed.
  */
@@ -27,6 +29,7 @@ typedef struct lib_spec {
 #define LAZY_NAME(fn) #fn,
 static const char *const zip_names[] = {LAZY_ZIP_FUNCS(LAZY_NAME) NULL};
 static const char *const snappy_names[] = {LAZY_SNAPPY_FUNCS(LAZY_NAME) NULL};
+static const char *const sqlite_names[] = {LAZY_SQLITE_FUNCS(LAZY_NAME) NULL};
 
 /* load() fills a table as an array of function pointers, in the order of the names: check
  * that the struct is exactly that array (no padding, one field per name). */
@@ -36,14 +39,21 @@ _Static_assert(sizeof(lazy_zip) ==
 _Static_assert(sizeof(lazy_snappy) ==
                    (sizeof snappy_names / sizeof *snappy_names - 1) * sizeof(void (*)(void)),
                "lazy_snappy and snappy_names disagree");
+_Static_assert(sizeof(lazy_sqlite) ==
+                   (sizeof sqlite_names / sizeof *sqlite_names - 1) * sizeof(void (*)(void)),
+               "lazy_sqlite and sqlite_names disagree");
 
 static lazy_zip zip_table;
 static lazy_snappy snappy_table;
+static lazy_sqlite sqlite_table;
 static lib_spec zip_spec = {"libzip.so.4", "libzip4", zip_names, &zip_table, 0, ""};
 static lib_spec snappy_spec = {
     "libsnappy.so.1", "libsnappy1v5", snappy_names, &snappy_table, 0, ""};
 static pthread_once_t zip_once = PTHREAD_ONCE_INIT;
 static pthread_once_t snappy_once = PTHREAD_ONCE_INIT;
+static lib_spec sqlite_spec = {
+    "libsqlite3.so.0", "libsqlite3-0", sqlite_names, &sqlite_table, 0, ""};
+static pthread_once_t sqlite_once = PTHREAD_ONCE_INIT;
 
 static void set_why(lib_spec *s)
 {
@@ -85,6 +95,11 @@ static void load_snappy(void)
     load(&snappy_spec);
 }
 
+static void load_sqlite(void)
+{
+    load(&sqlite_spec);
+}
+
 static pq_status unavailable(const lib_spec *s, const char *what, const char *path, pq_error *err)
 {
     return err_set(err, PQ_ERR_UNSUPPORTED, path, -1,
@@ -104,4 +119,11 @@ pq_status lazylib_snappy(const lazy_snappy **out, const char *path, pq_error *er
     pthread_once(&snappy_once, load_snappy);
     *out = snappy_spec.ok ? &snappy_table : NULL;
     return snappy_spec.ok ? PQ_OK : unavailable(&snappy_spec, "SNAPPY parquet pages", path, err);
+}
+
+pq_status lazylib_sqlite(const lazy_sqlite **out, const char *path, pq_error *err)
+{
+    pthread_once(&sqlite_once, load_sqlite);
+    *out = sqlite_spec.ok ? &sqlite_table : NULL;
+    return sqlite_spec.ok ? PQ_OK : unavailable(&sqlite_spec, "an SQLite database", path, err);
 }

@@ -117,6 +117,25 @@ typedef struct pq_program {
     int legacy_stat_name; /* found under "HLO Proto" (libtpu 0.0.37) */
 } pq_program;
 
+/* A GPU an Nsight SQLite export lists (TARGET_INFO_GPU); a value the export does not state
+ * (absent or 0) is 0, never guessed. Strings live in the source's arena. */
+typedef struct model_gpu {
+    int64_t id; /* the deviceId of kernels, memcpys, memsets */
+    pq_str name, chip;
+    int64_t total_memory, memory_bandwidth, clock_hz, sm_count; /* bytes, B/s, Hz, count */
+    int compute_major, compute_minor;
+    uint64_t kernels, memcpys, memsets; /* activity on it in the export */
+} model_gpu;
+
+/* What an Nsight SQLite export holds beyond its timeline (formats/nsys_sqlite.c). */
+typedef struct model_nsys_export {
+    model_gpu *gpus; /* TARGET_INFO_GPU rows, then devices only activity names */
+    uint32_t ngpus;
+    uint64_t kernels, memcpys, memsets, runtime_calls, nvtx_ranges;
+    uint64_t projected_ranges;            /* (NVTX range, device) pairs projected onto the GPU */
+    uint64_t module_ranges, thunk_ranges; /* projected XLA module / thunk ranges */
+} model_nsys_export;
+
 typedef struct pq_source {
     pq_source_info info;
     char *path; /* NUL-terminated copy */
@@ -138,6 +157,8 @@ typedef struct pq_source {
     model_slices *slices;
     uint64_t trace_events;
     char display_time_unit[16];
+    /* Nsight SQLite export: its GPUs and counts (in the arena; NULL for other formats). */
+    model_nsys_export *nsys_export;
     /* Tenstorrent runtime log: its per-op device memory state (owned; NULL otherwise). */
     pq_ttlog *ttlog;
 } pq_source;

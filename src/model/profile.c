@@ -19,6 +19,8 @@ const char *pq_format_name(pq_format format)
         return "tt_log";
     case PQ_FORMAT_NSYS_JAX:
         return "nsys_jax";
+    case PQ_FORMAT_NSYS_SQLITE:
+        return "nsys_sqlite";
     case PQ_FORMAT_UNKNOWN:
         break;
     }

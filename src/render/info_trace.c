@@ -7,6 +7,7 @@
 #include "core/alloc.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 static int cmp_track(const void *pa, const void *pb, const model_slices *m)
@@ -95,8 +96,91 @@ static void nsys_counts(const model_slices *m, uint64_t c[NS_N])
     pq_free(seen);
 }
 
+/* An Nsight SQLite export's GPUs (only the facts it states) and counts. */
+static void nsys_export_json(json_writer *w, const model_nsys_export *x)
+{
+    json_key(w, "nsys_sqlite");
+    json_obj_begin(w);
+    json_key(w, "gpus");
+    json_arr_begin(w);
+    for (uint32_t k = 0; k < x->ngpus; k++) {
+        const model_gpu *g = &x->gpus[k];
+        json_obj_begin(w);
+        json_key(w, "id");
+        json_int(w, g->id);
+        json_key(w, "name");
+        json_str(w, g->name.p, g->name.n);
+        const int64_t v[] = {g->total_memory, g->memory_bandwidth, g->clock_hz, g->sm_count};
+        static const char *const keys[] = {"memory_bytes", "memory_bandwidth_bytes_per_s",
+                                           "clock_hz", "sm_count"};
+        for (int i = 0; i < 4; i++)
+            if (v[i] > 0) {
+                json_key(w, keys[i]);
+                json_int(w, v[i]);
+            }
+        if (g->compute_major > 0) {
+            char cc[32];
+            snprintf(cc, sizeof cc, "%d.%d", g->compute_major, g->compute_minor);
+            json_key(w, "compute_capability");
+            json_cstr(w, cc);
+        }
+        const uint64_t c[] = {g->kernels, g->memcpys, g->memsets};
+        static const char *const ck[] = {"kernels", "memcpys", "memsets"};
+        for (int i = 0; i < 3; i++) {
+            json_key(w, ck[i]);
+            json_uint(w, c[i]);
+        }
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+    const uint64_t n[] = {x->kernels,     x->memcpys,          x->memsets,       x->runtime_calls,
+                          x->nvtx_ranges, x->projected_ranges, x->module_ranges, x->thunk_ranges};
+    static const char *const nk[] = {"kernels",       "memcpys",     "memsets",
+                                     "runtime_calls", "nvtx_ranges", "projected_ranges",
+                                     "module_ranges", "thunk_ranges"};
+    for (int i = 0; i < 8; i++) {
+        json_key(w, nk[i]);
+        json_uint(w, n[i]);
+    }
+    json_obj_end(w);
+}
+
+static void nsys_export_text(buf *b, const model_nsys_export *x)
+{
+    buf_printf(b,
+               "  Nsight SQLite export: %" PRIu64 " kernels, %" PRIu64 " memcpys, %" PRIu64
+               " memsets, %" PRIu64 " CUDA runtime calls,\n  %" PRIu64 " NVTX ranges (%" PRIu64
+               " projected onto GPUs: %" PRIu64 " XLA module, %" PRIu64 " thunk ranges)\n",
+               x->kernels, x->memcpys, x->memsets, x->runtime_calls, x->nvtx_ranges,
+               x->projected_ranges, x->module_ranges, x->thunk_ranges);
+    for (uint32_t k = 0; k < x->ngpus; k++) {
+        const model_gpu *g = &x->gpus[k];
+        buf_printf(b, "  GPU %" PRId64 " ", g->id);
+        json_escape_into(b, g->name.p, g->name.n);
+        buf_printf(b, ": %" PRIu64 " kernels, %" PRIu64 " memcpys, %" PRIu64 " memsets\n",
+                   g->kernels, g->memcpys, g->memsets);
+        /* The facts the export states, on a line of their own ("    " opens it). */
+        const char *sep = "    ";
+        if (g->total_memory > 0)
+            buf_printf(b, "%s%.2f GiB", sep, (double)g->total_memory / (1024.0 * 1024 * 1024)),
+                sep = ", ";
+        if (g->memory_bandwidth > 0)
+            buf_printf(b, "%s%.1f GB/s", sep, (double)g->memory_bandwidth / 1e9), sep = ", ";
+        if (g->sm_count > 0)
+            buf_printf(b, "%s%" PRId64 " SMs", sep, g->sm_count), sep = ", ";
+        if (g->clock_hz > 0)
+            buf_printf(b, "%s%.0f MHz", sep, (double)g->clock_hz / 1e6), sep = ", ";
+        if (g->compute_major > 0)
+            buf_printf(b, "%scompute %d.%d", sep, g->compute_major, g->compute_minor), sep = ", ";
+        if (sep[0] == ',')
+            buf_putc(b, '\n');
+    }
+}
+
 void info_trace_json(json_writer *w, const pq_source *src)
 {
+    if (src->nsys_export)
+        nsys_export_json(w, src->nsys_export);
     if (src->info.format == PQ_FORMAT_NSYS_JAX) {
         uint64_t c[NS_N];
         nsys_counts(src->slices, c);
@@ -175,6 +259,8 @@ static void put_duration(buf *b, int64_t ps)
 void info_trace_text(buf *b, const pq_source *src)
 {
     const model_slices *m = src->slices;
+    if (src->nsys_export)
+        nsys_export_text(b, src->nsys_export);
     if (src->info.format == PQ_FORMAT_NSYS_JAX) {
         uint64_t c[NS_N];
         nsys_counts(m, c);
