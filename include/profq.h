@@ -184,9 +184,11 @@ pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sin
  * The nsys-jax loader's tables of the nsys-jax sources of PROFILE: SECTIONS is a mask of
  * PQ_NSYS_* (0: all). Text, or JSON with schema "profq.nsys.v1": frames.{all,steady,init}.
  * {module_rows,thunk_rows}, modules[] {program_id (string), name, rows, total_ms, share,
- * thunks_mean, thunks_std} of the steady frame and top_module_ids[]. PQ_ERR_INPUT when no
+ * thunks_mean, thunks_std} of the steady frame and top_module_ids[]; compile_rows in frames.*
+ * and compile.{total_s, passes[] {name, non_child_s, child_s, share}} (the notebook's
+ * compile summary, the passes covering 97% of non-child time). PQ_ERR_INPUT when no
  * source is an nsys-jax archive. */
-enum { PQ_NSYS_MODULES = 1 };
+enum { PQ_NSYS_MODULES = 1, PQ_NSYS_COMPILE = 2 };
 pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,
                          pq_error *err);
 

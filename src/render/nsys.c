@@ -6,6 +6,7 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "render/doc.h"
+#include "render/nsys_sections.h"
 
 #include <stdio.h>
 
@@ -14,7 +15,7 @@
 
 static const char *const FRAME_NAMES[NSYS_NFRAMES] = {"all", "steady", "init"};
 
-static void nsys_json(const nsys_modules_result *r, buf *b)
+static void nsys_json(const nsys_modules_result *r, const nsys_compile_result *c, buf *b)
 {
     json_writer w;
     json_doc_begin(&w, b, "profq.nsys.v1");
@@ -33,6 +34,8 @@ static void nsys_json(const nsys_modules_result *r, buf *b)
         json_uint(&w, r->frames[f].module_rows);
         json_key(&w, "thunk_rows");
         json_uint(&w, r->frames[f].thunk_rows);
+        if (c)
+            nsys_compile_json_rows(&w, c, f);
         json_obj_end(&w);
     }
     json_obj_end(&w);
@@ -67,6 +70,8 @@ static void nsys_json(const nsys_modules_result *r, buf *b)
         json_cstr(&w, id);
     }
     json_arr_end(&w);
+    if (c)
+        nsys_compile_json(&w, c);
     json_obj_end(&w);
 }
 
@@ -104,17 +109,32 @@ static void nsys_text(const nsys_modules_result *r, buf *b)
 pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,
                          pq_error *err)
 {
-    (void)sections; /* modules is the one section so far */
+    unsigned want = sections ? sections : ~0u;
     nsys_modules_result r;
     pq_status st = nsys_modules_compute(profile, &r, err);
     if (st != PQ_OK)
         return st;
+    nsys_compile_result c;
+    if (want & PQ_NSYS_COMPILE) {
+        st = nsys_compile_compute(profile, &c, err);
+        if (st != PQ_OK) {
+            nsys_modules_free(&r);
+            return st;
+        }
+    }
+    const nsys_compile_result *cp = want & PQ_NSYS_COMPILE ? &c : NULL;
     buf b;
     buf_init(&b, sink);
-    if (fmt == PQ_OUT_JSON)
-        nsys_json(&r, &b);
-    else
-        nsys_text(&r, &b);
+    if (fmt == PQ_OUT_JSON) {
+        nsys_json(&r, cp, &b);
+    } else {
+        if (want & PQ_NSYS_MODULES)
+            nsys_text(&r, &b);
+        if (cp)
+            nsys_compile_text(cp, &b);
+    }
     nsys_modules_free(&r);
+    if (cp)
+        nsys_compile_free(&c);
     return render_finish(&b, err);
 }

@@ -28,5 +28,7 @@ if [ -f tests/nsys/archive_loader.py ]; then
   }
   "$loader" tests/nsys/archive_loader.py --profq "$profq" --archive "$archive" \
     --loader "$SHARED/peers/nsys-jax/archive-era/python/jax_nsys" || rc=1
+  "$loader" tests/nsys/compile_loader.py --profq "$profq" --archive "$archive" \
+    --loader "$SHARED/peers/nsys-jax/archive-era/python/jax_nsys" || rc=1
 fi
 exit $rc
