@@ -1,0 +1,544 @@
+/* nsys_hlo.c - thunk -> after-optimisation HLO instruction for nsys-jax archives
+ * (nsys_hlo.h). A program's dump member is found by its file name (module_NNNN.*, NNNN the
+ * program id, as the loader globs), decompressed (io/xz.h) and decoded with
+ * hlo_decode_lazy on the first lookup; each instruction is then decoded once and the
+ * fields the loader reads that formats/hlo.c leaves out in lazy mode (operand and called
+ * computation ids, channel id, replica groups, the iota device list) are read here from the
+ * instruction's own bytes. Not here: the thunk tables and their statistics
+ * (nsys_comm.c). */
+#include "nsys_hlo.h"
+
+#include "core/alloc.h"
+#include "core/err.h"
+#include "core/hash.h"
+#include "core/hmap.h"
+#include "core/pairmap.h"
+#include "formats/pbwire.h"
+#include "io/xz.h"
+#include "io/zip.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct program {
+    int64_t id;
+    long member;    /* index in the zip, -1 when none */
+    int state;      /* 0 not read, 1 read, -1 failed before */
+    mapped_file pb; /* the decompressed HloProto */
+    arena mem;
+    hlo_module *m;
+    nsys_hlo_inst *insts; /* in slot (file) order */
+    uint32_t n;
+    pq_hmap by_name;
+    pairmap by_id; /* (id, 0) -> slot */
+} program;
+
+struct nsys_hlo {
+    pqzip *zip;
+    const char *path;
+    program *progs;
+    size_t nprogs;
+};
+
+static const char SUFFIX[] = "_gpu_after_optimizations.hlo.pb.xz";
+
+/* The program id of "dump/module_NNNN.<name>...SUFFIX", or -1. */
+static int64_t member_program(const char *name)
+{
+    static const char pre[] = "dump/module_";
+    size_t n = strlen(name), ns = sizeof SUFFIX - 1;
+    if (strncmp(name, pre, sizeof pre - 1) != 0 || n < ns || strcmp(name + n - ns, SUFFIX) != 0)
+        return -1;
+    const char *p = name + sizeof pre - 1;
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    return end > p && *end == '.' && v >= 0 ? v : -1;
+}
+
+pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err)
+{
+    *out = NULL;
+    nsys_hlo *h = pq_calloc(1, sizeof *h);
+    if (!h)
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    h->path = src->path;
+    pq_status st = pqzip_open_memory(src->file.data, src->file.size, src->path, &h->zip, err);
+    if (st != PQ_OK) {
+        pq_free(h);
+        return st;
+    }
+    size_t n = pqzip_count(h->zip);
+    for (size_t i = 0; i < n; i++) {
+        const pqzip_member *mb = pqzip_member_at(h->zip, i);
+        int64_t p = mb->is_dir ? -1 : member_program(mb->name);
+        if (p < 0)
+            continue;
+        program *np = pq_realloc(h->progs, (h->nprogs + 1) * sizeof *np);
+        if (!np) {
+            nsys_hlo_close(h);
+            return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+        }
+        h->progs = np;
+        np[h->nprogs++] = (program){.id = p, .member = (long)i};
+    }
+    *out = h;
+    return PQ_OK;
+}
+
+void nsys_hlo_close(nsys_hlo *h)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; i < h->nprogs; i++) {
+        program *p = &h->progs[i];
+        mapfile_close(&p->pb);
+        arena_release(&p->mem);
+        pq_hmap_free(&p->by_name);
+        pairmap_free(&p->by_id);
+    }
+    pq_free(h->progs);
+    pqzip_close(h->zip);
+    pq_free(h);
+}
+
+/* Counts (OUT NULL) or stores the int64 values of field NUM, packed or not, in P[0..N). */
+static uint32_t read_ints(const uint8_t *p, size_t n, uint32_t num, int64_t *out)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    pb_init(&c, p, n, p);
+    uint32_t k = 0;
+    while (pb_next(&c, &f) == PB_FIELD) {
+        if (f.num != num)
+            continue;
+        if (f.wire == PB_VARINT) {
+            if (out)
+                out[k] = (int64_t)f.u;
+            k++;
+        } else if (f.wire == PB_LEN) {
+            pb_cursor q;
+            pb_init(&q, f.data, f.len, f.data);
+            uint64_t v;
+            while (q.p < q.end && pb_read_varint(&q, &v)) {
+                if (out)
+                    out[k] = (int64_t)v;
+                k++;
+            }
+        }
+    }
+    return k;
+}
+
+static int64_t *ints_field(arena *a, const uint8_t *p, size_t n, uint32_t num, uint32_t *count)
+{
+    *count = read_ints(p, n, num, NULL);
+    if (!*count)
+        return NULL;
+    int64_t *v = arena_alloc(a, *count * sizeof *v);
+    if (v)
+        read_ints(p, n, num, v);
+    return v;
+}
+
+/* One ReplicaGroup (replica_ids = 1) into the running count and uniform size. */
+static void add_group(nsys_hlo_inst *in, const uint8_t *p, size_t n)
+{
+    int64_t size = read_ints(p, n, 1, NULL);
+    if (in->nreplica_groups++ == 0)
+        in->replica_group_size = size;
+    else if (in->replica_group_size != size)
+        in->replica_group_size = -1;
+}
+
+/* The fields formats/hlo.c does not decode lazily, from the instruction's bytes. */
+static void raw_fields(nsys_hlo_inst *in, const uint8_t *p, size_t n, arena *a)
+{
+    in->operand_ids = ints_field(a, p, n, 36, &in->noperands);
+    in->called_ids = ints_field(a, p, n, 38, &in->ncalled);
+    pb_cursor c;
+    pb_field f = {0};
+    pb_init(&c, p, n, p);
+    while (pb_next(&c, &f) == PB_FIELD) {
+        if (f.num == 26 && f.wire == PB_VARINT)
+            in->channel_id = (int64_t)f.u;
+        else if (f.num == 49 && f.wire == PB_LEN)
+            add_group(in, f.data, f.len);
+        else if (f.num == 87 && f.wire == PB_LEN) { /* collective_device_list */
+            pb_cursor q;
+            pb_field g = {0};
+            pb_init(&q, f.data, f.len, f.data);
+            while (pb_next(&q, &g) == PB_FIELD) {
+                if (g.num == 1 && g.wire == PB_LEN)
+                    add_group(in, g.data, g.len);
+                else if (g.num == 2 && g.wire == PB_LEN) { /* IotaReplicaGroupListProto */
+                    pb_cursor r;
+                    pb_field e = {0};
+                    pb_init(&r, g.data, g.len, g.data);
+                    while (pb_next(&r, &e) == PB_FIELD) {
+                        if (e.num == 1 && e.wire == PB_VARINT)
+                            in->iota_groups = (int64_t)e.u;
+                        else if (e.num == 2 && e.wire == PB_VARINT)
+                            in->iota_devices_per_group = (int64_t)e.u;
+                    }
+                }
+            }
+        }
+    }
+}
+
+static pq_status fill_inst(program *pg, hlo_instruction_ref *ref, nsys_hlo_inst *in, int64_t *off,
+                           const char **what)
+{
+    pq_status st = hlo_instruction_decode(pg->m, ref, &pg->mem, off, what);
+    if (st != PQ_OK)
+        return st;
+    const hlo_instruction *d = ref->decoded;
+    *in = (nsys_hlo_inst){.name = d->name,
+                          .opcode = d->opcode,
+                          .op_type = d->op_type,
+                          .op_name = d->op_name,
+                          .id = ref->id,
+                          .stack_frame_id = d->stack_frame_id,
+                          .computation = ref->computation,
+                          .elements = 1};
+    hlo_shape *sh = NULL;
+    st = hlo_decode_shape(d->shape_bytes, pg->m->base, 0, &pg->mem, &sh, off, what);
+    if (st != PQ_OK)
+        return st;
+    in->element_type = sh->element_type;
+    for (uint32_t k = 0; k < sh->ndims; k++)
+        in->elements *= sh->dims[k];
+    in->memory_space = sh->has_layout ? sh->layout.memory_space : 0;
+    raw_fields(in, ref->p, ref->len, &pg->mem);
+    return arena_failed(&pg->mem) ? PQ_ERR_NOMEM : PQ_OK;
+}
+
+typedef struct name_key {
+    const program *pg;
+    const char *p;
+    size_t n;
+} name_key;
+
+static int same_name(void *ctx, uint32_t v)
+{
+    const name_key *k = ctx;
+    pq_str s = k->pg->insts[v].name;
+    return s.n == k->n && memcmp(s.p, k->p, k->n) == 0;
+}
+
+static pq_status index_program(program *pg, int64_t *off, const char **what)
+{
+    hlo_module *m = pg->m;
+    pg->n = m->nrefs;
+    pg->insts = arena_alloc(&pg->mem, (pg->n ? pg->n : 1) * sizeof *pg->insts);
+    if (!pg->insts || pq_hmap_reserve(&pg->by_name, pg->n + 1) != 0)
+        return PQ_ERR_NOMEM;
+    for (uint32_t i = 0; i < pg->n; i++) {
+        FORWARD_IF_ERROR(fill_inst(pg, m->refs[i], &pg->insts[i], off, what));
+        nsys_hlo_inst *in = &pg->insts[i];
+        name_key k = {pg, in->name.p, in->name.n};
+        uint64_t hv = hash_bytes(in->name.p, in->name.n);
+        size_t s = pq_hmap_probe(&pg->by_name, hv, same_name, &k);
+        if (!pq_hmap_found(&pg->by_name, s))
+            pq_hmap_put(&pg->by_name, s, hv, i);
+        int fresh;
+        uint32_t *slot = pairmap_slot(&pg->by_id, in->id, 0, &fresh);
+        if (!slot)
+            return PQ_ERR_NOMEM;
+        *slot = i;
+    }
+    return PQ_OK;
+}
+
+static pq_status load_program(nsys_hlo *h, program *pg, pq_error *err)
+{
+    const pqzip_member *mb = pqzip_member_at(h->zip, (size_t)pg->member);
+    char where[1024];
+    snprintf(where, sizeof where, "%s:%s", h->path, mb->name);
+    pg->state = -1;
+    mapped_file xz = {0};
+    FORWARD_IF_ERROR(pqzip_read(h->zip, (size_t)pg->member, &xz, err));
+    pq_status st = xz_decompress(xz.data, xz.size, where, &pg->pb, err);
+    mapfile_close(&xz);
+    if (st != PQ_OK)
+        return st;
+    arena_init(&pg->mem);
+    int64_t off = -1;
+    const char *what = "";
+    st = hlo_decode_lazy(pg->pb.data, pg->pb.size, pg->pb.data, &pg->mem, &pg->m, &off, &what);
+    if (st == PQ_OK)
+        st = index_program(pg, &off, &what);
+    if (st == PQ_ERR_NOMEM)
+        return err_set(err, st, NULL, -1, "out of memory");
+    if (st != PQ_OK)
+        return err_set(err, st, where, off, "expected %s", what);
+    pg->state = 1;
+    return PQ_OK;
+}
+
+static pq_status get_program(nsys_hlo *h, int64_t id, program **out, pq_error *err)
+{
+    *out = NULL;
+    for (size_t i = 0; i < h->nprogs; i++) {
+        program *pg = &h->progs[i];
+        if (pg->id != id)
+            continue;
+        if (pg->state == 0)
+            FORWARD_IF_ERROR(load_program(h, pg, err));
+        if (pg->state < 0)
+            return err_set(err, PQ_ERR_INPUT, h->path, -1, "a readable HLO dump for program %lld",
+                           (long long)id);
+        *out = pg;
+        return PQ_OK;
+    }
+    return PQ_OK;
+}
+
+pq_status nsys_hlo_module(nsys_hlo *h, int64_t program_id, const hlo_module **out, pq_error *err)
+{
+    program *pg;
+    *out = NULL;
+    FORWARD_IF_ERROR(get_program(h, program_id, &pg, err));
+    if (pg)
+        *out = pg->m;
+    return PQ_OK;
+}
+
+pq_status nsys_hlo_find(nsys_hlo *h, int64_t program_id, const char *name, size_t len,
+                        const nsys_hlo_inst **out, pq_error *err)
+{
+    program *pg;
+    *out = NULL;
+    FORWARD_IF_ERROR(get_program(h, program_id, &pg, err));
+    if (!pg)
+        return PQ_OK;
+    name_key k = {pg, name, len};
+    size_t s = pq_hmap_probe(&pg->by_name, hash_bytes(name, len), same_name, &k);
+    if (pq_hmap_found(&pg->by_name, s))
+        *out = &pg->insts[pq_hmap_value(&pg->by_name, s)];
+    return PQ_OK;
+}
+
+pq_status nsys_hlo_by_id(nsys_hlo *h, int64_t program_id, int64_t id, const nsys_hlo_inst **out,
+                         pq_error *err)
+{
+    program *pg;
+    *out = NULL;
+    FORWARD_IF_ERROR(get_program(h, program_id, &pg, err));
+    uint32_t v = pg ? pairmap_get(&pg->by_id, id, 0) : UINT32_MAX;
+    if (v != UINT32_MAX)
+        *out = &pg->insts[v];
+    return PQ_OK;
+}
+
+uint32_t nsys_hlo_computation_index(const hlo_module *m, int64_t id)
+{
+    for (uint32_t c = 0; c < m->ncomputations; c++)
+        if (m->computations[c].id == id)
+            return c;
+    return UINT32_MAX;
+}
+
+pq_status nsys_hlo_computation(nsys_hlo *h, int64_t program_id, uint32_t comp,
+                               const nsys_hlo_inst **out, uint32_t *n, pq_error *err)
+{
+    program *pg;
+    *out = NULL;
+    *n = 0;
+    FORWARD_IF_ERROR(get_program(h, program_id, &pg, err));
+    if (!pg || comp >= pg->m->ncomputations || !pg->m->computations[comp].ninstructions)
+        return PQ_OK;
+    const hlo_computation *c = &pg->m->computations[comp];
+    *out = &pg->insts[c->refs[0].slot];
+    *n = c->ninstructions;
+    return PQ_OK;
+}
+
+int nsys_hlo_type_bits(int32_t type)
+{
+    const char *t = hlo_type_name(type);
+    if (!strcmp(t, "pred") || !strncmp(t, "f8", 2))
+        return 8;
+    const char *d = t;
+    while (*d >= 'a' && *d <= 'z')
+        d++;
+    if (d == t || !*d || (strncmp(t, "bf", 2) && !strchr("cfsu", t[0])) || d - t > 2)
+        return 0;
+    return atoi(d);
+}
+
+/* ---- communication (the HEAD loader's HloInstruction.communication_proto) ---- */
+
+static const char *const COLL_NAMES[NSYS_COLL_NKINDS] = {"",
+                                                         "all-gather",
+                                                         "all-reduce",
+                                                         "all-to-all",
+                                                         "collective-broadcast",
+                                                         "collective-permute",
+                                                         "reduce-scatter",
+                                                         "device-to-host",
+                                                         "host-to-device"};
+
+const char *nsys_coll_name(nsys_coll_kind k)
+{
+    return (unsigned)k < NSYS_COLL_NKINDS ? COLL_NAMES[k] : "";
+}
+
+static int str_is(pq_str s, const char *c)
+{
+    return s.n == strlen(c) && memcmp(s.p, c, s.n) == 0;
+}
+
+/* The collective kind of a collective opcode (START: also the -start forms the loader
+ * accepts at top level), NONE otherwise. */
+static nsys_coll_kind coll_opcode(pq_str op, int start)
+{
+    for (int k = NSYS_COLL_ALL_GATHER; k <= NSYS_COLL_REDUCE_SCATTER; k++) {
+        const char *n = COLL_NAMES[k];
+        size_t ln = strlen(n);
+        if (op.n == ln && !memcmp(op.p, n, ln))
+            return (nsys_coll_kind)k;
+        if (start && op.n == ln + 6 && !memcmp(op.p, n, ln) && !memcmp(op.p + ln, "-start", 6) &&
+            (k == NSYS_COLL_ALL_GATHER || k == NSYS_COLL_ALL_REDUCE || k == NSYS_COLL_PERMUTE))
+            return (nsys_coll_kind)k;
+    }
+    return NSYS_COLL_NONE;
+}
+
+static int on_host(const nsys_hlo_inst *in)
+{
+    return in && in->memory_space == 5;
+}
+
+/* Operand I of IN in PROGRAM (NULL when absent). */
+static pq_status operand(nsys_hlo *h, int64_t prog, const nsys_hlo_inst *in, uint32_t i,
+                         const nsys_hlo_inst **out, pq_error *err)
+{
+    *out = NULL;
+    return i < in->noperands ? nsys_hlo_by_id(h, prog, in->operand_ids[i], out, err) : PQ_OK;
+}
+
+/* A host offload: dynamic-slice whose result and operand 0 differ in host placement, or
+ * dynamic-update-slice into a host (device) buffer from a device (host) one. */
+static pq_status offload_kind(nsys_hlo *h, int64_t prog, const nsys_hlo_inst *in,
+                              nsys_coll_kind *out, pq_error *err)
+{
+    const nsys_hlo_inst *a, *b;
+    *out = NSYS_COLL_NONE;
+    int dest = on_host(in);
+    if (str_is(in->opcode, "dynamic-slice")) {
+        FORWARD_IF_ERROR(operand(h, prog, in, 0, &a, err));
+        if (a && dest != on_host(a))
+            *out = dest ? NSYS_COLL_D2H : NSYS_COLL_H2D;
+    } else if (str_is(in->opcode, "dynamic-update-slice")) {
+        FORWARD_IF_ERROR(operand(h, prog, in, 0, &a, err));
+        FORWARD_IF_ERROR(operand(h, prog, in, 1, &b, err));
+        if (a && b && dest == on_host(a) && dest != on_host(b))
+            *out = dest ? NSYS_COLL_D2H : NSYS_COLL_H2D;
+    }
+    return PQ_OK;
+}
+
+/* Walks the computation COMP_ID (and the ones its instructions call, DEPTH bounded) for
+ * the first collective or offload instruction. */
+static pq_status visit(nsys_hlo *h, int64_t prog, const hlo_module *m, int64_t comp_id, int depth,
+                       nsys_hlo_comm *out, pq_error *err)
+{
+    uint32_t c = nsys_hlo_computation_index(m, comp_id), n;
+    const nsys_hlo_inst *v;
+    if (c == UINT32_MAX || depth > 32)
+        return PQ_OK;
+    FORWARD_IF_ERROR(nsys_hlo_computation(h, prog, c, &v, &n, err));
+    for (uint32_t i = 0; i < n && !out->comm; i++) {
+        for (uint32_t k = 0; k < v[i].ncalled && !out->comm; k++)
+            FORWARD_IF_ERROR(visit(h, prog, m, v[i].called_ids[k], depth + 1, out, err));
+        if (out->comm)
+            break;
+        nsys_coll_kind kind = coll_opcode(v[i].opcode, 0);
+        if (kind == NSYS_COLL_NONE)
+            FORWARD_IF_ERROR(offload_kind(h, prog, &v[i], &kind, err));
+        if (kind != NSYS_COLL_NONE) {
+            out->kind = kind;
+            out->comm = &v[i];
+        }
+    }
+    return PQ_OK;
+}
+
+static int64_t inst_bytes(const nsys_hlo_inst *in)
+{
+    int bits = in ? nsys_hlo_type_bits(in->element_type) : 0;
+    return bits ? in->elements * bits / 8 : -1;
+}
+
+/* Message size and collective size of OUT->comm (spec section 4). */
+static pq_status size_comm(nsys_hlo *h, int64_t prog, nsys_hlo_comm *out, pq_error *err)
+{
+    const nsys_hlo_inst *c = out->comm, *src;
+    if (out->kind == NSYS_COLL_D2H || out->kind == NSYS_COLL_H2D) {
+        int dus = str_is(c->opcode, "dynamic-update-slice");
+        FORWARD_IF_ERROR(operand(h, prog, c, dus ? 1 : 0, &src, err));
+        out->message_bytes = inst_bytes(dus ? src : c);
+        out->collective_size = 1;
+        out->bw_corr = out->bus_corr = 1;
+        return PQ_OK;
+    }
+    if (out->kind == NSYS_COLL_PERMUTE)
+        out->collective_size = 2;
+    else if (c->nreplica_groups)
+        out->collective_size = c->replica_group_size;
+    else
+        out->collective_size = c->iota_devices_per_group > 0 ? c->iota_devices_per_group : -1;
+    int64_t n = out->collective_size, total = 0;
+    for (uint32_t i = 0; i < c->noperands && total >= 0; i++) {
+        FORWARD_IF_ERROR(operand(h, prog, c, i, &src, err));
+        int64_t b = inst_bytes(src);
+        if (b >= 0 && out->kind == NSYS_COLL_REDUCE_SCATTER)
+            b = n > 0 ? b / n : -1;
+        total = b < 0 ? -1 : total + b;
+    }
+    out->message_bytes = total;
+    double dn = (double)n;
+    switch (out->kind) {
+    case NSYS_COLL_ALL_GATHER:
+    case NSYS_COLL_REDUCE_SCATTER:
+        out->bw_corr = dn;
+        out->bus_corr = (dn - 1) / dn;
+        break;
+    case NSYS_COLL_ALL_REDUCE:
+        out->bw_corr = 1;
+        out->bus_corr = 2 * (dn - 1) / dn;
+        break;
+    case NSYS_COLL_ALL_TO_ALL:
+        out->bw_corr = 1;
+        out->bus_corr = (dn - 1) / dn;
+        break;
+    default:
+        out->bw_corr = out->bus_corr = 1;
+    }
+    return PQ_OK;
+}
+
+pq_status nsys_hlo_comm_of(nsys_hlo *h, int64_t prog, const char *name, size_t len,
+                           nsys_hlo_comm *out, pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->message_bytes = out->collective_size = -1;
+    const nsys_hlo_inst *in;
+    FORWARD_IF_ERROR(nsys_hlo_find(h, prog, name, len, &in, err));
+    if (!in)
+        return PQ_OK;
+    out->known = 1;
+    out->inst = in;
+    out->kind = coll_opcode(in->opcode, 1);
+    if (out->kind != NSYS_COLL_NONE) {
+        out->comm = in;
+    } else if (str_is(in->opcode, "async-start") || str_is(in->opcode, "fusion")) {
+        const hlo_module *m;
+        FORWARD_IF_ERROR(nsys_hlo_module(h, prog, &m, err));
+        for (uint32_t k = 0; k < in->ncalled && !out->comm; k++)
+            FORWARD_IF_ERROR(visit(h, prog, m, in->called_ids[k], 0, out, err));
+    }
+    return out->comm ? size_comm(h, prog, out, err) : PQ_OK;
+}

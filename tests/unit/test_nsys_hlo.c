@@ -1,0 +1,115 @@
+/* test_nsys_hlo.c - the thunk -> HLO link of nsys-jax archives (analysis/nsys_hlo.c) on the
+ * shared h100 archive: dumps found by program id and decoded on first use, the loader's
+ * communication classification, message size and collective size (spec/nsys-jax.md
+ * sections 4 and 6: all-gather-start.4 moves 187,777,024 B over 4 devices), the
+ * bandwidth factors, and what a missing dump or instruction gives. */
+#include "testutil.h"
+
+#include "analysis/nsys_hlo.h"
+
+#include <string.h>
+
+static nsys_hlo *open_archive(uint8_t **data, pq_source *src)
+{
+    size_t n = 0;
+    const char *path = shared_path("nsys/nsys-jax_h100_maxtext_fsdp4.zip");
+    *data = tu_read_file(path, &n);
+    assert_non_null(*data);
+    memset(src, 0, sizeof *src);
+    src->path = (char *)path;
+    src->file.data = *data;
+    src->file.size = n;
+    nsys_hlo *h = NULL;
+    pq_error err;
+    assert_int_equal(nsys_hlo_open(src, &h, &err), PQ_OK);
+    return h;
+}
+
+static void comm(nsys_hlo *h, int64_t prog, const char *name, nsys_hlo_comm *c)
+{
+    pq_error err;
+    assert_int_equal(nsys_hlo_comm_of(h, prog, name, strlen(name), c, &err), PQ_OK);
+}
+
+static void test_collectives(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    uint8_t *d;
+    pq_source src;
+    nsys_hlo *h = open_archive(&d, &src);
+    nsys_hlo_comm c;
+    comm(h, 16, "all-gather-start.4", &c);
+    assert_true(c.known);
+    assert_int_equal(c.kind, NSYS_COLL_ALL_GATHER);
+    assert_string_equal(nsys_coll_name(c.kind), "all-gather");
+    assert_int_equal(c.collective_size, 4);
+    assert_int_equal(c.message_bytes, 187777024);
+    assert_true(c.bw_corr == 4 && c.bus_corr == 0.75);
+    assert_true(c.inst->channel_id != 0);
+    /* spec section 6: algbw 347.23, busbw 260.42 GB/s over 857,058 + 1,306,101 ns */
+    double alg = c.bw_corr * (double)c.message_bytes / (857058.0 + 1306101.0);
+    assert_true(alg > 347.22 && alg < 347.24);
+    assert_true(alg * c.bus_corr > 260.41 && alg * c.bus_corr < 260.43);
+
+    comm(h, 16, "input_scatter_fusion", &c);
+    assert_true(c.known);
+    assert_int_equal(c.kind, NSYS_COLL_NONE);
+    assert_string_equal(nsys_coll_name(c.kind), "");
+    comm(h, 16, "no-such-instruction", &c);
+    assert_false(c.known);
+    comm(h, 99999, "all-gather-start.4", &c);
+    assert_false(c.known);
+
+    /* Every collective start of the training step: its kind, 4 devices, a message size,
+     * and (the archive-era loader's rule) a channel id. */
+    const hlo_module *m;
+    pq_error err;
+    assert_int_equal(nsys_hlo_module(h, 16, &m, &err), PQ_OK);
+    assert_non_null(m);
+    size_t seen = 0;
+    for (uint32_t k = 0; k < m->ncomputations; k++) {
+        const nsys_hlo_inst *v;
+        uint32_t n;
+        assert_int_equal(nsys_hlo_computation(h, 16, k, &v, &n, &err), PQ_OK);
+        assert_int_equal(n, m->computations[k].ninstructions);
+        for (uint32_t i = 0; i < n; i++) {
+            if (v[i].opcode.n < 6 || memcmp(v[i].opcode.p + v[i].opcode.n - 6, "-start", 6))
+                continue;
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)v[i].name.n, v[i].name.p);
+            comm(h, 16, name, &c);
+            if (c.kind == NSYS_COLL_NONE)
+                continue;
+            seen++;
+            assert_int_equal(c.collective_size, 4);
+            assert_true(c.message_bytes > 0);
+            assert_true(c.comm->channel_id != 0);
+            const nsys_hlo_inst *by_id;
+            assert_int_equal(nsys_hlo_by_id(h, 16, v[i].id, &by_id, &err), PQ_OK);
+            assert_ptr_equal(by_id, &v[i]);
+        }
+    }
+    assert_true(seen > 0);
+    nsys_hlo_close(h);
+    free(d);
+}
+
+static void test_type_bits(void **state)
+{
+    (void)state;
+    assert_int_equal(nsys_hlo_type_bits(1), 8);    /* pred */
+    assert_int_equal(nsys_hlo_type_bits(11), 32);  /* f32 */
+    assert_int_equal(nsys_hlo_type_bits(16), 16);  /* bf16 */
+    assert_int_equal(nsys_hlo_type_bits(18), 128); /* c128 */
+    assert_int_equal(nsys_hlo_type_bits(13), 0);   /* tuple */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_collectives),
+        cmocka_unit_test(test_type_bits),
+    };
+    return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
+}
