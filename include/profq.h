@@ -188,7 +188,7 @@ pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sin
  * and compile.{total_s, passes[] {name, non_child_s, child_s, share}} (the notebook's
  * compile summary, the passes covering 97% of non-child time). PQ_ERR_INPUT when no
  * source is an nsys-jax archive. */
-enum { PQ_NSYS_MODULES = 1, PQ_NSYS_COMPILE = 2 };
+enum { PQ_NSYS_MODULES = 1, PQ_NSYS_COMPILE = 2, PQ_NSYS_HEAP = 4, PQ_NSYS_FLAME = 8 };
 pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,
                          pq_error *err);
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char usage[] =
-    "profq nsys [--section modules|compile] [--format text|json] [-o FILE] PATH...\n"
+    "profq nsys [--section modules|compile|heap|flame] [--format text|json] [-o FILE] PATH...\n"
     "\n"
     "PATH is an nsys-jax archive (.zip, read in place). Prints what the nsys-jax loader and\n"
     "its notebook compute: the module and thunk frames' row counts (all, steady state,\n"
@@ -30,13 +30,17 @@ static int take(void *ctx, int id, const char *v)
     static const struct {
         const char *name;
         unsigned bit;
-    } sections[] = {{"modules", PQ_NSYS_MODULES}, {"compile", PQ_NSYS_COMPILE}};
+    } sections[] = {{"modules", PQ_NSYS_MODULES},
+                    {"compile", PQ_NSYS_COMPILE},
+                    {"heap", PQ_NSYS_HEAP},
+                    {"flame", PQ_NSYS_FLAME}};
     for (size_t k = 0; k < sizeof sections / sizeof *sections; k++)
         if (strcmp(v, sections[k].name) == 0) {
             *(unsigned *)ctx |= sections[k].bit;
             return EXIT_OK;
         }
-    return cli_usage_error("nsys", "--section: expected modules or compile, found '%s'", v);
+    return cli_usage_error("nsys",
+                           "--section: expected modules, compile, heap or flame, found '%s'", v);
 }
 
 static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, pq_sink *sink,

@@ -15,7 +15,7 @@
 
 static const char *const FRAME_NAMES[NSYS_NFRAMES] = {"all", "steady", "init"};
 
-static void nsys_json(const nsys_modules_result *r, const nsys_compile_result *c, buf *b)
+static void nsys_json(const nsys_modules_result *r, const nsys_more *c, buf *b)
 {
     json_writer w;
     json_doc_begin(&w, b, "profq.nsys.v1");
@@ -34,8 +34,7 @@ static void nsys_json(const nsys_modules_result *r, const nsys_compile_result *c
         json_uint(&w, r->frames[f].module_rows);
         json_key(&w, "thunk_rows");
         json_uint(&w, r->frames[f].thunk_rows);
-        if (c)
-            nsys_compile_json_rows(&w, c, f);
+        nsys_more_json_rows(&w, c, f);
         json_obj_end(&w);
     }
     json_obj_end(&w);
@@ -70,8 +69,7 @@ static void nsys_json(const nsys_modules_result *r, const nsys_compile_result *c
         json_cstr(&w, id);
     }
     json_arr_end(&w);
-    if (c)
-        nsys_compile_json(&w, c);
+    nsys_more_json(&w, c);
     json_obj_end(&w);
 }
 
@@ -114,27 +112,24 @@ pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output
     pq_status st = nsys_modules_compute(profile, &r, err);
     if (st != PQ_OK)
         return st;
-    nsys_compile_result c;
-    if (want & PQ_NSYS_COMPILE) {
-        st = nsys_compile_compute(profile, &c, err);
-        if (st != PQ_OK) {
-            nsys_modules_free(&r);
-            return st;
-        }
+    nsys_more m; /* compile, heap, flame (render/nsys_sections.c) */
+    st = nsys_more_compute(profile, want, fmt, &r, &m, err);
+    if (st != PQ_OK) {
+        nsys_modules_free(&r);
+        return st;
     }
-    const nsys_compile_result *cp = want & PQ_NSYS_COMPILE ? &c : NULL;
     buf b;
     buf_init(&b, sink);
-    if (fmt == PQ_OUT_JSON) {
-        nsys_json(&r, cp, &b);
+    if (fmt == PQ_OUT_SVG) {
+        nsys_more_svg(&m, &b);
+    } else if (fmt == PQ_OUT_JSON) {
+        nsys_json(&r, &m, &b);
     } else {
         if (want & PQ_NSYS_MODULES)
             nsys_text(&r, &b);
-        if (cp)
-            nsys_compile_text(cp, &b);
+        nsys_more_text(&m, &b);
     }
     nsys_modules_free(&r);
-    if (cp)
-        nsys_compile_free(&c);
+    nsys_more_free(&m);
     return render_finish(&b, err);
 }
