@@ -5,32 +5,40 @@
  * the replay itself (heapsim.c), decoding the dump (nsys_hlo.c). */
 #include "nsys_heap.h"
 
-#include "analysis/nsys_hlo.h"
 #include "core/alloc.h"
 #include "core/err.h"
 
 #include <string.h>
 
-static pq_status open_dumps(const pq_profile *prof, nsys_heap_result *out, pq_error *err)
+pq_status nsys_dumps_open(const pq_profile *prof, nsys_hlo ***out, size_t *n, pq_error *err)
 {
-    out->dumps = pq_calloc(prof->nsources ? prof->nsources : 1, sizeof *out->dumps);
-    if (!out->dumps)
+    *n = 0;
+    *out = pq_calloc(prof->nsources ? prof->nsources : 1, sizeof **out);
+    if (!*out)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     for (size_t s = 0; s < prof->nsources; s++) {
         const pq_source *src = &prof->sources[s];
         if (src->info.format != PQ_FORMAT_NSYS_JAX)
             continue;
-        FORWARD_IF_ERROR(nsys_hlo_open(src, &out->dumps[out->ndumps], err));
-        out->ndumps++;
+        FORWARD_IF_ERROR(nsys_hlo_open(src, &(*out)[*n], err));
+        (*n)++;
     }
     return PQ_OK;
 }
 
-static pq_status one_module(nsys_heap_result *out, nsys_heap_module *hm, pq_error *err)
+void nsys_dumps_close(nsys_hlo **dumps, size_t n)
+{
+    for (size_t d = 0; d < n; d++)
+        nsys_hlo_close(dumps[d]);
+    pq_free(dumps);
+}
+
+static pq_status one_module(nsys_hlo *const *dumps, size_t ndumps, nsys_heap_result *out,
+                            nsys_heap_module *hm, pq_error *err)
 {
     const hlo_module *m = NULL;
-    for (size_t d = 0; d < out->ndumps && !m; d++)
-        FORWARD_IF_ERROR(nsys_hlo_module(out->dumps[d], hm->program_id, &m, err));
+    for (size_t d = 0; d < ndumps && !m; d++)
+        FORWARD_IF_ERROR(nsys_hlo_module(dumps[d], hm->program_id, &m, err));
     if (!m)
         return PQ_OK;
     hm->has_dump = 1;
@@ -42,22 +50,20 @@ static pq_status one_module(nsys_heap_result *out, nsys_heap_module *hm, pq_erro
     return PQ_OK;
 }
 
-pq_status nsys_heap_compute(const pq_profile *prof, const nsys_modules_result *mods,
+pq_status nsys_heap_compute(const nsys_modules_result *mods, nsys_hlo *const *dumps, size_t ndumps,
                             nsys_heap_result *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
     arena_init(&out->a);
-    pq_status st = open_dumps(prof, out, err);
-    if (st == PQ_OK) {
-        out->modules = pq_calloc(mods->ntop ? mods->ntop : 1, sizeof *out->modules);
-        if (!out->modules)
-            st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
-    }
+    pq_status st = PQ_OK;
+    out->modules = pq_calloc(mods->ntop ? mods->ntop : 1, sizeof *out->modules);
+    if (!out->modules)
+        st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     for (size_t k = 0; st == PQ_OK && k < mods->ntop; k++) {
         nsys_heap_module *hm = &out->modules[out->nmodules++];
         hm->program_id = mods->modules[k].program_id;
         hm->name = mods->modules[k].name;
-        st = one_module(out, hm, err);
+        st = one_module(dumps, ndumps, out, hm, err);
     }
     if (st != PQ_OK)
         nsys_heap_free(out);
@@ -66,9 +72,6 @@ pq_status nsys_heap_compute(const pq_profile *prof, const nsys_modules_result *m
 
 void nsys_heap_free(nsys_heap_result *r)
 {
-    for (size_t d = 0; d < r->ndumps; d++)
-        nsys_hlo_close(r->dumps[d]);
-    pq_free(r->dumps);
     pq_free(r->modules);
     arena_release(&r->a);
     memset(r, 0, sizeof *r);

@@ -6,6 +6,7 @@
 #ifndef PQ_ANALYSIS_NSYS_HEAP_H
 #define PQ_ANALYSIS_NSYS_HEAP_H
 #include "analysis/heapsim.h"
+#include "analysis/nsys_hlo.h"
 #include "analysis/nsys_modules.h"
 #include "core/arena.h"
 
@@ -24,13 +25,18 @@ typedef struct nsys_heap_result {
     nsys_heap_module *modules; /* the top module ids, in their order */
     size_t nmodules;
     arena a;
-    struct nsys_hlo **dumps; /* kept open: the traces' instruction names point into them */
-    size_t ndumps;
 } nsys_heap_result;
 
-/* MODS: the module table of PROF (its top module ids are used). Errors: a corrupt dump
- * (PQ_ERR_INPUT with member and offset), PQ_ERR_NOMEM. */
-pq_status nsys_heap_compute(const pq_profile *prof, const nsys_modules_result *mods,
+/* The HLO dumps of every nsys-jax source of PROF, opened (nothing decoded yet): *OUT gets
+ * *N handles (free with nsys_dumps_close, also after an error). */
+pq_status nsys_dumps_open(const pq_profile *prof, nsys_hlo ***out, size_t *n, pq_error *err);
+void nsys_dumps_close(nsys_hlo **dumps, size_t n);
+
+/* MODS: the module table of the profile (its top module ids are used); DUMPS[0..NDUMPS)
+ * its dumps (the first holding a program is used), which must outlive the result (trace
+ * instruction names point into them). Errors: a corrupt dump (PQ_ERR_INPUT with member and
+ * offset), PQ_ERR_NOMEM. */
+pq_status nsys_heap_compute(const nsys_modules_result *mods, nsys_hlo *const *dumps, size_t ndumps,
                             nsys_heap_result *out, pq_error *err);
 void nsys_heap_free(nsys_heap_result *r);
 

@@ -17,7 +17,7 @@
 #include <string.h>
 
 /* "P:E" into program P and execution E; 0 when RUN is not that. */
-static int parse_run(const char *run, int64_t *program, int64_t *exec)
+int nsys_parse_run(const char *run, int64_t *program, int64_t *exec)
 {
     char *end;
     long long p = strtoll(run, &end, 10);
@@ -33,7 +33,7 @@ static int parse_run(const char *run, int64_t *program, int64_t *exec)
 }
 
 /* The program id of a "TSL:XlaCompileBackend:#module=NAME,program_id=N#" range, or -1. */
-static int64_t compiled_program(const char *name)
+int64_t nsys_compiled_program(const char *name)
 {
     static const char pre[] = "TSL:XlaCompileBackend:#module=", key[] = ",program_id=";
     if (strncmp(name, pre, sizeof pre - 1) != 0)
@@ -73,7 +73,8 @@ static nsys_module_row *row_for(acc *a, int64_t program, const char *name)
             a->cap = nc;
         }
         *slot = (uint32_t)a->r->nmodules;
-        a->r->modules[a->r->nmodules++] = (nsys_module_row){.program_id = program, .name = name};
+        a->r->modules[a->r->nmodules++] =
+            (nsys_module_row){.program_id = program, .name = name, .wait_share = NAN};
     }
     return &a->r->modules[*slot];
 }
@@ -83,7 +84,7 @@ static int collect_compiled(acc *a, const model_slices *m)
     for (size_t i = 0; i < m->n; i++) {
         if (m->flags[i] & SLICE_GPU_ANNOTATION)
             continue;
-        int64_t p = compiled_program(intern_str(&m->names, m->name[i]));
+        int64_t p = nsys_compiled_program(intern_str(&m->names, m->name[i]));
         int fresh;
         uint32_t *slot = p >= 0 ? pairmap_slot(&a->compiled, p, 0, &fresh) : NULL;
         if (p >= 0 && !slot)
@@ -117,7 +118,7 @@ static int add_rows(acc *a, const model_slices *m)
         return -1;
     for (size_t i = 0; i < m->n; i++) {
         int64_t program, exec;
-        if (!m->run_id[i] || !parse_run(intern_str(&m->names, m->run_id[i]), &program, &exec))
+        if (!m->run_id[i] || !nsys_parse_run(intern_str(&m->names, m->run_id[i]), &program, &exec))
             continue;
         int thunk = (m->flags[i] & SLICE_XLA_OP) != 0;
         int compiled = pairmap_get(&a->compiled, program, 0) != UINT32_MAX;

@@ -23,6 +23,7 @@ typedef struct nsys_module_row {
     double total_ms, share;
     double thunks_sum, thunks_sumsq; /* over the rows: thunks in each module execution */
     double thunks_mean, thunks_std;  /* std with n - 1 (pandas); NaN for one row */
+    double wait_share; /* nsys_comm_compute: launch wait / total; NaN without communication */
 } nsys_module_row;
 
 typedef struct nsys_modules_result {
@@ -38,5 +39,11 @@ typedef struct nsys_modules_result {
 /* PQ_ERR_INPUT when the profile holds no nsys-jax source. */
 pq_status nsys_modules_compute(const pq_profile *prof, nsys_modules_result *out, pq_error *err);
 void nsys_modules_free(nsys_modules_result *r);
+
+/* The program id of a host "TSL:XlaCompileBackend:#module=NAME,program_id=N#" range (its
+ * compilation was profiled), or -1. */
+int64_t nsys_compiled_program(const char *name);
+/* "P:E" (a slice's run_id) into program P and execution E; 0 when RUN is not that. */
+int nsys_parse_run(const char *run, int64_t *program, int64_t *exec);
 
 #endif

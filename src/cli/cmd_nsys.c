@@ -6,16 +6,22 @@
 #include <string.h>
 
 static const char usage[] =
-    "profq nsys [--section modules|compile|heap|flame] [--format text|json] [-o FILE] PATH...\n"
+    "profq nsys [--section NAME]... [--format text|json|svg] [-o FILE] PATH...\n"
     "\n"
     "PATH is an nsys-jax archive (.zip, read in place). Prints what the nsys-jax loader and\n"
     "its notebook compute: the module and thunk frames' row counts (all, steady state,\n"
     "initialisation: executions 0 and 1 of the programs compiled in the profile are not\n"
     "steady) and the steady module table: share of time, total projected ms, rows\n"
-    "(executions x devices), name (program id); the compile summary: total compilation time\n"
-    "and the passes by non-child time covering 97% (parallel-compilation aware, autotuning\n"
-    "detail removed). Every section by default; --section (repeatable) selects. JSON schema\n"
-    "profq.nsys.v1.\n";
+    "(executions x devices), name (program id). JSON schema profq.nsys.v1.\n"
+    "Sections (all by default; --section NAME, repeatable, selects): modules, runtime (clock\n"
+    "alignment, the three runtime definitions, idle time, hidden/exposed communication,\n"
+    "thunk totals), opcodes (runtime by HLO opcode), collectives (per kind, message size\n"
+    "and instance: bus bandwidth, straggler wait), variability (thunks with std/mean >\n"
+    "10%), bias (per-device deviation in the top modules). --format svg: bus bandwidth vs\n"
+    "message size of the collectives, or with --section flame the flame graphs. Also\n"
+    "compile (total compilation time and the passes by non-child time covering 97%,\n"
+    "parallel-compilation aware, autotuning detail removed), heap (heap-simulator usage of\n"
+    "the top modules), flame (flame graphs by source stack and by op_name).\n";
 
 enum { OPT_SECTION = CLI_OPT_OWN };
 static const struct option options[] = {{"section", required_argument, NULL, OPT_SECTION},
@@ -30,17 +36,24 @@ static int take(void *ctx, int id, const char *v)
     static const struct {
         const char *name;
         unsigned bit;
-    } sections[] = {{"modules", PQ_NSYS_MODULES},
+    } SECTIONS[] = {{"modules", PQ_NSYS_MODULES},
+                    {"runtime", PQ_NSYS_RUNTIME},
+                    {"opcodes", PQ_NSYS_OPCODES},
+                    {"collectives", PQ_NSYS_COLLECTIVES},
+                    {"variability", PQ_NSYS_VARIABILITY},
+                    {"bias", PQ_NSYS_BIAS},
                     {"compile", PQ_NSYS_COMPILE},
                     {"heap", PQ_NSYS_HEAP},
                     {"flame", PQ_NSYS_FLAME}};
-    for (size_t k = 0; k < sizeof sections / sizeof *sections; k++)
-        if (strcmp(v, sections[k].name) == 0) {
-            *(unsigned *)ctx |= sections[k].bit;
+    for (size_t k = 0; k < sizeof SECTIONS / sizeof SECTIONS[0]; k++)
+        if (!strcmp(v, SECTIONS[k].name)) {
+            *(unsigned *)ctx |= SECTIONS[k].bit;
             return EXIT_OK;
         }
     return cli_usage_error("nsys",
-                           "--section: expected modules, compile, heap or flame, found '%s'", v);
+                           "--section: expected modules, runtime, opcodes, collectives, "
+                           "variability, bias, compile, heap or flame, found '%s'",
+                           v);
 }
 
 static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, pq_sink *sink,
@@ -52,7 +65,7 @@ static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, 
 static int cmd_nsys(int argc, char **argv)
 {
     unsigned sections = 0;
-    const cli_spec spec = {"nsys", "f:o:", options, "text or json", take, &sections};
+    const cli_spec spec = {"nsys", "f:o:", options, "text, json or svg", take, &sections};
     return cli_run_render(&spec, argc, argv, 1, render, &sections);
 }
 

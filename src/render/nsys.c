@@ -2,6 +2,7 @@
  * in the notebook's layout (share, total ms, rows, name (program id)), or as JSON
  * profq.nsys.v1. Formats only; no computing beyond the analysis's result. */
 #include "analysis/nsys_modules.h"
+#include "render/nsys_comm.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/json.h"
@@ -15,7 +16,8 @@
 
 static const char *const FRAME_NAMES[NSYS_NFRAMES] = {"all", "steady", "init"};
 
-static void nsys_json(const nsys_modules_result *r, const nsys_more *c, buf *b)
+static void nsys_json(const nsys_modules_result *r, const nsys_comm_result *c,
+                      const nsys_more *more, unsigned sections, buf *b)
 {
     json_writer w;
     json_doc_begin(&w, b, "profq.nsys.v1");
@@ -34,7 +36,9 @@ static void nsys_json(const nsys_modules_result *r, const nsys_more *c, buf *b)
         json_uint(&w, r->frames[f].module_rows);
         json_key(&w, "thunk_rows");
         json_uint(&w, r->frames[f].thunk_rows);
-        nsys_more_json_rows(&w, c, f);
+        json_key(&w, "communication_rows");
+        json_uint(&w, c->communication_rows[f]);
+        nsys_more_json_rows(&w, more, f);
         json_obj_end(&w);
     }
     json_obj_end(&w);
@@ -59,6 +63,8 @@ static void nsys_json(const nsys_modules_result *r, const nsys_more *c, buf *b)
         json_double(&w, m->thunks_mean);
         json_key(&w, "thunks_std");
         json_double(&w, m->thunks_std);
+        json_key(&w, "wait_share");
+        json_double(&w, m->wait_share);
         json_obj_end(&w);
     }
     json_arr_end(&w);
@@ -69,28 +75,33 @@ static void nsys_json(const nsys_modules_result *r, const nsys_more *c, buf *b)
         json_cstr(&w, id);
     }
     json_arr_end(&w);
-    nsys_more_json(&w, c);
+    nsys_comm_json(&w, c, sections);
+    nsys_more_json(&w, more);
     json_obj_end(&w);
 }
 
-static void nsys_text(const nsys_modules_result *r, buf *b)
+static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, buf *b)
 {
     buf_printf(b,
                "nsys-jax: %zu archive(s), %zu device(s); %zu program(s) compiled in the profile\n",
                r->sources, r->devices, r->compiled_programs);
-    buf_puts(b, "\nframe    module rows  thunk rows\n");
+    buf_puts(b, "\nframe    module rows  thunk rows  communication rows\n");
     for (int f = 0; f < NSYS_NFRAMES; f++)
-        buf_printf(b, "%-8s %11" PRIu64 " %11" PRIu64 "\n", FRAME_NAMES[f],
-                   r->frames[f].module_rows, r->frames[f].thunk_rows);
+        buf_printf(b, "%-8s %11" PRIu64 " %11" PRIu64 " %19" PRIu64 "\n", FRAME_NAMES[f],
+                   r->frames[f].module_rows, r->frames[f].thunk_rows, c->communication_rows[f]);
     buf_printf(b,
                "\nsteady modules (%.3f ms; executions 0 and 1 of the programs compiled in the "
                "profile are not steady)\n",
                (double)r->total_ns / 1e6);
-    buf_puts(b, "  share     total ms   rows   thunks  name (program id)\n");
+    buf_puts(b, "  share     total ms   wait   rows   thunks  name (program id)\n");
     for (size_t k = 0; k < r->nmodules; k++) {
         const nsys_module_row *m = &r->modules[k];
-        buf_printf(b, "%6.2f%% %12.3f %6" PRIu64 " %5.0f", m->share * 100, m->total_ms, m->rows,
-                   m->thunks_mean);
+        buf_printf(b, "%6.2f%% %12.3f ", m->share * 100, m->total_ms);
+        if (m->wait_share == m->wait_share)
+            buf_printf(b, "%5.2f%%", m->wait_share * 100);
+        else
+            buf_puts(b, "    --");
+        buf_printf(b, " %6" PRIu64 " %5.0f", m->rows, m->thunks_mean);
         if (m->rows > 1)
             buf_printf(b, "±%-3.0f ", m->thunks_std);
         else
@@ -112,8 +123,14 @@ pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output
     pq_status st = nsys_modules_compute(profile, &r, err);
     if (st != PQ_OK)
         return st;
+    nsys_comm_result c;
+    st = nsys_comm_compute(profile, &r, &c, err);
     nsys_more m; /* compile, heap, flame (render/nsys_sections.c) */
-    st = nsys_more_compute(profile, want, fmt, &r, &m, err);
+    if (st == PQ_OK) {
+        st = nsys_more_compute(profile, want, &r, &c, &m, err);
+        if (st != PQ_OK)
+            nsys_comm_free(&c);
+    }
     if (st != PQ_OK) {
         nsys_modules_free(&r);
         return st;
@@ -121,14 +138,18 @@ pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output
     buf b;
     buf_init(&b, sink);
     if (fmt == PQ_OUT_SVG) {
-        nsys_more_svg(&m, &b);
+        if (sections & PQ_NSYS_FLAME)
+            nsys_more_svg(&m, &b);
+        else
+            nsys_comm_svg(&b, &c);
     } else if (fmt == PQ_OUT_JSON) {
-        nsys_json(&r, &m, &b);
+        nsys_json(&r, &c, &m, sections, &b);
     } else {
-        if (want & PQ_NSYS_MODULES)
-            nsys_text(&r, &b);
+        nsys_text(&r, &c, &b);
+        nsys_comm_text(&b, &c, sections);
         nsys_more_text(&m, &b);
     }
+    nsys_comm_free(&c);
     nsys_modules_free(&r);
     nsys_more_free(&m);
     return render_finish(&b, err);

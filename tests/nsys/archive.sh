@@ -31,10 +31,11 @@ if [ -f tests/nsys/archive_loader.py ]; then
   "$loader" tests/nsys/compile_loader.py --profq "$profq" --archive "$archive" \
     --loader "$SHARED/peers/nsys-jax/archive-era/python/jax_nsys" || rc=1
 fi
-# The heap section against the notebook's heap cell (protobuf + grpcio-tools: build/venv-test).
+# The heap and flame sections against the notebook's cells (protobuf + grpcio-tools: build/venv-test).
 protopy=$(scripts/venv.sh test tests/requirements.txt) || {
   echo "archive: SKIP: could not create the venv from tests/requirements.txt"
   exit 77
 }
 "$protopy" tests/nsys/heap_notebook.py --profq "$profq" --archive "$archive" || rc=1
+"$protopy" tests/nsys/flame_notebook.py --profq "$profq" --archive "$archive" || rc=1
 exit $rc

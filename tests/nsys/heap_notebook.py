@@ -10,15 +10,15 @@ Compared per top module: the number of traces, each trace's peak (the notebook's
 usage curve), and profq nsys's traces equal to profq heap's (events, peak, peak position,
 every usage point)."""
 import argparse
-import importlib
 import json
-import lzma
 import pathlib
 import subprocess
 import sys
 import tempfile
-import zipfile
 from collections import defaultdict
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+import hloproto  # noqa: E402
 
 failures = []
 
@@ -56,8 +56,6 @@ def main():
     ap.add_argument("--profq", required=True)
     ap.add_argument("--archive", required=True)
     a = ap.parse_args()
-    from grpc_tools import protoc  # noqa: E402
-
     p = subprocess.run([a.profq, "nsys", "--section", "heap", "--format", "json", a.archive],
                        capture_output=True, text=True)
     check(p.returncode == 0, f"profq nsys --section heap exits 0 ({p.returncode}: {p.stderr.strip()})")
@@ -69,25 +67,10 @@ def main():
           f"heap modules are the top module ids {doc['top_module_ids']} (profq {list(heap)})")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        with zipfile.ZipFile(a.archive) as z:
-            protos = [n for n in z.namelist() if n.startswith("protos/") and n.endswith(".proto")]
-            z.extractall(tmp, protos)
-            dumps = {}
-            for n in z.namelist():
-                base = n.split("/")[-1]
-                if n.startswith("dump/module_") and base.endswith("_gpu_after_optimizations.hlo.pb.xz"):
-                    dumps[str(int(base[len("module_"):].split(".")[0]))] = lzma.decompress(z.read(n))
-        out = tmp / "py"
-        out.mkdir()
-        wkt = pathlib.Path(protoc.__file__).parent / "_proto"  # google/protobuf/*.proto
-        rc = protoc.main(["protoc", f"-I{tmp / 'protos'}", f"-I{wkt}", f"--python_out={out}",
-                          str(tmp / "protos/xla/service/hlo.proto"),
-                          str(tmp / "protos/xla/xla_data.proto")])
-        check(rc == 0, "the archive's hlo.proto compiles")
-        if rc != 0:
+        hlo_pb2, dumps = hloproto.load(a.archive, tmp)
+        check(hlo_pb2 is not None, "the archive's hlo.proto compiles")
+        if hlo_pb2 is None:
             return
-        sys.path.insert(0, str(out))
-        hlo_pb2 = importlib.import_module("xla.service.hlo_pb2")
         kinds = hlo_pb2.HeapSimulatorTrace.Event
         for prog, m in heap.items():
             check(m["has_dump"] == (prog in dumps), f"module {prog}: has_dump {prog in dumps}")

@@ -1,0 +1,500 @@
+/* nsys_comm.c - the nsys-jax loader's communication tables over the model (nsys_comm.h):
+ * collects the module and thunk rows the reader resolved (run_id "PROGRAM:EXECUTION",
+ * xla_op on thunks), numbers thunks within their module execution (ThunkIndex, by start),
+ * classifies them through the HLO dumps (nsys_hlo.c), subtracts overlap from communication
+ * thunks, aligns device clocks from collective end times, splits warm-up from steady state
+ * and computes the runtime definitions and module wait shares. The remaining summaries are
+ * in nsys_comm_stats.c. Not here: rendering (render/nsys_comm.c). */
+#include "nsys_comm_int.h"
+
+#include "core/alloc.h"
+#include "core/err.h"
+#include "core/pairmap.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int nc_is_top(const nc_tables *t, int64_t program)
+{
+    for (size_t i = 0; i < t->ntop; i++)
+        if (t->top[i] == program)
+            return 1;
+    return 0;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+double nc_median(double *v, size_t n)
+{
+    if (!n)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The hlo_op of "TSL:Thunk:#[name=...,]hlo_op=OP#" (the loader's regex), or n = 0. */
+static pq_str thunk_op(const char *s)
+{
+    static const char key[] = "hlo_op=";
+    const char *k = strstr(s, key), *last = NULL;
+    for (; k; k = strstr(k + 1, key))
+        last = k;
+    pq_str r = {NULL, 0};
+    if (!last)
+        return r;
+    const char *p = last + sizeof key - 1, *e = p;
+    while ((*e >= 'a' && *e <= 'z') || (*e >= '0' && *e <= '9') || *e == '.' || *e == '_' ||
+           *e == '-')
+        e++;
+    if (e > p && e[0] == '#' && !e[1]) {
+        r.p = p;
+        r.n = (size_t)(e - p);
+    }
+    return r;
+}
+
+typedef struct collect {
+    nc_tables *t;
+    size_t capm, capt;
+    uint32_t dev_base; /* devices of the sources before: device = base + track tid */
+    pairmap compiled;  /* (program, 0) */
+    pairmap infos;     /* (program, op | source << 32) -> info */
+    nsys_hlo **hlo;    /* per source */
+} collect;
+
+static uint8_t frame_of(const collect *c, int64_t program, int64_t exec)
+{
+    if (pairmap_get(&c->compiled, program, 0) == UINT32_MAX || exec > 1)
+        return FR_STEADY;
+    return exec == 0 ? FR_INIT : FR_NONE;
+}
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t nc = *cap ? *cap * 2 : 1024;
+    void *q = pq_realloc(*p, nc * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+static pq_status info_of(collect *c, size_t s, int64_t program, uint32_t op, uint32_t *out,
+                         pq_error *err)
+{
+    int fresh;
+    uint32_t *slot = pairmap_slot(&c->infos, program, (int64_t)op | (int64_t)s << 32, &fresh);
+    if (!slot)
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    if (!fresh) {
+        *out = *slot;
+        return PQ_OK;
+    }
+    nc_tables *t = c->t;
+    nc_info *ni = pq_realloc(t->infos, (t->ninfos + 1) * sizeof *ni);
+    if (!ni)
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    t->infos = ni;
+    nc_info *in = &ni[t->ninfos];
+    memset(in, 0, sizeof *in);
+    in->c.message_bytes = in->c.collective_size = -1;
+    if (program >= 0 && c->hlo[s])
+        FORWARD_IF_ERROR(nsys_hlo_comm_of(c->hlo[s], program, intern_str(&t->ops, op),
+                                          intern_len(&t->ops, op), &in->c, err));
+    *slot = *out = (uint32_t)t->ninfos++;
+    return PQ_OK;
+}
+
+static pq_status collect_source(collect *c, size_t s, const pq_source *src, pq_error *err)
+{
+    const model_slices *m = src->slices;
+    nc_tables *t = c->t;
+    for (size_t i = 0; i < m->n; i++) {
+        int64_t program, exec;
+        if (!m->run_id[i] || !nsys_parse_run(intern_str(&m->names, m->run_id[i]), &program, &exec))
+            continue;
+        int64_t tid = m->tracks[m->track[i]].tid;
+        if (tid < 0)
+            continue;
+        uint32_t dev = c->dev_base + (uint32_t)tid;
+        if (dev >= t->ndevices)
+            t->ndevices = dev + 1;
+        uint8_t fr = frame_of(c, program, exec);
+        double start = (double)(m->start_ps[i] / 1000);
+        int64_t dur = m->dur_ps[i] / 1000;
+        if (!(m->flags[i] & SLICE_XLA_OP)) {
+            if (grow((void **)&t->mods, &c->capm, t->nmods, sizeof *t->mods) != 0)
+                return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+            t->mods[t->nmods++] = (nc_mod){program, exec, dev, start, dur, fr};
+            continue;
+        }
+        pq_str op = thunk_op(intern_str(&m->names, m->name[i]));
+        if (grow((void **)&t->th, &c->capt, t->nth, sizeof *t->th) != 0)
+            return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+        nc_thunk *th = &t->th[t->nth];
+        memset(th, 0, sizeof *th);
+        th->program = program;
+        th->exec = exec;
+        th->dev = dev;
+        th->op = intern_add(&t->ops, op.p ? op.p : "", op.n);
+        th->start = start;
+        th->dur = dur;
+        th->seq = t->nth;
+        th->frame = fr;
+        if (t->ops.failed)
+            return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+        FORWARD_IF_ERROR(info_of(c, s, program, th->op, &th->info, err));
+        th->comm = t->infos[th->info].c.kind != NSYS_COLL_NONE;
+        t->nth++;
+    }
+    return PQ_OK;
+}
+
+static int cmp_thunk(const void *pa, const void *pb)
+{
+    const nc_thunk *a = pa, *b = pb;
+    if (a->program != b->program)
+        return a->program < b->program ? -1 : 1;
+    if (a->exec != b->exec)
+        return a->exec < b->exec ? -1 : 1;
+    if (a->dev != b->dev)
+        return a->dev < b->dev ? -1 : 1;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int same_group(const nc_thunk *a, const nc_thunk *b)
+{
+    return a->program == b->program && a->exec == b->exec && a->dev == b->dev;
+}
+
+/* ThunkIndex, ThunkExecution and the overlap of communication thunks with compute thunks of
+ * the same module execution on the same device. */
+static int number_and_overlap(nc_tables *t)
+{
+    pairmap texec = {0};
+    for (size_t g = 0, e; g < t->nth; g = e) {
+        for (e = g; e < t->nth && same_group(&t->th[g], &t->th[e]); e++)
+            t->th[e].tidx = (uint32_t)(e - g);
+        pairmap_free(&texec);
+        memset(&texec, 0, sizeof texec);
+        for (size_t i = g; i < e; i++) {
+            int fresh;
+            uint32_t *slot = pairmap_slot(&texec, t->th[i].op, 0, &fresh);
+            if (!slot)
+                return -1;
+            t->th[i].texec = fresh ? 0 : *slot + 1;
+            *slot = t->th[i].texec;
+        }
+        for (size_t i = g; i < e; i++) {
+            nc_thunk *c = &t->th[i];
+            if (!c->comm)
+                continue;
+            double cs = c->start, ce = c->start + (double)c->dur, hidden = 0;
+            for (size_t k = g; k < e; k++) {
+                const nc_thunk *o = &t->th[k];
+                double os = o->start, oe = o->start + (double)o->dur;
+                if (o->comm || oe <= cs || os >= ce)
+                    continue;
+                hidden += (oe < ce ? oe : ce) - (os > cs ? os : cs);
+            }
+            c->hidden = (int64_t)hidden;
+            c->dur -= c->hidden;
+        }
+    }
+    pairmap_free(&texec);
+    return 0;
+}
+
+/* The loader's align_profiler_data_timestamps (nsys_comm.h). */
+static int align(nc_tables *t, nsys_comm_result *r)
+{
+    int64_t maxsize = 0;
+    for (size_t i = 0; i < t->nth; i++)
+        if (t->th[i].comm && t->infos[t->th[i].info].c.collective_size > maxsize)
+            maxsize = t->infos[t->th[i].info].c.collective_size;
+    r->ndevices = t->ndevices;
+    r->corrections_ns = arena_alloc(&r->mem, (t->ndevices + 1) * sizeof *r->corrections_ns);
+    if (!r->corrections_ns)
+        return -1;
+    for (uint32_t d = 0; d < t->ndevices; d++)
+        r->corrections_ns[d] = 0;
+    r->alignment_size = maxsize;
+    if (maxsize <= 0 || maxsize != (int64_t)t->ndevices)
+        return 0;
+    pairmap groups = {0};
+    double *sum = NULL, *skew = NULL, *dv = NULL;
+    uint32_t *cnt = NULL, *gi = NULL;
+    size_t ng = 0, n = 0, rc = 0;
+    sum = pq_calloc(t->nth + 1, sizeof *sum);
+    cnt = pq_calloc(t->nth + 1, sizeof *cnt);
+    gi = pq_calloc(t->nth + 1, sizeof *gi);
+    skew = pq_calloc(t->nth + 1, sizeof *skew);
+    dv = pq_calloc(t->nth + 1, sizeof *dv);
+    if (!sum || !cnt || !gi || !skew || !dv)
+        goto oom;
+    for (size_t i = 0; i < t->nth; i++) {
+        const nc_thunk *h = &t->th[i];
+        if (!h->comm || t->infos[h->info].c.collective_size != maxsize)
+            continue;
+        int fresh;
+        uint32_t *slot = pairmap_slot(&groups, h->program, h->exec << 24 | h->tidx, &fresh);
+        if (!slot)
+            goto oom;
+        if (fresh)
+            *slot = (uint32_t)ng++;
+        gi[i] = *slot;
+        sum[*slot] += h->start + (double)h->dur + (double)h->hidden;
+        cnt[*slot]++;
+    }
+    double s1 = 0, s2 = 0;
+    r->skew_min_ns = INFINITY;
+    r->skew_max_ns = -INFINITY;
+    for (size_t i = 0; i < t->nth; i++) {
+        const nc_thunk *h = &t->th[i];
+        if (!h->comm || t->infos[h->info].c.collective_size != maxsize)
+            continue;
+        double k = h->start + (double)h->dur + (double)h->hidden - sum[gi[i]] / cnt[gi[i]];
+        skew[n++] = k;
+        s1 += k;
+        s2 += k * k;
+        r->skew_min_ns = k < r->skew_min_ns ? k : r->skew_min_ns;
+        r->skew_max_ns = k > r->skew_max_ns ? k : r->skew_max_ns;
+    }
+    r->nskews = n;
+    r->skew_std_ns = n > 1 ? sqrt(fmax(0, (s2 - s1 * s1 / (double)n) / (double)(n - 1))) : NAN;
+    for (uint32_t d = 0; d < t->ndevices; d++) {
+        size_t m = 0, j = 0;
+        for (size_t i = 0; i < t->nth; i++) {
+            const nc_thunk *h = &t->th[i];
+            if (!h->comm || t->infos[h->info].c.collective_size != maxsize)
+                continue;
+            if (h->dev == d)
+                dv[m++] = skew[j];
+            j++;
+        }
+        r->corrections_ns[d] = m ? nc_median(dv, m) : 0;
+    }
+    r->aligned = 1;
+    for (size_t i = 0; i < t->nth; i++)
+        t->th[i].start -= r->corrections_ns[t->th[i].dev];
+    for (size_t i = 0; i < t->nmods; i++)
+        t->mods[i].start -= r->corrections_ns[t->mods[i].dev];
+    goto done;
+oom:
+    rc = 1;
+done:
+    pairmap_free(&groups);
+    pq_free(sum);
+    pq_free(cnt);
+    pq_free(gi);
+    pq_free(skew);
+    pq_free(dv);
+    return rc || groups.failed ? -1 : 0;
+}
+
+/* Bandwidths, frame counts, hidden/exposed communication. */
+static void comm_rows(nc_tables *t, nsys_comm_result *r)
+{
+    for (size_t i = 0; i < t->nth; i++) {
+        nc_thunk *h = &t->th[i];
+        if (!h->comm)
+            continue;
+        r->has_communication = 1;
+        const nsys_hlo_comm *c = &t->infos[h->info].c;
+        double full = (double)(h->dur + h->hidden);
+        h->algbw =
+            c->message_bytes >= 0 && full > 0 ? c->bw_corr * (double)c->message_bytes / full : NAN;
+        h->busbw = h->algbw * c->bus_corr;
+        r->communication_rows[NSYS_ALL]++;
+        if (h->frame == FR_STEADY) {
+            r->communication_rows[NSYS_STEADY]++;
+            r->comm_hidden_ns += h->hidden;
+            r->comm_exposed_ns += h->dur;
+        } else if (h->frame == FR_INIT) {
+            r->communication_rows[NSYS_INIT]++;
+        }
+    }
+    for (size_t i = 0; i < t->nth; i++)
+        r->unknown_thunks += !t->infos[t->th[i].info].c.known;
+}
+
+/* Definitions (1)-(3) over the steady rows of the top modules. */
+static int runtime(const nc_tables *t, nsys_comm_result *r)
+{
+    for (size_t i = 0; i < t->nth; i++)
+        if (t->th[i].frame == FR_STEADY && nc_is_top(t, t->th[i].program))
+            r->thunks_ns += t->th[i].dur;
+    double *lo = pq_malloc((t->ndevices + 1) * sizeof *lo),
+           *hi = pq_malloc((t->ndevices + 1) * sizeof *hi);
+    if (!lo || !hi) {
+        pq_free(lo);
+        pq_free(hi);
+        return -1;
+    }
+    for (uint32_t d = 0; d < t->ndevices; d++) {
+        lo[d] = INFINITY;
+        hi[d] = -INFINITY;
+    }
+    for (size_t i = 0; i < t->nmods; i++) {
+        const nc_mod *m = &t->mods[i];
+        if (m->frame != FR_STEADY || !nc_is_top(t, m->program))
+            continue;
+        r->modules_ns += m->dur;
+        lo[m->dev] = fmin(lo[m->dev], m->start);
+        hi[m->dev] = fmax(hi[m->dev], m->start + (double)m->dur);
+    }
+    for (uint32_t d = 0; d < t->ndevices; d++)
+        if (hi[d] >= lo[d])
+            r->wall_ns += hi[d] - lo[d];
+    pq_free(lo);
+    pq_free(hi);
+    return 0;
+}
+
+/* Each steady module's launch wait: per execution, the spread of its starts over devices,
+ * summed, over its total duration; only for modules with a steady communication thunk. */
+static int wait_shares(const nc_tables *t, nsys_modules_result *mods)
+{
+    pairmap comm = {0}, spread = {0};
+    double *lo = NULL, *hi = NULL;
+    size_t n = 0;
+    int rc = 0;
+    for (size_t i = 0; i < t->nth; i++) {
+        int fresh;
+        uint32_t *slot = t->th[i].comm && t->th[i].frame == FR_STEADY
+                             ? pairmap_slot(&comm, t->th[i].program, 0, &fresh)
+                             : NULL;
+        if (slot)
+            *slot = 1;
+        else if (t->th[i].comm && t->th[i].frame == FR_STEADY)
+            rc = -1;
+    }
+    lo = pq_malloc((t->nmods + 1) * sizeof *lo);
+    hi = pq_malloc((t->nmods + 1) * sizeof *hi);
+    if (!lo || !hi)
+        rc = -1;
+    for (size_t i = 0; i < t->nmods && !rc; i++) {
+        const nc_mod *m = &t->mods[i];
+        if (m->frame != FR_STEADY)
+            continue;
+        int fresh;
+        uint32_t *slot = pairmap_slot(&spread, m->program, m->exec, &fresh);
+        if (!slot) {
+            rc = -1;
+            break;
+        }
+        if (fresh) {
+            *slot = (uint32_t)n++;
+            lo[*slot] = hi[*slot] = m->start;
+        }
+        lo[*slot] = fmin(lo[*slot], m->start);
+        hi[*slot] = fmax(hi[*slot], m->start);
+    }
+    for (size_t k = 0; k < mods->nmodules && !rc; k++) {
+        nsys_module_row *row = &mods->modules[k];
+        if (pairmap_get(&comm, row->program_id, 0) == UINT32_MAX || !row->total_ns)
+            continue;
+        double w = 0;
+        for (size_t i = 0; i < spread.nslots; i++)
+            if (spread.val[i] != UINT32_MAX && spread.ka[i] == row->program_id)
+                w += hi[spread.val[i]] - lo[spread.val[i]];
+        row->wait_share = w / (double)row->total_ns;
+    }
+    pq_free(lo);
+    pq_free(hi);
+    pairmap_free(&comm);
+    pairmap_free(&spread);
+    return rc;
+}
+
+static pq_status tables(const pq_profile *prof, collect *c, pq_error *err)
+{
+    for (size_t s = 0; s < prof->nsources; s++) {
+        const pq_source *src = &prof->sources[s];
+        if (src->info.format != PQ_FORMAT_NSYS_JAX || !src->slices)
+            continue;
+        const model_slices *m = src->slices;
+        for (size_t i = 0; i < m->n; i++) {
+            int fresh;
+            int64_t p = (m->flags[i] & SLICE_GPU_ANNOTATION)
+                            ? -1
+                            : nsys_compiled_program(intern_str(&m->names, m->name[i]));
+            uint32_t *slot = p >= 0 ? pairmap_slot(&c->compiled, p, 0, &fresh) : NULL;
+            if (p >= 0 && !slot)
+                return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+            if (slot)
+                *slot = 1;
+        }
+    }
+    for (size_t s = 0; s < prof->nsources; s++) {
+        const pq_source *src = &prof->sources[s];
+        if (src->info.format != PQ_FORMAT_NSYS_JAX || !src->slices)
+            continue;
+        FORWARD_IF_ERROR(nsys_hlo_open(src, &c->hlo[s], err));
+        c->dev_base = c->t->ndevices;
+        FORWARD_IF_ERROR(collect_source(c, s, src, err));
+    }
+    if (c->t->nth)
+        qsort(c->t->th, c->t->nth, sizeof *c->t->th, cmp_thunk);
+    return PQ_OK;
+}
+
+static pq_status compute(const pq_profile *prof, nsys_modules_result *mods, collect *c,
+                         nsys_comm_result *out, pq_error *err)
+{
+    nc_tables *t = c->t;
+    FORWARD_IF_ERROR(tables(prof, c, err));
+    t->top = arena_alloc(&out->mem, (mods->ntop + 1) * sizeof *t->top);
+    if (!t->top)
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    for (size_t k = 0; k < mods->ntop; k++)
+        t->top[t->ntop++] = mods->modules[k].program_id;
+    int bad = number_and_overlap(t) != 0;
+    comm_rows(t, out);
+    bad = bad || align(t, out) != 0 || runtime(t, out) != 0 || wait_shares(t, mods) != 0;
+    bad = bad || nc_thunk_totals(t, out) != 0 || nc_collectives(t, out) != 0;
+    bad = bad || nc_variability(t, out) != 0 || nc_bias(t, out) != 0;
+    bad = bad || c->compiled.failed || c->infos.failed;
+    return bad ? err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory") : PQ_OK;
+}
+
+pq_status nsys_comm_compute(const pq_profile *prof, nsys_modules_result *mods,
+                            nsys_comm_result *out, pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    arena_init(&out->mem);
+    nc_tables t = {0};
+    collect c = {.t = &t};
+    c.hlo = pq_calloc(prof->nsources + 1, sizeof *c.hlo);
+    pq_status st = c.hlo && intern_init(&t.ops) == 0
+                       ? compute(prof, mods, &c, out, err)
+                       : err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    for (size_t s = 0; c.hlo && s < prof->nsources; s++)
+        nsys_hlo_close(c.hlo[s]);
+    pq_free(c.hlo);
+    pq_free(t.mods);
+    pq_free(t.th);
+    pq_free(t.infos);
+    intern_free(&t.ops);
+    pairmap_free(&c.compiled);
+    pairmap_free(&c.infos);
+    if (st != PQ_OK)
+        nsys_comm_free(out);
+    return st;
+}
+
+void nsys_comm_free(nsys_comm_result *r)
+{
+    arena_release(&r->mem);
+    memset(r, 0, sizeof *r);
+}
