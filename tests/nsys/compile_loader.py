@@ -19,18 +19,8 @@ import tempfile
 import types
 import zipfile
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
-
-
-def close(a, b, rel=1e-6):
-    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
-
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from checklib import check, close, finish  # noqa: E402
 
 def oracle(loader_dir, prefix):
     display = types.ModuleType("IPython.display")
@@ -103,7 +93,4 @@ def main():
 
 
 main()
-if failures:
-    print(f"compile_loader: {len(failures)} check(s) failed")
-    sys.exit(1)
-print("compile_loader: all checks passed")
+finish("compile_loader")

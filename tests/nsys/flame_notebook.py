@@ -18,19 +18,7 @@ from collections import defaultdict
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import hloproto  # noqa: E402
-
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
-
-
-def close(a, b, rel=1e-6):
-    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
-
+from checklib import check, close, finish  # noqa: E402
 
 def frames_of(module, frame_id):
     idx = module.stack_frame_index
@@ -121,7 +109,4 @@ def main():
 
 
 main()
-if failures:
-    print(f"flame_notebook: {len(failures)} check(s) failed")
-    sys.exit(1)
-print("flame_notebook: all checks passed")
+finish("flame_notebook")

@@ -19,15 +19,7 @@ from collections import defaultdict
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import hloproto  # noqa: E402
-
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
-
+from checklib import check, close, finish  # noqa: E402,F401
 
 def notebook_usage(trace, sizes, kinds):
     """Usage after each change: first use of an allocation adds its size, its last FREE
@@ -100,7 +92,4 @@ def main():
 
 
 main()
-if failures:
-    print(f"heap_notebook: {len(failures)} check(s) failed")
-    sys.exit(1)
-print("heap_notebook: all checks passed")
+finish("heap_notebook")
