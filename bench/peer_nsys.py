@@ -9,6 +9,7 @@ collective instances (bus bandwidth, straggler wait), thunk variability and the 
 of the top modules. Prints a one-line digest so that nothing is optimised away.
 The archive is extracted and its protos compiled by bench/nsys.sh before (not timed)."""
 import argparse
+import os
 import pathlib
 import sys
 import types
@@ -25,13 +26,15 @@ def main():
     display.display = display.IFrame = lambda *x, **k: None
     sys.modules.setdefault("IPython", types.ModuleType("IPython"))
     sys.modules["IPython.display"] = display
-    sys.path[:0] = [a.loader, a.protos]
+    sys.path[:0] = [os.path.abspath(a.loader), os.path.abspath(a.protos)]
     import numpy as np
     from jax_nsys import (align_profiler_data_timestamps, apply_warmup_heuristics,
                           generate_compilation_statistics, load_profiler_data,
                           xla_module_metadata)
 
-    prefix = pathlib.Path(a.prefix)
+    # The loader's message sizes read the dumps relative to the working directory.
+    os.chdir(a.prefix)
+    prefix = pathlib.Path(".")
     data = load_profiler_data(prefix)
     data, _ = align_profiler_data_timestamps(data)
     init, steady = apply_warmup_heuristics(data)
@@ -101,8 +104,8 @@ def main():
                                                "Wait": ("mean", "max")})
 
     # Variability of compute thunks.
-    comp_t = steady.thunk.loc[~steady.thunk["Communication"], "ProjDurNs"]
-    vs = comp_t.groupby(["ProgramId", "Name"]).agg(("mean", "std"))
+    comp_t = steady.thunk.loc[~steady.thunk["Communication"], ["Name", "ProjDurNs"]]
+    vs = comp_t.groupby(["ProgramId", "Name"])["ProjDurNs"].agg(("mean", "std"))
     over = (vs["std"] / vs["mean"] > 0.10).sum()
 
     # Heap usage of the top modules (peak of each trace).
