@@ -1,8 +1,7 @@
 /* nsys_compile.c - the compile frame of the nsys-jax loader and the notebook's compile
- * summary (nsys_compile.h). The push/pop report is read again from the source's archive
- * (formats/pushpop.h): the model's host ranges keep start, duration and thread, but the
- * loader's statistics need the report's own DurChild, DurNonChild, NumChild and ParentId
- * columns. The steps are those of the loader, in its order:
+ * summary (nsys_compile.h), from the model's host push/pop ranges (formats/nsysjax.c puts
+ * them on one track per thread): their nesting gives the report's ParentId, NumChild,
+ * DurChild and DurNonChild (load_rows). The steps are those of the loader, in its order:
  * 1. program ids from XlaCompileBackend names, copied to their XlaCompile parent;
  * 2. parallel workers (root ranges of other threads inside an XlaCompile) grafted under
  *    the last still-open main-thread range, whose DurChild/DurNonChild become NaN;
@@ -22,8 +21,6 @@
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/pairmap.h"
-#include "formats/pushpop.h"
-#include "io/zip.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -89,37 +86,49 @@ static void parse_backend(crow *w)
     }
 }
 
-static pq_status load_rows(ctx *c, const pushpop *p, pq_error *err)
+/* The report's rows from the model's host push/pop ranges (one track per thread, in the
+ * report's order, which is push order): each range's parent is the innermost open range of
+ * its thread that contains it, as the report's ParentId; DurChild and NumChild sum its
+ * direct children, DurNonChild is the rest, as the report's columns. */
+static pq_status load_rows(ctx *c, const model_slices *m, pq_error *err)
 {
-    pairmap ids = {0};
-    c->r = pq_calloc(p->n ? p->n : 1, sizeof *c->r);
-    if (!c->r)
+    size_t n = 0;
+    for (size_t i = 0; i < m->n; i++)
+        n += m->tracks[m->track[i]].tid < 0 && !(m->flags[i] & SLICE_GPU_ANNOTATION);
+    c->r = pq_calloc(n ? n : 1, sizeof *c->r);
+    int32_t *open = pq_malloc_array(m->ntracks ? m->ntracks : 1, sizeof *open);
+    if (!c->r || !open) {
+        pq_free(open);
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
-    c->n = p->n;
-    for (size_t i = 0; i < p->n; i++) {
-        int fresh;
-        uint32_t *slot = pairmap_slot(&ids, p->range_id[i], 0, &fresh);
-        if (slot && fresh)
-            *slot = (uint32_t)i;
     }
-    for (size_t i = 0; i < p->n; i++) {
-        crow *w = &c->r[i];
-        w->start = p->start_ns[i];
-        w->end = p->end_ns[i];
-        w->dur = p->dur_ns[i];
-        w->dc = (double)p->dur_child_ns[i];
-        w->dnc = (double)p->dur_nonchild_ns[i];
-        w->tid = p->tid[i];
-        w->numchild = p->num_child[i];
-        w->raw = p->name[i];
-        uint32_t par = p->parent_valid[i] ? pairmap_get(&ids, p->parent_id[i], 0) : UINT32_MAX;
-        w->parent = par == UINT32_MAX ? -1 : (int32_t)par;
+    for (uint32_t t = 0; t < m->ntracks; t++)
+        open[t] = -1;
+    for (size_t i = 0; i < m->n; i++) {
+        uint32_t t = m->track[i];
+        if (m->tracks[t].tid >= 0 || (m->flags[i] & SLICE_GPU_ANNOTATION))
+            continue;
+        crow *w = &c->r[c->n];
+        w->start = m->start_ps[i] / 1000;
+        w->dur = m->dur_ps[i] / 1000;
+        w->end = w->start + w->dur;
+        w->tid = -m->tracks[t].tid;
+        w->raw = (pq_str){intern_str(&m->names, m->name[i]), intern_len(&m->names, m->name[i])};
+        int32_t p = open[t];
+        while (p >= 0 && !(c->r[p].start <= w->start && w->end <= c->r[p].end))
+            p = c->r[p].parent;
+        w->parent = p;
+        if (p >= 0) {
+            c->r[p].numchild++;
+            c->r[p].dc += (double)w->dur;
+        }
         w->compile = starts(w->raw, "TSL:XlaCompile:#module=");
         parse_backend(w);
+        open[t] = (int32_t)c->n++;
     }
-    int failed = ids.failed;
-    pairmap_free(&ids);
-    return failed ? err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory") : PQ_OK;
+    for (size_t i = 0; i < c->n; i++)
+        c->r[i].dnc = (double)c->r[i].dur - c->r[i].dc;
+    pq_free(open);
+    return PQ_OK;
 }
 
 /* Steps 1 and 2. */
@@ -382,33 +391,13 @@ static int statistics(ctx *c)
 
 static pq_status one_source(const pq_source *src, nsys_compile_result *out, ctx *c, pq_error *err)
 {
-    static const char *const members[] = {"report_nvtx_pushpop_trace.csv.xz",
-                                          "report_nvtx_pushpop_trace.parquet"};
-    pqzip *z = NULL;
-    FORWARD_IF_ERROR(pqzip_open_memory(src->file.data, src->file.size, src->path, &z, err));
-    long m = -1;
-    size_t k = 0;
-    for (; k < 2 && m < 0; k++)
-        m = pqzip_find(z, members[k]);
-    if (m < 0) {
-        pqzip_close(z);
-        return PQ_OK;
-    }
-    mapped_file mf = {0};
-    pq_status st = pqzip_read(z, (size_t)m, &mf, err);
-    pushpop p = {0};
-    char mp[512];
-    snprintf(mp, sizeof mp, "%s:%s", src->path, members[k - 1]);
-    if (st == PQ_OK)
-        st = pushpop_read(mf.data, mf.size, mp, &p, err);
-    if (st == PQ_OK)
-        st = load_rows(c, &p, err);
+    pq_status st = load_rows(c, src->slices, err);
     if (st == PQ_OK)
         st = programs_and_grafts(c, err);
     char *tmp = NULL;
     size_t cap = 0;
     if (st == PQ_OK) {
-        out->sources++;
+        out->sources += c->n > 0;
         select_rows(c);
         for (size_t i = 0; i < c->n && st == PQ_OK; i++)
             if (c->r[i].keep && rename_row(c, &c->r[i], &tmp, &cap) != 0)
@@ -429,9 +418,6 @@ static pq_status one_source(const pq_source *src, nsys_compile_result *out, ctx 
     pq_free(c->r);
     c->r = NULL;
     c->n = 0;
-    pushpop_free(&p);
-    mapfile_close(&mf);
-    pqzip_close(z);
     return st;
 }
 
@@ -521,7 +507,7 @@ pq_status nsys_compile_compute(const pq_profile *prof, nsys_compile_result *out,
     size_t nsys = 0;
     for (size_t s = 0; s < prof->nsources && st == PQ_OK; s++) {
         const pq_source *src = &prof->sources[s];
-        if (src->info.format != PQ_FORMAT_NSYS_JAX)
+        if (src->info.format != PQ_FORMAT_NSYS_JAX || !src->slices)
             continue;
         nsys++;
         st = one_source(src, out, &c, err);
