@@ -29,7 +29,8 @@ if [ -f tests/nsys/archive_loader.py ]; then
   "$loader" tests/nsys/archive_loader.py --profq "$profq" --archive "$archive" \
     --loader "$SHARED/peers/nsys-jax/archive-era/python/jax_nsys" || rc=1
   "$loader" tests/nsys/compile_loader.py --profq "$profq" --archive "$archive" \
-    --loader "$SHARED/peers/nsys-jax/archive-era/python/jax_nsys" || rc=1
+    --loader "$SHARED/peers/nsys-jax/archive-era/python/jax_nsys" \
+    --head "$SHARED/peers/nsys-jax/head" || rc=1
 fi
 # The heap and flame sections against the notebook's cells (protobuf + grpcio-tools: build/venv-test).
 protopy=$(scripts/venv.sh test tests/requirements.txt) || {
