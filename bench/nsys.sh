@@ -8,7 +8,7 @@
 #                                      opcodes, flame weights, collectives, variability, heap)
 # The peer reads an extracted archive with compiled XLA protos: both are prepared once
 # before timing (in its favour). Each side runs BENCH_NSYS_RUNS (default 5; the peer 3)
-# times under /usr/bin/time: best wall time, highest peak RSS. Prints a Markdown table with
+# times under /usr/bin/time: best wall time, best CPU (user+system) time, highest peak RSS. Prints a Markdown table with
 # the ratio and saves it to build/bench/nsys.md. Venv: build/venv-nsysbench
 # (bench/nsys-requirements.txt).   BUILD=build bench/nsys.sh
 set -euo pipefail
@@ -44,32 +44,34 @@ if protoc.main(["protoc", f"-I{protos}", f"-I{wkt}", f"--python_out={work / 'py'
 PY
 
 # --- measuring ---------------------------------------------------------------------------
-# measure RUNS CMD...: prints "best_wall max_rss_kib" of RUNS runs.
+# measure RUNS CMD...: prints "best_wall best_cpu max_rss_kib" of RUNS runs (CPU: user+sys).
 measure() {
-  local n=$1 best="" rss=0 t w m; shift
+  local n=$1 best="" cpu="" rss=0 t w u s m c; shift
   for _ in $(seq "$n"); do
     t=$(mktemp)
-    if ! /usr/bin/time -f '%e %M' -o "$t" "$@" > "$out/nsys.last" 2> "$out/nsys.err"; then
+    if ! /usr/bin/time -f '%e %U %S %M' -o "$t" "$@" > "$out/nsys.last" 2> "$out/nsys.err"; then
       echo "bench/nsys: $* failed:" >&2; cat "$out/nsys.err" >&2; rm -f "$t"; return 1
     fi
-    read -r w m < <(tail -1 "$t"); rm -f "$t"
+    read -r w u s m < <(tail -1 "$t"); rm -f "$t"
+    c=$(awk -v a="$u" -v b="$s" 'BEGIN { printf "%.2f", a + b }')
     if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$w; fi
+    if [ -z "$cpu" ] || awk -v a="$c" -v b="$cpu" 'BEGIN{exit !(a<b)}'; then cpu=$c; fi
     [ "$m" -gt "$rss" ] && rss=$m
   done
-  echo "$best $rss"
+  echo "$best $cpu $rss"
 }
 runs=${BENCH_NSYS_RUNS:-5}
-read -r pw prss < <(measure "$runs" "$profq" nsys --format json "$archive")
-echo "bench/nsys: profq nsys: ${pw}s, ${prss} KiB" >&2
-read -r lw lrss < <(measure "${BENCH_NSYS_PEER_RUNS:-3}" "$py" bench/peer_nsys.py \
+read -r pw pc prss < <(measure "$runs" "$profq" nsys --format json "$archive")
+echo "bench/nsys: profq nsys: ${pw}s, CPU ${pc}s, ${prss} KiB" >&2
+read -r lw lc lrss < <(measure "${BENCH_NSYS_PEER_RUNS:-3}" "$py" bench/peer_nsys.py \
   --loader "$loader" --prefix "$work/archive" --protos "$work/py")
-echo "bench/nsys: loader: ${lw}s, ${lrss} KiB ($(cat "$out/nsys.last"))" >&2
-ratio=$(awk -v a="$lw" -v b="$pw" 'BEGIN { if (b > 0) printf "%.0f", a / b; else print "-" }')
+echo "bench/nsys: loader: ${lw}s, CPU ${lc}s, ${lrss} KiB ($(cat "$out/nsys.last"))" >&2
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0f", a / b; else print "-" }'; }
 
-table="| nsys-jax archive (1.9 MB zip, 21,493 ranges) | best wall s | peak RSS MiB |
-|---|---:|---:|
-| profq nsys --format json (every section) | $pw | $((prss / 1024)) |
-| archive-era loader + align + warm-up + notebook summaries | $lw | $((lrss / 1024)) |
-| ratio (loader / profq) | ${ratio}x | |"
+table="| nsys-jax archive (1.9 MB zip, 21,493 ranges) | best wall s | best CPU s | peak RSS MiB |
+|---|---:|---:|---:|
+| profq nsys --format json (every section) | $pw | $pc | $((prss / 1024)) |
+| archive-era loader + align + warm-up + notebook summaries | $lw | $lc | $((lrss / 1024)) |
+| ratio (loader / profq) | $(ratio "$lw" "$pw")x | $(ratio "$lc" "$pc")x | $(ratio "$lrss" "$prss")x |"
 echo "$table" | tee "$out/nsys.md"
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%d)" | tee -a "$out/nsys.md"
