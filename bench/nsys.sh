@@ -9,8 +9,8 @@
 # The peer reads an extracted archive with compiled XLA protos: both are prepared once
 # before timing (in its favour). Each side runs BENCH_NSYS_RUNS (default 5; the peer 3)
 # times under /usr/bin/time: best wall time, best CPU (user+system) time, highest peak RSS. Prints a Markdown table with
-# the ratio and saves it to build/bench/nsys.md. Venv: build/venv-nsysbench
-# (bench/nsys-requirements.txt).   BUILD=build bench/nsys.sh
+# the ratio and saves it to build/bench/nsys.md. Venv: build/venv-nsysloader, the oracle's
+# (tests/nsys/loader-requirements.txt).   BUILD=build bench/nsys.sh
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 bench_setup
@@ -21,8 +21,8 @@ if [ ! -f "$archive" ] || [ ! -d "$loader" ]; then
   echo "bench/nsys: $archive or $loader is missing; skipped" >&2
   exit 0
 fi
-if ! py=$(scripts/venv.sh nsysbench bench/nsys-requirements.txt); then
-  echo "bench/nsys: could not create build/venv-nsysbench (PyPI?); skipped" >&2
+if ! py=$(scripts/venv.sh nsysloader tests/nsys/loader-requirements.txt); then
+  echo "bench/nsys: could not create build/venv-nsysloader (PyPI?); skipped" >&2
   exit 0
 fi
 

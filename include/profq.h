@@ -201,7 +201,8 @@ enum {
     PQ_NSYS_VARIABILITY = 32,
     PQ_NSYS_BIAS = 64,
     PQ_NSYS_HEAP = 128,
-    PQ_NSYS_FLAME = 256
+    PQ_NSYS_FLAME = 256,
+    PQ_NSYS_WARMUP_HEAD = 1 << 16 /* not a section: the HEAD loader's warm-up rule */
 };
 pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,
                          pq_error *err);

@@ -62,16 +62,18 @@ typedef struct collect {
     nc_tables *t;
     size_t capm, capt;
     uint32_t dev_base; /* devices of the sources before: device = base + track tid */
-    pairmap compiled;  /* (program, 0) */
-    pairmap infos;     /* (program, op | source << 32) -> info */
-    nsys_hlo **hlo;    /* per source */
+    nsys_warmup w;
+    int stop_at_comm; /* nsys_comm_has_communication: stop at the first one */
+    pairmap compiled; /* (program, 0) */
+    pairmap infos;    /* (program, op | source << 32) -> info */
+    nsys_hlo **hlo;   /* per source */
 } collect;
 
-static uint8_t frame_of(const collect *c, int64_t program, int64_t exec)
+static uint8_t frame_of(const collect *c, int64_t program, int64_t exec, int thunk)
 {
-    if (pairmap_get(&c->compiled, program, 0) == UINT32_MAX || exec > 1)
-        return FR_STEADY;
-    return exec == 0 ? FR_INIT : FR_NONE;
+    int compiled = pairmap_get(&c->compiled, program, 0) != UINT32_MAX;
+    int f = nsys_warmup_frame(&c->w, compiled, exec, thunk);
+    return f == NSYS_STEADY ? FR_STEADY : f == NSYS_INIT ? FR_INIT : FR_NONE;
 }
 
 static int grow(void **p, size_t *cap, size_t n, size_t size)
@@ -127,7 +129,7 @@ static pq_status collect_source(collect *c, size_t s, const pq_source *src, pq_e
         uint32_t dev = c->dev_base + (uint32_t)tid;
         if (dev >= t->ndevices)
             t->ndevices = dev + 1;
-        uint8_t fr = frame_of(c, program, exec);
+        uint8_t fr = frame_of(c, program, exec, (m->flags[i] & SLICE_XLA_OP) != 0);
         double start = (double)(m->start_ps[i] / 1000);
         int64_t dur = m->dur_ps[i] / 1000;
         if (!(m->flags[i] & SLICE_XLA_OP)) {
@@ -154,6 +156,8 @@ static pq_status collect_source(collect *c, size_t s, const pq_source *src, pq_e
         FORWARD_IF_ERROR(info_of(c, s, program, th->op, &th->info, err));
         th->comm = t->infos[th->info].c.kind != NSYS_COLL_NONE;
         t->nth++;
+        if (th->comm && c->stop_at_comm)
+            return PQ_OK;
     }
     return PQ_OK;
 }
@@ -443,10 +447,33 @@ static pq_status tables(const pq_profile *prof, collect *c, pq_error *err)
         FORWARD_IF_ERROR(nsys_hlo_open(src, &c->hlo[s], err));
         c->dev_base = c->t->ndevices;
         FORWARD_IF_ERROR(collect_source(c, s, src, err));
+        if (c->stop_at_comm && c->t->nth && c->t->th[c->t->nth - 1].comm)
+            break;
     }
     if (c->t->nth)
         qsort(c->t->th, c->t->nth, sizeof *c->t->th, cmp_thunk);
     return PQ_OK;
+}
+
+/* Only whether some thunk is communication (collect_source stops at the first). */
+static pq_status probe(const pq_profile *prof, collect *c, nsys_comm_result *out, pq_error *err)
+{
+    FORWARD_IF_ERROR(tables(prof, c, err));
+    for (size_t i = 0; i < c->t->nth && !out->has_communication; i++)
+        out->has_communication = c->t->th[i].comm;
+    return PQ_OK;
+}
+
+/* The HEAD rule's fallback: no steady thunk row makes every thunk row steady. */
+static void head_fallback(collect *c)
+{
+    nc_tables *t = c->t;
+    int steady = 0;
+    for (size_t i = 0; i < t->nth && !steady; i++)
+        steady = t->th[i].frame == FR_STEADY;
+    for (size_t i = 0; i < t->nth && !steady && c->w.head; i++)
+        t->th[i].frame = FR_STEADY;
+    c->w.all_steady_thunks = c->w.head && !steady && t->nth;
 }
 
 static pq_status compute(const pq_profile *prof, nsys_modules_result *mods, collect *c,
@@ -454,6 +481,7 @@ static pq_status compute(const pq_profile *prof, nsys_modules_result *mods, coll
 {
     nc_tables *t = c->t;
     FORWARD_IF_ERROR(tables(prof, c, err));
+    head_fallback(c);
     t->top = arena_alloc(&out->mem, (mods->ntop + 1) * sizeof *t->top);
     if (!t->top)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
@@ -471,14 +499,43 @@ static pq_status compute(const pq_profile *prof, nsys_modules_result *mods, coll
 pq_status nsys_comm_compute(const pq_profile *prof, nsys_modules_result *mods,
                             nsys_comm_result *out, pq_error *err)
 {
+    return nsys_comm_compute_warmup(prof, NULL, mods, out, err);
+}
+
+static pq_status run(const pq_profile *prof, const nsys_warmup *w, int stop_at_comm,
+                     nsys_modules_result *mods, nsys_comm_result *out, pq_error *err);
+
+pq_status nsys_comm_compute_warmup(const pq_profile *prof, const nsys_warmup *w,
+                                   nsys_modules_result *mods, nsys_comm_result *out, pq_error *err)
+{
+    return run(prof, w, 0, mods, out, err);
+}
+
+pq_status nsys_comm_has_communication(const pq_profile *prof, int *out, pq_error *err)
+{
+    nsys_comm_result r;
+    pq_status st = run(prof, NULL, 1, NULL, &r, err);
+    *out = st == PQ_OK && r.has_communication;
+    if (st == PQ_OK)
+        nsys_comm_free(&r);
+    return st;
+}
+
+static pq_status run(const pq_profile *prof, const nsys_warmup *w, int stop_at_comm,
+                     nsys_modules_result *mods, nsys_comm_result *out, pq_error *err)
+{
     memset(out, 0, sizeof *out);
     arena_init(&out->mem);
     nc_tables t = {0};
-    collect c = {.t = &t};
+    collect c = {.t = &t, .stop_at_comm = stop_at_comm};
+    if (w)
+        c.w = *w;
+    out->warmup_head = c.w.head;
     c.hlo = pq_calloc(prof->nsources + 1, sizeof *c.hlo);
-    pq_status st = c.hlo && intern_init(&t.ops) == 0
-                       ? compute(prof, mods, &c, out, err)
-                       : err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    pq_status st =
+        c.hlo && intern_init(&t.ops) == 0
+            ? (stop_at_comm ? probe(prof, &c, out, err) : compute(prof, mods, &c, out, err))
+            : err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     for (size_t s = 0; c.hlo && s < prof->nsources; s++)
         nsys_hlo_close(c.hlo[s]);
     pq_free(c.hlo);

@@ -6,9 +6,9 @@
  *   bandwidth (nccl-tests factors);
  * - timestamp alignment: per-device corrections from the end times of collectives over
  *   every device, subtracted from module, thunk and communication starts;
- * - the warm-up split of the archive-era loader (as nsys_modules.c), the communication row
- *   counts per frame, and whether the profile has communication (the HEAD loader's extra
- *   warm-up execution, reported);
+ * - the warm-up split (nsys_warmup: the archive-era loader's by default, or the HEAD
+ *   loader's with its extra execution when the profile has communication), the
+ *   communication row counts per frame;
  * - the notebook's summaries of the steady frame: the three runtime definitions over the
  *   top modules, hidden/exposed communication, per-thunk totals, runtime by HLO opcode,
  *   collectives per kind and per instance (straggler wait), thunk variability, per-device
@@ -42,6 +42,7 @@ typedef struct nsys_coll_instance {
     int64_t program_id, execution;
     uint32_t thunk_index, devices;
     const char *name;      /* hlo_op (owned) */
+    const char *op_name;   /* the collective's metadata op_name ("" when none; owned) */
     int64_t message_bytes; /* min over devices */
     int64_t collective_size;
     double busbw_gbps; /* max over devices */
@@ -90,6 +91,7 @@ enum { NSYS_VAR_TOP = 10, NSYS_BIAS_DEVICES = 8 };
 typedef struct nsys_comm_result {
     uint64_t communication_rows[NSYS_NFRAMES];
     int has_communication;
+    int warmup_head;         /* the HEAD loader's warm-up rule was applied */
     uint64_t unknown_thunks; /* thunks of a program id without a dump or an unknown hlo_op */
     /* alignment */
     int aligned;            /* 0: no collective over every device; no correction */
@@ -127,6 +129,13 @@ typedef struct nsys_comm_result {
  * has no communication thunk). Errors: an unreadable HLO dump (PQ_ERR_INPUT), NOMEM. */
 pq_status nsys_comm_compute(const pq_profile *prof, nsys_modules_result *mods,
                             nsys_comm_result *out, pq_error *err);
+/* nsys_comm_compute with the warm-up rule W (NULL: archive-era; MODS computed with the
+ * same rule). */
+pq_status nsys_comm_compute_warmup(const pq_profile *prof, const nsys_warmup *w,
+                                   nsys_modules_result *mods, nsys_comm_result *out, pq_error *err);
+/* *OUT = whether any thunk of the nsys-jax sources of PROF is communication (what the HEAD
+ * warm-up rule needs before the frames are split). Errors as nsys_comm_compute. */
+pq_status nsys_comm_has_communication(const pq_profile *prof, int *out, pq_error *err);
 void nsys_comm_free(nsys_comm_result *r);
 
 #endif

@@ -178,6 +178,8 @@ static nsys_coll_instance instance(const nc_tables *t, nsys_comm_result *r, cons
                              .thunk_index = h->tidx,
                              .devices = (uint32_t)(e - i),
                              .name = op_str(r, t, h->op),
+                             .op_name =
+                                 c->comm ? dup_str(r, c->comm->op_name.p, c->comm->op_name.n) : "",
                              .message_bytes = c->message_bytes,
                              .collective_size = c->collective_size,
                              .busbw_gbps = -INFINITY};

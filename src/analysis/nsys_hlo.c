@@ -441,18 +441,19 @@ static pq_status offload_kind(nsys_hlo *h, int64_t prog, const nsys_hlo_inst *in
 }
 
 /* Walks the computation COMP_ID (and the ones its instructions call, DEPTH bounded) for
- * the first collective or offload instruction. */
+ * the first collective or offload instruction. *BUDGET bounds the instructions looked at
+ * (computations called from many places would otherwise be walked once per path). */
 static pq_status visit(nsys_hlo *h, int64_t prog, const hlo_module *m, int64_t comp_id, int depth,
-                       nsys_hlo_comm *out, pq_error *err)
+                       uint32_t *budget, nsys_hlo_comm *out, pq_error *err)
 {
     uint32_t c = nsys_hlo_computation_index(m, comp_id), n;
     const nsys_hlo_inst *v;
-    if (c == UINT32_MAX || depth > 32)
+    if (c == UINT32_MAX || depth > 32 || !*budget)
         return PQ_OK;
     FORWARD_IF_ERROR(nsys_hlo_computation(h, prog, c, &v, &n, err));
-    for (uint32_t i = 0; i < n && !out->comm; i++) {
+    for (uint32_t i = 0; i < n && !out->comm && *budget; i++, --*budget) {
         for (uint32_t k = 0; k < v[i].ncalled && !out->comm; k++)
-            FORWARD_IF_ERROR(visit(h, prog, m, v[i].called_ids[k], depth + 1, out, err));
+            FORWARD_IF_ERROR(visit(h, prog, m, v[i].called_ids[k], depth + 1, budget, out, err));
         if (out->comm)
             break;
         nsys_coll_kind kind = coll_opcode(v[i].opcode, 0);
@@ -537,8 +538,9 @@ pq_status nsys_hlo_comm_of(nsys_hlo *h, int64_t prog, const char *name, size_t l
     } else if (str_is(in->opcode, "async-start") || str_is(in->opcode, "fusion")) {
         const hlo_module *m;
         FORWARD_IF_ERROR(nsys_hlo_module(h, prog, &m, err));
+        uint32_t budget = 1u << 20;
         for (uint32_t k = 0; k < in->ncalled && !out->comm; k++)
-            FORWARD_IF_ERROR(visit(h, prog, m, in->called_ids[k], 0, out, err));
+            FORWARD_IF_ERROR(visit(h, prog, m, in->called_ids[k], 0, &budget, out, err));
     }
     return out->comm ? size_comm(h, prog, out, err) : PQ_OK;
 }

@@ -55,6 +55,7 @@ typedef struct acc {
     pairmap index;    /* (program, 0) -> module row */
     nsys_modules_result *r;
     size_t cap;
+    nsys_warmup w;
 } acc;
 
 static nsys_module_row *row_for(acc *a, int64_t program, const char *name)
@@ -122,7 +123,8 @@ static int add_rows(acc *a, const model_slices *m)
             continue;
         int thunk = (m->flags[i] & SLICE_XLA_OP) != 0;
         int compiled = pairmap_get(&a->compiled, program, 0) != UINT32_MAX;
-        int steady = !compiled || exec > 1, init = compiled && exec == 0;
+        int fr = nsys_warmup_frame(&a->w, compiled, exec, thunk);
+        int steady = fr == NSYS_STEADY, init = fr == NSYS_INIT;
         for (int f = 0; f < NSYS_NFRAMES; f++) {
             if ((f == NSYS_STEADY && !steady) || (f == NSYS_INIT && !init))
                 continue;
@@ -156,10 +158,47 @@ static int cmp_module(const void *pa, const void *pb)
     return a->program_id < b->program_id ? -1 : a->program_id > b->program_id;
 }
 
+int nsys_warmup_frame(const nsys_warmup *w, int compiled, int64_t exec, int thunk)
+{
+    if (w && w->head) {
+        if (thunk ? w->all_steady_thunks : w->all_steady_modules)
+            return NSYS_STEADY;
+        return exec < compiled + w->has_communication ? NSYS_INIT : NSYS_STEADY;
+    }
+    if (!compiled || exec > 1)
+        return NSYS_STEADY;
+    return exec == 0 ? NSYS_INIT : -1;
+}
+
 pq_status nsys_modules_compute(const pq_profile *prof, nsys_modules_result *out, pq_error *err)
 {
+    return nsys_modules_compute_warmup(prof, NULL, out, err);
+}
+
+static pq_status compute(const pq_profile *prof, const nsys_warmup *w, nsys_modules_result *out,
+                         pq_error *err);
+
+pq_status nsys_modules_compute_warmup(const pq_profile *prof, const nsys_warmup *w,
+                                      nsys_modules_result *out, pq_error *err)
+{
+    nsys_warmup v = w ? *w : (nsys_warmup){0};
+    pq_status st = compute(prof, &v, out, err);
+    if (st != PQ_OK || !v.head)
+        return st;
+    /* HEAD: a frame kind left without steady rows is taken as steady whole. */
+    v.all_steady_modules = out->frames[NSYS_STEADY].module_rows == 0;
+    v.all_steady_thunks = out->frames[NSYS_STEADY].thunk_rows == 0;
+    if (!v.all_steady_modules && !v.all_steady_thunks)
+        return st;
+    nsys_modules_free(out);
+    return compute(prof, &v, out, err);
+}
+
+static pq_status compute(const pq_profile *prof, const nsys_warmup *w, nsys_modules_result *out,
+                         pq_error *err)
+{
     memset(out, 0, sizeof *out);
-    acc a = {.r = out};
+    acc a = {.r = out, .w = *w};
     int oom = 0;
     for (size_t s = 0; s < prof->nsources && !oom; s++) {
         const pq_source *src = &prof->sources[s];

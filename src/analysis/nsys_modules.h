@@ -36,8 +36,24 @@ typedef struct nsys_modules_result {
     int64_t total_ns;
 } nsys_modules_result;
 
-/* PQ_ERR_INPUT when the profile holds no nsys-jax source. */
+/* The warm-up rule: the archive-era loader's (head = 0: for programs whose compilation
+ * was profiled, execution 0 is init, 1 neither, 2+ steady; others all steady) or the HEAD
+ * loader's (threshold = compiled + has_communication, executions below it init, the rest
+ * steady; a frame kind without steady rows is taken as steady whole: all_steady_*). */
+typedef struct nsys_warmup {
+    int head, has_communication;
+    int all_steady_modules, all_steady_thunks; /* set by the HEAD fallback */
+} nsys_warmup;
+
+/* NSYS_STEADY, NSYS_INIT or -1 (neither) for an execution of a program (THUNK: a thunk or
+ * communication row, else a module row). W NULL: the archive-era rule. */
+int nsys_warmup_frame(const nsys_warmup *w, int compiled, int64_t exec, int thunk);
+
+/* PQ_ERR_INPUT when the profile holds no nsys-jax source. The archive-era warm-up rule. */
 pq_status nsys_modules_compute(const pq_profile *prof, nsys_modules_result *out, pq_error *err);
+/* nsys_modules_compute with the warm-up rule W (NULL: archive-era). */
+pq_status nsys_modules_compute_warmup(const pq_profile *prof, const nsys_warmup *w,
+                                      nsys_modules_result *out, pq_error *err);
 void nsys_modules_free(nsys_modules_result *r);
 
 /* The program id of a host "TSL:XlaCompileBackend:#module=NAME,program_id=N#" range (its

@@ -6,7 +6,8 @@
 #include <string.h>
 
 static const char usage[] =
-    "profq nsys [--section NAME]... [--format text|json|svg] [-o FILE] PATH...\n"
+    "profq nsys [--section NAME]... [--warmup archive-era|head] [--format text|json|svg]\n"
+    "           [-o FILE] PATH...\n"
     "\n"
     "PATH is an nsys-jax archive (.zip, read in place). Prints what the nsys-jax loader and\n"
     "its notebook compute: the module and thunk frames' row counts (all, steady state,\n"
@@ -21,10 +22,14 @@ static const char usage[] =
     "message size of the collectives, or with --section flame the flame graphs. Also\n"
     "compile (total compilation time and the passes by non-child time covering 97%,\n"
     "parallel-compilation aware, autotuning detail removed), heap (heap-simulator usage of\n"
-    "the top modules), flame (flame graphs by source stack and by op_name).\n";
+    "the top modules), flame (flame graphs by source stack and by op_name).\n"
+    "--warmup head: the current nsys-jax loader's warm-up\n"
+    "split (one more initialisation execution when the profile has communication; every\n"
+    "row steady when none would be) instead of the archive-era loader's (the default).\n";
 
-enum { OPT_SECTION = CLI_OPT_OWN };
+enum { OPT_SECTION = CLI_OPT_OWN, OPT_WARMUP };
 static const struct option options[] = {{"section", required_argument, NULL, OPT_SECTION},
+                                        {"warmup", required_argument, NULL, OPT_WARMUP},
                                         CLI_LONG_FORMAT,
                                         CLI_LONG_OUTPUT,
                                         CLI_LONG_THREADS,
@@ -32,7 +37,13 @@ static const struct option options[] = {{"section", required_argument, NULL, OPT
 
 static int take(void *ctx, int id, const char *v)
 {
-    (void)id; /* --section, the only one */
+    if (id == OPT_WARMUP) {
+        if (!strcmp(v, "head"))
+            *(unsigned *)ctx |= PQ_NSYS_WARMUP_HEAD;
+        else if (strcmp(v, "archive-era") != 0)
+            return cli_usage_error("nsys", "--warmup: expected archive-era or head, found '%s'", v);
+        return EXIT_OK;
+    }
     static const struct {
         const char *name;
         unsigned bit;

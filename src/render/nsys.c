@@ -80,7 +80,8 @@ static void nsys_json(const nsys_modules_result *r, const nsys_comm_result *c,
     json_obj_end(&w);
 }
 
-static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, buf *b)
+static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, unsigned sections,
+                      buf *b)
 {
     buf_printf(b,
                "nsys-jax: %zu archive(s), %zu device(s); %zu program(s) compiled in the profile\n",
@@ -89,10 +90,13 @@ static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, b
     for (int f = 0; f < NSYS_NFRAMES; f++)
         buf_printf(b, "%-8s %11" PRIu64 " %11" PRIu64 " %19" PRIu64 "\n", FRAME_NAMES[f],
                    r->frames[f].module_rows, r->frames[f].thunk_rows, c->communication_rows[f]);
-    buf_printf(b,
-               "\nsteady modules (%.3f ms; executions 0 and 1 of the programs compiled in the "
-               "profile are not steady)\n",
-               (double)r->total_ns / 1e6);
+    if ((sections & ~(unsigned)PQ_NSYS_WARMUP_HEAD) && !(sections & PQ_NSYS_MODULES))
+        return;
+    buf_printf(b, "\nsteady modules (%.3f ms; %s)\n", (double)r->total_ns / 1e6,
+               c->warmup_head ? "HEAD warm-up rule: executions below (compiled in the profile) + "
+                                "(profile has communication) are not steady"
+                              : "executions 0 and 1 of the programs compiled in the profile "
+                                "are not steady");
     buf_puts(b, "  share     total ms   wait   rows   thunks  name (program id)\n");
     for (size_t k = 0; k < r->nmodules; k++) {
         const nsys_module_row *m = &r->modules[k];
@@ -118,13 +122,17 @@ static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, b
 pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,
                          pq_error *err)
 {
-    unsigned want = sections ? sections : ~0u;
+    unsigned only = sections & (PQ_NSYS_WARMUP_HEAD - 1); /* the section bits */
+    unsigned want = only ? only : ~0u;
+    nsys_warmup w = {.head = (sections & PQ_NSYS_WARMUP_HEAD) != 0};
+    pq_status st = w.head ? nsys_comm_has_communication(profile, &w.has_communication, err) : PQ_OK;
     nsys_modules_result r;
-    pq_status st = nsys_modules_compute(profile, &r, err);
+    if (st == PQ_OK)
+        st = nsys_modules_compute_warmup(profile, &w, &r, err);
     if (st != PQ_OK)
         return st;
     nsys_comm_result c;
-    st = nsys_comm_compute(profile, &r, &c, err);
+    st = nsys_comm_compute_warmup(profile, &w, &r, &c, err);
     nsys_more m; /* compile, heap, flame (render/nsys_sections.c) */
     if (st == PQ_OK) {
         st = nsys_more_compute(profile, want, &r, &c, &m, err);
@@ -145,7 +153,7 @@ pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output
     } else if (fmt == PQ_OUT_JSON) {
         nsys_json(&r, &c, &m, sections, &b);
     } else {
-        nsys_text(&r, &c, &b);
+        nsys_text(&r, &c, sections, &b);
         nsys_comm_text(&b, &c, sections);
         nsys_more_text(&m, &b);
     }

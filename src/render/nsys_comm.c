@@ -6,6 +6,7 @@
 
 #include "profq.h"
 #include "render/svg.h"
+#include "render/text.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -14,6 +15,7 @@
 
 static int on(unsigned sections, unsigned bit)
 {
+    sections &= ~(unsigned)PQ_NSYS_WARMUP_HEAD;
     return !sections || (sections & bit);
 }
 
@@ -56,7 +58,7 @@ static void json_alignment(json_writer *w, const nsys_comm_result *r)
     json_key(w, "warmup");
     json_obj_begin(w);
     json_key(w, "rule");
-    json_cstr(w, "archive-era");
+    json_cstr(w, r->warmup_head ? "head" : "archive-era");
     json_key(w, "has_communication");
     json_bool(w, r->has_communication);
     json_obj_end(w);
@@ -177,6 +179,8 @@ static void json_collectives(json_writer *w, const nsys_comm_result *r)
         json_uint(w, x->thunk_index);
         json_key(w, "name");
         json_cstr(w, x->name);
+        json_key(w, "op_name");
+        json_cstr(w, x->op_name);
         json_key(w, "devices");
         json_uint(w, x->devices);
         json_key(w, "message_bytes");
@@ -272,21 +276,16 @@ void nsys_comm_json(json_writer *w, const nsys_comm_result *r, unsigned sections
 
 /* ---- text ---- */
 
-static void text_name(buf *b, const char *s)
-{
-    json_escape_into(b, s, strlen(s));
-}
-
 static void text_runtime(buf *b, const nsys_comm_result *r)
 {
     buf_printf(b, "\nalignment: ");
     if (r->aligned) {
         buf_printf(b,
                    "%" PRIu64 " end times of %" PRId64 "-device collectives (skew std %.0f ns, "
-                   "min %.0f, max %.0f); correction per device (ns):",
+                   "min %.0f, max %.0f)\n  correction per device (ns):",
                    r->nskews, r->alignment_size, r->skew_std_ns, r->skew_min_ns, r->skew_max_ns);
         for (uint32_t d = 0; d < r->ndevices; d++)
-            buf_printf(b, " %u:%+.3f", d, r->corrections_ns[d]);
+            buf_printf(b, "%s %u:%+.3f", d && d % 6 == 0 ? "\n   " : "", d, r->corrections_ns[d]);
         buf_putc(b, '\n');
     } else {
         buf_printf(b, "none (no collective spans all %u devices)\n", r->ndevices);
@@ -305,9 +304,9 @@ static void text_runtime(buf *b, const nsys_comm_result *r)
         const nsys_thunk_total *x = &r->thunks[k];
         buf_printf(b, "  %6.2f%% %10.3f ms  ", d1 > 0 ? 100.0 * (double)x->ns / 1e6 / d1 : 0,
                    (double)x->ns / 1e6);
-        text_name(b, x->name);
+        text_fit(b, x->name, strlen(x->name), 40, 0);
         buf_puts(b, "  ");
-        text_name(b, x->op_name);
+        text_fit(b, x->op_name, strlen(x->op_name), TEXT_COLS - 65, 0);
         buf_putc(b, '\n');
     }
 }
@@ -318,7 +317,7 @@ static void text_opcodes(buf *b, const nsys_comm_result *r)
     for (size_t k = 0; k < r->nopcodes; k++) {
         buf_printf(b, "  %6.2f%% %10.3f ms  ", 100 * r->opcodes[k].share,
                    (double)r->opcodes[k].ns / 1e6);
-        text_name(b, r->opcodes[k].opcode);
+        text_fit(b, r->opcodes[k].opcode, strlen(r->opcodes[k].opcode), 60, 0);
         buf_putc(b, '\n');
     }
 }
@@ -354,7 +353,7 @@ static void text_variability(buf *b, const nsys_comm_result *r)
         const nsys_var_row *x = &r->top[k];
         buf_printf(b, "  %10.3f ms ±%-9.3f rel %.3f n=%-5" PRIu64 " ", x->mean_ns / 1e6,
                    x->std_ns / 1e6, x->rel, x->n);
-        text_name(b, x->name);
+        text_fit(b, x->name, strlen(x->name), 60, 0);
         buf_printf(b, " (%" PRId64 ")\n", x->program_id);
     }
 }

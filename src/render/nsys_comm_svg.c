@@ -92,6 +92,10 @@ static void point(buf *b, const axes *a, const nsys_coll_instance *x, const char
                px(a, (double)x->message_bytes), py(a, x->busbw_gbps), color);
     buf_puts(b, "<title>");
     html_escape(b, x->name, strlen(x->name));
+    if (*x->op_name) {
+        buf_putc(b, ' ');
+        html_escape(b, x->op_name, strlen(x->op_name));
+    }
     buf_printf(b, " (program %" PRId64 ", execution %" PRId64 "): %" PRId64 " B, ", x->program_id,
                x->execution, x->message_bytes);
     fmt_fixed(b, x->busbw_gbps, 2);

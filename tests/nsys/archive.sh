@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The nsys-jax archive as a profq source (issue 12): tests/nsys/archive_ranges.py checks
 # `profq info` on the shared archive against pyarrow and bad archives (truncated, no
-# trace.parquet, another column set) for exit 3; tests/nsys/archive_loader.py, when present,
-# checks `profq nsys` against the archive-era nsys-jax loader run as the oracle.
+# trace.parquet, another column set) for exit 3, tests/nsys/bad_dumps.py corrupt HLO dumps,
+# tests/nsys/comm_rules.py the communication rules on hand-encoded HLO dumps;
+# tests/nsys/archive_loader.py, when present,
+# checks `profq nsys` (modules and the communication side: alignment, runtime, opcodes,
+# collectives, variability, bias) against the archive-era nsys-jax loader run as the oracle.
 # Venvs: build/venv-nsys (tests/nsys-requirements.txt: pyarrow) and build/venv-nsysloader
-# (tests/nsys/loader-requirements.txt: the loader's pandas, pyarrow, numpy).
+# (tests/nsys/loader-requirements.txt: the loader's pandas, pyarrow, numpy, protobuf and
+# grpcio-tools to compile the archive's protos).
 # Exit 0 all equal, 1 a difference, 77 skip (no PyPI, or no ../shared).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,6 +25,8 @@ python=$(scripts/venv.sh nsys tests/nsys-requirements.txt) || {
 }
 rc=0
 "$python" tests/nsys/archive_ranges.py --profq "$profq" --archive "$archive" || rc=1
+"$python" tests/nsys/bad_dumps.py --profq "$profq" || rc=1
+"$python" tests/nsys/comm_rules.py --profq "$profq" || rc=1
 if [ -f tests/nsys/archive_loader.py ]; then
   loader=$(scripts/venv.sh nsysloader tests/nsys/loader-requirements.txt) || {
     echo "archive: SKIP: could not create the venv from tests/nsys/loader-requirements.txt"

@@ -3,22 +3,31 @@
 (tests/nsys/archive.sh runs this in build/venv-nsysloader).
 
 The loader reads an extracted archive: the archive is extracted into a temporary directory
-here. What is run: its trace.parquet loader (module and thunk frames), its push/pop loader
-(compile frame) and apply_warmup_heuristics. Two stand-ins, neither of which touches what is
-compared: IPython.display (imported by the package's notebook helpers; only the notebook
-uses it) and the communication classification of thunks, which needs protoc-compiled XLA
-protos and only adds the Communication/ProjDurHidden columns (the warm-up split of this
-loader version and the row counts and module durations do not read them).
+here. IPython.display (imported by the package's notebook helpers; only the notebook uses it)
+is stood in for.
 
-Compared, on the shared archive and on a synthetic one built here that exercises the
-loader's edge rules (see synthetic()): frames.{all,steady,init}.{module_rows,thunk_rows},
-the number of programs compiled in the profile, and per program id in the steady frame:
-rows and total ms (within 1e-6 relative), the module name, the share, thunks per execution
-(mean and sample std, as the notebook's module table), and the top module ids covering 99%.
+1. Module tables (compare): its trace.parquet loader (module and thunk frames), its push/pop
+   loader (compile frame) and apply_warmup_heuristics, with the communication classification
+   stubbed (it changes no row or module duration), on the shared archive and on a synthetic
+   one built here that exercises the loader's edge rules (see synthetic()):
+   frames.{all,steady,init}.{module_rows,thunk_rows}, the number of programs compiled in the
+   profile, and per program id in the steady frame: rows and total ms (within 1e-6
+   relative), the module name, the share, thunks per execution (mean and sample std, as the
+   notebook's module table), and the top module ids covering 99%.
+2. Communication (compare_communication): the notebook's first cells unchanged on the shared
+   archive, with the archive's protos/ compiled by grpcio-tools' protoc:
+   load_profiler_data (Communication, ProjDurHidden, message sizes, bandwidths),
+   align_profiler_data_timestamps, apply_warmup_heuristics; then the notebook's cells
+   recomputed from its frames: communication and thunk rows per frame, per-device alignment
+   corrections, the three runtime definitions and idle times, hidden/exposed communication,
+   per-thunk totals, runtime by opcode, per-instance bus bandwidth and straggler wait (0.1%),
+   per-kind aggregates, variability groups and top 10, module wait shares and the per-device
+   bias scores of the top modules (1e-6 relative).
 """
 import argparse
 import io
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -59,6 +68,239 @@ def oracle(loader_dir, prefix):
     all_ = ProfilerData(compile=compile_df, module=frames["module"], thunk=frames["thunk"])
     init, steady = analysis.apply_warmup_heuristics(all_)
     return all_, init, steady
+
+
+def compile_archive_protos(prefix, out):
+    """The archive's protos/ compiled to Python as the loader's compile_protos does, with
+    grpcio-tools' protoc (the loader looks for a protoc binary; the venv has the module)."""
+    import importlib.resources
+    from grpc_tools import protoc
+
+    files = sorted(str(p.relative_to(prefix / "protos")) for p in (prefix / "protos").rglob("*.proto"))
+    include = str(importlib.resources.files("grpc_tools") / "_proto")
+    rc = protoc.main(["protoc", f"-I{prefix / 'protos'}", f"-I{include}", f"--python_out={out}"] + files)
+    if rc != 0:
+        raise RuntimeError(f"protoc exited {rc}")
+
+
+def full_oracle(loader_dir, prefix, protos_out):
+    """The notebook's first cells unchanged: load_profiler_data (with the HLO protos, so the
+    Communication flag, ProjDurHidden, message sizes and bandwidths are the loader's own),
+    align_profiler_data_timestamps, apply_warmup_heuristics. The loader reads dump/ relative to
+    the working directory, as the notebook does."""
+    oracle(loader_dir, prefix)  # installs the IPython stand-in and the import path
+    compile_archive_protos(prefix, protos_out)
+    sys.path.insert(0, str(protos_out))
+    import importlib
+    from jax_nsys import analysis, data_loaders  # noqa: E402
+
+    importlib.reload(data_loaders)  # undo the classification stub of oracle()
+    cwd = os.getcwd()
+    os.chdir(prefix)
+    try:
+        all_ = data_loaders.load_profiler_data(prefix)
+        all_, meta = analysis.align_profiler_data_timestamps(all_)
+        init, steady = analysis.apply_warmup_heuristics(all_)
+    finally:
+        os.chdir(cwd)
+    return all_, meta, init, steady
+
+
+def notebook_runtime(steady, top):
+    """Cell 16: per-thunk totals and the three runtime definitions over the top modules."""
+    top_thunks = steady.thunk.loc[top]
+    top_mods = steady.module.loc[top]
+    top_mods["ProjEndNs"] = top_mods["ProjStartNs"] + top_mods["ProjDurNs"]
+    totals = top_thunks.groupby(["ProgramId", "Name"]).agg({"ProjDurNs": "sum"})["ProjDurNs"]
+    d1 = float(totals.sum())
+    d2 = float(top_mods["ProjDurNs"].sum())
+    per_dev = top_mods.groupby("Device").agg({"ProjStartNs": "min", "ProjEndNs": "max"})
+    d3 = float((per_dev["ProjEndNs"] - per_dev["ProjStartNs"]).sum())
+    return totals, d1, d2, d3
+
+
+def notebook_instances(steady):
+    """Cell 20: per collective instance, max busbw over devices and the straggler wait."""
+    comm = steady.communication.copy()
+    comm["ProjDurFullNs"] = comm["ProjDurNs"] + comm["ProjDurHiddenNs"]
+    comm["ProjEndNs"] = comm["ProjStartNs"] + comm["ProjDurFullNs"]
+    out = {}
+    for kind, df in comm.groupby("Collective"):
+        bw = df.groupby(["ProgramId", "ProgramExecution", "ThunkIndex"]).agg(
+            {"BusBandwidthGBPerSec": "max", "MessageSize": "min", "ProjStartNs": "min",
+             "ProjDurFullNs": "min", "ProjEndNs": "max"})
+        wait = bw["ProjEndNs"] - bw["ProjStartNs"] - bw["ProjDurFullNs"]
+        for idx, row in bw.iterrows():
+            out[(kind, str(idx[0]), int(idx[1]), int(idx[2]))] = (
+                float(row["BusBandwidthGBPerSec"]), float(wait[idx]) * 1e-6, int(row["MessageSize"]))
+    return out
+
+
+def notebook_variability(steady):
+    """Cell 21: compute thunks by (ProgramId, Name): mean, std, std/mean > 0.10."""
+    th = steady.thunk
+    d = th.loc[~th["Communication"], ("Name", "ProjDurNs")].groupby(["ProgramId", "Name"])
+    st = d["ProjDurNs"].agg(("mean", "std"))
+    rel = st["std"] / st["mean"]
+    over = st[rel > 0.10].sort_values("mean", ascending=False)
+    return len(st), over
+
+
+def notebook_bias(steady, program_id):
+    """Cell 22: per device, sum over points of the max |bias| over executions."""
+    import numpy as np
+    th = steady.thunk
+    time_df = th.loc[~th["Communication"], ("ProjStartNs", "ProjDurNs")]
+    time_df["ProjEndNs"] = time_df["ProjStartNs"] + time_df.pop("ProjDurNs")
+
+    def interleave(df):
+        s, e = df["ProjStartNs"], df["ProjEndNs"]
+        r = np.empty((s.size + e.size,), dtype=s.dtype)
+        r[0::2] = s
+        r[1::2] = e
+        return r
+
+    y = {}
+    for _, exec_df in time_df.loc[program_id].groupby("ProgramExecution"):
+        mean_times = interleave(exec_df.groupby("ThunkIndex").agg("mean"))
+        for device, dv in exec_df.groupby("Device"):
+            y.setdefault(device, []).append(interleave(dv) - mean_times)
+    devices = sorted(y)
+    vals = np.array([y[d] for d in devices])
+    scores = np.sum(np.max(np.abs(vals), axis=1), axis=1)
+    return {int(d): float(s) for d, s in zip(devices, scores)}, float(np.std(vals))
+
+
+def compare_head_warmup(profq, archive, loader, all_):
+    """--warmup head against the current loader's apply_warmup_heuristics (../shared/peers/
+    nsys-jax/head) applied to the archive-era loader's aligned frames (the current loader
+    cannot read this archive: it lacks thread-metadata.parquet)."""
+    import importlib
+    import types
+    head = pathlib.Path(loader).resolve().parents[2] / "head" / "nsys_jax"  # next to archive-era/
+    pkg = types.ModuleType("nsys_jax")
+    pkg.__path__ = [str(head)]
+    sys.modules["nsys_jax"] = pkg
+    analysis = importlib.import_module("nsys_jax.analysis")
+    init, steady = analysis.apply_warmup_heuristics(all_)
+    p = subprocess.run([profq, "nsys", "--warmup", "head", "--format", "json", archive],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"head warm-up: profq exits 0 ({p.stderr.strip()})")
+    if p.returncode != 0:
+        return
+    doc = json.loads(p.stdout)
+    check(doc["warmup"]["rule"] == "head" and doc["warmup"]["has_communication"],
+          "head warm-up: rule head, profile has communication")
+    for fname, fr in (("steady", steady), ("init", init)):
+        for kind in ("module", "thunk", "communication"):
+            want, got = len(getattr(fr, kind)), doc["frames"][fname][f"{kind}_rows"]
+            check(got == want, f"head warm-up: frames.{fname}.{kind}_rows = {want} (profq {got})")
+    got = {m["program_id"]: m for m in doc["modules"]}
+    for prog, df in steady.module.groupby(level="ProgramId"):
+        g = got.get(str(prog), {})
+        ms = float(df["ProjDurNs"].sum()) / 1e6
+        check(g.get("rows") == len(df) and close(g.get("total_ms", -1), ms),
+              f"head warm-up: program {prog}: {len(df)} steady rows, {ms:.6f} ms (profq {g.get('rows')}, {g.get('total_ms')})")
+
+
+def compare_communication(profq, archive, loader):
+    """The communication side on the shared archive against the full loader pipeline."""
+    label = "communication"
+    with tempfile.TemporaryDirectory() as tmp:
+        prefix = pathlib.Path(tmp) / "archive"
+        with zipfile.ZipFile(archive) as z:
+            z.extractall(prefix)
+        protos_out = pathlib.Path(tmp) / "compiled_protos"
+        protos_out.mkdir()
+        all_, meta, init, steady = full_oracle(pathlib.Path(loader), prefix, protos_out)
+        compare_head_warmup(profq, archive, loader, all_)
+        p = subprocess.run([profq, "nsys", "--format", "json", archive], capture_output=True,
+                           text=True)
+        check(p.returncode == 0, f"{label}: profq nsys exits 0 ({p.stderr.strip()})")
+        if p.returncode != 0:
+            return
+        doc = json.loads(p.stdout)
+        for fname, fr in (("all", all_), ("steady", steady), ("init", init)):
+            want, got = len(fr.communication), doc["frames"][fname]["communication_rows"]
+            check(got == want, f"{label}: frames.{fname}.communication_rows = {want} (profq {got})")
+            want, got = len(fr.thunk), doc["frames"][fname]["thunk_rows"]
+            check(got == want, f"{label}: frames.{fname}.thunk_rows = {want} (profq {got})")
+        corr = meta["device_corrections"]
+        got = doc["alignment"]["corrections_ns"]
+        check(len(got) == len(corr) and all(close(got[int(d)], float(v)) for d, v in corr.items()),
+              f"{label}: alignment corrections {[float(v) for v in corr]} (profq {got})")
+        top = [int(x) for x in doc["top_module_ids"]]
+        totals, d1, d2, d3 = notebook_runtime(steady, top)
+        rt = doc["runtime"]
+        for key, want in (("thunks_ms", d1), ("modules_ms", d2), ("wall_ms", d3),
+                          ("idle_in_modules_ms", d2 - d1), ("idle_between_modules_ms", d3 - d2)):
+            check(close(rt[key], want / 1e6), f"{label}: runtime.{key} = {want / 1e6:.6f} (profq {rt[key]})")
+        sc = steady.communication
+        for key, want in (("comm_hidden_ms", sc["ProjDurHiddenNs"].sum()),
+                          ("comm_exposed_ms", sc["ProjDurNs"].sum())):
+            check(close(rt[key], float(want) / 1e6), f"{label}: runtime.{key} = {float(want) / 1e6:.6f} (profq {rt[key]})")
+        gt = {(t["program_id"], t["name"]): t["total_ms"] for t in doc["thunks"]}
+        bad = [k for k, v in totals.items() if not close(gt.get((str(k[0]), k[1]), -1.0), float(v) / 1e6)]
+        check(len(gt) == len(totals) and not bad,
+              f"{label}: per-thunk totals of {len(totals)} thunks (profq {len(gt)}; differ: {bad[:5]})")
+        from jax_nsys.protobuf import xla_module_metadata  # noqa: E402
+        ops = {}
+        cwd = os.getcwd()
+        os.chdir(prefix)
+        try:  # cell 16: thunk -> after-optimisation instruction -> opcode
+            for (prog, name), ns in totals.items():
+                if prog != -1:
+                    op = xla_module_metadata(int(prog)).find_instruction(name)[1].opcode
+                    ops[op] = ops.get(op, 0.0) + float(ns)
+        finally:
+            os.chdir(cwd)
+        ops["GPU idle during modules"] = d2 - d1
+        go = {o["opcode"]: o for o in doc["opcodes"]}
+        bad = [k for k, v in ops.items() if k not in go or not close(go[k]["total_ms"], v / 1e6)
+               or not close(go[k]["share"], v / d2)]
+        check(len(go) == len(ops) and not bad,
+              f"{label}: runtime by opcode {sorted(ops)} (profq {sorted(go)}; differ: {bad})")
+        inst = notebook_instances(steady)
+        gi = {(x["collective"], x["program_id"], x["execution"], x["thunk_index"]): x
+              for x in doc["collective_instances"]}
+        bad = [k for k, (bw, wait, size) in inst.items()
+               if k not in gi or not close(gi[k]["busbw_gbps"], bw, 1e-3)
+               or not close(gi[k]["wait_ms"], wait, 1e-3) or gi[k]["message_bytes"] != size]
+        check(len(gi) == len(inst) and not bad,
+              f"{label}: {len(inst)} collective instances: busbw, wait within 0.1%, size (profq {len(gi)}; differ: {bad[:5]})")
+        for kind in sorted({k[0] for k in inst}):
+            xs = [v for k, v in inst.items() if k[0] == kind]
+            row = next((c for c in doc["collectives"] if c["collective"] == kind), None)
+            ok = row is not None and row["instances"] == len(xs) and close(
+                row["busbw_mean_gbps"], sum(x[0] for x in xs) / len(xs), 1e-3) and close(
+                row["busbw_max_gbps"], max(x[0] for x in xs), 1e-3) and close(
+                row["wait_mean_ms"], sum(x[1] for x in xs) / len(xs), 1e-3) and close(
+                row["wait_max_ms"], max(x[1] for x in xs), 1e-3)
+            check(ok, f"{label}: collectives[{kind}]: {len(xs)} instances, busbw mean/max, wait mean/max")
+        ngroups, over = notebook_variability(steady)
+        var = doc["variability"]
+        check(var["groups"] == ngroups and var["over_threshold"] == len(over),
+              f"{label}: variability {len(over)} of {ngroups} groups (profq {var['over_threshold']} of {var['groups']})")
+        top10 = list(over.iterrows())[:10]
+        ok = len(var["top"]) == len(top10) and all(
+            g["program_id"] == str(idx[0]) and g["name"] == idx[1] and close(g["mean_ms"], r["mean"] / 1e6)
+            and close(g["std_ms"], r["std"] / 1e6) for g, (idx, r) in zip(var["top"], top10))
+        check(ok, f"{label}: variability top {len(top10)} (program, name, mean, std)")
+        mods = {m["program_id"]: m for m in doc["modules"]}
+        for prog in steady.module.index.get_level_values("ProgramId").unique():
+            want = None
+            if steady.thunk.loc[prog, "Communication"].any():
+                st = steady.module.loc[prog, "ProjStartNs"].groupby("ProgramExecution").agg(("max", "min"))
+                want = float((st["max"] - st["min"]).sum() / steady.module.loc[prog, "ProjDurNs"].sum())
+            got = mods[str(prog)]["wait_share"]
+            check((want is None and got is None) or (want is not None and got is not None and close(got, want)),
+                  f"{label}: program {prog} wait share {want} (profq {got})")
+        for b in doc["bias"]:
+            scores, std = notebook_bias(steady, int(b["program_id"]))
+            got = {d["device"]: d["score_ms"] * 1e6 for d in b["devices"]}
+            check(set(got) == set(scores) and all(close(got[d], scores[d]) for d in scores)
+                  and close(b["std_ms"] * 1e6, std),
+                  f"{label}: bias of program {b['program_id']}: device scores {scores}, std {std} (profq {got}, {b['std_ms'] * 1e6})")
 
 
 def compare(profq, archive, loader, label):
@@ -203,6 +445,7 @@ def main():
     ap.add_argument("--loader", required=True, help="the directory holding jax_nsys/")
     a = ap.parse_args()
     compare(a.profq, a.archive, a.loader, "shared archive")
+    compare_communication(a.profq, a.archive, a.loader)
     with tempfile.TemporaryDirectory() as tmp:
         path = f"{tmp}/synthetic.zip"
         synthetic(path)

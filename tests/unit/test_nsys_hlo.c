@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include "analysis/nsys_hlo.h"
+#include "analysis/nsys_modules.h"
 
 #include <string.h>
 
@@ -105,11 +106,36 @@ static void test_type_bits(void **state)
     assert_int_equal(nsys_hlo_type_bits(13), 0);   /* tuple */
 }
 
+/* The two warm-up rules (spec section 4): archive-era for a program compiled in the profile
+ * 0 init, 1 neither, 2+ steady, else all steady; HEAD threshold = compiled + has
+ * communication, below it init; the HEAD fallback makes everything steady. */
+static void test_warmup_rules(void **state)
+{
+    (void)state;
+    for (int64_t e = 0; e < 4; e++) {
+        assert_int_equal(nsys_warmup_frame(NULL, 1, e, 0), e == 0   ? NSYS_INIT
+                                                           : e == 1 ? -1
+                                                                    : NSYS_STEADY);
+        assert_int_equal(nsys_warmup_frame(NULL, 0, e, 1), NSYS_STEADY);
+        for (int comp = 0; comp < 2; comp++)
+            for (int comm = 0; comm < 2; comm++) {
+                nsys_warmup w = {.head = 1, .has_communication = comm};
+                assert_int_equal(nsys_warmup_frame(&w, comp, e, 1),
+                                 e < comp + comm ? NSYS_INIT : NSYS_STEADY);
+                w.all_steady_thunks = 1;
+                assert_int_equal(nsys_warmup_frame(&w, comp, e, 1), NSYS_STEADY);
+                assert_int_equal(nsys_warmup_frame(&w, comp, e, 0),
+                                 e < comp + comm ? NSYS_INIT : NSYS_STEADY);
+            }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_collectives),
         cmocka_unit_test(test_type_bits),
+        cmocka_unit_test(test_warmup_rules),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
