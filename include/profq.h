@@ -187,16 +187,22 @@ pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sin
  * {module_rows,thunk_rows}, modules[] {program_id (string), name, rows, total_ms, share,
  * thunks_mean, thunks_std, wait_share} of the steady frame and top_module_ids[]; the
  * communication sections (render/nsys_comm.h): frames.*.communication_rows, alignment,
- * runtime, thunks[], opcodes[], collectives[], variability, bias[]. PQ_OUT_SVG: bus
- * bandwidth vs message size of the collectives. PQ_ERR_INPUT when no source is an nsys-jax
- * archive. */
+ * runtime, thunks[], opcodes[], collectives[], variability, bias[]; compile_rows in frames.*
+ * and compile.{total_s, passes[] {name, non_child_s, child_s, share}} (the notebook's
+ * compile summary, the passes covering 97% of non-child time); heap.modules[] (heap-simulator
+ * usage of the top modules); flame (folded stacks by source and op_name). PQ_OUT_SVG: bus
+ * bandwidth vs message size of the collectives, or the flame graphs. PQ_ERR_INPUT when no
+ * source is an nsys-jax archive. */
 enum {
     PQ_NSYS_MODULES = 1,
+    PQ_NSYS_COMPILE = 2,
     PQ_NSYS_RUNTIME = 4, /* also alignment.corrections_ns, runtime.*, thunks[] */
     PQ_NSYS_OPCODES = 8,
     PQ_NSYS_COLLECTIVES = 16, /* collectives[], collective_sizes[], collective_instances[] */
     PQ_NSYS_VARIABILITY = 32,
     PQ_NSYS_BIAS = 64,
+    PQ_NSYS_HEAP = 128,
+    PQ_NSYS_FLAME = 256,
     PQ_NSYS_WARMUP_HEAD = 1 << 16 /* not a section: the HEAD loader's warm-up rule */
 };
 pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,

@@ -54,6 +54,7 @@ run_suite fuzz-replay-hlo "$BUILD/fuzz_replay_hlo" fuzz/corpus/hlo "$SHARED/data
 run_suite fuzz-replay-ttlog "$BUILD/fuzz_replay_ttlog" fuzz/corpus/ttlog "$SHARED/data/tenstorrent"
 [ -x tests/tt/run.sh ] && run_suite tt tests/tt/run.sh
 [ -x tests/browser/tt_report.sh ] && run_suite browser/tt_report tests/browser/tt_report.sh
+[ -x tests/browser/nsys_flame.sh ] && run_suite browser/nsys_flame tests/browser/nsys_flame.sh
 [ -x tests/browser/nsys_svg.sh ] && run_suite browser/nsys_svg tests/browser/nsys_svg.sh
 [ -x tests/golden/summary.sh ] && run_suite golden-summary tests/golden/summary.sh
 run_suite fuzz-replay-trace-json "$BUILD/fuzz_replay_trace_json" fuzz/corpus/trace_json \

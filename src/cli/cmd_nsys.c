@@ -19,7 +19,11 @@ static const char usage[] =
     "thunk totals), opcodes (runtime by HLO opcode), collectives (per kind, message size\n"
     "and instance: bus bandwidth, straggler wait), variability (thunks with std/mean >\n"
     "10%), bias (per-device deviation in the top modules). --format svg: bus bandwidth vs\n"
-    "message size of the collectives. --warmup head: the current nsys-jax loader's warm-up\n"
+    "message size of the collectives, or with --section flame the flame graphs. Also\n"
+    "compile (total compilation time and the passes by non-child time covering 97%,\n"
+    "parallel-compilation aware, autotuning detail removed), heap (heap-simulator usage of\n"
+    "the top modules), flame (flame graphs by source stack and by op_name).\n"
+    "--warmup head: the current nsys-jax loader's warm-up\n"
     "split (one more initialisation execution when the profile has communication; every\n"
     "row steady when none would be) instead of the archive-era loader's (the default).\n";
 
@@ -43,9 +47,15 @@ static int take(void *ctx, int id, const char *v)
     static const struct {
         const char *name;
         unsigned bit;
-    } SECTIONS[] = {{"modules", PQ_NSYS_MODULES},         {"runtime", PQ_NSYS_RUNTIME},
-                    {"opcodes", PQ_NSYS_OPCODES},         {"collectives", PQ_NSYS_COLLECTIVES},
-                    {"variability", PQ_NSYS_VARIABILITY}, {"bias", PQ_NSYS_BIAS}};
+    } SECTIONS[] = {{"modules", PQ_NSYS_MODULES},
+                    {"runtime", PQ_NSYS_RUNTIME},
+                    {"opcodes", PQ_NSYS_OPCODES},
+                    {"collectives", PQ_NSYS_COLLECTIVES},
+                    {"variability", PQ_NSYS_VARIABILITY},
+                    {"bias", PQ_NSYS_BIAS},
+                    {"compile", PQ_NSYS_COMPILE},
+                    {"heap", PQ_NSYS_HEAP},
+                    {"flame", PQ_NSYS_FLAME}};
     for (size_t k = 0; k < sizeof SECTIONS / sizeof SECTIONS[0]; k++)
         if (!strcmp(v, SECTIONS[k].name)) {
             *(unsigned *)ctx |= SECTIONS[k].bit;
@@ -53,7 +63,7 @@ static int take(void *ctx, int id, const char *v)
         }
     return cli_usage_error("nsys",
                            "--section: expected modules, runtime, opcodes, collectives, "
-                           "variability or bias, found '%s'",
+                           "variability, bias, compile, heap or flame, found '%s'",
                            v);
 }
 

@@ -7,6 +7,7 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "render/doc.h"
+#include "render/nsys_sections.h"
 
 #include <stdio.h>
 
@@ -15,8 +16,8 @@
 
 static const char *const FRAME_NAMES[NSYS_NFRAMES] = {"all", "steady", "init"};
 
-static void nsys_json(const nsys_modules_result *r, const nsys_comm_result *c, unsigned sections,
-                      buf *b)
+static void nsys_json(const nsys_modules_result *r, const nsys_comm_result *c,
+                      const nsys_more *more, unsigned sections, buf *b)
 {
     json_writer w;
     json_doc_begin(&w, b, "profq.nsys.v1");
@@ -37,6 +38,7 @@ static void nsys_json(const nsys_modules_result *r, const nsys_comm_result *c, u
         json_uint(&w, r->frames[f].thunk_rows);
         json_key(&w, "communication_rows");
         json_uint(&w, c->communication_rows[f]);
+        nsys_more_json_rows(&w, more, f);
         json_obj_end(&w);
     }
     json_obj_end(&w);
@@ -74,6 +76,7 @@ static void nsys_json(const nsys_modules_result *r, const nsys_comm_result *c, u
     }
     json_arr_end(&w);
     nsys_comm_json(&w, c, sections);
+    nsys_more_json(&w, more);
     json_obj_end(&w);
 }
 
@@ -119,6 +122,8 @@ static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, u
 pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,
                          pq_error *err)
 {
+    unsigned only = sections & (PQ_NSYS_WARMUP_HEAD - 1); /* the section bits */
+    unsigned want = only ? only : ~0u;
     nsys_warmup w = {.head = (sections & PQ_NSYS_WARMUP_HEAD) != 0};
     pq_status st = w.head ? nsys_comm_has_communication(profile, &w.has_communication, err) : PQ_OK;
     nsys_modules_result r;
@@ -128,6 +133,12 @@ pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output
         return st;
     nsys_comm_result c;
     st = nsys_comm_compute_warmup(profile, &w, &r, &c, err);
+    nsys_more m; /* compile, heap, flame (render/nsys_sections.c) */
+    if (st == PQ_OK) {
+        st = nsys_more_compute(profile, want, &r, &c, &m, err);
+        if (st != PQ_OK)
+            nsys_comm_free(&c);
+    }
     if (st != PQ_OK) {
         nsys_modules_free(&r);
         return st;
@@ -135,14 +146,19 @@ pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output
     buf b;
     buf_init(&b, sink);
     if (fmt == PQ_OUT_SVG) {
-        nsys_comm_svg(&b, &c);
+        if (sections & PQ_NSYS_FLAME)
+            nsys_more_svg(&m, &b);
+        else
+            nsys_comm_svg(&b, &c);
     } else if (fmt == PQ_OUT_JSON) {
-        nsys_json(&r, &c, sections, &b);
+        nsys_json(&r, &c, &m, sections, &b);
     } else {
         nsys_text(&r, &c, sections, &b);
         nsys_comm_text(&b, &c, sections);
+        nsys_more_text(&m, &b);
     }
     nsys_comm_free(&c);
     nsys_modules_free(&r);
+    nsys_more_free(&m);
     return render_finish(&b, err);
 }

@@ -41,5 +41,15 @@ if [ -f tests/nsys/archive_loader.py ]; then
   "$loader" tests/nsys/newer_loader.py --profq "$profq" --archive "$archive" \
     --head "$SHARED/peers/nsys-jax/head" || rc=1
   "$loader" tests/nsys/bad_archives.py --profq "$profq" --archive "$archive" || rc=1
+  "$loader" tests/nsys/compile_loader.py --profq "$profq" --archive "$archive" \
+    --loader "$SHARED/peers/nsys-jax/archive-era/python/jax_nsys" \
+    --head "$SHARED/peers/nsys-jax/head" || rc=1
 fi
+# The heap and flame sections against the notebook's cells (protobuf + grpcio-tools: build/venv-test).
+protopy=$(scripts/venv.sh test tests/requirements.txt) || {
+  echo "archive: SKIP: could not create the venv from tests/requirements.txt"
+  exit 77
+}
+"$protopy" tests/nsys/heap_notebook.py --profq "$profq" --archive "$archive" || rc=1
+"$protopy" tests/nsys/flame_notebook.py --profq "$profq" --archive "$archive" || rc=1
 exit $rc

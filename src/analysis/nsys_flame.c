@@ -1,0 +1,281 @@
+/* nsys_flame.c - the notebook's source and op_name flame graphs as folded stacks
+ * (nsys_flame.h). Per thunk total: its instruction and the instructions of the computations
+ * it calls (one level, as the notebook) give the candidate locations; the first non-empty
+ * preference set gets the weight, split equally over its distinct members. A stack is a
+ * sequence of interned frame names; equal stacks are merged by interning the id sequence.
+ * Not here: the thunk totals (nsys_comm_stats.c), the drawing (render/nsys_flame.c). */
+#include "nsys_flame.h"
+
+#include "core/alloc.h"
+#include "core/err.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { MAX_FRAMES = 512, MAX_LOCS = 4096 };
+
+static int graph_add(nsys_flame_graph *g, const uint32_t *f, uint32_t n, double ms)
+{
+    uint32_t before = g->keys.n;
+    uint32_t id = intern_add(&g->keys, (const char *)f, n * sizeof *f);
+    if (g->keys.failed)
+        return -1;
+    if (g->keys.n != before) { /* a new stack */
+        if (g->n == g->cap) {
+            size_t nc = g->cap ? g->cap * 2 : 64;
+            nsys_flame_stack *s = pq_realloc_array(g->stacks, nc, sizeof *s);
+            if (!s)
+                return -1;
+            g->stacks = s;
+            g->cap = nc;
+        }
+        uint32_t *copy = pq_malloc_array(n, sizeof *copy);
+        if (!copy)
+            return -1;
+        memcpy(copy, f, n * sizeof *f);
+        g->stacks[g->n++] = (nsys_flame_stack){.frames = copy, .nframes = n, .ms = 0};
+    }
+    g->stacks[id].ms += ms;
+    return 0;
+}
+
+/* Adds MS split over the distinct sequences of SET to G. Sequences live in SET's pool as
+ * uint32 arrays; their storage moves when the pool grows, so ids are read afterwards. */
+static int add_set(nsys_flame_graph *g, const intern_pool *set, double ms)
+{
+    for (uint32_t k = 0; k < set->n; k++) {
+        uint32_t *f = pq_malloc(set->len[k] ? set->len[k] : 1);
+        if (!f)
+            return -1;
+        memcpy(f, set->chars + set->off[k], set->len[k]);
+        int rc = graph_add(g, f, set->len[k] / sizeof *f, ms / set->n);
+        pq_free(f);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+typedef struct fctx {
+    nsys_flame_result *out;
+    const hlo_module *m;
+    uint32_t active, unknown;
+    intern_pool pref[3]; /* source: frames+op_name, unknown+op_name, unknown */
+    intern_pool opn[2];  /* op_name: split path, unknown */
+    uint32_t buf[MAX_FRAMES + 4];
+} fctx;
+
+static uint32_t name_id(fctx *c, const char *p, size_t n)
+{
+    return intern_add(&c->out->names, p, n);
+}
+
+/* "file:line[:column][function]" of stack frame FRAME (1-based) of the module. */
+static uint32_t frame_name(fctx *c, const hlo_stack_frame *fr)
+{
+    const hlo_module *m = c->m;
+    int32_t li = fr->file_location_id - 1;
+    if (li < 0 || (uint32_t)li >= m->nfile_locations)
+        return name_id(c, "[bad stack frame]", 17);
+    const hlo_file_location *fl = &m->file_locations[li];
+    pq_str file = {"", 0}, fn = {"", 0};
+    if (fl->file_name_id >= 1 && (uint32_t)fl->file_name_id <= m->nfile_names)
+        file = m->file_names[fl->file_name_id - 1];
+    if (fl->function_name_id >= 1 && (uint32_t)fl->function_name_id <= m->nfunction_names)
+        fn = m->function_names[fl->function_name_id - 1];
+    size_t need = file.n + fn.n + 48;
+    char small[512];
+    char *s = need <= sizeof small ? small : pq_malloc(need);
+    if (!s)
+        return 0;
+    int k = snprintf(s, need, "%.*s:%d", (int)file.n, file.p ? file.p : "", (int)fl->line);
+    if (fl->column)
+        k += snprintf(s + k, need - (size_t)k, ":%d", (int)fl->column);
+    k += snprintf(s + k, need - (size_t)k, "[%.*s]", (int)fn.n, fn.p ? fn.p : "");
+    uint32_t id = name_id(c, s, (size_t)k);
+    if (s != small)
+        pq_free(s);
+    return id;
+}
+
+/* The frames of stack frame FRAME_ID into c->buf[1..], outermost first; their count. */
+static uint32_t stack_of(fctx *c, int32_t frame_id)
+{
+    uint32_t n = 0, tmp[MAX_FRAMES];
+    while (frame_id > 0 && (uint32_t)frame_id <= c->m->nstack_frames && n < MAX_FRAMES) {
+        const hlo_stack_frame *fr = &c->m->stack_frames[frame_id - 1];
+        tmp[n++] = frame_name(c, fr);
+        frame_id = fr->parent_frame_id;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        c->buf[1 + k] = tmp[n - 1 - k];
+    return n;
+}
+
+static void add_key(intern_pool *pl, const uint32_t *f, uint32_t n)
+{
+    if (pl->n < MAX_LOCS)
+        intern_add(pl, (const char *)f, n * sizeof *f);
+}
+
+/* The locations of one instruction, into the preference sets. */
+static void instruction_locs(fctx *c, const nsys_hlo_inst *in)
+{
+    uint32_t nf = stack_of(c, in->stack_frame_id);
+    int has_op = in->op_name.n > 0;
+    uint32_t op = has_op ? name_id(c, in->op_name.p, in->op_name.n) : 0;
+    c->buf[0] = c->active;
+    if (nf) {
+        c->buf[1 + nf] = op;
+        add_key(&c->pref[0], c->buf, 1 + nf + (has_op ? 1 : 0));
+    }
+    if (!has_op)
+        return;
+    uint32_t u[3] = {c->active, c->unknown, op};
+    add_key(&c->pref[1], u, 3);
+    uint32_t n = 1;
+    c->buf[0] = c->active;
+    const char *p = in->op_name.p, *end = p + in->op_name.n;
+    for (;;) {
+        const char *q = memchr(p, '/', (size_t)(end - p));
+        const char *e = q ? q : end;
+        if (n < MAX_FRAMES)
+            c->buf[n++] = name_id(c, p, (size_t)(e - p));
+        if (!q)
+            break;
+        p = q + 1;
+    }
+    add_key(&c->opn[0], c->buf, n);
+}
+
+static void reset_sets(fctx *c)
+{
+    for (int k = 0; k < 3; k++) {
+        intern_free(&c->pref[k]);
+        intern_init(&c->pref[k]);
+    }
+    for (int k = 0; k < 2; k++) {
+        intern_free(&c->opn[k]);
+        intern_init(&c->opn[k]);
+    }
+}
+
+static int sets_failed(const fctx *c)
+{
+    int f = 0;
+    for (int k = 0; k < 3; k++)
+        f |= c->pref[k].failed;
+    for (int k = 0; k < 2; k++)
+        f |= c->opn[k].failed;
+    return f;
+}
+
+/* One thunk total: its locations, then the weight into both graphs. */
+static pq_status one_thunk(fctx *c, nsys_hlo *h, const nsys_thunk_total *t, pq_error *err)
+{
+    reset_sets(c);
+    const nsys_hlo_inst *in = NULL;
+    if (h)
+        FORWARD_IF_ERROR(nsys_hlo_find(h, t->program_id, t->name, strlen(t->name), &in, err));
+    if (in) {
+        FORWARD_IF_ERROR(nsys_hlo_module(h, t->program_id, &c->m, err));
+        instruction_locs(c, in);
+        for (uint32_t k = 0; k < in->ncalled; k++) {
+            uint32_t ci = nsys_hlo_computation_index(c->m, in->called_ids[k]);
+            const nsys_hlo_inst *insts;
+            uint32_t n = 0;
+            if (ci == UINT32_MAX)
+                continue;
+            FORWARD_IF_ERROR(nsys_hlo_computation(h, t->program_id, ci, &insts, &n, err));
+            for (uint32_t q = 0; q < n; q++)
+                instruction_locs(c, &insts[q]);
+        }
+    } else {
+        c->out->unknown_thunks++;
+    }
+    uint32_t u[2] = {c->active, c->unknown};
+    add_key(&c->pref[2], u, 2);
+    add_key(&c->opn[1], u, 2);
+    if (sets_failed(c))
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    double ms = (double)t->ns / 1e6;
+    const intern_pool *src = c->pref[0].n ? &c->pref[0] : c->pref[1].n ? &c->pref[1] : &c->pref[2];
+    const intern_pool *opn = c->opn[0].n ? &c->opn[0] : &c->opn[1];
+    if (add_set(&c->out->g[NSYS_FLAME_SOURCE], src, ms) != 0 ||
+        add_set(&c->out->g[NSYS_FLAME_OP_NAME], opn, ms) != 0)
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    return PQ_OK;
+}
+
+static nsys_hlo *dump_for(nsys_hlo *const *dumps, size_t ndumps, int64_t program, pq_error *err,
+                          pq_status *st)
+{
+    for (size_t d = 0; d < ndumps; d++) {
+        const hlo_module *m = NULL;
+        *st = nsys_hlo_module(dumps[d], program, &m, err);
+        if (*st != PQ_OK)
+            return NULL;
+        if (m)
+            return dumps[d];
+    }
+    return NULL;
+}
+
+static int add_idle(nsys_flame_result *out, double inside_ms, double between_ms)
+{
+    static const char in_s[] = "[GPU idle during module execution]",
+                      bt_s[] = "[GPU idle between module executions]";
+    uint32_t in = intern_add(&out->names, in_s, sizeof in_s - 1);
+    uint32_t bt = intern_add(&out->names, bt_s, sizeof bt_s - 1);
+    for (int g = 0; g < NSYS_FLAME_NGRAPHS; g++)
+        if (graph_add(&out->g[g], &in, 1, inside_ms > 0 ? inside_ms : 0) != 0 ||
+            graph_add(&out->g[g], &bt, 1, between_ms > 0 ? between_ms : 0) != 0)
+            return -1;
+    return out->names.failed ? -1 : 0;
+}
+
+pq_status nsys_flame_compute(const nsys_comm_result *comm, nsys_hlo *const *dumps, size_t ndumps,
+                             nsys_flame_result *out, pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    fctx c = {.out = out};
+    int ok = intern_init(&out->names) == 0 && intern_add(&out->names, "", 1) == 0;
+    for (int g = 0; g < NSYS_FLAME_NGRAPHS; g++)
+        ok = ok && intern_init(&out->g[g].keys) == 0;
+    for (int k = 0; k < 3; k++)
+        ok = ok && intern_init(&c.pref[k]) == 0;
+    for (int k = 0; k < 2; k++)
+        ok = ok && intern_init(&c.opn[k]) == 0;
+    c.active = intern_add(&out->names, "[GPU active]", 12);
+    c.unknown = intern_add(&out->names, "[Unknown]", 9);
+    pq_status st = ok ? PQ_OK : err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    for (size_t k = 0; k < comm->nthunks && st == PQ_OK; k++) {
+        const nsys_thunk_total *t = &comm->thunks[k];
+        nsys_hlo *h = dump_for(dumps, ndumps, t->program_id, err, &st);
+        if (st == PQ_OK)
+            st = one_thunk(&c, h, t, err);
+    }
+    if (st == PQ_OK && (add_idle(out, (double)(comm->modules_ns - comm->thunks_ns) / 1e6,
+                                 (comm->wall_ns - (double)comm->modules_ns) / 1e6) != 0 ||
+                        out->names.failed))
+        st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    for (int k = 0; k < 3; k++)
+        intern_free(&c.pref[k]);
+    for (int k = 0; k < 2; k++)
+        intern_free(&c.opn[k]);
+    if (st != PQ_OK)
+        nsys_flame_free(out);
+    return st;
+}
+
+void nsys_flame_free(nsys_flame_result *r)
+{
+    for (int g = 0; g < NSYS_FLAME_NGRAPHS; g++) {
+        for (size_t k = 0; k < r->g[g].n; k++)
+            pq_free(r->g[g].stacks[k].frames);
+        pq_free(r->g[g].stacks);
+        intern_free(&r->g[g].keys);
+    }
+    intern_free(&r->names);
+    memset(r, 0, sizeof *r);
+}
