@@ -337,8 +337,7 @@ static pq_status feed_from(const char *path, const uint8_t *data, size_t n, cons
                            const pq_events *out, tj_info *info, pq_error *err)
 {
     feed *f = pq_calloc(1, sizeof *f);
-    if (!f)
-        return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
+    RETURN_ERROR_IF(!f, err, PQ_ERR_NOMEM, name, -1, "out of memory");
     f->out = out;
     pq_error local;
     memset(&local, 0, sizeof local);
