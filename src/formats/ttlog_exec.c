@@ -6,49 +6,55 @@
 #define _GNU_SOURCE /* memmem */
 #include "ttlog_parse.h"
 #include "core/alloc.h"
+#include "core/hash.h"
 
 #include <stdint.h>
 
-static uint64_t hash_str(pq_str s)
+typedef struct smap_key {
+    const smap *m;
+    pq_str key;
+} smap_key;
+
+static int smap_same(void *ctx, uint32_t v)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < s.n; i++)
-        h = (h ^ (unsigned char)s.p[i]) * 1099511628211ull;
-    return h;
+    const smap_key *k = ctx;
+    const pq_str *e = &k->m->e[v].key;
+    return e->n == k->key.n && memcmp(e->p, k->key.p, k->key.n) == 0;
 }
 
 smap_entry *ttlog_smap_get(smap *m, pq_str key, int create)
 {
-    if (create && (m->n + 1) * 2 > m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 64;
-        smap_entry *e = pq_calloc(cap, sizeof *e);
+    if (create && m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 32;
+        smap_entry *e = cap <= UINT32_MAX ? pq_realloc_array(m->e, cap, sizeof *e) : NULL;
         if (!e)
             return NULL;
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->e[i].key.p)
-                continue;
-            size_t j = hash_str(m->e[i].key) & (cap - 1);
-            while (e[j].key.p)
-                j = (j + 1) & (cap - 1);
-            e[j] = m->e[i];
-        }
-        pq_free(m->e);
         m->e = e;
         m->cap = cap;
     }
-    if (!m->cap)
+    if (create && pq_hmap_reserve(&m->index, m->n + 1) != 0)
         return NULL;
-    size_t j = hash_str(key) & (m->cap - 1);
-    while (m->e[j].key.p) {
-        if (m->e[j].key.n == key.n && memcmp(m->e[j].key.p, key.p, key.n) == 0)
-            return &m->e[j];
-        j = (j + 1) & (m->cap - 1);
-    }
+    if (!m->index.cap)
+        return NULL;
+    uint64_t h = hash_bytes(key.p, key.n);
+    smap_key k = {m, key};
+    size_t s = pq_hmap_probe(&m->index, h, smap_same, &k);
+    if (pq_hmap_found(&m->index, s))
+        return &m->e[pq_hmap_value(&m->index, s)];
     if (!create)
         return NULL;
-    m->e[j].key = key;
-    m->n++;
-    return &m->e[j];
+    smap_entry *e = &m->e[m->n];
+    memset(e, 0, sizeof *e);
+    e->key = key;
+    pq_hmap_put(&m->index, s, h, (uint32_t)m->n++);
+    return e;
+}
+
+void ttlog_smap_free(smap *m)
+{
+    pq_hmap_free(&m->index);
+    pq_free(m->e);
+    memset(m, 0, sizeof *m);
 }
 
 /* Records the running live-tensor sums of DRAM and L1 into OP. */

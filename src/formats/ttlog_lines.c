@@ -270,8 +270,8 @@ out:
     pq_free(ps.submits.p);
     pq_free(ps.modules.p);
     pq_free(ps.warnings.p);
-    pq_free(ps.live.e);
-    pq_free(ps.missed.e);
+    ttlog_smap_free(&ps.live);
+    ttlog_smap_free(&ps.missed);
     return st;
 }
 

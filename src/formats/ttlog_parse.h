@@ -3,6 +3,7 @@
  * file calls in another. Internal to formats/; the reader's output types are ttlog.h. */
 #ifndef PQ_FORMATS_TTLOG_PARSE_H
 #define PQ_FORMATS_TTLOG_PARSE_H
+#include "core/hmap.h"
 #include "ttlog.h"
 
 #include <string.h>
@@ -58,21 +59,25 @@ typedef struct vec {
 /* Appends one zeroed element; NULL when memory ran out. */
 void *ttlog_vec_push(vec *v, size_t elem);
 
-/* A string-keyed open-addressing map (live tensors by SSA name, cache-missed functions). */
+/* A string-keyed map (live tensors by SSA name, cache-missed functions): entries in order
+ * of insertion, found through the one hash index (core/hmap.h). */
 typedef struct smap_entry {
-    pq_str key; /* key.p == NULL: empty slot */
+    pq_str key;
     uint64_t a, b;
     int c;
     int live;
 } smap_entry;
 
 typedef struct smap {
+    pq_hmap index; /* hash of the key -> entry */
     smap_entry *e;
     size_t cap, n;
 } smap;
 
-/* The entry of KEY, created (zeroed, key set) when CREATE; NULL when absent or out of memory. */
+/* The entry of KEY, created (zeroed, key set) when CREATE; NULL when absent or out of memory.
+ * Valid until the next creation. */
 smap_entry *ttlog_smap_get(smap *m, pq_str key, int create);
+void ttlog_smap_free(smap *m);
 
 enum { BLOCK_NONE = 0, BLOCK_OP = 1, BLOCK_BEFORE_SUBMIT = 2, BLOCK_AFTER_SUBMIT = 3 };
 enum { MAX_LINES_IN_BLOCK = 64, MAX_PROGRAM_DEPTH = 64 };
