@@ -4,6 +4,7 @@
 
 #include "alloc.h"
 #include "hash.h"
+#include "vec.h"
 
 #include <string.h>
 
@@ -36,9 +37,9 @@ static int pairmap_room(pairmap *m)
 {
     if (m->failed)
         return -1;
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 128;
-        pairmap_entry *e = cap <= UINT32_MAX ? pq_realloc_array(m->e, cap, sizeof *e) : NULL;
+    if (m->n == m->cap) { /* grown as core/vec.h grows, at most 2^31 entries (hmap's bound) */
+        size_t cap = pq_vec_next_cap(m->cap, m->n + 1, sizeof(pairmap_entry), (size_t)1 << 31);
+        pairmap_entry *e = cap ? pq_realloc_array(m->e, cap, sizeof *e) : NULL;
         if (!e)
             return m->failed = -1;
         m->e = e;

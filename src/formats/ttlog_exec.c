@@ -18,21 +18,13 @@ typedef struct smap_key {
 static int smap_same(void *ctx, uint32_t v)
 {
     const smap_key *k = ctx;
-    const pq_str *e = &k->m->e[v].key;
+    const pq_str *e = &k->m->e.v[v].key;
     return e->n == k->key.n && memcmp(e->p, k->key.p, k->key.n) == 0;
 }
 
 smap_entry *ttlog_smap_get(smap *m, pq_str key, int create)
 {
-    if (create && m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 32;
-        smap_entry *e = cap <= UINT32_MAX ? pq_realloc_array(m->e, cap, sizeof *e) : NULL;
-        if (!e)
-            return NULL;
-        m->e = e;
-        m->cap = cap;
-    }
-    if (create && pq_hmap_reserve(&m->index, m->n + 1) != 0)
+    if (create && pq_hmap_reserve(&m->index, m->e.n + 1) != 0)
         return NULL;
     if (!m->index.cap)
         return NULL;
@@ -40,20 +32,21 @@ smap_entry *ttlog_smap_get(smap *m, pq_str key, int create)
     smap_key k = {m, key};
     size_t s = pq_hmap_probe(&m->index, h, smap_same, &k);
     if (pq_hmap_found(&m->index, s))
-        return &m->e[pq_hmap_value(&m->index, s)];
+        return &m->e.v[pq_hmap_value(&m->index, s)];
     if (!create)
         return NULL;
-    smap_entry *e = &m->e[m->n];
-    memset(e, 0, sizeof *e);
+    smap_entry *e = smap_entries_add(&m->e, (size_t)1 << 31);
+    if (!e)
+        return NULL;
     e->key = key;
-    pq_hmap_put(&m->index, s, h, (uint32_t)m->n++);
+    pq_hmap_put(&m->index, s, h, (uint32_t)(m->e.n - 1));
     return e;
 }
 
 void ttlog_smap_free(smap *m)
 {
     pq_hmap_free(&m->index);
-    pq_free(m->e);
+    smap_entries_free(&m->e);
     memset(m, 0, sizeof *m);
 }
 
@@ -140,7 +133,7 @@ void ttlog_on_exec(parser *ps, pq_str msg, int64_t off)
     op.op_type = op.name;
     ps->pending = op;
     ps->has_pending = 1;
-    tt_op *e = ttlog_vec_push(&ps->exec_ops, sizeof *e);
+    tt_op *e = tt_op_vec_add(&ps->exec_ops, TT_MAX_ELEMS);
     if (!e) {
         ps->nomem = 1;
         return;

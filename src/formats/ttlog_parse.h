@@ -4,6 +4,7 @@
 #ifndef PQ_FORMATS_TTLOG_PARSE_H
 #define PQ_FORMATS_TTLOG_PARSE_H
 #include "core/hmap.h"
+#include "core/vec.h"
 #include "ttlog.h"
 
 #include <string.h>
@@ -50,14 +51,12 @@ static inline int is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-/* A growable array of fixed-size elements (pq_realloc; the caller frees p). */
-typedef struct vec {
-    void *p;
-    size_t n, cap;
-} vec;
-
-/* Appends one zeroed element; NULL when memory ran out. */
-void *ttlog_vec_push(vec *v, size_t elem);
+/* The growable arrays of the one pass (core/vec.h), at most TT_MAX_ELEMS elements each. */
+#define TT_MAX_ELEMS ((size_t)UINT32_MAX)
+PQ_VEC_DEFINE(tt_op_vec, tt_op)
+PQ_VEC_DEFINE(tt_submit_vec, tt_submit)
+PQ_VEC_DEFINE(tt_module_vec, tt_module)
+PQ_VEC_DEFINE(tt_warning_vec, tt_warning)
 
 /* A string-keyed map (live tensors by SSA name, cache-missed functions): entries in order
  * of insertion, found through the one hash index (core/hmap.h). */
@@ -68,10 +67,11 @@ typedef struct smap_entry {
     int live;
 } smap_entry;
 
+PQ_VEC_DEFINE(smap_entries, smap_entry)
+
 typedef struct smap {
-    pq_hmap index; /* hash of the key -> entry */
-    smap_entry *e;
-    size_t cap, n;
+    pq_hmap index;  /* hash of the key -> entry */
+    smap_entries e; /* in order of insertion */
 } smap;
 
 /* The entry of KEY, created (zeroed, key set) when CREATE; NULL when absent or out of memory.
@@ -84,7 +84,10 @@ enum { MAX_LINES_IN_BLOCK = 64, MAX_PROGRAM_DEPTH = 64 };
 
 typedef struct parser {
     tt_log *log;
-    vec blk_ops, exec_ops, submits, modules, warnings;
+    tt_op_vec blk_ops, exec_ops;
+    tt_submit_vec submits;
+    tt_module_vec modules;
+    tt_warning_vec warnings;
     smap live, missed;
     tt_live totals[2]; /* sums over the live tensors: [0] DRAM, [1] L1 */
     /* the open memory block */

@@ -199,6 +199,24 @@ static void test_vec_push(void **state)
     i64_vec_free(&a);
 }
 
+/* _add: a zeroed element filled in place; NULL at the maximum, the array unchanged. */
+static void test_vec_add(void **state)
+{
+    (void)state;
+    big_vec b = {0};
+    for (int i = 0; i < 20; i++) {
+        big *e = big_vec_add(&b, 20);
+        assert_non_null(e);
+        for (size_t k = 0; k < sizeof *e; k++)
+            assert_int_equal(((unsigned char *)e)[k], 0);
+        memset(e, 0xAB, sizeof *e);
+    }
+    assert_null(big_vec_add(&b, 20));
+    assert_int_equal(b.n, 20);
+    assert_int_equal(((unsigned char *)&b.v[19])[0], 0xAB);
+    big_vec_free(&b);
+}
+
 static void test_vec_maximum(void **state)
 {
     (void)state;
@@ -400,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_sort_tiny),
         cmocka_unit_test(test_sort_alloc_failure),
         cmocka_unit_test(test_vec_push),
+        cmocka_unit_test(test_vec_add),
         cmocka_unit_test(test_vec_maximum),
         cmocka_unit_test(test_vec_alloc_failure),
         cmocka_unit_test(test_hmap),
