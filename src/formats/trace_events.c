@@ -49,7 +49,8 @@ enum {
 };
 static const char *const ARG_KEYS[A_COUNT] = {"tf_op",    "source", "long_name", "run_id",
                                               "step_num", "name",   "hlo_op",    "hlo_module"};
-static const tj_want WANT = {ARG_KEYS, A_COUNT};
+static int on_top_value(void *vctx, const char *key, pq_str raw, pq_error *err);
+static const tj_want WANT = {ARG_KEYS, A_COUNT, on_top_value};
 
 /* A non-empty string value into SB; returns its view (empty when absent or not a string). */
 static pq_str arg_str(pq_str raw, char *sb, size_t cap)
@@ -208,6 +209,40 @@ static int string_id(feed *f, pq_str raw, int64_t *out)
     return 1;
 }
 
+/* One element of deviceProperties: an object with an integer id, else skipped. */
+static int feed_device(feed *f, const jval *o)
+{
+    const jval *id = jv_get(o, "id");
+    if (o->t != JV_OBJ || !id || id->t != JV_INT)
+        return 0;
+    pq_device_cap_in caps[64];
+    pq_device_in d = {id->i, jv_get(o, "computeMajor") ? "GPU" : "accelerator", {"", 0}, caps, 0};
+    for (size_t k = 0; k < o->n && d.ncaps < sizeof caps / sizeof *caps; k++) {
+        const jval *v = o->items[k];
+        if (strcmp(o->keys[k], "id") == 0)
+            continue;
+        if (strcmp(o->keys[k], "name") == 0 && v->t == JV_STR) {
+            d.name = (pq_str){v->s, v->sn};
+            continue;
+        }
+        pq_device_cap_in *c = &caps[d.ncaps];
+        memset(c, 0, sizeof *c);
+        c->key = (pq_str){o->keys[k], strlen(o->keys[k])};
+        if (v->t == JV_INT)
+            c->v.kind = PQ_DEV_INT, c->v.i = v->i;
+        else if (v->t == JV_NUM)
+            c->v.kind = PQ_DEV_NUM, c->v.d = v->d;
+        else if (v->t == JV_STR)
+            c->v.kind = PQ_DEV_STR, c->v.s = (pq_str){v->s, v->sn};
+        else if (v->t == JV_BOOL)
+            c->v.kind = PQ_DEV_BOOL, c->v.i = v->b;
+        else
+            continue; /* null, arrays, objects: not a capability value */
+        d.ncaps++;
+    }
+    return f->out->device(f->out->ctx, &d) != 0;
+}
+
 static int on_event(void *vctx, const tj_event *e0, pq_error *err)
 {
     feed *f = vctx;
@@ -321,6 +356,27 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
     ev.xla_op = arg_str(av[A_HLO_OP], f->tmp[4], sizeof f->tmp[4]).n > 0;
     ev.module = arg_str(av[A_HLO_MODULE], f->tmp[5], sizeof f->tmp[5]);
     return f->out->slice(f->out->ctx, &ev) != 0;
+}
+
+/* A top-level value: Kineto's deviceProperties (an array of objects, one per GPU or
+ * accelerator: id, name, then what the runtime states, as totalGlobalMem, computeMajor,
+ * numSms) becomes the model's devices, each key kept as stated. */
+static int on_top_value(void *vctx, const char *key, pq_str raw, pq_error *err)
+{
+    feed *f = vctx;
+    (void)err;
+    if (strcmp(key, "deviceProperties") != 0 || !f->out->device)
+        return 0;
+    size_t off;
+    const char *what = NULL;
+    jval *root = jv_parse(raw.p, raw.n, &off, &what);
+    if (!root)
+        return what && strcmp(what, "out of memory") == 0;
+    int rc = 0;
+    for (size_t k = 0; root->t == JV_ARR && k < root->n && !rc; k++)
+        rc = feed_device(f, root->items[k]);
+    jv_free(root);
+    return rc;
 }
 
 /* Reads from DATA (N bytes) when PATH is NULL, else from the file PATH. */

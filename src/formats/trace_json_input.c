@@ -199,6 +199,7 @@ static void reader_init(reader *r, const char *name, const tj_want *want, pq_err
     r->path = name;
     r->err = err;
     r->fd = -1;
+    r->top_value = want ? want->top_value : NULL;
     if (want && want->arg_keys) {
         r->nakeys = want->n_arg_keys < 8 ? want->n_arg_keys : 8;
         r->akeys = want->arg_keys;

@@ -10,8 +10,10 @@
 int slices_init(model_slices *m)
 {
     memset(m, 0, sizeof *m);
+    devices_init(&m->devices);
     if (intern_init(&m->names) != 0) {
         intern_free(&m->names);
+        devices_free(&m->devices);
         return -1;
     }
     return 0;
@@ -37,6 +39,7 @@ void slices_free(model_slices *m)
     pq_free(m->step);
     pq_free(m->flags);
     pq_free(m->module);
+    devices_free(&m->devices);
     memset(m, 0, sizeof *m);
 }
 
@@ -200,8 +203,14 @@ static int on_slice(void *ctx, const pq_slice_in *e)
     return 0;
 }
 
+static int on_device(void *ctx, const pq_device_in *d)
+{
+    model_slices *m = ctx;
+    return devices_add(&m->devices, d) != 0 ? (m->failed = -1) : 0;
+}
+
 pq_events slices_events(model_slices *m)
 {
-    pq_events ev = {on_process_name, on_thread_name, on_slice, m};
+    pq_events ev = {on_process_name, on_thread_name, on_slice, m, on_device};
     return ev;
 }
