@@ -8,6 +8,7 @@
 #include "core/alloc.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 static int cmp_track(const void *pa, const void *pb, const model_slices *m)
@@ -110,6 +111,8 @@ static void devices_json(json_writer *w, const model_devices *d)
     json_arr_end(w);
 }
 
+/* One line per device, then its capabilities "key value" comma-separated on lines of at
+ * most about 100 columns (a terminal's width; tests/cli/widths.sh). */
 static void devices_text(buf *b, const model_devices *d)
 {
     for (size_t k = 0; k < d->dev.n; k++) {
@@ -117,17 +120,32 @@ static void devices_text(buf *b, const model_devices *d)
         buf_printf(b, "  device %" PRId64 " %s ", v->id, v->kind);
         json_escape_into(b, v->name, strlen(v->name));
         const model_device_cap *c = devices_caps(d, v);
+        size_t col = 0;
         for (size_t i = 0; i < v->ncaps; i++) {
-            buf_printf(b, "%s %s ", i ? "," : ":", c[i].key);
+            char val[64];
             const pq_device_value *x = &c[i].v;
+            size_t w = strlen(c[i].key) + 3;
             if (x->kind == PQ_DEV_INT)
-                buf_printf(b, "%" PRId64, x->i);
+                snprintf(val, sizeof val, "%" PRId64, x->i);
             else if (x->kind == PQ_DEV_NUM)
-                buf_printf(b, "%.17g", x->d);
+                snprintf(val, sizeof val, "%.17g", x->d);
             else if (x->kind == PQ_DEV_BOOL)
-                buf_puts(b, x->i ? "true" : "false");
+                snprintf(val, sizeof val, "%s", x->i ? "true" : "false");
             else
+                val[0] = '\0';
+            w += x->kind == PQ_DEV_STR ? x->s.n : strlen(val);
+            if (i == 0 || col + w > 100) {
+                buf_puts(b, i ? ",\n    " : "\n    ");
+                col = 4;
+            } else {
+                buf_puts(b, ", ");
+            }
+            buf_printf(b, "%s ", c[i].key);
+            if (x->kind == PQ_DEV_STR)
                 json_escape_into(b, x->s.p, x->s.n);
+            else
+                buf_puts(b, val);
+            col += w;
         }
         buf_putc(b, '\n');
     }

@@ -71,7 +71,7 @@ pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sin
         }
         buf_puts(&b, "\neach input feeds:\n");
         for (size_t i = 0; i < r.ninputs && i < TOOLS_MAX_INPUTS; i++) {
-            buf_printf(&b, "  %s:", r.inputs[i].path);
+            buf_printf(&b, "  %s\n   ", r.inputs[i].path);
             for (int k = 0; k < r.inputs[i].nfeeds; k++)
                 buf_printf(&b, "%s %s", k ? "," : "", r.inputs[i].feeds[k]);
             buf_putc(&b, '\n');
