@@ -38,6 +38,7 @@ done
 [ -x tests/golden/run.sh ] && run_suite golden tests/golden/run.sh
 run_suite golden-outputs tests/golden/outputs.sh
 run_suite trace-model tests/trace_model.sh
+run_suite trace-devices tests/trace_devices.sh
 run_suite summary-set tests/summary_set.sh
 run_suite summary-gpu-work tests/summary_gpu_work.sh
 run_suite summary-docs tests/summary_docs.sh

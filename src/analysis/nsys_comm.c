@@ -409,9 +409,9 @@ static int wait_shares(const nc_tables *t, nsys_modules_result *mods)
         if (pairmap_get(&comm, row->program_id, 0) == UINT32_MAX || !row->total_ns)
             continue;
         double w = 0;
-        for (size_t i = 0; i < spread.nslots; i++)
-            if (spread.val[i] != UINT32_MAX && spread.ka[i] == row->program_id)
-                w += hi[spread.val[i]] - lo[spread.val[i]];
+        for (size_t i = 0; i < spread.n; i++)
+            if (spread.e[i].a == row->program_id)
+                w += hi[spread.e[i].val] - lo[spread.e[i].val];
         row->wait_share = w / (double)row->total_ns;
     }
     pq_free(lo);

@@ -1,7 +1,9 @@
 /* tools.c - the availability analysis behind `profq tools`: looks for what each analysis
  * needs (HloProtos with buffer assignment, allocator events, device op lines, ...) without
- * decoding more than it must. Mirrors XProf's tool_names rules (spec 6.2) where they apply. */
+ * decoding more than it must, over all inputs and, with the same rules, for each input
+ * alone (which analyses it feeds). Mirrors XProf's tool_names rules (spec 6.2) where they apply. */
 #include "tools.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "formats/hlo.h"
 #include "formats/xplane_walk.h"
@@ -138,12 +140,11 @@ static void add(tools_result *r, const char *name, const char *xprof, int availa
     va_end(ap);
 }
 
-pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err)
+/* The verdicts of every analysis from the facts F of some inputs. Long because: one rule
+ * per analysis, each with its reason, read best top to bottom. */
+static void verdicts(const facts *fp, tools_result *out)
 {
-    (void)err;
-    facts f;
-    gather(prof, &f);
-    memset(out, 0, sizeof *out);
+    facts f = *fp;
     typedef unsigned long long ull;
 
     add(out, "info", NULL, 1, 1, "always: sources, planes, lines, device capabilities, programs");
@@ -273,5 +274,29 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
     else
         add(out, "nsys", NULL, 0, 0,
             "needs an Nsight Systems SQLite export or an nsys-jax archive");
+}
+
+pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err)
+{
+    facts f;
+    gather(prof, &f);
+    memset(out, 0, sizeof *out);
+    verdicts(&f, out);
+    /* Per input: the same rules on that input alone. */
+    tools_result *r = pq_malloc(sizeof *r);
+    RETURN_ERROR_IF(!r, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    out->ninputs = prof->nsources;
+    for (size_t si = 0; si < prof->nsources && si < TOOLS_MAX_INPUTS; si++) {
+        pq_profile one = {&prof->sources[si], 1};
+        gather(&one, &f);
+        r->n = 0;
+        verdicts(&f, r);
+        tool_input *in = &out->inputs[si];
+        in->path = prof->sources[si].path;
+        for (int k = 0; k < r->n; k++)
+            if (r->items[k].available && r->items[k].implemented)
+                in->feeds[in->nfeeds++] = r->items[k].name;
+    }
+    pq_free(r);
     return PQ_OK;
 }

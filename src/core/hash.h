@@ -1,4 +1,4 @@
-/* hash.h - the hash functions of the project's hash tables (core/intern, core/pairmap):
+/* hash.h - the hash functions the users of the one hash index (core/hmap.h) compute:
  * bytes eight at a time, and a 64-bit finaliser for integer keys. Not cryptographic:
  * io/ has sha256 for provenance. */
 #ifndef PQ_CORE_HASH_H

@@ -11,7 +11,9 @@
  *     else { reserve room first (pq_hmap_reserve(&m, n + 1), then probe again) and
  *            pq_hmap_put(&m, s, h, new_index); }
  *
- * Not here: keys of two int64 (core/pairmap.h), interned strings (core/intern.h). */
+ * The typed layers over it: keys of two int64 (core/pairmap.h), interned strings
+ * (core/intern.h); the ops table, memory-viewer's memo and the Tenstorrent reader's string
+ * map (formats/ttlog_exec.c) use it directly. */
 #ifndef PQ_CORE_HMAP_H
 #define PQ_CORE_HMAP_H
 #include <stddef.h>

@@ -1,4 +1,5 @@
-/* intern.c - the string intern pool; see intern.h. */
+/* intern.c - the string intern pool; see intern.h. Strings are hashed with hash_bytes and
+ * compared here; probing and growth are core/hmap's. */
 #include "intern.h"
 
 #include "alloc.h"
@@ -6,12 +7,22 @@
 
 #include <string.h>
 
+typedef struct intern_key {
+    const intern_pool *pl;
+    const char *p;
+    size_t n;
+} intern_key;
+
+static int intern_same(void *ctx, uint32_t id)
+{
+    const intern_key *k = ctx;
+    return k->pl->len[id] == k->n && memcmp(k->pl->chars + k->pl->off[id], k->p, k->n) == 0;
+}
+
 int intern_init(intern_pool *pl)
 {
     memset(pl, 0, sizeof *pl);
-    pl->nslots = 1024;
-    pl->slots = pq_calloc(pl->nslots, sizeof *pl->slots);
-    if (!pl->slots)
+    if (pq_hmap_reserve(&pl->index, 512) != 0)
         return -1;
     intern_add(pl, "", 0);
     return pl->failed ? -1 : 0;
@@ -22,7 +33,7 @@ void intern_free(intern_pool *pl)
     pq_free(pl->chars);
     pq_free(pl->off);
     pq_free(pl->len);
-    pq_free(pl->slots);
+    pq_hmap_free(&pl->index);
 }
 
 uint32_t intern_add(intern_pool *pl, const char *p, size_t n)
@@ -32,13 +43,10 @@ uint32_t intern_add(intern_pool *pl, const char *p, size_t n)
     if (n > 0xFFFFFFF0u)
         n = 0xFFFFFFF0u;
     uint64_t h = hash_bytes(p, n);
-    size_t mask = pl->nslots - 1, i = (size_t)h & mask;
-    while (pl->slots[i]) {
-        uint32_t id = pl->slots[i] - 1;
-        if (pl->len[id] == n && memcmp(pl->chars + pl->off[id], p, n) == 0)
-            return id;
-        i = (i + 1) & mask;
-    }
+    intern_key k = {pl, p, n};
+    size_t slot = pq_hmap_probe(&pl->index, h, intern_same, &k);
+    if (pq_hmap_found(&pl->index, slot))
+        return pq_hmap_value(&pl->index, slot);
     if (pl->n == pl->cap) {
         uint32_t cap = pl->cap ? pl->cap * 2 : 256;
         size_t *no = pq_realloc_array(pl->off, cap, sizeof *no);
@@ -77,24 +85,10 @@ uint32_t intern_add(intern_pool *pl, const char *p, size_t n)
         memcpy(pl->chars + pl->nchars, p, n);
     pl->chars[pl->nchars + n] = '\0';
     pl->nchars += n + 1;
-    pl->slots[i] = id + 1;
-    if ((size_t)pl->n * 2 > pl->nslots) {
-        size_t ns = pl->nslots * 2;
-        uint32_t *nsl = pq_calloc(ns, sizeof *nsl);
-        if (!nsl) {
-            pl->failed = 1;
-            return id;
-        }
-        for (uint32_t k = 0; k < pl->n; k++) {
-            size_t j = (size_t)hash_bytes(pl->chars + pl->off[k], pl->len[k]) & (ns - 1);
-            while (nsl[j])
-                j = (j + 1) & (ns - 1);
-            nsl[j] = k + 1;
-        }
-        pq_free(pl->slots);
-        pl->slots = nsl;
-        pl->nslots = ns;
-    }
+    pq_hmap_put(&pl->index, slot, h, id);
+    /* Room for the next string now, so that a probe always finds an empty slot. */
+    if (pq_hmap_reserve(&pl->index, (size_t)pl->n + 1) != 0)
+        pl->failed = 1;
     return id;
 }
 

@@ -1,9 +1,11 @@
 /* intern.h - the string intern pool: each distinct byte string gets a dense uint32 id, in
  * order of first sight (id 0 is ""). Strings live NUL-terminated in one growing buffer,
- * found again through an open-addressing table. Out of memory is sticky (pool->failed);
- * a failed intern returns 0. */
+ * found again through the one hash index, core/hmap.h (the id is its value). Out of memory is
+ * sticky (pool->failed); a failed intern returns 0. */
 #ifndef PQ_CORE_INTERN_H
 #define PQ_CORE_INTERN_H
+#include "core/hmap.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,8 +15,7 @@ typedef struct intern_pool {
     size_t *off; /* id -> offset; id 0 is "" */
     uint32_t *len;
     uint32_t n, cap;
-    uint32_t *slots; /* open addressing: id+1, 0 empty */
-    size_t nslots;
+    pq_hmap index; /* hash of the bytes -> id */
     int failed;
 } intern_pool;
 

@@ -1,83 +1,80 @@
-/* pairmap.c - the (int64, int64) -> uint32 hash map; see pairmap.h. */
+/* pairmap.c - the (int64, int64) -> uint32 hash map of pairmap.h: keys hashed with
+ * hash_mix64, equality and storage here, probing and growth in core/hmap. */
 #include "pairmap.h"
 
 #include "alloc.h"
 #include "hash.h"
+#include "vec.h"
 
 #include <string.h>
 
+typedef struct pair_key {
+    const pairmap *m;
+    int64_t a, b;
+} pair_key;
+
+static int pair_same(void *ctx, uint32_t v)
+{
+    const pair_key *k = ctx;
+    const pairmap_entry *e = &k->m->e[v];
+    return e->a == k->a && e->b == k->b;
+}
+
+static uint64_t pair_hash(int64_t a, int64_t b)
+{
+    return hash_mix64((uint64_t)a * 31 + (uint64_t)b);
+}
+
 void pairmap_free(pairmap *m)
 {
-    pq_free(m->ka);
-    pq_free(m->kb);
-    pq_free(m->val);
+    pq_hmap_free(&m->index);
+    pq_free(m->e);
     memset(m, 0, sizeof *m);
 }
 
-static int pairmap_grow(pairmap *m)
+/* Room for one more entry in the array and the index: 0, or -1 (sticky failure). */
+static int pairmap_room(pairmap *m)
 {
-    size_t ns = m->nslots ? m->nslots * 2 : 256;
-    int64_t *ka = pq_malloc_array(ns, sizeof *ka), *kb = pq_malloc_array(ns, sizeof *kb);
-    uint32_t *val = pq_malloc_array(ns, sizeof *val);
-    if (!ka || !kb || !val) {
-        pq_free(ka);
-        pq_free(kb);
-        pq_free(val);
-        m->failed = 1;
+    if (m->failed)
         return -1;
+    if (m->n == m->cap) { /* grown as core/vec.h grows, at most 2^31 entries (hmap's bound) */
+        size_t cap = pq_vec_next_cap(m->cap, m->n + 1, sizeof(pairmap_entry), (size_t)1 << 31);
+        pairmap_entry *e = cap ? pq_realloc_array(m->e, cap, sizeof *e) : NULL;
+        if (!e)
+            return m->failed = -1;
+        m->e = e;
+        m->cap = cap;
     }
-    for (size_t k = 0; k < ns; k++)
-        val[k] = UINT32_MAX;
-    for (size_t k = 0; k < m->nslots; k++) {
-        if (m->val[k] == UINT32_MAX)
-            continue;
-        size_t j = (size_t)hash_mix64((uint64_t)m->ka[k] * 31 + (uint64_t)m->kb[k]) & (ns - 1);
-        while (val[j] != UINT32_MAX)
-            j = (j + 1) & (ns - 1);
-        ka[j] = m->ka[k];
-        kb[j] = m->kb[k];
-        val[j] = m->val[k];
-    }
-    pq_free(m->ka);
-    pq_free(m->kb);
-    pq_free(m->val);
-    m->ka = ka;
-    m->kb = kb;
-    m->val = val;
-    m->nslots = ns;
+    if (pq_hmap_reserve(&m->index, m->n + 1) != 0)
+        return m->failed = -1;
     return 0;
 }
 
 uint32_t *pairmap_slot(pairmap *m, int64_t a, int64_t b, int *fresh)
 {
-    if ((m->n + 1) * 2 > m->nslots && pairmap_grow(m) != 0)
+    if (pairmap_room(m) != 0)
         return NULL;
-    size_t mask = m->nslots - 1;
-    size_t j = (size_t)hash_mix64((uint64_t)a * 31 + (uint64_t)b) & mask;
-    while (m->val[j] != UINT32_MAX) {
-        if (m->ka[j] == a && m->kb[j] == b) {
-            *fresh = 0;
-            return &m->val[j];
-        }
-        j = (j + 1) & mask;
+    uint64_t h = pair_hash(a, b);
+    pair_key k = {m, a, b};
+    size_t s = pq_hmap_probe(&m->index, h, pair_same, &k);
+    if (pq_hmap_found(&m->index, s)) {
+        *fresh = 0;
+        return &m->e[pq_hmap_value(&m->index, s)].val;
     }
-    m->ka[j] = a;
-    m->kb[j] = b;
-    m->n++;
+    pairmap_entry *e = &m->e[m->n];
+    e->a = a;
+    e->b = b;
+    e->val = UINT32_MAX;
+    pq_hmap_put(&m->index, s, h, (uint32_t)m->n++);
     *fresh = 1;
-    return &m->val[j];
+    return &e->val;
 }
 
 uint32_t pairmap_get(const pairmap *m, int64_t a, int64_t b)
 {
-    if (!m->nslots)
+    if (!m->index.cap)
         return UINT32_MAX;
-    size_t mask = m->nslots - 1;
-    size_t j = (size_t)hash_mix64((uint64_t)a * 31 + (uint64_t)b) & mask;
-    while (m->val[j] != UINT32_MAX) {
-        if (m->ka[j] == a && m->kb[j] == b)
-            return m->val[j];
-        j = (j + 1) & mask;
-    }
-    return UINT32_MAX;
+    pair_key k = {m, a, b};
+    size_t s = pq_hmap_probe(&m->index, pair_hash(a, b), pair_same, &k);
+    return pq_hmap_found(&m->index, s) ? m->e[pq_hmap_value(&m->index, s)].val : UINT32_MAX;
 }

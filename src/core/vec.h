@@ -1,12 +1,11 @@
 /* vec.h - the one growable array of profq: PQ_VEC_DEFINE(name, T) defines a type NAME
  * { T *v; size_t n, cap; } and static inline functions to grow it (doubling, at least 8),
- * push onto it and free it. Every growth is checked: against a hard maximum of elements the
- * caller states (an input cannot make it grow without bound), against size_t overflow of
- * cap * sizeof(T), and allocation goes through core/alloc.h (so tests can fail it). On
- * failure the array is left as it was. Zero-initialise a NAME before use:
- *     PQ_VEC_DEFINE(i64_vec, int64_t)   (no semicolon after it)
- *     i64_vec ids = {0};
- *     if (i64_vec_push(&ids, 42, 1u << 20) != 0) ...out of memory or over the maximum...
+ * push onto it (a value, or a zeroed element to fill in place) and free it. Every growth is
+ * checked: against a hard maximum of elements the caller states (an input cannot make it grow
+ * without bound), against size_t overflow of cap * sizeof(T), and allocation goes through
+ * core/alloc.h (so tests can fail it). On failure the array is left as it was. Zero-initialise a
+ * NAME before use: PQ_VEC_DEFINE(i64_vec, int64_t)   (no semicolon after it) i64_vec ids = {0}; if
+ * (i64_vec_push(&ids, 42, 1u << 20) != 0) ...out of memory or over the maximum...
  *     i64_vec_free(&ids);
  * Not here: arenas (core/arena.h) for memory freed all at once. */
 #ifndef PQ_CORE_VEC_H
@@ -15,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The capacity to grow CAP to for NEED elements of SIZE bytes, at most MAX: doubled, at
  * least 8 and at least NEED. 0 when NEED exceeds MAX or the bytes overflow size_t. */
@@ -57,6 +57,16 @@ static inline size_t pq_vec_next_cap(size_t cap, size_t need, size_t size, size_
             return -1;                                                                             \
         a->v[a->n++] = x;                                                                          \
         return 0;                                                                                  \
+    }                                                                                              \
+    /* Appends one zeroed element and returns it (valid until the next growth); NULL               \
+     * (unchanged) when the array holds MAX already or memory ran out. */                          \
+    static inline T *name##_add(name *a, size_t max)                                               \
+    {                                                                                              \
+        if (a->n == a->cap && (a->n == SIZE_MAX || name##_reserve(a, a->n + 1, max) != 0))         \
+            return NULL;                                                                           \
+        T *e = &a->v[a->n++];                                                                      \
+        memset(e, 0, sizeof *e);                                                                   \
+        return e;                                                                                  \
     }                                                                                              \
     /* Frees the elements and zeroes A (it can be used again). */                                  \
     static inline void name##_free(name *a)                                                        \

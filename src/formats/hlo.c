@@ -597,6 +597,17 @@ static int build_indexes(dec *d, hlo_module *m)
     return 1;
 }
 
+/* The status of a failed decode: out of memory, or the input error at the byte where D
+ * stopped (its offset and what was expected go to *ERR_OFFSET and *ERR_WHAT). */
+static pq_status dec_status(const dec *d, int64_t *err_offset, const char **err_what)
+{
+    if (d->nomem)
+        return PQ_ERR_NOMEM;
+    *err_offset = (int64_t)(d->err_at - d->base);
+    *err_what = d->err;
+    return PQ_ERR_INPUT;
+}
+
 static pq_status decode(const uint8_t *data, size_t n, const uint8_t *base, arena *a, int lazy,
                         hlo_module **out, int64_t *err_offset, const char **err_what)
 {
@@ -633,13 +644,8 @@ static pq_status decode(const uint8_t *data, size_t n, const uint8_t *base, aren
     m->lazy_shapes = lazy;
     if (ok)
         ok = build_indexes(&d, m);
-    if (!ok) {
-        if (d.nomem)
-            return PQ_ERR_NOMEM;
-        *err_offset = (int64_t)(d.err_at - d.base);
-        *err_what = d.err;
-        return PQ_ERR_INPUT;
-    }
+    if (!ok)
+        return dec_status(&d, err_offset, err_what);
     m->base = d.base;
     *out = m;
     return PQ_OK;
@@ -676,11 +682,7 @@ pq_status hlo_decode_shape(pq_str bytes, const uint8_t *base, int depth, arena *
             return PQ_OK;
         }
     }
-    if (d.nomem)
-        return PQ_ERR_NOMEM;
-    *err_offset = (int64_t)(d.err_at - d.base);
-    *err_what = d.err;
-    return PQ_ERR_INPUT;
+    return dec_status(&d, err_offset, err_what);
 }
 
 pq_status hlo_shape_elements(pq_str bytes, const uint8_t *base, arena *a, pq_str **out, uint32_t *n,
@@ -702,11 +704,7 @@ pq_status hlo_shape_elements(pq_str bytes, const uint8_t *base, arena *a, pq_str
         *n = cnt;
         return PQ_OK;
     }
-    if (d.nomem)
-        return PQ_ERR_NOMEM;
-    *err_offset = (int64_t)(d.err_at - d.base);
-    *err_what = d.err;
-    return PQ_ERR_INPUT;
+    return dec_status(&d, err_offset, err_what);
 }
 
 pq_status hlo_instruction_decode(const hlo_module *m, hlo_instruction_ref *ref, arena *a,
@@ -723,11 +721,7 @@ pq_status hlo_instruction_decode(const hlo_module *m, hlo_instruction_ref *ref, 
             return PQ_OK;
         }
     }
-    if (d.nomem)
-        return PQ_ERR_NOMEM;
-    *err_offset = (int64_t)(d.err_at - d.base);
-    *err_what = d.err;
-    return PQ_ERR_INPUT;
+    return dec_status(&d, err_offset, err_what);
 }
 
 /* The index of the last of the N ascending IDS that equals ID, or N. XProf's id maps are

@@ -8,6 +8,7 @@
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/jval.h"
+#include "core/vec.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -20,12 +21,16 @@ typedef struct open_b {
     int64_t step;
 } open_b;
 
+PQ_VEC_DEFINE(str_vec, char *)
+PQ_VEC_DEFINE(open_vec, open_b)
+
+enum { MAX_STRING_IDS = 65536 };
+#define MAX_OPEN SIZE_MAX /* B events waiting: bounded by memory only, as before */
+
 typedef struct feed {
     const pq_events *out;
-    char **sids; /* string pids/tids seen (old Kineto: "tid": "stream 7"), in order */
-    size_t nsids, capsids;
-    open_b *open;
-    size_t nopen, capopen;
+    str_vec sids;  /* string pids/tids seen (old Kineto: "tid": "stream 7"), in order */
+    open_vec open; /* B events waiting for their E */
     char tmp[6][4096];
     int oom;
 } feed;
@@ -44,7 +49,8 @@ enum {
 };
 static const char *const ARG_KEYS[A_COUNT] = {"tf_op",    "source", "long_name", "run_id",
                                               "step_num", "name",   "hlo_op",    "hlo_module"};
-static const tj_want WANT = {ARG_KEYS, A_COUNT};
+static int on_top_value(void *vctx, const char *key, pq_str raw, pq_error *err);
+static const tj_want WANT = {ARG_KEYS, A_COUNT, on_top_value};
 
 /* A non-empty string value into SB; returns its view (empty when absent or not a string). */
 static pq_str arg_str(pq_str raw, char *sb, size_t cap)
@@ -187,27 +193,54 @@ static int string_id(feed *f, pq_str raw, int64_t *out)
             return 1;
         }
     }
-    for (size_t k = 0; k < f->nsids; k++)
-        if (strlen(f->sids[k]) == raw.n && memcmp(f->sids[k], raw.p, raw.n) == 0) {
+    for (size_t k = 0; k < f->sids.n; k++)
+        if (strlen(f->sids.v[k]) == raw.n && memcmp(f->sids.v[k], raw.p, raw.n) == 0) {
             *out = ((int64_t)1 << 40) + (int64_t)k;
             return 1;
         }
-    if (f->nsids >= 65536)
+    if (f->sids.n >= MAX_STRING_IDS ||
+        str_vec_reserve(&f->sids, f->sids.n + 1, MAX_STRING_IDS) != 0)
         return 0;
-    if (f->nsids == f->capsids) {
-        size_t cap = f->capsids ? f->capsids * 2 : 16;
-        char **ns = pq_realloc_array(f->sids, cap, sizeof *ns);
-        if (!ns)
-            return 0;
-        f->sids = ns;
-        f->capsids = cap;
-    }
     char *c = dup_str(raw);
     if (!c)
         return 0;
-    f->sids[f->nsids] = c;
-    *out = ((int64_t)1 << 40) + (int64_t)f->nsids++;
+    *out = ((int64_t)1 << 40) + (int64_t)f->sids.n;
+    f->sids.v[f->sids.n++] = c;
     return 1;
+}
+
+/* One element of deviceProperties: an object with an integer id, else skipped. */
+static int feed_device(feed *f, const jval *o)
+{
+    const jval *id = jv_get(o, "id");
+    if (o->t != JV_OBJ || !id || id->t != JV_INT)
+        return 0;
+    pq_device_cap_in caps[64];
+    pq_device_in d = {id->i, jv_get(o, "computeMajor") ? "GPU" : "accelerator", {"", 0}, caps, 0};
+    for (size_t k = 0; k < o->n && d.ncaps < sizeof caps / sizeof *caps; k++) {
+        const jval *v = o->items[k];
+        if (strcmp(o->keys[k], "id") == 0)
+            continue;
+        if (strcmp(o->keys[k], "name") == 0 && v->t == JV_STR) {
+            d.name = (pq_str){v->s, v->sn};
+            continue;
+        }
+        pq_device_cap_in *c = &caps[d.ncaps];
+        memset(c, 0, sizeof *c);
+        c->key = (pq_str){o->keys[k], strlen(o->keys[k])};
+        if (v->t == JV_INT)
+            c->v.kind = PQ_DEV_INT, c->v.i = v->i;
+        else if (v->t == JV_NUM)
+            c->v.kind = PQ_DEV_NUM, c->v.d = v->d;
+        else if (v->t == JV_STR)
+            c->v.kind = PQ_DEV_STR, c->v.s = (pq_str){v->s, v->sn};
+        else if (v->t == JV_BOOL)
+            c->v.kind = PQ_DEV_BOOL, c->v.i = v->b;
+        else
+            continue; /* null, arrays, objects: not a capability value */
+        d.ncaps++;
+    }
+    return f->out->device(f->out->ctx, &d) != 0;
 }
 
 static int on_event(void *vctx, const tj_event *e0, pq_error *err)
@@ -252,16 +285,9 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
         e->ts_kind != TJ_INT)
         return 0;
     if (e->ph == 'B') {
-        if (f->nopen == f->capopen) {
-            size_t cap = f->capopen ? f->capopen * 2 : 64;
-            open_b *no = pq_realloc_array(f->open, cap, sizeof *no);
-            if (!no)
-                return 1;
-            f->open = no;
-            f->capopen = cap;
-        }
-        open_b *o = &f->open[f->nopen];
-        memset(o, 0, sizeof *o);
+        open_b *o = open_vec_add(&f->open, MAX_OPEN);
+        if (!o)
+            return 1;
         o->pid = e->pid;
         o->tid = e->tid;
         o->ts = e->ts;
@@ -274,7 +300,6 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
         o->has_step = arg_step(av[A_STEP_NUM], &o->step);
         o->xla_op = arg_str(av[A_HLO_OP], f->tmp[4], sizeof f->tmp[4]).n > 0;
         o->module = dup_str(arg_str(av[A_HLO_MODULE], f->tmp[5], sizeof f->tmp[5]));
-        f->nopen++;
         if (!o->name || !o->tf_op || !o->source || !o->long_name || !o->run_id || !o->module)
             return 1;
         return 0;
@@ -285,14 +310,15 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
     ev.tid = e->tid;
     ev.gpu = gpu_cat(e->cat);
     if (e->ph == 'E') {
-        size_t k = f->nopen;
-        while (k > 0 && !(f->open[k - 1].pid == e->pid && f->open[k - 1].tid == e->tid))
+        open_b *ob = f->open.v;
+        size_t k = f->open.n;
+        while (k > 0 && !(ob[k - 1].pid == e->pid && ob[k - 1].tid == e->tid))
             k--;
         if (k == 0)
             return 0; /* an E without its B: nothing to pair */
-        open_b o = f->open[k - 1];
-        memmove(&f->open[k - 1], &f->open[k], (f->nopen - k) * sizeof *f->open);
-        f->nopen--;
+        open_b o = ob[k - 1];
+        memmove(&ob[k - 1], &ob[k], (f->open.n - k) * sizeof *ob);
+        f->open.n--;
         int64_t dur = (e->ts.us - o.ts.us) * 1000000 + (e->ts.frac_ps - o.ts.frac_ps);
         int rc = 0;
         if (dur > 0 && o.name[0]) {
@@ -332,13 +358,33 @@ static int on_event(void *vctx, const tj_event *e0, pq_error *err)
     return f->out->slice(f->out->ctx, &ev) != 0;
 }
 
+/* A top-level value: Kineto's deviceProperties (an array of objects, one per GPU or
+ * accelerator: id, name, then what the runtime states, as totalGlobalMem, computeMajor,
+ * numSms) becomes the model's devices, each key kept as stated. */
+static int on_top_value(void *vctx, const char *key, pq_str raw, pq_error *err)
+{
+    feed *f = vctx;
+    (void)err;
+    if (strcmp(key, "deviceProperties") != 0 || !f->out->device)
+        return 0;
+    size_t off;
+    const char *what = NULL;
+    jval *root = jv_parse(raw.p, raw.n, &off, &what);
+    if (!root)
+        return what && strcmp(what, "out of memory") == 0;
+    int rc = 0;
+    for (size_t k = 0; root->t == JV_ARR && k < root->n && !rc; k++)
+        rc = feed_device(f, root->items[k]);
+    jv_free(root);
+    return rc;
+}
+
 /* Reads from DATA (N bytes) when PATH is NULL, else from the file PATH. */
 static pq_status feed_from(const char *path, const uint8_t *data, size_t n, const char *name,
                            const pq_events *out, tj_info *info, pq_error *err)
 {
     feed *f = pq_calloc(1, sizeof *f);
-    if (!f)
-        return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
+    RETURN_ERROR_IF(!f, err, PQ_ERR_NOMEM, name, -1, "out of memory");
     f->out = out;
     pq_error local;
     memset(&local, 0, sizeof local);
@@ -347,12 +393,12 @@ static pq_status feed_from(const char *path, const uint8_t *data, size_t n, cons
                         : tj_read_memory_want(data, n, name, &WANT, on_event, f, info, e);
     if (st == PQ_ERR_INTERNAL)
         st = err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory while reading events");
-    for (size_t k = 0; k < f->nopen; k++)
-        free_open(&f->open[k]);
-    for (size_t k = 0; k < f->nsids; k++)
-        pq_free(f->sids[k]);
-    pq_free(f->sids);
-    pq_free(f->open);
+    for (size_t k = 0; k < f->open.n; k++)
+        free_open(&f->open.v[k]);
+    for (size_t k = 0; k < f->sids.n; k++)
+        pq_free(f->sids.v[k]);
+    str_vec_free(&f->sids);
+    open_vec_free(&f->open);
     pq_free(f);
     return st;
 }

@@ -287,7 +287,16 @@ pq_status tj_run(reader *r, tj_event_fn fn, void *ctx, tj_info *info)
                     info->display_time_unit[n] = '\0';
                 }
             } else {
+                const char *vs = r->p;
                 rr = skip_value(r);
+                if (rr == TJR_OK && r->top_value &&
+                    r->top_value(ctx, key, (pq_str){vs, (size_t)(r->p - vs)}, r->err) != 0) {
+                    if (r->err && r->err->status != PQ_OK)
+                        return r->err->status;
+                    r->err_at = mark;
+                    r->what = "the consumer stopped the read";
+                    return PQ_ERR_INTERNAL;
+                }
             }
             if (rr == TJR_OK)
                 st = S_OBJ_SEP;

@@ -60,10 +60,14 @@ typedef struct tj_info {
 } tj_info;
 
 /* What the caller wants besides the event fields: up to 8 args keys whose raw values land
- * in tj_event.argv. NULL: none. */
+ * in tj_event.argv, and the top-level values. NULL: none. */
 typedef struct tj_want {
     const char *const *arg_keys;
     size_t n_arg_keys;
+    /* Called (when not NULL) with the raw text of the value of each top-level key other than
+     * traceEvents (Kineto's deviceProperties, distributedInfo, ...); RAW is valid only during
+     * the call. Non-zero stops the read as the event callback's does. */
+    int (*top_value)(void *ctx, const char *key, pq_str raw, pq_error *err);
 } tj_want;
 
 /* Reads PATH (gzip detected by content) with read() through a bounded window. */

@@ -199,6 +199,7 @@ static void reader_init(reader *r, const char *name, const tj_want *want, pq_err
     r->path = name;
     r->err = err;
     r->fd = -1;
+    r->top_value = want ? want->top_value : NULL;
     if (want && want->arg_keys) {
         r->nakeys = want->n_arg_keys < 8 ? want->n_arg_keys : 8;
         r->akeys = want->arg_keys;
@@ -233,12 +234,12 @@ static pq_status read_source(reader *r, tj_event_fn fn, void *ctx, tj_info *info
             r->in_n += (size_t)k;
         }
     }
-    if (r->io_errno)
-        return err_set(err, PQ_ERR_IO, name, -1, "cannot read: %s", strerror(r->io_errno));
+    RETURN_ERROR_IF(r->io_errno, err, PQ_ERR_IO, name, -1, "cannot read: %s",
+                    strerror(r->io_errno));
     r->gz = r->in_n >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b;
     r->stream = r->gz || r->fd >= 0 || g_stream_plain;
-    if (r->gz && inflateInit2(&r->z, 16 + MAX_WBITS) != Z_OK)
-        return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory (zlib)");
+    RETURN_ERROR_IF(r->gz && inflateInit2(&r->z, 16 + MAX_WBITS) != Z_OK, err, PQ_ERR_NOMEM, name,
+                    -1, "out of memory (zlib)");
     if (r->stream) {
         r->more = 1;
         if (tj_refill(r, NULL) != 0) {
@@ -254,8 +255,7 @@ static pq_status read_source(reader *r, tj_event_fn fn, void *ctx, tj_info *info
         size_t cap = n < TJ_MAX_UNIT ? n + 1 : TJ_MAX_UNIT;
         r->scratch = pq_malloc(cap);
         r->scratch_cap = r->scratch ? cap : 0;
-        if (!r->scratch)
-            return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
+        RETURN_ERROR_IF(!r->scratch, err, PQ_ERR_NOMEM, name, -1, "out of memory");
     }
     if (r->gz && r->end == r->p && !r->more) {
         st = err_set(err, PQ_ERR_INPUT, name, 0, "expected a JSON object with traceEvents");
@@ -301,8 +301,7 @@ pq_status tj_read_file(const char *path, const tj_want *want, tj_event_fn fn, vo
     reader r;
     reader_init(&r, path, want, err);
     r.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not block the open */
-    if (r.fd < 0)
-        return err_set(err, PQ_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
+    RETURN_ERROR_IF(r.fd < 0, err, PQ_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
     struct stat fst;
     if (fstat(r.fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
         /* A pipe or device may never end; the CLI copies such input to a file first. */

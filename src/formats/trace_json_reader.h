@@ -39,6 +39,7 @@ typedef struct reader {
     /* the args keys the caller wants */
     const char *const *akeys;
     size_t nakeys;
+    int (*top_value)(void *ctx, const char *key, pq_str raw, pq_error *err); /* tj_want's */
     size_t aklen[8];
     uint64_t aklen_mask; /* bit N: some wanted key is N bytes long (N < 64) */
     /* [length][first byte & 31] of a key shorter than 16 bytes: 0 no wanted key, k + 1 the

@@ -87,7 +87,7 @@ void ttlog_warn(parser *ps, int64_t off, const char *what)
 {
     if (ps->warnings.n >= TT_MAX_WARNINGS)
         return;
-    tt_warning *w = ttlog_vec_push(&ps->warnings, sizeof *w);
+    tt_warning *w = tt_warning_vec_add(&ps->warnings, TT_MAX_ELEMS);
     if (!w) {
         ps->nomem = 1;
         return;
@@ -140,7 +140,7 @@ static void block_done(parser *ps)
             if (ps->has_pending && ttlog_op_text_excluded(&ps->pending))
                 ps->has_pending = 0;
         } else {
-            tt_op *op = ttlog_vec_push(&ps->blk_ops, sizeof *op);
+            tt_op *op = tt_op_vec_add(&ps->blk_ops, TT_MAX_ELEMS);
             if (!op) {
                 ps->nomem = 1;
                 return;
@@ -159,7 +159,7 @@ static void block_done(parser *ps)
         }
     } else {
         int after = ps->block == BLOCK_AFTER_SUBMIT;
-        tt_submit *s = ttlog_vec_push(&ps->submits, sizeof *s);
+        tt_submit *s = tt_submit_vec_add(&ps->submits, TT_MAX_ELEMS);
         if (!s) {
             ps->nomem = 1;
             return;

@@ -29,7 +29,7 @@ void ttlog_truncated(parser *ps, int64_t off, const char *what)
     log->truncated = msg;
     log->truncated_offset = off;
     /* Past the warning cap too: the one truncation of a log is always listed. */
-    tt_warning *w = ttlog_vec_push(&ps->warnings, sizeof *w);
+    tt_warning *w = tt_warning_vec_add(&ps->warnings, TT_MAX_ELEMS);
     if (!w) {
         ps->nomem = 1;
         return;

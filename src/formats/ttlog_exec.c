@@ -6,49 +6,48 @@
 #define _GNU_SOURCE /* memmem */
 #include "ttlog_parse.h"
 #include "core/alloc.h"
+#include "core/hash.h"
 
 #include <stdint.h>
 
-static uint64_t hash_str(pq_str s)
+typedef struct smap_key {
+    const smap *m;
+    pq_str key;
+} smap_key;
+
+static int smap_same(void *ctx, uint32_t v)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < s.n; i++)
-        h = (h ^ (unsigned char)s.p[i]) * 1099511628211ull;
-    return h;
+    const smap_key *k = ctx;
+    const pq_str *e = &k->m->e.v[v].key;
+    return e->n == k->key.n && memcmp(e->p, k->key.p, k->key.n) == 0;
 }
 
 smap_entry *ttlog_smap_get(smap *m, pq_str key, int create)
 {
-    if (create && (m->n + 1) * 2 > m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 64;
-        smap_entry *e = pq_calloc(cap, sizeof *e);
-        if (!e)
-            return NULL;
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->e[i].key.p)
-                continue;
-            size_t j = hash_str(m->e[i].key) & (cap - 1);
-            while (e[j].key.p)
-                j = (j + 1) & (cap - 1);
-            e[j] = m->e[i];
-        }
-        pq_free(m->e);
-        m->e = e;
-        m->cap = cap;
-    }
-    if (!m->cap)
+    if (create && pq_hmap_reserve(&m->index, m->e.n + 1) != 0)
         return NULL;
-    size_t j = hash_str(key) & (m->cap - 1);
-    while (m->e[j].key.p) {
-        if (m->e[j].key.n == key.n && memcmp(m->e[j].key.p, key.p, key.n) == 0)
-            return &m->e[j];
-        j = (j + 1) & (m->cap - 1);
-    }
+    if (!m->index.cap)
+        return NULL;
+    uint64_t h = hash_bytes(key.p, key.n);
+    smap_key k = {m, key};
+    size_t s = pq_hmap_probe(&m->index, h, smap_same, &k);
+    if (pq_hmap_found(&m->index, s))
+        return &m->e.v[pq_hmap_value(&m->index, s)];
     if (!create)
         return NULL;
-    m->e[j].key = key;
-    m->n++;
-    return &m->e[j];
+    smap_entry *e = smap_entries_add(&m->e, (size_t)1 << 31);
+    if (!e)
+        return NULL;
+    e->key = key;
+    pq_hmap_put(&m->index, s, h, (uint32_t)(m->e.n - 1));
+    return e;
+}
+
+void ttlog_smap_free(smap *m)
+{
+    pq_hmap_free(&m->index);
+    smap_entries_free(&m->e);
+    memset(m, 0, sizeof *m);
 }
 
 /* Records the running live-tensor sums of DRAM and L1 into OP. */
@@ -134,7 +133,7 @@ void ttlog_on_exec(parser *ps, pq_str msg, int64_t off)
     op.op_type = op.name;
     ps->pending = op;
     ps->has_pending = 1;
-    tt_op *e = ttlog_vec_push(&ps->exec_ops, sizeof *e);
+    tt_op *e = tt_op_vec_add(&ps->exec_ops, TT_MAX_ELEMS);
     if (!e) {
         ps->nomem = 1;
         return;

@@ -94,17 +94,15 @@ static pq_str join_inputs(arena *a, const jval *arr)
 static pq_status parse_file(const char *path, jval **root, pq_error *err)
 {
     mapped_file m = {0};
-    pq_status st = mapfile_open(path, &m, err);
-    if (st != PQ_OK)
-        return st;
+    FORWARD_IF_ERROR(mapfile_open(path, &m, err));
     size_t off = 0;
     const char *what = NULL;
     *root = jv_parse((const char *)m.data, m.size, &off, &what);
     mapfile_close(&m);
     if (*root)
         return PQ_OK;
-    if (strcmp(what, "out of memory") == 0)
-        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    RETURN_ERROR_IF(strcmp(what, "out of memory") == 0, err, PQ_ERR_NOMEM, path, -1,
+                    "out of memory");
     return err_set(err, PQ_ERR_INPUT, path, (int64_t)off, "%s", what);
 }
 
@@ -151,8 +149,7 @@ static pq_status read_lists(arena *a, tt_log *log, const jval *meta, pq_error *e
     const jval *subs = jv_get(meta, "submits");
     if (subs && subs->t == JV_ARR && subs->n) {
         log->submits = pq_calloc(subs->n, sizeof *log->submits);
-        if (!log->submits)
-            return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+        RETURN_ERROR_IF(!log->submits, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
         log->nsubmits = subs->n;
         for (size_t i = 0; i < subs->n; i++) {
             const jval *s = subs->items[i];
@@ -167,8 +164,7 @@ static pq_status read_lists(arena *a, tt_log *log, const jval *meta, pq_error *e
     const jval *mods = jv_get(meta, "mlir_modules");
     if (mods && mods->t == JV_ARR && mods->n) {
         log->modules = pq_calloc(mods->n, sizeof *log->modules);
-        if (!log->modules)
-            return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+        RETURN_ERROR_IF(!log->modules, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
         log->nmodules = mods->n;
         for (size_t i = 0; i < mods->n; i++) {
             log->modules[i].stage = gstr(a, mods->items[i], "stage");
@@ -180,8 +176,7 @@ static pq_status read_lists(arena *a, tt_log *log, const jval *meta, pq_error *e
     if (warns && warns->t == JV_ARR && warns->n) {
         size_t n = warns->n < TT_MAX_WARNINGS ? warns->n : TT_MAX_WARNINGS;
         log->warnings = pq_calloc(n, sizeof *log->warnings);
-        if (!log->warnings)
-            return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+        RETURN_ERROR_IF(!log->warnings, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
         for (size_t i = 0; i < n; i++) {
             pq_str msg = gstr(a, warns->items[i], "message");
             char *w = arena_strndup(a, msg.p ? msg.p : "", msg.n);
@@ -201,17 +196,13 @@ static pq_status read_log(tt_log *log, const jval *mem, const jval *ops, const c
     arena *a = &log->arena;
     const jval *meta = mem->t == JV_OBJ ? jv_get(mem, "metadata") : NULL;
     const jval *mops = mem->t == JV_ARR ? mem : jv_get(mem, "operations");
-    if (!mops || mops->t != JV_ARR)
-        return err_set(err, PQ_ERR_INPUT, mem_path, 0,
-                       "expected an object with \"operations\" (a <name>_memory.json)");
-    if (ops->t != JV_ARR || ops->n != mops->n)
-        return err_set(err, PQ_ERR_INPUT, ops_path, 0,
-                       "expected a list of %zu operations (one per memory.json operation)",
-                       mops->n);
+    RETURN_ERROR_IF(!mops || mops->t != JV_ARR, err, PQ_ERR_INPUT, mem_path, 0,
+                    "expected an object with \"operations\" (a <name>_memory.json)");
+    RETURN_ERROR_IF(ops->t != JV_ARR || ops->n != mops->n, err, PQ_ERR_INPUT, ops_path, 0,
+                    "expected a list of %zu operations (one per memory.json operation)", mops->n);
     log->nops = mops->n;
     log->ops = pq_calloc(log->nops ? log->nops : 1, sizeof *log->ops);
-    if (!log->ops)
-        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    RETURN_ERROR_IF(!log->ops, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     for (size_t i = 0; i < log->nops; i++)
         read_op(a, mops->items[i], ops->items[i], &log->ops[i]);
     pq_str shape = gstr(a, meta, "log_shape");
@@ -236,8 +227,7 @@ pq_status ttlog_read_json(const char *memory_json_path, const char *operations_j
                           tt_log **out, pq_error *err)
 {
     tt_log *log = pq_calloc(1, sizeof *log);
-    if (!log)
-        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    RETURN_ERROR_IF(!log, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     arena_init(&log->arena);
     jval *mem = NULL, *ops = NULL;
     pq_status st = parse_file(memory_json_path, &mem, err);

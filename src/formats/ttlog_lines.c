@@ -19,22 +19,6 @@
 
 const char *const TT_MEM_NAMES[TT_NMEM] = {"DRAM", "L1", "L1_SMALL", "TRACE"};
 
-void *ttlog_vec_push(vec *v, size_t elem)
-{
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 64;
-        void *np = pq_realloc_array(v->p, cap, elem);
-        if (!np)
-            return NULL;
-        v->p = np;
-        v->cap = cap;
-    }
-    void *e = (char *)v->p + v->n * elem;
-    memset(e, 0, elem);
-    v->n++;
-    return e;
-}
-
 /* Returns the message of a runtime line "<type> | <LEVEL> | <message>", or p == NULL. */
 static pq_str runtime_message(pq_str line)
 {
@@ -159,7 +143,7 @@ static void on_line(parser *ps, pq_str raw, int64_t off)
     }
     /* Not a runtime line. MLIR module dumps: "... MLIR Module <stage>:" ... END OF MLIR MODULE */
     if (ps->in_module) {
-        tt_module *m = &((tt_module *)ps->modules.p)[ps->modules.n - 1];
+        tt_module *m = &ps->modules.v[ps->modules.n - 1];
         if (find(line, "END OF MLIR MODULE")) {
             ps->in_module = 0;
             return;
@@ -173,7 +157,7 @@ static void on_line(parser *ps, pq_str raw, int64_t off)
         while (e < end && is_word(*e))
             e++;
         if (e < end && *e == ':') {
-            tt_module *m = ttlog_vec_push(&ps->modules, sizeof *m);
+            tt_module *m = tt_module_vec_add(&ps->modules, TT_MAX_ELEMS);
             if (!m) {
                 ps->nomem = 1;
                 return;
@@ -219,30 +203,30 @@ pq_status ttlog_parse(tt_log *log, pq_error *err)
     if (ps.blk_ops.n || log->op_blocks) {
         log->shape = TT_SHAPE_OP_TYPE;
         for (size_t i = 0; i < ps.blk_ops.n; i++)
-            if (((tt_op *)ps.blk_ops.p)[i].text.n)
+            if (ps.blk_ops.v[i].text.n)
                 log->shape = TT_SHAPE_OP_TEXT;
-        log->ops = ps.blk_ops.p;
+        log->ops = ps.blk_ops.v;
         log->nops = ps.blk_ops.n;
-        ps.blk_ops.p = NULL;
+        ps.blk_ops.v = NULL;
         if (ps.has_pending)
             log->ops_without_block++;
     } else {
         log->shape = TT_SHAPE_SUBMIT;
-        log->ops = ps.exec_ops.p;
+        log->ops = ps.exec_ops.v;
         log->nops = ps.exec_ops.n;
-        ps.exec_ops.p = NULL;
+        ps.exec_ops.v = NULL;
         log->ops_without_block = 0;
     }
     ttlog_end_checks(&ps);
-    log->submits = ps.submits.p;
+    log->submits = ps.submits.v;
     log->nsubmits = ps.submits.n;
-    ps.submits.p = NULL;
-    log->modules = ps.modules.p;
+    ps.submits.v = NULL;
+    log->modules = ps.modules.v;
     log->nmodules = ps.modules.n;
-    ps.modules.p = NULL;
-    log->warnings = ps.warnings.p;
+    ps.modules.v = NULL;
+    log->warnings = ps.warnings.v;
     log->nwarnings = ps.warnings.n;
-    ps.warnings.p = NULL;
+    ps.warnings.v = NULL;
     if (log->nops == 0) {
         const char *nul = size ? memchr(base, 0, size) : NULL; /* only to explain the error */
         if (nul)
@@ -265,13 +249,13 @@ pq_status ttlog_parse(tt_log *log, pq_error *err)
                         "TTMLIR_RUNTIME_LOGGER_LEVEL=DEBUG TT_RUNTIME_MEMORY_LOG_LEVEL=operation)");
     }
 out:
-    pq_free(ps.blk_ops.p);
-    pq_free(ps.exec_ops.p);
-    pq_free(ps.submits.p);
-    pq_free(ps.modules.p);
-    pq_free(ps.warnings.p);
-    pq_free(ps.live.e);
-    pq_free(ps.missed.e);
+    tt_op_vec_free(&ps.blk_ops);
+    tt_op_vec_free(&ps.exec_ops);
+    tt_submit_vec_free(&ps.submits);
+    tt_module_vec_free(&ps.modules);
+    tt_warning_vec_free(&ps.warnings);
+    ttlog_smap_free(&ps.live);
+    ttlog_smap_free(&ps.missed);
     return st;
 }
 

@@ -3,6 +3,8 @@
  * file calls in another. Internal to formats/; the reader's output types are ttlog.h. */
 #ifndef PQ_FORMATS_TTLOG_PARSE_H
 #define PQ_FORMATS_TTLOG_PARSE_H
+#include "core/hmap.h"
+#include "core/vec.h"
 #include "ttlog.h"
 
 #include <string.h>
@@ -49,37 +51,43 @@ static inline int is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-/* A growable array of fixed-size elements (pq_realloc; the caller frees p). */
-typedef struct vec {
-    void *p;
-    size_t n, cap;
-} vec;
+/* The growable arrays of the one pass (core/vec.h), at most TT_MAX_ELEMS elements each. */
+#define TT_MAX_ELEMS ((size_t)UINT32_MAX)
+PQ_VEC_DEFINE(tt_op_vec, tt_op)
+PQ_VEC_DEFINE(tt_submit_vec, tt_submit)
+PQ_VEC_DEFINE(tt_module_vec, tt_module)
+PQ_VEC_DEFINE(tt_warning_vec, tt_warning)
 
-/* Appends one zeroed element; NULL when memory ran out. */
-void *ttlog_vec_push(vec *v, size_t elem);
-
-/* A string-keyed open-addressing map (live tensors by SSA name, cache-missed functions). */
+/* A string-keyed map (live tensors by SSA name, cache-missed functions): entries in order
+ * of insertion, found through the one hash index (core/hmap.h). */
 typedef struct smap_entry {
-    pq_str key; /* key.p == NULL: empty slot */
+    pq_str key;
     uint64_t a, b;
     int c;
     int live;
 } smap_entry;
 
+PQ_VEC_DEFINE(smap_entries, smap_entry)
+
 typedef struct smap {
-    smap_entry *e;
-    size_t cap, n;
+    pq_hmap index;  /* hash of the key -> entry */
+    smap_entries e; /* in order of insertion */
 } smap;
 
-/* The entry of KEY, created (zeroed, key set) when CREATE; NULL when absent or out of memory. */
+/* The entry of KEY, created (zeroed, key set) when CREATE; NULL when absent or out of memory.
+ * Valid until the next creation. */
 smap_entry *ttlog_smap_get(smap *m, pq_str key, int create);
+void ttlog_smap_free(smap *m);
 
 enum { BLOCK_NONE = 0, BLOCK_OP = 1, BLOCK_BEFORE_SUBMIT = 2, BLOCK_AFTER_SUBMIT = 3 };
 enum { MAX_LINES_IN_BLOCK = 64, MAX_PROGRAM_DEPTH = 64 };
 
 typedef struct parser {
     tt_log *log;
-    vec blk_ops, exec_ops, submits, modules, warnings;
+    tt_op_vec blk_ops, exec_ops;
+    tt_submit_vec submits;
+    tt_module_vec modules;
+    tt_warning_vec warnings;
     smap live, missed;
     tt_live totals[2]; /* sums over the live tensors: [0] DRAM, [1] L1 */
     /* the open memory block */

@@ -40,12 +40,44 @@ typedef struct pq_slice_in {
     pq_str module; /* hlo_module arg (JAX traces); empty when absent */
 } pq_slice_in;
 
+/* A value of a device capability as the input states it. */
+typedef enum pq_device_value_kind {
+    PQ_DEV_INT,
+    PQ_DEV_NUM,
+    PQ_DEV_STR,
+    PQ_DEV_BOOL
+} pq_device_value_kind;
+
+typedef struct pq_device_value {
+    pq_device_value_kind kind;
+    int64_t i; /* INT, BOOL */
+    double d;  /* NUM */
+    pq_str s;  /* STR (in a stored device: NUL-terminated) */
+} pq_device_value;
+
+typedef struct pq_device_cap_in {
+    pq_str key;
+    pq_device_value v;
+} pq_device_cap_in;
+
+/* One device and the capabilities its input states, in input order (never defaults). */
+typedef struct pq_device_in {
+    int64_t id;
+    const char *kind; /* a static string: "GPU", "accelerator", "Tenstorrent" */
+    pq_str name;
+    const pq_device_cap_in *caps;
+    size_t ncaps;
+} pq_device_in;
+
 typedef struct pq_events {
     /* Names of processes and threads (later names overwrite earlier ones). */
     int (*process_name)(void *ctx, int64_t pid, pq_str name);
     int (*thread_name)(void *ctx, int64_t pid, int64_t tid, pq_str name);
     int (*slice)(void *ctx, const pq_slice_in *s);
     void *ctx;
+    /* A device (NULL: the consumer keeps none; readers check). Last, so that consumers that
+     * predate it initialise the others positionally. */
+    int (*device)(void *ctx, const pq_device_in *d);
 } pq_events;
 
 #endif

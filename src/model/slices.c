@@ -3,14 +3,17 @@
 #include "slices.h"
 
 #include "core/alloc.h"
+#include "core/vec.h"
 
 #include <string.h>
 
 int slices_init(model_slices *m)
 {
     memset(m, 0, sizeof *m);
+    devices_init(&m->devices);
     if (intern_init(&m->names) != 0) {
         intern_free(&m->names);
+        devices_free(&m->devices);
         return -1;
     }
     return 0;
@@ -36,6 +39,7 @@ void slices_free(model_slices *m)
     pq_free(m->step);
     pq_free(m->flags);
     pq_free(m->module);
+    devices_free(&m->devices);
     memset(m, 0, sizeof *m);
 }
 
@@ -87,7 +91,11 @@ static int on_thread_name(void *ctx, int64_t pid, int64_t tid, pq_str name)
 
 static int grow_columns(model_slices *m)
 {
-    size_t cap = m->cap ? m->cap * 2 : 4096;
+    /* Parallel columns: one capacity, grown as core/vec.h grows (checked against the widest
+     * column's bytes), starting at 4096 slices. */
+    size_t cap = m->cap ? pq_vec_next_cap(m->cap, m->n + 1, sizeof(int64_t), SIZE_MAX) : 4096;
+    if (!cap)
+        return m->failed = -1;
     GROW(m->track, cap);
     GROW(m->name, cap);
     GROW(m->tf_op, cap);
@@ -117,12 +125,14 @@ static uint32_t track_of(model_slices *m, int64_t pid, int64_t tid)
         return UINT32_MAX;
     if (fresh) {
         if (m->ntracks == m->captracks) {
-            uint32_t cap = m->captracks ? m->captracks * 2 : 64;
-            slice_track *nt = pq_realloc_array(m->tracks, cap, sizeof *nt);
+            size_t cap =
+                pq_vec_next_cap(m->captracks < 32 ? 32 : m->captracks, (size_t)m->ntracks + 1,
+                                sizeof(slice_track), UINT32_MAX - 1);
+            slice_track *nt = cap ? pq_realloc_array(m->tracks, cap, sizeof *nt) : NULL;
             if (!nt)
                 return UINT32_MAX;
             m->tracks = nt;
-            m->captracks = cap;
+            m->captracks = (uint32_t)cap;
         }
         memset(&m->tracks[m->ntracks], 0, sizeof *m->tracks);
         m->tracks[m->ntracks].pid = pid;
@@ -193,8 +203,14 @@ static int on_slice(void *ctx, const pq_slice_in *e)
     return 0;
 }
 
+static int on_device(void *ctx, const pq_device_in *d)
+{
+    model_slices *m = ctx;
+    return devices_add(&m->devices, d) != 0 ? (m->failed = -1) : 0;
+}
+
 pq_events slices_events(model_slices *m)
 {
-    pq_events ev = {on_process_name, on_thread_name, on_slice, m};
+    pq_events ev = {on_process_name, on_thread_name, on_slice, m, on_device};
     return ev;
 }

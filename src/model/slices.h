@@ -9,6 +9,7 @@
 #define PQ_MODEL_SLICES_H
 #include "core/intern.h"
 #include "core/pairmap.h"
+#include "model/devices.h"
 #include "model/events.h"
 
 #include <stddef.h>
@@ -36,7 +37,8 @@ typedef struct model_slices {
     uint32_t *module;
     size_t n, cap;
     int have_base;
-    int64_t base_us; /* start of the first slice, whole µs */
+    int64_t base_us;       /* start of the first slice, whole µs */
+    model_devices devices; /* the devices the input states (Kineto: deviceProperties) */
     int failed;
 } model_slices;
 

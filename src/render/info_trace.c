@@ -1,4 +1,5 @@
-/* info_trace.c - `profq info` of a trace-event JSON source: the tracks the reader filled
+/* info_trace.c - `profq info` of a trace-event JSON source: the devices it states (Kineto's
+ * deviceProperties, each capability as given), the tracks the reader filled
  * (one per process and thread, or GPU stream), grouped by process in (pid, tid) order,
  * with their slice counts and spans. Times are picoseconds relative to the first slice;
  * time_base_us gives that start in the trace's own clock. */
@@ -177,6 +178,89 @@ static void nsys_export_text(buf *b, const model_nsys_export *x)
     }
 }
 
+/* The value of a stated capability. */
+static void cap_json(json_writer *w, const pq_device_value *v)
+{
+    if (v->kind == PQ_DEV_INT)
+        json_int(w, v->i);
+    else if (v->kind == PQ_DEV_NUM)
+        json_double(w, v->d);
+    else if (v->kind == PQ_DEV_BOOL)
+        json_bool(w, (int)v->i);
+    else
+        json_str(w, v->s.p, v->s.n);
+}
+
+/* "devices": the devices the input states, each with its capabilities as stated (only when
+ * there are any: a trace without deviceProperties has no such key). */
+static void devices_json(json_writer *w, const model_devices *d)
+{
+    if (!d->dev.n)
+        return;
+    json_key(w, "devices");
+    json_arr_begin(w);
+    for (size_t k = 0; k < d->dev.n; k++) {
+        const model_device *v = &d->dev.v[k];
+        json_obj_begin(w);
+        json_key(w, "id");
+        json_int(w, v->id);
+        json_key(w, "kind");
+        json_cstr(w, v->kind);
+        json_key(w, "name");
+        json_cstr(w, v->name);
+        json_key(w, "capabilities");
+        json_obj_begin(w);
+        const model_device_cap *c = devices_caps(d, v);
+        for (size_t i = 0; i < v->ncaps; i++) {
+            json_key(w, c[i].key);
+            cap_json(w, &c[i].v);
+        }
+        json_obj_end(w);
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+}
+
+/* One line per device, then its capabilities "key value" comma-separated on lines of at
+ * most about 100 columns (a terminal's width; tests/cli/widths.sh). */
+static void devices_text(buf *b, const model_devices *d)
+{
+    for (size_t k = 0; k < d->dev.n; k++) {
+        const model_device *v = &d->dev.v[k];
+        buf_printf(b, "  device %" PRId64 " %s ", v->id, v->kind);
+        json_escape_into(b, v->name, strlen(v->name));
+        const model_device_cap *c = devices_caps(d, v);
+        size_t col = 0;
+        for (size_t i = 0; i < v->ncaps; i++) {
+            char val[64];
+            const pq_device_value *x = &c[i].v;
+            size_t w = strlen(c[i].key) + 3;
+            if (x->kind == PQ_DEV_INT)
+                snprintf(val, sizeof val, "%" PRId64, x->i);
+            else if (x->kind == PQ_DEV_NUM)
+                snprintf(val, sizeof val, "%.17g", x->d);
+            else if (x->kind == PQ_DEV_BOOL)
+                snprintf(val, sizeof val, "%s", x->i ? "true" : "false");
+            else
+                val[0] = '\0';
+            w += x->kind == PQ_DEV_STR ? x->s.n : strlen(val);
+            if (i == 0 || col + w > 100) {
+                buf_puts(b, i ? ",\n    " : "\n    ");
+                col = 4;
+            } else {
+                buf_puts(b, ", ");
+            }
+            buf_printf(b, "%s ", c[i].key);
+            if (x->kind == PQ_DEV_STR)
+                json_escape_into(b, x->s.p, x->s.n);
+            else
+                buf_puts(b, val);
+            col += w;
+        }
+        buf_putc(b, '\n');
+    }
+}
+
 void info_trace_json(json_writer *w, const pq_source *src)
 {
     if (src->nsys_export)
@@ -203,6 +287,7 @@ void info_trace_json(json_writer *w, const pq_source *src)
     json_uint(w, m->n);
     json_key(w, "time_base_us");
     json_int(w, m->base_us);
+    devices_json(w, &m->devices);
     json_key(w, "processes");
     json_arr_begin(w);
     uint32_t n;
@@ -285,6 +370,7 @@ void info_trace_text(buf *b, const pq_source *src)
     if (src->display_time_unit[0])
         buf_printf(b, ", displayTimeUnit %s", src->display_time_unit);
     buf_putc(b, '\n');
+    devices_text(b, &m->devices);
     uint32_t n;
     uint32_t *ix = tracks_in_order(m, &n);
     for (uint32_t k = 0; k < n; k++) {

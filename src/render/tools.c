@@ -1,4 +1,5 @@
-/* tools.c - renders `profq tools` (schema profq.tools.v1) from the availability analysis. */
+/* tools.c - renders `profq tools` (schema profq.tools.v1) from the availability analysis:
+ * the verdict of each analysis over all inputs, then the analyses each input feeds. */
 #include "analysis/tools.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -40,6 +41,22 @@ pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sin
             json_obj_end(&w);
         }
         json_arr_end(&w);
+        json_key(&w, "inputs");
+        json_arr_begin(&w);
+        for (size_t i = 0; i < r.ninputs && i < TOOLS_MAX_INPUTS; i++) {
+            json_obj_begin(&w);
+            json_key(&w, "path");
+            json_cstr(&w, r.inputs[i].path);
+            json_key(&w, "feeds");
+            json_arr_begin(&w);
+            for (int k = 0; k < r.inputs[i].nfeeds; k++)
+                json_cstr(&w, r.inputs[i].feeds[k]);
+            json_arr_end(&w);
+            json_obj_end(&w);
+        }
+        json_arr_end(&w);
+        json_key(&w, "inputs_total");
+        json_uint(&w, r.ninputs);
         json_obj_end(&w);
     } else {
         for (int pass = 0; pass < 2; pass++) {
@@ -52,6 +69,15 @@ pq_status pq_render_tools(const pq_profile *profile, pq_output fmt, pq_sink *sin
                            v->implemented ? "" : " [not in this build yet]");
             }
         }
+        buf_puts(&b, "\neach input feeds:\n");
+        for (size_t i = 0; i < r.ninputs && i < TOOLS_MAX_INPUTS; i++) {
+            buf_printf(&b, "  %s\n   ", r.inputs[i].path);
+            for (int k = 0; k < r.inputs[i].nfeeds; k++)
+                buf_printf(&b, "%s %s", k ? "," : "", r.inputs[i].feeds[k]);
+            buf_putc(&b, '\n');
+        }
+        if (r.ninputs > TOOLS_MAX_INPUTS)
+            buf_printf(&b, "  ... and %zu more input(s)\n", r.ninputs - TOOLS_MAX_INPUTS);
     }
     return render_finish(&b, err);
 }

@@ -4,10 +4,14 @@
  * context, and allocation failure; the growable array (core/vec.h): pushes across many
  * doublings, the hard maximum, size overflow and allocation failure leaving it unchanged;
  * the hash index (core/hmap.h): inserts and lookups across growth, a hash that always
- * collides (equality alone decides), and allocation failure. */
+ * collides (equality alone decides), and allocation failure; the two typed layers over it,
+ * core/pairmap.h (pairs across growth, sticky failure) and core/intern.h (ids in order of
+ * first sight, a string taken from inside the pool). */
 #include "testutil.h"
 
 #include "core/hmap.h"
+#include "core/intern.h"
+#include "core/pairmap.h"
 #include "core/sort.h"
 #include "core/vec.h"
 
@@ -195,6 +199,24 @@ static void test_vec_push(void **state)
     i64_vec_free(&a);
 }
 
+/* _add: a zeroed element filled in place; NULL at the maximum, the array unchanged. */
+static void test_vec_add(void **state)
+{
+    (void)state;
+    big_vec b = {0};
+    for (int i = 0; i < 20; i++) {
+        big *e = big_vec_add(&b, 20);
+        assert_non_null(e);
+        for (size_t k = 0; k < sizeof *e; k++)
+            assert_int_equal(((unsigned char *)e)[k], 0);
+        memset(e, 0xAB, sizeof *e);
+    }
+    assert_null(big_vec_add(&b, 20));
+    assert_int_equal(b.n, 20);
+    assert_int_equal(((unsigned char *)&b.v[19])[0], 0xAB);
+    big_vec_free(&b);
+}
+
 static void test_vec_maximum(void **state)
 {
     (void)state;
@@ -320,6 +342,73 @@ static void test_hmap_alloc_failure(void **state)
     pq_hmap_free(&m);
 }
 
+/* pairmap over hmap: values stay with their keys across growth; absent keys read
+ * UINT32_MAX; a failed growth is sticky and loses nothing already held. */
+static void test_pairmap(void **state)
+{
+    (void)state;
+    pairmap m = {0};
+    assert_int_equal(pairmap_get(&m, 1, 2), UINT32_MAX); /* empty map */
+    for (int64_t i = 0; i < 5000; i++) {
+        int fresh = 0;
+        uint32_t *v = pairmap_slot(&m, i, -i, &fresh);
+        assert_non_null(v);
+        assert_int_equal(fresh, 1);
+        assert_int_equal(*v, UINT32_MAX);
+        *v = (uint32_t)(i * 7);
+        v = pairmap_slot(&m, i, -i, &fresh);
+        assert_int_equal(fresh, 0);
+        assert_int_equal(*v, (uint32_t)(i * 7));
+    }
+    for (int64_t i = 0; i < 5000; i++) {
+        assert_int_equal(pairmap_get(&m, i, -i), (uint32_t)(i * 7));
+        assert_int_equal(pairmap_get(&m, -i, i + 1), UINT32_MAX); /* the pair, not one key */
+    }
+    size_t cap = m.cap;
+    int fresh = 0;
+    while (m.n < cap)
+        assert_non_null(pairmap_slot(&m, (int64_t)m.n, 1, &fresh));
+    pq_debug_fail_alloc_after(1);
+    uint32_t *v = pairmap_slot(&m, -1, -1, &fresh); /* needs to grow */
+    pq_debug_fail_alloc_after(0);
+    assert_null(v);
+    assert_null(pairmap_slot(&m, -1, -1, &fresh)); /* sticky */
+    assert_int_equal(pairmap_get(&m, 4999, -4999), 4999u * 7);
+    pairmap_free(&m);
+    assert_int_equal(pairmap_get(&m, 0, 0), UINT32_MAX);
+}
+
+/* The intern pool over hmap: one id per distinct string in order of first sight, across
+ * growth, including a string taken from inside the pool itself. */
+static void test_intern(void **state)
+{
+    (void)state;
+    intern_pool pl;
+    assert_int_equal(intern_init(&pl), 0);
+    char buf[32];
+    uint32_t first = 0;
+    for (int i = 0; i < 3000; i++) {
+        snprintf(buf, sizeof buf, "name-%d", i);
+        uint32_t id = intern_cstr(&pl, buf);
+        if (i == 0)
+            first = id;
+        assert_int_equal(id, first + (uint32_t)i);
+        assert_string_equal(intern_str(&pl, id), buf);
+        assert_int_equal(intern_len(&pl, id), strlen(buf));
+    }
+    for (int i = 0; i < 3000; i++) {
+        snprintf(buf, sizeof buf, "name-%d", i);
+        assert_int_equal(intern_cstr(&pl, buf), first + (uint32_t)i);
+    }
+    /* "name" is a prefix of an interned string: a new id, read from the pool itself. */
+    uint32_t pre = intern_add(&pl, intern_str(&pl, first), 4);
+    assert_int_equal(pre, first + 3000);
+    assert_string_equal(intern_str(&pl, pre), "name");
+    assert_int_equal(intern_cstr(&pl, "name"), pre);
+    assert_false(pl.failed);
+    intern_free(&pl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -329,10 +418,13 @@ int main(void)
         cmocka_unit_test(test_sort_tiny),
         cmocka_unit_test(test_sort_alloc_failure),
         cmocka_unit_test(test_vec_push),
+        cmocka_unit_test(test_vec_add),
         cmocka_unit_test(test_vec_maximum),
         cmocka_unit_test(test_vec_alloc_failure),
         cmocka_unit_test(test_hmap),
         cmocka_unit_test(test_hmap_alloc_failure),
+        cmocka_unit_test(test_pairmap),
+        cmocka_unit_test(test_intern),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -165,7 +165,7 @@ static void test_file_window(void **state)
 {
     (void)state;
     static const char *const keys[] = {"tf_op", "absent"};
-    const tj_want want = {keys, 2};
+    const tj_want want = {keys, 2, NULL};
     char plain[] = "/tmp/pq_tj_XXXXXX";
     int fd = mkstemp(plain);
     assert_true(fd >= 0);
@@ -463,6 +463,62 @@ static void test_region_sweep(void **state)
 
 /* The result structs of sm_compute (include/profq.h) on a trace small enough to check by
  * hand, and the document of sm_build saying the same. */
+/* Kineto's deviceProperties become the model's devices, through the read() window in
+ * 1..9-byte refills too: an object per device (one without an integer id is skipped), every
+ * stated key kept in order with its type, nothing added (the second device states no memory
+ * and gets none). The events around them still load. */
+static void test_devices(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100\", "
+        "\"totalGlobalMem\": 85520809984, \"computeMajor\": 9, \"clockGHz\": 1.98, "
+        "\"ecc\": true}, {\"id\": \"x\"}, {\"id\": 3, \"maxGridHeight\": 8}], "
+        "\"traceEvents\": [{\"ph\": \"X\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, "
+        "\"ts\": 1, \"dur\": 2}]}";
+    char path[] = "/tmp/pq_tjdev_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, doc, sizeof doc - 1), (long)(sizeof doc - 1));
+    close(fd);
+    for (size_t chunk = 0; chunk < 10; chunk++) {
+        tj_debug_set_chunk(chunk);
+        model_slices sl;
+        assert_int_equal(slices_init(&sl), 0);
+        pq_events ev = slices_events(&sl);
+        tj_info info;
+        pq_error err;
+        assert_int_equal(trace_events_feed_file(path, &ev, &info, &err), PQ_OK);
+        assert_int_equal(sl.n, 1);
+        const model_devices *d = &sl.devices;
+        assert_int_equal(d->dev.n, 2);
+        const model_device *a = &d->dev.v[0], *b = &d->dev.v[1];
+        assert_int_equal(a->id, 0);
+        assert_string_equal(a->kind, "GPU");
+        assert_string_equal(a->name, "NVIDIA H100");
+        assert_int_equal(a->ncaps, 4);
+        const model_device_cap *c = devices_caps(d, a);
+        assert_string_equal(c[0].key, "totalGlobalMem");
+        assert_int_equal(c[0].v.kind, PQ_DEV_INT);
+        assert_true(c[0].v.i == INT64_C(85520809984));
+        assert_string_equal(c[1].key, "computeMajor");
+        assert_int_equal(c[1].v.i, 9);
+        assert_string_equal(c[2].key, "clockGHz");
+        assert_int_equal(c[2].v.kind, PQ_DEV_NUM);
+        assert_true(c[2].v.d == 1.98);
+        assert_string_equal(c[3].key, "ecc");
+        assert_int_equal(c[3].v.kind, PQ_DEV_BOOL);
+        assert_int_equal(b->id, 3);
+        assert_string_equal(b->kind, "accelerator");
+        assert_string_equal(b->name, "");
+        assert_int_equal(b->ncaps, 1);
+        assert_string_equal(devices_caps(d, b)[0].key, "maxGridHeight");
+        slices_free(&sl);
+    }
+    tj_debug_set_chunk(0);
+    unlink(path);
+}
+
 static void test_summary_result(void **state)
 {
     (void)state;
@@ -697,11 +753,17 @@ static void test_seed_semantics(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_events),         cmocka_unit_test(test_errors_and_refusals),
-        cmocka_unit_test(test_gzip_window),    cmocka_unit_test(test_file_window),
-        cmocka_unit_test(test_python_repr),    cmocka_unit_test(test_seed_semantics),
-        cmocka_unit_test(test_number_paths),   cmocka_unit_test(test_region_sweep),
-        cmocka_unit_test(test_summary_result), cmocka_unit_test(test_summary_step_classes),
+        cmocka_unit_test(test_events),
+        cmocka_unit_test(test_errors_and_refusals),
+        cmocka_unit_test(test_devices),
+        cmocka_unit_test(test_gzip_window),
+        cmocka_unit_test(test_file_window),
+        cmocka_unit_test(test_python_repr),
+        cmocka_unit_test(test_seed_semantics),
+        cmocka_unit_test(test_number_paths),
+        cmocka_unit_test(test_region_sweep),
+        cmocka_unit_test(test_summary_result),
+        cmocka_unit_test(test_summary_step_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

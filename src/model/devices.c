@@ -1,0 +1,48 @@
+/* devices.c - the model's devices and their stated capabilities; see devices.h. Not here:
+ * reading them from an input (formats/), showing them (render/info*.c). */
+#include "devices.h"
+
+#include <string.h>
+
+void devices_init(model_devices *d)
+{
+    memset(d, 0, sizeof *d);
+    arena_init(&d->mem);
+}
+
+void devices_free(model_devices *d)
+{
+    model_device_vec_free(&d->dev);
+    model_device_cap_vec_free(&d->caps);
+    arena_release(&d->mem);
+    memset(d, 0, sizeof *d);
+}
+
+enum { MAX_DEVICES = 1 << 16, MAX_DEVICE_CAPS = 1 << 20 };
+
+int devices_add(model_devices *d, const pq_device_in *in)
+{
+    if (d->failed)
+        return -1;
+    model_device *v = model_device_vec_add(&d->dev, MAX_DEVICES);
+    if (!v)
+        return d->failed = -1;
+    v->id = in->id;
+    v->kind = in->kind;
+    v->name = arena_strndup(&d->mem, in->name.p ? in->name.p : "", in->name.n);
+    v->first_cap = d->caps.n;
+    for (size_t k = 0; k < in->ncaps; k++) {
+        model_device_cap *c = model_device_cap_vec_add(&d->caps, MAX_DEVICE_CAPS);
+        if (!c)
+            return d->failed = -1;
+        const pq_device_cap_in *ci = &in->caps[k];
+        c->key = arena_strndup(&d->mem, ci->key.p ? ci->key.p : "", ci->key.n);
+        c->v = ci->v;
+        if (ci->v.kind == PQ_DEV_STR) {
+            char *s = arena_strndup(&d->mem, ci->v.s.p ? ci->v.s.p : "", ci->v.s.n);
+            c->v.s.p = s;
+        }
+        v->ncaps++;
+    }
+    return arena_failed(&d->mem) ? (d->failed = -1) : 0;
+}
