@@ -198,6 +198,9 @@ int ops_annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *p
             s->m.provenance = ins->op_name;
             s->m.op_type = ins->op_type;
             s->m.provenance_from_hlo = 1;
+            /* XProf groups GPU ops in op_profile by their OpMetadata.deduplicated_name */
+            if (gpu)
+                s->m.dedup_name = ins->deduplicated_name;
             if (gpu && !hlo_source_info(m, ins, strings, &s->m.source, &s->m.source_stack)) {
                 arena_release(&a);
                 return 0;
