@@ -7,6 +7,7 @@
 #include "analysis/ops_internal.h"
 
 #include "analysis/hlo_cost.h"
+#include "analysis/hlo_text.h"
 #include "core/buf.h"
 #include "formats/hlo.h"
 
@@ -166,6 +167,21 @@ static int hlo_source_info(const hlo_module *m, const hlo_instruction *ins, aren
     return ok;
 }
 
+/* XProf's expression of a GPU op (HloInstructionWrapper::Expression): the instruction's
+ * HLO text (analysis/hlo_text.c), copied to arena A; 0 when out of memory. */
+static int hlo_expression(const hlo_module *m, const hlo_instruction *ins, arena *a, pq_str *out)
+{
+    buf b;
+    buf_init(&b, NULL);
+    hlo_text_instruction(&b, m, ins);
+    char *t = b.status == PQ_OK && b.n ? arena_strndup(a, b.p, b.n) : NULL;
+    if (t)
+        *out = pq_str_of(t, b.n);
+    int ok = b.status == PQ_OK && (!b.n || t);
+    buf_release(&b);
+    return ok;
+}
+
 /* Sets category and provenance (metadata.op_name) of the ops of program PG from its
  * HloProto, as XProf does for GPU ops, and on GPUs their FLOPs, bytes and HBM breakdown from
  * XLA's GPU cost analysis of that module (analysis/hlo_cost.c), as XProf's
@@ -201,7 +217,8 @@ int ops_annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *p
             /* XProf groups GPU ops in op_profile by their OpMetadata.deduplicated_name */
             if (gpu)
                 s->m.dedup_name = ins->deduplicated_name;
-            if (gpu && !hlo_source_info(m, ins, strings, &s->m.source, &s->m.source_stack)) {
+            if (gpu && (!hlo_source_info(m, ins, strings, &s->m.source, &s->m.source_stack) ||
+                        !hlo_expression(m, ins, strings, &s->m.long_name))) {
                 arena_release(&a);
                 return 0;
             }

@@ -105,8 +105,6 @@ def op_profile_node(c, what, x, p, tpu):
     c.eq(f"{what} has xla", "xla" in x, "xla" in p)
     if "xla" in x and "xla" in p:
         for k in sorted(set(x["xla"]) | set(p["xla"])):
-            if k == "expression" and not tpu:
-                continue  # GPU: XProf prints the HLO text from the HloProto; profq does not
             c.eq(f"{what} xla.{k}", x["xla"].get(k), p["xla"].get(k))
     # The fused instructions XProf lists under a fusion leaf (from the HloProto, time 0)
     # are not produced by profq: a leaf's own children are left out on both sides.
@@ -176,6 +174,7 @@ def compare(exe, src, scratch):
         c.eq(f"{k} category", x["category"], p["category"])
         c.eq(f"{k} framework op", x["tf_op_name"], p["tf_op_name"])
         c.eq(f"{k} source info", x["source_info"], p["source_info"])
+        c.eq(f"{k} expression", x["hlo_op_expression"], p["hlo_op_expression"])
         t = x["total_time"]
         c.near(f"{k} FLOPs", x["model_flop_rate"] * t, p["model_flop_rate"] * t)
         c.near(f"{k} bytes", x["measured_memory_bw"] * t, p["measured_memory_bw"] * t)
