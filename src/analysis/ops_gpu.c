@@ -100,12 +100,13 @@ static int str_in(pq_str s, const char *const *list, size_t n)
     return 0;
 }
 
-static pq_str hlo_category(pq_str opcode, pq_str fusion_kind)
+pq_str ops_hlo_category(pq_str opcode, pq_str fusion_kind)
 {
     static const char *const formatting[] = {"transpose", "copy", "copy-start", "copy-done"};
     if (str_in(opcode, formatting, sizeof formatting / sizeof formatting[0]))
         return pq_str_of("data formatting", 15);
-    if (hlo_opcode_is_elementwise(opcode))
+    /* a constant is elementwise to XLA (HloConstantInstruction::IsElementwiseImpl) */
+    if (hlo_opcode_is_elementwise(opcode) || pq_str_eq(opcode, "constant"))
         return pq_str_of("non-fusion elementwise", 22);
     if (pq_str_eq(opcode, "fusion")) {
         if (pq_str_eq(fusion_kind, "kLoop"))
@@ -210,7 +211,7 @@ int ops_annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *p
             op_slot *s = ops_table_find(t, pg->program_id, ins->name);
             if (!s)
                 continue;
-            s->m.category = hlo_category(ins->opcode, ins->fusion_kind);
+            s->m.category = ops_hlo_category(ins->opcode, ins->fusion_kind);
             s->m.provenance = ins->op_name;
             s->m.op_type = ins->op_type;
             s->m.provenance_from_hlo = 1;

@@ -22,14 +22,17 @@ static void assert_str(pq_str s, const char *want)
         fail_msg("got '%.*s', want '%s'", (int)s.n, s.p ? s.p : "", want);
 }
 
-/* An f32[DIM] ShapeProto with its {0} layout as field FIELD. */
+/* An f32[DIM] ShapeProto with its {0} layout as field FIELD; DIM 0: the scalar f32[] (its
+ * layout "{}", which XLA does not print). */
 static void put_shape(tbuf *b, uint64_t field, int64_t dim)
 {
     size_t s = msg_begin(b, field);
     put_varint_field(b, 2, F32);
-    put_varint_field(b, 3, (uint64_t)dim);
-    size_t l = msg_begin(b, 9);
-    put_varint_field(b, 1, 0);
+    if (dim)
+        put_varint_field(b, 3, (uint64_t)dim);
+    size_t l = msg_begin(b, 5); /* ShapeProto.layout */
+    if (dim)
+        put_varint_field(b, 1, 0);
     msg_end(b, l);
     msg_end(b, s);
 }
@@ -46,7 +49,15 @@ static void put_instruction(tbuf *b, const ins_spec *in)
     size_t i = msg_begin(b, 2);
     put_str_field(b, 1, in->name);
     put_str_field(b, 2, in->opcode);
-    put_shape(b, 3, 4);
+    put_shape(b, 3, pq_str_eq(pq_str_of(in->opcode, strlen(in->opcode)), "constant") ? 0 : 4);
+    if (pq_str_eq(pq_str_of(in->opcode, strlen(in->opcode)), "constant")) {
+        size_t lit = msg_begin(b, 8); /* LiteralProto f32s (8), packed: 1.0f */
+        const uint8_t one[4] = {0x00, 0x00, 0x80, 0x3f};
+        put_len_field(b, 8, one, 4);
+        msg_end(b, lit);
+    }
+    if (pq_str_eq(pq_str_of(in->opcode, strlen(in->opcode)), "broadcast"))
+        put_len_field(b, 14, "", 0); /* dimensions={} */
     if (in->op_name || in->dedup) {
         size_t md = msg_begin(b, 7);
         if (in->op_name)
@@ -200,10 +211,107 @@ static void test_gpu_duplicates(void **state)
     tb_free(&hlo);
 }
 
+/* TPU: the op broadcast_add_fusion (a kLoop fusion calling fused_computation) gets as
+ * op_profile children the instructions of fused_computation but its parameter and tuple, in
+ * the computation's order, each with 1 occurrence and no time (XProf's
+ * InsertFusedInstructions): constant.8, broadcast.7, add.3 and the nested fusion
+ * inner_fusion, which has its own child negate.5. Their HLO text is XLA's (a scalar's "{}"
+ * layout not printed, operand shapes before the names, broadcast's dimensions={} always),
+ * their category XLA's ToCategory (a constant is elementwise), their provenance
+ * "<op_name>:<op_type>" (":" without metadata). */
+static void test_tpu_fused_children(void **state)
+{
+    (void)state;
+    tbuf hlo, b;
+    tb_init(&hlo);
+    tb_init(&b);
+    size_t mod = msg_begin(&hlo, 1);
+    put_str_field(&hlo, 1, "jit_f");
+    put_str_field(&hlo, 2, "main");
+    const ins_spec inner[] = {
+        {"param_1", "parameter", NULL, NULL, NULL, 20, {0, 0}, 0},
+        {"negate.5", "negate", NULL, NULL, NULL, 21, {20, 0}, 0},
+    };
+    put_computation(&hlo, "inner_computation", 3, inner, 2, 1);
+    const ins_spec fused[] = {
+        {"param_0", "parameter", NULL, NULL, NULL, 10, {0, 0}, 0},
+        {"constant.8", "constant", NULL, NULL, NULL, 11, {0, 0}, 0},
+        {"broadcast.7", "broadcast", NULL, NULL, NULL, 12, {11, 0}, 0},
+        {"add.3", "add", "jit(f)/add", NULL, NULL, 13, {10, 12}, 0},
+        {"inner_fusion", "fusion", NULL, NULL, "kLoop", 14, {13, 0}, 3},
+        {"tuple.1", "tuple", NULL, NULL, NULL, 15, {14, 0}, 0},
+    };
+    put_computation(&hlo, "fused_computation", 2, fused, 6, 1);
+    const ins_spec entry[] = {
+        {"p0", "parameter", NULL, NULL, NULL, 1, {0, 0}, 0},
+        {"broadcast_add_fusion", "fusion", "jit(f)/add", NULL, "kLoop", 2, {1, 0}, 2},
+    };
+    put_computation(&hlo, "main", 1, entry, 2, 0);
+    put_varint_field(&hlo, 5, 42);
+    put_varint_field(&hlo, 6, 1);
+    msg_end(&hlo, mod);
+    put_metadata_plane(&b, &hlo);
+
+    size_t pl = plane_begin(&b, 2, "/device:TPU:0");
+    put_stat_metas(&b, ST_PID, "program_id", "symbol_id", "hlo_category", NULL);
+    emeta_marks m = emeta_begin(&b, 1, "broadcast_add_fusion");
+    put_stat_u(&b, 5, ST_PID, 42);
+    put_stat_u(&b, 5, ST_PID + 1, 5);
+    put_stat_s(&b, 5, ST_PID + 2, "loop fusion");
+    emeta_end(&b, m);
+    size_t ln = line_begin(&b, 3, "XLA Ops");
+    put_event(&b, 1, 0, 1000);
+    put_event(&b, 1, 2000, 1000);
+    msg_end(&b, ln);
+    msg_end(&b, pl);
+
+    pq_ops_result r;
+    pq_profile *p = load(&b, &r);
+    assert_int_equal(r.hw, PQ_OPS_HW_TPU);
+    op_profile_tree t;
+    assert_int_equal(op_profile_build(&r, OP_PROFILE_BY_PROGRAM, 1, &t), 0);
+    int64_t leaf = find_node(&t, 0, "broadcast_add_fusion");
+    assert_true(leaf >= 0);
+    const op_profile_node *x = &t.n[leaf];
+    assert_non_null(x->sym);
+    assert_int_equal(x->m.occurrences, 2);
+    assert_int_equal(x->nkids, 4);
+    static const char *const names[] = {"constant.8", "broadcast.7", "add.3", "inner_fusion"};
+    static const char *const texts[] = {
+        "%constant.8 = f32[] constant(1)",
+        "%broadcast.7 = f32[4]{0} broadcast(f32[] %constant.8), dimensions={}",
+        "%add.3 = f32[4]{0} add(f32[4]{0} %param_0, f32[4]{0} %broadcast.7)",
+        "%inner_fusion = f32[4]{0} fusion(f32[4]{0} %add.3), kind=kLoop, "
+        "calls=%inner_computation"};
+    static const char *const cats[] = {"non-fusion elementwise", "broadcast",
+                                       "non-fusion elementwise", "loop fusion"};
+    static const char *const provs[] = {":", ":", "jit(f)/add:", ":"};
+    for (int i = 0; i < 4; i++) {
+        const op_profile_node *k = &t.n[x->kids[i]];
+        assert_str(op_profile_node_name(&t, k), names[i]);
+        assert_non_null(k->fused);
+        assert_null(k->sym);
+        assert_str(k->fused->expression, texts[i]);
+        assert_str(k->fused->category, cats[i]);
+        assert_str(k->fused->provenance, provs[i]);
+        assert_int_equal(k->m.occurrences, 1);
+        assert_int_equal(k->m.time_ps, 0);
+        assert_int_equal(k->nkids, i == 3 ? 1 : 0);
+    }
+    const op_profile_node *neg = &t.n[t.n[x->kids[3]].kids[0]];
+    assert_str(neg->fused->expression, "%negate.5 = f32[4]{0} negate(f32[4]{0} %param_1)");
+    op_profile_free(&t);
+    ops_free(&r);
+    pq_profile_free(p);
+    tb_free(&b);
+    tb_free(&hlo);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_duplicates),
+        cmocka_unit_test(test_tpu_fused_children),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
