@@ -743,18 +743,24 @@ static void put_called(buf *b, const hlo_module *m, const hlo_instruction *ins)
 static void put_frontend_attributes(buf *b, pq_str raw)
 {
     enum { MAX_ATTRS = 64 };
-    pq_str fa = field_bytes(raw, 68), keys[MAX_ATTRS], vals[MAX_ATTRS];
+    pq_str keys[MAX_ATTRS], vals[MAX_ATTRS];
     uint32_t n = 0;
-    pb_cursor c;
-    pb_field f = {0};
-    pb_init(&c, (const uint8_t *)fa.p, fa.n, NULL);
-    while (pb_next(&c, &f) == PB_FIELD && n < MAX_ATTRS)
-        if (f.num == 1 && f.wire == PB_LEN) {
-            pq_str e = pq_str_of((const char *)f.data, f.len);
-            keys[n] = field_bytes(e, 1);
-            vals[n] = field_bytes(e, 2);
-            n++;
-        }
+    pb_cursor c, d;
+    pb_field f = {0}, g = {0};
+    /* every occurrence of the message (protobuf merges them), every map entry of each */
+    pb_init(&c, (const uint8_t *)raw.p, raw.n, NULL);
+    while (pb_next(&c, &f) == PB_FIELD) {
+        if (f.num != 68 || f.wire != PB_LEN)
+            continue;
+        pb_init(&d, f.data, f.len, NULL);
+        while (pb_next(&d, &g) == PB_FIELD && n < MAX_ATTRS)
+            if (g.num == 1 && g.wire == PB_LEN) {
+                pq_str e = pq_str_of((const char *)g.data, g.len);
+                keys[n] = field_bytes(e, 1);
+                vals[n] = field_bytes(e, 2);
+                n++;
+            }
+    }
     if (!n)
         return;
     for (uint32_t i = 1; i < n; i++) /* insertion sort by (key, value) */
