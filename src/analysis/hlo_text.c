@@ -697,11 +697,11 @@ static void put_called(buf *b, const hlo_module *m, const hlo_instruction *ins)
     uint32_t n = ins->ncalled;
     if (!n)
         return;
-    if (is(op, "while") && n == 2) {
+    if (is(op, "while") && n == 2) { /* called computations: body, then condition */
         buf_puts(b, ", condition=");
-        put_computation(b, m, c[0]);
-        buf_puts(b, ", body=");
         put_computation(b, m, c[1]);
+        buf_puts(b, ", body=");
+        put_computation(b, m, c[0]);
     } else if (is(op, "select-and-scatter") && n == 2) {
         buf_puts(b, ", select=");
         put_computation(b, m, c[0]);

@@ -207,8 +207,8 @@ static void test_printer(void **state)
     msg_end(&e, i);
     i = ins_begin(&e, "while.14", "while", 16, F32, 4);
     operands(&e, 1, 1);
+    put_varint_field(&e, 38, 3); /* body first, then condition (XLA's while) */
     put_varint_field(&e, 38, 2);
-    put_varint_field(&e, 38, 3);
     msg_end(&e, i);
     i = ins_begin(&e, "cond_p", "parameter", 20, F32, 4);
     msg_end(&e, i);
