@@ -336,7 +336,7 @@ static void put_dim_labels(buf *b, pq_str d, uint32_t first, uint32_t second, ch
 {
     int64_t sp[MAX_INTS];
     uint32_t ns = field_ints(d, spatial, sp);
-    char lab[MAX_INTS + 2][8];
+    char lab[MAX_INTS + 2][12];
     uint32_t rank = ns + 2;
     for (uint32_t i = 0; i < rank; i++)
         strcpy(lab[i], "?");
@@ -570,6 +570,61 @@ static void put_conv_attrs(buf *b, const hlo_instruction *ins, int convolution)
     put_precision(b, ins->raw);
 }
 
+/* ", operand_layout_constraints={<shape>, ...}" from operand_shapes_with_layout (57) of a
+ * custom call with constrain_layout (56). */
+static void put_layout_constraints(buf *b, pq_str raw)
+{
+    if (!field_int(raw, 56, 0))
+        return;
+    arena a;
+    arena_init(&a);
+    pb_cursor c;
+    pb_field f = {0};
+    uint32_t k = 0;
+    buf_puts(b, ", operand_layout_constraints={");
+    pb_init(&c, (const uint8_t *)raw.p, raw.n, NULL);
+    while (pb_next(&c, &f) == PB_FIELD) {
+        if (f.num != 57 || f.wire != PB_LEN)
+            continue;
+        hlo_shape *sh = NULL;
+        int64_t off;
+        const char *what;
+        if (k++)
+            buf_puts(b, ", ");
+        if (hlo_decode_shape(pq_str_of((const char *)f.data, f.len), NULL, 0, &a, &sh, &off,
+                             &what) == PQ_OK)
+            hlo_shape_print(b, sh);
+    }
+    buf_putc(b, '}');
+    arena_release(&a);
+}
+
+/* ", output_to_operand_aliasing={{out}: (operand, {index}), ...}" (OutputOperandAliasing:
+ * output_shape_index 1, operand_index 2, operand_shape_index 3), of fusions and custom
+ * calls. */
+static void put_aliasing(buf *b, pq_str raw)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    uint32_t k = 0;
+    pb_init(&c, (const uint8_t *)raw.p, raw.n, NULL);
+    while (pb_next(&c, &f) == PB_FIELD) {
+        if (f.num != 74 || f.wire != PB_LEN)
+            continue;
+        pq_str d = pq_str_of((const char *)f.data, f.len);
+        int64_t v[MAX_INTS];
+        uint32_t n = field_ints(d, 1, v);
+        buf_puts(b, k++ ? ", " : ", output_to_operand_aliasing={");
+        put_int_list(b, v, n);
+        buf_printf(b, ": (%" PRId64 ", ", field_int(d, 2, 0));
+        n = field_ints(d, 3, v);
+        put_int_list(b, v, n);
+        buf_putc(b, ')');
+    }
+    if (k)
+        buf_putc(b, '}');
+}
+
 static void put_custom_call(buf *b, const hlo_instruction *ins)
 {
     static const char *const SCHED[] = {"SCHEDULE_NONE", "SCHEDULE_LATEST", "SCHEDULE_EARLIEST"};
@@ -581,7 +636,9 @@ static void put_custom_call(buf *b, const hlo_instruction *ins)
     buf_puts(b, ", custom_call_target=\"");
     put_escaped(b, ins->custom_call_target);
     buf_putc(b, '"');
+    put_layout_constraints(b, raw);
     put_flag(b, raw, 65, "custom_call_has_side_effect=true");
+    put_aliasing(b, raw);
     int64_t s = field_int(raw, 76, 0), api = field_int(raw, 77, 1);
     if (s > 0 && s < 3)
         buf_printf(b, ", schedule=%s", SCHED[s]);
@@ -648,6 +705,7 @@ static void put_own_attributes(buf *b, const hlo_module *m, const hlo_instructio
         put_flag(b, raw, 69, "unique_indices=true");
     } else if (is(op, "fusion")) {
         buf_printf(b, ", kind=%.*s", (int)ins->fusion_kind.n, ins->fusion_kind.p);
+        put_aliasing(b, raw);
     } else if (is(op, "custom-call")) {
         put_custom_call(b, ins);
     } else if (is_any(op, COLL)) {

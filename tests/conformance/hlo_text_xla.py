@@ -10,10 +10,13 @@ xprof/utils/hlo_module_utils.h UncachedExpression); every instruction's text mus
 Exit 0 all equal, 1 any differs.
 """
 import re
+import os
 import subprocess
 import sys
 import tempfile
 
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                           " --xla_force_host_platform_device_count=4")
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -38,6 +41,41 @@ def program(x, idx, m):
                             jnp.cumsum(x)])
 
 
+def collectives(x):
+    """Collectives over 4 host devices (shard_map) and a LAPACK custom call."""
+    from jax.sharding import Mesh, PartitionSpec as P
+    try:
+        from jax import shard_map
+    except ImportError:
+        from jax.experimental.shard_map import shard_map
+    mesh = Mesh(jax.devices()[:4], ("i",))
+
+    def part(v):
+        s = lax.psum(v, "i")
+        g = lax.all_gather(v, "i")
+        r = lax.ppermute(v, "i", [(k, (k + 1) % 4) for k in range(4)])
+        a = lax.all_to_all(v.reshape(4, -1), "i", 0, 0).reshape(-1)
+        return s + g.sum(0) + r + a
+
+    y = shard_map(part, mesh=mesh, in_specs=P("i"), out_specs=P("i"))(x)
+    q, _ = jnp.linalg.qr(y.reshape(8, 2))
+    return q
+
+
+# What profq's printer does not print (docs/internals/hlo_text.md), listed with the reason
+# and taken out of both texts before the rest is compared:
+KNOWN = [
+    # HloSharding::ToString (iota tile assignments, replication, manual): not in XProf's GPU
+    # or TPU expressions of the shared profiles, which come from optimized modules
+    (re.compile(r", sharding=\{[^{}]*\}"), re.compile(r"$^"),
+     "sharding= (OpSharding) not printed"),
+    # XLA's newer mesh-axes replica group list (CollectiveDeviceListProto v2), which XProf
+    # 2.24.2 predates; profq prints the explicit or iota lists only
+    (re.compile(r", replica_groups=mesh\[[^\]]*\] \{[^{}]*\}"), re.compile(r", replica_groups=\{\}"),
+     "mesh-axes replica_groups not printed"),
+]
+
+
 def varint(n):
     out = bytearray()
     while True:
@@ -48,10 +86,7 @@ def varint(n):
             return bytes(out)
 
 
-def main():
-    dump = sys.argv[1]
-    comp = jax.jit(program).lower(jnp.arange(8.0), jnp.array([1, 3]),
-                                  jnp.ones((4, 4))).compile()
+def compare(dump, what, comp):
     mod = comp.runtime_executable().hlo_modules()[0]
     o = H.HloPrintOptions()
     o.print_metadata = False
@@ -71,16 +106,35 @@ def main():
         f.flush()
         out = subprocess.run([dump, f.name], capture_output=True, text=True, check=True).stdout
     pq = dict(line.split("\t", 1) for line in out.splitlines())
+    known = {}
+    for k in list(xla):
+        for xpat, ppat, why in KNOWN:
+            if xpat.search(xla[k]):
+                known.setdefault(why, []).append(k)
+                xla[k] = xpat.sub("", xla[k])
+                if k in pq:
+                    pq[k] = ppat.sub("", pq[k])
     bad = [k for k in sorted(xla) if xla[k] != pq.get(k)]
     missing = sorted(set(xla) ^ set(pq))
     opcodes = sorted({re.search(r" ([a-z][a-z0-9-]*)\(", t).group(1) for t in xla.values()})
-    print(f"hlo_text_xla: {len(xla)} instructions ({len(opcodes)} opcodes: {' '.join(opcodes)}), "
+    print(f"hlo_text_xla: {what}: {len(xla)} instructions ({len(opcodes)} opcodes: {' '.join(opcodes)}), "
           f"{len(bad)} differ, {len(missing)} only on one side")
+    for why, ks in sorted(known.items()):
+        print(f"  known, not compared: {why}: {' '.join(ks)}")
     for k in bad[:20]:
         print(f"  xla   {xla[k]}\n  profq {pq.get(k)}")
     for k in missing[:10]:
         print(f"  only on one side: {k}")
-    return 0 if not bad and not missing else 1
+    return not bad and not missing
+
+
+def main():
+    dump = sys.argv[1]
+    ok = compare(dump, "program", jax.jit(program).lower(
+        jnp.arange(8.0), jnp.array([1, 3]), jnp.ones((4, 4))).compile())
+    ok = compare(dump, "collectives", jax.jit(collectives).lower(
+        jnp.arange(16.0)).compile()) and ok
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
