@@ -127,6 +127,11 @@ $(BUILD)/tests/nsys_pqdump: tests/nsys/pqdump.c $(BUILD)/libprofq-internal.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(BUILD)/libprofq-internal.a $(LDLIBS_ALL)
 
+# The HLO text printer's driver (tests/conformance/hlo_text_xla.sh): every instruction's text.
+$(BUILD)/tests/hlo_text_dump: tests/conformance/hlo_text_dump.c $(BUILD)/libprofq-internal.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS) -o $@ $< $(BUILD)/libprofq-internal.a $(LDLIBS_ALL)
+
 deps:
 	@scripts/deps.sh test
 
@@ -141,7 +146,7 @@ test:
 test-run: all $(BUILD)/libprofq-internal.a $(UNIT_BIN) $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_hlo \
       $(BUILD)/fuzz_replay_ttlog $(BUILD)/fuzz_replay_trace_json $(BUILD)/tests/nsys_pqdump \
       $(BUILD)/fuzz_replay_parquet $(BUILD)/fuzz_replay_zip $(BUILD)/fuzz_replay_pushpop \
-      $(BUILD)/fuzz_replay_nsysjax $(BUILD)/fuzz_replay_sqlite
+      $(BUILD)/fuzz_replay_nsysjax $(BUILD)/fuzz_replay_sqlite $(BUILD)/tests/hlo_text_dump
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run.sh
 
 unit: $(UNIT_BIN)

@@ -857,6 +857,15 @@ typedef struct pq_op_rates {
     double flop_utilization, max_mem_utilization, roofline_efficiency, optimal_flop_rate;
 } pq_op_rates;
 
+/* An instruction fused into a TPU fusion op, as XProf lists it under the op's op_profile
+ * leaf: its HLO text, category, provenance ("<op_name>:<op_type>"). The fused ops of one op
+ * are in preorder: each entry is followed by its own NKIDS direct children's subtrees
+ * (nested fusions), SIZE entries in all counting itself. */
+typedef struct pq_fused_op {
+    pq_str name, expression, category, provenance;
+    uint32_t nkids, size;
+} pq_fused_op;
+
 /* One row: an op (program, op) merged over devices, a group of ops (--by category or
  * program), or a total. Times in picoseconds summed over devices; FLOPs and bytes summed
  * over occurrences. */
@@ -878,6 +887,9 @@ typedef struct pq_op_row {
      * name is then "<op_name>:<op_type>" (empty when op_name is). */
     int provenance_from_hlo;
     pq_str op_type;
+    /* TPU fusions: the fused instructions from the program's HloProto (op_profile) */
+    const pq_fused_op *fused;
+    uint32_t nfused;   /* direct children; the array holds their subtrees in preorder */
     pq_op_rates rates; /* filled by pq_ops_compute for every row of the result */
 } pq_op_row;
 

@@ -11,8 +11,10 @@
  * and its duplicate(s)" and takes the first child's xla fields. Each node then gets the
  * figures XProf fills (flops and uncappedFlops as utilisation x time fraction,
  * bandwidthUtils and raw bytes for HBM / on-chip read / on-chip write, average time,
- * normalized time). Not produced: the fused instructions XProf adds under a fusion leaf
- * from the HloProto (their time is 0). Writing the JSON is render/op_profile.c's. */
+ * normalized time). Under a TPU fusion leaf come the instructions fused into it (from the
+ * HloProto, analysis/ops_fused.c), as XProf's InsertFusedInstructions: one node each with
+ * 1 occurrence and nothing else, nested fusions with their own. Writing the JSON is
+ * render/op_profile.c's. */
 #include "analysis/op_profile.h"
 
 #include "core/alloc.h"
@@ -163,6 +165,25 @@ static int is_fusion(pq_str cat)
     return cat.n >= 7 && memcmp(cat.p + cat.n - 7, " fusion", 7) == 0;
 }
 
+static int has_xla(const opn *x)
+{
+    return x->sym || x->fused;
+}
+
+/* The N fused instructions at F (preorder subtrees) as children of PARENT. */
+static void add_fused(tree *t, uint32_t parent, const pq_fused_op *f, uint32_t n)
+{
+    for (uint32_t i = 0; i < n && !t->oom; i++) {
+        uint32_t id = node_new(t, f->name);
+        if (t->oom || add_kid(t, parent, id))
+            return;
+        t->n[id].fused = f;
+        t->n[id].m.occurrences = 1;
+        add_fused(t, id, f + 1, f->nkids);
+        f += f->size ? f->size : 1;
+    }
+}
+
 static void add_op(tree *t, const pq_ops_result *r, const pq_op_row *m, int group)
 {
     uint32_t root = 0, program = 0;
@@ -237,6 +258,9 @@ static void add_op(tree *t, const pq_ops_result *r, const pq_op_row *m, int grou
             return;
         t->n[leaf].sym = m;
         chain[nchain++] = leaf;
+        add_fused(t, leaf, m->fused, m->nfused);
+        if (t->oom)
+            return;
     }
     for (int i = 0; i < nchain; i++)
         combine_metrics(&t->n[chain[i]].m, m);
@@ -266,7 +290,8 @@ static void sort_prune(tree *t, uint32_t id, int level)
     x = &t->n[id];
     if (x->nkids > 1) {
         g_sort_tree = t;
-        g_sort_by_flops = x->sym && is_fusion(x->sym->category);
+        g_sort_by_flops =
+            (x->sym && is_fusion(x->sym->category)) || (x->fused && is_fusion(x->fused->category));
         qsort(x->kids, x->nkids, sizeof *x->kids, kid_cmp);
     }
     if (level <= 0 && x->nkids > OP_PROFILE_LIMIT)
@@ -277,9 +302,9 @@ static void sort_prune(tree *t, uint32_t id, int level)
 static void dedup_finalize(tree *t, uint32_t id)
 {
     opn *x = &t->n[id];
-    int group = x->nkids > 0 && !x->sym;
+    int group = x->nkids > 0 && !has_xla(x);
     for (uint32_t i = 0; group && i < x->nkids; i++)
-        if (!t->n[x->kids[i]].sym)
+        if (!has_xla(&t->n[x->kids[i]]))
             group = 0;
     if (!group) {
         for (uint32_t i = 0; i < x->nkids; i++)

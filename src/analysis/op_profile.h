@@ -19,10 +19,11 @@ typedef struct op_profile_figures {
 
 typedef struct op_profile_node {
     pq_str name;
-    uint32_t name_off;    /* into tree.names when the name is built here (+1; 0: none) */
-    pq_op_row m;          /* accumulated */
-    const pq_op_row *sym; /* the op whose xla fields the node shows; NULL: no xla */
-    int dedup_of_fusion;  /* "... and its duplicate(s)": 1 copying a non-fusion, 2 a fusion */
+    uint32_t name_off;        /* into tree.names when the name is built here (+1; 0: none) */
+    pq_op_row m;              /* accumulated */
+    const pq_op_row *sym;     /* the op whose xla fields the node shows; NULL: no xla */
+    const pq_fused_op *fused; /* or the fused instruction it is (under a TPU fusion leaf) */
+    int dedup_of_fusion;      /* "... and its duplicate(s)": 1 copying a non-fusion, 2 a fusion */
     uint32_t *kids;
     uint32_t nkids, capkids;
     uint32_t seq; /* creation order: the tie-break of the sorts */

@@ -216,11 +216,12 @@ static int merge_planes(const pq_profile *prof, ops_ctx *cx)
     return 1;
 }
 
-/* GPU/CPU: category, provenance and costs of each program's ops from its HloProto. */
+/* GPU/CPU: category, provenance and costs of each program's ops from its HloProto; TPU: the
+ * fused instructions of its fusion ops. */
 static int annotate_programs(const pq_profile *prof, pq_ops_result *out, op_table *t,
                              const prog_table *pt)
 {
-    if (out->hw != PQ_OPS_HW_GPU && out->hw != PQ_OPS_HW_CPU)
+    if (out->hw != PQ_OPS_HW_GPU && out->hw != PQ_OPS_HW_CPU && out->hw != PQ_OPS_HW_TPU)
         return 1;
     arena *strings = pq_calloc(1, sizeof *strings);
     if (strings)
@@ -230,10 +231,13 @@ static int annotate_programs(const pq_profile *prof, pq_ops_result *out, op_tabl
         for (size_t si = 0; si < prof->nsources; si++)
             for (uint32_t i = 0; i < prof->sources[si].nprograms; i++) {
                 const pq_program *pg = &prof->sources[si].programs[i];
-                if (pg->program_id == pt->v[k].program_id && pg->hlo &&
-                    (!out->strings ||
-                     !ops_annotate_from_hlo(t, &prof->sources[si], pg, out->hw == PQ_OPS_HW_GPU,
-                                            out->strings)))
+                if (pg->program_id != pt->v[k].program_id || !pg->hlo)
+                    continue;
+                if (!out->strings ||
+                    (out->hw == PQ_OPS_HW_TPU
+                         ? !ops_tpu_fused(t, &prof->sources[si], pg, out->strings)
+                         : !ops_annotate_from_hlo(t, &prof->sources[si], pg,
+                                                  out->hw == PQ_OPS_HW_GPU, out->strings)))
                     return 0;
             }
     return 1;

@@ -7,6 +7,7 @@
 #include "analysis/ops_internal.h"
 
 #include "analysis/hlo_cost.h"
+#include "analysis/hlo_text.h"
 #include "core/buf.h"
 #include "formats/hlo.h"
 
@@ -99,12 +100,13 @@ static int str_in(pq_str s, const char *const *list, size_t n)
     return 0;
 }
 
-static pq_str hlo_category(pq_str opcode, pq_str fusion_kind)
+pq_str ops_hlo_category(pq_str opcode, pq_str fusion_kind)
 {
     static const char *const formatting[] = {"transpose", "copy", "copy-start", "copy-done"};
     if (str_in(opcode, formatting, sizeof formatting / sizeof formatting[0]))
         return pq_str_of("data formatting", 15);
-    if (hlo_opcode_is_elementwise(opcode))
+    /* a constant is elementwise to XLA (HloConstantInstruction::IsElementwiseImpl) */
+    if (hlo_opcode_is_elementwise(opcode) || pq_str_eq(opcode, "constant"))
         return pq_str_of("non-fusion elementwise", 22);
     if (pq_str_eq(opcode, "fusion")) {
         if (pq_str_eq(fusion_kind, "kLoop"))
@@ -166,6 +168,21 @@ static int hlo_source_info(const hlo_module *m, const hlo_instruction *ins, aren
     return ok;
 }
 
+/* XProf's expression of a GPU op (HloInstructionWrapper::Expression): the instruction's
+ * HLO text (analysis/hlo_text.c), copied to arena A; 0 when out of memory. */
+static int hlo_expression(const hlo_module *m, const hlo_instruction *ins, arena *a, pq_str *out)
+{
+    buf b;
+    buf_init(&b, NULL);
+    hlo_text_instruction(&b, m, ins);
+    char *t = b.status == PQ_OK && b.n ? arena_strndup(a, b.p, b.n) : NULL;
+    if (t)
+        *out = pq_str_of(t, b.n);
+    int ok = b.status == PQ_OK && (!b.n || t);
+    buf_release(&b);
+    return ok;
+}
+
 /* Sets category and provenance (metadata.op_name) of the ops of program PG from its
  * HloProto, as XProf does for GPU ops, and on GPUs their FLOPs, bytes and HBM breakdown from
  * XLA's GPU cost analysis of that module (analysis/hlo_cost.c), as XProf's
@@ -194,11 +211,15 @@ int ops_annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *p
             op_slot *s = ops_table_find(t, pg->program_id, ins->name);
             if (!s)
                 continue;
-            s->m.category = hlo_category(ins->opcode, ins->fusion_kind);
+            s->m.category = ops_hlo_category(ins->opcode, ins->fusion_kind);
             s->m.provenance = ins->op_name;
             s->m.op_type = ins->op_type;
             s->m.provenance_from_hlo = 1;
-            if (gpu && !hlo_source_info(m, ins, strings, &s->m.source, &s->m.source_stack)) {
+            /* XProf groups GPU ops in op_profile by their OpMetadata.deduplicated_name */
+            if (gpu)
+                s->m.dedup_name = ins->deduplicated_name;
+            if (gpu && (!hlo_source_info(m, ins, strings, &s->m.source, &s->m.source_stack) ||
+                        !hlo_expression(m, ins, strings, &s->m.long_name))) {
                 arena_release(&a);
                 return 0;
             }

@@ -158,6 +158,12 @@ pq_ops_hw ops_trace_hw(const pq_profile *prof);
 int ops_annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *pg, int gpu,
                           arena *strings);
 
+/* The fused instructions of program PG's TPU fusion ops from its HloProto (ops_fused.c),
+ * their text in STRINGS; 0 when out of memory. */
+int ops_tpu_fused(op_table *t, const pq_source *src, const pq_program *pg, arena *strings);
+/* XLA's HloInstruction::ToCategory of an instruction (ops_gpu.c). */
+pq_str ops_hlo_category(pq_str opcode, pq_str fusion_kind);
+
 /* ---- device peaks and type (pq_ops_peaks.c) ---- */
 
 /* Fills OUT's peaks, device_type and gpu_model from the first device plane PL. */

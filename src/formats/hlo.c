@@ -219,6 +219,8 @@ static int dec_metadata(dec *d, const uint8_t *p, size_t n, hlo_instruction *ins
                 ins->op_name = sv(&f);
             else if (f.num == 3)
                 ins->source_file = sv(&f);
+            else if (f.num == 12)
+                ins->deduplicated_name = sv(&f);
         } else if (f.wire == PB_VARINT) {
             if (f.num == 4)
                 ins->source_line = (int32_t)(uint32_t)f.u;
@@ -235,6 +237,7 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
     pb_field f = {0};
     int k;
     pb_init(&c, p, n, d->base);
+    ins->raw = (pq_str){(const char *)p, n};
     while ((k = pb_next(&c, &f)) == PB_FIELD) {
         int ok = 1;
         if (f.wire == PB_LEN) {
@@ -254,6 +257,7 @@ static int dec_instruction(dec *d, const uint8_t *p, size_t n, hlo_instruction *
                 break;
             case 7:
                 ins->op_type = ins->op_name = ins->source_file = (pq_str){0};
+                ins->deduplicated_name = (pq_str){0};
                 ins->source_line = ins->stack_frame_id = 0;
                 ok = dec_metadata(d, f.data, f.len, ins);
                 break;

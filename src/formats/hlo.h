@@ -84,6 +84,8 @@ typedef struct hlo_instruction {
     int64_t id;
     int64_t parameter_number;
     pq_str op_type, op_name, source_file; /* OpMetadata */
+    pq_str deduplicated_name;             /* OpMetadata field 12 */
+    pq_str raw;                           /* the serialized HloInstructionProto */
     int32_t source_line, stack_frame_id;
     pq_str fusion_kind, custom_call_target;
     pq_str backend_config;

@@ -3,6 +3,7 @@
  * always printed), from the trees analysis/op_profile.c builds, each node with its metrics
  * (rawTime, rawFlops, bf16Flops, occurrences, avgTimePs, normalizedTimePs, flops,
  * uncappedFlops, bandwidthUtils, rawBytesAccessedArray) and the `xla` fields of its op.
+ * The instructions fused into a TPU fusion leaf are its children, with their own xla.
  * Formats only: the tree and its figures are the analysis's. layout (but for the empty one
  * of a non-fusion dedup node) and xprofKernelMetadata are written empty. */
 #include "op_profile.h"
@@ -114,6 +115,33 @@ static void put_xla(json_writer *w, const op_profile_node *x)
     json_obj_end(w);
 }
 
+/* A fused instruction's xla: its text, provenance and category; XProf sets nothing else
+ * (program id 0, empty source info). */
+static void put_fused_xla(json_writer *w, const pq_fused_op *f)
+{
+    json_key(w, "xla");
+    json_obj_begin(w);
+    put_pstr(w, "op", pq_str_of("", 0));
+    put_pstr(w, "expression", f->expression);
+    put_pstr(w, "provenance", f->provenance);
+    put_pstr(w, "category", f->category);
+    json_key(w, "computationPrimitiveSize");
+    json_int(w, 0);
+    json_key(w, "fingerprint");
+    json_cstr(w, "0");
+    json_key(w, "programId");
+    json_cstr(w, "0");
+    json_key(w, "sourceInfo");
+    json_obj_begin(w);
+    put_pstr(w, "fileName", pq_str_of("", 0));
+    json_key(w, "lineNumber");
+    json_int(w, 0);
+    put_pstr(w, "stackFrame", pq_str_of("", 0));
+    json_obj_end(w);
+    put_pstr(w, "xprofKernelMetadata", pq_str_of("", 0));
+    json_obj_end(w);
+}
+
 static void put_node(json_writer *w, const op_profile_tree *t, uint32_t id)
 {
     const op_profile_node *x = &t->n[id];
@@ -127,6 +155,8 @@ static void put_node(json_writer *w, const op_profile_tree *t, uint32_t id)
     json_arr_end(w);
     if (x->sym)
         put_xla(w, x);
+    else if (x->fused)
+        put_fused_xla(w, x->fused);
     json_key(w, "numChildren");
     json_int(w, x->nkids);
     json_obj_end(w);

@@ -5,7 +5,8 @@ ops is copied to a scratch directory (XProf writes its caches next to the XSpace
 is read-only) and converted by xprof's xspace_to_tools_data. Compared:
 
   hlo_stats        the same (program id, op name) set; occurrences equal; total time and
-                   self time within 0.1%; the same category and framework op name; FLOPs
+                   self time within 0.1%; the same category, framework op name and
+                   expression (HLO text); FLOPs
                    (model GFLOP/s x time), bytes accessed (measured GiB/s x time) and HBM
                    bytes within 0.1%; the same bound-by and source info.
   roofline_model   the whole DataTable pair: columns, row order, every cell (numbers within
@@ -16,15 +17,16 @@ is read-only) and converted by xprof's xspace_to_tools_data. Compared:
                    rawFlops, bf16Flops, flops, uncappedFlops, bandwidthUtils,
                    rawBytesAccessedArray; numbers within 0.1%), children matched by name
                    and program id and in XProf's order (rawTime descending; rawFlops
-                   under fusions; ties in either order). Not compared: the fused
-                   instructions XProf lists under a fusion leaf from the HloProto (their
-                   time is 0; profq does not print them), and on GPU the HLO text
-                   (expression), which XProf prints from the HloProto on GPUs.
+                   under fusions; ties in either order), including the instructions
+                   fused into a TPU fusion leaf (from the HloProto, time 0) and the HLO
+                   text (expression) of every op, which XProf prints from the HloProto on
+                   GPUs and for fused instructions.
 
 GPU FLOPs and bytes are XLA's GPU HLO cost analysis of the HloProto in both (XProf runs XLA's
 code; profq its own C rules, src/analysis/hlo_cost.c); GPU peaks come from the plane's core
 count, clock and architecture, GPU source info from the HloProto's metadata and stack frames,
-in both. Not compared: the GPU HLO text, as said above.
+in both. The GPU HLO text (hlo_stats hlo_op_expression, op_profile xla.expression) is
+XLA's HloInstruction::ToString in XProf and src/analysis/hlo_text.c in profq.
 """
 import argparse
 import json
@@ -105,16 +107,11 @@ def op_profile_node(c, what, x, p, tpu):
     c.eq(f"{what} has xla", "xla" in x, "xla" in p)
     if "xla" in x and "xla" in p:
         for k in sorted(set(x["xla"]) | set(p["xla"])):
-            if k == "expression" and not tpu:
-                continue  # GPU: XProf prints the HLO text from the HloProto; profq does not
             c.eq(f"{what} xla.{k}", x["xla"].get(k), p["xla"].get(k))
-    # The fused instructions XProf lists under a fusion leaf (from the HloProto, time 0)
-    # are not produced by profq: a leaf's own children are left out on both sides.
-    leaf = "xla" in x and not x.get("name", "").endswith(DUP)
-    xk = [] if leaf else x.get("children", [])
-    pk = [] if leaf else p.get("children", [])
-    if not leaf:
-        c.eq(f"{what} numChildren", x.get("numChildren", 0), p.get("numChildren", 0))
+    # A fusion leaf's children are the instructions fused into it (TPU; from the HloProto,
+    # time 0), compared like any other node.
+    xk, pk = x.get("children", []), p.get("children", [])
+    c.eq(f"{what} numChildren", x.get("numChildren", 0), p.get("numChildren", 0))
     # under a fusion XProf orders by rawFlops; a duplicates group (a fusion-category node
     # holding the programs' copies of one fusion) is ordered by rawTime like any other
     by_flops = ("xla" in p and p["xla"].get("category", "").endswith(" fusion")
@@ -176,6 +173,7 @@ def compare(exe, src, scratch):
         c.eq(f"{k} category", x["category"], p["category"])
         c.eq(f"{k} framework op", x["tf_op_name"], p["tf_op_name"])
         c.eq(f"{k} source info", x["source_info"], p["source_info"])
+        c.eq(f"{k} expression", x["hlo_op_expression"], p["hlo_op_expression"])
         t = x["total_time"]
         c.near(f"{k} FLOPs", x["model_flop_rate"] * t, p["model_flop_rate"] * t)
         c.near(f"{k} bytes", x["measured_memory_bw"] * t, p["measured_memory_bw"] * t)
