@@ -63,7 +63,11 @@ pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err)
     if (!h)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     h->path = src->path;
-    pq_status st = pqzip_open_memory(src->file.data, src->file.size, src->path, &h->zip, err);
+    /* An extracted archive directory is not mapped: its members are read through the
+     * same calls as a zip's (io/zip.h), as the reader reads them. */
+    pq_status st = src->file.data
+                       ? pqzip_open_memory(src->file.data, src->file.size, src->path, &h->zip, err)
+                       : pqzip_open(src->path, &h->zip, err);
     if (st != PQ_OK) {
         pq_free(h);
         return st;
