@@ -30,7 +30,7 @@
 /* Tracks: device D of process PID is (PID, D); host thread TID (the push/pop ranges, and
  * projected ranges of a thread that launched no thunk) is (PID, -TID), so that the two
  * never share a pair (Linux TIDs are positive). */
-#define NSYSJAX_HOST_TID(tid) (-(int64_t)(tid))
+#define NSYSJAX_HOST_TID(tid) ((int64_t)(0u - (uint64_t)(tid))) /* no overflow at INT64_MIN */
 
 /* Reads the archive mapped in SRC->file (SRC->path names it), or the extracted archive
  * directory SRC->path when SRC->file is not mapped, into SRC->slices (an empty timeline the
