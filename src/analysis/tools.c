@@ -2,6 +2,7 @@
  * needs (HloProtos with buffer assignment, allocator events, device op lines, ...) without
  * decoding more than it must. Mirrors XProf's tool_names rules (spec 6.2) where they apply. */
 #include "tools.h"
+#include "analysis/nsys_xplane.h"
 #include "core/err.h"
 #include "formats/hlo.h"
 #include "formats/xplane_walk.h"
@@ -270,6 +271,11 @@ pq_status tools_compute(const pq_profile *prof, tools_result *out, pq_error *err
             "nsys-jax archives only, not yet Nsight SQLite exports (%llu projected XLA "
             "module ranges)",
             (ull)f.sqlite_modules);
+    else if (f.gpu_planes_with_events && nsys_xplane_devices(prof) > 0)
+        add(out, "nsys", NULL, 1, 1,
+            "%llu XPlane GPU plane(s) with XLA kernels: the module table (executions from "
+            "kernels, every execution steady)",
+            (ull)nsys_xplane_devices(prof));
     else
         add(out, "nsys", NULL, 0, 0,
             "needs an Nsight Systems SQLite export or an nsys-jax archive");
