@@ -139,7 +139,7 @@ static pq_status render_xplane(const pq_profile *profile, unsigned only, pq_outp
     if ((only & ~(unsigned)PQ_NSYS_MODULES) || fmt == PQ_OUT_SVG) {
         const char *p = profile->nsources ? profile->sources[0].path : "";
         return err_set(err, PQ_ERR_INPUT, p, -1,
-                       "on an XPlane GPU profile profq nsys has the modules section only (text "
+                       "on an XPlane profile profq nsys has the modules section only (text "
                        "or json); the other sections need an nsys-jax archive");
     }
     nsys_modules_result r;
@@ -192,13 +192,17 @@ static pq_status render_xplane(const pq_profile *profile, unsigned only, pq_outp
     return render_finish(&b, err);
 }
 
-/* Whether PROFILE has no nsys-jax source but XSpace GPU planes with XLA kernels. */
+/* Whether PROFILE has an XSpace source and no nsys-jax source (nsys_xplane_modules then
+ * says when no GPU plane holds XLA kernels). */
 static int xplane_only(const pq_profile *profile)
 {
-    for (size_t s = 0; s < profile->nsources; s++)
+    int xspace = 0;
+    for (size_t s = 0; s < profile->nsources; s++) {
         if (profile->sources[s].info.format == PQ_FORMAT_NSYS_JAX)
             return 0;
-    return nsys_xplane_devices(profile) > 0;
+        xspace |= profile->sources[s].info.format == PQ_FORMAT_XSPACE;
+    }
+    return xspace;
 }
 
 pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,

@@ -14,7 +14,8 @@ spanning its first start to its latest end. Checked against `profq nsys --format
     from the run), compared through the module's thunks mean and std and the frames'
     thunk_rows; module_rows; every row steady, init empty;
   * top_module_ids: modules by total, taken while the share seen is below 99%.
-Files whose GPU planes hold no XLA kernel (a TPU profile) must exit 3 naming the file;
+Files whose GPU planes hold no XLA kernel (a TPU profile) must exit 3 naming the file and
+what was expected;
 `--section runtime` and `--format svg` on a GPU XPlane exit 3.
 """
 
@@ -93,7 +94,7 @@ def check(profq, pb2, label, arg, files):
     r = subprocess.run([profq, "nsys", "--format", "json", arg], capture_output=True, text=True)
     bad = []
     if not mods:
-        if r.returncode != 3 or arg not in r.stderr:
+        if r.returncode != 3 or arg not in r.stderr or "GPU planes hold XLA kernels" not in r.stderr:
             bad.append(f"no XLA kernels: want exit 3 naming the file, got {r.returncode}: {r.stderr!r}")
         return bad, 0
     if r.returncode != 0:
