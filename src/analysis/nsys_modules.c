@@ -233,6 +233,15 @@ static pq_status compute(const pq_profile *prof, const nsys_warmup *w, nsys_modu
         nsys_module_row *m = &out->modules[k];
         m->total_ms = (double)m->total_ns / 1e6;
         m->share = out->total_ns ? (double)m->total_ns / (double)out->total_ns : 0;
+    }
+    nsys_modules_finish(out);
+    return PQ_OK;
+}
+
+void nsys_modules_finish(nsys_modules_result *out)
+{
+    for (size_t k = 0; k < out->nmodules; k++) {
+        nsys_module_row *m = &out->modules[k];
         double n = (double)m->rows;
         m->thunks_mean = m->thunks_sum / n;
         double var = (m->thunks_sumsq - m->thunks_sum * m->thunks_mean) / (n - 1);
@@ -245,7 +254,6 @@ static pq_status compute(const pq_profile *prof, const nsys_warmup *w, nsys_modu
         out->ntop++;
         seen += out->modules[k].share;
     }
-    return PQ_OK;
 }
 
 void nsys_modules_free(nsys_modules_result *r)

@@ -55,6 +55,9 @@ pq_status nsys_modules_compute(const pq_profile *prof, nsys_modules_result *out,
 pq_status nsys_modules_compute_warmup(const pq_profile *prof, const nsys_warmup *w,
                                       nsys_modules_result *out, pq_error *err);
 void nsys_modules_free(nsys_modules_result *r);
+/* Thunks mean and std per row from thunks_sum/sumsq, rows sorted by total_ns (then program
+ * id), ntop set from the shares (also used by analysis/nsys_xplane.c). */
+void nsys_modules_finish(nsys_modules_result *out);
 
 /* The program id of a host "TSL:XlaCompileBackend:#module=NAME,program_id=N#" range (its
  * compilation was profiled), or -1. */

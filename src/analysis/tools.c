@@ -3,6 +3,7 @@
  * decoding more than it must, over all inputs and, with the same rules, for each input
  * alone (which analyses it feeds). Mirrors XProf's tool_names rules (spec 6.2) where they apply. */
 #include "tools.h"
+#include "analysis/nsys_xplane.h"
 #include "core/alloc.h"
 #include "core/err.h"
 #include "formats/hlo.h"
@@ -24,6 +25,7 @@ typedef struct facts {
     uint64_t nsys_sources, nsys_modules; /* nsys-jax archives (their thunks: trace_xla_slices) */
     uint64_t nsys_devices;               /* their device tracks */
     uint64_t sqlite_sources, sqlite_modules; /* Nsight SQLite exports (also trace_sources) */
+    uint64_t xplane_nsys_devices; /* GPU planes with XLA kernels (nsys_xplane.h) */
 } facts;
 
 /* Counts events on host planes whose metadata is MemoryAllocation/MemoryDeallocation. */
@@ -119,6 +121,8 @@ static void gather(const pq_profile *prof, facts *f)
             }
         }
     }
+    if (f->gpu_planes_with_events)
+        f->xplane_nsys_devices = nsys_xplane_devices(prof);
 }
 
 static void add(tools_result *r, const char *name, const char *xprof, int available,
@@ -271,6 +275,10 @@ static void verdicts(const facts *fp, tools_result *out)
             "nsys-jax archives only, not yet Nsight SQLite exports (%llu projected XLA "
             "module ranges)",
             (ull)f.sqlite_modules);
+    else if (f.xplane_nsys_devices > 0)
+        add(out, "nsys", NULL, 1, 1,
+            "%llu XPlane GPU plane(s) with XLA kernels: module table (all executions steady)",
+            (ull)f.xplane_nsys_devices);
     else
         add(out, "nsys", NULL, 0, 0,
             "needs an Nsight Systems SQLite export or an nsys-jax archive");

@@ -1,6 +1,6 @@
 /* cmd_nsys.c - `profq nsys PATH [--section modules] [--format text|json]`: the nsys-jax
- * notebook's tables from an nsys-jax archive (issue 12); so far the module table and the
- * frames' row counts (render/nsys.c). */
+ * notebook's tables from an nsys-jax archive (issue 12), or the module table from an XPlane
+ * GPU profile (analysis/nsys_xplane.c); rendering in render/nsys.c. */
 #include "cli.h"
 
 #include <string.h>
@@ -9,7 +9,10 @@ static const char usage[] =
     "profq nsys [--section NAME]... [--warmup archive-era|head] [--format text|json|svg]\n"
     "           [-o FILE] PATH...\n"
     "\n"
-    "PATH is an nsys-jax archive (.zip, read in place). Prints what the nsys-jax loader and\n"
+    "PATH is an nsys-jax archive (.zip, read in place), or a JAX XPlane GPU profile\n"
+    "(.xplane.pb: the module table only; a module execution is a run of consecutive kernels\n"
+    "of one hlo_module, its thunks the distinct hlo_op, every execution steady). Prints what\n"
+    "the nsys-jax loader and\n"
     "its notebook compute: the module and thunk frames' row counts (all, steady state,\n"
     "initialisation: executions 0 and 1 of the programs compiled in the profile are not\n"
     "steady) and the steady module table: share of time, total projected ms, rows\n"

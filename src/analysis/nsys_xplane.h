@@ -1,0 +1,21 @@
+/* nsys_xplane.h - the nsys-jax module table (nsys_modules.h) from a JAX XPlane GPU profile
+ * (issue 12 Deliver 4): module executions per GPU plane, thunks = distinct hlo_op per
+ * execution, every execution steady (an XPlane does not show which programs were compiled
+ * while profiling). */
+#ifndef PQ_ANALYSIS_NSYS_XPLANE_H
+#define PQ_ANALYSIS_NSYS_XPLANE_H
+#include "analysis/nsys_modules.h"
+
+/* GPU planes of PROF's XSpace sources whose kernels carry hlo_module (0: nothing to table). */
+size_t nsys_xplane_devices(const pq_profile *prof);
+
+/* The module table of PROF's XSpace GPU planes into OUT (frames: all = steady, init empty;
+ * compiled_programs 0; wait_share NaN). Module executions come from a plane's "XLA
+ * Modules" line when it has one (thunks: the kernels starting inside it), else from its
+ * kernels: sorted by start over the plane's stream lines, consecutive kernels of the same
+ * (program id, hlo_module) form one execution from the first start to the latest end.
+ * PQ_ERR_INPUT when no GPU plane carries XLA kernels. Free with nsys_xplane_free. */
+pq_status nsys_xplane_modules(const pq_profile *prof, nsys_modules_result *out, pq_error *err);
+void nsys_xplane_free(nsys_modules_result *r);
+
+#endif
