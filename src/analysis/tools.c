@@ -25,7 +25,7 @@ typedef struct facts {
     uint64_t nsys_sources, nsys_modules; /* nsys-jax archives (their thunks: trace_xla_slices) */
     uint64_t nsys_devices;               /* their device tracks */
     uint64_t sqlite_sources, sqlite_modules; /* Nsight SQLite exports (also trace_sources) */
-    uint64_t xplane_nsys_devices; /* GPU planes with XLA kernels (nsys_xplane.h) */
+    uint64_t xplane_nsys_devices;            /* GPU planes with XLA kernels (nsys_xplane.h) */
 } facts;
 
 /* Counts events on host planes whose metadata is MemoryAllocation/MemoryDeallocation. */
