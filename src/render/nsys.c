@@ -175,16 +175,17 @@ static pq_status render_xplane(const pq_profile *profile, unsigned only, pq_outp
         json_obj_end(&w);
     } else {
         buf_printf(&b,
-                   "XPlane GPU profile: %zu file(s), %zu device(s); module executions are runs "
-                   "of consecutive kernels of one module, thunks the distinct hlo_op in each\n",
+                   "XPlane GPU profile: %zu file(s), %zu device(s)\n"
+                   "module executions are runs of consecutive kernels of one module, thunks the "
+                   "distinct hlo_op in each\n",
                    r.sources, r.devices);
         buf_puts(&b, "\nframe    module rows  thunk rows\n");
         for (int f = 0; f < NSYS_NFRAMES; f++)
             buf_printf(&b, "%-8s %11" PRIu64 " %11" PRIu64 "\n", FRAME_NAMES[f],
                        r.frames[f].module_rows, r.frames[f].thunk_rows);
         buf_printf(&b,
-                   "\nsteady modules (%.3f ms; every execution is steady: an XPlane does not "
-                   "show which programs were compiled while profiling)\n",
+                   "\nsteady modules (%.3f ms; every execution is steady: an XPlane does not show "
+                   "compilation)\n",
                    (double)r.total_ns / 1e6);
         modules_text(&r, &b);
     }

@@ -53,7 +53,7 @@ void nsys_compile_text(const nsys_compile_result *r, buf *b)
 {
     buf_printf(b,
                "\ncompile: top 97%% of %.2f s compilation time (%" PRIu64 " ranges, %" PRIu64
-               " after autotuning detail is removed; %" PRIu64 " parallel region(s))\n",
+               " without autotuning detail; %" PRIu64 " parallel region(s))\n",
                r->total_ns / 1e9, r->rows, r->rows_detail_removed, r->parallel_regions);
     for (size_t k = 0; k < r->ntop; k++) {
         const nsys_compile_pass *p = &r->passes[k];

@@ -8,6 +8,7 @@
 #include "core/alloc.h"
 #include "render/nsys_sections.h"
 #include "render/svg.h"
+#include "render/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,17 +70,24 @@ void nsys_flame_text(const nsys_flame_result *r, buf *b)
             ix[k] = k;
         sort_stacks = fg->stacks;
         qsort(ix, fg->n, sizeof *ix, cmp_heavy);
+        /* A stack runs to thousands of columns: text shows it shortened in the middle to
+         * fit the terminal (the leaf stays readable); JSON and the SVG keep it whole. */
+        buf line;
+        buf_init(&line, NULL);
         for (size_t k = 0; k < fg->n && k < 10; k++) {
             const nsys_flame_stack *s = &fg->stacks[ix[k]];
             buf_printf(b, "%12.3f  ", s->ms);
+            line.n = 0;
             for (uint32_t q = 0; q < s->nframes; q++) {
                 const char *n = fname(r, s->frames[q]);
                 if (q)
-                    buf_putc(b, ';');
-                json_escape_into(b, n, strlen(n));
+                    buf_putc(&line, ';');
+                json_escape_into(&line, n, strlen(n));
             }
+            text_fit(b, line.p, line.n, TEXT_COLS - 14, 0);
             buf_putc(b, '\n');
         }
+        buf_release(&line);
         pq_free(ix);
     }
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/widths.sh - default text fits a terminal (issue 16 item 10): every text-producing
-# command (info, tools, scan, memory-viewer, memory text/md, heap, memory-profile, ops by op,
+# command (info, tools, scan, nsys and its sections, memory-viewer, memory text/md, heap, memory-profile, ops by op,
 # category and program, roofline, tt summary) on every file of ../shared/data (xplane, hlo,
-# trace-json, tenstorrent) and tests/fixtures, and the summary family (report, query,
+# trace-json, nsys, tenstorrent) and tests/fixtures, and the summary family (report, query,
 # compare and track text on the summaries of the traces and XPlanes), prints no line wider than 120 columns
 # (characters, not bytes: "…" is one column). With --wide, names are whole: no "…" at all,
 # and the op and program names of the JSON appear in the text. memory --format tsv is for
@@ -24,7 +24,7 @@ ln -s "$top/tests/fixtures" "$work/run/fixtures"
 files=()
 for f in "$work"/run/fixtures/jax_cpu/*/*.hlo.pb "$work"/run/data/xplane/*.xplane.pb \
     "$work"/run/data/xplane/mi300x8_jax_conv_legacy "$work"/run/data/hlo/* \
-    "$work"/run/data/trace-json/*; do
+    "$work"/run/data/trace-json/* "$work"/run/data/nsys/*; do
     [ -e "$f" ] && files+=("${f#"$work"/run/}")
 done
 # cols FILE: the widest line of FILE in characters
@@ -50,7 +50,7 @@ for l in open(sys.argv[1], encoding="utf-8", errors="replace"):
 }
 for f in "${files[@]}"; do
     b=$f
-    for c in info tools scan memory-profile heap roofline; do
+    for c in info tools scan memory-profile heap roofline nsys; do
         check "$c $b" "$PROFQ" "$c" --format text "$f"
     done
     for fmt in text md; do check "memory --format $fmt $b" "$PROFQ" memory --format "$fmt" "$f"; done
@@ -61,6 +61,13 @@ for m in json.load(sys.stdin).get("modules", []): print(m["module"])' 2>/dev/nul
     while IFS= read -r m; do
         check "memory-viewer --module $m $b" "$PROFQ" memory-viewer --format text --module "$m" "$f"
     done <"$work/mods"
+done
+# every section of profq nsys on the nsys-jax archives (the default above prints them all)
+for f in "$work"/run/data/nsys/*.zip; do
+    [ -e "$f" ] || continue
+    for sec in modules compile runtime opcodes collectives variability bias heap flame; do
+        check "nsys --section $sec ${f#"$work"/run/}" "$PROFQ" nsys --section "$sec" "${f#"$work"/run/}"
+    done
 done
 for f in "$work"/run/data/tenstorrent/*.log; do
     [ -e "$f" ] && check "tt summary ${f#"$work"/run/}" "$PROFQ" tt summary "${f#"$work"/run/}"
