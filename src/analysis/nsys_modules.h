@@ -45,6 +45,10 @@ typedef struct nsys_warmup {
     int all_steady_modules, all_steady_thunks; /* set by the HEAD fallback */
 } nsys_warmup;
 
+/* The default rule of PROF: 1 (HEAD's) when every nsys-jax source was read in the newer
+ * layout (pq_source.nsysjax_newer), else 0 (the archive-era loader's). */
+int nsys_warmup_head_default(const pq_profile *prof);
+
 /* NSYS_STEADY, NSYS_INIT or -1 (neither) for an execution of a program (THUNK: a thunk or
  * communication row, else a module row). W NULL: the archive-era rule. */
 int nsys_warmup_frame(const nsys_warmup *w, int compiled, int64_t exec, int thunk);
