@@ -63,7 +63,10 @@ pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err)
     if (!h)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     h->path = src->path;
-    pq_status st = pqzip_open_memory(src->file.data, src->file.size, src->path, &h->zip, err);
+    /* An extracted archive (a directory) has no mapping: read in place. */
+    pq_status st = src->file.data
+                       ? pqzip_open_memory(src->file.data, src->file.size, src->path, &h->zip, err)
+                       : pqzip_open(src->path, &h->zip, err);
     if (st != PQ_OK) {
         pq_free(h);
         return st;
