@@ -205,7 +205,10 @@ pq_status nsys_modules_compute_warmup(const pq_profile *prof, const nsys_warmup 
     if (!v.all_steady_modules && !v.all_steady_thunks)
         return st;
     nsys_modules_free(out);
-    return compute(prof, &v, out, err);
+    st = compute(prof, &v, out, err);
+    if (st == PQ_OK)
+        out->all_steady = 1;
+    return st;
 }
 
 static pq_status compute(const pq_profile *prof, const nsys_warmup *w, nsys_modules_result *out,

@@ -34,6 +34,7 @@ typedef struct nsys_modules_result {
     size_t nmodules;
     size_t ntop; /* modules[0..ntop): the top module ids, added while the share seen < 99% */
     int64_t total_ns;
+    int all_steady; /* HEAD rule: no steady module or thunk rows, that kind taken as steady */
 } nsys_modules_result;
 
 /* The warm-up rule: the archive-era loader's (head = 0: for programs whose compilation

@@ -90,6 +90,9 @@ static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, u
     for (int f = 0; f < NSYS_NFRAMES; f++)
         buf_printf(b, "%-8s %11" PRIu64 " %11" PRIu64 " %19" PRIu64 "\n", FRAME_NAMES[f],
                    r->frames[f].module_rows, r->frames[f].thunk_rows, c->communication_rows[f]);
+    if (r->all_steady)
+        buf_puts(b, "warning: the HEAD warm-up rule leaves no steady rows of a kind: all of "
+                    "them taken as steady (as the HEAD loader does)\n");
     if ((sections & (PQ_NSYS_WARMUP_HEAD - 1)) && !(sections & PQ_NSYS_MODULES))
         return;
     buf_printf(b, "\nsteady modules (%.3f ms; %s)\n", (double)r->total_ns / 1e6,
