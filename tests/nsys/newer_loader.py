@@ -8,6 +8,9 @@ transformation is documented there): thread-metadata with XlaLauncher thread nam
 device/system metadata, STORED members, the newer trace.parquet column set (with Domain, and
 without), the push/pop report as parquet and as csv.xz. Cases:
 - one archive (.zip), each column set;
+- one archive cut to the first execution of each module per thread (every program compiled
+  in the profile: the HEAD rule leaves nothing steady, the loader warns and takes every row
+  as steady; profq's text warns too);
 - the same archive extracted into a directory;
 - two archives of one job (processes 0 and 1: other PIDs/TIDs, devices 4-7, durations
   scaled), given together on the command line, and as a directory holding them plus a
@@ -208,13 +211,41 @@ def compare(profq, paths, prefix, head_dir, label):
     for (prog, _, name, _, _), ms in steady.thunk["ProjDurMs"].items():
         want_t[(pid(prog), name)] += float(ms)
     got_t = collections.defaultdict(float)
+    # HEAD: a thunk frame left without steady rows is taken as steady whole.
+    thunks_all_steady = not any(t and not is_init(p_, e) for p_, e, _, _, _, t in slices)
     for prog, ex, _, name, ms, thunk in slices:
-        if thunk and not is_init(prog, ex):
+        if thunk and (thunks_all_steady or not is_init(prog, ex)):
             got_t[(prog, name)] += ms
     bad = [k for k in set(want_t) | set(got_t) if not close(want_t.get(k, -1), got_t.get(k, -2))]
     check(not bad and want_t,
           f"{label}: steady thunk totals of {len(want_t)} (program, thunk) groups "
           f"(differ: {[(k, want_t.get(k), got_t.get(k)) for k in sorted(bad)[:4]]})")
+
+
+def first_executions_only(members):
+    """MEMBERS with trace.parquet cut to the first execution of each module per thread (and
+    the ranges inside it): every program compiled in the profile then has execution 0 only,
+    which the HEAD rule leaves without steady rows (warns, takes everything as steady)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    import io
+    name = "nvtx_gpu_proj_trace/trace.parquet"
+    t = pq.read_table(io.BytesIO(members[name]))
+    text, rid, tid = t["Text"].to_pylist(), t["Range ID"].to_pylist(), t["TID"].to_pylist()
+    start, stack = t["Start"].to_pylist(), t["Range Stack"].to_pylist()
+    seen, dropped = set(), set()
+    for i in sorted(range(len(text)), key=lambda i: start[i]):
+        if text[i].startswith("XlaModule:"):
+            if (tid[i], text[i]) in seen:
+                dropped.add(rid[i])
+            seen.add((tid[i], text[i]))
+    keep = [rid[i] not in dropped and not dropped.intersection(stack[i] or [])
+            for i in range(len(text))]
+    out = io.BytesIO()
+    pq.write_table(t.filter(pa.array(keep)), out, compression="snappy")
+    members = dict(members)
+    members[name] = out.getvalue()
+    return members, len(dropped)
 
 
 def combine_dir(path, archives):
@@ -252,6 +283,21 @@ def main():
             newer_archive.write_dir(ext, members)
             compare(a.profq, [str(z)], ext, a.head, label)
             compare(a.profq, [str(ext)], ext, a.head, label + ", extracted directory")
+
+        # Nothing steady under the HEAD rule: the loader warns and takes every row as steady.
+        members, cut = first_executions_only(newer_archive.newer_members(a.archive))
+        check(cut > 0, f"first executions only: {cut} later module executions cut")
+        z = t / "first.zip"
+        newer_archive.write_zip(z, members)
+        ext = t / "first"
+        newer_archive.write_dir(ext, members)
+        compare(a.profq, [str(z)], ext, a.head, "first executions only (nothing steady)")
+        p = run([a.profq, "nsys", "--section", "modules", str(z)])
+        check(p.returncode == 0 and "warning: the HEAD warm-up rule leaves no steady rows"
+              in p.stdout, f"first executions only: text warns ({p.stdout[:300]!r})")
+        p = run([a.profq, "nsys", "--section", "modules", str(t / "new0.zip")])
+        check(p.returncode == 0 and "warning:" not in p.stdout,
+              "newer archive with steady rows: no warning")
 
         procs = {
             "rank0": newer_archive.newer_members(a.archive),
