@@ -203,7 +203,10 @@ enum {
     PQ_NSYS_BIAS = 64,
     PQ_NSYS_HEAP = 128,
     PQ_NSYS_FLAME = 256,
-    PQ_NSYS_WARMUP_HEAD = 1 << 16 /* not a section: the HEAD loader's warm-up rule */
+    /* Not sections: the warm-up rule. Neither: each archive's era's loader (HEAD's when
+     * every nsys-jax source has the newer layout, else the archive-era loader's). */
+    PQ_NSYS_WARMUP_HEAD = 1 << 16,   /* the HEAD loader's warm-up rule */
+    PQ_NSYS_WARMUP_ARCHIVE = 1 << 17 /* the archive-era loader's warm-up rule */
 };
 pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,
                          pq_error *err);

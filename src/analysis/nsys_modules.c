@@ -170,6 +170,20 @@ int nsys_warmup_frame(const nsys_warmup *w, int compiled, int64_t exec, int thun
     return exec == 0 ? NSYS_INIT : -1;
 }
 
+int nsys_warmup_head_default(const pq_profile *prof)
+{
+    size_t n = 0;
+    for (size_t s = 0; s < prof->nsources; s++) {
+        const pq_source *src = &prof->sources[s];
+        if (src->info.format != PQ_FORMAT_NSYS_JAX || !src->slices)
+            continue;
+        if (!src->nsysjax_newer)
+            return 0;
+        n++;
+    }
+    return n > 0;
+}
+
 pq_status nsys_modules_compute(const pq_profile *prof, nsys_modules_result *out, pq_error *err)
 {
     return nsys_modules_compute_warmup(prof, NULL, out, err);
@@ -191,7 +205,10 @@ pq_status nsys_modules_compute_warmup(const pq_profile *prof, const nsys_warmup 
     if (!v.all_steady_modules && !v.all_steady_thunks)
         return st;
     nsys_modules_free(out);
-    return compute(prof, &v, out, err);
+    st = compute(prof, &v, out, err);
+    if (st == PQ_OK)
+        out->all_steady = 1;
+    return st;
 }
 
 static pq_status compute(const pq_profile *prof, const nsys_warmup *w, nsys_modules_result *out,

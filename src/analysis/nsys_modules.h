@@ -34,6 +34,7 @@ typedef struct nsys_modules_result {
     size_t nmodules;
     size_t ntop; /* modules[0..ntop): the top module ids, added while the share seen < 99% */
     int64_t total_ns;
+    int all_steady; /* HEAD rule: no steady module or thunk rows, that kind taken as steady */
 } nsys_modules_result;
 
 /* The warm-up rule: the archive-era loader's (head = 0: for programs whose compilation
@@ -44,6 +45,10 @@ typedef struct nsys_warmup {
     int head, has_communication;
     int all_steady_modules, all_steady_thunks; /* set by the HEAD fallback */
 } nsys_warmup;
+
+/* The default rule of PROF: 1 (HEAD's) when every nsys-jax source was read in the newer
+ * layout (pq_source.nsysjax_newer), else 0 (the archive-era loader's). */
+int nsys_warmup_head_default(const pq_profile *prof);
 
 /* NSYS_STEADY, NSYS_INIT or -1 (neither) for an execution of a program (THUNK: a thunk or
  * communication row, else a module row). W NULL: the archive-era rule. */

@@ -14,8 +14,8 @@ static const char usage[] =
     "of one hlo_module, its thunks the distinct hlo_op, every execution steady). Prints what\n"
     "the nsys-jax loader and\n"
     "its notebook compute: the module and thunk frames' row counts (all, steady state,\n"
-    "initialisation: executions 0 and 1 of the programs compiled in the profile are not\n"
-    "steady) and the steady module table: share of time, total projected ms, rows\n"
+    "initialisation: see --warmup) and the steady module table: share of time, total projected ms, "
+    "rows\n"
     "(executions x devices), name (program id). JSON schema profq.nsys.v1.\n"
     "Sections (all by default; --section NAME, repeatable, selects): modules, runtime (clock\n"
     "alignment, the three runtime definitions, idle time, hidden/exposed communication,\n"
@@ -26,9 +26,12 @@ static const char usage[] =
     "compile (total compilation time and the passes by non-child time covering 97%,\n"
     "parallel-compilation aware, autotuning detail removed), heap (heap-simulator usage of\n"
     "the top modules), flame (flame graphs by source stack and by op_name).\n"
-    "--warmup head: the current nsys-jax loader's warm-up\n"
-    "split (one more initialisation execution when the profile has communication; every\n"
-    "row steady when none would be) instead of the archive-era loader's (the default).\n";
+    "--warmup: the warm-up split; by default the one of the loader of the archive's era:\n"
+    "head (the current nsys-jax loader's, for archives with thread-metadata.parquet or the\n"
+    "newer trace.parquet columns: executions below (compiled in the profile) + (profile has\n"
+    "communication) are initialisation; every row steady when none would be) or\n"
+    "archive-era (the older loader's: executions 0 and 1 of the programs compiled in the\n"
+    "profile are not steady). The rule applied is printed (JSON warmup.rule).\n";
 
 enum { OPT_SECTION = CLI_OPT_OWN, OPT_WARMUP };
 static const struct option options[] = {{"section", required_argument, NULL, OPT_SECTION},
@@ -41,9 +44,13 @@ static const struct option options[] = {{"section", required_argument, NULL, OPT
 static int take(void *ctx, int id, const char *v)
 {
     if (id == OPT_WARMUP) {
+        unsigned *m = ctx;
+        *m &= ~(unsigned)(PQ_NSYS_WARMUP_HEAD | PQ_NSYS_WARMUP_ARCHIVE); /* the last one wins */
         if (!strcmp(v, "head"))
-            *(unsigned *)ctx |= PQ_NSYS_WARMUP_HEAD;
-        else if (strcmp(v, "archive-era") != 0)
+            *m |= PQ_NSYS_WARMUP_HEAD;
+        else if (!strcmp(v, "archive-era"))
+            *m |= PQ_NSYS_WARMUP_ARCHIVE;
+        else
             return cli_usage_error("nsys", "--warmup: expected archive-era or head, found '%s'", v);
         return EXIT_OK;
     }

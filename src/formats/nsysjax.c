@@ -695,7 +695,7 @@ static int64_t first_pid(const trace *t)
 /* One process: trace.parquet (SLUG: nsys-jax-combine output's file of that process, see
  * nsysjax_member), its metadata into *META, its push/pop report. */
 static pq_status feed_process(pqzip *z, const char *path, const char *slug, const pq_events *ev,
-                              int *ndevices, nsysjax_meta *meta, pq_error *err)
+                              int *ndevices, int *newer, nsysjax_meta *meta, pq_error *err)
 {
     FORWARD_IF_ERROR(nsysjax_meta_read(z, path, slug, meta, err));
     char name[512];
@@ -728,6 +728,8 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
         st = feed_trace(&t, ev, err);
     if (ndevices)
         *ndevices += t.ndevices;
+    if (newer)
+        *newer |= t.newer;
     int64_t pid = st == PQ_OK ? first_pid(&t) : 0;
     nsysjax_cols_free(&t.c);
     pq_free(t.rows);
@@ -741,14 +743,15 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
 
 /* An archive (one process), or nsys-jax-combine output: trace.parquet/ a directory of one
  * file per process (its slug), each process read as an archive of its own whose members
- * are MEMBER/SLUG where that exists, else MEMBER. *META gets the first process's metadata. */
+ * are MEMBER/SLUG where that exists, else MEMBER. *META gets the first process's metadata;
+ * *NEWER (optional) is set when a process has the current loader's layout. */
 static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, int *ndevices,
-                              nsysjax_meta *meta, pq_error *err)
+                              int *newer, nsysjax_meta *meta, pq_error *err)
 {
     if (ndevices)
         *ndevices = 0;
     if (pqzip_find(z, TRACE_MEMBER) >= 0)
-        return feed_process(z, path, NULL, ev, ndevices, meta, err);
+        return feed_process(z, path, NULL, ev, ndevices, newer, meta, err);
     memset(meta, 0, sizeof *meta);
     size_t l = sizeof TRACE_MEMBER, nproc = 0;
     pq_status st = PQ_OK;
@@ -758,7 +761,7 @@ static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, i
             continue;
         nsysjax_meta other;
         nsysjax_meta *into = nproc++ ? &other : meta;
-        st = feed_process(z, path, m + l, ev, ndevices, into, err);
+        st = feed_process(z, path, m + l, ev, ndevices, newer, into, err);
         if (into == &other)
             nsysjax_meta_free(&other);
     }
@@ -774,7 +777,7 @@ pq_status nsysjax_feed(const uint8_t *data, size_t n, const char *path, const pq
     pqzip *z = NULL;
     FORWARD_IF_ERROR(pqzip_open_memory(data, n, path, &z, err));
     nsysjax_meta meta;
-    pq_status st = feed_archive(z, path, ev, ndevices, &meta, err);
+    pq_status st = feed_archive(z, path, ev, ndevices, NULL, &meta, err);
     nsysjax_meta_free(&meta);
     pqzip_close(z);
     return st;
@@ -795,7 +798,7 @@ pq_status nsysjax_read(pq_source *src, pq_error *err)
     else
         FORWARD_IF_ERROR(pqzip_open(src->path, &z, err));
     nsysjax_meta meta;
-    pq_status st = feed_archive(z, src->path, &ev, NULL, &meta, err);
+    pq_status st = feed_archive(z, src->path, &ev, NULL, &src->nsysjax_newer, &meta, err);
     if (st == PQ_OK && meta.hostname.n) {
         /* The host the profile ran on (system-metadata.parquet), for info. */
         pq_str *h = arena_alloc(&src->mem, sizeof *h);

@@ -161,6 +161,9 @@ typedef struct pq_source {
     model_nsys_export *nsys_export;
     /* Tenstorrent runtime log: its per-op device memory state (owned; NULL otherwise). */
     pq_ttlog *ttlog;
+    /* nsys-jax archive: 1 when a process was read in the current loader's layout
+     * (thread-metadata.parquet or a newer trace.parquet column set), 0 archive era. */
+    int nsysjax_newer;
 } pq_source;
 
 struct pq_profile {

@@ -122,7 +122,10 @@ static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, u
     for (int f = 0; f < NSYS_NFRAMES; f++)
         buf_printf(b, "%-8s %11" PRIu64 " %11" PRIu64 " %19" PRIu64 "\n", FRAME_NAMES[f],
                    r->frames[f].module_rows, r->frames[f].thunk_rows, c->communication_rows[f]);
-    if ((sections & ~(unsigned)PQ_NSYS_WARMUP_HEAD) && !(sections & PQ_NSYS_MODULES))
+    if (r->all_steady)
+        buf_puts(b, "warning: the HEAD warm-up rule leaves no steady rows of a kind: all of "
+                    "them taken as steady (as the HEAD loader does)\n");
+    if ((sections & (PQ_NSYS_WARMUP_HEAD - 1)) && !(sections & PQ_NSYS_MODULES))
         return;
     buf_printf(b, "\nsteady modules (%.3f ms; %s)\n", (double)r->total_ns / 1e6,
                c->warmup_head ? "HEAD warm-up rule: executions below (compiled in the profile) + "
@@ -214,6 +217,8 @@ pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output
     if (xplane_only(profile))
         return render_xplane(profile, only, fmt, sink, err);
     nsys_warmup w = {.head = (sections & PQ_NSYS_WARMUP_HEAD) != 0};
+    if (!(sections & (PQ_NSYS_WARMUP_HEAD | PQ_NSYS_WARMUP_ARCHIVE)))
+        w.head = nsys_warmup_head_default(profile);
     pq_status st = w.head ? nsys_comm_has_communication(profile, &w.has_communication, err) : PQ_OK;
     nsys_modules_result r;
     if (st == PQ_OK)

@@ -15,7 +15,7 @@
 
 static int on(unsigned sections, unsigned bit)
 {
-    sections &= ~(unsigned)PQ_NSYS_WARMUP_HEAD;
+    sections &= ~(unsigned)(PQ_NSYS_WARMUP_HEAD | PQ_NSYS_WARMUP_ARCHIVE);
     return !sections || (sections & bit);
 }
 

@@ -8,6 +8,9 @@ transformation is documented there): thread-metadata with XlaLauncher thread nam
 device/system metadata, STORED members, the newer trace.parquet column set (with Domain, and
 without), the push/pop report as parquet and as csv.xz. Cases:
 - one archive (.zip), each column set;
+- one archive cut to the first execution of each module per thread (every program compiled
+  in the profile: the HEAD rule leaves nothing steady, the loader warns and takes every row
+  as steady; profq's text warns too);
 - the same archive extracted into a directory;
 - two archives of one job (processes 0 and 1: other PIDs/TIDs, devices 4-7, durations
   scaled), given together on the command line, and as a directory holding them plus a
@@ -23,15 +26,17 @@ one, which is what profq reports) and the communication classification (the arch
 HloProtos, so profq sees no communication either: the warm-up split of both depends on
 compilation only).
 
-Compared, within 1e-6 relative, on profq's module and thunk slices (`profq export`: run_id
-"PROGRAM:EXECUTION", device tracks named "device G ...") split with the HEAD loader's warm-up
-rule (the oracle's compiled program ids; executions below compiled + communication are init):
-frames.{all,steady,init}.{module,thunk}_rows; per program id in the steady frame: rows and
-total ms; per (program id, device) the module rows of all frames (the XlaLauncher device
-mapping); per (program id, thunk name) the steady total ms. `profq nsys` itself: the all
-frame's row counts and the number of programs compiled. Not compared: `profq nsys`'s
-steady/init split, which applies the archive-era loader's rule to every archive
-(analysis/nsys_modules.c: execution 1 of a compiled program is neither init nor steady).
+Compared, within 1e-6 relative, `profq nsys` (its default warm-up rule on these archives is
+the HEAD loader's, JSON warmup.rule "head", text header "HEAD warm-up rule") against the
+oracle: frames.{all,steady,init}.{module,thunk}_rows; per program id in the steady frame
+(modules[]): rows and total ms, and the steady total ms (the sum of modules[].total_ms and the
+text header). On profq's module and thunk slices (`profq export`: run_id "PROGRAM:EXECUTION",
+device tracks named "device G ..."), split with the HEAD loader's rule (the oracle's compiled
+program ids; executions below compiled + communication are init): per (program id, device)
+the module rows of all frames (the XlaLauncher device mapping); per (program id, thunk name)
+the steady total ms. `--warmup archive-era` overrides the default: warmup.rule
+"archive-era" and the steady/init module and thunk rows of the archive-era rule (execution 0
+of a compiled program init, 1 neither) counted on the slices.
 """
 import argparse
 import collections
@@ -146,6 +151,34 @@ def compare(profq, paths, prefix, head_dir, label):
     check(doc["compiled_programs"] == len(compiled),
           f"{label}: {len(compiled)} programs compiled (profq {doc['compiled_programs']})")
 
+    check(doc.get("warmup", {}).get("rule") == "head",
+          f"{label}: default warm-up rule head (profq {doc.get('warmup')})")
+    for fname, fr in (("all", all_), ("steady", steady), ("init", init)):
+        for kind in ("module", "thunk"):
+            want, got = len(getattr(fr, kind)), doc["frames"][fname][f"{kind}_rows"]
+            check(got == want, f"{label}: nsys frames.{fname}.{kind}_rows = {want} (profq {got})")
+
+    want = {}
+    for prog, df in steady.module.groupby(level="ProgramId"):
+        want[pid(prog)] = (len(df), float(df["ProjDurMs"].sum()))
+    got = {m["program_id"]: (m["rows"], m["total_ms"]) for m in doc["modules"]}
+    check(set(got) == set(want),
+          f"{label}: nsys steady program ids {sorted(want)} (profq {sorted(got)})")
+    for prog, (rows, ms) in sorted(want.items(), key=lambda kv: -kv[1][1]):
+        g = got.get(prog, (0, 0.0))
+        check(g[0] == rows and close(g[1], ms),
+              f"{label}: nsys steady program {prog}: {rows} rows, {ms:.9f} ms "
+              f"(profq {g[0]}, {g[1]:.9f})")
+    total = float(steady.module["ProjDurMs"].sum())
+    got_total = sum(m["total_ms"] for m in doc["modules"])
+    check(close(got_total, total, 1e-9 * len(want) + 1e-6),
+          f"{label}: nsys steady total {total:.6f} ms (profq {got_total:.6f})")
+    p = run([profq, "nsys", "--section", "modules", *paths])
+    hm = re.search(r"^steady modules \(([0-9.]+) ms; (HEAD warm-up rule)", p.stdout, re.M)
+    check(p.returncode == 0 and hm is not None and abs(float(hm.group(1)) - total) <= 5e-4,
+          f"{label}: nsys text: steady modules ({total:.3f} ms; HEAD warm-up rule ...) "
+          f"(profq {hm.group(0) if hm else p.stdout[:200]!r})")
+
     # profq's module and thunk slices, split with the HEAD loader's warm-up rule (no
     # communication: executions below 1 of the programs compiled in the profile are init).
     slices = exported(profq, paths)
@@ -153,28 +186,19 @@ def compare(profq, paths, prefix, head_dir, label):
     def is_init(prog, ex):
         return prog in compiled and ex < 1
 
-    for fname, fr, keep in (("all", all_, lambda p, e: True),
-                            ("steady", steady, lambda p, e: not is_init(p, e)),
-                            ("init", init, is_init)):
+    # The explicit override: the archive-era rule (execution 0 init, 1 neither, 2+ steady).
+    p = run([profq, "nsys", "--warmup", "archive-era", "--format", "json", *paths])
+    era = json.loads(p.stdout) if p.returncode == 0 else {"frames": {}}
+    check(era.get("warmup", {}).get("rule") == "archive-era",
+          f"{label}: --warmup archive-era: rule archive-era (profq {era.get('warmup')})")
+    for fname, keep in (("steady", lambda p_, e: p_ not in compiled or e > 1),
+                        ("init", lambda p_, e: p_ in compiled and e == 0)):
         for kind, thunk in (("module", False), ("thunk", True)):
-            want = len(getattr(fr, kind))
-            got = sum(1 for p_, e, _, _, _, t in slices if t == thunk and keep(p_, e))
-            check(got == want, f"{label}: frames.{fname}.{kind}_rows = {want} (profq {got})")
+            want_n = sum(1 for p_, e, _, _, _, t in slices if t == thunk and keep(p_, e))
+            got_n = era["frames"].get(fname, {}).get(f"{kind}_rows")
+            check(got_n == want_n, f"{label}: --warmup archive-era: frames.{fname}.{kind}_rows "
+                  f"= {want_n} (profq {got_n})")
 
-    want = {}
-    for prog, df in steady.module.groupby(level="ProgramId"):
-        want[pid(prog)] = (len(df), float(df["ProjDurMs"].sum()))
-    got = collections.defaultdict(lambda: [0, 0.0])
-    for prog, ex, _, _, ms, thunk in slices:
-        if not thunk and not is_init(prog, ex):
-            got[prog][0] += 1
-            got[prog][1] += ms
-    check(set(got) == set(want), f"{label}: steady program ids {sorted(want)} (profq {sorted(got)})")
-    for prog, (rows, ms) in sorted(want.items(), key=lambda kv: -kv[1][1]):
-        g = got.get(prog, [0, 0.0])
-        check(g[0] == rows and close(g[1], ms),
-              f"{label}: steady program {prog}: {rows} rows, {ms:.9f} ms "
-              f"(profq {g[0]}, {g[1]:.9f})")
     # Module rows per (program, device), all frames: the device mapping.
     want_dev = collections.Counter(
         (pid(p), int(d)) for p, _, d in all_.module.index.to_list())
@@ -187,13 +211,41 @@ def compare(profq, paths, prefix, head_dir, label):
     for (prog, _, name, _, _), ms in steady.thunk["ProjDurMs"].items():
         want_t[(pid(prog), name)] += float(ms)
     got_t = collections.defaultdict(float)
+    # HEAD: a thunk frame left without steady rows is taken as steady whole.
+    thunks_all_steady = not any(t and not is_init(p_, e) for p_, e, _, _, _, t in slices)
     for prog, ex, _, name, ms, thunk in slices:
-        if thunk and not is_init(prog, ex):
+        if thunk and (thunks_all_steady or not is_init(prog, ex)):
             got_t[(prog, name)] += ms
     bad = [k for k in set(want_t) | set(got_t) if not close(want_t.get(k, -1), got_t.get(k, -2))]
     check(not bad and want_t,
           f"{label}: steady thunk totals of {len(want_t)} (program, thunk) groups "
           f"(differ: {[(k, want_t.get(k), got_t.get(k)) for k in sorted(bad)[:4]]})")
+
+
+def first_executions_only(members):
+    """MEMBERS with trace.parquet cut to the first execution of each module per thread (and
+    the ranges inside it): every program compiled in the profile then has execution 0 only,
+    which the HEAD rule leaves without steady rows (warns, takes everything as steady)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    import io
+    name = "nvtx_gpu_proj_trace/trace.parquet"
+    t = pq.read_table(io.BytesIO(members[name]))
+    text, rid, tid = t["Text"].to_pylist(), t["Range ID"].to_pylist(), t["TID"].to_pylist()
+    start, stack = t["Start"].to_pylist(), t["Range Stack"].to_pylist()
+    seen, dropped = set(), set()
+    for i in sorted(range(len(text)), key=lambda i: start[i]):
+        if text[i].startswith("XlaModule:"):
+            if (tid[i], text[i]) in seen:
+                dropped.add(rid[i])
+            seen.add((tid[i], text[i]))
+    keep = [rid[i] not in dropped and not dropped.intersection(stack[i] or [])
+            for i in range(len(text))]
+    out = io.BytesIO()
+    pq.write_table(t.filter(pa.array(keep)), out, compression="snappy")
+    members = dict(members)
+    members[name] = out.getvalue()
+    return members, len(dropped)
 
 
 def combine_dir(path, archives):
@@ -231,6 +283,21 @@ def main():
             newer_archive.write_dir(ext, members)
             compare(a.profq, [str(z)], ext, a.head, label)
             compare(a.profq, [str(ext)], ext, a.head, label + ", extracted directory")
+
+        # Nothing steady under the HEAD rule: the loader warns and takes every row as steady.
+        members, cut = first_executions_only(newer_archive.newer_members(a.archive))
+        check(cut > 0, f"first executions only: {cut} later module executions cut")
+        z = t / "first.zip"
+        newer_archive.write_zip(z, members)
+        ext = t / "first"
+        newer_archive.write_dir(ext, members)
+        compare(a.profq, [str(z)], ext, a.head, "first executions only (nothing steady)")
+        p = run([a.profq, "nsys", "--section", "modules", str(z)])
+        check(p.returncode == 0 and "warning: the HEAD warm-up rule leaves no steady rows"
+              in p.stdout, f"first executions only: text warns ({p.stdout[:300]!r})")
+        p = run([a.profq, "nsys", "--section", "modules", str(t / "new0.zip")])
+        check(p.returncode == 0 and "warning:" not in p.stdout,
+              "newer archive with steady rows: no warning")
 
         procs = {
             "rank0": newer_archive.newer_members(a.archive),
