@@ -55,6 +55,12 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
+# One job per core unless the command line says otherwise (`make -j1` builds serially): a
+# fresh build compiles every file twice (static and PIC objects).
+ifeq ($(filter -j% j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
 .PHONY: FORCE install all deps test test-run bench-run unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean \
         fuzz-parquet fuzz-zip fuzz-pushpop fuzz-sqlite
 
