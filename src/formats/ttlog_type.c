@@ -89,6 +89,14 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
     return a * b;
 }
 
+/* A padded dimension: tile count times tile size, saturated (parse_dims gives values below
+ * 2^44, so a product of two can pass INT64_MAX; the byte count then saturates too). */
+static int64_t dim_mul(int64_t a, int64_t b)
+{
+    uint64_t p = mul_sat((uint64_t)a, (uint64_t)b);
+    return p > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)p;
+}
+
 void ttlog_layout_of(pq_str t, tt_layout *o)
 {
     memset(o, 0, sizeof *o);
@@ -130,13 +138,13 @@ void ttlog_layout_of(pq_str t, tt_layout *o)
                 if (nd == 1) {
                     o->padded_ndims = 2;
                     o->padded_shape[0] = th[0];
-                    o->padded_shape[1] = md[0] * th[1];
+                    o->padded_shape[1] = dim_mul(md[0], th[1]);
                 } else {
                     o->padded_ndims = nd;
                     for (int i = 0; i < nd - 2; i++)
                         o->padded_shape[i] = md[i];
-                    o->padded_shape[nd - 2] = md[nd - 2] * th[0];
-                    o->padded_shape[nd - 1] = md[nd - 1] * th[1];
+                    o->padded_shape[nd - 2] = dim_mul(md[nd - 2], th[0]);
+                    o->padded_shape[nd - 1] = dim_mul(md[nd - 1], th[1]);
                 }
                 uint64_t padded = size;
                 for (int i = 0; i < o->padded_ndims; i++)
