@@ -99,8 +99,12 @@ $(BUILD)/pic/%.o: %.c $(BUILD)/cflags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -fPIC -c -o $@ $<
 
+# -no-pie: a position-dependent executable has no relative relocations for the loader to
+# apply (a PIE profq had 18,430, whose pages of pointers cost ~100 page faults and ~0.15 ms
+# of every run: docs/internals/speed.md).
+CLI_LDFLAGS ?= -no-pie
 $(BUILD)/profq: $(CLI_OBJ) $(BUILD)/libprofq.a
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libprofq.a $(CLI_PKG_LIBS) -lpthread -lm $(LDLIBS)
+	$(CC) $(LDFLAGS) $(CLI_LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libprofq.a $(CLI_PKG_LIBS) -lpthread -lm $(LDLIBS)
 
 # Objects depend on the compiler flags too: $(BUILD)/cflags changes when they change (a new
 # -fvisibility or SANITIZE rebuilds every object, not only those whose headers changed).

@@ -147,6 +147,16 @@ void cli_stream_done(cli_stream *s);
 /* An error about S's copy names PATH (what the user gave) instead. */
 void cli_stream_error_path(const cli_stream *s, const char *path, pq_error *err);
 
+/* Phase times (the hidden option --timing, taken out of argv by main.c, for the benches):
+ * cli_timing_mark records the process's CPU time, wall time and minor page faults at a
+ * phase's end; common.c marks the end of opening the profile, of rendering (the time the
+ * sink spent writing counted apart) and of closing the output, main.c the start of main
+ * and the end of the command, and prints one line on stderr. No-ops when off. */
+enum { CLI_T_MAIN, CLI_T_OPENED, CLI_T_RENDERED, CLI_T_CLOSED, CLI_T_END, CLI_T_N };
+extern int cli_timing;
+void cli_timing_mark(int phase);
+void cli_timing_print(void);
+
 /* progress.c: on a terminal (stderr a tty, CI unset), work over a second shows one line of
  * progress on stderr (input bytes read, seconds) until cli_progress_stop, which clears it;
  * output, messages and child processes stop it first. Both may be called at any time. */

@@ -9,14 +9,86 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+/* --timing: CPU ms, wall ms and minor faults at each mark, and the sink's writes apart. */
+int cli_timing;
+static struct {
+    double cpu[CLI_T_N], wall[CLI_T_N], write_cpu;
+    long faults[CLI_T_N], write_faults;
+    int seen[CLI_T_N];
+} timing;
+
+static double clock_ms(clockid_t id)
+{
+    struct timespec t;
+    clock_gettime(id, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static long minor_faults(void)
+{
+    struct rusage u;
+    return getrusage(RUSAGE_SELF, &u) == 0 ? u.ru_minflt : 0;
+}
+
+void cli_timing_mark(int phase)
+{
+    if (!cli_timing)
+        return;
+    timing.cpu[phase] = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+    timing.wall[phase] = clock_ms(CLOCK_MONOTONIC);
+    timing.faults[phase] = minor_faults();
+    timing.seen[phase] = 1;
+}
+
+/* One line: "profq timing: PHASE=CPU_MS/WALL_MS/FAULTS ...". exec is everything before main
+ * (the kernel's execve, the dynamic loader, relocations, constructors) as CPU time and
+ * faults (its wall time is not known here); open is reading and decoding the input; compute
+ * is rendering minus the sink's writes; write is those writes plus flushing and closing;
+ * free is freeing the profile until the command returns. A phase a command skipped (an
+ * error) is printed as 0. The process's exit comes after and is not in the line. */
+void cli_timing_print(void)
+{
+    if (!cli_timing)
+        return;
+    for (int k = 1; k < CLI_T_N; k++)
+        if (!timing.seen[k]) { /* not reached: the phase took nothing */
+            timing.cpu[k] = timing.cpu[k - 1];
+            timing.wall[k] = timing.wall[k - 1];
+            timing.faults[k] = timing.faults[k - 1];
+        }
+#define D(a, b, x) (timing.x[CLI_T_##b] - timing.x[CLI_T_##a])
+    fprintf(
+        stderr,
+        "profq timing: exec=%.3f/-/%ld open=%.3f/%.3f/%ld compute=%.3f/%.3f/%ld "
+        "write=%.3f/%.3f/%ld free=%.3f/%.3f/%ld total=%.3f/-/%ld (cpu ms/wall ms/faults)\n",
+        timing.cpu[CLI_T_MAIN], timing.faults[CLI_T_MAIN], D(MAIN, OPENED, cpu),
+        D(MAIN, OPENED, wall), D(MAIN, OPENED, faults), D(OPENED, RENDERED, cpu) - timing.write_cpu,
+        D(OPENED, RENDERED, wall) - timing.write_cpu,
+        D(OPENED, RENDERED, faults) - timing.write_faults,
+        D(RENDERED, CLOSED, cpu) + timing.write_cpu, D(RENDERED, CLOSED, wall) + timing.write_cpu,
+        D(RENDERED, CLOSED, faults) + timing.write_faults, D(CLOSED, END, cpu),
+        D(CLOSED, END, wall), D(CLOSED, END, faults), timing.cpu[CLI_T_END],
+        timing.faults[CLI_T_END]);
+#undef D
+}
 
 static int file_write(void *ctx, const void *data, size_t n)
 {
     cli_out *o = ctx;
     cli_progress_stop(); /* the output starts: the progress line goes */
-    if (fwrite(data, 1, n, o->f) == n)
+    double t0 = cli_timing ? clock_ms(CLOCK_PROCESS_CPUTIME_ID) : 0;
+    long f0 = cli_timing ? minor_faults() : 0;
+    size_t put = fwrite(data, 1, n, o->f);
+    if (cli_timing) {
+        timing.write_cpu += clock_ms(CLOCK_PROCESS_CPUTIME_ID) - t0;
+        timing.write_faults += minor_faults() - f0;
+    }
+    if (put == n)
         return 0;
     o->epipe |= errno == EPIPE;
     return -1;
@@ -99,7 +171,9 @@ int cli_out_close(cli_out *o, int ok)
 
 int cli_out_finish(cli_out *o, pq_status st, const pq_error *err)
 {
+    cli_timing_mark(CLI_T_RENDERED);
     int close_code = cli_out_close(o, st == PQ_OK);
+    cli_timing_mark(CLI_T_CLOSED);
     if (st == PQ_OK || (st == PQ_ERR_OUTPUT && close_code != EXIT_OK))
         return close_code;
     return cli_report(err);
@@ -246,6 +320,7 @@ int cli_open_profile(const cli_common *c, const pq_open_options *opts, pq_profil
         st = pq_profile_open_memory(s.data, s.n, cli_stream_name(c->paths[0]), opts, out, &err);
         cli_stream_done(&s);
     }
+    cli_timing_mark(CLI_T_OPENED);
     return st == PQ_OK ? EXIT_OK : cli_report(&err);
 }
 

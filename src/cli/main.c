@@ -42,8 +42,24 @@ static const cli_command *find(const char *name)
     return NULL;
 }
 
+/* Takes the hidden option --timing (phase times on stderr: cli.h) out of argv, before "--". */
+static int take_timing(int argc, char **argv)
+{
+    for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--timing") == 0) {
+            cli_timing = 1;
+            memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv);
+            argc--;
+            i--;
+        }
+    }
+    return argc;
+}
+
 int main(int argc, char **argv)
 {
+    argc = take_timing(argc, argv);
+    cli_timing_mark(CLI_T_MAIN);
     /* A reader that closes the pipe (`profq ops F | head`) makes writes fail with EPIPE,
      * which the output code turns into exit 4 (EXIT_OUTPUT) without a message. */
     signal(SIGPIPE, SIG_IGN);
@@ -85,5 +101,7 @@ int main(int argc, char **argv)
         cli_progress_start(name);
     int code = c->run(argc - 1, argv + 1); /* argv[0]: the command, as getopt wants */
     cli_progress_stop();
+    cli_timing_mark(CLI_T_END);
+    cli_timing_print();
     return code;
 }

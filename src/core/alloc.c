@@ -107,6 +107,19 @@ void *pq_alloc_pages(size_t n)
     return p;
 }
 
+void pq_populate(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t page = 4096, b = ((uintptr_t)p + page - 1) & ~(page - 1);
+    uintptr_t e = ((uintptr_t)p + n) & ~(page - 1);
+    if (e > b)
+        madvise((void *)b, e - b, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
 void pq_free_pages(void *p, size_t n)
 {
     if (p)

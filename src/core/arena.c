@@ -22,7 +22,10 @@ struct arena_block {
 
 enum {
     ARENA_FIRST_BLOCK = 16 << 10,
-    ARENA_MAX_BLOCK = 2 << 20 /* header included: one 2 MiB page (pq_alloc_pages) */
+    ARENA_MAX_BLOCK = 2 << 20, /* header included: one 2 MiB page (pq_alloc_pages) */
+    /* A block this big or bigger is faulted in at once (pq_populate): a fresh process
+     * filled its heap page by page, 650 faults for the H100 module, ~0.35 ms. */
+    ARENA_POPULATE_MIN = 64 << 10
 };
 
 void arena_init(arena *a)
@@ -90,6 +93,8 @@ static arena_block *block_new(size_t cap, int own)
         return b;
     }
     arena_block *b = pages ? pq_alloc_pages(pages) : own ? pq_calloc(1, total) : pq_malloc(total);
+    if (b && !own && total >= ARENA_POPULATE_MIN)
+        pq_populate(b, total);
     if (b) {
         b->cap = cap;
         b->used = 0;
