@@ -19,6 +19,14 @@ tools, and four things are timed, each the best of RUNS:
   through the library in a loop (open, decode, compute, write the JSON through stdio to
   /dev/null, as the process row writes it).
 
+Then the process's split (`profq --timing`, CPU time of the run with the smallest total):
+exec (execve, the dynamic loader, relocations, constructors: all before main), open (read
+and decode), compute (the render minus its writes), write (the writes, flush and close),
+free, and exit (the rest of the process's CPU time by getrusage: unmapping at exit); and, on
+every XPlane, hlo_stats the same way: XProf's xspace_to_tools_data(hlo_stats) from the file
+in this process (use_saved_result false: it converts the XSpace every time) against
+`profq ops --format xprof -o /dev/null FILE` as a process, with its split.
+
 Times are CPU times (user+system: XProf's via time.process_time of this process, profq's
 process via getrusage of children, the harness via CLOCK_PROCESS_CPUTIME_ID), which a loaded
 machine does not inflate, and wall times. Prints two Markdown tables (CPU with ratios, wall).
@@ -55,6 +63,57 @@ def best(fn, child=False, runs=RUNS):
             cpu.append(c1 - c0)
         wall.append(t1 - t0)
     return min(cpu), min(wall)
+
+
+TIMING_PHASES = ("exec", "open", "compute", "write", "free")
+
+
+def timed_split(cmd, runs=RUNS):
+    """Runs CMD --timing RUNS times; the phases (CPU ms and faults) of the run with the
+    smallest getrusage total, plus exit = that total minus the phases, and the total."""
+    best_run = None
+    for _ in range(runs):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        err = subprocess.run(cmd + ["--timing"], check=True, capture_output=True,
+                             text=True).stderr
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        total = (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1e3
+        line = [x for x in err.splitlines() if x.startswith("profq timing: ")][0]
+        f = dict(kv.split("=") for kv in line.split()[2:-3])
+        cpu = {k: float(f[k].split("/")[0]) for k in TIMING_PHASES}
+        faults = r1.ru_minflt - r0.ru_minflt  # the whole process, its exit included
+        cpu["exit"] = max(total - sum(cpu.values()), 0.0)
+        cpu["total"] = total
+        cpu["faults"] = faults
+        if best_run is None or total < best_run["total"]:
+            best_run = cpu
+    return best_run
+
+
+def split_row(name, sp):
+    cells = " | ".join(f"{sp[k]:.3f}" for k in TIMING_PHASES + ("exit", "total"))
+    return f"| `{name[:44]}` | {cells} | {sp['faults']} |"
+
+
+SPLIT_HEAD = ("| input | exec | open | compute | write | free | exit | total | page faults |\n"
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+
+
+def hlo_stats_rows(paths, run_dir):
+    """XProf hlo_stats from the file against the profq ops process, on each XPlane."""
+    out = []
+    for n, path in enumerate(paths):
+        xs = session(os.path.join(run_dir, f"hlo{n}"), path, None)
+        opts = {"use_saved_result": False}
+        raw, ok = pw.xspace_to_tools_data([xs], "hlo_stats", opts)
+        if not ok:
+            print(f"bench: XProf hlo_stats refuses {path}: {raw[:120]!r}", file=sys.stderr)
+            continue
+        xp = best(lambda: pw.xspace_to_tools_data([xs], "hlo_stats", opts))
+        cmd = [PROFQ, "ops", "--format", "xprof", "-o", "/dev/null", path]
+        proc = best(lambda: subprocess.run(cmd, check=True), child=True)
+        out.append((path, xp, proc, timed_split(cmd)))
+    return out
 
 
 def profq_module(path):
@@ -130,7 +189,8 @@ def main():
         out = subprocess.run([INPROC, str(INPROC_RUNS), path, module], check=True,
                              capture_output=True, text=True).stdout.split()
         inproc = (float(out[0]) / 1000, float(out[1]) / 1000)
-        rows.append((path, module, len(raw), int(out[2]), from_file, cached, proc, inproc))
+        rows.append((path, module, len(raw), int(out[2]), from_file, cached, proc, inproc,
+                     timed_split(cmd[:-1] + [path])))
 
     def ms(t):
         if t < 0.001:
@@ -146,7 +206,7 @@ def main():
           "profq process | profq in-process | from file / process | from file / in-process | "
           "cached / in-process |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for path, module, nx, npq, ff, ca, pr, ip in rows:
+    for path, module, nx, npq, ff, ca, pr, ip, _ in rows:
         print(f"| `{os.path.basename(path)[:44]}` | `{module[:40]}` | {nx} / {npq} | "
               f"{ms(ff[0])} | {ms(ca[0])} | {ms(pr[0])} | {ms(ip[0])} | "
               f"{ratio(ff[0], pr[0])} | {ratio(ff[0], ip[0])} | {ratio(ca[0], ip[0])} |")
@@ -155,9 +215,33 @@ def main():
     print()
     print("| input | XProf from file | XProf cached | profq process | profq in-process |")
     print("|---|---:|---:|---:|---:|")
-    for path, module, nx, npq, ff, ca, pr, ip in rows:
+    for path, module, nx, npq, ff, ca, pr, ip, _ in rows:
         print(f"| `{os.path.basename(path)[:44]}` | {ms(ff[1])} | {ms(ca[1])} | {ms(pr[1])} | "
               f"{ms(ip[1])} |")
+    print()
+    print(f"profq memory-viewer process split (`--timing`), CPU ms of the best of {RUNS} runs "
+          "(exit: the process's getrusage CPU time after the command returned):")
+    print()
+    print(SPLIT_HEAD)
+    for path, *_, sp in rows:
+        print(split_row(os.path.basename(path), sp))
+    hs = hlo_stats_rows([p for p in inputs() if p.endswith(".xplane.pb")],
+                        os.path.join(WORK, "hlo_stats"))
+    print()
+    print(f"hlo_stats: XProf from the file in this process against `profq ops --format xprof` "
+          f"as a process, CPU time, best of {RUNS}:")
+    print()
+    print("| input | XProf hlo_stats | profq ops process | XProf / profq |")
+    print("|---|---:|---:|---:|")
+    for path, xp, proc, _ in hs:
+        print(f"| `{os.path.basename(path)[:44]}` | {ms(xp[0])} | {ms(proc[0])} | "
+              f"{ratio(xp[0], proc[0])} |")
+    print()
+    print("profq ops process split (`--timing`), CPU ms:")
+    print()
+    print(SPLIT_HEAD)
+    for path, _, _, sp in hs:
+        print(split_row(os.path.basename(path), sp))
 
 
 if __name__ == "__main__":
