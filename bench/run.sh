@@ -85,6 +85,9 @@ if xpy=$(scripts/venv.sh xprof tests/xprof-requirements.txt); then
   measure "profq ops --format xprof ($xsize B file)" "$xevents" \
     sh -c '"$1" ops --format xprof "$0" > "$2"' "$xfile" "$profq" "$out/ops.profq.json"
   pq_ops_wall=$best_wall
+  # the process's split (the hidden --timing: CPU ms/wall ms/page faults per phase)
+  ops_split=$("$profq" ops --format xprof -o /dev/null --timing "$xfile" 2>&1 >/dev/null |
+    sed -n 's/^profq timing: //p')
   runs=1 # XProf takes minutes; one run
   if measure "XProf hlo_stats ($xsize B file)" "$xevents" "$xpy" bench/peer_xprof.py "$xfile"; then
     xp_wall=$best_wall
@@ -94,6 +97,7 @@ if xpy=$(scripts/venv.sh xprof tests/xprof-requirements.txt); then
   else
     ops_note="XProf hlo_stats failed on the $xsize-byte XSpace (see above); profq ops finished."
   fi
+  ops_note="$ops_note profq ops split, one more run: ${ops_split:-none}."
   runs=$runs_saved
 else
   ops_note="XProf skipped: PyPI could not be reached to install tests/xprof-requirements.txt."
