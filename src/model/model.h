@@ -3,8 +3,8 @@
  * One pq_profile owns its sources; each source owns one arena and its mapped
  * file, its devices with the capabilities the input states (model/devices.h, whatever the
  * format), and what its reader filled in:
- * - an XSpace: planes (devices) with lines (tracks) and metadata, and the programs (XLA
- *   modules) whose HloProtos it carries. Names are views into the mapped file. Events are
+ * - an XSpace: planes (each device plane linked to its device) with lines (tracks) and
+ *   metadata, and the programs (XLA modules) whose HloProtos it carries. Names are views into the mapped file. Events are
  *   NOT materialised at load: every line keeps the span of its serialized events, which
  *   the loader has fully validated, and analyses walk it with xp_events_next() or ask for
  *   the timeline (formats/xplane_events.h fills model_slices through the event interface);
