@@ -62,7 +62,7 @@ pq_events devices_events(model_devices *d);
 const model_device *devices_find(const model_devices *d, int64_t id);
 static inline const model_device_cap *devices_caps(const model_devices *d, const model_device *v)
 {
-    return &d->caps.v[v->first_cap];
+    return d->caps.v ? &d->caps.v[v->first_cap] : NULL; /* NULL: no device states any */
 }
 
 #endif

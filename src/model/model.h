@@ -4,11 +4,11 @@
  * file, its devices with the capabilities the input states (model/devices.h, whatever the
  * format), and what its reader filled in:
  * - an XSpace: planes (each device plane linked to its device) with lines (tracks) and
- *   metadata, and the programs (XLA modules) whose HloProtos it carries. Names are views into the mapped file. Events are
- *   NOT materialised at load: every line keeps the span of its serialized events, which
- *   the loader has fully validated, and analyses walk it with xp_events_next() or ask for
- *   the timeline (formats/xplane_events.h fills model_slices through the event interface);
- *   this keeps a 1 GB XSpace within 1.2x its size in memory.
+ *   metadata, and the programs (XLA modules) whose HloProtos it carries. Names are views into the
+ * mapped file. Events are NOT materialised at load: every line keeps the span of its serialized
+ * events, which the loader has fully validated, and analyses walk it with xp_events_next() or ask
+ * for the timeline (formats/xplane_events.h fills model_slices through the event interface); this
+ * keeps a 1 GB XSpace within 1.2x its size in memory.
  * - an HloProto file: one program.
  * - Chrome trace-event JSON: the timeline itself (model/slices.h: tracks per process and
  *   thread, columnar slices), streamed in at load.

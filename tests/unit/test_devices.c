@@ -147,6 +147,24 @@ static void test_xplane_synthetic(void **state)
     tb_free(&b);
 }
 
+/* A host-only XSpace: the CPU is a device that states nothing (no capability anywhere). */
+static void test_xplane_host_only(void **state)
+{
+    (void)state;
+    tbuf b;
+    tb_init(&b);
+    size_t pl = plane_begin(&b, 0, "/host:CPU");
+    msg_end(&b, pl);
+    pq_profile *p = open_bytes(&b);
+    const model_devices *d = &p->sources[0].devices;
+    assert_int_equal(d->dev.n, 1);
+    assert_string_equal(d->dev.v[0].kind, "CPU");
+    assert_int_equal(d->dev.v[0].ncaps, 0);
+    assert_null(devices_caps(d, &d->dev.v[0]));
+    pq_profile_free(p);
+    tb_free(&b);
+}
+
 static void test_xplane_shared(void **state)
 {
     (void)state;
@@ -249,9 +267,8 @@ static void test_ttlog_shared(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_xplane_synthetic),
-        cmocka_unit_test(test_xplane_shared),
-        cmocka_unit_test(test_sqlite_shared),
+        cmocka_unit_test(test_xplane_synthetic), cmocka_unit_test(test_xplane_host_only),
+        cmocka_unit_test(test_xplane_shared),    cmocka_unit_test(test_sqlite_shared),
         cmocka_unit_test(test_ttlog_shared),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
