@@ -100,24 +100,21 @@ static void gather(const pq_profile *prof, facts *f)
         }
         for (uint32_t pi = 0; pi < src->nplanes; pi++) {
             const xp_plane *pl = &src->planes[pi];
-            switch (pl->kind) {
-            case DEV_TPU:
+            /* The TPU and GPU devices (model/devices.h) with their planes; the host CPU. */
+            const model_device *dev = xp_plane_device(src, pl);
+            const char *kind = dev ? dev->kind : "";
+            if (!strcmp(kind, "TPU")) {
                 f->device_planes++;
                 for (uint32_t li = 0; li < pl->nlines; li++)
                     if (pq_str_eq(pl->lines[li].name, "XLA Ops") && pl->lines[li].events)
                         f->tpu_op_lines++;
-                break;
-            case DEV_GPU:
+            } else if (!strcmp(kind, "GPU")) {
                 f->device_planes++;
                 f->gpu_planes_with_events += pl->events > 0;
-                break;
-            case DEV_HOST_THREADS:
+            } else if (pl->kind == DEV_HOST_THREADS) {
                 f->host_events += pl->events;
                 f->alloc_events += count_alloc_events(pl);
                 f->host_hlo_op_planes += pl->events && xp_stat_meta_by_name(pl, "hlo_op");
-                break;
-            default:
-                break;
             }
         }
     }

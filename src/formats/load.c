@@ -14,6 +14,7 @@
 #include "formats/nsys_sqlite.h"
 #include "formats/nsysjax.h"
 #include "formats/trace_events.h"
+#include "formats/ttlog.h"
 #include "formats/xplane.h"
 #include "io/xz.h"
 
@@ -192,6 +193,9 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
             pq_ttlog_info ti;
             pq_ttlog_get_info(src->ttlog, &ti);
             src->info.events = ti.operations;
+            pq_events dev = devices_events(&src->devices);
+            if (ttlog_give_device(src->ttlog, &dev) != 0)
+                st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
         }
         break;
     case DETECT_ZIP:
@@ -228,6 +232,9 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
     }
     if (hashing)
         pthread_join(hasher, NULL);
+    /* The devices a reader gave through the event interface are the source's. */
+    if (st == PQ_OK && src->slices && devices_take(&src->devices, &src->slices->devices) != 0)
+        st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
     if (st != PQ_OK)
         return st;
 

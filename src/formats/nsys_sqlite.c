@@ -2,8 +2,9 @@
  * header against the file's size, opens the database read-only and immutable through the
  * lazily loaded libsqlite3, checks it is an nsys export, and feeds kernels, memcpys, memsets,
  * CUDA runtime calls, NVTX ranges and their GPU projection to the event interface; GPUs go to
- * model_nsys_export. SQLite does the joins (names from StringIds, the projection through
- * correlation ids). Not here: any analysis of the timeline, the .nsys-rep refusal (load.c). */
+ * it as devices (what TARGET_INFO_GPU states), their activity counts to model_nsys_export.
+ * SQLite does the joins (names from StringIds, the projection through correlation ids). Not here:
+ * any analysis of the timeline, the .nsys-rep refusal (load.c). */
 #include "nsys_sqlite.h"
 
 #include "core/alloc.h"
@@ -30,6 +31,14 @@ static const char *const TABLES[NT] = {"CUPTI_ACTIVITY_KIND_KERNEL",
 /* NVTX eventType values of ranges: push/pop and start/end. */
 #define NVTX_RANGE_TYPES "(59, 60)"
 
+/* A GPU while reading: its activity counts and what TARGET_INFO_GPU states of it (a value
+ * not stated, absent or not positive, is 0; strings in the source's arena). */
+typedef struct gpu_row {
+    model_gpu g;
+    pq_str name, chip;
+    int64_t v[6]; /* totalMemory, memoryBandwidth, clockRate, smCount, computeMajor, Minor */
+} gpu_row;
+
 typedef struct db {
     const lazy_sqlite *L;
     sqlite3 *h;
@@ -37,7 +46,8 @@ typedef struct db {
     pq_error *err;
     const pq_events *ev;
     unsigned tables;
-    model_nsys_export x;
+    model_nsys_export x; /* its gpus: unused here (the rows below), filled at the end */
+    struct gpu_row *gpus;
     uint32_t capgpus;
     pairmap threads, procs; /* (pid, tid) / (pid, 0) seen on a track -> 1 */
 } db;
@@ -167,22 +177,22 @@ static int seen(db *d, int64_t pid, int64_t tid)
     return name_gpu_track(d, pid, tid);
 }
 
-static model_gpu *gpu_of(db *d, int64_t id)
+static gpu_row *gpu_of(db *d, int64_t id)
 {
     for (uint32_t k = 0; k < d->x.ngpus; k++)
-        if (d->x.gpus[k].id == id)
-            return &d->x.gpus[k];
+        if (d->gpus[k].g.id == id)
+            return &d->gpus[k];
     if (d->x.ngpus == d->capgpus) {
         uint32_t cap = d->capgpus ? d->capgpus * 2 : 8;
-        model_gpu *g = pq_realloc_array(d->x.gpus, cap, sizeof *g);
+        gpu_row *g = pq_realloc_array(d->gpus, cap, sizeof *g);
         if (!g)
             return NULL;
-        d->x.gpus = g;
+        d->gpus = g;
         d->capgpus = cap;
     }
-    model_gpu *g = &d->x.gpus[d->x.ngpus++];
+    gpu_row *g = &d->gpus[d->x.ngpus++];
     memset(g, 0, sizeof *g);
-    g->id = id;
+    g->g.id = id;
     return g;
 }
 
@@ -197,7 +207,7 @@ static pq_status read_gpus(db *d, arena *mem)
                              &st));
     int r;
     while ((r = next_row(d, T_GPU, &st)) == 1) {
-        model_gpu *g = gpu_of(d, col_i64(d, st, 0));
+        gpu_row *g = gpu_of(d, col_i64(d, st, 0));
         pq_str nm = col_bytes(d, st, 1), chip = col_bytes(d, st, 2);
         char *a = g ? arena_strndup(mem, nm.p, nm.n) : NULL,
              *b = a ? arena_strndup(mem, chip.p, chip.n) : NULL;
@@ -207,14 +217,37 @@ static pq_status read_gpus(db *d, arena *mem)
         }
         g->name = pq_str_of(a, nm.n);
         g->chip = pq_str_of(b, chip.n);
-        int64_t v[6];
         for (int k = 0; k < 6; k++)
-            v[k] = col_i64(d, st, 3 + k) > 0 ? col_i64(d, st, 3 + k) : 0;
-        g->total_memory = v[0], g->memory_bandwidth = v[1], g->clock_hz = v[2], g->sm_count = v[3];
-        g->compute_major = (int)(v[4] < 1000 ? v[4] : 0);
-        g->compute_minor = (int)(v[5] < 1000 ? v[5] : 0);
+            g->v[k] = col_i64(d, st, 3 + k) > 0 ? col_i64(d, st, 3 + k) : 0;
+        for (int k = 4; k < 6; k++) /* not a compute capability */
+            g->v[k] = g->v[k] < 1000 ? g->v[k] : 0;
     }
     return r < 0 ? PQ_ERR_INPUT : PQ_OK;
+}
+
+/* Each GPU as a model device through the event interface: its name and what the export
+ * states (a column not positive is not stated; computeMinor is stated with computeMajor,
+ * where 0 is a real minor). -1 when the consumer ran out of memory. */
+static int give_devices(db *d)
+{
+    static const char *const keys[6] = {"totalMemory", "memoryBandwidth", "clockRate",
+                                        "smCount",     "computeMajor",    "computeMinor"};
+    for (uint32_t k = 0; d->ev->device && k < d->x.ngpus; k++) {
+        const gpu_row *g = &d->gpus[k];
+        pq_device_cap_in caps[7];
+        size_t n = 0;
+        if (g->chip.n)
+            caps[n++] =
+                (pq_device_cap_in){pq_str_of("chipName", 8), {.kind = PQ_DEV_STR, .s = g->chip}};
+        for (int i = 0; i < 6; i++)
+            if (g->v[i] > 0 || (i == 5 && g->v[4] > 0))
+                caps[n++] = (pq_device_cap_in){pq_str_of(keys[i], strlen(keys[i])),
+                                               {.kind = PQ_DEV_INT, .i = g->v[i]}};
+        pq_device_in in = {g->g.id, "GPU", g->name, caps, n};
+        if (d->ev->device(d->ev->ctx, &in) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* The memcpy kinds of CUpti_ActivityMemcpyKind as nsys names them. */
@@ -258,12 +291,12 @@ static pq_status feed_gpu_work(db *d, int table)
                  : w == 1 ? memcpy_name(col_i64(d, st, 5))
                           : pq_str_of(memset_name, sizeof memset_name - 1);
         s.gpu = w == 0 ? SLICE_GPU_KERNEL : w == 1 ? SLICE_GPU_MEMCPY : SLICE_GPU_MEMSET;
-        model_gpu *g = gpu_of(d, dev & 0xFFFFFF);
+        gpu_row *g = gpu_of(d, dev & 0xFFFFFF);
         if (!g || seen(d, s.pid, s.tid) != 0 || d->ev->slice(d->ev->ctx, &s) != 0) {
             d->L->sqlite3_finalize(st);
             return oom(d);
         }
-        uint64_t *c = w == 0 ? &g->kernels : w == 1 ? &g->memcpys : &g->memsets;
+        uint64_t *c = w == 0 ? &g->g.kernels : w == 1 ? &g->g.memcpys : &g->g.memsets;
         (*c)++;
         (*(w == 0 ? &d->x.kernels : w == 1 ? &d->x.memcpys : &d->x.memsets))++;
     }
@@ -502,6 +535,8 @@ static pq_status feed_db(db *d, arena *mem)
     FORWARD_IF_ERROR(feed_host(d, T_RUNTIME));
     FORWARD_IF_ERROR(feed_host(d, T_NVTX));
     FORWARD_IF_ERROR(feed_projected(d));
+    if (give_devices(d) != 0)
+        return oom(d);
     return name_tracks(d);
 }
 
@@ -546,12 +581,12 @@ static pq_status feed_handle(db *d, arena *mem, model_nsys_export *out)
     if (st == PQ_OK && out) {
         *out = d->x;
         out->gpus = d->x.ngpus ? arena_alloc(mem, d->x.ngpus * sizeof *out->gpus) : NULL;
-        if (out->gpus)
-            memcpy(out->gpus, d->x.gpus, d->x.ngpus * sizeof *out->gpus);
-        else if (d->x.ngpus)
+        for (uint32_t k = 0; out->gpus && k < d->x.ngpus; k++)
+            out->gpus[k] = d->gpus[k].g;
+        if (!out->gpus && d->x.ngpus)
             st = err_set(d->err, PQ_ERR_NOMEM, d->path, -1, "out of memory");
     }
-    pq_free(d->x.gpus);
+    pq_free(d->gpus);
     return st;
 }
 

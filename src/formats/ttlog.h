@@ -6,6 +6,7 @@
 #define PQ_FORMATS_TTLOG_H
 #include "core/arena.h"
 #include "io/mapfile.h"
+#include "model/events.h"
 #include "profq.h"
 
 #include <stdint.h>
@@ -114,6 +115,13 @@ void ttlog_release(tt_log *log);
  * (ttlog_json.c; pq_ttlog_open_json). */
 pq_status ttlog_read_json(const char *memory_json_path, const char *operations_json_path,
                           tt_log **out, pq_error *err);
+
+/* The device whose memory LOG states, to EV->device (when set): kind "Tenstorrent", id 0, no
+ * name (the log names none), and per buffer type (DRAM, L1, L1_SMALL, TRACE) the bank count
+ * and size per bank in MB of its first memory block, as stated ("DRAM.numBanks",
+ * "DRAM.totalBytesPerBank_MB", ...). Nothing when the log holds no memory block. Returns
+ * what EV->device returned (non-zero: out of memory). */
+int ttlog_give_device(const tt_log *log, const pq_events *ev);
 
 /* Output layout of a type string ("tensor<...>"); see the seed's output_layout_info. */
 void ttlog_layout_of(pq_str type, tt_layout *out);

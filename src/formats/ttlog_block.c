@@ -2,7 +2,8 @@
  * submit" header followed by four MemoryView lines (DRAM, L1, L1_SMALL, TRACE, any order).
  * Parses MemoryView{...} values exactly (no strtod), completes a block into an op (per-op
  * logs) or a submit record, and counts a block that breaks off or does not parse as
- * malformed, with a warning at its byte offset. Not here: which lines are runtime lines
+ * malformed, with a warning at its byte offset; gives the device those blocks describe to the
+ * event interface (ttlog_give_device). Not here: which lines are runtime lines
  * (ttlog_lines.c), op text (ttlog_optext.c). */
 #define _GNU_SOURCE /* memmem */
 #include "ttlog_parse.h"
@@ -247,4 +248,32 @@ void ttlog_on_device(parser *ps, pq_str msg, int64_t off)
     ps->block_lines = 0;
     memset(ps->block_mem, 0, sizeof ps->block_mem);
     return;
+}
+
+int ttlog_give_device(const tt_log *log, const pq_events *ev)
+{
+    /* The first memory block the log holds: an op's, or a submit's when that comes first. */
+    const tt_memview *mem = NULL;
+    int64_t at = INT64_MAX;
+    for (size_t k = 0; k < log->nops && !mem; k++)
+        if (log->ops[k].mem_source == TT_MEM_OPERATION)
+            mem = log->ops[k].mem, at = log->ops[k].offset;
+    if (log->nsubmits && log->submits[0].offset < at)
+        mem = log->submits[0].mem;
+    if (!mem || !ev->device)
+        return 0;
+    static const char *const keys[TT_NMEM][2] = {
+        {"DRAM.numBanks", "DRAM.totalBytesPerBank_MB"},
+        {"L1.numBanks", "L1.totalBytesPerBank_MB"},
+        {"L1_SMALL.numBanks", "L1_SMALL.totalBytesPerBank_MB"},
+        {"TRACE.numBanks", "TRACE.totalBytesPerBank_MB"}};
+    pq_device_cap_in caps[2 * TT_NMEM];
+    for (int t = 0; t < TT_NMEM; t++) {
+        caps[2 * t] = (pq_device_cap_in){(pq_str){keys[t][0], strlen(keys[t][0])},
+                                         {.kind = PQ_DEV_INT, .i = mem[t].num_banks}};
+        caps[2 * t + 1] = (pq_device_cap_in){(pq_str){keys[t][1], strlen(keys[t][1])},
+                                             {.kind = PQ_DEV_NUM, .d = mem[t].total_mb}};
+    }
+    pq_device_in in = {0, "Tenstorrent", {"", 0}, caps, 2 * TT_NMEM};
+    return ev->device(ev->ctx, &in);
 }

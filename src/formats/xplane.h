@@ -9,6 +9,10 @@
  * same pass (the single-pass full decode behind `profq scan`). */
 pq_status xplane_read(pq_source *src, pq_scan_totals *scan, pq_error *err);
 
+/* Fills src->devices from the planes read (formats/xplane_devices.c) and links each plane to
+ * its device. 0, or -1 when memory ran out. */
+int xplane_devices(pq_source *src);
+
 /* The two builds behind xplane_read (see xplane.c): portable, and x86-64 BMI2. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define XPLANE_HAVE_BMI2 1

@@ -18,7 +18,8 @@ void devices_free(model_devices *d)
     memset(d, 0, sizeof *d);
 }
 
-enum { MAX_DEVICES = 1 << 16, MAX_DEVICE_CAPS = 1 << 20 };
+/* Bounds on what an input can make grow (an XSpace's planes are bounded by its size). */
+enum { MAX_DEVICES = 1 << 22, MAX_DEVICE_CAPS = 1 << 26 };
 
 int devices_add(model_devices *d, const pq_device_in *in)
 {
@@ -45,4 +46,36 @@ int devices_add(model_devices *d, const pq_device_in *in)
         v->ncaps++;
     }
     return arena_failed(&d->mem) ? (d->failed = -1) : 0;
+}
+
+int devices_take(model_devices *to, model_devices *from)
+{
+    if (to->dev.n || to->failed || from->failed)
+        return -1;
+    devices_free(to);
+    *to = *from;
+    devices_init(from);
+    return 0;
+}
+
+const model_device *devices_find(const model_devices *d, int64_t id)
+{
+    for (size_t k = 0; k < d->dev.n; k++)
+        if (d->dev.v[k].id == id)
+            return &d->dev.v[k];
+    return NULL;
+}
+
+static int store_device(void *ctx, const pq_device_in *d)
+{
+    return devices_add(ctx, d) != 0;
+}
+
+pq_events devices_events(model_devices *d)
+{
+    pq_events ev;
+    memset(&ev, 0, sizeof ev);
+    ev.device = store_device;
+    ev.ctx = d;
+    return ev;
 }

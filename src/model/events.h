@@ -45,14 +45,16 @@ typedef enum pq_device_value_kind {
     PQ_DEV_INT,
     PQ_DEV_NUM,
     PQ_DEV_STR,
-    PQ_DEV_BOOL
+    PQ_DEV_BOOL,
+    PQ_DEV_UINT /* an unsigned 64-bit integer (XPlane's uint64 stats) */
 } pq_device_value_kind;
 
 typedef struct pq_device_value {
     pq_device_value_kind kind;
-    int64_t i; /* INT, BOOL */
-    double d;  /* NUM */
-    pq_str s;  /* STR (in a stored device: NUL-terminated) */
+    int64_t i;  /* INT, BOOL */
+    double d;   /* NUM */
+    pq_str s;   /* STR (in a stored device: NUL-terminated) */
+    uint64_t u; /* UINT */
 } pq_device_value;
 
 typedef struct pq_device_cap_in {
@@ -63,7 +65,7 @@ typedef struct pq_device_cap_in {
 /* One device and the capabilities its input states, in input order (never defaults). */
 typedef struct pq_device_in {
     int64_t id;
-    const char *kind; /* a static string: "GPU", "accelerator", "Tenstorrent" */
+    const char *kind; /* a static string: "GPU", "TPU", "CPU", "accelerator", "Tenstorrent" */
     pq_str name;
     const pq_device_cap_in *caps;
     size_t ncaps;

@@ -1,13 +1,14 @@
 /* model.h - the in-memory profile (DESIGN.md section 2; docs/ARCHITECTURE.md).
  *
  * One pq_profile owns its sources; each source owns one arena and its mapped
- * file, and what its reader filled in:
- * - an XSpace: planes (devices) with lines (tracks) and metadata, and the programs (XLA
- *   modules) whose HloProtos it carries. Names are views into the mapped file. Events are
- *   NOT materialised at load: every line keeps the span of its serialized events, which
- *   the loader has fully validated, and analyses walk it with xp_events_next() or ask for
- *   the timeline (formats/xplane_events.h fills model_slices through the event interface);
- *   this keeps a 1 GB XSpace within 1.2x its size in memory.
+ * file, its devices with the capabilities the input states (model/devices.h, whatever the
+ * format), and what its reader filled in:
+ * - an XSpace: planes (each device plane linked to its device) with lines (tracks) and
+ *   metadata, and the programs (XLA modules) whose HloProtos it carries. Names are views into the
+ * mapped file. Events are NOT materialised at load: every line keeps the span of its serialized
+ * events, which the loader has fully validated, and analyses walk it with xp_events_next() or ask
+ * for the timeline (formats/xplane_events.h fills model_slices through the event interface); this
+ * keeps a 1 GB XSpace within 1.2x its size in memory.
  * - an HloProto file: one program.
  * - Chrome trace-event JSON: the timeline itself (model/slices.h: tracks per process and
  *   thread, columnar slices), streamed in at load.
@@ -105,6 +106,7 @@ typedef struct xp_plane {
     int64_t emeta_dense_n;
     stat_value *stats; /* plane stats in file order */
     uint32_t nstats;
+    int32_t device; /* index in the source's devices, -1 when the plane is not a device */
     uint64_t events, event_stats, metadata_stats;
 } xp_plane;
 
@@ -117,13 +119,11 @@ typedef struct pq_program {
     int legacy_stat_name; /* found under "HLO Proto" (libtpu 0.0.37) */
 } pq_program;
 
-/* A GPU an Nsight SQLite export lists (TARGET_INFO_GPU); a value the export does not state
- * (absent or 0) is 0, never guessed. Strings live in the source's arena. */
+/* The activity on a GPU of an Nsight SQLite export (TARGET_INFO_GPU rows, then devices only
+ * activity names). What the export states of the GPU itself (name, memory, clock, SMs,
+ * compute capability) is its model device: pq_source.devices, the same id. */
 typedef struct model_gpu {
-    int64_t id; /* the deviceId of kernels, memcpys, memsets */
-    pq_str name, chip;
-    int64_t total_memory, memory_bandwidth, clock_hz, sm_count; /* bytes, B/s, Hz, count */
-    int compute_major, compute_minor;
+    int64_t id;                         /* the deviceId of kernels, memcpys, memsets */
     uint64_t kernels, memcpys, memsets; /* activity on it in the export */
 } model_gpu;
 
@@ -141,6 +141,7 @@ typedef struct pq_source {
     char *path; /* NUL-terminated copy */
     mapped_file file;
     arena mem;
+    model_devices devices; /* every format's devices (model/devices.h; owned) */
     xp_plane *planes;
     uint32_t nplanes;
     pq_str *hostnames;
@@ -170,6 +171,14 @@ struct pq_profile {
     pq_source *sources;
     size_t nsources;
 };
+
+/* The device plane PL of SRC is (its capabilities as the plane states them), or NULL. */
+static inline const model_device *xp_plane_device(const pq_source *src, const xp_plane *pl)
+{
+    return pl->device >= 0 && (size_t)pl->device < src->devices.dev.n
+               ? &src->devices.dev.v[pl->device]
+               : NULL;
+}
 
 /* Index of ID in a sorted, unique array of STRIDE-byte items that start with their int64
  * id, through the dense table when there is one; UINT32_MAX when absent. */

@@ -38,6 +38,7 @@ void pq_profile_free(pq_profile *profile)
             pq_free(s->slices);
         }
         pq_ttlog_free(s->ttlog);
+        devices_free(&s->devices);
         arena_release(&s->mem);
         pq_free(s->path);
     }

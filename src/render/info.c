@@ -13,39 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Device capability stats (spec/xprof-tools.md 1.3), in the order they are printed. */
-static const char *const CAPABILITY_STATS[] = {
-    "device_vendor",
-    "gpu_device_name",
-    "device_type_string",
-    "peak_teraflops_per_second",
-    "peak_hbm_bw_gigabytes_per_second",
-    "memory_bandwidth",
-    "memory_size",
-    "clock_rate",
-    "core_count",
-    "compute_cap_major",
-    "compute_cap_minor",
-    "has_megacore",
-    "has_merged_vmem",
-    "peak_cmem_rd_bw_gigabytes_per_second",
-    "peak_cmem_wr_bw_gigabytes_per_second",
-    "peak_vmem_rd_bw_gigabytes_per_second",
-    "peak_vmem_wr_bw_gigabytes_per_second",
-    "peak_sram_rd_bw_gigabytes_per_second",
-    "peak_sram_wr_bw_gigabytes_per_second",
-};
-enum { NCAP = sizeof CAPABILITY_STATS / sizeof CAPABILITY_STATS[0] };
-
-/* The plane stat with that name, or NULL. */
-static const stat_value *plane_stat(const xp_plane *pl, const char *name)
-{
-    for (uint32_t i = 0; i < pl->nstats; i++)
-        if (pq_str_eq(xp_stat_name(pl, &pl->stats[i]), name))
-            return &pl->stats[i];
-    return NULL;
-}
-
 static void json_stat_value(json_writer *w, const xp_plane *pl, const stat_value *s)
 {
     switch (s->kind) {
@@ -76,31 +43,26 @@ static void json_stat_value(json_writer *w, const xp_plane *pl, const stat_value
     }
 }
 
-static void text_stat_value(buf *b, const xp_plane *pl, const stat_value *s)
+/* A capability value as text: numbers as JSON writes them, strings escaped. */
+static void text_cap_value(buf *b, const pq_device_value *v)
 {
     char tmp[40];
-    switch (s->kind) {
-    case STAT_DOUBLE:
-        json_format_double(tmp, sizeof tmp, s->v.d);
+    switch (v->kind) {
+    case PQ_DEV_NUM:
+        json_format_double(tmp, sizeof tmp, v->d);
         buf_puts(b, tmp);
         break;
-    case STAT_UINT64:
-        buf_printf(b, "%" PRIu64, s->v.u);
+    case PQ_DEV_UINT:
+        buf_printf(b, "%" PRIu64, v->u);
         break;
-    case STAT_INT64:
-        buf_printf(b, "%" PRId64, s->v.i);
+    case PQ_DEV_INT:
+        buf_printf(b, "%" PRId64, v->i);
         break;
-    case STAT_STR:
-    case STAT_REF: {
-        pq_str v = xp_stat_str(pl, s);
-        json_escape_into(b, v.p, v.n); /* keeps control bytes off the terminal */
+    case PQ_DEV_BOOL:
+        buf_puts(b, v->i ? "true" : "false");
         break;
-    }
-    case STAT_BYTES:
-        buf_printf(b, "<%zu bytes>", s->v.s.n);
-        break;
-    case STAT_NONE:
-        buf_puts(b, "-");
+    case PQ_DEV_STR:
+        json_escape_into(b, v->s.p, v->s.n); /* keeps control bytes off the terminal */
         break;
     }
 }
@@ -110,9 +72,10 @@ static void json_pq_str(json_writer *w, pq_str s)
     json_str(w, s.p, s.n);
 }
 
-/* One plane of the JSON info: ids, counts, capabilities, stats and lines (adding to the
- * line and event totals). */
-static void plane_json(json_writer *w, const xp_plane *pl, uint64_t *tlines, uint64_t *tevents)
+/* One plane of the JSON info: ids, counts, capabilities (of its device), stats and lines
+ * (adding to the line and event totals). */
+static void plane_json(json_writer *w, const pq_source *src, const xp_plane *pl, uint64_t *tlines,
+                       uint64_t *tevents)
 {
     json_obj_begin(w);
     json_key(w, "id");
@@ -129,12 +92,11 @@ static void plane_json(json_writer *w, const xp_plane *pl, uint64_t *tlines, uin
     json_uint(w, pl->nsmeta);
     json_key(w, "capabilities");
     json_obj_begin(w);
-    for (int c = 0; c < NCAP; c++) {
-        const stat_value *s = plane_stat(pl, CAPABILITY_STATS[c]);
-        if (!s)
-            continue;
-        json_key(w, CAPABILITY_STATS[c]);
-        json_stat_value(w, pl, s);
+    const model_device *dev = xp_plane_device(src, pl);
+    const model_device_cap *caps = dev ? devices_caps(&src->devices, dev) : NULL;
+    for (size_t c = 0; dev && c < dev->ncaps; c++) {
+        json_key(w, caps[c].key);
+        info_device_value_json(w, &caps[c].v);
     }
     json_obj_end(w);
     json_key(w, "plane_stats");
@@ -242,7 +204,7 @@ static void render_info_json(const pq_profile *prof, buf *b)
         for (uint32_t pi = 0; pi < src->nplanes; pi++) {
             const xp_plane *pl = &src->planes[pi];
             tplanes++;
-            plane_json(&w, pl, &tlines, &tevents);
+            plane_json(&w, src, pl, &tlines, &tevents);
         }
         json_arr_end(&w);
 
@@ -349,14 +311,13 @@ static void render_info_text(const pq_profile *prof, buf *b)
                        device_kind_name(pl->kind), pl->id, pl->nlines, pl->events);
             int any = 0;
             size_t col = 0; /* capabilities wrap at 120 columns */
-            for (int c = 0; c < NCAP; c++) {
-                const stat_value *s = plane_stat(pl, CAPABILITY_STATS[c]);
-                if (!s)
-                    continue;
+            const model_device *dev = xp_plane_device(src, pl);
+            const model_device_cap *caps = dev ? devices_caps(&src->devices, dev) : NULL;
+            for (size_t c = 0; dev && c < dev->ncaps; c++) {
                 buf t;
                 buf_init(&t, NULL);
-                buf_printf(&t, "%s=", CAPABILITY_STATS[c]);
-                text_stat_value(&t, pl, s);
+                buf_printf(&t, "%s=", caps[c].key);
+                text_cap_value(&t, &caps[c].v);
                 size_t w = text_cols(t.p, t.n);
                 if (!any) {
                     buf_puts(b, "    capabilities: ");

@@ -97,31 +97,56 @@ static void nsys_counts(const model_slices *m, uint64_t c[NS_N])
     pq_free(seen);
 }
 
-/* An Nsight SQLite export's GPUs (only the facts it states) and counts. */
-static void nsys_export_json(json_writer *w, const model_nsys_export *x)
+/* What an Nsight SQLite export states of GPU G (its model device, formats/nsys_sqlite.c):
+ * the name, and memory, bandwidth, clock, SMs and compute capability (0: not stated). */
+typedef struct gpu_facts {
+    const char *name;
+    int64_t v[6]; /* totalMemory, memoryBandwidth, clockRate, smCount, computeMajor, Minor */
+} gpu_facts;
+
+static gpu_facts facts_of(const model_devices *d, const model_gpu *g)
 {
+    static const char *const keys[6] = {"totalMemory", "memoryBandwidth", "clockRate",
+                                        "smCount",     "computeMajor",    "computeMinor"};
+    gpu_facts f = {"", {0}};
+    const model_device *dev = devices_find(d, g->id);
+    if (!dev)
+        return f;
+    f.name = dev->name;
+    const model_device_cap *c = devices_caps(d, dev);
+    for (size_t i = 0; i < dev->ncaps; i++)
+        for (int k = 0; k < 6; k++)
+            if (c[i].v.kind == PQ_DEV_INT && !strcmp(c[i].key, keys[k]))
+                f.v[k] = c[i].v.i;
+    return f;
+}
+
+/* An Nsight SQLite export's GPUs (only the facts it states) and counts. */
+static void nsys_export_json(json_writer *w, const pq_source *src)
+{
+    const model_nsys_export *x = src->nsys_export;
     json_key(w, "nsys_sqlite");
     json_obj_begin(w);
     json_key(w, "gpus");
     json_arr_begin(w);
     for (uint32_t k = 0; k < x->ngpus; k++) {
         const model_gpu *g = &x->gpus[k];
+        gpu_facts f = facts_of(&src->devices, g);
         json_obj_begin(w);
         json_key(w, "id");
         json_int(w, g->id);
         json_key(w, "name");
-        json_str(w, g->name.p, g->name.n);
-        const int64_t v[] = {g->total_memory, g->memory_bandwidth, g->clock_hz, g->sm_count};
+        json_cstr(w, f.name);
         static const char *const keys[] = {"memory_bytes", "memory_bandwidth_bytes_per_s",
                                            "clock_hz", "sm_count"};
         for (int i = 0; i < 4; i++)
-            if (v[i] > 0) {
+            if (f.v[i] > 0) {
                 json_key(w, keys[i]);
-                json_int(w, v[i]);
+                json_int(w, f.v[i]);
             }
-        if (g->compute_major > 0) {
-            char cc[32];
-            snprintf(cc, sizeof cc, "%d.%d", g->compute_major, g->compute_minor);
+        if (f.v[4] > 0) {
+            char cc[48];
+            snprintf(cc, sizeof cc, "%d.%d", (int)f.v[4], (int)f.v[5]);
             json_key(w, "compute_capability");
             json_cstr(w, cc);
         }
@@ -146,8 +171,9 @@ static void nsys_export_json(json_writer *w, const model_nsys_export *x)
     json_obj_end(w);
 }
 
-static void nsys_export_text(buf *b, const model_nsys_export *x)
+static void nsys_export_text(buf *b, const pq_source *src)
 {
+    const model_nsys_export *x = src->nsys_export;
     buf_printf(b,
                "  Nsight SQLite export: %" PRIu64 " kernels, %" PRIu64 " memcpys, %" PRIu64
                " memsets, %" PRIu64 " CUDA runtime calls,\n  %" PRIu64 " NVTX ranges (%" PRIu64
@@ -156,33 +182,34 @@ static void nsys_export_text(buf *b, const model_nsys_export *x)
                x->projected_ranges, x->module_ranges, x->thunk_ranges);
     for (uint32_t k = 0; k < x->ngpus; k++) {
         const model_gpu *g = &x->gpus[k];
+        gpu_facts f = facts_of(&src->devices, g);
         buf_printf(b, "  GPU %" PRId64 " ", g->id);
-        json_escape_into(b, g->name.p, g->name.n);
+        json_escape_into(b, f.name, strlen(f.name));
         buf_printf(b, ": %" PRIu64 " kernels, %" PRIu64 " memcpys, %" PRIu64 " memsets\n",
                    g->kernels, g->memcpys, g->memsets);
         /* The facts the export states, on a line of their own ("    " opens it). */
         const char *sep = "    ";
-        if (g->total_memory > 0)
-            buf_printf(b, "%s%.2f GiB", sep, (double)g->total_memory / (1024.0 * 1024 * 1024)),
-                sep = ", ";
-        if (g->memory_bandwidth > 0)
-            buf_printf(b, "%s%.1f GB/s", sep, (double)g->memory_bandwidth / 1e9), sep = ", ";
-        if (g->sm_count > 0)
-            buf_printf(b, "%s%" PRId64 " SMs", sep, g->sm_count), sep = ", ";
-        if (g->clock_hz > 0)
-            buf_printf(b, "%s%.0f MHz", sep, (double)g->clock_hz / 1e6), sep = ", ";
-        if (g->compute_major > 0)
-            buf_printf(b, "%scompute %d.%d", sep, g->compute_major, g->compute_minor), sep = ", ";
+        if (f.v[0] > 0)
+            buf_printf(b, "%s%.2f GiB", sep, (double)f.v[0] / (1024.0 * 1024 * 1024)), sep = ", ";
+        if (f.v[1] > 0)
+            buf_printf(b, "%s%.1f GB/s", sep, (double)f.v[1] / 1e9), sep = ", ";
+        if (f.v[3] > 0)
+            buf_printf(b, "%s%" PRId64 " SMs", sep, f.v[3]), sep = ", ";
+        if (f.v[2] > 0)
+            buf_printf(b, "%s%.0f MHz", sep, (double)f.v[2] / 1e6), sep = ", ";
+        if (f.v[4] > 0)
+            buf_printf(b, "%scompute %d.%d", sep, (int)f.v[4], (int)f.v[5]), sep = ", ";
         if (sep[0] == ',')
             buf_putc(b, '\n');
     }
 }
 
-/* The value of a stated capability. */
-static void cap_json(json_writer *w, const pq_device_value *v)
+void info_device_value_json(json_writer *w, const pq_device_value *v)
 {
     if (v->kind == PQ_DEV_INT)
         json_int(w, v->i);
+    else if (v->kind == PQ_DEV_UINT)
+        json_uint(w, v->u);
     else if (v->kind == PQ_DEV_NUM)
         json_double(w, v->d);
     else if (v->kind == PQ_DEV_BOOL)
@@ -213,7 +240,7 @@ static void devices_json(json_writer *w, const model_devices *d)
         const model_device_cap *c = devices_caps(d, v);
         for (size_t i = 0; i < v->ncaps; i++) {
             json_key(w, c[i].key);
-            cap_json(w, &c[i].v);
+            info_device_value_json(w, &c[i].v);
         }
         json_obj_end(w);
         json_obj_end(w);
@@ -237,6 +264,8 @@ static void devices_text(buf *b, const model_devices *d)
             size_t w = strlen(c[i].key) + 3;
             if (x->kind == PQ_DEV_INT)
                 snprintf(val, sizeof val, "%" PRId64, x->i);
+            else if (x->kind == PQ_DEV_UINT)
+                snprintf(val, sizeof val, "%" PRIu64, x->u);
             else if (x->kind == PQ_DEV_NUM)
                 snprintf(val, sizeof val, "%.17g", x->d);
             else if (x->kind == PQ_DEV_BOOL)
@@ -264,7 +293,7 @@ static void devices_text(buf *b, const model_devices *d)
 void info_trace_json(json_writer *w, const pq_source *src)
 {
     if (src->nsys_export)
-        nsys_export_json(w, src->nsys_export);
+        nsys_export_json(w, src);
     if (src->info.format == PQ_FORMAT_NSYS_JAX) {
         uint64_t c[NS_N];
         nsys_counts(src->slices, c);
@@ -287,7 +316,8 @@ void info_trace_json(json_writer *w, const pq_source *src)
     json_uint(w, m->n);
     json_key(w, "time_base_us");
     json_int(w, m->base_us);
-    devices_json(w, &m->devices);
+    if (!src->nsys_export) /* its GPUs are listed under nsys_sqlite */
+        devices_json(w, &src->devices);
     json_key(w, "processes");
     json_arr_begin(w);
     uint32_t n;
@@ -345,7 +375,7 @@ void info_trace_text(buf *b, const pq_source *src)
 {
     const model_slices *m = src->slices;
     if (src->nsys_export)
-        nsys_export_text(b, src->nsys_export);
+        nsys_export_text(b, src);
     if (src->info.format == PQ_FORMAT_NSYS_JAX) {
         uint64_t c[NS_N];
         nsys_counts(m, c);
@@ -370,7 +400,8 @@ void info_trace_text(buf *b, const pq_source *src)
     if (src->display_time_unit[0])
         buf_printf(b, ", displayTimeUnit %s", src->display_time_unit);
     buf_putc(b, '\n');
-    devices_text(b, &m->devices);
+    if (!src->nsys_export)
+        devices_text(b, &src->devices);
     uint32_t n;
     uint32_t *ix = tracks_in_order(m, &n);
     for (uint32_t k = 0; k < n; k++) {

@@ -10,5 +10,7 @@
 void info_trace_json(json_writer *w, const pq_source *src);
 /* The text lines of a trace source, after its header. */
 void info_trace_text(buf *b, const pq_source *src);
+/* A device capability value (model/devices.h) as JSON: what the input states, typed. */
+void info_device_value_json(json_writer *w, const pq_device_value *v);
 
 #endif
