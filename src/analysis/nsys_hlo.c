@@ -15,7 +15,7 @@
 #include "core/pairmap.h"
 #include "formats/pbwire.h"
 #include "io/xz.h"
-#include "io/zip.h"
+#include "model/members.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +23,7 @@
 
 typedef struct program {
     int64_t id;
-    long member;    /* index in the zip, -1 when none */
+    long member;    /* index in the source's members, -1 when none */
     int state;      /* 0 not read, 1 read, -1 failed before */
     mapped_file pb; /* the decompressed HloProto */
     arena mem;
@@ -35,7 +35,7 @@ typedef struct program {
 } program;
 
 struct nsys_hlo {
-    pqzip *zip;
+    model_members *members;
     const char *path;
     program *progs;
     size_t nprogs;
@@ -63,19 +63,16 @@ pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err)
     if (!h)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     h->path = src->path;
-    /* An extracted archive directory is not mapped: its members are read through the
-     * same calls as a zip's (io/zip.h), as the reader reads them. */
-    pq_status st = src->file.data
-                       ? pqzip_open_memory(src->file.data, src->file.size, src->path, &h->zip, err)
-                       : pqzip_open(src->path, &h->zip, err);
+    /* The source's members (a .zip or an extracted directory) through the model. */
+    pq_status st = model_members_open(src, &h->members, err);
     if (st != PQ_OK) {
         pq_free(h);
         return st;
     }
-    size_t n = pqzip_count(h->zip);
+    size_t n = model_members_count(h->members);
     for (size_t i = 0; i < n; i++) {
-        const pqzip_member *mb = pqzip_member_at(h->zip, i);
-        int64_t p = mb->is_dir ? -1 : member_program(mb->name);
+        const char *name = model_members_name(h->members, i);
+        int64_t p = name ? member_program(name) : -1;
         if (p < 0)
             continue;
         program *np = pq_realloc(h->progs, (h->nprogs + 1) * sizeof *np);
@@ -102,7 +99,7 @@ void nsys_hlo_close(nsys_hlo *h)
         pairmap_free(&p->by_id);
     }
     pq_free(h->progs);
-    pqzip_close(h->zip);
+    model_members_close(h->members);
     pq_free(h);
 }
 
@@ -257,12 +254,12 @@ static pq_status index_program(program *pg, int64_t *off, const char **what)
 
 static pq_status load_program(nsys_hlo *h, program *pg, pq_error *err)
 {
-    const pqzip_member *mb = pqzip_member_at(h->zip, (size_t)pg->member);
     char where[1024];
-    snprintf(where, sizeof where, "%s:%s", h->path, mb->name);
+    snprintf(where, sizeof where, "%s:%s", h->path,
+             model_members_name(h->members, (size_t)pg->member));
     pg->state = -1;
     mapped_file xz = {0};
-    FORWARD_IF_ERROR(pqzip_read(h->zip, (size_t)pg->member, &xz, err));
+    FORWARD_IF_ERROR(model_members_read(h->members, (size_t)pg->member, &xz, err));
     pq_status st = xz_decompress(xz.data, xz.size, where, &pg->pb, err);
     mapfile_close(&xz);
     if (st != PQ_OK)
