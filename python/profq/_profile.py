@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _tables
 from ._native import Error, check, cstr, encode, ffi, lib, new_error, pstr, render
+from ._summary import Summary, summarize
 from ._tables import Table, array, columns, table
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -348,6 +349,14 @@ class Profile:
             return [_heap_module(out[0].modules[i]) for i in range(out[0].nmodules)]
         finally:
             lib.pq_heap_free(out[0])
+
+    def summarize(self, **options: Any) -> Summary:
+        """profile_summary.v1 of the profile's one path: profq.summarize(path, **options)
+        (which reads the file itself, as ``profq summarize`` does)."""
+        if len(self.paths) != 1:
+            raise Error("usage", "", -1, "summarize reads one path; this profile has "
+                        f"{len(self.paths)} (call profq.summarize on each)")
+        return summarize(self.paths[0], **options)
 
     def nsys(self) -> Any:
         """The nsys-jax tables: not bound yet. pq_nsys_compute (the nsys result structs) is
