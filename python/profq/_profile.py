@@ -84,6 +84,8 @@ class Ops:
     steady_busy_ps: int
     steady_gflops: float
     steady_hbm_gibps: float
+    #: tflops (per device), hbm_gbps, bws (GB/s: HBM, SRAM rd/wr, CMEM rd/wr, VMEM rd/wr):
+    #: None where the input states no peak and none was given
     peaks: Dict[str, Any]
     ops: Table
     programs: Table
@@ -242,8 +244,9 @@ class Profile:
         return d
 
     def info(self) -> Dict[str, Any]:
-        """What the profile holds: {"sources": [per-source dict], "totals": scan()}."""
-        return {"sources": [s.__dict__.copy() for s in self.sources], "totals": self.scan()}
+        """What the profile holds: {"sources": [per-source dict (Source's fields)],
+        "scan": scan()} (the scan walks every event again)."""
+        return {"sources": [s.__dict__.copy() for s in self.sources], "scan": self.scan()}
 
     # ---- ops and roofline ----
     def ops(self, by: str = "op", peak_tflops: float = 0.0, peak_hbm_gbps: float = 0.0,
@@ -430,7 +433,8 @@ def _row_dict(row: Any) -> Dict[str, Any]:
 
 def _ops_of(r: Any, by: str) -> Ops:
     pk = r.peaks
-    peaks = {"tflops": pk.tflops, "hbm_gbps": pk.bws[0], "bws": list(pk.bws),
+    peaks = {"tflops": pk.tflops or None, "hbm_gbps": pk.bws[0] or None,
+             "bws": [b or None for b in pk.bws],
              "has_cmem": bool(pk.has_cmem), "has_merged_vmem": bool(pk.has_merged_vmem),
              "has_megacore": bool(pk.has_megacore), "user_flops": bool(pk.user_flops),
              "user_bw": bool(pk.user_bw), "derived_flops": bool(pk.derived_flops),
