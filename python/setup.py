@@ -15,7 +15,7 @@ import os
 import shutil
 import subprocess
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 try:
@@ -58,16 +58,19 @@ class BuildPy(build_py):
             f.write("CDEF = %r\n" % _cdef())
 
 
+class NativeDistribution(Distribution):
+    """Holds a native library: a platform wheel, installed into platlib."""
+
+    def has_ext_modules(self) -> bool:
+        return True
+
+
 class BdistWheel(bdist_wheel):
     """A platform wheel (it holds a native library) for any Python 3."""
-
-    def finalize_options(self) -> None:
-        super().finalize_options()
-        self.root_is_pure = False
 
     def get_tag(self):
         _, _, plat = super().get_tag()
         return "py3", "none", plat
 
 
-setup(cmdclass={"build_py": BuildPy, "bdist_wheel": BdistWheel})
+setup(cmdclass={"build_py": BuildPy, "bdist_wheel": BdistWheel}, distclass=NativeDistribution)
