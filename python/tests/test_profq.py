@@ -491,6 +491,17 @@ def test_summarize(rel: str) -> None:
         [c["candidate_id"] for c in s.optimization_candidates]
 
 
+def test_summary_set_unsupported() -> None:
+    """A directory of several traces: the CLI writes a summary set, which has no result
+    struct; summarize() says so (status "unsupported") instead of picking one."""
+    doc = cli_json("summarize", "trace-json")
+    assert doc is not None and doc["schema"] == "profq.summary_set.v1"
+    with pytest.raises(profq.Error) as e:
+        profq.summarize(os.path.join(DATA, "trace-json"))
+    assert e.value.status == "unsupported"
+    assert f"{len(doc['summaries'])} trace files" in e.value.message
+
+
 # ---- errors, lifetime, binding ----
 
 def test_missing_file() -> None:
