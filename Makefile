@@ -158,6 +158,7 @@ test-run: all $(BUILD)/libprofq-internal.a $(UNIT_BIN) $(BUILD)/fuzz_replay $(BU
       $(BUILD)/fuzz_replay_parquet $(BUILD)/fuzz_replay_zip $(BUILD)/fuzz_replay_pushpop \
       $(BUILD)/fuzz_replay_nsysjax $(BUILD)/fuzz_replay_sqlite $(BUILD)/tests/hlo_text_dump
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run.sh
+	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/python.sh
 
 unit: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do $$t || exit 1; done

@@ -782,6 +782,13 @@ typedef struct pq_summary_result {
     size_t noptimization_candidates;
 } pq_summary_result;
 
+/* The summary pq_summarize writes for PATH (same inputs, same OPTS), as the result structs
+ * above: computed, not rendered (what the Python binding reads). A directory whose trace files
+ * make a summary set is PQ_ERR_UNSUPPORTED. Free *OUT with pq_summary_result_free. */
+pq_status pq_summary_compute(const char *path, const pq_summary_options *opts,
+                             pq_summary_result **out, pq_error *err);
+void pq_summary_result_free(pq_summary_result *result);
+
 /*
  * Working with summaries (spec/seed-tools.md 1.20-1.23). A pq_summary is one parsed
  * profile_summary.v1 document. pq_summary_load reads PATH: a profile_summary.v1 JSON

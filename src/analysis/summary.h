@@ -55,6 +55,8 @@ void sm_result_free(sm_result *r);
  * with the renderer (render/summary_tree.c), which is what turns results into the
  * document; declared here for the callers of the summary. NULL when memory ran out. */
 jval *sm_build(model_slices *m, const sm_options *opts, const sm_source *src);
+/* The document of a computed summary (render/summary_tree.c). NULL when memory ran out. */
+jval *sm_tree(const sm_result *res);
 
 /* Helpers of the spec, exposed for tests. OUT gets a NUL-terminated string. */
 void sm_canonical_op_name(const char *name, size_t n, char *out, size_t cap);

@@ -1,5 +1,6 @@
 /* summary.c (render) - pq_summarize: find the trace, feed the builder from the right
- * reader, compute profile_summary.v1, write it as the seed's Python would. */
+ * reader, compute profile_summary.v1, write it as the seed's Python would; and
+ * pq_summary_compute, the same summary as result structs (kept with what they point into). */
 #include "analysis/summary.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -59,34 +60,70 @@ static void *hash_file(void *arg)
     return NULL;
 }
 
+/* One computed summary and what its rows and strings point into (the slices' interned
+ * names, the profile, the warnings, the hash). res comes first: the pq_summary_result that
+ * pq_summary_compute returns is the handle. */
+typedef struct sm_handle {
+    sm_result res;
+    model_slices sl;
+    int have_sl;
+    pq_profile *prof;
+    char sha[65];
+    char *owned[64];
+    size_t nowned;
+} sm_handle;
+
+static void handle_free(sm_handle *h)
+{
+    if (!h)
+        return;
+    sm_result_free(&h->res);
+    if (h->have_sl)
+        slices_free(&h->sl);
+    for (size_t k = 0; k < h->nowned; k++)
+        pq_free(h->owned[k]);
+    pq_profile_free(h->prof);
+    pq_free(h);
+}
+
+static sm_handle *handle_new(void)
+{
+    sm_handle *h = pq_calloc(1, sizeof *h);
+    if (h)
+        h->have_sl = slices_init(&h->sl) == 0;
+    if (h && !h->have_sl) {
+        pq_free(h);
+        return NULL;
+    }
+    return h;
+}
+
 /* The trace is read twice, both times in small chunks: by a thread for its sha256 (as fast
- * as the parse, so it runs beside the parse and the summary's build) and by the streaming
- * reader. Nothing is mapped:
- * memory is the summary's columns, not the file. *DOC gets the summary document. */
-static pq_status build_trace(const char *path, const pq_summary_options *o, jval **doc,
-                             pq_error *err)
+ * as the parse, so it runs beside the parse and the summary's computation) and by the
+ * streaming reader. Nothing is mapped: memory is the summary's columns, not the file.
+ * *OUT gets the computed summary (NULL on error). */
+static pq_status compute_trace(const char *path, const pq_summary_options *o, sm_handle **out,
+                               pq_error *err)
 {
     hash_job job = {path, ""};
     pthread_t hasher;
     struct stat fst;
-    *doc = NULL;
     int hashing = stat(path, &fst) == 0 && fst.st_size >= ((off_t)1 << 24) &&
                   pthread_create(&hasher, NULL, hash_file, &job) == 0;
     if (!hashing)
         hash_file(&job);
     pq_status st = PQ_OK;
-    model_slices sl;
-    int have_sl = slices_init(&sl) == 0;
-    if (!have_sl) {
+    sm_handle *h = handle_new();
+    if (!h) {
         st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
         goto out;
     }
     tj_info info;
-    pq_events ev = slices_events(&sl);
+    pq_events ev = slices_events(&h->sl);
     st = trace_events_feed_file(path, &ev, &info, err);
     if (st != PQ_OK)
         goto out;
-    /* The summary is built while the hash may still run; its sha256 is set after the join. */
+    /* The summary is computed while the hash may still run; its sha256 is set after the join. */
     sm_options so = opts_of(o);
     sm_source src = {"perfetto_trace_json",
                      path,
@@ -95,22 +132,46 @@ static pq_status build_trace(const char *path, const pq_summary_options *o, jval
                      info.num_events,
                      o && o->generated_at_utc ? o->generated_at_utc : "",
                      NULL};
-    *doc = sm_build(&sl, &so, &src);
+    int rc = sm_compute(&h->sl, &so, &src, &h->res);
     if (hashing)
         pthread_join(hasher, NULL);
     hashing = 0;
-    jval *prov = *doc ? (jval *)jv_get(*doc, "trace_provenance") : NULL;
-    if (!prov || jv_set(prov, "trace_sha256", jv_cstr(job.sha)) != 0) {
+    if (rc != 0) {
         st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory while summarizing");
-        jv_free(*doc);
-        *doc = NULL;
+        goto out;
     }
+    memcpy(h->sha, job.sha, sizeof h->sha);
+    h->res.r.trace_provenance.trace_sha256 = h->sha;
 out:
     if (hashing)
         pthread_join(hasher, NULL);
-    if (have_sl)
-        slices_free(&sl);
+    if (st != PQ_OK) {
+        handle_free(h);
+        h = NULL;
+    }
+    *out = h;
     return st;
+}
+
+/* *DOC gets the document of the computed summary H (freed here either way). */
+static pq_status tree_of(sm_handle *h, pq_status st, const char *path, jval **doc, pq_error *err)
+{
+    *doc = NULL;
+    if (st == PQ_OK) {
+        *doc = sm_tree(&h->res);
+        if (!*doc)
+            st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory while summarizing");
+    }
+    handle_free(h);
+    return st;
+}
+
+static pq_status build_trace(const char *path, const pq_summary_options *o, jval **doc,
+                             pq_error *err)
+{
+    sm_handle *h;
+    pq_status st = compute_trace(path, o, &h, err);
+    return tree_of(h, st, path, doc, err);
 }
 
 static pq_status summarize_trace(const char *path, const pq_summary_options *o, pq_sink *sink,
@@ -195,29 +256,31 @@ static pq_status summarize_set(const pathlist *paths, const pq_summary_options *
     return st;
 }
 
-static pq_status summarize_xplane(const char *const *paths, size_t n, const pq_summary_options *o,
-                                  pq_sink *sink, pq_error *err)
+static pq_status compute_xplane(const char *const *paths, size_t n, const pq_summary_options *o,
+                                sm_handle **out, pq_error *err)
 {
-    pq_profile *prof = NULL;
+    *out = NULL;
     pq_open_options oo;
     memset(&oo, 0, sizeof oo);
+    pq_profile *prof = NULL;
     pq_status st = pq_profile_open(paths, n, &oo, &prof, err);
     if (st != PQ_OK)
         return st;
-    model_slices sl;
-    int have_sl = slices_init(&sl) == 0;
-    jval *doc = NULL;
+    sm_handle *h = handle_new();
+    if (!h) {
+        pq_profile_free(prof);
+        return err_set(err, PQ_ERR_NOMEM, paths[0], -1, "out of memory");
+    }
+    h->prof = prof;
     const char *warn[64];
     size_t nw = 0;
     uint64_t nev = 0;
-    pq_events ev = slices_events(&sl);
-    if (!have_sl || xplane_events_feed(prof, &ev, &nev) != 0) {
-        st = err_set(err, PQ_ERR_NOMEM, paths[0], -1, "out of memory");
-        goto out;
+    pq_events ev = slices_events(&h->sl);
+    if (xplane_events_feed(prof, &ev, &nev) != 0) {
+        handle_free(h);
+        return err_set(err, PQ_ERR_NOMEM, paths[0], -1, "out of memory");
     }
     /* XSpace errors and warnings recorded by the profiler become quality warnings. */
-    char *owned[64];
-    size_t nowned = 0;
     for (size_t s = 0; s < prof->nsources && nw + 2 < 64; s++) {
         const pq_source *src = &prof->sources[s];
         for (uint32_t k = 0; k < src->nwarnings + src->nerrors && nw + 2 < 64; k++) {
@@ -227,35 +290,39 @@ static pq_status summarize_xplane(const char *const *paths, size_t n, const pq_s
                 break;
             memcpy(c, t.p, t.n);
             c[t.n] = '\0';
-            owned[nowned++] = c;
+            h->owned[h->nowned++] = c;
             warn[nw++] = c;
         }
     }
-    if (sl.n == 0)
+    if (h->sl.n == 0)
         warn[nw++] = "XPlane protobuf contained no direct timeline events with offset/duration "
                      "data.";
     warn[nw] = NULL;
     sm_options so = opts_of(o);
     const pq_source_info *si = pq_profile_source(prof, 0);
-    char sha[65] = "";
     if (si)
-        memcpy(sha, si->sha256, sizeof sha);
-    sm_source src = {"xplane_pb", paths[0], sha[0] ? sha : NULL,
+        memcpy(h->sha, si->sha256, sizeof h->sha);
+    sm_source src = {"xplane_pb", paths[0], h->sha[0] ? h->sha : NULL,
                      "us",        nev,      o && o->generated_at_utc ? o->generated_at_utc : "",
                      warn};
-    doc = sm_build(&sl, &so, &src);
-    for (size_t k = 0; k < nowned; k++)
-        pq_free(owned[k]);
-    if (!doc) {
-        st = err_set(err, PQ_ERR_NOMEM, paths[0], -1, "out of memory while summarizing");
-        goto out;
+    if (sm_compute(&h->sl, &so, &src, &h->res) != 0) {
+        handle_free(h);
+        return err_set(err, PQ_ERR_NOMEM, paths[0], -1, "out of memory while summarizing");
     }
-    st = emit(doc, sink, err);
-out:
+    *out = h;
+    return PQ_OK;
+}
+
+static pq_status summarize_xplane(const char *const *paths, size_t n, const pq_summary_options *o,
+                                  pq_sink *sink, pq_error *err)
+{
+    sm_handle *h;
+    jval *doc;
+    pq_status st = compute_xplane(paths, n, o, &h, err);
+    st = tree_of(h, st, paths[0], &doc, err);
+    if (st == PQ_OK)
+        st = emit(doc, sink, err);
     jv_free(doc);
-    if (have_sl)
-        slices_free(&sl);
-    pq_profile_free(prof);
     return st;
 }
 
@@ -275,7 +342,33 @@ static int is_trace_file(const char *path, const char **what)
     return d == DETECT_XSPACE || d == DETECT_NSYS_REP ? 0 : 2;
 }
 
-pq_status pq_summarize(const char *path, const pq_summary_options *o, pq_sink *sink, pq_error *err)
+/* The leaves of summarize_path: write the document to SINK, or (KEEP not NULL) keep the
+ * computed summary in *KEEP. A summary set has no result struct: PQ_ERR_UNSUPPORTED. */
+static pq_status leaf_trace(const char *path, const pq_summary_options *o, pq_sink *sink,
+                            sm_handle **keep, pq_error *err)
+{
+    return keep ? compute_trace(path, o, keep, err) : summarize_trace(path, o, sink, err);
+}
+
+static pq_status leaf_xplane(const char *const *paths, size_t n, const pq_summary_options *o,
+                             pq_sink *sink, sm_handle **keep, pq_error *err)
+{
+    return keep ? compute_xplane(paths, n, o, keep, err) : summarize_xplane(paths, n, o, sink, err);
+}
+
+static pq_status leaf_set(const pathlist *paths, const char *dir, const pq_summary_options *o,
+                          pq_sink *sink, sm_handle **keep, pq_error *err)
+{
+    if (keep)
+        return err_set(err, PQ_ERR_UNSUPPORTED, dir, -1,
+                       "%zu trace files: a summary set (profq.summary_set.v1) has no result "
+                       "struct; compute each file's summary",
+                       paths->n);
+    return summarize_set(paths, o, sink, err);
+}
+
+static pq_status summarize_path(const char *path, const pq_summary_options *o, pq_sink *sink,
+                                sm_handle **keep, pq_error *err)
 {
     struct stat st;
     if (stat(path, &st) != 0)
@@ -289,8 +382,8 @@ pq_status pq_summarize(const char *path, const pq_summary_options *o, pq_sink *s
                            "(*.xplane.pb) or a profile directory to summarize, found %s",
                            what);
         if (t == 1)
-            return summarize_trace(path, o, sink, err);
-        return summarize_xplane(&path, 1, o, sink, err); /* or reports the open error */
+            return leaf_trace(path, o, sink, keep, err);
+        return leaf_xplane(&path, 1, o, sink, keep, err); /* or reports the open error */
     }
     /* An artifact directory (spec 1.2, newest ingest): one XPlane first, else trace JSON. */
     pathlist xp = {0}, tr = {0};
@@ -303,7 +396,7 @@ pq_status pq_summarize(const char *path, const pq_summary_options *o, pq_sink *s
         pq_error local;
         memset(&local, 0, sizeof local);
         const char *one = xp.items[0];
-        rs = summarize_xplane(&one, 1, o, sink, &local);
+        rs = leaf_xplane(&one, 1, o, sink, keep, &local);
         if (rs != PQ_ERR_INPUT) { /* a malformed XPlane falls back to the trace JSON */
             if (err && rs != PQ_OK)
                 *err = local;
@@ -329,8 +422,8 @@ pq_status pq_summarize(const char *path, const pq_summary_options *o, pq_sink *s
             return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
         }
         if (tr.n) {
-            rs = tr.n == 1 ? summarize_trace(tr.items[0], o, sink, err)
-                           : summarize_set(&tr, o, sink, err);
+            rs = tr.n == 1 ? leaf_trace(tr.items[0], o, sink, keep, err)
+                           : leaf_set(&tr, path, o, sink, keep, err);
             pathlist_free(&tr);
             pathlist_free(&xp);
             return rs;
@@ -342,7 +435,7 @@ pq_status pq_summarize(const char *path, const pq_summary_options *o, pq_sink *s
         pathlist run = {0};
         rs = discover_profiles(path, &run, err);
         if (rs == PQ_OK)
-            rs = summarize_xplane((const char *const *)run.items, run.n, o, sink, err);
+            rs = leaf_xplane((const char *const *)run.items, run.n, o, sink, keep, err);
         pathlist_free(&run);
         pathlist_free(&xp);
         return rs;
@@ -352,4 +445,26 @@ pq_status pq_summarize(const char *path, const pq_summary_options *o, pq_sink *s
                    "No profile trace JSON found under '%s'. Expected perfetto_trace.json.gz or "
                    "*.trace.json(.gz).",
                    path);
+}
+
+pq_status pq_summarize(const char *path, const pq_summary_options *o, pq_sink *sink, pq_error *err)
+{
+    return summarize_path(path, o, sink, NULL, err);
+}
+
+pq_status pq_summary_compute(const char *path, const pq_summary_options *opts,
+                             pq_summary_result **out, pq_error *err)
+{
+    sm_handle *h = NULL;
+    pq_status st = summarize_path(path, opts, NULL, &h, err);
+    *out = st == PQ_OK && h ? &h->res.r : NULL;
+    if (st != PQ_OK)
+        handle_free(h);
+    return st;
+}
+
+void pq_summary_result_free(pq_summary_result *result)
+{
+    /* result is the first member of sm_result, which is the first member of sm_handle */
+    handle_free((sm_handle *)(void *)result);
 }

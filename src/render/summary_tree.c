@@ -267,8 +267,7 @@ static jval *candidates_tree(const pq_sm_candidate *rows, size_t n)
     return a;
 }
 
-/* The document of RES. NULL when memory ran out. */
-static jval *summary_tree(const sm_result *res)
+jval *sm_tree(const sm_result *res)
 {
     const pq_summary_result *r = &res->r;
     jval *doc = jv_obj();
@@ -310,7 +309,7 @@ jval *sm_build(model_slices *m, const sm_options *opts, const sm_source *src)
     sm_result res;
     if (sm_compute(m, opts, src, &res) != 0)
         return NULL;
-    jval *doc = summary_tree(&res);
+    jval *doc = sm_tree(&res);
     sm_result_free(&res);
     return doc;
 }
