@@ -1,7 +1,8 @@
 """profq's HLO instruction text (src/analysis/hlo_text.c) against XLA's own.
 
-A JAX program with scan, while, cond, sort, gather, scatter, concatenate, dynamic slices,
-dot, reductions, pad and transpose is compiled for the CPU (XLA's optimized module: fusions,
+The JAX programs of jax_cpu_program.py (scan, while, cond, sort, gather, scatter,
+concatenate, dynamic slices, dot, reductions, pad, transpose; shard_map collectives on 4 host
+devices) are compiled for the CPU (XLA's optimized module: fusions,
 while loops, conditionals, sort comparators); its HloModuleProto is wrapped into an HloProto
 and printed by profq's driver (build/tests/hlo_text_dump), one line per instruction. XLA
 prints the same module with the options XProf uses for its op expressions
@@ -15,51 +16,9 @@ import subprocess
 import sys
 import tempfile
 
-os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                           " --xla_force_host_platform_device_count=4")
-import jax
-import jax.numpy as jnp
-from jax import lax
-from jaxlib import _hlo as H
-
-
-def program(x, idx, m):
-    def body(c, y):
-        return c + jnp.sin(y), c * 2
-
-    c, ys = lax.scan(body, 0.0, x)
-    w = lax.while_loop(lambda v: v[0] < 10, lambda v: (v[0] + 1, v[1] * 1.5), (0, c))
-    z = lax.cond(w[1] > 0, lambda a: a * 2, lambda a: a - 1, ys)
-    s = jnp.sort(z)
-    g = s[idx]
-    sc = jnp.zeros(8).at[idx].add(g)
-    d = lax.dynamic_slice(x, (idx[0],), (3,))
-    p = jnp.pad(m, ((1, 2), (0, 1)))
-    mm = (m @ m.T).sum(axis=1)
-    srt = lax.sort((x, jnp.arange(8)), num_keys=1, is_stable=True)[1]
-    return jnp.concatenate([sc, s[:3], d, p.ravel()[:4], mm, srt.astype(jnp.float32),
-                            jnp.cumsum(x)])
-
-
-def collectives(x):
-    """Collectives over 4 host devices (shard_map) and a LAPACK custom call."""
-    from jax.sharding import Mesh, PartitionSpec as P
-    try:
-        from jax import shard_map
-    except ImportError:
-        from jax.experimental.shard_map import shard_map
-    mesh = Mesh(jax.devices()[:4], ("i",))
-
-    def part(v):
-        s = lax.psum(v, "i")
-        g = lax.all_gather(v, "i")
-        r = lax.ppermute(v, "i", [(k, (k + 1) % 4) for k in range(4)])
-        a = lax.all_to_all(v.reshape(4, -1), "i", 0, 0).reshape(-1)
-        return s + g.sum(0) + r + a
-
-    y = shard_map(part, mesh=mesh, in_specs=P("i"), out_specs=P("i"))(x)
-    q, _ = jnp.linalg.qr(y.reshape(8, 2))
-    return q
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jax_cpu_program import ARGS, collectives, jax, program  # noqa: E402  (sets XLA_FLAGS)
+from jaxlib import _hlo as H  # noqa: E402
 
 
 # What profq's printer does not print (docs/internals/hlo_text.md), listed with the reason
@@ -130,10 +89,9 @@ def compare(dump, what, comp):
 
 def main():
     dump = sys.argv[1]
-    ok = compare(dump, "program", jax.jit(program).lower(
-        jnp.arange(8.0), jnp.array([1, 3]), jnp.ones((4, 4))).compile())
-    ok = compare(dump, "collectives", jax.jit(collectives).lower(
-        jnp.arange(16.0)).compile()) and ok
+    ok = compare(dump, "program", jax.jit(program).lower(*ARGS["program"]).compile())
+    ok = compare(dump, "collectives",
+                 jax.jit(collectives).lower(*ARGS["collectives"]).compile()) and ok
     return 0 if ok else 1
 
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Conformance: every field of every XProf tool profq reproduces (memory_viewer for every
+# module and memory space, memory_profile, hlo_stats, op_profile in its three groupings,
+# roofline_model) against XProf 2.24.2 (pip xprof, tests/xprof-requirements.txt), on every
+# XPlane and HloProto in ../shared/data, tests/fixtures and fuzz/corpus/hlo, and on a JAX
+# program profiled on the CPU now (tests/conformance/jax_cpu_program.py: scan, while, cond,
+# sort, gather/scatter, concatenate, shard_map collectives on 4 host devices).
+# tests/conformance/xprof_all.py says what is compared. Exit 0 no difference, 1 any, 77
+# (skip, with a message) without ../shared/data or PyPI -- a failure under CI=true.
+set -u
+SUITE=xprof_all
+. "$(dirname "$0")/lib.sh"
+require_data "$SHARED/data/xplane"
+require_profq
+use_venv xprof tests/xprof-requirements.txt
+xprof_py=$python
+use_venv demo scripts/demo-requirements.txt
+jax_py=$python
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/profq-xprof-all.XXXXXX")
+trap 'rm -rf -- "$scratch"' EXIT
+"$jax_py" "$top/tests/conformance/jax_cpu_program.py" "$scratch/trace" > "$scratch/program.log" 2>&1 ||
+  { cat "$scratch/program.log"; echo "$SUITE: FAIL: the JAX program failed"; exit 1; }
+jax=()
+for f in "$scratch"/trace/plugins/profile/*/*.xplane.pb; do
+  [ -f "$f" ] && jax+=(--jax-run "$f")
+done
+[ ${#jax[@]} -gt 0 ] || { echo "$SUITE: FAIL: the JAX program wrote no XPlane"; exit 1; }
+"$xprof_py" "$top/tests/conformance/xprof_all.py" --profq "$PROFQ" --data "$SHARED/data" \
+  --hlo-dir "$top/tests/fixtures" --hlo-dir "$top/fuzz/corpus/hlo" "${jax[@]}" "$@" 2>"$scratch/xprof.log"
+rc=$?
+[ $rc -eq 0 ] || tail -n 20 "$scratch/xprof.log"
+exit $rc
