@@ -241,10 +241,19 @@ def memory_viewer_compare(c, x, p):
     c.tree("", x, p)
 
 
-def memory_viewer(t, exe, xs, src, label):
+def memory_viewer(t, exe, xs, src, label, check_list):
     """Every module profq lists in src (XPlane or HloProto) x every memory space of it;
-    xs is the XSpace path XProf reads (an empty one beside the HloProtos for those)."""
-    for m in profq_json(exe, "memory-viewer", "--format", "json", src)["modules"]:
+    xs is the XSpace path XProf reads (an empty one beside the HloProtos for those). The
+    module list equals XProf's (its /module_list route: the HloProtos it writes beside the
+    XSpace; checked when src is the session's only XPlane)."""
+    mods = profq_json(exe, "memory-viewer", "--format", "json", src)["modules"]
+    d = os.path.dirname(xs)
+    if check_list:
+        Cmp(t, label).leaf(".module list",
+                           sorted(f[:-len(".hlo_proto.pb")] for f in os.listdir(d)
+                                  if f.endswith(".hlo_proto.pb")),
+                           sorted(m["module"] for m in mods))
+    for m in mods:
         for space in m["memory_spaces"]:
             t.cases += 1
             c = Cmp(t, f"{label} {m['module']} space {space}")
@@ -422,7 +431,7 @@ def run(a, tools, scratch):
             open(xs, "wb").close()
             for m in profq_json(a.profq, "memory-viewer", "--format", "json", files[0])["modules"]:
                 os.symlink(os.path.abspath(files[0]), os.path.join(d, m["module"] + ".hlo_proto.pb"))
-            memory_viewer(tools["memory_viewer"], a.profq, xs, files[0], label)
+            memory_viewer(tools["memory_viewer"], a.profq, xs, files[0], label, False)
             continue
         paths = []
         for f in files:
@@ -435,7 +444,7 @@ def run(a, tools, scratch):
             c.leaf(".profq's own CPU ops (non-empty)", True, len(pq.get("rows", [])) > 0)
         for f, xs in zip(files, paths):
             sub = label if len(files) == 1 else f"{label}{os.path.basename(f)}"
-            memory_viewer(tools["memory_viewer"], a.profq, xs, f, sub)
+            memory_viewer(tools["memory_viewer"], a.profq, xs, f, sub, len(files) == 1)
             memory_profile(tools["memory_profile"], a.profq, xs, f, sub)
         hlo_stats(tools["hlo_stats"], a.profq, paths, files[0], label)
         op_profile(tools["op_profile"], a.profq, paths, files[0], label)
