@@ -33,9 +33,15 @@ static void put_ints_sep(buf *b, pq_str msg, uint32_t num, const char *sep)
 static void put_iota(buf *b, pq_str s)
 {
     int64_t d[MAX_INTS], p[MAX_INTS];
-    uint32_t n = ht_field_ints(s, 9, d), np = ht_field_ints(s, 10, p);
-    for (uint32_t i = 0; i < n; i++)
-        p[i] = i < np && p[i] >= 0 && p[i] < (int64_t)n ? p[i] : (int64_t)i;
+    uint8_t seen[MAX_INTS] = {0};
+    uint32_t n = ht_field_ints(s, 9, d), np = ht_field_ints(s, 10, p), perm = np == n;
+    for (uint32_t i = 0; perm && i < n; i++) { /* a damaged transpose counts as none */
+        perm = p[i] >= 0 && p[i] < (int64_t)n && !seen[p[i]];
+        if (perm)
+            seen[p[i]] = 1;
+    }
+    for (uint32_t i = 0; !perm && i < n; i++)
+        p[i] = (int64_t)i;
     for (int changed = 1; changed;) {
         changed = 0;
         for (uint32_t i = 0; i < n && !changed; i++) { /* merge or drop reshape dim p[i] */
@@ -45,7 +51,7 @@ static void put_iota(buf *b, pq_str s)
                 continue;
             int64_t gone = one ? q : q + 1;
             if (merge)
-                d[q] *= d[q + 1];
+                d[q] = (int64_t)((uint64_t)d[q] * (uint64_t)d[q + 1]); /* no UB */
             memmove(&d[gone], &d[gone + 1], (n - 1 - (uint32_t)gone) * sizeof *d);
             memmove(&p[one ? i : i + 1], &p[(one ? i : i + 1) + 1],
                     (n - 1 - (one ? i : i + 1)) * sizeof *p);
@@ -90,7 +96,7 @@ void hlo_text_sharding(buf *b, pq_str s, int depth)
                 hlo_text_sharding(b, pq_str_of((const char *)f.data, f.len), depth + 1);
             }
     } else if (type == 1) {
-        int64_t dev[1];
+        int64_t dev[MAX_INTS]; /* ht_field_ints fills up to MAX_INTS */
         buf_printf(b, "maximal device=%" PRId64, ht_field_ints(s, 4, dev) ? dev[0] : 0);
     } else if (type == 3) {
         int64_t t[MAX_INTS];

@@ -338,9 +338,14 @@ static void test_sharding(void **state)
     msg_end(&e, t);
     t = msg_begin(&e, 5);
     put_varint_field(&e, 1, 1);
-    put_varint_field(&e, 4, 5);
+    ints(&e, 4, 3, 5, 6, 7); /* damaged: a maximal sharding has one device; the first shown */
     msg_end(&e, t);
     msg_end(&e, s);
+    msg_end(&e, i);
+    /* a damaged transpose (not a permutation) counts as none */
+    i = ins_begin(&e, "n5", "negate", 7, F32, 8);
+    operands(&e, 1, 5);
+    iota_sharding(&e, 2, (const int[]){2, 4}, (const int[]){0, 0});
     msg_end(&e, i);
     /* mesh axes replica groups: mesh ['a'=2,'b'=4] with device ids, axes 'b':(2)2 and 'a' */
     i = ins_begin(&e, "ag", "all-gather", 6, F32, 8);
@@ -383,6 +388,7 @@ static void test_sharding(void **state)
           "last_tile_dims={manual} shard_like 7}");
     check(m, "n4",
           "%n4 = f32[8]{0} negate(f32[8]{0} %n3), sharding={{replicated}, {maximal device=5}}");
+    check(m, "n5", "%n5 = f32[8]{0} negate(f32[8]{0} %n4), sharding={devices=[2,4]<=[8]}");
     check(m, "ag",
           "%ag = f32[8]{0} all-gather(f32[8]{0} %n4), channel_id=2, "
           "replica_groups=mesh['a'=2,'b'=4], device_ids=(7,6,5,4,3,2,1,0) {'b':(2)2,'a'}");
