@@ -21,7 +21,7 @@ difference):
   roofline_model   every XPlane: both tables, every cell in order, columns, properties
 
 Strings, integers, booleans and nulls compare exactly; a float (on either side) within 1e-6
-relative (or 1e-9 absolute near zero). Fields XProf itself does not fix (it iterates hash
+relative (no absolute slack: a 1e-8 utilization is compared as closely as a 1e8 time). Fields XProf itself does not fix (it iterates hash
 maps) are compared by the rules in NONDETERMINISTIC, printed once with the reason. A
 difference whose cause another part of profq owns and is being fixed is matched by KNOWN
 (tool, field pattern): counted and printed apart with its owner, it does not fail the run;
@@ -40,7 +40,7 @@ import tempfile
 
 from xprof.convert import _pywrap_profiler_plugin as pw
 
-REL, ABS = 1e-6, 1e-9
+REL = 1e-6
 TOOLS = ("memory_viewer", "memory_profile", "hlo_stats", "op_profile", "roofline_model")
 
 # Orders and picks XProf 2.24.2 leaves to absl::flat_hash_map iteration (they change between
@@ -71,9 +71,11 @@ NONDETERMINISTIC = [
 TPU_WINDOW = ("steps (src/analysis/ops_tpu.c)",
               "the TPU device window (op_metrics_db total_time_ps) is 5.49 ms (1.5e-5) longer "
               "than XProf's on tpu_inference_2 (span of the XLA Ops line per plane): the "
-              "program's total and IDLE time and every percentage of the total follow")
+              "program's total and IDLE time, every percentage of the total and the FLOP "
+              "utilizations (flops, uncappedFlops: the same 1.5e-5) follow")
 KNOWN = [
-    ("op_profile", r"^tpu_inference_2\.", r"^\.by\w+(/IDLE)?\.metrics\.(rawTime|bandwidthUtils)",
+    ("op_profile", r"^tpu_inference_2\.",
+     r"^\.by\w+(/IDLE)?\.metrics\.(rawTime|bandwidthUtils)|\.metrics\.(flops|uncappedFlops)$",
      *TPU_WINDOW),
     ("hlo_stats", r"^tpu_inference_2\.", r"\.(cumulative_)?total_self_time_percent$", *TPU_WINDOW),
     ("roofline_model", r"^tpu_inference_2\.",
@@ -112,7 +114,7 @@ class Cmp:
         self.tool.fields += 1
         if is_num(x) and is_num(p):
             if isinstance(x, float) or isinstance(p, float):
-                ok = x == p or abs(x - p) <= max(REL * max(abs(x), abs(p)), ABS)
+                ok = x == p or abs(x - p) <= REL * max(abs(x), abs(p))
             else:
                 ok = x == p
         else:
