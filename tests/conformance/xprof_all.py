@@ -70,9 +70,12 @@ NONDETERMINISTIC = [
 # that matches nothing is reported (it is stale).
 TPU_WINDOW = ("steps (src/analysis/ops_tpu.c)",
               "the TPU device window (op_metrics_db total_time_ps) is 5.49 ms (1.5e-5) longer "
-              "than XProf's on tpu_inference_2 (span of the XLA Ops line per plane): the "
-              "program's total and IDLE time, every percentage of the total and the FLOP "
-              "utilizations (flops, uncappedFlops: the same 1.5e-5) follow")
+              "than XProf's on tpu_inference_2: tpu_line_records widens it with each op's "
+              "XEvent span, XProf (ConvertTensorCoreDeviceTraceXPlaneToOpMetricsDb) with "
+              "GetDeviceEventTimespan, the device_offset_ps/device_duration_ps stats when "
+              "present (widening with r->start, r->start + r->dur after they are read gives 0 "
+              "differences); the program's total and IDLE time, every percentage of the "
+              "total and the FLOP utilizations (flops, uncappedFlops) follow")
 KNOWN = [
     ("op_profile", r"^tpu_inference_2\.",
      r"^\.by\w+(/IDLE)?\.metrics\.(rawTime|bandwidthUtils)|\.metrics\.(flops|uncappedFlops)$",
