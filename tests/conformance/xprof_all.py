@@ -485,9 +485,14 @@ def main():
             bad += 1
     if any(t.known for t in tools.values()):
         print("owned elsewhere, known (to be removed when the owner's fix merges):")
+        causes = collections.OrderedDict()
         for t in tools.values():
             for cause, (count, example) in t.known.items():
-                print(f"  {t.name}: {count} fields: {cause}\n      e.g. {example}")
+                causes.setdefault(cause, []).append((t.name, count, example))
+        for cause, uses in causes.items():
+            print(f"  {cause}\n    " + ", ".join(f"{n} {c} fields" for n, c, _ in uses))
+            for n, _, example in uses:
+                print(f"    e.g. {n} {example}")
     for t in tools.values():
         by_case = collections.OrderedDict()
         for where, msg in t.bad:
