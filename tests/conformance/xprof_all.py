@@ -11,7 +11,8 @@ fuzz/corpus/hlo), and the XPlanes of the JAX program profiled on the CPU at test
 
 Tools and what is compared (every leaf of both JSON documents; a key on one side only is a
 difference):
-  memory_viewer    every module profq lists x every memory space of it (XPlanes, HloProtos)
+  memory_viewer    every module profq lists (the list equal to XProf's) x every memory space
+                   of it and spaces 0 and 1 when unused (XPlanes, HloProtos)
   memory_profile   every XPlane
   hlo_stats        every XPlane: the table's columns and properties, rows keyed by
                    (program_id, hlo_op_name), every cell, and the row order
@@ -258,8 +259,8 @@ def memory_viewer(t, exe, xs, src, label, check_list):
                            sorted(f[:-len(".hlo_proto.pb")] for f in os.listdir(d)
                                   if f.endswith(".hlo_proto.pb")),
                            sorted(m["module"] for m in mods))
-    for m in mods:
-        for space in m["memory_spaces"]:
+    for m in mods:  # spaces 0 (HBM) and 1 (on-chip) even when unused: both say so alike
+        for space in sorted(set(m["memory_spaces"]) | {0, 1}):
             t.cases += 1
             c = Cmp(t, f"{label} {m['module']} space {space}")
             raw, ok = xprof([xs], "memory_viewer", module_name=m["module"],
