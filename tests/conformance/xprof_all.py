@@ -417,8 +417,10 @@ def inputs(data, hlo_dirs, jax_runs):
             files = sorted(glob.glob(os.path.join(p, "*.xplane.pb")))
             if files:
                 out.append((f + "/", files, "xplane"))
-    for p in jax_runs:
-        out.append(("jax-cpu:" + os.path.basename(p), [p], "xplane"))
+    for p in jax_runs:  # SCRATCH/<program>/plugins/profile/<run>/<host>.xplane.pb
+        prog = os.path.basename(os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.dirname(p)))))
+        out.append((f"jax-cpu:{prog}", [p], "xplane"))
     hlos = sorted(glob.glob(os.path.join(data, "hlo", "*")))
     for d in hlo_dirs:
         hlos += sorted(glob.glob(os.path.join(d, "**", "*.hlo_proto.pb"), recursive=True) +
