@@ -160,9 +160,10 @@ static float f16_to_float(uint16_t h)
     return (h & 0x8000) ? -v : v;
 }
 
-/* XLA's RoundTripFpToString: %g with digits10 digits, max_digits10 when that does not read
- * back to the same value; "nan", "inf", "-inf". IS_F32 picks float or double precision. */
-static void put_float(buf *b, double v, int is_f32)
+/* XLA's RoundTripFpToString: "nan", "inf", "-inf"; f32 and f64 with %g of digits10 digits,
+ * max_digits10 when that does not read back to the same value; bf16 and f16 with %g of their
+ * max_digits10 (4 and 5) always. KIND: 64 f64, 32 f32, 16 f16, 8 bf16. */
+static void put_float(buf *b, double v, int kind)
 {
     if (isnan(v)) {
         buf_puts(b, signbit(v) ? "-nan" : "nan");
@@ -173,6 +174,12 @@ static void put_float(buf *b, double v, int is_f32)
         return;
     }
     char t[64];
+    if (kind == 16 || kind == 8) {
+        snprintf(t, sizeof t, "%.*g", kind == 16 ? 5 : 4, v);
+        buf_puts(b, t);
+        return;
+    }
+    int is_f32 = kind == 32;
     snprintf(t, sizeof t, "%.*g", is_f32 ? 6 : 15, v);
     int same = is_f32 ? (float)strtod(t, NULL) == (float)v : strtod(t, NULL) == v;
     if (!same)
@@ -207,9 +214,9 @@ static int put_element(buf *b, pq_str lit, int32_t type, uint32_t i)
         if ((i + 1) * w > d.n)
             return 0;
         if (type == 11)
-            put_float(b, pb_float(pb_load_le32((const uint8_t *)d.p + i * 4)), 1);
+            put_float(b, pb_float(pb_load_le32((const uint8_t *)d.p + i * 4)), 32);
         else
-            put_float(b, pb_double(pb_load_le64((const uint8_t *)d.p + i * 8)), 0);
+            put_float(b, pb_double(pb_load_le64((const uint8_t *)d.p + i * 8)), 64);
         return 1;
     }
     /* byte-packed: s8s 15, u8s 3, f16s 11, bf16s 13, u16s 16, s16s 17 */
@@ -237,7 +244,7 @@ static int put_element(buf *b, pq_str lit, int32_t type, uint32_t i)
     else if (type == 3)
         buf_printf(b, "%d", (int16_t)h);
     else
-        put_float(b, type == 16 ? bf16_to_float(h) : f16_to_float(h), 1);
+        put_float(b, type == 16 ? bf16_to_float(h) : f16_to_float(h), type == 16 ? 8 : 16);
     return 1;
 }
 
@@ -546,11 +553,15 @@ static void put_collective(buf *b, const hlo_instruction *ins)
     }
     put_replica_groups(b, raw);
     put_flag(b, raw, 56, "constrain_layout=true");
+    /* reduce-scatter prints its dimensions after the all-reduce attributes it shares */
+    int rs = is(op, "reduce-scatter");
+    if (rs)
+        put_flag(b, raw, 71, "use_global_device_ids=true");
     static const char *const DIMS[] = {"all-gather", "all-gather-start", "reduce-scatter",
                                        "all-to-all", NULL};
     if (is_any(op, DIMS) && ins->ndimensions)
         put_ints_attr(b, "dimensions", raw, 14, 1);
-    if (!is(op, "all-to-all"))
+    if (!is(op, "all-to-all") && !rs)
         put_flag(b, raw, 71, "use_global_device_ids=true");
 }
 
@@ -844,13 +855,56 @@ static void put_frontend_attributes(buf *b, pq_str raw)
     buf_putc(b, '}');
 }
 
+/* The instruction an async-start/-update/-done wraps when XLA prints it with its syntax
+ * sugar ("reduce-scatter-start(...)" with the wrapped op's attributes instead of
+ * "async-start(...), calls=%c"): the wrapped computation is one instruction over its
+ * parameters in order (CanExpandIntoSingleInstruction). An -update or -done without called
+ * computations follows its operand to the start. NULL otherwise. */
+static const hlo_instruction *async_wrapped(const hlo_module *m, const hlo_instruction *ins)
+{
+    static const char *const ASYNC[] = {"async-start", "async-update", "async-done", NULL};
+    for (int hop = 0; hop < 16 && ins && is_any(ins->opcode, ASYNC); hop++) {
+        if (!ins->ncalled) {
+            ins = ins->noperands ? hlo_instruction_by_id(m, ins->operand_ids[0]) : NULL;
+            continue;
+        }
+        const hlo_computation *c = computation_by_id(m, ins->called_computation_ids[0]);
+        const hlo_instruction *root = NULL;
+        uint32_t nparams = 0;
+        for (uint32_t i = 0; c && c->instructions && i < c->ninstructions; i++) {
+            const hlo_instruction *x = &c->instructions[i];
+            if (x->id == c->root_id)
+                root = x;
+            else if (is(x->opcode, "parameter"))
+                nparams++;
+            else
+                return NULL;
+        }
+        if (!root || root->noperands != nparams || is(root->opcode, "parameter"))
+            return NULL;
+        for (uint32_t k = 0; k < nparams; k++) {
+            const hlo_instruction *p = hlo_instruction_by_id(m, root->operand_ids[k]);
+            if (!p || !is(p->opcode, "parameter") || p->parameter_number != (int64_t)k)
+                return NULL;
+        }
+        return root;
+    }
+    return NULL;
+}
+
 void hlo_text_instruction(buf *b, const hlo_module *m, const hlo_instruction *ins)
 {
+    const hlo_instruction *wrapped = async_wrapped(m, ins);
     put_name(b, ins->name);
     buf_puts(b, " = ");
     hlo_shape_print(b, &ins->shape);
     buf_putc(b, ' ');
-    buf_put(b, ins->opcode.p, ins->opcode.n);
+    if (wrapped) { /* async-start -> <op>-start, async-update -> <op>-update, ... */
+        buf_put(b, wrapped->opcode.p, wrapped->opcode.n);
+        buf_put(b, ins->opcode.p + 5, ins->opcode.n - 5);
+    } else {
+        buf_put(b, ins->opcode.p, ins->opcode.n);
+    }
     buf_putc(b, '(');
     if (is(ins->opcode, "parameter")) {
         buf_printf(b, "%" PRId64, ins->parameter_number);
@@ -874,8 +928,13 @@ void hlo_text_instruction(buf *b, const hlo_module *m, const hlo_instruction *in
         }
     }
     buf_putc(b, ')');
-    put_own_attributes(b, m, ins);
-    put_called(b, m, ins);
+    if (!wrapped) {
+        put_own_attributes(b, m, ins);
+        put_called(b, m, ins);
+    } else if (is(ins->opcode, "async-start")) { /* the wrapped op's attributes */
+        put_own_attributes(b, m, wrapped);
+        put_called(b, m, wrapped);
+    }
     if (ht_field(ins->raw, 40, &(pb_field){0})) {
         buf_puts(b, ", sharding=");
         hlo_text_sharding(b, ht_field_bytes(ins->raw, 40), 0);
