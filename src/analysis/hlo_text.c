@@ -449,13 +449,16 @@ static void put_slice_or_padding(buf *b, pq_str raw, int slice)
         buf_putc(b, '}');
 }
 
-/* ", replica_groups=..." from collective_device_list (87: explicit groups or the iota form
- * "[G,N]<=[dims]T(perm)") or the deprecated replica_groups (49). */
+/* ", replica_groups=..." as XLA 2.24.2's FromProto reads it: the mesh axes list (93), else the
+ * iota form "[G,N]<=[dims]T(perm)" (92: IotaReplicaGroupListProto), else the explicit groups
+ * of collective_device_list (87, field 1) or of the deprecated replica_groups (49). An older
+ * proto's iota list inside collective_device_list (87, field 2) is not read: XProf and XLA
+ * print such groups as "{}" (tpu_inference_2's jit__psum). */
 static void put_replica_groups(buf *b, pq_str raw)
 {
     if (hlo_text_mesh_replica_groups(b, raw))
         return;
-    pq_str list = ht_field_bytes(raw, 87), iota = ht_field_bytes(list, 2);
+    pq_str list = ht_field_bytes(raw, 87), iota = ht_field_bytes(raw, 92);
     buf_puts(b, ", replica_groups=");
     if (iota.n) {
         int64_t dims[MAX_INTS], perm[MAX_INTS];

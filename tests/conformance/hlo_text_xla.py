@@ -58,7 +58,8 @@ ENTRY e {
 }
 """
 
-# Async collectives with XLA's syntax sugar (async-start/-done of a wrapped collective print
+# An iota replica group list (IotaReplicaGroupListProto, field 92 of the instruction),
+# async collectives with XLA's syntax sugar (async-start/-done of a wrapped collective print
 # as <op>-start/<op>-done with the wrapped op's attributes), a plain reduce-scatter, and
 # bf16/f16 constants (printed with their own max_digits10, not f32's round trip).
 ASYNC_CONSTANTS = """HloModule async_constants, replica_count=1, num_partitions=4
@@ -76,11 +77,12 @@ ENTRY e {
   rsd = f32[2,2]{1,0} reduce-scatter-done(rss)
   a2a = ((f32[8,2]{1,0}), f32[8,2]{1,0}) all-to-all-start(p), channel_id=5, replica_groups={{0,1,2,3}}, dimensions={0}
   a2ad = f32[8,2]{1,0} all-to-all-done(a2a)
+  ar = f32[8,2]{1,0} all-reduce(p), channel_id=6, replica_groups=[2,2]<=[2,2]T(1,0), use_global_device_ids=true, to_apply=add
   b1 = bf16[] constant(-2.379e+38)
   b2 = bf16[3]{0} constant({0.1, 0.01978, 1.5e10})
   h1 = f16[] constant(0.1)
   h2 = f16[4]{0} constant({3.14159, 1e-5, 65504, 6e-8})
-  ROOT t = (f32[2,2]{1,0}, f32[2,2]{1,0}, f32[8,2]{1,0}, bf16[], bf16[3]{0}, /*index=5*/f16[], f16[4]{0}) tuple(rs, rsd, a2ad, b1, b2, h1, h2)
+  ROOT t = (f32[2,2]{1,0}, f32[2,2]{1,0}, f32[8,2]{1,0}, bf16[], bf16[3]{0}, /*index=5*/f16[], f16[4]{0}, f32[8,2]{1,0}) tuple(rs, rsd, a2ad, b1, b2, h1, h2, ar)
 }
 """
 

@@ -1,7 +1,7 @@
 """profq against XProf 2.24.2, every field of every XProf tool profq reproduces.
 
-Usage: xprof_all.py --profq PROFQ --data SHARED_DATA [--hlo-dir DIR]... [--jax-run XPLANE]...
-                    [--verbose]
+Usage: xprof_all.py --profq PROFQ --hlo-text-dump DRIVER --data SHARED_DATA [--hlo-dir DIR]...
+                    [--jax-run XPLANE]... [--verbose]
 
 Inputs: every XPlane in DATA/xplane (files, and run directories as one session; not
 corrupt/), every standalone HloProto in DATA/hlo and in each --hlo-dir (tests/fixtures,
@@ -20,6 +20,9 @@ difference):
                    children matched by (name, programId), every field, the child order
                    (XProf's exactly, ties included)
   roofline_model   every XPlane: both tables, every cell in order, columns, properties
+  hlo_text         every instruction of every module XProf lists, printed by profq's HLO
+                   printer (build/tests/hlo_text_dump) and by XProf's graph_viewer (long_txt):
+                   name, shape, opcode, operand names, attributes (see hlo_text below)
 
 Strings, integers, booleans and nulls compare exactly; a float (on either side) within 1e-6
 relative (no absolute slack: a 1e-8 utilization is compared as closely as a 1e8 time). Fields XProf itself does not fix (it iterates hash
@@ -42,7 +45,8 @@ import tempfile
 from xprof.convert import _pywrap_profiler_plugin as pw
 
 REL = 1e-6
-TOOLS = ("memory_viewer", "memory_profile", "hlo_stats", "op_profile", "roofline_model")
+TOOLS = ("memory_viewer", "memory_profile", "hlo_stats", "op_profile", "roofline_model",
+         "hlo_text")
 
 # Orders and picks XProf 2.24.2 leaves to absl::flat_hash_map iteration (they change between
 # XProf builds), compared by these rules instead of position (docs/internals/memviewer.md):
@@ -403,6 +407,77 @@ def op_profile(t, exe, paths, src, label):
 
 
 # ---------------------------------------------------------------------------------------------
+# hlo_text: profq's HLO instruction printer (src/analysis/hlo_text.c, the text of hlo_stats'
+# hlo_op_expression and op_profile's xla.expression) against XProf's own printer, on every
+# instruction of every module XProf lists. XProf prints a module's text in graph_viewer
+# (type long_txt) with options of its own: operands by name only and backend_config shown,
+# where its op expressions print operand shapes and no backend_config. So the instruction's
+# name, result shape, opcode, operand names and attributes are compared, backend_config
+# taken out of XProf's; operand shapes are compared by hlo_text_xla.sh against XLA.
+
+
+def balanced_end(s, i):
+    """Index of the bracket closing the one at s[i]."""
+    depth = 0
+    for k in range(i, len(s)):
+        if s[k] in "([{":
+            depth += 1
+        elif s[k] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return k
+    return len(s) - 1
+
+
+def hlo_parts(text):
+    """(name, 'shape opcode', operands, attributes) of one instruction's text."""
+    t = text.strip()
+    if t.startswith("ROOT "):
+        t = t[5:]
+    name, rest = t.split(" = ", 1)
+    i = 0
+    while i < len(rest) and rest[i] != " ":  # the result shape: up to a space outside brackets
+        i = balanced_end(rest, i) + 1 if rest[i] in "([{" else i + 1
+    j = rest.index("(", i)
+    k = balanced_end(rest, j)
+    head, args = rest[:j], rest[j:k + 1]
+    if not head.endswith((" parameter", " constant")):
+        args = re.findall(r"%[^\s,()]+", args)
+    attrs = re.sub(r', backend_config=(\{.*?\}|"(?:[^"\\]|\\.)*")(?=, [a-z_-]+=|$)', "",
+                   rest[k + 1:])
+    return name.lstrip("%"), head, args, attrs
+
+
+def hlo_text(t, dump, xs, label):
+    d = os.path.dirname(xs)
+    for f in sorted(os.listdir(d)):
+        if not f.endswith(".hlo_proto.pb"):
+            continue
+        mod = f[:-len(".hlo_proto.pb")]
+        t.cases += 1
+        c = Cmp(t, f"{label} {mod}")
+        raw, ok = xprof([xs], "graph_viewer", module_name=mod, type="long_txt", node_name="")
+        x = {}
+        for line in raw.splitlines():
+            line = line.strip()
+            if line.startswith(("%", "ROOT %")) and " = " in line:
+                n, *rest = hlo_parts(line)
+                x[n] = rest
+        r = subprocess.run([dump, os.path.join(d, f)], capture_output=True, text=True)
+        c.leaf(".driver exit", 0, r.returncode)
+        p = {}
+        for line in r.stdout.splitlines():
+            n, *rest = hlo_parts(line.split("\t", 1)[1])
+            p[n] = rest
+        # profq prints every instruction of the proto; XProf hides the computations its async
+        # syntax sugar folds into <op>-start (hlo_text_xla.sh checks which those are)
+        c.leaf(".instructions missing in profq", [], sorted(set(x) - set(p)))
+        for n in sorted(set(x) & set(p)):
+            c.tree(f" %{n}", dict(zip(("head", "operands", "attributes"), x[n])),
+                   dict(zip(("head", "operands", "attributes"), p[n])))
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 def inputs(data, hlo_dirs, jax_runs):
@@ -440,6 +515,7 @@ def run(a, tools, scratch):
             for m in profq_json(a.profq, "memory-viewer", "--format", "json", files[0])["modules"]:
                 os.symlink(os.path.abspath(files[0]), os.path.join(d, m["module"] + ".hlo_proto.pb"))
             memory_viewer(tools["memory_viewer"], a.profq, xs, files[0], label, False)
+            hlo_text(tools["hlo_text"], a.hlo_text_dump, xs, label)
             continue
         paths = []
         for f in files:
@@ -454,6 +530,7 @@ def run(a, tools, scratch):
             sub = label if len(files) == 1 else f"{label}{os.path.basename(f)}"
             memory_viewer(tools["memory_viewer"], a.profq, xs, f, sub, len(files) == 1)
             memory_profile(tools["memory_profile"], a.profq, xs, f, sub)
+        hlo_text(tools["hlo_text"], a.hlo_text_dump, paths[0], label)
         hlo_stats(tools["hlo_stats"], a.profq, paths, files[0], label)
         op_profile(tools["op_profile"], a.profq, paths, files[0], label)
         roofline_model(tools["roofline_model"], a.profq, paths, files[0], label)
@@ -464,6 +541,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--profq", required=True)
     ap.add_argument("--data", required=True)
+    ap.add_argument("--hlo-text-dump", required=True, help="build/tests/hlo_text_dump")
     ap.add_argument("--hlo-dir", action="append", default=[])
     ap.add_argument("--jax-run", action="append", default=[])
     ap.add_argument("--verbose", action="store_true", help="print every difference")

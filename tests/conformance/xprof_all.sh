@@ -12,6 +12,8 @@ SUITE=xprof_all
 . "$(dirname "$0")/lib.sh"
 require_data "$SHARED/data/xplane"
 require_profq
+dump="$top/$BUILD/tests/hlo_text_dump"
+[ -x "$dump" ] || { echo "$SUITE: FAIL: no $dump (make $BUILD/tests/hlo_text_dump)"; exit 1; }
 use_venv xprof tests/xprof-requirements.txt
 xprof_py=$python
 use_venv demo scripts/demo-requirements.txt
@@ -31,7 +33,8 @@ for prog in tests/conformance/jax_cpu_program.py scripts/demo_program.py; do
   done
   [ ${#jax[@]} -gt "$n" ] || { echo "$SUITE: FAIL: $prog wrote no XPlane"; exit 1; }
 done
-"$xprof_py" "$top/tests/conformance/xprof_all.py" --profq "$PROFQ" --data "$SHARED/data" \
+"$xprof_py" "$top/tests/conformance/xprof_all.py" --profq "$PROFQ" --hlo-text-dump "$dump" \
+  --data "$SHARED/data" \
   --hlo-dir "$top/tests/fixtures" --hlo-dir "$top/fuzz/corpus/hlo" "${jax[@]}" "$@" 2>"$scratch/xprof.log"
 rc=$?
 [ $rc -eq 0 ] || tail -n 20 "$scratch/xprof.log"

@@ -347,6 +347,22 @@ static void test_sharding(void **state)
     operands(&e, 1, 5);
     iota_sharding(&e, 2, (const int[]){2, 4}, (const int[]){0, 0});
     msg_end(&e, i);
+    /* iota replica groups: read from field 92; an older proto's iota list inside
+     * collective_device_list (87, field 2) is not read by XLA and XProf 2.24.2 ("{}") */
+    for (int k = 0; k < 2; k++) {
+        i = ins_begin(&e, k ? "ar92" : "ar87", "all-reduce", 8 + k, F32, 8);
+        operands(&e, 1, 1);
+        size_t l = k ? 0 : msg_begin(&e, 87);
+        t = msg_begin(&e, k ? 92 : 2);
+        put_varint_field(&e, 1, 4);
+        put_varint_field(&e, 2, 2);
+        ints(&e, 3, 2, 2, 4);
+        ints(&e, 4, 2, 1, 0);
+        msg_end(&e, t);
+        if (!k)
+            msg_end(&e, l);
+        msg_end(&e, i);
+    }
     /* mesh axes replica groups: mesh ['a'=2,'b'=4] with device ids, axes 'b':(2)2 and 'a' */
     i = ins_begin(&e, "ag", "all-gather", 6, F32, 8);
     operands(&e, 1, 5);
@@ -389,6 +405,9 @@ static void test_sharding(void **state)
     check(m, "n4",
           "%n4 = f32[8]{0} negate(f32[8]{0} %n3), sharding={{replicated}, {maximal device=5}}");
     check(m, "n5", "%n5 = f32[8]{0} negate(f32[8]{0} %n4), sharding={devices=[2,4]<=[8]}");
+    check(m, "ar87", "%ar87 = f32[8]{0} all-reduce(f32[8]{0} %p0), replica_groups={}");
+    check(m, "ar92",
+          "%ar92 = f32[8]{0} all-reduce(f32[8]{0} %p0), replica_groups=[4,2]<=[2,4]T(1,0)");
     check(m, "ag",
           "%ag = f32[8]{0} all-gather(f32[8]{0} %n4), channel_id=2, "
           "replica_groups=mesh['a'=2,'b'=4], device_ids=(7,6,5,4,3,2,1,0) {'b':(2)2,'a'}");
