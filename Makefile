@@ -157,7 +157,7 @@ test-run: all $(BUILD)/libprofq-internal.a $(UNIT_BIN) $(BUILD)/fuzz_replay $(BU
 
 # Every XProf tool profq reproduces against XProf itself (tests/conformance/xprof_all.sh, also
 # run by `make test`): prints the fields compared per tool, fails on any difference.
-conformance: all
+conformance: all $(BUILD)/tests/hlo_text_dump
 	@BUILD=$(BUILD) tests/conformance/xprof_all.sh
 
 unit: $(UNIT_BIN)
