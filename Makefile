@@ -61,7 +61,7 @@ ifeq ($(filter -j% j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 
-.PHONY: FORCE install all deps test test-run bench-run unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean \
+.PHONY: FORCE install all deps test test-run conformance bench-run unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean \
         fuzz-parquet fuzz-zip fuzz-pushpop fuzz-sqlite
 
 all: $(BUILD)/profq $(BUILD)/libprofq.a $(BUILD)/libprofq.so
@@ -159,6 +159,11 @@ test-run: all $(BUILD)/libprofq-internal.a $(UNIT_BIN) $(BUILD)/fuzz_replay $(BU
       $(BUILD)/fuzz_replay_nsysjax $(BUILD)/fuzz_replay_sqlite $(BUILD)/tests/hlo_text_dump
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run.sh
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/python.sh
+
+# Every XProf tool profq reproduces against XProf itself (tests/conformance/xprof_all.sh, also
+# run by `make test`): prints the fields compared per tool, fails on any difference.
+conformance: all $(BUILD)/tests/hlo_text_dump
+	@BUILD=$(BUILD) tests/conformance/xprof_all.sh
 
 unit: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do $$t || exit 1; done

@@ -12,9 +12,10 @@
  * frontend_attributes and control-predecessors. The attributes are read again from the
  * instruction's serialized HloInstructionProto (hlo_instruction.raw); field numbers are
  * xla/service/hlo.proto's. docs/internals/hlo_text.md lists what is printed and what is not
- * (shardings, original values, statistics). Not here: decoding (formats/hlo.c), shapes
+ * (original values, statistics). Not here: decoding (formats/hlo.c), shapes
  * (formats/hlo_shape.c). */
 #include "analysis/hlo_text.h"
+#include "analysis/hlo_text_internal.h"
 
 #include "formats/pbwire.h"
 #include "model/model.h"
@@ -25,12 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_INTS = 256 };
-
 /* ---- reading fields of a serialized message ---- */
 
 /* The last occurrence of field NUM of MSG in *OUT; 0 when absent. */
-static int field(pq_str msg, uint32_t num, pb_field *out)
+int ht_field(pq_str msg, uint32_t num, pb_field *out)
 {
     pb_cursor c;
     pb_field f = {0};
@@ -44,24 +43,24 @@ static int field(pq_str msg, uint32_t num, pb_field *out)
     return found;
 }
 
-static pq_str field_bytes(pq_str msg, uint32_t num)
+pq_str ht_field_bytes(pq_str msg, uint32_t num)
 {
     pb_field f;
-    if (field(msg, num, &f) && f.wire == PB_LEN)
+    if (ht_field(msg, num, &f) && f.wire == PB_LEN)
         return pq_str_of((const char *)f.data, f.len);
     return pq_str_of("", 0);
 }
 
-static int64_t field_int(pq_str msg, uint32_t num, int64_t dflt)
+int64_t ht_field_int(pq_str msg, uint32_t num, int64_t dflt)
 {
     pb_field f;
-    if (field(msg, num, &f) && f.wire == PB_VARINT)
+    if (ht_field(msg, num, &f) && f.wire == PB_VARINT)
         return (int64_t)f.u;
     return dflt;
 }
 
 /* Every value of the repeated integer field NUM of MSG (packed or not), at most MAX_INTS. */
-static uint32_t field_ints(pq_str msg, uint32_t num, int64_t *out)
+uint32_t ht_field_ints(pq_str msg, uint32_t num, int64_t *out)
 {
     pb_cursor c;
     pb_field f = {0};
@@ -94,7 +93,7 @@ static void put_int_list(buf *b, const int64_t *v, uint32_t n)
 static void put_ints_attr(buf *b, const char *key, pq_str msg, uint32_t num, int always)
 {
     int64_t v[MAX_INTS];
-    uint32_t n = field_ints(msg, num, v);
+    uint32_t n = ht_field_ints(msg, num, v);
     if (!n && !always)
         return;
     buf_printf(b, ", %s=", key);
@@ -161,9 +160,10 @@ static float f16_to_float(uint16_t h)
     return (h & 0x8000) ? -v : v;
 }
 
-/* XLA's RoundTripFpToString: %g with digits10 digits, max_digits10 when that does not read
- * back to the same value; "nan", "inf", "-inf". IS_F32 picks float or double precision. */
-static void put_float(buf *b, double v, int is_f32)
+/* XLA's RoundTripFpToString: "nan", "inf", "-inf"; f32 and f64 with %g of digits10 digits,
+ * max_digits10 when that does not read back to the same value; bf16 and f16 with %g of their
+ * max_digits10 (4 and 5) always. KIND: 64 f64, 32 f32, 16 f16, 8 bf16. */
+static void put_float(buf *b, double v, int kind)
 {
     if (isnan(v)) {
         buf_puts(b, signbit(v) ? "-nan" : "nan");
@@ -174,6 +174,12 @@ static void put_float(buf *b, double v, int is_f32)
         return;
     }
     char t[64];
+    if (kind == 16 || kind == 8) {
+        snprintf(t, sizeof t, "%.*g", kind == 16 ? 5 : 4, v);
+        buf_puts(b, t);
+        return;
+    }
+    int is_f32 = kind == 32;
     snprintf(t, sizeof t, "%.*g", is_f32 ? 6 : 15, v);
     int same = is_f32 ? (float)strtod(t, NULL) == (float)v : strtod(t, NULL) == v;
     if (!same)
@@ -187,7 +193,7 @@ static int put_element(buf *b, pq_str lit, int32_t type, uint32_t i)
     static const uint32_t VARINT_FIELD[] = {[1] = 2, [4] = 4, [5] = 5, [8] = 6, [9] = 7};
     if (type == 1 || type == 4 || type == 5 || type == 8 || type == 9) {
         int64_t v[MAX_INTS];
-        uint32_t n = field_ints(lit, VARINT_FIELD[type], v);
+        uint32_t n = ht_field_ints(lit, VARINT_FIELD[type], v);
         if (i >= n)
             return 0;
         if (type == 1)
@@ -203,14 +209,14 @@ static int put_element(buf *b, pq_str lit, int32_t type, uint32_t i)
         return 1;
     }
     if (type == 11 || type == 12) { /* f32s (8, fixed32), f64s (9, fixed64): packed */
-        pq_str d = field_bytes(lit, type == 11 ? 8 : 9);
+        pq_str d = ht_field_bytes(lit, type == 11 ? 8 : 9);
         size_t w = type == 11 ? 4 : 8;
         if ((i + 1) * w > d.n)
             return 0;
         if (type == 11)
-            put_float(b, pb_float(pb_load_le32((const uint8_t *)d.p + i * 4)), 1);
+            put_float(b, pb_float(pb_load_le32((const uint8_t *)d.p + i * 4)), 32);
         else
-            put_float(b, pb_double(pb_load_le64((const uint8_t *)d.p + i * 8)), 0);
+            put_float(b, pb_double(pb_load_le64((const uint8_t *)d.p + i * 8)), 64);
         return 1;
     }
     /* byte-packed: s8s 15, u8s 3, f16s 11, bf16s 13, u16s 16, s16s 17 */
@@ -223,7 +229,7 @@ static int put_element(buf *b, pq_str lit, int32_t type, uint32_t i)
                                 : 0;
     if (!num)
         return 0;
-    pq_str d = field_bytes(lit, num);
+    pq_str d = ht_field_bytes(lit, num);
     size_t w = type == 2 || type == 6 ? 1 : 2;
     if ((i + 1) * w > d.n)
         return 0;
@@ -238,7 +244,7 @@ static int put_element(buf *b, pq_str lit, int32_t type, uint32_t i)
     else if (type == 3)
         buf_printf(b, "%d", (int16_t)h);
     else
-        put_float(b, type == 16 ? bf16_to_float(h) : f16_to_float(h), 1);
+        put_float(b, type == 16 ? bf16_to_float(h) : f16_to_float(h), type == 16 ? 8 : 16);
     return 1;
 }
 
@@ -249,7 +255,7 @@ static void put_constant(buf *b, const hlo_instruction *ins)
     int64_t n = 1;
     for (uint32_t i = 0; i < s->ndims; i++)
         n *= s->dims[i];
-    pq_str lit = field_bytes(ins->raw, 8);
+    pq_str lit = ht_field_bytes(ins->raw, 8);
     int array = s->element_type != HLO_TUPLE && s->element_type != HLO_TOKEN;
     if (!array || n > 10 || s->ndims > 2 || !lit.n) {
         buf_puts(b, "{...}");
@@ -303,7 +309,7 @@ static void put_window(buf *b, pq_str w)
             continue;
         pq_str d = pq_str_of((const char *)f.data, f.len);
         for (uint32_t k = 0; k < 7; k++)
-            v[k][n] = field_int(d, k + 1, k == 1 || k == 4 || k == 5 ? 1 : 0);
+            v[k][n] = ht_field_int(d, k + 1, k == 1 || k == 4 || k == 5 ? 1 : 0);
         n++;
     }
     static const char *const HEAD[] = {"size",       "stride",     "pad",
@@ -335,12 +341,12 @@ static void put_dim_labels(buf *b, pq_str d, uint32_t first, uint32_t second, ch
                            uint32_t spatial)
 {
     int64_t sp[MAX_INTS];
-    uint32_t ns = field_ints(d, spatial, sp);
+    uint32_t ns = ht_field_ints(d, spatial, sp);
     char lab[MAX_INTS + 2][12];
     uint32_t rank = ns + 2;
     for (uint32_t i = 0; i < rank; i++)
         strcpy(lab[i], "?");
-    int64_t a = field_int(d, first, 0), s = field_int(d, second, 0);
+    int64_t a = ht_field_int(d, first, 0), s = ht_field_int(d, second, 0);
     if (a >= 0 && a < rank)
         snprintf(lab[a], sizeof lab[a], "%c", c1);
     if (s >= 0 && s < rank)
@@ -367,7 +373,7 @@ static void put_precision(buf *b, pq_str raw)
 {
     static const char *const P[] = {"default", "high", "highest", "packed_nibble"};
     int64_t v[MAX_INTS];
-    uint32_t n = field_ints(field_bytes(raw, 51), 1, v), any = 0;
+    uint32_t n = ht_field_ints(ht_field_bytes(raw, 51), 1, v), any = 0;
     for (uint32_t i = 0; i < n; i++)
         any |= v[i] != 0;
     if (!any)
@@ -397,7 +403,7 @@ static void put_gather_scatter_dnums(buf *b, pq_str d, int gather)
     const char *const *k = gather ? G : S;
     for (uint32_t i = 0; i < 5; i++)
         put_ints_attr(b, k[i], d, i < 3 ? i + 1 : i + 2, i < 3);
-    buf_printf(b, ", index_vector_dim=%" PRId64, field_int(d, 4, 0));
+    buf_printf(b, ", index_vector_dim=%" PRId64, ht_field_int(d, 4, 0));
 }
 
 enum { NDIM = 32 };
@@ -413,7 +419,7 @@ static uint32_t triples(pq_str msg, uint32_t num, int64_t v[3][NDIM])
         if (f.num == num && f.wire == PB_LEN) {
             pq_str d = pq_str_of((const char *)f.data, f.len);
             for (uint32_t k = 0; k < 3; k++)
-                v[k][n] = field_int(d, k + 1, 0);
+                v[k][n] = ht_field_int(d, k + 1, 0);
             n++;
         }
     return n;
@@ -426,7 +432,7 @@ static uint32_t triples(pq_str msg, uint32_t num, int64_t v[3][NDIM])
 static void put_slice_or_padding(buf *b, pq_str raw, int slice)
 {
     int64_t v[3][NDIM];
-    uint32_t n = slice ? triples(raw, 17, v) : triples(field_bytes(raw, 21), 1, v);
+    uint32_t n = slice ? triples(raw, 17, v) : triples(ht_field_bytes(raw, 21), 1, v);
     int third = 0;
     for (uint32_t i = 0; i < n; i++)
         third |= v[2][i] != (slice ? 1 : 0);
@@ -443,16 +449,22 @@ static void put_slice_or_padding(buf *b, pq_str raw, int slice)
         buf_putc(b, '}');
 }
 
-/* ", replica_groups=..." from collective_device_list (87: explicit groups or the iota form
- * "[G,N]<=[dims]T(perm)") or the deprecated replica_groups (49). */
+/* ", replica_groups=..." as XLA 2.24.2's FromProto reads it: the mesh axes list (93), else the
+ * iota form "[G,N]<=[dims]T(perm)" (92: IotaReplicaGroupListProto), else the explicit groups
+ * of collective_device_list (87, field 1) or of the deprecated replica_groups (49). An older
+ * proto's iota list inside collective_device_list (87, field 2) is not read: XProf and XLA
+ * print such groups as "{}" (tpu_inference_2's jit__psum). */
 static void put_replica_groups(buf *b, pq_str raw)
 {
-    pq_str list = field_bytes(raw, 87), iota = field_bytes(list, 2);
+    if (hlo_text_mesh_replica_groups(b, raw))
+        return;
+    pq_str list = ht_field_bytes(raw, 87), iota = ht_field_bytes(raw, 92);
     buf_puts(b, ", replica_groups=");
     if (iota.n) {
         int64_t dims[MAX_INTS], perm[MAX_INTS];
-        uint32_t nd = field_ints(iota, 3, dims), np = field_ints(iota, 4, perm), ident = 1;
-        buf_printf(b, "[%" PRId64 ",%" PRId64 "]<=[", field_int(iota, 1, 0), field_int(iota, 2, 0));
+        uint32_t nd = ht_field_ints(iota, 3, dims), np = ht_field_ints(iota, 4, perm), ident = 1;
+        buf_printf(b, "[%" PRId64 ",%" PRId64 "]<=[", ht_field_int(iota, 1, 0),
+                   ht_field_int(iota, 2, 0));
         for (uint32_t i = 0; i < nd; i++)
             buf_printf(b, "%s%" PRId64, i ? "," : "", dims[i]);
         buf_putc(b, ']');
@@ -475,7 +487,7 @@ static void put_replica_groups(buf *b, pq_str raw)
     while (pb_next(&c, &f) == PB_FIELD)
         if (f.num == num && f.wire == PB_LEN) {
             int64_t ids[MAX_INTS];
-            uint32_t n = field_ints(pq_str_of((const char *)f.data, f.len), 1, ids);
+            uint32_t n = ht_field_ints(pq_str_of((const char *)f.data, f.len), 1, ids);
             if (k++)
                 buf_putc(b, ',');
             put_int_list(b, ids, n);
@@ -494,8 +506,8 @@ static void put_source_target_pairs(buf *b, pq_str raw)
     while (pb_next(&c, &f) == PB_FIELD)
         if (f.num == 52 && f.wire == PB_LEN) {
             pq_str d = pq_str_of((const char *)f.data, f.len);
-            buf_printf(b, "%s{%" PRId64 ",%" PRId64 "}", k++ ? "," : "", field_int(d, 1, 0),
-                       field_int(d, 2, 0));
+            buf_printf(b, "%s{%" PRId64 ",%" PRId64 "}", k++ ? "," : "", ht_field_int(d, 1, 0),
+                       ht_field_int(d, 2, 0));
         }
     buf_putc(b, '}');
 }
@@ -517,7 +529,7 @@ static int is_any(pq_str op, const char *const *list)
 
 static void put_flag(buf *b, pq_str raw, uint32_t num, const char *text)
 {
-    if (field_int(raw, num, 0))
+    if (ht_field_int(raw, num, 0))
         buf_printf(b, ", %s", text);
 }
 
@@ -535,7 +547,7 @@ static const char *default_compare_type(int32_t t)
 static void put_collective(buf *b, const hlo_instruction *ins)
 {
     pq_str op = ins->opcode, raw = ins->raw;
-    int64_t ch = field_int(raw, 26, 0);
+    int64_t ch = ht_field_int(raw, 26, 0);
     if (ch > 0)
         buf_printf(b, ", channel_id=%" PRId64, ch);
     if (is(op, "collective-permute") || is(op, "collective-permute-start")) {
@@ -544,11 +556,15 @@ static void put_collective(buf *b, const hlo_instruction *ins)
     }
     put_replica_groups(b, raw);
     put_flag(b, raw, 56, "constrain_layout=true");
+    /* reduce-scatter prints its dimensions after the all-reduce attributes it shares */
+    int rs = is(op, "reduce-scatter");
+    if (rs)
+        put_flag(b, raw, 71, "use_global_device_ids=true");
     static const char *const DIMS[] = {"all-gather", "all-gather-start", "reduce-scatter",
                                        "all-to-all", NULL};
     if (is_any(op, DIMS) && ins->ndimensions)
         put_ints_attr(b, "dimensions", raw, 14, 1);
-    if (!is(op, "all-to-all"))
+    if (!is(op, "all-to-all") && !rs)
         put_flag(b, raw, 71, "use_global_device_ids=true");
 }
 
@@ -574,7 +590,7 @@ static void put_conv_attrs(buf *b, const hlo_instruction *ins, int convolution)
  * custom call with constrain_layout (56). */
 static void put_layout_constraints(buf *b, pq_str raw)
 {
-    if (!field_int(raw, 56, 0))
+    if (!ht_field_int(raw, 56, 0))
         return;
     arena a;
     arena_init(&a);
@@ -613,11 +629,11 @@ static void put_aliasing(buf *b, pq_str raw)
             continue;
         pq_str d = pq_str_of((const char *)f.data, f.len);
         int64_t v[MAX_INTS];
-        uint32_t n = field_ints(d, 1, v);
+        uint32_t n = ht_field_ints(d, 1, v);
         buf_puts(b, k++ ? ", " : ", output_to_operand_aliasing={");
         put_int_list(b, v, n);
-        buf_printf(b, ": (%" PRId64 ", ", field_int(d, 2, 0));
-        n = field_ints(d, 3, v);
+        buf_printf(b, ": (%" PRId64 ", ", ht_field_int(d, 2, 0));
+        n = ht_field_ints(d, 3, v);
         put_int_list(b, v, n);
         buf_putc(b, ')');
     }
@@ -639,7 +655,7 @@ static void put_custom_call(buf *b, const hlo_instruction *ins)
     put_layout_constraints(b, raw);
     put_flag(b, raw, 65, "custom_call_has_side_effect=true");
     put_aliasing(b, raw);
-    int64_t s = field_int(raw, 76, 0), api = field_int(raw, 77, 1);
+    int64_t s = ht_field_int(raw, 76, 0), api = ht_field_int(raw, 77, 1);
     if (s > 0 && s < 3)
         buf_printf(b, ", schedule=%s", SCHED[s]);
     if (api != 1 && api >= 0 && api < 5)
@@ -681,7 +697,7 @@ static void put_own_attributes(buf *b, const hlo_module *m, const hlo_instructio
     } else if (is(op, "pad")) {
         put_slice_or_padding(b, raw, 0);
     } else if (is(op, "compare")) {
-        pq_str dir = field_bytes(raw, 63), type = field_bytes(raw, 72);
+        pq_str dir = ht_field_bytes(raw, 63), type = ht_field_bytes(raw, 72);
         buf_printf(b, ", direction=%.*s", (int)dir.n, dir.p);
         const hlo_instruction *a =
             ins->noperands ? hlo_instruction_by_id(m, ins->operand_ids[0]) : NULL;
@@ -696,11 +712,11 @@ static void put_own_attributes(buf *b, const hlo_module *m, const hlo_instructio
         buf_puts(b, ", ");
         put_window(b, ins->window);
     } else if (is(op, "gather")) {
-        put_gather_scatter_dnums(b, field_bytes(raw, 33), 1);
+        put_gather_scatter_dnums(b, ht_field_bytes(raw, 33), 1);
         put_ints_attr(b, "slice_sizes", raw, 34, 1);
         put_flag(b, raw, 67, "indices_are_sorted=true");
     } else if (is(op, "scatter")) {
-        put_gather_scatter_dnums(b, field_bytes(raw, 48), 0);
+        put_gather_scatter_dnums(b, ht_field_bytes(raw, 48), 0);
         put_flag(b, raw, 67, "indices_are_sorted=true");
         put_flag(b, raw, 69, "unique_indices=true");
     } else if (is(op, "fusion")) {
@@ -711,27 +727,27 @@ static void put_own_attributes(buf *b, const hlo_module *m, const hlo_instructio
     } else if (is_any(op, COLL)) {
         put_collective(b, ins);
     } else if (is(op, "reduce-precision")) {
-        buf_printf(b, ", exponent_bits=%" PRId64 ", mantissa_bits=%" PRId64, field_int(raw, 18, 0),
-                   field_int(raw, 19, 0));
+        buf_printf(b, ", exponent_bits=%" PRId64 ", mantissa_bits=%" PRId64,
+                   ht_field_int(raw, 18, 0), ht_field_int(raw, 19, 0));
     } else if (is(op, "rng")) {
         static const char *const D[] = {"rng_invalid", "rng_uniform", "rng_normal"};
-        int64_t d = field_int(raw, 23, 0);
+        int64_t d = ht_field_int(raw, 23, 0);
         buf_printf(b, ", distribution=%s", d >= 0 && d < 3 ? D[d] : "?");
     } else if (is(op, "rng-bit-generator")) {
         static const char *const A[] = {"rng_default", "rng_three_fry", "rng_philox"};
-        int64_t a = field_int(raw, 70, 0);
+        int64_t a = ht_field_int(raw, 70, 0);
         buf_printf(b, ", algorithm=%s", a >= 0 && a < 3 ? A[a] : "?");
     } else if (is(op, "copy-start")) {
         pb_field f;
-        if (field(raw, 80, &f))
+        if (ht_field(raw, 80, &f))
             buf_printf(b, ", cross_program_prefetch_index=%d", (int)(int32_t)f.u);
     } else if (is(op, "send") || is(op, "recv") || is(op, "send-done") || is(op, "recv-done")) {
-        int64_t ch = field_int(raw, 26, 0);
+        int64_t ch = ht_field_int(raw, 26, 0);
         if (ch > 0)
             buf_printf(b, ", channel_id=%" PRId64, ch);
         put_flag(b, raw, 47, "is_host_transfer=true");
     } else if (is(op, "topk")) {
-        buf_printf(b, ", k=%" PRId64, field_int(raw, 81, 0));
+        buf_printf(b, ", k=%" PRId64, ht_field_int(raw, 81, 0));
         put_flag(b, raw, 85, "largest=true");
     }
 }
@@ -814,8 +830,8 @@ static void put_frontend_attributes(buf *b, pq_str raw)
         while (pb_next(&d, &g) == PB_FIELD && n < MAX_ATTRS)
             if (g.num == 1 && g.wire == PB_LEN) {
                 pq_str e = pq_str_of((const char *)g.data, g.len);
-                keys[n] = field_bytes(e, 1);
-                vals[n] = field_bytes(e, 2);
+                keys[n] = ht_field_bytes(e, 1);
+                vals[n] = ht_field_bytes(e, 2);
                 n++;
             }
     }
@@ -842,13 +858,56 @@ static void put_frontend_attributes(buf *b, pq_str raw)
     buf_putc(b, '}');
 }
 
+/* The instruction an async-start/-update/-done wraps when XLA prints it with its syntax
+ * sugar ("reduce-scatter-start(...)" with the wrapped op's attributes instead of
+ * "async-start(...), calls=%c"): the wrapped computation is one instruction over its
+ * parameters in order (CanExpandIntoSingleInstruction). An -update or -done without called
+ * computations follows its operand to the start. NULL otherwise. */
+static const hlo_instruction *async_wrapped(const hlo_module *m, const hlo_instruction *ins)
+{
+    static const char *const ASYNC[] = {"async-start", "async-update", "async-done", NULL};
+    for (int hop = 0; hop < 16 && ins && is_any(ins->opcode, ASYNC); hop++) {
+        if (!ins->ncalled) {
+            ins = ins->noperands ? hlo_instruction_by_id(m, ins->operand_ids[0]) : NULL;
+            continue;
+        }
+        const hlo_computation *c = computation_by_id(m, ins->called_computation_ids[0]);
+        const hlo_instruction *root = NULL;
+        uint32_t nparams = 0;
+        for (uint32_t i = 0; c && c->instructions && i < c->ninstructions; i++) {
+            const hlo_instruction *x = &c->instructions[i];
+            if (x->id == c->root_id)
+                root = x;
+            else if (is(x->opcode, "parameter"))
+                nparams++;
+            else
+                return NULL;
+        }
+        if (!root || root->noperands != nparams || is(root->opcode, "parameter"))
+            return NULL;
+        for (uint32_t k = 0; k < nparams; k++) {
+            const hlo_instruction *p = hlo_instruction_by_id(m, root->operand_ids[k]);
+            if (!p || !is(p->opcode, "parameter") || p->parameter_number != (int64_t)k)
+                return NULL;
+        }
+        return root;
+    }
+    return NULL;
+}
+
 void hlo_text_instruction(buf *b, const hlo_module *m, const hlo_instruction *ins)
 {
+    const hlo_instruction *wrapped = async_wrapped(m, ins);
     put_name(b, ins->name);
     buf_puts(b, " = ");
     hlo_shape_print(b, &ins->shape);
     buf_putc(b, ' ');
-    buf_put(b, ins->opcode.p, ins->opcode.n);
+    if (wrapped) { /* async-start -> <op>-start, async-update -> <op>-update, ... */
+        buf_put(b, wrapped->opcode.p, wrapped->opcode.n);
+        buf_put(b, ins->opcode.p + 5, ins->opcode.n - 5);
+    } else {
+        buf_put(b, ins->opcode.p, ins->opcode.n);
+    }
     buf_putc(b, '(');
     if (is(ins->opcode, "parameter")) {
         buf_printf(b, "%" PRId64, ins->parameter_number);
@@ -872,11 +931,20 @@ void hlo_text_instruction(buf *b, const hlo_module *m, const hlo_instruction *in
         }
     }
     buf_putc(b, ')');
-    put_own_attributes(b, m, ins);
-    put_called(b, m, ins);
+    if (!wrapped) {
+        put_own_attributes(b, m, ins);
+        put_called(b, m, ins);
+    } else if (is(ins->opcode, "async-start")) { /* the wrapped op's attributes */
+        put_own_attributes(b, m, wrapped);
+        put_called(b, m, wrapped);
+    }
+    if (ht_field(ins->raw, 40, &(pb_field){0})) {
+        buf_puts(b, ", sharding=");
+        hlo_text_sharding(b, ht_field_bytes(ins->raw, 40), 0);
+    }
     put_frontend_attributes(b, ins->raw);
     int64_t preds[MAX_INTS];
-    uint32_t np = field_ints(ins->raw, 37, preds);
+    uint32_t np = ht_field_ints(ins->raw, 37, preds);
     if (np) {
         buf_puts(b, ", control-predecessors={");
         for (uint32_t i = 0; i < np; i++) {

@@ -40,6 +40,8 @@ int main(int argc, char **argv)
     const char *what;
     if (hlo_decode(data, n, data, &a, &m, &off, &what) != PQ_OK) {
         fprintf(stderr, "%s@%lld: %s\n", argv[1], (long long)off, what ? what : "");
+        arena_release(&a);
+        free(data);
         return 1;
     }
     buf b;

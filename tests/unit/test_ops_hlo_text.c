@@ -102,6 +102,17 @@ static void check(const hlo_module *m, const char *name, const char *want)
     fail_msg("no instruction %s", name);
 }
 
+/* Decodes the HloProto in HLO into an arena A (released by the caller). */
+static hlo_module *decode(const tbuf *hlo, arena *a)
+{
+    hlo_module *m = NULL;
+    int64_t off;
+    const char *what;
+    arena_init(a);
+    assert_int_equal(hlo_decode(hlo->p, hlo->n, hlo->p, a, &m, &off, &what), PQ_OK);
+    return m;
+}
+
 static void test_printer(void **state)
 {
     (void)state;
@@ -221,11 +232,7 @@ static void test_printer(void **state)
     msg_end(&hlo, mod);
 
     arena a;
-    arena_init(&a);
-    hlo_module *m = NULL;
-    int64_t off;
-    const char *what;
-    assert_int_equal(hlo_decode(hlo.p, hlo.n, hlo.p, &a, &m, &off, &what), PQ_OK);
+    hlo_module *m = decode(&hlo, &a);
     check(m, "p1", "%p1 = s32[] parameter(1)");
     check(m, "slice.1", "%slice.1 = f32[2]{0} slice(f32[4]{0} %p0), slice={[0:4:2]}");
     check(m, "slice.2", "%slice.2 = f32[2]{0} slice(f32[4]{0} %p0), slice={[1:3]}");
@@ -262,10 +269,158 @@ static void test_printer(void **state)
     tb_free(&hlo);
 }
 
+/* Repeated varint field NUM of B: the N values given (not packed: the printer reads both). */
+static void ints(tbuf *b, uint64_t num, int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        put_varint_field(b, num, (uint64_t)va_arg(ap, int));
+    va_end(ap);
+}
+
+/* An OpSharding (field 40 of an instruction) of type OTHER tiled [2,4] over the iota
+ * reshape dims and transpose given; XLA's FromProto canonicalizes them (dims of size 1
+ * dropped, dims adjacent in the transpose merged) before printing. */
+static void iota_sharding(tbuf *b, int nd, const int *dims, const int *perm)
+{
+    size_t s = msg_begin(b, 40);
+    put_varint_field(b, 1, 3);
+    ints(b, 3, 2, 2, 4);
+    for (int k = 0; k < nd; k++)
+        put_varint_field(b, 9, (uint64_t)dims[k]);
+    for (int k = 0; k < nd; k++)
+        put_varint_field(b, 10, (uint64_t)perm[k]);
+    msg_end(b, s);
+}
+
+/* Expected texts: jaxlib 0.10.2's XLA printing the same shardings parsed from HLO text
+ * (tests/conformance/hlo_text_xla.py SHARDINGS); XProf 2.24.2's graph_viewer prints
+ * shardings and mesh replica groups the same way. */
+static void test_sharding(void **state)
+{
+    (void)state;
+    tbuf e, hlo;
+    tb_init(&e);
+    tb_init(&hlo);
+    size_t i, s, t;
+    i = ins_begin(&e, "p0", "parameter", 1, F32, 8);
+    put_varint_field(&e, 9, 0);
+    iota_sharding(&e, 3, (const int[]){2, 1, 4}, (const int[]){2, 1, 0});
+    msg_end(&e, i);
+    i = ins_begin(&e, "n1", "negate", 2, F32, 8);
+    operands(&e, 1, 1);
+    iota_sharding(&e, 3, (const int[]){2, 2, 2}, (const int[]){2, 0, 1});
+    msg_end(&e, i);
+    i = ins_begin(&e, "n2", "negate", 3, F32, 8);
+    operands(&e, 1, 2);
+    iota_sharding(&e, 2, (const int[]){4, 2}, (const int[]){0, 1});
+    msg_end(&e, i);
+    /* explicit devices, last_tile_dim_replicate, last_tile_dims, a shard group (like) */
+    i = ins_begin(&e, "n3", "negate", 4, F32, 8);
+    operands(&e, 1, 3);
+    s = msg_begin(&e, 40);
+    put_varint_field(&e, 1, 3);
+    ints(&e, 3, 3, 2, 2, 2);
+    ints(&e, 4, 8, 0, 2, 1, 3, 4, 6, 5, 7);
+    ints(&e, 8, 1, 4);
+    put_varint_field(&e, 11, 1);
+    put_varint_field(&e, 12, 7);
+    put_varint_field(&e, 13, 1);
+    msg_end(&e, s);
+    msg_end(&e, i);
+    /* a tuple of replicated (type 0, no field) and maximal device 5 */
+    i = ins_begin(&e, "n4", "negate", 5, F32, 8);
+    operands(&e, 1, 4);
+    s = msg_begin(&e, 40);
+    put_varint_field(&e, 1, 2);
+    t = msg_begin(&e, 5);
+    msg_end(&e, t);
+    t = msg_begin(&e, 5);
+    put_varint_field(&e, 1, 1);
+    ints(&e, 4, 3, 5, 6, 7); /* damaged: a maximal sharding has one device; the first shown */
+    msg_end(&e, t);
+    msg_end(&e, s);
+    msg_end(&e, i);
+    /* a damaged transpose (not a permutation) counts as none */
+    i = ins_begin(&e, "n5", "negate", 7, F32, 8);
+    operands(&e, 1, 5);
+    iota_sharding(&e, 2, (const int[]){2, 4}, (const int[]){0, 0});
+    msg_end(&e, i);
+    /* iota replica groups: read from field 92; an older proto's iota list inside
+     * collective_device_list (87, field 2) is not read by XLA and XProf 2.24.2 ("{}") */
+    for (int k = 0; k < 2; k++) {
+        i = ins_begin(&e, k ? "ar92" : "ar87", "all-reduce", 8 + k, F32, 8);
+        operands(&e, 1, 1);
+        size_t l = k ? 0 : msg_begin(&e, 87);
+        t = msg_begin(&e, k ? 92 : 2);
+        put_varint_field(&e, 1, 4);
+        put_varint_field(&e, 2, 2);
+        ints(&e, 3, 2, 2, 4);
+        ints(&e, 4, 2, 1, 0);
+        msg_end(&e, t);
+        if (!k)
+            msg_end(&e, l);
+        msg_end(&e, i);
+    }
+    /* mesh axes replica groups: mesh ['a'=2,'b'=4] with device ids, axes 'b':(2)2 and 'a' */
+    i = ins_begin(&e, "ag", "all-gather", 6, F32, 8);
+    operands(&e, 1, 5);
+    put_varint_field(&e, 26, 2);
+    s = msg_begin(&e, 93);
+    t = msg_begin(&e, 1);
+    {
+        size_t ax = msg_begin(&e, 1);
+        put_str_field(&e, 1, "a");
+        put_varint_field(&e, 2, 2);
+        msg_end(&e, ax);
+        ax = msg_begin(&e, 1);
+        put_str_field(&e, 1, "b");
+        put_varint_field(&e, 2, 4);
+        msg_end(&e, ax);
+        ints(&e, 2, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    }
+    msg_end(&e, t);
+    t = msg_begin(&e, 2);
+    put_varint_field(&e, 1, 1);
+    put_sub(&e, 2, 2, 1, 2, 2, 2);
+    msg_end(&e, t);
+    t = msg_begin(&e, 2);
+    msg_end(&e, t);
+    msg_end(&e, s);
+    msg_end(&e, i);
+
+    size_t mod = msg_begin(&hlo, 1);
+    put_str_field(&hlo, 1, "m");
+    computation(&hlo, "main", 1, &e);
+    msg_end(&hlo, mod);
+    arena a;
+    hlo_module *m = decode(&hlo, &a);
+    check(m, "p0", "%p0 = f32[8]{0} parameter(0), sharding={devices=[2,4]<=[2,4]T(1,0)}");
+    check(m, "n1", "%n1 = f32[8]{0} negate(f32[8]{0} %p0), sharding={devices=[2,4]<=[4,2]T(1,0)}");
+    check(m, "n2", "%n2 = f32[8]{0} negate(f32[8]{0} %n1), sharding={devices=[2,4]<=[8]}");
+    check(m, "n3",
+          "%n3 = f32[8]{0} negate(f32[8]{0} %n2), sharding={devices=[2,2,2]0,2,1,3,4,6,5,7 "
+          "last_tile_dims={manual} shard_like 7}");
+    check(m, "n4",
+          "%n4 = f32[8]{0} negate(f32[8]{0} %n3), sharding={{replicated}, {maximal device=5}}");
+    check(m, "n5", "%n5 = f32[8]{0} negate(f32[8]{0} %n4), sharding={devices=[2,4]<=[8]}");
+    check(m, "ar87", "%ar87 = f32[8]{0} all-reduce(f32[8]{0} %p0), replica_groups={}");
+    check(m, "ar92",
+          "%ar92 = f32[8]{0} all-reduce(f32[8]{0} %p0), replica_groups=[4,2]<=[2,4]T(1,0)");
+    check(m, "ag",
+          "%ag = f32[8]{0} all-gather(f32[8]{0} %n4), channel_id=2, "
+          "replica_groups=mesh['a'=2,'b'=4], device_ids=(7,6,5,4,3,2,1,0) {'b':(2)2,'a'}");
+    arena_release(&a);
+    tb_free(&e);
+    tb_free(&hlo);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_printer),
+        cmocka_unit_test(test_sharding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
