@@ -37,6 +37,7 @@ static uint64_t index_size(const uint8_t *in, size_t n)
 enum { BIG = 1 << 20, HUGE = 2 << 20, NBIG = 8 };
 
 typedef struct big_blocks {
+    int pages; /* the output is known to be big: the dictionary will be filled too */
     void *p[NBIG];
     size_t len[NBIG];
 } big_blocks;
@@ -50,7 +51,7 @@ static void *lz_alloc(void *opaque, size_t nmemb, size_t size)
 {
     big_blocks *b = opaque;
     size_t n = size && nmemb > SIZE_MAX / size ? 0 : nmemb * size, len = huge_round(n);
-    for (int k = 0; n >= BIG && len && k < NBIG; k++)
+    for (int k = 0; b->pages && n >= BIG && len && k < NBIG; k++)
         if (!b->p[k]) {
             if (!(b->p[k] = pq_alloc_pages(len)))
                 return NULL;
@@ -72,10 +73,10 @@ static void lz_free(void *opaque, void *p)
     pq_free(p);
 }
 
-/* An output buffer of N bytes and the padding; *LEN > 0 when it is pages. */
-static uint8_t *out_alloc(size_t n, size_t *len)
+/* An output buffer of N bytes and the padding, pages when PAGES; *LEN > 0 when it is. */
+static uint8_t *out_alloc(size_t n, int pages, size_t *len)
 {
-    *len = n >= BIG ? huge_round(n + MAPFILE_PADDING) : 0;
+    *len = pages && n >= BIG ? huge_round(n + MAPFILE_PADDING) : 0;
     return *len ? pq_alloc_pages(*len) : pq_malloc(n + MAPFILE_PADDING);
 }
 
@@ -103,9 +104,11 @@ pq_status xz_decompress(const uint8_t *in, size_t n, const char *path, mapped_fi
      * beyond what LZMA2 can expand N bytes to is not believed. */
     if (hint && hint < XZ_MAX_BYTES && hint / 256 <= n)
         cap = (size_t)hint + 1;
+    /* A small dump's 8 MiB dictionary stays mostly untouched: small pages then. */
+    big.pages = hint >= BIG;
     if (cap > XZ_MAX_BYTES)
         cap = XZ_MAX_BYTES;
-    uint8_t *b = out_alloc(cap, &len);
+    uint8_t *b = out_alloc(cap, big.pages, &len);
     pq_status st = PQ_OK;
     if (!b) {
         st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
@@ -126,7 +129,7 @@ pq_status xz_decompress(const uint8_t *in, size_t n, const char *path, mapped_fi
                 goto out;
             }
             size_t ncap = cap * 2 > XZ_MAX_BYTES ? XZ_MAX_BYTES : cap * 2, nlen;
-            uint8_t *nb = out_alloc(ncap, &nlen);
+            uint8_t *nb = out_alloc(ncap, big.pages, &nlen);
             if (!nb) {
                 st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
                 goto out;
