@@ -195,7 +195,9 @@ static pq_status fill_inst(program *pg, hlo_instruction_ref *ref, nsys_hlo_inst 
     if (st != PQ_OK)
         return st;
     const hlo_instruction *d = ref->decoded;
-    *in = (nsys_hlo_inst){.name = d->name,
+    /* A nameless instruction (no field 1) gets "" rather than a NULL pointer, which the
+     * name index would hash and compare with memcpy/memcmp (fuzz-nsyshlo). */
+    *in = (nsys_hlo_inst){.name = d->name.p ? d->name : pq_str_of("", 0),
                           .opcode = d->opcode,
                           .op_type = d->op_type,
                           .op_name = d->op_name,

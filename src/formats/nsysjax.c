@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -592,6 +593,23 @@ static int name_tracks(const trace *t, const pq_events *ev)
     return 0;
 }
 
+/* Writes V in decimal at D (at most 20 bytes, no NUL) and returns its length: what
+ * "%lld" writes, without snprintf's cost on every module and thunk row. */
+static size_t put_i64(char *d, int64_t v)
+{
+    char t[20];
+    size_t n = 0, k = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        t[n++] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        d[k++] = '-';
+    while (n)
+        d[k++] = t[--n];
+    return k;
+}
+
 /* Every range with a RangeId, in file order, on its device's track. */
 static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
 {
@@ -619,9 +637,10 @@ static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
         s.dur_ps = t->col[C_PDUR].i64[i] * 1000;
         s.gpu = SLICE_GPU_ANNOTATION;
         if (r->kind != K_OTHER) {
-            int k =
-                snprintf(run, sizeof run, "%lld:%lld", (long long)r->program, (long long)r->exec);
-            s.run_id = pq_str_of(run, (size_t)k);
+            size_t k = put_i64(run, r->program);
+            run[k++] = ':';
+            k += put_i64(run + k, r->exec);
+            s.run_id = pq_str_of(run, k);
             s.module = r->hlo_module;
             s.xla_op = r->kind == K_THUNK;
         }
@@ -656,31 +675,71 @@ static pq_status feed_pushpop(const pushpop *p, int64_t pid, const char *path, c
     return PQ_OK;
 }
 
-/* The push/pop report: the parquet when there is one (the current loader's preference),
- * else the csv.xz of the archive era; absent is fine (no compilation ranges). */
-static pq_status feed_compile(pqzip *z, const char *path, const char *slug, int64_t pid,
-                              const pq_events *ev, pq_error *err)
+/* The push/pop report (compilation ranges), read on a thread of its own while the main
+ * thread reads trace.parquet: its xz decoding and csv parsing are the largest single cost
+ * of an archive-era archive. The member's bytes are read from the zip before the thread
+ * starts (libzip is not shared between threads); errors, also the member's, are reported
+ * after the trace's, where the report was read before. */
+typedef struct compile_job {
+    int found; /* the archive has a report */
+    int threaded;
+    pthread_t thread;
+    char path[1024]; /* ARCHIVE:MEMBER */
+    mapped_file mf;
+    pushpop p;
+    pq_status st;
+    pq_error err;
+} compile_job;
+
+static void *compile_read(void *arg)
+{
+    compile_job *j = arg;
+    j->st = pushpop_read(j->mf.data, j->mf.size, j->path, &j->p, &j->err);
+    return NULL;
+}
+
+/* Starts reading the report: the parquet when there is one (the current loader's
+ * preference), else the csv.xz of the archive era; absent is fine (no compilation ranges). */
+static void compile_start(pqzip *z, const char *path, const char *slug, compile_job *j)
 {
     static const char *const members[] = {"report_nvtx_pushpop_trace.parquet",
                                           "report_nvtx_pushpop_trace.csv.xz"};
+    memset(j, 0, sizeof *j);
     for (size_t k = 0; k < 2; k++) {
         char name[512];
         long m = nsysjax_member(z, members[k], slug, name, sizeof name);
         if (m < 0)
             continue;
-        mapped_file mf = {0};
-        FORWARD_IF_ERROR(pqzip_read(z, (size_t)m, &mf, err));
-        char mp[1024];
-        snprintf(mp, sizeof mp, "%s:%s", path, name);
-        pushpop p = {0};
-        pq_status st = pushpop_read(mf.data, mf.size, mp, &p, err);
-        if (st == PQ_OK)
-            st = feed_pushpop(&p, pid, mp, ev, err);
-        pushpop_free(&p);
-        mapfile_close(&mf);
-        return st;
+        j->found = 1;
+        snprintf(j->path, sizeof j->path, "%s:%s", path, name);
+        j->st = pqzip_read(z, (size_t)m, &j->mf, &j->err);
+        if (j->st != PQ_OK)
+            return;
+        if (pthread_create(&j->thread, NULL, compile_read, j) == 0)
+            j->threaded = 1;
+        else
+            compile_read(j);
+        return;
     }
-    return PQ_OK;
+}
+
+/* Waits for the report, feeds its ranges (FEED: the trace went well) and releases it. */
+static pq_status compile_finish(compile_job *j, int feed, int64_t pid, const pq_events *ev,
+                                pq_error *err)
+{
+    if (j->threaded)
+        pthread_join(j->thread, NULL);
+    pq_status st = PQ_OK;
+    if (feed && j->found) {
+        st = j->st;
+        if (st != PQ_OK)
+            *err = j->err;
+        else
+            st = feed_pushpop(&j->p, pid, j->path, ev, err);
+    }
+    pushpop_free(&j->p);
+    mapfile_close(&j->mf);
+    return st;
 }
 
 /* The first process id of the trace (the push/pop parquet has none), 0 when none. */
@@ -692,10 +751,11 @@ static int64_t first_pid(const trace *t)
     return 0;
 }
 
-/* One process: trace.parquet (SLUG: nsys-jax-combine output's file of that process, see
- * nsysjax_member), its metadata into *META, its push/pop report. */
-static pq_status feed_process(pqzip *z, const char *path, const char *slug, const pq_events *ev,
-                              int *ndevices, int *newer, nsysjax_meta *meta, pq_error *err)
+/* One process's trace.parquet (SLUG: nsys-jax-combine output's file of that process, see
+ * nsysjax_member) and its metadata into *META; *PID gets its first process id. */
+static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug,
+                                    const pq_events *ev, int *ndevices, int *newer,
+                                    nsysjax_meta *meta, int64_t *pid, pq_error *err)
 {
     FORWARD_IF_ERROR(nsysjax_meta_read(z, path, slug, meta, err));
     char name[512];
@@ -730,15 +790,31 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
         *ndevices += t.ndevices;
     if (newer)
         *newer |= t.newer;
-    int64_t pid = st == PQ_OK ? first_pid(&t) : 0;
+    *pid = st == PQ_OK ? first_pid(&t) : 0;
     nsysjax_cols_free(&t.c);
     pq_free(t.rows);
     pq_free(t.dev);
     pq_free(tp);
     mapfile_close(&mf);
-    if (st != PQ_OK)
-        return st;
-    return feed_compile(z, path, slug, pid, ev, err);
+    return st;
+}
+
+/* One process: its trace and metadata (feed_process_trace), then its push/pop report, read
+ * meanwhile on another thread. *META is filled even on error (nsysjax_meta_free). */
+static pq_status feed_process(pqzip *z, const char *path, const char *slug, const pq_events *ev,
+                              int *ndevices, int *newer, nsysjax_meta *meta, pq_error *err)
+{
+    compile_job *job = pq_malloc(sizeof *job);
+    if (!job) {
+        memset(meta, 0, sizeof *meta);
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    }
+    compile_start(z, path, slug, job);
+    int64_t pid = 0;
+    pq_status st = feed_process_trace(z, path, slug, ev, ndevices, newer, meta, &pid, err);
+    pq_status cst = compile_finish(job, st == PQ_OK, pid, ev, err);
+    pq_free(job);
+    return st != PQ_OK ? st : cst;
 }
 
 /* An archive (one process), or nsys-jax-combine output: trace.parquet/ a directory of one

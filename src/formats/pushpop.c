@@ -40,6 +40,7 @@ void pushpop_free(pushpop *p)
     if (!p)
         return;
     arena_release(&p->a);
+    mapfile_close(&p->text);
     memset(p, 0, sizeof *p);
 }
 
@@ -91,54 +92,44 @@ static int alloc_cols(pushpop *p, size_t rows, const int *have)
 
 /* ---- csv ---- */
 
+/* The text is the pushpop's own padded buffer (p->text), parsed in place: a field's string
+ * points into it, quoted fields are unescaped in place, and every kept field is
+ * NUL-terminated in place (over its terminator or closing quote, already passed). Nothing
+ * is copied, so the 9.7 MB report of the shared archive costs one buffer. */
 typedef struct csv {
-    const uint8_t *base, *p, *end;
+    uint8_t *base, *p, *end; /* *end and after: MAPFILE_PADDING zero bytes */
 } csv;
 
-/* The next field into *S (copied into the arena when it was quoted); *LAST is set when the
- * field ended its line. -1 on an unterminated quote. */
-static int csv_field(csv *c, arena *a, pq_str *s, int *last)
+/* The next field into *S; *LAST is set when the field ended its line. KEEP 0: the field's
+ * text is not wanted (a quoted one is skipped without unescaping). -1 on an unterminated
+ * quote or a quoted field followed by something else than a separator. */
+static int csv_field(csv *c, pq_str *s, int *last, int keep)
 {
-    const uint8_t *p = c->p, *end = c->end;
+    uint8_t *p = c->p, *end = c->end, *start, *w;
     if (p < end && *p == '"') {
-        p++;
-        const uint8_t *start = p;
-        size_t n = 0, quotes = 0;
+        start = w = ++p;
         for (;;) {
-            if (p >= end)
+            uint8_t *q = memchr(p, '"', (size_t)(end - p));
+            if (!q)
                 return -1;
-            if (*p == '"') {
-                if (p + 1 < end && p[1] == '"') {
-                    quotes++;
-                    p += 2;
-                    continue;
-                }
-                break;
+            if (keep && w != p)
+                memmove(w, p, (size_t)(q - p));
+            w += q - p;
+            p = q + 1;
+            if (p < end && *p == '"') { /* "" inside quotes */
+                if (keep)
+                    *w = '"';
+                w++;
+                p++;
+                continue;
             }
-            p++;
+            break;
         }
-        n = (size_t)(p - start);
-        char *d = arena_alloc(a, n - quotes + 1);
-        if (!d)
-            return -2;
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++) {
-            d[k++] = (char)start[i];
-            if (start[i] == '"')
-                i++;
-        }
-        s->p = d;
-        s->n = k;
-        p++;
     } else {
-        const uint8_t *start = p;
+        start = p;
         while (p < end && *p != ',' && *p != '\n' && *p != '\r')
             p++;
-        char *d = arena_strndup(a, (const char *)start, (size_t)(p - start));
-        if (!d)
-            return -2;
-        s->p = d;
-        s->n = (size_t)(p - start);
+        w = p;
     }
     if (p < end && *p == ',') {
         *last = 0;
@@ -152,6 +143,10 @@ static int csv_field(csv *c, arena *a, pq_str *s, int *last)
             p++;
         *last = 1;
     }
+    s->p = (const char *)start;
+    s->n = (size_t)(w - start);
+    if (keep)
+        *w = 0; /* the terminator or closing quote, both behind p now */
     c->p = p;
     return 0;
 }
@@ -179,16 +174,14 @@ static int parse_i64(const pq_str *s, int64_t *v)
 }
 
 /* Reads the header line into IDX (field position -> column, -1 ignored). */
-static pq_status csv_header(csv *c, pushpop *p, const char *path, int *idx, size_t *nfields,
-                            int *have, pq_error *err)
+static pq_status csv_header(csv *c, const char *path, int *idx, size_t *nfields, int *have,
+                            pq_error *err)
 {
     int last = 0;
     size_t k = 0;
     while (!last) {
         pq_str s;
-        int rc = csv_field(c, &p->a, &s, &last);
-        if (rc == -2)
-            return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+        int rc = csv_field(c, &s, &last, 1);
         if (rc < 0 || k >= 64)
             return err_set(err, PQ_ERR_INPUT, path, (int64_t)(c->p - c->base),
                            "expected a csv header line of at most 64 fields");
@@ -236,18 +229,17 @@ static pq_status csv_cell(pushpop *p, int col, size_t row, const pq_str *s, cons
     return PQ_OK;
 }
 
-pq_status pushpop_parse_csv(const uint8_t *text, size_t n, const char *path, pushpop *out,
-                            pq_error *err)
+/* Parses OUT->text (arena initialised) in place. */
+static pq_status parse_text(pushpop *out, const char *path, pq_error *err)
 {
-    memset(out, 0, sizeof *out);
-    arena_init(&out->a);
-    csv c = {text, text, text + n};
+    uint8_t *text = (uint8_t *)out->text.data; /* our own heap buffer (xz or a copy) */
+    csv c = {text, text, text + out->text.size};
     int idx[64], have[NCOLS] = {0};
     size_t nfields = 0;
-    FORWARD_IF_ERROR(csv_header(&c, out, path, idx, &nfields, have, err));
+    FORWARD_IF_ERROR(csv_header(&c, path, idx, &nfields, have, err));
     size_t rows = 1;
-    for (const uint8_t *q = c.p; q < c.end; q++)
-        rows += *q == '\n';
+    for (const uint8_t *q = c.p; (q = memchr(q, '\n', (size_t)(c.end - q))) != NULL; q++)
+        rows++;
     if (alloc_cols(out, rows, have) < 0)
         return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
     size_t row = 0;
@@ -262,14 +254,12 @@ pq_status pushpop_parse_csv(const uint8_t *text, size_t n, const char *path, pus
         while (!last) {
             int64_t off = (int64_t)(c.p - c.base);
             pq_str s;
-            int rc = csv_field(&c, &out->a, &s, &last);
-            if (rc == -2)
-                return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
-            if (rc < 0 || k >= nfields)
+            int keep = k < nfields && idx[k] >= 0;
+            if (csv_field(&c, &s, &last, keep) < 0 || k >= nfields)
                 return err_set(err, PQ_ERR_INPUT, path, off,
                                "row %zu: expected %zu csv fields, a closing quote or a line end",
                                row + 1, nfields);
-            if (idx[k] >= 0)
+            if (keep)
                 FORWARD_IF_ERROR(csv_cell(out, idx[k], row, &s, path, off, err));
             k++;
         }
@@ -280,6 +270,15 @@ pq_status pushpop_parse_csv(const uint8_t *text, size_t n, const char *path, pus
     }
     out->n = row;
     return PQ_OK;
+}
+
+pq_status pushpop_parse_csv(const uint8_t *text, size_t n, const char *path, pushpop *out,
+                            pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    arena_init(&out->a);
+    FORWARD_IF_ERROR(mapfile_copy(text, n, path, &out->text, err));
+    return parse_text(out, path, err);
 }
 
 /* ---- parquet ---- */
@@ -362,12 +361,11 @@ pq_status pushpop_read(const uint8_t *data, size_t n, const char *path, pushpop 
     if (n >= 4 && !memcmp(data, "PAR1", 4))
         return pushpop_read_parquet(data, n, path, out, err);
     if (n >= 6 && !memcmp(data, xz_magic, 6)) {
+        /* Decompressed into the pushpop's own buffer and parsed there. */
         memset(out, 0, sizeof *out);
-        mapped_file text;
-        FORWARD_IF_ERROR(xz_decompress(data, n, path, &text, err));
-        pq_status st = pushpop_parse_csv(text.data, text.size, path, out, err);
-        mapfile_close(&text);
-        return st;
+        arena_init(&out->a);
+        FORWARD_IF_ERROR(xz_decompress(data, n, path, &out->text, err));
+        return parse_text(out, path, err);
     }
     return pushpop_parse_csv(data, n, path, out, err);
 }

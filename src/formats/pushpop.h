@@ -4,12 +4,14 @@
  * written by pandas without the PID, Lvl and NameTree columns). NameTree (the indented name)
  * is not kept: it repeats Name.
  *
- * Everything a pushpop owns (arrays and strings) lives in its arena; pushpop_free releases
- * it, also after an error.
+ * Everything a pushpop owns lives in its arena (arrays) and its text buffer (the csv text,
+ * decompressed or copied, which the csv strings point into); pushpop_free releases both,
+ * also after an error.
  */
 #ifndef PQ_FORMATS_PUSHPOP_H
 #define PQ_FORMATS_PUSHPOP_H
 #include "core/arena.h"
+#include "io/mapfile.h"
 #include "profq.h"
 
 #include <stddef.h>
@@ -27,6 +29,7 @@ typedef struct pushpop {
     uint8_t *parent_valid; /* 1 when the range has a parent */
     pq_str *range_stack;   /* ":8333:8334" */
     arena a;
+    mapped_file text; /* the csv forms: the text the strings point into (NUL-terminated) */
 } pushpop;
 
 /* Reads DATA[0..N): parquet (PAR1), xz-compressed csv, or csv; PATH names it in errors

@@ -1,23 +1,114 @@
 /* xz.c - whole-buffer xz decompression with liblzma (stream decoder, any check type,
- * concatenated streams). The output doubles from 4x the input up to XZ_MAX_BYTES. */
+ * concatenated streams). The output buffer is sized once from the stream's index when the
+ * input is one stream whose index says so (xz writes it: no regrowth, no copy); otherwise,
+ * or when the index lied, it doubles from 4x the input up to XZ_MAX_BYTES. */
 #include "xz.h"
 #include "core/alloc.h"
 #include "core/err.h"
 
 #include <lzma.h>
+#include <stdint.h>
 #include <string.h>
+
+/* The uncompressed size the index of IN[0..N) records when IN is exactly one xz stream, 0
+ * when that cannot be told. Only a first guess of the output size: the decoder checks. */
+static uint64_t index_size(const uint8_t *in, size_t n)
+{
+    lzma_stream_flags footer;
+    if (n < 2 * LZMA_STREAM_HEADER_SIZE ||
+        lzma_stream_footer_decode(&footer, in + n - LZMA_STREAM_HEADER_SIZE) != LZMA_OK ||
+        footer.backward_size > n - 2 * LZMA_STREAM_HEADER_SIZE)
+        return 0;
+    size_t bs = (size_t)footer.backward_size, pos = 0;
+    lzma_index *idx = NULL;
+    uint64_t memlimit = (uint64_t)1 << 24;
+    if (lzma_index_buffer_decode(&idx, &memlimit, NULL, in + n - LZMA_STREAM_HEADER_SIZE - bs, &pos,
+                                 bs) != LZMA_OK)
+        return 0;
+    uint64_t size = lzma_index_stream_size(idx) == n ? lzma_index_uncompressed_size(idx) : 0;
+    lzma_index_end(idx, NULL);
+    return size;
+}
+
+/* Big buffers (liblzma's dictionary, the output) come from pq_alloc_pages, which the kernel
+ * may back with 2 MiB pages: the 9.7 MB push/pop report of the shared archive otherwise
+ * costs some 5,000 page faults (dictionary and output). liblzma frees without a size, so
+ * the big blocks it holds are remembered here. */
+enum { BIG = 1 << 20, HUGE = 2 << 20, NBIG = 8 };
+
+typedef struct big_blocks {
+    int pages; /* the output is known to be big: the dictionary will be filled too */
+    void *p[NBIG];
+    size_t len[NBIG];
+} big_blocks;
+
+static size_t huge_round(size_t n)
+{
+    return n > SIZE_MAX - HUGE ? 0 : (n + HUGE - 1) / HUGE * HUGE;
+}
+
+static void *lz_alloc(void *opaque, size_t nmemb, size_t size)
+{
+    big_blocks *b = opaque;
+    size_t n = size && nmemb > SIZE_MAX / size ? 0 : nmemb * size, len = huge_round(n);
+    for (int k = 0; b->pages && n >= BIG && len && k < NBIG; k++)
+        if (!b->p[k]) {
+            if (!(b->p[k] = pq_alloc_pages(len)))
+                return NULL;
+            b->len[k] = len;
+            return b->p[k];
+        }
+    return size && nmemb > SIZE_MAX / size ? NULL : pq_malloc(n);
+}
+
+static void lz_free(void *opaque, void *p)
+{
+    big_blocks *b = opaque;
+    for (int k = 0; p && k < NBIG; k++)
+        if (b->p[k] == p) {
+            pq_free_pages(p, b->len[k]);
+            b->p[k] = NULL;
+            return;
+        }
+    pq_free(p);
+}
+
+/* An output buffer of N bytes and the padding, pages when PAGES; *LEN > 0 when it is. */
+static uint8_t *out_alloc(size_t n, int pages, size_t *len)
+{
+    *len = pages && n >= BIG ? huge_round(n + MAPFILE_PADDING) : 0;
+    return *len ? pq_alloc_pages(*len) : pq_malloc(n + MAPFILE_PADDING);
+}
+
+static void out_free(uint8_t *p, size_t len)
+{
+    if (len)
+        pq_free_pages(p, len);
+    else
+        pq_free(p);
+}
 
 pq_status xz_decompress(const uint8_t *in, size_t n, const char *path, mapped_file *out,
                         pq_error *err)
 {
     memset(out, 0, sizeof *out);
+    big_blocks big = {0};
+    lzma_allocator al = {lz_alloc, lz_free, &big};
     lzma_stream s = LZMA_STREAM_INIT;
+    s.allocator = &al;
     if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
         return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory (xz decoder)");
-    size_t cap = n < ((size_t)1 << 20) ? ((size_t)4 << 20) : 4 * n;
+    size_t cap = n < ((size_t)1 << 20) ? ((size_t)4 << 20) : 4 * n, len;
+    uint64_t hint = index_size(in, n);
+    /* One byte over, so that the decoder ends (index, check) with room left; a hint far
+     * beyond what LZMA2 can expand N bytes to is not believed. */
+    if (hint && hint < XZ_MAX_BYTES && hint / 256 <= n)
+        cap = (size_t)hint + 1;
+    /* A small dump's 8 MiB dictionary stays mostly untouched: small pages then. */
+    big.pages = hint >= BIG;
     if (cap > XZ_MAX_BYTES)
         cap = XZ_MAX_BYTES;
-    uint8_t *b = pq_malloc(cap + MAPFILE_PADDING);
+    uint8_t *b = out_alloc(cap, big.pages, &len);
     pq_status st = PQ_OK;
     if (!b) {
         st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
@@ -37,13 +128,16 @@ pq_status xz_decompress(const uint8_t *in, size_t n, const char *path, mapped_fi
                              "expected an xz stream that decompresses to at most 4 GiB");
                 goto out;
             }
-            size_t ncap = cap * 2 > XZ_MAX_BYTES ? XZ_MAX_BYTES : cap * 2;
-            uint8_t *nb = pq_realloc(b, ncap + MAPFILE_PADDING);
+            size_t ncap = cap * 2 > XZ_MAX_BYTES ? XZ_MAX_BYTES : cap * 2, nlen;
+            uint8_t *nb = out_alloc(ncap, big.pages, &nlen);
             if (!nb) {
                 st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
                 goto out;
             }
+            memcpy(nb, b, cap);
+            out_free(b, len);
             b = nb;
+            len = nlen;
             s.next_out = b + cap;
             s.avail_out = ncap - cap;
             cap = ncap;
@@ -64,9 +158,11 @@ pq_status xz_decompress(const uint8_t *in, size_t n, const char *path, mapped_fi
     out->size = cap - s.avail_out;
     memset(b + out->size, 0, MAPFILE_PADDING);
     out->data = b;
+    out->map_len = len; /* pages: mapfile_close unmaps them */
     b = NULL;
 out:
-    pq_free(b);
+    if (b)
+        out_free(b, len);
     lzma_end(&s);
     return st;
 }
