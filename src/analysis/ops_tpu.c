@@ -265,8 +265,6 @@ static size_t tpu_line_records(tpu_plane_st *ts, const xp_line *line, int is_spa
         r->order = (uint32_t)n;
         r->abs_start = base + ev.offset_ps;
         r->abs_end = r->abs_start + ev.duration_ps;
-        if (is_span)
-            widen_span(ts, r->abs_start, r->abs_end);
         r->start = r->abs_start;
         r->dur = ev.duration_ps;
         int has_off = 0, has_dur = 0;
@@ -290,6 +288,10 @@ static size_t tpu_line_records(tpu_plane_st *ts, const xp_line *line, int is_spa
             r->start = off;
             r->dur = dur;
         }
+        /* The window is XProf's GetDeviceEventTimespan: the device offset/duration stats
+         * when the event has them, else its own span. */
+        if (is_span)
+            widen_span(ts, r->start, r->start + r->dur);
         if (n > 0 && !unsorted && ev_cmp(&recs[n - 1], r) > 0)
             unsorted = 1;
         n++;

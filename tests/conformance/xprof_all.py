@@ -70,26 +70,10 @@ NONDETERMINISTIC = [
      "equal allocations collapse into one entry whose snapshot XProf picks in hash order"),
 ]
 
-# Differences whose cause another helper owns and is fixing: (tool, regex on the case, regex on
-# the field path, owner, cause). Remove an entry when the owner's fix is merged; an entry
-# that matches nothing is reported (it is stale).
-TPU_WINDOW = ("steps (src/analysis/ops_tpu.c)",
-              "the TPU device window (op_metrics_db total_time_ps) is 5.49 ms (1.5e-5) longer "
-              "than XProf's on tpu_inference_2: tpu_line_records widens it with each op's "
-              "XEvent span, XProf (ConvertTensorCoreDeviceTraceXPlaneToOpMetricsDb) with "
-              "GetDeviceEventTimespan, the device_offset_ps/device_duration_ps stats when "
-              "present (widening with r->start, r->start + r->dur after they are read gives 0 "
-              "differences); the program's total and IDLE time, every percentage of the "
-              "total and the FLOP utilizations (flops, uncappedFlops) follow")
-KNOWN = [
-    ("op_profile", r"^tpu_inference_2\.",
-     r"^\.by\w+(/IDLE)?\.metrics\.(rawTime|bandwidthUtils)|\.metrics\.(flops|uncappedFlops)$",
-     *TPU_WINDOW),
-    ("hlo_stats", r"^tpu_inference_2\.", r"\.(cumulative_)?total_self_time_percent$", *TPU_WINDOW),
-    ("roofline_model", r"^tpu_inference_2\.",
-     r"\.(total_time_in_percentage|(cumulative_)?total_self_time_percent)$|"
-     r"rows\[\d+ Total 0\.0 Program Program\]\.", *TPU_WINDOW),
-]
+# Differences whose cause another part of profq owns and is fixing: (tool, regex on the case,
+# regex on the field path, owner, cause). Remove an entry when the fix is merged; an entry
+# that matches nothing is reported (it is stale). Empty: every field is equal.
+KNOWN = []
 
 
 def is_num(v):
