@@ -208,6 +208,99 @@ enum {
     PQ_NSYS_WARMUP_HEAD = 1 << 16,   /* the HEAD loader's warm-up rule */
     PQ_NSYS_WARMUP_ARCHIVE = 1 << 17 /* the archive-era loader's warm-up rule */
 };
+
+/*
+ * compute -> render -> free, as the memory analyses (ownership as stated there: the result
+ * is the caller's, released with pq_nsys_free before pq_profile_free, since names borrow
+ * from the profile; read-only; rendered any number of times with the same bytes).
+ * pq_nsys_compute runs the analyses the sections need: on an nsys-jax archive the module
+ * table, the communication analyses (always: they give the modules' wait_share), and
+ * compile, heap and flame when asked for; on a JAX XPlane GPU profile (XSpace sources, no
+ * nsys-jax source) the module table only (every execution steady).
+ * pq_nsys_result states the figures a program reads; the rest (thunk totals, opcodes,
+ * collective sizes and instances, variability, bias, heap traces, flame stacks) stays in
+ * the opaque detail, formatted by pq_nsys_render.
+ */
+typedef struct pq_nsys_options {
+    unsigned sections;   /* PQ_NSYS_* mask (0: all sections), at most one PQ_NSYS_WARMUP_* bit */
+    pq_output render_as; /* the format the result is for, when known: PQ_OUT_SVG of an XPlane
+                          * profile is refused here, before computing (it has no chart) */
+} pq_nsys_options;
+
+enum { PQ_NSYS_ALL = 0, PQ_NSYS_STEADY = 1, PQ_NSYS_INIT = 2, PQ_NSYS_NFRAMES = 3 };
+
+/* Row counts of one frame (all, steady state, initialisation) of the loader's tables. */
+typedef struct pq_nsys_frame {
+    uint64_t module_rows, thunk_rows;
+    uint64_t communication_rows; /* archive only (0 on an XPlane profile) */
+    uint64_t compile_rows;       /* when the compile section was computed (else 0) */
+} pq_nsys_frame;
+
+/* One row of the steady module table (JSON modules[]). */
+typedef struct pq_nsys_module {
+    int64_t program_id; /* -1: the range named none (autotuning) */
+    const char *name;   /* hlo_module, NUL-terminated */
+    uint64_t rows;      /* steady module rows: executions x devices */
+    int64_t total_ns;   /* sum of the rows' projected durations */
+    double total_ms, share;
+    double thunks_mean, thunks_std; /* thunks per execution; std with n - 1, NaN for one row */
+    double wait_share;              /* launch wait / total; NaN without communication */
+} pq_nsys_module;
+
+/* One collective kind of the steady frame (JSON collectives[]). */
+typedef struct pq_nsys_collective {
+    const char *collective; /* "all-gather", ..., "device-to-host", NUL-terminated, static */
+    uint64_t rows, instances;
+    double busbw_mean_gbps, busbw_median_gbps, busbw_max_gbps;
+    double wait_mean_ms, wait_median_ms, wait_max_ms;
+} pq_nsys_collective;
+
+/* One compilation pass of the notebook's summary (JSON compile.passes[]). */
+typedef struct pq_nsys_compile_pass {
+    const char *name; /* NUL-terminated */
+    double non_child_s, child_s, share;
+} pq_nsys_compile_pass;
+
+typedef struct pq_nsys_detail pq_nsys_detail;
+
+typedef struct pq_nsys_result {
+    int xplane;        /* 1: computed from a JAX XPlane GPU profile (module table only) */
+    unsigned sections; /* pq_nsys_options.sections as asked */
+    int warmup_head;   /* archive: the HEAD loader's warm-up rule was applied */
+    int all_steady;    /* HEAD rule: a kind without steady rows was taken as steady whole */
+    size_t sources, devices;
+    size_t compiled_programs; /* programs whose compilation the push/pop report shows */
+    pq_nsys_frame frames[PQ_NSYS_NFRAMES];
+    const pq_nsys_module *modules; /* by total_ns descending, then program id */
+    size_t nmodules;
+    size_t ntop;              /* modules[0..ntop): the top module ids (99% of the time) */
+    int64_t modules_total_ns; /* steady modules */
+    /* Archive only: the runtime of the top modules (steady), JSON runtime.*. */
+    int has_runtime;
+    double thunks_ms, modules_ms, wall_ms, idle_in_modules_ms, idle_between_modules_ms;
+    double comm_hidden_ms, comm_exposed_ms;
+    int aligned;                  /* 1: devices' clocks aligned on a collective */
+    const double *corrections_ns; /* per device (ndevices), subtracted from starts */
+    uint32_t ndevices;
+    const pq_nsys_collective *collectives; /* per kind */
+    size_t ncollectives;
+    /* When the compile section was computed: */
+    int has_compile;
+    double compile_total_s;
+    const pq_nsys_compile_pass *passes; /* by non-child time descending */
+    size_t npasses, ntop_passes;        /* passes[0..ntop_passes): 97% of the time */
+    const pq_nsys_detail *detail;
+} pq_nsys_result;
+
+/* Errors: PQ_ERR_INPUT when no source is an nsys-jax archive or an XPlane GPU profile, or
+ * an XPlane profile is asked for more than the module table; a corrupt HLO dump
+ * (PQ_ERR_INPUT with member and offset); PQ_ERR_NOMEM. OPTS may be NULL (every section). */
+pq_status pq_nsys_compute(const pq_profile *profile, const pq_nsys_options *opts,
+                          pq_nsys_result **out, pq_error *err);
+/* The sections the result was computed for, in FMT (PQ_OUT_TEXT, PQ_OUT_JSON, PQ_OUT_SVG). */
+pq_status pq_nsys_render(const pq_nsys_result *result, pq_output fmt, pq_sink *sink, pq_error *err);
+void pq_nsys_free(pq_nsys_result *result);
+/* compute + render + free in one call. */
 pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,
                          pq_error *err);
 

@@ -1,6 +1,7 @@
 /* cmd_nsys.c - `profq nsys PATH [--section modules] [--format text|json]`: the nsys-jax
  * notebook's tables from an nsys-jax archive (issue 12), or the module table from an XPlane
- * GPU profile (analysis/nsys_xplane.c); rendering in render/nsys.c. */
+ * GPU profile (analysis/nsys_xplane.c), through pq_nsys_compute, pq_nsys_render and
+ * pq_nsys_free. */
 #include "cli.h"
 
 #include <string.h>
@@ -94,7 +95,13 @@ static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, 
                  "export)");
         return PQ_ERR_INPUT;
     }
-    return pq_render_nsys(prof, *(const unsigned *)ctx, c->fmt, sink, err);
+    pq_nsys_options o = {*(const unsigned *)ctx, c->fmt};
+    pq_nsys_result *r = NULL;
+    pq_status st = pq_nsys_compute(prof, &o, &r, err);
+    if (st == PQ_OK)
+        st = pq_nsys_render(r, c->fmt, sink, err);
+    pq_nsys_free(r);
+    return st;
 }
 
 static int cmd_nsys(int argc, char **argv)

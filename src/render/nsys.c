@@ -1,8 +1,9 @@
-/* nsys.c - `profq nsys` output: the nsys-jax module table (analysis/nsys_modules.c) as text,
- * in the notebook's layout (share, total ms, rows, name (program id)), or as JSON
- * profq.nsys.v1. Formats only; no computing beyond the analysis's result. */
-#include "analysis/nsys_modules.h"
-#include "analysis/nsys_xplane.h"
+/* nsys.c - `profq nsys` output from the composed nsys result (analysis/nsys.c): the
+ * nsys-jax module table as text, in the notebook's layout (share, total ms, rows, name
+ * (program id)), or as JSON profq.nsys.v1, then the other sections through
+ * render/nsys_comm.c and render/nsys_sections.c; the XPlane path's module table. Formats
+ * only: no analysis is called here and no file is read. */
+#include "render/nsys.h"
 #include "render/nsys_comm.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -55,9 +56,10 @@ static void modules_json(json_writer *w, const nsys_modules_result *r)
     json_arr_end(w);
 }
 
-static void nsys_json(const nsys_modules_result *r, const nsys_comm_result *c,
-                      const nsys_more *more, unsigned sections, buf *b)
+static void nsys_json(const nsys_result *res, buf *b)
 {
+    const nsys_modules_result *r = &res->modules;
+    const nsys_comm_result *c = &res->comm;
     json_writer w;
     json_doc_begin(&w, b, "profq.nsys.v1");
     json_key(&w, "sources");
@@ -77,13 +79,13 @@ static void nsys_json(const nsys_modules_result *r, const nsys_comm_result *c,
         json_uint(&w, r->frames[f].thunk_rows);
         json_key(&w, "communication_rows");
         json_uint(&w, c->communication_rows[f]);
-        nsys_more_json_rows(&w, more, f);
+        nsys_more_json_rows(&w, res, f);
         json_obj_end(&w);
     }
     json_obj_end(&w);
     modules_json(&w, r);
-    nsys_comm_json(&w, c, sections);
-    nsys_more_json(&w, more);
+    nsys_comm_json(&w, c, res->sections);
+    nsys_more_json(&w, res);
     json_obj_end(&w);
 }
 
@@ -136,30 +138,17 @@ static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, u
 }
 
 /* `profq nsys` on XPlane GPU profiles (analysis/nsys_xplane.c): the module table only. */
-static pq_status render_xplane(const pq_profile *profile, unsigned only, pq_output fmt,
-                               pq_sink *sink, pq_error *err)
+static void render_xplane(const nsys_modules_result *r, pq_output fmt, buf *b)
 {
-    if ((only & ~(unsigned)PQ_NSYS_MODULES) || fmt == PQ_OUT_SVG) {
-        const char *p = profile->nsources ? profile->sources[0].path : "";
-        return err_set(err, PQ_ERR_INPUT, p, -1,
-                       "on an XPlane profile profq nsys has the modules section only (text "
-                       "or json); the other sections need an nsys-jax archive");
-    }
-    nsys_modules_result r;
-    pq_status st = nsys_xplane_modules(profile, &r, err);
-    if (st != PQ_OK)
-        return st;
-    buf b;
-    buf_init(&b, sink);
     if (fmt == PQ_OUT_JSON) {
         json_writer w;
-        json_doc_begin(&w, &b, "profq.nsys.v1");
+        json_doc_begin(&w, b, "profq.nsys.v1");
         json_key(&w, "input");
         json_cstr(&w, "xplane");
         json_key(&w, "sources");
-        json_uint(&w, r.sources);
+        json_uint(&w, r->sources);
         json_key(&w, "devices");
-        json_uint(&w, r.devices);
+        json_uint(&w, r->devices);
         json_key(&w, "warmup");
         json_cstr(&w, "unknown: every execution steady");
         json_key(&w, "frames");
@@ -168,91 +157,51 @@ static pq_status render_xplane(const pq_profile *profile, unsigned only, pq_outp
             json_key(&w, FRAME_NAMES[f]);
             json_obj_begin(&w);
             json_key(&w, "module_rows");
-            json_uint(&w, r.frames[f].module_rows);
+            json_uint(&w, r->frames[f].module_rows);
             json_key(&w, "thunk_rows");
-            json_uint(&w, r.frames[f].thunk_rows);
+            json_uint(&w, r->frames[f].thunk_rows);
             json_obj_end(&w);
         }
         json_obj_end(&w);
-        modules_json(&w, &r);
+        modules_json(&w, r);
         json_obj_end(&w);
     } else {
-        buf_printf(&b,
+        buf_printf(b,
                    "XPlane GPU profile: %zu file(s), %zu device(s)\n"
                    "module executions are runs of consecutive kernels of one module, thunks the "
                    "distinct hlo_op in each\n",
-                   r.sources, r.devices);
-        buf_puts(&b, "\nframe    module rows  thunk rows\n");
+                   r->sources, r->devices);
+        buf_puts(b, "\nframe    module rows  thunk rows\n");
         for (int f = 0; f < NSYS_NFRAMES; f++)
-            buf_printf(&b, "%-8s %11" PRIu64 " %11" PRIu64 "\n", FRAME_NAMES[f],
-                       r.frames[f].module_rows, r.frames[f].thunk_rows);
-        buf_printf(&b,
+            buf_printf(b, "%-8s %11" PRIu64 " %11" PRIu64 "\n", FRAME_NAMES[f],
+                       r->frames[f].module_rows, r->frames[f].thunk_rows);
+        buf_printf(b,
                    "\nsteady modules (%.3f ms; every execution is steady: an XPlane does not show "
                    "compilation)\n",
-                   (double)r.total_ns / 1e6);
-        modules_text(&r, &b);
+                   (double)r->total_ns / 1e6);
+        modules_text(r, b);
     }
-    nsys_xplane_free(&r);
-    return render_finish(&b, err);
 }
 
-/* Whether PROFILE has an XSpace source and no nsys-jax source (nsys_xplane_modules then
- * says when no GPU plane holds XLA kernels). */
-static int xplane_only(const pq_profile *profile)
+pq_status nsys_render(const nsys_result *r, pq_output fmt, pq_sink *sink, pq_error *err)
 {
-    int xspace = 0;
-    for (size_t s = 0; s < profile->nsources; s++) {
-        if (profile->sources[s].info.format == PQ_FORMAT_NSYS_JAX)
-            return 0;
-        xspace |= profile->sources[s].info.format == PQ_FORMAT_XSPACE;
-    }
-    return xspace;
-}
-
-pq_status pq_render_nsys(const pq_profile *profile, unsigned sections, pq_output fmt, pq_sink *sink,
-                         pq_error *err)
-{
-    unsigned only = sections & (PQ_NSYS_WARMUP_HEAD - 1); /* the section bits */
-    unsigned want = only ? only : ~0u;
-    if (xplane_only(profile))
-        return render_xplane(profile, only, fmt, sink, err);
-    nsys_warmup w = {.head = (sections & PQ_NSYS_WARMUP_HEAD) != 0};
-    if (!(sections & (PQ_NSYS_WARMUP_HEAD | PQ_NSYS_WARMUP_ARCHIVE)))
-        w.head = nsys_warmup_head_default(profile);
-    pq_status st = w.head ? nsys_comm_has_communication(profile, &w.has_communication, err) : PQ_OK;
-    nsys_modules_result r;
-    if (st == PQ_OK)
-        st = nsys_modules_compute_warmup(profile, &w, &r, err);
-    if (st != PQ_OK)
-        return st;
-    nsys_comm_result c;
-    st = nsys_comm_compute_warmup(profile, &w, &r, &c, err);
-    nsys_more m; /* compile, heap, flame (render/nsys_sections.c) */
-    if (st == PQ_OK) {
-        st = nsys_more_compute(profile, want, &r, &c, &m, err);
-        if (st != PQ_OK)
-            nsys_comm_free(&c);
-    }
-    if (st != PQ_OK) {
-        nsys_modules_free(&r);
-        return st;
-    }
+    if (r->xplane && fmt == PQ_OUT_SVG)
+        return nsys_refuse_xplane(r->path, err);
     buf b;
     buf_init(&b, sink);
-    if (fmt == PQ_OUT_SVG) {
-        if (sections & PQ_NSYS_FLAME)
-            nsys_more_svg(&m, &b);
+    if (r->xplane)
+        render_xplane(&r->modules, fmt, &b);
+    else if (fmt == PQ_OUT_SVG) {
+        if (r->sections & PQ_NSYS_FLAME)
+            nsys_more_svg(r, &b);
         else
-            nsys_comm_svg(&b, &c);
+            nsys_comm_svg(&b, &r->comm);
     } else if (fmt == PQ_OUT_JSON) {
-        nsys_json(&r, &c, &m, sections, &b);
+        nsys_json(r, &b);
     } else {
-        nsys_text(&r, &c, sections, &b);
-        nsys_comm_text(&b, &c, sections);
-        nsys_more_text(&m, &b);
+        nsys_text(&r->modules, &r->comm, r->sections, &b);
+        nsys_comm_text(&b, &r->comm, r->sections);
+        nsys_more_text(r, &b);
     }
-    nsys_comm_free(&c);
-    nsys_modules_free(&r);
-    nsys_more_free(&m);
     return render_finish(&b, err);
 }

@@ -3,6 +3,7 @@
  * its analysis's result. Formats only. */
 #ifndef PQ_RENDER_NSYS_SECTIONS_H
 #define PQ_RENDER_NSYS_SECTIONS_H
+#include "analysis/nsys.h"
 #include "analysis/nsys_comm.h"
 #include "analysis/nsys_compile.h"
 #include "analysis/nsys_flame.h"
@@ -24,24 +25,10 @@ void nsys_flame_text(const nsys_flame_result *r, buf *b);
 /* Both flame graphs, one self-contained SVG document. */
 void nsys_flame_svg(const nsys_flame_result *r, buf *b);
 
-/* The sections computed beside the module and communication tables, each present when its
- * PQ_NSYS_* bit is asked for (WANT: the mask, all bits for "every section"). */
-typedef struct nsys_more {
-    unsigned want;
-    nsys_compile_result compile;
-    nsys_heap_result heap;
-    nsys_flame_result flame;
-    int have_compile, have_heap, have_flame;
-    nsys_hlo **dumps; /* the sources' HLO dumps, shared by heap and flame */
-    size_t ndumps;
-} nsys_more;
-
-pq_status nsys_more_compute(const pq_profile *prof, unsigned want, const nsys_modules_result *mods,
-                            const nsys_comm_result *comm, nsys_more *out, pq_error *err);
-void nsys_more_free(nsys_more *m);
-void nsys_more_json_rows(json_writer *w, const nsys_more *m, int frame);
-void nsys_more_json(json_writer *w, const nsys_more *m);
-void nsys_more_text(const nsys_more *m, buf *b);
-void nsys_more_svg(const nsys_more *m, buf *b);
+/* The compile, heap and flame sections of M that were computed (have_*). */
+void nsys_more_json_rows(json_writer *w, const nsys_result *m, int frame);
+void nsys_more_json(json_writer *w, const nsys_result *m);
+void nsys_more_text(const nsys_result *m, buf *b);
+void nsys_more_svg(const nsys_result *m, buf *b);
 
 #endif

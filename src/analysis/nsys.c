@@ -1,0 +1,124 @@
+/* nsys.c - `profq nsys` as one analysis (nsys.h): picks the path (an nsys-jax archive, or
+ * the module table of a JAX XPlane GPU profile), applies the warm-up rule asked for or the
+ * archive era's, and runs the nsys analyses the sections need, in the order they depend on
+ * each other (modules -> communication -> compile, dumps -> heap, flame). Computes nothing
+ * itself and formats nothing (render/nsys.c does). */
+#include "analysis/nsys.h"
+
+#include "analysis/nsys_xplane.h"
+#include "core/err.h"
+
+#include <string.h>
+
+enum { SECTION_BITS = PQ_NSYS_WARMUP_HEAD - 1 };
+
+/* Whether PROFILE has an XSpace source and no nsys-jax source (nsys_xplane_modules then
+ * says when no GPU plane holds XLA kernels). */
+static int xplane_only(const pq_profile *profile)
+{
+    int xspace = 0;
+    for (size_t s = 0; s < profile->nsources; s++) {
+        if (profile->sources[s].info.format == PQ_FORMAT_NSYS_JAX)
+            return 0;
+        xspace |= profile->sources[s].info.format == PQ_FORMAT_XSPACE;
+    }
+    return xspace;
+}
+
+pq_status nsys_check_request(const pq_profile *profile, unsigned sections, int svg, pq_error *err)
+{
+    if (!xplane_only(profile))
+        return PQ_OK;
+    if ((sections & SECTION_BITS & ~(unsigned)PQ_NSYS_MODULES) || svg)
+        return nsys_refuse_xplane(profile->nsources ? profile->sources[0].path : "", err);
+    return PQ_OK;
+}
+
+pq_status nsys_refuse_xplane(const char *path, pq_error *err)
+{
+    return err_set(err, PQ_ERR_INPUT, path, -1,
+                   "on an XPlane profile profq nsys has the modules section only (text "
+                   "or json); the other sections need an nsys-jax archive");
+}
+
+/* compile, heap and flame for the sections in OUT->want, after modules and comm. */
+static pq_status compute_more(const pq_profile *prof, nsys_result *out, pq_error *err)
+{
+    pq_status st = PQ_OK;
+    if (out->want & PQ_NSYS_COMPILE) {
+        st = nsys_compile_compute(prof, &out->compile, err);
+        out->have_compile = st == PQ_OK;
+    }
+    if (st == PQ_OK && (out->want & (PQ_NSYS_HEAP | PQ_NSYS_FLAME)))
+        st = nsys_dumps_open(prof, &out->dumps, &out->ndumps, err);
+    if (st == PQ_OK && (out->want & PQ_NSYS_HEAP)) {
+        st = nsys_heap_compute(&out->modules, out->dumps, out->ndumps, &out->heap, err);
+        out->have_heap = st == PQ_OK;
+    }
+    if (st == PQ_OK && (out->want & PQ_NSYS_FLAME)) {
+        st = nsys_flame_compute(&out->comm, out->dumps, out->ndumps, &out->flame, err);
+        out->have_flame = st == PQ_OK;
+    }
+    return st;
+}
+
+static pq_status compute_archive(const pq_profile *prof, nsys_result *out, pq_error *err)
+{
+    nsys_warmup w = {.head = (out->sections & PQ_NSYS_WARMUP_HEAD) != 0};
+    if (!(out->sections & (PQ_NSYS_WARMUP_HEAD | PQ_NSYS_WARMUP_ARCHIVE)))
+        w.head = nsys_warmup_head_default(prof);
+    pq_status st = w.head ? nsys_comm_has_communication(prof, &w.has_communication, err) : PQ_OK;
+    if (st == PQ_OK)
+        st = nsys_modules_compute_warmup(prof, &w, &out->modules, err);
+    out->have_modules = st == PQ_OK;
+    if (st == PQ_OK) {
+        st = nsys_comm_compute_warmup(prof, &w, &out->modules, &out->comm, err);
+        out->have_comm = st == PQ_OK;
+    }
+    if (st == PQ_OK)
+        st = compute_more(prof, out, err);
+    return st;
+}
+
+pq_status nsys_compute(const pq_profile *profile, unsigned sections, nsys_result *out,
+                       pq_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->sections = sections;
+    out->want = sections & SECTION_BITS ? sections & SECTION_BITS : ~0u;
+    out->path = profile->nsources ? profile->sources[0].path : "";
+    pq_status st = nsys_check_request(profile, sections, 0, err);
+    if (st != PQ_OK)
+        return st;
+    if (xplane_only(profile)) {
+        out->xplane = 1;
+        st = nsys_xplane_modules(profile, &out->modules, err);
+        out->have_modules = st == PQ_OK;
+    } else {
+        st = compute_archive(profile, out, err);
+    }
+    if (st != PQ_OK)
+        nsys_result_free(out);
+    return st;
+}
+
+void nsys_result_free(nsys_result *r)
+{
+    if (r->have_compile)
+        nsys_compile_free(&r->compile);
+    if (r->have_heap)
+        nsys_heap_free(&r->heap);
+    if (r->have_flame)
+        nsys_flame_free(&r->flame);
+    if (r->dumps)
+        nsys_dumps_close(r->dumps, r->ndumps);
+    if (r->have_comm)
+        nsys_comm_free(&r->comm);
+    if (r->have_modules) {
+        if (r->xplane)
+            nsys_xplane_free(&r->modules);
+        else
+            nsys_modules_free(&r->modules);
+    }
+    memset(r, 0, sizeof *r);
+}
