@@ -310,7 +310,8 @@ static pq_status gather_plane(nc_collect *c, size_t s, const xp_plane *pl, pq_er
     uint32_t dev = c->t->ndevices;
     pairmap execs = {0}; /* (program, 0) -> executions seen on this device */
     pq_status st = PQ_OK;
-    qsort(ks, n, sizeof *ks, cmp_kern);
+    if (n)
+        qsort(ks, n, sizeof *ks, cmp_kern);
     for (size_t first = 0, i = 1; first < n && st == PQ_OK; i++) {
         if (i < n && ks[i].program == ks[first].program &&
             cmp_str(&ks[i].module, &ks[first].module) == 0)
