@@ -351,7 +351,10 @@ static pq_status gather_xspace(const pq_profile *prof, nc_collect *c, pq_error *
 pq_status nsys_xplane_comm(const pq_profile *prof, nsys_modules_result *mods, nsys_comm_result *out,
                            pq_error *err)
 {
-    return nc_run(prof, NULL, gather_xspace, mods, out, err);
+    pq_status st = nc_run(prof, NULL, gather_xspace, mods, out, err);
+    if (st == PQ_OK)
+        out->warmup_none = 1;
+    return st;
 }
 
 void nsys_xplane_free(nsys_modules_result *r)

@@ -201,8 +201,6 @@ static void render_xplane(const nsys_result *res, unsigned sections, pq_output f
         json_uint(&w, r->sources);
         json_key(&w, "devices");
         json_uint(&w, r->devices);
-        json_key(&w, "warmup");
-        json_cstr(&w, "unknown: every execution steady");
         json_key(&w, "frames");
         json_obj_begin(&w);
         for (int f = 0; f < NSYS_NFRAMES; f++) {

@@ -29,6 +29,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklib import unique_keys  # noqa: E402
+
 FAILS = []
 
 
@@ -162,7 +165,7 @@ def compare(profq, path, con):
     check(rc.returncode == 0, "nsys on the XLA export: exit %d %s" % (rc.returncode, rc.stderr))
     if rc.returncode:
         return
-    g = json.loads(rc.stdout)
+    g = json.loads(rc.stdout, object_pairs_hook=unique_keys)
     check(g.get("input") == "nsys-sqlite", "input %r" % g.get("input"))
     for f, (m, t) in frames.items():
         have = (g["frames"][f]["module_rows"], g["frames"][f]["thunk_rows"])

@@ -43,6 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "conformance"))
 sys.path.insert(0, HERE)
 import hloproto  # noqa: E402
+from checklib import unique_keys  # noqa: E402
 import xplane_counts  # noqa: E402
 import xplane_nsys  # noqa: E402  (kernels(): the XLA kernels of a plane)
 
@@ -320,7 +321,7 @@ def synth_check(profq, pb2, hlo_pb2, tmp):
     r = subprocess.run([profq, "nsys", "--format", "json", path], capture_output=True, text=True)
     if r.returncode != 0:
         return [f"synthetic: exit {r.returncode}: {r.stderr.strip()}"]
-    g = json.loads(r.stdout)
+    g = json.loads(r.stdout, object_pairs_hook=unique_keys)
     bad = check_json(g, expected(mrows, trows))
     got = g["collective_instances"]
     if len(got) != len(want) or len(want) != 2:
@@ -358,7 +359,7 @@ def check(profq, arg, e):
     r = subprocess.run([profq, "nsys", "--format", "json", arg], capture_output=True, text=True)
     if r.returncode != 0:
         return [f"exit {r.returncode}: {r.stderr.strip()}"]
-    return check_json(json.loads(r.stdout), e)
+    return check_json(json.loads(r.stdout, object_pairs_hook=unique_keys), e)
 
 
 def check_json(g, e):
