@@ -4,8 +4,11 @@
  * The shared profiles have no "XLA Modules" line on their GPU planes, so module executions
  * are rebuilt as XProf's derived timeline does: kernels in start order, consecutive kernels
  * of one module are one execution. Thunks are the distinct hlo_op of an execution (the
- * nsys-jax thunk is one HLO op, which may launch several kernels). Not here: the
- * communication side (collectives, alignment), compile passes, warm-up (unknown). */
+ * nsys-jax thunk is one HLO op, which may launch several kernels). The same executions
+ * feed nsys_comm.c's row tables through a gather (nsys_comm_int.h): a module row per device
+ * execution, a thunk row per hlo_op, classified through the XSpace's HloProtos; the
+ * analyses themselves are the archive's. Not here: compile passes, heap, flame, bias,
+ * warm-up (unknown: every row steady). */
 #include "analysis/nsys_xplane.h"
 
 #include "analysis/nsys_comm_int.h"

@@ -1,7 +1,7 @@
-/* nsys_xplane.h - the nsys-jax module table (nsys_modules.h) from a JAX XPlane GPU profile
- * (issue 12 Deliver 4): module executions per GPU plane, thunks = distinct hlo_op per
- * execution, every execution steady (an XPlane does not show which programs were compiled
- * while profiling). */
+/* nsys_xplane.h - the nsys-jax module table (nsys_modules.h) and communication tables
+ * (nsys_comm.h) from a JAX XPlane GPU profile (issue 12 Deliver 4): module executions per
+ * GPU plane, thunks = the kernels of one hlo_op per execution, every execution steady (an
+ * XPlane does not show which programs were compiled while profiling). */
 #ifndef PQ_ANALYSIS_NSYS_XPLANE_H
 #define PQ_ANALYSIS_NSYS_XPLANE_H
 #include "analysis/nsys_comm.h"
@@ -11,10 +11,11 @@
 size_t nsys_xplane_devices(const pq_profile *prof);
 
 /* The module table of PROF's XSpace GPU planes into OUT (frames: all = steady, init empty;
- * compiled_programs 0; wait_share NaN). Module executions come from a plane's "XLA
- * Modules" line when it has one (thunks: the kernels starting inside it), else from its
- * kernels: sorted by start over the plane's stream lines, consecutive kernels of the same
- * (program id, hlo_module) form one execution from the first start to the latest end.
+ * compiled_programs 0; wait_share NaN until nsys_xplane_comm). Module executions come from
+ * the plane's kernels (its "XLA Modules" line, when one exists, is not read): sorted by
+ * start over the plane's stream lines, consecutive kernels of the same (program id,
+ * hlo_module) form one execution from the first start to the latest end; its thunk count is
+ * the number of distinct hlo_op.
  * PQ_ERR_INPUT when no GPU plane carries XLA kernels. Free with nsys_xplane_free. */
 pq_status nsys_xplane_modules(const pq_profile *prof, nsys_modules_result *out, pq_error *err);
 void nsys_xplane_free(nsys_modules_result *r);
