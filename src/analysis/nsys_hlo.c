@@ -15,7 +15,7 @@
 #include "core/pairmap.h"
 #include "formats/pbwire.h"
 #include "io/xz.h"
-#include "io/zip.h"
+#include "model/members.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +23,8 @@
 
 typedef struct program {
     int64_t id;
-    long member;        /* index in the zip, -1 when none */
-    const uint8_t *raw; /* an XSpace's HloProto (no zip member), in its mapped file */
+    long member;        /* index in the source's members, -1 when none */
+    const uint8_t *raw; /* an XSpace's HloProto (no member), in its mapped file */
     size_t raw_len;
     int state;      /* 0 not read, 1 read, -1 failed before */
     mapped_file pb; /* the decompressed HloProto */
@@ -37,7 +37,7 @@ typedef struct program {
 } program;
 
 struct nsys_hlo {
-    pqzip *zip; /* NULL: the programs of an XSpace */
+    model_members *members; /* NULL: the programs of an XSpace */
     const char *path;
     const uint8_t *base; /* an XSpace's mapped file, for error offsets */
     program *progs;
@@ -66,19 +66,16 @@ pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err)
     if (!h)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     h->path = src->path;
-    /* An extracted archive directory is not mapped: its members are read through the
-     * same calls as a zip's (io/zip.h), as the reader reads them. */
-    pq_status st = src->file.data
-                       ? pqzip_open_memory(src->file.data, src->file.size, src->path, &h->zip, err)
-                       : pqzip_open(src->path, &h->zip, err);
+    /* The source's members (a .zip or an extracted directory) through the model. */
+    pq_status st = model_members_open(src, &h->members, err);
     if (st != PQ_OK) {
         pq_free(h);
         return st;
     }
-    size_t n = pqzip_count(h->zip);
+    size_t n = model_members_count(h->members);
     for (size_t i = 0; i < n; i++) {
-        const pqzip_member *mb = pqzip_member_at(h->zip, i);
-        int64_t p = mb->is_dir ? -1 : member_program(mb->name);
+        const char *name = model_members_name(h->members, i);
+        int64_t p = name ? member_program(name) : -1;
         if (p < 0)
             continue;
         program *np = pq_realloc(h->progs, (h->nprogs + 1) * sizeof *np);
@@ -127,7 +124,7 @@ void nsys_hlo_close(nsys_hlo *h)
         pairmap_free(&p->by_id);
     }
     pq_free(h->progs);
-    pqzip_close(h->zip);
+    model_members_close(h->members);
     pq_free(h);
 }
 
@@ -288,10 +285,10 @@ static pq_status load_program(nsys_hlo *h, program *pg, pq_error *err)
     if (pg->raw) {
         snprintf(where, sizeof where, "%s", h->path);
     } else {
-        const pqzip_member *mb = pqzip_member_at(h->zip, (size_t)pg->member);
-        snprintf(where, sizeof where, "%s:%s", h->path, mb->name);
+        snprintf(where, sizeof where, "%s:%s", h->path,
+                 model_members_name(h->members, (size_t)pg->member));
         mapped_file xz = {0};
-        FORWARD_IF_ERROR(pqzip_read(h->zip, (size_t)pg->member, &xz, err));
+        FORWARD_IF_ERROR(model_members_read(h->members, (size_t)pg->member, &xz, err));
         st = xz_decompress(xz.data, xz.size, where, &pg->pb, err);
         mapfile_close(&xz);
         if (st != PQ_OK)

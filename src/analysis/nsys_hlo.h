@@ -1,7 +1,7 @@
 /* nsys_hlo.h - the link from an nsys-jax thunk (program id + hlo_op name) to its HLO
  * instruction in the archive's after-optimisation dump
  * (dump/module_NNNN.NAME.*_gpu_after_optimizations.hlo.pb.xz), read through the existing
- * readers (io/zip.h over the source's mapped archive, io/xz.h, formats/hlo.h) and decoded
+ * readers (the source's members through model/members.h, io/xz.h, formats/hlo.h) and decoded
  * lazily: a program's dump is decompressed and indexed on its first lookup, never before.
  *
  * What an instruction gives (nsys_hlo_inst): opcode, result shape (element type, elements,
