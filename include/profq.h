@@ -215,16 +215,19 @@ enum {
  * from the profile; read-only; rendered any number of times with the same bytes).
  * pq_nsys_compute runs the analyses the sections need: on an nsys-jax archive the module
  * table, the communication analyses (always: they give the modules' wait_share), and
- * compile, heap and flame when asked for; on a JAX XPlane GPU profile (XSpace sources, no
- * nsys-jax source) the module table only (every execution steady).
+ * compile, heap and flame when asked for; on an Nsight SQLite export with XLA ranges the
+ * same but compile, heap and flame; on a JAX XPlane GPU profile (XSpace sources, no nsys-jax
+ * source) the module table and communication analyses (every execution steady; thunks
+ * classified from the XSpace's HloProtos), not bias, compile, heap or flame.
  * pq_nsys_result states the figures a program reads; the rest (thunk totals, opcodes,
  * collective sizes and instances, variability, bias, heap traces, flame stacks) stays in
  * the opaque detail, formatted by pq_nsys_render.
  */
 typedef struct pq_nsys_options {
     unsigned sections;   /* PQ_NSYS_* mask (0: all sections), at most one PQ_NSYS_WARMUP_* bit */
-    pq_output render_as; /* the format the result is for, when known: PQ_OUT_SVG of an XPlane
-                          * profile is refused here, before computing (it has no chart) */
+    pq_output render_as; /* the format the result is for, when known: PQ_OUT_SVG of the flame
+                          * graphs of an XPlane or SQLite export is refused here, before
+                          * computing (they have none) */
 } pq_nsys_options;
 
 enum { PQ_NSYS_ALL = 0, PQ_NSYS_STEADY = 1, PQ_NSYS_INIT = 2, PQ_NSYS_NFRAMES = 3 };
@@ -232,7 +235,7 @@ enum { PQ_NSYS_ALL = 0, PQ_NSYS_STEADY = 1, PQ_NSYS_INIT = 2, PQ_NSYS_NFRAMES = 
 /* Row counts of one frame (all, steady state, initialisation) of the loader's tables. */
 typedef struct pq_nsys_frame {
     uint64_t module_rows, thunk_rows;
-    uint64_t communication_rows; /* archive only (0 on an XPlane profile) */
+    uint64_t communication_rows; /* 0 without HLO (an SQLite export) */
     uint64_t compile_rows;       /* when the compile section was computed (else 0) */
 } pq_nsys_frame;
 
@@ -264,7 +267,7 @@ typedef struct pq_nsys_compile_pass {
 typedef struct pq_nsys_detail pq_nsys_detail;
 
 typedef struct pq_nsys_result {
-    int xplane;        /* 1: computed from a JAX XPlane GPU profile (module table only) */
+    int xplane;        /* 1: computed from a JAX XPlane GPU profile (no bias/compile/heap/flame) */
     unsigned sections; /* pq_nsys_options.sections as asked */
     int warmup_head;   /* archive: the HEAD loader's warm-up rule was applied */
     int all_steady;    /* HEAD rule: a kind without steady rows was taken as steady whole */
@@ -292,8 +295,9 @@ typedef struct pq_nsys_result {
     const pq_nsys_detail *detail;
 } pq_nsys_result;
 
-/* Errors: PQ_ERR_INPUT when no source is an nsys-jax archive or an XPlane GPU profile, or
- * an XPlane profile is asked for more than the module table; a corrupt HLO dump
+/* Errors: PQ_ERR_INPUT when no source is an nsys-jax archive, an Nsight SQLite export with
+ * XLA module ranges or an XPlane GPU profile, or only sections the input cannot give are
+ * asked for (XPlane: bias, compile, heap, flame; SQLite: compile, heap, flame); a corrupt HLO dump
  * (PQ_ERR_INPUT with member and offset); PQ_ERR_NOMEM. OPTS may be NULL (every section). */
 pq_status pq_nsys_compute(const pq_profile *profile, const pq_nsys_options *opts,
                           pq_nsys_result **out, pq_error *err);

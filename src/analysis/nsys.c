@@ -1,5 +1,5 @@
-/* nsys.c - `profq nsys` as one analysis (nsys.h): picks the path (an nsys-jax archive, or
- * the module table of a JAX XPlane GPU profile), applies the warm-up rule asked for or the
+/* nsys.c - `profq nsys` as one analysis (nsys.h): picks the path (an nsys-jax archive or
+ * an Nsight SQLite export, or a JAX XPlane GPU profile), applies the warm-up rule asked for or the
  * archive era's, and runs the nsys analyses the sections need, in the order they depend on
  * each other (modules -> communication -> compile, dumps -> heap, flame). Computes nothing
  * itself and formats nothing (render/nsys.c does). */
@@ -25,20 +25,40 @@ static int xplane_only(const pq_profile *profile)
     return xspace;
 }
 
-pq_status nsys_check_request(const pq_profile *profile, unsigned sections, int svg, pq_error *err)
+unsigned nsys_unavailable(const pq_profile *profile)
 {
-    if (!xplane_only(profile))
-        return PQ_OK;
-    if ((sections & SECTION_BITS & ~(unsigned)PQ_NSYS_MODULES) || svg)
-        return nsys_refuse_xplane(profile->nsources ? profile->sources[0].path : "", err);
-    return PQ_OK;
+    if (xplane_only(profile))
+        return PQ_NSYS_BIAS | PQ_NSYS_COMPILE | PQ_NSYS_HEAP | PQ_NSYS_FLAME;
+    for (size_t s = 0; s < profile->nsources; s++)
+        if (profile->sources[s].info.format == PQ_FORMAT_NSYS_SQLITE)
+            return PQ_NSYS_COMPILE | PQ_NSYS_HEAP | PQ_NSYS_FLAME;
+    return 0;
 }
 
-pq_status nsys_refuse_xplane(const char *path, pq_error *err)
+const char *nsys_input_name(const nsys_result *r)
 {
-    return err_set(err, PQ_ERR_INPUT, path, -1,
-                   "on an XPlane profile profq nsys has the modules section only (text "
-                   "or json); the other sections need an nsys-jax archive");
+    return !r->unavailable ? "" : r->xplane ? "an XPlane" : "an Nsight SQLite export";
+}
+
+pq_status nsys_check_request(const pq_profile *profile, unsigned sections, int svg, pq_error *err)
+{
+    unsigned un = nsys_unavailable(profile), asked = sections & SECTION_BITS;
+    if (!un || !((asked && !(asked & ~un)) || (svg && (asked & PQ_NSYS_FLAME))))
+        return PQ_OK;
+    return err_set(err, PQ_ERR_INPUT, profile->nsources ? profile->sources[0].path : "", -1,
+                   "expected an nsys-jax archive for the %s sections (its push/pop report, its HLO "
+                   "dumps); on %s: modules, runtime, opcodes, collectives, variability%s",
+                   un & PQ_NSYS_BIAS ? "bias, compile, heap and flame" : "compile, heap and flame",
+                   xplane_only(profile) ? "an XPlane" : "an Nsight SQLite export",
+                   un & PQ_NSYS_BIAS ? "" : ", bias");
+}
+
+unsigned nsys_shown_sections(const nsys_result *r)
+{
+    if (!r->unavailable)
+        return r->sections;
+    unsigned asked = r->sections & SECTION_BITS;
+    return ((asked ? asked : SECTION_BITS) & ~r->unavailable) | (r->sections & ~SECTION_BITS);
 }
 
 /* compile, heap and flame for the sections in OUT->want, after modules and comm. */
@@ -85,7 +105,8 @@ pq_status nsys_compute(const pq_profile *profile, unsigned sections, nsys_result
 {
     memset(out, 0, sizeof *out);
     out->sections = sections;
-    out->want = sections & SECTION_BITS ? sections & SECTION_BITS : ~0u;
+    out->unavailable = nsys_unavailable(profile);
+    out->want = (sections & SECTION_BITS ? sections & SECTION_BITS : ~0u) & ~out->unavailable;
     out->path = profile->nsources ? profile->sources[0].path : "";
     pq_status st = nsys_check_request(profile, sections, 0, err);
     if (st != PQ_OK)
@@ -94,6 +115,10 @@ pq_status nsys_compute(const pq_profile *profile, unsigned sections, nsys_result
         out->xplane = 1;
         st = nsys_xplane_modules(profile, &out->modules, err);
         out->have_modules = st == PQ_OK;
+        if (st == PQ_OK) {
+            st = nsys_xplane_comm(profile, &out->modules, &out->comm, err);
+            out->have_comm = st == PQ_OK;
+        }
     } else {
         st = compute_archive(profile, out, err);
     }

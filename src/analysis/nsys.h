@@ -12,10 +12,11 @@
 #include "analysis/nsys_modules.h"
 
 typedef struct nsys_result {
-    unsigned sections; /* as asked: PQ_NSYS_* section bits (0: all) and warm-up bits */
-    unsigned want;     /* the section bits computed (all bits when none was asked) */
-    int xplane;        /* 1: the XPlane GPU path (modules only; comm etc. not computed) */
-    const char *path;  /* the first source's path (owned by the profile), for errors */
+    unsigned sections;    /* as asked: PQ_NSYS_* section bits (0: all) and warm-up bits */
+    unsigned want;        /* the section bits computed (all bits when none was asked) */
+    int xplane;           /* 1: the XPlane GPU path (module table from nsys_xplane.h) */
+    unsigned unavailable; /* sections the input cannot give (nsys_unavailable), not computed */
+    const char *path;     /* the first source's path (owned by the profile), for errors */
     nsys_modules_result modules;
     nsys_comm_result comm; /* archive path only */
     nsys_compile_result compile;
@@ -26,13 +27,21 @@ typedef struct nsys_result {
     size_t ndumps;
 } nsys_result;
 
-/* PQ_ERR_INPUT when PROFILE is an XPlane profile (XSpace sources, no nsys-jax source) and
- * SECTIONS asks for more than the module table or SVG is set: only the module table exists
- * there. Checked before computing, so that the request is refused as such. */
+/* The PQ_NSYS_* sections PROFILE cannot give: on an XPlane profile (XSpace sources, no
+ * nsys-jax source) bias, compile, heap and flame; with an Nsight SQLite export compile, heap
+ * and flame (no push/pop report read, no HLO dumps); 0 on nsys-jax archives. */
+unsigned nsys_unavailable(const pq_profile *profile);
+/* "an XPlane", "an Nsight SQLite export" (R->unavailable set) or "". */
+const char *nsys_input_name(const nsys_result *r);
+
+/* PQ_ERR_INPUT when SECTIONS asks only for sections PROFILE cannot give
+ * (nsys_unavailable), or SVG for the flame graphs there. Checked before computing, so that
+ * the request is refused as such. */
 pq_status nsys_check_request(const pq_profile *profile, unsigned sections, int svg, pq_error *err);
 
-/* The error nsys_check_request sets (PATH: the profile's first source). */
-pq_status nsys_refuse_xplane(const char *path, pq_error *err);
+/* The sections to show: those asked for (all when none was), less R->unavailable, with the
+ * warm-up bits; R->sections when nothing is unavailable. */
+unsigned nsys_shown_sections(const nsys_result *r);
 
 /* Computes what SECTIONS asks for (a PQ_NSYS_* mask as pq_render_nsys takes it) into OUT.
  * On error OUT holds nothing to free. */

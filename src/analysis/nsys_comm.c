@@ -58,16 +58,7 @@ static pq_str thunk_op(const char *s)
     return r;
 }
 
-typedef struct collect {
-    nc_tables *t;
-    size_t capm, capt;
-    uint32_t dev_base; /* devices of the sources before: device = base + track tid */
-    nsys_warmup w;
-    int stop_at_comm; /* nsys_comm_has_communication: stop at the first one */
-    pairmap compiled; /* (program, 0) */
-    pairmap infos;    /* (program, op | source << 32) -> info */
-    nsys_hlo **hlo;   /* per source */
-} collect;
+typedef nc_collect collect;
 
 static uint8_t frame_of(const collect *c, int64_t program, int64_t exec, int thunk)
 {
@@ -115,6 +106,36 @@ static pq_status info_of(collect *c, size_t s, int64_t program, uint32_t op, uin
     return PQ_OK;
 }
 
+int nc_add_module(nc_collect *c, const nc_mod *m)
+{
+    nc_tables *t = c->t;
+    if (grow((void **)&t->mods, &c->capm, t->nmods, sizeof *t->mods) != 0)
+        return -1;
+    if (m->dev >= t->ndevices)
+        t->ndevices = m->dev + 1;
+    t->mods[t->nmods++] = *m;
+    return 0;
+}
+
+pq_status nc_add_thunk(nc_collect *c, size_t s, const nc_thunk *in, pq_str op, pq_error *err)
+{
+    nc_tables *t = c->t;
+    if (grow((void **)&t->th, &c->capt, t->nth, sizeof *t->th) != 0)
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    if (in->dev >= t->ndevices)
+        t->ndevices = in->dev + 1;
+    nc_thunk *th = &t->th[t->nth];
+    *th = *in;
+    th->op = intern_add(&t->ops, op.p ? op.p : "", op.n);
+    th->seq = t->nth;
+    if (t->ops.failed)
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    FORWARD_IF_ERROR(info_of(c, s, th->program, th->op, &th->info, err));
+    th->comm = t->infos[th->info].c.kind != NSYS_COLL_NONE;
+    t->nth++;
+    return PQ_OK;
+}
+
 static pq_status collect_source(collect *c, size_t s, const pq_source *src, pq_error *err)
 {
     const model_slices *m = src->slices;
@@ -123,40 +144,23 @@ static pq_status collect_source(collect *c, size_t s, const pq_source *src, pq_e
         int64_t program, exec;
         if (!m->run_id[i] || !nsys_parse_run(intern_str(&m->names, m->run_id[i]), &program, &exec))
             continue;
-        int64_t tid = m->tracks[m->track[i]].tid;
-        if (tid < 0)
+        int64_t tdev = nsys_track_device(src, m->tracks[m->track[i]].tid);
+        if (tdev < 0)
             continue;
-        uint32_t dev = c->dev_base + (uint32_t)tid;
-        if (dev >= t->ndevices)
-            t->ndevices = dev + 1;
+        uint32_t dev = c->dev_base + (uint32_t)tdev;
         uint8_t fr = frame_of(c, program, exec, (m->flags[i] & SLICE_XLA_OP) != 0);
         double start = (double)(m->start_ps[i] / 1000);
         int64_t dur = m->dur_ps[i] / 1000;
         if (!(m->flags[i] & SLICE_XLA_OP)) {
-            if (grow((void **)&t->mods, &c->capm, t->nmods, sizeof *t->mods) != 0)
+            if (nc_add_module(c, &(nc_mod){program, exec, dev, start, dur, fr}) != 0)
                 return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
-            t->mods[t->nmods++] = (nc_mod){program, exec, dev, start, dur, fr};
             continue;
         }
         pq_str op = thunk_op(intern_str(&m->names, m->name[i]));
-        if (grow((void **)&t->th, &c->capt, t->nth, sizeof *t->th) != 0)
-            return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
-        nc_thunk *th = &t->th[t->nth];
-        memset(th, 0, sizeof *th);
-        th->program = program;
-        th->exec = exec;
-        th->dev = dev;
-        th->op = intern_add(&t->ops, op.p ? op.p : "", op.n);
-        th->start = start;
-        th->dur = dur;
-        th->seq = t->nth;
-        th->frame = fr;
-        if (t->ops.failed)
-            return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
-        FORWARD_IF_ERROR(info_of(c, s, program, th->op, &th->info, err));
-        th->comm = t->infos[th->info].c.kind != NSYS_COLL_NONE;
-        t->nth++;
-        if (th->comm && c->stop_at_comm)
+        nc_thunk th = {
+            .program = program, .exec = exec, .dev = dev, .start = start, .dur = dur, .frame = fr};
+        FORWARD_IF_ERROR(nc_add_thunk(c, s, &th, op, err));
+        if (t->th[t->nth - 1].comm && c->stop_at_comm)
             return PQ_OK;
     }
     return PQ_OK;
@@ -421,11 +425,13 @@ static int wait_shares(const nc_tables *t, nsys_modules_result *mods)
     return rc;
 }
 
-static pq_status tables(const pq_profile *prof, collect *c, pq_error *err)
+/* The gather of nsys-jax archives and Nsight SQLite exports: their module and thunk
+ * slices; HLO dumps from archives (an export has none). */
+static pq_status gather_slices(const pq_profile *prof, collect *c, pq_error *err)
 {
     for (size_t s = 0; s < prof->nsources; s++) {
         const pq_source *src = &prof->sources[s];
-        if (src->info.format != PQ_FORMAT_NSYS_JAX || !src->slices)
+        if (!nsys_xla_source(src))
             continue;
         const model_slices *m = src->slices;
         for (size_t i = 0; i < m->n; i++) {
@@ -442,23 +448,23 @@ static pq_status tables(const pq_profile *prof, collect *c, pq_error *err)
     }
     for (size_t s = 0; s < prof->nsources; s++) {
         const pq_source *src = &prof->sources[s];
-        if (src->info.format != PQ_FORMAT_NSYS_JAX || !src->slices)
+        if (!nsys_xla_source(src))
             continue;
-        FORWARD_IF_ERROR(nsys_hlo_open(src, &c->hlo[s], err));
+        if (src->info.format == PQ_FORMAT_NSYS_JAX)
+            FORWARD_IF_ERROR(nsys_hlo_open(src, &c->hlo[s], err));
         c->dev_base = c->t->ndevices;
         FORWARD_IF_ERROR(collect_source(c, s, src, err));
         if (c->stop_at_comm && c->t->nth && c->t->th[c->t->nth - 1].comm)
             break;
     }
-    if (c->t->nth)
-        qsort(c->t->th, c->t->nth, sizeof *c->t->th, cmp_thunk);
     return PQ_OK;
 }
 
-/* Only whether some thunk is communication (collect_source stops at the first). */
-static pq_status probe(const pq_profile *prof, collect *c, nsys_comm_result *out, pq_error *err)
+/* Only whether some thunk is communication (the gather stops at the first). */
+static pq_status probe(const pq_profile *prof, nc_gather gather, collect *c, nsys_comm_result *out,
+                       pq_error *err)
 {
-    FORWARD_IF_ERROR(tables(prof, c, err));
+    FORWARD_IF_ERROR(gather(prof, c, err));
     for (size_t i = 0; i < c->t->nth && !out->has_communication; i++)
         out->has_communication = c->t->th[i].comm;
     return PQ_OK;
@@ -476,11 +482,13 @@ static void head_fallback(collect *c)
     c->w.all_steady_thunks = c->w.head && !steady && t->nth;
 }
 
-static pq_status compute(const pq_profile *prof, nsys_modules_result *mods, collect *c,
-                         nsys_comm_result *out, pq_error *err)
+static pq_status compute(const pq_profile *prof, nc_gather gather, nsys_modules_result *mods,
+                         collect *c, nsys_comm_result *out, pq_error *err)
 {
     nc_tables *t = c->t;
-    FORWARD_IF_ERROR(tables(prof, c, err));
+    FORWARD_IF_ERROR(gather(prof, c, err));
+    if (t->nth)
+        qsort(t->th, t->nth, sizeof *t->th, cmp_thunk);
     head_fallback(c);
     t->top = arena_alloc(&out->mem, (mods->ntop + 1) * sizeof *t->top);
     if (!t->top)
@@ -503,18 +511,25 @@ pq_status nsys_comm_compute(const pq_profile *prof, nsys_modules_result *mods,
 }
 
 static pq_status run(const pq_profile *prof, const nsys_warmup *w, int stop_at_comm,
-                     nsys_modules_result *mods, nsys_comm_result *out, pq_error *err);
+                     nc_gather gather, nsys_modules_result *mods, nsys_comm_result *out,
+                     pq_error *err);
 
 pq_status nsys_comm_compute_warmup(const pq_profile *prof, const nsys_warmup *w,
                                    nsys_modules_result *mods, nsys_comm_result *out, pq_error *err)
 {
-    return run(prof, w, 0, mods, out, err);
+    return run(prof, w, 0, gather_slices, mods, out, err);
+}
+
+pq_status nc_run(const pq_profile *prof, const nsys_warmup *w, nc_gather gather,
+                 nsys_modules_result *mods, nsys_comm_result *out, pq_error *err)
+{
+    return run(prof, w, 0, gather, mods, out, err);
 }
 
 pq_status nsys_comm_has_communication(const pq_profile *prof, int *out, pq_error *err)
 {
     nsys_comm_result r;
-    pq_status st = run(prof, NULL, 1, NULL, &r, err);
+    pq_status st = run(prof, NULL, 1, gather_slices, NULL, &r, err);
     *out = st == PQ_OK && r.has_communication;
     if (st == PQ_OK)
         nsys_comm_free(&r);
@@ -522,7 +537,8 @@ pq_status nsys_comm_has_communication(const pq_profile *prof, int *out, pq_error
 }
 
 static pq_status run(const pq_profile *prof, const nsys_warmup *w, int stop_at_comm,
-                     nsys_modules_result *mods, nsys_comm_result *out, pq_error *err)
+                     nc_gather gather, nsys_modules_result *mods, nsys_comm_result *out,
+                     pq_error *err)
 {
     memset(out, 0, sizeof *out);
     arena_init(&out->mem);
@@ -532,10 +548,10 @@ static pq_status run(const pq_profile *prof, const nsys_warmup *w, int stop_at_c
         c.w = *w;
     out->warmup_head = c.w.head;
     c.hlo = pq_calloc(prof->nsources + 1, sizeof *c.hlo);
-    pq_status st =
-        c.hlo && intern_init(&t.ops) == 0
-            ? (stop_at_comm ? probe(prof, &c, out, err) : compute(prof, mods, &c, out, err))
-            : err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    pq_status st = c.hlo && intern_init(&t.ops) == 0
+                       ? (stop_at_comm ? probe(prof, gather, &c, out, err)
+                                       : compute(prof, gather, mods, &c, out, err))
+                       : err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     for (size_t s = 0; c.hlo && s < prof->nsources; s++)
         nsys_hlo_close(c.hlo[s]);
     pq_free(c.hlo);

@@ -92,6 +92,7 @@ typedef struct nsys_comm_result {
     uint64_t communication_rows[NSYS_NFRAMES];
     int has_communication;
     int warmup_head;         /* the HEAD loader's warm-up rule was applied */
+    int warmup_none;         /* no warm-up split (an XPlane): every row steady */
     uint64_t unknown_thunks; /* thunks of a program id without a dump or an unknown hlo_op */
     /* alignment */
     int aligned;            /* 0: no collective over every device; no correction */

@@ -5,6 +5,7 @@
 #define PQ_ANALYSIS_NSYS_COMM_INT_H
 #include "analysis/nsys_comm.h"
 #include "core/intern.h"
+#include "core/pairmap.h"
 
 enum { FR_NONE = 0, FR_STEADY = 1, FR_INIT = 2 }; /* a row's warm-up frame */
 
@@ -45,6 +46,32 @@ typedef struct nc_tables {
     int64_t *top; /* top module program ids */
     size_t ntop;
 } nc_tables;
+
+/* What a gather fills: the archive/SQLite one in nsys_comm.c, the XSpace one in
+ * nsys_xplane.c. */
+typedef struct nc_collect {
+    nc_tables *t;
+    size_t capm, capt;
+    uint32_t dev_base; /* devices of the sources before: device = base + track device */
+    nsys_warmup w;
+    int stop_at_comm; /* nsys_comm_has_communication: stop at the first one */
+    pairmap compiled; /* (program, 0) */
+    pairmap infos;    /* (program, op | source << 32) -> info */
+    nsys_hlo **hlo;   /* per source (NULL: no HLO); closed by nc_run */
+} nc_collect;
+
+/* Fills C->t with module and thunk rows (unsorted) and C->hlo; stops early when
+ * C->stop_at_comm and a thunk is communication. */
+typedef pq_status (*nc_gather)(const pq_profile *prof, nc_collect *c, pq_error *err);
+
+/* Appends module row M (0, or -1 out of memory). */
+int nc_add_module(nc_collect *c, const nc_mod *m);
+/* Appends thunk row TH (program, exec, dev, start, dur, frame set) running hlo_op OP of
+ * source S: op id, sequence number, HLO info and communication flag are set here. */
+pq_status nc_add_thunk(nc_collect *c, size_t s, const nc_thunk *th, pq_str op, pq_error *err);
+/* The computation of nsys_comm_compute_warmup over the rows GATHER fills. */
+pq_status nc_run(const pq_profile *prof, const nsys_warmup *w, nc_gather gather,
+                 nsys_modules_result *mods, nsys_comm_result *out, pq_error *err);
 
 int nc_is_top(const nc_tables *t, int64_t program);
 /* Median of V[0..N) (sorted in place), pandas' (mean of the two middle values). */

@@ -23,7 +23,9 @@
 
 typedef struct program {
     int64_t id;
-    long member;    /* index in the source's members, -1 when none */
+    long member;        /* index in the source's members, -1 when none */
+    const uint8_t *raw; /* an XSpace's HloProto (no member), in its mapped file */
+    size_t raw_len;
     int state;      /* 0 not read, 1 read, -1 failed before */
     mapped_file pb; /* the decompressed HloProto */
     arena mem;
@@ -35,8 +37,9 @@ typedef struct program {
 } program;
 
 struct nsys_hlo {
-    model_members *members;
+    model_members *members; /* NULL: the programs of an XSpace */
     const char *path;
+    const uint8_t *base; /* an XSpace's mapped file, for error offsets */
     program *progs;
     size_t nprogs;
 };
@@ -82,6 +85,28 @@ pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err)
         }
         h->progs = np;
         np[h->nprogs++] = (program){.id = p, .member = (long)i};
+    }
+    *out = h;
+    return PQ_OK;
+}
+
+pq_status nsys_hlo_open_xspace(const pq_source *src, nsys_hlo **out, pq_error *err)
+{
+    *out = NULL;
+    nsys_hlo *h = pq_calloc(1, sizeof *h);
+    program *pg = h ? pq_calloc(src->nprograms + 1, sizeof *pg) : NULL;
+    if (!pg) {
+        pq_free(h);
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    }
+    h->path = src->path;
+    h->base = src->file.data;
+    h->progs = pg;
+    for (uint32_t i = 0; i < src->nprograms; i++) {
+        const pq_program *p = &src->programs[i];
+        if (p->hlo && p->hlo_len)
+            pg[h->nprogs++] = (program){
+                .id = (int64_t)p->program_id, .member = -1, .raw = p->hlo, .raw_len = p->hlo_len};
     }
     *out = h;
     return PQ_OK;
@@ -257,19 +282,26 @@ static pq_status index_program(program *pg, int64_t *off, const char **what)
 static pq_status load_program(nsys_hlo *h, program *pg, pq_error *err)
 {
     char where[1024];
-    snprintf(where, sizeof where, "%s:%s", h->path,
-             model_members_name(h->members, (size_t)pg->member));
     pg->state = -1;
-    mapped_file xz = {0};
-    FORWARD_IF_ERROR(model_members_read(h->members, (size_t)pg->member, &xz, err));
-    pq_status st = xz_decompress(xz.data, xz.size, where, &pg->pb, err);
-    mapfile_close(&xz);
-    if (st != PQ_OK)
-        return st;
+    pq_status st = PQ_OK;
+    if (pg->raw) {
+        snprintf(where, sizeof where, "%s", h->path);
+    } else {
+        snprintf(where, sizeof where, "%s:%s", h->path,
+                 model_members_name(h->members, (size_t)pg->member));
+        mapped_file xz = {0};
+        FORWARD_IF_ERROR(model_members_read(h->members, (size_t)pg->member, &xz, err));
+        st = xz_decompress(xz.data, xz.size, where, &pg->pb, err);
+        mapfile_close(&xz);
+        if (st != PQ_OK)
+            return st;
+    }
     arena_init(&pg->mem);
     int64_t off = -1;
     const char *what = "";
-    st = hlo_decode_lazy(pg->pb.data, pg->pb.size, pg->pb.data, &pg->mem, &pg->m, &off, &what);
+    st = pg->raw ? hlo_decode_lazy(pg->raw, pg->raw_len, h->base, &pg->mem, &pg->m, &off, &what)
+                 : hlo_decode_lazy(pg->pb.data, pg->pb.size, pg->pb.data, &pg->mem, &pg->m, &off,
+                                   &what);
     if (st == PQ_OK)
         st = index_program(pg, &off, &what);
     if (st == PQ_ERR_NOMEM)

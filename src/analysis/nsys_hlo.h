@@ -43,6 +43,9 @@ typedef struct nsys_hlo_inst {
 /* Opens the HLO dumps of the nsys-jax source SRC (its archive mapped in SRC->file). No dump
  * is read here. PQ_ERR_INPUT when SRC is not a readable archive. */
 pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err);
+/* The same over the HloProtos an XSpace source SRC carries (pq_source.programs, by
+ * program id; decoded on first lookup, errors at offsets in SRC's file). */
+pq_status nsys_hlo_open_xspace(const pq_source *src, nsys_hlo **out, pq_error *err);
 void nsys_hlo_close(nsys_hlo *h);
 
 /* The decoded module of PROGRAM (*OUT NULL when the archive has no after-optimisation dump

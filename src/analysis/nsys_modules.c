@@ -11,10 +11,24 @@
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/pairmap.h"
+#include "formats/nsys_sqlite.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+int nsys_xla_source(const pq_source *src)
+{
+    return src->slices &&
+           (src->info.format == PQ_FORMAT_NSYS_JAX || src->info.format == PQ_FORMAT_NSYS_SQLITE);
+}
+
+int64_t nsys_track_device(const pq_source *src, int64_t tid)
+{
+    if (src->info.format == PQ_FORMAT_NSYS_SQLITE)
+        return tid < 0 ? NSQL_PROJECTED_TID(tid) : -1; /* -(tid + 1): the inverse */
+    return tid >= 0 ? tid : -1;
+}
 
 /* "P:E" into program P and execution E; 0 when RUN is not that. */
 int nsys_parse_run(const char *run, int64_t *program, int64_t *exec)
@@ -217,19 +231,26 @@ static pq_status compute(const pq_profile *prof, const nsys_warmup *w, nsys_modu
     memset(out, 0, sizeof *out);
     acc a = {.r = out, .w = *w};
     int oom = 0;
+    const char *no_xla = NULL; /* an SQLite export without XLA module ranges */
     for (size_t s = 0; s < prof->nsources && !oom; s++) {
         const pq_source *src = &prof->sources[s];
-        if (src->info.format != PQ_FORMAT_NSYS_JAX || !src->slices)
+        if (!nsys_xla_source(src))
             continue;
+        if (src->info.format == PQ_FORMAT_NSYS_SQLITE &&
+            (!src->nsys_export || !src->nsys_export->module_ranges)) {
+            no_xla = src->path;
+            continue;
+        }
         out->sources++;
         for (uint32_t k = 0; k < src->slices->ntracks; k++)
-            out->devices += src->slices->tracks[k].tid >= 0;
+            out->devices += nsys_track_device(src, src->slices->tracks[k].tid) >= 0;
         oom = collect_compiled(&a, src->slices) != 0;
     }
     out->compiled_programs = a.compiled.n;
     for (size_t s = 0; s < prof->nsources && !oom; s++) {
         const pq_source *src = &prof->sources[s];
-        if (src->info.format == PQ_FORMAT_NSYS_JAX && src->slices)
+        if (nsys_xla_source(src) && (src->info.format == PQ_FORMAT_NSYS_JAX ||
+                                     (src->nsys_export && src->nsys_export->module_ranges)))
             oom = add_rows(&a, src->slices) != 0;
     }
     oom = oom || a.compiled.failed || a.index.failed || a.thunks.failed;
@@ -239,6 +260,13 @@ static pq_status compute(const pq_profile *prof, const nsys_warmup *w, nsys_modu
     if (oom) {
         nsys_modules_free(out);
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    }
+    if (no_xla) {
+        nsys_modules_free(out);
+        return err_set(err, PQ_ERR_INPUT, no_xla, -1,
+                       "expected XLA module ranges (NVTX \"TSL:XlaModule:#hlo_module=...#\" "
+                       "projected onto the GPU) in the Nsight SQLite export; it has none (a JAX "
+                       "program profiled under nsys has them)");
     }
     if (!out->sources) {
         const char *p = prof->nsources ? prof->sources[0].path : "";

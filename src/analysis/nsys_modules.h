@@ -67,6 +67,13 @@ void nsys_modules_finish(nsys_modules_result *out);
 /* The program id of a host "TSL:XlaCompileBackend:#module=NAME,program_id=N#" range (its
  * compilation was profiled), or -1. */
 int64_t nsys_compiled_program(const char *name);
+/* 1 when SRC holds module and thunk slices the way an nsys-jax archive does: an nsys-jax
+ * archive, or an Nsight SQLite export (its NVTX ranges projected onto the GPU). */
+int nsys_xla_source(const pq_source *src);
+/* The device of a module or thunk slice on a track with thread id TID of SRC (archive:
+ * the track tid; SQLite export: the device of a projected track), or -1 (a host track). */
+int64_t nsys_track_device(const pq_source *src, int64_t tid);
+
 /* "P:E" (a slice's run_id) into program P and execution E; 0 when RUN is not that. */
 int nsys_parse_run(const char *run, int64_t *program, int64_t *exec);
 

@@ -4,12 +4,18 @@
  * The shared profiles have no "XLA Modules" line on their GPU planes, so module executions
  * are rebuilt as XProf's derived timeline does: kernels in start order, consecutive kernels
  * of one module are one execution. Thunks are the distinct hlo_op of an execution (the
- * nsys-jax thunk is one HLO op, which may launch several kernels). Not here: the
- * communication side (collectives, alignment), compile passes, warm-up (unknown). */
+ * nsys-jax thunk is one HLO op, which may launch several kernels). The same executions
+ * feed nsys_comm.c's row tables through a gather (nsys_comm_int.h): a module row per device
+ * execution, a thunk row per hlo_op, classified through the XSpace's HloProtos; the
+ * analyses themselves are the archive's. Not here: compile passes, heap, flame, bias,
+ * warm-up (unknown: every row steady). */
 #include "analysis/nsys_xplane.h"
+
+#include "analysis/nsys_comm_int.h"
 
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/pairmap.h"
 #include "formats/xplane_walk.h"
 
 #include <math.h>
@@ -259,6 +265,99 @@ pq_status nsys_xplane_modules(const pq_profile *prof, nsys_modules_result *out, 
     }
     nsys_modules_finish(out);
     return PQ_OK;
+}
+
+/* ---- the thunk and module rows of nsys_comm.c's tables ---- */
+
+static int cmp_kern_op(const void *pa, const void *pb)
+{
+    const kern *a = pa, *b = pb;
+    int c = cmp_str(&a->op, &b->op);
+    return c ? c : cmp_kern(pa, pb);
+}
+
+/* One execution KS[0..n) (sorted by start; reordered here) of device DEV: its module row
+ * and one thunk per hlo_op (first kernel start, sum of its kernels' durations). */
+static pq_status add_rows(nc_collect *c, size_t s, uint32_t dev, int64_t exec, kern *ks, size_t n,
+                          pq_error *err)
+{
+    int64_t end = ks[0].e;
+    for (size_t i = 1; i < n; i++)
+        end = ks[i].e > end ? ks[i].e : end;
+    nc_mod m = {ks[0].program,          exec,     dev, (double)(ks[0].s / 1000),
+                (end - ks[0].s) / 1000, FR_STEADY};
+    if (nc_add_module(c, &m) != 0)
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    qsort(ks, n, sizeof *ks, cmp_kern_op);
+    for (size_t g = 0, e; g < n; g = e) {
+        int64_t ps = 0;
+        for (e = g; e < n && cmp_str(&ks[e].op, &ks[g].op) == 0; e++)
+            ps += ks[e].e - ks[e].s;
+        nc_thunk th = {.program = ks[g].program,
+                       .exec = exec,
+                       .dev = dev,
+                       .start = (double)(ks[g].s / 1000),
+                       .dur = ps / 1000,
+                       .frame = FR_STEADY};
+        FORWARD_IF_ERROR(nc_add_thunk(c, s, &th, ks[g].op, err));
+    }
+    return PQ_OK;
+}
+
+static pq_status gather_plane(nc_collect *c, size_t s, const xp_plane *pl, pq_error *err)
+{
+    kern *ks = NULL;
+    size_t n = plane_kernels(pl, &ks);
+    if (n == (size_t)-1)
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    uint32_t dev = c->t->ndevices;
+    pairmap execs = {0}; /* (program, 0) -> executions seen on this device */
+    pq_status st = PQ_OK;
+    if (n)
+        qsort(ks, n, sizeof *ks, cmp_kern);
+    for (size_t first = 0, i = 1; first < n && st == PQ_OK; i++) {
+        if (i < n && ks[i].program == ks[first].program &&
+            cmp_str(&ks[i].module, &ks[first].module) == 0)
+            continue;
+        int fresh;
+        uint32_t *slot = pairmap_slot(&execs, ks[first].program, 0, &fresh);
+        if (!slot) {
+            st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+            break;
+        }
+        *slot = fresh ? 0 : *slot + 1;
+        st = add_rows(c, s, dev, *slot, ks + first, i - first, err);
+        first = i;
+    }
+    if (n && c->t->ndevices <= dev)
+        c->t->ndevices = dev + 1;
+    pairmap_free(&execs);
+    pq_free(ks);
+    return st;
+}
+
+/* The gather of XSpaces (nc_gather): every GPU plane with XLA kernels is the next device. */
+static pq_status gather_xspace(const pq_profile *prof, nc_collect *c, pq_error *err)
+{
+    for (size_t s = 0; s < prof->nsources; s++) {
+        const pq_source *src = &prof->sources[s];
+        if (src->info.format != PQ_FORMAT_XSPACE)
+            continue;
+        FORWARD_IF_ERROR(nsys_hlo_open_xspace(src, &c->hlo[s], err));
+        for (uint32_t p = 0; p < src->nplanes; p++)
+            if (src->planes[p].kind == DEV_GPU)
+                FORWARD_IF_ERROR(gather_plane(c, s, &src->planes[p], err));
+    }
+    return PQ_OK;
+}
+
+pq_status nsys_xplane_comm(const pq_profile *prof, nsys_modules_result *mods, nsys_comm_result *out,
+                           pq_error *err)
+{
+    pq_status st = nc_run(prof, NULL, gather_xspace, mods, out, err);
+    if (st == PQ_OK)
+        out->warmup_none = 1;
+    return st;
 }
 
 void nsys_xplane_free(nsys_modules_result *r)

@@ -267,14 +267,19 @@ static void verdicts(const facts *fp, tools_result *out)
         add(out, "nsys", NULL, 1, 1,
             "%llu XLA module and %llu thunk ranges on %llu devices in %llu nsys-jax archive(s)",
             (ull)f.nsys_modules, (ull)f.trace_xla_slices, (ull)f.nsys_devices, (ull)f.nsys_sources);
+    else if (f.sqlite_sources && f.sqlite_modules)
+        add(out, "nsys", NULL, 1, 1,
+            "%llu projected XLA module ranges in %llu SQLite export(s): modules, runtime, "
+            "variability (no HLO)",
+            (ull)f.sqlite_modules, (ull)f.sqlite_sources);
     else if (f.sqlite_sources)
         add(out, "nsys", NULL, 0, 1,
-            "nsys-jax archives only, not yet Nsight SQLite exports (%llu projected XLA "
-            "module ranges)",
-            (ull)f.sqlite_modules);
+            "needs XLA module ranges (NVTX TSL:XlaModule) projected onto the GPU; the export "
+            "has none");
     else if (f.xplane_nsys_devices > 0)
         add(out, "nsys", NULL, 1, 1,
-            "%llu XPlane GPU plane(s) with XLA kernels: module table (all executions steady)",
+            "%llu XPlane GPU plane(s) with XLA kernels: modules, runtime, opcodes, collectives, "
+            "variability",
             (ull)f.xplane_nsys_devices);
     else
         add(out, "nsys", NULL, 0, 0,

@@ -10,10 +10,12 @@ static const char usage[] =
     "profq nsys [--section NAME]... [--warmup archive-era|head] [--format text|json|svg]\n"
     "           [-o FILE] PATH...\n"
     "\n"
-    "PATH is an nsys-jax archive (.zip, read in place), or a JAX XPlane GPU profile\n"
-    "(.xplane.pb: the module table only; a module execution is a run of consecutive kernels\n"
-    "of one hlo_module, its thunks the distinct hlo_op, every execution steady). Prints what\n"
-    "the nsys-jax loader and\n"
+    "PATH is an nsys-jax archive (.zip, read in place), an Nsight SQLite export with XLA\n"
+    "ranges (its NVTX module and thunk ranges projected onto the GPU; no compile, heap,\n"
+    "flame), or a JAX XPlane GPU profile (.xplane.pb: a module execution is a run of\n"
+    "consecutive kernels of one hlo_module, a thunk the kernels of one hlo_op in it, classified\n"
+    "from the XSpace's HloProtos; every execution steady; no bias, compile, heap, flame).\n"
+    "Prints what the nsys-jax loader and\n"
     "its notebook compute: the module and thunk frames' row counts (all, steady state,\n"
     "initialisation: see --warmup) and the steady module table: share of time, total projected ms, "
     "rows\n"
@@ -81,20 +83,6 @@ static int take(void *ctx, int id, const char *v)
 static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, pq_sink *sink,
                         pq_error *err)
 {
-    /* Nsight SQLite exports are read (their projected XLA ranges too), not yet tabled here. */
-    for (size_t i = 0; i < pq_profile_source_count(prof); i++) {
-        const pq_source_info *si = pq_profile_source(prof, i);
-        if (si->format != PQ_FORMAT_NSYS_SQLITE)
-            continue;
-        err->status = PQ_ERR_INPUT;
-        err->offset = -1;
-        snprintf(err->path, sizeof err->path, "%.*s", (int)si->path.n, si->path.p);
-        snprintf(err->message, sizeof err->message,
-                 "expected an nsys-jax archive: profq nsys does not read Nsight SQLite exports "
-                 "yet (their kernels, NVTX ranges and projected XLA ranges: profq info, ops, "
-                 "export)");
-        return PQ_ERR_INPUT;
-    }
     pq_nsys_options o = {*(const unsigned *)ctx, c->fmt};
     pq_nsys_result *r = NULL;
     pq_status st = pq_nsys_compute(prof, &o, &r, err);

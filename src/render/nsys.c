@@ -56,12 +56,60 @@ static void modules_json(json_writer *w, const nsys_modules_result *r)
     json_arr_end(w);
 }
 
-static void nsys_json(const nsys_result *res, buf *b)
+/* The sections an input cannot give (analysis/nsys.h nsys_unavailable), named in the text
+ * and in the JSON key "unavailable". */
+static const struct {
+    unsigned bit;
+    const char *name;
+} UNAVAILABLE[] = {{PQ_NSYS_BIAS, "bias"},
+                   {PQ_NSYS_COMPILE, "compile"},
+                   {PQ_NSYS_HEAP, "heap"},
+                   {PQ_NSYS_FLAME, "flame"}};
+
+static void unavailable_text(const nsys_result *r, buf *b)
+{
+    if (!r->unavailable)
+        return;
+    buf_printf(b, "\nnot available on %s:", nsys_input_name(r));
+    const char *sep = " ";
+    for (size_t k = 0; k < sizeof UNAVAILABLE / sizeof UNAVAILABLE[0]; k++)
+        if (r->unavailable & UNAVAILABLE[k].bit) {
+            buf_printf(b, "%s%s", sep, UNAVAILABLE[k].name);
+            sep = ", ";
+        }
+    buf_puts(b, " (they need an nsys-jax archive)\n");
+}
+
+static void unavailable_json(json_writer *w, const nsys_result *r)
+{
+    if (!r->unavailable)
+        return;
+    json_key(w, "unavailable");
+    json_obj_begin(w);
+    json_key(w, "sections");
+    json_arr_begin(w);
+    for (size_t k = 0; k < sizeof UNAVAILABLE / sizeof UNAVAILABLE[0]; k++)
+        if (r->unavailable & UNAVAILABLE[k].bit)
+            json_cstr(w, UNAVAILABLE[k].name);
+    json_arr_end(w);
+    json_key(w, "reason");
+    json_cstr(w, r->xplane ? "an XPlane has no push/pop report (compile), no HLO dumps (heap, "
+                             "flame) and no projected per-device thunk ranges (bias)"
+                           : "profq reads no push/pop report (compile) and no HLO dumps (heap, "
+                             "flame) from an Nsight SQLite export");
+    json_obj_end(w);
+}
+
+static void nsys_json(const nsys_result *res, unsigned sections, buf *b)
 {
     const nsys_modules_result *r = &res->modules;
     const nsys_comm_result *c = &res->comm;
     json_writer w;
     json_doc_begin(&w, b, "profq.nsys.v1");
+    if (res->unavailable) {
+        json_key(&w, "input");
+        json_cstr(&w, "nsys-sqlite");
+    }
     json_key(&w, "sources");
     json_uint(&w, r->sources);
     json_key(&w, "devices");
@@ -84,8 +132,9 @@ static void nsys_json(const nsys_result *res, buf *b)
     }
     json_obj_end(&w);
     modules_json(&w, r);
-    nsys_comm_json(&w, c, res->sections);
+    nsys_comm_json(&w, c, sections);
     nsys_more_json(&w, res);
+    unavailable_json(&w, res);
     json_obj_end(&w);
 }
 
@@ -115,11 +164,11 @@ static void modules_text(const nsys_modules_result *r, buf *b)
 }
 
 static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, unsigned sections,
-                      buf *b)
+                      int sqlite, buf *b)
 {
-    buf_printf(b,
-               "nsys-jax: %zu archive(s), %zu device(s); %zu program(s) compiled in the profile\n",
-               r->sources, r->devices, r->compiled_programs);
+    buf_printf(b, "%s: %zu %s, %zu device(s); %zu program(s) compiled in the profile\n",
+               sqlite ? "Nsight SQLite" : "nsys-jax", r->sources,
+               sqlite ? "export(s)" : "archive(s)", r->devices, r->compiled_programs);
     buf_puts(b, "\nframe    module rows  thunk rows  communication rows\n");
     for (int f = 0; f < NSYS_NFRAMES; f++)
         buf_printf(b, "%-8s %11" PRIu64 " %11" PRIu64 " %19" PRIu64 "\n", FRAME_NAMES[f],
@@ -137,9 +186,12 @@ static void nsys_text(const nsys_modules_result *r, const nsys_comm_result *c, u
     modules_text(r, b);
 }
 
-/* `profq nsys` on XPlane GPU profiles (analysis/nsys_xplane.c): the module table only. */
-static void render_xplane(const nsys_modules_result *r, pq_output fmt, buf *b)
+/* `profq nsys` on XPlane GPU profiles (analysis/nsys_xplane.c): the module table, then the
+ * communication sections as on an archive. */
+static void render_xplane(const nsys_result *res, unsigned sections, pq_output fmt, buf *b)
 {
+    const nsys_modules_result *r = &res->modules;
+    const nsys_comm_result *c = &res->comm;
     if (fmt == PQ_OUT_JSON) {
         json_writer w;
         json_doc_begin(&w, b, "profq.nsys.v1");
@@ -149,8 +201,6 @@ static void render_xplane(const nsys_modules_result *r, pq_output fmt, buf *b)
         json_uint(&w, r->sources);
         json_key(&w, "devices");
         json_uint(&w, r->devices);
-        json_key(&w, "warmup");
-        json_cstr(&w, "unknown: every execution steady");
         json_key(&w, "frames");
         json_obj_begin(&w);
         for (int f = 0; f < NSYS_NFRAMES; f++) {
@@ -160,48 +210,57 @@ static void render_xplane(const nsys_modules_result *r, pq_output fmt, buf *b)
             json_uint(&w, r->frames[f].module_rows);
             json_key(&w, "thunk_rows");
             json_uint(&w, r->frames[f].thunk_rows);
+            json_key(&w, "communication_rows");
+            json_uint(&w, c->communication_rows[f]);
             json_obj_end(&w);
         }
         json_obj_end(&w);
         modules_json(&w, r);
+        nsys_comm_json(&w, c, sections);
+        unavailable_json(&w, res);
         json_obj_end(&w);
-    } else {
+        return;
+    }
+    buf_printf(b,
+               "XPlane GPU profile: %zu file(s), %zu device(s)\n"
+               "module executions are runs of consecutive kernels of one module; a thunk is the "
+               "kernels of one hlo_op in one\n"
+               "execution (its time the sum of theirs), classified from the XSpace's HloProtos\n",
+               r->sources, r->devices);
+    buf_puts(b, "\nframe    module rows  thunk rows  communication rows\n");
+    for (int f = 0; f < NSYS_NFRAMES; f++)
+        buf_printf(b, "%-8s %11" PRIu64 " %11" PRIu64 " %19" PRIu64 "\n", FRAME_NAMES[f],
+                   r->frames[f].module_rows, r->frames[f].thunk_rows, c->communication_rows[f]);
+    if (sections & PQ_NSYS_MODULES) {
         buf_printf(b,
-                   "XPlane GPU profile: %zu file(s), %zu device(s)\n"
-                   "module executions are runs of consecutive kernels of one module, thunks the "
-                   "distinct hlo_op in each\n",
-                   r->sources, r->devices);
-        buf_puts(b, "\nframe    module rows  thunk rows\n");
-        for (int f = 0; f < NSYS_NFRAMES; f++)
-            buf_printf(b, "%-8s %11" PRIu64 " %11" PRIu64 "\n", FRAME_NAMES[f],
-                       r->frames[f].module_rows, r->frames[f].thunk_rows);
-        buf_printf(b,
-                   "\nsteady modules (%.3f ms; every execution is steady: an XPlane does not show "
-                   "compilation)\n",
+                   "\nsteady modules (%.3f ms; every execution is steady: an XPlane does not "
+                   "show compilation)\n",
                    (double)r->total_ns / 1e6);
         modules_text(r, b);
     }
+    nsys_comm_text(b, c, sections);
+    unavailable_text(res, b);
 }
 
 pq_status nsys_render(const nsys_result *r, pq_output fmt, pq_sink *sink, pq_error *err)
 {
-    if (r->xplane && fmt == PQ_OUT_SVG)
-        return nsys_refuse_xplane(r->path, err);
+    unsigned sections = nsys_shown_sections(r);
     buf b;
     buf_init(&b, sink);
-    if (r->xplane)
-        render_xplane(&r->modules, fmt, &b);
+    if (r->xplane && fmt != PQ_OUT_SVG)
+        render_xplane(r, sections, fmt, &b);
     else if (fmt == PQ_OUT_SVG) {
         if (r->sections & PQ_NSYS_FLAME)
             nsys_more_svg(r, &b);
         else
             nsys_comm_svg(&b, &r->comm);
     } else if (fmt == PQ_OUT_JSON) {
-        nsys_json(r, &b);
+        nsys_json(r, sections, &b);
     } else {
-        nsys_text(&r->modules, &r->comm, r->sections, &b);
-        nsys_comm_text(&b, &r->comm, r->sections);
+        nsys_text(&r->modules, &r->comm, sections, r->unavailable != 0, &b);
+        nsys_comm_text(&b, &r->comm, sections);
         nsys_more_text(r, &b);
+        unavailable_text(r, &b);
     }
     return render_finish(&b, err);
 }

@@ -58,7 +58,9 @@ static void json_alignment(json_writer *w, const nsys_comm_result *r)
     json_key(w, "warmup");
     json_obj_begin(w);
     json_key(w, "rule");
-    json_cstr(w, r->warmup_head ? "head" : "archive-era");
+    json_cstr(w, r->warmup_none   ? "none: every execution steady"
+                 : r->warmup_head ? "head"
+                                  : "archive-era");
     json_key(w, "has_communication");
     json_bool(w, r->has_communication);
     json_obj_end(w);

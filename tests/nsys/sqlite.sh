@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Nsight SQLite exports as profq sources (issue 12): tests/nsys/sqlite_check.py checks the
-# shared exports against direct SQL (Python's sqlite3, no venv) and bad exports for exit 3.
+# shared exports against direct SQL (Python's sqlite3, no venv) and bad exports for exit 3;
+# tests/nsys/sqlite_nsys.py checks `profq nsys` on an export given XLA ranges against SQL.
 # Also: build/profq does not link libsqlite3 (it is dlopened on first use, io/lazylib.c).
 # Exit 0 all hold, 1 a difference, 77 skip (no ../shared).
 set -u
@@ -21,4 +22,5 @@ if readelf -d "$profq" | grep -q 'libsqlite3'; then
   rc=1
 fi
 python3 tests/nsys/sqlite_check.py --profq "$profq" "${exports[@]}" || rc=1
+python3 tests/nsys/sqlite_nsys.py --profq "$profq" "${exports[@]}" || rc=1
 exit $rc

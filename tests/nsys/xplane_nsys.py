@@ -15,8 +15,9 @@ spanning its first start to its latest end. Checked against `profq nsys --format
     thunk_rows; module_rows; every row steady, init empty;
   * top_module_ids: modules by total, taken while the share seen is below 99%.
 Files whose GPU planes hold no XLA kernel (a TPU profile) must exit 3 naming the file and
-what was expected;
-`--section runtime` and `--format svg` on a GPU XPlane exit 3.
+what was expected; `--section compile` and the flame SVG on a GPU XPlane exit 3 (they need
+an nsys-jax archive), and the text names the sections not available. The other sections are
+checked by tests/nsys/xplane_comm.py.
 """
 
 import argparse
@@ -151,15 +152,32 @@ def check(profq, pb2, label, arg, files):
 
 def refusals(profq, gpu_file):
     bad = []
-    for extra in (["--section", "runtime"], ["--format", "svg"]):
+    for extra in (["--section", "compile"], ["--section", "flame", "--format", "svg"]):
         r = subprocess.run([profq, "nsys", *extra, gpu_file], capture_output=True, text=True)
-        if r.returncode != 3 or "modules section only" not in r.stderr:
+        if r.returncode != 3 or "nsys-jax archive" not in r.stderr:
             bad.append(f"{' '.join(extra)}: want exit 3, got {r.returncode}: {r.stderr!r}")
     r = subprocess.run([profq, "nsys", "--section", "modules", gpu_file], capture_output=True,
                        text=True)
     if r.returncode != 0 or "every execution is steady" not in r.stdout:
         bad.append(f"--section modules text: exit {r.returncode}, no steady note")
+    r = subprocess.run([profq, "nsys", gpu_file], capture_output=True, text=True)
+    if r.returncode != 0 or "not available on an XPlane: bias, compile, heap, flame" not in r.stdout:
+        bad.append(f"text: exit {r.returncode}, no line naming the unavailable sections")
     return bad
+
+
+def profiles(data):
+    """(entry, path, its .xplane.pb files) per profile under DATA: a file, or a directory of
+    one run (loaded as one profile); the corrupt/ directory is left out."""
+    for entry in sorted(os.listdir(data)):
+        full = os.path.join(data, entry)
+        if entry == "corrupt":
+            continue
+        if os.path.isdir(full):
+            yield entry, full, sorted(os.path.join(full, f) for f in os.listdir(full)
+                                      if f.endswith(".xplane.pb"))
+        elif entry.endswith(".xplane.pb"):
+            yield entry, full, [full]
 
 
 def main():
@@ -171,17 +189,7 @@ def main():
         pb2 = xplane_counts.compile_schema(tmp)
         failures = 0
         gpu_seen = []
-        for entry in sorted(os.listdir(a.data)):
-            full = os.path.join(a.data, entry)
-            if entry == "corrupt":
-                continue
-            if os.path.isdir(full):
-                files = sorted(os.path.join(full, f) for f in os.listdir(full)
-                               if f.endswith(".xplane.pb"))
-            elif entry.endswith(".xplane.pb"):
-                files = [full]
-            else:
-                continue
+        for entry, full, files in profiles(a.data):
             bad, nmods = check(a.profq, pb2, entry, full, files)
             if nmods:
                 gpu_seen.append(full)

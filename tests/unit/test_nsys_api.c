@@ -4,7 +4,8 @@
  * alignment corrections, collectives per kind, compile passes) equals what the JSON
  * renderer prints from the same result, so a program reads them without JSON; the struct
  * agrees with spec/nsys-jax.md section 6 where the spec states a figure; sections not asked
- * for are not computed; an XPlane profile asked for SVG is refused before computing. */
+ * for are not computed; an XPlane profile asked only for sections it cannot give (or the
+ * flame SVG) is refused before computing. */
 #include "testutil.h"
 
 #include "core/buf.h"
@@ -241,7 +242,8 @@ static void test_sections_and_rerender(void **state)
     pq_profile_free(prof);
 }
 
-/* An XPlane profile: the module table only; SVG and other sections refused up front. */
+/* An XPlane profile: the module table and the communication side; compile (and the flame
+ * SVG) refused up front. */
 static void test_xplane(void **state)
 {
     (void)state;
@@ -253,18 +255,19 @@ static void test_xplane(void **state)
     pq_nsys_result *r = NULL;
     assert_int_equal(pq_nsys_compute(prof, NULL, &r, &err), PQ_OK);
     assert_true(r->xplane);
-    assert_false(r->has_runtime || r->has_compile);
+    assert_true(r->has_runtime);
+    assert_false(r->has_compile);
     assert_true(r->nmodules > 0);
     jval *doc = render_json(r);
     assert_string_equal(jv_string(jv_get(doc, "input")), "xplane");
     check_modules(r, doc);
     jv_free(doc);
     pq_nsys_free(r);
-    pq_nsys_options svg = {0, PQ_OUT_SVG}, runtime = {PQ_NSYS_RUNTIME, PQ_OUT_TEXT};
+    pq_nsys_options svg = {PQ_NSYS_FLAME, PQ_OUT_SVG}, compile = {PQ_NSYS_COMPILE, PQ_OUT_TEXT};
     assert_int_equal(pq_nsys_compute(prof, &svg, &r, &err), PQ_ERR_INPUT);
     assert_null(r);
-    assert_non_null(strstr(err.message, "modules section only"));
-    assert_int_equal(pq_nsys_compute(prof, &runtime, &r, &err), PQ_ERR_INPUT);
+    assert_non_null(strstr(err.message, "nsys-jax archive"));
+    assert_int_equal(pq_nsys_compute(prof, &compile, &r, &err), PQ_ERR_INPUT);
     assert_null(r);
     pq_profile_free(prof);
 }
