@@ -88,3 +88,28 @@ for f in "${tts[@]}"; do
     x "\$P tt analyze '$f' -o tt/$b >/dev/null && cat tt/$b/*"
     x "\$P tt report tt/$b -o tt/$b.html >/dev/null && cat tt/$b.html"
 done
+
+# profq nsys (appended later, so the numbers above stay): the nsys-jax archive in every
+# format and section and both warm-up rules; the XPlanes (GPU ones give the tables, the TPU
+# one is refused); the SQLite exports and a .nsys-rep (refused: no XLA ranges, a report);
+# a missing file and an unknown section.
+zip="'data/nsys/nsys-jax_h100_maxtext_fsdp4.zip'"
+for f in text json svg; do x "\$P nsys --format $f $zip"; done
+x "\$P nsys --section flame --format svg $zip"
+for s in modules runtime opcodes collectives variability bias compile heap flame; do
+    for f in text json; do x "\$P nsys --section $s --format $f $zip"; done
+done
+x "\$P nsys --warmup head --format json $zip"
+x "\$P nsys --warmup archive-era --section modules $zip"
+x "\$P nsys --section modules --section runtime --format json $zip"
+for f in data/xplane/*.xplane.pb data/xplane/mi300x8_jax_conv_legacy; do
+    case "$f" in data/xplane/tpu_inference_2.xplane.pb) continue ;; esac
+    for g in text json svg; do x "\$P nsys --format $g '$f'"; done
+    x "\$P nsys --section flame '$f'"
+done
+f=data/xplane/tpu_inference_2.xplane.pb
+for g in text json svg; do x "\$P nsys --format $g '$f'"; done
+x "\$P nsys --section flame '$f'"
+for f in data/nsys/*.sqlite data/nsys/gh200_pdl_2p2c.nsys-rep; do x "\$P nsys '$f'"; done
+x "\$P nsys 'fixtures/does-not-exist.zip'"
+x "\$P nsys --section nosuch $zip"
