@@ -94,7 +94,7 @@ const char *sm_keep_id(ctx *c, uint32_t id)
 }
 
 /* ---------------------------------------------------------------------------------------
- * sm_build. */
+ * sm_compute. */
 
 static int opstate_init(opstate *s, uint32_t npool)
 {

@@ -51,9 +51,9 @@ typedef struct sm_result {
 int sm_compute(model_slices *m, const sm_options *opts, const sm_source *src, sm_result *out);
 void sm_result_free(sm_result *r);
 
-/* The whole document: sm_compute, then the renderer's tree of the result structs. Defined
- * with the renderer (render/summary_tree.c), which is what turns results into the
- * document; declared here for the callers of the summary. NULL when memory ran out. */
+/* The whole document: sm_compute, then the renderer's tree of the result structs (sm_tree).
+ * Defined in api/summary.c, which composes the two; declared here for the tests and the
+ * fuzz target. NULL when memory ran out. */
 jval *sm_build(model_slices *m, const sm_options *opts, const sm_source *src);
 /* The document of a computed summary (render/summary_tree.c). NULL when memory ran out. */
 jval *sm_tree(const sm_result *res);

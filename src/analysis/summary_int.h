@@ -4,7 +4,7 @@
  * results that later sections read, such as the breakdown shares for the candidates),
  * the sorts, the aggregate rows, and the small per-event helpers that the hot loops of
  * several sections call (static inline here so that every file inlines them).
- * Files: summary.c (sm_build, the order of the sections, aggregate rows), summary_names.c
+ * Files: summary.c (sm_compute, the order of the sections, aggregate rows), summary_names.c
  * (1.3, 1.6, 1.10, 1.14 parts), summary_time.c (sorts, 1.4, 1.5, 1.7), summary_steps.c
  * (1.8), summary_hotops.c (1.9, 1.11, 1.12), summary_gaps.c (1.13, 1.15),
  * summary_regions.c (1.14, 1.16), summary_quality.c (overview, provenance, 1.17, 1.18),

@@ -468,3 +468,13 @@ void pq_summary_result_free(pq_summary_result *result)
     /* result is the first member of sm_result, which is the first member of sm_handle */
     handle_free((sm_handle *)(void *)result);
 }
+
+jval *sm_build(model_slices *m, const sm_options *opts, const sm_source *src)
+{
+    sm_result res;
+    if (sm_compute(m, opts, src, &res) != 0)
+        return NULL;
+    jval *doc = sm_tree(&res);
+    sm_result_free(&res);
+    return doc;
+}

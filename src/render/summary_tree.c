@@ -1,8 +1,7 @@
 /* summary_tree.c - the profile_summary.v1 document of a computed summary: the result
  * structs (pq_summary_result, include/profq.h) as the jval tree of the document, which
  * core/jval.c writes as Python's json.dumps bytes and report/query/compare/track read as
- * they read a stored summary. Also sm_build, the whole
- * document in one call, for the callers of the summary (analysis/summary.h).
+ * they read a stored summary.
  * Not here: computing (analysis/summary*.c), writing bytes (core/jval.c), files. */
 #include "analysis/summary.h"
 
@@ -301,15 +300,5 @@ jval *sm_tree(const sm_result *res)
         jv_free(doc);
         return NULL;
     }
-    return doc;
-}
-
-jval *sm_build(model_slices *m, const sm_options *opts, const sm_source *src)
-{
-    sm_result res;
-    if (sm_compute(m, opts, src, &res) != 0)
-        return NULL;
-    jval *doc = sm_tree(&res);
-    sm_result_free(&res);
     return doc;
 }
