@@ -498,13 +498,14 @@ static const hlo_instruction *fused_parameter(const hlo_computation *c, int64_t 
     return NULL;
 }
 
-/* GpuHloCostAnalysis::FusionParameterReadBytes: size x min(utilization, 1), truncated. */
+/* GpuHloCostAnalysis::FusionParameterReadBytes: size x min(utilization, 1), rounded to the
+ * nearest (std::llround of the float product). */
 static double param_read(const hlo_cost_model *cm, const hlo_instruction *p)
 {
     float u = cm->ins[gidx(cm, p)].util;
     if (u > 1.0f)
         u = 1.0f;
-    return floor(shape_size(&p->shape) * (double)u);
+    return round((double)((float)shape_size(&p->shape) * u));
 }
 
 static void handle_gather(const hlo_cost_model *cm, const hlo_instruction *g, hc_ins *P)
@@ -521,6 +522,134 @@ static void handle_gather(const hlo_cost_model *cm, const hlo_instruction *g, hc
     }
 }
 
+/* Bytes of every array of a shape, at any tuple depth (ShapeUtil::ForEachLeafShape). */
+static double leaf_bytes(const hlo_shape *s)
+{
+    if (s->element_type != HLO_TUPLE)
+        return is_array(s) ? shape_size(s) : 0;
+    double n = 0;
+    for (uint32_t k = 0; k < s->ntuple; k++)
+        n += leaf_bytes(&s->tuple[k]);
+    return n;
+}
+
+/* GpuHloCostAnalysis::HandleAllReduce(Start): the reducer root's elementwise FLOPs per
+ * element of the result. */
+static void all_reduce_flops(hlo_cost_model *cm, const hlo_instruction *ins, const hlo_shape *out0,
+                             hc_ins *P)
+{
+    uint32_t ci;
+    const hlo_computation *red =
+        ins->ncalled ? comp_by_id(cm, ins->called_computation_ids[0], &ci) : NULL;
+    const hlo_instruction *rr = red ? comp_root(red) : NULL;
+    if (rr)
+        P->flops = (double)hlo_cost_elementwise_flops(rr->opcode, out0->element_type) *
+                   elems_rec(&ins->shape);
+}
+
+/* HloCostAnalysis::HandleScatter: inputs, outputs and updates read or written once per
+ * update element (3 x the updates) plus the indices; the update computation's FLOPs per
+ * update element. Operands: N inputs, the indices, N updates. */
+static int handle_scatter(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
+{
+    uint32_t nops = ins->noperands, n = nops / 2;
+    double total = 0;
+    if (nops < 3)
+        return 1;
+    for (uint32_t i = 0; i < n; i++) {
+        double u = shape_size(operand_shape(cm, ins, n + 1 + i));
+        if (P->opb) {
+            P->opb[i] = u;
+            P->opb[n + 1 + i] = u;
+        }
+        total += u;
+    }
+    double idx = shape_size(operand_shape(cm, ins, n));
+    if (P->opb)
+        P->opb[n] = idx;
+    P->bytes = total * 3 + idx;
+    P->out_bytes = total;
+    double count = elems(operand_shape(cm, ins, n + 1));
+    const hc_comp *sub = called(cm, ins, 0);
+    if (cm->nomem)
+        return 0;
+    if (sub) {
+        P->flops = sub->flops * count;
+        P->trans = sub->trans * count;
+    }
+    return 1;
+}
+
+/* Elements of a window (product of its dimension sizes); *reduce_dims, *padded_dims count
+ * the dimensions of size != 1 and the padded ones; *rdim is the dimension ReduceWindow's
+ * reduce-and-broadcast form uses (size 2 x pad + 1, equal pads), or -1. */
+static double window_elems(pq_str window, int *reduce_dims, int *padded_dims, int64_t *rdim,
+                           int64_t *rpad)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    double n = 1;
+    int64_t d = 0;
+    *reduce_dims = *padded_dims = 0;
+    *rdim = -1;
+    *rpad = 0;
+    if (!window.n)
+        return 1;
+    pb_init(&c, (const uint8_t *)window.p, window.n, (const uint8_t *)window.p);
+    while (pb_next(&c, &f) == PB_FIELD) {
+        if (f.num != 1 || f.wire != PB_LEN)
+            continue;
+        pq_str wd = pq_str_of((const char *)f.data, f.len);
+        int64_t size = msg_int(wd, 1, 0), lo = msg_int(wd, 3, 0), hi = msg_int(wd, 4, 0);
+        n *= (double)size;
+        *reduce_dims += size != 1;
+        *padded_dims += lo != 0 || hi != 0;
+        if (*rdim < 0 && size != 1 && lo != 0 && hi != 0 && lo == hi && size == 2 * lo + 1) {
+            *rdim = d;
+            *rpad = lo;
+        }
+        d++;
+    }
+    return n;
+}
+
+/* HloCostAnalysis::HandleReduceWindow and HandleSelectAndScatter: the called computations'
+ * FLOPs per reduction (window size - 1 per output element; a reduce broadcast back along
+ * one dimension counts output/size + size - 1) or per select and scatter. */
+static int window_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
+{
+    int rd, pd;
+    int64_t rdim, rpad;
+    double w = window_elems(ins->window, &rd, &pd, &rdim, &rpad);
+    if (op_is(ins->opcode, "reduce-window")) {
+        const hlo_shape *out = ins->shape.element_type == HLO_TUPLE && ins->shape.ntuple
+                                   ? &ins->shape.tuple[0]
+                                   : &ins->shape;
+        double outn = elems(out), count = (w - 1) * outn;
+        if (rd == 1 && pd == 1 && ins->shape.element_type != HLO_TUPLE && rdim >= 0 &&
+            rpad == idim(&ins->shape, rdim) - 1) {
+            double size = dim_of(&ins->shape, rdim);
+            count = (size ? floor(outn / size) : 0) + (size - 1);
+        }
+        const hc_comp *sub = called(cm, ins, 0);
+        if (cm->nomem)
+            return 0;
+        if (sub) {
+            P->flops = sub->flops * count;
+            P->trans = sub->trans * count;
+        }
+        return 1;
+    }
+    double src = elems(operand_shape(cm, ins, 1)), selects = src * (w - 1);
+    const hc_comp *sel = called(cm, ins, 0);
+    const hc_comp *sct = called(cm, ins, 1);
+    if (cm->nomem)
+        return 0;
+    P->flops = (sel ? sel->flops * selects : 0) + (sct ? sct->flops * src : 0);
+    P->trans = (sel ? sel->trans * selects : 0) + (sct ? sct->trans * src : 0);
+    return 1;
+}
+
 /* HloCostAnalysis::HandleFusion with the GPU utilization rules. */
 static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
 {
@@ -531,15 +660,19 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
         return 1;
     if (!analyze_comp(cm, ci))
         return 0;
-    if (op_is(ins->fusion_kind, "kCustom"))
-        for (uint32_t i = 0; i < c->ninstructions; i++)
+    if (op_is(ins->fusion_kind, "kCustom")) {
+        for (uint32_t i = 0; i < c->ninstructions; i++) {
             if (op_is(c->instructions[i].opcode, "gather")) {
                 handle_gather(cm, &c->instructions[i], P);
                 return 1;
             }
+            if (op_is(c->instructions[i].opcode, "scatter"))
+                return handle_scatter(cm, &c->instructions[i], P);
+        }
+    }
     const hc_comp *cc = &cm->comps[ci];
     P->trans = cc->trans;
-    P->bytes = 0;
+    float fb = 0; /* XLA's bytes-accessed property: a float, summed in this order */
     for (uint32_t i = 0; i < ins->noperands; i++) {
         P->opb[i] = 0;
         P->opu[i] = 0;
@@ -569,7 +702,7 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
                         sz += shape_size(&sub->tuple[q]);
             }
             P->out_leaf[k] = sz;
-            P->bytes += sz;
+            fb += (float)sz;
             P->out_bytes += sz;
         }
     } else if (is_array(&ins->shape)) {
@@ -578,7 +711,7 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
             sz = shape_size(operand_shape(cm, root, 1));
             zero_opu0(cm, root);
         }
-        P->bytes += sz;
+        fb += (float)sz;
         P->out_bytes = sz;
     }
     double flops;
@@ -590,7 +723,7 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
         const hlo_instruction *k = &c->instructions[i];
         if (op_is(k->opcode, "constant") && elems(&k->shape) > 8) {
             float u = cm->ins[gidx(cm, k)].util;
-            P->bytes += shape_size(&k->shape) * (double)(u > 1.0f ? 1.0f : u);
+            fb += (float)shape_size(&k->shape) * (u > 1.0f ? 1.0f : u);
         }
     }
     /* parameters */
@@ -615,10 +748,11 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
                 sz += param_read(cm, g);
             }
         }
-        P->bytes += sz;
+        fb += (float)sz;
         P->opb[i] = sz;
         P->opu[i] = cm->ins[gidx(cm, p)].util;
     }
+    P->bytes = fb;
     return 1;
 }
 
@@ -695,18 +829,12 @@ static int movement_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *
         for (uint32_t i = 0; i < nops; i++)
             P->opb[i] = 0;
     } else if (op_is(op, "concatenate")) {
-        /* GpuHloCostAnalysis::HandleConcatenate */
-        double n = elems_rec(&ins->shape);
-        P->flops = 6 * n;
+        /* GpuHloCostAnalysis::HandleConcatenate: a compare and a branch per element, 400
+         * when the concatenated dimension is not the major one and operand 0's size in it
+         * is not a multiple of 32 (divergent warps); the operand utilizations stay 1 */
         int64_t dim = ins->ndimensions ? ins->dimensions[0] : 0;
-        if (dim != 0)
-            for (uint32_t i = 0; i < nops; i++) {
-                double size = dim_of(operand_shape(cm, ins, i), dim);
-                double up = ceil(size / 32) * 32;
-                P->opu[i] = size ? (float)(up / size) : 0;
-                if (size < up)
-                    P->flops = 400 * n;
-            }
+        int64_t size = idim(operand_shape(cm, ins, 0), dim);
+        P->flops = (dim > 0 && (size & 31) ? 400 : 6) * elems_rec(&ins->shape);
     } else {
         return 0;
     }
@@ -772,14 +900,16 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
         cm->nomem = 1;
         return 0;
     }
-    /* Preprocess: inputs + output */
-    P->out_bytes = P->bytes = shape_size(&ins->shape);
+    /* HloCostAnalysis::Preprocess: inputs + output, summed in a float */
+    float fb = (float)shape_size(&ins->shape);
+    P->out_bytes = shape_size(&ins->shape);
     for (uint32_t i = 0; i < nops; i++) {
         double s = shape_size(operand_shape(cm, ins, i));
-        P->bytes += s;
+        fb += (float)s;
         P->opb[i] = s;
         P->opu[i] = 1.0f;
     }
+    P->bytes = fb;
     pq_str op = ins->opcode;
     const hlo_shape *out0 = ins->shape.element_type == HLO_TUPLE && ins->shape.ntuple
                                 ? &ins->shape.tuple[0]
@@ -834,17 +964,23 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
         P->flops = n > 1 ? n * ceil(log2(n)) : 0;
     } else if (op_is(op, "rng") || op_is(op, "rng-bit-generator")) {
         P->trans = elems_rec(&ins->shape);
-    } else if (op_is(op, "all-reduce") || op_is(op, "all-reduce-start")) {
+    } else if (op_is(op, "all-reduce-start")) {
+        /* GpuHloCostAnalysis::HandleAllReduceStart: the bytes transferred (every array of
+         * the shape) and the reducer's elementwise FLOPs */
+        P->bytes = leaf_bytes(&ins->shape);
+        all_reduce_flops(cm, ins, out0, P);
+    } else if (op_is(op, "all-reduce")) {
+        /* GpuHloCostAnalysis::HandleAllReduce */
         P->out_bytes = P->bytes = top_leaf_bytes(&ins->shape);
         for (uint32_t i = 0; i < nops; i++)
             P->bytes += shape_size(operand_shape(cm, ins, i));
-        uint32_t ci;
-        const hlo_computation *red =
-            ins->ncalled ? comp_by_id(cm, ins->called_computation_ids[0], &ci) : NULL;
-        const hlo_instruction *rr = red ? comp_root(red) : NULL;
-        if (rr)
-            P->flops = (double)hlo_cost_elementwise_flops(rr->opcode, out0->element_type) *
-                       elems_rec(&ins->shape);
+        all_reduce_flops(cm, ins, out0, P);
+    } else if (op_is(op, "scatter")) {
+        if (!handle_scatter(cm, ins, P))
+            return 0;
+    } else if (op_is(op, "reduce-window") || op_is(op, "select-and-scatter")) {
+        if (!window_ops(cm, ins, P))
+            return 0;
     }
     /* XProfGpuCostAnalysis: FLOPs on 8-bit (4-bit) inputs count half (a quarter) on the
      * device. Custom calls adjust only cuBLASLt matmuls, which XProf reports none for. */
@@ -858,6 +994,10 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
         double div = maxw == 8 ? 2 : maxw == 4 ? 4 : 1;
         P->adjust = P->flops - (double)(float)(P->flops / div);
     }
+    /* XLA keeps every property as a float */
+    P->flops = (float)P->flops;
+    P->trans = (float)P->trans;
+    P->bytes = (float)P->bytes;
     P->done = 1;
     return 1;
 }
@@ -876,9 +1016,10 @@ static int analyze_comp(hlo_cost_model *cm, uint32_t ci)
             return 0;
         }
         const hc_ins *P = &cm->ins[cm->base[ci] + i];
-        cc->flops += P->flops;
-        cc->trans += P->trans;
-        cc->bytes += P->bytes;
+        /* HloCostAnalysis::Postprocess: properties_sum_ += in floats */
+        cc->flops = (float)(cc->flops + P->flops);
+        cc->trans = (float)(cc->trans + P->trans);
+        cc->bytes = (float)(cc->bytes + P->bytes);
     }
     cc->state = 2;
     cm->depth--;

@@ -26,6 +26,7 @@ Prints the number of ops compared and each difference; exit 0 with 0 differences
 import argparse
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -244,7 +245,8 @@ def compare(exe, path, label, bad):
         n += 1
         xf, xm, xb = per_occurrence(x[k])
         pf, pm, pb = per_occurrence(p[k])
-        what = x[k].get("hlo_op_expression", "")[:200] or k[1]
+        m = re.search(r"(?:\)|\]|\}) ([a-z][a-z0-9-]*)\(", x[k].get("hlo_op_expression", ""))
+        what = f"{k[1]} ({m.group(1) if m else '?'}, program {k[0]})"
         for name, a, b, rel in (("FLOPs", xf, pf, REL), ("HBM bytes", xm, pm, REL),
                                 ("bytes accessed", xb, pb, FLOAT_REL)):
             if not near(a, b, rel):
