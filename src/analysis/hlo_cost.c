@@ -547,6 +547,21 @@ static void all_reduce_flops(hlo_cost_model *cm, const hlo_instruction *ins, con
                    elems_rec(&ins->shape);
 }
 
+/* The FLOPs and transcendentals of the first called computation COUNT times (XLA's
+ * "sub_properties x count" of HandleMap, HandleScatter, HandleReduceWindow). Returns 0 when
+ * out of memory. */
+static int times_called(hlo_cost_model *cm, const hlo_instruction *ins, double count, hc_ins *P)
+{
+    const hc_comp *sub = called(cm, ins, 0);
+    if (cm->nomem)
+        return 0;
+    if (sub) {
+        P->flops = sub->flops * count;
+        P->trans = sub->trans * count;
+    }
+    return 1;
+}
+
 /* HloCostAnalysis::HandleScatter: inputs, outputs and updates read or written once per
  * update element (3 x the updates) plus the indices; the update computation's FLOPs per
  * update element. Operands: N inputs, the indices, N updates. */
@@ -570,14 +585,7 @@ static int handle_scatter(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins
     P->bytes = total * 3 + idx;
     P->out_bytes = total;
     double count = elems(operand_shape(cm, ins, n + 1));
-    const hc_comp *sub = called(cm, ins, 0);
-    if (cm->nomem)
-        return 0;
-    if (sub) {
-        P->flops = sub->flops * count;
-        P->trans = sub->trans * count;
-    }
-    return 1;
+    return times_called(cm, ins, count, P);
 }
 
 /* Elements of a window (product of its dimension sizes); *reduce_dims, *padded_dims count
@@ -631,14 +639,7 @@ static int window_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
             double size = dim_of(&ins->shape, rdim);
             count = (size ? floor(outn / size) : 0) + (size - 1);
         }
-        const hc_comp *sub = called(cm, ins, 0);
-        if (cm->nomem)
-            return 0;
-        if (sub) {
-            P->flops = sub->flops * count;
-            P->trans = sub->trans * count;
-        }
-        return 1;
+        return times_called(cm, ins, count, P);
     }
     double src = elems(operand_shape(cm, ins, 1)), selects = src * (w - 1);
     const hc_comp *sel = called(cm, ins, 0);
