@@ -902,7 +902,7 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
         return 0;
     }
     /* HloCostAnalysis::Preprocess: inputs + output, summed in a float */
-    float fb = (float)shape_size(&ins->shape);
+    float fb = (float)leaf_bytes(&ins->shape);
     P->out_bytes = shape_size(&ins->shape);
     for (uint32_t i = 0; i < nops; i++) {
         double s = shape_size(operand_shape(cm, ins, i));
