@@ -389,6 +389,26 @@ double hc_leaf_bytes(const hlo_shape *s)
     return n;
 }
 
+/* The per-element read bytes of tuple operand I of INS (zeroed), NULL when out of memory. */
+static double *op_leaf(hlo_cost_model *cm, hc_ins *P, const hlo_instruction *ins, uint32_t i)
+{
+    const hlo_shape *s = hc_operand_shape(cm, ins, i);
+    if (!P->op_leaf) {
+        P->op_leaf = arena_alloc(cm->a, (ins->noperands ? ins->noperands : 1) * sizeof *P->op_leaf);
+        if (!P->op_leaf) {
+            cm->nomem = 1;
+            return NULL;
+        }
+        memset(P->op_leaf, 0, (ins->noperands ? ins->noperands : 1) * sizeof *P->op_leaf);
+    }
+    if (!P->op_leaf[i]) {
+        if (!(P->op_leaf[i] = dalloc(cm, s->ntuple)))
+            return NULL;
+        memset(P->op_leaf[i], 0, (s->ntuple ? s->ntuple : 1) * sizeof *P->op_leaf[i]);
+    }
+    return P->op_leaf[i];
+}
+
 /* HloCostAnalysis::HandleFusion with the GPU utilization rules. */
 static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
 {
@@ -474,6 +494,9 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
         if (p->shape.element_type != HLO_TUPLE) {
             sz = param_read(cm, p);
         } else {
+            double *leaf = op_leaf(cm, P, ins, i);
+            if (!leaf)
+                return 0;
             for (uint32_t k = 0; k < p->shape.ntuple; k++) {
                 const hlo_instruction *g = p;
                 for (uint32_t q = 0; q < c->ninstructions; q++) {
@@ -484,7 +507,8 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
                         break;
                     }
                 }
-                sz += param_read(cm, g);
+                leaf[k] = param_read(cm, g);
+                sz += leaf[k];
             }
         }
         fb += (float)sz;
@@ -495,9 +519,108 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
     return 1;
 }
 
-/* The family of ops that run called computations (map, call, while,
- * conditional): sets P from the computations' costs and returns 1, or returns 0 for
- * another opcode. */
+/* The properties of the instruction an async-start wraps, which GpuHloCostAnalysis::
+ * HandleAsyncStart visits with the caller's visitor, so that they count in the caller's
+ * computation sums too; NULL for other instructions. */
+static const hc_ins *async_wrapped(const hlo_cost_model *cm, const hlo_instruction *ins)
+{
+    uint32_t ci;
+    if (!hc_op_is(ins->opcode, "async-start") || !ins->ncalled ||
+        !hc_comp_by_id(cm, ins->called_computation_ids[0], &ci))
+        return NULL;
+    const hlo_instruction *w = hc_comp_root(&cm->m->computations[ci]);
+    const hc_ins *W = w ? &cm->ins[gidx(cm, w)] : NULL;
+    return W && W->done ? W : NULL;
+}
+
+/* XLA's properties_sum_ of computation CI for an operand key (operand I, top-level tuple
+ * element K, or index {} when K < 0) or, with I < 0, an output key: the sum over the
+ * computation's instructions of that key, which ProcessSubcomputation hands to the caller
+ * as the caller's own operand and output bytes (so a while's "operand 0 bytes" are its
+ * body's instructions' operand 0 bytes). */
+static double key_sum(const hlo_cost_model *cm, uint32_t ci, int64_t i, int64_t k)
+{
+    const hlo_computation *c = &cm->m->computations[ci];
+    float sum = 0;
+    for (uint32_t j = 0; j < 2 * c->ninstructions; j++) {
+        /* each instruction after what an async-start wraps */
+        uint32_t at = cm->comps[ci].order ? cm->comps[ci].order[j / 2] : j / 2;
+        const hlo_instruction *x = &c->instructions[at];
+        const hc_ins *Q = j % 2 ? &cm->ins[cm->base[ci] + at] : async_wrapped(cm, x);
+        double v = 0;
+        if (!Q || !Q->done)
+            continue;
+        if (j % 2 == 0) { /* the wrapped instruction: its own operands */
+            uint32_t wci;
+            hc_comp_by_id(cm, x->called_computation_ids[0], &wci);
+            x = hc_comp_root(&cm->m->computations[wci]);
+        }
+        if (i < 0)
+            v = k < 0 ? Q->out_bytes : (Q->out_leaf && k < Q->nout_leaf ? Q->out_leaf[k] : 0);
+        else if ((uint64_t)i < x->noperands && k < 0)
+            v = Q->opb[i];
+        else if ((uint64_t)i < x->noperands && Q->op_leaf && Q->op_leaf[i] &&
+                 (uint64_t)k < hc_operand_shape(cm, x, (uint32_t)i)->ntuple)
+            v = Q->op_leaf[i][k];
+        sum = (float)hc_f32(sum + v);
+    }
+    return sum;
+}
+
+/* Sums (or, for a conditional, maximums) over the first N called computations of INS of
+ * their properties into P: FLOPs, transcendentals, bytes and the operand and output keys
+ * the HBM bytes read and written come from. Returns 0 when out of memory. */
+static int subcomputation_keys(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P,
+                               uint32_t n, int cond)
+{
+    int tuple_out = ins->shape.element_type == HLO_TUPLE;
+    if (tuple_out) {
+        P->nout_leaf = ins->shape.ntuple;
+        if (!(P->out_leaf = dalloc(cm, P->nout_leaf)))
+            return 0;
+        memset(P->out_leaf, 0, (P->nout_leaf ? P->nout_leaf : 1) * sizeof *P->out_leaf);
+    }
+    P->out_bytes = 0;
+    for (uint32_t i = 0; i < ins->noperands; i++) {
+        P->opb[i] = 0;
+        if (hc_operand_shape(cm, ins, i)->element_type == HLO_TUPLE && !op_leaf(cm, P, ins, i))
+            return 0;
+    }
+    for (uint32_t b = 0; b < n; b++) {
+        const hc_comp *sub = hc_called(cm, ins, b);
+        if (cm->nomem)
+            return 0;
+        if (!sub)
+            continue;
+        uint32_t ci = (uint32_t)(sub - cm->comps);
+#define HC_KEY(dst, v)                                                                             \
+    do {                                                                                           \
+        double v_ = (v);                                                                           \
+        if (!cond)                                                                                 \
+            (dst) = hc_f32((dst) + v_);                                                            \
+        else if (b == 0 || v_ > (dst))                                                             \
+            (dst) = v_;                                                                            \
+    } while (0)
+        HC_KEY(P->flops, sub->flops);
+        HC_KEY(P->trans, sub->trans);
+        HC_KEY(P->bytes, sub->bytes);
+        HC_KEY(P->out_bytes, key_sum(cm, ci, -1, -1));
+        for (uint32_t k = 0; tuple_out && k < P->nout_leaf; k++)
+            HC_KEY(P->out_leaf[k], key_sum(cm, ci, -1, k));
+        for (uint32_t i = 0; i < ins->noperands; i++) {
+            HC_KEY(P->opb[i], key_sum(cm, ci, i, -1));
+            const hlo_shape *os = hc_operand_shape(cm, ins, i);
+            for (uint32_t k = 0; os->element_type == HLO_TUPLE && k < os->ntuple; k++)
+                HC_KEY(P->op_leaf[i][k], key_sum(cm, ci, i, k));
+        }
+#undef HC_KEY
+    }
+    return 1;
+}
+
+/* The family of ops that run called computations (map, call, while, conditional): sets P
+ * from the computations' properties and returns 1, returns 0 for another opcode, or -1
+ * when out of memory. */
 static int called_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
 {
     pq_str op = ins->opcode;
@@ -507,35 +630,14 @@ static int called_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
             P->flops = sub->flops * hc_elems(&ins->shape);
             P->trans = sub->trans * hc_elems(&ins->shape);
         }
-    } else if (hc_op_is(op, "call")) {
-        const hc_comp *sub = hc_called(cm, ins, 0);
-        if (sub) {
-            P->flops = sub->flops;
-            P->trans = sub->trans;
-            P->bytes = sub->bytes;
-        }
-    } else if (hc_op_is(op, "while")) {
+    } else if (hc_op_is(op, "call") || hc_op_is(op, "while") || hc_op_is(op, "conditional")) {
+        /* HandleCall: the computation's properties; HandleWhile: the body's plus the
+         * condition's; HandleConditional: the largest of the branches', key by key */
+        int cond = hc_op_is(op, "conditional");
+        uint32_t n = hc_op_is(op, "call") ? (ins->ncalled ? 1 : 0) : ins->ncalled;
         P->flops = P->trans = P->bytes = 0;
-        for (uint32_t k = 0; k < ins->ncalled; k++) {
-            const hc_comp *sub = hc_called(cm, ins, k);
-            if (sub) {
-                P->flops += sub->flops;
-                P->trans += sub->trans;
-                P->bytes += sub->bytes;
-            }
-        }
-    } else if (hc_op_is(op, "conditional")) {
-        for (uint32_t k = 0; k < ins->ncalled; k++) {
-            const hc_comp *sub = hc_called(cm, ins, k);
-            if (!sub)
-                continue;
-            if (k == 0 || sub->flops > P->flops)
-                P->flops = sub->flops;
-            if (k == 0 || sub->trans > P->trans)
-                P->trans = sub->trans;
-            if (k == 0 || sub->bytes > P->bytes)
-                P->bytes = sub->bytes;
-        }
+        if (!subcomputation_keys(cm, ins, P, n, cond))
+            return -1;
     } else {
         return 0;
     }
@@ -614,7 +716,9 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
     } else if ((coll = hc_collectives(cm, ins, P)) != 0) {
         if (coll < 0)
             return 0;
-    } else if (called_ops(cm, ins, P)) {
+    } else if ((coll = called_ops(cm, ins, P)) != 0) {
+        if (coll < 0)
+            return 0;
         /* map, call, while, conditional */
     } else if (hc_op_is(op, "gather")) {
         hc_gather(cm, ins, P);
@@ -632,6 +736,10 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
     }
     /* XProfGpuCostAnalysis: FLOPs on 8-bit (4-bit) inputs count half (a quarter) on the
      * device. Custom calls adjust only cuBLASLt matmuls, which XProf reports none for. */
+    /* XLA keeps every property as a float */
+    P->flops = hc_f32(P->flops);
+    P->trans = hc_f32(P->trans);
+    P->bytes = hc_f32(P->bytes);
     if (!hc_op_is(op, "custom-call") && P->flops != 0) {
         int maxw = 0;
         for (uint32_t i = 0; i < nops; i++) {
@@ -639,14 +747,96 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
             if (hc_is_array(s) && bit_width(s->element_type) > maxw)
                 maxw = bit_width(s->element_type);
         }
-        double div = maxw == 8 ? 2 : maxw == 4 ? 4 : 1;
-        P->adjust = P->flops - (double)(float)(P->flops / div);
+        float f = (float)P->flops, div = maxw == 8 ? 2.0f : maxw == 4 ? 4.0f : 1.0f;
+        P->adjust = hc_f32(f - f / div);
     }
-    /* XLA keeps every property as a float */
-    P->flops = (float)P->flops;
-    P->trans = (float)P->trans;
-    P->bytes = (float)P->bytes;
     P->done = 1;
+    return 1;
+}
+
+/* Local index of the instruction with id ID in computation C, or -1. */
+static int64_t local_index(const hlo_cost_model *cm, const hlo_computation *c, uint32_t ci,
+                           int64_t id)
+{
+    const hlo_instruction *o = hlo_instruction_by_id(cm->m, id);
+    return o && o->computation == ci ? (int64_t)(o - c->instructions) : -1;
+}
+
+enum { MAX_CTRL = 256 };
+
+/* The order of XLA's HloComputation::Accept: a post-order depth-first walk (operands in
+ * order, then control predecessors, each instruction once) from every instruction nothing
+ * uses (in instruction order) and then from the root. Into cc->order; 0 when out of memory. */
+static int accept_order(hlo_cost_model *cm, uint32_t ci)
+{
+    const hlo_computation *c = &cm->m->computations[ci];
+    uint32_t n = c->ninstructions, nout = 0;
+    uint32_t *order = arena_alloc(cm->a, (n ? n : 1) * sizeof *order);
+    uint8_t *state = arena_alloc(cm->a, n ? n : 1);
+    uint32_t *stack = arena_alloc(cm->a, (n ? n : 1) * sizeof *stack);
+    uint32_t *next = arena_alloc(cm->a, (n ? n : 1) * sizeof *next); /* child cursor */
+    uint8_t *used = arena_alloc(cm->a, n ? n : 1);
+    if (!order || !state || !stack || !next || !used) {
+        cm->nomem = 1;
+        return 0;
+    }
+    memset(state, 0, n ? n : 1);
+    memset(used, 0, n ? n : 1);
+    for (uint32_t j = 0; j < n; j++) {
+        const hlo_instruction *x = &c->instructions[j];
+        int64_t ctrl[MAX_CTRL];
+        uint32_t nc = hc_msg_ints(x->raw, 37, ctrl, MAX_CTRL);
+        for (uint32_t k = 0; k < x->noperands; k++) {
+            int64_t o = local_index(cm, c, ci, x->operand_ids[k]);
+            if (o >= 0)
+                used[o] = 1;
+        }
+        for (uint32_t k = 0; k < nc; k++) {
+            int64_t o = local_index(cm, c, ci, ctrl[k]);
+            if (o >= 0)
+                used[o] = 1; /* has a control successor */
+        }
+    }
+    const hlo_instruction *root = hc_comp_root(c);
+    uint32_t r = root ? (uint32_t)(root - c->instructions) : 0;
+    for (uint32_t pass = 0; pass <= n && n; pass++) {
+        uint32_t start = pass < n ? pass : r;
+        if (pass < n && (used[start] || start == r))
+            continue;
+        if (state[start])
+            continue;
+        uint32_t sp = 0;
+        stack[sp++] = start;
+        next[start] = 0;
+        state[start] = 1;
+        while (sp) {
+            uint32_t x = stack[sp - 1];
+            const hlo_instruction *xi = &c->instructions[x];
+            int64_t ctrl[MAX_CTRL];
+            uint32_t nc = hc_msg_ints(xi->raw, 37, ctrl, MAX_CTRL);
+            int pushed = 0;
+            while (next[x] < xi->noperands + nc) {
+                uint32_t k = next[x]++;
+                int64_t o = local_index(
+                    cm, c, ci, k < xi->noperands ? xi->operand_ids[k] : ctrl[k - xi->noperands]);
+                if (o < 0 || state[o])
+                    continue;
+                state[o] = 1;
+                next[o] = 0;
+                stack[sp++] = (uint32_t)o;
+                pushed = 1;
+                break;
+            }
+            if (!pushed) {
+                order[nout++] = x;
+                sp--;
+            }
+        }
+    }
+    for (uint32_t j = 0; j < n; j++) /* unreachable cycles (malformed input): proto order */
+        if (!state[j])
+            order[nout++] = j;
+    cm->comps[ci].order = order;
     return 1;
 }
 
@@ -663,11 +853,24 @@ static int analyze_comp(hlo_cost_model *cm, uint32_t ci)
             cm->depth--;
             return 0;
         }
+    }
+    if (!accept_order(cm, ci)) {
+        cm->depth--;
+        return 0;
+    }
+    for (uint32_t q = 0; q < c->ninstructions; q++) {
+        uint32_t i = cc->order[q];
         const hc_ins *P = &cm->ins[cm->base[ci] + i];
+        const hc_ins *W = async_wrapped(cm, &c->instructions[i]);
         /* HloCostAnalysis::Postprocess: properties_sum_ += in floats */
-        cc->flops = (float)(cc->flops + P->flops);
-        cc->trans = (float)(cc->trans + P->trans);
-        cc->bytes = (float)(cc->bytes + P->bytes);
+        if (W) {
+            cc->flops = hc_f32(cc->flops + W->flops);
+            cc->trans = hc_f32(cc->trans + W->trans);
+            cc->bytes = hc_f32(cc->bytes + W->bytes);
+        }
+        cc->flops = hc_f32(cc->flops + P->flops);
+        cc->trans = hc_f32(cc->trans + P->trans);
+        cc->bytes = hc_f32(cc->bytes + P->bytes);
     }
     cc->state = 2;
     cm->depth--;
@@ -747,9 +950,16 @@ int hlo_cost_get(const hlo_cost_model *cm, const hlo_instruction *ins, hlo_cost 
     out->bytes = valid(trunc(P->bytes));
     out->unknown = P->unknown;
     if (out->bytes > 0) {
-        for (uint32_t i = 0; i < ins->noperands; i++)
-            if (hbm_leaf(hc_operand_shape(cm, ins, i)))
+        for (uint32_t i = 0; i < ins->noperands; i++) {
+            const hlo_shape *os = hc_operand_shape(cm, ins, i);
+            if (hbm_leaf(os))
                 out->hbm_read += trunc(P->opb[i]);
+            for (uint32_t k = 0;
+                 os->element_type == HLO_TUPLE && P->op_leaf && P->op_leaf[i] && k < os->ntuple;
+                 k++)
+                if (hbm_leaf(&os->tuple[k]))
+                    out->hbm_read += trunc(P->op_leaf[i][k]);
+        }
         if (ins->shape.element_type == HLO_TUPLE) {
             for (uint32_t k = 0; k < ins->shape.ntuple && k < P->nout_leaf; k++)
                 if (hbm_leaf(&ins->shape.tuple[k]))

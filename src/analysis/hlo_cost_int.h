@@ -18,6 +18,7 @@ typedef struct hc_ins {
     double *opb;      /* bytes read per operand (shape index {}) */
     float *opu;       /* utilization per operand (shape index {}) */
     double *out_leaf; /* tuple-shaped fusions: bytes written per top-level tuple element */
+    double **op_leaf; /* per tuple operand: bytes read per top-level element, or NULL */
     uint32_t nout_leaf;
     float util; /* utilization given by the enclosing fusion */
     double adjust;
@@ -26,7 +27,8 @@ typedef struct hc_ins {
 
 typedef struct hc_comp {
     double flops, trans, bytes;
-    int state; /* 0 not analysed, 1 in progress, 2 done */
+    int state;       /* 0 not analysed, 1 in progress, 2 done */
+    uint32_t *order; /* the instructions in the order XLA's HloComputation::Accept visits them */
 } hc_comp;
 
 struct hlo_cost_model {
@@ -41,6 +43,15 @@ struct hlo_cost_model {
     uint32_t *comp_order; /* computation indexes sorted by id (first on duplicates) */
     uint8_t *comp_ew;     /* per computation: is it all elementwise (see is_elementwise) */
 };
+
+/* V rounded to a float, as XLA stores every property. Through a volatile: GCC 12 at -O2
+ * vectorizes two neighbouring (float) casts of doubles (flops and transcendentals) and drops
+ * the rounding, which moved a while loop's FLOPs by 761 of 3.6e10. */
+static inline double hc_f32(double v)
+{
+    volatile float f = (float)v;
+    return f;
+}
 
 /* ---- shape and module helpers (hlo_cost.c) ---- */
 
