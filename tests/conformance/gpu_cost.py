@@ -36,6 +36,7 @@ import tempfile
 from xprof.convert import _pywrap_profiler_plugin as plugin
 
 REL = 1e-12  # the rates are doubles: rate x time gives the count back
+OPCODES = set()  # the opcodes of the ops compared
 FLOAT_REL = 2.0 ** -23  # hlo_stats' bytes accessed passed through a float
 
 # ---- protobuf wire format (only what is needed: no schema compiler in this venv) ----
@@ -115,6 +116,15 @@ def hlo_summary(proto):
                             names.append(iv.decode())
                             break
     return name, mid, names
+
+
+def plane_names(data):
+    """The names of an XSpace's planes."""
+    out = []
+    for num, w, plane in fields(data):
+        if num == 1 and w == 2:
+            out += [v.decode(errors="replace") for n, _, v in fields(plane) if n == 2]
+    return out
 
 
 def xplane_hlos(data):
@@ -246,6 +256,7 @@ def compare(exe, path, label, bad):
         xf, xm, xb = per_occurrence(x[k])
         pf, pm, pb = per_occurrence(p[k])
         m = re.search(r"(?:\)|\]|\}) ([a-z][a-z0-9-]*)\(", x[k].get("hlo_op_expression", ""))
+        OPCODES.add(m.group(1) if m else "?")
         what = f"{k[1]} ({m.group(1) if m else '?'}, program {k[0]})"
         for name, a, b, rel in (("FLOPs", xf, pf, REL), ("HBM bytes", xm, pm, REL),
                                 ("bytes accessed", xb, pb, FLOAT_REL)):
@@ -264,6 +275,11 @@ def main():
     bad, total, inputs = [], 0, 0
     with tempfile.TemporaryDirectory(prefix="profq-gpu-cost-") as scratch:
         for i, src in enumerate(a.xplane):
+            first = src if not os.path.isdir(src) else os.path.join(
+                src, sorted(f for f in os.listdir(src) if f.endswith(".xplane.pb"))[0])
+            if not any(n.startswith("/device:GPU") for n in plane_names(open(first, "rb").read())):
+                print(f"gpu_cost: {src}: no GPU plane: its kernels are not compared")
+                continue
             d = os.path.join(scratch, f"x{i}")
             os.makedirs(d)
             if os.path.isdir(src):
@@ -279,7 +295,12 @@ def main():
             total, inputs = total + n, inputs + 1
         protos = [(f, open(f, "rb").read()) for f in a.hlo]
         for f in a.xplane_hlos:
-            protos += [(f"{f}#{j}", pr) for j, pr in enumerate(xplane_hlos(open(f, "rb").read()))]
+            data = open(f, "rb").read()
+            if any(n.startswith("/device:TPU") for n in plane_names(data)):
+                # TPU modules: XProf prices them with TPU cost models, not this analysis
+                print(f"gpu_cost: {f}: a TPU profile, its HloProtos are not GPU modules: skipped")
+                continue
+            protos += [(f"{f}#{j}", pr) for j, pr in enumerate(xplane_hlos(data))]
         for i, (src, proto) in enumerate(protos):
             d = os.path.join(scratch, f"h{i}")
             os.makedirs(d)
@@ -291,7 +312,9 @@ def main():
             total, inputs = total + n, inputs + 1
     for b in bad:
         print("gpu_cost: DIFF", b)
-    print(f"gpu_cost: {total} ops compared on {inputs} inputs, {len(bad)} differences")
+    print(f"gpu_cost: opcodes compared: {' '.join(sorted(OPCODES))}")
+    print(f"gpu_cost: {total} ops ({len(OPCODES)} opcodes) compared on {inputs} inputs, "
+          f"{len(bad)} differences")
     return 0 if not bad and total else 1
 
 
