@@ -6,7 +6,8 @@
 # ../shared/data/xplane, ../shared/data/hlo, tests/fixtures, the project's JAX run on CPU
 # (scripts/demo_program.py) and small JAX programs compiled at test time
 # (tests/conformance/gpu_cost_programs.py: while, conditional, sort, gather, scatter,
-# reduce-window, select-and-scatter, collectives on 4 host devices, ...). Exact, except
+# reduce-window, select-and-scatter, collectives on 4 host devices, ...) and the cases of
+# tests/unit/test_hlo_cost_rules.c (PQ_HLO_COST_DUMP). Exact, except
 # hlo_stats' bytes accessed at float precision (gpu_cost.py says why). Prints the number of
 # ops compared and every difference; exit 0 with none. Skips (77) when ../shared/data or
 # PyPI is absent -- except under CI=true, where that fails.
@@ -40,5 +41,14 @@ for f in "$data"/xplane/*.xplane.pb "$data"/xplane/*/; do
   for x in $( [ -d "$f" ] && ls "$f"*.xplane.pb || echo "$f"); do args+=(--xplane-hlos "$x"); done
 done
 for f in "$run"*.xplane.pb; do args+=(--xplane-hlos "$f"); done
-for f in "$data"/hlo/*.pb tests/fixtures/*/*/*.hlo.pb "$work"/programs/*.hlo.pb; do args+=(--hlo "$f"); done
+# The unit test's cases (tests/unit/test_hlo_cost_rules.c), priced by XProf too.
+rules="$top/$BUILD/tests/test_hlo_cost_rules"
+if [ ! -x "$rules" ]; then
+  echo "gpu_cost: FAIL: no $rules (make $BUILD/tests/test_hlo_cost_rules)"
+  exit 1
+fi
+mkdir -p "$work/rules"
+PQ_HLO_COST_DUMP="$work/rules" "$rules" > "$work/rules.log" 2>&1 ||
+  { cat "$work/rules.log"; echo "gpu_cost: FAIL: $rules"; exit 1; }
+for f in "$data"/hlo/*.pb tests/fixtures/*/*/*.hlo.pb "$work"/programs/*.hlo.pb "$work"/rules/*.hlo.pb; do args+=(--hlo "$f"); done
 exec nice "$xprof_py" tests/conformance/gpu_cost.py --profq "$PROFQ" "${args[@]}"
