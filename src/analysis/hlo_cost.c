@@ -1,8 +1,9 @@
-/* hlo_cost.c - XLA's GPU HLO cost analysis rules over a decoded HloProto (see hlo_cost.h and
- * docs/internals/ops.md "GPU FLOPs and bytes"). XLA keeps every property as a float; the
- * sums here are doubles, the fusion utilizations floats as in XLA, so the results agree to
- * float rounding. The per-opcode tables (elementwise opcodes, the default GPU elementwise
- * profile) are hlo_cost_profile.c. */
+/* hlo_cost.c - XLA's GPU HLO cost analysis over a decoded HloProto (see hlo_cost.h and
+ * docs/internals/hlo_cost.md): the visitor (each computation once, its sums in the order of
+ * XLA's HloComputation::Accept), Preprocess's defaults, fusions (utilizations, parameter
+ * reads), call/while/conditional and the shape and module helpers the opcode rules share.
+ * XLA keeps every property as a float, and so does this file (hc_f32). Not here: the rules
+ * per opcode family (hlo_cost_ops.c), the elementwise tables (hlo_cost_profile.c). */
 #include "analysis/hlo_cost_int.h"
 
 #include "formats/pbwire.h"
