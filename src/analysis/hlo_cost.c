@@ -327,7 +327,7 @@ static int fusion_utilizations(hlo_cost_model *cm, uint32_t ci, double *flops_ou
         for (uint32_t q = 0; q < nroots[j]; q++)
             u += root_util[roots[j][q]];
         P->util = u;
-        flops += u * (float)P->flops;
+        flops += u * hc_tof(P->flops);
         int passthrough = is_elementwise(cm, ins) || hc_op_is(ins->opcode, "tuple") ||
                           hc_op_is(ins->opcode, "get-tuple-element");
         for (uint32_t k = 0; k < ins->noperands; k++) {
@@ -341,7 +341,7 @@ static int fusion_utilizations(hlo_cost_model *cm, uint32_t ci, double *flops_ou
             } else {
                 ADD_ROOT(oj, oj);
                 float cu = u * (P->opu ? P->opu[k] : 1.0f);
-                float ne = (float)hc_elems_rec(&o->shape);
+                float ne = hc_tof(hc_elems_rec(&o->shape));
                 cu = ne == 0 ? 0.0f : ceilf(cu * ne) / ne;
                 root_util[oj] += cu;
             }
@@ -376,7 +376,7 @@ static double param_read(const hlo_cost_model *cm, const hlo_instruction *p)
     float u = cm->ins[gidx(cm, p)].util;
     if (u > 1.0f)
         u = 1.0f;
-    return round((double)((float)hc_shape_size(&p->shape) * u));
+    return round((double)(hc_tof(hc_shape_size(&p->shape)) * u));
 }
 
 /* Bytes of every array of a shape, at any tuple depth (ShapeUtil::ForEachLeafShape). */
@@ -462,7 +462,7 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
                         sz += hc_shape_size(&sub->tuple[q]);
             }
             P->out_leaf[k] = sz;
-            fb += (float)sz;
+            fb += hc_tof(sz);
             P->out_bytes += sz;
         }
     } else if (hc_is_array(&ins->shape)) {
@@ -471,7 +471,7 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
             sz = hc_shape_size(hc_operand_shape(cm, root, 1));
             zero_opu0(cm, root);
         }
-        fb += (float)sz;
+        fb += hc_tof(sz);
         P->out_bytes = sz;
     }
     double flops;
@@ -483,7 +483,7 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
         const hlo_instruction *k = &c->instructions[i];
         if (hc_op_is(k->opcode, "constant") && hc_elems(&k->shape) > 8) {
             float u = cm->ins[gidx(cm, k)].util;
-            fb += (float)hc_shape_size(&k->shape) * (u > 1.0f ? 1.0f : u);
+            fb += hc_tof(hc_shape_size(&k->shape)) * (u > 1.0f ? 1.0f : u);
         }
     }
     /* parameters */
@@ -512,7 +512,7 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
                 sz += leaf[k];
             }
         }
-        fb += (float)sz;
+        fb += hc_tof(sz);
         P->opb[i] = sz;
         P->opu[i] = cm->ins[gidx(cm, p)].util;
     }
@@ -563,7 +563,7 @@ static double key_sum(const hlo_cost_model *cm, uint32_t ci, int64_t i, int64_t 
         else if ((uint64_t)i < x->noperands && Q->op_leaf && Q->op_leaf[i] &&
                  (uint64_t)k < hc_operand_shape(cm, x, (uint32_t)i)->ntuple)
             v = Q->op_leaf[i][k];
-        sum = (float)hc_f32(sum + v);
+        sum = hc_tof(hc_f32(sum + v));
     }
     return sum;
 }
@@ -658,11 +658,11 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
         return 0;
     }
     /* HloCostAnalysis::Preprocess: inputs + output, summed in a float */
-    float fb = (float)hc_leaf_bytes(&ins->shape);
+    float fb = hc_tof(hc_leaf_bytes(&ins->shape));
     P->out_bytes = hc_leaf_bytes(&ins->shape);
     for (uint32_t i = 0; i < nops; i++) {
         double s = hc_shape_size(hc_operand_shape(cm, ins, i));
-        fb += (float)s;
+        fb += hc_tof(s);
         P->opb[i] = s;
         P->opu[i] = 1.0f;
     }
@@ -706,7 +706,7 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
             P->bytes += P->opb[i];
         for (uint32_t i = inputs; i < nops; i++) {
             P->opb[i] = hc_elems(out0) * hc_shape_size(hc_operand_shape(cm, ins, i));
-            P->opu[i] = (float)hc_elems(out0);
+            P->opu[i] = hc_tof(hc_elems(out0));
             P->bytes += P->opb[i];
         }
     } else if (hc_op_is(op, "dot")) {
@@ -748,7 +748,7 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
             if (hc_is_array(s) && bit_width(s->element_type) > maxw)
                 maxw = bit_width(s->element_type);
         }
-        float f = (float)P->flops, div = maxw == 8 ? 2.0f : maxw == 4 ? 4.0f : 1.0f;
+        float f = hc_tof(P->flops), div = maxw == 8 ? 2.0f : maxw == 4 ? 4.0f : 1.0f;
         P->adjust = hc_f32(f - f / div);
     }
     P->done = 1;

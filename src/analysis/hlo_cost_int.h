@@ -6,6 +6,8 @@
 #define PQ_ANALYSIS_HLO_COST_INT_H
 #include "analysis/hlo_cost.h"
 
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
 
 /* Deepest nesting of called computations analysed (XLA has no limit; real modules nest a
@@ -47,9 +49,15 @@ struct hlo_cost_model {
 /* V rounded to a float, as XLA stores every property. Through a volatile: GCC 12 at -O2
  * vectorizes two neighbouring (float) casts of doubles (flops and transcendentals) and drops
  * the rounding, which moved a while loop's FLOPs by 761 of 3.6e10. */
+static inline float hc_tof(double v)
+{
+    /* out of float range XLA's property is an infinity (and C's conversion undefined) */
+    return v > FLT_MAX ? INFINITY : v < -FLT_MAX ? -INFINITY : (float)v;
+}
+
 static inline double hc_f32(double v)
 {
-    volatile float f = (float)v;
+    volatile float f = hc_tof(v);
     return f;
 }
 

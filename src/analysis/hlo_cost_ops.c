@@ -124,7 +124,7 @@ void hc_gather(const hlo_cost_model *cm, const hlo_instruction *g, hc_ins *P)
         P->opb[0] = out;
         if (g->noperands > 1)
             P->opb[1] = idx;
-        P->opu[0] = e0 ? (float)(hc_elems(&g->shape) / e0) : 0;
+        P->opu[0] = e0 ? hc_tof(hc_elems(&g->shape) / e0) : 0;
     }
 }
 
@@ -286,7 +286,7 @@ int hc_movement_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
         P->out_bytes = s;
         if (nops) {
             P->opb[0] = s;
-            P->opu[0] = e0 ? (float)(hc_elems(&ins->shape) / e0) : 0;
+            P->opu[0] = e0 ? hc_tof(hc_elems(&ins->shape) / e0) : 0;
         }
     } else if (hc_op_is(op, "dynamic-slice")) {
         double s = hc_shape_size(&ins->shape), i1 = hc_shape_size(hc_operand_shape(cm, ins, 1));
@@ -296,7 +296,7 @@ int hc_movement_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
         if (nops > 1) {
             P->opb[0] = s;
             P->opb[1] = i1;
-            P->opu[0] = e0 ? (float)(hc_elems(&ins->shape) / e0) : 0;
+            P->opu[0] = e0 ? hc_tof(hc_elems(&ins->shape) / e0) : 0;
         }
     } else if (hc_op_is(op, "dynamic-update-slice")) {
         double u = hc_shape_size(hc_operand_shape(cm, ins, 1)),
@@ -308,7 +308,7 @@ int hc_movement_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
             P->opb[0] = 0;
             P->opb[1] = u;
             P->opb[2] = i2;
-            P->opu[0] = e ? (float)((e - hc_elems(hc_operand_shape(cm, ins, 1))) / e) : 0;
+            P->opu[0] = e ? hc_tof((e - hc_elems(hc_operand_shape(cm, ins, 1))) / e) : 0;
         }
     } else if (hc_op_is(op, "tuple")) {
         P->bytes = P->out_bytes = hc_shape_size(&ins->shape);
@@ -377,8 +377,10 @@ static void count_group(pq_str g, void *arg)
 /* A mesh axis (name 1, size 2): its size multiplied in. */
 static void mesh_axis(pq_str axis, void *arg)
 {
-    int64_t *product = arg;
-    *product *= hc_msg_int(axis, 2, 1);
+    int64_t *product = arg, size = hc_msg_int(axis, 2, 1);
+    if (size < 1 || size > ((int64_t)1 << 31) || *product > ((int64_t)1 << 31))
+        size = 1; /* malformed: no overflow */
+    *product *= size;
 }
 
 /* A mesh (axes 1). */
@@ -422,8 +424,10 @@ static int64_t num_ranks(const hlo_instruction *ins)
         while (pb_next(&c, &f) == PB_FIELD)
             if (f.num == 2 && f.wire == PB_LEN)
                 iota = pq_str_of((const char *)f.data, f.len);
-        if (iota.n)
-            return hc_msg_int(iota, 2, 1);
+        if (iota.n) {
+            int64_t per = hc_msg_int(iota, 2, 1);
+            return per > 1 ? per : 1;
+        }
     }
     if (!gc.groups && mesh.n) {
         int64_t product = 1;
@@ -488,6 +492,8 @@ int hc_collectives(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
         cm->failed = 1; /* XLA returns the error: XProf drops the module's costs */
         return 1;
     }
+    if (ranks > ((int64_t)1 << 31)) /* no real group is this large: no overflow below */
+        ranks = (int64_t)1 << 31;
     if (wrapped || hc_op_is(op, "reduce-scatter")) {
         reduce_scatter(cm, x, ranks, P);
     } else if (hc_op_is(op, "all-reduce-start")) {
