@@ -645,6 +645,24 @@ static int called_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
     return 1;
 }
 
+/* ShapeUtil::TransposeIsBitcast: same element type, both laid out, and the permutation
+ * maps the output's minor-to-major order onto the operand's. */
+static int transpose_is_bitcast(const hlo_cost_model *cm, const hlo_instruction *ins)
+{
+    const hlo_shape *in = hc_operand_shape(cm, ins, 0), *out = &ins->shape;
+    uint32_t n = out->ndims;
+    if (!hc_is_array(in) || !hc_is_array(out) || in->element_type != out->element_type ||
+        !in->has_layout || !out->has_layout || in->ndims != n || ins->ndimensions != n ||
+        in->layout.nminor_to_major != n || out->layout.nminor_to_major != n)
+        return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t o = out->layout.minor_to_major[i];
+        if (o < 0 || (uint64_t)o >= n || ins->dimensions[o] != in->layout.minor_to_major[i])
+            return 0;
+    }
+    return 1;
+}
+
 static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
 {
     hc_ins *P = &cm->ins[gidx(cm, ins)];
@@ -683,6 +701,8 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
                hc_op_is(op, "after-all") || hc_op_is(op, "add-dependency") ||
                hc_op_is(op, "domain")) {
         no_memory(P, nops);
+    } else if (hc_op_is(op, "transpose") && transpose_is_bitcast(cm, ins)) {
+        no_memory(P, nops); /* HandleTranspose: IsEffectiveBitcast, then HandleBitcast */
     } else if (hc_op_is(op, "copy")) {
         /* HandleCopy: inputs + output, no FLOPs */
     } else if (hlo_opcode_is_elementwise(op)) {
@@ -741,9 +761,11 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
     P->flops = hc_f32(P->flops);
     P->trans = hc_f32(P->trans);
     P->bytes = hc_f32(P->bytes);
-    if (!hc_op_is(op, "custom-call") && P->flops != 0) {
+    if ((!hc_op_is(op, "custom-call") || hc_is_cublaslt(ins)) && P->flops != 0) {
+        /* XProfGpuCostAnalysis::HandleCustomCall adjusts a cuBLASLt matmul by its operand
+         * 0, DefaultPostprocess anything else but custom calls by its widest operand */
         int maxw = 0;
-        for (uint32_t i = 0; i < nops; i++) {
+        for (uint32_t i = 0; i < (hc_is_cublaslt(ins) ? (nops ? 1u : 0u) : nops); i++) {
             const hlo_shape *s = hc_operand_shape(cm, ins, i);
             if (hc_is_array(s) && bit_width(s->element_type) > maxw)
                 maxw = bit_width(s->element_type);

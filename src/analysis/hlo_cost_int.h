@@ -91,6 +91,7 @@ void hc_gather(const hlo_cost_model *cm, const hlo_instruction *g, hc_ins *P);
 int hc_scatter(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P);
 int hc_window_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P);
 void hc_custom_call(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P);
+int hc_is_cublaslt(const hlo_instruction *ins);
 int hc_movement_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P);
 void hc_all_reduce_flops(hlo_cost_model *cm, const hlo_instruction *ins, const hlo_shape *out0,
                          hc_ins *P);

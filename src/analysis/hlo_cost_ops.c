@@ -247,6 +247,43 @@ int hc_window_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
     return 1;
 }
 
+/* Whether INS is a cuBLASLt matmul custom call (XLA's IsCublasLtGemm). */
+int hc_is_cublaslt(const hlo_instruction *ins)
+{
+    return hc_op_is(ins->opcode, "custom-call") &&
+           (hc_op_is(ins->custom_call_target, "__cublas$lt$matmul") ||
+            hc_op_is(ins->custom_call_target, "__cublas$lt$matmul$f8"));
+}
+
+/* The integers (plain or quoted) of the JSON array after the first "KEY" in TEXT, at most
+ * MAX: the backend config as XLA prints it, read for one field only. */
+static uint32_t json_ints(pq_str text, const char *key, int64_t *out, uint32_t max)
+{
+    size_t kl = strlen(key);
+    uint32_t n = 0;
+    for (size_t i = 0; i + kl + 2 <= text.n; i++) {
+        if (text.p[i] != '"' || memcmp(text.p + i + 1, key, kl) || text.p[i + 1 + kl] != '"')
+            continue;
+        size_t j = i + kl + 2;
+        while (j < text.n && text.p[j] != '[' && text.p[j] != '{' && text.p[j] != ',')
+            j++;
+        if (j >= text.n || text.p[j] != '[')
+            return 0;
+        for (j++; j < text.n && text.p[j] != ']'; j++) {
+            if (text.p[j] < '0' || text.p[j] > '9')
+                continue;
+            int64_t v = 0;
+            while (j < text.n && text.p[j] >= '0' && text.p[j] <= '9' && v < ((int64_t)1 << 40))
+                v = v * 10 + (text.p[j++] - '0');
+            if (n < max)
+                out[n++] = v;
+            j--;
+        }
+        return n;
+    }
+    return 0;
+}
+
 void hc_custom_call(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
 {
     if (hc_str_in(ins->custom_call_target, CONV_TARGETS,
@@ -263,9 +300,25 @@ void hc_custom_call(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
         }
         return;
     }
-    /* Everything else, the cuBLAS/hipBLAS gemm calls included: XLA marks the cost unknown.
-     * (XLA would count a gemm's dot FLOPs from its backend config; the XProf 2.24 build
-     * reports none for the gemm calls of these profiles, and profq follows XProf.) */
+    if (hc_is_cublaslt(ins)) {
+        /* GpuHloCostAnalysis::HandleCustomCall on a cuBLASLt matmul: GetDotFlops with the
+         * backend config's dot dimension numbers; only the result (tuple element 0) is
+         * written, not the workspace */
+        const hlo_shape *out = ins->shape.element_type == HLO_TUPLE && ins->shape.ntuple
+                                   ? &ins->shape.tuple[0]
+                                   : &ins->shape;
+        int64_t contract[MAX_DIMS];
+        uint32_t n =
+            json_ints(ins->backend_config, "lhs_contracting_dimensions", contract, MAX_DIMS);
+        pq_str none = {0};
+        P->flops = hc_dot_flops(hc_operand_shape(cm, ins, 0), out, none, contract, n);
+        double sz = hc_shape_size(out);
+        P->bytes = P->bytes - P->out_bytes + sz;
+        P->out_bytes = sz;
+        return;
+    }
+    /* Everything else, the legacy cuBLAS/hipBLAS gemm calls included
+     * (HloCostAnalysis::HandleCustomCall): XLA marks the cost unknown. */
     P->unknown = 1;
     P->flops = -1;
     P->bytes = -1;

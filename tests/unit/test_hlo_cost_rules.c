@@ -11,7 +11,8 @@
  * Instructions are written in a small notation (see ins()): an id, an opcode, a shape such
  * as "f32[4,8]" or "(f32[8],s32[8])" (layouts major-to-minor, memory space 0), operand ids,
  * called computation ids, and extra HloInstructionProto fields: "14=1,2" a repeated varint,
- * "63:LT" a string, "15{1{1=3 2=1}}" a nested message. */
+ * "63:LT" a string ("43'...'" one with spaces), "15{1{1=3 2=1}}" a nested message; a
+ * shape's "{0,1}" after its dimensions is its minor-to-major order. */
 #include "testutil.h"
 
 #include "analysis/hlo_cost.h"
@@ -78,8 +79,17 @@ static void put_shape_str(tbuf *b, uint64_t field, const char **s)
         (*s)++;
     }
     size_t l = msg_begin(b, 5);
-    for (int i = nd - 1; i >= 0; i--)
-        put_varint_field(b, 1, (uint64_t)i);
+    if (**s == '{') { /* an explicit minor-to-major order */
+        do {
+            (*s)++;
+            if (**s != '}')
+                put_varint_field(b, 1, strtoull(*s, (char **)s, 10));
+        } while (**s == ',');
+        (*s)++;
+    } else {
+        for (int i = nd - 1; i >= 0; i--)
+            put_varint_field(b, 1, (uint64_t)i);
+    }
     msg_end(b, l);
     msg_end(b, m);
 }
@@ -107,6 +117,17 @@ static void put_extra(tbuf *b, const char **s)
             memcpy(tmp, v, n);
             tmp[n] = 0;
             put_str_field(b, num, tmp);
+        } else if (**s == '\'') { /* a quoted string, spaces and braces included */
+            const char *v = ++*s;
+            while (**s && **s != '\'')
+                (*s)++;
+            char tmp[512];
+            size_t n = (size_t)(*s - v) < sizeof tmp - 1 ? (size_t)(*s - v) : sizeof tmp - 1;
+            memcpy(tmp, v, n);
+            tmp[n] = 0;
+            put_str_field(b, num, tmp);
+            if (**s)
+                (*s)++;
         } else if (**s == '{') {
             (*s)++;
             size_t m = msg_begin(b, num);
@@ -410,7 +431,8 @@ static void data_movement(void **state)
 
 /* HloCostAnalysis::HandleBitcast, HandleGetTupleElement, HandleTuple, HandleParameter,
  * HandleConstant: a bitcast and a get-tuple-element touch no memory, a tuple writes its
- * index table (8 bytes a pointer), parameters and constants cost nothing. */
+ * index table (8 bytes a pointer), parameters and constants cost nothing. HandleTranspose:
+ * a transpose whose layouts make it a bitcast (ShapeUtil::TransposeIsBitcast) is one. */
 static void structural(void **state)
 {
     (void)state;
@@ -418,8 +440,11 @@ static void structural(void **state)
     mod_begin(&md, "structural");
     COMP(&md, 10, PARAM(1, "f32[4,8]"), {.id = 2, .op = "bitcast", .shape = "f32[32]", .ops = {1}},
          {.id = 3, .op = "tuple", .shape = "(f32[32],f32[4,8])", .ops = {2, 1}},
-         {.id = 4, .op = "get-tuple-element", .shape = "f32[32]", .ops = {3}, .extra = "13=0"});
+         {.id = 4, .op = "get-tuple-element", .shape = "f32[32]", .ops = {3}, .extra = "13=0"},
+         {.id = 5, .op = "transpose", .shape = "f32[8,4]{0,1}", .ops = {1}, .extra = "14=1,0"},
+         {.id = 6, .op = "tuple", .shape = "(f32[32],f32[8,4]{0,1})", .ops = {4, 5}});
     mod_end(&md, 10);
+    expect(&md, 5, 0, 0, 0, 0);
     expect(&md, 1, 0, 0, 0, 0);
     expect(&md, 2, 0, 0, 0, 0);
     expect(&md, 3, 0, 16, 0, 0);
@@ -554,10 +579,26 @@ static void custom_calls(void **state)
           .shape = "f32[4,8]",
           .ops = {4, 4},
           .extra = "28:__cublas$gemm"},
-         {.id = 6, .op = "tuple", .shape = "((f32[1,4,4,4],u8[100]),f32[4,8])", .ops = {3, 5}});
+         PARAM(7, "f32[8,16]"),
+         {.id = 8,
+          .op = "custom-call",
+          .shape = "(f32[4,16],s8[1024])",
+          .ops = {4, 7},
+          .extra = "28:__cublas$lt$matmul 43'{\"gemm_backend_config\":{\"alpha_real\":1,"
+                   "\"beta\":0,\"dot_dimension_numbers\":{\"lhs_contracting_dimensions\":"
+                   "[\"1\"],\"rhs_contracting_dimensions\":[\"0\"],"
+                   "\"lhs_batch_dimensions\":[],\"rhs_batch_dimensions\":[]},"
+                   "\"alpha_imag\":0,\"epilogue\":\"DEFAULT\"}}'"},
+         {.id = 6,
+          .op = "tuple",
+          .shape = "((f32[1,4,4,4],u8[100]),f32[4,8],(f32[4,16],s8[1024]))",
+          .ops = {3, 5, 8}});
     mod_end(&md, 10);
     expect(&md, 3, 1600, 416 + 256, 416, 0);
     expect(&md, 5, 0, 0, 0, 0);
+    /* a cuBLASLt matmul: GetDotFlops from the backend config, 2 x 4 x 16 x 8; the
+     * workspace is not written */
+    expect(&md, 8, 1024, 640 + 256, 640, 0);
     mod_free(&md);
 }
 
