@@ -94,6 +94,16 @@ static void put_shape_str(tbuf *b, uint64_t field, const char **s)
     msg_end(b, m);
 }
 
+/* String field NUM: the N bytes at V. */
+static void put_str_n(tbuf *b, uint64_t num, const char *v, size_t n)
+{
+    char tmp[512];
+    n = n < sizeof tmp - 1 ? n : sizeof tmp - 1;
+    memcpy(tmp, v, n);
+    tmp[n] = 0;
+    put_str_field(b, num, tmp);
+}
+
 /* Writes the extra fields of notation *S until '}' or the end (advancing *S). */
 static void put_extra(tbuf *b, const char **s)
 {
@@ -112,20 +122,12 @@ static void put_extra(tbuf *b, const char **s)
             const char *v = ++*s;
             while (**s && **s != ' ' && **s != '}')
                 (*s)++;
-            char tmp[64];
-            size_t n = (size_t)(*s - v) < sizeof tmp - 1 ? (size_t)(*s - v) : sizeof tmp - 1;
-            memcpy(tmp, v, n);
-            tmp[n] = 0;
-            put_str_field(b, num, tmp);
+            put_str_n(b, num, v, (size_t)(*s - v));
         } else if (**s == '\'') { /* a quoted string, spaces and braces included */
             const char *v = ++*s;
             while (**s && **s != '\'')
                 (*s)++;
-            char tmp[512];
-            size_t n = (size_t)(*s - v) < sizeof tmp - 1 ? (size_t)(*s - v) : sizeof tmp - 1;
-            memcpy(tmp, v, n);
-            tmp[n] = 0;
-            put_str_field(b, num, tmp);
+            put_str_n(b, num, v, (size_t)(*s - v));
             if (**s)
                 (*s)++;
         } else if (**s == '{') {
