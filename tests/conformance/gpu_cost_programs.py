@@ -50,6 +50,11 @@ def windows(img, k):
     return pooled, grad, avg, t, jnp.argmax(y, axis=-1), jnp.tanh(y).mean(axis=(1, 2))
 
 
+def seqlens(lens):
+    """Cumulative sequence offsets, the input_concatenate_fusion of issue 13 item 3."""
+    return jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.cumsum(lens)])
+
+
 def random_bits(key):
     return jax.random.normal(key, (64,)), jax.random.randint(key, (16,), 0, 10)
 
@@ -92,6 +97,7 @@ def main():
         "control": (control, (jnp.arange(8.0), jnp.array([1, 3]), jnp.ones((4, 4)))),
         "windows": (windows, (jnp.ones((2, 8, 8, 3)), jnp.ones((3, 3, 3, 4)))),
         "random_bits": (random_bits, (jax.random.PRNGKey(0),)),
+        "seqlens": (seqlens, (jnp.array([3, 5], jnp.int32),)),
         "collectives": (collectives, (jnp.arange(16.0),)),
     }
     for name, (f, args) in progs.items():
