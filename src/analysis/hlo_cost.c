@@ -1,9 +1,10 @@
-/* hlo_cost.c - XLA's GPU HLO cost analysis rules over a decoded HloProto (see hlo_cost.h and
- * docs/internals/ops.md "GPU FLOPs and bytes"). XLA keeps every property as a float; the
- * sums here are doubles, the fusion utilizations floats as in XLA, so the results agree to
- * float rounding. The per-opcode tables (elementwise opcodes, the default GPU elementwise
- * profile) are hlo_cost_profile.c. */
-#include "analysis/hlo_cost.h"
+/* hlo_cost.c - XLA's GPU HLO cost analysis over a decoded HloProto (see hlo_cost.h and
+ * docs/internals/hlo_cost.md): the visitor (each computation once, its sums in the order of
+ * XLA's HloComputation::Accept), Preprocess's defaults, fusions (utilizations, parameter
+ * reads), call/while/conditional and the shape and module helpers the opcode rules share.
+ * XLA keeps every property as a float, and so does this file (hc_f32). Not here: the rules
+ * per opcode family (hlo_cost_ops.c), the elementwise tables (hlo_cost_profile.c). */
+#include "analysis/hlo_cost_int.h"
 
 #include "formats/pbwire.h"
 #include "model/model.h"
@@ -12,42 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct hc_ins {
-    double flops, trans, bytes, out_bytes;
-    double *opb;      /* bytes read per operand (shape index {}) */
-    float *opu;       /* utilization per operand (shape index {}) */
-    double *out_leaf; /* tuple-shaped fusions: bytes written per top-level tuple element */
-    uint32_t nout_leaf;
-    float util; /* utilization given by the enclosing fusion */
-    double adjust;
-    uint8_t done, unknown;
-} hc_ins;
-
-typedef struct hc_comp {
-    double flops, trans, bytes;
-    int state; /* 0 not analysed, 1 in progress, 2 done */
-} hc_comp;
-
-struct hlo_cost_model {
-    const hlo_module *m;
-    arena *a;
-    uint32_t *base; /* first global instruction index of each computation */
-    hc_ins *ins;
-    hc_comp *comps;
-    int nomem;
-    int depth, ew_depth;  /* nesting of analyze_comp, of is_elementwise */
-    uint32_t *comp_order; /* computation indexes sorted by id (first on duplicates) */
-    uint8_t *comp_ew;     /* per computation: is it all elementwise (see is_elementwise) */
-};
-
 /* ---- small helpers ---- */
 
-static int op_is(pq_str s, const char *lit)
+int hc_op_is(pq_str s, const char *lit)
 {
     return pq_str_eq(s, lit);
 }
 
-static int str_in(pq_str s, const char *const *list, size_t n)
+int hc_str_in(pq_str s, const char *const *list, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (pq_str_eq(s, list[i]))
@@ -55,16 +28,16 @@ static int str_in(pq_str s, const char *const *list, size_t n)
     return 0;
 }
 
-static int is_array(const hlo_shape *s)
+int hc_is_array(const hlo_shape *s)
 {
     return s->element_type != HLO_TUPLE && s->element_type != HLO_TOKEN &&
            s->element_type != HLO_OPAQUE && s->element_type != 0;
 }
 
 /* ShapeUtil::ElementsIn (arrays) */
-static double elems(const hlo_shape *s)
+double hc_elems(const hlo_shape *s)
 {
-    if (!is_array(s))
+    if (!hc_is_array(s))
         return 0;
     double n = 1;
     for (uint32_t i = 0; i < s->ndims; i++)
@@ -73,20 +46,20 @@ static double elems(const hlo_shape *s)
 }
 
 /* ShapeUtil::ElementsInRecursive */
-static double elems_rec(const hlo_shape *s)
+double hc_elems_rec(const hlo_shape *s)
 {
     if (s->element_type != HLO_TUPLE)
-        return elems(s);
+        return hc_elems(s);
     double n = 0;
     for (uint32_t i = 0; i < s->ntuple; i++)
-        n += elems_rec(&s->tuple[i]);
+        n += hc_elems_rec(&s->tuple[i]);
     return n;
 }
 
 static int has_layout(const hlo_shape *s)
 {
     if (s->element_type != HLO_TUPLE)
-        return s->has_layout || !is_array(s);
+        return s->has_layout || !hc_is_array(s);
     for (uint32_t i = 0; i < s->ntuple; i++)
         if (!has_layout(&s->tuple[i]))
             return 0;
@@ -95,7 +68,7 @@ static int has_layout(const hlo_shape *s)
 
 /* HloCostAnalysis::GetShapeSize: 0 without a layout, else ByteSizeOf (8-byte pointers for
  * the index table of a tuple). */
-static double shape_size(const hlo_shape *s)
+double hc_shape_size(const hlo_shape *s)
 {
     if (!has_layout(s))
         return 0;
@@ -105,7 +78,7 @@ static double shape_size(const hlo_shape *s)
         return 0;
     if (s->element_type == HLO_OPAQUE)
         return 8;
-    return elems(s) * (double)hlo_type_bytes(s->element_type);
+    return hc_elems(s) * (double)hlo_type_bytes(s->element_type);
 }
 
 static int bit_width(int32_t t)
@@ -128,16 +101,12 @@ static int bit_width(int32_t t)
 
 static int hbm_leaf(const hlo_shape *s)
 {
-    return is_array(s) && s->has_layout && s->layout.memory_space == 0;
+    return hc_is_array(s) && s->has_layout && s->layout.memory_space == 0;
 }
 
 /* ---- module lookups ---- */
 
-/* Deepest nesting of called computations analysed (XLA has no limit; real modules nest a
- * few levels, malformed ones may cycle). */
-enum { MAX_NEST = 64 };
-
-static const hlo_computation *comp_by_id(const hlo_cost_model *cm, int64_t id, uint32_t *index)
+const hlo_computation *hc_comp_by_id(const hlo_cost_model *cm, int64_t id, uint32_t *index)
 {
     const hlo_module *m = cm->m;
     uint32_t lo = 0, hi = m->ncomputations;
@@ -161,21 +130,19 @@ static uint32_t gidx(const hlo_cost_model *cm, const hlo_instruction *ins)
     return cm->base[ins->computation] + (uint32_t)(ins - c->instructions);
 }
 
-static const hlo_instruction *operand(const hlo_cost_model *cm, const hlo_instruction *ins,
-                                      uint32_t i)
+const hlo_instruction *hc_operand(const hlo_cost_model *cm, const hlo_instruction *ins, uint32_t i)
 {
     return i < ins->noperands ? hlo_instruction_by_id(cm->m, ins->operand_ids[i]) : NULL;
 }
 
-static const hlo_shape *operand_shape(const hlo_cost_model *cm, const hlo_instruction *ins,
-                                      uint32_t i)
+const hlo_shape *hc_operand_shape(const hlo_cost_model *cm, const hlo_instruction *ins, uint32_t i)
 {
     static const hlo_shape none = {0};
-    const hlo_instruction *o = operand(cm, ins, i);
+    const hlo_instruction *o = hc_operand(cm, ins, i);
     return o ? &o->shape : &none;
 }
 
-static const hlo_instruction *comp_root(const hlo_computation *c)
+const hlo_instruction *hc_comp_root(const hlo_computation *c)
 {
     for (uint32_t i = 0; i < c->ninstructions; i++)
         if (c->instructions[i].id == c->root_id)
@@ -185,13 +152,13 @@ static const hlo_instruction *comp_root(const hlo_computation *c)
 
 static int is_elementwise(hlo_cost_model *cm, const hlo_instruction *ins)
 {
-    if (op_is(ins->opcode, "fusion")) {
+    if (hc_op_is(ins->opcode, "fusion")) {
         if (cm->ew_depth >= MAX_NEST)
             return 0;
         /* elementwise when every fused instruction but the parameters is; memoized per
          * computation (2 yes, 3 no; 1 while in progress, which a cycle reads as no) */
         uint32_t ci;
-        if (!ins->ncalled || !comp_by_id(cm, ins->called_computation_ids[0], &ci))
+        if (!ins->ncalled || !hc_comp_by_id(cm, ins->called_computation_ids[0], &ci))
             return 0;
         uint8_t *e = &cm->comp_ew[ci];
         if (*e == 0) {
@@ -201,21 +168,21 @@ static int is_elementwise(hlo_cost_model *cm, const hlo_instruction *ins)
             cm->ew_depth++;
             for (uint32_t i = 0; all && i < c->ninstructions; i++) {
                 const hlo_instruction *f = &c->instructions[i];
-                all = op_is(f->opcode, "parameter") || is_elementwise(cm, f);
+                all = hc_op_is(f->opcode, "parameter") || is_elementwise(cm, f);
             }
             cm->ew_depth--;
             *e = all ? 2 : 3;
         }
         return *e == 2;
     }
-    if (op_is(ins->opcode, "bitcast-convert") && ins->noperands == 1 &&
-        bit_width(ins->shape.element_type) != bit_width(operand_shape(cm, ins, 0)->element_type))
+    if (hc_op_is(ins->opcode, "bitcast-convert") && ins->noperands == 1 &&
+        bit_width(ins->shape.element_type) != bit_width(hc_operand_shape(cm, ins, 0)->element_type))
         return 0;
-    return op_is(ins->opcode, "constant") || hlo_opcode_is_elementwise(ins->opcode);
+    return hc_op_is(ins->opcode, "constant") || hlo_opcode_is_elementwise(ins->opcode);
 }
 
 /* Decodes the repeated int64 field NUM of message MSG into OUT (up to MAX values). */
-static uint32_t msg_ints(pq_str msg, uint32_t num, int64_t *out, uint32_t max)
+uint32_t hc_msg_ints(pq_str msg, uint32_t num, int64_t *out, uint32_t max)
 {
     pb_cursor c;
     pb_field f = {0};
@@ -244,119 +211,23 @@ static uint32_t msg_ints(pq_str msg, uint32_t num, int64_t *out, uint32_t max)
     return n < max ? n : max;
 }
 
-static int64_t msg_int(pq_str msg, uint32_t num, int64_t dflt)
+int64_t hc_msg_int(pq_str msg, uint32_t num, int64_t dflt)
 {
     int64_t v;
-    return msg_ints(msg, num, &v, 1) ? v : dflt;
+    return hc_msg_ints(msg, num, &v, 1) ? v : dflt;
 }
 
-static double dim_of(const hlo_shape *s, int64_t d)
+double hc_dim_of(const hlo_shape *s, int64_t d)
 {
     return d >= 0 && (uint64_t)d < s->ndims ? (double)s->dims[d] : 0;
 }
 
-static int64_t idim(const hlo_shape *s, int64_t d)
+int64_t hc_idim(const hlo_shape *s, int64_t d)
 {
     return d >= 0 && (uint64_t)d < s->ndims ? s->dims[d] : 0;
 }
 
 /* ---- FLOP rules ---- */
-
-enum { MAX_DIMS = 64 };
-
-/* HloCostAnalysis::GetDotFlops: 2 x output elements x product of the contracting sizes. */
-static double dot_flops(const hlo_shape *lhs, const hlo_shape *out, pq_str dnums_msg,
-                        const int64_t *contract, uint32_t ncontract)
-{
-    int64_t buf[MAX_DIMS];
-    if (!contract) {
-        ncontract = msg_ints(dnums_msg, 1, buf, MAX_DIMS);
-        contract = buf;
-    }
-    double width = 1;
-    for (uint32_t i = 0; i < ncontract; i++)
-        width *= dim_of(lhs, contract[i]);
-    return 2 * elems(out) * width;
-}
-
-/* HloCostAnalysis::GetConvolutionFlops. */
-static double conv_flops(const hlo_instruction *ins, const hlo_shape *lhs, const hlo_shape *rhs,
-                         const hlo_shape *out)
-{
-    int64_t in_sp[MAX_DIMS], k_sp[MAX_DIMS], out_sp[MAX_DIMS];
-    pq_str dn = ins->conv_dnums;
-    uint32_t nin = msg_ints(dn, 11, in_sp, MAX_DIMS);
-    uint32_t nk = msg_ints(dn, 6, k_sp, MAX_DIMS);
-    uint32_t nout = msg_ints(dn, 12, out_sp, MAX_DIMS);
-    double in_feature = dim_of(lhs, msg_int(dn, 8, 0));
-    double out_feature = dim_of(out, msg_int(dn, 10, 0));
-    double batch = dim_of(lhs, msg_int(dn, 7, 0));
-    /* window dimensions */
-    pb_cursor c;
-    pb_field f = {0};
-    double positions = 1;
-    uint32_t sd = 0;
-    /* no window: XLA's one-element window, a single valid position */
-    pb_init(&c, (const uint8_t *)(ins->window.n ? ins->window.p : ""), ins->window.n,
-            (const uint8_t *)(ins->window.n ? ins->window.p : ""));
-    while (pb_next(&c, &f) == PB_FIELD) {
-        if (f.num != 1 || f.wire != PB_LEN)
-            continue;
-        pq_str wd = pq_str_of((const char *)f.data, f.len);
-        if (sd >= nin || sd >= nk || sd >= nout)
-            return 0;
-        int64_t kl = idim(rhs, k_sp[sd]), ol = idim(out, out_sp[sd]), il = idim(lhs, in_sp[sd]);
-        int64_t stride = msg_int(wd, 2, 1), lo = msg_int(wd, 3, 0), hi = msg_int(wd, 4, 0);
-        int64_t wdil = msg_int(wd, 5, 1), bdil = msg_int(wd, 6, 1);
-        if (wdil <= 0)
-            wdil = 1;
-        if (bdil <= 0)
-            bdil = 1;
-        sd++;
-        /* sizes past 2^31 are no real convolution: no cost rather than overflow */
-        const int64_t big = (int64_t)1 << 31;
-        if (kl > big || ol > big || il > big || stride > big || stride < -big || lo > big ||
-            lo < -big || hi > big || hi < -big || wdil > big || bdil > big)
-            return 0;
-        int64_t valid = 0;
-        if (il == ol && kl == ol && il == bdil && wdil == 1 &&
-            (il - 1 > 1 ? il - 1 : 1) == stride && lo == 0 && hi == 0) {
-            valid = il;
-        } else if (il == 1 && kl == ol && wdil == 1 && bdil == 1 && stride == 1 && hi == ol - 1 &&
-                   lo == ol - 1) {
-            valid = ol;
-        } else if (kl * ol <= ((int64_t)1 << 24)) {
-            /* XLA's loop: every (kernel, output) pair whose input index is in bounds */
-            for (int64_t k = 0; k < kl; k++)
-                for (int64_t o = 0; o < ol; o++) {
-                    int64_t u = o * stride - lo + k * wdil;
-                    int64_t l = bdil > 1 ? u / bdil : u;
-                    if (u != l * bdil || l < 0 || l >= il)
-                        continue;
-                    valid++;
-                }
-        } else if (bdil == 1 && stride > 0 && kl <= ((int64_t)1 << 24)) {
-            /* the same count in closed form per kernel position: 0 <= o*stride + c < il */
-            for (int64_t k = 0; k < kl; k++) {
-                int64_t c0 = k * wdil - lo;
-                int64_t first = c0 >= 0 ? 0 : (-c0 + stride - 1) / stride;
-                int64_t end = il - c0 <= 0 ? 0 : (il - c0 + stride - 1) / stride;
-                if (end > ol)
-                    end = ol;
-                valid += end > first ? end - first : 0;
-            }
-        } else {
-            return 0;
-        }
-        positions *= (double)valid;
-    }
-    int64_t fg = ins->feature_group_count > 0 ? ins->feature_group_count : 1;
-    int64_t bg = ins->batch_group_count > 0 ? ins->batch_group_count : 1;
-    /* integer divisions, as XLA's int64 arithmetic */
-    double fma =
-        floor(in_feature / (double)fg) * out_feature * floor(batch / (double)bg) * positions;
-    return 2 * fma;
-}
 
 /* ---- the visitor ---- */
 
@@ -370,10 +241,10 @@ static double *dalloc(hlo_cost_model *cm, size_t n)
     return p;
 }
 
-static const hc_comp *called(hlo_cost_model *cm, const hlo_instruction *ins, uint32_t k)
+const hc_comp *hc_called(hlo_cost_model *cm, const hlo_instruction *ins, uint32_t k)
 {
     uint32_t ci;
-    if (k >= ins->ncalled || !comp_by_id(cm, ins->called_computation_ids[k], &ci))
+    if (k >= ins->ncalled || !hc_comp_by_id(cm, ins->called_computation_ids[k], &ci))
         return NULL;
     if (!analyze_comp(cm, ci))
         return NULL;
@@ -384,17 +255,17 @@ static void elementwise(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *
 {
     (void)cm;
     P->flops = (double)hlo_cost_elementwise_flops(ins->opcode, ins->shape.element_type) *
-               elems_rec(&ins->shape);
+               hc_elems_rec(&ins->shape);
 }
 
 /* Bytes of the arrays of a shape one tuple level down (or of the array itself). */
 static double top_leaf_bytes(const hlo_shape *s)
 {
     if (s->element_type != HLO_TUPLE)
-        return shape_size(s);
+        return hc_shape_size(s);
     double n = 0;
     for (uint32_t k = 0; k < s->ntuple; k++)
-        n += shape_size(&s->tuple[k]);
+        n += hc_shape_size(&s->tuple[k]);
     return n;
 }
 
@@ -419,7 +290,7 @@ static int fusion_utilizations(hlo_cost_model *cm, uint32_t ci, double *flops_ou
         cm->nomem = 1;
         return 0;
     }
-    const hlo_instruction *root = comp_root(c);
+    const hlo_instruction *root = hc_comp_root(c);
     float flops = 0;
     if (!root) {
         *flops_out = 0;
@@ -456,11 +327,11 @@ static int fusion_utilizations(hlo_cost_model *cm, uint32_t ci, double *flops_ou
         for (uint32_t q = 0; q < nroots[j]; q++)
             u += root_util[roots[j][q]];
         P->util = u;
-        flops += u * (float)P->flops;
-        int passthrough = is_elementwise(cm, ins) || op_is(ins->opcode, "tuple") ||
-                          op_is(ins->opcode, "get-tuple-element");
+        flops += u * hc_tof(P->flops);
+        int passthrough = is_elementwise(cm, ins) || hc_op_is(ins->opcode, "tuple") ||
+                          hc_op_is(ins->opcode, "get-tuple-element");
         for (uint32_t k = 0; k < ins->noperands; k++) {
-            const hlo_instruction *o = operand(cm, ins, k);
+            const hlo_instruction *o = hc_operand(cm, ins, k);
             if (!o || o->computation != ci)
                 continue;
             uint32_t oj = (uint32_t)(o - c->instructions);
@@ -470,7 +341,7 @@ static int fusion_utilizations(hlo_cost_model *cm, uint32_t ci, double *flops_ou
             } else {
                 ADD_ROOT(oj, oj);
                 float cu = u * (P->opu ? P->opu[k] : 1.0f);
-                float ne = (float)elems_rec(&o->shape);
+                float ne = hc_tof(hc_elems_rec(&o->shape));
                 cu = ne == 0 ? 0.0f : ceilf(cu * ne) / ne;
                 root_util[oj] += cu;
             }
@@ -492,33 +363,51 @@ static void zero_opu0(hlo_cost_model *cm, const hlo_instruction *dus)
 static const hlo_instruction *fused_parameter(const hlo_computation *c, int64_t number)
 {
     for (uint32_t i = 0; i < c->ninstructions; i++)
-        if (op_is(c->instructions[i].opcode, "parameter") &&
+        if (hc_op_is(c->instructions[i].opcode, "parameter") &&
             c->instructions[i].parameter_number == number)
             return &c->instructions[i];
     return NULL;
 }
 
-/* GpuHloCostAnalysis::FusionParameterReadBytes: size x min(utilization, 1), truncated. */
+/* GpuHloCostAnalysis::FusionParameterReadBytes: size x min(utilization, 1), rounded to the
+ * nearest (std::llround of the float product). */
 static double param_read(const hlo_cost_model *cm, const hlo_instruction *p)
 {
     float u = cm->ins[gidx(cm, p)].util;
     if (u > 1.0f)
         u = 1.0f;
-    return floor(shape_size(&p->shape) * (double)u);
+    return round((double)(hc_tof(hc_shape_size(&p->shape)) * u));
 }
 
-static void handle_gather(const hlo_cost_model *cm, const hlo_instruction *g, hc_ins *P)
+/* Bytes of every array of a shape, at any tuple depth (ShapeUtil::ForEachLeafShape). */
+double hc_leaf_bytes(const hlo_shape *s)
 {
-    double out = shape_size(&g->shape), idx = shape_size(operand_shape(cm, g, 1));
-    P->bytes = out * 2 + idx;
-    P->out_bytes = out;
-    double e0 = elems(operand_shape(cm, g, 0));
-    if (P->opb) {
-        P->opb[0] = out;
-        if (g->noperands > 1)
-            P->opb[1] = idx;
-        P->opu[0] = e0 ? (float)(elems(&g->shape) / e0) : 0;
+    if (s->element_type != HLO_TUPLE)
+        return hc_is_array(s) ? hc_shape_size(s) : 0;
+    double n = 0;
+    for (uint32_t k = 0; k < s->ntuple; k++)
+        n += hc_leaf_bytes(&s->tuple[k]);
+    return n;
+}
+
+/* The per-element read bytes of tuple operand I of INS (zeroed), NULL when out of memory. */
+static double *op_leaf(hlo_cost_model *cm, hc_ins *P, const hlo_instruction *ins, uint32_t i)
+{
+    const hlo_shape *s = hc_operand_shape(cm, ins, i);
+    if (!P->op_leaf) {
+        P->op_leaf = arena_alloc(cm->a, (ins->noperands ? ins->noperands : 1) * sizeof *P->op_leaf);
+        if (!P->op_leaf) {
+            cm->nomem = 1;
+            return NULL;
+        }
+        memset(P->op_leaf, 0, (ins->noperands ? ins->noperands : 1) * sizeof *P->op_leaf);
     }
+    if (!P->op_leaf[i]) {
+        if (!(P->op_leaf[i] = dalloc(cm, s->ntuple)))
+            return NULL;
+        memset(P->op_leaf[i], 0, (s->ntuple ? s->ntuple : 1) * sizeof *P->op_leaf[i]);
+    }
+    return P->op_leaf[i];
 }
 
 /* HloCostAnalysis::HandleFusion with the GPU utilization rules. */
@@ -526,25 +415,29 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
 {
     uint32_t ci;
     const hlo_computation *c =
-        ins->ncalled ? comp_by_id(cm, ins->called_computation_ids[0], &ci) : NULL;
+        ins->ncalled ? hc_comp_by_id(cm, ins->called_computation_ids[0], &ci) : NULL;
     if (!c)
         return 1;
     if (!analyze_comp(cm, ci))
         return 0;
-    if (op_is(ins->fusion_kind, "kCustom"))
-        for (uint32_t i = 0; i < c->ninstructions; i++)
-            if (op_is(c->instructions[i].opcode, "gather")) {
-                handle_gather(cm, &c->instructions[i], P);
+    if (hc_op_is(ins->fusion_kind, "kCustom")) {
+        for (uint32_t i = 0; i < c->ninstructions; i++) {
+            if (hc_op_is(c->instructions[i].opcode, "gather")) {
+                hc_gather(cm, &c->instructions[i], P);
                 return 1;
             }
+            if (hc_op_is(c->instructions[i].opcode, "scatter"))
+                return hc_scatter(cm, &c->instructions[i], P);
+        }
+    }
     const hc_comp *cc = &cm->comps[ci];
     P->trans = cc->trans;
-    P->bytes = 0;
+    float fb = 0; /* XLA's bytes-accessed property: a float, summed in this order */
     for (uint32_t i = 0; i < ins->noperands; i++) {
         P->opb[i] = 0;
         P->opu[i] = 0;
     }
-    const hlo_instruction *root = comp_root(c);
+    const hlo_instruction *root = hc_comp_root(c);
     /* outputs */
     if (ins->shape.element_type == HLO_TUPLE) {
         P->nout_leaf = ins->shape.ntuple;
@@ -554,31 +447,31 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
         for (uint32_t k = 0; k < ins->shape.ntuple; k++) {
             const hlo_shape *sub = &ins->shape.tuple[k];
             double sz = 0;
-            if (is_array(sub)) {
+            if (hc_is_array(sub)) {
                 const hlo_instruction *ro =
-                    root && op_is(root->opcode, "tuple") ? operand(cm, root, k) : NULL;
-                if (ro && op_is(ro->opcode, "dynamic-update-slice")) {
-                    sz = shape_size(operand_shape(cm, ro, 1));
+                    root && hc_op_is(root->opcode, "tuple") ? hc_operand(cm, root, k) : NULL;
+                if (ro && hc_op_is(ro->opcode, "dynamic-update-slice")) {
+                    sz = hc_shape_size(hc_operand_shape(cm, ro, 1));
                     zero_opu0(cm, ro);
                 } else {
-                    sz = shape_size(sub);
+                    sz = hc_shape_size(sub);
                 }
             } else if (sub->element_type == HLO_TUPLE) {
                 for (uint32_t q = 0; q < sub->ntuple; q++)
-                    if (is_array(&sub->tuple[q]))
-                        sz += shape_size(&sub->tuple[q]);
+                    if (hc_is_array(&sub->tuple[q]))
+                        sz += hc_shape_size(&sub->tuple[q]);
             }
             P->out_leaf[k] = sz;
-            P->bytes += sz;
+            fb += hc_tof(sz);
             P->out_bytes += sz;
         }
-    } else if (is_array(&ins->shape)) {
-        double sz = shape_size(&ins->shape);
-        if (root && op_is(root->opcode, "dynamic-update-slice")) {
-            sz = shape_size(operand_shape(cm, root, 1));
+    } else if (hc_is_array(&ins->shape)) {
+        double sz = hc_shape_size(&ins->shape);
+        if (root && hc_op_is(root->opcode, "dynamic-update-slice")) {
+            sz = hc_shape_size(hc_operand_shape(cm, root, 1));
             zero_opu0(cm, root);
         }
-        P->bytes += sz;
+        fb += hc_tof(sz);
         P->out_bytes = sz;
     }
     double flops;
@@ -588,9 +481,9 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
     /* large constants */
     for (uint32_t i = 0; i < c->ninstructions; i++) {
         const hlo_instruction *k = &c->instructions[i];
-        if (op_is(k->opcode, "constant") && elems(&k->shape) > 8) {
+        if (hc_op_is(k->opcode, "constant") && hc_elems(&k->shape) > 8) {
             float u = cm->ins[gidx(cm, k)].util;
-            P->bytes += shape_size(&k->shape) * (double)(u > 1.0f ? 1.0f : u);
+            fb += hc_tof(hc_shape_size(&k->shape)) * (u > 1.0f ? 1.0f : u);
         }
     }
     /* parameters */
@@ -602,160 +495,170 @@ static int handle_fusion(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins 
         if (p->shape.element_type != HLO_TUPLE) {
             sz = param_read(cm, p);
         } else {
+            double *leaf = op_leaf(cm, P, ins, i);
+            if (!leaf)
+                return 0;
             for (uint32_t k = 0; k < p->shape.ntuple; k++) {
                 const hlo_instruction *g = p;
                 for (uint32_t q = 0; q < c->ninstructions; q++) {
                     const hlo_instruction *u = &c->instructions[q];
-                    if (op_is(u->opcode, "get-tuple-element") && u->tuple_index == k &&
+                    if (hc_op_is(u->opcode, "get-tuple-element") && u->tuple_index == k &&
                         u->noperands == 1 && u->operand_ids[0] == p->id) {
                         g = u;
                         break;
                     }
                 }
-                sz += param_read(cm, g);
+                leaf[k] = param_read(cm, g);
+                sz += leaf[k];
             }
         }
-        P->bytes += sz;
+        fb += hc_tof(sz);
         P->opb[i] = sz;
         P->opu[i] = cm->ins[gidx(cm, p)].util;
     }
+    P->bytes = fb;
     return 1;
 }
 
-static const char *const CONV_TARGETS[] = {
-    "__cudnn$convForward",        "__cudnn$convBackwardInput",
-    "__cudnn$convBackwardFilter", "__cudnn$convBiasActivationForward",
-    "__cudnn$convForwardGraph",
-};
-
-static void handle_custom_call(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
+/* The properties of the instruction an async-start wraps, which GpuHloCostAnalysis::
+ * HandleAsyncStart visits with the caller's visitor, so that they count in the caller's
+ * computation sums too; NULL for other instructions. */
+static const hc_ins *async_wrapped(const hlo_cost_model *cm, const hlo_instruction *ins)
 {
-    if (str_in(ins->custom_call_target, CONV_TARGETS,
-               sizeof CONV_TARGETS / sizeof CONV_TARGETS[0])) {
-        const hlo_shape *out = ins->shape.element_type == HLO_TUPLE && ins->shape.ntuple
-                                   ? &ins->shape.tuple[0]
-                                   : &ins->shape;
-        P->flops = conv_flops(ins, operand_shape(cm, ins, 0), operand_shape(cm, ins, 1), out);
-        if (ins->shape.element_type == HLO_TUPLE) {
-            double sz = shape_size(out);
-            P->bytes = P->bytes - P->out_bytes + sz;
-            P->out_bytes = sz;
-        }
-        return;
-    }
-    /* Everything else, the cuBLAS/hipBLAS gemm calls included: XLA marks the cost unknown.
-     * (XLA would count a gemm's dot FLOPs from its backend config; the XProf 2.24 build
-     * reports none for the gemm calls of these profiles, and profq follows XProf.) */
-    P->unknown = 1;
-    P->flops = -1;
-    P->bytes = -1;
-    P->out_bytes = -1;
-    for (uint32_t i = 0; i < ins->noperands; i++)
-        P->opb[i] = -1;
+    uint32_t ci;
+    if (!hc_op_is(ins->opcode, "async-start") || !ins->ncalled ||
+        !hc_comp_by_id(cm, ins->called_computation_ids[0], &ci))
+        return NULL;
+    const hlo_instruction *w = hc_comp_root(&cm->m->computations[ci]);
+    const hc_ins *W = w ? &cm->ins[gidx(cm, w)] : NULL;
+    return W && W->done ? W : NULL;
 }
 
-/* The data-movement family (slice, dynamic-slice, dynamic-update-slice, tuple,
- * concatenate): sets P and returns 1, or returns 0 for another opcode. */
-static int movement_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
+/* XLA's properties_sum_ of computation CI for an operand key (operand I, top-level tuple
+ * element K, or index {} when K < 0) or, with I < 0, an output key: the sum over the
+ * computation's instructions of that key, which ProcessSubcomputation hands to the caller
+ * as the caller's own operand and output bytes (so a while's "operand 0 bytes" are its
+ * body's instructions' operand 0 bytes). */
+static double key_sum(const hlo_cost_model *cm, uint32_t ci, int64_t i, int64_t k)
 {
-    pq_str op = ins->opcode;
-    uint32_t nops = ins->noperands;
-    if (op_is(op, "slice")) {
-        double s = shape_size(&ins->shape), e0 = elems(operand_shape(cm, ins, 0));
-        P->bytes = 2 * s;
-        P->out_bytes = s;
-        if (nops) {
-            P->opb[0] = s;
-            P->opu[0] = e0 ? (float)(elems(&ins->shape) / e0) : 0;
+    const hlo_computation *c = &cm->m->computations[ci];
+    float sum = 0;
+    for (uint32_t j = 0; j < 2 * c->ninstructions; j++) {
+        /* each instruction after what an async-start wraps */
+        uint32_t at = cm->comps[ci].order ? cm->comps[ci].order[j / 2] : j / 2;
+        const hlo_instruction *x = &c->instructions[at];
+        const hc_ins *Q = j % 2 ? &cm->ins[cm->base[ci] + at] : async_wrapped(cm, x);
+        double v = 0;
+        if (!Q || !Q->done)
+            continue;
+        if (j % 2 == 0) { /* the wrapped instruction: its own operands */
+            uint32_t wci;
+            hc_comp_by_id(cm, x->called_computation_ids[0], &wci);
+            x = hc_comp_root(&cm->m->computations[wci]);
         }
-    } else if (op_is(op, "dynamic-slice")) {
-        double s = shape_size(&ins->shape), i1 = shape_size(operand_shape(cm, ins, 1));
-        double e0 = elems(operand_shape(cm, ins, 0));
-        P->bytes = 2 * s + i1;
-        P->out_bytes = s;
-        if (nops > 1) {
-            P->opb[0] = s;
-            P->opb[1] = i1;
-            P->opu[0] = e0 ? (float)(elems(&ins->shape) / e0) : 0;
+        if (i < 0)
+            v = k < 0 ? Q->out_bytes : (Q->out_leaf && k < Q->nout_leaf ? Q->out_leaf[k] : 0);
+        else if ((uint64_t)i < x->noperands && k < 0)
+            v = Q->opb[i];
+        else if ((uint64_t)i < x->noperands && Q->op_leaf && Q->op_leaf[i] &&
+                 (uint64_t)k < hc_operand_shape(cm, x, (uint32_t)i)->ntuple)
+            v = Q->op_leaf[i][k];
+        sum = hc_tof(hc_f32(sum + v));
+    }
+    return sum;
+}
+
+/* Sums (or, for a conditional, maximums) over the first N called computations of INS of
+ * their properties into P: FLOPs, transcendentals, bytes and the operand and output keys
+ * the HBM bytes read and written come from. Returns 0 when out of memory. */
+static int subcomputation_keys(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P,
+                               uint32_t n, int cond)
+{
+    int tuple_out = ins->shape.element_type == HLO_TUPLE;
+    if (tuple_out) {
+        P->nout_leaf = ins->shape.ntuple;
+        if (!(P->out_leaf = dalloc(cm, P->nout_leaf)))
+            return 0;
+        memset(P->out_leaf, 0, (P->nout_leaf ? P->nout_leaf : 1) * sizeof *P->out_leaf);
+    }
+    P->out_bytes = 0;
+    for (uint32_t i = 0; i < ins->noperands; i++) {
+        P->opb[i] = 0;
+        if (hc_operand_shape(cm, ins, i)->element_type == HLO_TUPLE && !op_leaf(cm, P, ins, i))
+            return 0;
+    }
+    for (uint32_t b = 0; b < n; b++) {
+        const hc_comp *sub = hc_called(cm, ins, b);
+        if (cm->nomem)
+            return 0;
+        if (!sub)
+            continue;
+        uint32_t ci = (uint32_t)(sub - cm->comps);
+#define HC_KEY(dst, v)                                                                             \
+    do {                                                                                           \
+        double v_ = (v);                                                                           \
+        if (!cond)                                                                                 \
+            (dst) = hc_f32((dst) + v_);                                                            \
+        else if (b == 0 || v_ > (dst))                                                             \
+            (dst) = v_;                                                                            \
+    } while (0)
+        HC_KEY(P->flops, sub->flops);
+        HC_KEY(P->trans, sub->trans);
+        HC_KEY(P->bytes, sub->bytes);
+        HC_KEY(P->out_bytes, key_sum(cm, ci, -1, -1));
+        for (uint32_t k = 0; tuple_out && k < P->nout_leaf; k++)
+            HC_KEY(P->out_leaf[k], key_sum(cm, ci, -1, k));
+        for (uint32_t i = 0; i < ins->noperands; i++) {
+            HC_KEY(P->opb[i], key_sum(cm, ci, i, -1));
+            const hlo_shape *os = hc_operand_shape(cm, ins, i);
+            for (uint32_t k = 0; os->element_type == HLO_TUPLE && k < os->ntuple; k++)
+                HC_KEY(P->op_leaf[i][k], key_sum(cm, ci, i, k));
         }
-    } else if (op_is(op, "dynamic-update-slice")) {
-        double u = shape_size(operand_shape(cm, ins, 1)),
-               i2 = shape_size(operand_shape(cm, ins, 2));
-        double e = elems(&ins->shape);
-        P->bytes = 2 * u + i2;
-        P->out_bytes = u;
-        if (nops > 2) {
-            P->opb[0] = 0;
-            P->opb[1] = u;
-            P->opb[2] = i2;
-            P->opu[0] = e ? (float)((e - elems(operand_shape(cm, ins, 1))) / e) : 0;
-        }
-    } else if (op_is(op, "tuple")) {
-        P->bytes = P->out_bytes = shape_size(&ins->shape);
-        for (uint32_t i = 0; i < nops; i++)
-            P->opb[i] = 0;
-    } else if (op_is(op, "concatenate")) {
-        /* GpuHloCostAnalysis::HandleConcatenate */
-        double n = elems_rec(&ins->shape);
-        P->flops = 6 * n;
-        int64_t dim = ins->ndimensions ? ins->dimensions[0] : 0;
-        if (dim != 0)
-            for (uint32_t i = 0; i < nops; i++) {
-                double size = dim_of(operand_shape(cm, ins, i), dim);
-                double up = ceil(size / 32) * 32;
-                P->opu[i] = size ? (float)(up / size) : 0;
-                if (size < up)
-                    P->flops = 400 * n;
-            }
-    } else {
-        return 0;
+#undef HC_KEY
     }
     return 1;
 }
 
-/* The family of ops that run called computations (map, call, async-start, while,
- * conditional): sets P from the computations' costs and returns 1, or returns 0 for
- * another opcode. */
+/* The family of ops that run called computations (map, call, while, conditional): sets P
+ * from the computations' properties and returns 1, returns 0 for another opcode, or -1
+ * when out of memory. */
 static int called_ops(hlo_cost_model *cm, const hlo_instruction *ins, hc_ins *P)
 {
     pq_str op = ins->opcode;
-    if (op_is(op, "map")) {
-        const hc_comp *sub = called(cm, ins, 0);
+    if (hc_op_is(op, "map")) {
+        const hc_comp *sub = hc_called(cm, ins, 0);
         if (sub) {
-            P->flops = sub->flops * elems(&ins->shape);
-            P->trans = sub->trans * elems(&ins->shape);
+            P->flops = sub->flops * hc_elems(&ins->shape);
+            P->trans = sub->trans * hc_elems(&ins->shape);
         }
-    } else if (op_is(op, "call") || op_is(op, "async-start")) {
-        const hc_comp *sub = called(cm, ins, 0);
-        if (sub) {
-            P->flops = sub->flops;
-            P->trans = sub->trans;
-            P->bytes = sub->bytes;
-        }
-    } else if (op_is(op, "while")) {
+    } else if (hc_op_is(op, "call") || hc_op_is(op, "while") || hc_op_is(op, "conditional")) {
+        /* HandleCall: the computation's properties; HandleWhile: the body's plus the
+         * condition's; HandleConditional: the largest of the branches', key by key */
+        int cond = hc_op_is(op, "conditional");
+        uint32_t n = hc_op_is(op, "call") ? (ins->ncalled ? 1 : 0) : ins->ncalled;
         P->flops = P->trans = P->bytes = 0;
-        for (uint32_t k = 0; k < ins->ncalled; k++) {
-            const hc_comp *sub = called(cm, ins, k);
-            if (sub) {
-                P->flops += sub->flops;
-                P->trans += sub->trans;
-                P->bytes += sub->bytes;
-            }
-        }
-    } else if (op_is(op, "conditional")) {
-        for (uint32_t k = 0; k < ins->ncalled; k++) {
-            const hc_comp *sub = called(cm, ins, k);
-            if (!sub)
-                continue;
-            if (k == 0 || sub->flops > P->flops)
-                P->flops = sub->flops;
-            if (k == 0 || sub->trans > P->trans)
-                P->trans = sub->trans;
-            if (k == 0 || sub->bytes > P->bytes)
-                P->bytes = sub->bytes;
-        }
+        if (!subcomputation_keys(cm, ins, P, n, cond))
+            return -1;
     } else {
         return 0;
+    }
+    return 1;
+}
+
+/* ShapeUtil::TransposeIsBitcast: same element type, both laid out, and the permutation
+ * maps the output's minor-to-major order onto the operand's. */
+static int transpose_is_bitcast(const hlo_cost_model *cm, const hlo_instruction *ins)
+{
+    const hlo_shape *in = hc_operand_shape(cm, ins, 0), *out = &ins->shape;
+    uint32_t n = out->ndims;
+    if (!hc_is_array(in) || !hc_is_array(out) || in->element_type != out->element_type ||
+        !in->has_layout || !out->has_layout || in->ndims != n || ins->ndimensions != n ||
+        in->layout.nminor_to_major != n || out->layout.nminor_to_major != n)
+        return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t o = out->layout.minor_to_major[i];
+        if (o < 0 || (uint64_t)o >= n || ins->dimensions[o] != in->layout.minor_to_major[i])
+            return 0;
     }
     return 1;
 }
@@ -772,39 +675,45 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
         cm->nomem = 1;
         return 0;
     }
-    /* Preprocess: inputs + output */
-    P->out_bytes = P->bytes = shape_size(&ins->shape);
+    /* HloCostAnalysis::Preprocess: inputs + output, summed in a float */
+    float fb = hc_tof(hc_leaf_bytes(&ins->shape));
+    P->out_bytes = hc_leaf_bytes(&ins->shape);
     for (uint32_t i = 0; i < nops; i++) {
-        double s = shape_size(operand_shape(cm, ins, i));
-        P->bytes += s;
+        double s = hc_shape_size(hc_operand_shape(cm, ins, i));
+        fb += hc_tof(s);
         P->opb[i] = s;
         P->opu[i] = 1.0f;
     }
+    P->bytes = fb;
     pq_str op = ins->opcode;
+    int coll;
     const hlo_shape *out0 = ins->shape.element_type == HLO_TUPLE && ins->shape.ntuple
                                 ? &ins->shape.tuple[0]
                                 : &ins->shape;
-    if (op_is(op, "fusion")) {
+    if (hc_op_is(op, "fusion")) {
         if (!handle_fusion(cm, ins, P))
             return 0;
-    } else if (op_is(op, "custom-call")) {
-        handle_custom_call(cm, ins, P);
-    } else if (op_is(op, "parameter") || op_is(op, "constant")) {
+    } else if (hc_op_is(op, "custom-call")) {
+        hc_custom_call(cm, ins, P);
+    } else if (hc_op_is(op, "parameter") || hc_op_is(op, "constant")) {
         P->bytes = P->out_bytes = 0;
-    } else if (op_is(op, "get-tuple-element") || op_is(op, "bitcast") || op_is(op, "after-all") ||
-               op_is(op, "add-dependency") || op_is(op, "domain")) {
+    } else if (hc_op_is(op, "get-tuple-element") || hc_op_is(op, "bitcast") ||
+               hc_op_is(op, "after-all") || hc_op_is(op, "add-dependency") ||
+               hc_op_is(op, "domain")) {
         no_memory(P, nops);
-    } else if (op_is(op, "copy")) {
+    } else if (hc_op_is(op, "transpose") && transpose_is_bitcast(cm, ins)) {
+        no_memory(P, nops); /* HandleTranspose: IsEffectiveBitcast, then HandleBitcast */
+    } else if (hc_op_is(op, "copy")) {
         /* HandleCopy: inputs + output, no FLOPs */
     } else if (hlo_opcode_is_elementwise(op)) {
         elementwise(cm, ins, P);
-    } else if (movement_ops(cm, ins, P)) {
+    } else if (hc_movement_ops(cm, ins, P)) {
         /* slice, dynamic-slice, dynamic-update-slice, tuple, concatenate */
-    } else if (op_is(op, "reduce")) {
-        const hc_comp *sub = called(cm, ins, 0);
+    } else if (hc_op_is(op, "reduce")) {
+        const hc_comp *sub = hc_called(cm, ins, 0);
         if (cm->nomem)
             return 0;
-        double count = elems(operand_shape(cm, ins, 0)) - elems(out0);
+        double count = hc_elems(hc_operand_shape(cm, ins, 0)) - hc_elems(out0);
         if (sub) {
             P->flops = sub->flops * count;
             P->trans = sub->trans * count;
@@ -816,49 +725,141 @@ static int visit(hlo_cost_model *cm, const hlo_instruction *ins)
         for (uint32_t i = 0; i < inputs; i++)
             P->bytes += P->opb[i];
         for (uint32_t i = inputs; i < nops; i++) {
-            P->opb[i] = elems(out0) * shape_size(operand_shape(cm, ins, i));
-            P->opu[i] = (float)elems(out0);
+            P->opb[i] = hc_elems(out0) * hc_shape_size(hc_operand_shape(cm, ins, i));
+            P->opu[i] = hc_tof(hc_elems(out0));
             P->bytes += P->opb[i];
         }
-    } else if (op_is(op, "dot")) {
-        P->flops = dot_flops(operand_shape(cm, ins, 0), &ins->shape, ins->dot_dnums, NULL, 0);
-    } else if (op_is(op, "convolution")) {
-        P->flops =
-            conv_flops(ins, operand_shape(cm, ins, 0), operand_shape(cm, ins, 1), &ins->shape);
-    } else if (called_ops(cm, ins, P)) {
-        /* map, call, async-start, while, conditional */
-    } else if (op_is(op, "gather")) {
-        handle_gather(cm, ins, P);
-    } else if (op_is(op, "sort")) {
-        double n = elems(operand_shape(cm, ins, 0));
+    } else if (hc_op_is(op, "dot")) {
+        P->flops = hc_dot_flops(hc_operand_shape(cm, ins, 0), &ins->shape, ins->dot_dnums, NULL, 0);
+    } else if (hc_op_is(op, "convolution")) {
+        P->flops = hc_conv_flops(ins, hc_operand_shape(cm, ins, 0), hc_operand_shape(cm, ins, 1),
+                                 &ins->shape);
+    } else if ((coll = hc_collectives(cm, ins, P)) != 0) {
+        if (coll < 0)
+            return 0;
+    } else if ((coll = called_ops(cm, ins, P)) != 0) {
+        if (coll < 0)
+            return 0;
+        /* map, call, while, conditional */
+    } else if (hc_op_is(op, "gather")) {
+        hc_gather(cm, ins, P);
+    } else if (hc_op_is(op, "sort")) {
+        double n = hc_elems(hc_operand_shape(cm, ins, 0));
         P->flops = n > 1 ? n * ceil(log2(n)) : 0;
-    } else if (op_is(op, "rng") || op_is(op, "rng-bit-generator")) {
-        P->trans = elems_rec(&ins->shape);
-    } else if (op_is(op, "all-reduce") || op_is(op, "all-reduce-start")) {
-        P->out_bytes = P->bytes = top_leaf_bytes(&ins->shape);
-        for (uint32_t i = 0; i < nops; i++)
-            P->bytes += shape_size(operand_shape(cm, ins, i));
-        uint32_t ci;
-        const hlo_computation *red =
-            ins->ncalled ? comp_by_id(cm, ins->called_computation_ids[0], &ci) : NULL;
-        const hlo_instruction *rr = red ? comp_root(red) : NULL;
-        if (rr)
-            P->flops = (double)hlo_cost_elementwise_flops(rr->opcode, out0->element_type) *
-                       elems_rec(&ins->shape);
+    } else if (hc_op_is(op, "rng") || hc_op_is(op, "rng-bit-generator")) {
+        P->trans = hc_elems_rec(&ins->shape);
+    } else if (hc_op_is(op, "scatter")) {
+        if (!hc_scatter(cm, ins, P))
+            return 0;
+    } else if (hc_op_is(op, "reduce-window") || hc_op_is(op, "select-and-scatter")) {
+        if (!hc_window_ops(cm, ins, P))
+            return 0;
     }
     /* XProfGpuCostAnalysis: FLOPs on 8-bit (4-bit) inputs count half (a quarter) on the
      * device. Custom calls adjust only cuBLASLt matmuls, which XProf reports none for. */
-    if (!op_is(op, "custom-call") && P->flops != 0) {
+    /* XLA keeps every property as a float */
+    P->flops = hc_f32(P->flops);
+    P->trans = hc_f32(P->trans);
+    P->bytes = hc_f32(P->bytes);
+    if ((!hc_op_is(op, "custom-call") || hc_is_cublaslt(ins)) && P->flops != 0) {
+        /* XProfGpuCostAnalysis::HandleCustomCall adjusts a cuBLASLt matmul by its operand
+         * 0, DefaultPostprocess anything else but custom calls by its widest operand */
         int maxw = 0;
-        for (uint32_t i = 0; i < nops; i++) {
-            const hlo_shape *s = operand_shape(cm, ins, i);
-            if (is_array(s) && bit_width(s->element_type) > maxw)
+        for (uint32_t i = 0; i < (hc_is_cublaslt(ins) ? (nops ? 1u : 0u) : nops); i++) {
+            const hlo_shape *s = hc_operand_shape(cm, ins, i);
+            if (hc_is_array(s) && bit_width(s->element_type) > maxw)
                 maxw = bit_width(s->element_type);
         }
-        double div = maxw == 8 ? 2 : maxw == 4 ? 4 : 1;
-        P->adjust = P->flops - (double)(float)(P->flops / div);
+        float f = hc_tof(P->flops), div = maxw == 8 ? 2.0f : maxw == 4 ? 4.0f : 1.0f;
+        P->adjust = hc_f32(f - f / div);
     }
     P->done = 1;
+    return 1;
+}
+
+/* Local index of the instruction with id ID in computation C, or -1. */
+static int64_t local_index(const hlo_cost_model *cm, const hlo_computation *c, uint32_t ci,
+                           int64_t id)
+{
+    const hlo_instruction *o = hlo_instruction_by_id(cm->m, id);
+    return o && o->computation == ci ? (int64_t)(o - c->instructions) : -1;
+}
+
+enum { MAX_CTRL = 256 };
+
+/* The order of XLA's HloComputation::Accept: a post-order depth-first walk (operands in
+ * order, then control predecessors, each instruction once) from every instruction nothing
+ * uses (in instruction order) and then from the root. Into cc->order; 0 when out of memory. */
+static int accept_order(hlo_cost_model *cm, uint32_t ci)
+{
+    const hlo_computation *c = &cm->m->computations[ci];
+    uint32_t n = c->ninstructions, nout = 0;
+    uint32_t *order = arena_alloc(cm->a, (n ? n : 1) * sizeof *order);
+    uint8_t *state = arena_alloc(cm->a, n ? n : 1);
+    uint32_t *stack = arena_alloc(cm->a, (n ? n : 1) * sizeof *stack);
+    uint32_t *next = arena_alloc(cm->a, (n ? n : 1) * sizeof *next); /* child cursor */
+    uint8_t *used = arena_alloc(cm->a, n ? n : 1);
+    if (!order || !state || !stack || !next || !used) {
+        cm->nomem = 1;
+        return 0;
+    }
+    memset(state, 0, n ? n : 1);
+    memset(used, 0, n ? n : 1);
+    for (uint32_t j = 0; j < n; j++) {
+        const hlo_instruction *x = &c->instructions[j];
+        int64_t ctrl[MAX_CTRL];
+        uint32_t nc = hc_msg_ints(x->raw, 37, ctrl, MAX_CTRL);
+        for (uint32_t k = 0; k < x->noperands; k++) {
+            int64_t o = local_index(cm, c, ci, x->operand_ids[k]);
+            if (o >= 0)
+                used[o] = 1;
+        }
+        for (uint32_t k = 0; k < nc; k++) {
+            int64_t o = local_index(cm, c, ci, ctrl[k]);
+            if (o >= 0)
+                used[o] = 1; /* has a control successor */
+        }
+    }
+    const hlo_instruction *root = hc_comp_root(c);
+    uint32_t r = root ? (uint32_t)(root - c->instructions) : 0;
+    for (uint32_t pass = 0; pass <= n && n; pass++) {
+        uint32_t start = pass < n ? pass : r;
+        if (pass < n && (used[start] || start == r))
+            continue;
+        if (state[start])
+            continue;
+        uint32_t sp = 0;
+        stack[sp++] = start;
+        next[start] = 0;
+        state[start] = 1;
+        while (sp) {
+            uint32_t x = stack[sp - 1];
+            const hlo_instruction *xi = &c->instructions[x];
+            int64_t ctrl[MAX_CTRL];
+            uint32_t nc = hc_msg_ints(xi->raw, 37, ctrl, MAX_CTRL);
+            int pushed = 0;
+            while (next[x] < xi->noperands + nc) {
+                uint32_t k = next[x]++;
+                int64_t o = local_index(
+                    cm, c, ci, k < xi->noperands ? xi->operand_ids[k] : ctrl[k - xi->noperands]);
+                if (o < 0 || state[o])
+                    continue;
+                state[o] = 1;
+                next[o] = 0;
+                stack[sp++] = (uint32_t)o;
+                pushed = 1;
+                break;
+            }
+            if (!pushed) {
+                order[nout++] = x;
+                sp--;
+            }
+        }
+    }
+    for (uint32_t j = 0; j < n; j++) /* unreachable cycles (malformed input): proto order */
+        if (!state[j])
+            order[nout++] = j;
+    cm->comps[ci].order = order;
     return 1;
 }
 
@@ -875,10 +876,24 @@ static int analyze_comp(hlo_cost_model *cm, uint32_t ci)
             cm->depth--;
             return 0;
         }
+    }
+    if (!accept_order(cm, ci)) {
+        cm->depth--;
+        return 0;
+    }
+    for (uint32_t q = 0; q < c->ninstructions; q++) {
+        uint32_t i = cc->order[q];
         const hc_ins *P = &cm->ins[cm->base[ci] + i];
-        cc->flops += P->flops;
-        cc->trans += P->trans;
-        cc->bytes += P->bytes;
+        const hc_ins *W = async_wrapped(cm, &c->instructions[i]);
+        /* HloCostAnalysis::Postprocess: properties_sum_ += in floats */
+        if (W) {
+            cc->flops = hc_f32(cc->flops + W->flops);
+            cc->trans = hc_f32(cc->trans + W->trans);
+            cc->bytes = hc_f32(cc->bytes + W->bytes);
+        }
+        cc->flops = hc_f32(cc->flops + P->flops);
+        cc->trans = hc_f32(cc->trans + P->trans);
+        cc->bytes = hc_f32(cc->bytes + P->bytes);
     }
     cc->state = 2;
     cm->depth--;
@@ -929,7 +944,7 @@ pq_status hlo_cost_analyze(const hlo_module *m, arena *a, hlo_cost_model **out)
     if (!cm->ins)
         return PQ_ERR_NOMEM;
     uint32_t entry;
-    if (comp_by_id(cm, m->entry_computation_id, &entry) ||
+    if (hc_comp_by_id(cm, m->entry_computation_id, &entry) ||
         (m->ncomputations && (entry = m->ncomputations - 1, 1)))
         analyze_comp(cm, entry);
     if (cm->nomem)
@@ -949,7 +964,7 @@ int hlo_cost_get(const hlo_cost_model *cm, const hlo_instruction *ins, hlo_cost 
     if (ins->computation >= cm->m->ncomputations)
         return 0;
     const hc_ins *P = &cm->ins[gidx(cm, ins)];
-    if (!P->done)
+    if (!P->done || cm->failed)
         return 0;
     /* XLA's per-instruction getters return int64 from the float property */
     out->flops = valid(trunc(P->flops));
@@ -958,9 +973,16 @@ int hlo_cost_get(const hlo_cost_model *cm, const hlo_instruction *ins, hlo_cost 
     out->bytes = valid(trunc(P->bytes));
     out->unknown = P->unknown;
     if (out->bytes > 0) {
-        for (uint32_t i = 0; i < ins->noperands; i++)
-            if (hbm_leaf(operand_shape(cm, ins, i)))
+        for (uint32_t i = 0; i < ins->noperands; i++) {
+            const hlo_shape *os = hc_operand_shape(cm, ins, i);
+            if (hbm_leaf(os))
                 out->hbm_read += trunc(P->opb[i]);
+            for (uint32_t k = 0;
+                 os->element_type == HLO_TUPLE && P->op_leaf && P->op_leaf[i] && k < os->ntuple;
+                 k++)
+                if (hbm_leaf(&os->tuple[k]))
+                    out->hbm_read += trunc(P->op_leaf[i][k]);
+        }
         if (ins->shape.element_type == HLO_TUPLE) {
             for (uint32_t k = 0; k < ins->shape.ntuple && k < P->nout_leaf; k++)
                 if (hbm_leaf(&ins->shape.tuple[k]))

@@ -2,7 +2,7 @@
  * GPU HLO cost analysis (xla/service/hlo_cost_analysis.cc with the overrides of
  * xla/service/gpu/model/gpu_hlo_cost_analysis.cc) as XProf runs it on the HloProto of a GPU
  * profile (XProfGpuCostAnalysis, no device description: the default elementwise profile).
- * docs/internals/ops.md states the rules and what is not modelled.
+ * docs/internals/hlo_cost.md states the rules, their XLA sources and what is not modelled.
  *
  * Every instruction of every computation reachable from the entry gets a cost; nested
  * computations (fusion bodies, reduce/map reducers, call/while/conditional bodies) are
