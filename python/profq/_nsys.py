@@ -38,7 +38,10 @@ class Nsys:
     module_rows, thunk_rows, communication_rows (0 without HLO) and compile_rows (0 unless
     the compile section was computed). ``modules``: the steady module table, by total time
     descending (program_id -1: the range named none); ``top_module_ids`` the program ids of
-    its first ``ntop`` rows (99% of the time). ``runtime`` (None when not computed): the
+    its first rows that cover 99% of the time. The communication analyses run whatever
+    ``sections`` asks (they give the modules' wait_share), so ``runtime``, ``aligned``,
+    ``corrections_ns`` and ``collectives`` are filled even when the CLI's JSON of the same
+    sections leaves them out. ``runtime`` (None when not computed): the
     top modules' thunks_ms, modules_ms, wall_ms, idle_in_modules_ms,
     idle_between_modules_ms, comm_hidden_ms, comm_exposed_ms. ``aligned`` and
     ``corrections_ns`` (per device, subtracted from starts): the clock alignment on a
