@@ -1,5 +1,6 @@
 """profq from Python: read ML accelerator profiles (XLA XPlane, HloProto, Chrome/Kineto
-trace JSON, Tenstorrent logs) with libprofq and get XProf's analyses as Python objects.
+trace JSON, Tenstorrent logs, nsys-jax archives) with libprofq and get XProf's analyses
+and the nsys-jax tables as Python objects.
 
     import profq
     with profq.load("run/plugins/profile/2024_01_01") as p:
@@ -9,6 +10,7 @@ trace JSON, Tenstorrent logs) with libprofq and get XProf's analyses as Python o
         p.memory_viewer(module="jit_train_step")   # XProf's memory viewer figures
         p.memory().rows               # memory attribution per device
         p.xprof("memory_viewer", module_name="jit_f(1)", memory_space=0)  # XProf's JSON
+    profq.load("nsys-jax_run.zip").nsys().modules   # nsys-jax steady module table
     profq.summarize("trace.json.gz")  # profile_summary.v1
 
 Tables are pandas DataFrames when pandas is installed (``pip install profq[pandas]``),
@@ -16,7 +18,7 @@ else dicts of column lists. Failures raise profq.Error (.path, .offset, .message
 """
 
 from ._native import LIBRARY_PATH, Error, ffi as _ffi, lib as _lib
-from ._profile import Memory, MemoryViewer, Ops, Profile, Source, Table, load
+from ._profile import Memory, MemoryViewer, Nsys, Ops, Profile, Source, Table, load
 from ._summary import Summary, summarize
 
 __version__ = "0.1.0"
@@ -25,4 +27,4 @@ __version__ = "0.1.0"
 LIBRARY_VERSION = __version__
 
 __all__ = ["load", "summarize", "Profile", "Source", "Ops", "MemoryViewer", "Memory",
-           "Summary", "Table", "Error", "LIBRARY_PATH", "__version__"]
+           "Nsys", "Summary", "Table", "Error", "LIBRARY_PATH", "__version__"]

@@ -11,8 +11,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Union
 
-from . import _tables
+from . import _nsys, _tables
 from ._native import Error, check, cstr, encode, ffi, lib, new_error, pstr, render
+from ._nsys import Nsys
 from ._summary import Summary, summarize
 from ._tables import Table, array, columns, table
 
@@ -361,13 +362,24 @@ class Profile:
                         f"{len(self.paths)} (call profq.summarize on each)")
         return summarize(self.paths[0], **options)
 
-    def nsys(self) -> Any:
-        """The nsys-jax tables: not bound yet. pq_nsys_compute (the nsys result structs) is
-        being made public by issue 12's API work; until it lands, use the CLI
-        (``profq nsys --format json``)."""
-        raise NotImplementedError("profq.Profile.nsys() needs pq_nsys_compute (the nsys "
-                                  "result structs), which is not public in libprofq yet; "
-                                  "use `profq nsys --format json` meanwhile")
+    def nsys(self, sections: Union[None, str, Sequence[str]] = None,
+             warmup: Optional[str] = None) -> Nsys:
+        """The nsys-jax loader's tables (``profq nsys``) of an nsys-jax archive, an Nsight
+        SQLite export with XLA module ranges, or a JAX XPlane GPU profile.
+
+        Args:
+            sections: a name or list of names of ``profq nsys --section`` (modules,
+                runtime, opcodes, collectives, variability, bias, compile, heap, flame);
+                None: all the input can give.
+            warmup: "archive-era" or "head": the warm-up rule (``--warmup``); None: the
+                one of the loader of the archive's era.
+        Returns:
+            Nsys: frames' row counts, the steady module table (``modules``), top module
+            ids, runtime, clock alignment corrections, collectives, compile passes.
+        Raises profq.Error (status "input") when the profile has none of those inputs, or
+        only sections it cannot give are asked for (XPlane: bias, compile, heap, flame).
+        """
+        return _nsys.compute(self._live(), sections, warmup)
 
     # ---- XProf's own JSON ----
     def xprof(self, tool: str, **options: Any) -> Any:
@@ -549,5 +561,5 @@ def _heap_module(m: Any) -> Dict[str, Any]:
             "traces": traces}
 
 
-__all__ = ["Profile", "load", "Source", "Ops", "MemoryViewer", "Memory", "Table",
+__all__ = ["Profile", "load", "Source", "Ops", "MemoryViewer", "Memory", "Nsys", "Table",
            "Error", "_tables"]
