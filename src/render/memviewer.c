@@ -124,11 +124,15 @@ static void put_tmp(json_writer *w, const char *k, size_t kn, buf *t)
 /* The stack text of each stack frame id ("file:line:column" lines, innermost first), built
  * once per id and kept JSON-escaped (the same frames repeat over thousands of blocks, and
  * their text is most of the output), with its first line raw (source_info reads the file
- * and line from it). The whole raw text is built in CHAIN, reused from frame to frame. */
+ * and line from it). Each frame's own line is escaped once (LINES, by frame), and a
+ * stack's text is its frames' escaped lines joined by an escaped newline: the escape is
+ * byte by byte (a UTF-8 sequence never spans a newline), so this is the escape of the
+ * whole text. */
 typedef struct src_cache {
     const hlo_module *m;
-    uint32_t *raw_off, *raw_len, *esc_off, *esc_len; /* by frame id - 1; esc_len 0: not yet */
-    buf raw, esc, chain;
+    /* by frame id - 1; esc_len 0: not yet; line_len 0: its line not yet escaped */
+    uint32_t *raw_off, *raw_len, *esc_off, *esc_len, *line_off, *line_len;
+    buf raw, esc, lines, chain;
 } src_cache;
 
 static void src_cache_init(src_cache *c, const hlo_module *m, arena *a)
@@ -137,22 +141,46 @@ static void src_cache_init(src_cache *c, const hlo_module *m, arena *a)
     c->m = m;
     buf_init(&c->raw, NULL);
     buf_init(&c->esc, NULL);
+    buf_init(&c->lines, NULL);
     buf_init(&c->chain, NULL);
     size_t n = m->nstack_frames ? m->nstack_frames : 1;
-    uint32_t *v = arena_alloc(a, 4 * n * sizeof *v);
+    uint32_t *v = arena_alloc(a, 6 * n * sizeof *v);
     if (!v) {
         c->raw.status = PQ_ERR_NOMEM;
         return;
     }
-    memset(v, 0, 4 * n * sizeof *v);
+    memset(v, 0, 6 * n * sizeof *v);
     c->raw_off = v, c->raw_len = v + n, c->esc_off = v + 2 * n, c->esc_len = v + 3 * n;
+    c->line_off = v + 4 * n, c->line_len = v + 5 * n;
 }
 
 static void src_cache_release(src_cache *c)
 {
     buf_release(&c->raw);
     buf_release(&c->esc);
+    buf_release(&c->lines);
     buf_release(&c->chain);
+}
+
+/* The raw line of frame F ("file:line:column") into CH, emptied first. */
+static void frame_line(buf *ch, const hlo_module *m, const hlo_stack_frame *f)
+{
+    pq_str file = {"", 0};
+    int32_t line = -1, col = -1;
+    int32_t fl = f->file_location_id;
+    if (fl > 0 && (uint32_t)fl <= m->nfile_locations) {
+        const hlo_file_location *loc = &m->file_locations[fl - 1];
+        line = loc->line;
+        col = loc->column;
+        if (loc->file_name_id > 0 && (uint32_t)loc->file_name_id <= m->nfile_names)
+            file = m->file_names[loc->file_name_id - 1];
+    }
+    ch->n = 0;
+    buf_put(ch, file.p, file.n);
+    buf_putc(ch, ':');
+    json_put_i64(ch, line);
+    buf_putc(ch, ':');
+    json_put_i64(ch, col);
 }
 
 /* The stack text of frame ID (1-based, in range) into the cache; returns its index. */
@@ -163,42 +191,36 @@ static uint32_t src_cache_frame(src_cache *c, int32_t id)
         return i;
     const hlo_module *m = c->m;
     buf *ch = &c->chain;
-    ch->n = 0;
-    size_t first = 0;
+    size_t start = c->esc.n;
     int guard = 0;
     while (id > 0 && (uint32_t)id <= m->nstack_frames && guard++ < 100000) {
-        const hlo_stack_frame *f = &m->stack_frames[id - 1];
+        uint32_t j = (uint32_t)id - 1;
+        const hlo_stack_frame *f = &m->stack_frames[j];
         id = f->parent_frame_id;
-        pq_str file = {"", 0};
-        int32_t line = -1, col = -1;
-        int32_t fl = f->file_location_id;
-        if (fl > 0 && (uint32_t)fl <= m->nfile_locations) {
-            const hlo_file_location *loc = &m->file_locations[fl - 1];
-            line = loc->line;
-            col = loc->column;
-            if (loc->file_name_id > 0 && (uint32_t)loc->file_name_id <= m->nfile_names)
-                file = m->file_names[loc->file_name_id - 1];
+        if (guard == 1) { /* the first line, raw */
+            frame_line(ch, m, f);
+            c->raw_off[i] = (uint32_t)c->raw.n;
+            c->raw_len[i] = (uint32_t)ch->n;
+            buf_put(&c->raw, ch->p, ch->n);
         }
-        if (ch->n)
-            buf_putc(ch, '\n');
-        buf_put(ch, file.p, file.n);
-        buf_putc(ch, ':');
-        json_put_i64(ch, line);
-        buf_putc(ch, ':');
-        json_put_i64(ch, col);
-        if (!first)
-            first = ch->n;
+        if (!c->line_len[j]) {
+            frame_line(ch, m, f);
+            c->line_off[j] = (uint32_t)c->lines.n;
+            json_escape_into(&c->lines, ch->p, ch->n);
+            c->line_len[j] = (uint32_t)(c->lines.n - c->line_off[j]);
+        }
+        if (c->lines.status != PQ_OK || ch->status != PQ_OK)
+            break;
+        if (c->esc.n > start)
+            buf_put(&c->esc, "\\n", 2);
+        buf_put(&c->esc, c->lines.p + c->line_off[j], c->line_len[j]);
     }
-    if (ch->status != PQ_OK) {
-        c->raw.status = ch->status;
+    if (ch->status != PQ_OK || c->lines.status != PQ_OK) {
+        c->raw.status = ch->status != PQ_OK ? ch->status : c->lines.status;
         return i;
     }
-    c->raw_off[i] = (uint32_t)c->raw.n;
-    c->raw_len[i] = (uint32_t)first;
-    buf_put(&c->raw, ch->p, first);
-    c->esc_off[i] = (uint32_t)c->esc.n;
-    json_escape_into(&c->esc, ch->p, ch->n);
-    c->esc_len[i] = (uint32_t)(c->esc.n - c->esc_off[i]);
+    c->esc_off[i] = (uint32_t)start;
+    c->esc_len[i] = (uint32_t)(c->esc.n - start);
     return i;
 }
 
