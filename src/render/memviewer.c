@@ -12,6 +12,7 @@
 #include "render/text.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,41 @@ static void opt_double(json_writer *w, const char *k, size_t kn, double v)
         json_key_text(w, k, kn);
         json_double(w, v);
     }
+}
+
+/* A byte count XProf writes as a double: under 10^15 its %.15g form (json_double's) is the
+ * integer's digits, written without the double formatting (a few thousand a module). */
+static void opt_bytes(json_writer *w, const char *k, size_t kn, int64_t v)
+{
+    if (v > -1000000000000000 && v < 1000000000000000) {
+        if (v) {
+            json_key_text(w, k, kn);
+            json_int(w, v);
+        }
+        return;
+    }
+    opt_double(w, k, kn, (double)v);
+}
+
+/* The heap-size series in MiB: a value equal to the one before it (a step that allocates
+ * nothing in this memory space, or unpadded equal to padded) reuses its text. */
+typedef struct mib_memo {
+    double v;
+    int n; /* 0: nothing formatted yet */
+    char text[40];
+} mib_memo;
+
+static void memo_double(json_writer *w, mib_memo *mm, double v)
+{
+    if (!isfinite(v)) {
+        json_double(w, v);
+        return;
+    }
+    if (!mm->n || memcmp(&v, &mm->v, sizeof v) != 0) { /* bits: -0 is not 0 */
+        mm->n = json_format_double(mm->text, sizeof mm->text, v);
+        mm->v = v;
+    }
+    json_raw(w, mm->text, (size_t)mm->n);
 }
 
 static void opt_int(json_writer *w, const char *k, size_t kn, int64_t v)
@@ -86,12 +122,17 @@ static void put_tmp(json_writer *w, const char *k, size_t kn, buf *t)
 }
 
 /* The stack text of each stack frame id ("file:line:column" lines, innermost first), built
- * once per id and kept raw and JSON-escaped: the same frames repeat over thousands of
- * blocks, and their text is most of the output. */
+ * once per id and kept JSON-escaped (the same frames repeat over thousands of blocks, and
+ * their text is most of the output), with its first line raw (source_info reads the file
+ * and line from it). Each frame's own line is escaped once (LINES, by frame), and a
+ * stack's text is its frames' escaped lines joined by an escaped newline: the escape is
+ * byte by byte (a UTF-8 sequence never spans a newline), so this is the escape of the
+ * whole text. */
 typedef struct src_cache {
     const hlo_module *m;
-    uint32_t *raw_off, *raw_len, *esc_off, *esc_len; /* by frame id - 1; esc_len 0: not yet */
-    buf raw, esc;
+    /* by frame id - 1; esc_len 0: not yet; line_len 0: its line not yet escaped */
+    uint32_t *raw_off, *raw_len, *esc_off, *esc_len, *line_off, *line_len;
+    buf raw, esc, lines, chain;
 } src_cache;
 
 static void src_cache_init(src_cache *c, const hlo_module *m, arena *a)
@@ -100,20 +141,46 @@ static void src_cache_init(src_cache *c, const hlo_module *m, arena *a)
     c->m = m;
     buf_init(&c->raw, NULL);
     buf_init(&c->esc, NULL);
+    buf_init(&c->lines, NULL);
+    buf_init(&c->chain, NULL);
     size_t n = m->nstack_frames ? m->nstack_frames : 1;
-    uint32_t *v = arena_alloc(a, 4 * n * sizeof *v);
+    uint32_t *v = arena_alloc(a, 6 * n * sizeof *v);
     if (!v) {
         c->raw.status = PQ_ERR_NOMEM;
         return;
     }
-    memset(v, 0, 4 * n * sizeof *v);
+    memset(v, 0, 6 * n * sizeof *v);
     c->raw_off = v, c->raw_len = v + n, c->esc_off = v + 2 * n, c->esc_len = v + 3 * n;
+    c->line_off = v + 4 * n, c->line_len = v + 5 * n;
 }
 
 static void src_cache_release(src_cache *c)
 {
     buf_release(&c->raw);
     buf_release(&c->esc);
+    buf_release(&c->lines);
+    buf_release(&c->chain);
+}
+
+/* The raw line of frame F ("file:line:column") into CH, emptied first. */
+static void frame_line(buf *ch, const hlo_module *m, const hlo_stack_frame *f)
+{
+    pq_str file = {"", 0};
+    int32_t line = -1, col = -1;
+    int32_t fl = f->file_location_id;
+    if (fl > 0 && (uint32_t)fl <= m->nfile_locations) {
+        const hlo_file_location *loc = &m->file_locations[fl - 1];
+        line = loc->line;
+        col = loc->column;
+        if (loc->file_name_id > 0 && (uint32_t)loc->file_name_id <= m->nfile_names)
+            file = m->file_names[loc->file_name_id - 1];
+    }
+    ch->n = 0;
+    buf_put(ch, file.p, file.n);
+    buf_putc(ch, ':');
+    json_put_i64(ch, line);
+    buf_putc(ch, ':');
+    json_put_i64(ch, col);
 }
 
 /* The stack text of frame ID (1-based, in range) into the cache; returns its index. */
@@ -123,34 +190,37 @@ static uint32_t src_cache_frame(src_cache *c, int32_t id)
     if (c->esc_len[i] || c->raw.status != PQ_OK || c->esc.status != PQ_OK)
         return i;
     const hlo_module *m = c->m;
-    size_t start = c->raw.n;
+    buf *ch = &c->chain;
+    size_t start = c->esc.n;
     int guard = 0;
     while (id > 0 && (uint32_t)id <= m->nstack_frames && guard++ < 100000) {
-        const hlo_stack_frame *f = &m->stack_frames[id - 1];
+        uint32_t j = (uint32_t)id - 1;
+        const hlo_stack_frame *f = &m->stack_frames[j];
         id = f->parent_frame_id;
-        pq_str file = {"", 0};
-        int32_t line = -1, col = -1;
-        int32_t fl = f->file_location_id;
-        if (fl > 0 && (uint32_t)fl <= m->nfile_locations) {
-            const hlo_file_location *loc = &m->file_locations[fl - 1];
-            line = loc->line;
-            col = loc->column;
-            if (loc->file_name_id > 0 && (uint32_t)loc->file_name_id <= m->nfile_names)
-                file = m->file_names[loc->file_name_id - 1];
+        if (guard == 1) { /* the first line, raw */
+            frame_line(ch, m, f);
+            c->raw_off[i] = (uint32_t)c->raw.n;
+            c->raw_len[i] = (uint32_t)ch->n;
+            buf_put(&c->raw, ch->p, ch->n);
         }
-        if (c->raw.n > start)
-            buf_putc(&c->raw, '\n');
-        buf_put(&c->raw, file.p, file.n);
-        buf_putc(&c->raw, ':');
-        json_put_i64(&c->raw, line);
-        buf_putc(&c->raw, ':');
-        json_put_i64(&c->raw, col);
+        if (!c->line_len[j]) {
+            frame_line(ch, m, f);
+            c->line_off[j] = (uint32_t)c->lines.n;
+            json_escape_into(&c->lines, ch->p, ch->n);
+            c->line_len[j] = (uint32_t)(c->lines.n - c->line_off[j]);
+        }
+        if (c->lines.status != PQ_OK || ch->status != PQ_OK)
+            break;
+        if (c->esc.n > start)
+            buf_put(&c->esc, "\\n", 2);
+        buf_put(&c->esc, c->lines.p + c->line_off[j], c->line_len[j]);
     }
-    c->raw_off[i] = (uint32_t)start;
-    c->raw_len[i] = (uint32_t)(c->raw.n - start);
-    c->esc_off[i] = (uint32_t)c->esc.n;
-    json_escape_into(&c->esc, c->raw.p + start, c->raw.n - start);
-    c->esc_len[i] = (uint32_t)(c->esc.n - c->esc_off[i]);
+    if (ch->status != PQ_OK || c->lines.status != PQ_OK) {
+        c->raw.status = ch->status != PQ_OK ? ch->status : c->lines.status;
+        return i;
+    }
+    c->esc_off[i] = (uint32_t)start;
+    c->esc_len[i] = (uint32_t)(c->esc.n - start);
     return i;
 }
 
@@ -318,8 +388,8 @@ static void buffer_block(json_writer *w, const mv_block *bl, buf *t, src_cache *
         buf_puts(t, cat);
     if (t->n)
         put_tmp(w, JSON_KEY("name"), t);
-    opt_double(w, JSON_KEY("offset"), (double)bl->offset);
-    opt_double(w, JSON_KEY("size"), (double)bl->size);
+    opt_bytes(w, JSON_KEY("offset"), bl->offset);
+    opt_bytes(w, JSON_KEY("size"), bl->size);
     opt_int(w, JSON_KEY("startStep"), (int32_t)bl->start_step);
     opt_int(w, JSON_KEY("endStep"), (int32_t)bl->end_step);
     if (bl->lb)
@@ -332,11 +402,38 @@ static void buffer_block(json_writer *w, const mv_block *bl, buf *t, src_cache *
             json_key_text(w, JSON_KEY("shapeString"));
             json_cstr(w, bl->lb->shape_string);
         }
-        opt_double(w, JSON_KEY("unpaddedSize"), (double)bl->lb->unpadded);
+        opt_bytes(w, JSON_KEY("unpaddedSize"), bl->lb->unpadded);
     }
     json_key_text(w, JSON_KEY("color"));
     plain_cstr(w, bl->color);
     json_obj_end(w);
+}
+
+/* Room in OB for the compact text of every maxHeap object, faulted in at once (its
+ * stack frames are built first: their text is most of it). Without it, OB grew by
+ * doubling and each new page cost a full page fault (the H100 module: ~150 KiB). */
+static void presize_objects(buf *ob, const mv_result *r, src_cache *sc)
+{
+    size_t need = 4096;
+    for (uint32_t i = 0; i < r->nobjects; i++) {
+        const mv_lb *lb = r->objects[i].lb;
+        need += 256;
+        if (!lb)
+            continue;
+        const hlo_instruction *ins = lb->instr;
+        need += 2 * (ins->name.n + strlen(lb->shape_string) + ins->op_name.n) + ins->opcode.n +
+                ins->source_file.n;
+        int32_t id = ins->stack_frame_id;
+        if (id > 0 && (uint32_t)id <= sc->m->nstack_frames) {
+            uint32_t k = src_cache_frame(sc, id);
+            need += sc->esc_len[k] + sc->raw_len[k];
+        }
+    }
+    ob->p = pq_malloc(need);
+    if (ob->p) {
+        ob->cap = need;
+        pq_populate(ob->p, need);
+    }
 }
 
 static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *sc)
@@ -346,14 +443,16 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
     json_obj_begin(w);
     if (r->ntimeline) {
         json_key_text(w, JSON_KEY("heapSizes"));
+        mib_memo mm = {0};
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->ntimeline; i++)
-            json_double(w, (double)r->heap_bytes[i] / MIB + add);
+            memo_double(w, &mm, (double)r->heap_bytes[i] / MIB + add);
         json_arr_end(w);
         json_key_text(w, JSON_KEY("unpaddedHeapSizes"));
+        mm.n = 0;
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->ntimeline; i++)
-            json_double(w, (double)r->unpadded_bytes[i] / MIB + add);
+            memo_double(w, &mm, (double)r->unpadded_bytes[i] / MIB + add);
         json_arr_end(w);
     }
     if (r->nobjects) {
@@ -362,6 +461,8 @@ static void render_xprof(json_writer *w, const mv_result *r, buf *t, src_cache *
         buf ob;
         buf_init(&ob, NULL);
         uint32_t *ends = w->pretty ? NULL : pq_malloc_array(r->nobjects, sizeof *ends);
+        if (ends)
+            presize_objects(&ob, r, sc);
         json_key_text(w, JSON_KEY("maxHeap"));
         json_arr_begin(w);
         for (uint32_t i = 0; i < r->nobjects; i++) {
