@@ -1069,6 +1069,10 @@ typedef struct pq_ops_result {
     pq_op_row *groups;
     size_t ngroups;
     pq_ops_roofline roofline;
+    /* GPU: the step numbers (tsl group ids) of XProf's well-formed steps, ascending, when
+     * the input has step markers (roofline_model's per-step records); else NULL, 0. */
+    int64_t *steps;
+    size_t nsteps;
 } pq_ops_result;
 
 /* Computes the op metrics of PROFILE into *RESULT (opts->by chooses the groups, the peaks
