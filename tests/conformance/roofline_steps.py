@@ -7,28 +7,36 @@ For each XPlane, XProf's roofline_model (both tables: the records, the step diag
 and hlo_stats from xspace_to_tools_data, and profq's `roofline --format xprof` and
 `ops --format xprof`: the same columns, the same number of rows in the same order, every
 cell equal (strings, booleans and integral numbers exactly, other numbers within 1e-6
-relative), the table properties equal. It also checks that the inputs do have steps (Program
+relative), the table properties equal; and op_profile in its three groupings, whose op
+leaves the merged rows also change, with xprof_ops.py's tree comparison at 1e-6. It also checks that the inputs do have steps (Program
 records under step numbers, no step diagnostic), so that a run where neither side found
 steps cannot pass. Prints the fields compared per tool; exit 1 on any difference.
 """
 import json
+import os
 import subprocess
 import sys
 
 from xprof.convert import _pywrap_profiler_plugin as plugin
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import xprof_ops  # noqa: E402  (op_profile's tree comparison)
+
 REL = 1e-6
+xprof_ops.REL = REL
 
 
-def xprof(path, tool):
-    data, ok = plugin.xspace_to_tools_data([path], tool, {"use_saved_result": False})
+def xprof(path, tool, **opts):
+    opts["use_saved_result"] = False
+    data, ok = plugin.xspace_to_tools_data([path], tool, opts)
     if not ok:
         raise RuntimeError(f"xprof {tool} failed on {path}")
     return json.loads(data.decode() if isinstance(data, bytes) else data)
 
 
-def profq(exe, cmd, path):
-    r = subprocess.run([exe, cmd, "--format", "xprof", path], capture_output=True, text=True)
+def profq(exe, cmd, path, *more):
+    r = subprocess.run([exe, cmd, "--format", "xprof", *more, path], capture_output=True,
+                       text=True)
     if r.returncode != 0:
         raise RuntimeError(f"profq {cmd} {path}: exit {r.returncode}: {r.stderr}")
     return json.loads(r.stdout)
@@ -68,7 +76,7 @@ def compare_table(what, x, p, bad):
 
 def main():
     exe, paths = sys.argv[1], sys.argv[2:]
-    bad, counts = [], {"roofline_model": 0, "hlo_stats": 0}
+    bad, counts = [], {"roofline_model": 0, "hlo_stats": 0, "op_profile": 0}
     for path in paths:
         name = path.rsplit("/", 1)[-1]
         xr, pr = xprof(path, "roofline_model"), profq(exe, "roofline", path)
@@ -82,6 +90,14 @@ def main():
         xh = xh[0] if isinstance(xh, list) else xh
         ph = ph[0] if isinstance(ph, list) else ph
         counts["hlo_stats"] += compare_table(f"{name} hlo_stats", xh, ph, bad)
+        for group in ("program", "category", "provenance"):
+            c = xprof_ops.Check(name)
+            xprof_ops.op_profile_compare(c, f"{name} op_profile[{group}]",
+                                         xprof(path, "op_profile", group_by=group),
+                                         profq(exe, "ops", path, "--view", "op_profile", "--by",
+                                               group), False)
+            counts["op_profile"] += c.n
+            bad.extend(c.bad)
         print(f"roofline_steps: {name}: {len(set(steps))} steps "
               f"({', '.join(sorted(set(steps), key=int)[:3])}...), "
               f"{sum(1 for r in xh['rows'])} hlo_stats rows")
