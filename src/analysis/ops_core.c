@@ -344,7 +344,9 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, pq_ops_res
     prog_table pt = {0};
     ops_steps steps;
     out->hw = choose_hw(prof, opt);
-    int ok = ops_steps_build(prof, out->hw == PQ_OPS_HW_GPU, &steps);
+    /* XProf's step grouping changes its GPU op rows (ops_gpu.c): for its tables only; profq's
+     * own reports keep each kernel under its program. */
+    int ok = ops_steps_build(prof, out->hw == PQ_OPS_HW_GPU && opt && opt->device_only, &steps);
     ops_ctx cx = {&t, &pt, out, &steps};
     if (ok && steps.nsteps) { /* roofline_model's step rows */
         out->steps = pq_malloc_array(steps.nsteps, sizeof *out->steps);

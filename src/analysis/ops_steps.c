@@ -21,7 +21,7 @@
  * profiles (their steps come from device step lines), TF executor loops
  * (ExecutorState::Process, whose iterations XProf turns into roots), roots with a `step_id`
  * (tf.data and TF function runs), grouping stats on planes other than /host:CPU, and
- * several XSpaces with groups (XProf intersects the hosts' steps). XSpaces with TF loop ops
+ * several XSpaces with GPU planes (XProf intersects the hosts' steps). XSpaces with TF loop ops
  * get no groups, as in tsl. Device kernels nested in one another on a stream line are not
  * linked (tsl would). Root events with equal level and start are taken in event order
  * (tsl's sort leaves that order open). Not here: the op merge (ops_gpu.c), the rows
@@ -567,7 +567,14 @@ int ops_steps_build(const pq_profile *prof, int gpu, ops_steps *st)
             ops_steps_free(st);
             return 0;
         }
-    if (st->unsupported || with_groups > 1 || !st->has_groups) {
+    size_t gpu_sources = 0; /* XProf intersects the steps of several hosts: not covered */
+    for (size_t si = 0; si < prof->nsources; si++)
+        for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
+            if (prof->sources[si].planes[pi].kind == DEV_GPU) {
+                gpu_sources++;
+                break;
+            }
+    if (st->unsupported || with_groups > 1 || gpu_sources > 1 || !st->has_groups) {
         /* a rule profq lacks would apply: no groups at all, as without step markers */
         st->active = 0;
         st->has_groups = 0;

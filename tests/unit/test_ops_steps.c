@@ -89,12 +89,16 @@ static void build(tbuf *b, int roots, int executor)
     msg_end(b, pl);
 }
 
-static pq_profile *compute(tbuf *b, pq_ops_result *r)
+/* The ops of B for XProf's tables (XPROF: device planes only, step grouping) or profq's
+ * own reports. */
+static pq_profile *compute(tbuf *b, int xprof, pq_ops_result *r)
 {
     pq_profile *p = NULL;
     pq_error err;
+    ops_options o = {0};
+    o.device_only = xprof;
     assert_int_equal(pq_profile_open_memory(b->p, b->n, "t.xplane.pb", NULL, &p, &err), PQ_OK);
-    assert_int_equal(ops_compute(p, NULL, r, &err), PQ_OK);
+    assert_int_equal(ops_compute(p, &o, r, &err), PQ_OK);
     return p;
 }
 
@@ -141,7 +145,7 @@ static void test_steps_and_merge(void **state)
     tbuf b;
     build(&b, 1, 0);
     pq_ops_result r;
-    pq_profile *p = compute(&b, &r);
+    pq_profile *p = compute(&b, 1, &r);
     assert_int_equal(r.nsteps, 5);
     for (size_t i = 0; i < r.nsteps; i++)
         assert_int_equal(r.steps[i], (int64_t)i + 1);
@@ -165,16 +169,17 @@ static void test_steps_and_merge(void **state)
     tb_free(&b);
 }
 
-/* Without roots, and with a TF executor loop profq does not group: no steps, one record per
- * kernel program (nothing merged), the "no step marker" diagnostic. */
+/* Without roots, with a TF executor loop profq does not group, and in profq's own reports
+ * (not XProf's tables): no steps, one record per kernel program (nothing merged), the "no
+ * step marker" diagnostic. */
 static void test_no_groups(void **state)
 {
     (void)state;
-    for (int variant = 0; variant < 2; variant++) {
+    for (int variant = 0; variant < 3; variant++) {
         tbuf b;
-        build(&b, variant == 1, variant == 1);
+        build(&b, variant != 0, variant == 1);
         pq_ops_result r;
-        pq_profile *p = compute(&b, &r);
+        pq_profile *p = compute(&b, variant != 2, &r);
         assert_int_equal(r.nsteps, 0);
         const pq_op_row *a = find(&r, 1), *c = find(&r, 2);
         assert_non_null(a);
