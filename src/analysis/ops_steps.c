@@ -96,8 +96,8 @@ typedef struct gstats {
     uint8_t has[G_NSTATS];
 } gstats;
 
-static void read_gstats(const xp_plane *pl, const int64_t ids[G_NSTATS], const uint8_t *body,
-                        size_t len, uint32_t field, gstats *g)
+static void read_gstats(const int64_t ids[G_NSTATS], const uint8_t *body, size_t len,
+                        uint32_t field, gstats *g)
 {
     xp_stat_iter it;
     stat_value s = {0};
@@ -113,7 +113,6 @@ static void read_gstats(const xp_plane *pl, const int64_t ids[G_NSTATS], const u
             g->has[k] = 1;
         }
     }
-    (void)pl;
 }
 
 static void stat_ids_of(const xp_plane *pl, int64_t ids[G_NSTATS])
@@ -131,8 +130,8 @@ static void event_gstats(const xp_plane *pl, const int64_t ids[G_NSTATS], const 
     memset(g, 0, sizeof *g);
     const xp_event_meta *em = xp_event_meta_find(pl, ev->metadata_id);
     if (em)
-        read_gstats(pl, ids, em->body, em->body_len, 5, g);
-    read_gstats(pl, ids, ev->stats, ev->body_len, 4, g);
+        read_gstats(ids, em->body, em->body_len, 5, g);
+    read_gstats(ids, ev->stats, ev->body_len, 4, g);
 }
 
 static int name_is(pq_str s, const char *c)
@@ -343,17 +342,20 @@ static void propagate(forest *f, uint32_t r, int64_t g)
     }
 }
 
-static const forest *g_sort_forest; /* qsort has no context argument */
+typedef struct root_ref {
+    int64_t begin;
+    int32_t level;
+    uint32_t node;
+} root_ref;
 
 static int root_cmp(const void *a, const void *b)
 {
-    const gnode *x = &g_sort_forest->n[*(const uint32_t *)a];
-    const gnode *y = &g_sort_forest->n[*(const uint32_t *)b];
+    const root_ref *x = a, *y = b;
     if (x->level != y->level)
         return x->level > y->level ? -1 : 1;
     if (x->begin != y->begin)
         return x->begin < y->begin ? -1 : 1;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
 }
 
 /* Groups the roots; returns the number of groups, -1 when out of memory. */
@@ -362,20 +364,19 @@ static int64_t create_groups(forest *f)
     size_t nr = 0;
     for (size_t i = 0; i < f->nn; i++)
         nr += f->n[i].level > 0;
-    uint32_t *roots = pq_malloc_array(nr + 1, sizeof *roots);
+    root_ref *roots = pq_malloc_array(nr + 1, sizeof *roots);
     if (!roots)
         return -1;
     nr = 0;
     for (size_t i = 0; i < f->nn; i++)
         if (f->n[i].level > 0)
-            roots[nr++] = (uint32_t)i;
-    g_sort_forest = f;
+            roots[nr++] = (root_ref){f->n[i].begin, f->n[i].level, (uint32_t)i};
     qsort(roots, nr, sizeof *roots, root_cmp);
     int64_t g = 0;
     for (size_t i = 0; i < nr; i++)
-        if (root_needs_grouping(f, roots[i])) {
-            f->n[roots[i]].root_of_group = 1;
-            propagate(f, roots[i], g++);
+        if (root_needs_grouping(f, roots[i].node)) {
+            f->n[roots[i].node].root_of_group = 1;
+            propagate(f, roots[i].node, g++);
         }
     pq_free(roots);
     return g;
