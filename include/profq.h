@@ -917,8 +917,8 @@ typedef enum pq_ops_xprof {
     PQ_OPS_NATIVE = 0,         /* profq's own text or JSON (profq.ops.v1 / profq.roofline.v1) */
     PQ_OPS_HLO_STATS = 1,      /* XProf's hlo_stats DataTable JSON (profq ops) */
     PQ_OPS_ROOFLINE_MODEL = 2, /* XProf's roofline_model JSON (profq roofline): the "Total"
-                                 records; "Average" and per-step records need step markers,
-                                 which profq does not group yet, and are written empty */
+                                 records; on GPU a record per step when the input has step
+                                 markers; TPU's "Average" written empty (no TPU steps yet) */
     PQ_OPS_OP_PROFILE = 3      /* XProf's op_profile JSON (profq ops --view op_profile), grouped
                                   by program (default), category or provenance (opts->by) */
 } pq_ops_xprof;
@@ -1041,8 +1041,8 @@ typedef struct pq_ops_roofline {
     /* XProf's "Program" records: [0] infeed/outfeed left out, [1] included; time = the
      * window less the left-out infeed/outfeed time, self and DMA stall 0. */
     pq_op_row program[2];
-    /* XProf's "Average" record over complete steps: empty (profq does not group steps yet,
-     * and XProf writes it empty without step markers) */
+    /* XProf's "Average" record over complete steps: empty (profq does not group TPU steps
+     * yet, and XProf writes it empty without step markers); also the empty GPU step record */
     pq_op_row average;
 } pq_ops_roofline;
 
@@ -1080,6 +1080,10 @@ typedef struct pq_ops_result {
     pq_op_row *groups;
     size_t ngroups;
     pq_ops_roofline roofline;
+    /* GPU: the step numbers (tsl group ids) of XProf's well-formed steps, ascending, when
+     * the input has step markers (roofline_model's per-step records); else NULL, 0. */
+    int64_t *steps;
+    size_t nsteps;
 } pq_ops_result;
 
 /* Computes the op metrics of PROFILE into *RESULT (opts->by chooses the groups, the peaks

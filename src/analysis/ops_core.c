@@ -7,6 +7,7 @@
  * steady state). Not here: reading stats (ops_stats.c), peaks (pq_ops_peaks.c), rates
  * (ops_rates.c), rendering (render/ops_*.c). */
 #include "analysis/ops_internal.h"
+#include "analysis/ops_steps.h"
 
 #include "core/alloc.h"
 #include "core/err.h"
@@ -341,9 +342,22 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, pq_ops_res
     memset(out, 0, sizeof *out);
     op_table t = {0};
     prog_table pt = {0};
-    ops_ctx cx = {&t, &pt, out};
+    ops_steps steps;
     out->hw = choose_hw(prof, opt);
-    int ok = merge_planes(prof, &cx);
+    /* XProf's step grouping changes its GPU op rows (ops_gpu.c): for its tables only; profq's
+     * own reports keep each kernel under its program. */
+    int ok = ops_steps_build(prof, out->hw == PQ_OPS_HW_GPU && opt && opt->device_only, &steps);
+    ops_ctx cx = {&t, &pt, out, &steps};
+    if (ok && steps.nsteps) { /* roofline_model's step rows */
+        out->steps = pq_malloc_array(steps.nsteps, sizeof *out->steps);
+        ok = out->steps != NULL;
+        if (ok) {
+            memcpy(out->steps, steps.steps, steps.nsteps * sizeof *out->steps);
+            out->nsteps = steps.nsteps;
+        }
+    }
+    ok = ok && merge_planes(prof, &cx);
+    ops_steps_free(&steps);
     if (ok && opt && opt->peak_tflops > 0) {
         out->peaks.tflops = opt->peak_tflops;
         out->peaks.user_flops = 1;
@@ -376,6 +390,9 @@ void ops_free(pq_ops_result *r)
     pq_free(r->ops);
     pq_free(r->programs);
     pq_free(r->groups);
+    pq_free(r->steps);
+    r->steps = NULL;
+    r->nsteps = 0;
     if (r->strings) {
         arena_release(r->strings);
         pq_free(r->strings);

@@ -8,6 +8,7 @@
 
 #include "analysis/hlo_cost.h"
 #include "analysis/hlo_text.h"
+#include "analysis/ops_steps.h"
 #include "core/buf.h"
 #include "formats/hlo.h"
 
@@ -19,6 +20,77 @@ static int gpu_derived_line(const xp_line *line)
     return line->id >= 0xdeadbeefLL && line->id < 0xdeadbeefLL + 64;
 }
 
+/* A run of kernels XProf records as one (ConvertDeviceTraceXPlaneToOpMetricsDb): on one
+ * line, consecutive XLA ops of the same HLO op name and the same step group, under the
+ * program of the first; a kernel without a group is a run of its own. */
+typedef struct gpu_run {
+    int open;
+    int64_t group;
+    pq_str name, module, tf_op;
+    uint64_t pid;
+    uint64_t occurrences;
+    int64_t time, min, first;
+    double flops, bytes; /* the last kernel's, per occurrence, as XProf keeps them */
+} gpu_run;
+
+/* Adds run R to the op and program tables; 0 when out of memory. */
+static int gpu_run_flush(gpu_run *r, ops_ctx *cx, int64_t *plane_self)
+{
+    if (!r->open)
+        return 1;
+    r->open = 0;
+    int fresh;
+    op_slot *sl = ops_table_get(cx->ops, r->pid, 0, r->name, &fresh);
+    if (!sl)
+        return 0;
+    pq_op_row *m = &sl->m;
+    if (fresh) {
+        m->provenance = r->tf_op;
+        m->min_time_ps = r->min;
+        sl->custom_call = 1; /* event stats are per occurrence: summed, not scaled */
+    } else if (r->min < m->min_time_ps) {
+        m->min_time_ps = r->min;
+    }
+    double occ = (double)r->occurrences;
+    m->occurrences += r->occurrences;
+    m->time_ps += r->time;
+    m->self_time_ps += r->time;
+    m->normalized_time_ps += (double)r->time;
+    m->flops += r->flops * occ;
+    m->model_flops += r->flops * occ;
+    m->bytes_accessed += r->bytes * occ;
+    *plane_self += r->time;
+    pq_ops_program *p = ops_prog_get(cx->progs, r->pid);
+    if (!p)
+        return 0;
+    p->op_self_ps += r->time;
+    if (r->first < p->first_ps)
+        p->first_ps = r->first;
+    ops_prog_name_from_module(p, r->module);
+    return 1;
+}
+
+/* Kernel EV (starting at S, absolute) into run R: a new run unless it continues R. */
+static int gpu_run_add(gpu_run *r, ops_ctx *cx, int64_t *plane_self, const xla_ev *x, int64_t group,
+                       const xp_event *ev, int64_t s)
+{
+    pq_str name = ops_last_hlo_op(x->hlo_op);
+    if (!(r->open && group >= 0 && group == r->group && ops_str_same(name, r->name))) {
+        if (!gpu_run_flush(r, cx, plane_self))
+            return 0;
+        *r = (gpu_run){1, group, name, x->module, x->tf_op, x->pid, 0, 0, ev->duration_ps, s, 0, 0};
+    }
+    r->occurrences++;
+    r->time += ev->duration_ps;
+    if (ev->duration_ps < r->min)
+        r->min = ev->duration_ps;
+    if (s < r->first)
+        r->first = s;
+    r->flops = x->flops;
+    r->bytes = x->bytes;
+    return 1;
+}
+
 int ops_gpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
 {
     stat_ids ids;
@@ -26,11 +98,14 @@ int ops_gpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
     int64_t lo = INT64_MAX, hi = INT64_MIN, plane_self = 0;
     int64_t busy = 0;
     int any = 0;
+    const xp_stat_meta *corr =
+        cx->steps && cx->steps->active ? xp_stat_meta_by_name(pl, "correlation_id") : NULL;
     for (uint32_t li = 0; li < pl->nlines; li++) {
         const xp_line *line = &pl->lines[li];
         if (gpu_derived_line(line))
             continue;
         int64_t base = line->timestamp_ns * 1000, busy_end = INT64_MIN;
+        gpu_run run = {0};
         xp_event_iter ei;
         xp_event ev;
         xp_events_begin(line, &ei);
@@ -51,38 +126,12 @@ int ops_gpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
             xla_ev x;
             if (!ops_xla_event(src, pl, &ids, &ev, &x))
                 continue; /* not an XLA op (memcpy, eager kernels without tf_op) */
-            uint64_t pid = x.pid;
-            pq_str module = x.module, tf_op = x.tf_op;
-            double flops = x.flops, bytes = x.bytes;
-            pq_str name = ops_last_hlo_op(x.hlo_op);
-            int fresh;
-            op_slot *sl = ops_table_get(cx->ops, pid, 0, name, &fresh);
-            if (!sl)
+            int64_t group = corr ? ops_steps_kernel_group(cx->steps, src, pl, corr->id, &ev) : -1;
+            if (!gpu_run_add(&run, cx, &plane_self, &x, group, &ev, s))
                 return 0;
-            pq_op_row *m = &sl->m;
-            if (fresh) {
-                m->provenance = tf_op;
-                m->min_time_ps = ev.duration_ps;
-                sl->custom_call = 1; /* event stats are per occurrence: summed, not scaled */
-            } else if (ev.duration_ps < m->min_time_ps) {
-                m->min_time_ps = ev.duration_ps;
-            }
-            m->occurrences++;
-            m->time_ps += ev.duration_ps;
-            m->self_time_ps += ev.duration_ps;
-            m->normalized_time_ps += (double)ev.duration_ps;
-            m->flops += flops;
-            m->model_flops += flops;
-            m->bytes_accessed += bytes;
-            plane_self += ev.duration_ps;
-            pq_ops_program *p = ops_prog_get(cx->progs, pid);
-            if (!p)
-                return 0;
-            p->op_self_ps += ev.duration_ps;
-            if (s < p->first_ps)
-                p->first_ps = s;
-            ops_prog_name_from_module(p, module);
         }
+        if (!gpu_run_flush(&run, cx, &plane_self))
+            return 0;
     }
     if (!any)
         return 1;

@@ -116,10 +116,12 @@ pq_ops_program *ops_prog_get(prog_table *t, uint64_t pid);
 void ops_prog_name_from_module(pq_ops_program *p, pq_str module);
 
 /* What one device plane is merged into. */
+typedef struct ops_steps ops_steps;
 typedef struct ops_ctx {
     op_table *ops;
     prog_table *progs;
     pq_ops_result *out;
+    const ops_steps *steps; /* GPU step groups (ops_steps.c); NULL or inactive: none */
 } ops_ctx;
 
 /* Adds one device's windows (per-plane totals) to the result. */

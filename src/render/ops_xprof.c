@@ -426,18 +426,24 @@ void ops_render_roofline_model(buf *b, const pq_ops_result *r)
             cum += frac;
             roof_row(b, &c, "Total", ++rank, m, 0, frac, cum, incl, 0);
         }
-        /* "Average" over complete steps: profq has no step grouping yet, and XProf writes an
-         * empty record when it finds no step markers (the case for every profile here). */
-        if (!c.gpu) { /* XProf writes it for TPUs only */
-            roof_ctx c0 = c;
-            c0.total_ps = 0;
+        /* "Average" over complete steps: profq has no TPU step grouping yet, and XProf writes
+         * an empty record when it finds no step markers (the case for every profile here). */
+        roof_ctx c0 = c;
+        c0.total_ps = 0;
+        if (!c.gpu) /* XProf writes it for TPUs only */
             roof_row(b, &c0, "Average", 0, &r->roofline.average, 1, 0, 0, incl, 0);
+        /* One Program record per GPU step (analysis/ops_steps.c): XProf's GPU steps carry no
+         * op metrics, so each is the empty record under the step number. */
+        for (size_t i = 0; i < r->nsteps; i++) {
+            char step[24];
+            snprintf(step, sizeof step, "%" PRId64, r->steps[i]);
+            roof_row(b, &c0, step, 0, &r->roofline.average, 1, 0, 0, incl, 0);
         }
     }
     buf_puts(b, "]},{\"cols\":[{\"id\":\"severity\",\"label\":\"Severity\",\"type\":"
                 "\"string\"},{\"id\":\"message\",\"label\":\"Message\",\"type\":\"string\"}],"
                 "\"rows\":[");
-    if (none) {
+    if (none || r->nsteps) { /* steps found: no step diagnostic */
         buf_puts(b, "]}]");
         return;
     }

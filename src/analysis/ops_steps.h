@@ -1,0 +1,28 @@
+/* ops_steps.h - step grouping of GPU XSpaces (ops_steps.c): which step group each device
+ * kernel belongs to, and XProf's well-formed steps, for the op metrics (ops_gpu.c) and
+ * roofline_model's step rows. Not part of the library's API. */
+#ifndef PQ_ANALYSIS_OPS_STEPS_H
+#define PQ_ANALYSIS_OPS_STEPS_H
+#include "core/pairmap.h"
+#include "formats/xplane_walk.h"
+
+typedef struct ops_steps {
+    const pq_source *sources; /* the profile's, to index sources */
+    pairmap launch_group;     /* (source index, correlation id) -> group of the launch */
+    int64_t *steps;           /* group ids of the well-formed steps, ascending */
+    size_t nsteps, capsteps;
+    int active;      /* kernels have groups: ops_steps_kernel_group answers */
+    int has_groups;  /* some device kernel has a group (XProf's op merge applies) */
+    int unsupported; /* a grouping rule profq does not implement would apply */
+} ops_steps;
+
+/* Groups the profile's events when GPU is set (else, and when a rule profq lacks would
+ * apply, leaves ST without groups or steps). 0 when out of memory. */
+int ops_steps_build(const pq_profile *prof, int gpu, ops_steps *st);
+/* The group of device kernel EV of plane PL of SRC (CORR_ID: the plane's correlation_id
+ * stat id, INT64_MIN when absent), or -1. */
+int64_t ops_steps_kernel_group(const ops_steps *st, const pq_source *src, const xp_plane *pl,
+                               int64_t corr_id, const xp_event *ev);
+void ops_steps_free(ops_steps *st);
+
+#endif

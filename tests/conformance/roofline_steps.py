@@ -1,0 +1,116 @@
+"""profq's roofline_model and hlo_stats against XProf's on XPlanes with step markers.
+
+Usage: roofline_steps.py PROFQ XPLANE...   (each XPLANE in a directory of its own: XProf
+writes its caches next to it)
+
+For each XPlane, XProf's roofline_model (both tables: the records, the step diagnostics)
+and hlo_stats from xspace_to_tools_data, and profq's `roofline --format xprof` and
+`ops --format xprof`: the same columns, the same number of rows in the same order, every
+cell equal (strings, booleans and integral numbers exactly, other numbers within 1e-6
+relative), the table properties equal; and op_profile in its three groupings, whose op
+leaves the merged rows also change, with xprof_ops.py's tree comparison at 1e-6. It also checks that the inputs do have steps (Program
+records under step numbers, no step diagnostic), so that a run where neither side found
+steps cannot pass. Prints the fields compared per tool; exit 1 on any difference.
+"""
+import json
+import os
+import subprocess
+import sys
+
+from xprof.convert import _pywrap_profiler_plugin as plugin
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import xprof_ops  # noqa: E402  (op_profile's tree comparison)
+
+REL = 1e-6
+xprof_ops.REL = REL
+
+
+def xprof(path, tool, **opts):
+    opts["use_saved_result"] = False
+    data, ok = plugin.xspace_to_tools_data([path], tool, opts)
+    if not ok:
+        raise RuntimeError(f"xprof {tool} failed on {path}")
+    return json.loads(data.decode() if isinstance(data, bytes) else data)
+
+
+def profq(exe, cmd, path, *more):
+    r = subprocess.run([exe, cmd, "--format", "xprof", *more, path], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"profq {cmd} {path}: exit {r.returncode}: {r.stderr}")
+    return json.loads(r.stdout)
+
+
+def same(a, b):
+    if isinstance(a, bool) or isinstance(b, bool) or isinstance(a, str) or isinstance(b, str):
+        return a == b and type(a) is type(b)
+    if a is None or b is None:
+        return a is b
+    if float(a).is_integer() and float(b).is_integer():
+        return a == b
+    return abs(a - b) <= REL * max(abs(a), abs(b))
+
+
+def compare_table(what, x, p, bad):
+    n = 0
+    xc = [c["id"] for c in x["cols"]]
+    pc = [c["id"] for c in p["cols"]]
+    n += 1
+    if xc != pc:
+        bad.append(f"{what}: columns xprof {xc} profq {pc}")
+        return n
+    n += 1
+    if x.get("p", {}) != p.get("p", {}):
+        bad.append(f"{what}: properties xprof {x.get('p')} profq {p.get('p')}")
+    n += 1
+    if len(x["rows"]) != len(p["rows"]):
+        bad.append(f"{what}: {len(x['rows'])} rows in xprof, {len(p['rows'])} in profq")
+    for i, (xr, pr) in enumerate(zip(x["rows"], p["rows"])):
+        for col, xv, pv in zip(xc, [c.get("v") for c in xr["c"]], [c.get("v") for c in pr["c"]]):
+            n += 1
+            if not same(xv, pv):
+                bad.append(f"{what}: row {i} {col}: xprof {xv!r} profq {pv!r}")
+    return n
+
+
+def main():
+    exe, paths = sys.argv[1], sys.argv[2:]
+    bad, counts = [], {"roofline_model": 0, "hlo_stats": 0, "op_profile": 0}
+    for path in paths:
+        name = path.rsplit("/", 1)[-1]
+        xr, pr = xprof(path, "roofline_model"), profq(exe, "roofline", path)
+        steps = [r["c"][0]["v"] for r in xr[0]["rows"] if r["c"][0]["v"] not in ("Total", "Average")]
+        if not steps or xr[1]["rows"]:
+            bad.append(f"{name}: XProf found no steps (step rows {steps}, diagnostics "
+                       f"{xr[1]['rows']}): the input is not what this test needs")
+        for k in range(2):
+            counts["roofline_model"] += compare_table(f"{name} roofline_model[{k}]", xr[k], pr[k], bad)
+        xh, ph = xprof(path, "hlo_stats"), profq(exe, "ops", path)
+        xh = xh[0] if isinstance(xh, list) else xh
+        ph = ph[0] if isinstance(ph, list) else ph
+        counts["hlo_stats"] += compare_table(f"{name} hlo_stats", xh, ph, bad)
+        for group in ("program", "category", "provenance"):
+            c = xprof_ops.Check(name)
+            xprof_ops.op_profile_compare(c, f"{name} op_profile[{group}]",
+                                         xprof(path, "op_profile", group_by=group),
+                                         profq(exe, "ops", path, "--view", "op_profile", "--by",
+                                               group), False)
+            counts["op_profile"] += c.n
+            bad.extend(c.bad)
+        print(f"roofline_steps: {name}: {len(set(steps))} steps "
+              f"({', '.join(sorted(set(steps), key=int)[:3])}...), "
+              f"{sum(1 for r in xh['rows'])} hlo_stats rows")
+    for tool, n in counts.items():
+        print(f"roofline_steps: {tool}: {n} fields compared")
+    for b in bad[:40]:
+        print("roofline_steps: DIFF", b)
+    if bad:
+        print(f"roofline_steps: FAIL: {len(bad)} differences")
+        return 1
+    print("roofline_steps: PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
