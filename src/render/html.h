@@ -83,4 +83,20 @@ typedef struct html_scatter {
 
 void html_scatter_chart(buf *b, const html_scatter *c);
 
+/* The memory viewer's heap size over program order (MiB: BYTES + ADD), the peak marked, and
+ * a hidden rectangle ID-span that the page's script moves over a clicked buffer's span.
+ * More than MAX_POINTS points: per bucket its lowest and highest. Returns the points drawn. */
+typedef struct html_heap_chart {
+    const char *id, *title;
+    const int64_t *bytes;
+    size_t n;
+    double add;
+    size_t peak; /* index of the peak (>= n: none) */
+    size_t max_points;
+} html_heap_chart;
+
+size_t html_heap_chart_draw(buf *b, const html_heap_chart *c);
+/* The x coordinate of program position I on that chart. */
+double html_heap_x(const html_heap_chart *c, double i);
+
 #endif

@@ -185,3 +185,102 @@ void html_scatter_chart(buf *b, const html_scatter *c)
     }
     buf_puts(b, "</svg>\n");
 }
+
+/* ---- the heap chart of the memory viewer ---- */
+
+static const double HL = 64, HR = 16, HT = 28, HB = 40, HW = 900, HH = 280;
+
+double html_heap_x(const html_heap_chart *c, double i)
+{
+    double den = c->n > 1 ? (double)(c->n - 1) : 1;
+    return HL + (HW - HL - HR) * i / den;
+}
+
+/* The points drawn: all when they fit, else per bucket its lowest and highest, in order. */
+static size_t heap_points(buf *b, const html_heap_chart *c, double top, double ph)
+{
+    size_t bucket = c->max_points >= 2 && c->n > c->max_points
+                        ? (c->n + c->max_points / 2 - 1) / (c->max_points / 2)
+                        : 1;
+    size_t drawn = 0;
+    for (size_t i0 = 0; i0 < c->n; i0 += bucket) {
+        size_t i1 = i0 + bucket < c->n ? i0 + bucket : c->n, lo = i0, hi = i0;
+        for (size_t i = i0; i < i1; i++) {
+            if (c->bytes[i] < c->bytes[lo])
+                lo = i;
+            if (c->bytes[i] > c->bytes[hi])
+                hi = i;
+        }
+        size_t pick[2] = {lo < hi ? lo : hi, lo < hi ? hi : lo};
+        for (int k = 0; k < (pick[0] == pick[1] ? 1 : 2); k++, drawn++) {
+            double v = ((double)c->bytes[pick[k]] + c->add) / 1048576.0;
+            if (drawn)
+                buf_putc(b, ' ');
+            fmt_fixed(b, html_heap_x(c, (double)pick[k]), 1);
+            buf_putc(b, ',');
+            fmt_fixed(b, HT + ph - ph * v / top, 1);
+        }
+    }
+    return drawn;
+}
+
+size_t html_heap_chart_draw(buf *b, const html_heap_chart *c)
+{
+    double pw = HW - HL - HR, ph = HH - HT - HB, max = 0;
+    for (size_t i = 0; i < c->n; i++)
+        max = fmax(max, ((double)c->bytes[i] + c->add) / 1048576.0);
+    double top = max > 0 ? max * 1.08 : 1;
+    buf_puts(b, "<svg class=\"chart heap\" xmlns=\"http://www.w3.org/2000/svg\" id=\"");
+    html_text(b, c->id);
+    buf_printf(b,
+               "\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\"><title>",
+               HW, HH, HW, HH);
+    html_text(b, c->title);
+    buf_printf(b, "</title><text class=\"ct\" x=\"%.1f\" y=\"16\">", HL);
+    html_text(b, c->title);
+    buf_puts(b, "</text>");
+    for (int k = 0; k <= 4; k++) {
+        double v = top * k / 4, y = HT + ph - ph * v / top;
+        buf_printf(b, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"", HL, HL + pw);
+        fmt_fixed(b, y, 1);
+        buf_puts(b, "\" y2=\"");
+        fmt_fixed(b, y, 1);
+        buf_printf(b, "\"/><text class=\"yt\" x=\"%.1f\" y=\"", HL - 6);
+        fmt_fixed(b, y + 4, 1);
+        buf_puts(b, "\">");
+        fmt_fixed(b, v, v >= 100 ? 0 : v >= 1 ? 1 : 3);
+        buf_puts(b, "</text>");
+    }
+    buf_printf(b,
+               "<text class=\"xl\" x=\"%.1f\" y=\"%.1f\">program order (heap-simulator "
+               "events)</text><text class=\"yl\" transform=\"translate(14 %.1f) "
+               "rotate(-90)\">MiB</text>",
+               HL + pw / 2, HH - 6, HT + ph / 2);
+    buf_puts(b, "<rect class=\"span\" id=\"");
+    html_text(b, c->id);
+    buf_printf(b,
+               "-span\" x=\"%.1f\" y=\"%.1f\" width=\"0\" height=\"%.1f\" visibility=\"hidden\"/>",
+               HL, HT, ph);
+    buf_puts(b, "<polyline fill=\"none\" stroke=\"#2e86de\" stroke-width=\"1.6\" points=\"");
+    size_t drawn = heap_points(b, c, top, ph);
+    buf_puts(b, "\"/>");
+    if (c->peak < c->n) {
+        double x = html_heap_x(c, (double)c->peak);
+        double v = ((double)c->bytes[c->peak] + c->add) / 1048576.0;
+        buf_puts(b, "<line class=\"ridge\" x1=\"");
+        fmt_fixed(b, x, 1);
+        buf_puts(b, "\" x2=\"");
+        fmt_fixed(b, x, 1);
+        buf_printf(b, "\" y1=\"%.1f\" y2=\"%.1f\"/><circle class=\"peak\" cx=\"", HT, HT + ph);
+        fmt_fixed(b, x, 1);
+        buf_puts(b, "\" cy=\"");
+        fmt_fixed(b, HT + ph - ph * v / top, 1);
+        buf_puts(b, "\" r=\"4\" fill=\"#c0392b\"><title>peak ");
+        fmt_fixed(b, v, 3);
+        buf_printf(b, " MiB at position %zu</title></circle>", c->peak);
+    }
+    buf_puts(b, "<text class=\"capl\" id=\"");
+    html_text(b, c->id);
+    buf_printf(b, "-spantext\" x=\"%.1f\" y=\"%.1f\"></text></svg>\n", HL + pw, HT + 10);
+    return drawn;
+}
