@@ -2,10 +2,13 @@
  * the result structs to the HTML renderer (render/html.c) and frees them. An analysis that
  * fails is recorded for its section, not returned: the page shows what did work. Nothing
  * is formatted here. */
+#include "analysis/summary.h"
 #include "analysis/tools.h"
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/sort.h"
+#include "formats/trace_events.h"
+#include "model/model.h"
 #include "render/html.h"
 
 #include <stdio.h>
@@ -79,6 +82,44 @@ static pq_status memory_viewers(const pq_profile *profile, html_inputs *in,
     return PQ_OK;
 }
 
+/* profile_summary.v1 of the first trace JSON source, read again into slices SL of its own
+ * (the summary drops from its slices what is not GPU work; the profile's stay as they are;
+ * the result's strings live in SL's pool). 1 when *RES and SL hold what to free. */
+static int trace_summary(const pq_profile *p, html_inputs *in, model_slices *sl, sm_result *res)
+{
+    const pq_source *src = NULL;
+    for (size_t i = 0; i < p->nsources && !src; i++)
+        if (p->sources[i].info.format == PQ_FORMAT_TRACE_JSON)
+            src = &p->sources[i];
+    in->summary.fed = src != NULL;
+    if (!src)
+        return 0;
+    in->summary_path = src->path;
+    pq_error e;
+    err_clear(&e);
+    if (slices_init(sl) != 0) {
+        record(&in->summary, PQ_ERR_NOMEM, &e);
+        return 0;
+    }
+    tj_info info;
+    pq_events ev = slices_events(sl);
+    pq_status st = trace_events_feed_file(src->path, &ev, &info, &e);
+    int have = 0;
+    if (st == PQ_OK) {
+        sm_options so = {.warmup_steps = 5, .hot_op_limit = 25};
+        sm_source ss = {"perfetto_trace_json", src->path, "", NULL, info.num_events, "", NULL};
+        have = sm_compute(sl, &so, &ss, res) == 0;
+        if (!have)
+            st = err_set(&e, PQ_ERR_NOMEM, NULL, -1, "out of memory while summarizing");
+    }
+    record(&in->summary, st, &e);
+    if (have)
+        in->summary_result = &res->r;
+    else
+        slices_free(sl);
+    return have;
+}
+
 pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts, pq_sink *sink,
                          pq_error *err)
 {
@@ -128,10 +169,17 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
         record(&in.memprofile, s2, &e);
         in.memprofile_result = s2 == PQ_OK ? mp : NULL;
     }
+    model_slices sl;
+    sm_result sum;
+    int have_sum = st == PQ_OK && trace_summary(profile, &in, &sl, &sum);
     if (st == PQ_OK)
         st = html_render(&in, sink, err);
     else
         err_set(err, st, NULL, -1, "out of memory");
+    if (have_sum) {
+        sm_result_free(&sum);
+        slices_free(&sl);
+    }
     pq_memory_profile_free(mp);
     for (size_t i = 0; views && i < in.nmodules; i++)
         pq_memory_viewer_free(views[i].mv);

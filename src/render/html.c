@@ -309,7 +309,8 @@ static void overview(buf *b, const html_inputs *in)
         const html_part *p;
     } parts[] = {{"where time goes (ops, roofline)", "ops", &in->ops},
                  {"memory viewer", "memory-viewer", &in->memviewer},
-                 {"memory profile", "memory-profile", &in->memprofile}};
+                 {"memory profile", "memory-profile", &in->memprofile},
+                 {"traces (profile_summary.v1 of a trace JSON source)", "traces", &in->summary}};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         if (!parts[i].p->fed) {
             buf_printf(b, "<li class=\"note\">%s: the inputs do not feed it</li>", parts[i].name);
@@ -346,12 +347,16 @@ pq_status html_render(const html_inputs *in, pq_sink *sink, pq_error *err)
         buf_puts(&b, "<a href=\"#ops\">Where time goes</a>");
     if (in->memviewer.fed || in->memprofile.fed)
         buf_puts(&b, "<a href=\"#memory\">Memory</a>");
+    if (in->summary.fed)
+        buf_puts(&b, "<a href=\"#traces\">Traces</a>");
     buf_puts(&b, "</nav></header>\n<main>\n");
     overview(&b, in);
     if (in->ops.fed)
         html_section_ops(&b, in);
     if (in->memviewer.fed || in->memprofile.fed)
         html_section_memory(&b, in);
+    if (in->summary.fed)
+        html_section_traces(&b, in);
     buf_puts(&b, "</main>\n<script>");
     buf_puts(&b, JS);
     buf_puts(&b, "</script>\n</body></html>\n");

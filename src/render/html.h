@@ -1,8 +1,8 @@
 /* html.h - the one-file HTML report of a profile (`profq html`, issue 14): the result structs
  * of the analyses the input feeds in, one self-contained page out (inline CSS, inline SVG,
  * a little inline JavaScript; no network; the same inputs give the same bytes). The parts
- * (html_ops.c, html_mem.c, html_chart.c) share the helpers declared here. Not here: any
- * computing (src/api/html.c runs the analyses) or re-parsing of their JSON. */
+ * (html_ops.c, html_mem.c, html_trace.c, html_chart.c) share the helpers declared here. Not here:
+ * any computing (src/api/html.c runs the analyses) or re-parsing of their JSON. */
 #ifndef PQ_RENDER_HTML_H
 #define PQ_RENDER_HTML_H
 #include "core/buf.h"
@@ -29,7 +29,7 @@ typedef struct html_module_view {
 typedef struct html_inputs {
     const pq_profile *profile;
     const pq_html_options *opts; /* never NULL (limits filled) */
-    html_part ops, memviewer, memprofile, nsys;
+    html_part ops, memviewer, memprofile, nsys, summary;
     const pq_ops_result *ops_result;
     const pq_memory_viewer_result *module_list; /* the memory viewer's module list */
     const html_module_view *modules;            /* the modules drawn, peak descending */
@@ -37,6 +37,8 @@ typedef struct html_inputs {
     size_t modules_dropped; /* modules of the list not drawn (over opts->max_modules) */
     const pq_memory_profile_result *memprofile_result;
     const pq_nsys_result *nsys_result;
+    const pq_summary_result *summary_result; /* of the first trace JSON source */
+    const char *summary_path;
 } html_inputs;
 
 /* Writes the page into SINK. */
@@ -60,6 +62,7 @@ void html_cell_num(buf *b, double v, const char *text);
 /* The sections. */
 void html_section_ops(buf *b, const html_inputs *in);
 void html_section_memory(buf *b, const html_inputs *in);
+void html_section_traces(buf *b, const html_inputs *in);
 
 /* html_chart.c: a log-log scatter (the roofline). Points carry a radius, one of the caller's
  * colours and a title (hover); the roof is min(roof_flops, x * roof_bw). */

@@ -7,7 +7,8 @@
 # element (profq's own), every section the input feeds (`profq tools --format json`) is
 # present and drawn (SVG with data points), clicking a column head sorts the op table both
 # ways, clicking a buffer at the peak shows its span, and the numbers equal `profq ops
-# --format json` (op rows, the first op's self time, the idle time). Two runs give the same
+# --format json` (op rows, the first op's self time, the idle time) and, for trace JSON,
+# `profq summarize` (hot ops). Two runs give the same
 # bytes. Suite contract: 0 pass, 77 skip (no chromium, or no $SHARED; failures under CI=true).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -61,7 +62,7 @@ PY
         --dump-dom "file://$work/probe.html" >"$work/probe.dom" 2>/dev/null
     grep -q 'data-probe="ok"' "$work/probe.dom" ||
         bad "$label: sorting or the buffer click: $(grep -o 'data-probe="[^"]*"' "$work/probe.dom")"
-    python3 - "$work/dom.html" "$label" "$work/tools.json" "$work/ops.json" <<'PY' || bad "$label: DOM checks"
+    python3 - "$work/dom.html" "$label" "$work/tools.json" "$work/ops.json" "$work/sum.json" <<'PY' || bad "$label: DOM checks"
 import json, os, re, sys
 dom, label = open(sys.argv[1]).read(), sys.argv[2]
 tools = json.load(open(sys.argv[3]))
@@ -97,6 +98,14 @@ if 'memory-viewer' in feeds:
 if 'memory-profile' in feeds:
     assert 'id="memory-profile"' in dom, 'no memory profile section'
     said.append('memory profile')
+if os.path.getsize(sys.argv[5]) > 0:
+    summ = json.load(open(sys.argv[5]))
+    assert 'id="traces"' in dom, 'no traces section'
+    assert '<rect class="cat"' in svg('breakdown'), 'no breakdown bar'
+    t = re.search(r'<table class="st" id="hot-ops">.*?</table>', dom, re.S).group(0)
+    n = len(re.findall(r'<tr>', t.split('<tbody>')[1]))
+    assert n == len(summ['hot_ops']), ('hot ops', n, len(summ['hot_ops']))
+    said.append('%d hot ops' % n)
 print('%s: 1 script element, %s' % (label, ', '.join(said) or 'overview only'))
 PY
 }
@@ -105,6 +114,8 @@ report() { # PATH LABEL
     local path=$1 label=$2
     "$PROFQ" tools --format json "$path" >"$work/tools.json" || { bad "$label: tools"; return; }
     "$PROFQ" ops --format json "$path" >"$work/ops.json" 2>/dev/null || : >"$work/ops.json"
+    : >"$work/sum.json"
+    case "$path" in *.json | *.json.gz) "$PROFQ" summarize "$path" -o "$work/sum.json" >/dev/null || bad "$label: summarize" ;; esac
     "$PROFQ" html "$path" -o "$work/$label.html" || { bad "$label: profq html exit $?"; return; }
     "$PROFQ" html "$path" >"$work/$label.again.html" || bad "$label: second run"
     cmp -s "$work/$label.html" "$work/$label.again.html" || bad "$label: two runs differ"
@@ -115,6 +126,7 @@ report "$SHARED/data/xplane/tpu_inference_2.xplane.pb" tpu_xplane
 report "$SHARED/data/xplane/mi300_jax08_attention.xplane.pb" gpu_xplane
 report "$SHARED/data/hlo/mi300x8_jax_conv_legacy__jit_forward_3d_conv(15).hlo_proto.pb" hlo_proto
 report "$SHARED/data/trace-json/kineto__docs__traces__before_fix_trace.json" kineto
+report "$SHARED/data/trace-json/hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz" kineto_gz
 
 # <script> in an op name, a device name and the source path: shown as text.
 mkdir -p "$work/<script>alert(1)<"
