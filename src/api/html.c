@@ -162,6 +162,20 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
     pq_memory_viewer_result *list = NULL;
     html_module_view *views = NULL;
     st = in.memviewer.fed ? memory_viewers(profile, &in, &list, &views) : PQ_OK;
+    pq_nsys_result *ns = NULL;
+    if (st == PQ_OK && in.nsys.fed) {
+        int archive = 0;
+        for (size_t i = 0; i < profile->nsources; i++)
+            archive |= profile->sources[i].info.format == PQ_FORMAT_NSYS_JAX;
+        pq_nsys_options no = {archive ? PQ_NSYS_MODULES | PQ_NSYS_RUNTIME | PQ_NSYS_COLLECTIVES |
+                                            PQ_NSYS_COMPILE
+                                      : PQ_NSYS_MODULES,
+                              PQ_OUT_TEXT};
+        err_clear(&e);
+        pq_status s2 = pq_nsys_compute(profile, &no, &ns, &e);
+        record(&in.nsys, s2, &e);
+        in.nsys_result = s2 == PQ_OK ? ns : NULL;
+    }
     pq_memory_profile_result *mp = NULL;
     if (st == PQ_OK && in.memprofile.fed) {
         err_clear(&e);
@@ -181,6 +195,7 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
         slices_free(&sl);
     }
     pq_memory_profile_free(mp);
+    pq_nsys_free(ns);
     for (size_t i = 0; views && i < in.nmodules; i++)
         pq_memory_viewer_free(views[i].mv);
     pq_free(views);

@@ -167,6 +167,19 @@ void html_cell_num(buf *b, double v, const char *text)
 }
 
 /* A card showing PS picoseconds; data-ps holds the exact figure. */
+void html_cell_fixed(buf *b, double v, int decimals)
+{
+    char t[40];
+    snprintf(t, sizeof t, "%.*f", decimals, v);
+    html_cell_num(b, v, isfinite(v) ? t : "n/a");
+}
+
+void html_cell_time(buf *b, double ps)
+{
+    char t[32];
+    html_cell_num(b, ps, isfinite(ps) ? text_time(t, ps) : "n/a");
+}
+
 static void card(buf *b, const char *id, const char *label, double ps, const char *note)
 {
     char t[32];
@@ -307,10 +320,12 @@ static void overview(buf *b, const html_inputs *in)
     const struct {
         const char *name, *anchor;
         const html_part *p;
-    } parts[] = {{"where time goes (ops, roofline)", "ops", &in->ops},
-                 {"memory viewer", "memory-viewer", &in->memviewer},
-                 {"memory profile", "memory-profile", &in->memprofile},
-                 {"traces (profile_summary.v1 of a trace JSON source)", "traces", &in->summary}};
+    } parts[] = {
+        {"where time goes (ops, roofline)", "ops", &in->ops},
+        {"memory viewer", "memory-viewer", &in->memviewer},
+        {"memory profile", "memory-profile", &in->memprofile},
+        {"traces (profile_summary.v1 of a trace JSON source)", "traces", &in->summary},
+        {"Nsight (nsys-jax module table, runtime, collectives, compilation)", "nsys", &in->nsys}};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         if (!parts[i].p->fed) {
             buf_printf(b, "<li class=\"note\">%s: the inputs do not feed it</li>", parts[i].name);
@@ -349,6 +364,8 @@ pq_status html_render(const html_inputs *in, pq_sink *sink, pq_error *err)
         buf_puts(&b, "<a href=\"#memory\">Memory</a>");
     if (in->summary.fed)
         buf_puts(&b, "<a href=\"#traces\">Traces</a>");
+    if (in->nsys.fed)
+        buf_puts(&b, "<a href=\"#nsys\">Nsight</a>");
     buf_puts(&b, "</nav></header>\n<main>\n");
     overview(&b, in);
     if (in->ops.fed)
@@ -357,6 +374,8 @@ pq_status html_render(const html_inputs *in, pq_sink *sink, pq_error *err)
         html_section_memory(&b, in);
     if (in->summary.fed)
         html_section_traces(&b, in);
+    if (in->nsys.fed)
+        html_section_nsys(&b, in);
     buf_puts(&b, "</main>\n<script>");
     buf_puts(&b, JS);
     buf_puts(&b, "</script>\n</body></html>\n");

@@ -1,8 +1,8 @@
 /* html.h - the one-file HTML report of a profile (`profq html`, issue 14): the result structs
  * of the analyses the input feeds in, one self-contained page out (inline CSS, inline SVG,
  * a little inline JavaScript; no network; the same inputs give the same bytes). The parts
- * (html_ops.c, html_mem.c, html_trace.c, html_chart.c) share the helpers declared here. Not here:
- * any computing (src/api/html.c runs the analyses) or re-parsing of their JSON. */
+ * (html_ops.c, html_mem.c, html_trace.c, html_nsys.c, html_chart.c) share the helpers declared
+ * here. Not here: any computing (src/api/html.c runs the analyses) or re-parsing of their JSON. */
 #ifndef PQ_RENDER_HTML_H
 #define PQ_RENDER_HTML_H
 #include "core/buf.h"
@@ -58,11 +58,16 @@ void html_table_begin(buf *b, const char *id, const char *const *cols, const int
 void html_table_end(buf *b, size_t shown, size_t total, const char *dropped_by);
 /* A numeric cell: data-v holds V exactly (sorting), the cell shows TEXT (escaped). */
 void html_cell_num(buf *b, double v, const char *text);
+/* A numeric cell of V with DECIMALS fixed decimals ("n/a" when not finite). */
+void html_cell_fixed(buf *b, double v, int decimals);
+/* A cell of PS picoseconds as "12.345 ms" ("n/a" when not finite). */
+void html_cell_time(buf *b, double ps);
 
 /* The sections. */
 void html_section_ops(buf *b, const html_inputs *in);
 void html_section_memory(buf *b, const html_inputs *in);
 void html_section_traces(buf *b, const html_inputs *in);
+void html_section_nsys(buf *b, const html_inputs *in);
 
 /* html_chart.c: a log-log scatter (the roofline). Points carry a radius, one of the caller's
  * colours and a title (hover); the roof is min(roof_flops, x * roof_bw). */

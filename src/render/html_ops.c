@@ -18,22 +18,6 @@ static double pct(double part, double whole)
     return whole > 0 ? part / whole * 100 : 0;
 }
 
-static void cell_time(buf *b, double ps)
-{
-    char t[32];
-    html_cell_num(b, ps, text_time(t, ps));
-}
-
-static void cell_fixed(buf *b, double v, int decimals)
-{
-    char t[40];
-    if (isfinite(v))
-        snprintf(t, sizeof t, "%.*f", decimals, v);
-    else
-        snprintf(t, sizeof t, "n/a");
-    html_cell_num(b, v, t);
-}
-
 static void cell_text(buf *b, pq_str s)
 {
     buf_puts(b, "<td class=\"w\">");
@@ -60,20 +44,20 @@ static void op_row(buf *b, const pq_ops_result *r, const pq_op_row *o, size_t ra
     snprintf(t, sizeof t, "%" PRId64, o->occurrences);
     html_cell_num(b, (double)o->occurrences, t);
     double occ = o->occurrences > 0 ? (double)o->occurrences : 1;
-    cell_time(b, (double)o->time_ps);
-    cell_time(b, (double)o->time_ps / occ);
-    cell_time(b, (double)o->self_time_ps);
-    cell_time(b, (double)o->self_time_ps / occ);
-    cell_fixed(b, pct((double)o->self_time_ps, total), 2);
-    cell_fixed(b, pct(*cum, total), 2);
-    cell_fixed(b, pct((double)o->dma_stall_ps, (double)o->time_ps), 2);
+    html_cell_time(b, (double)o->time_ps);
+    html_cell_time(b, (double)o->time_ps / occ);
+    html_cell_time(b, (double)o->self_time_ps);
+    html_cell_time(b, (double)o->self_time_ps / occ);
+    html_cell_fixed(b, pct((double)o->self_time_ps, total), 2);
+    html_cell_fixed(b, pct(*cum, total), 2);
+    html_cell_fixed(b, pct((double)o->dma_stall_ps, (double)o->time_ps), 2);
     const pq_op_rates *q = &o->rates;
     double nan = NAN;
     int ok = !o->is_idle && !q->not_meaningful;
-    cell_fixed(b, ok ? q->flop_rate_gflops : nan, 3);
-    cell_fixed(b, ok ? q->mem_bw_gibps : nan, 3);
-    cell_fixed(b, ok ? q->hbm_bw_gibps : nan, 3);
-    cell_fixed(b, ok && o->bytes_accessed > 0 ? q->oi : nan, 3);
+    html_cell_fixed(b, ok ? q->flop_rate_gflops : nan, 3);
+    html_cell_fixed(b, ok ? q->mem_bw_gibps : nan, 3);
+    html_cell_fixed(b, ok ? q->hbm_bw_gibps : nan, 3);
+    html_cell_fixed(b, ok && o->bytes_accessed > 0 ? q->oi : nan, 3);
     buf_puts(b, "<td>");
     html_text(b, ok ? q->bound_by : q->not_meaningful ? "n/a" : "");
     buf_puts(b, "</td>");
@@ -134,11 +118,11 @@ static void program_table(buf *b, const pq_ops_result *r, size_t max_rows)
         char t[32];
         snprintf(t, sizeof t, "%" PRId64, p->executions);
         html_cell_num(b, (double)p->executions, t);
-        cell_time(b, (double)p->module_ps);
-        cell_time(b, (double)p->op_self_ps);
-        cell_fixed(b, p->active_gflops, 3);
-        cell_fixed(b, p->whole_gflops, 3);
-        cell_fixed(b, p->active_hbm_gibps, 3);
+        html_cell_time(b, (double)p->module_ps);
+        html_cell_time(b, (double)p->op_self_ps);
+        html_cell_fixed(b, p->active_gflops, 3);
+        html_cell_fixed(b, p->whole_gflops, 3);
+        html_cell_fixed(b, p->active_hbm_gibps, 3);
         buf_puts(b, "</tr>\n");
     }
     html_table_end(b, shown, r->nprograms, "op self time");

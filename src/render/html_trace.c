@@ -11,17 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A duration of the summary (µs) as a sortable cell. */
-static void us_cell(buf *b, double us)
-{
-    char t[32];
-    if (!isfinite(us)) {
-        html_cell_num(b, NAN, "n/a");
-        return;
-    }
-    html_cell_num(b, us, text_time(t, us * 1e6));
-}
-
 static void count_cell(buf *b, uint64_t n)
 {
     char t[32];
@@ -81,7 +70,7 @@ static void breakdown(buf *b, const pq_sm_breakdown *d)
     html_table_begin(b, "breakdown-table", cols, num, 3, 0);
     for (int c = 0; c < PQ_SM_NCATEGORIES; c++) {
         buf_printf(b, "<tr><td>%s</td>", CAT_NAMES[c]);
-        us_cell(b, d->category_total[c]);
+        html_cell_time(b, d->category_total[c] * 1e6);
         share_cell(b, d->category_share[c]);
         buf_puts(b, "</tr>\n");
     }
@@ -107,11 +96,11 @@ static void steps(buf *b, const pq_sm_step_time *s)
     for (int i = 0; i < 2; i++) {
         buf_printf(b, "<tr><td>%s</td>", i ? "steady state" : "all");
         count_cell(b, st[i]->count);
-        us_cell(b, st[i]->mean);
-        us_cell(b, st[i]->median);
-        us_cell(b, st[i]->p90);
-        us_cell(b, st[i]->min);
-        us_cell(b, st[i]->max);
+        html_cell_time(b, st[i]->mean * 1e6);
+        html_cell_time(b, st[i]->median * 1e6);
+        html_cell_time(b, st[i]->p90 * 1e6);
+        html_cell_time(b, st[i]->min * 1e6);
+        html_cell_time(b, st[i]->max * 1e6);
         buf_puts(b, "</tr>\n");
     }
     html_table_end(b, 2, 2, "");
@@ -133,9 +122,9 @@ static void hot_ops(buf *b, const pq_summary_result *r, size_t max)
         text_cell(b, o->name);
         text_cell(b, o->category);
         count_cell(b, o->count);
-        us_cell(b, o->total_duration);
-        us_cell(b, o->exclusive_duration);
-        us_cell(b, o->avg_duration);
+        html_cell_time(b, o->total_duration * 1e6);
+        html_cell_time(b, o->exclusive_duration * 1e6);
+        html_cell_time(b, o->avg_duration * 1e6);
         text_cell(b, o->shape_signature);
         text_cell(b, o->source_file);
         buf_puts(b, "</tr>\n");
@@ -156,8 +145,8 @@ static void families(buf *b, const pq_summary_result *r, size_t max)
         buf_puts(b, "<tr>");
         text_cell(b, f->family);
         count_cell(b, f->count);
-        us_cell(b, f->total_duration);
-        us_cell(b, f->exclusive_duration);
+        html_cell_time(b, f->total_duration * 1e6);
+        html_cell_time(b, f->exclusive_duration * 1e6);
         share_cell(b, f->share_of_total);
         text_cell(b, f->example_op);
         buf_puts(b, "</tr>\n");
@@ -177,8 +166,8 @@ static void collectives_gaps(buf *b, const pq_summary_result *r, size_t max)
         buf_puts(b, "<tr>");
         text_cell(b, c->collective);
         count_cell(b, c->count);
-        us_cell(b, c->total_duration);
-        us_cell(b, c->avg_duration);
+        html_cell_time(b, c->total_duration * 1e6);
+        html_cell_time(b, c->avg_duration * 1e6);
         buf_puts(b, "</tr>\n");
     }
     html_table_end(b, n, r->ncommunication_ops, "total time");
@@ -193,9 +182,9 @@ static void collectives_gaps(buf *b, const pq_summary_result *r, size_t max)
         buf_puts(b, "<tr>");
         text_cell(b, g->name);
         count_cell(b, g->count);
-        us_cell(b, g->total_gap_duration);
-        us_cell(b, g->max_gap_duration);
-        us_cell(b, g->avg_gap_duration);
+        html_cell_time(b, g->total_gap_duration * 1e6);
+        html_cell_time(b, g->max_gap_duration * 1e6);
+        html_cell_time(b, g->avg_gap_duration * 1e6);
         text_cell(b, g->marker_op);
         buf_puts(b, "</tr>\n");
     }
@@ -217,8 +206,8 @@ static void regions(buf *b, const pq_summary_result *r, size_t max)
         snprintf(t, sizeof t, "%" PRId64, g->depth);
         html_cell_num(b, (double)g->depth, t);
         count_cell(b, g->count);
-        us_cell(b, g->inclusive_duration);
-        us_cell(b, g->exclusive_duration);
+        html_cell_time(b, g->inclusive_duration * 1e6);
+        html_cell_time(b, g->exclusive_duration * 1e6);
         buf_puts(b, "</tr>\n");
     }
     html_table_end(b, n, r->nhierarchical_regions, "the summary's order");

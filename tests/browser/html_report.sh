@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # tests/browser/html_report.sh - the `profq html` report in headless Chromium (Debian package
 # `chromium`), loaded from disk (file://, no server), for an XPlane of a TPU, an XPlane of a
-# GPU, an HloProto and a Kineto trace from ../shared/data, and a trace whose op name, device
-# name and path hold <script>alert(1)</script>: the page's script runs to the end
-# (body[data-ready]), the console shows no message, the page has exactly one <script>
-# element (profq's own), every section the input feeds (`profq tools --format json`) is
-# present and drawn (SVG with data points), clicking a column head sorts the op table both
-# ways, clicking a buffer at the peak shows its span, and the numbers equal `profq ops
-# --format json` (op rows, the first op's self time, the idle time) and, for trace JSON,
-# `profq summarize` (hot ops). Two runs give the same
-# bytes. Suite contract: 0 pass, 77 skip (no chromium, or no $SHARED; failures under CI=true).
+# GPU, an nsys-jax archive, an HloProto and Kineto traces from ../shared/data, and a trace
+# whose op name, device name and path hold <script>alert(1)</script>: the page's script runs
+# to the end (body[data-ready]), the console shows no message, the page has exactly one
+# <script> element (profq's own), every section the input feeds (`profq tools --format
+# json`) is present and drawn (SVG with data points), clicking a column head sorts the op
+# table both ways, clicking a buffer at the peak shows its span, and the numbers equal
+# `profq ops --format json` (op rows, the first op's self time, the idle time), `profq
+# summarize` (hot ops) and `profq nsys` (the steady modules). Two runs give the same bytes.
+# Suite contract: 0 pass, 77 skip (no chromium, or no $SHARED; failures under CI=true).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -62,7 +62,7 @@ PY
         --dump-dom "file://$work/probe.html" >"$work/probe.dom" 2>/dev/null
     grep -q 'data-probe="ok"' "$work/probe.dom" ||
         bad "$label: sorting or the buffer click: $(grep -o 'data-probe="[^"]*"' "$work/probe.dom")"
-    python3 - "$work/dom.html" "$label" "$work/tools.json" "$work/ops.json" "$work/sum.json" <<'PY' || bad "$label: DOM checks"
+    python3 - "$work/dom.html" "$label" "$work/tools.json" "$work/ops.json" "$work/sum.json" "$work/nsys.json" <<'PY' || bad "$label: DOM checks"
 import json, os, re, sys
 dom, label = open(sys.argv[1]).read(), sys.argv[2]
 tools = json.load(open(sys.argv[3]))
@@ -98,6 +98,12 @@ if 'memory-viewer' in feeds:
 if 'memory-profile' in feeds:
     assert 'id="memory-profile"' in dom, 'no memory profile section'
     said.append('memory profile')
+if 'nsys' in feeds:
+    ns = json.load(open(sys.argv[6]))
+    t = re.search(r'<table class="st" id="nsys-modules">.*?</table>', dom, re.S).group(0)
+    n = len(re.findall(r'<tr>', t.split('<tbody>')[1]))
+    assert n == len(ns['modules']), ('nsys modules', n, len(ns['modules']))
+    said.append('%d nsys modules' % n)
 if os.path.getsize(sys.argv[5]) > 0:
     summ = json.load(open(sys.argv[5]))
     assert 'id="traces"' in dom, 'no traces section'
@@ -115,6 +121,7 @@ report() { # PATH LABEL
     "$PROFQ" tools --format json "$path" >"$work/tools.json" || { bad "$label: tools"; return; }
     "$PROFQ" ops --format json "$path" >"$work/ops.json" 2>/dev/null || : >"$work/ops.json"
     : >"$work/sum.json"
+    "$PROFQ" nsys --section modules --format json "$path" >"$work/nsys.json" 2>/dev/null || : >"$work/nsys.json"
     case "$path" in *.json | *.json.gz) "$PROFQ" summarize "$path" -o "$work/sum.json" >/dev/null || bad "$label: summarize" ;; esac
     "$PROFQ" html "$path" -o "$work/$label.html" || { bad "$label: profq html exit $?"; return; }
     "$PROFQ" html "$path" >"$work/$label.again.html" || bad "$label: second run"
@@ -124,6 +131,7 @@ report() { # PATH LABEL
 
 report "$SHARED/data/xplane/tpu_inference_2.xplane.pb" tpu_xplane
 report "$SHARED/data/xplane/mi300_jax08_attention.xplane.pb" gpu_xplane
+report "$SHARED/data/nsys/nsys-jax_h100_maxtext_fsdp4.zip" nsys_jax
 report "$SHARED/data/hlo/mi300x8_jax_conv_legacy__jit_forward_3d_conv(15).hlo_proto.pb" hlo_proto
 report "$SHARED/data/trace-json/kineto__docs__traces__before_fix_trace.json" kineto
 report "$SHARED/data/trace-json/hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz" kineto_gz
