@@ -4,7 +4,7 @@
 # and a trace JSON; a trace whose op name, device name and path hold
 # <script>alert(1)</script> gives a page with exactly one <script> element, profq's own, and
 # the name escaped; the page keeps --top rows and says what it left out; a bad --top is a
-# usage error. Exit 0 pass, 1 fail, 77 skip (no ../shared).
+# usage error; a heap chart of more than 2000 points draws at most 2000 and says so. Exit 0 pass, 1 fail, 77 skip (no ../shared).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 PROFQ=${PROFQ:-$top/build/profq}
@@ -51,5 +51,20 @@ grep -q '1 of 5 rows shown; the 4 rows after them (by self time)' "$work/t.html"
     bad "--top 1: no note of the rows left out"
 "$PROFQ" html --top 0 "$xss" >/dev/null 2>&1
 [ $? = 2 ] && ok || bad "--top 0 is not a usage error"
+# charts downsample: the heap chart of a module with more points than 2000 draws fewer and
+# says so
+h100=$(ls "$SHARED"/data/hlo/h100_*.hlo.pb 2>/dev/null | head -1)
+if [ -n "$h100" ]; then
+    "$PROFQ" html "$h100" -o "$work/h.html" || bad "h100: exit $?"
+    python3 - "$work/h.html" <<'PY' && ok || bad "h100: heap chart not downsampled as the page says"
+import re, sys
+page = open(sys.argv[1]).read()
+m = re.search(r'(\d+) points, drawn as (\d+)', page)
+assert m and int(m.group(2)) < int(m.group(1)) <= 10**7, m
+svg = re.search(r'<svg[^>]*id="heap-0".*?</svg>', page, re.S).group(0)
+pts = re.search(r'<polyline[^>]*points="([^"]*)"', svg).group(1).split()
+assert len(pts) == int(m.group(2)) <= 2000, (len(pts), m.group(2))
+PY
+fi
 echo "html: $pass passed, $fail failed"
 [ $fail -eq 0 ]
