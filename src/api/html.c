@@ -152,7 +152,7 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
     int have_ops = 0;
     if (in.ops.fed) {
         err_clear(&e);
-        pq_ops_options oo = {0};
+        pq_ops_options oo = {.by = PQ_OPS_BY_CATEGORY}; /* the ops, and by category */
         st = pq_ops_compute(profile, &oo, &ops, &e);
         record(&in.ops, st, &e);
         have_ops = st == PQ_OK;

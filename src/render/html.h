@@ -107,4 +107,18 @@ size_t html_heap_chart_draw(buf *b, const html_heap_chart *c);
 /* The x coordinate of program position I on that chart. */
 double html_heap_x(const html_heap_chart *c, double i);
 
+/* Horizontal bars of VALUES (picoseconds, largest first as given): the first 15, then the
+ * rest summed in one bar; each with its label (escaped, shortened; whole in the hover) and
+ * its time and share of TOTAL. */
+typedef struct html_bars {
+    const char *id, *title;
+    const double *values;
+    size_t n;
+    double total;
+    void (*label)(void *ctx, size_t i, char *out, size_t cap); /* NUL-terminated, raw */
+    void *ctx;
+} html_bars;
+
+void html_bar_chart(buf *b, const html_bars *c);
+
 #endif

@@ -284,3 +284,70 @@ size_t html_heap_chart_draw(buf *b, const html_heap_chart *c)
     buf_printf(b, "-spantext\" x=\"%.1f\" y=\"%.1f\"></text></svg>\n", HL + pw, HT + 10);
     return drawn;
 }
+
+/* ---- horizontal bars ---- */
+
+/* At most MAX bytes of S, not cutting a UTF-8 sequence, escaped; "…" when cut. */
+static void short_label(buf *b, const char *p, size_t max)
+{
+    pq_str s = {p, strlen(p)};
+    if (s.n <= max) {
+        html_str(b, s);
+        return;
+    }
+    size_t n = max;
+    while (n > 0 && ((unsigned char)s.p[n] & 0xC0) == 0x80)
+        n--;
+    html_escape(b, s.p, n);
+    buf_puts(b, "\xE2\x80\xA6");
+}
+
+void html_bar_chart(buf *b, const html_bars *c)
+{
+    size_t n = c->n < 15 ? c->n : 15;
+    double rest = 0, max = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (i < n)
+            max = fmax(max, c->values[i]);
+        else
+            rest += c->values[i];
+    }
+    max = fmax(max, rest);
+    size_t rows = n + (c->n > n);
+    double W = 900, L = 300, R = 150, T = 24, rowh = 20, H = T + rowh * (double)rows + 8;
+    buf_puts(b, "<svg class=\"chart bars\" xmlns=\"http://www.w3.org/2000/svg\" id=\"");
+    html_text(b, c->id);
+    buf_printf(b,
+               "\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\"><title>",
+               W, H, W, H);
+    html_text(b, c->title);
+    buf_puts(b, "</title><text class=\"ct\" x=\"4\" y=\"16\">");
+    html_text(b, c->title);
+    buf_puts(b, "</text>");
+    for (size_t i = 0; i < rows; i++) {
+        double v = i < n ? c->values[i] : rest, y = T + rowh * (double)i;
+        double w = max > 0 ? (W - L - R) * v / max : 0;
+        buf_printf(b, "<text class=\"yt\" x=\"%.1f\" y=\"%.1f\">", L - 6, y + 14);
+        char label[256] = "";
+        if (i < n) {
+            c->label(c->ctx, i, label, sizeof label);
+            short_label(b, label, 44);
+        } else
+            buf_printf(b, "the other %zu", c->n - n);
+        buf_printf(b, "</text><rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"", L, y + 3);
+        fmt_fixed(b, w, 1);
+        buf_puts(b, "\" height=\"14\" fill=\"#2e86de\"><title>");
+        if (i < n)
+            html_text(b, label);
+        else
+            buf_printf(b, "the other %zu", c->n - n);
+        buf_puts(b, "</title></rect><text class=\"lg\" x=\"");
+        fmt_fixed(b, L + w + 6, 1);
+        buf_printf(b, "\" y=\"%.1f\">", y + 14);
+        html_time(b, v);
+        if (c->total > 0)
+            buf_printf(b, " (%.1f%%)", v / c->total * 100);
+        buf_puts(b, "</text>");
+    }
+    buf_puts(b, "</svg>\n");
+}

@@ -244,6 +244,54 @@ static void roofline(buf *b, const pq_ops_result *r, size_t max_points)
     pq_free(rows);
 }
 
+static void category_label(void *ctx, size_t i, char *out, size_t cap)
+{
+    pq_str c = ((const pq_ops_result *)ctx)->groups[i].category;
+    snprintf(out, cap, "%.*s", (int)(c.n < cap ? c.n : cap), c.p ? c.p : "");
+}
+
+/* "name(id)" when another program has the same name, else the name. */
+static void program_label(void *ctx, size_t i, char *out, size_t cap)
+{
+    const pq_ops_program *p = &((const pq_ops_result *)ctx)->programs[i];
+    int n = p->name.n < cap ? (int)p->name.n : (int)cap;
+    if (!p->name.n)
+        snprintf(out, cap, "(%" PRIu64 ")", p->program_id);
+    else if (p->name_shared)
+        snprintf(out, cap, "%.*s(%" PRIu64 ")", n, p->name.p, p->program_id);
+    else
+        snprintf(out, cap, "%.*s", n, p->name.p);
+}
+
+/* Op self time by category and by program (bars). */
+static void breakdowns(buf *b, const pq_ops_result *r)
+{
+    size_t n = r->ngroups > r->nprograms ? r->ngroups : r->nprograms;
+    double *v = pq_malloc_array(n ? n : 1, sizeof *v);
+    if (!v) {
+        buf_puts(b, "<p class=\"err\">The breakdowns: out of memory.</p>");
+        return;
+    }
+    double total = (double)r->total_op_time_ps;
+    if (r->by == PQ_OPS_BY_CATEGORY && r->ngroups) {
+        for (size_t i = 0; i < r->ngroups; i++)
+            v[i] = (double)r->groups[i].self_time_ps;
+        html_bars c = {
+            "by-category", "Op self time by category", v, r->ngroups, total, category_label,
+            (void *)r};
+        html_bar_chart(b, &c);
+    }
+    if (r->nprograms) {
+        for (size_t i = 0; i < r->nprograms; i++)
+            v[i] = (double)r->programs[i].op_self_ps;
+        html_bars c = {
+            "by-program", "Op self time by program", v, r->nprograms, total, program_label,
+            (void *)r};
+        html_bar_chart(b, &c);
+    }
+    pq_free(v);
+}
+
 void html_section_ops(buf *b, const html_inputs *in)
 {
     buf_puts(b, "<section id=\"ops\"><h2>Where time goes</h2>");
@@ -260,6 +308,7 @@ void html_section_ops(buf *b, const html_inputs *in)
     buf_puts(b, ", idle ");
     html_time(b, (double)r->idle_ps);
     buf_puts(b, ".</p>");
+    breakdowns(b, r);
     roofline(b, r, (size_t)in->opts->max_points);
     op_table(b, r, (size_t)in->opts->max_rows);
     program_table(b, r, (size_t)in->opts->max_rows);

@@ -89,7 +89,9 @@ if 'ops' in feeds:
     pts = len(re.findall(r'<circle class="op"', svg('roofline')))
     with_rate = [r for r in ops['rows'] if (r['gflops_per_s'] or 0) > 0 and (r['operational_intensity'] or 0) > 0]
     assert pts >= min(len(with_rate), 1), ('roofline points', pts)
-    said.append('%d op rows, %d roofline points' % (len(real), pts))
+    bars = len(re.findall(r'<rect class="bar"', svg('by-program')))
+    assert bars == min(len(ops['programs']), 16), ('program bars', bars, len(ops['programs']))
+    said.append('%d op rows, %d roofline points, %d program bars' % (len(real), pts, bars))
 if 'memory-viewer' in feeds:
     assert 'id="memory-viewer"' in dom, 'no memory viewer section'
     charts = re.findall(r'<svg[^>]*id="heap-\d+".*?</svg>', dom, re.S)
