@@ -8,6 +8,22 @@
 #include <math.h>
 #include <string.h>
 
+/* An <svg> of class CLASS (a literal), id ID, W x H, with its title as <title> and as a
+ * heading at x = TX. */
+static void chart_open(buf *b, const char *cls, const char *id, const char *title, double W,
+                       double H, double tx)
+{
+    buf_printf(b, "<svg class=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" id=\"", cls);
+    html_text(b, id);
+    buf_printf(b,
+               "\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\"><title>",
+               W, H, W, H);
+    html_text(b, title);
+    buf_printf(b, "</title><text class=\"ct\" x=\"%.1f\" y=\"16\">", tx);
+    html_text(b, title);
+    buf_puts(b, "</text>");
+}
+
 typedef struct loglog {
     double L, T, pw, ph;
     double x0, x1, y0, y1; /* decades (log10) of the plot's edges */
@@ -140,15 +156,7 @@ void html_scatter_chart(buf *b, const html_scatter *c)
     int has_roof = c->roof_flops > 0 && c->roof_bw > 0;
     range(c, 1, has_roof ? c->roof_flops / c->roof_bw : 0, &g.x0, &g.x1);
     range(c, 0, has_roof ? c->roof_flops : 0, &g.y0, &g.y1);
-    buf_puts(b, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" id=\"");
-    html_text(b, c->id);
-    buf_printf(b, "\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\">", W, H,
-               W, H);
-    buf_puts(b, "<title>");
-    html_text(b, c->title);
-    buf_printf(b, "</title><text class=\"ct\" x=\"%.1f\" y=\"16\">", g.L);
-    html_text(b, c->title);
-    buf_puts(b, "</text>");
+    chart_open(b, "chart", c->id, c->title, W, H, g.L);
     grid(b, &g, c, W, H);
     if (has_roof)
         roof(b, &g, c);
@@ -230,15 +238,7 @@ size_t html_heap_chart_draw(buf *b, const html_heap_chart *c)
     for (size_t i = 0; i < c->n; i++)
         max = fmax(max, ((double)c->bytes[i] + c->add) / 1048576.0);
     double top = max > 0 ? max * 1.08 : 1;
-    buf_puts(b, "<svg class=\"chart heap\" xmlns=\"http://www.w3.org/2000/svg\" id=\"");
-    html_text(b, c->id);
-    buf_printf(b,
-               "\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\"><title>",
-               HW, HH, HW, HH);
-    html_text(b, c->title);
-    buf_printf(b, "</title><text class=\"ct\" x=\"%.1f\" y=\"16\">", HL);
-    html_text(b, c->title);
-    buf_puts(b, "</text>");
+    chart_open(b, "chart heap", c->id, c->title, HW, HH, HL);
     for (int k = 0; k <= 4; k++) {
         double v = top * k / 4, y = HT + ph - ph * v / top;
         buf_printf(b, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"", HL, HL + pw);
@@ -315,15 +315,7 @@ void html_bar_chart(buf *b, const html_bars *c)
     max = fmax(max, rest);
     size_t rows = n + (c->n > n);
     double W = 900, L = 300, R = 150, T = 24, rowh = 20, H = T + rowh * (double)rows + 8;
-    buf_puts(b, "<svg class=\"chart bars\" xmlns=\"http://www.w3.org/2000/svg\" id=\"");
-    html_text(b, c->id);
-    buf_printf(b,
-               "\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\"><title>",
-               W, H, W, H);
-    html_text(b, c->title);
-    buf_puts(b, "</title><text class=\"ct\" x=\"4\" y=\"16\">");
-    html_text(b, c->title);
-    buf_puts(b, "</text>");
+    chart_open(b, "chart bars", c->id, c->title, W, H, 4);
     for (size_t i = 0; i < rows; i++) {
         double v = i < n ? c->values[i] : rest, y = T + rowh * (double)i;
         double w = max > 0 ? (W - L - R) * v / max : 0;
