@@ -36,6 +36,7 @@ static const char CSS[] =
     "' \\25BC'}td.n,th.n{text-align:right;"
     "font-variant-numeric:tabular-nums}tbody tr:hover{background:#eef3fb}"
     "input.flt{width:320px;padding:5px 8px;margin:0 0 8px}.note{color:#5b6474;font-size:12px}"
+    "summary h3{display:inline}summary{cursor:pointer;margin:14px 0 6px}"
     ".warn{color:#a15c00;font-weight:600}.err{color:#b03030}code{font-size:12px}"
     "svg.chart{max-width:100%;height:auto;display:block;margin:6px 0 12px}"
     ".grid{stroke:#e6e9ee}.axis{stroke:#8a93a3}.cap{stroke:#c0392b;stroke-dasharray:6 4}"
@@ -241,11 +242,13 @@ static void sources_devices(buf *b, const pq_profile *p, size_t max_rows)
     size_t ndev = 0;
     for (size_t i = 0; i < p->nsources; i++)
         ndev += p->sources[i].devices.dev.n;
-    buf_printf(b, "<h3>Devices (%zu)</h3>", ndev);
     if (!ndev) {
-        buf_puts(b, "<p class=\"note\">The inputs state no device.</p>");
+        buf_puts(b, "<h3>Devices (0)</h3><p class=\"note\">The inputs state no device.</p>");
         return;
     }
+    /* more than four devices: folded (a click on the heading shows them) */
+    buf_printf(b, "<details id=\"devices-box\"%s><summary><h3>Devices (%zu)</h3></summary>",
+               ndev > 4 ? "" : " open", ndev);
     static const char *const dcols[] = {"source", "id", "kind", "name", "capabilities"};
     static const int dnum[] = {0, 1, 0, 0, 0};
     html_table_begin(b, "devices", dcols, dnum, 5, ndev > 20);
@@ -274,6 +277,7 @@ static void sources_devices(buf *b, const pq_profile *p, size_t max_rows)
         }
     }
     html_table_end(b, shown, ndev, "source and input order");
+    buf_puts(b, "</details>");
 }
 
 /* The captured window, time in ops and idle time (summed over the device planes; the

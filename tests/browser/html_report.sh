@@ -9,6 +9,7 @@
 # table both ways, clicking a buffer at the peak shows its span, and the numbers equal
 # `profq ops --format json` (op rows, the first op's self time, the idle time), `profq
 # summarize` (hot ops) and `profq nsys` (the steady modules). Two runs give the same bytes.
+# SCREENSHOTS=DIR also writes the top of each page there (docs/img/html_*.png come from it).
 # Suite contract: 0 pass, 77 skip (no chromium, or no $SHARED; failures under CI=true).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -129,6 +130,15 @@ report() { # PATH LABEL
     "$PROFQ" html "$path" >"$work/$label.again.html" || bad "$label: second run"
     cmp -s "$work/$label.html" "$work/$label.again.html" || bad "$label: two runs differ"
     check "$work/$label.html" "$label"
+    # SCREENSHOTS=DIR: the top of the page as DIR/html_LABEL.png (the README's pictures)
+    # (of a page made inside $SHARED, so that it shows the path data/...)
+    if [ -n "${SCREENSHOTS:-}" ] && [ "${path#"$SHARED"/}" != "$path" ]; then
+        (cd "$SHARED" && "$PROFQ" html "${path#"$SHARED"/}" -o "$work/shot.html") || bad "$label: shot"
+        timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+            --user-data-dir="$work/profile" --window-size=1280,1300 --hide-scrollbars \
+            --virtual-time-budget=3000 --screenshot="$SCREENSHOTS/html_$label.png" \
+            "file://$work/shot.html" >/dev/null 2>&1 || bad "$label: screenshot"
+    fi
 }
 
 report "$SHARED/data/xplane/tpu_inference_2.xplane.pb" tpu_xplane
