@@ -1128,6 +1128,25 @@ pq_status pq_render_roofline(const pq_profile *profile, const pq_ops_options *op
  * and memory bounded by the output buffer. */
 pq_status pq_render_trace_json(const pq_profile *profile, pq_sink *sink, pq_error *err);
 
+/* ---- The HTML report (issue 14, `profq html`) ----
+ * One self-contained page (inline CSS, inline SVG, a little inline JavaScript; no network;
+ * the same profile and options give the same bytes) with a section per analysis the
+ * profile feeds (as pq_render_tools says): the overview (sources, devices and their
+ * capabilities, windows), where time goes (op table, roofline chart), memory (the memory
+ * viewer of the modules, the memory profile timelines). Built from the analyses' result
+ * structs; an analysis that fails shows its error in its section instead of failing the
+ * page. Tables keep the first max_rows rows and charts max_points points; the page says
+ * what it left out. Every string from the profile is escaped. */
+typedef struct pq_html_options {
+    int max_rows;    /* rows per table; 0: 1000 */
+    int max_points;  /* points per chart (roofline ops, timeline samples); 0: 2000 */
+    int max_modules; /* memory viewer modules drawn, largest peak first; 0: 4 */
+} pq_html_options;
+
+/* OPTS may be NULL (the defaults). Errors: PQ_ERR_OUTPUT, PQ_ERR_NOMEM. */
+pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts, pq_sink *sink,
+                         pq_error *err);
+
 /* ------------------------------------------------------------------------------------------
  * Tenstorrent runtime memory logs (tt-mlir / tt-xla; `profq tt`).
  *

@@ -1,0 +1,206 @@
+/* html.c - pq_render_html: runs each analysis the profile feeds (the tools verdicts), hands
+ * the result structs to the HTML renderer (render/html.c) and frees them. An analysis that
+ * fails is recorded for its section, not returned: the page shows what did work. Nothing
+ * is formatted here. */
+#include "analysis/summary.h"
+#include "analysis/tools.h"
+#include "core/alloc.h"
+#include "core/err.h"
+#include "core/sort.h"
+#include "formats/trace_events.h"
+#include "model/model.h"
+#include "render/html.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int fed(const tools_result *t, const char *name)
+{
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->items[i].name, name) == 0)
+            return t->items[i].available && t->items[i].implemented;
+    return 0;
+}
+
+static void record(html_part *p, pq_status st, const pq_error *e)
+{
+    p->status = st;
+    snprintf(p->message, sizeof p->message, "%s", st == PQ_OK ? "" : e->message);
+}
+
+static int by_peak_desc(const void *a, const void *b, void *ctx)
+{
+    (void)ctx;
+    const html_module_view *x = a, *y = b;
+    int64_t px = x->mv ? x->mv->peak_heap_bytes + x->mv->indefinite_bytes : -1;
+    int64_t py = y->mv ? y->mv->peak_heap_bytes + y->mv->indefinite_bytes : -1;
+    return px > py ? -1 : px < py ? 1 : 0; /* stable sort: list order among ties */
+}
+
+/* The memory viewer of every listed module (at most 64 computed), largest peak first; the
+ * first opts->max_modules are kept. */
+static pq_status memory_viewers(const pq_profile *profile, html_inputs *in,
+                                pq_memory_viewer_result **list, html_module_view **views)
+{
+    pq_error e;
+    err_clear(&e);
+    pq_memviewer_options mo = {0};
+    pq_status st = pq_memory_viewer_compute(profile, &mo, list, &e);
+    record(&in->memviewer, st, &e);
+    if (st != PQ_OK)
+        return st == PQ_ERR_NOMEM ? st : PQ_OK;
+    in->module_list = *list;
+    size_t n = (*list)->nmodules < 64 ? (*list)->nmodules : 64;
+    html_module_view *v = pq_calloc(n ? n : 1, sizeof *v);
+    if (!v)
+        return PQ_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        pq_memviewer_options one = {0};
+        one.module = (*list)->modules[i].key;
+        err_clear(&e);
+        v[i].status = pq_memory_viewer_compute(profile, &one, &v[i].mv, &e);
+        if (v[i].status != PQ_OK) {
+            v[i].mv = NULL;
+            snprintf(v[i].message, sizeof v[i].message, "%s", e.message);
+        }
+    }
+    if (pq_sort(v, n, sizeof *v, by_peak_desc, NULL) != 0) {
+        for (size_t i = 0; i < n; i++)
+            pq_memory_viewer_free(v[i].mv);
+        pq_free(v);
+        return PQ_ERR_NOMEM;
+    }
+    size_t keep = n < (size_t)in->opts->max_modules ? n : (size_t)in->opts->max_modules;
+    for (size_t i = keep; i < n; i++) {
+        pq_memory_viewer_free(v[i].mv);
+        v[i].mv = NULL;
+    }
+    in->modules = v;
+    in->nmodules = keep;
+    in->modules_dropped = (*list)->nmodules - keep;
+    *views = v;
+    return PQ_OK;
+}
+
+/* profile_summary.v1 of the first trace JSON source, read again into slices SL of its own
+ * (the summary drops from its slices what is not GPU work; the profile's stay as they are;
+ * the result's strings live in SL's pool). 1 when *RES and SL hold what to free. */
+static int trace_summary(const pq_profile *p, html_inputs *in, model_slices *sl, sm_result *res)
+{
+    const pq_source *src = NULL;
+    for (size_t i = 0; i < p->nsources && !src; i++)
+        if (p->sources[i].info.format == PQ_FORMAT_TRACE_JSON)
+            src = &p->sources[i];
+    in->summary.fed = src != NULL;
+    if (!src)
+        return 0;
+    in->summary_path = src->path;
+    pq_error e;
+    err_clear(&e);
+    if (slices_init(sl) != 0) {
+        record(&in->summary, PQ_ERR_NOMEM, &e);
+        return 0;
+    }
+    tj_info info;
+    pq_events ev = slices_events(sl);
+    pq_status st = trace_events_feed_file(src->path, &ev, &info, &e);
+    int have = 0;
+    if (st == PQ_OK) {
+        sm_options so = {.warmup_steps = 5, .hot_op_limit = 25};
+        sm_source ss = {"perfetto_trace_json", src->path, "", NULL, info.num_events, "", NULL};
+        have = sm_compute(sl, &so, &ss, res) == 0;
+        if (!have)
+            st = err_set(&e, PQ_ERR_NOMEM, NULL, -1, "out of memory while summarizing");
+    }
+    record(&in->summary, st, &e);
+    if (have)
+        in->summary_result = &res->r;
+    else
+        slices_free(sl);
+    return have;
+}
+
+pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts, pq_sink *sink,
+                         pq_error *err)
+{
+    pq_html_options o = opts ? *opts : (pq_html_options){0};
+    if (o.max_rows <= 0)
+        o.max_rows = 1000;
+    if (o.max_points <= 0)
+        o.max_points = 2000;
+    if (o.max_modules <= 0)
+        o.max_modules = 4;
+    tools_result *t = pq_malloc(sizeof *t);
+    RETURN_ERROR_IF(!t, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    pq_status st = tools_compute(profile, t, err);
+    if (st != PQ_OK) {
+        pq_free(t);
+        return st;
+    }
+    html_inputs in;
+    memset(&in, 0, sizeof in);
+    in.profile = profile;
+    in.opts = &o;
+    in.ops.fed = fed(t, "ops");
+    in.memviewer.fed = fed(t, "memory-viewer");
+    in.memprofile.fed = fed(t, "memory-profile");
+    in.nsys.fed = fed(t, "nsys");
+    pq_free(t);
+
+    pq_error e;
+    pq_ops_result ops;
+    int have_ops = 0;
+    if (in.ops.fed) {
+        err_clear(&e);
+        pq_ops_options oo = {.by = PQ_OPS_BY_CATEGORY}; /* the ops, and by category */
+        st = pq_ops_compute(profile, &oo, &ops, &e);
+        record(&in.ops, st, &e);
+        have_ops = st == PQ_OK;
+        if (have_ops)
+            in.ops_result = &ops;
+    }
+    pq_memory_viewer_result *list = NULL;
+    html_module_view *views = NULL;
+    st = in.memviewer.fed ? memory_viewers(profile, &in, &list, &views) : PQ_OK;
+    pq_nsys_result *ns = NULL;
+    if (st == PQ_OK && in.nsys.fed) {
+        int archive = 0;
+        for (size_t i = 0; i < profile->nsources; i++)
+            archive |= profile->sources[i].info.format == PQ_FORMAT_NSYS_JAX;
+        pq_nsys_options no = {archive ? PQ_NSYS_MODULES | PQ_NSYS_RUNTIME | PQ_NSYS_COLLECTIVES |
+                                            PQ_NSYS_COMPILE
+                                      : PQ_NSYS_MODULES,
+                              PQ_OUT_TEXT};
+        err_clear(&e);
+        pq_status s2 = pq_nsys_compute(profile, &no, &ns, &e);
+        record(&in.nsys, s2, &e);
+        in.nsys_result = s2 == PQ_OK ? ns : NULL;
+    }
+    pq_memory_profile_result *mp = NULL;
+    if (st == PQ_OK && in.memprofile.fed) {
+        err_clear(&e);
+        pq_status s2 = pq_memory_profile_compute(profile, &mp, &e);
+        record(&in.memprofile, s2, &e);
+        in.memprofile_result = s2 == PQ_OK ? mp : NULL;
+    }
+    model_slices sl;
+    sm_result sum;
+    int have_sum = st == PQ_OK && trace_summary(profile, &in, &sl, &sum);
+    if (st == PQ_OK)
+        st = html_render(&in, sink, err);
+    else
+        err_set(err, st, NULL, -1, "out of memory");
+    if (have_sum) {
+        sm_result_free(&sum);
+        slices_free(&sl);
+    }
+    pq_memory_profile_free(mp);
+    pq_nsys_free(ns);
+    for (size_t i = 0; views && i < in.nmodules; i++)
+        pq_memory_viewer_free(views[i].mv);
+    pq_free(views);
+    pq_memory_viewer_free(list);
+    if (have_ops)
+        pq_ops_result_free(&ops);
+    return st;
+}

@@ -1,0 +1,124 @@
+/* html.h - the one-file HTML report of a profile (`profq html`, issue 14): the result structs
+ * of the analyses the input feeds in, one self-contained page out (inline CSS, inline SVG,
+ * a little inline JavaScript; no network; the same inputs give the same bytes). The parts
+ * (html_ops.c, html_mem.c, html_trace.c, html_nsys.c, html_chart.c) share the helpers declared
+ * here. Not here: any computing (src/api/html.c runs the analyses) or re-parsing of their JSON. */
+#ifndef PQ_RENDER_HTML_H
+#define PQ_RENDER_HTML_H
+#include "core/buf.h"
+#include "profq.h"
+#include "render/svg.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* An analysis the page shows: what the tools verdict said, and what computing it gave. */
+typedef struct html_part {
+    int fed;          /* the input feeds it (`profq tools`) */
+    pq_status status; /* PQ_OK, or why computing it failed */
+    char message[512];
+} html_part;
+
+typedef struct html_module_view {
+    pq_memory_viewer_result *mv; /* NULL when computing it failed (status says why) */
+    pq_status status;
+    char message[512];
+} html_module_view;
+
+/* Everything the page is made of; NULL/0 where the analysis is not fed or failed. */
+typedef struct html_inputs {
+    const pq_profile *profile;
+    const pq_html_options *opts; /* never NULL (limits filled) */
+    html_part ops, memviewer, memprofile, nsys, summary;
+    const pq_ops_result *ops_result;
+    const pq_memory_viewer_result *module_list; /* the memory viewer's module list */
+    const html_module_view *modules;            /* the modules drawn, peak descending */
+    size_t nmodules;
+    size_t modules_dropped; /* modules of the list not drawn (over opts->max_modules) */
+    const pq_memory_profile_result *memprofile_result;
+    const pq_nsys_result *nsys_result;
+    const pq_summary_result *summary_result; /* of the first trace JSON source */
+    const char *summary_path;
+} html_inputs;
+
+/* Writes the page into SINK. */
+pq_status html_render(const html_inputs *in, pq_sink *sink, pq_error *err);
+
+/* Shared by the parts. */
+void html_text(buf *b, const char *s);           /* NUL-terminated, escaped (NULL: nothing) */
+void html_str(buf *b, pq_str s);                 /* escaped */
+void html_time(buf *b, double ps);               /* "12.345 ms" */
+void html_bytes(buf *b, double bytes);           /* "1.500 GiB" */
+void html_num(buf *b, double v);                 /* a number for a table cell, %.4g style */
+void html_failed(buf *b, const html_part *part); /* the note of an analysis that failed */
+/* A table head: COLS[i] names column i; NUMERIC[i] != 0: sorted as numbers, right-aligned.
+ * The table gets id ID, a filter box when FILTER, and sorts on a click of a head cell. */
+void html_table_begin(buf *b, const char *id, const char *const *cols, const int *numeric,
+                      size_t ncols, int filter);
+void html_table_end(buf *b, size_t shown, size_t total, const char *dropped_by);
+/* A numeric cell: data-v holds V exactly (sorting), the cell shows TEXT (escaped). */
+void html_cell_num(buf *b, double v, const char *text);
+/* A numeric cell of V with DECIMALS fixed decimals ("n/a" when not finite). */
+void html_cell_fixed(buf *b, double v, int decimals);
+/* A cell of PS picoseconds as "12.345 ms" ("n/a" when not finite). */
+void html_cell_time(buf *b, double ps);
+
+/* The sections. */
+void html_section_ops(buf *b, const html_inputs *in);
+void html_section_memory(buf *b, const html_inputs *in);
+void html_section_traces(buf *b, const html_inputs *in);
+void html_section_nsys(buf *b, const html_inputs *in);
+
+/* html_chart.c: a log-log scatter (the roofline). Points carry a radius, one of the caller's
+ * colours and a title (hover); the roof is min(roof_flops, x * roof_bw). */
+typedef struct html_scatter_point {
+    double x, y, r;
+    int color; /* index in html_scatter.colors */
+} html_scatter_point;
+
+typedef struct html_scatter {
+    const char *id, *title, *x_label, *y_label;
+    int width, height;
+    const html_scatter_point *pts;
+    size_t npts;
+    const char *const *colors, *const *color_labels;
+    size_t ncolors;
+    double roof_flops, roof_bw; /* y and slope of the roof; 0: not drawn */
+    const char *roof_label;
+    svg_point_title point_title; /* writes point I's escaped title (S is 0); may be NULL */
+    void *ctx;
+} html_scatter;
+
+void html_scatter_chart(buf *b, const html_scatter *c);
+
+/* The memory viewer's heap size over program order (MiB: BYTES + ADD), the peak marked, and
+ * a hidden rectangle ID-span that the page's script moves over a clicked buffer's span.
+ * More than MAX_POINTS points: per bucket its lowest and highest. Returns the points drawn. */
+typedef struct html_heap_chart {
+    const char *id, *title;
+    const int64_t *bytes;
+    size_t n;
+    double add;
+    size_t peak; /* index of the peak (>= n: none) */
+    size_t max_points;
+} html_heap_chart;
+
+size_t html_heap_chart_draw(buf *b, const html_heap_chart *c);
+/* The x coordinate of program position I on that chart. */
+double html_heap_x(const html_heap_chart *c, double i);
+
+/* Horizontal bars of VALUES (picoseconds, largest first as given): the first 15, then the
+ * rest summed in one bar; each with its label (escaped, shortened; whole in the hover) and
+ * its time and share of TOTAL. */
+typedef struct html_bars {
+    const char *id, *title;
+    const double *values;
+    size_t n;
+    double total;
+    void (*label)(void *ctx, size_t i, char *out, size_t cap); /* NUL-terminated, raw */
+    void *ctx;
+} html_bars;
+
+void html_bar_chart(buf *b, const html_bars *c);
+
+#endif
