@@ -1261,7 +1261,8 @@ pq_status pq_ttlog_open_json(const char *memory_json_path, const char *operation
  * gives. On disk a partial is versioned (docs/internals/partial.md); reading a partial of
  * another version, a truncated or a malformed one is PQ_ERR_INPUT with the offset. */
 typedef enum pq_partial_kind {
-    PQ_PARTIAL_SCAN = 1 /* `profq scan`: decode totals */
+    PQ_PARTIAL_SCAN = 1, /* `profq scan`: decode totals */
+    PQ_PARTIAL_OPS = 2   /* `profq ops` (profq's text and JSON): the op table and windows */
 } pq_partial_kind;
 
 #define PQ_PARTIAL_VERSION 1
@@ -1276,6 +1277,12 @@ pq_partial_kind pq_partial_kind_of(const pq_partial *partial);
  * or pq_profile_scan computed. *OUT is freed with pq_partial_free. */
 pq_status pq_partial_scan(const pq_profile *profile, const pq_scan_totals *totals, pq_partial **out,
                           pq_error *err);
+
+/* The partial of `profq ops` over PROFILE: the op rows, programs and device windows summed
+ * over its devices, and the peaks of its first device. The grouping (by), --top, --wide and
+ * the peak overrides are the render's (pq_partial_render). It owns its strings: PROFILE
+ * may be freed first. XProf's tables (opts->xprof) are not rendered from partials. */
+pq_status pq_partial_ops(const pq_profile *profile, pq_partial **out, pq_error *err);
 
 /* Writes PARTIAL's bytes (header, then body; deterministic) to SINK. */
 pq_status pq_partial_write(const pq_partial *partial, pq_sink *sink, pq_error *err);

@@ -16,11 +16,16 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
-# The commands with partials, and the formats (and options) each is checked with.
-declare -A FORMATS=(
-  [scan]="text json"
-)
-cmds="scan"
+# The commands with partials, and the options (a format, a grouping, ...) each one is
+# checked with, one variant a line.
+cmds="scan ops"
+variants() {
+  case $1 in
+    scan) printf '%s\n' "--format text" "--format json" ;;
+    ops) printf '%s\n' "--format text" "--format json" "--by category" "--by program --format json" \
+      "--top 5 --wide" "--peak-flops 100 --peak-bw 2000 --format json" ;;
+  esac
+}
 
 # --- the inputs ---------------------------------------------------------------------------
 gen="$tmp/gen_xspace"
@@ -30,12 +35,16 @@ for s in 1 2 3 4 5 6 7 8; do
   "$gen" "$tmp/gen/host$s.xplane.pb" $((96 * 1024 + s * 8192)) "$s" >/dev/null || exit 1
 done
 sets="gen"
-shared_files=()
+declare -A SET_FILES=([gen]="$(echo "$tmp"/gen/host*.xplane.pb)")
 if [ -d "$SHARED/data/xplane" ]; then
-  shared_files=("$SHARED"/data/xplane/*.xplane.pb "$SHARED"/data/xplane/mi300x8_jax_conv_legacy/*.xplane.pb)
-  sets="gen shared"
+  x="$SHARED/data/xplane"
+  # every shared XSpace (TPU and GPU runs: one process reads the TPU planes only), and the
+  # two hosts of one GPU run (the conv program on MI300X, recorded twice)
+  SET_FILES[shared]="$(echo "$x"/*.xplane.pb "$x"/mi300x8_jax_conv_legacy/*.xplane.pb)"
+  SET_FILES[conv]="$x/mi300x8_jax_conv.xplane.pb $x/mi300x8_jax_conv_legacy/chi-mi300x-013.xplane.pb"
+  sets="gen shared conv"
 else
-  echo "partial: $SHARED/data/xplane absent: the shared set is skipped"
+  echo "partial: $SHARED/data/xplane absent: the shared sets are skipped"
   [ "${CI:-}" = true ] && exit 77
 fi
 
@@ -53,30 +62,38 @@ split_files() {
 
 checked=0
 for set in $sets; do
-  if [ "$set" = gen ]; then files=("$tmp"/gen/host*.xplane.pb); else files=("${shared_files[@]}"); fi
+  read -r -a files <<< "${SET_FILES[$set]}"
   for cmd in $cmds; do
-    for fmt in ${FORMATS[$cmd]}; do
-      "$PROFQ" "$cmd" --format "$fmt" "${files[@]}" > "$tmp/one" 2>"$tmp/err" ||
-        { bad "$set $cmd $fmt: one process failed: $(cat "$tmp/err")"; continue; }
-      for n in 1 2 4 8; do
-        rm -f "$tmp"/part.*
-        k=0
-        while read -r group; do
-          # shellcheck disable=SC2086
-          "$PROFQ" "$cmd" --partial -o "$tmp/part.$k" $group || bad "$set $cmd: --partial of$group"
-          k=$((k + 1))
-        done < <(split_files "$n" "${files[@]}")
-        mapfile -t parts < <(ls "$tmp"/part.* | shuf --random-source=<(yes "$n$set"))
-        "$PROFQ" merge "$cmd" --format "$fmt" "${parts[@]}" > "$tmp/merged" ||
-          bad "$set $cmd $fmt split $n: merge failed"
-        cmp -s "$tmp/one" "$tmp/merged" ||
-          bad "$set $cmd $fmt split $n (${parts[*]##*/}): merged output differs"
+    mapfile -t vars < <(variants "$cmd")
+    for v in "${!vars[@]}"; do
+      # shellcheck disable=SC2086
+      "$PROFQ" "$cmd" ${vars[$v]} "${files[@]}" > "$tmp/one.$v" 2>"$tmp/err" ||
+        bad "$set $cmd ${vars[$v]}: one process failed: $(cat "$tmp/err")"
+    done
+    for n in 1 2 4 8; do
+      rm -f "$tmp"/part.*
+      k=0
+      while read -r group; do
+        # shellcheck disable=SC2086
+        "$PROFQ" "$cmd" --partial -o "$tmp/part.$k" $group || bad "$set $cmd: --partial of$group"
+        k=$((k + 1))
+      done < <(split_files "$n" "${files[@]}")
+      mapfile -t parts < <(ls "$tmp"/part.* | shuf --random-source=<(yes "$n$set"))
+      half=$((k / 2))
+      if [ "$k" -ge 2 ]; then # a tree: the first half merged into a partial, then the rest
+        "$PROFQ" merge "$cmd" --partial -o "$tmp/tree" "${parts[@]:0:$half}" || bad "tree merge"
+      fi
+      for v in "${!vars[@]}"; do
+        # shellcheck disable=SC2086
+        "$PROFQ" merge "$cmd" ${vars[$v]} "${parts[@]}" > "$tmp/merged" ||
+          bad "$set $cmd ${vars[$v]} split $n: merge failed"
+        cmp -s "$tmp/one.$v" "$tmp/merged" ||
+          bad "$set $cmd ${vars[$v]} split $n (${parts[*]##*/}): merged output differs"
         checked=$((checked + 1))
-        if [ "$k" -ge 2 ]; then # a tree: the first half merged into a partial, then the rest
-          half=$((k / 2))
-          "$PROFQ" merge "$cmd" --partial -o "$tmp/tree" "${parts[@]:0:$half}" || bad "tree merge"
-          "$PROFQ" merge "$cmd" --format "$fmt" "${parts[@]:$half}" "$tmp/tree" > "$tmp/merged"
-          cmp -s "$tmp/one" "$tmp/merged" || bad "$set $cmd $fmt split $n: tree merge differs"
+        if [ "$k" -ge 2 ]; then
+          # shellcheck disable=SC2086
+          "$PROFQ" merge "$cmd" ${vars[$v]} "${parts[@]:$half}" "$tmp/tree" > "$tmp/merged"
+          cmp -s "$tmp/one.$v" "$tmp/merged" || bad "$set $cmd ${vars[$v]} split $n: tree merge differs"
           checked=$((checked + 1))
         fi
       done
@@ -103,6 +120,18 @@ expect3 "version 99" "offset 8: partial version 99: expected version 1" "$tmp/v9
 { cat "$tmp/good"; printf 'x'; } > "$tmp/long"
 expect3 "trailing byte" "offset $size: expected the end of the partial" "$tmp/long"
 expect3 "an XSpace" "offset 0: not a profq partial" "$tmp/gen/host1.xplane.pb"
+"$PROFQ" ops --partial -o "$tmp/ops" "$tmp/gen/host1.xplane.pb" || bad "ops --partial"
+expect3 "an ops partial" "a partial of 'ops', expected one of 'scan'" "$tmp/ops"
+ops_size=$(stat -c %s "$tmp/ops")
+for cut in 100 $((ops_size / 2)) $((ops_size - 3)); do
+  head -c "$cut" "$tmp/ops" > "$tmp/trunc"
+  "$PROFQ" merge ops "$tmp/trunc" > /dev/null 2> "$tmp/err"; rc=$?
+  [ "$rc" = 3 ] && grep -q "offset $cut: truncated partial" "$tmp/err" ||
+    bad "ops partial cut at $cut: exit $rc, $(cat "$tmp/err")"
+done
+# a body that lies about its row count is refused before anything is allocated for it
+"$PROFQ" merge ops --format xprof "$tmp/ops" > /dev/null 2>&1; rc=$?
+[ "$rc" = 2 ] || bad "merge ops --format xprof: exit $rc, expected 2 (usage)"
 
 echo "partial: $checked merges compared"
 exit $fail

@@ -47,6 +47,9 @@ struct pq_partial {
     void *body;
 };
 
+/* The op metrics kind (partial_ops.c). */
+extern const pt_kind pt_kind_ops;
+
 /* Wraps BODY of kind K into a new partial (*OUT); frees BODY when out of memory. */
 pq_status pt_new(const pt_kind *k, void *body, pq_partial **out, pq_error *err);
 

@@ -10,15 +10,18 @@
 
 static const char usage[] =
     "profq merge CMD [--format FMT] [-o FILE] [--partial] PART...\n"
-    "profq merge ops [--by op|category|program] [--top N] [--wide] [--format text|json] PART...\n"
+    "profq merge ops [--by op|category|program] [--top N] [--wide] [--peak-flops TFLOPS]\n"
+    "                [--peak-bw GBPS] [--format text|json] PART...\n"
     "\n"
     "Merges the partial results that `profq CMD --partial -o PART PATH...` wrote (one per\n"
     "host, or per any split of the inputs; in any order) and prints what `profq CMD` over\n"
-    "all the inputs prints, byte for byte. CMD is scan. --partial writes the merged partial\n"
+    "all the inputs prints, byte for byte (inputs in sorted order, as a run directory or a\n"
+    "shell glob gives them). CMD is scan or ops (profq's text and JSON). --partial writes the "
+    "merged partial\n"
     "instead (merges of merges). A partial of another profq version, of another command, a\n"
     "truncated or a corrupt one is exit 3 with the file and byte offset.\n";
 
-enum { OPT_BY = CLI_OPT_OWN, OPT_TOP, OPT_WIDE };
+enum { OPT_BY = CLI_OPT_OWN, OPT_TOP, OPT_WIDE, OPT_PEAK_FLOPS, OPT_PEAK_BW };
 
 static const struct option options[] = {CLI_LONG_FORMAT,
                                         CLI_LONG_OUTPUT,
@@ -26,6 +29,8 @@ static const struct option options[] = {CLI_LONG_FORMAT,
                                         {"by", required_argument, NULL, OPT_BY},
                                         {"top", required_argument, NULL, OPT_TOP},
                                         {"wide", no_argument, NULL, OPT_WIDE},
+                                        {"peak-flops", required_argument, NULL, OPT_PEAK_FLOPS},
+                                        {"peak-bw", required_argument, NULL, OPT_PEAK_BW},
                                         CLI_LONG_END};
 
 static int take(void *ctx, int id, const char *v)
@@ -44,6 +49,13 @@ static int take(void *ctx, int id, const char *v)
         return cli_parse_int_opt("merge", "--top", v, &o->top);
     } else if (id == OPT_WIDE) {
         o->wide = 1;
+    } else if (id == OPT_PEAK_FLOPS || id == OPT_PEAK_BW) {
+        char *end;
+        double x = strtod(v, &end);
+        if (*end || !(x > 0))
+            return cli_usage_error("merge", "%s takes a positive number",
+                                   id == OPT_PEAK_FLOPS ? "--peak-flops" : "--peak-bw");
+        *(id == OPT_PEAK_FLOPS ? &o->peak_tflops : &o->peak_hbm_gbps) = x;
     }
     return EXIT_OK;
 }
