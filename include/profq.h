@@ -1261,8 +1261,9 @@ pq_status pq_ttlog_open_json(const char *memory_json_path, const char *operation
  * gives. On disk a partial is versioned (docs/internals/partial.md); reading a partial of
  * another version, a truncated or a malformed one is PQ_ERR_INPUT with the offset. */
 typedef enum pq_partial_kind {
-    PQ_PARTIAL_SCAN = 1, /* `profq scan`: decode totals */
-    PQ_PARTIAL_OPS = 2   /* `profq ops` (profq's text and JSON): the op table and windows */
+    PQ_PARTIAL_SCAN = 1,    /* `profq scan`: decode totals */
+    PQ_PARTIAL_OPS = 2,     /* `profq ops` (profq's text and JSON): the op table and windows */
+    PQ_PARTIAL_ROOFLINE = 3 /* `profq roofline` (text and JSON): the same body as ops */
 } pq_partial_kind;
 
 #define PQ_PARTIAL_VERSION 1
@@ -1283,6 +1284,8 @@ pq_status pq_partial_scan(const pq_profile *profile, const pq_scan_totals *total
  * the peak overrides are the render's (pq_partial_render). It owns its strings: PROFILE
  * may be freed first. XProf's tables (opts->xprof) are not rendered from partials. */
 pq_status pq_partial_ops(const pq_profile *profile, pq_partial **out, pq_error *err);
+/* The same for `profq roofline`: the op partial, rendered as the roofline. */
+pq_status pq_partial_roofline(const pq_profile *profile, pq_partial **out, pq_error *err);
 
 /* Writes PARTIAL's bytes (header, then body; deterministic) to SINK. */
 pq_status pq_partial_write(const pq_partial *partial, pq_sink *sink, pq_error *err);

@@ -18,12 +18,13 @@ bad() { echo "FAIL: $*"; fail=1; }
 
 # The commands with partials, and the options (a format, a grouping, ...) each one is
 # checked with, one variant a line.
-cmds="scan ops"
+cmds="scan ops roofline"
 variants() {
   case $1 in
     scan) printf '%s\n' "--format text" "--format json" ;;
     ops) printf '%s\n' "--format text" "--format json" "--by category" "--by program --format json" \
       "--top 5 --wide" "--peak-flops 100 --peak-bw 2000 --format json" ;;
+    roofline) printf '%s\n' "--format text" "--format json" "--top 3 --peak-flops 50" ;;
   esac
 }
 

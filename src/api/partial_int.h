@@ -47,8 +47,8 @@ struct pq_partial {
     void *body;
 };
 
-/* The op metrics kind (partial_ops.c). */
-extern const pt_kind pt_kind_ops;
+/* The op metrics kinds (partial_ops.c): one body, two views. */
+extern const pt_kind pt_kind_ops, pt_kind_roofline;
 
 /* Wraps BODY of kind K into a new partial (*OUT); frees BODY when out of memory. */
 pq_status pt_new(const pt_kind *k, void *body, pq_partial **out, pq_error *err);

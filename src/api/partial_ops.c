@@ -233,8 +233,8 @@ static pq_status ops_merge(void *into, const void *from, pq_error *err)
     return PQ_OK;
 }
 
-static pq_status ops_render(const void *body, const pq_ops_options *opts, pq_output fmt,
-                            pq_sink *sink, pq_error *err)
+static pq_status render_view(const void *body, const pq_ops_options *opts, pq_ops_view view,
+                             pq_output fmt, pq_sink *sink, pq_error *err)
 {
     static const pq_ops_options defaults = {0};
     if (!opts)
@@ -243,13 +243,29 @@ static pq_status ops_render(const void *body, const pq_ops_options *opts, pq_out
                     "merged op metrics render as profq's text or JSON only (not XProf's tables)");
     pq_ops_result r;
     FORWARD_IF_ERROR(ops_part_result(body, opts, &r, err));
-    pq_status st = pq_ops_render(&r, opts, PQ_OPS_VIEW_OPS, fmt, sink, err);
+    pq_status st = pq_ops_render(&r, opts, view, fmt, sink, err);
     pq_ops_result_free(&r);
     return st;
 }
 
+static pq_status ops_render(const void *body, const pq_ops_options *opts, pq_output fmt,
+                            pq_sink *sink, pq_error *err)
+{
+    return render_view(body, opts, PQ_OPS_VIEW_OPS, fmt, sink, err);
+}
+
+static pq_status roofline_render(const void *body, const pq_ops_options *opts, pq_output fmt,
+                                 pq_sink *sink, pq_error *err)
+{
+    return render_view(body, opts, PQ_OPS_VIEW_ROOFLINE, fmt, sink, err);
+}
+
 const pt_kind pt_kind_ops = {PQ_PARTIAL_OPS, "ops",      ops_write,    ops_read,
                              ops_merge,      ops_render, ops_body_free};
+
+/* The roofline's partial: the same body, rendered as `profq roofline`. */
+const pt_kind pt_kind_roofline = {PQ_PARTIAL_ROOFLINE, "roofline",      ops_write,    ops_read,
+                                  ops_merge,           roofline_render, ops_body_free};
 
 /* The path of the first source with device planes of the kind HW reads (ops_core.c's
  * choice of planes), which one process takes the peaks from. */
@@ -282,7 +298,8 @@ static pq_status source_part(const pq_profile *prof, size_t si, ops_part *part, 
     return PQ_OK;
 }
 
-pq_status pq_partial_ops(const pq_profile *profile, pq_partial **out, pq_error *err)
+static pq_status partial_of(const pt_kind *kind, const pq_profile *profile, pq_partial **out,
+                            pq_error *err)
 {
     *out = NULL;
     ops_part *acc = pq_calloc(1, sizeof *acc);
@@ -302,5 +319,15 @@ pq_status pq_partial_ops(const pq_profile *profile, pq_partial **out, pq_error *
         ops_body_free(acc);
         return st;
     }
-    return pt_new(&pt_kind_ops, acc, out, err);
+    return pt_new(kind, acc, out, err);
+}
+
+pq_status pq_partial_ops(const pq_profile *profile, pq_partial **out, pq_error *err)
+{
+    return partial_of(&pt_kind_ops, profile, out, err);
+}
+
+pq_status pq_partial_roofline(const pq_profile *profile, pq_partial **out, pq_error *err)
+{
+    return partial_of(&pt_kind_roofline, profile, out, err);
 }

@@ -16,7 +16,8 @@ static const char usage[] =
     "Merges the partial results that `profq CMD --partial -o PART PATH...` wrote (one per\n"
     "host, or per any split of the inputs; in any order) and prints what `profq CMD` over\n"
     "all the inputs prints, byte for byte (inputs in sorted order, as a run directory or a\n"
-    "shell glob gives them). CMD is scan or ops (profq's text and JSON). --partial writes the "
+    "shell glob gives them). CMD is scan, ops or roofline (profq's text and JSON). --partial "
+    "writes the "
     "merged partial\n"
     "instead (merges of merges). A partial of another profq version, of another command, a\n"
     "truncated or a corrupt one is exit 3 with the file and byte offset.\n";

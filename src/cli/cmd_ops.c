@@ -9,6 +9,7 @@ static const char roofline_usage[] =
     "profq roofline [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS] [--wide]\n"
     "               [--format text|json|xprof]\n"
     "               [-o FILE] [--threads N] PATH...\n"
+    "profq roofline --partial -o PART PATH...   (then: profq merge roofline PART...)\n"
     "\n"
     "Device peaks and ridge point, totals over all programs, per program the FLOP rate and\n"
     "HBM bandwidth over its active time (module executions) beside the whole-window figures,\n"
@@ -50,7 +51,7 @@ static const struct option ops_options[] = {{"by", required_argument, NULL, OPT_
                                             OPS_LONG_COMMON,
                                             CLI_LONG_PARTIAL,
                                             CLI_LONG_END};
-static const struct option roofline_options[] = {OPS_LONG_COMMON, CLI_LONG_END};
+static const struct option roofline_options[] = {OPS_LONG_COMMON, CLI_LONG_PARTIAL, CLI_LONG_END};
 
 static int parse_positive(const char *cmd, const char *opt, const char *s, double *out)
 {
@@ -137,7 +138,8 @@ static int run(const char *cmd, const struct option *options, int argc, char **a
         if (code == EXIT_OK && c.partial) {
             pq_error err = {0};
             pq_partial *p = NULL;
-            pq_status st = pq_partial_ops(prof, &p, &err);
+            pq_status st = strcmp(cmd, "roofline") == 0 ? pq_partial_roofline(prof, &p, &err)
+                                                        : pq_partial_ops(prof, &p, &err);
             code = cli_write_partial(&c, p, st, &err);
         } else if (code == EXIT_OK) {
             cli_out out;
