@@ -1287,6 +1287,60 @@ pq_status pq_ttlog_render(const pq_ttlog *log, pq_tt_output what, const char *na
 pq_status pq_ttlog_open_json(const char *memory_json_path, const char *operations_json_path,
                              pq_ttlog **out, pq_error *err);
 
+/* ---- partial results: map and merge across hosts (issue 15, DESIGN.md 8) ----
+ * A partial is the compact, per-source aggregate of one command (`profq <cmd> --partial`):
+ * not the profile, only the sums, counts and keyed rows the command's output is made of.
+ * Partials merge associatively and commutatively; rendering the merge of the partials of
+ * any split of the inputs, in any order, gives the bytes one process over all the inputs
+ * gives. On disk a partial is versioned (docs/internals/partial.md); reading a partial of
+ * another version, a truncated or a malformed one is PQ_ERR_INPUT with the offset. */
+typedef enum pq_partial_kind {
+    PQ_PARTIAL_SCAN = 1,    /* `profq scan`: decode totals */
+    PQ_PARTIAL_OPS = 2,     /* `profq ops` (profq's text and JSON): the op table and windows */
+    PQ_PARTIAL_ROOFLINE = 3 /* `profq roofline` (text and JSON): the same body as ops */
+} pq_partial_kind;
+
+#define PQ_PARTIAL_VERSION 1
+
+typedef struct pq_partial pq_partial;
+
+/* Returns the command's name of KIND ("scan", "ops"), or NULL when KIND is none. */
+const char *pq_partial_kind_name(pq_partial_kind kind);
+pq_partial_kind pq_partial_kind_of(const pq_partial *partial);
+
+/* The partial of `profq scan` over PROFILE, whose TOTALS pq_profile_open (options.scan)
+ * or pq_profile_scan computed. *OUT is freed with pq_partial_free. */
+pq_status pq_partial_scan(const pq_profile *profile, const pq_scan_totals *totals, pq_partial **out,
+                          pq_error *err);
+
+/* The partial of `profq ops` over PROFILE: the op rows, programs and device windows summed
+ * over its devices, and the peaks of its first device. The grouping (by), --top, --wide and
+ * the peak overrides are the render's (pq_partial_render). It owns its strings: PROFILE
+ * may be freed first. XProf's tables (opts->xprof) are not rendered from partials. */
+pq_status pq_partial_ops(const pq_profile *profile, pq_partial **out, pq_error *err);
+/* The same for `profq roofline`: the op partial, rendered as the roofline. */
+pq_status pq_partial_roofline(const pq_profile *profile, pq_partial **out, pq_error *err);
+
+/* Writes PARTIAL's bytes (header, then body; deterministic) to SINK. */
+pq_status pq_partial_write(const pq_partial *partial, pq_sink *sink, pq_error *err);
+
+/* Reads a partial from DATA (N bytes; NAME names it in errors). A wrong magic or version,
+ * a truncated or malformed body is PQ_ERR_INPUT with the byte offset and what was
+ * expected. The partial copies what it keeps: DATA may go once this returns. */
+pq_status pq_partial_read(const void *data, size_t n, const char *name, pq_partial **out,
+                          pq_error *err);
+
+/* Merges FROM into INTO (both of one kind, else PQ_ERR_INPUT). FROM is left as it was. */
+pq_status pq_partial_merge(pq_partial *into, const pq_partial *from, pq_error *err);
+
+/* Renders PARTIAL as its command renders the profile: FMT, and for ops OPTS (by, top,
+ * wide; NULL for defaults). */
+pq_status pq_partial_render(const pq_partial *partial, const pq_ops_options *opts, pq_output fmt,
+                            pq_sink *sink, pq_error *err);
+
+/* Frees PARTIAL; NULL is fine. */
+void pq_partial_free(pq_partial *partial);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

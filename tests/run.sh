@@ -37,6 +37,7 @@ for s in tests/lib/*.sh; do
 done
 [ -x tests/golden/run.sh ] && run_suite golden tests/golden/run.sh
 run_suite golden-outputs tests/golden/outputs.sh
+run_suite partial tests/partial.sh
 run_suite trace-model tests/trace_model.sh
 run_suite trace-devices tests/trace_devices.sh
 run_suite summary-set tests/summary_set.sh

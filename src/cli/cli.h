@@ -55,6 +55,7 @@ typedef struct cli_common {
     int threads;
     int no_hash;
     int programs_only; /* pq_open_options.programs_only */
+    int partial;       /* --partial: write the command's partial result (cmd_merge.c) */
 } cli_common;
 
 /* Ids of the options several commands share (getopt_long's val); a command's own options
@@ -68,6 +69,7 @@ enum {
     CLI_OPT_ENTITY,
     CLI_OPT_PROJECT,
     CLI_OPT_DOWNLOAD_ROOT,
+    CLI_OPT_PARTIAL,
     CLI_OPT_OWN = 0x200
 };
 /* clang-format off */
@@ -77,6 +79,7 @@ enum {
 #define CLI_LONG_THREADS {"threads", required_argument, NULL, CLI_OPT_THREADS}
 #define CLI_LONG_NO_HASH {"no-hash", no_argument, NULL, CLI_OPT_NO_HASH}
 #define CLI_LONG_TOP_K {"top-k", required_argument, NULL, CLI_OPT_TOP_K}
+#define CLI_LONG_PARTIAL {"partial", no_argument, NULL, CLI_OPT_PARTIAL}
 #define CLI_LONG_END {NULL, 0, NULL, 0}
 /* clang-format on */
 
@@ -183,11 +186,15 @@ pq_output cli_summary_fmt(int given, pq_output fmt, const char *out_path);
 /* Loads A->path, opens A->out_path, runs RENDER into it, closes. Returns the exit code. */
 int cli_run_summary(const cli_summary_args *a, cli_summary_fn render, void *ctx);
 
+/* cmd_merge.c: writes the partial ST made (pq_partial_scan, ...) to C's -o (stdout without
+ * one) and frees it; on a failed ST prints ERR. Returns the exit code. */
+int cli_write_partial(const cli_common *c, pq_partial *p, pq_status st, const pq_error *err);
+
 /* The command table (main.c) takes each command from its cmd_<name>.c. */
 extern const cli_command cli_cmd_info, cli_cmd_tools, cli_cmd_scan, cli_cmd_memory_viewer,
     cli_cmd_memory, cli_cmd_heap, cli_cmd_memory_profile, cli_cmd_ops, cli_cmd_roofline,
     cli_cmd_export, cli_cmd_tt, cli_cmd_summarize, cli_cmd_report, cli_cmd_query, cli_cmd_compare,
-    cli_cmd_track, cli_cmd_history, cli_cmd_bundle, cli_cmd_publish;
+    cli_cmd_track, cli_cmd_history, cli_cmd_bundle, cli_cmd_publish, cli_cmd_merge;
 /* Loads a summary file or summarises a raw profile; prints and returns the exit code. */
 int cli_load_summary(const char *path, pq_summary **out);
 

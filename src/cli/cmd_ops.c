@@ -9,6 +9,7 @@ static const char roofline_usage[] =
     "profq roofline [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS] [--wide]\n"
     "               [--format text|json|xprof]\n"
     "               [-o FILE] [--threads N] PATH...\n"
+    "profq roofline --partial -o PART PATH...   (then: profq merge roofline PART...)\n"
     "\n"
     "Device peaks and ridge point, totals over all programs, per program the FLOP rate and\n"
     "HBM bandwidth over its active time (module executions) beside the whole-window figures,\n"
@@ -19,6 +20,7 @@ static const char roofline_usage[] =
 static const char ops_usage[] =
     "profq ops [--by op|category|program] [--top N] [--peak-flops TFLOPS] [--peak-bw GBPS]\n"
     "          [--wide] [--format text|json|xprof] [-o FILE] [--threads N] PATH...\n"
+    "profq ops --partial -o PART PATH...   (then: profq merge ops PART...)\n"
     "profq ops --format xprof --view op_profile [--by program|category|provenance] PATH...\n"
     "\n"
     "XProf's hlo_stats from the device planes (TPU XLA Ops lines, GPU stream kernels),\n"
@@ -47,8 +49,9 @@ enum { OPT_BY = CLI_OPT_OWN, OPT_TOP, OPT_PEAK_FLOPS, OPT_PEAK_BW, OPT_VIEW, OPT
 static const struct option ops_options[] = {{"by", required_argument, NULL, OPT_BY},
                                             {"view", required_argument, NULL, OPT_VIEW},
                                             OPS_LONG_COMMON,
+                                            CLI_LONG_PARTIAL,
                                             CLI_LONG_END};
-static const struct option roofline_options[] = {OPS_LONG_COMMON, CLI_LONG_END};
+static const struct option roofline_options[] = {OPS_LONG_COMMON, CLI_LONG_PARTIAL, CLI_LONG_END};
 
 static int parse_positive(const char *cmd, const char *opt, const char *s, double *out)
 {
@@ -125,11 +128,20 @@ static int run(const char *cmd, const struct option *options, int argc, char **a
                                                  : PQ_OPS_HLO_STATS;
         c.fmt = PQ_OUT_TEXT; /* the view is in o.xprof */
     }
+    if (code == 0 && c.partial && (xprof || a.o.by || a.o.peak_tflops > 0 || a.o.peak_hbm_gbps > 0))
+        code = cli_usage_error(cmd, "--partial takes no --format, --by or --peak-*: give them "
+                                    "to profq merge");
     if (code == 0) {
         c.no_hash = 1; /* these reports print no sha256 */
         pq_profile *prof = NULL;
         code = cli_load(&c, &prof);
-        if (code == EXIT_OK) {
+        if (code == EXIT_OK && c.partial) {
+            pq_error err = {0};
+            pq_partial *p = NULL;
+            pq_status st = strcmp(cmd, "roofline") == 0 ? pq_partial_roofline(prof, &p, &err)
+                                                        : pq_partial_ops(prof, &p, &err);
+            code = cli_write_partial(&c, p, st, &err);
+        } else if (code == EXIT_OK) {
             cli_out out;
             code = cli_out_open(&out, c.out_path);
             if (code == EXIT_OK) {

@@ -5,14 +5,14 @@
 #include <stdlib.h>
 
 static const char usage[] =
-    "profq scan [--format text|json] [-o FILE] [--threads N] PATH...\n"
+    "profq scan [--format text|json] [-o FILE] [--threads N] [--partial] PATH...\n"
     "\n"
     "Decodes every event and every stat of every plane (ref values resolved) and prints\n"
     "counts by kind and a checksum. Exit 3 with the byte offset if anything is malformed.\n"
-    "JSON schema profq.scan.v1.\n";
+    "JSON schema profq.scan.v1. --partial writes the totals as a partial for `profq merge`.\n";
 
 static const struct option options[] = {CLI_LONG_FORMAT, CLI_LONG_OUTPUT, CLI_LONG_THREADS,
-                                        CLI_LONG_END};
+                                        CLI_LONG_PARTIAL, CLI_LONG_END};
 
 static int cmd_scan(int argc, char **argv)
 {
@@ -29,7 +29,12 @@ static int cmd_scan(int argc, char **argv)
     opts.skip_sha256 = 1; /* scan measures decoding; hashing is info's job */
     opts.scan = &t;
     code = cli_open_profile(&c, &opts, &prof);
-    if (code == EXIT_OK) {
+    if (code == EXIT_OK && c.partial) {
+        pq_error err;
+        pq_partial *p = NULL;
+        pq_status st = pq_partial_scan(prof, &t, &p, &err);
+        code = cli_write_partial(&c, p, st, &err);
+    } else if (code == EXIT_OK) {
         pq_error err;
         pq_status st;
         cli_out o;

@@ -280,6 +280,8 @@ int cli_parse(const cli_spec *s, int argc, char **argv, cli_common *c)
             c->threads = (int)v;
         } else if (id == CLI_OPT_NO_HASH) {
             c->no_hash = 1;
+        } else if (id == CLI_OPT_PARTIAL) {
+            c->partial = 1;
         } else if (s->take) {
             code = s->take(s->ctx, id, optarg);
         } else {

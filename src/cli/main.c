@@ -16,6 +16,7 @@ static const cli_command *const COMMANDS[] = {
     &cli_cmd_report,         &cli_cmd_query,   &cli_cmd_compare,
     &cli_cmd_track,          &cli_cmd_history, &cli_cmd_bundle,
     &cli_cmd_publish,        &cli_cmd_nsys,    &cli_cmd_html,
+    &cli_cmd_merge,
 };
 enum { NCOMMANDS = sizeof COMMANDS / sizeof COMMANDS[0] };
 

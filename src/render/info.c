@@ -6,6 +6,7 @@
 #include "render/doc.h"
 #include "render/info_trace.h"
 #include "render/info_tt.h"
+#include "render/scan.h"
 #include "render/text.h"
 #include "model/model.h"
 
@@ -378,6 +379,12 @@ pq_status pq_render_info(const pq_profile *profile, pq_output fmt, pq_sink *sink
 pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *t, pq_output fmt,
                          pq_sink *sink, pq_error *err)
 {
+    return render_scan_counts(profile->nsources, t, fmt, sink, err);
+}
+
+pq_status render_scan_counts(size_t nsources, const pq_scan_totals *t, pq_output fmt, pq_sink *sink,
+                             pq_error *err)
+{
     static const char *const kinds[7] = {"none", "double", "uint64", "int64",
                                          "str",  "bytes",  "ref"};
     buf b;
@@ -386,7 +393,7 @@ pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *t, pq_
         json_writer w;
         json_doc_begin(&w, &b, "profq.scan.v1");
         json_key(&w, "sources");
-        json_uint(&w, profile->nsources);
+        json_uint(&w, nsources);
         json_key(&w, "bytes");
         json_uint(&w, t->bytes);
         json_key(&w, "planes");
@@ -415,7 +422,7 @@ pq_status pq_render_scan(const pq_profile *profile, const pq_scan_totals *t, pq_
         buf_printf(&b,
                    "%zu sources, %" PRIu64 " bytes: %" PRIu64 " planes, %" PRIu64 " lines, %" PRIu64
                    " events\n",
-                   profile->nsources, t->bytes, t->planes, t->lines, t->events);
+                   nsources, t->bytes, t->planes, t->lines, t->events);
         buf_printf(&b,
                    "stats: %" PRIu64 " on events, %" PRIu64 " on event metadata, %" PRIu64
                    " on planes\n",

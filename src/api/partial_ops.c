@@ -1,0 +1,333 @@
+/* partial_ops.c - the op metrics kind of partial (`profq ops --partial`): an ops_part
+ * (analysis/ops_merge.c) to and from the body bytes of docs/internals/partial.md, and
+ * pq_partial_ops. Every field is listed once (the X-lists below) for both directions. Not
+ * the merge itself (ops_merge.c), not the header and dispatch (partial.c). */
+#include "analysis/ops.h"
+#include "analysis/ops_merge.h"
+#include "api/partial_int.h"
+#include "core/alloc.h"
+#include "core/err.h"
+
+#include <string.h>
+
+/* X(type, lvalue, what): the scalars of the result, then of a row, then of a program. */
+#define RESULT_FIELDS(X, r)                                                                        \
+    X(U64, r->hw, "hw")                                                                            \
+    X(F64, r->peaks.tflops, "peak")                                                                \
+    X(F64, r->peaks.bws[0], "peak")                                                                \
+    X(F64, r->peaks.bws[1], "peak")                                                                \
+    X(F64, r->peaks.bws[2], "peak")                                                                \
+    X(F64, r->peaks.bws[3], "peak")                                                                \
+    X(F64, r->peaks.bws[4], "peak")                                                                \
+    X(F64, r->peaks.bws[5], "peak")                                                                \
+    X(F64, r->peaks.bws[6], "peak")                                                                \
+    X(INT, r->peaks.has_cmem, "peak")                                                              \
+    X(INT, r->peaks.has_merged_vmem, "peak")                                                       \
+    X(INT, r->peaks.has_megacore, "peak")                                                          \
+    X(INT, r->peaks.user_flops, "peak")                                                            \
+    X(INT, r->peaks.user_bw, "peak")                                                               \
+    X(INT, r->peaks.derived_flops, "peak")                                                         \
+    X(INT, r->peaks.derived_sram, "peak")                                                          \
+    X(F64, r->peaks.cores, "peak")                                                                 \
+    X(F64, r->peaks.clock_ghz, "peak")                                                             \
+    X(F64, r->peaks.flops_per_cycle, "peak")                                                       \
+    X(F64, r->peaks.sram_bytes_per_cycle, "peak")                                                  \
+    X(U32, r->ndevices, "ndevices")                                                                \
+    X(U32, r->device_planes, "device_planes")                                                      \
+    X(I64, r->total_time_ps, "total_time_ps")                                                      \
+    X(I64, r->total_op_time_ps, "total_op_time_ps")                                                \
+    X(F64, r->normalized_total_op_time_ps, "normalized_total_op_time_ps")                          \
+    X(I64, r->window_ps, "window_ps")                                                              \
+    X(INT, r->has_modules, "has_modules")                                                          \
+    X(I64, r->module_ps, "module_ps")                                                              \
+    X(I64, r->busy_ps, "busy_ps")
+
+#define ROW_FIELDS(X, m)                                                                           \
+    X(U64, m->program_id, "row program_id")                                                        \
+    X(U64, m->symbol_id, "row symbol_id")                                                          \
+    X(STR, m->name, "row name")                                                                    \
+    X(STR, m->long_name, "row long_name")                                                          \
+    X(STR, m->category, "row category")                                                            \
+    X(STR, m->provenance, "row provenance")                                                        \
+    X(STR, m->dedup_name, "row dedup_name")                                                        \
+    X(STR, m->source, "row source")                                                                \
+    X(STR, m->source_stack, "row source_stack")                                                    \
+    X(STR, m->op_type, "row op_type")                                                              \
+    X(I64, m->occurrences, "row occurrences")                                                      \
+    X(I64, m->time_ps, "row time_ps")                                                              \
+    X(I64, m->self_time_ps, "row self_time_ps")                                                    \
+    X(I64, m->min_time_ps, "row min_time_ps")                                                      \
+    X(I64, m->dma_stall_ps, "row dma_stall_ps")                                                    \
+    X(F64, m->normalized_time_ps, "row normalized_time_ps")                                        \
+    X(F64, m->flops, "row flops")                                                                  \
+    X(F64, m->model_flops, "row model_flops")                                                      \
+    X(F64, m->bytes_accessed, "row bytes_accessed")                                                \
+    X(F64, m->bd_hbm, "row breakdown")                                                             \
+    X(F64, m->bd_cmem_rd, "row breakdown")                                                         \
+    X(F64, m->bd_cmem_wr, "row breakdown")                                                         \
+    X(F64, m->bd_vmem_rd, "row breakdown")                                                         \
+    X(F64, m->bd_vmem_wr, "row breakdown")                                                         \
+    X(F64, m->bd_onchip_rd, "row breakdown")                                                       \
+    X(F64, m->bd_onchip_wr, "row breakdown")                                                       \
+    X(INT, m->has_breakdown, "row has_breakdown")                                                  \
+    X(INT, m->provenance_from_hlo, "row provenance_from_hlo")
+
+#define PROGRAM_FIELDS(X, p)                                                                       \
+    X(U64, p->program_id, "program id")                                                            \
+    X(STR, p->name, "program name")                                                                \
+    X(I64, p->executions, "program executions")                                                    \
+    X(I64, p->module_ps, "program module_ps")                                                      \
+    X(I64, p->op_self_ps, "program op_self_ps")                                                    \
+    X(I64, p->first_ps, "program first_ps")                                                        \
+    X(I64, p->steady_executions, "program steady_executions")                                      \
+    X(I64, p->steady_module_ps, "program steady_module_ps")
+
+#define PUT_U64(b, v)       pt_put_u64(b, (uint64_t)(v))
+#define PUT_I64             PUT_U64
+#define PUT_U32             PUT_U64
+#define PUT_INT             PUT_U64
+#define PUT_F64(b, v)       pt_put_f64(b, v)
+#define PUT_STR(b, v)       pt_put_str(b, v)
+#define PUT(type, lv, what) PUT_##type(b, lv);
+
+#define GET_U64(r, a, what) pt_get_u64(r, what)
+#define GET_I64(r, a, what) (int64_t) pt_get_u64(r, what)
+#define GET_U32(r, a, what) (uint32_t) pt_get_u64(r, what)
+#define GET_INT(r, a, what) (int)pt_get_u64(r, what)
+#define GET_F64(r, a, what) pt_get_f64(r, what)
+#define GET_STR(r, a, what) pt_get_str(r, a, what)
+#define GET(type, lv, what) lv = GET_##type(rd, &o->strings, what);
+
+static pq_str cstr(const char *s)
+{
+    pq_str v = {s, strlen(s)};
+    return v;
+}
+
+/* The index of P in O's table of paths (the rows point into it). */
+static size_t path_index(const ops_part *o, pq_str p)
+{
+    for (size_t i = 0; i < o->npaths; i++)
+        if (o->paths[i].p == p.p)
+            return i;
+    return 0; /* not reached: every row's paths are in the table */
+}
+
+static void ops_write(const void *body, buf *b)
+{
+    const ops_part *o = body;
+    const pq_ops_result *r = &o->r;
+    pt_put_str(b, o->key);
+    pt_put_u64(b, (uint64_t)o->has_key);
+    pt_put_str(b, o->last);
+    pt_put_str(b, cstr(r->device_type));
+    pt_put_str(b, cstr(r->gpu_model));
+    RESULT_FIELDS(PUT, r)
+    pt_put_u64(b, o->npaths);
+    for (size_t i = 0; i < o->npaths; i++)
+        pt_put_str(b, o->paths[i]);
+    pt_put_u64(b, o->nrows);
+    for (size_t i = 0; i < o->nrows; i++) {
+        const pq_op_row *m = &o->rows[i].m;
+        ROW_FIELDS(PUT, m)
+        pt_put_u64(b, (uint64_t)o->rows[i].scaled);
+        for (int k = 0; k < OPS_PER_N; k++)
+            pt_put_f64(b, o->rows[i].per[k]);
+        pt_put_u64(b, path_index(o, o->rows[i].first));
+        pt_put_u64(b, path_index(o, o->rows[i].last));
+    }
+    pt_put_u64(b, r->nprograms);
+    for (size_t i = 0; i < r->nprograms; i++) {
+        const pq_ops_program *p = &r->programs[i];
+        PROGRAM_FIELDS(PUT, p)
+    }
+}
+
+/* A count of records of at least MIN_BYTES each: no more than the bytes left can hold. */
+static size_t get_count(pt_reader *rd, size_t min_bytes, const char *what)
+{
+    const uint8_t *at = rd->p;
+    uint64_t n = pt_get_u64(rd, what);
+    if (rd->status == PQ_OK && n > (uint64_t)(rd->end - rd->p) / min_bytes) {
+        rd->p = at;
+        pt_fail(rd, "malformed partial", "a count the rest of the body can hold");
+        return 0;
+    }
+    return (size_t)n;
+}
+
+static void copy_cstr(char *dst, size_t cap, pq_str s)
+{
+    size_t n = s.n < cap - 1 ? s.n : cap - 1;
+    memcpy(dst, s.p, n);
+    dst[n] = 0;
+}
+
+static void ops_body_free(void *body)
+{
+    ops_part_free(body);
+    pq_free(body);
+}
+
+static void *ops_read(pt_reader *rd)
+{
+    ops_part *o = pq_calloc(1, sizeof *o);
+    if (!o) {
+        rd->status = err_set(rd->err, PQ_ERR_NOMEM, rd->name, -1, "out of memory");
+        return NULL;
+    }
+    arena_init(&o->strings);
+    pq_ops_result *r = &o->r;
+    o->key = pt_get_str(rd, &o->strings, "key");
+    o->has_key = (int)pt_get_u64(rd, "has_key");
+    o->last = pt_get_str(rd, &o->strings, "last");
+    copy_cstr(r->device_type, sizeof r->device_type, pt_get_str(rd, &o->strings, "device_type"));
+    copy_cstr(r->gpu_model, sizeof r->gpu_model, pt_get_str(rd, &o->strings, "gpu_model"));
+    RESULT_FIELDS(GET, r)
+    if (rd->status == PQ_OK && r->hw > PQ_OPS_HW_TPU)
+        pt_fail(rd, "malformed partial", "a device kind 0..3");
+    size_t n = get_count(rd, 8, "the number of paths");
+    o->paths = pq_calloc(n ? n : 1, sizeof *o->paths);
+    for (size_t i = 0; o->paths && rd->status == PQ_OK && i < n; i++)
+        o->paths[o->npaths++] = pt_get_str(rd, &o->strings, "a source path");
+    o->cap_paths = o->npaths;
+    n = rd->status == PQ_OK ? get_count(rd, 8 * (31 + OPS_PER_N), "the number of rows") : 0;
+    o->rows = pq_calloc(n ? n : 1, sizeof *o->rows);
+    for (size_t i = 0; o->rows && rd->status == PQ_OK && i < n; i++) {
+        pq_op_row *m = &o->rows[o->nrows].m;
+        ROW_FIELDS(GET, m)
+        o->rows[o->nrows].scaled = pt_get_u64(rd, "row scaled") != 0;
+        for (int k = 0; k < OPS_PER_N; k++)
+            o->rows[o->nrows].per[k] = pt_get_f64(rd, "row per-occurrence figures");
+        uint64_t first = pt_get_u64(rd, "row first source"),
+                 last = pt_get_u64(rd, "row last source");
+        if (rd->status == PQ_OK && (first >= o->npaths || last >= o->npaths)) {
+            rd->p -= 16;
+            pt_fail(rd, "malformed partial", "source indexes below the number of paths");
+        }
+        if (rd->status == PQ_OK) {
+            o->rows[o->nrows].first = o->paths[first];
+            o->rows[o->nrows].last = o->paths[last];
+        }
+        o->nrows++;
+    }
+    n = rd->status == PQ_OK ? get_count(rd, 8 * 8, "the number of programs") : 0;
+    r->programs = pq_calloc(n ? n : 1, sizeof *r->programs);
+    for (size_t i = 0; r->programs && rd->status == PQ_OK && i < n; i++) {
+        pq_ops_program *p = &r->programs[r->nprograms++];
+        PROGRAM_FIELDS(GET, p)
+    }
+    if (rd->status == PQ_OK && (!o->rows || !o->paths || !r->programs || arena_failed(&o->strings)))
+        rd->status = err_set(rd->err, PQ_ERR_NOMEM, rd->name, -1, "out of memory");
+    if (rd->status != PQ_OK) {
+        ops_body_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+static pq_status ops_merge(void *into, const void *from, pq_error *err)
+{
+    RETURN_ERROR_IF(!ops_part_merge(into, from), err, PQ_ERR_NOMEM, NULL, -1,
+                    "out of memory merging op metrics");
+    return PQ_OK;
+}
+
+static pq_status render_view(const void *body, const pq_ops_options *opts, pq_ops_view view,
+                             pq_output fmt, pq_sink *sink, pq_error *err)
+{
+    static const pq_ops_options defaults = {0};
+    if (!opts)
+        opts = &defaults;
+    RETURN_ERROR_IF(opts->xprof != PQ_OPS_NATIVE, err, PQ_ERR_USAGE, NULL, -1,
+                    "merged op metrics render as profq's text or JSON only (not XProf's tables)");
+    pq_ops_result r;
+    FORWARD_IF_ERROR(ops_part_result(body, opts, &r, err));
+    pq_status st = pq_ops_render(&r, opts, view, fmt, sink, err);
+    pq_ops_result_free(&r);
+    return st;
+}
+
+static pq_status ops_render(const void *body, const pq_ops_options *opts, pq_output fmt,
+                            pq_sink *sink, pq_error *err)
+{
+    return render_view(body, opts, PQ_OPS_VIEW_OPS, fmt, sink, err);
+}
+
+static pq_status roofline_render(const void *body, const pq_ops_options *opts, pq_output fmt,
+                                 pq_sink *sink, pq_error *err)
+{
+    return render_view(body, opts, PQ_OPS_VIEW_ROOFLINE, fmt, sink, err);
+}
+
+const pt_kind pt_kind_ops = {PQ_PARTIAL_OPS, "ops",      ops_write,    ops_read,
+                             ops_merge,      ops_render, ops_body_free};
+
+/* The roofline's partial: the same body, rendered as `profq roofline`. */
+const pt_kind pt_kind_roofline = {PQ_PARTIAL_ROOFLINE, "roofline",      ops_write,    ops_read,
+                                  ops_merge,           roofline_render, ops_body_free};
+
+/* The path of the first source with device planes of the kind HW reads (ops_core.c's
+ * choice of planes), which one process takes the peaks from. */
+static int first_device_source(const pq_profile *prof, pq_ops_hw hw, pq_str *key)
+{
+    device_kind want = hw == PQ_OPS_HW_TPU   ? DEV_TPU
+                       : hw == PQ_OPS_HW_GPU ? DEV_GPU
+                                             : DEV_HOST_THREADS;
+    for (size_t si = 0; hw != PQ_OPS_HW_NONE && si < prof->nsources; si++)
+        for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
+            if (prof->sources[si].planes[pi].kind == want) {
+                *key = prof->sources[si].info.path;
+                return 1;
+            }
+    return 0;
+}
+
+/* The part of source SI of PROF alone (a view of the profile with that one source): the
+ * unit a merge is exact over, as one process scales or sums each op by its first source. */
+static pq_status source_part(const pq_profile *prof, size_t si, ops_part *part, pq_error *err)
+{
+    pq_profile view = {&prof->sources[si], 1};
+    pq_ops_result r;
+    FORWARD_IF_ERROR(pq_ops_compute(&view, NULL, &r, err));
+    pq_str key = {"", 0};
+    int has_key = first_device_source(&view, r.hw, &key);
+    int ok = ops_part_from_result(part, &r, key, has_key, prof->sources[si].info.path);
+    pq_ops_result_free(&r);
+    RETURN_ERROR_IF(!ok, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    return PQ_OK;
+}
+
+static pq_status partial_of(const pt_kind *kind, const pq_profile *profile, pq_partial **out,
+                            pq_error *err)
+{
+    *out = NULL;
+    ops_part *acc = pq_calloc(1, sizeof *acc);
+    RETURN_ERROR_IF(!acc, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    arena_init(&acc->strings);
+    pq_status st = PQ_OK;
+    for (size_t si = 0; st == PQ_OK && si < profile->nsources; si++) {
+        ops_part one;
+        memset(&one, 0, sizeof one);
+        arena_init(&one.strings);
+        st = source_part(profile, si, &one, err);
+        if (st == PQ_OK && !ops_part_merge(acc, &one))
+            st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+        ops_part_free(&one);
+    }
+    if (st != PQ_OK) {
+        ops_body_free(acc);
+        return st;
+    }
+    return pt_new(kind, acc, out, err);
+}
+
+pq_status pq_partial_ops(const pq_profile *profile, pq_partial **out, pq_error *err)
+{
+    return partial_of(&pt_kind_ops, profile, out, err);
+}
+
+pq_status pq_partial_roofline(const pq_profile *profile, pq_partial **out, pq_error *err)
+{
+    return partial_of(&pt_kind_roofline, profile, out, err);
+}

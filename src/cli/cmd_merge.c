@@ -1,0 +1,150 @@
+/* cmd_merge.c - `profq merge <cmd> PART...`: the reduce of map and merge (DESIGN.md 8).
+ * Reads the partials `profq <cmd> --partial` wrote, merges them (in any order: the merge is
+ * associative and commutative) and renders what `profq <cmd>` over all the inputs prints,
+ * or with --partial writes the merged partial (a tree of merges). Also the writer of
+ * partials the commands share (cli_write_partial). Not the format: api/partial.c. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "profq merge CMD [--format FMT] [-o FILE] [--partial] PART...\n"
+    "profq merge ops [--by op|category|program] [--top N] [--wide] [--peak-flops TFLOPS]\n"
+    "                [--peak-bw GBPS] [--format text|json] PART...\n"
+    "\n"
+    "Merges the partial results that `profq CMD --partial -o PART PATH...` wrote (one per\n"
+    "host, or per any split of the inputs; in any order) and prints what `profq CMD` over\n"
+    "all the inputs prints, byte for byte (inputs in sorted order, as a run directory or a\n"
+    "shell glob gives them). CMD is scan, ops or roofline (profq's text and JSON). --partial "
+    "writes the "
+    "merged partial\n"
+    "instead (merges of merges). A partial of another profq version, of another command, a\n"
+    "truncated or a corrupt one is exit 3 with the file and byte offset.\n";
+
+enum { OPT_BY = CLI_OPT_OWN, OPT_TOP, OPT_WIDE, OPT_PEAK_FLOPS, OPT_PEAK_BW };
+
+static const struct option options[] = {CLI_LONG_FORMAT,
+                                        CLI_LONG_OUTPUT,
+                                        CLI_LONG_PARTIAL,
+                                        {"by", required_argument, NULL, OPT_BY},
+                                        {"top", required_argument, NULL, OPT_TOP},
+                                        {"wide", no_argument, NULL, OPT_WIDE},
+                                        {"peak-flops", required_argument, NULL, OPT_PEAK_FLOPS},
+                                        {"peak-bw", required_argument, NULL, OPT_PEAK_BW},
+                                        CLI_LONG_END};
+
+static int take(void *ctx, int id, const char *v)
+{
+    pq_ops_options *o = ctx;
+    if (id == OPT_BY) {
+        if (strcmp(v, "op") == 0)
+            o->by = PQ_OPS_BY_OP;
+        else if (strcmp(v, "category") == 0)
+            o->by = PQ_OPS_BY_CATEGORY;
+        else if (strcmp(v, "program") == 0)
+            o->by = PQ_OPS_BY_PROGRAM;
+        else
+            return cli_usage_error("merge", "--by takes op, category or program, not '%s'", v);
+    } else if (id == OPT_TOP) {
+        return cli_parse_int_opt("merge", "--top", v, &o->top);
+    } else if (id == OPT_WIDE) {
+        o->wide = 1;
+    } else if (id == OPT_PEAK_FLOPS || id == OPT_PEAK_BW) {
+        char *end;
+        double x = strtod(v, &end);
+        if (*end || !(x > 0))
+            return cli_usage_error("merge", "%s takes a positive number",
+                                   id == OPT_PEAK_FLOPS ? "--peak-flops" : "--peak-bw");
+        *(id == OPT_PEAK_FLOPS ? &o->peak_tflops : &o->peak_hbm_gbps) = x;
+    }
+    return EXIT_OK;
+}
+
+int cli_write_partial(const cli_common *c, pq_partial *p, pq_status st, const pq_error *err)
+{
+    if (st != PQ_OK)
+        return cli_report(err);
+    cli_out o;
+    int code = cli_out_open(&o, c->out_path);
+    if (code == EXIT_OK) {
+        pq_error werr = {0};
+        st = pq_partial_write(p, &o.sink, &werr);
+        code = cli_out_finish(&o, st, &werr);
+    }
+    pq_partial_free(p);
+    return code;
+}
+
+/* Reads PATH as a partial of KIND into *OUT: 0, or an exit code after printing. */
+static int read_partial(const char *path, pq_partial_kind kind, pq_partial **out)
+{
+    cli_stream s;
+    int code = cli_stream_read(path, &s);
+    if (code != EXIT_OK)
+        return code;
+    pq_error err;
+    pq_status st = pq_partial_read(s.data, s.n, cli_stream_name(path), out, &err);
+    cli_stream_done(&s);
+    if (st != PQ_OK)
+        return cli_report(&err);
+    if (pq_partial_kind_of(*out) != kind) {
+        fprintf(stderr, "profq: %s: offset 12: a partial of '%s', expected one of '%s'\n", path,
+                pq_partial_kind_name(pq_partial_kind_of(*out)), pq_partial_kind_name(kind));
+        pq_partial_free(*out);
+        *out = NULL;
+        return EXIT_INPUT;
+    }
+    return EXIT_OK;
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+    pq_ops_options o = {0};
+    const cli_spec spec = {"merge", "f:o:", options, "text or json", take, &o};
+    cli_common c;
+    int code = cli_parse(&spec, argc, argv, &c);
+    if (code != 0)
+        return code;
+    pq_partial_kind kind = 0;
+    for (int k = 1; c.npaths > 0 && pq_partial_kind_name((pq_partial_kind)k); k++)
+        if (strcmp(pq_partial_kind_name((pq_partial_kind)k), c.paths[0]) == 0)
+            kind = (pq_partial_kind)k;
+    if (c.npaths == 0)
+        code = cli_usage_error("merge", "no command given (merge CMD PART...)");
+    else if (!kind)
+        code = cli_usage_error("merge", "'%s' has no partials", c.paths[0]);
+    else if (c.npaths < 2)
+        code = cli_usage_error("merge", "no partial given");
+    pq_partial *acc = NULL;
+    for (int i = 1; code == EXIT_OK && i < c.npaths; i++) {
+        pq_partial *p = NULL;
+        code = read_partial(c.paths[i], kind, &p);
+        if (code == EXIT_OK && acc) {
+            pq_error err;
+            if (pq_partial_merge(acc, p, &err) != PQ_OK)
+                code = cli_report(&err);
+            pq_partial_free(p);
+        } else if (code == EXIT_OK) {
+            acc = p;
+        }
+    }
+    if (code == EXIT_OK && c.partial) {
+        code = cli_write_partial(&c, acc, PQ_OK, NULL);
+        acc = NULL;
+    } else if (code == EXIT_OK) {
+        cli_out out;
+        code = cli_out_open(&out, c.out_path);
+        if (code == EXIT_OK) {
+            pq_error err = {0};
+            pq_status st = pq_partial_render(acc, &o, c.fmt, &out.sink, &err);
+            code = cli_out_finish(&out, st, &err);
+        }
+    }
+    pq_partial_free(acc);
+    free(c.paths);
+    return code;
+}
+
+const cli_command cli_cmd_merge = {
+    "merge", cmd_merge, "merge partial results (--partial) of any split of the inputs", usage};

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Map and merge (issue 15 Deliver 2): for every command with --partial and every format it
+# prints, the partials of a split of the inputs into 1, 2, 4 and 8 parts, merged in a seeded
+# random order (and as a tree of merges), print exactly what one process over all the
+# inputs prints. Inputs: the shared XPlane files (one source per host) and 8 generated
+# hosts (bench/gen_xspace.c, seeds 1..8, small). Also: a truncated partial, a partial of
+# another version, of another command and a non-partial are exit 3 with the offset.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+BUILD=${BUILD:-build}
+PROFQ=${PROFQ:-$top/$BUILD/profq}
+SHARED=${SHARED:-$top/../shared}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+# The commands with partials, and the options (a format, a grouping, ...) each one is
+# checked with, one variant a line.
+cmds="scan ops roofline"
+variants() {
+  case $1 in
+    scan) printf '%s\n' "--format text" "--format json" ;;
+    ops) printf '%s\n' "--format text" "--format json" "--by category" "--by program --format json" \
+      "--top 5 --wide" "--peak-flops 100 --peak-bw 2000 --format json" ;;
+    roofline) printf '%s\n' "--format text" "--format json" "--top 3 --peak-flops 50" ;;
+  esac
+}
+
+# --- the inputs ---------------------------------------------------------------------------
+gen="$tmp/gen_xspace"
+${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -o "$gen" bench/gen_xspace.c || exit 1
+mkdir -p "$tmp/gen"
+for s in 1 2 3 4 5 6 7 8; do
+  "$gen" "$tmp/gen/host$s.xplane.pb" $((96 * 1024 + s * 8192)) "$s" >/dev/null || exit 1
+done
+sets="gen"
+declare -A SET_FILES=([gen]="$(echo "$tmp"/gen/host*.xplane.pb)")
+if [ -d "$SHARED/data/xplane" ]; then
+  x="$SHARED/data/xplane"
+  # every shared XSpace (TPU and GPU runs: one process reads the TPU planes only), and the
+  # two hosts of one GPU run (the conv program on MI300X, recorded twice)
+  SET_FILES[shared]="$(echo "$x"/*.xplane.pb "$x"/mi300x8_jax_conv_legacy/*.xplane.pb)"
+  SET_FILES[conv]="$x/mi300x8_jax_conv.xplane.pb $x/mi300x8_jax_conv_legacy/chi-mi300x-013.xplane.pb"
+  sets="gen shared conv"
+else
+  echo "partial: $SHARED/data/xplane absent: the shared sets are skipped"
+  [ "${CI:-}" = true ] && exit 77
+fi
+
+# split N FILE...: prints the files in N contiguous groups, one group a line.
+split_files() {
+  local n=$1; shift
+  local total=$# i=0 g line=""
+  for f in "$@"; do
+    g=$((i * n / total))
+    if [ "$i" -gt 0 ] && [ "$g" != "$prev" ]; then echo "$line"; line=""; fi
+    line="$line $f"; prev=$g; i=$((i + 1))
+  done
+  echo "$line"
+}
+
+checked=0
+for set in $sets; do
+  read -r -a files <<< "${SET_FILES[$set]}"
+  for cmd in $cmds; do
+    mapfile -t vars < <(variants "$cmd")
+    for v in "${!vars[@]}"; do
+      # shellcheck disable=SC2086
+      "$PROFQ" "$cmd" ${vars[$v]} "${files[@]}" > "$tmp/one.$v" 2>"$tmp/err" ||
+        bad "$set $cmd ${vars[$v]}: one process failed: $(cat "$tmp/err")"
+    done
+    for n in 1 2 4 8; do
+      rm -f "$tmp"/part.*
+      k=0
+      while read -r group; do
+        # shellcheck disable=SC2086
+        "$PROFQ" "$cmd" --partial -o "$tmp/part.$k" $group || bad "$set $cmd: --partial of$group"
+        k=$((k + 1))
+      done < <(split_files "$n" "${files[@]}")
+      mapfile -t parts < <(ls "$tmp"/part.* | shuf --random-source=<(yes "$n$set"))
+      half=$((k / 2))
+      if [ "$k" -ge 2 ]; then # a tree: the first half merged into a partial, then the rest
+        "$PROFQ" merge "$cmd" --partial -o "$tmp/tree" "${parts[@]:0:$half}" || bad "tree merge"
+      fi
+      for v in "${!vars[@]}"; do
+        # shellcheck disable=SC2086
+        "$PROFQ" merge "$cmd" ${vars[$v]} "${parts[@]}" > "$tmp/merged" ||
+          bad "$set $cmd ${vars[$v]} split $n: merge failed"
+        cmp -s "$tmp/one.$v" "$tmp/merged" ||
+          bad "$set $cmd ${vars[$v]} split $n (${parts[*]##*/}): merged output differs"
+        checked=$((checked + 1))
+        if [ "$k" -ge 2 ]; then
+          # shellcheck disable=SC2086
+          "$PROFQ" merge "$cmd" ${vars[$v]} "${parts[@]:$half}" "$tmp/tree" > "$tmp/merged"
+          cmp -s "$tmp/one.$v" "$tmp/merged" || bad "$set $cmd ${vars[$v]} split $n: tree merge differs"
+          checked=$((checked + 1))
+        fi
+      done
+    done
+  done
+done
+
+# --- bad partials: exit 3 with the file and offset ------------------------------------
+"$PROFQ" scan --partial -o "$tmp/good" "$tmp/gen/host1.xplane.pb" || bad "scan --partial"
+expect3() { # NAME PATTERN FILE: merge scan FILE exits 3 and says PATTERN
+  local name=$1 pat=$2 f=$3 rc
+  "$PROFQ" merge scan "$f" > /dev/null 2> "$tmp/err"; rc=$?
+  [ "$rc" = 3 ] || bad "$name: exit $rc, expected 3"
+  grep -q -- "$pat" "$tmp/err" || bad "$name: message '$(cat "$tmp/err")' lacks '$pat'"
+}
+size=$(stat -c %s "$tmp/good")
+for cut in 4 20 30 $((size - 1)); do
+  head -c "$cut" "$tmp/good" > "$tmp/trunc"
+  if [ "$cut" -lt 8 ]; then want="offset 0: not a profq partial"; else want="truncated partial"; fi
+  expect3 "truncated at $cut" "$want" "$tmp/trunc"
+done
+{ head -c 8 "$tmp/good"; printf '\x63\x00\x00\x00'; tail -c +13 "$tmp/good"; } > "$tmp/v99"
+expect3 "version 99" "offset 8: partial version 99: expected version 1" "$tmp/v99"
+{ cat "$tmp/good"; printf 'x'; } > "$tmp/long"
+expect3 "trailing byte" "offset $size: expected the end of the partial" "$tmp/long"
+expect3 "an XSpace" "offset 0: not a profq partial" "$tmp/gen/host1.xplane.pb"
+"$PROFQ" ops --partial -o "$tmp/ops" "$tmp/gen/host1.xplane.pb" || bad "ops --partial"
+expect3 "an ops partial" "a partial of 'ops', expected one of 'scan'" "$tmp/ops"
+ops_size=$(stat -c %s "$tmp/ops")
+for cut in 100 $((ops_size / 2)) $((ops_size - 3)); do
+  head -c "$cut" "$tmp/ops" > "$tmp/trunc"
+  "$PROFQ" merge ops "$tmp/trunc" > /dev/null 2> "$tmp/err"; rc=$?
+  [ "$rc" = 3 ] && grep -q "offset $cut: truncated partial" "$tmp/err" ||
+    bad "ops partial cut at $cut: exit $rc, $(cat "$tmp/err")"
+done
+# a body that lies about its row count is refused before anything is allocated for it
+"$PROFQ" merge ops --format xprof "$tmp/ops" > /dev/null 2>&1; rc=$?
+[ "$rc" = 2 ] || bad "merge ops --format xprof: exit $rc, expected 2 (usage)"
+
+echo "partial: $checked merges compared"
+exit $fail

@@ -1,0 +1,168 @@
+/* test_partial.c - partial results (api/partial*.c) through the public API: every prefix
+ * of a real ops partial and of a scan partial is refused with PQ_ERR_INPUT and an offset
+ * inside it (never a crash: run under the sanitizers), a wrong magic or version is named,
+ * a partial written, read back and written again is the same bytes, merging in either
+ * order renders the same bytes, and partials of two kinds do not merge. */
+#include "testutil.h"
+
+typedef struct membuf {
+    uint8_t *p;
+    size_t n;
+} membuf;
+
+static int mem_write(void *ctx, const void *data, size_t n)
+{
+    membuf *m = ctx;
+    uint8_t *p = realloc(m->p, m->n + n + 1);
+    if (!p)
+        return -1;
+    memcpy(p + m->n, data, n);
+    m->p = p;
+    m->n += n;
+    return 0;
+}
+
+static membuf write_partial(const pq_partial *p)
+{
+    membuf m = {NULL, 0};
+    pq_sink sink = {mem_write, &m};
+    pq_error err;
+    assert_int_equal(pq_partial_write(p, &sink, &err), PQ_OK);
+    return m;
+}
+
+static membuf render(const pq_partial *p, pq_output fmt)
+{
+    membuf m = {NULL, 0};
+    pq_sink sink = {mem_write, &m};
+    pq_error err;
+    assert_int_equal(pq_partial_render(p, NULL, fmt, &sink, &err), PQ_OK);
+    return m;
+}
+
+static pq_partial *ops_partial_of(const char *rel)
+{
+    const char *path = shared_path(rel);
+    pq_profile *prof = NULL;
+    pq_error err;
+    assert_int_equal(pq_profile_open(&path, 1, NULL, &prof, &err), PQ_OK);
+    pq_partial *p = NULL;
+    assert_int_equal(pq_partial_ops(prof, &p, &err), PQ_OK);
+    pq_profile_free(prof); /* the partial owns its strings */
+    return p;
+}
+
+/* Every proper prefix of M: PQ_ERR_INPUT at an offset within the prefix, both as it is
+ * (the header's body length says more) and with the header's length forged to the cut, so
+ * that the body's own reader meets the end in every field. */
+static void every_prefix_refused(const membuf *m)
+{
+    uint8_t *copy = malloc(m->n);
+    assert_non_null(copy);
+    for (size_t n = 0; n < m->n; n++) {
+        for (int forged = 0; forged < 2; forged++) {
+            memcpy(copy, m->p, n);
+            if (forged && n < 24)
+                continue;
+            for (int i = 0; forged && i < 8; i++)
+                copy[16 + i] = (uint8_t)((uint64_t)(n - 24) >> (8 * i));
+            pq_partial *p = NULL;
+            pq_error err;
+            pq_status st = pq_partial_read(copy, n, "cut.part", &p, &err);
+            assert_int_equal(st, PQ_ERR_INPUT);
+            assert_null(p);
+            assert_true(err.offset >= 0 && (size_t)err.offset <= n);
+            assert_string_equal(err.path, "cut.part");
+            assert_true(err.message[0] != 0);
+        }
+    }
+    free(copy);
+}
+
+static void test_ops_truncations_and_roundtrip(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    pq_partial *p = ops_partial_of("xplane/tpu_inference_2.xplane.pb");
+    membuf m = write_partial(p);
+    every_prefix_refused(&m);
+    pq_partial *q = NULL;
+    pq_error err;
+    assert_int_equal(pq_partial_read(m.p, m.n, "whole.part", &q, &err), PQ_OK);
+    assert_int_equal(pq_partial_kind_of(q), PQ_PARTIAL_OPS);
+    membuf again = write_partial(q);
+    assert_int_equal(again.n, m.n);
+    assert_memory_equal(again.p, m.p, m.n);
+    /* the header: a wrong magic at 0, a wrong version at 8, an unknown kind at 12 */
+    const struct {
+        size_t at;
+        uint8_t byte;
+        int64_t offset;
+        const char *says;
+    } bad[] = {{0, 'X', 0, "not a profq partial"},
+               {8, 99, 8, "partial version 99: expected version 1"},
+               {12, 77, 12, "unknown partial kind 77"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint8_t saved = m.p[bad[i].at];
+        m.p[bad[i].at] = bad[i].byte;
+        pq_partial *r = NULL;
+        assert_int_equal(pq_partial_read(m.p, m.n, "bad.part", &r, &err), PQ_ERR_INPUT);
+        assert_int_equal(err.offset, bad[i].offset);
+        assert_non_null(strstr(err.message, bad[i].says));
+        m.p[bad[i].at] = saved;
+    }
+    free(again.p);
+    pq_partial_free(q);
+    pq_partial_free(p);
+    free(m.p);
+}
+
+static void test_merge_order_and_kinds(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    pq_partial *a = ops_partial_of("xplane/mi300x8_jax_conv.xplane.pb");
+    pq_partial *b = ops_partial_of("xplane/mi300x8_jax_conv_legacy/chi-mi300x-013.xplane.pb");
+    membuf ma = write_partial(a), mb = write_partial(b);
+    pq_partial *a2 = NULL, *b2 = NULL;
+    pq_error err;
+    assert_int_equal(pq_partial_read(ma.p, ma.n, "a", &a2, &err), PQ_OK);
+    assert_int_equal(pq_partial_read(mb.p, mb.n, "b", &b2, &err), PQ_OK);
+    assert_int_equal(pq_partial_merge(a, b, &err), PQ_OK);   /* a + b */
+    assert_int_equal(pq_partial_merge(b2, a2, &err), PQ_OK); /* b + a */
+    membuf ra = render(a, PQ_OUT_JSON), rb = render(b2, PQ_OUT_JSON);
+    assert_int_equal(ra.n, rb.n);
+    assert_memory_equal(ra.p, rb.p, ra.n);
+    /* a scan partial does not merge into an ops partial */
+    const char *path = shared_path("xplane/mi300x8_jax_conv.xplane.pb");
+    pq_profile *prof = NULL;
+    pq_scan_totals t;
+    pq_open_options o = {0};
+    o.scan = &t;
+    assert_int_equal(pq_profile_open(&path, 1, &o, &prof, &err), PQ_OK);
+    pq_partial *s = NULL;
+    assert_int_equal(pq_partial_scan(prof, &t, &s, &err), PQ_OK);
+    assert_int_equal(pq_partial_merge(a, s, &err), PQ_ERR_INPUT);
+    membuf ms = write_partial(s);
+    every_prefix_refused(&ms);
+    pq_profile_free(prof);
+    pq_partial_free(s);
+    free(ms.p);
+    free(ra.p);
+    free(rb.p);
+    free(ma.p);
+    free(mb.p);
+    pq_partial_free(a);
+    pq_partial_free(b);
+    pq_partial_free(a2);
+    pq_partial_free(b2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ops_truncations_and_roundtrip),
+        cmocka_unit_test(test_merge_order_and_kinds),
+    };
+    return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
+}
