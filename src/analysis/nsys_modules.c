@@ -30,7 +30,7 @@ int64_t nsys_track_device(const pq_source *src, int64_t tid)
     return tid >= 0 ? tid : -1;
 }
 
-/* "P:E" into program P and execution E; 0 when RUN is not that. */
+/* "P:E" or "P:E:KEY" into program P and execution E; 0 when RUN is not that. */
 int nsys_parse_run(const char *run, int64_t *program, int64_t *exec)
 {
     char *end;
@@ -39,11 +39,17 @@ int nsys_parse_run(const char *run, int64_t *program, int64_t *exec)
         return 0;
     const char *e = end + 1;
     long long x = strtoll(e, &end, 10);
-    if (end == e || *end)
+    if (end == e || (*end && (*end != ':' || !end[1])))
         return 0;
     *program = p;
     *exec = x;
     return 1;
+}
+
+const char *nsys_run_key(const char *run)
+{
+    const char *c = strchr(run, ':');
+    return c ? strchr(c + 1, ':') ? strchr(c + 1, ':') + 1 : NULL : NULL;
 }
 
 /* The program id of a "TSL:XlaCompileBackend:#module=NAME,program_id=N#" range, or -1. */
@@ -72,7 +78,7 @@ typedef struct acc {
     nsys_warmup w;
 } acc;
 
-static nsys_module_row *row_for(acc *a, int64_t program, const char *name)
+static nsys_module_row *row_for(acc *a, int64_t program, const char *name, const char *key)
 {
     int fresh;
     uint32_t *slot = pairmap_slot(&a->index, program, 0, &fresh);
@@ -89,7 +95,7 @@ static nsys_module_row *row_for(acc *a, int64_t program, const char *name)
         }
         *slot = (uint32_t)a->r->nmodules;
         a->r->modules[a->r->nmodules++] =
-            (nsys_module_row){.program_id = program, .name = name, .wait_share = NAN};
+            (nsys_module_row){.program_id = program, .name = name, .wait_share = NAN, .key = key};
     }
     return &a->r->modules[*slot];
 }
@@ -99,10 +105,14 @@ static int collect_compiled(acc *a, const model_slices *m)
     for (size_t i = 0; i < m->n; i++) {
         if (m->flags[i] & SLICE_GPU_ANNOTATION)
             continue;
-        int64_t p = nsys_compiled_program(intern_str(&m->names, m->name[i]));
-        int fresh;
-        uint32_t *slot = p >= 0 ? pairmap_slot(&a->compiled, p, 0, &fresh) : NULL;
-        if (p >= 0 && !slot)
+        /* The reader's "compiled:P" (HEAD's program ids; -1 is "unknown"), else the name. */
+        const char *run = m->run_id[i] ? intern_str(&m->names, m->run_id[i]) : "";
+        int head = strncmp(run, "compiled:", 9) == 0;
+        int64_t p = head ? strtoll(run + 9, NULL, 10)
+                         : nsys_compiled_program(intern_str(&m->names, m->name[i]));
+        int fresh, want = p >= 0 || head;
+        uint32_t *slot = want ? pairmap_slot(&a->compiled, p, 0, &fresh) : NULL;
+        if (want && !slot)
             return -1;
         if (slot)
             *slot = 1;
@@ -133,7 +143,8 @@ static int add_rows(acc *a, const model_slices *m)
         return -1;
     for (size_t i = 0; i < m->n; i++) {
         int64_t program, exec;
-        if (!m->run_id[i] || !nsys_parse_run(intern_str(&m->names, m->run_id[i]), &program, &exec))
+        const char *run = m->run_id[i] ? intern_str(&m->names, m->run_id[i]) : NULL;
+        if (!run || !nsys_parse_run(run, &program, &exec))
             continue;
         int thunk = (m->flags[i] & SLICE_XLA_OP) != 0;
         int compiled = pairmap_get(&a->compiled, program, 0) != UINT32_MAX;
@@ -149,8 +160,8 @@ static int add_rows(acc *a, const model_slices *m)
         }
         if (thunk || !steady)
             continue;
-        nsys_module_row *row =
-            row_for(a, program, m->module ? intern_str(&m->names, m->module[i]) : "");
+        nsys_module_row *row = row_for(
+            a, program, m->module ? intern_str(&m->names, m->module[i]) : "", nsys_run_key(run));
         if (!row)
             return -1;
         uint32_t nt = pairmap_get(&a->thunks, m->track[i], m->run_id[i]);
