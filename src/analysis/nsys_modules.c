@@ -10,6 +10,7 @@
 
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/hash.h"
 #include "core/pairmap.h"
 #include "formats/nsys_sqlite.h"
 
@@ -72,7 +73,7 @@ int64_t nsys_compiled_program(const char *name)
 typedef struct acc {
     pairmap compiled; /* (program, 0) over every source */
     pairmap thunks;   /* (track, run_id) -> thunks in that module execution (one source) */
-    pairmap index;    /* (program, 0) -> module row */
+    pairmap index;    /* (program, 0), or (hash of the key, 1) -> module row */
     nsys_modules_result *r;
     size_t cap;
     nsys_warmup w;
@@ -81,7 +82,10 @@ typedef struct acc {
 static nsys_module_row *row_for(acc *a, int64_t program, const char *name, const char *key)
 {
     int fresh;
-    uint32_t *slot = pairmap_slot(&a->index, program, 0, &fresh);
+    /* HEAD's program ids (fingerprints) are one program across sources, whose numbers
+     * for them differ. */
+    uint32_t *slot = key ? pairmap_slot(&a->index, (int64_t)hash_bytes(key, strlen(key)), 1, &fresh)
+                         : pairmap_slot(&a->index, program, 0, &fresh);
     if (!slot)
         return NULL;
     if (fresh) {

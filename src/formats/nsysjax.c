@@ -626,7 +626,7 @@ static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
 {
     if (name_tracks(t, ev) != 0)
         return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
-    char run[48 + sizeof t->fps->fp->text];
+    char run[48 + NSYSJAX_FP_MAX];
     int64_t last = INT64_MIN;
     for (size_t i = 0; i < t->n; i++) {
         const trow *r = &t->rows[i];

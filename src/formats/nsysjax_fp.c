@@ -20,6 +20,8 @@
 void nsysjax_fps_free(nsysjax_fps *f)
 {
     nsysjax_fps_process(f);
+    for (size_t k = 0; k < f->n; k++)
+        pq_free(f->fp[k].text);
     pq_free(f->fp);
     pq_free(f->cache);
     memset(f, 0, sizeof *f);
@@ -117,10 +119,13 @@ static long intern_fp(nsysjax_fps *f, const char *fp, int64_t program)
         taken |= f->fp[k].id == program;
     }
     nsysjax_fp *nf = pq_realloc(f->fp, (f->n + 1) * sizeof *nf);
-    if (!nf)
+    if (nf)
+        f->fp = nf;
+    char *text = nf ? pq_malloc(strlen(fp) + 1) : NULL;
+    if (!text)
         return -1;
-    f->fp = nf;
-    snprintf(nf[f->n].text, sizeof nf[f->n].text, "%s", fp);
+    strcpy(text, fp);
+    nf[f->n].text = text; /* not moved by the realloc: trow.fp points at it */
     /* Another fingerprint holds PROGRAM already: a number no dump has. */
     nf[f->n].id = taken ? (INT64_C(1) << 40) + (int64_t)f->n : program;
     return (long)f->n++;
@@ -145,7 +150,7 @@ pq_status nsysjax_fps_lookup(nsysjax_fps *f, pqzip *z, const char *archive, cons
             return PQ_OK;
         }
     }
-    char base[512], member[600], text[sizeof f->fp->text];
+    char base[512], member[600], text[NSYSJAX_FP_MAX];
     long fi = -1; /* no dump */
     if (dump_base(z, program, name, base, sizeof base)) {
         long m = nsysjax_member(z, base, slug, member, sizeof member);

@@ -68,9 +68,10 @@ pq_status nsysjax_cols_read(const uint8_t *data, size_t n, const char *path, nsy
 void nsysjax_cols_free(nsysjax_cols *c);
 
 /* HEAD's fingerprint program ids (nsysjax_fp.c), over the processes of one archive. */
+enum { NSYSJAX_FP_MAX = 72 }; /* a fingerprint's bytes kept, with the NUL */
 typedef struct nsysjax_fp {
-    char text[72]; /* fingerprint_before_lhs */
-    int64_t id;    /* its canonical program number in the model */
+    char *text; /* fingerprint_before_lhs (owned; stays put while the array grows) */
+    int64_t id; /* its canonical program number in the model */
 } nsysjax_fp;
 typedef struct nsysjax_fp_seen {
     int64_t program;
