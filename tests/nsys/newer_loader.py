@@ -19,23 +19,24 @@ without), the push/pop report as parquet and as csv.xz. Cases:
   (trace.parquet/, thread-metadata.parquet/ and report_nvtx_pushpop_trace.parquet/
   directories with one file per process, the other members once).
 
-What the oracle does not run, stubbed (neither touches what is compared): the HloProto
-parts, which need protoc-compiled protos: `_remap_program_id` (HEAD's program id is the
-module's fingerprint hash; the stub keeps the number of `program_id=N`, "unknown" without
-one, which is what profq reports) and the communication classification (the archives hold no
-HloProtos, so profq sees no communication either: the warm-up split of both depends on
-compilation only).
+The archives carry the shared archive's dumps (dump/*.hlo.pb.xz) and protos/, compiled
+here with grpcio-tools (the loader wants a protoc binary): HEAD's own `_remap_program_id`
+names each program by its dump's fingerprint_before_lhs ("unknown" without program_id=) and
+its communication classification runs (the HEAD warm-up rule's second init execution).
+profq's program ids are those fingerprints (run_id "N:E:FINGERPRINT"). A last pair of
+archives numbers process 1's programs 100 higher (names, dump names, HloModuleProto ids):
+equal fingerprints are one program for HEAD and for profq.
 
 Compared, within 1e-6 relative, `profq nsys` (its default warm-up rule on these archives is
 the HEAD loader's, JSON warmup.rule "head", text header "HEAD warm-up rule") against the
 oracle: frames.{all,steady,init}.{module,thunk}_rows; per program id in the steady frame
-(modules[]): rows and total ms, and the steady total ms (the sum of modules[].total_ms and the
+(modules[], fingerprints): rows and total ms, and the steady total ms (the sum of modules[].total_ms and the
 text header). On profq's module and thunk slices (`profq export`: run_id "PROGRAM:EXECUTION",
 device tracks named "device G ..."), split with the HEAD loader's rule (the oracle's compiled
 program ids; executions below compiled + communication are init): per (program id, device)
 the module rows of all frames (the XlaLauncher device mapping); per (program id, thunk name)
-the steady total ms. `--warmup archive-era` overrides the default: warmup.rule
-"archive-era" and the steady/init module and thunk rows of the archive-era rule (execution 0
+the steady total ms of the computation thunks (HEAD rewrites communication durations).
+`--warmup archive-era` overrides the default: warmup.rule "archive-era" and the steady/init module and thunk rows of the archive-era rule (execution 0
 of a compiled program init, 1 neither) counted on the slices.
 """
 import argparse
