@@ -72,6 +72,7 @@ int64_t nsys_compiled_program(const char *name)
 
 typedef struct acc {
     pairmap compiled; /* (program, 0) over every source */
+    pairmap distinct; /* the compiled programs: (program, 0), or (hash of the key, 1) */
     pairmap thunks;   /* (track, run_id) -> thunks in that module execution (one source) */
     pairmap index;    /* (program, 0), or (hash of the key, 1) -> module row */
     nsys_modules_result *r;
@@ -117,6 +118,14 @@ static int collect_compiled(acc *a, const model_slices *m)
         int fresh, want = p >= 0 || head;
         uint32_t *slot = want ? pairmap_slot(&a->compiled, p, 0, &fresh) : NULL;
         if (want && !slot)
+            return -1;
+        /* "compiled:P:KEY": programs of several sources are one by their key. */
+        const char *key = head ? strchr(run + 9, ':') : NULL;
+        uint32_t *d =
+            !want ? NULL
+            : key ? pairmap_slot(&a->distinct, (int64_t)hash_bytes(key, strlen(key)), 1, &fresh)
+                  : pairmap_slot(&a->distinct, p, 0, &fresh);
+        if (want && !d)
             return -1;
         if (slot)
             *slot = 1;
@@ -261,15 +270,16 @@ static pq_status compute(const pq_profile *prof, const nsys_warmup *w, nsys_modu
             out->devices += nsys_track_device(src, src->slices->tracks[k].tid) >= 0;
         oom = collect_compiled(&a, src->slices) != 0;
     }
-    out->compiled_programs = a.compiled.n;
+    out->compiled_programs = a.distinct.n;
     for (size_t s = 0; s < prof->nsources && !oom; s++) {
         const pq_source *src = &prof->sources[s];
         if (nsys_xla_source(src) && (src->info.format == PQ_FORMAT_NSYS_JAX ||
                                      (src->nsys_export && src->nsys_export->module_ranges)))
             oom = add_rows(&a, src->slices) != 0;
     }
-    oom = oom || a.compiled.failed || a.index.failed || a.thunks.failed;
+    oom = oom || a.compiled.failed || a.distinct.failed || a.index.failed || a.thunks.failed;
     pairmap_free(&a.compiled);
+    pairmap_free(&a.distinct);
     pairmap_free(&a.index);
     pairmap_free(&a.thunks);
     if (oom) {

@@ -78,7 +78,7 @@ int64_t nsys_track_device(const pq_source *src, int64_t tid);
 /* "P:E" (a slice's run_id) into program P and execution E; 0 when RUN is not that. An
  * archive of the HEAD loader's era with dumps has "P:E:KEY", KEY the loader's program id
  * (the dump's fingerprint, "unknown"; P one number per KEY), and its compilation ranges
- * "compiled:P". */
+ * "compiled:P[:KEY]". */
 int nsys_parse_run(const char *run, int64_t *program, int64_t *exec);
 /* KEY of "P:E:KEY", or NULL. */
 const char *nsys_run_key(const char *run);

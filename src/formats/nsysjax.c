@@ -696,13 +696,13 @@ static int compile_backend(pq_str s, pq_str *name, int64_t *program)
 
 /* The host push/pop ranges (compilation), one track per thread; PID is the process of a
  * report without a PID column (the newer parquet form drops it). With fingerprints (FC), a
- * compilation range gets run_id "compiled:P", P the canonical number of its program's
- * fingerprint or -1 without a dump (the loader's "unknown"). */
+ * compilation range gets run_id "compiled:P:FINGERPRINT", P the canonical number of its
+ * program's fingerprint, or "compiled:-1" without a dump (the loader's "unknown"). */
 static pq_status feed_pushpop(const pushpop *p, int64_t pid, const char *path, const pq_events *ev,
                               const fp_ctx *fc, pq_error *err)
 {
     int64_t last = INT64_MIN;
-    char run[40];
+    char run[40 + NSYSJAX_FP_MAX];
     for (size_t i = 0; i < p->n; i++) {
         pq_slice_in s = {0};
         pq_str cname;
@@ -712,7 +712,10 @@ static pq_status feed_pushpop(const pushpop *p, int64_t pid, const char *path, c
             FORWARD_IF_ERROR(nsysjax_fps_lookup(fc->fps, fc->z, fc->archive, fc->slug, prog, cname,
                                                 1, &prog, &fp, err));
             memcpy(run, "compiled:", 9);
-            s.run_id = pq_str_of(run, 9 + put_i64(run + 9, prog));
+            size_t k = 9 + put_i64(run + 9, prog);
+            if (fp) /* "compiled:P:FINGERPRINT" */
+                k += (size_t)snprintf(run + k, sizeof run - k, ":%s", fp);
+            s.run_id = pq_str_of(run, k);
         }
         s.pid = p->pid ? p->pid[i] : pid;
         if (name_host(ev, s.pid, p->tid[i], &last) != 0)

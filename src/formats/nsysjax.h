@@ -17,8 +17,8 @@
  * set, with or without Domain); with thread-metadata.parquet or the newer set the current
  * loader's rules apply (devices from XlaLauncher thread names, run_id "P:E" with E counted
  * per device; with dumps, HEAD's fingerprint program ids: run_id "P:E:FINGERPRINT",
- * compilation ranges "compiled:P", nsysjax_fp.c). A schema it does not know is PQ_ERR_INPUT
- * naming the column.
+ * compilation ranges "compiled:P:FINGERPRINT", nsysjax_fp.c). A schema it does not know is
+ * PQ_ERR_INPUT naming the column.
  */
 #ifndef PQ_FORMATS_NSYSJAX_H
 #define PQ_FORMATS_NSYSJAX_H
