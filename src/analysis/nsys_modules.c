@@ -10,6 +10,7 @@
 
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/hash.h"
 #include "core/pairmap.h"
 #include "formats/nsys_sqlite.h"
 
@@ -30,7 +31,7 @@ int64_t nsys_track_device(const pq_source *src, int64_t tid)
     return tid >= 0 ? tid : -1;
 }
 
-/* "P:E" into program P and execution E; 0 when RUN is not that. */
+/* "P:E" or "P:E:KEY" into program P and execution E; 0 when RUN is not that. */
 int nsys_parse_run(const char *run, int64_t *program, int64_t *exec)
 {
     char *end;
@@ -39,11 +40,17 @@ int nsys_parse_run(const char *run, int64_t *program, int64_t *exec)
         return 0;
     const char *e = end + 1;
     long long x = strtoll(e, &end, 10);
-    if (end == e || *end)
+    if (end == e || (*end && (*end != ':' || !end[1])))
         return 0;
     *program = p;
     *exec = x;
     return 1;
+}
+
+const char *nsys_run_key(const char *run)
+{
+    const char *c = strchr(run, ':');
+    return c ? strchr(c + 1, ':') ? strchr(c + 1, ':') + 1 : NULL : NULL;
 }
 
 /* The program id of a "TSL:XlaCompileBackend:#module=NAME,program_id=N#" range, or -1. */
@@ -65,17 +72,21 @@ int64_t nsys_compiled_program(const char *name)
 
 typedef struct acc {
     pairmap compiled; /* (program, 0) over every source */
+    pairmap distinct; /* the compiled programs: (program, 0), or (hash of the key, 1) */
     pairmap thunks;   /* (track, run_id) -> thunks in that module execution (one source) */
-    pairmap index;    /* (program, 0) -> module row */
+    pairmap index;    /* (program, 0), or (hash of the key, 1) -> module row */
     nsys_modules_result *r;
     size_t cap;
     nsys_warmup w;
 } acc;
 
-static nsys_module_row *row_for(acc *a, int64_t program, const char *name)
+static nsys_module_row *row_for(acc *a, int64_t program, const char *name, const char *key)
 {
     int fresh;
-    uint32_t *slot = pairmap_slot(&a->index, program, 0, &fresh);
+    /* HEAD's program ids (fingerprints) are one program across sources, whose numbers
+     * for them differ. */
+    uint32_t *slot = key ? pairmap_slot(&a->index, (int64_t)hash_bytes(key, strlen(key)), 1, &fresh)
+                         : pairmap_slot(&a->index, program, 0, &fresh);
     if (!slot)
         return NULL;
     if (fresh) {
@@ -89,7 +100,7 @@ static nsys_module_row *row_for(acc *a, int64_t program, const char *name)
         }
         *slot = (uint32_t)a->r->nmodules;
         a->r->modules[a->r->nmodules++] =
-            (nsys_module_row){.program_id = program, .name = name, .wait_share = NAN};
+            (nsys_module_row){.program_id = program, .name = name, .wait_share = NAN, .key = key};
     }
     return &a->r->modules[*slot];
 }
@@ -99,10 +110,22 @@ static int collect_compiled(acc *a, const model_slices *m)
     for (size_t i = 0; i < m->n; i++) {
         if (m->flags[i] & SLICE_GPU_ANNOTATION)
             continue;
-        int64_t p = nsys_compiled_program(intern_str(&m->names, m->name[i]));
-        int fresh;
-        uint32_t *slot = p >= 0 ? pairmap_slot(&a->compiled, p, 0, &fresh) : NULL;
-        if (p >= 0 && !slot)
+        /* The reader's "compiled:P" (HEAD's program ids; -1 is "unknown"), else the name. */
+        const char *run = m->run_id[i] ? intern_str(&m->names, m->run_id[i]) : "";
+        int head = strncmp(run, "compiled:", 9) == 0;
+        int64_t p = head ? strtoll(run + 9, NULL, 10)
+                         : nsys_compiled_program(intern_str(&m->names, m->name[i]));
+        int fresh, want = p >= 0 || head;
+        uint32_t *slot = want ? pairmap_slot(&a->compiled, p, 0, &fresh) : NULL;
+        if (want && !slot)
+            return -1;
+        /* "compiled:P:KEY": programs of several sources are one by their key. */
+        const char *key = head ? strchr(run + 9, ':') : NULL;
+        uint32_t *d =
+            !want ? NULL
+            : key ? pairmap_slot(&a->distinct, (int64_t)hash_bytes(key, strlen(key)), 1, &fresh)
+                  : pairmap_slot(&a->distinct, p, 0, &fresh);
+        if (want && !d)
             return -1;
         if (slot)
             *slot = 1;
@@ -133,7 +156,8 @@ static int add_rows(acc *a, const model_slices *m)
         return -1;
     for (size_t i = 0; i < m->n; i++) {
         int64_t program, exec;
-        if (!m->run_id[i] || !nsys_parse_run(intern_str(&m->names, m->run_id[i]), &program, &exec))
+        const char *run = m->run_id[i] ? intern_str(&m->names, m->run_id[i]) : NULL;
+        if (!run || !nsys_parse_run(run, &program, &exec))
             continue;
         int thunk = (m->flags[i] & SLICE_XLA_OP) != 0;
         int compiled = pairmap_get(&a->compiled, program, 0) != UINT32_MAX;
@@ -149,8 +173,8 @@ static int add_rows(acc *a, const model_slices *m)
         }
         if (thunk || !steady)
             continue;
-        nsys_module_row *row =
-            row_for(a, program, m->module ? intern_str(&m->names, m->module[i]) : "");
+        nsys_module_row *row = row_for(
+            a, program, m->module ? intern_str(&m->names, m->module[i]) : "", nsys_run_key(run));
         if (!row)
             return -1;
         uint32_t nt = pairmap_get(&a->thunks, m->track[i], m->run_id[i]);
@@ -246,15 +270,16 @@ static pq_status compute(const pq_profile *prof, const nsys_warmup *w, nsys_modu
             out->devices += nsys_track_device(src, src->slices->tracks[k].tid) >= 0;
         oom = collect_compiled(&a, src->slices) != 0;
     }
-    out->compiled_programs = a.compiled.n;
+    out->compiled_programs = a.distinct.n;
     for (size_t s = 0; s < prof->nsources && !oom; s++) {
         const pq_source *src = &prof->sources[s];
         if (nsys_xla_source(src) && (src->info.format == PQ_FORMAT_NSYS_JAX ||
                                      (src->nsys_export && src->nsys_export->module_ranges)))
             oom = add_rows(&a, src->slices) != 0;
     }
-    oom = oom || a.compiled.failed || a.index.failed || a.thunks.failed;
+    oom = oom || a.compiled.failed || a.distinct.failed || a.index.failed || a.thunks.failed;
     pairmap_free(&a.compiled);
+    pairmap_free(&a.distinct);
     pairmap_free(&a.index);
     pairmap_free(&a.thunks);
     if (oom) {

@@ -18,6 +18,7 @@ typedef struct nsys_frame_rows {
 typedef struct nsys_module_row {
     int64_t program_id; /* -1: the range named none (autotuning) */
     const char *name;   /* hlo_module (owned by the profile) */
+    const char *key;    /* HEAD's program id (a fingerprint, "unknown") to print, or NULL */
     uint64_t rows;      /* steady module rows: executions x devices */
     int64_t total_ns;   /* sum of the rows' projected durations */
     double total_ms, share;
@@ -74,7 +75,12 @@ int nsys_xla_source(const pq_source *src);
  * the track tid; SQLite export: the device of a projected track), or -1 (a host track). */
 int64_t nsys_track_device(const pq_source *src, int64_t tid);
 
-/* "P:E" (a slice's run_id) into program P and execution E; 0 when RUN is not that. */
+/* "P:E" (a slice's run_id) into program P and execution E; 0 when RUN is not that. An
+ * archive of the HEAD loader's era with dumps has "P:E:KEY", KEY the loader's program id
+ * (the dump's fingerprint, "unknown"; P one number per KEY), and its compilation ranges
+ * "compiled:P[:KEY]". */
 int nsys_parse_run(const char *run, int64_t *program, int64_t *exec);
+/* KEY of "P:E:KEY", or NULL. */
+const char *nsys_run_key(const char *run);
 
 #endif

@@ -33,6 +33,7 @@ typedef struct trow {
     int64_t exec;    /* ProgramExecution */
     int64_t device;  /* device ordinal; -1 when the thread launched no thunk */
     pq_str hlo_module;
+    const char *fp; /* HEAD's program id (its dump's fingerprint), NULL when none */
 } trow;
 
 typedef struct trace {
@@ -51,6 +52,10 @@ typedef struct trace {
     const nsysjax_meta *meta;
     nsysjax_launcher *dev; /* newer: per device index (trow.device) its launcher */
     size_t ndev;
+    /* HEAD's fingerprint program ids (newer with dumps, nsysjax_fp.c); fps NULL: numbers. */
+    nsysjax_fps *fps;
+    pqzip *z;
+    const char *archive, *slug;
 } trace;
 
 static int starts_with(pq_str s, const char *pre, size_t n)
@@ -318,12 +323,18 @@ static pq_status parse_programs(trace *t, pq_error *err)
                            "\"%sXlaModule:#[prefix=...,]hlo_module=NAME[,program_id=N]#\" in row "
                            "%zu, found \"%.*s\"",
                            t->tsl, i, (int)(nm.n > 200 ? 200 : nm.n), nm.p);
+        if (r->kind == K_MODULE && t->fps)
+            FORWARD_IF_ERROR(nsysjax_fps_lookup(t->fps, t->z, t->archive, t->slug, r->program,
+                                                r->hlo_module, 0, &r->program, &r->fp, err));
+        if (r->kind == K_MODULE && t->fps && r->program == -1)
+            r->fp = "unknown";
     }
     for (size_t i = 0; i < t->n; i++) {
         trow *r = &t->rows[i];
         if (r->kind == K_THUNK) {
             r->program = t->rows[r->module].program;
             r->hlo_module = t->rows[r->module].hlo_module;
+            r->fp = t->rows[r->module].fp;
         }
     }
     return PQ_OK;
@@ -615,7 +626,7 @@ static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
 {
     if (name_tracks(t, ev) != 0)
         return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
-    char run[48];
+    char run[48 + NSYSJAX_FP_MAX];
     int64_t last = INT64_MIN;
     for (size_t i = 0; i < t->n; i++) {
         const trow *r = &t->rows[i];
@@ -640,6 +651,8 @@ static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
             size_t k = put_i64(run, r->program);
             run[k++] = ':';
             k += put_i64(run + k, r->exec);
+            if (r->fp) /* "P:E:FINGERPRINT" (analysis/nsys_modules.h) */
+                k += (size_t)snprintf(run + k, sizeof run - k, ":%s", r->fp);
             s.run_id = pq_str_of(run, k);
             s.module = r->hlo_module;
             s.xla_op = r->kind == K_THUNK;
@@ -650,14 +663,60 @@ static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
     return PQ_OK;
 }
 
+/* HEAD's fingerprints where they apply (nsysjax_fps_lookup): the dumps of one process. */
+typedef struct fp_ctx {
+    nsysjax_fps *fps; /* NULL: program numbers */
+    pqzip *z;
+    const char *archive, *slug;
+} fp_ctx;
+
+/* The loader's `^TSL:XlaCompileBackend:#module=(.*?),program_id=(\d+)#$`: 1 with the name
+ * and number, else 0. */
+static int compile_backend(pq_str s, pq_str *name, int64_t *program)
+{
+    static const char pre[] = "TSL:XlaCompileBackend:#module=", key[] = ",program_id=";
+    size_t lp = sizeof pre - 1, lk = sizeof key - 1;
+    if (!starts_with(s, pre, lp))
+        return 0;
+    for (size_t c = lp; c + lk < s.n; c++) {
+        if (memcmp(s.p + c, key, lk) != 0)
+            continue;
+        size_t k = c + lk;
+        int64_t v = 0;
+        while (k < s.n && s.p[k] >= '0' && s.p[k] <= '9' && v < INT64_C(1) << 40)
+            v = v * 10 + (s.p[k++] - '0');
+        if (k > c + lk && k + 1 == s.n && s.p[k] == '#') {
+            *name = pq_str_of(s.p + lp, c - lp);
+            *program = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The host push/pop ranges (compilation), one track per thread; PID is the process of a
- * report without a PID column (the newer parquet form drops it). */
+ * report without a PID column (the newer parquet form drops it). With fingerprints (FC), a
+ * compilation range gets run_id "compiled:P:FINGERPRINT", P the canonical number of its
+ * program's fingerprint, or "compiled:-1" without a dump (the loader's "unknown"). */
 static pq_status feed_pushpop(const pushpop *p, int64_t pid, const char *path, const pq_events *ev,
-                              pq_error *err)
+                              const fp_ctx *fc, pq_error *err)
 {
     int64_t last = INT64_MIN;
+    char run[40 + NSYSJAX_FP_MAX];
     for (size_t i = 0; i < p->n; i++) {
         pq_slice_in s = {0};
+        pq_str cname;
+        int64_t prog;
+        if (fc->fps && compile_backend(p->name[i], &cname, &prog)) {
+            const char *fp;
+            FORWARD_IF_ERROR(nsysjax_fps_lookup(fc->fps, fc->z, fc->archive, fc->slug, prog, cname,
+                                                1, &prog, &fp, err));
+            memcpy(run, "compiled:", 9);
+            size_t k = 9 + put_i64(run + 9, prog);
+            if (fp) /* "compiled:P:FINGERPRINT" */
+                k += (size_t)snprintf(run + k, sizeof run - k, ":%s", fp);
+            s.run_id = pq_str_of(run, k);
+        }
         s.pid = p->pid ? p->pid[i] : pid;
         if (name_host(ev, s.pid, p->tid[i], &last) != 0)
             return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
@@ -725,7 +784,7 @@ static void compile_start(pqzip *z, const char *path, const char *slug, compile_
 
 /* Waits for the report, feeds its ranges (FEED: the trace went well) and releases it. */
 static pq_status compile_finish(compile_job *j, int feed, int64_t pid, const pq_events *ev,
-                                pq_error *err)
+                                const fp_ctx *fc, pq_error *err)
 {
     if (j->threaded)
         pthread_join(j->thread, NULL);
@@ -735,7 +794,7 @@ static pq_status compile_finish(compile_job *j, int feed, int64_t pid, const pq_
         if (st != PQ_OK)
             *err = j->err;
         else
-            st = feed_pushpop(&j->p, pid, j->path, ev, err);
+            st = feed_pushpop(&j->p, pid, j->path, ev, fc, err);
     }
     pushpop_free(&j->p);
     mapfile_close(&j->mf);
@@ -755,7 +814,7 @@ static int64_t first_pid(const trace *t)
  * nsysjax_member) and its metadata into *META; *PID gets its first process id. */
 static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug,
                                     const pq_events *ev, int *ndevices, int *newer,
-                                    nsysjax_meta *meta, int64_t *pid, pq_error *err)
+                                    nsysjax_meta *meta, int64_t *pid, fp_ctx *fc, pq_error *err)
 {
     FORWARD_IF_ERROR(nsysjax_meta_read(z, path, slug, meta, err));
     char name[512];
@@ -782,6 +841,13 @@ static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug
     t.newer = meta->has_threads || t.c.set != NSYS_COLS_ERA;
     t.tsl = t.c.set == NSYS_COLS_TEXT ? "" : "TSL:";
     t.nccl = t.c.set == NSYS_COLS_TEXT ? "nccl" : "NCCL:";
+    /* HEAD's program ids need its era and the archive's dumps (without them it fails). */
+    if (!t.newer || !nsysjax_has_dumps(z))
+        fc->fps = NULL;
+    t.fps = fc->fps;
+    t.z = z;
+    t.archive = path;
+    t.slug = slug;
     if (st == PQ_OK)
         st = resolve(&t, err);
     if (st == PQ_OK)
@@ -802,7 +868,8 @@ static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug
 /* One process: its trace and metadata (feed_process_trace), then its push/pop report, read
  * meanwhile on another thread. *META is filled even on error (nsysjax_meta_free). */
 static pq_status feed_process(pqzip *z, const char *path, const char *slug, const pq_events *ev,
-                              int *ndevices, int *newer, nsysjax_meta *meta, pq_error *err)
+                              int *ndevices, int *newer, nsysjax_meta *meta, nsysjax_fps *fps,
+                              pq_error *err)
 {
     compile_job *job = pq_malloc(sizeof *job);
     if (!job) {
@@ -811,8 +878,10 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
     }
     compile_start(z, path, slug, job);
     int64_t pid = 0;
-    pq_status st = feed_process_trace(z, path, slug, ev, ndevices, newer, meta, &pid, err);
-    pq_status cst = compile_finish(job, st == PQ_OK, pid, ev, err);
+    fp_ctx fc = {fps, z, path, slug};
+    nsysjax_fps_process(fps);
+    pq_status st = feed_process_trace(z, path, slug, ev, ndevices, newer, meta, &pid, &fc, err);
+    pq_status cst = compile_finish(job, st == PQ_OK, pid, ev, &fc, err);
     pq_free(job);
     return st != PQ_OK ? st : cst;
 }
@@ -826,21 +895,26 @@ static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, i
 {
     if (ndevices)
         *ndevices = 0;
-    if (pqzip_find(z, TRACE_MEMBER) >= 0)
-        return feed_process(z, path, NULL, ev, ndevices, newer, meta, err);
+    nsysjax_fps fps = {0};
+    pq_status st = PQ_OK;
+    if (pqzip_find(z, TRACE_MEMBER) >= 0) {
+        st = feed_process(z, path, NULL, ev, ndevices, newer, meta, &fps, err);
+        nsysjax_fps_free(&fps);
+        return st;
+    }
     memset(meta, 0, sizeof *meta);
     size_t l = sizeof TRACE_MEMBER, nproc = 0;
-    pq_status st = PQ_OK;
     for (size_t i = 0; i < pqzip_count(z) && st == PQ_OK; i++) {
         const char *m = pqzip_member_at(z, i)->name;
         if (strncmp(m, TRACE_MEMBER "/", l) != 0 || !m[l] || strchr(m + l, '/'))
             continue;
         nsysjax_meta other;
         nsysjax_meta *into = nproc++ ? &other : meta;
-        st = feed_process(z, path, m + l, ev, ndevices, newer, into, err);
+        st = feed_process(z, path, m + l, ev, ndevices, newer, into, &fps, err);
         if (into == &other)
             nsysjax_meta_free(&other);
     }
+    nsysjax_fps_free(&fps);
     if (st == PQ_OK && !nproc)
         return err_set(err, PQ_ERR_INPUT, path, -1,
                        "expected an nsys-jax archive with the member %s", TRACE_MEMBER);

@@ -16,7 +16,9 @@
  * Both trace.parquet column sets are read (the archive era's and the newer Text/Start/End
  * set, with or without Domain); with thread-metadata.parquet or the newer set the current
  * loader's rules apply (devices from XlaLauncher thread names, run_id "P:E" with E counted
- * per device). A schema it does not know is PQ_ERR_INPUT naming the column.
+ * per device; with dumps, HEAD's fingerprint program ids: run_id "P:E:FINGERPRINT",
+ * compilation ranges "compiled:P:FINGERPRINT", nsysjax_fp.c). A schema it does not know is
+ * PQ_ERR_INPUT naming the column.
  */
 #ifndef PQ_FORMATS_NSYSJAX_H
 #define PQ_FORMATS_NSYSJAX_H

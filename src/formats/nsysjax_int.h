@@ -67,4 +67,34 @@ pq_status nsysjax_cols_read(const uint8_t *data, size_t n, const char *path, nsy
                             pq_error *err);
 void nsysjax_cols_free(nsysjax_cols *c);
 
+/* HEAD's fingerprint program ids (nsysjax_fp.c), over the processes of one archive. */
+enum { NSYSJAX_FP_MAX = 72 }; /* a fingerprint's bytes kept, with the NUL */
+typedef struct nsysjax_fp {
+    char *text; /* fingerprint_before_lhs (owned; stays put while the array grows) */
+    int64_t id; /* its canonical program number in the model */
+} nsysjax_fp;
+typedef struct nsysjax_fp_seen {
+    int64_t program;
+    char *name; /* hlo_module (owned) */
+    int fp;     /* index in fp, -1: no dump */
+} nsysjax_fp_seen;
+typedef struct nsysjax_fps {
+    nsysjax_fp *fp;
+    size_t n;
+    nsysjax_fp_seen *cache; /* (program, name) looked up in the current process */
+    size_t ncache;
+} nsysjax_fps;
+
+/* 1 when Z has dump/module_* members. */
+int nsysjax_has_dumps(const pqzip *z);
+/* Program PROGRAM named NAME of process SLUG (nsysjax_member) of Z: *ID gets the canonical
+ * number of its dump's fingerprint and *FP its text; without a dump *ID is PROGRAM
+ * (MISSING_UNKNOWN: -1, the loader's "unknown") and *FP NULL. PROGRAM -1 stays. */
+pq_status nsysjax_fps_lookup(nsysjax_fps *f, pqzip *z, const char *archive, const char *slug,
+                             int64_t program, pq_str name, int missing_unknown, int64_t *id,
+                             const char **fp, pq_error *err);
+/* Forgets the lookups of the current process (the next has other dumps). */
+void nsysjax_fps_process(nsysjax_fps *f);
+void nsysjax_fps_free(nsysjax_fps *f);
+
 #endif

@@ -29,7 +29,7 @@ static void modules_json(json_writer *w, const nsys_modules_result *r)
         json_obj_begin(w);
         json_key(w, "program_id");
         snprintf(id, sizeof id, "%" PRId64, m->program_id);
-        json_cstr(w, id);
+        json_cstr(w, m->key ? m->key : id);
         json_key(w, "name");
         json_cstr(w, m->name);
         json_key(w, "rows");
@@ -51,7 +51,7 @@ static void modules_json(json_writer *w, const nsys_modules_result *r)
     json_arr_begin(w);
     for (size_t k = 0; k < r->ntop; k++) {
         snprintf(id, sizeof id, "%" PRId64, r->modules[k].program_id);
-        json_cstr(w, id);
+        json_cstr(w, r->modules[k].key ? r->modules[k].key : id);
     }
     json_arr_end(w);
 }
@@ -155,11 +155,17 @@ static void modules_text(const nsys_modules_result *r, buf *b)
         else
             buf_puts(b, "     ");
         json_escape_into(b, m->name, strlen(m->name));
-        buf_printf(b, " (%" PRId64 ")\n", m->program_id);
+        if (m->key)
+            buf_printf(b, " (%s)\n", m->key);
+        else
+            buf_printf(b, " (%" PRId64 ")\n", m->program_id);
     }
     buf_puts(b, "top module ids (99% of the time):");
     for (size_t k = 0; k < r->ntop; k++)
-        buf_printf(b, " %" PRId64, r->modules[k].program_id);
+        if (r->modules[k].key)
+            buf_printf(b, " %s", r->modules[k].key);
+        else
+            buf_printf(b, " %" PRId64, r->modules[k].program_id);
     buf_putc(b, '\n');
 }
 
