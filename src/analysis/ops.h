@@ -26,6 +26,15 @@ void ops_free(pq_ops_result *r);
 void ops_rates(const pq_ops_result *r, const pq_op_row *m, pq_op_rates *out);
 /* A / B, 0 when |B| < 1e-10. */
 double ops_safe_div(double a, double b);
+/* The orders of the result (qsort comparators, ops_core.c): rows with IDLE last, self time
+ * descending, then name, program id, symbol id; programs by op self time descending, then
+ * id. Used again when partial results are merged (ops_merge.c). */
+int ops_row_order(const void *a, const void *b);
+int ops_program_order(const void *a, const void *b);
+/* The steady state of OUT's programs: the dominant program (the most module time among
+ * those executed more than once) after its first execution per device; its op time scales
+ * by its steady module-time share. Nothing when no program ran twice. */
+void ops_steady_state(pq_ops_result *out);
 /* GiB/s from GB/s. */
 double ops_giga_to_gibi(double x);
 

@@ -136,7 +136,7 @@ void ops_add_device(pq_ops_result *out, int64_t span, int64_t plane_self, double
 
 /* ---- compute ---- */
 
-static int op_cmp(const void *a, const void *b)
+int ops_row_order(const void *a, const void *b)
 {
     const pq_op_row *x = a, *y = b;
     if (x->is_idle != y->is_idle)
@@ -154,7 +154,7 @@ static int op_cmp(const void *a, const void *b)
     return x->symbol_id < y->symbol_id ? -1 : x->symbol_id > y->symbol_id;
 }
 
-static int prog_cmp(const void *a, const void *b)
+int ops_program_order(const void *a, const void *b)
 {
     const pq_ops_program *x = a, *y = b;
     if (x->op_self_ps != y->op_self_ps)
@@ -292,7 +292,7 @@ static int finalize_ops(pq_ops_result *out, op_table *t, prog_table *pt)
     }
     out->idle_ps = out->total_time_ps - out->total_op_time_ps;
     if (out->nops)
-        qsort(out->ops, out->nops, sizeof *out->ops, op_cmp);
+        qsort(out->ops, out->nops, sizeof *out->ops, ops_row_order);
     return 1;
 }
 
@@ -308,7 +308,7 @@ static void finalize_programs(const pq_profile *prof, pq_ops_result *out, prog_t
                     break;
                 }
     if (pt->n)
-        qsort(pt->v, pt->n, sizeof *pt->v, prog_cmp);
+        qsort(pt->v, pt->n, sizeof *pt->v, ops_program_order);
     for (size_t k = 0; k < pt->n; k++)
         for (size_t j = k + 1; j < pt->n; j++)
             if (ops_str_same(pt->v[k].name, pt->v[j].name))
@@ -320,7 +320,7 @@ static void finalize_programs(const pq_profile *prof, pq_ops_result *out, prog_t
 
 /* Steady state: the dominant program's executions after its first (warm-up, compile and
  * cache fill) on each device; its op time scales by the module-time share. */
-static void steady_state(pq_ops_result *out)
+void ops_steady_state(pq_ops_result *out)
 {
     pq_ops_program *dom = NULL;
     for (size_t k = 0; k < out->nprograms; k++)
@@ -369,7 +369,7 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, pq_ops_res
     ok = ok && annotate_programs(prof, out, &t, &pt) && finalize_ops(out, &t, &pt);
     if (ok) {
         finalize_programs(prof, out, &pt);
-        steady_state(out);
+        ops_steady_state(out);
         for (size_t i = 0; i < out->nops; i++)
             ops_rates(out, &out->ops[i], &out->ops[i].rates);
         ok = ops_derive(out, opt ? opt->by : PQ_OPS_BY_OP);

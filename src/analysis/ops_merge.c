@@ -371,34 +371,6 @@ int ops_part_merge(ops_part *into, const ops_part *from)
 
 /* ---- the finished result ---- */
 
-/* ops_core.c's order of rows: IDLE last, self time descending, then name, program, symbol. */
-static int op_order(const void *a, const void *b)
-{
-    const pq_op_row *x = a, *y = b;
-    if (x->is_idle != y->is_idle)
-        return x->is_idle - y->is_idle;
-    if (x->self_time_ps != y->self_time_ps)
-        return x->self_time_ps > y->self_time_ps ? -1 : 1;
-    size_t n = x->name.n < y->name.n ? x->name.n : y->name.n;
-    int c = n ? memcmp(x->name.p, y->name.p, n) : 0;
-    if (c)
-        return c;
-    if (x->name.n != y->name.n)
-        return x->name.n < y->name.n ? -1 : 1;
-    if (x->program_id != y->program_id)
-        return x->program_id < y->program_id ? -1 : 1;
-    return x->symbol_id < y->symbol_id ? -1 : x->symbol_id > y->symbol_id;
-}
-
-/* ops_core.c's order of programs: op self time descending, then id. */
-static int program_order(const void *a, const void *b)
-{
-    const pq_ops_program *x = a, *y = b;
-    if (x->op_self_ps != y->op_self_ps)
-        return x->op_self_ps > y->op_self_ps ? -1 : 1;
-    return x->program_id < y->program_id ? -1 : x->program_id > y->program_id;
-}
-
 /* The program sums over the ops (in key order, so that any merge order sums alike), the
  * shared names, the sort; then the dominant program's steady state, as ops_core.c. */
 static void finish_programs(pq_ops_result *out)
@@ -416,25 +388,14 @@ static void finish_programs(pq_ops_result *out)
         }
     }
     if (out->nprograms)
-        qsort(out->programs, out->nprograms, sizeof *out->programs, program_order);
+        qsort(out->programs, out->nprograms, sizeof *out->programs, ops_program_order);
     for (size_t k = 0; k < out->nprograms; k++)
         for (size_t j = k + 1; j < out->nprograms; j++)
             if (out->programs[k].name.n == out->programs[j].name.n &&
                 memcmp(out->programs[k].name.p, out->programs[j].name.p, out->programs[k].name.n) ==
                     0)
                 out->programs[k].name_shared = out->programs[j].name_shared = 1;
-    pq_ops_program *dom = NULL;
-    for (size_t k = 0; k < out->nprograms; k++)
-        if (out->programs[k].executions > 1 &&
-            (!dom || out->programs[k].module_ps > dom->module_ps))
-            dom = &out->programs[k];
-    if (!dom)
-        return;
-    out->has_dominant = 1;
-    out->dominant_program = dom->program_id;
-    dom->steady_share = ops_safe_div((double)dom->steady_module_ps, (double)dom->module_ps);
-    out->steady_window_ps = dom->steady_module_ps;
-    out->steady_busy_ps = (int64_t)((double)dom->op_self_ps * dom->steady_share);
+    ops_steady_state(out);
 }
 
 pq_status ops_part_result(const ops_part *p, const pq_ops_options *opts, pq_ops_result *out,
@@ -474,7 +435,7 @@ pq_status ops_part_result(const ops_part *p, const pq_ops_options *opts, pq_ops_
     }
     out->idle_ps = out->total_time_ps - out->total_op_time_ps;
     if (out->nops)
-        qsort(out->ops, out->nops, sizeof *out->ops, op_order);
+        qsort(out->ops, out->nops, sizeof *out->ops, ops_row_order);
     for (size_t i = 0; i < out->nops; i++)
         ops_rates(out, &out->ops[i], &out->ops[i].rates);
     if (ops_derive(out, opts ? opts->by : PQ_OPS_BY_OP))
