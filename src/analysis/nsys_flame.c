@@ -212,6 +212,8 @@ static nsys_hlo *dump_for(nsys_hlo *const *dumps, size_t ndumps, int64_t program
 {
     for (size_t d = 0; d < ndumps; d++) {
         const hlo_module *m = NULL;
+        if (!dumps[d])
+            continue;
         *st = nsys_hlo_module(dumps[d], program, &m, err);
         if (*st != PQ_OK)
             return NULL;
