@@ -2,7 +2,8 @@
  * (nsys_flame.h). Per thunk total: its instruction and the instructions of the computations
  * it calls (one level, as the notebook) give the candidate locations; the first non-empty
  * preference set gets the weight, split equally over its distinct members. A stack is a
- * sequence of interned frame names; equal stacks are merged by interning the id sequence.
+ * sequence of interned frame names (each module's stack frame formatted once, on first
+ * sight); equal stacks are merged by interning the id sequence.
  * Not here: the thunk totals (nsys_comm_stats.c), the drawing (render/nsys_flame.c). */
 #include "nsys_flame.h"
 
@@ -56,9 +57,18 @@ static int add_set(nsys_flame_graph *g, const intern_pool *set, double ms)
     return 0;
 }
 
+/* The name ids of one module's stack frames, each formatted on first sight only. */
+typedef struct frame_memo {
+    const hlo_module *m;
+    uint32_t *ids; /* per stack frame: its name id + 1; 0 not formatted yet */
+} frame_memo;
+
 typedef struct fctx {
     nsys_flame_result *out;
     const hlo_module *m;
+    uint32_t *frame_ids; /* m's frame_memo ids */
+    frame_memo *memo;
+    size_t nmemo;
     uint32_t active, unknown;
     intern_pool pref[3]; /* source: frames+op_name, unknown+op_name, unknown */
     intern_pool opn[2];  /* op_name: split path, unknown */
@@ -98,13 +108,39 @@ static uint32_t frame_name(fctx *c, const hlo_stack_frame *fr)
     return id;
 }
 
+/* Makes M the current module (c->m) with its frame name memo; -1 out of memory. */
+static int use_module(fctx *c, const hlo_module *m)
+{
+    if (c->m == m && c->frame_ids)
+        return 0;
+    c->m = m;
+    for (size_t k = 0; k < c->nmemo; k++)
+        if (c->memo[k].m == m) {
+            c->frame_ids = c->memo[k].ids;
+            return 0;
+        }
+    frame_memo *fm = pq_realloc_array(c->memo, c->nmemo + 1, sizeof *fm);
+    if (!fm)
+        return -1;
+    c->memo = fm;
+    uint32_t *ids = pq_calloc(m->nstack_frames ? m->nstack_frames : 1, sizeof *ids);
+    if (!ids)
+        return -1;
+    c->memo[c->nmemo++] = (frame_memo){m, ids};
+    c->frame_ids = ids;
+    return 0;
+}
+
 /* The frames of stack frame FRAME_ID into c->buf[1..], outermost first; their count. */
 static uint32_t stack_of(fctx *c, int32_t frame_id)
 {
     uint32_t n = 0, tmp[MAX_FRAMES];
     while (frame_id > 0 && (uint32_t)frame_id <= c->m->nstack_frames && n < MAX_FRAMES) {
         const hlo_stack_frame *fr = &c->m->stack_frames[frame_id - 1];
-        tmp[n++] = frame_name(c, fr);
+        uint32_t *memo = &c->frame_ids[frame_id - 1];
+        if (!*memo)
+            *memo = frame_name(c, fr) + 1;
+        tmp[n++] = *memo - 1;
         frame_id = fr->parent_frame_id;
     }
     for (uint32_t k = 0; k < n; k++)
@@ -178,7 +214,10 @@ static pq_status one_thunk(fctx *c, nsys_hlo *h, const nsys_thunk_total *t, pq_e
     if (h)
         FORWARD_IF_ERROR(nsys_hlo_find(h, t->program_id, t->name, strlen(t->name), &in, err));
     if (in) {
-        FORWARD_IF_ERROR(nsys_hlo_module(h, t->program_id, &c->m, err));
+        const hlo_module *m;
+        FORWARD_IF_ERROR(nsys_hlo_module(h, t->program_id, &m, err));
+        if (use_module(c, m) != 0)
+            return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
         instruction_locs(c, in);
         for (uint32_t k = 0; k < in->ncalled; k++) {
             uint32_t ci = nsys_hlo_computation_index(c->m, in->called_ids[k]);
@@ -265,6 +304,9 @@ pq_status nsys_flame_compute(const nsys_comm_result *comm, nsys_hlo *const *dump
         intern_free(&c.pref[k]);
     for (int k = 0; k < 2; k++)
         intern_free(&c.opn[k]);
+    for (size_t k = 0; k < c.nmemo; k++)
+        pq_free(c.memo[k].ids);
+    pq_free(c.memo);
     if (st != PQ_OK)
         nsys_flame_free(out);
     return st;
