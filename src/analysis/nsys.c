@@ -1,8 +1,9 @@
 /* nsys.c - `profq nsys` as one analysis (nsys.h): picks the path (an nsys-jax archive or
  * an Nsight SQLite export, or a JAX XPlane GPU profile), applies the warm-up rule asked for or the
  * archive era's, and runs the nsys analyses the sections need, in the order they depend on
- * each other (modules -> communication -> compile, dumps -> heap, flame). Computes nothing
- * itself and formats nothing (render/nsys.c does). */
+ * each other (modules -> communication -> compile, dumps -> heap, flame), with one set of
+ * HLO dump handles for all of them (each dump decoded once). Computes nothing itself and
+ * formats nothing (render/nsys.c does). */
 #include "analysis/nsys.h"
 
 #include "analysis/nsys_xplane.h"
@@ -69,8 +70,13 @@ static pq_status compute_more(const pq_profile *prof, nsys_result *out, pq_error
         st = nsys_compile_compute(prof, &out->compile, err);
         out->have_compile = st == PQ_OK;
     }
-    if (st == PQ_OK && (out->want & (PQ_NSYS_HEAP | PQ_NSYS_FLAME)))
-        st = nsys_dumps_open(prof, &out->dumps, &out->ndumps, err);
+    if (!(out->want & (PQ_NSYS_HEAP | PQ_NSYS_FLAME))) { /* only comm needed them */
+        nsys_dumps_close(out->dumps, out->ndumps);
+        out->dumps = NULL;
+        out->ndumps = 0;
+    }
+    if (st == PQ_OK && out->dumps)
+        st = nsys_dumps_open(prof, out->dumps, err);
     if (st == PQ_OK && (out->want & PQ_NSYS_HEAP)) {
         st = nsys_heap_compute(&out->modules, out->dumps, out->ndumps, &out->heap, err);
         out->have_heap = st == PQ_OK;
@@ -82,17 +88,22 @@ static pq_status compute_more(const pq_profile *prof, nsys_result *out, pq_error
     return st;
 }
 
+/* The HLO dumps (out->dumps, one handle per source) are shared by the communication
+ * tables, heap and flame: each program's dump is decoded once per result. */
 static pq_status compute_archive(const pq_profile *prof, nsys_result *out, pq_error *err)
 {
     nsys_warmup w = {.head = (out->sections & PQ_NSYS_WARMUP_HEAD) != 0};
     if (!(out->sections & (PQ_NSYS_WARMUP_HEAD | PQ_NSYS_WARMUP_ARCHIVE)))
         w.head = nsys_warmup_head_default(prof);
-    pq_status st = w.head ? nsys_comm_has_communication(prof, &w.has_communication, err) : PQ_OK;
+    pq_status st = nsys_dumps_new(prof, &out->dumps, err);
+    out->ndumps = out->dumps ? prof->nsources : 0;
+    if (st == PQ_OK && w.head)
+        st = nsys_comm_has_communication(prof, out->dumps, &w.has_communication, err);
     if (st == PQ_OK)
         st = nsys_modules_compute_warmup(prof, &w, &out->modules, err);
     out->have_modules = st == PQ_OK;
     if (st == PQ_OK) {
-        st = nsys_comm_compute_warmup(prof, &w, &out->modules, &out->comm, err);
+        st = nsys_comm_compute_warmup(prof, &w, out->dumps, &out->modules, &out->comm, err);
         out->have_comm = st == PQ_OK;
     }
     if (st == PQ_OK)

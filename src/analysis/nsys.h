@@ -23,7 +23,7 @@ typedef struct nsys_result {
     nsys_heap_result heap;
     nsys_flame_result flame;
     int have_modules, have_comm, have_compile, have_heap, have_flame;
-    nsys_hlo **dumps; /* the sources' HLO dumps, shared by heap and flame (they borrow) */
+    nsys_hlo **dumps; /* one per source (NULL: none), shared by comm, heap and flame */
     size_t ndumps;
 } nsys_result;
 

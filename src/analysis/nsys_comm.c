@@ -450,7 +450,7 @@ static pq_status gather_slices(const pq_profile *prof, collect *c, pq_error *err
         const pq_source *src = &prof->sources[s];
         if (!nsys_xla_source(src))
             continue;
-        if (src->info.format == PQ_FORMAT_NSYS_JAX)
+        if (src->info.format == PQ_FORMAT_NSYS_JAX && !c->hlo[s])
             FORWARD_IF_ERROR(nsys_hlo_open(src, &c->hlo[s], err));
         c->dev_base = c->t->ndevices;
         FORWARD_IF_ERROR(collect_source(c, s, src, err));
@@ -507,38 +507,41 @@ static pq_status compute(const pq_profile *prof, nc_gather gather, nsys_modules_
 pq_status nsys_comm_compute(const pq_profile *prof, nsys_modules_result *mods,
                             nsys_comm_result *out, pq_error *err)
 {
-    return nsys_comm_compute_warmup(prof, NULL, mods, out, err);
+    return nsys_comm_compute_warmup(prof, NULL, NULL, mods, out, err);
 }
 
 static pq_status run(const pq_profile *prof, const nsys_warmup *w, int stop_at_comm,
-                     nc_gather gather, nsys_modules_result *mods, nsys_comm_result *out,
-                     pq_error *err);
+                     nc_gather gather, nsys_hlo **hlo, nsys_modules_result *mods,
+                     nsys_comm_result *out, pq_error *err);
 
-pq_status nsys_comm_compute_warmup(const pq_profile *prof, const nsys_warmup *w,
+pq_status nsys_comm_compute_warmup(const pq_profile *prof, const nsys_warmup *w, nsys_hlo **hlo,
                                    nsys_modules_result *mods, nsys_comm_result *out, pq_error *err)
 {
-    return run(prof, w, 0, gather_slices, mods, out, err);
+    return run(prof, w, 0, gather_slices, hlo, mods, out, err);
 }
 
 pq_status nc_run(const pq_profile *prof, const nsys_warmup *w, nc_gather gather,
                  nsys_modules_result *mods, nsys_comm_result *out, pq_error *err)
 {
-    return run(prof, w, 0, gather, mods, out, err);
+    return run(prof, w, 0, gather, NULL, mods, out, err);
 }
 
-pq_status nsys_comm_has_communication(const pq_profile *prof, int *out, pq_error *err)
+pq_status nsys_comm_has_communication(const pq_profile *prof, nsys_hlo **hlo, int *out,
+                                      pq_error *err)
 {
     nsys_comm_result r;
-    pq_status st = run(prof, NULL, 1, gather_slices, NULL, &r, err);
+    pq_status st = run(prof, NULL, 1, gather_slices, hlo, NULL, &r, err);
     *out = st == PQ_OK && r.has_communication;
     if (st == PQ_OK)
         nsys_comm_free(&r);
     return st;
 }
 
+/* HLO: the sources' dumps, borrowed (opened here where still NULL; the caller closes
+ * them), or NULL: opened and closed here. */
 static pq_status run(const pq_profile *prof, const nsys_warmup *w, int stop_at_comm,
-                     nc_gather gather, nsys_modules_result *mods, nsys_comm_result *out,
-                     pq_error *err)
+                     nc_gather gather, nsys_hlo **hlo, nsys_modules_result *mods,
+                     nsys_comm_result *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
     arena_init(&out->mem);
@@ -547,14 +550,15 @@ static pq_status run(const pq_profile *prof, const nsys_warmup *w, int stop_at_c
     if (w)
         c.w = *w;
     out->warmup_head = c.w.head;
-    c.hlo = pq_calloc(prof->nsources + 1, sizeof *c.hlo);
+    c.hlo = hlo ? hlo : pq_calloc(prof->nsources + 1, sizeof *c.hlo);
     pq_status st = c.hlo && intern_init(&t.ops) == 0
                        ? (stop_at_comm ? probe(prof, gather, &c, out, err)
                                        : compute(prof, gather, mods, &c, out, err))
                        : err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
-    for (size_t s = 0; c.hlo && s < prof->nsources; s++)
+    for (size_t s = 0; !hlo && c.hlo && s < prof->nsources; s++)
         nsys_hlo_close(c.hlo[s]);
-    pq_free(c.hlo);
+    if (!hlo)
+        pq_free(c.hlo);
     pq_free(t.mods);
     pq_free(t.th);
     pq_free(t.infos);

@@ -131,12 +131,16 @@ typedef struct nsys_comm_result {
 pq_status nsys_comm_compute(const pq_profile *prof, nsys_modules_result *mods,
                             nsys_comm_result *out, pq_error *err);
 /* nsys_comm_compute with the warm-up rule W (NULL: archive-era; MODS computed with the
- * same rule). */
-pq_status nsys_comm_compute_warmup(const pq_profile *prof, const nsys_warmup *w,
+ * same rule). HLO: NULL, or the sources' HLO dumps (nsys_dumps_new: one per source,
+ * opened here where still NULL, left open for the caller's other analyses), so that each
+ * dump is decoded once per profile. */
+pq_status nsys_comm_compute_warmup(const pq_profile *prof, const nsys_warmup *w, nsys_hlo **hlo,
                                    nsys_modules_result *mods, nsys_comm_result *out, pq_error *err);
 /* *OUT = whether any thunk of the nsys-jax sources of PROF is communication (what the HEAD
- * warm-up rule needs before the frames are split). Errors as nsys_comm_compute. */
-pq_status nsys_comm_has_communication(const pq_profile *prof, int *out, pq_error *err);
+ * warm-up rule needs before the frames are split). HLO as nsys_comm_compute_warmup. Errors
+ * as nsys_comm_compute. */
+pq_status nsys_comm_has_communication(const pq_profile *prof, nsys_hlo **hlo, int *out,
+                                      pq_error *err);
 void nsys_comm_free(nsys_comm_result *r);
 
 #endif

@@ -2,12 +2,14 @@
  * (nsys_flame.h). Per thunk total: its instruction and the instructions of the computations
  * it calls (one level, as the notebook) give the candidate locations; the first non-empty
  * preference set gets the weight, split equally over its distinct members. A stack is a
- * sequence of interned frame names; equal stacks are merged by interning the id sequence.
+ * sequence of interned frame names (each module's stack frame formatted once, on first
+ * sight); equal stacks are merged by interning the id sequence.
  * Not here: the thunk totals (nsys_comm_stats.c), the drawing (render/nsys_flame.c). */
 #include "nsys_flame.h"
 
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/hash.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -39,29 +41,122 @@ static int graph_add(nsys_flame_graph *g, const uint32_t *f, uint32_t n, double 
     return 0;
 }
 
-/* Adds MS split over the distinct sequences of SET to G. Sequences live in SET's pool as
- * uint32 arrays; their storage moves when the pool grows, so ids are read afterwards. */
-static int add_set(nsys_flame_graph *g, const intern_pool *set, double ms)
+/* One thunk's preference set: distinct frame-id sequences in order of first sight, at
+ * most MAX_LOCS; emptied for the next thunk without freeing (a fresh intern pool per
+ * thunk and set cost more than the rest of the flame analysis). */
+typedef struct seqset {
+    uint32_t *v; /* the sequences, concatenated */
+    size_t nv, capv;
+    uint32_t *at, *len; /* per sequence: start in v, length */
+    uint32_t n, cap;
+    pq_hmap index; /* hash of the sequence's bytes -> its index */
+    int failed;
+} seqset;
+
+typedef struct seq_key {
+    const seqset *s;
+    const uint32_t *f;
+    uint32_t n;
+} seq_key;
+
+static int same_seq(void *ctx, uint32_t v)
 {
-    for (uint32_t k = 0; k < set->n; k++) {
-        uint32_t *f = pq_malloc(set->len[k] ? set->len[k] : 1);
-        if (!f)
+    const seq_key *k = ctx;
+    return k->s->len[v] == k->n && memcmp(k->s->v + k->s->at[v], k->f, k->n * sizeof *k->f) == 0;
+}
+
+static int set_grow(seqset *s, uint32_t n)
+{
+    if (s->n == s->cap) {
+        uint32_t cap = s->cap ? s->cap * 2 : 16;
+        uint32_t *at = pq_realloc_array(s->at, cap, sizeof *at);
+        if (at)
+            s->at = at;
+        uint32_t *len = pq_realloc_array(s->len, cap, sizeof *len);
+        if (len)
+            s->len = len;
+        if (!at || !len)
             return -1;
-        memcpy(f, set->chars + set->off[k], set->len[k]);
-        int rc = graph_add(g, f, set->len[k] / sizeof *f, ms / set->n);
-        pq_free(f);
-        if (rc != 0)
-            return -1;
+        s->cap = cap;
     }
+    if (s->nv + n > s->capv) {
+        size_t cap = s->capv ? s->capv * 2 : 256;
+        while (cap < s->nv + n)
+            cap *= 2;
+        uint32_t *v = pq_realloc_array(s->v, cap, sizeof *v);
+        if (!v)
+            return -1;
+        s->v = v;
+        s->capv = cap;
+    }
+    return pq_hmap_reserve(&s->index, (size_t)s->n + 1);
+}
+
+/* Adds F[0..N) to S unless S holds it (or MAX_LOCS sequences already). */
+static void add_key(seqset *s, const uint32_t *f, uint32_t n)
+{
+    if (s->failed || s->n >= MAX_LOCS)
+        return;
+    if (set_grow(s, n) != 0) {
+        s->failed = 1;
+        return;
+    }
+    uint64_t h = hash_bytes((const char *)f, n * sizeof *f);
+    seq_key k = {s, f, n};
+    size_t slot = pq_hmap_probe(&s->index, h, same_seq, &k);
+    if (pq_hmap_found(&s->index, slot))
+        return;
+    memcpy(s->v + s->nv, f, n * sizeof *f);
+    s->at[s->n] = (uint32_t)s->nv;
+    s->len[s->n] = n;
+    s->nv += n;
+    pq_hmap_put(&s->index, slot, h, s->n++);
+}
+
+static void set_clear(seqset *s)
+{
+    s->n = 0;
+    s->nv = 0;
+    if (s->index.cap > 256) /* a big set once: back to a small table */
+        pq_hmap_free(&s->index);
+    else if (s->index.cap)
+        memset(s->index.val, 0, s->index.cap * sizeof *s->index.val);
+    s->index.n = 0;
+}
+
+static void set_free(seqset *s)
+{
+    pq_free(s->v);
+    pq_free(s->at);
+    pq_free(s->len);
+    pq_hmap_free(&s->index);
+    memset(s, 0, sizeof *s);
+}
+
+/* Adds MS split over the distinct sequences of SET to G. */
+static int add_set(nsys_flame_graph *g, const seqset *set, double ms)
+{
+    for (uint32_t k = 0; k < set->n; k++)
+        if (graph_add(g, set->v + set->at[k], set->len[k], ms / set->n) != 0)
+            return -1;
     return 0;
 }
+
+/* The name ids of one module's stack frames, each formatted on first sight only. */
+typedef struct frame_memo {
+    const hlo_module *m;
+    uint32_t *ids; /* per stack frame: its name id + 1; 0 not formatted yet */
+} frame_memo;
 
 typedef struct fctx {
     nsys_flame_result *out;
     const hlo_module *m;
+    uint32_t *frame_ids; /* m's frame_memo ids */
+    frame_memo *memo;
+    size_t nmemo;
     uint32_t active, unknown;
-    intern_pool pref[3]; /* source: frames+op_name, unknown+op_name, unknown */
-    intern_pool opn[2];  /* op_name: split path, unknown */
+    seqset pref[3]; /* source: frames+op_name, unknown+op_name, unknown */
+    seqset opn[2];  /* op_name: split path, unknown */
     uint32_t buf[MAX_FRAMES + 4];
 } fctx;
 
@@ -98,24 +193,44 @@ static uint32_t frame_name(fctx *c, const hlo_stack_frame *fr)
     return id;
 }
 
+/* Makes M the current module (c->m) with its frame name memo; -1 out of memory. */
+static int use_module(fctx *c, const hlo_module *m)
+{
+    if (c->m == m && c->frame_ids)
+        return 0;
+    c->m = m;
+    for (size_t k = 0; k < c->nmemo; k++)
+        if (c->memo[k].m == m) {
+            c->frame_ids = c->memo[k].ids;
+            return 0;
+        }
+    frame_memo *fm = pq_realloc_array(c->memo, c->nmemo + 1, sizeof *fm);
+    if (!fm)
+        return -1;
+    c->memo = fm;
+    uint32_t *ids = pq_calloc(m->nstack_frames ? m->nstack_frames : 1, sizeof *ids);
+    if (!ids)
+        return -1;
+    c->memo[c->nmemo++] = (frame_memo){m, ids};
+    c->frame_ids = ids;
+    return 0;
+}
+
 /* The frames of stack frame FRAME_ID into c->buf[1..], outermost first; their count. */
 static uint32_t stack_of(fctx *c, int32_t frame_id)
 {
     uint32_t n = 0, tmp[MAX_FRAMES];
     while (frame_id > 0 && (uint32_t)frame_id <= c->m->nstack_frames && n < MAX_FRAMES) {
         const hlo_stack_frame *fr = &c->m->stack_frames[frame_id - 1];
-        tmp[n++] = frame_name(c, fr);
+        uint32_t *memo = &c->frame_ids[frame_id - 1];
+        if (!*memo)
+            *memo = frame_name(c, fr) + 1;
+        tmp[n++] = *memo - 1;
         frame_id = fr->parent_frame_id;
     }
     for (uint32_t k = 0; k < n; k++)
         c->buf[1 + k] = tmp[n - 1 - k];
     return n;
-}
-
-static void add_key(intern_pool *pl, const uint32_t *f, uint32_t n)
-{
-    if (pl->n < MAX_LOCS)
-        intern_add(pl, (const char *)f, n * sizeof *f);
 }
 
 /* The locations of one instruction, into the preference sets. */
@@ -150,14 +265,10 @@ static void instruction_locs(fctx *c, const nsys_hlo_inst *in)
 
 static void reset_sets(fctx *c)
 {
-    for (int k = 0; k < 3; k++) {
-        intern_free(&c->pref[k]);
-        intern_init(&c->pref[k]);
-    }
-    for (int k = 0; k < 2; k++) {
-        intern_free(&c->opn[k]);
-        intern_init(&c->opn[k]);
-    }
+    for (int k = 0; k < 3; k++)
+        set_clear(&c->pref[k]);
+    for (int k = 0; k < 2; k++)
+        set_clear(&c->opn[k]);
 }
 
 static int sets_failed(const fctx *c)
@@ -178,7 +289,10 @@ static pq_status one_thunk(fctx *c, nsys_hlo *h, const nsys_thunk_total *t, pq_e
     if (h)
         FORWARD_IF_ERROR(nsys_hlo_find(h, t->program_id, t->name, strlen(t->name), &in, err));
     if (in) {
-        FORWARD_IF_ERROR(nsys_hlo_module(h, t->program_id, &c->m, err));
+        const hlo_module *m;
+        FORWARD_IF_ERROR(nsys_hlo_module(h, t->program_id, &m, err));
+        if (use_module(c, m) != 0)
+            return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
         instruction_locs(c, in);
         for (uint32_t k = 0; k < in->ncalled; k++) {
             uint32_t ci = nsys_hlo_computation_index(c->m, in->called_ids[k]);
@@ -199,8 +313,8 @@ static pq_status one_thunk(fctx *c, nsys_hlo *h, const nsys_thunk_total *t, pq_e
     if (sets_failed(c))
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     double ms = (double)t->ns / 1e6;
-    const intern_pool *src = c->pref[0].n ? &c->pref[0] : c->pref[1].n ? &c->pref[1] : &c->pref[2];
-    const intern_pool *opn = c->opn[0].n ? &c->opn[0] : &c->opn[1];
+    const seqset *src = c->pref[0].n ? &c->pref[0] : c->pref[1].n ? &c->pref[1] : &c->pref[2];
+    const seqset *opn = c->opn[0].n ? &c->opn[0] : &c->opn[1];
     if (add_set(&c->out->g[NSYS_FLAME_SOURCE], src, ms) != 0 ||
         add_set(&c->out->g[NSYS_FLAME_OP_NAME], opn, ms) != 0)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
@@ -212,6 +326,8 @@ static nsys_hlo *dump_for(nsys_hlo *const *dumps, size_t ndumps, int64_t program
 {
     for (size_t d = 0; d < ndumps; d++) {
         const hlo_module *m = NULL;
+        if (!dumps[d])
+            continue;
         *st = nsys_hlo_module(dumps[d], program, &m, err);
         if (*st != PQ_OK)
             return NULL;
@@ -242,10 +358,6 @@ pq_status nsys_flame_compute(const nsys_comm_result *comm, nsys_hlo *const *dump
     int ok = intern_init(&out->names) == 0 && intern_add(&out->names, "", 1) == 0;
     for (int g = 0; g < NSYS_FLAME_NGRAPHS; g++)
         ok = ok && intern_init(&out->g[g].keys) == 0;
-    for (int k = 0; k < 3; k++)
-        ok = ok && intern_init(&c.pref[k]) == 0;
-    for (int k = 0; k < 2; k++)
-        ok = ok && intern_init(&c.opn[k]) == 0;
     c.active = intern_add(&out->names, "[GPU active]", 12);
     c.unknown = intern_add(&out->names, "[Unknown]", 9);
     pq_status st = ok ? PQ_OK : err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
@@ -260,9 +372,12 @@ pq_status nsys_flame_compute(const nsys_comm_result *comm, nsys_hlo *const *dump
                         out->names.failed))
         st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     for (int k = 0; k < 3; k++)
-        intern_free(&c.pref[k]);
+        set_free(&c.pref[k]);
     for (int k = 0; k < 2; k++)
-        intern_free(&c.opn[k]);
+        set_free(&c.opn[k]);
+    for (size_t k = 0; k < c.nmemo; k++)
+        pq_free(c.memo[k].ids);
+    pq_free(c.memo);
     if (st != PQ_OK)
         nsys_flame_free(out);
     return st;

@@ -39,8 +39,8 @@ typedef struct nsys_flame_result {
 } nsys_flame_result;
 
 /* COMM: the communication result of the same profile (its thunk totals and runtime
- * definitions); DUMPS[0..NDUMPS): the HLO dumps of its nsys-jax sources (the first holding
- * a program is used). Errors: a corrupt dump (PQ_ERR_INPUT), PQ_ERR_NOMEM. */
+ * definitions); DUMPS[0..NDUMPS): the HLO dumps of its sources (NULL: none; the first
+ * holding a program is used). Errors: a corrupt dump (PQ_ERR_INPUT), PQ_ERR_NOMEM. */
 pq_status nsys_flame_compute(const nsys_comm_result *comm, nsys_hlo *const *dumps, size_t ndumps,
                              nsys_flame_result *out, pq_error *err);
 void nsys_flame_free(nsys_flame_result *r);

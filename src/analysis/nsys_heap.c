@@ -10,25 +10,23 @@
 
 #include <string.h>
 
-pq_status nsys_dumps_open(const pq_profile *prof, nsys_hlo ***out, size_t *n, pq_error *err)
+pq_status nsys_dumps_new(const pq_profile *prof, nsys_hlo ***out, pq_error *err)
 {
-    *n = 0;
     *out = pq_calloc(prof->nsources ? prof->nsources : 1, sizeof **out);
-    if (!*out)
-        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
-    for (size_t s = 0; s < prof->nsources; s++) {
-        const pq_source *src = &prof->sources[s];
-        if (src->info.format != PQ_FORMAT_NSYS_JAX)
-            continue;
-        FORWARD_IF_ERROR(nsys_hlo_open(src, &(*out)[*n], err));
-        (*n)++;
-    }
+    return *out ? PQ_OK : err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+}
+
+pq_status nsys_dumps_open(const pq_profile *prof, nsys_hlo **dumps, pq_error *err)
+{
+    for (size_t s = 0; s < prof->nsources; s++)
+        if (prof->sources[s].info.format == PQ_FORMAT_NSYS_JAX && !dumps[s])
+            FORWARD_IF_ERROR(nsys_hlo_open(&prof->sources[s], &dumps[s], err));
     return PQ_OK;
 }
 
 void nsys_dumps_close(nsys_hlo **dumps, size_t n)
 {
-    for (size_t d = 0; d < n; d++)
+    for (size_t d = 0; dumps && d < n; d++)
         nsys_hlo_close(dumps[d]);
     pq_free(dumps);
 }
@@ -38,7 +36,8 @@ static pq_status one_module(nsys_hlo *const *dumps, size_t ndumps, nsys_heap_res
 {
     const hlo_module *m = NULL;
     for (size_t d = 0; d < ndumps && !m; d++)
-        FORWARD_IF_ERROR(nsys_hlo_module(dumps[d], hm->program_id, &m, err));
+        if (dumps[d])
+            FORWARD_IF_ERROR(nsys_hlo_module(dumps[d], hm->program_id, &m, err));
     if (!m)
         return PQ_OK;
     hm->has_dump = 1;

@@ -27,15 +27,18 @@ typedef struct nsys_heap_result {
     arena a;
 } nsys_heap_result;
 
-/* The HLO dumps of every nsys-jax source of PROF, opened (nothing decoded yet): *OUT gets
- * *N handles (free with nsys_dumps_close, also after an error). */
-pq_status nsys_dumps_open(const pq_profile *prof, nsys_hlo ***out, size_t *n, pq_error *err);
+/* The HLO dumps of PROF's sources, one handle per source, shared by the analyses of one
+ * profile (communication, heap, flame) so that each dump is decoded once: *OUT[0..nsources)
+ * all NULL (free with nsys_dumps_close, also after an error). */
+pq_status nsys_dumps_new(const pq_profile *prof, nsys_hlo ***out, pq_error *err);
+/* Opens the dumps of every nsys-jax source of PROF still NULL in DUMPS (nothing decoded). */
+pq_status nsys_dumps_open(const pq_profile *prof, nsys_hlo **dumps, pq_error *err);
 void nsys_dumps_close(nsys_hlo **dumps, size_t n);
 
 /* MODS: the module table of the profile (its top module ids are used); DUMPS[0..NDUMPS)
- * its dumps (the first holding a program is used), which must outlive the result (trace
- * instruction names point into them). Errors: a corrupt dump (PQ_ERR_INPUT with member and
- * offset), PQ_ERR_NOMEM. */
+ * its dumps, one per source (NULL: none; the first holding a program is used), which must
+ * outlive the result (trace instruction names point into them). Errors: a corrupt dump
+ * (PQ_ERR_INPUT with member and offset), PQ_ERR_NOMEM. */
 pq_status nsys_heap_compute(const nsys_modules_result *mods, nsys_hlo *const *dumps, size_t ndumps,
                             nsys_heap_result *out, pq_error *err);
 void nsys_heap_free(nsys_heap_result *r);

@@ -156,9 +156,25 @@ static uint32_t read_ints(const uint8_t *p, size_t n, uint32_t num, int64_t *out
     return k;
 }
 
+/* How many int64 values field F holds as read_ints counts them. */
+static uint32_t count_ints(const pb_field *f)
+{
+    if (f->wire == PB_VARINT)
+        return 1;
+    if (f->wire != PB_LEN)
+        return 0;
+    pb_cursor q;
+    pb_init(&q, f->data, f->len, f->data);
+    uint32_t k = 0;
+    uint64_t v;
+    while (q.p < q.end && pb_read_varint(&q, &v))
+        k++;
+    return k;
+}
+
+/* The *COUNT (counted before) int64 values of field NUM of P[0..N), in A. */
 static int64_t *ints_field(arena *a, const uint8_t *p, size_t n, uint32_t num, uint32_t *count)
 {
-    *count = read_ints(p, n, num, NULL);
     if (!*count)
         return NULL;
     int64_t *v = arena_alloc(a, *count * sizeof *v);
@@ -177,16 +193,21 @@ static void add_group(nsys_hlo_inst *in, const uint8_t *p, size_t n)
         in->replica_group_size = -1;
 }
 
-/* The fields formats/hlo.c does not decode lazily, from the instruction's bytes. */
+/* The fields formats/hlo.c does not decode lazily, from the instruction's bytes: one pass
+ * for the scalar fields that also counts the operand (36) and called computation (38) ids,
+ * then one pass storing the ids when there are some (five passes over every instruction
+ * before). */
 static void raw_fields(nsys_hlo_inst *in, const uint8_t *p, size_t n, arena *a)
 {
-    in->operand_ids = ints_field(a, p, n, 36, &in->noperands);
-    in->called_ids = ints_field(a, p, n, 38, &in->ncalled);
     pb_cursor c;
     pb_field f = {0};
     pb_init(&c, p, n, p);
     while (pb_next(&c, &f) == PB_FIELD) {
-        if (f.num == 26 && f.wire == PB_VARINT)
+        if (f.num == 36)
+            in->noperands += count_ints(&f);
+        else if (f.num == 38)
+            in->ncalled += count_ints(&f);
+        else if (f.num == 26 && f.wire == PB_VARINT)
             in->channel_id = (int64_t)f.u;
         else if (f.num == 49 && f.wire == PB_LEN)
             add_group(in, f.data, f.len);
@@ -211,6 +232,8 @@ static void raw_fields(nsys_hlo_inst *in, const uint8_t *p, size_t n, arena *a)
             }
         }
     }
+    in->operand_ids = ints_field(a, p, n, 36, &in->noperands);
+    in->called_ids = ints_field(a, p, n, 38, &in->ncalled);
 }
 
 static pq_status fill_inst(program *pg, hlo_instruction_ref *ref, nsys_hlo_inst *in, int64_t *off,
