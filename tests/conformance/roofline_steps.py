@@ -8,7 +8,7 @@ and hlo_stats from xspace_to_tools_data, and profq's `roofline --format xprof` a
 `ops --format xprof`: the same columns, the same number of rows in the same order, every
 cell equal (strings, booleans and integral numbers exactly, other numbers within 1e-6
 relative), the table properties equal; and op_profile in its three groupings, whose op
-leaves the merged rows also change, with xprof_ops.py's tree comparison at 1e-6. It also checks that the inputs do have steps (Program
+leaves the merged rows also change, with xprof_all.py's op_profile tree comparison at 1e-6. It also checks that the inputs do have steps (Program
 records under step numbers, no step diagnostic), so that a run where neither side found
 steps cannot pass. Prints the fields compared per tool; exit 1 on any difference.
 """
@@ -20,10 +20,10 @@ import sys
 from xprof.convert import _pywrap_profiler_plugin as plugin
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import xprof_ops  # noqa: E402  (op_profile's tree comparison)
+import xprof_all  # noqa: E402  (op_profile's tree comparison)
 
 REL = 1e-6
-xprof_ops.REL = REL
+xprof_all.REL = REL
 
 
 def xprof(path, tool, **opts):
@@ -91,13 +91,18 @@ def main():
         ph = ph[0] if isinstance(ph, list) else ph
         counts["hlo_stats"] += compare_table(f"{name} hlo_stats", xh, ph, bad)
         for group in ("program", "category", "provenance"):
-            c = xprof_ops.Check(name)
-            xprof_ops.op_profile_compare(c, f"{name} op_profile[{group}]",
-                                         xprof(path, "op_profile", group_by=group),
-                                         profq(exe, "ops", path, "--view", "op_profile", "--by",
-                                               group), False)
-            counts["op_profile"] += c.n
-            bad.extend(c.bad)
+            t = xprof_all.Tool("op_profile")
+            c = xprof_all.Cmp(t, f"{name} op_profile[{group}]")
+            x = xprof(path, "op_profile", group_by=group)
+            p = profq(exe, "ops", path, "--view", "op_profile", "--by", group)
+            trees = [k for k in sorted(set(x) | set(p)) if isinstance(x.get(k, p.get(k)), dict)]
+            c.tree("", {k: v for k, v in x.items() if k not in trees},
+                   {k: v for k, v in p.items() if k not in trees})
+            for k in trees:
+                if k in x and k in p:
+                    xprof_all.op_node(c, f".{k}", x[k], p[k])
+            counts["op_profile"] += t.fields
+            bad.extend(f"{where}: {msg}" for where, msg in t.bad)
         print(f"roofline_steps: {name}: {len(set(steps))} steps "
               f"({', '.join(sorted(set(steps), key=int)[:3])}...), "
               f"{sum(1 for r in xh['rows'])} hlo_stats rows")
