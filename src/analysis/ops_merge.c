@@ -333,6 +333,27 @@ static int merge_programs(ops_part *into, const ops_part *from, int f_first)
     return ok;
 }
 
+int ops_part_sums_fit(const ops_part *p)
+{
+    int over = 0;
+    int64_t occ = 0, time = 0, self = 0, stall = 0;
+    for (size_t i = 0; i < p->nrows; i++) {
+        const pq_op_row *m = &p->rows[i].m;
+        add_i64(&occ, m->occurrences, &over);
+        add_i64(&time, m->time_ps, &over);
+        add_i64(&self, m->self_time_ps, &over);
+        add_i64(&stall, m->dma_stall_ps, &over);
+    }
+    int64_t exec = 0, module = 0, op_self = 0;
+    for (size_t k = 0; k < p->r.nprograms; k++) {
+        const pq_ops_program *g = &p->r.programs[k];
+        add_i64(&exec, g->executions, &over);
+        add_i64(&module, g->module_ps, &over);
+        add_i64(&op_self, g->op_self_ps, &over);
+    }
+    return !over;
+}
+
 int ops_part_merge(ops_part *into, const ops_part *from)
 {
     pq_ops_result *a = &into->r;
@@ -382,7 +403,7 @@ int ops_part_merge(ops_part *into, const ops_part *from)
     if (!merge_rows(into, from) || !merge_programs(into, from, f_first) ||
         arena_failed(&into->strings))
         return 0;
-    return into->overflow ? -1 : 1;
+    return into->overflow || !ops_part_sums_fit(into) ? -1 : 1;
 }
 
 /* ---- the finished result ---- */

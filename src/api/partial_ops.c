@@ -238,6 +238,10 @@ static void *ops_read(pt_reader *rd)
     }
     if (rd->status == PQ_OK && (!o->rows || !o->paths || !r->programs || arena_failed(&o->strings)))
         rd->status = err_set(rd->err, PQ_ERR_NOMEM, rd->name, -1, "out of memory");
+    if (rd->status == PQ_OK && !ops_part_sums_fit(o))
+        pt_fail(rd, "malformed partial",
+                "op rows and programs whose times and counts sum "
+                "within 64 bits");
     if (rd->status != PQ_OK) {
         ops_body_free(o);
         return NULL;
