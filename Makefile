@@ -62,7 +62,7 @@ MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 
 .PHONY: FORCE install all deps test test-run conformance bench-run unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean \
-        fuzz-parquet fuzz-zip fuzz-pushpop fuzz-nsysjax fuzz-nsyshlo fuzz-sqlite
+        fuzz-parquet fuzz-zip fuzz-pushpop fuzz-nsysjax fuzz-nsyshlo fuzz-sqlite fuzz-partial
 
 all: $(BUILD)/profq $(BUILD)/libprofq.a $(BUILD)/libprofq.so
 
@@ -157,6 +157,7 @@ test-run: all $(BUILD)/libprofq-internal.a $(UNIT_BIN) $(BUILD)/fuzz_replay $(BU
       $(BUILD)/fuzz_replay_ttlog $(BUILD)/fuzz_replay_trace_json $(BUILD)/tests/nsys_pqdump \
       $(BUILD)/fuzz_replay_parquet $(BUILD)/fuzz_replay_zip $(BUILD)/fuzz_replay_pushpop \
       $(BUILD)/fuzz_replay_nsysjax $(BUILD)/fuzz_replay_nsyshlo $(BUILD)/fuzz_replay_sqlite \
+      $(BUILD)/fuzz_replay_partial \
       $(BUILD)/tests/hlo_text_dump
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run.sh
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/python.sh
@@ -218,8 +219,9 @@ fuzz-trace-json: deps build/fuzz/fuzz_trace_json
 # FUZZ_SECONDS=N`, and fuzz-nsyshlo (the HLO dumps of nsys-jax archives, as nsys_hlo reads them).
 # Seeds (fuzz/corpus/<target>) come from tests/nsys/gen_corpus.py (sqlite: fuzz/make_sqlite_seeds.py,
 # nsyshlo: fuzz/make_nsyshlo_seeds.py); crashers land in
-# build/fuzz/artifacts_<target>/ (copy them into the corpus once fixed).
-NSYS_FUZZ := parquet zip pushpop nsysjax nsyshlo sqlite
+# build/fuzz/artifacts_<target>/ (copy them into the corpus once fixed). fuzz-partial (the
+# partial results of `--partial`, read by `profq merge`) shares the rules.
+NSYS_FUZZ := parquet zip pushpop nsysjax nsyshlo sqlite partial
 $(NSYS_FUZZ:%=build/fuzz/fuzz_%): build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC) $(wildcard include/*.h src/*/*.h)
 	@mkdir -p $(@D)
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude -Isrc $(PKG_CFLAGS) \

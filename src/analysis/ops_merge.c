@@ -94,6 +94,20 @@ static int scaled_row(const pq_ops_result *r, const pq_op_row *m)
            !(m->category.n == 11 && memcmp(m->category.p, "custom-call", 11) == 0);
 }
 
+/* *A += B; *OVER set when the sum leaves int64 (a crafted partial: real sums of
+ * picoseconds and counts stay far below 2^63). */
+static void add_i64(int64_t *a, int64_t b, int *over)
+{
+    if (__builtin_add_overflow(*a, b, a))
+        *over = 1;
+}
+
+static void add_u32(uint32_t *a, uint32_t b, int *over)
+{
+    if (__builtin_add_overflow(*a, b, a))
+        *over = 1;
+}
+
 /* The figures of row M, in ops_prow.per's order. */
 static double *figure(pq_op_row *m, int k)
 {
@@ -242,9 +256,9 @@ static void add_row(ops_part *into, ops_prow *pm, const ops_prow *pf, int *ok)
     add_names(a, m, f, f_first, f_last, ok);
     if (f->occurrences && (!m->occurrences || f->min_time_ps < m->min_time_ps))
         m->min_time_ps = f->min_time_ps;
-    m->time_ps += f->time_ps;
-    m->self_time_ps += f->self_time_ps;
-    m->dma_stall_ps += f->dma_stall_ps;
+    add_i64(&m->time_ps, f->time_ps, &into->overflow);
+    add_i64(&m->self_time_ps, f->self_time_ps, &into->overflow);
+    add_i64(&m->dma_stall_ps, f->dma_stall_ps, &into->overflow);
     m->normalized_time_ps += f->normalized_time_ps;
     pq_op_row g = *f;
     for (int k = 0; k < OPS_PER_N; k++)
@@ -257,7 +271,7 @@ static void add_row(ops_part *into, ops_prow *pm, const ops_prow *pf, int *ok)
     if (f_last)
         pm->last = part_path(into, pf->last, ok);
     m->has_breakdown |= f->has_breakdown;
-    m->occurrences += f->occurrences;
+    add_i64(&m->occurrences, f->occurrences, &into->overflow);
 }
 
 static int merge_rows(ops_part *into, const ops_part *from)
@@ -308,15 +322,36 @@ static int merge_programs(ops_part *into, const ops_part *from, int f_first)
             continue;
         }
         m->name = pick(&into->strings, m->name, f->name, f_first, &ok);
-        m->executions += f->executions;
-        m->module_ps += f->module_ps;
-        m->op_self_ps += f->op_self_ps;
+        add_i64(&m->executions, f->executions, &into->overflow);
+        add_i64(&m->module_ps, f->module_ps, &into->overflow);
+        add_i64(&m->op_self_ps, f->op_self_ps, &into->overflow);
         if (f->first_ps < m->first_ps)
             m->first_ps = f->first_ps;
-        m->steady_executions += f->steady_executions;
-        m->steady_module_ps += f->steady_module_ps;
+        add_i64(&m->steady_executions, f->steady_executions, &into->overflow);
+        add_i64(&m->steady_module_ps, f->steady_module_ps, &into->overflow);
     }
     return ok;
+}
+
+int ops_part_sums_fit(const ops_part *p)
+{
+    int over = 0;
+    int64_t occ = 0, time = 0, self = 0, stall = 0;
+    for (size_t i = 0; i < p->nrows; i++) {
+        const pq_op_row *m = &p->rows[i].m;
+        add_i64(&occ, m->occurrences, &over);
+        add_i64(&time, m->time_ps, &over);
+        add_i64(&self, m->self_time_ps, &over);
+        add_i64(&stall, m->dma_stall_ps, &over);
+    }
+    int64_t exec = 0, module = 0, op_self = 0;
+    for (size_t k = 0; k < p->r.nprograms; k++) {
+        const pq_ops_program *g = &p->r.programs[k];
+        add_i64(&exec, g->executions, &over);
+        add_i64(&module, g->module_ps, &over);
+        add_i64(&op_self, g->op_self_ps, &over);
+    }
+    return !over;
 }
 
 int ops_part_merge(ops_part *into, const ops_part *from)
@@ -350,23 +385,25 @@ int ops_part_merge(ops_part *into, const ops_part *from)
         if (!ok)
             return 0;
     }
-    a->ndevices += b->ndevices;
-    a->device_planes += b->device_planes;
-    a->total_time_ps += b->total_time_ps;
-    a->total_op_time_ps += b->total_op_time_ps;
+    add_u32(&a->ndevices, b->ndevices, &into->overflow);
+    add_u32(&a->device_planes, b->device_planes, &into->overflow);
+    add_i64(&a->total_time_ps, b->total_time_ps, &into->overflow);
+    add_i64(&a->total_op_time_ps, b->total_op_time_ps, &into->overflow);
     a->normalized_total_op_time_ps += b->normalized_total_op_time_ps;
-    a->window_ps += b->window_ps;
+    add_i64(&a->window_ps, b->window_ps, &into->overflow);
     a->has_modules |= b->has_modules;
-    a->module_ps += b->module_ps;
-    a->busy_ps += b->busy_ps;
+    add_i64(&a->module_ps, b->module_ps, &into->overflow);
+    add_i64(&a->busy_ps, b->busy_ps, &into->overflow);
     if (f_last) {
         int ok = 1;
         into->last = dup_str(&into->strings, from->last, &ok);
         if (!ok)
             return 0;
     }
-    return merge_rows(into, from) && merge_programs(into, from, f_first) &&
-           !arena_failed(&into->strings);
+    if (!merge_rows(into, from) || !merge_programs(into, from, f_first) ||
+        arena_failed(&into->strings))
+        return 0;
+    return into->overflow || !ops_part_sums_fit(into) ? -1 : 1;
 }
 
 /* ---- the finished result ---- */

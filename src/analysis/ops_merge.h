@@ -42,6 +42,7 @@ typedef struct ops_part {
     pq_ops_result r;
     ops_prow *rows;
     size_t nrows;
+    int overflow; /* a merge summed past int64 (ops_part_merge then returns -1) */
 } ops_part;
 
 /* P from R (ops over the sources whose first with device planes is KEY, whose last is
@@ -49,8 +50,12 @@ typedef struct ops_part {
 int ops_part_from_result(ops_part *p, const pq_ops_result *r, pq_str key, int has_key, pq_str last);
 /* Adds FROM into INTO (FROM unchanged): rows keyed by (program, symbol, name), programs by
  * id; the part of a lower device kind than the other's is dropped, as one process reads
- * only the planes of the highest kind. 0 when out of memory. */
+ * only the planes of the highest kind. 1, or 0 when out of memory, or -1 when a sum leaves
+ * int64 (INTO is then not to be used). */
 int ops_part_merge(ops_part *into, const ops_part *from);
+/* Whether the times and counts of P's rows, and of its programs, sum within int64 (what
+ * the groupings and totals computed from them add up). */
+int ops_part_sums_fit(const ops_part *p);
 /* The pq_ops_result of P as pq_ops_compute computes it (OPTS: by and the peak overrides;
  * NULL for defaults). Free with pq_ops_result_free. */
 pq_status ops_part_result(const ops_part *p, const pq_ops_options *opts, pq_ops_result *out,

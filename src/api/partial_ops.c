@@ -91,7 +91,7 @@
 #define PUT(type, lv, what) PUT_##type(b, lv);
 
 #define GET_U64(r, a, what) pt_get_u64(r, what)
-#define GET_I64(r, a, what) (int64_t) pt_get_u64(r, what)
+#define GET_I64(r, a, what) get_i64(r, what)
 #define GET_U32(r, a, what) (uint32_t) pt_get_u64(r, what)
 #define GET_INT(r, a, what) (int)pt_get_u64(r, what)
 #define GET_F64(r, a, what) pt_get_f64(r, what)
@@ -141,6 +141,20 @@ static void ops_write(const void *body, buf *b)
         const pq_ops_program *p = &r->programs[i];
         PROGRAM_FIELDS(PUT, p)
     }
+}
+
+/* A time or count: every I64 field of the op metrics is one, never negative (sums of them
+ * are checked in the merge). */
+static int64_t get_i64(pt_reader *rd, const char *what)
+{
+    const uint8_t *at = rd->p;
+    uint64_t u = pt_get_u64(rd, what);
+    if (rd->status == PQ_OK && u > (uint64_t)INT64_MAX) {
+        rd->p = at;
+        pt_fail(rd, "malformed partial", "a non-negative time or count");
+        return 0;
+    }
+    return (int64_t)u;
 }
 
 /* A count of records of at least MIN_BYTES each: no more than the bytes left can hold. */
@@ -216,9 +230,18 @@ static void *ops_read(pt_reader *rd)
     for (size_t i = 0; r->programs && rd->status == PQ_OK && i < n; i++) {
         pq_ops_program *p = &r->programs[r->nprograms++];
         PROGRAM_FIELDS(GET, p)
+        /* the steady executions are some of the executions (the steady share stays in 0..1) */
+        if (rd->status == PQ_OK &&
+            (p->steady_module_ps > p->module_ps || p->steady_executions > p->executions))
+            pt_fail(rd, "malformed partial",
+                    "a program's steady executions and time within its executions and time");
     }
     if (rd->status == PQ_OK && (!o->rows || !o->paths || !r->programs || arena_failed(&o->strings)))
         rd->status = err_set(rd->err, PQ_ERR_NOMEM, rd->name, -1, "out of memory");
+    if (rd->status == PQ_OK && !ops_part_sums_fit(o))
+        pt_fail(rd, "malformed partial",
+                "op rows and programs whose times and counts sum "
+                "within 64 bits");
     if (rd->status != PQ_OK) {
         ops_body_free(o);
         return NULL;
@@ -228,8 +251,11 @@ static void *ops_read(pt_reader *rd)
 
 static pq_status ops_merge(void *into, const void *from, pq_error *err)
 {
-    RETURN_ERROR_IF(!ops_part_merge(into, from), err, PQ_ERR_NOMEM, NULL, -1,
-                    "out of memory merging op metrics");
+    int r = ops_part_merge(into, from);
+    RETURN_ERROR_IF(r == 0, err, PQ_ERR_NOMEM, NULL, -1, "out of memory merging op metrics");
+    RETURN_ERROR_IF(r < 0, err, PQ_ERR_INPUT, NULL, -1,
+                    "expected partials whose sums fit in 64 bits: a time or count of the "
+                    "merged op metrics overflows");
     return PQ_OK;
 }
 
@@ -311,8 +337,12 @@ static pq_status partial_of(const pt_kind *kind, const pq_profile *profile, pq_p
         memset(&one, 0, sizeof one);
         arena_init(&one.strings);
         st = source_part(profile, si, &one, err);
-        if (st == PQ_OK && !ops_part_merge(acc, &one))
+        int r = st == PQ_OK ? ops_part_merge(acc, &one) : 1;
+        if (r == 0)
             st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+        else if (r < 0)
+            st = err_set(err, PQ_ERR_INPUT, profile->sources[si].path, -1,
+                         "expected op metrics whose sums fit in 64 bits");
         ops_part_free(&one);
     }
     if (st != PQ_OK) {
