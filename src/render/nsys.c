@@ -19,6 +19,18 @@
 static const char *const FRAME_NAMES[NSYS_NFRAMES] = {"all", "steady", "init"};
 
 /* modules[] and top_module_ids[] of profq.nsys.v1. */
+/* frames.FRAME's row counts of the module, thunk and communication frames. */
+static void frame_rows_json(json_writer *w, const nsys_modules_result *r, const nsys_comm_result *c,
+                            int f)
+{
+    json_key(w, "module_rows");
+    json_uint(w, r->frames[f].module_rows);
+    json_key(w, "thunk_rows");
+    json_uint(w, r->frames[f].thunk_rows);
+    json_key(w, "communication_rows");
+    json_uint(w, c->communication_rows[f]);
+}
+
 static void modules_json(json_writer *w, const nsys_modules_result *r)
 {
     json_key(w, "modules");
@@ -121,12 +133,7 @@ static void nsys_json(const nsys_result *res, unsigned sections, buf *b)
     for (int f = 0; f < NSYS_NFRAMES; f++) {
         json_key(&w, FRAME_NAMES[f]);
         json_obj_begin(&w);
-        json_key(&w, "module_rows");
-        json_uint(&w, r->frames[f].module_rows);
-        json_key(&w, "thunk_rows");
-        json_uint(&w, r->frames[f].thunk_rows);
-        json_key(&w, "communication_rows");
-        json_uint(&w, c->communication_rows[f]);
+        frame_rows_json(&w, r, c, f);
         nsys_more_json_rows(&w, res, f);
         json_obj_end(&w);
     }
@@ -212,12 +219,7 @@ static void render_xplane(const nsys_result *res, unsigned sections, pq_output f
         for (int f = 0; f < NSYS_NFRAMES; f++) {
             json_key(&w, FRAME_NAMES[f]);
             json_obj_begin(&w);
-            json_key(&w, "module_rows");
-            json_uint(&w, r->frames[f].module_rows);
-            json_key(&w, "thunk_rows");
-            json_uint(&w, r->frames[f].thunk_rows);
-            json_key(&w, "communication_rows");
-            json_uint(&w, c->communication_rows[f]);
+            frame_rows_json(&w, r, c, f);
             json_obj_end(&w);
         }
         json_obj_end(&w);
