@@ -4,7 +4,7 @@
  * pq_tt_memory (include/profq.h) out; renderers only format it. */
 #ifndef PQ_ANALYSIS_TTMEM_H
 #define PQ_ANALYSIS_TTMEM_H
-#include "formats/ttlog.h"
+#include "model/opmem.h"
 
 enum { TTMEM_TOP = PQ_TT_TOP, TTMEM_DIST = PQ_TT_DIST };
 _Static_assert((int)TT_NMEM == (int)PQ_TT_NMEM, "memory types of the reader and the result agree");

@@ -17,8 +17,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-const char *const TT_MEM_NAMES[TT_NMEM] = {"DRAM", "L1", "L1_SMALL", "TRACE"};
-
 /* Returns the message of a runtime line "<type> | <LEVEL> | <message>", or p == NULL. */
 static pq_str runtime_message(pq_str line)
 {

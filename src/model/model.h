@@ -12,8 +12,9 @@
  * - an HloProto file: one program.
  * - Chrome trace-event JSON: the timeline itself (model/slices.h: tracks per process and
  *   thread, columnar slices), streamed in at load.
- * - a Tenstorrent runtime log: the device memory state (DRAM, L1, L1_SMALL, TRACE) before
- *   each operation or submit, with the op text (pq_ttlog, formats/ttlog*).
+ * - a Tenstorrent runtime log: the per-op memory state (model/opmem.h: the device memory,
+ *   DRAM, L1, L1_SMALL, TRACE, before each operation or submit, with the op text), filled by
+ *   formats/ttlog*.
  */
 #ifndef PQ_MODEL_MODEL_H
 #define PQ_MODEL_MODEL_H

@@ -4,6 +4,7 @@
  * details. One file: inline CSS, inline SVG, a few lines of inline JavaScript; no network.
  * Every string from the log goes through html_escape. Not here: the numbers (analysis/ttmem). */
 #include "analysis/ttmem.h"
+#include "formats/ttlog.h" /* ttlog_next_tensor: the shapes of an op's output type */
 #include "core/alloc.h"
 #include "render/svg.h"
 #include "render/ttmem.h"

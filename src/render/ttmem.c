@@ -5,6 +5,7 @@
  * doubles. */
 #include "render/ttmem.h"
 #include "analysis/ttmem.h"
+#include "formats/ttlog.h" /* ttlog_next_tensor: the shapes of an op's output type */
 #include "core/buf.h"
 #include "core/json.h"
 #include "render/text.h"
