@@ -89,7 +89,11 @@ static int64_t int_value(const parquet_values *v, size_t i)
 {
     if (v->valid && !v->valid[i])
         return -1;
-    return v->i64 ? v->i64[i] : v->i32 ? v->i32[i] : v->f64 ? (int64_t)v->f64[i] : -1;
+    if (v->i64 || v->i32)
+        return v->i64 ? v->i64[i] : v->i32[i];
+    /* A double stands for a whole number within int64 (NaN and beyond: none). */
+    double d = v->f64 ? v->f64[i] : -1;
+    return d >= -9.2e18 && d <= 9.2e18 ? (int64_t)d : -1;
 }
 
 static pq_status need_kind(const char *path, const char *name, const parquet_values *v, int str,
