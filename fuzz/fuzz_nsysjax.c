@@ -3,7 +3,9 @@
  * push/pop csv) so that mutations reach the module/thunk resolution rather than the zip
  * checks (fuzz_zip covers those). `make fuzz-nsysjax`; replayed over fuzz/corpus/nsysjax by
  * build/fuzz_replay_nsysjax in `make test`. Seeds: tests/nsys/archive_loader.py's synthetic
- * archive, uncompressed and snappy.
+ * archive, uncompressed and snappy. The same bytes are also the archive's
+ * device-metadata.parquet, so that every column type reaches the GPUs' capabilities
+ * (formats/nsysjax_meta.c).
  */
 #include "formats/nsysjax.h"
 #include "model/slices.h"
@@ -16,6 +18,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char TRACE[] = "nvtx_gpu_proj_trace/trace.parquet";
+static const char DEVICES[] = "device-metadata.parquet";
 static const char PUSHPOP[] = "report_nvtx_pushpop_trace.csv";
 static const char CSV[] =
     "Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,"
@@ -27,12 +30,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > (1u << 24))
         return 0;
-    uint8_t *z = malloc(size + 4096), cd[512];
+    uint8_t *z = malloc(2 * size + 4096), cd[512];
     if (!z)
         return 0;
     size_t co = 0, o = member(z, 0, TRACE, data, size, cd, &co);
+    o = member(z, o, DEVICES, data, size, cd, &co);
     o = member(z, o, PUSHPOP, (const uint8_t *)CSV, sizeof CSV - 1, cd, &co);
-    o = zip_finish(z, o, cd, co, 2);
+    o = zip_finish(z, o, cd, co, 3);
     model_slices m;
     if (slices_init(&m) == 0) {
         pq_events ev = slices_events(&m);

@@ -601,6 +601,14 @@ static int name_tracks(const trace *t, const pq_events *ev)
             if (name_launcher(t, &t->dev[d], pid, ev) != 0)
                 return -1;
     }
+    /* The model devices: each global device once, as its device-metadata row states it. */
+    for (size_t d = 0; t->newer && d < t->ndev; d++) {
+        size_t j = 0;
+        while (j < d && t->dev[j].device != t->dev[d].device)
+            j++;
+        if (j == d && nsysjax_meta_give_gpu(t->meta, t->dev[d].device, t->dev[d].local, ev) != 0)
+            return -1;
+    }
     return 0;
 }
 

@@ -26,7 +26,11 @@ typedef struct nsysjax_meta {
     size_t ngpus;          /* device-metadata.parquet rows (0 when absent) */
     pq_str *gpu_name;      /* per row: the GPU's name (empty when not given) */
     int64_t *gpu_cudevice; /* per row: cuDevice (the row number when not given) */
-    pq_str hostname;       /* system-metadata.parquet's host name, empty when absent */
+    /* per row: its other columns as stated, gpu_caps[gpu_cap_first[i] ..][0 .. gpu_ncaps[i])
+     * (a null value is left out; a column "('TARGET_INFO_GPU', 'K')" gives the key K) */
+    pq_device_cap_in *gpu_caps;
+    size_t *gpu_cap_first, *gpu_ncaps;
+    pq_str hostname; /* system-metadata.parquet's host name, empty when absent */
     arena a;
 } nsysjax_meta;
 
@@ -43,6 +47,11 @@ void nsysjax_meta_free(nsysjax_meta *m);
 const nsysjax_launcher *nsysjax_meta_launcher(const nsysjax_meta *m, int64_t pid, int64_t tid);
 /* The name of the GPU with cuDevice LOCAL, or an empty string. */
 pq_str nsysjax_meta_gpu(const nsysjax_meta *m, int64_t local);
+/* The GPU with cuDevice LOCAL, as model device ID (kind "GPU", its name and the other columns
+ * of its device-metadata.parquet row as capabilities), to EV->device; nothing when the
+ * archive has no such row or EV keeps no devices. What EV->device returned (non-zero: out of
+ * memory). */
+int nsysjax_meta_give_gpu(const nsysjax_meta *m, int64_t id, int64_t local, const pq_events *ev);
 
 /* trace.parquet's columns, in one layout whichever column set the file has. */
 enum { C_NAME, C_PSTART, C_PDUR, C_OSTART, C_PID, C_TID, C_GPUOPS, C_RID, C_PARENT, NCOL };

@@ -9,6 +9,7 @@
 #include "core/alloc.h"
 #include "core/err.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -88,7 +89,11 @@ static int64_t int_value(const parquet_values *v, size_t i)
 {
     if (v->valid && !v->valid[i])
         return -1;
-    return v->i64 ? v->i64[i] : v->i32 ? v->i32[i] : v->f64 ? (int64_t)v->f64[i] : -1;
+    if (v->i64 || v->i32)
+        return v->i64 ? v->i64[i] : v->i32[i];
+    /* A double stands for a whole number within int64 (NaN and beyond: none). */
+    double d = v->f64 ? v->f64[i] : -1;
+    return d >= -9.2e18 && d <= 9.2e18 ? (int64_t)d : -1;
 }
 
 static pq_status need_kind(const char *path, const char *name, const parquet_values *v, int str,
@@ -134,6 +139,86 @@ static pq_status read_threads(const parquet_file *f, const char *path, nsysjax_m
     return st;
 }
 
+/* The capability key of device-metadata column NAME: K of "('TARGET_INFO_GPU', 'K')",
+ * else NAME itself. */
+static pq_str cap_key(const char *name)
+{
+    static const char pre[] = "('TARGET_INFO_GPU', '";
+    size_t n = strlen(name), l = sizeof pre - 1;
+    if (n > l + 2 && !memcmp(name, pre, l) && !memcmp(name + n - 2, "')", 2))
+        return pq_str_of(name + l, n - l - 2);
+    return pq_str_of(name, n);
+}
+
+/* Row I of column V as a capability value; 0 when it is null or of a type not kept. */
+static int cap_value(const parquet_values *v, size_t i, pq_device_value *out)
+{
+    memset(out, 0, sizeof *out);
+    if (v->valid && !v->valid[i])
+        return 0;
+    if (v->i64 || v->i32)
+        out->kind = PQ_DEV_INT, out->i = v->i64 ? v->i64[i] : v->i32[i];
+    else if (v->f64 || v->f32)
+        out->kind = PQ_DEV_NUM, out->d = v->f64 ? v->f64[i] : (double)v->f32[i];
+    else if (v->b)
+        out->kind = PQ_DEV_BOOL, out->i = v->b[i] != 0;
+    else if (v->str)
+        out->kind = PQ_DEV_STR, out->s = v->str[i];
+    else
+        return 0;
+    return 1;
+}
+
+/* Every flat column other than the name and cuDevice, in file order, as the rows' capabilities
+ * (strings copied into M's arena). */
+static pq_status read_gpu_caps(const parquet_file *f, const char *path, nsysjax_meta *m,
+                               pq_error *err)
+{
+    size_t n = m->ngpus, ncols = parquet_num_columns(f), rows = n ? n : 1;
+    /* rows * (ncols + 1) capabilities; both are bounded by the member's size, checked anyway */
+    int fits = ncols + 1 <= SIZE_MAX / sizeof *m->gpu_caps / rows;
+    m->gpu_caps = fits ? arena_alloc(&m->a, rows * (ncols + 1) * sizeof *m->gpu_caps) : NULL;
+    m->gpu_cap_first = arena_alloc(&m->a, (n ? n : 1) * sizeof *m->gpu_cap_first);
+    m->gpu_ncaps = arena_alloc(&m->a, (n ? n : 1) * sizeof *m->gpu_ncaps);
+    if (!m->gpu_caps || !m->gpu_cap_first || !m->gpu_ncaps)
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        m->gpu_cap_first[i] = i * ncols, m->gpu_ncaps[i] = 0;
+    for (size_t c = 0; c < ncols; c++) {
+        const parquet_column_info *ci = parquet_column(f, c);
+        if (!ci->flat || !strcmp(ci->name, "cuDevice") ||
+            !strcmp(ci->name, "('TARGET_INFO_GPU', 'name')"))
+            continue;
+        parquet_values v;
+        pq_status st = parquet_read_column(f, c, &v, err);
+        if (st == PQ_OK && v.n != n)
+            st = err_set(err, PQ_ERR_INPUT, path, -1, "expected %zu values in the column \"%s\"", n,
+                         ci->name);
+        pq_str k = cap_key(ci->name);
+        char *key = st == PQ_OK ? arena_strndup(&m->a, k.p, k.n) : NULL;
+        if (st == PQ_OK && !key)
+            st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+        for (size_t i = 0; st == PQ_OK && i < n; i++) {
+            pq_device_cap_in *d = &m->gpu_caps[m->gpu_cap_first[i] + m->gpu_ncaps[i]];
+            if (!cap_value(&v, i, &d->v))
+                continue;
+            if (d->v.kind == PQ_DEV_STR) {
+                char *s = arena_strndup(&m->a, d->v.s.p, d->v.s.n);
+                if (!s) {
+                    st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+                    break;
+                }
+                d->v.s = pq_str_of(s, d->v.s.n);
+            }
+            d->key = pq_str_of(key, k.n);
+            m->gpu_ncaps[i]++;
+        }
+        parquet_values_free(&v);
+        FORWARD_IF_ERROR(st);
+    }
+    return PQ_OK;
+}
+
 static pq_status read_devices(const parquet_file *f, const char *path, nsysjax_meta *m,
                               pq_error *err)
 {
@@ -155,6 +240,8 @@ static pq_status read_devices(const parquet_file *f, const char *path, nsysjax_m
     }
     parquet_values_free(&name);
     parquet_values_free(&dev);
+    if (st == PQ_OK)
+        st = read_gpu_caps(f, path, m, err);
     return st;
 }
 
@@ -239,4 +326,16 @@ pq_str nsysjax_meta_gpu(const nsysjax_meta *m, int64_t local)
         if (m->gpu_cudevice[i] == local)
             return m->gpu_name[i];
     return pq_str_of("", 0);
+}
+
+int nsysjax_meta_give_gpu(const nsysjax_meta *m, int64_t id, int64_t local, const pq_events *ev)
+{
+    for (size_t i = 0; ev->device && i < m->ngpus; i++)
+        if (m->gpu_cudevice[i] == local) {
+            pq_device_in in = {id, "GPU", m->gpu_name[i],
+                               m->gpu_caps ? &m->gpu_caps[m->gpu_cap_first[i]] : NULL,
+                               m->gpu_caps ? m->gpu_ncaps[i] : 0};
+            return ev->device(ev->ctx, &in);
+        }
+    return 0;
 }

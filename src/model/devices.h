@@ -10,6 +10,9 @@
  * - trace JSON: Kineto's deviceProperties, in input order (formats/trace_events.c);
  * - Nsight SQLite export: the GPUs of TARGET_INFO_GPU and those only activity names
  *   (formats/nsys_sqlite.c; their activity counts stay in model_nsys_export.gpus);
+ * - nsys-jax archive (newer layout): each global device of the XlaLauncher threads once, with
+ *   the device-metadata.parquet row of its local device: its name and every other column
+ *   ("('TARGET_INFO_GPU', 'K')" gives the key K; nulls left out) (formats/nsysjax_meta.c);
  * - Tenstorrent runtime log: the device whose memory the log states (bank counts and sizes
  *   per buffer type, formats/ttlog_end.c).
  * Readers with an event interface give them through pq_events.device (model/events.h); the

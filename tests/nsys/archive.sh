@@ -41,6 +41,7 @@ if [ -f tests/nsys/archive_loader.py ]; then
   "$loader" tests/nsys/newer_loader.py --profq "$profq" --archive "$archive" \
     --head "$SHARED/peers/nsys-jax/head" || rc=1
   "$loader" tests/nsys/bad_archives.py --profq "$profq" --archive "$archive" || rc=1
+  "$loader" tests/nsys/meta_devices.py --profq "$profq" --archive "$archive" || rc=1
   "$loader" tests/nsys/compile_loader.py --profq "$profq" --archive "$archive" \
     --loader "$SHARED/peers/nsys-jax/archive-era/python/jax_nsys" \
     --head "$SHARED/peers/nsys-jax/head" || rc=1
