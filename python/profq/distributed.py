@@ -154,8 +154,17 @@ def run(cmd: str, paths_or_glob: Union[PathLike, Sequence[PathLike]], client: An
         from distributed import get_client
         client = get_client()
     files = expand(paths_or_glob, storage_options)
-    futures = client.map(map_partial, [cmd] * len(files), files, storage_options=storage_options,
-                         profq=profq, retries=retries)
+    # Each group's merge is submitted right after its maps: Dask runs tasks submitted
+    # earlier first, so a group's partials are merged (and released) as soon as they are
+    # made, instead of every map first and then the tree.
+    futures = []
+    for i in range(0, len(files), fanin):
+        group = files[i:i + fanin]
+        maps = client.map(map_partial, [cmd] * len(group), group,
+                          storage_options=storage_options, profq=profq, retries=retries)
+        futures.append(maps[0] if len(maps) == 1 else
+                       client.submit(merge_partials, *maps, retries=retries))
+        del maps
     while len(futures) > 1:
         groups = [futures[i:i + fanin] for i in range(0, len(futures), fanin)]
         futures = [g[0] if len(g) == 1 else client.submit(merge_partials, *g, retries=retries)
