@@ -45,9 +45,20 @@ def _has_magic(s: str) -> bool:
     return any(c in s for c in "*?[")
 
 
+def _newest_run(found: List[str]) -> List[str]:
+    """Of the *.xplane.pb files under a run directory, those of the folder that sorts last
+    (the newest plugins/profile/<timestamp>/), sorted: what pq_profile_open reads."""
+    if not found:
+        return []
+    found = sorted(found)
+    last = found[-1].rsplit("/", 1)[0]
+    return [p for p in found if p.rsplit("/", 1)[0] == last]
+
+
 def _expand_one(item: str, storage_options: Dict[str, Any]) -> List[str]:
-    """The input files ITEM names: itself, the matches of a glob, or a directory's
-    *.xplane.pb files (recursively), each a local path or a URL with its protocol."""
+    """The input files ITEM names: itself, the matches of a glob, or a run directory's
+    *.xplane.pb files (as pq_profile_open finds them), each a local path or a URL with its
+    protocol."""
     if not _is_url(item):
         if _has_magic(item):
             import glob
@@ -56,12 +67,12 @@ def _expand_one(item: str, storage_options: Dict[str, Any]) -> List[str]:
             found = []
             for root, _dirs, files in os.walk(item):
                 found += [os.path.join(root, f) for f in files if f.endswith(XSPACE_SUFFIX)]
-            return sorted(found)
+            return _newest_run(found)
         return [item]
     import fsspec
     fs, _, found = fsspec.core.get_fs_token_paths(item, storage_options=storage_options)
     if not _has_magic(item) and len(found) == 1 and fs.isdir(found[0]):
-        found = [p for p in fs.find(found[0]) if p.endswith(XSPACE_SUFFIX)]
+        found = _newest_run([p for p in fs.find(found[0]) if p.endswith(XSPACE_SUFFIX)])
     return sorted(fs.unstrip_protocol(p) for p in found)
 
 

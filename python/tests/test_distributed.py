@@ -167,3 +167,18 @@ def test_corrupt_input_raises_with_offset(client: object, hosts: List[str],
 def test_no_match_raises(client: object, tmp_path: "os.PathLike[str]") -> None:
     with pytest.raises(FileNotFoundError):
         profq.distributed.run("scan", os.path.join(tmp_path, "none*.xplane.pb"), client=client)
+
+
+def test_run_directory(client: object, hosts: List[str], tmp_path: "os.PathLike[str]") -> None:
+    """A run directory reads the newest plugins/profile/<ts>/ folder, as the CLI does."""
+    run = os.path.join(tmp_path, "run")
+    for ts, picked in (("2026_01_01", hosts[:2]), ("2026_01_02", hosts[2:5])):
+        d = os.path.join(run, "plugins", "profile", ts)
+        os.makedirs(d)
+        for h in picked:
+            os.link(h, os.path.join(d, os.path.basename(h)))
+    assert len(profq.distributed.expand(run)) == 3
+    assert len(profq.distributed.expand("file://" + run)) == 3
+    want = one_process("scan", [], [run])
+    assert profq.distributed.run("scan", run, client=client) == want
+    assert profq.distributed.run("scan", "file://" + run, client=client) == want
