@@ -1,9 +1,10 @@
-"""Partial results from Python (issue 15, README "Many hosts"): the map and the reduce of
+"""Partial results from Python (issue 15; README "Many hosts: `--partial` and
+`profq merge`" and "Many hosts on a cluster"): the map and the reduce of
 `profq <cmd> --partial` and `profq merge <cmd>` over libprofq's pq_partial_* functions.
 
-    part = profq._partial.partial("ops", "host0.xplane.pb")        # bytes, as --partial writes
-    merged = profq._partial.merge([part0, part1, part2])           # bytes, merge --partial
-    text = profq._partial.render(merged, format="json", by="category")   # profq merge ops ...
+    part = profq.partial("ops", "host0.xplane.pb")         # bytes, as --partial writes
+    merged = profq.merge([part0, part1, part2])            # bytes, as merge --partial writes
+    text = profq._partial.render(merged, format="json", by="category")  # profq merge ops ...
 
 A partial is the bytes of the versioned file format (docs/internals/partial.md), so it can
 be written, shipped between processes or machines and merged anywhere. Nothing here
