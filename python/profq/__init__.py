@@ -18,6 +18,7 @@ else dicts of column lists. Failures raise profq.Error (.path, .offset, .message
 """
 
 from ._native import LIBRARY_PATH, Error, ffi as _ffi, lib as _lib
+from ._partial import merge, partial
 from ._profile import Memory, MemoryViewer, Nsys, Ops, Profile, Source, Table, load
 from ._summary import Summary, summarize
 
@@ -27,4 +28,4 @@ __version__ = "0.1.0"
 LIBRARY_VERSION = __version__
 
 __all__ = ["load", "summarize", "Profile", "Source", "Ops", "MemoryViewer", "Memory",
-           "Nsys", "Summary", "Table", "Error", "LIBRARY_PATH", "__version__"]
+           "Nsys", "Summary", "Table", "Error", "partial", "merge", "LIBRARY_PATH", "__version__"]

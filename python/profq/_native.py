@@ -33,6 +33,10 @@ class Error(Exception):
         where = path + (f" (byte offset {offset})" if offset >= 0 else "")
         super().__init__(f"{where}: {message}" if where else message)
 
+    def __reduce__(self) -> Any:
+        # pickled with its fields (a Dask or multiprocessing worker raises it to the client)
+        return (Error, (self.status, self.path, self.offset, self.message))
+
 
 def new_error() -> Any:
     """A zeroed pq_error to pass to a pq_ function."""
