@@ -1,6 +1,10 @@
 /* gen_xspace.c - writes a large, realistic, deterministic XSpace for the benchmarks.
  *
- *   gen_xspace OUT [SIZE_BYTES [SEED]]     SIZE accepts K/M/G suffixes; default 1G, seed 1
+ *   gen_xspace OUT [SIZE_BYTES [SEED [JOB]]]   SIZE accepts K/M/G suffixes; default 1G, seed 1
+ *
+ * JOB (default: SEED) seeds the programs (op names, FLOPs, bytes, categories), SEED the rest
+ * (timings, host threads): the hosts of one job, as an SPMD pod runs them, are files with one
+ * JOB and different SEEDs.
  *
  * The file looks like a JAX run on one host with four TPU cores: a /host:metadata plane
  * with fake "Hlo Proto" bytes per program; four /device:TPU:N planes with device
@@ -409,7 +413,7 @@ static const char *const host_events[] = {
 enum { NHOSTEVENTS = sizeof host_events / sizeof *host_events };
 
 typedef struct gen {
-    uint64_t seed;
+    uint64_t seed, job; /* job: the programs' seed (see the top) */
     uint64_t target;
     uint64_t events, stats; /* counted while writing */
     uint32_t nplanes, nlines;
@@ -697,7 +701,7 @@ static void tpu_tail(gen *g, const tpu_plane *tp, sink *s)
     char name[512], disp[64];
     for (uint32_t prog = 0; prog < NPROGRAMS; prog++) {
         const program *p = &programs[prog];
-        rng r = rng_for(g->seed, 7, prog); /* same program on every core */
+        rng r = rng_for(g->job, 7, prog); /* same program on every core (and host of a job) */
         for (uint32_t i = 0; i < p->nops; i++) {
             const char *op;
             op_text(name, sizeof name, &r, i, &op);
@@ -959,8 +963,9 @@ static int parse_size(const char *s, uint64_t *out)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 4) {
-        fprintf(stderr, "usage: gen_xspace OUT [SIZE_BYTES (default 1G) [SEED (default 1)]]\n");
+    if (argc < 2 || argc > 5) {
+        fprintf(stderr, "usage: gen_xspace OUT [SIZE_BYTES (default 1G) [SEED (default 1) [JOB "
+                        "(default SEED)]]]\n");
         return 2;
     }
     gen g;
@@ -973,6 +978,11 @@ int main(int argc, char **argv)
     }
     if (argc > 3 && !parse_size(argv[3], &g.seed)) {
         fprintf(stderr, "gen_xspace: bad seed %s\n", argv[3]);
+        return 2;
+    }
+    g.job = g.seed;
+    if (argc > 4 && !parse_size(argv[4], &g.job)) {
+        fprintf(stderr, "gen_xspace: bad job seed %s\n", argv[4]);
         return 2;
     }
     uint32_t first = 0;
