@@ -9,14 +9,16 @@ CC      ?= cc
 # src/io/lazylib.c dlopens libzip.so.4 / libsnappy.so.1 / libsqlite3.so.0 on first use, so that
 # commands which read no nsys input do not load them, libstdc++, libbz2 and a shared
 # libcrypto (docs/internals/parquet.md). dlopen is in libc (glibc >= 2.34: no -ldl).
-STATIC_PKGS := libcrypto liblzma zlib libzstd
+# No libcrypto: SHA-256 is src/core/sha256.c (libcrypto's constructor ran CPUID probes in
+# every process, docs/internals/speed.md).
+STATIC_PKGS := liblzma zlib libzstd
 DLOPEN_PKGS := libzip snappy sqlite3
 PKGS    := $(STATIC_PKGS)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) $(DLOPEN_PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # build/profq links these libraries statically (Debian's -dev packages ship the .a files): a
-# shared libcrypto costs each process ~1.5 ms of CPU in dynamic relocations, twice what the
-# whole memory-viewer of a small module takes. STATIC_DEPS=0 links them as shared libraries.
+# shared library costs each process CPU in dynamic relocations (a shared libcrypto cost
+# ~1.5 ms, twice what the whole memory-viewer of a small module takes). STATIC_DEPS=0 links them as shared libraries.
 STATIC_DEPS ?= 1
 ifeq ($(STATIC_DEPS),1)
 PKG_LIBS_l    := $(shell pkg-config --libs-only-l $(STATIC_PKGS) 2>/dev/null)

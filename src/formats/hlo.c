@@ -345,14 +345,75 @@ static int index_instruction(dec *d, const uint8_t *p, size_t n, int64_t *id)
     return k == PB_ERROR ? dfail(d, &c) : 1;
 }
 
+/* A computation's own fields (name, ids, fusion flag): not its instructions. */
+static void comp_field(hlo_computation *comp, const pb_field *f)
+{
+    if (f->wire == PB_LEN && f->num == 1) {
+        comp->name = sv(f);
+    } else if (f->wire == PB_VARINT) {
+        if (f->num == 5)
+            comp->id = (int64_t)f->u;
+        else if (f->num == 6)
+            comp->root_id = (int64_t)f->u;
+        else if (f->num == 7)
+            comp->is_fusion = f->u != 0;
+    }
+}
+
+/* hlo_decode_lazy's computation: its instructions framed in one pass (into d->scratch,
+ * then copied to an array of their count), then each indexed by id. The framing of the
+ * whole computation is checked before any instruction is looked into, so the first error
+ * reported is the one the counting pass of hlo_decode finds. */
+static int dec_computation_lazy(dec *d, const uint8_t *p, size_t n, hlo_computation *comp,
+                                uint32_t index)
+{
+    size_t cnt = 0;
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    pb_init(&c, p, n, d->base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.wire != PB_LEN || f.num != 2) {
+            comp_field(comp, &f);
+            continue;
+        }
+        if (cnt == d->scratch_cap) {
+            size_t cap = cnt ? 2 * cnt : 256;
+            hlo_instruction_ref *g = pq_realloc_array(d->scratch, cap, sizeof *g);
+            if (!g) {
+                d->nomem = 1;
+                return 0;
+            }
+            d->scratch = g;
+            d->scratch_cap = cap;
+        }
+        d->scratch[cnt++] = (hlo_instruction_ref){0, f.data, (uint32_t)f.len, index, 0, NULL};
+    }
+    if (k == PB_ERROR)
+        return dfail(d, &c);
+    if (cnt > UINT32_MAX)
+        return dfail_at(d, p, "fewer than 2^32 instructions");
+    if (cnt) {
+        if (!(comp->refs = dalloc(d, cnt * sizeof *comp->refs)))
+            return 0;
+        memcpy(comp->refs, d->scratch, cnt * sizeof *comp->refs);
+    }
+    for (size_t i = 0; i < cnt; i++) {
+        hlo_instruction_ref *r = &comp->refs[i];
+        comp->ninstructions = (uint32_t)i + 1;
+        if (!index_instruction(d, r->p, r->len, &r->id))
+            return 0;
+    }
+    return 1;
+}
+
 static int dec_computation(dec *d, const uint8_t *p, size_t n, hlo_computation *comp,
                            uint32_t index)
 {
-    int counted;
     if (d->lazy_shapes)
-        comp->refs = alloc_counted(d, p, n, 2, sizeof *comp->refs, &counted);
-    else
-        comp->instructions = alloc_counted(d, p, n, 2, sizeof *comp->instructions, &counted);
+        return dec_computation_lazy(d, p, n, comp, index);
+    int counted;
+    comp->instructions = alloc_counted(d, p, n, 2, sizeof *comp->instructions, &counted);
     if (!counted)
         return 0;
     pb_cursor c;
@@ -360,29 +421,13 @@ static int dec_computation(dec *d, const uint8_t *p, size_t n, hlo_computation *
     int k;
     pb_init(&c, p, n, d->base);
     while ((k = pb_next(&c, &f)) == PB_FIELD) {
-        if (f.wire == PB_LEN) {
-            if (f.num == 1) {
-                comp->name = sv(&f);
-            } else if (f.num == 2 && d->lazy_shapes) {
-                hlo_instruction_ref *r = &comp->refs[comp->ninstructions++];
-                r->p = f.data;
-                r->len = (uint32_t)f.len;
-                r->computation = index;
-                if (!index_instruction(d, f.data, f.len, &r->id))
-                    return 0;
-            } else if (f.num == 2) {
-                hlo_instruction *ins = &comp->instructions[comp->ninstructions++];
-                ins->computation = index;
-                if (!dec_instruction(d, f.data, f.len, ins))
-                    return 0;
-            }
-        } else if (f.wire == PB_VARINT) {
-            if (f.num == 5)
-                comp->id = (int64_t)f.u;
-            else if (f.num == 6)
-                comp->root_id = (int64_t)f.u;
-            else if (f.num == 7)
-                comp->is_fusion = f.u != 0;
+        if (f.wire == PB_LEN && f.num == 2) {
+            hlo_instruction *ins = &comp->instructions[comp->ninstructions++];
+            ins->computation = index;
+            if (!dec_instruction(d, f.data, f.len, ins))
+                return 0;
+        } else {
+            comp_field(comp, &f);
         }
     }
     return k == PB_ERROR ? dfail(d, &c) : 1;
@@ -615,7 +660,7 @@ static pq_status dec_status(const dec *d, int64_t *err_offset, const char **err_
 static pq_status decode(const uint8_t *data, size_t n, const uint8_t *base, arena *a, int lazy,
                         hlo_module **out, int64_t *err_offset, const char **err_what)
 {
-    dec d = {a, base ? base : data, NULL, NULL, 0, lazy};
+    dec d = {a, base ? base : data, NULL, NULL, 0, lazy, NULL, 0};
     *out = NULL;
     hlo_module *m = dalloc(&d, sizeof *m);
     if (!m)
@@ -646,6 +691,7 @@ static pq_status decode(const uint8_t *data, size_t n, const uint8_t *base, aren
     if (ok && k == PB_ERROR)
         ok = dfail(&d, &c);
     m->lazy_shapes = lazy;
+    pq_free(d.scratch);
     if (ok)
         ok = build_indexes(&d, m);
     if (!ok)
@@ -677,7 +723,7 @@ pq_status hlo_decode_shape(pq_str bytes, const uint8_t *base, int depth, arena *
                            int64_t *err_offset, const char **err_what)
 {
     const uint8_t *p = view_bytes(bytes);
-    dec d = {a, base ? base : p, NULL, NULL, 0, 0};
+    dec d = {a, base ? base : p, NULL, NULL, 0, 0, NULL, 0};
     hlo_shape *s = dalloc(&d, sizeof *s);
     if (s) {
         memset(s, 0, sizeof *s);
@@ -693,7 +739,7 @@ pq_status hlo_shape_elements(pq_str bytes, const uint8_t *base, arena *a, pq_str
                              int64_t *err_offset, const char **err_what)
 {
     const uint8_t *p = view_bytes(bytes);
-    dec d = {a, base ? base : p, NULL, NULL, 0, 0};
+    dec d = {a, base ? base : p, NULL, NULL, 0, 0, NULL, 0};
     uint32_t cnt = 0;
     pq_str *v = NULL;
     if (count_len(&d, p, bytes.n, 4, &cnt) && (v = dalloc(&d, cnt * sizeof *v)) != NULL) {
@@ -716,7 +762,7 @@ pq_status hlo_instruction_decode(const hlo_module *m, hlo_instruction_ref *ref, 
 {
     if (ref->decoded)
         return PQ_OK;
-    dec d = {a, m->base, NULL, NULL, 0, 1};
+    dec d = {a, m->base, NULL, NULL, 0, 1, NULL, 0};
     hlo_instruction *ins = dalloc(&d, sizeof *ins);
     if (ins) {
         ins->computation = ref->computation;

@@ -25,6 +25,10 @@ typedef struct dec {
     const char *err;
     int nomem;
     int lazy_shapes; /* hlo_decode_lazy: shapes kept serialized, operands not read */
+    /* hlo_decode_lazy: one computation's instruction refs, gathered in one pass over its
+     * fields before they are copied to the arena (reused; freed at the end of the decode) */
+    hlo_instruction_ref *scratch;
+    size_t scratch_cap;
 } dec;
 
 HLO_DEC_FN int dfail(dec *d, const pb_cursor *c)

@@ -882,6 +882,35 @@ void pq_debug_force_decoder(int which)
     atomic_store(&decoder_choice, which);
 }
 
+#if XPLANE_HAVE_BMI2
+#include <cpuid.h>
+
+/* Bit 0: the CPU has BMI2 (CPUID leaf 7, EBX bit 8); bit 1: its vendor is Intel. Asked
+ * here, on the first XSpace read, rather than through __builtin_cpu_supports: that pulls
+ * in libgcc's constructor, which probes the CPU in every process at start-up (CPUID traps
+ * to the hypervisor on a VM: about 1% of a memory-viewer process, which reads no XSpace). */
+static int cpu_bits(void)
+{
+    static atomic_int bits; /* 0: not asked yet; else the bits + 4 */
+    int b = atomic_load(&bits);
+    if (b)
+        return b - 4;
+    unsigned a = 0, bx = 0, c = 0, d = 0, max = __get_cpuid_max(0, NULL);
+    b = 0;
+    if (max >= 7) {
+        __cpuid_count(7, 0, a, bx, c, d);
+        b |= (bx >> 8) & 1;
+    }
+    if (max >= 1) {
+        __cpuid(0, a, bx, c, d);
+        if (bx == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu) /* "GenuineIntel" */
+            b |= 2;
+    }
+    atomic_store(&bits, b + 4);
+    return b;
+}
+#endif
+
 /* PEXT is one fast instruction on Intel CPUs since Haswell; AMD before Zen 3 runs it in
  * microcode (hundreds of cycles), so only Intel takes the BMI2 build automatically. */
 static int use_bmi2(void)
@@ -889,8 +918,8 @@ static int use_bmi2(void)
 #if XPLANE_HAVE_BMI2
     int choice = atomic_load(&decoder_choice);
     if (choice)
-        return choice == 2 && __builtin_cpu_supports("bmi2");
-    return __builtin_cpu_supports("bmi2") && __builtin_cpu_is("intel");
+        return choice == 2 && (cpu_bits() & 1);
+    return cpu_bits() == 3;
 #else
     return 0;
 #endif

@@ -5,11 +5,11 @@
 #include "discover.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/sha256.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,9 +310,9 @@ int sha256_file_hex(const char *path, char out[65])
      * 7% less CPU time than 1 MiB reads on the benchmark machine). */
     enum { CHUNK = 1 << 18 };
     unsigned char *buf = pq_malloc(CHUNK), md[32];
-    unsigned int mdlen = 0;
-    EVP_MD_CTX *c = EVP_MD_CTX_new();
-    int ok = buf && c && EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+    pq_sha256_ctx c;
+    pq_sha256_init(&c);
+    int ok = buf != NULL;
     while (ok) {
         ssize_t k = read(fd, buf, CHUNK);
         if (k < 0 && errno == EINTR)
@@ -321,12 +321,12 @@ int sha256_file_hex(const char *path, char out[65])
             ok = k == 0;
             break;
         }
-        ok = EVP_DigestUpdate(c, buf, (size_t)k);
+        pq_sha256_update(&c, buf, (size_t)k);
     }
-    ok = ok && EVP_DigestFinal_ex(c, md, &mdlen) && mdlen == 32;
-    if (ok)
+    if (ok) {
+        pq_sha256_final(&c, md);
         hex32(md, out);
-    EVP_MD_CTX_free(c);
+    }
     pq_free(buf);
     close(fd);
     return ok ? 0 : -1;
@@ -335,10 +335,6 @@ int sha256_file_hex(const char *path, char out[65])
 void sha256_hex(const void *data, size_t n, char out[65])
 {
     unsigned char md[32];
-    unsigned int mdlen = 0;
-    if (!EVP_Digest(data, n, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
-        out[0] = 0;
-        return;
-    }
+    pq_sha256(data, n, md);
     hex32(md, out);
 }
