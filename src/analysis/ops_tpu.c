@@ -20,6 +20,7 @@
 typedef struct meta_info {
     int parsed;
     uint32_t slot; /* op table index + 1 once this metadata has been merged */
+    uint32_t prog; /* program table index + 1 once looked up */
     int off_duty;  /* category that does not count as busy (spec 5.3 duty cycle) */
     int has_pid, has_sid;
     model_op op;
@@ -152,6 +153,31 @@ static int ev_cmp(const void *a, const void *b)
     if (x->dur != y->dur)
         return x->dur > y->dur ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Sorts RECS by ev_cmp (a total order: any sort gives the same result). Op lines are in
+ * start order but for a few swapped neighbours (a child listed before its parent of the
+ * same start, device timespans out of step), so an insertion sort finishes in about one
+ * pass; it hands over to qsort when the records turn out far from sorted. */
+static void sort_records(ev_rec *recs, size_t n)
+{
+    size_t moves = 0, limit = 4 * n + 64;
+    for (size_t i = 1; i < n; i++) {
+        if (ev_cmp(&recs[i - 1], &recs[i]) <= 0)
+            continue;
+        ev_rec r = recs[i];
+        size_t j = i;
+        while (j > 0 && ev_cmp(&recs[j - 1], &r) > 0) {
+            recs[j] = recs[j - 1];
+            j--;
+            moves++;
+        }
+        recs[j] = r;
+        if (moves > limit) {
+            qsort(recs, n, sizeof *recs, ev_cmp);
+            return;
+        }
+    }
 }
 
 /* What one TensorCore plane accumulates while its lines are read. */
@@ -296,7 +322,7 @@ static size_t tpu_line_records(tpu_plane_st *ts, const xp_line *line, int is_spa
         n++;
     }
     if (unsorted)
-        qsort(recs, n, sizeof *recs, ev_cmp);
+        sort_records(recs, n);
     return n;
 }
 
@@ -366,9 +392,15 @@ static int tpu_merge_one(tpu_plane_st *ts, ops_ctx *cx, const ev_rec *r, meta_in
     }
     ts->plane_self += self;
     ts->plane_norm += (double)r->dur * tsm;
-    pq_ops_program *p = ops_prog_get(cx->progs, mo->program_id);
-    if (!p)
-        return 0;
+    pq_ops_program *p;
+    if (mi->prog) {
+        p = &cx->progs->v[mi->prog - 1];
+    } else {
+        p = ops_prog_get(cx->progs, mo->program_id);
+        if (!p)
+            return 0;
+        mi->prog = (uint32_t)(p - cx->progs->v) + 1;
+    }
     p->op_self_ps += self;
     if (r->abs_start < p->first_ps)
         p->first_ps = r->abs_start;
