@@ -122,47 +122,49 @@ int ops_program_order(const void *a, const void *b)
     return x->program_id < y->program_id ? -1 : x->program_id > y->program_id;
 }
 
+int ops_plane_is(const pq_source *src, const xp_plane *pl, const char *kind)
+{
+    const model_device *v = xp_plane_device(src, pl);
+    return v && strcmp(v->kind, kind) == 0;
+}
+
 /* Device planes: TPU TensorCores if any source has them, else GPUs (spec 5.1), else host
  * threads with hlo_op stats (XLA:CPU) unless OPT asks for device planes only. */
 static pq_ops_hw choose_hw(const pq_profile *prof, const ops_options *opt)
 {
-    for (size_t si = 0; si < prof->nsources; si++)
-        for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
-            if (prof->sources[si].planes[pi].kind == DEV_TPU)
-                return PQ_OPS_HW_TPU;
-    for (size_t si = 0; si < prof->nsources; si++)
-        for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
-            if (prof->sources[si].planes[pi].kind == DEV_GPU)
-                return PQ_OPS_HW_GPU;
+    static const char *const kinds[2] = {"TPU", "GPU"};
+    for (int k = 0; k < 2; k++)
+        for (size_t si = 0; si < prof->nsources; si++)
+            for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
+                if (ops_plane_is(&prof->sources[si], &prof->sources[si].planes[pi], kinds[k]))
+                    return k == 0 ? PQ_OPS_HW_TPU : PQ_OPS_HW_GPU;
     if (opt && opt->device_only)
         return PQ_OPS_HW_NONE;
     for (size_t si = 0; si < prof->nsources; si++)
         for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
-            if (prof->sources[si].planes[pi].kind == DEV_HOST_THREADS &&
+            if (ops_plane_is(&prof->sources[si], &prof->sources[si].planes[pi], "CPU") &&
                 xp_stat_meta_by_name(&prof->sources[si].planes[pi], "hlo_op"))
                 return PQ_OPS_HW_CPU;
     /* Trace JSON (profq's own: XProf reads no trace JSON): XLA ops, else GPU streams. */
     return ops_trace_hw(prof);
 }
 
-/* Every plane of the chosen kind through its extractor; peaks from the first. 0 when out
- * of memory. */
+/* Every plane of the chosen kind (its model device's kind) through its extractor; peaks
+ * from the first one's capabilities. 0 when out of memory. */
 static int merge_planes(const pq_profile *prof, ops_ctx *cx)
 {
     pq_ops_result *out = cx->out;
-    device_kind want = out->hw == PQ_OPS_HW_TPU   ? DEV_TPU
-                       : out->hw == PQ_OPS_HW_GPU ? DEV_GPU
-                                                  : DEV_HOST_THREADS;
+    const char *want = out->hw == PQ_OPS_HW_TPU ? "TPU" : out->hw == PQ_OPS_HW_GPU ? "GPU" : "CPU";
     int have_peaks = 0;
     for (size_t si = 0; out->hw != PQ_OPS_HW_NONE && si < prof->nsources; si++) {
         const pq_source *src = &prof->sources[si];
         for (uint32_t pi = 0; pi < src->nplanes; pi++) {
             const xp_plane *pl = &src->planes[pi];
-            if (pl->kind != want)
+            if (!ops_plane_is(src, pl, want))
                 continue;
             out->device_planes++;
             if (!have_peaks) {
-                ops_peaks_from_plane(pl, out);
+                ops_peaks_from_device(&src->devices, xp_plane_device(src, pl), out);
                 have_peaks = 1;
             }
             int ok = out->hw == PQ_OPS_HW_TPU   ? ops_tpu_plane(src, pl, cx)

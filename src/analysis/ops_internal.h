@@ -163,7 +163,10 @@ pq_str ops_hlo_category(pq_str opcode, pq_str fusion_kind);
 
 /* ---- device peaks and type (pq_ops_peaks.c) ---- */
 
-/* Fills OUT's peaks, device_type and gpu_model from the first device plane PL. */
-void ops_peaks_from_plane(const xp_plane *pl, pq_ops_result *out);
+/* Fills OUT's peaks, device_type and gpu_model from the capabilities of the first device V
+ * (model/devices.h; NULL: it states none). */
+void ops_peaks_from_device(const model_devices *d, const model_device *v, pq_ops_result *out);
+/* Whether plane PL of SRC is a model device of KIND ("TPU", "GPU", "CPU": /host:CPU). */
+int ops_plane_is(const pq_source *src, const xp_plane *pl, const char *kind);
 
 #endif

@@ -8,6 +8,7 @@
  *   the kernels on the GPUs' stream lines; every op of a program whose HloProto names it
  *   has its category and provenance from that HloProto (decoded here with hlo_decode), and
  *   no other has.
+ * and the peaks the op analysis takes from the first device's model capabilities.
  * Also the table itself: keys (program, symbol, name), symbol 0 keyed by name, the walk of
  * one program's ops. */
 #include "testutil.h"
@@ -161,6 +162,17 @@ static void test_tpu_shared(void **state)
     }
     /* every op with time is a row of the result (plus IDLE) */
     assert_int_equal(r.nops, ops.n + 1);
+    /* the peaks and type are the first TensorCore's model device capabilities */
+    const model_device *v = NULL;
+    for (size_t k = 0; k < src->devices.dev.n && !v; k++)
+        if (!strcmp(src->devices.dev.v[k].kind, "TPU"))
+            v = &src->devices.dev.v[k];
+    assert_non_null(v);
+    assert_true(r.peaks.tflops == devices_cap_num(&src->devices, v, "peak_teraflops_per_second"));
+    assert_true(r.peaks.tflops == 918);
+    assert_true(r.peaks.bws[0] ==
+                devices_cap_num(&src->devices, v, "peak_hbm_bw_gigabytes_per_second"));
+    assert_string_equal(r.device_type, "TPU v6 Lite");
     ops_free(&r);
     model_ops_free(&ops);
     pq_profile_free(p);
@@ -249,6 +261,11 @@ static void test_gpu_shared(void **state)
         arena_release(&a);
     }
     assert_true(annotated > 0);
+    /* HBM bandwidth from the GPU's memory_bandwidth capability (B/s), FLOP/s derived from
+     * its cores x clock x gfx942's rate */
+    assert_true(r.peaks.bws[0] == 2662.4);
+    assert_true(r.peaks.derived_flops && r.peaks.cores == 304);
+    assert_string_equal(r.gpu_model, "AMD GPU - gfx942");
     ops_free(&r);
     model_ops_free(&ops);
     pq_profile_free(p);
