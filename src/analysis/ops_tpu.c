@@ -19,9 +19,10 @@
  * figures, breakdown), parsed once per entry. */
 typedef struct meta_info {
     int parsed;
-    uint32_t slot; /* op table index + 1 once this metadata has been merged */
-    uint32_t prog; /* program table index + 1 once looked up */
-    int off_duty;  /* category that does not count as busy (spec 5.3 duty cycle) */
+    uint32_t slot;        /* op table index + 1 once this metadata has been merged */
+    uint32_t prog;        /* program table index + 1 once looked up */
+    int slot_custom_call; /* the merged op's custom_call, as first stated (once slot is set) */
+    int off_duty;         /* category that does not count as busy (spec 5.3 duty cycle) */
     int has_pid, has_sid;
     model_op op;
 } meta_info;
@@ -372,6 +373,7 @@ static int tpu_merge_one(tpu_plane_st *ts, ops_ctx *cx, const ev_rec *r, meta_in
         mi->slot = (uint32_t)(sl - cx->ops->v) + 1;
         if (fresh) /* the first metadata met states the op (XProf: the first event's) */
             *op = *mo;
+        mi->slot_custom_call = op->custom_call;
     }
     int64_t occ = r->occurrences > 1 ? (int64_t)r->occurrences : 1;
     int64_t self = r->dur - r->children;
@@ -385,7 +387,7 @@ static int tpu_merge_one(tpu_plane_st *ts, ops_ctx *cx, const ev_rec *r, meta_in
     m->self_time_ps += self;
     m->dma_stall_ps += x.dma;
     m->normalized_time_ps += (double)r->dur * tsm;
-    if (cx->ops->model->v[sl - cx->ops->v].custom_call) { /* the op's, as first stated */
+    if (mi->slot_custom_call) {
         m->flops += mo->flops + x.flops;
         m->model_flops += mo->model_flops + x.model_flops;
         m->bytes_accessed += mo->bytes + x.bytes;

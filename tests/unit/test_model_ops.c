@@ -4,8 +4,8 @@
  * - TPU (tpu_inference_2): one model op per distinct (program_id, symbol_id != 0) that the
  *   metadata of the events on the TensorCores' op lines state, read here by stat name,
  *   per program;
- * - GPU (MI300 attention): one model op per distinct (hlo_module, last part of hlo_op) of
- *   the kernels on the GPUs' stream lines; every op of a program whose HloProto names it
+ * - GPU (MI300 attention): one model op per distinct (program_id, hlo_module, last part of
+ *   hlo_op) of the kernels on the GPUs' stream lines; every op of a program whose HloProto names it
  *   has its category and provenance from that HloProto (decoded here with hlo_decode), and
  *   no other has.
  * and the peaks the op analysis takes from the first device's model capabilities.
