@@ -216,8 +216,18 @@ static int finalize_ops(pq_ops_result *out, op_table *t, prog_table *pt)
         return 0;
     for (size_t i = 0; i < nops; i++) {
         const model_op *o = &t->model->v[i];
-        pq_op_row *m = &t->v[i].m;
-        double occ = (double)m->occurrences;
+        const op_metrics *x = &t->v[i].m;
+        pq_op_row *m = &out->ops[i];
+        double occ = (double)x->occurrences;
+        m->occurrences = x->occurrences;
+        m->time_ps = x->time_ps;
+        m->self_time_ps = x->self_time_ps;
+        m->min_time_ps = x->min_time_ps;
+        m->dma_stall_ps = x->dma_stall_ps;
+        m->normalized_time_ps = x->normalized_time_ps;
+        m->flops = x->flops;
+        m->model_flops = x->model_flops;
+        m->bytes_accessed = x->bytes_accessed;
         m->program_id = o->program_id;
         m->symbol_id = o->symbol_id;
         m->name = o->name;
@@ -253,7 +263,6 @@ static int finalize_ops(pq_ops_result *out, op_table *t, prog_table *pt)
         m->bd_vmem_wr = o->bd.bd_vmem_wr * occ;
         m->bd_onchip_rd = o->bd.bd_onchip_rd * occ;
         m->bd_onchip_wr = o->bd.bd_onchip_wr * occ;
-        out->ops[i] = *m;
         pq_ops_program *p = NULL;
         for (size_t k = 0; k < pt->n; k++)
             if (pt->v[k].program_id == m->program_id)

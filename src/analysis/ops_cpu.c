@@ -67,7 +67,7 @@ int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
                 pq_free(recs);
                 return 0;
             }
-            pq_op_row *m = &sl->m;
+            op_metrics *m = &sl->m;
             int64_t self = r->s.dur - r->s.children;
             if (fresh) {
                 m->min_time_ps = r->s.dur;

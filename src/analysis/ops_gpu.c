@@ -44,7 +44,7 @@ static int gpu_run_flush(gpu_run *r, ops_ctx *cx, int64_t *plane_self)
     op_slot *sl = ops_table_get(cx->ops, r->pid, 0, r->name, &op, &fresh);
     if (!sl)
         return 0;
-    pq_op_row *m = &sl->m;
+    op_metrics *m = &sl->m;
     if (fresh) {
         op->provenance = r->tf_op;
         op->custom_call = 1; /* event stats are per occurrence: summed, not scaled */

@@ -108,9 +108,16 @@ int ops_str_same(pq_str a, pq_str b);
 /* ---- the op table: the model's ops (model/ops.h) and their metrics (ops_core.c) ---- */
 
 /* The metrics of one op (times, occurrences, summed event figures); its metadata is the
- * model op of the same index, copied into the row when the result is made. */
+ * model op of the same index: both make its row when the result is made. */
+typedef struct op_metrics {
+    int64_t occurrences;
+    int64_t time_ps, self_time_ps, min_time_ps, dma_stall_ps;
+    double normalized_time_ps;
+    double flops, model_flops, bytes_accessed; /* summed per event (custom calls, GPU, CPU) */
+} op_metrics;
+
 typedef struct op_slot {
-    pq_op_row m;
+    op_metrics m;
 } op_slot;
 
 typedef struct op_table {

@@ -377,7 +377,7 @@ static int tpu_merge_one(tpu_plane_st *ts, ops_ctx *cx, const ev_rec *r, meta_in
     }
     int64_t occ = r->occurrences > 1 ? (int64_t)r->occurrences : 1;
     int64_t self = r->dur - r->children;
-    pq_op_row *m = &sl->m;
+    op_metrics *m = &sl->m;
     if (fresh)
         m->min_time_ps = min_dur;
     else if (min_dur < m->min_time_ps)

@@ -71,7 +71,7 @@ static int track_ops(const model_slices *m, trace_rec *recs, size_t n, pq_ops_hw
         pq_ops_program *p = sl ? ops_prog_get(cx->progs, pid) : NULL;
         if (!p)
             return 0;
-        pq_op_row *row = &sl->m;
+        op_metrics *row = &sl->m;
         int64_t self = r->s.dur - r->s.children;
         if (fresh) {
             row->min_time_ps = r->s.dur;
