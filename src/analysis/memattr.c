@@ -3,7 +3,8 @@
  * buckets, gradient hits, and the seed's three sanity checks. Not here: printing
  * (render/memattr.c). Modules a device ran come from its "XLA Modules" line; a device
  * without one (or a standalone HloProto) is attributed every program of its source, and a
- * device plane without any event gets a row that says it ran nothing. */
+ * device plane without any event gets a row that says it ran nothing. Devices are the
+ * source's model devices of kind TPU or GPU (their names), their planes' lines the modules. */
 #include "memattr.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -425,6 +426,12 @@ static int ran_nothing(const xp_plane *plane)
     return 1;
 }
 
+/* A TPU TensorCore or a GPU, as the model's devices name their kind (model/devices.h). */
+static int is_accelerator(const model_device *dev)
+{
+    return dev && (strcmp(dev->kind, "TPU") == 0 || strcmp(dev->kind, "GPU") == 0);
+}
+
 /* --module matched no row (issue 16 item 6): exit 3 as memory-viewer and heap do, naming
  * whether no module has that prefix or no device ran one that has. */
 static pq_status no_module(const pq_profile *p, const char *prefix, pq_error *err)
@@ -469,7 +476,8 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
         pq_status st = PQ_OK;
         for (uint32_t pl = 0; pl <= src->nplanes && st == PQ_OK; pl++) {
             const xp_plane *plane = pl < src->nplanes ? &src->planes[pl] : NULL;
-            if (plane && plane->kind != DEV_TPU && plane->kind != DEV_GPU)
+            const model_device *dev = plane ? xp_plane_device(src, plane) : NULL;
+            if (plane && !is_accelerator(dev))
                 continue;
             if (!plane && devices)
                 break;
@@ -477,7 +485,7 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
                 ma_row *row = &out->rows[out->nrows++];
                 memset(row, 0, sizeof *row);
                 row->host = dup_str(a, src->info.host);
-                row->device = dup_str(a, plane->name);
+                row->device = dup_str(a, pq_str_of(dev->name, strlen(dev->name)));
                 row->module = "";
                 row->ran_nothing = 1;
                 out->nidle++;
@@ -529,7 +537,7 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
             ma_row *row = &out->rows[out->nrows++];
             memset(row, 0, sizeof *row);
             row->host = dup_str(a, src->info.host);
-            row->device = plane ? dup_str(a, plane->name) : "(all)";
+            row->device = dev ? dup_str(a, pq_str_of(dev->name, strlen(dev->name))) : "(all)";
             row->module = memviewer_module_key(a, best->name, best->program_id);
             row->program_id = best->program_id;
             classify(best_r, rules, out, row, a);

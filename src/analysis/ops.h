@@ -9,6 +9,7 @@
 #define PQ_ANALYSIS_OPS_H
 #include "core/arena.h"
 #include "model/model.h"
+#include "model/ops.h"
 
 typedef struct ops_options {
     double peak_tflops; /* > 0 overrides the plane stats */
@@ -20,6 +21,12 @@ typedef struct ops_options {
 /* The op metrics of PROF into OUT, every row's rates filled; on error OUT holds nothing. */
 pq_status ops_compute(const pq_profile *prof, const ops_options *opt, pq_ops_result *out,
                       pq_error *err);
+/* ops_compute that also gives the model's ops it filled (model/ops.h) in OPS, an empty
+ * model_ops the caller frees with model_ops_free (also on error). The texts it took from
+ * the HloProtos (fused instructions, GPU expressions and sources) live in OUT's strings:
+ * read OPS before ops_free(OUT). */
+pq_status ops_compute_model(const pq_profile *prof, const ops_options *opt, pq_ops_result *out,
+                            model_ops *ops, pq_error *err);
 void ops_free(pq_ops_result *r);
 
 /* Derived figures of row M against R's peaks (spec 5.6). */

@@ -1,11 +1,12 @@
 /* ops_core.c - the merge core of op metrics (XProf's device OpMetricsDb, spec/xprof-tools.md
  * 5.2-5.6): chooses the device kind (TPU TensorCores, else GPUs, else XLA:CPU host threads),
- * hands each device plane to its extractor (ops_tpu.c, ops_gpu.c, ops_cpu.c), which merges
- * into one op table keyed by (program, symbol, name) and one program table over devices and
- * hosts; then annotates GPU/CPU ops from their HloProtos, scales per-occurrence figures by
- * occurrences, adds IDLE, sorts, and sums the windows (captured, in modules, busy, idle,
- * steady state). Not here: reading stats (ops_stats.c), peaks (pq_ops_peaks.c), rates
- * (ops_rates.c), rendering (render/ops_*.c). */
+ * hands each device plane to its extractor (ops_tpu.c, ops_gpu.c, ops_cpu.c), which fills
+ * the model's ops (model/ops.h, keyed by (program, symbol, name)) as it meets them and merges
+ * their metrics into one op table and one program table over devices and hosts; then
+ * annotates the model ops from their HloProtos, makes each row from its model op and
+ * metrics (per-occurrence figures scaled by occurrences), adds IDLE, sorts, and sums the windows
+ * (captured, in modules, busy, idle, steady state). Not here: reading stats (ops_stats.c), peaks
+ * (pq_ops_peaks.c), rates (ops_rates.c), rendering (render/ops_*.c). */
 #include "analysis/ops_internal.h"
 #include "analysis/ops_steps.h"
 
@@ -17,47 +18,19 @@
 
 /* ---- the op table ---- */
 
-static uint64_t hash_key(uint64_t pid, uint64_t sid, pq_str name)
+op_slot *ops_table_get(op_table *t, uint64_t pid, uint64_t sid, pq_str name, model_op **op,
+                       int *fresh)
 {
-    uint64_t h = 1469598103934665603ull ^ pid;
-    h = (h ^ sid) * 1099511628211ull;
-    h ^= h >> 29;
-    for (size_t i = 0; i < name.n; i++)
-        h = (h ^ (unsigned char)name.p[i]) * 1099511628211ull;
-    return h ^ (h >> 32);
-}
-
-/* The key looked up in the op table's index (core/hmap.h). */
-typedef struct op_key {
-    const op_table *t;
-    uint64_t pid, sid;
-    pq_str name;
-} op_key;
-
-static int op_same(void *ctx, uint32_t v)
-{
-    const op_key *k = ctx;
-    const op_slot *s = &k->t->v[v];
-    return s->m.program_id == k->pid && s->m.symbol_id == k->sid &&
-           (k->sid != 0 || ops_str_same(s->m.name, k->name));
-}
-
-/* Finds or inserts the slot; *fresh tells which. NULL on allocation failure. */
-op_slot *ops_table_get(op_table *t, uint64_t pid, uint64_t sid, pq_str name, int *fresh)
-{
-    if (pq_hmap_reserve(&t->map, t->n < 512 ? 512 : t->n + 1) != 0) {
+    model_op *o = model_ops_get(t->model, pid, sid, name, fresh);
+    if (!o) {
         t->oom = 1;
         return NULL;
     }
-    uint64_t h = hash_key(pid, sid, name);
-    op_key k = {t, pid, sid, name};
-    size_t j = pq_hmap_probe(&t->map, h, op_same, &k);
-    if (pq_hmap_found(&t->map, j)) {
-        *fresh = 0;
-        return &t->v[pq_hmap_value(&t->map, j)];
-    }
-    if (t->n == t->cap) {
+    size_t i = (size_t)(o - t->model->v);
+    if (i >= t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 256;
+        while (cap <= i)
+            cap *= 2;
         op_slot *v = pq_realloc_array(t->v, cap, sizeof *v);
         if (!v) {
             t->oom = 1;
@@ -66,23 +39,10 @@ op_slot *ops_table_get(op_table *t, uint64_t pid, uint64_t sid, pq_str name, int
         t->v = v;
         t->cap = cap;
     }
-    op_slot *s = &t->v[t->n];
-    memset(s, 0, sizeof *s);
-    s->m.program_id = pid;
-    s->m.symbol_id = sid;
-    s->m.name = name;
-    pq_hmap_put(&t->map, j, h, (uint32_t)t->n++);
-    *fresh = 1;
-    return s;
-}
-
-op_slot *ops_table_find(const op_table *t, uint64_t pid, pq_str name)
-{
-    if (!t->map.cap)
-        return NULL;
-    op_key k = {t, pid, 0, name};
-    size_t j = pq_hmap_probe(&t->map, hash_key(pid, 0, name), op_same, &k);
-    return pq_hmap_found(&t->map, j) ? &t->v[pq_hmap_value(&t->map, j)] : NULL;
+    if (*fresh)
+        memset(&t->v[i], 0, sizeof t->v[i]);
+    *op = o;
+    return &t->v[i];
 }
 
 /* ---- programs ---- */
@@ -162,53 +122,55 @@ int ops_program_order(const void *a, const void *b)
     return x->program_id < y->program_id ? -1 : x->program_id > y->program_id;
 }
 
+int ops_plane_is(const pq_source *src, const xp_plane *pl, const char *kind)
+{
+    const model_device *v = xp_plane_device(src, pl);
+    return v && strcmp(v->kind, kind) == 0;
+}
+
 /* Device planes: TPU TensorCores if any source has them, else GPUs (spec 5.1), else host
  * threads with hlo_op stats (XLA:CPU) unless OPT asks for device planes only. */
 static pq_ops_hw choose_hw(const pq_profile *prof, const ops_options *opt)
 {
-    for (size_t si = 0; si < prof->nsources; si++)
-        for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
-            if (prof->sources[si].planes[pi].kind == DEV_TPU)
-                return PQ_OPS_HW_TPU;
-    for (size_t si = 0; si < prof->nsources; si++)
-        for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
-            if (prof->sources[si].planes[pi].kind == DEV_GPU)
-                return PQ_OPS_HW_GPU;
+    static const char *const kinds[2] = {"TPU", "GPU"};
+    for (int k = 0; k < 2; k++)
+        for (size_t si = 0; si < prof->nsources; si++)
+            for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
+                if (ops_plane_is(&prof->sources[si], &prof->sources[si].planes[pi], kinds[k]))
+                    return k == 0 ? PQ_OPS_HW_TPU : PQ_OPS_HW_GPU;
     if (opt && opt->device_only)
         return PQ_OPS_HW_NONE;
     for (size_t si = 0; si < prof->nsources; si++)
         for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
-            if (prof->sources[si].planes[pi].kind == DEV_HOST_THREADS &&
+            if (ops_plane_is(&prof->sources[si], &prof->sources[si].planes[pi], "CPU") &&
                 xp_stat_meta_by_name(&prof->sources[si].planes[pi], "hlo_op"))
                 return PQ_OPS_HW_CPU;
     /* Trace JSON (profq's own: XProf reads no trace JSON): XLA ops, else GPU streams. */
     return ops_trace_hw(prof);
 }
 
-/* Every plane of the chosen kind through its extractor; peaks from the first. 0 when out
- * of memory. */
+/* Every plane of the chosen kind (its model device's kind) through its extractor; peaks
+ * from the first one's capabilities. 0 when out of memory. */
 static int merge_planes(const pq_profile *prof, ops_ctx *cx)
 {
     pq_ops_result *out = cx->out;
-    device_kind want = out->hw == PQ_OPS_HW_TPU   ? DEV_TPU
-                       : out->hw == PQ_OPS_HW_GPU ? DEV_GPU
-                                                  : DEV_HOST_THREADS;
+    const char *want = out->hw == PQ_OPS_HW_TPU ? "TPU" : out->hw == PQ_OPS_HW_GPU ? "GPU" : "CPU";
     int have_peaks = 0;
     for (size_t si = 0; out->hw != PQ_OPS_HW_NONE && si < prof->nsources; si++) {
         const pq_source *src = &prof->sources[si];
         for (uint32_t pi = 0; pi < src->nplanes; pi++) {
             const xp_plane *pl = &src->planes[pi];
-            if (pl->kind != want)
+            if (!ops_plane_is(src, pl, want))
                 continue;
             out->device_planes++;
             if (!have_peaks) {
-                ops_peaks_from_plane(pl, out);
+                ops_peaks_from_device(&src->devices, xp_plane_device(src, pl), out);
                 have_peaks = 1;
             }
             int ok = out->hw == PQ_OPS_HW_TPU   ? ops_tpu_plane(src, pl, cx)
                      : out->hw == PQ_OPS_HW_GPU ? ops_gpu_plane(src, pl, cx)
                                                 : ops_cpu_plane(src, pl, cx);
-            if (!ok || cx->ops->oom || cx->progs->oom)
+            if (!ok || cx->ops->oom || cx->ops->model->oom || cx->progs->oom)
                 return 0;
         }
         if (src->slices && !ops_trace_source(src, out->hw, cx))
@@ -236,8 +198,8 @@ static int annotate_programs(const pq_profile *prof, pq_ops_result *out, op_tabl
                     continue;
                 if (!out->strings ||
                     (out->hw == PQ_OPS_HW_TPU
-                         ? !ops_tpu_fused(t, &prof->sources[si], pg, out->strings)
-                         : !ops_annotate_from_hlo(t, &prof->sources[si], pg,
+                         ? !ops_tpu_fused(t->model, &prof->sources[si], pg, out->strings)
+                         : !ops_annotate_from_hlo(t->model, &prof->sources[si], pg,
                                                   out->hw == PQ_OPS_HW_GPU, out->strings)))
                     return 0;
             }
@@ -248,29 +210,59 @@ static int annotate_programs(const pq_profile *prof, pq_ops_result *out, op_tabl
  * the IDLE row, the sort. 0 when out of memory. */
 static int finalize_ops(pq_ops_result *out, op_table *t, prog_table *pt)
 {
-    out->ops = pq_calloc(t->n + 1, sizeof *out->ops);
+    size_t nops = t->model->n;
+    out->ops = pq_calloc(nops + 1, sizeof *out->ops);
     if (!out->ops)
         return 0;
-    for (size_t i = 0; i < t->n; i++) {
-        op_slot *s = &t->v[i];
-        pq_op_row *m = &s->m;
-        double occ = (double)m->occurrences;
-        if (!s->custom_call) {
-            m->flops = s->m_flops * occ;
-            m->model_flops = s->m_model_flops * occ;
-            m->bytes_accessed = s->m_bytes * occ;
+    for (size_t i = 0; i < nops; i++) {
+        const model_op *o = &t->model->v[i];
+        const op_metrics *x = &t->v[i].m;
+        pq_op_row *m = &out->ops[i];
+        double occ = (double)x->occurrences;
+        m->occurrences = x->occurrences;
+        m->time_ps = x->time_ps;
+        m->self_time_ps = x->self_time_ps;
+        m->min_time_ps = x->min_time_ps;
+        m->dma_stall_ps = x->dma_stall_ps;
+        m->normalized_time_ps = x->normalized_time_ps;
+        m->flops = x->flops;
+        m->model_flops = x->model_flops;
+        m->bytes_accessed = x->bytes_accessed;
+        m->program_id = o->program_id;
+        m->symbol_id = o->symbol_id;
+        m->name = o->name;
+        m->long_name = o->long_name;
+        m->category = o->category;
+        m->provenance = o->provenance;
+        m->op_type = o->op_type;
+        m->provenance_from_hlo = o->provenance_from_hlo;
+        m->dedup_name = o->dedup_name;
+        m->source = o->source;
+        m->source_stack = o->source_stack;
+        m->fused = o->fused;
+        m->nfused = o->nfused;
+        if (!o->custom_call) {
+            m->flops = o->flops * occ;
+            m->model_flops = o->model_flops * occ;
+            m->bytes_accessed = o->bytes * occ;
         }
+        /* XProf's PerformanceInfoWrapper: the cost analysis's figures where positive */
+        if (o->cost_flops > 0)
+            m->flops = o->cost_flops * occ;
+        if (o->cost_model_flops > 0)
+            m->model_flops = o->cost_model_flops * occ;
+        if (o->cost_bytes > 0)
+            m->bytes_accessed = o->cost_bytes * occ;
         if (m->model_flops == 0)
             m->model_flops = m->flops;
-        m->has_breakdown = s->bd.has_breakdown;
-        m->bd_hbm = s->bd.bd_hbm * occ;
-        m->bd_cmem_rd = s->bd.bd_cmem_rd * occ;
-        m->bd_cmem_wr = s->bd.bd_cmem_wr * occ;
-        m->bd_vmem_rd = s->bd.bd_vmem_rd * occ;
-        m->bd_vmem_wr = s->bd.bd_vmem_wr * occ;
-        m->bd_onchip_rd = s->bd.bd_onchip_rd * occ;
-        m->bd_onchip_wr = s->bd.bd_onchip_wr * occ;
-        out->ops[i] = *m;
+        m->has_breakdown = o->bd.has_breakdown;
+        m->bd_hbm = o->bd.bd_hbm * occ;
+        m->bd_cmem_rd = o->bd.bd_cmem_rd * occ;
+        m->bd_cmem_wr = o->bd.bd_cmem_wr * occ;
+        m->bd_vmem_rd = o->bd.bd_vmem_rd * occ;
+        m->bd_vmem_wr = o->bd.bd_vmem_wr * occ;
+        m->bd_onchip_rd = o->bd.bd_onchip_rd * occ;
+        m->bd_onchip_wr = o->bd.bd_onchip_wr * occ;
         pq_ops_program *p = NULL;
         for (size_t k = 0; k < pt->n; k++)
             if (pt->v[k].program_id == m->program_id)
@@ -282,7 +274,7 @@ static int finalize_ops(pq_ops_result *out, op_table *t, prog_table *pt)
             p->hbm_bytes += m->has_breakdown ? m->bd_hbm : m->bytes_accessed;
         }
     }
-    out->nops = t->n;
+    out->nops = nops;
     if (out->ndevices > 0) {
         pq_op_row *idle = &out->ops[out->nops++];
         idle->name = pq_str_of("IDLE", 4);
@@ -339,8 +331,17 @@ void ops_steady_state(pq_ops_result *out)
 pq_status ops_compute(const pq_profile *prof, const ops_options *opt, pq_ops_result *out,
                       pq_error *err)
 {
+    model_ops ops = {0};
+    pq_status st = ops_compute_model(prof, opt, out, &ops, err);
+    model_ops_free(&ops);
+    return st;
+}
+
+pq_status ops_compute_model(const pq_profile *prof, const ops_options *opt, pq_ops_result *out,
+                            model_ops *ops, pq_error *err)
+{
     memset(out, 0, sizeof *out);
-    op_table t = {0};
+    op_table t = {ops, NULL, 0, 0};
     prog_table pt = {0};
     ops_steps steps;
     out->hw = choose_hw(prof, opt);
@@ -375,7 +376,6 @@ pq_status ops_compute(const pq_profile *prof, const ops_options *opt, pq_ops_res
         ok = ops_derive(out, opt ? opt->by : PQ_OPS_BY_OP);
     }
     pq_free(t.v);
-    pq_hmap_free(&t.map);
     pq_free(pt.v);
     if (ok)
         return PQ_OK;

@@ -60,17 +60,18 @@ int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
         for (size_t i = 0; i < n; i++) {
             cpu_rec *r = &recs[i];
             int fresh;
-            op_slot *sl = ops_table_get(cx->ops, r->pid, 0, r->name, &fresh);
+            model_op *op;
+            op_slot *sl = ops_table_get(cx->ops, r->pid, 0, r->name, &op, &fresh);
             pq_ops_program *p = sl ? ops_prog_get(cx->progs, r->pid) : NULL;
             if (!p) {
                 pq_free(recs);
                 return 0;
             }
-            pq_op_row *m = &sl->m;
+            op_metrics *m = &sl->m;
             int64_t self = r->s.dur - r->s.children;
             if (fresh) {
                 m->min_time_ps = r->s.dur;
-                sl->custom_call = 1; /* no metadata FLOPs to scale */
+                op->custom_call = 1; /* no metadata FLOPs to scale */
             } else if (r->s.dur < m->min_time_ps) {
                 m->min_time_ps = r->s.dur;
             }

@@ -117,7 +117,7 @@ static int add_fused(fused_ctx *z, const hlo_instruction *ins, int depth)
     return n;
 }
 
-int ops_tpu_fused(op_table *t, const pq_source *src, const pq_program *pg, arena *strings)
+int ops_tpu_fused(model_ops *t, const pq_source *src, const pq_program *pg, arena *strings)
 {
     arena a;
     arena_init(&a);
@@ -141,10 +141,9 @@ int ops_tpu_fused(op_table *t, const pq_source *src, const pq_program *pg, arena
             sorted[n++] = &m->computations[ci].instructions[ii];
     if (ok)
         qsort(sorted, n, sizeof *sorted, name_cmp);
-    for (size_t i = 0; ok && i < t->n; i++) {
-        pq_op_row *r = &t->v[i].m;
-        if (r->program_id != pg->program_id || r->is_idle)
-            continue;
+    for (size_t i = model_ops_next(t, pg->program_id, 0); ok && i < t->n;
+         i = model_ops_next(t, pg->program_id, i + 1)) {
+        model_op *r = &t->v[i];
         const hlo_instruction *ins = find_by_name(sorted, n, r->name);
         if (!ins)
             continue;

@@ -40,14 +40,15 @@ static int gpu_run_flush(gpu_run *r, ops_ctx *cx, int64_t *plane_self)
         return 1;
     r->open = 0;
     int fresh;
-    op_slot *sl = ops_table_get(cx->ops, r->pid, 0, r->name, &fresh);
+    model_op *op;
+    op_slot *sl = ops_table_get(cx->ops, r->pid, 0, r->name, &op, &fresh);
     if (!sl)
         return 0;
-    pq_op_row *m = &sl->m;
+    op_metrics *m = &sl->m;
     if (fresh) {
-        m->provenance = r->tf_op;
+        op->provenance = r->tf_op;
+        op->custom_call = 1; /* event stats are per occurrence: summed, not scaled */
         m->min_time_ps = r->min;
-        sl->custom_call = 1; /* event stats are per occurrence: summed, not scaled */
     } else if (r->min < m->min_time_ps) {
         m->min_time_ps = r->min;
     }
@@ -232,13 +233,13 @@ static int hlo_expression(const hlo_module *m, const hlo_instruction *ins, arena
     return ok;
 }
 
-/* Sets category and provenance (metadata.op_name) of the ops of program PG from its
- * HloProto, as XProf does for GPU ops, and on GPUs their FLOPs, bytes and HBM breakdown from
- * XLA's GPU cost analysis of that module (analysis/hlo_cost.c), as XProf's
+/* Sets category and provenance (metadata.op_name) of the model ops of program PG from its
+ * HloProto, as XProf does for GPU ops, and on GPUs their FLOPs, bytes and HBM breakdown per
+ * occurrence from XLA's GPU cost analysis of that module (analysis/hlo_cost.c), as XProf's
  * PerformanceInfoWrapper gives them: device FLOPs, model FLOPs and bytes where positive, else
  * what the events stated. A proto that does not decode is skipped silently: the load only
  * checked its header, and these are annotations. Returns 0 when out of memory. */
-int ops_annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *pg, int gpu,
+int ops_annotate_from_hlo(model_ops *t, const pq_source *src, const pq_program *pg, int gpu,
                           arena *strings)
 {
     arena a;
@@ -257,33 +258,32 @@ int ops_annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *p
     for (uint32_t ci = 0; st == PQ_OK && ci < m->ncomputations; ci++)
         for (uint32_t ii = 0; ii < m->computations[ci].ninstructions; ii++) {
             const hlo_instruction *ins = &m->computations[ci].instructions[ii];
-            op_slot *s = ops_table_find(t, pg->program_id, ins->name);
-            if (!s)
+            model_op *o = model_ops_find(t, pg->program_id, ins->name);
+            if (!o)
                 continue;
-            s->m.category = ops_hlo_category(ins->opcode, ins->fusion_kind);
-            s->m.provenance = ins->op_name;
-            s->m.op_type = ins->op_type;
-            s->m.provenance_from_hlo = 1;
+            o->category = ops_hlo_category(ins->opcode, ins->fusion_kind);
+            o->provenance = ins->op_name;
+            o->op_type = ins->op_type;
+            o->provenance_from_hlo = 1;
             /* XProf groups GPU ops in op_profile by their OpMetadata.deduplicated_name */
             if (gpu)
-                s->m.dedup_name = ins->deduplicated_name;
-            if (gpu && (!hlo_source_info(m, ins, strings, &s->m.source, &s->m.source_stack) ||
-                        !hlo_expression(m, ins, strings, &s->m.long_name))) {
+                o->dedup_name = ins->deduplicated_name;
+            if (gpu && (!hlo_source_info(m, ins, strings, &o->source, &o->source_stack) ||
+                        !hlo_expression(m, ins, strings, &o->long_name))) {
                 arena_release(&a);
                 return 0;
             }
             hlo_cost c;
             if (!cm || !hlo_cost_get(cm, ins, &c))
                 continue;
-            double occ = (double)s->m.occurrences;
             if (c.device_flops > 0)
-                s->m.flops = c.device_flops * occ;
+                o->cost_flops = c.device_flops;
             if (c.flops > 0)
-                s->m.model_flops = c.flops * occ;
+                o->cost_model_flops = c.flops;
             if (c.bytes > 0)
-                s->m.bytes_accessed = c.bytes * occ;
-            s->bd.bd_hbm = c.hbm_read + c.hbm_written;
-            s->bd.has_breakdown = s->bd.bd_hbm > 0;
+                o->cost_bytes = c.bytes;
+            o->bd.bd_hbm = c.hbm_read + c.hbm_written;
+            o->bd.has_breakdown = o->bd.bd_hbm > 0;
         }
     arena_release(&a);
     return 1;

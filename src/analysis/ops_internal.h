@@ -1,12 +1,14 @@
 /* ops_internal.h - what the op extractors (ops_tpu.c, ops_gpu.c, ops_cpu.c), the device
  * peaks (pq_ops_peaks.c) and the merge core (ops_core.c) share: the stat ids of a plane, the
- * stats of one event or metadata entry, the op table keyed by (program, symbol, name), the
- * program table and the context one plane is merged into. Not part of the library's API. */
+ * stats of one event or metadata entry, the op table (the model's ops, model/ops.h, and
+ * their metrics), the program table and the context one plane is merged into. Not part of the
+ * library's API. */
 #ifndef PQ_ANALYSIS_OPS_INTERNAL_H
 #define PQ_ANALYSIS_OPS_INTERNAL_H
 #include "analysis/ops.h"
 #include "core/hmap.h"
 #include "formats/xplane_walk.h"
+#include "model/ops.h"
 
 /* ---- stat ids of one plane (ops_stats.c) ---- */
 
@@ -41,8 +43,34 @@ typedef struct stat_ids {
 } stat_ids;
 
 void ops_stat_ids_init(const xp_plane *pl, stat_ids *ids);
-int ops_stat_slot(const stat_ids *ids, int64_t id);
-double ops_stat_num(const stat_value *s);
+
+/* The slot (S_*) of stat metadata id ID in IDS, -1 when none. Inline: every event stat of
+ * an op line goes through it. */
+static inline int ops_stat_slot(const stat_ids *ids, int64_t id)
+{
+    if (id >= 0 && id < DENSE_IDS)
+        return ids->dense[id] - 1;
+    for (int k = 0; k < S_COUNT; k++)
+        if (ids->id[k] == id)
+            return k;
+    return -1;
+}
+
+/* A stat's value as a number; 0 for strings, bytes and references. */
+static inline double ops_stat_num(const stat_value *s)
+{
+    switch (s->kind) {
+    case STAT_DOUBLE:
+        return s->v.d;
+    case STAT_UINT64:
+        return (double)s->v.u;
+    case STAT_INT64:
+        return (double)s->v.i;
+    default:
+        return 0.0;
+    }
+}
+
 int ops_stat_u64(const stat_value *s, uint64_t *out);
 
 /* Every stat of interest of one stats list (metadata field 5 or event field 4), folded into
@@ -77,32 +105,32 @@ pq_str ops_last_hlo_op(pq_str s);
 int ops_parse_paren_id(pq_str s, uint64_t *out);
 int ops_str_same(pq_str a, pq_str b);
 
-/* ---- the op table: open addressing over (program, symbol, name) (ops_core.c) ---- */
+/* ---- the op table: the model's ops (model/ops.h) and their metrics (ops_core.c) ---- */
 
-/* memory_access_breakdown per occurrence (bytes), as pq_op_row's bd_* fields. */
-typedef struct ops_breakdown {
-    double bd_hbm, bd_cmem_rd, bd_cmem_wr, bd_vmem_rd, bd_vmem_wr, bd_onchip_rd, bd_onchip_wr;
-    int has_breakdown;
-} ops_breakdown;
+/* The metrics of one op (times, occurrences, summed event figures); its metadata is the
+ * model op of the same index: both make its row when the result is made. */
+typedef struct op_metrics {
+    int64_t occurrences;
+    int64_t time_ps, self_time_ps, min_time_ps, dma_stall_ps;
+    double normalized_time_ps;
+    double flops, model_flops, bytes_accessed; /* summed per event (custom calls, GPU, CPU) */
+} op_metrics;
 
 typedef struct op_slot {
-    pq_op_row m;
-    int custom_call;
-    double m_flops, m_model_flops, m_bytes; /* per occurrence, from the metadata */
-    ops_breakdown bd;                       /* per-occurrence breakdown */
+    op_metrics m;
 } op_slot;
 
 typedef struct op_table {
+    model_ops *model; /* the ops, filled as they are first met; index i <-> v[i] */
     op_slot *v;
-    size_t n, cap;
-    pq_hmap map; /* (program, symbol, name) -> v index */
+    size_t cap;
     int oom;
 } op_table;
 
-/* Finds or inserts the slot; *fresh tells which. NULL on allocation failure. */
-op_slot *ops_table_get(op_table *t, uint64_t pid, uint64_t sid, pq_str name, int *fresh);
-/* The GPU/CPU op (symbol 0) NAME of program PID, or NULL. */
-op_slot *ops_table_find(const op_table *t, uint64_t pid, pq_str name);
+/* Finds or inserts the op (PID, SID, NAME): its metrics slot, and its model op in *OP
+ * (valid until the next insert); *fresh tells whether it is new. NULL when out of memory. */
+op_slot *ops_table_get(op_table *t, uint64_t pid, uint64_t sid, pq_str name, model_op **op,
+                       int *fresh);
 
 typedef struct prog_table {
     pq_ops_program *v;
@@ -155,20 +183,23 @@ int ops_trace_source(const pq_source *src, pq_ops_hw hw, ops_ctx *cx);
  * GPU stream work), or NONE. */
 pq_ops_hw ops_trace_hw(const pq_profile *prof);
 
-/* Category, provenance and (on GPUs) cost figures of program PG's ops from its HloProto
- * (ops_gpu.c); 0 when out of memory. */
-int ops_annotate_from_hlo(op_table *t, const pq_source *src, const pq_program *pg, int gpu,
+/* Category, provenance and (on GPUs) cost figures of program PG's model ops from its
+ * HloProto (ops_gpu.c); 0 when out of memory. */
+int ops_annotate_from_hlo(model_ops *t, const pq_source *src, const pq_program *pg, int gpu,
                           arena *strings);
 
-/* The fused instructions of program PG's TPU fusion ops from its HloProto (ops_fused.c),
- * their text in STRINGS; 0 when out of memory. */
-int ops_tpu_fused(op_table *t, const pq_source *src, const pq_program *pg, arena *strings);
+/* The fused instructions of program PG's TPU fusion ops (model ops) from its HloProto
+ * (ops_fused.c), their text in STRINGS; 0 when out of memory. */
+int ops_tpu_fused(model_ops *t, const pq_source *src, const pq_program *pg, arena *strings);
 /* XLA's HloInstruction::ToCategory of an instruction (ops_gpu.c). */
 pq_str ops_hlo_category(pq_str opcode, pq_str fusion_kind);
 
 /* ---- device peaks and type (pq_ops_peaks.c) ---- */
 
-/* Fills OUT's peaks, device_type and gpu_model from the first device plane PL. */
-void ops_peaks_from_plane(const xp_plane *pl, pq_ops_result *out);
+/* Fills OUT's peaks, device_type and gpu_model from the capabilities of the first device V
+ * (model/devices.h; NULL: it states none). */
+void ops_peaks_from_device(const model_devices *d, const model_device *v, pq_ops_result *out);
+/* Whether plane PL of SRC is a model device of KIND ("TPU", "GPU", "CPU": /host:CPU). */
+int ops_plane_is(const pq_source *src, const xp_plane *pl, const char *kind);
 
 #endif

@@ -1,8 +1,10 @@
-/* pq_ops_peaks.c - device capabilities for the roofline: the peak FLOP/s and bandwidths a
- * device plane states (TPU: peak_*_bw_gigabytes_per_second, has_cmem, has_merged_vmem,
- * megacore; GPU: memory_bandwidth, SRAM bandwidths), GPU peaks the plane does not state
- * derived from its core count x clock x the architecture's per-core rate (XProf's tables),
- * and the device type names XProf prints. Not here: user overrides (ops_core.c applies
+/* ops_peaks.c - device capabilities for the roofline: the peak FLOP/s and bandwidths the
+ * first device states, read from its model device's capabilities (model/devices.h: the
+ * plane stats XProf reads, as the XSpace reader stored them) (TPU: peak_*_bw_gigabytes_per_second,
+ * has_cmem, has_merged_vmem, megacore; GPU: memory_bandwidth, SRAM bandwidths), GPU peaks the
+ * device does not state derived from its core count x clock x the architecture's per-core rate
+ * (XProf's tables), and the device type names XProf prints. Not here: user overrides (ops_core.c
+ * applies
  * --peak-flops/--peak-bw), the rates against these peaks (ops_rates.c). */
 #include "analysis/ops_internal.h"
 
@@ -10,20 +12,21 @@
 #include <stdio.h>
 #include <string.h>
 
-static double plane_stat(const xp_plane *pl, const char *name)
+/* A capability of the device as a number or a string (model/devices.h): 0 or "" when the
+ * device states none. */
+typedef struct dev_ref {
+    const model_devices *d;
+    const model_device *v; /* NULL: states nothing */
+} dev_ref;
+
+static double cap_num(dev_ref dv, const char *key)
 {
-    for (uint32_t k = 0; k < pl->nstats; k++)
-        if (pq_str_eq(xp_stat_name(pl, &pl->stats[k]), name))
-            return ops_stat_num(&pl->stats[k]);
-    return 0.0;
+    return devices_cap_num(dv.d, dv.v, key);
 }
 
-static pq_str plane_stat_str(const xp_plane *pl, const char *name)
+static pq_str cap_str(dev_ref dv, const char *key)
 {
-    for (uint32_t k = 0; k < pl->nstats; k++)
-        if (pq_str_eq(xp_stat_name(pl, &pl->stats[k]), name))
-            return xp_stat_str(pl, &pl->stats[k]);
-    return (pq_str){0};
+    return devices_cap_str(dv.d, dv.v, key);
 }
 
 /* Per-core peak rates of a GPU architecture, as XProf's cuda_type_utils.cc and
@@ -98,11 +101,11 @@ static int gpu_arch_rates(pq_str vendor, pq_str name, int major, int minor, doub
     return 0;
 }
 
-static void peaks_from_plane(const xp_plane *pl, pq_ops_hw hw, pq_ops_peaks *pk, char *model,
-                             size_t model_n)
+static void peaks_from_device(dev_ref dv, pq_ops_hw hw, pq_ops_peaks *pk, char *model,
+                              size_t model_n)
 {
     memset(pk, 0, sizeof *pk);
-    pk->tflops = plane_stat(pl, "peak_teraflops_per_second");
+    pk->tflops = cap_num(dv, "peak_teraflops_per_second");
     if (pk->tflops < 0)
         pk->tflops = 0;
     if (hw == PQ_OPS_HW_TPU) {
@@ -112,25 +115,25 @@ static void peaks_from_plane(const xp_plane *pl, pq_ops_hw hw, pq_ops_peaks *pk,
             "peak_cmem_wr_bw_gigabytes_per_second", "peak_vmem_rd_bw_gigabytes_per_second",
             "peak_vmem_wr_bw_gigabytes_per_second"};
         for (int i = 0; i < 7; i++)
-            pk->bws[i] = plane_stat(pl, bw[i]);
+            pk->bws[i] = cap_num(dv, bw[i]);
         pk->has_cmem = pk->bws[3] > 0 || pk->bws[4] > 0;
-        pk->has_merged_vmem = plane_stat(pl, "has_merged_vmem") != 0;
-        pk->has_megacore = plane_stat(pl, "has_megacore") != 0;
+        pk->has_merged_vmem = cap_num(dv, "has_merged_vmem") != 0;
+        pk->has_megacore = cap_num(dv, "has_megacore") != 0;
         return;
     }
-    pk->bws[0] = plane_stat(pl, "memory_bandwidth") / 1e9;
-    pk->bws[1] = plane_stat(pl, "peak_sram_rd_bw_gigabytes_per_second");
-    pk->bws[2] = plane_stat(pl, "peak_sram_wr_bw_gigabytes_per_second");
+    pk->bws[0] = cap_num(dv, "memory_bandwidth") / 1e9;
+    pk->bws[1] = cap_num(dv, "peak_sram_rd_bw_gigabytes_per_second");
+    pk->bws[2] = cap_num(dv, "peak_sram_wr_bw_gigabytes_per_second");
     if (hw != PQ_OPS_HW_GPU)
         return;
     /* XProf's GetPerfEnvFromXPlane: peaks the plane does not state come from its core
      * count x clock (kHz) x the architecture's per-core rate; a figure the plane lacks
      * (cores, clock, a known architecture) leaves the peak unknown. */
-    double cores = plane_stat(pl, "core_count"), ghz = plane_stat(pl, "clock_rate") / 1e6;
+    double cores = cap_num(dv, "core_count"), ghz = cap_num(dv, "clock_rate") / 1e6;
     double fpc, bpc;
-    if (!gpu_arch_rates(plane_stat_str(pl, "device_vendor"), plane_stat_str(pl, "gpu_device_name"),
-                        (int)plane_stat(pl, "compute_cap_major"),
-                        (int)plane_stat(pl, "compute_cap_minor"), &fpc, &bpc, model, model_n) ||
+    if (!gpu_arch_rates(cap_str(dv, "device_vendor"), cap_str(dv, "gpu_device_name"),
+                        (int)cap_num(dv, "compute_cap_major"),
+                        (int)cap_num(dv, "compute_cap_minor"), &fpc, &bpc, model, model_n) ||
         cores <= 0 || ghz <= 0)
         return;
     pk->cores = cores;
@@ -148,20 +151,19 @@ static void peaks_from_plane(const xp_plane *pl, pq_ops_hw hw, pq_ops_peaks *pk,
         }
 }
 
-void ops_peaks_from_plane(const xp_plane *pl, pq_ops_result *out)
+void ops_peaks_from_device(const model_devices *d, const model_device *v, pq_ops_result *out)
 {
-    peaks_from_plane(pl, out->hw, &out->peaks, out->gpu_model, sizeof out->gpu_model);
+    dev_ref dv = {d, v};
+    peaks_from_device(dv, out->hw, &out->peaks, out->gpu_model, sizeof out->gpu_model);
     if (out->hw != PQ_OPS_HW_TPU) {
         strcpy(out->device_type, out->hw == PQ_OPS_HW_GPU ? "GPU" : "CPU");
         return;
     }
-    for (uint32_t k = 0; k < pl->nstats; k++)
-        if (pq_str_eq(xp_stat_name(pl, &pl->stats[k]), "device_type_string")) {
-            pq_str s = xp_stat_str(pl, &pl->stats[k]);
-            size_t n = s.n < sizeof out->device_type - 1 ? s.n : sizeof out->device_type - 1;
-            memcpy(out->device_type, s.p, n);
-            out->device_type[n] = 0;
-        }
+    pq_str s = cap_str(dv, "device_type_string");
+    size_t n = s.n < sizeof out->device_type - 1 ? s.n : sizeof out->device_type - 1;
+    if (n)
+        memcpy(out->device_type, s.p, n);
+    out->device_type[n] = 0;
     if (!out->device_type[0])
         strcpy(out->device_type, "TPU");
 }

@@ -44,30 +44,6 @@ void ops_stat_ids_init(const xp_plane *pl, stat_ids *ids)
     }
 }
 
-int ops_stat_slot(const stat_ids *ids, int64_t id)
-{
-    if (id >= 0 && id < DENSE_IDS)
-        return ids->dense[id] - 1;
-    for (int k = 0; k < S_COUNT; k++)
-        if (ids->id[k] == id)
-            return k;
-    return -1;
-}
-
-double ops_stat_num(const stat_value *s)
-{
-    switch (s->kind) {
-    case STAT_DOUBLE:
-        return s->v.d;
-    case STAT_UINT64:
-        return (double)s->v.u;
-    case STAT_INT64:
-        return (double)s->v.i;
-    default:
-        return 0.0;
-    }
-}
-
 int ops_stat_u64(const stat_value *s, uint64_t *out)
 {
     switch (s->kind) {

@@ -15,22 +15,22 @@
 
 /* ---- parsed event metadata, cached per metadata entry ---- */
 
+/* The model op one event metadata entry states (its key, name, category, provenance,
+ * figures, breakdown), parsed once per entry. */
 typedef struct meta_info {
     int parsed;
-    uint32_t slot; /* op table index + 1 once this metadata has been merged */
-    int off_duty;  /* category that does not count as busy (spec 5.3 duty cycle) */
-    int custom_call;
+    uint32_t slot;        /* op table index + 1 once this metadata has been merged */
+    uint32_t prog;        /* program table index + 1 once looked up */
+    int slot_custom_call; /* the merged op's custom_call, as first stated (once slot is set) */
+    int off_duty;         /* category that does not count as busy (spec 5.3 duty cycle) */
     int has_pid, has_sid;
-    uint64_t pid, sid;
-    pq_str name, long_name, category, provenance, dedup, source, source_stack;
-    double flops, model_flops, bytes;
-    ops_breakdown bd;
+    model_op op;
 } meta_info;
 
 /* MemoryAccessBreakdown{repeated MemoryAccessed memory_accessed=1}, MemoryAccessed{
  * operation_type=1 (1 READ, 2 WRITE), memory_space=2 (1 HBM, 2 CMEM, 3 VMEM),
  * bytes_accessed=3}. Malformed bytes are ignored (the stat is then absent). */
-static void parse_breakdown(pq_str b, meta_info *mi)
+static void parse_breakdown(pq_str b, model_op_breakdown *bd)
 {
     pb_cursor c;
     pb_field f = {0};
@@ -53,21 +53,21 @@ static void parse_breakdown(pq_str b, meta_info *mi)
                 bytes = g.u;
         }
         double v = (double)bytes;
-        mi->bd.has_breakdown = 1;
+        bd->has_breakdown = 1;
         if (space == 1)
-            mi->bd.bd_hbm += v;
+            bd->bd_hbm += v;
         else if (op == 1)
-            mi->bd.bd_onchip_rd += v;
+            bd->bd_onchip_rd += v;
         else if (op == 2)
-            mi->bd.bd_onchip_wr += v;
+            bd->bd_onchip_wr += v;
         if (space == 2 && op == 1)
-            mi->bd.bd_cmem_rd += v;
+            bd->bd_cmem_rd += v;
         if (space == 2 && op == 2)
-            mi->bd.bd_cmem_wr += v;
+            bd->bd_cmem_wr += v;
         if (space == 3 && op == 1)
-            mi->bd.bd_vmem_rd += v;
+            bd->bd_vmem_rd += v;
         if (space == 3 && op == 2)
-            mi->bd.bd_vmem_wr += v;
+            bd->bd_vmem_wr += v;
     }
 }
 
@@ -88,30 +88,31 @@ static void parse_meta(const xp_plane *pl, const stat_ids *ids, const xp_event_m
 {
     memset(mi, 0, sizeof *mi);
     mi->parsed = 1;
+    model_op *op = &mi->op;
     if (em->display_name.n) {
-        mi->name = em->display_name;
-        mi->long_name = em->name;
+        op->name = em->display_name;
+        op->long_name = em->name;
     } else {
-        mi->name = em->name;
+        op->name = em->name;
     }
     op_stats o = {0};
     ops_read_op_stats(pl, ids, em->body, em->body_len, 5, &o);
     mi->has_pid = o.has_pid;
-    mi->pid = o.pid;
+    op->program_id = o.pid;
     mi->has_sid = o.has_sid;
-    mi->sid = o.sid;
-    mi->category = o.category;
-    mi->provenance = o.tf_op;
-    mi->flops = o.flops;
-    mi->model_flops = o.model_flops;
-    mi->bytes = o.bytes;
+    op->symbol_id = o.sid;
+    op->category = o.category;
+    op->provenance = o.tf_op;
+    op->flops = o.flops;
+    op->model_flops = o.model_flops;
+    op->bytes = o.bytes;
     if (o.mab.p)
-        parse_breakdown(o.mab, mi);
-    mi->dedup = o.dedup;
-    mi->source = o.source;
-    mi->source_stack = o.source_stack;
-    mi->off_duty = is_off_duty(mi->category);
-    mi->custom_call = pq_str_eq(mi->category, "custom-call");
+        parse_breakdown(o.mab, &op->bd);
+    op->dedup_name = o.dedup;
+    op->source = o.source;
+    op->source_stack = o.source_stack;
+    mi->off_duty = is_off_duty(op->category);
+    op->custom_call = pq_str_eq(op->category, "custom-call");
 }
 
 typedef struct ev_rec {
@@ -153,6 +154,31 @@ static int ev_cmp(const void *a, const void *b)
     if (x->dur != y->dur)
         return x->dur > y->dur ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Sorts RECS by ev_cmp (a total order: any sort gives the same result). Op lines are in
+ * start order but for a few swapped neighbours (a child listed before its parent of the
+ * same start, device timespans out of step), so an insertion sort finishes in about one
+ * pass; it hands over to qsort when the records turn out far from sorted. */
+static void sort_records(ev_rec *recs, size_t n)
+{
+    size_t moves = 0, limit = 4 * n + 64;
+    for (size_t i = 1; i < n; i++) {
+        if (ev_cmp(&recs[i - 1], &recs[i]) <= 0)
+            continue;
+        ev_rec r = recs[i];
+        size_t j = i;
+        while (j > 0 && ev_cmp(&recs[j - 1], &r) > 0) {
+            recs[j] = recs[j - 1];
+            j--;
+            moves++;
+        }
+        recs[j] = r;
+        if (moves > limit) {
+            qsort(recs, n, sizeof *recs, ev_cmp);
+            return;
+        }
+    }
 }
 
 /* What one TensorCore plane accumulates while its lines are read. */
@@ -297,7 +323,7 @@ static size_t tpu_line_records(tpu_plane_st *ts, const xp_line *line, int is_spa
         n++;
     }
     if (unsorted)
-        qsort(recs, n, sizeof *recs, ev_cmp);
+        sort_records(recs, n);
     return n;
 }
 
@@ -330,7 +356,8 @@ static int tpu_nest(ev_rec *recs, size_t n)
 static int tpu_merge_one(tpu_plane_st *ts, ops_ctx *cx, const ev_rec *r, meta_info *mi)
 {
     ev_extras x = {1.0, 0, 0, 0, r->dur, 0};
-    if (ts->has_extras || mi->custom_call)
+    const model_op *mo = &mi->op;
+    if (ts->has_extras || mo->custom_call)
         read_extras(ts->pl, &ts->ids, r, &x);
     double tsm = x.tsm;
     int64_t min_dur = x.min_dur;
@@ -339,45 +366,43 @@ static int tpu_merge_one(tpu_plane_st *ts, ops_ctx *cx, const ev_rec *r, meta_in
     if (mi->slot) {
         sl = &cx->ops->v[mi->slot - 1];
     } else {
-        sl = ops_table_get(cx->ops, mi->pid, mi->sid, mi->name, &fresh);
+        model_op *op;
+        sl = ops_table_get(cx->ops, mo->program_id, mo->symbol_id, mo->name, &op, &fresh);
         if (!sl)
             return 0;
         mi->slot = (uint32_t)(sl - cx->ops->v) + 1;
+        if (fresh) /* the first metadata met states the op (XProf: the first event's) */
+            *op = *mo;
+        mi->slot_custom_call = op->custom_call;
     }
     int64_t occ = r->occurrences > 1 ? (int64_t)r->occurrences : 1;
     int64_t self = r->dur - r->children;
-    pq_op_row *m = &sl->m;
-    if (fresh) {
-        m->long_name = mi->long_name;
-        m->category = mi->category;
-        m->provenance = mi->provenance;
-        m->dedup_name = mi->dedup;
-        m->source = mi->source;
-        m->source_stack = mi->source_stack;
+    op_metrics *m = &sl->m;
+    if (fresh)
         m->min_time_ps = min_dur;
-        sl->custom_call = mi->custom_call;
-        sl->m_flops = mi->flops;
-        sl->m_model_flops = mi->model_flops;
-        sl->m_bytes = mi->bytes;
-        sl->bd = mi->bd;
-    } else if (min_dur < m->min_time_ps) {
+    else if (min_dur < m->min_time_ps)
         m->min_time_ps = min_dur;
-    }
     m->occurrences += occ;
     m->time_ps += r->dur;
     m->self_time_ps += self;
     m->dma_stall_ps += x.dma;
     m->normalized_time_ps += (double)r->dur * tsm;
-    if (sl->custom_call) {
-        m->flops += mi->flops + x.flops;
-        m->model_flops += mi->model_flops + x.model_flops;
-        m->bytes_accessed += mi->bytes + x.bytes;
+    if (mi->slot_custom_call) {
+        m->flops += mo->flops + x.flops;
+        m->model_flops += mo->model_flops + x.model_flops;
+        m->bytes_accessed += mo->bytes + x.bytes;
     }
     ts->plane_self += self;
     ts->plane_norm += (double)r->dur * tsm;
-    pq_ops_program *p = ops_prog_get(cx->progs, mi->pid);
-    if (!p)
-        return 0;
+    pq_ops_program *p;
+    if (mi->prog) {
+        p = &cx->progs->v[mi->prog - 1];
+    } else {
+        p = ops_prog_get(cx->progs, mo->program_id);
+        if (!p)
+            return 0;
+        mi->prog = (uint32_t)(p - cx->progs->v) + 1;
+    }
     p->op_self_ps += self;
     if (r->abs_start < p->first_ps)
         p->first_ps = r->abs_start;
@@ -408,7 +433,7 @@ static int tpu_merge(tpu_plane_st *ts, ops_ctx *cx, const ev_rec *recs, size_t n
                 busy_end = r->abs_end;
             }
         }
-        if (!mi || !mi->has_pid || !mi->has_sid || mi->sid == 0)
+        if (!mi || !mi->has_pid || !mi->has_sid || mi->op.symbol_id == 0)
             continue;
         if (!tpu_merge_one(ts, cx, r, mi))
             return 0;

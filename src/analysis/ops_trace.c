@@ -65,17 +65,19 @@ static int track_ops(const model_slices *m, trace_rec *recs, size_t n, pq_ops_hw
         pq_str pname;
         uint64_t pid = program_of(m, r->s.order, hw, &pname);
         int fresh;
-        op_slot *sl = ops_table_get(cx->ops, pid, 0, pool_view(m, m->name[r->s.order]), &fresh);
+        model_op *op;
+        op_slot *sl =
+            ops_table_get(cx->ops, pid, 0, pool_view(m, m->name[r->s.order]), &op, &fresh);
         pq_ops_program *p = sl ? ops_prog_get(cx->progs, pid) : NULL;
         if (!p)
             return 0;
-        pq_op_row *row = &sl->m;
+        op_metrics *row = &sl->m;
         int64_t self = r->s.dur - r->s.children;
         if (fresh) {
             row->min_time_ps = r->s.dur;
-            sl->custom_call = 1; /* the trace states no FLOPs to scale */
+            op->custom_call = 1; /* the trace states no FLOPs to scale */
             if (hw == PQ_OPS_HW_GPU)
-                row->category = gpu_category(m->flags[r->s.order]);
+                op->category = gpu_category(m->flags[r->s.order]);
         } else if (r->s.dur < row->min_time_ps) {
             row->min_time_ps = r->s.dur;
         }

@@ -66,6 +66,39 @@ const model_device *devices_find(const model_devices *d, int64_t id)
     return NULL;
 }
 
+const model_device_cap *devices_cap(const model_devices *d, const model_device *v, const char *key)
+{
+    const model_device_cap *c = v ? devices_caps(d, v) : NULL;
+    for (size_t k = 0; c && k < v->ncaps; k++)
+        if (strcmp(c[k].key, key) == 0)
+            return &c[k];
+    return NULL;
+}
+
+double devices_cap_num(const model_devices *d, const model_device *v, const char *key)
+{
+    const model_device_cap *c = devices_cap(d, v, key);
+    if (!c)
+        return 0.0;
+    switch (c->v.kind) {
+    case PQ_DEV_NUM:
+        return c->v.d;
+    case PQ_DEV_UINT:
+        return (double)c->v.u;
+    case PQ_DEV_INT:
+    case PQ_DEV_BOOL:
+        return (double)c->v.i;
+    default:
+        return 0.0;
+    }
+}
+
+pq_str devices_cap_str(const model_devices *d, const model_device *v, const char *key)
+{
+    const model_device_cap *c = devices_cap(d, v, key);
+    return c && c->v.kind == PQ_DEV_STR ? c->v.s : (pq_str){"", 0};
+}
+
 static int store_device(void *ctx, const pq_device_in *d)
 {
     return devices_add(ctx, d) != 0;

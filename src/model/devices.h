@@ -63,6 +63,12 @@ int devices_take(model_devices *to, model_devices *from);
 pq_events devices_events(model_devices *d);
 /* The first device with that id, or NULL. */
 const model_device *devices_find(const model_devices *d, int64_t id);
+/* The capability KEY of device V (NULL: none), or NULL when V states none. */
+const model_device_cap *devices_cap(const model_devices *d, const model_device *v, const char *key);
+/* The capability KEY of V as a number (integers converted), 0 when V states none or a string. */
+double devices_cap_num(const model_devices *d, const model_device *v, const char *key);
+/* The capability KEY of V as a string, "" when V states none or a number. */
+pq_str devices_cap_str(const model_devices *d, const model_device *v, const char *key);
 static inline const model_device_cap *devices_caps(const model_devices *d, const model_device *v)
 {
     return d->caps.v ? &d->caps.v[v->first_cap] : NULL; /* NULL: no device states any */

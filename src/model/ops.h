@@ -1,0 +1,62 @@
+/* ops.h - the model's ops (DESIGN.md §2): per (program, op), what the input states about
+ * the op, shared by all its executions: HLO op name, category, framework op path
+ * (provenance: tf_op / op_name, with its op_type), source location and stack, and the
+ * FLOPs, bytes and memory-access breakdown per occurrence where the input states them
+ * (event metadata on TPUs; XLA's cost analysis of the HloProto on GPUs), and on TPU fusions
+ * their fused instructions. An op is keyed by (program id, symbol id, name): TPU ops by
+ * (program, symbol), GPU, CPU and trace-JSON ops (symbol 0) by (program, HLO op name).
+ *
+ * Built lazily, like programs' HloProtos are decoded: nothing at load (so `info` decodes no
+ * HloProto); the op analyses (analysis/ops_*.c) fill a model_ops on first use from what each
+ * format states: TPU event metadata (ops_tpu.c), the hlo_op/tf_op stats of GPU kernels and
+ * XLA:CPU thunks (ops_gpu.c, ops_cpu.c), trace JSON's XLA ops and Kineto stream work
+ * (ops_trace.c), then the programs' HloProtos (category, provenance, costs, fused
+ * instructions). The fills live in analysis/ because the HloProto's costs and texts are
+ * analyses (hlo_cost.c, hlo_text.c) that model/ and formats/ may not include. Not here: the
+ * times of executions (the op analyses' metrics, analysis/ops_core.c). */
+#ifndef PQ_MODEL_OPS_H
+#define PQ_MODEL_OPS_H
+#include "core/hmap.h"
+#include "profq.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* memory_access_breakdown per occurrence (bytes), as pq_op_row's bd_* fields. */
+typedef struct model_op_breakdown {
+    double bd_hbm, bd_cmem_rd, bd_cmem_wr, bd_vmem_rd, bd_vmem_wr, bd_onchip_rd, bd_onchip_wr;
+    int has_breakdown;
+} model_op_breakdown;
+
+typedef struct model_op {
+    uint64_t program_id, symbol_id; /* symbol 0: keyed by name */
+    pq_str name, long_name, category, provenance, op_type, dedup_name;
+    pq_str source, source_stack;
+    double flops, model_flops, bytes; /* per occurrence, as the event metadata states */
+    /* per occurrence from the HloProto's cost analysis; 0 when it gives none */
+    double cost_flops, cost_model_flops, cost_bytes;
+    model_op_breakdown bd;
+    int custom_call;          /* the figures come per event (summed), not per occurrence */
+    int provenance_from_hlo;  /* category, provenance and op_type from the HloProto */
+    const pq_fused_op *fused; /* TPU fusions: the fused instructions (preorder) */
+    uint32_t nfused;          /* direct children */
+} model_op;
+
+typedef struct model_ops {
+    model_op *v; /* in the order first met */
+    size_t n, cap;
+    pq_hmap map; /* (program, symbol, name) -> v index */
+    int oom;     /* sticky: memory ran out */
+} model_ops;
+
+/* Finds or adds the op (PID, SID, NAME); *FRESH tells which (a fresh op holds only its
+ * key). NAME must outlive T. The pointer is valid until the next add. NULL when out of
+ * memory. */
+model_op *model_ops_get(model_ops *t, uint64_t pid, uint64_t sid, pq_str name, int *fresh);
+/* The op NAME (symbol 0) of program PID, or NULL. */
+model_op *model_ops_find(const model_ops *t, uint64_t pid, pq_str name);
+/* The index of the first op of program PID at or after FROM, or T->n when none is. */
+size_t model_ops_next(const model_ops *t, uint64_t pid, size_t from);
+void model_ops_free(model_ops *t);
+
+#endif

@@ -1,0 +1,282 @@
+/* test_model_ops.c - the model's ops (model/ops.h) as the op analysis fills them
+ * (ops_compute_model), against counts made here independently of analysis/ops_*.c, on the
+ * shared files (skipped with a message when ../shared/data is absent):
+ * - TPU (tpu_inference_2): one model op per distinct (program_id, symbol_id != 0) that the
+ *   metadata of the events on the TensorCores' op lines state, read here by stat name,
+ *   per program;
+ * - GPU (MI300 attention): one model op per distinct (program_id, hlo_module, last part of
+ *   hlo_op) of the kernels on the GPUs' stream lines; every op of a program whose HloProto names it
+ *   has its category and provenance from that HloProto (decoded here with hlo_decode), and
+ *   no other has.
+ * and the peaks the op analysis takes from the first device's model capabilities.
+ * Also the table itself: keys (program, symbol, name), symbol 0 keyed by name, the walk of
+ * one program's ops. */
+#include "testutil.h"
+
+#include "analysis/ops.h"
+#include "core/arena.h"
+#include "formats/hlo.h"
+#include "formats/xplane_walk.h"
+#include "model/model.h"
+#include "model/ops.h"
+
+static pq_profile *open_path(const char *path)
+{
+    pq_profile *p = NULL;
+    pq_error err;
+    pq_open_options o = {0};
+    o.skip_sha256 = 1;
+    const char *paths[] = {path};
+    pq_status st = pq_profile_open(paths, 1, &o, &p, &err);
+    if (st != PQ_OK)
+        fail_msg("open %s: %s", path, err.message);
+    return p;
+}
+
+static void test_table(void **state)
+{
+    (void)state;
+    model_ops t = {0};
+    int fresh = 0;
+    model_op *a = model_ops_get(&t, 7, 3, pq_str_of("fusion.1", 8), &fresh);
+    assert_non_null(a);
+    assert_true(fresh);
+    a->category = pq_str_of("loop fusion", 11);
+    assert_ptr_equal(model_ops_get(&t, 7, 3, pq_str_of("fusion.1", 8), &fresh), &t.v[0]);
+    assert_false(fresh);
+    /* symbol 0: keyed by name */
+    assert_non_null(model_ops_get(&t, 7, 0, pq_str_of("dot.2", 5), &fresh));
+    assert_true(fresh);
+    assert_non_null(model_ops_get(&t, 8, 0, pq_str_of("dot.2", 5), &fresh));
+    assert_true(fresh);
+    assert_ptr_equal(model_ops_find(&t, 7, pq_str_of("dot.2", 5)), &t.v[1]);
+    assert_null(model_ops_find(&t, 7, pq_str_of("dot.3", 5)));
+    assert_int_equal(t.n, 3);
+    size_t in7 = 0;
+    for (size_t i = model_ops_next(&t, 7, 0); i < t.n; i = model_ops_next(&t, 7, i + 1))
+        in7++;
+    assert_int_equal(in7, 2);
+    assert_int_equal(model_ops_next(&t, 9, 0), t.n);
+    assert_true(pq_str_eq(t.v[0].category, "loop fusion"));
+    model_ops_free(&t);
+}
+
+/* The unsigned value of the stat NAME in a stats list (FIELD of BODY) of plane PL. */
+static int stat_u64(const xp_plane *pl, const uint8_t *body, size_t len, uint32_t field,
+                    const char *name, uint64_t *out)
+{
+    int has = 0;
+    xp_stat_iter it;
+    stat_value st;
+    xp_stats_begin(&it, body, len, field);
+    while (xp_stats_next(&it, &st)) {
+        if (!pq_str_eq(xp_stat_name(pl, &st), name))
+            continue;
+        if (st.kind == STAT_UINT64)
+            *out = st.v.u, has = 1;
+        else if (st.kind == STAT_INT64)
+            *out = (uint64_t)st.v.i, has = 1;
+    }
+    return has;
+}
+
+static pq_str stat_str(const xp_plane *pl, const uint8_t *body, size_t len, uint32_t field,
+                       const char *name)
+{
+    pq_str s = {0};
+    xp_stat_iter it;
+    stat_value st;
+    xp_stats_begin(&it, body, len, field);
+    while (xp_stats_next(&it, &st))
+        if (pq_str_eq(xp_stat_name(pl, &st), name))
+            s = xp_stat_str(pl, &st);
+    return s;
+}
+
+enum { MAXK = 4096 };
+
+typedef struct key {
+    uint64_t a, b;
+    pq_str s, t;
+} key;
+
+static size_t add_key(key *keys, size_t n, key k)
+{
+    for (size_t i = 0; i < n; i++)
+        if (keys[i].a == k.a && keys[i].b == k.b && keys[i].s.n == k.s.n &&
+            (!k.s.n || !memcmp(keys[i].s.p, k.s.p, k.s.n)) && keys[i].t.n == k.t.n &&
+            (!k.t.n || !memcmp(keys[i].t.p, k.t.p, k.t.n)))
+            return n;
+    assert_true(n < MAXK);
+    keys[n] = k;
+    return n + 1;
+}
+
+static void test_tpu_shared(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    pq_profile *p = open_path(shared_path("xplane/tpu_inference_2.xplane.pb"));
+    pq_ops_result r;
+    model_ops ops = {0};
+    pq_error err;
+    assert_int_equal(ops_compute_model(p, NULL, &r, &ops, &err), PQ_OK);
+    static key keys[MAXK];
+    size_t n = 0;
+    const pq_source *src = &p->sources[0];
+    for (uint32_t pi = 0; pi < src->nplanes; pi++) {
+        const xp_plane *pl = &src->planes[pi];
+        if (!pq_str_starts(pl->name, "/device:TPU:") || pl->kind != DEV_TPU)
+            continue;
+        for (uint32_t li = 0; li < pl->nlines; li++) {
+            const xp_line *line = &pl->lines[li];
+            if (!pq_str_eq(line->name, "XLA Ops") && !pq_str_eq(line->name, "Framework Ops") &&
+                !pq_str_eq(line->name, "Sparse Core Ops"))
+                continue;
+            xp_event_iter ei;
+            xp_event ev;
+            xp_events_begin(line, &ei);
+            while (xp_events_next(&ei, &ev)) {
+                const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
+                uint64_t pid, sid;
+                if (em && stat_u64(pl, em->body, em->body_len, 5, "program_id", &pid) &&
+                    stat_u64(pl, em->body, em->body_len, 5, "symbol_id", &sid) && sid)
+                    n = add_key(keys, n, (key){pid, sid, {0}, {0}});
+            }
+        }
+    }
+    assert_true(n > 10);
+    assert_int_equal(ops.n, n);
+    for (size_t k = 0; k < n; k++) {
+        size_t found = 0, in_program = 0;
+        for (size_t i = model_ops_next(&ops, keys[k].a, 0); i < ops.n;
+             i = model_ops_next(&ops, keys[k].a, i + 1)) {
+            in_program++;
+            found += ops.v[i].symbol_id == keys[k].b;
+        }
+        assert_int_equal(found, 1);
+        size_t want = 0;
+        for (size_t j = 0; j < n; j++)
+            want += keys[j].a == keys[k].a;
+        assert_int_equal(in_program, want);
+    }
+    /* every op with time is a row of the result (plus IDLE) */
+    assert_int_equal(r.nops, ops.n + 1);
+    /* the peaks and type are the first TensorCore's model device capabilities */
+    const model_device *v = NULL;
+    for (size_t k = 0; k < src->devices.dev.n && !v; k++)
+        if (!strcmp(src->devices.dev.v[k].kind, "TPU"))
+            v = &src->devices.dev.v[k];
+    assert_non_null(v);
+    assert_true(r.peaks.tflops == devices_cap_num(&src->devices, v, "peak_teraflops_per_second"));
+    assert_true(r.peaks.tflops == 918);
+    assert_true(r.peaks.bws[0] ==
+                devices_cap_num(&src->devices, v, "peak_hbm_bw_gigabytes_per_second"));
+    assert_string_equal(r.device_type, "TPU v6 Lite");
+    ops_free(&r);
+    model_ops_free(&ops);
+    pq_profile_free(p);
+}
+
+/* The part of an hlo_op after its last "::". */
+static pq_str last_part(pq_str s)
+{
+    for (size_t i = s.n; i >= 2; i--)
+        if (s.p[i - 1] == ':' && s.p[i - 2] == ':')
+            return pq_str_of(s.p + i, s.n - i);
+    return s;
+}
+
+static int has_instruction(const hlo_module *m, pq_str name)
+{
+    for (uint32_t c = 0; c < m->ncomputations; c++)
+        for (uint32_t i = 0; i < m->computations[c].ninstructions; i++) {
+            pq_str x = m->computations[c].instructions[i].name;
+            if (x.n == name.n && (!x.n || !memcmp(x.p, name.p, x.n)))
+                return 1;
+        }
+    return 0;
+}
+
+static void test_gpu_shared(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    pq_profile *p = open_path(shared_path("xplane/mi300_jax08_attention.xplane.pb"));
+    pq_ops_result r;
+    model_ops ops = {0};
+    pq_error err;
+    assert_int_equal(ops_compute_model(p, NULL, &r, &ops, &err), PQ_OK);
+    static key keys[MAXK];
+    size_t n = 0;
+    const pq_source *src = &p->sources[0];
+    for (uint32_t pi = 0; pi < src->nplanes; pi++) {
+        const xp_plane *pl = &src->planes[pi];
+        if (pl->kind != DEV_GPU)
+            continue;
+        for (uint32_t li = 0; li < pl->nlines; li++) {
+            const xp_line *line = &pl->lines[li];
+            if (line->id >= 0xdeadbeefLL && line->id < 0xdeadbeefLL + 64)
+                continue; /* XProf's derived lines */
+            xp_event_iter ei;
+            xp_event ev;
+            xp_events_begin(line, &ei);
+            while (xp_events_next(&ei, &ev)) {
+                const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
+                pq_str op = stat_str(pl, ev.stats, ev.body_len, 4, "hlo_op");
+                pq_str mod = stat_str(pl, ev.stats, ev.body_len, 4, "hlo_module");
+                if (em && !op.n)
+                    op = stat_str(pl, em->body, em->body_len, 5, "hlo_op");
+                if (em && !mod.n)
+                    mod = stat_str(pl, em->body, em->body_len, 5, "hlo_module");
+                uint64_t pid = UINT64_MAX;
+                if (!stat_u64(pl, ev.stats, ev.body_len, 4, "program_id", &pid) && em)
+                    stat_u64(pl, em->body, em->body_len, 5, "program_id", &pid);
+                if (op.n)
+                    n = add_key(keys, n, (key){pid, 0, mod, last_part(op)});
+            }
+        }
+    }
+    assert_true(n > 0);
+    assert_int_equal(ops.n, n);
+    size_t annotated = 0;
+    for (uint32_t g = 0; g < src->nprograms; g++) {
+        const pq_program *pg = &src->programs[g];
+        arena a;
+        arena_init(&a);
+        hlo_module *m = NULL;
+        int64_t off;
+        const char *what;
+        assert_int_equal(hlo_decode(pg->hlo, pg->hlo_len, src->file.data, &a, &m, &off, &what),
+                         PQ_OK);
+        for (size_t i = model_ops_next(&ops, pg->program_id, 0); i < ops.n;
+             i = model_ops_next(&ops, pg->program_id, i + 1)) {
+            const model_op *o = &ops.v[i];
+            int named = has_instruction(m, o->name);
+            assert_int_equal(o->provenance_from_hlo, named);
+            if (named)
+                assert_true(o->category.n > 0);
+            annotated += (size_t)named;
+        }
+        arena_release(&a);
+    }
+    assert_true(annotated > 0);
+    /* HBM bandwidth from the GPU's memory_bandwidth capability (B/s), FLOP/s derived from
+     * its cores x clock x gfx942's rate */
+    assert_true(r.peaks.bws[0] == 2662.4);
+    assert_true(r.peaks.derived_flops && r.peaks.cores == 304);
+    assert_string_equal(r.gpu_model, "AMD GPU - gfx942");
+    ops_free(&r);
+    model_ops_free(&ops);
+    pq_profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_tpu_shared),
+        cmocka_unit_test(test_gpu_shared),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
