@@ -1,7 +1,9 @@
 """profq's roofline_model and hlo_stats against XProf's on XPlanes with step markers.
 
-Usage: roofline_steps.py PROFQ XPLANE...   (each XPLANE in a directory of its own: XProf
-writes its caches next to it)
+Usage: roofline_steps.py PROFQ CASE...   (a CASE is one XPlane, or several joined by ','
+that XProf and profq are given together, as hosts of one run: XProf combines their op stats
+and intersects their steps; each case in a directory of its own: XProf writes its caches
+next to it)
 
 For each XPlane, XProf's roofline_model (both tables: the records, the step diagnostics)
 and hlo_stats from xspace_to_tools_data, and profq's `roofline --format xprof` and
@@ -28,14 +30,15 @@ xprof_all.REL = REL
 
 def xprof(path, tool, **opts):
     opts["use_saved_result"] = False
-    data, ok = plugin.xspace_to_tools_data([path], tool, opts)
+    data, ok = plugin.xspace_to_tools_data(path.split(","), tool, opts)
     if not ok:
         raise RuntimeError(f"xprof {tool} failed on {path}")
     return json.loads(data.decode() if isinstance(data, bytes) else data)
 
 
 def profq(exe, cmd, path, *more):
-    r = subprocess.run([exe, cmd, "--format", "xprof", *more, path], capture_output=True,
+    r = subprocess.run([exe, cmd, "--format", "xprof", *more, *path.split(",")],
+                       capture_output=True,
                        text=True)
     if r.returncode != 0:
         raise RuntimeError(f"profq {cmd} {path}: exit {r.returncode}: {r.stderr}")
