@@ -411,10 +411,12 @@ static int derived_line(const xp_line *line)
     return line->id >= 0xdeadbeefLL && line->id < 0xdeadbeefLL + 64;
 }
 
-int64_t ops_steps_kernel_group(const ops_steps *st, const pq_source *src, const xp_plane *pl,
-                               int64_t corr_id, const xp_event *ev)
+/* The group tsl gives device event EV: that of the kernel launch of its correlation id. */
+static int64_t own_group(const ops_steps *st, const pq_source *src, const xp_plane *pl,
+                         int64_t corr_id, const xp_event *ev, int *has_corr)
 {
-    if (!st || !st->active || corr_id == INT64_MIN)
+    *has_corr = 0;
+    if (corr_id == INT64_MIN)
         return -1;
     int64_t ids[G_NSTATS];
     for (int k = 0; k < G_NSTATS; k++)
@@ -423,12 +425,33 @@ int64_t ops_steps_kernel_group(const ops_steps *st, const pq_source *src, const 
     event_gstats(pl, ids, ev, &g);
     if (!g.has[G_CORR])
         return -1;
+    *has_corr = 1;
     uint32_t v = pairmap_get(&st->launch_group, (int64_t)(src - st->sources), g.v[G_CORR]);
     return v == UINT32_MAX || v == UINT32_MAX - 1 ? -1 : (int64_t)v;
 }
 
-typedef struct dev_ev { /* a grouped event of a device plane */
-    int64_t begin, end, group;
+/* An event's key in ST->inherited: the address of its body, unique in the profile. */
+static int64_t event_key(const xp_event *ev)
+{
+    return (int64_t)(uintptr_t)ev->stats;
+}
+
+int64_t ops_steps_kernel_group(const ops_steps *st, const pq_source *src, const xp_plane *pl,
+                               int64_t corr_id, const xp_event *ev)
+{
+    if (!st || !st->active)
+        return -1;
+    int has_corr;
+    int64_t g = own_group(st, src, pl, corr_id, ev, &has_corr);
+    if (g >= 0)
+        return g;
+    uint32_t v = pairmap_get(&st->inherited, (int64_t)(src - st->sources), event_key(ev));
+    return v == UINT32_MAX ? -1 : (int64_t)v;
+}
+
+typedef struct dev_ev { /* an event of a device plane */
+    int64_t begin, end, group, key;
+    uint8_t has_corr, compute;
 } dev_ev;
 
 static int dev_ev_cmp(const void *a, const void *b)
@@ -446,61 +469,113 @@ typedef struct span {
 } span;
 
 /* XProf's derived "Steps" line of one GPU plane (DeriveStepEventsFromGroups): its grouped
- * events in time order, a run of one group one step event; each group's longest such
- * event (the first of equal ones) is its device step marker (DEV, by group). EV: the
- * plane's NEV grouped events. */
-static void device_markers(dev_ev *ev, size_t nev, span *dev)
+ * events in time order (EV, sorted), a run of one group one step event; each group's
+ * longest such event (the first of equal ones) is its device step marker (DEV, by group). */
+static void device_markers(const dev_ev *ev, size_t nev, span *dev)
 {
-    if (nev)
-        qsort(ev, nev, sizeof *ev, dev_ev_cmp);
-    for (size_t i = 0; i < nev;) {
-        span f = {ev[i].begin, ev[i].end};
-        size_t j = i + 1;
-        for (; j < nev && ev[j].group == ev[i].group; j++)
-            if (ev[j].end > f.end)
-                f.end = ev[j].end;
-        span *d = &dev[ev[i].group];
-        if (f.end - f.begin > d->end - d->begin)
-            *d = f;
-        i = j;
+    span f = {0, 0};
+    int64_t fg = -1;
+    for (size_t i = 0; i <= nev; i++) {
+        if (i < nev && ev[i].group < 0)
+            continue; /* ungrouped events are not on the line */
+        if (i < nev && ev[i].group == fg) {
+            if (ev[i].end > f.end)
+                f.end = ev[i].end;
+            continue;
+        }
+        if (fg >= 0 && f.end - f.begin > dev[fg].end - dev[fg].begin)
+            dev[fg] = f;
+        if (i < nev) {
+            f = (span){ev[i].begin, ev[i].end};
+            fg = ev[i].group;
+        }
     }
 }
 
-/* The grouped kernels of SRC's GPU planes: COMPUTE by group (1 device events, 2 a device
- * compute kernel of positive length) and DEV, the device step markers. 0 out of memory. */
-static int device_groups(ops_steps *st, const pq_source *src, int64_t ngroups, uint8_t *compute,
-                         span *dev, int *grouped)
+/* XProf's ProcessUngroupedEvents on one GPU plane whose events EV (sorted) have some group:
+ * an ungrouped event takes the group of the event before it, recorded in ST->inherited. */
+static int inherit_groups(ops_steps *st, uint32_t si, dev_ev *ev, size_t nev)
 {
+    int64_t cur = -1;
+    for (size_t i = 0; i < nev; i++) {
+        if (ev[i].group >= 0) {
+            cur = ev[i].group;
+            continue;
+        }
+        if (cur < 0)
+            continue;
+        ev[i].group = cur;
+        int fresh;
+        uint32_t *v = pairmap_slot(&st->inherited, si, ev[i].key, &fresh);
+        if (!v)
+            return 0;
+        *v = (uint32_t)cur;
+    }
+    return 1;
+}
+
+/* The events of GPU plane PL of source SI, with their own groups; 0 when out of memory. */
+static int plane_events(ops_steps *st, uint32_t si, const xp_plane *pl, int64_t corr_id,
+                        dev_ev **ev, size_t *cap, size_t *nev, int *any)
+{
+    const pq_source *src = &st->sources[si];
+    *nev = 0;
+    *any = 0;
+    for (uint32_t li = 0; li < pl->nlines; li++) {
+        if (derived_line(&pl->lines[li]))
+            continue;
+        int64_t base = pl->lines[li].timestamp_ns * 1000;
+        xp_event_iter ei;
+        xp_event e;
+        xp_events_begin(&pl->lines[li], &ei);
+        while (xp_events_next(&ei, &e)) {
+            int has_corr;
+            int64_t g = own_group(st, src, pl, corr_id, &e, &has_corr);
+            const xp_event_meta *em = xp_event_meta_find(pl, e.metadata_id);
+            if (!grow((void **)ev, cap, *nev, sizeof **ev))
+                return 0;
+            (*ev)[(*nev)++] = (dev_ev){base + e.offset_ps,
+                                       base + e.offset_ps + e.duration_ps,
+                                       g,
+                                       event_key(&e),
+                                       (uint8_t)has_corr,
+                                       (uint8_t)(e.duration_ps > 0 && em && gpu_compute(em->name))};
+            *any |= g >= 0;
+        }
+    }
+    return 1;
+}
+
+/* The device events of SRC's GPU planes by group: COMPUTE (1 device events, 2 a device
+ * compute kernel of positive length; events with a correlation id, as
+ * ConvertDeviceTraceXLineToStepEvents) and DEV, the device step markers. 0 out of memory. */
+static int device_groups(ops_steps *st, uint32_t si, int64_t ngroups, uint8_t *compute, span *dev,
+                         int *grouped)
+{
+    const pq_source *src = &st->sources[si];
     dev_ev *ev = NULL;
-    size_t cap = 0;
+    size_t cap = 0, nev = 0;
     int ok = 1;
     for (uint32_t pi = 0; ok && pi < src->nplanes; pi++) {
         const xp_plane *pl = &src->planes[pi];
         const xp_stat_meta *cm = xp_stat_meta_by_name(pl, "correlation_id");
+        int any = 0;
         if (pl->kind != DEV_GPU || !cm)
             continue;
-        size_t nev = 0;
-        for (uint32_t li = 0; ok && li < pl->nlines; li++) {
-            if (derived_line(&pl->lines[li]))
+        ok = plane_events(st, si, pl, cm->id, &ev, &cap, &nev, &any);
+        if (!ok || !any)
+            continue;
+        qsort(ev, nev, sizeof *ev, dev_ev_cmp);
+        ok = inherit_groups(st, si, ev, nev);
+        for (size_t i = 0; ok && i < nev; i++) {
+            int64_t g = ev[i].group;
+            if (g < 0 || g >= ngroups)
                 continue;
-            int64_t base = pl->lines[li].timestamp_ns * 1000;
-            xp_event_iter ei;
-            xp_event e;
-            xp_events_begin(&pl->lines[li], &ei);
-            while (ok && xp_events_next(&ei, &e)) {
-                int64_t g = ops_steps_kernel_group(st, src, pl, cm->id, &e);
-                if (g < 0 || g >= ngroups)
-                    continue;
-                *grouped = 1;
-                const xp_event_meta *em = xp_event_meta_find(pl, e.metadata_id);
-                if (!compute[g])
-                    compute[g] = 1;
-                if (e.duration_ps > 0 && em && gpu_compute(em->name))
-                    compute[g] = 2;
-                ok = grow((void **)&ev, &cap, nev, sizeof *ev);
-                if (ok)
-                    ev[nev++] = (dev_ev){base + e.offset_ps, base + e.offset_ps + e.duration_ps, g};
-            }
+            *grouped = 1;
+            if (ev[i].has_corr && !compute[g])
+                compute[g] = 1;
+            if (ev[i].has_corr && ev[i].compute)
+                compute[g] = 2;
         }
         if (ok)
             device_markers(ev, nev, dev);
@@ -515,10 +590,9 @@ static int device_groups(ops_steps *st, const pq_source *src, int64_t ngroups, u
  * them to ST->host_steps; 0 when out of memory. */
 static int source_steps(ops_steps *st, uint32_t si, int64_t ngroups, int *grouped)
 {
-    const pq_source *src = &st->sources[si];
     uint8_t *compute = pq_calloc((size_t)ngroups + 1, 1);
     span *dev = pq_calloc((size_t)ngroups + 1, sizeof *dev);
-    int ok = compute && dev && device_groups(st, src, ngroups, compute, dev, grouped);
+    int ok = compute && dev && device_groups(st, si, ngroups, compute, dev, grouped);
     for (int64_t g = 0; g < ngroups && ok; g++) {
         if (compute[g] != 2 || dev[g].end <= dev[g].begin)
             continue;
@@ -773,6 +847,7 @@ void ops_steps_free(ops_steps *st)
 {
     pq_free(st->steps);
     pq_free(st->host_steps);
+    pairmap_free(&st->inherited);
     pairmap_free(&st->launch_group);
     memset(st, 0, sizeof *st);
 }

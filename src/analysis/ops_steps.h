@@ -15,6 +15,8 @@ typedef struct ops_host_step { /* one well-formed step of one XSpace */
 typedef struct ops_steps {
     const pq_source *sources; /* the profile's, to index sources */
     pairmap launch_group;     /* (source index, correlation id) -> group of the launch */
+    pairmap inherited;        /* (source index, event body address) -> the group an ungrouped GPU
+                                 event takes from the one before it (ProcessUngroupedEvents) */
     int64_t *steps; /* the step numbers: one XSpace, the group ids of its well-formed steps
                        (ascending); several, 0..n-1 over the hosts' step intersection */
     size_t nsteps;

@@ -4,7 +4,8 @@
 # build/venv-xprof) on profiles made at test time:
 # - one host: scripts/add_step_markers.py adds JAX-style step markers to two shared MI300
 #   XPlanes (2 markers a launch line on mi300_jax08_attention, 3 on mi300x8_jax_conv: its
-#   steps past 5 lose the first and last);
+#   steps past 5 lose the first and last), and the first without its step 1 markers
+#   (step_hosts.py: ungrouped kernels between grouped ones);
 # - several hosts of one run given together (XProf combines their op stats and intersects
 #   their steps): the marked attention XPlane with copies made by step_hosts.py (the same;
 #   another clock 10 ms and 20 ms later; without step 0's markers; without any, which
@@ -45,8 +46,13 @@ for spec in mi300_jax08_attention:2 mi300x8_jax_conv:3; do
 done
 # Several hosts: NAME FIRST_STEP SHIFT_NS (the second host from the marked attention XPlane).
 att="$work/mi300_jax08_attention/mi300_jax08_attention.xplane.pb"
+# One host without its step 1 markers: their kernels take the group of the kernel before.
+mkdir -p "$work/nostep1"
+"$protopy" "$top/tests/conformance/step_hosts.py" "$att" "$work/nostep1/nostep1.xplane.pb" -1 0 ||
+  fail "step_hosts.py for nostep1"
+cases+=("$work/nostep1/nostep1.xplane.pb")
 for spec in hosts_same:0:0 hosts_10ms:0:10000000 hosts_20ms:0:20000000 hosts_nostep0:1:2000 \
-  hosts_nosteps:99:0; do
+  hosts_nosteps:99:0 hosts_nostep1:-1:5000000; do
   IFS=: read -r name first shift <<< "$spec"
   mkdir -p "$work/$name"
   cp "$att" "$work/$name/host0.xplane.pb"
