@@ -1,6 +1,7 @@
 /* ops_steps.c - step grouping of GPU XSpaces for the op metrics and roofline_model (issue 13
  * item 5), as tsl's group_events (xla/tsl/profiler/utils/group_events.cc) and XProf's step
- * database (xprof/convert/xplane_to_step_events.cc, step_events_to_steps_db.cc) do it:
+ * database (xprof/convert/xplane_to_step_events.cc, step_events_to_steps_db.cc,
+ * derived_timeline.cc, xprof/utils/step_intersection.cc) do it:
  *
  * - an event forest over the /host:CPU plane: each event the child of the innermost event
  *   of its line that includes it (events with the `_a` stat are left out of the nesting),
@@ -12,20 +13,24 @@
  *   sorted by level (higher first) then start; a root already grouped, or under an
  *   ancestor root of its level, starts no group; the others get group ids 0, 1, ... in
  *   that order, propagated breadth first to their descendants that have none;
- * - steps: the groups that have device kernels, a host step marker (an event of the group
- *   named "train", "test" or "TraceContext..." without '/', or the group's own root) of
- *   positive length, and a device compute kernel (not a memcpy, not NCCL) of positive
- *   length; sorted; the first and last dropped when there are more than 5.
+ * - on each GPU plane with grouped events, an ungrouped event takes the group of the event
+ *   before it in time (ProcessUngroupedEvents);
+ * - steps: the groups with a device compute kernel (not a memcpy, not NCCL) of positive
+ *   length and a device step time: the longest run of the group's events in the plane's
+ *   time order (the derived "Steps" line); sorted; the first and last dropped when there
+ *   are more than 5;
+ * - several XSpaces: XProf's StepIntersection of their steps (the chief spans least, the
+ *   others aligned to it by the best overlap), numbered 0, 1, ...
  *
  * Not covered, and then no groups at all (profq's ops stay as without step markers): TPU
  * profiles (their steps come from device step lines), TF executor loops
  * (ExecutorState::Process, whose iterations XProf turns into roots), roots with a `step_id`
- * (tf.data and TF function runs), grouping stats on planes other than /host:CPU, and
- * several XSpaces with GPU planes (XProf intersects the hosts' steps). XSpaces with TF loop ops
- * get no groups, as in tsl. Device kernels nested in one another on a stream line are not
- * linked (tsl would). Root events with equal level and start are taken in event order
- * (tsl's sort leaves that order open). Not here: the op merge (ops_gpu.c), the rows
- * (render/ops_xprof.c). */
+ * (tf.data and TF function runs), grouping stats on planes other than /host:CPU. XSpaces
+ * with TF loop ops get no groups, as in tsl. Device kernels nested in one another on a
+ * stream line are not linked (tsl would). Root events with equal level and start are taken
+ * in event order, hosts of equal step spans in input order (tsl's sort and XProf's hash map
+ * leave those open). Not here: the op merge (ops_gpu.c), the rows (render/ops_xprof.c).
+ * docs/internals/ops.md ("Step rows") has the rules and what was checked. */
 #include "analysis/ops_steps.h"
 
 #include "analysis/ops_internal.h"
