@@ -1081,9 +1081,12 @@ typedef struct pq_ops_result {
     size_t ngroups;
     pq_ops_roofline roofline;
     /* GPU: the step numbers (tsl group ids) of XProf's well-formed steps, ascending, when
-     * the input has step markers (roofline_model's per-step records); else NULL, 0. */
+     * the input has step markers (roofline_model's per-step records); else NULL, 0. With
+     * several XSpaces, 0..n-1 over the hosts' step intersection. */
     int64_t *steps;
     size_t nsteps;
+    int steps_combined;        /* GPU: several XSpaces, whose op stats XProf combines */
+    int steps_empty_intersect; /* ... and whose steps have an empty intersection */
 } pq_ops_result;
 
 /* Computes the op metrics of PROFILE into *RESULT (opts->by chooses the groups, the peaks

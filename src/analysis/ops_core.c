@@ -349,6 +349,8 @@ pq_status ops_compute_model(const pq_profile *prof, const ops_options *opt, pq_o
      * own reports keep each kernel under its program. */
     int ok = ops_steps_build(prof, out->hw == PQ_OPS_HW_GPU && opt && opt->device_only, &steps);
     ops_ctx cx = {&t, &pt, out, &steps};
+    out->steps_combined = ok && steps.combined;
+    out->steps_empty_intersect = ok && steps.empty_intersect;
     if (ok && steps.nsteps) { /* roofline_model's step rows */
         out->steps = pq_malloc_array(steps.nsteps, sizeof *out->steps);
         ok = out->steps != NULL;

@@ -1,6 +1,7 @@
 /* ops_steps.c - step grouping of GPU XSpaces for the op metrics and roofline_model (issue 13
  * item 5), as tsl's group_events (xla/tsl/profiler/utils/group_events.cc) and XProf's step
- * database (xprof/convert/xplane_to_step_events.cc, step_events_to_steps_db.cc) do it:
+ * database (xprof/convert/xplane_to_step_events.cc, step_events_to_steps_db.cc,
+ * derived_timeline.cc, xprof/utils/step_intersection.cc) do it:
  *
  * - an event forest over the /host:CPU plane: each event the child of the innermost event
  *   of its line that includes it (events with the `_a` stat are left out of the nesting),
@@ -12,20 +13,24 @@
  *   sorted by level (higher first) then start; a root already grouped, or under an
  *   ancestor root of its level, starts no group; the others get group ids 0, 1, ... in
  *   that order, propagated breadth first to their descendants that have none;
- * - steps: the groups that have device kernels, a host step marker (an event of the group
- *   named "train", "test" or "TraceContext..." without '/', or the group's own root) of
- *   positive length, and a device compute kernel (not a memcpy, not NCCL) of positive
- *   length; sorted; the first and last dropped when there are more than 5.
+ * - on each GPU plane with grouped events, an ungrouped event takes the group of the event
+ *   before it in time (ProcessUngroupedEvents);
+ * - steps: the groups with a device compute kernel (not a memcpy, not NCCL) of positive
+ *   length and a device step time: the longest run of the group's events in the plane's
+ *   time order (the derived "Steps" line); sorted; the first and last dropped when there
+ *   are more than 5;
+ * - several XSpaces: XProf's StepIntersection of their steps (the chief spans least, the
+ *   others aligned to it by the best overlap), numbered 0, 1, ...
  *
  * Not covered, and then no groups at all (profq's ops stay as without step markers): TPU
  * profiles (their steps come from device step lines), TF executor loops
  * (ExecutorState::Process, whose iterations XProf turns into roots), roots with a `step_id`
- * (tf.data and TF function runs), grouping stats on planes other than /host:CPU, and
- * several XSpaces with GPU planes (XProf intersects the hosts' steps). XSpaces with TF loop ops
- * get no groups, as in tsl. Device kernels nested in one another on a stream line are not
- * linked (tsl would). Root events with equal level and start are taken in event order
- * (tsl's sort leaves that order open). Not here: the op merge (ops_gpu.c), the rows
- * (render/ops_xprof.c). */
+ * (tf.data and TF function runs), grouping stats on planes other than /host:CPU. XSpaces
+ * with TF loop ops get no groups, as in tsl. Device kernels nested in one another on a
+ * stream line are not linked (tsl would). Root events with equal level and start are taken
+ * in event order, hosts of equal step spans in input order (tsl's sort and XProf's hash map
+ * leave those open). Not here: the op merge (ops_gpu.c), the rows (render/ops_xprof.c).
+ * docs/internals/ops.md ("Step rows") has the rules and what was checked. */
 #include "analysis/ops_steps.h"
 
 #include "analysis/ops_internal.h"
@@ -405,25 +410,18 @@ static int gpu_compute(pq_str name)
              (name.p[2] | 32) == 'c' && (name.p[3] | 32) == 'l');
 }
 
-static int host_marker(const gnode *n)
-{
-    int named =
-        starts(n->name, "train") || starts(n->name, "test") || starts(n->name, "TraceContext");
-    if (named && !memchr(n->name.p, '/', n->name.n))
-        return 1;
-    return n->root_of_group;
-}
-
 /* Whether the line is one of XProf's derived lines (0xdeadbeef and up). */
 static int derived_line(const xp_line *line)
 {
     return line->id >= 0xdeadbeefLL && line->id < 0xdeadbeefLL + 64;
 }
 
-int64_t ops_steps_kernel_group(const ops_steps *st, const pq_source *src, const xp_plane *pl,
-                               int64_t corr_id, const xp_event *ev)
+/* The group tsl gives device event EV: that of the kernel launch of its correlation id. */
+static int64_t own_group(const ops_steps *st, const pq_source *src, const xp_plane *pl,
+                         int64_t corr_id, const xp_event *ev, int *has_corr)
 {
-    if (!st || !st->active || corr_id == INT64_MIN)
+    *has_corr = 0;
+    if (corr_id == INT64_MIN)
         return -1;
     int64_t ids[G_NSTATS];
     for (int k = 0; k < G_NSTATS; k++)
@@ -432,69 +430,190 @@ int64_t ops_steps_kernel_group(const ops_steps *st, const pq_source *src, const 
     event_gstats(pl, ids, ev, &g);
     if (!g.has[G_CORR])
         return -1;
+    *has_corr = 1;
     uint32_t v = pairmap_get(&st->launch_group, (int64_t)(src - st->sources), g.v[G_CORR]);
     return v == UINT32_MAX || v == UINT32_MAX - 1 ? -1 : (int64_t)v;
 }
 
-/* The steps of source SI from forest F: groups with a device compute kernel and a host
- * marker of positive length. Appends them to ST; 0 when out of memory. */
-static int source_steps(ops_steps *st, uint32_t si, forest *f, int64_t ngroups, int *grouped)
+/* An event's key in ST->inherited: the address of its body, unique in the profile. */
+static int64_t event_key(const xp_event *ev)
 {
-    const pq_source *src = &st->sources[si];
-    uint8_t *compute = pq_calloc((size_t)ngroups + 1, 1);
-    int64_t *marker = pq_calloc((size_t)ngroups + 1, sizeof *marker);
-    if (!compute || !marker) {
-        pq_free(compute);
-        pq_free(marker);
-        return 0;
-    }
-    for (uint32_t pi = 0; pi < src->nplanes; pi++) {
-        const xp_plane *pl = &src->planes[pi];
-        if (pl->kind != DEV_GPU)
+    return (int64_t)(uintptr_t)ev->stats;
+}
+
+int64_t ops_steps_kernel_group(const ops_steps *st, const pq_source *src, const xp_plane *pl,
+                               int64_t corr_id, const xp_event *ev)
+{
+    if (!st || !st->active)
+        return -1;
+    int has_corr;
+    int64_t g = own_group(st, src, pl, corr_id, ev, &has_corr);
+    if (g >= 0)
+        return g;
+    uint32_t v = pairmap_get(&st->inherited, (int64_t)(src - st->sources), event_key(ev));
+    return v == UINT32_MAX ? -1 : (int64_t)v;
+}
+
+typedef struct dev_ev { /* an event of a device plane */
+    int64_t begin, end, group, key;
+    uint8_t has_corr, compute;
+} dev_ev;
+
+static int dev_ev_cmp(const void *a, const void *b)
+{
+    const dev_ev *x = a, *y = b; /* tsl's Timespan order: earlier, then longer first */
+    if (x->begin != y->begin)
+        return x->begin < y->begin ? -1 : 1;
+    if (x->end != y->end)
+        return x->end > y->end ? -1 : 1;
+    return 0;
+}
+
+typedef struct span {
+    int64_t begin, end;
+} span;
+
+/* XProf's derived "Steps" line of one GPU plane (DeriveStepEventsFromGroups): its grouped
+ * events in time order (EV, sorted), a run of one group one step event; each group's
+ * longest such event (the first of equal ones) is its device step marker (DEV, by group). */
+static void device_markers(const dev_ev *ev, size_t nev, span *dev)
+{
+    span f = {0, 0};
+    int64_t fg = -1;
+    for (size_t i = 0; i <= nev; i++) {
+        if (i < nev && ev[i].group < 0)
+            continue; /* ungrouped events are not on the line */
+        if (i < nev && ev[i].group == fg) {
+            if (ev[i].end > f.end)
+                f.end = ev[i].end;
             continue;
-        const xp_stat_meta *cm = xp_stat_meta_by_name(pl, "correlation_id");
-        for (uint32_t li = 0; cm && li < pl->nlines; li++) {
-            if (derived_line(&pl->lines[li]))
-                continue;
-            xp_event_iter ei;
-            xp_event ev;
-            xp_events_begin(&pl->lines[li], &ei);
-            while (xp_events_next(&ei, &ev)) {
-                int64_t g = ops_steps_kernel_group(st, src, pl, cm->id, &ev);
-                if (g < 0 || g >= ngroups)
-                    continue;
-                *grouped = 1;
-                const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
-                if (!compute[g])
-                    compute[g] = 1; /* has device events */
-                if (ev.duration_ps > 0 && em && gpu_compute(em->name))
-                    compute[g] = 2;
-            }
+        }
+        if (fg >= 0 && f.end - f.begin > dev[fg].end - dev[fg].begin)
+            dev[fg] = f;
+        if (i < nev) {
+            f = (span){ev[i].begin, ev[i].end};
+            fg = ev[i].group;
         }
     }
-    for (size_t i = 0; i < f->nn; i++) {
-        const gnode *n = &f->n[i];
-        if (n->group >= 0 && n->group < ngroups && compute[n->group] && host_marker(n) &&
-            n->end - n->begin > marker[n->group])
-            marker[n->group] = n->end - n->begin;
-    }
-    int ok = 1;
-    for (int64_t g = 0; g < ngroups && ok; g++) {
-        if (compute[g] != 2 || marker[g] <= 0)
+}
+
+/* XProf's ProcessUngroupedEvents on one GPU plane whose events EV (sorted) have some group:
+ * an ungrouped event takes the group of the event before it, recorded in ST->inherited. */
+static int inherit_groups(ops_steps *st, uint32_t si, dev_ev *ev, size_t nev)
+{
+    int64_t cur = -1;
+    for (size_t i = 0; i < nev; i++) {
+        if (ev[i].group >= 0) {
+            cur = ev[i].group;
             continue;
-        if (!grow((void **)&st->steps, &st->capsteps, st->nsteps, sizeof *st->steps))
+        }
+        if (cur < 0)
+            continue;
+        ev[i].group = cur;
+        int fresh;
+        uint32_t *v = pairmap_slot(&st->inherited, si, ev[i].key, &fresh);
+        if (!v)
+            return 0;
+        *v = (uint32_t)cur;
+    }
+    return 1;
+}
+
+/* The events of GPU plane PL of source SI, with their own groups; 0 when out of memory. */
+static int plane_events(ops_steps *st, uint32_t si, const xp_plane *pl, int64_t corr_id,
+                        dev_ev **ev, size_t *cap, size_t *nev, int *any)
+{
+    const pq_source *src = &st->sources[si];
+    *nev = 0;
+    *any = 0;
+    for (uint32_t li = 0; li < pl->nlines; li++) {
+        if (derived_line(&pl->lines[li]))
+            continue;
+        int64_t base = pl->lines[li].timestamp_ns * 1000;
+        xp_event_iter ei;
+        xp_event e;
+        xp_events_begin(&pl->lines[li], &ei);
+        while (xp_events_next(&ei, &e)) {
+            int has_corr;
+            int64_t g = own_group(st, src, pl, corr_id, &e, &has_corr);
+            const xp_event_meta *em = xp_event_meta_find(pl, e.metadata_id);
+            if (!grow((void **)ev, cap, *nev, sizeof **ev))
+                return 0;
+            (*ev)[(*nev)++] = (dev_ev){base + e.offset_ps,
+                                       base + e.offset_ps + e.duration_ps,
+                                       g,
+                                       event_key(&e),
+                                       (uint8_t)has_corr,
+                                       (uint8_t)(e.duration_ps > 0 && em && gpu_compute(em->name))};
+            *any |= g >= 0;
+        }
+    }
+    return 1;
+}
+
+/* The device events of SRC's GPU planes by group: COMPUTE (1 device events, 2 a device
+ * compute kernel of positive length; events with a correlation id, as
+ * ConvertDeviceTraceXLineToStepEvents) and DEV, the device step markers. 0 out of memory. */
+static int device_groups(ops_steps *st, uint32_t si, int64_t ngroups, uint8_t *compute, span *dev,
+                         int *grouped)
+{
+    const pq_source *src = &st->sources[si];
+    dev_ev *ev = NULL;
+    size_t cap = 0, nev = 0;
+    int ok = 1;
+    for (uint32_t pi = 0; ok && pi < src->nplanes; pi++) {
+        const xp_plane *pl = &src->planes[pi];
+        const xp_stat_meta *cm = xp_stat_meta_by_name(pl, "correlation_id");
+        int any = 0;
+        if (pl->kind != DEV_GPU || !cm)
+            continue;
+        ok = plane_events(st, si, pl, cm->id, &ev, &cap, &nev, &any);
+        if (!ok || !any)
+            continue;
+        qsort(ev, nev, sizeof *ev, dev_ev_cmp);
+        ok = inherit_groups(st, si, ev, nev);
+        for (size_t i = 0; ok && i < nev; i++) {
+            int64_t g = ev[i].group;
+            if (g < 0 || g >= ngroups)
+                continue;
+            *grouped = 1;
+            if (ev[i].has_corr && !compute[g])
+                compute[g] = 1;
+            if (ev[i].has_corr && ev[i].compute)
+                compute[g] = 2;
+        }
+        if (ok)
+            device_markers(ev, nev, dev);
+    }
+    pq_free(ev);
+    return ok;
+}
+
+/* The steps of source SI: groups with a device compute kernel of positive length and a
+ * device step marker of positive length, which is the step's time (XProf's
+ * StepDetails::StepTime; host markers take no part when the XSpace has a device). Appends
+ * them to ST->host_steps; 0 when out of memory. */
+static int source_steps(ops_steps *st, uint32_t si, int64_t ngroups, int *grouped)
+{
+    uint8_t *compute = pq_calloc((size_t)ngroups + 1, 1);
+    span *dev = pq_calloc((size_t)ngroups + 1, sizeof *dev);
+    int ok = compute && dev && device_groups(st, si, ngroups, compute, dev, grouped);
+    for (int64_t g = 0; g < ngroups && ok; g++) {
+        if (compute[g] != 2 || dev[g].end <= dev[g].begin)
+            continue;
+        if (!grow((void **)&st->host_steps, &st->caphost, st->nhost, sizeof *st->host_steps))
             ok = 0;
         else
-            st->steps[st->nsteps++] = g;
+            st->host_steps[st->nhost++] = (ops_host_step){si, g, dev[g].begin, dev[g].end};
     }
     pq_free(compute);
-    pq_free(marker);
+    pq_free(dev);
     return ok;
 }
 
 /* The forest of source SI's host plane, its groups, and the launch map. 1 done (or
  * nothing to do), 0 out of memory. */
-static int source_groups(ops_steps *st, uint32_t si, int *sources_with_groups)
+static int source_groups(ops_steps *st, uint32_t si)
 {
     const pq_source *src = &st->sources[si];
     const xp_plane *host = NULL;
@@ -546,14 +665,149 @@ static int source_groups(ops_steps *st, uint32_t si, int *sources_with_groups)
     if (ok && ngroups > 0) {
         int grouped = 0;
         st->active = 1;
-        ok = source_steps(st, si, &f, ngroups, &grouped);
-        if (grouped) {
+        ok = source_steps(st, si, ngroups, &grouped);
+        if (grouped)
             st->has_groups = 1;
-            ++*sources_with_groups;
-        }
     }
     forest_free(&f);
     return ok;
+}
+
+/* XProf's maybe_drop_incomplete_steps, per XSpace: with more than 5 steps, the first and
+ * the last are dropped. */
+static void drop_incomplete(ops_steps *st)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < st->nhost;) {
+        size_t j = i;
+        while (j < st->nhost && st->host_steps[j].source == st->host_steps[i].source)
+            j++;
+        size_t lo = i, hi = j;
+        if (j - i > 5) {
+            lo++;
+            hi--;
+        }
+        for (size_t k = lo; k < hi; k++)
+            st->host_steps[w++] = st->host_steps[k];
+        i = j;
+    }
+    st->nhost = w;
+}
+
+typedef struct host_seq { /* one host's steps in ST->host_steps */
+    size_t off, n;
+    int64_t total; /* last end - first begin of its steps */
+} host_seq;
+
+typedef struct align { /* StepsAlignment */
+    size_t sub, chief, n;
+} align;
+
+/* XProf's FindStepsAlignment: the offset of subordinate S against chief C whose overlaps
+ * of step times sum highest (offsets 0, 1, ... first, then -1, -2, ...; first best wins). */
+static int find_alignment(const ops_host_step *s, size_t sn, const ops_host_step *c, size_t cn,
+                          align *out)
+{
+    *out = (align){0, 0, 0};
+    if (!sn || !cn)
+        return 1;
+    uint64_t *sim = pq_calloc(sn + cn, sizeof *sim); /* index: chief - sub + sn - 1 */
+    if (!sim)
+        return 0;
+    for (size_t si = 0, ci = 0; si < sn && ci < cn;) {
+        int64_t b = s[si].begin > c[ci].begin ? s[si].begin : c[ci].begin;
+        int64_t e = s[si].end < c[ci].end ? s[si].end : c[ci].end;
+        sim[ci + sn - 1 - si] += b < e ? (uint64_t)(e - b) : 0;
+        if (s[si].end < c[ci].end)
+            si++;
+        else if (c[ci].end < s[si].end)
+            ci++;
+        else {
+            si++;
+            ci++;
+        }
+    }
+    uint64_t best = 0;
+    int64_t best_k = 0;
+    int found = 0;
+    for (int64_t k = 0; k < (int64_t)cn; k++)
+        if (!found || sim[k + (int64_t)sn - 1] > best) {
+            best = sim[k + (int64_t)sn - 1];
+            best_k = k;
+            found = 1;
+        }
+    for (int64_t k = -1; k >= -((int64_t)sn - 1); k--)
+        if (sim[k + (int64_t)sn - 1] > best) {
+            best = sim[k + (int64_t)sn - 1];
+            best_k = k;
+        }
+    pq_free(sim);
+    out->sub = best_k >= 0 ? 0 : (size_t)-best_k;
+    out->chief = best_k >= 0 ? (size_t)best_k : 0;
+    out->n = sn - out->sub < cn - out->chief ? sn - out->sub : cn - out->chief;
+    return 1;
+}
+
+/* XProf's StepIntersection over the XSpaces with GPU planes (the others are coordinators):
+ * the chief is the host whose steps span the least time (the first of equal ones: XProf
+ * takes them in hash order), every other host is aligned with it, and the steps all hosts
+ * share are numbered 0, 1, ... Sets ST->steps; 0 when out of memory. */
+static int intersect_hosts(const pq_profile *prof, ops_steps *st)
+{
+    host_seq *h = pq_calloc(prof->nsources + 1, sizeof *h);
+    if (!h)
+        return 0;
+    size_t nh = 0, chief = SIZE_MAX;
+    for (size_t si = 0, k = 0; si < prof->nsources; si++) {
+        const pq_source *src = &prof->sources[si];
+        int gpu = 0;
+        for (uint32_t pi = 0; pi < src->nplanes && !gpu; pi++)
+            gpu = src->planes[pi].kind == DEV_GPU;
+        while (k < st->nhost && st->host_steps[k].source < si)
+            k++;
+        if (!gpu)
+            continue;
+        host_seq *q = &h[nh];
+        q->off = k;
+        while (k < st->nhost && st->host_steps[k].source == si)
+            k++;
+        q->n = k - q->off;
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (size_t x = q->off; x < k; x++) {
+            lo = st->host_steps[x].begin < lo ? st->host_steps[x].begin : lo;
+            hi = st->host_steps[x].end > hi ? st->host_steps[x].end : hi;
+        }
+        q->total = lo < hi ? hi - lo : 0;
+        if (chief == SIZE_MAX || q->total < h[chief].total)
+            chief = nh;
+        nh++;
+    }
+    size_t n = 0;
+    if (chief != SIZE_MAX && h[chief].n) {
+        size_t max_begin = 0, min_end = SIZE_MAX;
+        for (size_t i = 0; i < nh; i++) {
+            align a = {0, 0, h[i].n};
+            if (i != chief && !find_alignment(st->host_steps + h[i].off, h[i].n,
+                                              st->host_steps + h[chief].off, h[chief].n, &a)) {
+                pq_free(h);
+                return 0;
+            }
+            max_begin = a.chief > max_begin ? a.chief : max_begin;
+            min_end = a.chief + a.n < min_end ? a.chief + a.n : min_end;
+        }
+        if (max_begin > min_end)
+            st->empty_intersect = 1;
+        else
+            n = min_end - max_begin;
+    }
+    pq_free(h);
+    st->steps = pq_malloc_array(n + 1, sizeof *st->steps);
+    if (!st->steps)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        st->steps[i] = (int64_t)i;
+    st->nsteps = n;
+    return 1;
 }
 
 int ops_steps_build(const pq_profile *prof, int gpu, ops_steps *st)
@@ -562,36 +816,43 @@ int ops_steps_build(const pq_profile *prof, int gpu, ops_steps *st)
     st->sources = prof->sources;
     if (!gpu)
         return 1;
-    int with_groups = 0;
+    size_t xspaces = 0;
     for (size_t si = 0; si < prof->nsources; si++)
-        if (prof->sources[si].nplanes && !source_groups(st, (uint32_t)si, &with_groups)) {
-            ops_steps_free(st);
-            return 0;
-        }
-    size_t gpu_sources = 0; /* XProf intersects the steps of several hosts: not covered */
-    for (size_t si = 0; si < prof->nsources; si++)
-        for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
-            if (prof->sources[si].planes[pi].kind == DEV_GPU) {
-                gpu_sources++;
-                break;
+        if (prof->sources[si].nplanes) {
+            xspaces++;
+            if (!source_groups(st, (uint32_t)si)) {
+                ops_steps_free(st);
+                return 0;
             }
-    if (st->unsupported || with_groups > 1 || gpu_sources > 1 || !st->has_groups) {
+        }
+    st->combined = xspaces > 1; /* XProf's CombineAllOpStats */
+    if (st->unsupported || !st->has_groups) {
         /* a rule profq lacks would apply: no groups at all, as without step markers */
         st->active = 0;
         st->has_groups = 0;
-        st->nsteps = 0;
-        return 1;
+        st->nhost = 0;
     }
-    if (st->nsteps > 5) { /* XProf's maybe_drop_incomplete_steps */
-        memmove(st->steps, st->steps + 1, (st->nsteps - 2) * sizeof *st->steps);
-        st->nsteps -= 2;
+    drop_incomplete(st);
+    int ok;
+    if (st->combined) {
+        ok = intersect_hosts(prof, st);
+    } else {
+        st->steps = pq_malloc_array(st->nhost + 1, sizeof *st->steps);
+        ok = st->steps != NULL;
+        for (size_t i = 0; ok && i < st->nhost; i++)
+            st->steps[i] = st->host_steps[i].group;
+        st->nsteps = ok ? st->nhost : 0;
     }
-    return 1;
+    if (!ok)
+        ops_steps_free(st);
+    return ok;
 }
 
 void ops_steps_free(ops_steps *st)
 {
     pq_free(st->steps);
+    pq_free(st->host_steps);
+    pairmap_free(&st->inherited);
     pairmap_free(&st->launch_group);
     memset(st, 0, sizeof *st);
 }

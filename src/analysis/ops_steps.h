@@ -6,18 +6,32 @@
 #include "core/pairmap.h"
 #include "formats/xplane_walk.h"
 
+typedef struct ops_host_step { /* one well-formed step of one XSpace */
+    uint32_t source;
+    int64_t group;      /* tsl's group id */
+    int64_t begin, end; /* the step's time (ps): its longest host marker */
+} ops_host_step;
+
 typedef struct ops_steps {
     const pq_source *sources; /* the profile's, to index sources */
     pairmap launch_group;     /* (source index, correlation id) -> group of the launch */
-    int64_t *steps;           /* group ids of the well-formed steps, ascending */
-    size_t nsteps, capsteps;
-    int active;      /* kernels have groups: ops_steps_kernel_group answers */
-    int has_groups;  /* some device kernel has a group (XProf's op merge applies) */
-    int unsupported; /* a grouping rule profq does not implement would apply */
+    pairmap inherited;        /* (source index, event body address) -> the group an ungrouped GPU
+                                 event takes from the one before it (ProcessUngroupedEvents) */
+    int64_t *steps; /* the step numbers: one XSpace, the group ids of its well-formed steps
+                       (ascending); several, 0..n-1 over the hosts' step intersection */
+    size_t nsteps;
+    ops_host_step *host_steps; /* each XSpace's steps, by source then group */
+    size_t nhost, caphost;
+    int combined;        /* several XSpaces: XProf combines their op stats */
+    int empty_intersect; /* combined, hosts have steps, but their intersection is empty */
+    int active;          /* kernels have groups: ops_steps_kernel_group answers */
+    int has_groups;      /* some device kernel has a group (XProf's op merge applies) */
+    int unsupported;     /* a grouping rule profq does not implement would apply */
 } ops_steps;
 
 /* Groups the profile's events when GPU is set (else, and when a rule profq lacks would
- * apply, leaves ST without groups or steps). 0 when out of memory. */
+ * apply, leaves ST without groups or steps), and with several XSpaces intersects their
+ * steps as XProf's StepIntersection does. 0 when out of memory. */
 int ops_steps_build(const pq_profile *prof, int gpu, ops_steps *st);
 /* The group of device kernel EV of plane PL of SRC (CORR_ID: the plane's correlation_id
  * stat id, INT64_MIN when absent), or -1. */

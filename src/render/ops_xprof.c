@@ -430,7 +430,7 @@ void ops_render_roofline_model(buf *b, const pq_ops_result *r)
          * an empty record when it finds no step markers (the case for every profile here). */
         roof_ctx c0 = c;
         c0.total_ps = 0;
-        if (!c.gpu) /* XProf writes it for TPUs only */
+        if (!c.gpu || r->steps_combined) /* on GPU only when it combines several XSpaces */
             roof_row(b, &c0, "Average", 0, &r->roofline.average, 1, 0, 0, incl, 0);
         /* One Program record per GPU step (analysis/ops_steps.c): XProf's GPU steps carry no
          * op metrics, so each is the empty record under the step number. */
@@ -445,6 +445,13 @@ void ops_render_roofline_model(buf *b, const pq_ops_result *r)
                 "\"rows\":[");
     if (none || r->nsteps) { /* steps found: no step diagnostic */
         buf_puts(b, "]}]");
+        return;
+    }
+    if (r->steps_empty_intersect) {
+        buf_puts(b, "{\"c\":[{\"v\":\"WARNING\"},{\"v\":\"Although there are steps observed on "
+                    "some host(s), the intersection of the steps over all hosts is empty (because "
+                    "the differences among individual host's step sequences are too big). "
+                    "Consequently, the overall step time is unknown.\"}]}]}]");
         return;
     }
     buf_puts(b, "{\"c\":[{\"v\":\"WARNING\"},{\"v\":\"No step marker observed and "

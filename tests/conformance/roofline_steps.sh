@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
-# Conformance: roofline_model's step rows and the GPU op rows that step groups change
-# (issue 13 item 5; docs/internals/ops.md, "Step rows"). scripts/add_step_markers.py adds
-# JAX-style step markers to two shared MI300 XPlanes (2 markers a launch line on
-# mi300_jax08_attention, 3 on mi300x8_jax_conv: its steps past 5 lose the first and last);
-# XProf's roofline_model and hlo_stats (pip xprof, build/venv-xprof) on them are compared
-# with profq's `roofline --format xprof` and `ops --format xprof` field by field: exact
-# strings and integers, floats within 1e-6 relative. Skips (77) without ../shared/data or
-# PyPI (fails under CI=true).
+# Conformance: roofline_model's step rows and the op rows that step groups change (issue 13
+# item 5; docs/internals/ops.md, "Step rows"), against XProf 2.24.2 (pip xprof,
+# build/venv-xprof) on profiles made at test time:
+# - one host: scripts/add_step_markers.py adds JAX-style step markers to two shared MI300
+#   XPlanes (2 markers a launch line on mi300_jax08_attention, 3 on mi300x8_jax_conv: its
+#   steps past 5 lose the first and last), and the first without its step 1 markers
+#   (step_hosts.py: ungrouped kernels between grouped ones);
+# - several hosts of one run given together (XProf combines their op stats and intersects
+#   their steps): the marked attention XPlane with copies made by step_hosts.py (the same;
+#   another clock 10 ms and 20 ms later; without step 0's markers; without any, which
+#   leaves no steps and XProf's diagnostic), and three hosts (one
+#   3 ms later, one 10 ms later without step 0's markers);
+# - host-only: a JAX CPU program with jax.profiler.StepTraceAnnotation steps
+#   (steps_programs.py jax), alone and as two hosts of one run, and a TF Keras program with
+#   TF step markers (steps_programs.py tf, build/venv-tf).
+# roofline_steps.py compares XProf's roofline_model, hlo_stats and op_profile with profq's
+# `roofline --format xprof` and `ops --format xprof` field by field: exact strings and
+# integers, floats within 1e-6 relative. Skips (77) without ../shared/data or PyPI (fails
+# under CI=true).
 set -u
 SUITE=roofline_steps
 . "$(dirname "$0")/lib.sh"
@@ -15,15 +26,68 @@ require_data "$data"
 require_profq
 use_venv test tests/requirements.txt
 protopy=$python
+use_venv demo scripts/demo-requirements.txt
+jax_py=$python
+use_venv tf tests/tf-requirements.txt
+tf_py=$python
 use_venv xprof tests/xprof-requirements.txt
 work=$(mktemp -d "${TMPDIR:-/tmp}/profq-roofline-steps.XXXXXX")
 trap 'rm -rf -- "$work"' EXIT
+fail() { echo "$SUITE: FAIL: $*"; exit 1; }
+cases=()
 for spec in mi300_jax08_attention:2 mi300x8_jax_conv:3; do
   name=${spec%%:*} steps=${spec##*:}
   in="$data/$name.xplane.pb"
-  [ -f "$in" ] || { echo "$SUITE: FAIL: $in is missing"; exit 1; }
+  [ -f "$in" ] || fail "$in is missing"
   mkdir -p "$work/$name"
   "$protopy" "$top/scripts/add_step_markers.py" "$in" "$work/$name/$name.xplane.pb" "$steps" ||
-    { echo "$SUITE: FAIL: add_step_markers.py on $name"; exit 1; }
+    fail "add_step_markers.py on $name"
+  cases+=("$work/$name/$name.xplane.pb")
 done
-exec "$python" "$top/tests/conformance/roofline_steps.py" "$PROFQ" "$work"/*/*.xplane.pb
+# Several hosts: NAME FIRST_STEP SHIFT_NS (the second host from the marked attention XPlane).
+att="$work/mi300_jax08_attention/mi300_jax08_attention.xplane.pb"
+# One host without its step 1 markers: their kernels take the group of the kernel before.
+mkdir -p "$work/nostep1"
+"$protopy" "$top/tests/conformance/step_hosts.py" "$att" "$work/nostep1/nostep1.xplane.pb" -1 0 ||
+  fail "step_hosts.py for nostep1"
+cases+=("$work/nostep1/nostep1.xplane.pb")
+for spec in hosts_same:0:0 hosts_10ms:0:10000000 hosts_20ms:0:20000000 hosts_nostep0:1:2000 \
+  hosts_nosteps:99:0 hosts_nostep1:-1:5000000; do
+  IFS=: read -r name first shift <<< "$spec"
+  mkdir -p "$work/$name"
+  cp "$att" "$work/$name/host0.xplane.pb"
+  "$protopy" "$top/tests/conformance/step_hosts.py" "$att" "$work/$name/host1.xplane.pb" \
+    "$first" "$shift" || fail "step_hosts.py for $name"
+  case $name in hosts_nosteps) pre=nosteps= ;; *) pre= ;; esac
+  cases+=("$pre$work/$name/host0.xplane.pb,$work/$name/host1.xplane.pb")
+done
+mkdir -p "$work/hosts_three"
+cp "$att" "$work/hosts_three/host0.xplane.pb"
+"$protopy" "$top/tests/conformance/step_hosts.py" "$att" "$work/hosts_three/host1.xplane.pb" 0 \
+  3000000 || fail "step_hosts.py for hosts_three"
+"$protopy" "$top/tests/conformance/step_hosts.py" "$att" "$work/hosts_three/host2.xplane.pb" 1 \
+  10000000 || fail "step_hosts.py for hosts_three"
+cases+=("$work/hosts_three/host0.xplane.pb,$work/hosts_three/host1.xplane.pb,$work/hosts_three/host2.xplane.pb")
+# Host-only programs, profiled now; the JAX one twice for a two-host run.
+profile() { # KIND PYTHON DIR: one XPlane of the program, printed
+  "$2" "$top/tests/conformance/steps_programs.py" "$1" "$3" > "$3.log" 2>&1 ||
+    { cat "$3.log"; fail "steps_programs.py $1"; }
+  set -- "$3"/plugins/profile/*/*.xplane.pb
+  [ -f "$1" ] || fail "steps_programs.py wrote no XPlane under $3"
+  echo "$1"
+}
+mkdir -p "$work/jax_cpu" "$work/jax_cpu_hosts" "$work/tf_cpu"
+p=$(profile jax "$jax_py" "$work/jax_run0") || exit 1
+cp "$p" "$work/jax_cpu/jax_cpu.xplane.pb"
+cp "$p" "$work/jax_cpu_hosts/host0.xplane.pb"
+p=$(profile jax "$jax_py" "$work/jax_run1") || exit 1
+cp "$p" "$work/jax_cpu_hosts/host1.xplane.pb"
+p=$(profile tf "$tf_py" "$work/tf_run") || exit 1
+cp "$p" "$work/tf_cpu/tf_cpu.xplane.pb"
+cases+=("$work/jax_cpu/jax_cpu.xplane.pb"
+        "$work/jax_cpu_hosts/host0.xplane.pb,$work/jax_cpu_hosts/host1.xplane.pb"
+        "$work/tf_cpu/tf_cpu.xplane.pb")
+"$python" "$top/tests/conformance/roofline_steps.py" "$PROFQ" "${cases[@]}" 2>"$work/xprof.log"
+rc=$?
+[ $rc -eq 0 ] || tail -n 5 "$work/xprof.log"
+exit $rc

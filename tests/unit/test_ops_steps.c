@@ -24,8 +24,9 @@ enum { NSTEPS = 8 };
  * launch is on line 2 under a consumer of a producer inside root 0. The device stream runs
  * kernel 2i (jit_a(1)) then 2i+1 (jit_b(2)), both hlo_op fusion.1; the last step's kernels
  * are named MemcpyHToD (no device compute). EXECUTOR adds an ExecutorState::Process event
- * (a TF executor loop: not covered). */
-static void build(tbuf *b, int roots, int executor)
+ * (a TF executor loop: not covered). STRAY adds a fusion.1 kernel (jit_c(3)) without a
+ * launch between kernels 4 and 5. */
+static void build(tbuf *b, int roots, int executor, int stray)
 {
     tb_init(b);
     size_t pl = plane_begin(b, 1, "/host:CPU");
@@ -84,6 +85,13 @@ static void build(tbuf *b, int roots, int executor)
         put_stat_s(b, 4, G_MODULE, k % 2 ? "jit_b(2)" : "jit_a(1)");
         put_stat_i(b, 4, G_CORR, k);
         msg_end(b, e);
+        if (stray && k == 4) { /* a kernel whose launch is not in the trace */
+            e = event_begin(b, K_FUSION, 2000 + (int64_t)k * 5000 + 2000, 50);
+            put_stat_s(b, 4, G_HLO_OP, "fusion.1");
+            put_stat_s(b, 4, G_MODULE, "jit_c(3)");
+            put_stat_i(b, 4, G_CORR, 999);
+            msg_end(b, e);
+        }
     }
     msg_end(b, ln);
     msg_end(b, pl);
@@ -143,7 +151,7 @@ static void test_steps_and_merge(void **state)
 {
     (void)state;
     tbuf b;
-    build(&b, 1, 0);
+    build(&b, 1, 0, 0);
     pq_ops_result r;
     pq_profile *p = compute(&b, 1, &r);
     assert_int_equal(r.nsteps, 5);
@@ -177,7 +185,7 @@ static void test_no_groups(void **state)
     (void)state;
     for (int variant = 0; variant < 3; variant++) {
         tbuf b;
-        build(&b, variant != 0, variant == 1);
+        build(&b, variant != 0, variant == 1, 0);
         pq_ops_result r;
         pq_profile *p = compute(&b, variant != 2, &r);
         assert_int_equal(r.nsteps, 0);
@@ -196,11 +204,36 @@ static void test_no_groups(void **state)
     }
 }
 
+/* XProf's ProcessUngroupedEvents: a kernel without a group takes the group of the kernel
+ * before it (step 2's), so it joins that run of fusion.1 under jit_a(1); the steps stay. */
+static void test_ungrouped_kernel(void **state)
+{
+    (void)state;
+    tbuf b;
+    build(&b, 1, 0, 1);
+    pq_ops_result r;
+    pq_profile *p = compute(&b, 1, &r);
+    assert_int_equal(r.nsteps, 5);
+    const pq_op_row *a = find(&r, 1);
+    assert_non_null(a);
+    assert_null(find(&r, 3));
+    assert_int_equal(a->occurrences, 2 * NSTEPS + 1);
+    ops_free(&r);
+    pq_profile_free(p);
+    /* profq's own reports keep it under its program */
+    p = compute(&b, 0, &r);
+    assert_non_null(find(&r, 3));
+    ops_free(&r);
+    pq_profile_free(p);
+    tb_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_steps_and_merge),
         cmocka_unit_test(test_no_groups),
+        cmocka_unit_test(test_ungrouped_kernel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
