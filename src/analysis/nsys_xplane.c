@@ -215,7 +215,7 @@ size_t nsys_xplane_devices(const pq_profile *prof)
         if (src->info.format != PQ_FORMAT_XSPACE)
             continue;
         for (uint32_t p = 0; p < src->nplanes; p++) {
-            if (src->planes[p].kind != DEV_GPU)
+            if (!xp_plane_is(src, &src->planes[p], "GPU"))
                 continue;
             kern *ks = NULL;
             size_t n = plane_kernels(&src->planes[p], &ks);
@@ -237,7 +237,7 @@ pq_status nsys_xplane_modules(const pq_profile *prof, nsys_modules_result *out, 
             continue;
         size_t before = out->devices;
         for (uint32_t p = 0; p < src->nplanes && !oom; p++)
-            if (src->planes[p].kind == DEV_GPU)
+            if (xp_plane_is(src, &src->planes[p], "GPU"))
                 oom = plane_executions(&a, &src->planes[p]) != 0;
         out->sources += out->devices > before;
     }
@@ -345,7 +345,7 @@ static pq_status gather_xspace(const pq_profile *prof, nc_collect *c, pq_error *
             continue;
         FORWARD_IF_ERROR(nsys_hlo_open_xspace(src, &c->hlo[s], err));
         for (uint32_t p = 0; p < src->nplanes; p++)
-            if (src->planes[p].kind == DEV_GPU)
+            if (xp_plane_is(src, &src->planes[p], "GPU"))
                 FORWARD_IF_ERROR(gather_plane(c, s, &src->planes[p], err));
     }
     return PQ_OK;

@@ -124,8 +124,7 @@ int ops_program_order(const void *a, const void *b)
 
 int ops_plane_is(const pq_source *src, const xp_plane *pl, const char *kind)
 {
-    const model_device *v = xp_plane_device(src, pl);
-    return v && strcmp(v->kind, kind) == 0;
+    return xp_plane_is(src, pl, kind);
 }
 
 /* Device planes: TPU TensorCores if any source has them, else GPUs (spec 5.1), else host

@@ -565,7 +565,7 @@ static int device_groups(ops_steps *st, uint32_t si, int64_t ngroups, uint8_t *c
         const xp_plane *pl = &src->planes[pi];
         const xp_stat_meta *cm = xp_stat_meta_by_name(pl, "correlation_id");
         int any = 0;
-        if (pl->kind != DEV_GPU || !cm)
+        if (!xp_plane_is(src, pl, "GPU") || !cm)
             continue;
         ok = plane_events(st, si, pl, cm->id, &ev, &cap, &nev, &any);
         if (!ok || !any)
@@ -762,7 +762,7 @@ static int intersect_hosts(const pq_profile *prof, ops_steps *st)
         const pq_source *src = &prof->sources[si];
         int gpu = 0;
         for (uint32_t pi = 0; pi < src->nplanes && !gpu; pi++)
-            gpu = src->planes[pi].kind == DEV_GPU;
+            gpu = xp_plane_is(src, &src->planes[pi], "GPU");
         while (k < st->nhost && st->host_steps[k].source < si)
             k++;
         if (!gpu)

@@ -111,7 +111,7 @@ static void gather(const pq_profile *prof, facts *f)
             } else if (!strcmp(kind, "GPU")) {
                 f->device_planes++;
                 f->gpu_planes_with_events += pl->events > 0;
-            } else if (pl->kind == DEV_HOST_THREADS) {
+            } else if (!strcmp(kind, "CPU")) {
                 f->host_events += pl->events;
                 f->alloc_events += count_alloc_events(pl);
                 f->host_hlo_op_planes += pl->events && xp_stat_meta_by_name(pl, "hlo_op");

@@ -181,6 +181,14 @@ static inline const model_device *xp_plane_device(const pq_source *src, const xp
                : NULL;
 }
 
+/* Whether plane PL of SRC is a device of KIND ("TPU", "GPU", "CPU", ...: model/devices.h):
+ * how analyses choose their planes, by the model's devices rather than plane names. */
+static inline int xp_plane_is(const pq_source *src, const xp_plane *pl, const char *kind)
+{
+    const model_device *v = xp_plane_device(src, pl);
+    return v && strcmp(v->kind, kind) == 0;
+}
+
 /* Index of ID in a sorted, unique array of STRIDE-byte items that start with their int64
  * id, through the dense table when there is one; UINT32_MAX when absent. */
 static inline uint32_t xp_id_index(const uint32_t *dense, int64_t dense_n, const void *items,
