@@ -2,7 +2,9 @@
  * write, report (markdown), query, compare, track (+ history append, io/append.c) and
  * history. */
 #define _GNU_SOURCE
+#include "analysis/summary.h"
 #include "analysis/summary_ops.h"
+#include "api/summary_int.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -22,51 +24,57 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef struct membuf {
-    char *p;
-    size_t n, cap;
-} membuf;
-
-static int mem_write(void *ctx, const void *d, size_t n)
+/* A new handle holding R (read into S->read, or computed): its document tree is made for
+ * what still reads trees. */
+static pq_status handle_done(pq_summary *s, const char *path, pq_summary **out, pq_error *err)
 {
-    membuf *m = ctx;
-    if (m->n + n > m->cap) {
-        size_t cap = m->cap ? m->cap : 65536;
-        while (cap < m->n + n)
-            cap *= 2;
-        char *np = pq_realloc(m->p, cap);
-        if (!np)
-            return -1;
-        m->p = np;
-        m->cap = cap;
+    s->doc = sm_tree(s->r);
+    if (!s->doc) {
+        pq_summary_free(s);
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
     }
-    memcpy(m->p + m->n, d, n);
-    m->n += n;
-    return 0;
+    *out = s;
+    return PQ_OK;
 }
 
+/* The saved document TEXT[0..N) read into structs. */
 static pq_status adopt(const char *path, const char *text, size_t n, pq_summary **out,
                        pq_error *err)
 {
-    size_t off;
-    const char *what;
-    jval *doc = jv_parse(text, n, &off, &what);
-    if (!doc)
-        return err_set(err, PQ_ERR_INPUT, path, (int64_t)off, "%s", what);
-    const char *sv = jv_string(jv_get(doc, "schema_version"));
-    if (doc->t != JV_OBJ || !sv || strcmp(sv, "profile_summary.v1") != 0) {
-        jv_free(doc);
+    pq_summary *s = pq_calloc(1, sizeof *s);
+    if (!s)
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    arena_init(&s->mem);
+    pq_status st = summary_read(path, text, n, &s->mem, &s->read, err);
+    if (st != PQ_OK) {
+        pq_summary_free(s);
+        return st;
+    }
+    s->r = &s->read;
+    return handle_done(s, path, out, err);
+}
+
+/* A summary computed in process, kept as its structs. */
+static pq_status compute(const char *path, const pq_summary_options *o, pq_summary **out,
+                         pq_error *err)
+{
+    int set = 0;
+    pq_summary_result *res = NULL;
+    pq_status st = summary_compute_path(path, o, &res, &set, err);
+    if (st != PQ_OK && set) /* a summary set is not one summary */
         return err_set(err, PQ_ERR_INPUT, path, 0,
                        "expected a profile_summary.v1 document (schema_version)");
-    }
+    if (st != PQ_OK)
+        return st;
     pq_summary *s = pq_calloc(1, sizeof *s);
     if (!s) {
-        jv_free(doc);
+        pq_summary_result_free(res);
         return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
     }
-    s->doc = doc;
-    *out = s;
-    return PQ_OK;
+    arena_init(&s->mem);
+    s->computed = res;
+    s->r = res;
+    return handle_done(s, path, out, err);
 }
 
 /* A summary file is a JSON object with schema_version, no traceEvents, and small. */
@@ -106,12 +114,8 @@ pq_status pq_summary_load(const char *path, const pq_summary_options *opts, pq_s
         mapfile_close(&m);
         return st;
     }
-    membuf mb = {0};
-    pq_sink sink = {mem_write, &mb};
     pq_summary_options o = {5, 25, 0, "", NULL, NULL, NULL, NULL};
-    pq_status st = pq_summarize(path, opts ? opts : &o, &sink, err);
-    if (st == PQ_OK)
-        st = adopt(path, mb.p, mb.n, out, err);
+    pq_status st = compute(path, opts ? opts : &o, out, err);
     const char *found = err && err->offset == 0 ? strstr(err->message, ", found ") : NULL;
     if ((st == PQ_ERR_INPUT || st == PQ_ERR_UNSUPPORTED) && found && !strstr(found, ".nsys-rep")) {
         /* Name what these commands take: a summary, or a profile to summarise first. */
@@ -122,7 +126,6 @@ pq_status pq_summary_load(const char *path, const pq_summary_options *opts, pq_s
                      "directory to summarize, found %s",
                      what);
     }
-    pq_free(mb.p);
     return st;
 }
 
@@ -131,6 +134,8 @@ void pq_summary_free(pq_summary *s)
     if (!s)
         return;
     jv_free(s->doc);
+    pq_summary_result_free(s->computed);
+    arena_release(&s->mem);
     pq_free(s);
 }
 
