@@ -3,6 +3,7 @@
  * history. */
 #define _GNU_SOURCE
 #include "analysis/summary.h"
+#include "analysis/summary_compare.h"
 #include "analysis/summary_ops.h"
 #include "api/summary_int.h"
 #include "core/alloc.h"
@@ -13,6 +14,7 @@
 #include "io/mapfile.h"
 #include "profq.h"
 #include "io/append.h"
+#include "render/summary_compare.h"
 #include "render/summary_doc.h"
 #include "render/summary_text.h"
 
@@ -189,22 +191,44 @@ pq_status pq_summary_query(const pq_summary *s, const char *question, int top_k,
     return pq_summary_query_view(s, question, top_k, NULL, sink, err);
 }
 
-static pq_status strict_check(const jval *cmp, pq_error *err)
+static pq_status strict_check(const pq_summary_comparison *c, pq_error *err)
 {
-    const jval *pv = jv_get(cmp, "provenance_checks");
-    const char *status = jv_string(jv_get(pv, "status"));
-    if (!status || strcmp(status, "fail") != 0)
+    if (strcmp(c->provenance_status, "fail") != 0)
         return PQ_OK;
     char msg[480] = "Provenance checks failed.";
-    const jval *m = jv_get(pv, "messages");
-    for (size_t i = 0; m && i < m->n; i++) {
-        const char *t = jv_string(m->items[i]);
-        if (t && strlen(msg) + strlen(t) + 2 < sizeof msg) {
+    for (size_t i = 0; i < c->nprovenance_messages; i++) {
+        const char *t = c->provenance_messages[i];
+        if (strlen(msg) + strlen(t) + 2 < sizeof msg) {
             strcat(msg, " ");
             strcat(msg, t);
         }
     }
     return err_set(err, PQ_ERR_INPUT, "", -1, "%s", msg);
+}
+
+const pq_summary_result *pq_summary_result_of(const pq_summary *s)
+{
+    return s->r;
+}
+
+pq_status pq_summary_compare_compute(const pq_summary *b, const pq_summary *a, int top_k,
+                                     pq_summary_comparison **out, pq_error *err)
+{
+    *out = pq_calloc(1, sizeof **out);
+    if (!*out || sm_compare(b->r, a->r, top_k, *out) != 0) {
+        pq_free(*out);
+        *out = NULL;
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    }
+    return PQ_OK;
+}
+
+void pq_summary_comparison_free(pq_summary_comparison *c)
+{
+    if (!c)
+        return;
+    sm_compare_release(c);
+    pq_free(c);
 }
 
 pq_status pq_summary_compare(const pq_summary *b, const pq_summary *a, int top_k, int strict,
@@ -216,13 +240,16 @@ pq_status pq_summary_compare(const pq_summary *b, const pq_summary *a, int top_k
 pq_status pq_summary_compare_view(const pq_summary *b, const pq_summary *a, int top_k, int strict,
                                   const pq_summary_view *view, pq_sink *sink, pq_error *err)
 {
-    jval *r = summary_compare(b->doc, a->doc, top_k);
-    pq_status st = r ? PQ_OK : err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
-    if (st == PQ_OK && strict)
-        st = strict_check(r, err);
-    if (st == PQ_OK)
+    pq_summary_comparison c;
+    if (sm_compare(b->r, a->r, top_k, &c) != 0)
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    pq_status st = strict ? strict_check(&c, err) : PQ_OK;
+    if (st == PQ_OK) {
+        jval *r = su_compare_tree(&c);
         st = emit_view(r, view, sink, err);
-    jv_free(r);
+        jv_free(r);
+    }
+    sm_compare_release(&c);
     return st;
 }
 
@@ -237,39 +264,41 @@ void pq_track_defaults(pq_track_options *o)
     o->view.fmt = PQ_OUT_JSON;
 }
 
+/* Appends REC to the history file PATH as one JSONL line (io/append.c). */
+static pq_status append_record(const char *path, const jval *rec, pq_error *err)
+{
+    buf line;
+    buf_init(&line, NULL);
+    jv_write(&line, rec, -1);
+    buf_putc(&line, '\n');
+    pq_status st = line.status != PQ_OK ? err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory")
+                                        : io_append_line(path, line.p, line.n, err);
+    buf_release(&line);
+    return st;
+}
+
 pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_track_options *o,
                            pq_sink *sink, pq_track_status *status, pq_error *err)
 {
-    jval *cmp = summary_compare(b->doc, a->doc, o->top_k);
-    if (!cmp)
+    pq_summary_comparison cmp;
+    if (sm_compare(b->r, a->r, o->top_k, &cmp) != 0)
         return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
-    pq_status st = o->strict_provenance ? strict_check(cmp, err) : PQ_OK;
+    pq_status st = o->strict_provenance ? strict_check(&cmp, err) : PQ_OK;
     jval *rec = NULL;
     if (st == PQ_OK) {
         track_thresholds t = {o->max_step_median_regression_pct, o->max_step_p90_regression_pct,
                               o->max_communication_share_regression_abs,
                               o->max_stall_share_regression_abs};
-        jval *as = summary_assess(cmp, &t);
-        const char *s = jv_string(jv_get(as, "status"));
-        *status = s && strcmp(s, "fail") == 0   ? PQ_TRACK_FAIL
-                  : s && strcmp(s, "warn") == 0 ? PQ_TRACK_WARN
-                                                : PQ_TRACK_PASS;
-        rec = summary_track_record(b->doc, a->doc, as, o->label,
-                                   o->recorded_at_utc ? o->recorded_at_utc : "");
+        pq_track_assessment as;
+        sm_assess(&cmp, &t, &as);
+        *status = as.status;
+        rec =
+            su_track_tree(b->r, a->r, &as, o->label, o->recorded_at_utc ? o->recorded_at_utc : "");
         if (!rec)
             st = err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
     }
-    if (st == PQ_OK && o->history_path) {
-        buf line;
-        buf_init(&line, NULL);
-        jv_write(&line, rec, -1);
-        buf_putc(&line, '\n');
-        if (line.status != PQ_OK)
-            st = err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
-        else
-            st = io_append_line(o->history_path, line.p, line.n, err);
-        buf_release(&line);
-    }
+    if (st == PQ_OK && o->history_path)
+        st = append_record(o->history_path, rec, err);
     if (st == PQ_OK)
         st = emit_view(rec, &o->view, sink, err);
     if (st == PQ_OK && o->gate && *status == PQ_TRACK_FAIL) {
@@ -282,7 +311,7 @@ pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_tr
             st = err_set(err, gs, "", -1, "write failed");
     }
     jv_free(rec);
-    jv_free(cmp);
+    sm_compare_release(&cmp);
     return st;
 }
 
