@@ -875,6 +875,52 @@ pq_status pq_summary_compare_compute(const pq_summary *before, const pq_summary 
                                      pq_summary_comparison **out, pq_error *err);
 void pq_summary_comparison_free(pq_summary_comparison *comparison);
 
+/*
+ * query's result (the seed's query routing, spec/seed-tools.md 1.20): which of the nine
+ * answers QUESTION routes to and its rows, pointing into the summary asked (the result
+ * lives no longer than it). Which members an answer fills is said per type.
+ */
+typedef enum pq_query_type {
+    PQ_QUERY_TOP_OPS,                  /* hot_ops */
+    PQ_QUERY_COMPUTE_VS_COMMUNICATION, /* dominant, shares, collectives */
+    PQ_QUERY_COLLECTIVE_BREAKDOWN,     /* collectives */
+    PQ_QUERY_PRE_OP_GAP,               /* target (NULL: none asked), match, contexts, gaps */
+    PQ_QUERY_GAP_REGION_CONTEXT,       /* target (NULL: none found), contexts */
+    PQ_QUERY_HIERARCHICAL_REGIONS,     /* regions with their shares of their root */
+    PQ_QUERY_BOUND_ANALYSIS,           /* result, details */
+    PQ_QUERY_COMPARISON_HINT,          /* details */
+    PQ_QUERY_OPTIMIZATION_CANDIDATES   /* candidates */
+} pq_query_type;
+
+typedef struct pq_summary_query_result {
+    pq_query_type type;
+    const char *query_type; /* the document's name of the type ("top_ops", ...) */
+    const char *target;     /* the op asked about */
+    const char *dominant;   /* "communication" | "compute" */
+    double compute_share, communication_share;
+    const char *result, *details;
+    const pq_sm_hot_op *hot_ops;
+    size_t nhot_ops;
+    const pq_sm_collective *collectives;
+    size_t ncollectives;
+    const pq_sm_gap *gaps; /* the top gaps */
+    size_t ngaps;
+    const pq_sm_gap *match;                   /* the gap row of the target, or NULL */
+    const pq_sm_gap_context *const *contexts; /* the target's contexts (or the first ones) */
+    size_t ncontexts;
+    const pq_sm_region *regions;
+    const double *inclusive_share, *exclusive_share; /* of each region's root region */
+    size_t nregions;
+    const pq_sm_candidate *candidates;
+    size_t ncandidates;
+} pq_summary_query_result;
+
+/* Routes QUESTION over SUMMARY (TOP_K rows per list). Free with
+ * pq_summary_query_result_free. PQ_ERR_NOMEM. */
+pq_status pq_summary_query_compute(const pq_summary *summary, const char *question, int top_k,
+                                   pq_summary_query_result **out, pq_error *err);
+void pq_summary_query_result_free(pq_summary_query_result *result);
+
 /* How the summary family prints for people (issue 16 items 10, 11, 13): FMT PQ_OUT_JSON
  * writes the documents above; PQ_OUT_TEXT writes text that fits 120 columns (names
  * shortened in the middle with "…", whole when WIDE), figures with their units. The

@@ -5,6 +5,7 @@
 #include "analysis/summary.h"
 #include "analysis/summary_compare.h"
 #include "analysis/summary_ops.h"
+#include "analysis/summary_query.h"
 #include "api/summary_int.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -16,6 +17,7 @@
 #include "io/append.h"
 #include "render/summary_compare.h"
 #include "render/summary_doc.h"
+#include "render/summary_query.h"
 #include "render/summary_text.h"
 
 #include <errno.h>
@@ -179,9 +181,13 @@ static pq_status emit_view(const jval *v, const pq_summary_view *view, pq_sink *
 pq_status pq_summary_query_view(const pq_summary *s, const char *question, int top_k,
                                 const pq_summary_view *view, pq_sink *sink, pq_error *err)
 {
-    jval *r = summary_query(s->doc, question, top_k);
+    sm_query q;
+    if (sm_query_run(s->r, question, top_k, &q) != 0)
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    jval *r = su_query_tree(&q.r);
     pq_status st = emit_view(r, view, sink, err);
     jv_free(r);
+    sm_query_release(&q);
     return st;
 }
 
@@ -189,6 +195,28 @@ pq_status pq_summary_query(const pq_summary *s, const char *question, int top_k,
                            pq_error *err)
 {
     return pq_summary_query_view(s, question, top_k, NULL, sink, err);
+}
+
+pq_status pq_summary_query_compute(const pq_summary *s, const char *question, int top_k,
+                                   pq_summary_query_result **out, pq_error *err)
+{
+    sm_query *q = pq_calloc(1, sizeof *q);
+    if (!q || sm_query_run(s->r, question, top_k, q) != 0) {
+        pq_free(q);
+        *out = NULL;
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    }
+    *out = &q->r;
+    return PQ_OK;
+}
+
+void pq_summary_query_result_free(pq_summary_query_result *result)
+{
+    if (!result)
+        return;
+    sm_query *q = (sm_query *)(void *)result; /* r is the first member of sm_query */
+    sm_query_release(q);
+    pq_free(q);
 }
 
 static pq_status strict_check(const pq_summary_comparison *c, pq_error *err)

@@ -41,5 +41,9 @@ extern const char *const SM_RUN_METADATA_KEYS[10];
 /* The object of one row (ROW, laid out as D says), as the document writes it. */
 
 jval *sm_row_tree(const void *row, const sm_row_desc *d);
+/* The array of the first N rows of ROWS, each as D says. */
+jval *sm_rows_tree(const void *rows, size_t n, const sm_row_desc *d);
+/* The array of N optimization candidates. */
+jval *sm_candidates_tree(const pq_sm_candidate *rows, size_t n);
 
 #endif

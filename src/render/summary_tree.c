@@ -173,7 +173,7 @@ jval *sm_row_tree(const void *row, const sm_row_desc *d)
 }
 
 /* The array of N rows from ROWS, each as D says. */
-static jval *rows_tree(const void *rows, size_t n, const sm_row_desc *d)
+jval *sm_rows_tree(const void *rows, size_t n, const sm_row_desc *d)
 {
     jval *a = jv_arr();
     for (size_t k = 0; k < n; k++)
@@ -223,7 +223,7 @@ static jval *breakdown_tree(const pq_sm_breakdown *b)
     return o;
 }
 
-static jval *candidates_tree(const pq_sm_candidate *rows, size_t n)
+jval *sm_candidates_tree(const pq_sm_candidate *rows, size_t n)
 {
     jval *a = jv_arr();
     for (size_t k = 0; k < n; k++) {
@@ -259,23 +259,25 @@ jval *sm_tree(const pq_summary_result *r)
     bad |= jv_set(doc, "trace_provenance", provenance_tree(&r->trace_provenance)) != 0;
     bad |= jv_set(doc, "step_time", step_time_tree(&r->step_time)) != 0;
     bad |= jv_set(doc, "time_breakdown", breakdown_tree(&r->time_breakdown)) != 0;
-    bad |= jv_set(doc, "hot_ops", rows_tree(r->hot_ops, r->nhot_ops, &SM_HOT_OP_ROW)) != 0;
+    bad |= jv_set(doc, "hot_ops", sm_rows_tree(r->hot_ops, r->nhot_ops, &SM_HOT_OP_ROW)) != 0;
     bad |= jv_set(doc, "semantic_families",
-                  rows_tree(r->semantic_families, r->nsemantic_families, &SM_FAMILY_ROW)) != 0;
-    bad |= jv_set(doc, "communication_ops",
-                  rows_tree(r->communication_ops, r->ncommunication_ops, &SM_COLLECTIVE_ROW)) != 0;
-    bad |= jv_set(doc, "gap_before_ops",
-                  rows_tree(r->gap_before_ops, r->ngap_before_ops, &SM_GAP_ROW)) != 0;
+                  sm_rows_tree(r->semantic_families, r->nsemantic_families, &SM_FAMILY_ROW)) != 0;
     bad |=
-        jv_set(doc, "hierarchical_regions",
-               rows_tree(r->hierarchical_regions, r->nhierarchical_regions, &SM_REGION_ROW)) != 0;
-    bad |= jv_set(doc, "gap_region_contexts",
-                  rows_tree(r->gap_region_contexts, r->ngap_region_contexts, &SM_CONTEXT_ROW)) != 0;
+        jv_set(doc, "communication_ops",
+               sm_rows_tree(r->communication_ops, r->ncommunication_ops, &SM_COLLECTIVE_ROW)) != 0;
+    bad |= jv_set(doc, "gap_before_ops",
+                  sm_rows_tree(r->gap_before_ops, r->ngap_before_ops, &SM_GAP_ROW)) != 0;
+    bad |= jv_set(doc, "hierarchical_regions",
+                  sm_rows_tree(r->hierarchical_regions, r->nhierarchical_regions,
+                               &SM_REGION_ROW)) != 0;
+    bad |=
+        jv_set(doc, "gap_region_contexts",
+               sm_rows_tree(r->gap_region_contexts, r->ngap_region_contexts, &SM_CONTEXT_ROW)) != 0;
     bad |= jv_set(doc, "device_op_region_aggregates",
-                  rows_tree(r->device_op_region_aggregates, r->ndevice_op_region_aggregates,
-                            &SM_OP_REGION_ROW)) != 0;
+                  sm_rows_tree(r->device_op_region_aggregates, r->ndevice_op_region_aggregates,
+                               &SM_OP_REGION_ROW)) != 0;
     bad |= jv_set(doc, "optimization_candidates",
-                  candidates_tree(r->optimization_candidates, r->noptimization_candidates)) != 0;
+                  sm_candidates_tree(r->optimization_candidates, r->noptimization_candidates)) != 0;
     if (bad) {
         jv_free(doc);
         return NULL;

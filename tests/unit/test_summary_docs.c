@@ -61,7 +61,20 @@ static pq_summary *saved(const pq_summary *s, const char *dir, const char *name,
 
 typedef enum { DO_COMPARE, DO_COMPARE_TEXT, DO_TRACK, DO_QUERY, DO_REPORT } what;
 
-static mem run(what w, const pq_summary *b, const pq_summary *a)
+/* Questions routed to each of the nine answers. */
+static const char *const QUESTIONS[] = {"top ops",
+                                        "is communication dominating compute",
+                                        "collective breakdown",
+                                        "gap before all-reduce",
+                                        "context for gap of copy.1",
+                                        "context of gaps",
+                                        "hierarchical regions",
+                                        "memory-bound ops",
+                                        "did it regress",
+                                        "what is the step time"};
+#define NQUESTIONS (sizeof QUESTIONS / sizeof *QUESTIONS)
+
+static mem run(what w, size_t question, const pq_summary *b, const pq_summary *a)
 {
     mem m = {0};
     pq_sink sink = {mem_write, &m};
@@ -84,7 +97,7 @@ static mem run(what w, const pq_summary *b, const pq_summary *a)
         break;
     }
     case DO_QUERY:
-        st = pq_summary_query(a, "top ops", 5, &sink, NULL);
+        st = pq_summary_query(a, QUESTIONS[question], 5, &sink, NULL);
         break;
     case DO_REPORT:
         st = pq_summary_report(b, 5, &sink, NULL);
@@ -105,13 +118,28 @@ static void same_answers(const char *before_rel, const char *after_rel)
     pq_summary *b = load(before), *a = load(after);
     mem db = {0}, da = {0};
     pq_summary *sb = saved(b, dir, "before.json", &db), *sa = saved(a, dir, "after.json", &da);
-    for (what w = DO_COMPARE; w <= DO_REPORT; w++) {
-        mem x = run(w, b, a), y = run(w, sb, sa);
-        if (x.n != y.n || memcmp(x.p, y.p, x.n) != 0)
-            fail_msg("answer %d differs between the in-process summaries and the saved ones", w);
-        free(x.p);
-        free(y.p);
-    }
+    for (what w = DO_COMPARE; w <= DO_REPORT; w++)
+        for (size_t q = 0; q < (w == DO_QUERY ? NQUESTIONS : 1); q++) {
+            mem x = run(w, q, b, a), y = run(w, q, sb, sa);
+            if (x.n != y.n || memcmp(x.p, y.p, x.n) != 0)
+                fail_msg("answer %d (question %zu) differs between the in-process summaries and "
+                         "the saved ones",
+                         w, q);
+            free(x.p);
+            free(y.p);
+        }
+    /* query's struct: the rows it answers with are the summary's own. */
+    pq_summary_query_result *qr = NULL;
+    assert_int_equal(pq_summary_query_compute(sa, "top ops", 5, &qr, NULL), PQ_OK);
+    const pq_summary_result *rsa = pq_summary_result_of(sa);
+    assert_int_equal(qr->type, PQ_QUERY_TOP_OPS);
+    assert_int_equal(qr->nhot_ops, rsa->nhot_ops < 5 ? rsa->nhot_ops : 5);
+    assert_ptr_equal(qr->hot_ops, rsa->hot_ops);
+    pq_summary_query_result_free(qr);
+    assert_int_equal(pq_summary_query_compute(sa, "why so slow", 5, &qr, NULL), PQ_OK);
+    assert_int_equal(qr->type, PQ_QUERY_OPTIMIZATION_CANDIDATES);
+    assert_int_equal(qr->ncandidates, rsa->noptimization_candidates);
+    pq_summary_query_result_free(qr);
     /* The comparison's struct is what its document says, and says it of these summaries. */
     pq_summary_comparison *c = NULL;
     assert_int_equal(pq_summary_compare_compute(sb, sa, 10, &c, NULL), PQ_OK);
