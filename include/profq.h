@@ -818,6 +818,109 @@ pq_status pq_summary_query(const pq_summary *summary, const char *question, int 
 pq_status pq_summary_compare(const pq_summary *before, const pq_summary *after, int top_k,
                              int strict, pq_sink *sink, pq_error *err);
 
+/* The result structs of a summary (computed in process, or read from a saved document);
+ * they live as long as SUMMARY. */
+const pq_summary_result *pq_summary_result_of(const pq_summary *summary);
+
+/*
+ * compare's result (the seed's compare_profile_summaries, spec/seed-tools.md 1.21), before
+ * rendering. A double that is NaN and a string that is NULL stand for the document's null.
+ * Strings and step classes point into the two summaries compared: the comparison lives
+ * no longer than they do.
+ */
+typedef struct pq_sm_class_delta {
+    const char *name; /* "typical", "light", "heavy" */
+    uint64_t before_count, after_count;
+    double before_fraction, after_fraction; /* 0 when the side has no such class */
+    double median_before, median_after, median_delta, median_regression_pct;
+} pq_sm_class_delta;
+
+typedef struct pq_sm_family_delta {
+    const char *family;
+    double before_exclusive_duration, after_exclusive_duration, exclusive_duration_delta;
+    double exclusive_regression_pct;
+    double before_flop_proxy_total, after_flop_proxy_total, flop_proxy_ratio;
+    double before_time_per_flop_proxy, after_time_per_flop_proxy, time_per_flop_regression_pct;
+    double time_ratio, work_ratio, efficiency_ratio;
+    const char *example_before, *example_after, *shape_signature_before, *shape_signature_after;
+} pq_sm_family_delta;
+
+typedef struct pq_sm_op_delta {
+    const char *name;
+    double before, after, delta; /* exclusive time of the hot op (0 when not listed) */
+} pq_sm_op_delta;
+
+typedef struct pq_summary_comparison {
+    const char *before_source, *after_source;
+    const char *provenance_status; /* "pass" | "warn" | "fail" */
+    const char *provenance_messages[5];
+    size_t nprovenance_messages;
+    const char *before_trace_sha256, *after_trace_sha256, *before_run_id, *after_run_id;
+    /* steady-state step time: [0] median, [1] p90 */
+    double steady_before[2], steady_after[2], steady_delta[2];
+    const pq_sm_step_class *classes_before, *classes_after;
+    size_t nclasses_before, nclasses_after;
+    pq_sm_class_delta class_delta[3];
+    size_t nclass_delta;
+    double share_delta[PQ_SM_NCATEGORIES]; /* after - before share_of_total */
+    pq_sm_family_delta *families;          /* by family name */
+    size_t nfamilies;
+    pq_sm_op_delta *regressed_ops, *improved_ops; /* TOP_K each, largest change first */
+    size_t nregressed_ops, nimproved_ops;
+} pq_summary_comparison;
+
+/* Compares AFTER with BEFORE (TOP_K regressed and improved ops). Free with
+ * pq_summary_comparison_free. PQ_ERR_NOMEM. */
+pq_status pq_summary_compare_compute(const pq_summary *before, const pq_summary *after, int top_k,
+                                     pq_summary_comparison **out, pq_error *err);
+void pq_summary_comparison_free(pq_summary_comparison *comparison);
+
+/*
+ * query's result (the seed's query routing, spec/seed-tools.md 1.20): which of the nine
+ * answers QUESTION routes to and its rows, pointing into the summary asked (the result
+ * lives no longer than it). Which members an answer fills is said per type.
+ */
+typedef enum pq_query_type {
+    PQ_QUERY_TOP_OPS,                  /* hot_ops */
+    PQ_QUERY_COMPUTE_VS_COMMUNICATION, /* dominant, shares, collectives */
+    PQ_QUERY_COLLECTIVE_BREAKDOWN,     /* collectives */
+    PQ_QUERY_PRE_OP_GAP,               /* target (NULL: none asked), match, contexts, gaps */
+    PQ_QUERY_GAP_REGION_CONTEXT,       /* target (NULL: none found), contexts */
+    PQ_QUERY_HIERARCHICAL_REGIONS,     /* regions with their shares of their root */
+    PQ_QUERY_BOUND_ANALYSIS,           /* result, details */
+    PQ_QUERY_COMPARISON_HINT,          /* details */
+    PQ_QUERY_OPTIMIZATION_CANDIDATES   /* candidates */
+} pq_query_type;
+
+typedef struct pq_summary_query_result {
+    pq_query_type type;
+    const char *query_type; /* the document's name of the type ("top_ops", ...) */
+    const char *target;     /* the op asked about */
+    const char *dominant;   /* "communication" | "compute" */
+    double compute_share, communication_share;
+    const char *result, *details;
+    const pq_sm_hot_op *hot_ops;
+    size_t nhot_ops;
+    const pq_sm_collective *collectives;
+    size_t ncollectives;
+    const pq_sm_gap *gaps; /* the top gaps */
+    size_t ngaps;
+    const pq_sm_gap *match;                   /* the gap row of the target, or NULL */
+    const pq_sm_gap_context *const *contexts; /* the target's contexts (or the first ones) */
+    size_t ncontexts;
+    const pq_sm_region *regions;
+    const double *inclusive_share, *exclusive_share; /* of each region's root region */
+    size_t nregions;
+    const pq_sm_candidate *candidates;
+    size_t ncandidates;
+} pq_summary_query_result;
+
+/* Routes QUESTION over SUMMARY (TOP_K rows per list). Free with
+ * pq_summary_query_result_free. PQ_ERR_NOMEM. */
+pq_status pq_summary_query_compute(const pq_summary *summary, const char *question, int top_k,
+                                   pq_summary_query_result **out, pq_error *err);
+void pq_summary_query_result_free(pq_summary_query_result *result);
+
 /* How the summary family prints for people (issue 16 items 10, 11, 13): FMT PQ_OUT_JSON
  * writes the documents above; PQ_OUT_TEXT writes text that fits 120 columns (names
  * shortened in the middle with "…", whole when WIDE), figures with their units. The
@@ -856,6 +959,18 @@ typedef enum pq_track_status {
     PQ_TRACK_WARN = 1,
     PQ_TRACK_FAIL = 2
 } pq_track_status;
+
+/* track's assessment (spec 1.22): the thresholds crossed, as the seed words them. */
+typedef struct pq_track_assessment {
+    pq_track_status status;
+    char failures[2][256]; /* step median, step p90 */
+    size_t nfailures;
+    char warnings[2][256]; /* communication share, stall share */
+    size_t nwarnings;
+    double median_regression_pct, p90_regression_pct; /* NaN: null */
+    double communication_share_delta, stall_share_delta;
+    const pq_summary_comparison *comparison;
+} pq_track_assessment;
 
 /*
  * Assesses AFTER against BEFORE (pass/warn/fail with the thresholds), writes the record

@@ -30,5 +30,32 @@ for f in "$d"/*; do
         echo "FAIL: $(basename "$f"): its summary was not accepted back ($(head -c 200 "$work/err"))"
     fi
 done
+# A summary computed in process (the trace given) and the same summary saved and read back
+# (api/summary_read.c) give the same bytes from compare, track, query and report.
+r0=$d/hta__trace_filter__sampled_rank-0.json.gz r1=$d/hta__trace_filter__sampled_rank-1.json.gz
+if [ -f "$r0" ] && [ -f "$r1" ]; then
+    "$PROFQ" summarize "$r0" -o "$work/r0.json" >/dev/null &&
+        "$PROFQ" summarize "$r1" -o "$work/r1.json" >/dev/null
+    same=1
+    for c in "compare @A @B" "compare --format text @A @B" "track @A @B --label L" \
+        "query @B --question @GAP" "query @B --question hierarchical" "report @A"; do
+        in=() sv=()
+        for w in $c; do
+            case "$w" in
+            @A) in+=("$r0") sv+=("$work/r0.json") ;;
+            @B) in+=("$r1") sv+=("$work/r1.json") ;;
+            @GAP) in+=("gap before nccl") sv+=("gap before nccl") ;;
+            *) in+=("$w") sv+=("$w") ;;
+            esac
+        done
+        "$PROFQ" "${in[@]}" >"$work/in.out" 2>&1
+        "$PROFQ" "${sv[@]}" >"$work/sv.out" 2>&1
+        if ! cmp -s "$work/in.out" "$work/sv.out" || [ ! -s "$work/in.out" ]; then
+            same=0
+            echo "FAIL: profq $c: the in-process summaries and the saved ones answer differently"
+        fi
+    done
+    [ $same = 1 ] && passed=$((passed + 1)) || failed=$((failed + 1))
+fi
 echo "summary_docs: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -56,7 +56,7 @@ void sm_result_free(sm_result *r);
  * fuzz target. NULL when memory ran out. */
 jval *sm_build(model_slices *m, const sm_options *opts, const sm_source *src);
 /* The document of a computed summary (render/summary_tree.c). NULL when memory ran out. */
-jval *sm_tree(const sm_result *res);
+jval *sm_tree(const pq_summary_result *res);
 
 /* Helpers of the spec, exposed for tests. OUT gets a NUL-terminated string. */
 void sm_canonical_op_name(const char *name, size_t n, char *out, size_t cap);

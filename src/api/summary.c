@@ -2,6 +2,7 @@
  * reader, compute profile_summary.v1, write it as the seed's Python would; and
  * pq_summary_compute, the same summary as result structs (kept with what they point into). */
 #include "analysis/summary.h"
+#include "api/summary_int.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -158,7 +159,7 @@ static pq_status tree_of(sm_handle *h, pq_status st, const char *path, jval **do
 {
     *doc = NULL;
     if (st == PQ_OK) {
-        *doc = sm_tree(&h->res);
+        *doc = sm_tree(&h->res.r);
         if (!*doc)
             st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory while summarizing");
     }
@@ -357,8 +358,9 @@ static pq_status leaf_xplane(const char *const *paths, size_t n, const pq_summar
 }
 
 static pq_status leaf_set(const pathlist *paths, const char *dir, const pq_summary_options *o,
-                          pq_sink *sink, sm_handle **keep, pq_error *err)
+                          pq_sink *sink, sm_handle **keep, int *set, pq_error *err)
 {
+    *set = 1;
     if (keep)
         return err_set(err, PQ_ERR_UNSUPPORTED, dir, -1,
                        "%zu trace files: a summary set (profq.summary_set.v1) has no result "
@@ -368,7 +370,7 @@ static pq_status leaf_set(const pathlist *paths, const char *dir, const pq_summa
 }
 
 static pq_status summarize_path(const char *path, const pq_summary_options *o, pq_sink *sink,
-                                sm_handle **keep, pq_error *err)
+                                sm_handle **keep, int *set, pq_error *err)
 {
     struct stat st;
     if (stat(path, &st) != 0)
@@ -423,7 +425,7 @@ static pq_status summarize_path(const char *path, const pq_summary_options *o, p
         }
         if (tr.n) {
             rs = tr.n == 1 ? leaf_trace(tr.items[0], o, sink, keep, err)
-                           : leaf_set(&tr, path, o, sink, keep, err);
+                           : leaf_set(&tr, path, o, sink, keep, set, err);
             pathlist_free(&tr);
             pathlist_free(&xp);
             return rs;
@@ -449,14 +451,23 @@ static pq_status summarize_path(const char *path, const pq_summary_options *o, p
 
 pq_status pq_summarize(const char *path, const pq_summary_options *o, pq_sink *sink, pq_error *err)
 {
-    return summarize_path(path, o, sink, NULL, err);
+    int set = 0;
+    return summarize_path(path, o, sink, NULL, &set, err);
 }
 
 pq_status pq_summary_compute(const char *path, const pq_summary_options *opts,
                              pq_summary_result **out, pq_error *err)
 {
+    int set = 0;
+    return summary_compute_path(path, opts, out, &set, err);
+}
+
+pq_status summary_compute_path(const char *path, const pq_summary_options *opts,
+                               pq_summary_result **out, int *set, pq_error *err)
+{
     sm_handle *h = NULL;
-    pq_status st = summarize_path(path, opts, NULL, &h, err);
+    *set = 0;
+    pq_status st = summarize_path(path, opts, NULL, &h, set, err);
     *out = st == PQ_OK && h ? &h->res.r : NULL;
     if (st != PQ_OK)
         handle_free(h);
@@ -474,7 +485,7 @@ jval *sm_build(model_slices *m, const sm_options *opts, const sm_source *src)
     sm_result res;
     if (sm_compute(m, opts, src, &res) != 0)
         return NULL;
-    jval *doc = sm_tree(&res);
+    jval *doc = sm_tree(&res.r);
     sm_result_free(&res);
     return doc;
 }

@@ -2,7 +2,11 @@
  * write, report (markdown), query, compare, track (+ history append, io/append.c) and
  * history. */
 #define _GNU_SOURCE
+#include "analysis/summary.h"
+#include "analysis/summary_compare.h"
 #include "analysis/summary_ops.h"
+#include "analysis/summary_query.h"
+#include "api/summary_int.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -11,7 +15,9 @@
 #include "io/mapfile.h"
 #include "profq.h"
 #include "io/append.h"
+#include "render/summary_compare.h"
 #include "render/summary_doc.h"
+#include "render/summary_query.h"
 #include "render/summary_text.h"
 
 #include <errno.h>
@@ -22,51 +28,57 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef struct membuf {
-    char *p;
-    size_t n, cap;
-} membuf;
-
-static int mem_write(void *ctx, const void *d, size_t n)
+/* A new handle holding R (read into S->read, or computed): its document tree is made for
+ * what still reads trees. */
+static pq_status handle_done(pq_summary *s, const char *path, pq_summary **out, pq_error *err)
 {
-    membuf *m = ctx;
-    if (m->n + n > m->cap) {
-        size_t cap = m->cap ? m->cap : 65536;
-        while (cap < m->n + n)
-            cap *= 2;
-        char *np = pq_realloc(m->p, cap);
-        if (!np)
-            return -1;
-        m->p = np;
-        m->cap = cap;
+    s->doc = sm_tree(s->r);
+    if (!s->doc) {
+        pq_summary_free(s);
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
     }
-    memcpy(m->p + m->n, d, n);
-    m->n += n;
-    return 0;
+    *out = s;
+    return PQ_OK;
 }
 
+/* The saved document TEXT[0..N) read into structs. */
 static pq_status adopt(const char *path, const char *text, size_t n, pq_summary **out,
                        pq_error *err)
 {
-    size_t off;
-    const char *what;
-    jval *doc = jv_parse(text, n, &off, &what);
-    if (!doc)
-        return err_set(err, PQ_ERR_INPUT, path, (int64_t)off, "%s", what);
-    const char *sv = jv_string(jv_get(doc, "schema_version"));
-    if (doc->t != JV_OBJ || !sv || strcmp(sv, "profile_summary.v1") != 0) {
-        jv_free(doc);
+    pq_summary *s = pq_calloc(1, sizeof *s);
+    if (!s)
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    arena_init(&s->mem);
+    pq_status st = summary_read(path, text, n, &s->mem, &s->read, err);
+    if (st != PQ_OK) {
+        pq_summary_free(s);
+        return st;
+    }
+    s->r = &s->read;
+    return handle_done(s, path, out, err);
+}
+
+/* A summary computed in process, kept as its structs. */
+static pq_status compute(const char *path, const pq_summary_options *o, pq_summary **out,
+                         pq_error *err)
+{
+    int set = 0;
+    pq_summary_result *res = NULL;
+    pq_status st = summary_compute_path(path, o, &res, &set, err);
+    if (st != PQ_OK && set) /* a summary set is not one summary */
         return err_set(err, PQ_ERR_INPUT, path, 0,
                        "expected a profile_summary.v1 document (schema_version)");
-    }
+    if (st != PQ_OK)
+        return st;
     pq_summary *s = pq_calloc(1, sizeof *s);
     if (!s) {
-        jv_free(doc);
+        pq_summary_result_free(res);
         return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
     }
-    s->doc = doc;
-    *out = s;
-    return PQ_OK;
+    arena_init(&s->mem);
+    s->computed = res;
+    s->r = res;
+    return handle_done(s, path, out, err);
 }
 
 /* A summary file is a JSON object with schema_version, no traceEvents, and small. */
@@ -106,12 +118,8 @@ pq_status pq_summary_load(const char *path, const pq_summary_options *opts, pq_s
         mapfile_close(&m);
         return st;
     }
-    membuf mb = {0};
-    pq_sink sink = {mem_write, &mb};
     pq_summary_options o = {5, 25, 0, "", NULL, NULL, NULL, NULL};
-    pq_status st = pq_summarize(path, opts ? opts : &o, &sink, err);
-    if (st == PQ_OK)
-        st = adopt(path, mb.p, mb.n, out, err);
+    pq_status st = compute(path, opts ? opts : &o, out, err);
     const char *found = err && err->offset == 0 ? strstr(err->message, ", found ") : NULL;
     if ((st == PQ_ERR_INPUT || st == PQ_ERR_UNSUPPORTED) && found && !strstr(found, ".nsys-rep")) {
         /* Name what these commands take: a summary, or a profile to summarise first. */
@@ -122,7 +130,6 @@ pq_status pq_summary_load(const char *path, const pq_summary_options *opts, pq_s
                      "directory to summarize, found %s",
                      what);
     }
-    pq_free(mb.p);
     return st;
 }
 
@@ -131,6 +138,8 @@ void pq_summary_free(pq_summary *s)
     if (!s)
         return;
     jv_free(s->doc);
+    pq_summary_result_free(s->computed);
+    arena_release(&s->mem);
     pq_free(s);
 }
 
@@ -172,9 +181,13 @@ static pq_status emit_view(const jval *v, const pq_summary_view *view, pq_sink *
 pq_status pq_summary_query_view(const pq_summary *s, const char *question, int top_k,
                                 const pq_summary_view *view, pq_sink *sink, pq_error *err)
 {
-    jval *r = summary_query(s->doc, question, top_k);
+    sm_query q;
+    if (sm_query_run(s->r, question, top_k, &q) != 0)
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    jval *r = su_query_tree(&q.r);
     pq_status st = emit_view(r, view, sink, err);
     jv_free(r);
+    sm_query_release(&q);
     return st;
 }
 
@@ -184,22 +197,66 @@ pq_status pq_summary_query(const pq_summary *s, const char *question, int top_k,
     return pq_summary_query_view(s, question, top_k, NULL, sink, err);
 }
 
-static pq_status strict_check(const jval *cmp, pq_error *err)
+pq_status pq_summary_query_compute(const pq_summary *s, const char *question, int top_k,
+                                   pq_summary_query_result **out, pq_error *err)
 {
-    const jval *pv = jv_get(cmp, "provenance_checks");
-    const char *status = jv_string(jv_get(pv, "status"));
-    if (!status || strcmp(status, "fail") != 0)
+    sm_query *q = pq_calloc(1, sizeof *q);
+    if (!q || sm_query_run(s->r, question, top_k, q) != 0) {
+        pq_free(q);
+        *out = NULL;
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    }
+    *out = &q->r;
+    return PQ_OK;
+}
+
+void pq_summary_query_result_free(pq_summary_query_result *result)
+{
+    if (!result)
+        return;
+    sm_query *q = (sm_query *)(void *)result; /* r is the first member of sm_query */
+    sm_query_release(q);
+    pq_free(q);
+}
+
+static pq_status strict_check(const pq_summary_comparison *c, pq_error *err)
+{
+    if (strcmp(c->provenance_status, "fail") != 0)
         return PQ_OK;
     char msg[480] = "Provenance checks failed.";
-    const jval *m = jv_get(pv, "messages");
-    for (size_t i = 0; m && i < m->n; i++) {
-        const char *t = jv_string(m->items[i]);
-        if (t && strlen(msg) + strlen(t) + 2 < sizeof msg) {
+    for (size_t i = 0; i < c->nprovenance_messages; i++) {
+        const char *t = c->provenance_messages[i];
+        if (strlen(msg) + strlen(t) + 2 < sizeof msg) {
             strcat(msg, " ");
             strcat(msg, t);
         }
     }
     return err_set(err, PQ_ERR_INPUT, "", -1, "%s", msg);
+}
+
+const pq_summary_result *pq_summary_result_of(const pq_summary *s)
+{
+    return s->r;
+}
+
+pq_status pq_summary_compare_compute(const pq_summary *b, const pq_summary *a, int top_k,
+                                     pq_summary_comparison **out, pq_error *err)
+{
+    *out = pq_calloc(1, sizeof **out);
+    if (!*out || sm_compare(b->r, a->r, top_k, *out) != 0) {
+        pq_free(*out);
+        *out = NULL;
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    }
+    return PQ_OK;
+}
+
+void pq_summary_comparison_free(pq_summary_comparison *c)
+{
+    if (!c)
+        return;
+    sm_compare_release(c);
+    pq_free(c);
 }
 
 pq_status pq_summary_compare(const pq_summary *b, const pq_summary *a, int top_k, int strict,
@@ -211,13 +268,16 @@ pq_status pq_summary_compare(const pq_summary *b, const pq_summary *a, int top_k
 pq_status pq_summary_compare_view(const pq_summary *b, const pq_summary *a, int top_k, int strict,
                                   const pq_summary_view *view, pq_sink *sink, pq_error *err)
 {
-    jval *r = summary_compare(b->doc, a->doc, top_k);
-    pq_status st = r ? PQ_OK : err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
-    if (st == PQ_OK && strict)
-        st = strict_check(r, err);
-    if (st == PQ_OK)
+    pq_summary_comparison c;
+    if (sm_compare(b->r, a->r, top_k, &c) != 0)
+        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    pq_status st = strict ? strict_check(&c, err) : PQ_OK;
+    if (st == PQ_OK) {
+        jval *r = su_compare_tree(&c);
         st = emit_view(r, view, sink, err);
-    jv_free(r);
+        jv_free(r);
+    }
+    sm_compare_release(&c);
     return st;
 }
 
@@ -232,39 +292,41 @@ void pq_track_defaults(pq_track_options *o)
     o->view.fmt = PQ_OUT_JSON;
 }
 
+/* Appends REC to the history file PATH as one JSONL line (io/append.c). */
+static pq_status append_record(const char *path, const jval *rec, pq_error *err)
+{
+    buf line;
+    buf_init(&line, NULL);
+    jv_write(&line, rec, -1);
+    buf_putc(&line, '\n');
+    pq_status st = line.status != PQ_OK ? err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory")
+                                        : io_append_line(path, line.p, line.n, err);
+    buf_release(&line);
+    return st;
+}
+
 pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_track_options *o,
                            pq_sink *sink, pq_track_status *status, pq_error *err)
 {
-    jval *cmp = summary_compare(b->doc, a->doc, o->top_k);
-    if (!cmp)
+    pq_summary_comparison cmp;
+    if (sm_compare(b->r, a->r, o->top_k, &cmp) != 0)
         return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
-    pq_status st = o->strict_provenance ? strict_check(cmp, err) : PQ_OK;
+    pq_status st = o->strict_provenance ? strict_check(&cmp, err) : PQ_OK;
     jval *rec = NULL;
     if (st == PQ_OK) {
         track_thresholds t = {o->max_step_median_regression_pct, o->max_step_p90_regression_pct,
                               o->max_communication_share_regression_abs,
                               o->max_stall_share_regression_abs};
-        jval *as = summary_assess(cmp, &t);
-        const char *s = jv_string(jv_get(as, "status"));
-        *status = s && strcmp(s, "fail") == 0   ? PQ_TRACK_FAIL
-                  : s && strcmp(s, "warn") == 0 ? PQ_TRACK_WARN
-                                                : PQ_TRACK_PASS;
-        rec = summary_track_record(b->doc, a->doc, as, o->label,
-                                   o->recorded_at_utc ? o->recorded_at_utc : "");
+        pq_track_assessment as;
+        sm_assess(&cmp, &t, &as);
+        *status = as.status;
+        rec =
+            su_track_tree(b->r, a->r, &as, o->label, o->recorded_at_utc ? o->recorded_at_utc : "");
         if (!rec)
             st = err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
     }
-    if (st == PQ_OK && o->history_path) {
-        buf line;
-        buf_init(&line, NULL);
-        jv_write(&line, rec, -1);
-        buf_putc(&line, '\n');
-        if (line.status != PQ_OK)
-            st = err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
-        else
-            st = io_append_line(o->history_path, line.p, line.n, err);
-        buf_release(&line);
-    }
+    if (st == PQ_OK && o->history_path)
+        st = append_record(o->history_path, rec, err);
     if (st == PQ_OK)
         st = emit_view(rec, &o->view, sink, err);
     if (st == PQ_OK && o->gate && *status == PQ_TRACK_FAIL) {
@@ -277,7 +339,7 @@ pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_tr
             st = err_set(err, gs, "", -1, "write failed");
     }
     jv_free(rec);
-    jv_free(cmp);
+    sm_compare_release(&cmp);
     return st;
 }
 

@@ -4,22 +4,23 @@
  * they read a stored summary.
  * Not here: computing (analysis/summary*.c), writing bytes (core/jval.c), files. */
 #include "analysis/summary.h"
+#include "render/summary_fields.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-static const char *const CATEGORY_KEYS[PQ_SM_NCATEGORIES] = {"compute", "communication", "host",
-                                                             "stall", "other"};
+const char *const SM_CATEGORY_KEYS[PQ_SM_NCATEGORIES] = {"compute", "communication", "host",
+                                                         "stall", "other"};
+const char *const SM_RUN_METADATA_KEYS[10] = {
+    "run_path",         "run_id",  "artifact_ref", "artifact_name", "hardware_type",
+    "mesh_or_topology", "git_sha", "config_hash",  "num_devices",   "num_hosts"};
 
 static jval *run_metadata_tree(const pq_sm_run_metadata *m)
 {
-    static const char *const keys[] = {
-        "run_path",         "run_id",  "artifact_ref", "artifact_name", "hardware_type",
-        "mesh_or_topology", "git_sha", "config_hash",  "num_devices",   "num_hosts"};
     const char *const vals[] = {m->run_path, m->run_id, m->artifact_ref, m->artifact_name};
     jval *o = jv_obj();
-    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
-        jv_set(o, keys[k], jv_cstr(k < 4 ? vals[k] : NULL));
+    for (size_t k = 0; k < 10; k++)
+        jv_set(o, SM_RUN_METADATA_KEYS[k], jv_cstr(k < 4 ? vals[k] : NULL));
     return o;
 }
 
@@ -56,64 +57,133 @@ static jval *provenance_tree(const pq_sm_provenance *pv)
     return o;
 }
 
-/* One key of a row of the document: its name, how the struct holds it, and where. */
-typedef enum { F_STR, F_U64, F_I64, F_NUM } field_kind;
-typedef struct field {
-    const char *key;
-    field_kind kind;
-    size_t off;
-} field;
 #define FIELD(T, key, kind, member)                                                                \
     {                                                                                              \
         key, kind, offsetof(T, member)                                                             \
     }
-#define NFIELDS(a) (sizeof(a) / sizeof *(a))
+#define ROW(T, f)                                                                                  \
+    {                                                                                              \
+        f, sizeof(f) / sizeof *(f), sizeof(T)                                                      \
+    }
 
-/* The object of ROW with FIELDS, in their order. */
-static jval *row_tree(const void *row, const field *fields, size_t nfields)
+static const sm_field STATS_F[] = {FIELD(pq_sm_duration_stats, "count", SM_F_U64, count),
+                                   FIELD(pq_sm_duration_stats, "mean", SM_F_NUM, mean),
+                                   FIELD(pq_sm_duration_stats, "median", SM_F_NUM, median),
+                                   FIELD(pq_sm_duration_stats, "p90", SM_F_NUM, p90),
+                                   FIELD(pq_sm_duration_stats, "min", SM_F_NUM, min),
+                                   FIELD(pq_sm_duration_stats, "max", SM_F_NUM, max)};
+const sm_row_desc SM_STATS_ROW = ROW(pq_sm_duration_stats, STATS_F);
+
+static const sm_field HOT_OP_F[] = {
+    FIELD(pq_sm_hot_op, "name", SM_F_STR, name),
+    FIELD(pq_sm_hot_op, "canonical_name", SM_F_STR, canonical_name),
+    FIELD(pq_sm_hot_op, "category", SM_F_STR, category),
+    FIELD(pq_sm_hot_op, "count", SM_F_U64, count),
+    FIELD(pq_sm_hot_op, "total_duration", SM_F_NUM, total_duration),
+    FIELD(pq_sm_hot_op, "exclusive_duration", SM_F_NUM, exclusive_duration),
+    FIELD(pq_sm_hot_op, "avg_duration", SM_F_NUM, avg_duration),
+    FIELD(pq_sm_hot_op, "shape_signature", SM_F_STR, shape_signature),
+    FIELD(pq_sm_hot_op, "source_file", SM_F_STR, source_file),
+    FIELD(pq_sm_hot_op, "tf_op_path", SM_F_STR, tf_op_path),
+    FIELD(pq_sm_hot_op, "flop_proxy_per_invocation", SM_F_NUM, flop_proxy_per_invocation)};
+const sm_row_desc SM_HOT_OP_ROW = ROW(pq_sm_hot_op, HOT_OP_F);
+
+static const sm_field FAMILY_F[] = {
+    FIELD(pq_sm_family, "family", SM_F_STR, family),
+    FIELD(pq_sm_family, "count", SM_F_U64, count),
+    FIELD(pq_sm_family, "total_duration", SM_F_NUM, total_duration),
+    FIELD(pq_sm_family, "exclusive_duration", SM_F_NUM, exclusive_duration),
+    FIELD(pq_sm_family, "share_of_total", SM_F_NUM, share_of_total),
+    FIELD(pq_sm_family, "avg_duration", SM_F_NUM, avg_duration),
+    FIELD(pq_sm_family, "avg_exclusive_duration", SM_F_NUM, avg_exclusive_duration),
+    FIELD(pq_sm_family, "example_op", SM_F_STR, example_op),
+    FIELD(pq_sm_family, "dominant_shape_signature", SM_F_STR, dominant_shape_signature),
+    FIELD(pq_sm_family, "flop_proxy_total", SM_F_NUM, flop_proxy_total),
+    FIELD(pq_sm_family, "time_per_flop_proxy", SM_F_NUM, time_per_flop_proxy)};
+const sm_row_desc SM_FAMILY_ROW = ROW(pq_sm_family, FAMILY_F);
+
+static const sm_field COLLECTIVE_F[] = {
+    FIELD(pq_sm_collective, "collective", SM_F_STR, collective),
+    FIELD(pq_sm_collective, "count", SM_F_U64, count),
+    FIELD(pq_sm_collective, "total_duration", SM_F_NUM, total_duration),
+    FIELD(pq_sm_collective, "avg_duration", SM_F_NUM, avg_duration)};
+const sm_row_desc SM_COLLECTIVE_ROW = ROW(pq_sm_collective, COLLECTIVE_F);
+
+static const sm_field GAP_F[] = {
+    FIELD(pq_sm_gap, "name", SM_F_STR, name),
+    FIELD(pq_sm_gap, "count", SM_F_U64, count),
+    FIELD(pq_sm_gap, "total_gap_duration", SM_F_NUM, total_gap_duration),
+    FIELD(pq_sm_gap, "max_gap_duration", SM_F_NUM, max_gap_duration),
+    FIELD(pq_sm_gap, "avg_gap_duration", SM_F_NUM, avg_gap_duration),
+    FIELD(pq_sm_gap, "payload_op", SM_F_STR, name),
+    FIELD(pq_sm_gap, "marker_op", SM_F_STR, marker_op)};
+const sm_row_desc SM_GAP_ROW = ROW(pq_sm_gap, GAP_F);
+
+static const sm_field CONTEXT_F[] = {
+    FIELD(pq_sm_gap_context, "op_name", SM_F_STR, op_name),
+    FIELD(pq_sm_gap_context, "region_path", SM_F_STR, region_path),
+    FIELD(pq_sm_gap_context, "count", SM_F_U64, count),
+    FIELD(pq_sm_gap_context, "total_gap_duration", SM_F_NUM, total_gap_duration),
+    FIELD(pq_sm_gap_context, "avg_gap_duration", SM_F_NUM, avg_gap_duration)};
+const sm_row_desc SM_CONTEXT_ROW = ROW(pq_sm_gap_context, CONTEXT_F);
+
+static const sm_field REGION_F[] = {
+    FIELD(pq_sm_region, "path", SM_F_STR, path), FIELD(pq_sm_region, "depth", SM_F_I64, depth),
+    FIELD(pq_sm_region, "count", SM_F_U64, count),
+    FIELD(pq_sm_region, "inclusive_duration", SM_F_NUM, inclusive_duration),
+    FIELD(pq_sm_region, "exclusive_duration", SM_F_NUM, exclusive_duration)};
+const sm_row_desc SM_REGION_ROW = ROW(pq_sm_region, REGION_F);
+
+static const sm_field OP_REGION_F[] = {
+    FIELD(pq_sm_op_region, "region_path", SM_F_STR, region_path),
+    FIELD(pq_sm_op_region, "op_name", SM_F_STR, op_name),
+    FIELD(pq_sm_op_region, "canonical_name", SM_F_STR, canonical_name),
+    FIELD(pq_sm_op_region, "category", SM_F_STR, category),
+    FIELD(pq_sm_op_region, "count", SM_F_U64, count),
+    FIELD(pq_sm_op_region, "total_duration", SM_F_NUM, total_duration),
+    FIELD(pq_sm_op_region, "exclusive_duration", SM_F_NUM, exclusive_duration),
+    FIELD(pq_sm_op_region, "avg_duration", SM_F_NUM, avg_duration),
+    FIELD(pq_sm_op_region, "shape_signature", SM_F_STR, shape_signature)};
+const sm_row_desc SM_OP_REGION_ROW = ROW(pq_sm_op_region, OP_REGION_F);
+
+jval *sm_row_tree(const void *row, const sm_row_desc *d)
 {
     const char *p = row;
     jval *o = jv_obj();
-    for (size_t j = 0; j < nfields; j++) {
-        const void *at = p + fields[j].off;
+    for (size_t j = 0; j < d->nfields; j++) {
+        const void *at = p + d->fields[j].off;
         jval *v = NULL;
-        switch (fields[j].kind) {
-        case F_STR:
+        switch (d->fields[j].kind) {
+        case SM_F_STR:
             v = jv_cstr(*(const char *const *)at);
             break;
-        case F_U64:
+        case SM_F_U64:
             v = jv_int((int64_t) * (const uint64_t *)at);
             break;
-        case F_I64:
+        case SM_F_I64:
             v = jv_int(*(const int64_t *)at);
             break;
-        case F_NUM:
+        case SM_F_NUM:
             v = jv_num(*(const double *)at);
             break;
         }
-        jv_set(o, fields[j].key, v);
+        jv_set(o, d->fields[j].key, v);
     }
     return o;
 }
 
-/* The array of N rows of SIZE bytes from ROWS, each with FIELDS. */
-static jval *rows_tree(const void *rows, size_t n, size_t size, const field *fields, size_t nfields)
+/* The array of N rows from ROWS, each as D says. */
+jval *sm_rows_tree(const void *rows, size_t n, const sm_row_desc *d)
 {
     jval *a = jv_arr();
     for (size_t k = 0; k < n; k++)
-        jv_push(a, row_tree((const char *)rows + k * size, fields, nfields));
+        jv_push(a, sm_row_tree((const char *)rows + k * d->size, d));
     return a;
 }
 
 static jval *stats_tree(const pq_sm_duration_stats *d)
 {
-    static const field f[] = {FIELD(pq_sm_duration_stats, "count", F_U64, count),
-                              FIELD(pq_sm_duration_stats, "mean", F_NUM, mean),
-                              FIELD(pq_sm_duration_stats, "median", F_NUM, median),
-                              FIELD(pq_sm_duration_stats, "p90", F_NUM, p90),
-                              FIELD(pq_sm_duration_stats, "min", F_NUM, min),
-                              FIELD(pq_sm_duration_stats, "max", F_NUM, max)};
-    return row_tree(d, f, NFIELDS(f));
+    return sm_row_tree(d, &SM_STATS_ROW);
 }
 
 static jval *step_time_tree(const pq_sm_step_time *st)
@@ -148,103 +218,12 @@ static jval *breakdown_tree(const pq_sm_breakdown *b)
         jval *p = jv_obj();
         jv_set(p, "total_duration", jv_num(b->category_total[k]));
         jv_set(p, "share_of_total", jv_num(b->category_share[k]));
-        jv_set(o, CATEGORY_KEYS[k], p);
+        jv_set(o, SM_CATEGORY_KEYS[k], p);
     }
     return o;
 }
 
-static jval *hot_ops_tree(const pq_sm_hot_op *rows, size_t n)
-{
-    static const field f[] = {
-        FIELD(pq_sm_hot_op, "name", F_STR, name),
-        FIELD(pq_sm_hot_op, "canonical_name", F_STR, canonical_name),
-        FIELD(pq_sm_hot_op, "category", F_STR, category),
-        FIELD(pq_sm_hot_op, "count", F_U64, count),
-        FIELD(pq_sm_hot_op, "total_duration", F_NUM, total_duration),
-        FIELD(pq_sm_hot_op, "exclusive_duration", F_NUM, exclusive_duration),
-        FIELD(pq_sm_hot_op, "avg_duration", F_NUM, avg_duration),
-        FIELD(pq_sm_hot_op, "shape_signature", F_STR, shape_signature),
-        FIELD(pq_sm_hot_op, "source_file", F_STR, source_file),
-        FIELD(pq_sm_hot_op, "tf_op_path", F_STR, tf_op_path),
-        FIELD(pq_sm_hot_op, "flop_proxy_per_invocation", F_NUM, flop_proxy_per_invocation)};
-    return rows_tree(rows, n, sizeof *rows, f, NFIELDS(f));
-}
-
-static jval *families_tree(const pq_sm_family *rows, size_t n)
-{
-    static const field f[] = {
-        FIELD(pq_sm_family, "family", F_STR, family),
-        FIELD(pq_sm_family, "count", F_U64, count),
-        FIELD(pq_sm_family, "total_duration", F_NUM, total_duration),
-        FIELD(pq_sm_family, "exclusive_duration", F_NUM, exclusive_duration),
-        FIELD(pq_sm_family, "share_of_total", F_NUM, share_of_total),
-        FIELD(pq_sm_family, "avg_duration", F_NUM, avg_duration),
-        FIELD(pq_sm_family, "avg_exclusive_duration", F_NUM, avg_exclusive_duration),
-        FIELD(pq_sm_family, "example_op", F_STR, example_op),
-        FIELD(pq_sm_family, "dominant_shape_signature", F_STR, dominant_shape_signature),
-        FIELD(pq_sm_family, "flop_proxy_total", F_NUM, flop_proxy_total),
-        FIELD(pq_sm_family, "time_per_flop_proxy", F_NUM, time_per_flop_proxy)};
-    return rows_tree(rows, n, sizeof *rows, f, NFIELDS(f));
-}
-
-static jval *collectives_tree(const pq_sm_collective *rows, size_t n)
-{
-    static const field f[] = {FIELD(pq_sm_collective, "collective", F_STR, collective),
-                              FIELD(pq_sm_collective, "count", F_U64, count),
-                              FIELD(pq_sm_collective, "total_duration", F_NUM, total_duration),
-                              FIELD(pq_sm_collective, "avg_duration", F_NUM, avg_duration)};
-    return rows_tree(rows, n, sizeof *rows, f, NFIELDS(f));
-}
-
-static jval *gaps_tree(const pq_sm_gap *rows, size_t n)
-{
-    static const field f[] = {FIELD(pq_sm_gap, "name", F_STR, name),
-                              FIELD(pq_sm_gap, "count", F_U64, count),
-                              FIELD(pq_sm_gap, "total_gap_duration", F_NUM, total_gap_duration),
-                              FIELD(pq_sm_gap, "max_gap_duration", F_NUM, max_gap_duration),
-                              FIELD(pq_sm_gap, "avg_gap_duration", F_NUM, avg_gap_duration),
-                              FIELD(pq_sm_gap, "payload_op", F_STR, name),
-                              FIELD(pq_sm_gap, "marker_op", F_STR, marker_op)};
-    return rows_tree(rows, n, sizeof *rows, f, NFIELDS(f));
-}
-
-static jval *contexts_tree(const pq_sm_gap_context *rows, size_t n)
-{
-    static const field f[] = {
-        FIELD(pq_sm_gap_context, "op_name", F_STR, op_name),
-        FIELD(pq_sm_gap_context, "region_path", F_STR, region_path),
-        FIELD(pq_sm_gap_context, "count", F_U64, count),
-        FIELD(pq_sm_gap_context, "total_gap_duration", F_NUM, total_gap_duration),
-        FIELD(pq_sm_gap_context, "avg_gap_duration", F_NUM, avg_gap_duration)};
-    return rows_tree(rows, n, sizeof *rows, f, NFIELDS(f));
-}
-
-static jval *regions_tree(const pq_sm_region *rows, size_t n)
-{
-    static const field f[] = {FIELD(pq_sm_region, "path", F_STR, path),
-                              FIELD(pq_sm_region, "depth", F_I64, depth),
-                              FIELD(pq_sm_region, "count", F_U64, count),
-                              FIELD(pq_sm_region, "inclusive_duration", F_NUM, inclusive_duration),
-                              FIELD(pq_sm_region, "exclusive_duration", F_NUM, exclusive_duration)};
-    return rows_tree(rows, n, sizeof *rows, f, NFIELDS(f));
-}
-
-static jval *op_regions_tree(const pq_sm_op_region *rows, size_t n)
-{
-    static const field f[] = {
-        FIELD(pq_sm_op_region, "region_path", F_STR, region_path),
-        FIELD(pq_sm_op_region, "op_name", F_STR, op_name),
-        FIELD(pq_sm_op_region, "canonical_name", F_STR, canonical_name),
-        FIELD(pq_sm_op_region, "category", F_STR, category),
-        FIELD(pq_sm_op_region, "count", F_U64, count),
-        FIELD(pq_sm_op_region, "total_duration", F_NUM, total_duration),
-        FIELD(pq_sm_op_region, "exclusive_duration", F_NUM, exclusive_duration),
-        FIELD(pq_sm_op_region, "avg_duration", F_NUM, avg_duration),
-        FIELD(pq_sm_op_region, "shape_signature", F_STR, shape_signature)};
-    return rows_tree(rows, n, sizeof *rows, f, NFIELDS(f));
-}
-
-static jval *candidates_tree(const pq_sm_candidate *rows, size_t n)
+jval *sm_candidates_tree(const pq_sm_candidate *rows, size_t n)
 {
     jval *a = jv_arr();
     for (size_t k = 0; k < n; k++) {
@@ -266,9 +245,8 @@ static jval *candidates_tree(const pq_sm_candidate *rows, size_t n)
     return a;
 }
 
-jval *sm_tree(const sm_result *res)
+jval *sm_tree(const pq_summary_result *r)
 {
-    const pq_summary_result *r = &res->r;
     jval *doc = jv_obj();
     if (!doc)
         return NULL;
@@ -281,21 +259,25 @@ jval *sm_tree(const sm_result *res)
     bad |= jv_set(doc, "trace_provenance", provenance_tree(&r->trace_provenance)) != 0;
     bad |= jv_set(doc, "step_time", step_time_tree(&r->step_time)) != 0;
     bad |= jv_set(doc, "time_breakdown", breakdown_tree(&r->time_breakdown)) != 0;
-    bad |= jv_set(doc, "hot_ops", hot_ops_tree(r->hot_ops, r->nhot_ops)) != 0;
+    bad |= jv_set(doc, "hot_ops", sm_rows_tree(r->hot_ops, r->nhot_ops, &SM_HOT_OP_ROW)) != 0;
     bad |= jv_set(doc, "semantic_families",
-                  families_tree(r->semantic_families, r->nsemantic_families)) != 0;
-    bad |= jv_set(doc, "communication_ops",
-                  collectives_tree(r->communication_ops, r->ncommunication_ops)) != 0;
-    bad |= jv_set(doc, "gap_before_ops", gaps_tree(r->gap_before_ops, r->ngap_before_ops)) != 0;
+                  sm_rows_tree(r->semantic_families, r->nsemantic_families, &SM_FAMILY_ROW)) != 0;
+    bad |=
+        jv_set(doc, "communication_ops",
+               sm_rows_tree(r->communication_ops, r->ncommunication_ops, &SM_COLLECTIVE_ROW)) != 0;
+    bad |= jv_set(doc, "gap_before_ops",
+                  sm_rows_tree(r->gap_before_ops, r->ngap_before_ops, &SM_GAP_ROW)) != 0;
     bad |= jv_set(doc, "hierarchical_regions",
-                  regions_tree(r->hierarchical_regions, r->nhierarchical_regions)) != 0;
-    bad |= jv_set(doc, "gap_region_contexts",
-                  contexts_tree(r->gap_region_contexts, r->ngap_region_contexts)) != 0;
+                  sm_rows_tree(r->hierarchical_regions, r->nhierarchical_regions,
+                               &SM_REGION_ROW)) != 0;
+    bad |=
+        jv_set(doc, "gap_region_contexts",
+               sm_rows_tree(r->gap_region_contexts, r->ngap_region_contexts, &SM_CONTEXT_ROW)) != 0;
     bad |= jv_set(doc, "device_op_region_aggregates",
-                  op_regions_tree(r->device_op_region_aggregates,
-                                  r->ndevice_op_region_aggregates)) != 0;
+                  sm_rows_tree(r->device_op_region_aggregates, r->ndevice_op_region_aggregates,
+                               &SM_OP_REGION_ROW)) != 0;
     bad |= jv_set(doc, "optimization_candidates",
-                  candidates_tree(r->optimization_candidates, r->noptimization_candidates)) != 0;
+                  sm_candidates_tree(r->optimization_candidates, r->noptimization_candidates)) != 0;
     if (bad) {
         jv_free(doc);
         return NULL;

@@ -1,0 +1,16 @@
+/* summary_compare.h - the documents of compare and track (spec/seed-tools.md 1.21-1.22)
+ * made from their result structs; core/jval.c writes them as the seed's json.dumps, and
+ * render/summary_text.c as text for people. */
+#ifndef PQ_RENDER_SUMMARY_COMPARE_H
+#define PQ_RENDER_SUMMARY_COMPARE_H
+#include "core/jval.h"
+#include "profq.h"
+
+/* compare's document. NULL when memory ran out. */
+jval *su_compare_tree(const pq_summary_comparison *c);
+/* track's record {recorded_at_utc, label, before, after, assessment} of AS (BEFORE and AFTER
+ * the summaries compared). NULL when memory ran out. */
+jval *su_track_tree(const pq_summary_result *before, const pq_summary_result *after,
+                    const pq_track_assessment *as, const char *label, const char *recorded_at_utc);
+
+#endif

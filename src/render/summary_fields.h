@@ -1,0 +1,49 @@
+/* summary_fields.h - the keys of profile_summary.v1's rows and how pq_summary_result holds
+ * them (include/profq.h): one table per row struct, shared by the document's writer
+ * (render/summary_tree.c) and its reader (api/summary_read.c), so the two stay inverses. */
+#ifndef PQ_RENDER_SUMMARY_FIELDS_H
+#define PQ_RENDER_SUMMARY_FIELDS_H
+#include "core/jval.h"
+#include "profq.h"
+
+#include <stddef.h>
+
+/* How a struct member holds a key: a string (NULL: null), an unsigned or signed integer, a
+ * double (NaN: null). */
+typedef enum { SM_F_STR, SM_F_U64, SM_F_I64, SM_F_NUM } sm_field_kind;
+typedef struct sm_field {
+    const char *key;
+    sm_field_kind kind;
+    size_t off;
+} sm_field;
+
+/* The keys of one kind of row, in the writer's order, and the row's size. */
+typedef struct sm_row_desc {
+    const sm_field *fields;
+    size_t nfields;
+    size_t size;
+} sm_row_desc;
+
+extern const sm_row_desc SM_STATS_ROW;      /* pq_sm_duration_stats */
+extern const sm_row_desc SM_HOT_OP_ROW;     /* pq_sm_hot_op */
+extern const sm_row_desc SM_FAMILY_ROW;     /* pq_sm_family */
+extern const sm_row_desc SM_COLLECTIVE_ROW; /* pq_sm_collective */
+extern const sm_row_desc SM_GAP_ROW;        /* pq_sm_gap (payload_op: the name again) */
+extern const sm_row_desc SM_CONTEXT_ROW;    /* pq_sm_gap_context */
+extern const sm_row_desc SM_REGION_ROW;     /* pq_sm_region */
+extern const sm_row_desc SM_OP_REGION_ROW;  /* pq_sm_op_region */
+
+/* The keys of time_breakdown's categories and of run_metadata (the first four are
+ * pq_sm_run_metadata's members, in order; the others are always null). */
+extern const char *const SM_CATEGORY_KEYS[PQ_SM_NCATEGORIES];
+extern const char *const SM_RUN_METADATA_KEYS[10];
+
+/* The object of one row (ROW, laid out as D says), as the document writes it. */
+
+jval *sm_row_tree(const void *row, const sm_row_desc *d);
+/* The array of the first N rows of ROWS, each as D says. */
+jval *sm_rows_tree(const void *rows, size_t n, const sm_row_desc *d);
+/* The array of N optimization candidates. */
+jval *sm_candidates_tree(const pq_sm_candidate *rows, size_t n);
+
+#endif
