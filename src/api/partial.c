@@ -177,7 +177,8 @@ static pq_status scan_render(const void *body, const pq_ops_options *opts, pq_ou
 static const pt_kind KIND_SCAN = {PQ_PARTIAL_SCAN, "scan",      scan_write, scan_read,
                                   scan_merge,      scan_render, pq_free};
 
-static const pt_kind *const KINDS[] = {&KIND_SCAN, &pt_kind_ops, &pt_kind_roofline};
+static const pt_kind *const KINDS[] = {&KIND_SCAN, &pt_kind_ops, &pt_kind_roofline, &pt_kind_info,
+                                       &pt_kind_memory_profile};
 
 static const pt_kind *kind_of(uint64_t kind)
 {

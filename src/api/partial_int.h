@@ -49,6 +49,8 @@ struct pq_partial {
 
 /* The op metrics kinds (partial_ops.c): one body, two views. */
 extern const pt_kind pt_kind_ops, pt_kind_roofline;
+/* The kinds of one section per source (partial_sections.c). */
+extern const pt_kind pt_kind_info, pt_kind_memory_profile;
 
 /* Wraps BODY of kind K into a new partial (*OUT); frees BODY when out of memory. */
 pq_status pt_new(const pt_kind *k, void *body, pq_partial **out, pq_error *err);
