@@ -1299,7 +1299,8 @@ typedef enum pq_partial_kind {
     PQ_PARTIAL_OPS = 2,      /* `profq ops` (profq's text and JSON): the op table and windows */
     PQ_PARTIAL_ROOFLINE = 3, /* `profq roofline` (text and JSON): the same body as ops */
     PQ_PARTIAL_INFO = 4,     /* `profq info`: each source's sections and its totals */
-    PQ_PARTIAL_MEMORY_PROFILE = 5 /* `profq memory-profile`: each source's sections */
+    PQ_PARTIAL_MEMORY_PROFILE = 5, /* `profq memory-profile`: each source's sections */
+    PQ_PARTIAL_MEMORY = 6          /* `profq memory`: each source's attribution rows */
 } pq_partial_kind;
 
 #define PQ_PARTIAL_VERSION 1
@@ -1328,6 +1329,10 @@ pq_status pq_partial_roofline(const pq_profile *profile, pq_partial **out, pq_er
  * memory-profile), and info's totals; a merge prints the sources in path order. */
 pq_status pq_partial_info(const pq_profile *profile, pq_partial **out, pq_error *err);
 pq_status pq_partial_memory_profile(const pq_profile *profile, pq_partial **out, pq_error *err);
+/* The partial of `profq memory` over PROFILE with OPTS (module, memory space, rules; wide is
+ * the render's: pq_ops_options.wide): each source's rows; merges recompute min/avg/max. */
+pq_status pq_partial_memory(const pq_profile *profile, const pq_memory_options *opts,
+                            pq_partial **out, pq_error *err);
 
 /* Writes PARTIAL's bytes (header, then body; deterministic) to SINK. */
 pq_status pq_partial_write(const pq_partial *partial, pq_sink *sink, pq_error *err);

@@ -22,7 +22,7 @@ bad() { echo "FAIL: $*"; fail=1; }
 
 # The commands with partials, and the options (a format, a grouping, ...) each one is
 # checked with, one variant a line.
-cmds="scan ops roofline info memory-profile"
+cmds="scan ops roofline info memory-profile memory"
 variants() {
   case $1 in
     scan) printf '%s\n' "--format text" "--format json" ;;
@@ -31,6 +31,7 @@ variants() {
     roofline) printf '%s\n' "--format text" "--format json" "--top 3 --peak-flops 50" ;;
     info) printf '%s\n' "--format text" "--format json" ;;
     memory-profile) printf '%s\n' "--format text" "--format json" "--format xprof" ;;
+    memory) printf '%s\n' "--format text" "--format json" "--format tsv" "--format md" "--wide" ;;
   esac
 }
 
@@ -128,6 +129,32 @@ for set in $sets; do
     done
   done
 done
+
+# memory's map options (--module, --memory-space) are the partial's: a prefix that some
+# hosts ran, one that only the TPU host ran, and one that matches nothing (exit 3 and the
+# message of one process, though each part alone also matches nothing)
+mapfile -t files < <(printf '%s\n' ${SET_FILES[shared]:-${SET_FILES[gen]}} | LC_ALL=C sort)
+for opt in "--module jit_matmul" "--module jit_f" "--module no_such_module" "--memory-space 1"; do
+  v=m
+  # shellcheck disable=SC2086
+  "$PROFQ" memory $opt "${files[@]}" > "$tmp/one.$v" 2> "$tmp/one.$v.err"
+  echo $? > "$tmp/one.$v.rc"
+  rm -f "$tmp"/part.*
+  k=0
+  while read -r group; do
+    # shellcheck disable=SC2086
+    "$PROFQ" memory $opt --partial -o "$tmp/part.$k" $group || bad "memory $opt --partial"
+    k=$((k + 1))
+  done < <(split_files 3 "${files[@]}")
+  "$PROFQ" merge memory "$tmp"/part.* > "$tmp/merged" 2> "$tmp/merged.err"
+  rc=$?
+  same "memory $opt split 3"
+  checked=$((checked + 1))
+done
+"$PROFQ" memory --module jit_f --partial -o "$tmp/other" "${files[0]}" || bad "memory --module"
+"$PROFQ" merge memory "$tmp/part.0" "$tmp/other" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 3 ] && grep -q "other --rules, --module or --memory-space" "$tmp/err" ||
+  bad "memory partials of two --module merged: exit $rc, $(cat "$tmp/err")"
 
 # --- bad partials: exit 3 with the file and offset ------------------------------------
 "$PROFQ" scan --partial -o "$tmp/good" "$tmp/gen/host1.xplane.pb" || bad "scan --partial"

@@ -66,14 +66,10 @@ static sec_body *body_new(void)
 /* A new source slot at the end of B (zeroed), or NULL when out of memory. */
 static sec_source *body_push(sec_body *b)
 {
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 8;
-        sec_source *v = pq_realloc(b->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        b->v = v;
-        b->cap = cap;
-    }
+    void *v = b->v;
+    if (!pt_reserve(&v, b->n, &b->cap, sizeof *b->v))
+        return NULL;
+    b->v = v;
     sec_source *s = &b->v[b->n++];
     memset(s, 0, sizeof *s);
     return s;
@@ -241,20 +237,14 @@ static pq_status sections_merge(void *into, const void *from, pq_error *err)
 
 /* ---- the render ---- */
 
-static int str_cmp(pq_str a, pq_str b)
-{
-    int c = memcmp(a.p, b.p, a.n < b.n ? a.n : b.n);
-    return c ? c : (a.n > b.n) - (a.n < b.n);
-}
-
 /* By path (one process reads its inputs in sorted order); the same path twice by its
  * sections, so that the order never depends on the order of the merges. */
 static int source_cmp(const void *x, const void *y)
 {
     const sec_source *a = *(const sec_source *const *)x, *b = *(const sec_source *const *)y;
-    int c = str_cmp(a->path, b->path);
+    int c = pt_str_cmp(a->path, b->path);
     for (int f = 0; !c && f < SEC_FORMATS; f++)
-        c = str_cmp(a->frag[f], b->frag[f]);
+        c = pt_str_cmp(a->frag[f], b->frag[f]);
     for (int k = 0; !c && k < SEC_COUNTS; k++)
         c = (a->counts[k] > b->counts[k]) - (a->counts[k] < b->counts[k]);
     return c;

@@ -16,8 +16,9 @@ static const char usage[] =
     "Merges the partial results that `profq CMD --partial -o PART PATH...` wrote (one per\n"
     "host, or per any split of the inputs; in any order) and prints what `profq CMD` over\n"
     "all the inputs prints, byte for byte (inputs in sorted order, as a run directory or a\n"
-    "shell glob gives them). CMD is scan, ops, roofline, info (text and JSON) or\n"
-    "memory-profile (text, JSON, and xprof for one XSpace). XProf's tables of ops and\n"
+    "shell glob gives them). CMD is scan, ops, roofline, info (text and JSON),\n"
+    "memory-profile (text, JSON, and xprof for one XSpace) or memory (text, json, tsv, md;\n"
+    "--wide). XProf's tables of ops and\n"
     "roofline (--format xprof) are not mergeable: they need every source's normalized times\n"
     "summed in source order and the fused instructions of each program. --partial writes\n"
     "the merged partial instead (merges of merges). A partial of another profq version, of\n"
@@ -119,7 +120,7 @@ static int read_partial(const char *path, pq_partial_kind kind, pq_partial **out
 static int cmd_merge(int argc, char **argv)
 {
     pq_ops_options o = {0};
-    const cli_spec spec = {"merge", "f:o:", options, "text, json or xprof", take, &o};
+    const cli_spec spec = {"merge", "f:o:", options, "text, json, tsv, md or xprof", take, &o};
     cli_common c;
     int code = cli_parse(&spec, argc, argv, &c);
     if (code != 0)
@@ -143,6 +144,8 @@ static int cmd_merge(int argc, char **argv)
                                c.paths[0]);
     else if (c.fmt == PQ_OUT_XPROF && kind != PQ_PARTIAL_MEMORY_PROFILE)
         code = cli_usage_error("merge", "%s has no --format xprof", c.paths[0]);
+    else if ((c.fmt == PQ_OUT_TSV || c.fmt == PQ_OUT_MD) && kind != PQ_PARTIAL_MEMORY)
+        code = cli_usage_error("merge", "%s has no --format tsv or md", c.paths[0]);
     pq_partial *acc = NULL;
     for (int i = 1; code == EXIT_OK && i < c.npaths; i++) {
         pq_partial *p = NULL;

@@ -4,7 +4,9 @@
  * a partial written, read back and written again is the same bytes, merging in either
  * order renders the same bytes, and partials of two kinds do not merge. The section kinds
  * (info, memory-profile): a one-source partial renders what the command renders, a merge
- * with itself and merges in either order agree, XProf's JSON needs exactly one source. */
+ * with itself and merges in either order agree, XProf's JSON needs exactly one source. The
+ * memory kind: merges in either order render what pq_render_memory renders over all the
+ * sources, in every format; partials of two --module do not merge. */
 #include "testutil.h"
 
 typedef struct membuf {
@@ -230,12 +232,64 @@ static void test_sections(void **state)
     pq_profile_free(two);
 }
 
+static membuf render_memory(const pq_profile *prof, pq_output fmt)
+{
+    membuf m = {NULL, 0};
+    pq_sink sink = {mem_write, &m};
+    pq_error err;
+    pq_memory_options o = {0};
+    assert_int_equal(pq_render_memory(prof, &o, fmt, &sink, &err), PQ_OK);
+    return m;
+}
+
+static void test_memory(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    const char *paths[2] = {shared_path("xplane/mi300_jax08_attention.xplane.pb"),
+                            shared_path("xplane/tpu_inference_2.xplane.pb")};
+    pq_profile *both = NULL, *one = NULL, *two = NULL;
+    pq_error err;
+    assert_int_equal(pq_profile_open(paths, 2, NULL, &both, &err), PQ_OK);
+    assert_int_equal(pq_profile_open(paths, 1, NULL, &one, &err), PQ_OK);
+    assert_int_equal(pq_profile_open(paths + 1, 1, NULL, &two, &err), PQ_OK);
+    pq_memory_options o = {0};
+    pq_partial *a = NULL, *b = NULL, *a2 = NULL, *b2 = NULL, *other = NULL;
+    assert_int_equal(pq_partial_memory(one, &o, &a, &err), PQ_OK);
+    assert_int_equal(pq_partial_memory(two, &o, &b, &err), PQ_OK);
+    membuf ma = write_partial(a), mb = write_partial(b);
+    every_prefix_refused(&mb);
+    assert_int_equal(pq_partial_read(ma.p, ma.n, "a", &a2, &err), PQ_OK);
+    assert_int_equal(pq_partial_read(mb.p, mb.n, "b", &b2, &err), PQ_OK);
+    assert_int_equal(pq_partial_merge(a, b, &err), PQ_OK);   /* a + b */
+    assert_int_equal(pq_partial_merge(b2, a2, &err), PQ_OK); /* b + a */
+    const pq_output fmts[] = {PQ_OUT_TEXT, PQ_OUT_JSON, PQ_OUT_TSV, PQ_OUT_MD};
+    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+        assert_same(render(a, fmts[f]), render_memory(both, fmts[f]));
+        assert_same(render(b2, fmts[f]), render_memory(both, fmts[f]));
+    }
+    o.module_prefix = "jit_f";
+    assert_int_equal(pq_partial_memory(two, &o, &other, &err), PQ_OK);
+    assert_int_equal(pq_partial_merge(a, other, &err), PQ_ERR_INPUT);
+    free(ma.p);
+    free(mb.p);
+    pq_partial_free(a);
+    pq_partial_free(b);
+    pq_partial_free(a2);
+    pq_partial_free(b2);
+    pq_partial_free(other);
+    pq_profile_free(both);
+    pq_profile_free(one);
+    pq_profile_free(two);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ops_truncations_and_roundtrip),
         cmocka_unit_test(test_merge_order_and_kinds),
         cmocka_unit_test(test_sections),
+        cmocka_unit_test(test_memory),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
