@@ -181,6 +181,14 @@ static void assert_same(membuf x, membuf y)
     free(y.p);
 }
 
+static void open_three(const char *paths[2], pq_profile *p[3])
+{
+    pq_error err;
+    assert_int_equal(pq_profile_open(paths, 2, NULL, &p[0], &err), PQ_OK);
+    assert_int_equal(pq_profile_open(paths, 1, NULL, &p[1], &err), PQ_OK);
+    assert_int_equal(pq_profile_open(paths + 1, 1, NULL, &p[2], &err), PQ_OK);
+}
+
 static void test_sections(void **state)
 {
     (void)state;
@@ -188,11 +196,10 @@ static void test_sections(void **state)
     const char *paths[2] = {
         shared_path("trace-json/hta__cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"),
         shared_path("xplane/tpu_inference_2.xplane.pb")};
-    pq_profile *both = NULL, *one = NULL, *two = NULL;
+    pq_profile *p[3]; /* both paths, the first, the second */
+    open_three(paths, p);
+    pq_profile *both = p[0], *one = p[1], *two = p[2];
     pq_error err;
-    assert_int_equal(pq_profile_open(paths, 2, NULL, &both, &err), PQ_OK);
-    assert_int_equal(pq_profile_open(paths, 1, NULL, &one, &err), PQ_OK);
-    assert_int_equal(pq_profile_open(paths + 1, 1, NULL, &two, &err), PQ_OK);
     for (int mp = 0; mp < 2; mp++) {
         pq_status (*make)(const pq_profile *, pq_partial **, pq_error *) =
             mp ? pq_partial_memory_profile : pq_partial_info;
@@ -248,11 +255,10 @@ static void test_memory(void **state)
     REQUIRE_SHARED();
     const char *paths[2] = {shared_path("xplane/mi300_jax08_attention.xplane.pb"),
                             shared_path("xplane/tpu_inference_2.xplane.pb")};
-    pq_profile *both = NULL, *one = NULL, *two = NULL;
+    pq_profile *p[3]; /* both paths, the first, the second */
+    open_three(paths, p);
+    pq_profile *both = p[0], *one = p[1], *two = p[2];
     pq_error err;
-    assert_int_equal(pq_profile_open(paths, 2, NULL, &both, &err), PQ_OK);
-    assert_int_equal(pq_profile_open(paths, 1, NULL, &one, &err), PQ_OK);
-    assert_int_equal(pq_profile_open(paths + 1, 1, NULL, &two, &err), PQ_OK);
     pq_memory_options o = {0};
     pq_partial *a = NULL, *b = NULL, *a2 = NULL, *b2 = NULL, *other = NULL;
     assert_int_equal(pq_partial_memory(one, &o, &a, &err), PQ_OK);
