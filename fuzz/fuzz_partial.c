@@ -3,7 +3,7 @@
  * an equal write), merged with a second read of itself, and rendered as text, JSON and
  * XProf's JSON (memory-profile's). `make fuzz-partial`; replayed over fuzz/corpus/partial
  * by build/fuzz_replay_partial in `make test`. Seeds: `profq scan|ops|roofline|info|
- * memory-profile --partial` of small shared files.
+ * memory-profile|memory|summarize --partial` of small shared files.
  */
 #include "profq.h"
 

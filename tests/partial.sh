@@ -156,6 +156,46 @@ done
 [ "$rc" = 3 ] && grep -q "other --rules, --module or --memory-space" "$tmp/err" ||
   bad "memory partials of two --module merged: exit $rc, $(cat "$tmp/err")"
 
+# summarize: one process over a directory of trace files prints the summary set; partials
+# of the files (each file one document), split 1/2/4 ways in random order, merge to it; one
+# file's partial merges to that file's summary. A directory given to --partial is exit 2.
+if [ -d "$SHARED/data/trace-json" ]; then
+  export SOURCE_DATE_EPOCH=1700000000 # generated_at_utc, the same in both
+  t="$SHARED/data/trace-json"
+  mkdir -p "$tmp/ranks"
+  for f in "$t"/hta__trace_filter__sampled_rank-*.json.gz "$t"/hta__triton_example__*.json.gz \
+    "$t"/hta__amd_trace__*.json.gz; do ln -s "$f" "$tmp/ranks/"; done
+  mapfile -t files < <(printf '%s\n' "$tmp"/ranks/* | LC_ALL=C sort)
+  v=s
+  "$PROFQ" summarize "$tmp/ranks" > "$tmp/one.$v" 2> "$tmp/one.$v.err"
+  echo $? > "$tmp/one.$v.rc"
+  grep -q '"profq.summary_set.v1"' "$tmp/one.$v" || bad "summarize of a directory: not a set"
+  for n in 1 2 4; do
+    rm -f "$tmp"/part.*
+    k=0
+    while read -r group; do
+      # shellcheck disable=SC2086
+      "$PROFQ" summarize --partial -o "$tmp/part.$k" $group || bad "summarize --partial"
+      k=$((k + 1))
+    done < <(split_files "$n" "${files[@]}")
+    mapfile -t parts < <(ls "$tmp"/part.* | shuf --random-source=<(yes "$n"))
+    "$PROFQ" merge summarize "${parts[@]}" > "$tmp/merged" 2> "$tmp/merged.err"
+    rc=$?
+    same "summarize split $n"
+    checked=$((checked + 1))
+  done
+  "$PROFQ" summarize "${files[0]}" > "$tmp/one.$v" 2> "$tmp/one.$v.err"
+  echo $? > "$tmp/one.$v.rc"
+  "$PROFQ" summarize --partial -o "$tmp/part.1" "${files[0]}" || bad "summarize --partial"
+  "$PROFQ" merge summarize "$tmp/part.1" > "$tmp/merged" 2> "$tmp/merged.err"
+  rc=$?
+  same "summarize of one file"
+  checked=$((checked + 1))
+  "$PROFQ" summarize --partial -o "$tmp/part.1" "$tmp/ranks" > /dev/null 2>&1; rc=$?
+  [ "$rc" = 2 ] || bad "summarize --partial of a directory of several: exit $rc, expected 2"
+  unset SOURCE_DATE_EPOCH
+fi
+
 # --- bad partials: exit 3 with the file and offset ------------------------------------
 "$PROFQ" scan --partial -o "$tmp/good" "$tmp/gen/host1.xplane.pb" || bad "scan --partial"
 expect3() { # NAME PATTERN FILE: merge scan FILE exits 3 and says PATTERN

@@ -100,6 +100,13 @@ int pt_str_cmp(pq_str a, pq_str b)
     return c ? c : (a.n > b.n) - (a.n < b.n);
 }
 
+int pt_buf_write(void *ctx, const void *data, size_t n)
+{
+    buf *b = ctx;
+    buf_put(b, data, n);
+    return b->status != PQ_OK;
+}
+
 int pt_reserve(void **v, size_t n, size_t *cap, size_t size)
 {
     if (n < *cap)
@@ -197,8 +204,8 @@ static const pt_kind KIND_SCAN = {PQ_PARTIAL_SCAN, "scan",      scan_write, scan
                                   scan_merge,      scan_render, pq_free};
 
 static const pt_kind *const KINDS[] = {
-    &KIND_SCAN,     &pt_kind_ops, &pt_kind_roofline, &pt_kind_info, &pt_kind_memory_profile,
-    &pt_kind_memory};
+    &KIND_SCAN,      &pt_kind_ops,      &pt_kind_roofline, &pt_kind_info, &pt_kind_memory_profile,
+    &pt_kind_memory, &pt_kind_summarize};
 
 static const pt_kind *kind_of(uint64_t kind)
 {

@@ -87,13 +87,6 @@ static int copy_str(arena *a, pq_str *dst, const char *p, size_t n)
 
 /* ---- the map: one source's sections ---- */
 
-static int mem_write(void *ctx, const void *data, size_t n)
-{
-    buf *b = ctx;
-    buf_put(b, data, n);
-    return b->status != PQ_OK;
-}
-
 /* Reads "KEY": N from the foot of a one-source info JSON at or after FROM. */
 static int foot_count(const char *foot, size_t n, const char *key, uint64_t *out)
 {
@@ -156,7 +149,7 @@ static pq_status sections_map(const sec_cmd *c, const pq_profile *profile, sec_b
                 continue;
             buf out;
             buf_init(&out, NULL);
-            pq_sink sink = {mem_write, &out};
+            pq_sink sink = {pt_buf_write, &out};
             pq_status st = c->render(&one, FMT[f], &sink, err);
             int ok = st == PQ_OK && out.status == PQ_OK &&
                      (f == SEC_JSON ? json_section(c, out.p, out.n, s, &b->a)

@@ -17,8 +17,9 @@ static const char usage[] =
     "host, or per any split of the inputs; in any order) and prints what `profq CMD` over\n"
     "all the inputs prints, byte for byte (inputs in sorted order, as a run directory or a\n"
     "shell glob gives them). CMD is scan, ops, roofline, info (text and JSON),\n"
-    "memory-profile (text, JSON, and xprof for one XSpace) or memory (text, json, tsv, md;\n"
-    "--wide). XProf's tables of ops and\n"
+    "memory-profile (text, JSON, and xprof for one XSpace), memory (text, json, tsv, md;\n"
+    "--wide) or summarize (JSON: one file's summary, or the set of several trace files).\n"
+    "XProf's tables of ops and\n"
     "roofline (--format xprof) are not mergeable: they need every source's normalized times\n"
     "summed in source order and the fused instructions of each program. --partial writes\n"
     "the merged partial instead (merges of merges). A partial of another profq version, of\n"
@@ -91,6 +92,26 @@ int cli_run_partial(cli_common *c, int force_no_hash, cli_partial_fn make)
         code = cli_write_partial(c, p, st, &err);
     }
     pq_profile_free(prof);
+    free(c->paths);
+    return code;
+}
+
+int cli_summarize_partial(cli_common *c, const pq_summary_options *opts)
+{
+    int code = EXIT_OK;
+    if (c->npaths == 0)
+        code = cli_usage_error("summarize", "--partial takes the trace files (PATH...)");
+    if (code == EXIT_OK) {
+        char when[64];
+        cli_generated_at(when, sizeof when);
+        pq_summary_options o = *opts;
+        o.generated_at_utc = when;
+        pq_error err = {0};
+        pq_partial *p = NULL;
+        pq_status st =
+            pq_partial_summarize((const char *const *)c->paths, (size_t)c->npaths, &o, &p, &err);
+        code = cli_write_partial(c, p, st, &err);
+    }
     free(c->paths);
     return code;
 }
