@@ -1,8 +1,9 @@
 /* fuzz_partial.c - libFuzzer target for the partial-result reader (api/partial*.c): the
  * input read as a partial; when it reads, it is written back (the bytes must read again to
- * an equal write), merged with a second read of itself, and rendered as text and JSON.
- * `make fuzz-partial`; replayed over fuzz/corpus/partial by build/fuzz_replay_partial in
- * `make test`. Seeds: `profq scan|ops|roofline --partial` of small shared files.
+ * an equal write), merged with a second read of itself, and rendered as text, JSON and
+ * XProf's JSON (memory-profile's). `make fuzz-partial`; replayed over fuzz/corpus/partial
+ * by build/fuzz_replay_partial in `make test`. Seeds: `profq scan|ops|roofline|info|
+ * memory-profile|memory|summarize --partial` of small shared files.
  */
 #include "profq.h"
 
@@ -59,6 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pq_partial_merge(a, b, &err) == PQ_OK) {
         pq_partial_render(a, NULL, PQ_OUT_TEXT, &none, &err);
         pq_partial_render(a, NULL, PQ_OUT_JSON, &none, &err);
+        pq_partial_render(a, NULL, PQ_OUT_XPROF, &none, &err);
     }
     pq_partial_free(a);
     pq_partial_free(b);

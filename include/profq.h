@@ -1413,9 +1413,13 @@ pq_status pq_ttlog_open_json(const char *memory_json_path, const char *operation
  * gives. On disk a partial is versioned (docs/internals/partial.md); reading a partial of
  * another version, a truncated or a malformed one is PQ_ERR_INPUT with the offset. */
 typedef enum pq_partial_kind {
-    PQ_PARTIAL_SCAN = 1,    /* `profq scan`: decode totals */
-    PQ_PARTIAL_OPS = 2,     /* `profq ops` (profq's text and JSON): the op table and windows */
-    PQ_PARTIAL_ROOFLINE = 3 /* `profq roofline` (text and JSON): the same body as ops */
+    PQ_PARTIAL_SCAN = 1,     /* `profq scan`: decode totals */
+    PQ_PARTIAL_OPS = 2,      /* `profq ops` (profq's text and JSON): the op table and windows */
+    PQ_PARTIAL_ROOFLINE = 3, /* `profq roofline` (text and JSON): the same body as ops */
+    PQ_PARTIAL_INFO = 4,     /* `profq info`: each source's sections and its totals */
+    PQ_PARTIAL_MEMORY_PROFILE = 5, /* `profq memory-profile`: each source's sections */
+    PQ_PARTIAL_MEMORY = 6,         /* `profq memory`: each source's attribution rows */
+    PQ_PARTIAL_SUMMARIZE = 7       /* `profq summarize` of trace files: each file's summary */
 } pq_partial_kind;
 
 #define PQ_PARTIAL_VERSION 1
@@ -1438,6 +1442,23 @@ pq_status pq_partial_scan(const pq_profile *profile, const pq_scan_totals *total
 pq_status pq_partial_ops(const pq_profile *profile, pq_partial **out, pq_error *err);
 /* The same for `profq roofline`: the op partial, rendered as the roofline. */
 pq_status pq_partial_roofline(const pq_profile *profile, pq_partial **out, pq_error *err);
+
+/* The partials of `profq info` and `profq memory-profile` over PROFILE: per source, what
+ * the command prints for it in each of its formats (text, JSON, and XProf's JSON for
+ * memory-profile), and info's totals; a merge prints the sources in path order. */
+pq_status pq_partial_info(const pq_profile *profile, pq_partial **out, pq_error *err);
+pq_status pq_partial_memory_profile(const pq_profile *profile, pq_partial **out, pq_error *err);
+/* The partial of `profq memory` over PROFILE with OPTS (module, memory space, rules; wide is
+ * the render's: pq_ops_options.wide): each source's rows; merges recompute min/avg/max. */
+pq_status pq_partial_memory(const pq_profile *profile, const pq_memory_options *opts,
+                            pq_partial **out, pq_error *err);
+
+/* The partial of `profq summarize` over N trace files (each a PATH pq_summarize summarizes
+ * as one document; a directory of several is PQ_ERR_USAGE): each file's profile_summary.v1.
+ * One source renders as its document, several as the summary set (profq.summary_set.v1)
+ * one process prints for a directory of those files. */
+pq_status pq_partial_summarize(const char *const *paths, size_t n, const pq_summary_options *opts,
+                               pq_partial **out, pq_error *err);
 
 /* Writes PARTIAL's bytes (header, then body; deterministic) to SINK. */
 pq_status pq_partial_write(const pq_partial *partial, pq_sink *sink, pq_error *err);

@@ -2,9 +2,13 @@
 # Map and merge (issue 15 Deliver 2): for every command with --partial and every format it
 # prints, the partials of a split of the inputs into 1, 2, 4 and 8 parts, merged in a seeded
 # random order (and as a tree of merges), print exactly what one process over all the
-# inputs prints. Inputs: the shared XPlane files (one source per host) and 8 generated
-# hosts (bench/gen_xspace.c, seeds 1..8, small). Also: a truncated partial, a partial of
-# another version, of another command and a non-partial are exit 3 with the offset.
+# inputs prints: the same exit code, stdout and stderr (memory-profile --format xprof over
+# several hosts fails alike). Inputs: the shared XPlane files (one source per host), 8
+# generated hosts (bench/gen_xspace.c, seeds 1..8, small; the issue's "4-host run dir" is
+# not in ../shared/data), the TPU XSpace alone, and for info and memory-profile files of
+# every format (HloProto, Tenstorrent log, trace JSON). Also: a truncated partial, a
+# partial of another version, of another command and a non-partial are exit 3 with the
+# offset, and XProf's tables of ops are refused by merge (exit 2).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -18,13 +22,16 @@ bad() { echo "FAIL: $*"; fail=1; }
 
 # The commands with partials, and the options (a format, a grouping, ...) each one is
 # checked with, one variant a line.
-cmds="scan ops roofline"
+cmds="scan ops roofline info memory-profile memory"
 variants() {
   case $1 in
     scan) printf '%s\n' "--format text" "--format json" ;;
     ops) printf '%s\n' "--format text" "--format json" "--by category" "--by program --format json" \
       "--top 5 --wide" "--peak-flops 100 --peak-bw 2000 --format json" ;;
     roofline) printf '%s\n' "--format text" "--format json" "--top 3 --peak-flops 50" ;;
+    info) printf '%s\n' "--format text" "--format json" ;;
+    memory-profile) printf '%s\n' "--format text" "--format json" "--format xprof" ;;
+    memory) printf '%s\n' "--format text" "--format json" "--format tsv" "--format md" "--wide" ;;
   esac
 }
 
@@ -43,7 +50,12 @@ if [ -d "$SHARED/data/xplane" ]; then
   # two hosts of one GPU run (the conv program on MI300X, recorded twice)
   SET_FILES[shared]="$(echo "$x"/*.xplane.pb "$x"/mi300x8_jax_conv_legacy/*.xplane.pb)"
   SET_FILES[conv]="$x/mi300x8_jax_conv.xplane.pb $x/mi300x8_jax_conv_legacy/chi-mi300x-013.xplane.pb"
-  sets="gen shared conv"
+  SET_FILES[tpu]="$x/tpu_inference_2.xplane.pb" # one XSpace: memory-profile's xprof prints
+  d="$SHARED/data"
+  SET_FILES[formats]="$(echo "$d"/hlo/mi300x8_jax_conv_legacy__jit__normal*.pb \
+    "$d"/tenstorrent/*.log "$d"/trace-json/hta__cpu_only__*.gz \
+    "$d"/trace-json/kineto__docs__*.json "$x"/mi300_jax08_elementwise.xplane.pb)"
+  sets="gen shared conv tpu formats"
 else
   echo "partial: $SHARED/data/xplane absent: the shared sets are skipped"
   [ "${CI:-}" = true ] && exit 77
@@ -62,14 +74,29 @@ split_files() {
 }
 
 checked=0
+# same WHAT: the exit code, stdout and stderr of the last merge equal one process's.
+same() {
+  cmp -s "$tmp/one.$v" "$tmp/merged" && cmp -s "$tmp/one.$v.err" "$tmp/merged.err" &&
+    [ "$(cat "$tmp/one.$v.rc")" = "$rc" ] ||
+    bad "$*: merged output differs (exit $rc, $(head -c 300 "$tmp/merged.err"))"
+}
 for set in $sets; do
-  read -r -a files <<< "${SET_FILES[$set]}"
+  # in byte order: merge prints the sources in path order, as a run directory lists them
+  mapfile -t files < <(printf '%s\n' ${SET_FILES[$set]} | LC_ALL=C sort)
   for cmd in $cmds; do
+    # scan, ops and roofline read XPlanes; info and memory-profile every format
+    case $set:$cmd in formats:scan | formats:ops | formats:roofline) continue ;; esac
     mapfile -t vars < <(variants "$cmd")
     for v in "${!vars[@]}"; do
       # shellcheck disable=SC2086
-      "$PROFQ" "$cmd" ${vars[$v]} "${files[@]}" > "$tmp/one.$v" 2>"$tmp/err" ||
-        bad "$set $cmd ${vars[$v]}: one process failed: $(cat "$tmp/err")"
+      "$PROFQ" "$cmd" ${vars[$v]} "${files[@]}" > "$tmp/one.$v" 2>"$tmp/one.$v.err"
+      echo $? > "$tmp/one.$v.rc"
+      # only XProf's memory_profile of several XSpaces fails (exit 2), and must merge so
+      case "$(cat "$tmp/one.$v.rc") ${#files[@]} ${vars[$v]}" in
+        0\ *) ;;
+        2\ [2-9]*xprof | 2\ [1-9][0-9]*xprof) ;;
+        *) bad "$set $cmd ${vars[$v]}: one process failed: $(cat "$tmp/one.$v.err")" ;;
+      esac
     done
     for n in 1 2 4 8; do
       rm -f "$tmp"/part.*
@@ -86,21 +113,88 @@ for set in $sets; do
       fi
       for v in "${!vars[@]}"; do
         # shellcheck disable=SC2086
-        "$PROFQ" merge "$cmd" ${vars[$v]} "${parts[@]}" > "$tmp/merged" ||
-          bad "$set $cmd ${vars[$v]} split $n: merge failed"
-        cmp -s "$tmp/one.$v" "$tmp/merged" ||
-          bad "$set $cmd ${vars[$v]} split $n (${parts[*]##*/}): merged output differs"
+        "$PROFQ" merge "$cmd" ${vars[$v]} "${parts[@]}" > "$tmp/merged" 2> "$tmp/merged.err"
+        rc=$?
+        same "$set $cmd ${vars[$v]} split $n (${parts[*]##*/})"
         checked=$((checked + 1))
         if [ "$k" -ge 2 ]; then
           # shellcheck disable=SC2086
-          "$PROFQ" merge "$cmd" ${vars[$v]} "${parts[@]:$half}" "$tmp/tree" > "$tmp/merged"
-          cmp -s "$tmp/one.$v" "$tmp/merged" || bad "$set $cmd ${vars[$v]} split $n: tree merge differs"
+          "$PROFQ" merge "$cmd" ${vars[$v]} "${parts[@]:$half}" "$tmp/tree" > "$tmp/merged" \
+            2> "$tmp/merged.err"
+          rc=$?
+          same "$set $cmd ${vars[$v]} split $n: tree merge"
           checked=$((checked + 1))
         fi
       done
     done
   done
 done
+
+# memory's map options (--module, --memory-space) are the partial's: a prefix that some
+# hosts ran, one that only the TPU host ran, and one that matches nothing (exit 3 and the
+# message of one process, though each part alone also matches nothing)
+mapfile -t files < <(printf '%s\n' ${SET_FILES[shared]:-${SET_FILES[gen]}} | LC_ALL=C sort)
+for opt in "--module jit_matmul" "--module jit_f" "--module no_such_module" "--memory-space 1"; do
+  v=m
+  # shellcheck disable=SC2086
+  "$PROFQ" memory $opt "${files[@]}" > "$tmp/one.$v" 2> "$tmp/one.$v.err"
+  echo $? > "$tmp/one.$v.rc"
+  rm -f "$tmp"/part.*
+  k=0
+  while read -r group; do
+    # shellcheck disable=SC2086
+    "$PROFQ" memory $opt --partial -o "$tmp/part.$k" $group || bad "memory $opt --partial"
+    k=$((k + 1))
+  done < <(split_files 3 "${files[@]}")
+  "$PROFQ" merge memory "$tmp"/part.* > "$tmp/merged" 2> "$tmp/merged.err"
+  rc=$?
+  same "memory $opt split 3"
+  checked=$((checked + 1))
+done
+"$PROFQ" memory --module jit_f --partial -o "$tmp/other" "${files[0]}" || bad "memory --module"
+"$PROFQ" merge memory "$tmp/part.0" "$tmp/other" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 3 ] && grep -q "other --rules, --module or --memory-space" "$tmp/err" ||
+  bad "memory partials of two --module merged: exit $rc, $(cat "$tmp/err")"
+
+# summarize: one process over a directory of trace files prints the summary set; partials
+# of the files (each file one document), split 1/2/4 ways in random order, merge to it; one
+# file's partial merges to that file's summary. A directory given to --partial is exit 2.
+if [ -d "$SHARED/data/trace-json" ]; then
+  export SOURCE_DATE_EPOCH=1700000000 # generated_at_utc, the same in both
+  t="$SHARED/data/trace-json"
+  mkdir -p "$tmp/ranks"
+  for f in "$t"/hta__trace_filter__sampled_rank-*.json.gz "$t"/hta__triton_example__*.json.gz \
+    "$t"/hta__amd_trace__*.json.gz; do ln -s "$f" "$tmp/ranks/"; done
+  mapfile -t files < <(printf '%s\n' "$tmp"/ranks/* | LC_ALL=C sort)
+  v=s
+  "$PROFQ" summarize "$tmp/ranks" > "$tmp/one.$v" 2> "$tmp/one.$v.err"
+  echo $? > "$tmp/one.$v.rc"
+  grep -q '"profq.summary_set.v1"' "$tmp/one.$v" || bad "summarize of a directory: not a set"
+  for n in 1 2 4; do
+    rm -f "$tmp"/part.*
+    k=0
+    while read -r group; do
+      # shellcheck disable=SC2086
+      "$PROFQ" summarize --partial -o "$tmp/part.$k" $group || bad "summarize --partial"
+      k=$((k + 1))
+    done < <(split_files "$n" "${files[@]}")
+    mapfile -t parts < <(ls "$tmp"/part.* | shuf --random-source=<(yes "$n"))
+    "$PROFQ" merge summarize "${parts[@]}" > "$tmp/merged" 2> "$tmp/merged.err"
+    rc=$?
+    same "summarize split $n"
+    checked=$((checked + 1))
+  done
+  "$PROFQ" summarize "${files[0]}" > "$tmp/one.$v" 2> "$tmp/one.$v.err"
+  echo $? > "$tmp/one.$v.rc"
+  "$PROFQ" summarize --partial -o "$tmp/part.1" "${files[0]}" || bad "summarize --partial"
+  "$PROFQ" merge summarize "$tmp/part.1" > "$tmp/merged" 2> "$tmp/merged.err"
+  rc=$?
+  same "summarize of one file"
+  checked=$((checked + 1))
+  "$PROFQ" summarize --partial -o "$tmp/part.1" "$tmp/ranks" > /dev/null 2>&1; rc=$?
+  [ "$rc" = 2 ] || bad "summarize --partial of a directory of several: exit $rc, expected 2"
+  unset SOURCE_DATE_EPOCH
+fi
 
 # --- bad partials: exit 3 with the file and offset ------------------------------------
 "$PROFQ" scan --partial -o "$tmp/good" "$tmp/gen/host1.xplane.pb" || bad "scan --partial"
@@ -123,16 +217,29 @@ expect3 "trailing byte" "offset $size: expected the end of the partial" "$tmp/lo
 expect3 "an XSpace" "offset 0: not a profq partial" "$tmp/gen/host1.xplane.pb"
 "$PROFQ" ops --partial -o "$tmp/ops" "$tmp/gen/host1.xplane.pb" || bad "ops --partial"
 expect3 "an ops partial" "a partial of 'ops', expected one of 'scan'" "$tmp/ops"
-ops_size=$(stat -c %s "$tmp/ops")
-for cut in 100 $((ops_size / 2)) $((ops_size - 3)); do
-  head -c "$cut" "$tmp/ops" > "$tmp/trunc"
-  "$PROFQ" merge ops "$tmp/trunc" > /dev/null 2> "$tmp/err"; rc=$?
-  [ "$rc" = 3 ] && grep -q "offset $cut: truncated partial" "$tmp/err" ||
-    bad "ops partial cut at $cut: exit $rc, $(cat "$tmp/err")"
-done
-# a body that lies about its row count is refused before anything is allocated for it
-"$PROFQ" merge ops --format xprof "$tmp/ops" > /dev/null 2>&1; rc=$?
-[ "$rc" = 2 ] || bad "merge ops --format xprof: exit $rc, expected 2 (usage)"
+cuts() { # CMD FIRST BACK: the partial $tmp/CMD cut at FIRST, half and size-BACK is exit 3
+  local cmd=$1 size cut rc
+  size=$(stat -c %s "$tmp/$cmd")
+  for cut in "$2" $((size / 2)) $((size - $3)); do
+    head -c "$cut" "$tmp/$cmd" > "$tmp/trunc"
+    "$PROFQ" merge "$cmd" "$tmp/trunc" > /dev/null 2> "$tmp/err"; rc=$?
+    [ "$rc" = 3 ] && grep -q "offset $cut: truncated partial" "$tmp/err" ||
+      bad "$cmd partial cut at $cut: exit $rc, $(cat "$tmp/err")"
+  done
+}
+cuts ops 100 3
+# XProf's tables of ops are not mergeable (the normalized times summed in source order);
+# merge says so, exit 2
+"$PROFQ" merge ops --format xprof "$tmp/ops" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 2 ] && grep -q "not mergeable" "$tmp/err" ||
+  bad "merge ops --format xprof: exit $rc, expected 2 (usage): $(cat "$tmp/err")"
+"$PROFQ" info --partial -o "$tmp/info" "$tmp/gen/host1.xplane.pb" || bad "info --partial"
+"$PROFQ" merge info --format xprof "$tmp/info" > /dev/null 2>&1; rc=$?
+[ "$rc" = 2 ] || bad "merge info --format xprof: exit $rc, expected 2 (usage)"
+"$PROFQ" merge memory-profile "$tmp/info" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 3 ] && grep -q "a partial of 'info', expected one of 'memory-profile'" "$tmp/err" ||
+  bad "an info partial merged as memory-profile: exit $rc, $(cat "$tmp/err")"
+cuts info 30 1
 
 echo "partial: $checked merges compared"
 exit $fail

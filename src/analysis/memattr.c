@@ -389,7 +389,7 @@ int64_t pq_memory_figure(const pq_memory_result *r, const pq_memory_row *row, in
 
 /* The figures (peak, entry params, each bucket, gradient hits) and their min/avg/max over
  * the rows of devices that ran something (issue 16 item 5: idle GPUs skewed them). */
-static void aggregate(ma_result *r)
+void memattr_aggregate(ma_result *r)
 {
     r->nfigures = 2 + r->nbuckets + 1;
     for (int f = 0; f < r->nfigures; f++) {
@@ -550,7 +550,7 @@ pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_
         return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
     if (module_prefix && *module_prefix && out->nrows == out->nidle)
         return no_module(p, module_prefix, err);
-    aggregate(out);
+    memattr_aggregate(out);
     return PQ_OK;
 }
 

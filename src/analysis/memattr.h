@@ -57,5 +57,8 @@ extern const char *const MA_CHECK_NAMES[3];
  * the buckets and the min/avg/max aggregates. */
 pq_status memattr_compute(const pq_profile *p, const char *module_prefix, int64_t memory_space,
                           const ma_rules *rules, arena *a, ma_result *out, pq_error *err);
+/* The figures of R and their min/avg/max over its rows (memattr_compute's last step; the
+ * merge of memory partials runs it over the merged rows). */
+void memattr_aggregate(ma_result *r);
 
 #endif

@@ -94,6 +94,32 @@ pq_str pt_get_str(pt_reader *r, arena *a, const char *what)
     return s;
 }
 
+int pt_str_cmp(pq_str a, pq_str b)
+{
+    int c = a.n && b.n ? memcmp(a.p, b.p, a.n < b.n ? a.n : b.n) : 0;
+    return c ? c : (a.n > b.n) - (a.n < b.n);
+}
+
+int pt_buf_write(void *ctx, const void *data, size_t n)
+{
+    buf *b = ctx;
+    buf_put(b, data, n);
+    return b->status != PQ_OK;
+}
+
+int pt_reserve(void **v, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return 1;
+    size_t c = *cap ? *cap * 2 : 8;
+    void *p = pq_realloc(*v, c * size);
+    if (!p)
+        return 0;
+    *v = p;
+    *cap = c;
+    return 1;
+}
+
 /* ---- the scan kind ---- */
 
 typedef struct scan_body {
@@ -177,7 +203,9 @@ static pq_status scan_render(const void *body, const pq_ops_options *opts, pq_ou
 static const pt_kind KIND_SCAN = {PQ_PARTIAL_SCAN, "scan",      scan_write, scan_read,
                                   scan_merge,      scan_render, pq_free};
 
-static const pt_kind *const KINDS[] = {&KIND_SCAN, &pt_kind_ops, &pt_kind_roofline};
+static const pt_kind *const KINDS[] = {
+    &KIND_SCAN,      &pt_kind_ops,      &pt_kind_roofline, &pt_kind_info, &pt_kind_memory_profile,
+    &pt_kind_memory, &pt_kind_summarize};
 
 static const pt_kind *kind_of(uint64_t kind)
 {

@@ -26,6 +26,14 @@ pq_str pt_get_str(pt_reader *r, arena *a, const char *what);
 /* Fails R at its position: "PROBLEM: expected WHAT". */
 void pt_fail(pt_reader *r, const char *problem, const char *what);
 
+/* Byte order of two strings (a shorter prefix first): the order of source paths. */
+int pt_str_cmp(pq_str a, pq_str b);
+/* Room for item N in *V of *CAP items of SIZE bytes, growing it: 0 when out of memory. */
+int pt_reserve(void **v, size_t n, size_t *cap, size_t size);
+
+/* A pq_sink write into the buf CTX (sink-less: it grows), for rendering into memory. */
+int pt_buf_write(void *ctx, const void *data, size_t n);
+
 void pt_put_u64(buf *b, uint64_t v);
 void pt_put_f64(buf *b, double v);
 void pt_put_str(buf *b, pq_str s);
@@ -49,6 +57,12 @@ struct pq_partial {
 
 /* The op metrics kinds (partial_ops.c): one body, two views. */
 extern const pt_kind pt_kind_ops, pt_kind_roofline;
+/* The kinds of one section per source (partial_sections.c). */
+extern const pt_kind pt_kind_info, pt_kind_memory_profile;
+/* The memory attribution rows (partial_memory.c). */
+extern const pt_kind pt_kind_memory;
+/* Each trace file's summary (partial_summary.c). */
+extern const pt_kind pt_kind_summarize;
 
 /* Wraps BODY of kind K into a new partial (*OUT); frees BODY when out of memory. */
 pq_status pt_new(const pt_kind *k, void *body, pq_partial **out, pq_error *err);

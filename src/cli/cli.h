@@ -189,6 +189,13 @@ int cli_run_summary(const cli_summary_args *a, cli_summary_fn render, void *ctx)
 /* cmd_merge.c: writes the partial ST made (pq_partial_scan, ...) to C's -o (stdout without
  * one) and frees it; on a failed ST prints ERR. Returns the exit code. */
 int cli_write_partial(const cli_common *c, pq_partial *p, pq_status st, const pq_error *err);
+/* cmd_merge.c: `CMD --partial` for the commands of cli_run_render: loads C's paths as
+ * cli_run_parsed does, writes the partial MAKE computes, frees C's paths. */
+typedef pq_status (*cli_partial_fn)(const pq_profile *prof, pq_partial **out, pq_error *err);
+int cli_run_partial(cli_common *c, int force_no_hash, cli_partial_fn make);
+/* cmd_merge.c: `summarize --partial`: C's paths, each a trace file, with OPTS and the
+ * generated_at of cli_generated_at; frees C's paths. */
+int cli_summarize_partial(cli_common *c, const pq_summary_options *opts);
 
 /* The command table (main.c) takes each command from its cmd_<name>.c. */
 extern const cli_command cli_cmd_info, cli_cmd_tools, cli_cmd_scan, cli_cmd_memory_viewer,

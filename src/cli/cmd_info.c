@@ -3,6 +3,7 @@
 
 static const char info_usage[] =
     "profq info [--format text|json] [-o FILE] [--no-hash] [--threads N] PATH...\n"
+    "profq info --partial -o PART PATH...   (then: profq merge info PART...)\n"
     "\n"
     "PATH is an XSpace (*.xplane.pb), an HloProto (*.hlo_proto.pb, *.hlo.pb), or a run\n"
     "directory (plugins/profile/<ts>/ or any folder of *.xplane.pb; one source per host).\n"
@@ -18,8 +19,8 @@ static const char tools_usage[] =
     "buffer assignment for memory-viewer, allocator events for memory-profile, device op\n"
     "lines for ops/roofline, ...) and the reason. JSON schema profq.tools.v1.\n";
 
-static const struct option info_options[] = {CLI_LONG_FORMAT, CLI_LONG_OUTPUT, CLI_LONG_NO_HASH,
-                                             CLI_LONG_THREADS, CLI_LONG_END};
+static const struct option info_options[] = {CLI_LONG_FORMAT,  CLI_LONG_OUTPUT,  CLI_LONG_NO_HASH,
+                                             CLI_LONG_THREADS, CLI_LONG_PARTIAL, CLI_LONG_END};
 static const struct option tools_options[] = {CLI_LONG_FORMAT, CLI_LONG_OUTPUT, CLI_LONG_THREADS,
                                               CLI_LONG_END};
 
@@ -40,7 +41,11 @@ static pq_status render_tools(const pq_profile *prof, const cli_common *c, void 
 static int cmd_info(int argc, char **argv)
 {
     const cli_spec spec = {"info", "f:o:", info_options, "text or json", NULL, NULL};
-    return cli_run_render(&spec, argc, argv, 0, render_info, NULL);
+    cli_common c;
+    int code = cli_parse_paths(&spec, argc, argv, &c);
+    if (code == 0 && c.partial) /* every format's sections: the format is merge's */
+        return cli_run_partial(&c, 0, pq_partial_info);
+    return code != 0 ? code : cli_run_parsed(&c, 0, render_info, NULL);
 }
 
 static int cmd_tools(int argc, char **argv)

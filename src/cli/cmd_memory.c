@@ -9,6 +9,8 @@
 static const char usage[] =
     "profq memory [--module PREFIX] [--memory-space N] [--rules FILE] [--wide]\n"
     "             [--format text|json|tsv|md] [-o FILE] PATH|RUN_DIR...\n"
+    "profq memory [--module P] [--memory-space N] [--rules FILE] --partial -o PART PATH...\n"
+    "             (then: profq merge memory [--wide] [--format ...] PART...)\n"
     "\n"
     "For every worker file and every TPU/GPU device plane: the memory viewer of the module\n"
     "the device ran (the largest peak among those whose '<name>(<id>)' starts with\n"
@@ -27,6 +29,7 @@ static const struct option options[] = {{"module", required_argument, NULL, OPT_
                                         CLI_LONG_FORMAT,
                                         CLI_LONG_OUTPUT,
                                         CLI_LONG_THREADS,
+                                        CLI_LONG_PARTIAL,
                                         CLI_LONG_END};
 
 static char *read_text(const char *path)
@@ -96,7 +99,21 @@ static int cmd_memory(int argc, char **argv)
         }
         mo.rules_text = rules;
     }
-    code = cli_run_parsed(&c, 1, render, &mo);
+    if (c.partial) { /* --module, --memory-space, --rules are the map's; --wide merge's */
+        pq_profile *prof = NULL;
+        c.no_hash = 1;
+        code = cli_load(&c, &prof);
+        if (code == EXIT_OK) {
+            pq_error err = {0};
+            pq_partial *p = NULL;
+            pq_status st = pq_partial_memory(prof, &mo, &p, &err);
+            code = cli_write_partial(&c, p, st, &err);
+        }
+        pq_profile_free(prof);
+        free(c.paths);
+    } else {
+        code = cli_run_parsed(&c, 1, render, &mo);
+    }
     free(rules);
     return code;
 }

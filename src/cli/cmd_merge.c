@@ -16,11 +16,14 @@ static const char usage[] =
     "Merges the partial results that `profq CMD --partial -o PART PATH...` wrote (one per\n"
     "host, or per any split of the inputs; in any order) and prints what `profq CMD` over\n"
     "all the inputs prints, byte for byte (inputs in sorted order, as a run directory or a\n"
-    "shell glob gives them). CMD is scan, ops or roofline (profq's text and JSON). --partial "
-    "writes the "
-    "merged partial\n"
-    "instead (merges of merges). A partial of another profq version, of another command, a\n"
-    "truncated or a corrupt one is exit 3 with the file and byte offset.\n";
+    "shell glob gives them). CMD is scan, ops, roofline, info (text and JSON),\n"
+    "memory-profile (text, JSON, and xprof for one XSpace), memory (text, json, tsv, md;\n"
+    "--wide) or summarize (JSON: one file's summary, or the set of several trace files).\n"
+    "XProf's tables of ops and\n"
+    "roofline (--format xprof) are not mergeable: they need every source's normalized times\n"
+    "summed in source order and the fused instructions of each program. --partial writes\n"
+    "the merged partial instead (merges of merges). A partial of another profq version, of\n"
+    "another command, a truncated or a corrupt one is exit 3 with the file and byte offset.\n";
 
 enum { OPT_BY = CLI_OPT_OWN, OPT_TOP, OPT_WIDE, OPT_PEAK_FLOPS, OPT_PEAK_BW };
 
@@ -76,6 +79,43 @@ int cli_write_partial(const cli_common *c, pq_partial *p, pq_status st, const pq
     return code;
 }
 
+int cli_run_partial(cli_common *c, int force_no_hash, cli_partial_fn make)
+{
+    pq_profile *prof = NULL;
+    if (force_no_hash)
+        c->no_hash = 1;
+    int code = cli_load(c, &prof);
+    if (code == EXIT_OK) {
+        pq_error err = {0};
+        pq_partial *p = NULL;
+        pq_status st = make(prof, &p, &err);
+        code = cli_write_partial(c, p, st, &err);
+    }
+    pq_profile_free(prof);
+    free(c->paths);
+    return code;
+}
+
+int cli_summarize_partial(cli_common *c, const pq_summary_options *opts)
+{
+    int code = EXIT_OK;
+    if (c->npaths == 0)
+        code = cli_usage_error("summarize", "--partial takes the trace files (PATH...)");
+    if (code == EXIT_OK) {
+        char when[64];
+        cli_generated_at(when, sizeof when);
+        pq_summary_options o = *opts;
+        o.generated_at_utc = when;
+        pq_error err = {0};
+        pq_partial *p = NULL;
+        pq_status st =
+            pq_partial_summarize((const char *const *)c->paths, (size_t)c->npaths, &o, &p, &err);
+        code = cli_write_partial(c, p, st, &err);
+    }
+    free(c->paths);
+    return code;
+}
+
 /* Reads PATH as a partial of KIND into *OUT: 0, or an exit code after printing. */
 static int read_partial(const char *path, pq_partial_kind kind, pq_partial **out)
 {
@@ -101,7 +141,7 @@ static int read_partial(const char *path, pq_partial_kind kind, pq_partial **out
 static int cmd_merge(int argc, char **argv)
 {
     pq_ops_options o = {0};
-    const cli_spec spec = {"merge", "f:o:", options, "text or json", take, &o};
+    const cli_spec spec = {"merge", "f:o:", options, "text, json, tsv, md or xprof", take, &o};
     cli_common c;
     int code = cli_parse(&spec, argc, argv, &c);
     if (code != 0)
@@ -116,6 +156,17 @@ static int cmd_merge(int argc, char **argv)
         code = cli_usage_error("merge", "'%s' has no partials", c.paths[0]);
     else if (c.npaths < 2)
         code = cli_usage_error("merge", "no partial given");
+    else if (c.fmt == PQ_OUT_XPROF && (kind == PQ_PARTIAL_OPS || kind == PQ_PARTIAL_ROOFLINE))
+        code = cli_usage_error("merge",
+                               "--format xprof of %s is not mergeable: XProf's tables "
+                               "need every source's normalized times summed in source "
+                               "order and each program's fused instructions; merge "
+                               "prints text or json",
+                               c.paths[0]);
+    else if (c.fmt == PQ_OUT_XPROF && kind != PQ_PARTIAL_MEMORY_PROFILE)
+        code = cli_usage_error("merge", "%s has no --format xprof", c.paths[0]);
+    else if ((c.fmt == PQ_OUT_TSV || c.fmt == PQ_OUT_MD) && kind != PQ_PARTIAL_MEMORY)
+        code = cli_usage_error("merge", "%s has no --format tsv or md", c.paths[0]);
     pq_partial *acc = NULL;
     for (int i = 1; code == EXIT_OK && i < c.npaths; i++) {
         pq_partial *p = NULL;

@@ -8,6 +8,7 @@ static const char usage[] =
     "profq summarize PATH|--artifact REF|--run-target T [--entity E] [--project P]\n"
     "                [--download-root DIR] [-o FILE] [--warmup-steps N] [--hot-op-limit N]\n"
     "                [--breakdown-mode exclusive_per_track|exclusive_global]\n"
+    "profq summarize [options] --partial -o PART TRACE_FILE...  (then: profq merge summarize)\n"
     "\n"
     "PATH is a Chrome trace-event JSON (.json, .json.gz: JAX perfetto_trace.json.gz,\n"
     "*.trace.json.gz, PyTorch/Kineto), an XSpace (*.xplane.pb), or a jax_profile artifact\n"
@@ -46,6 +47,7 @@ static const struct option options[] = {{"warmup-steps", required_argument, NULL
                                         {"profile-dir", required_argument, NULL, OPT_PROFILE_DIR},
                                         CLI_LONG_SOURCES,
                                         CLI_LONG_OUTPUT,
+                                        CLI_LONG_PARTIAL,
                                         CLI_LONG_END};
 
 typedef struct summarize_args {
@@ -94,6 +96,8 @@ static int cmd_summarize(int argc, char **argv)
     const cli_spec spec = {"summarize", "o:", options, NULL, take, &sa};
     cli_common c;
     int code = cli_parse(&spec, argc, argv, &c);
+    if (code == 0 && c.partial) /* trace files, one document each (cmd_merge.c) */
+        return cli_summarize_partial(&c, &sa.base);
     for (int i = 0; code == 0 && i < c.npaths; i++)
         code = take_path(&sa, c.paths[i], 2);
     free(c.paths);

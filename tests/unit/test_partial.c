@@ -2,7 +2,11 @@
  * of a real ops partial and of a scan partial is refused with PQ_ERR_INPUT and an offset
  * inside it (never a crash: run under the sanitizers), a wrong magic or version is named,
  * a partial written, read back and written again is the same bytes, merging in either
- * order renders the same bytes, and partials of two kinds do not merge. */
+ * order renders the same bytes, and partials of two kinds do not merge. The section kinds
+ * (info, memory-profile): a one-source partial renders what the command renders, a merge
+ * with itself and merges in either order agree, XProf's JSON needs exactly one source. The
+ * memory kind: merges in either order render what pq_render_memory renders over all the
+ * sources, in every format; partials of two --module do not merge. */
 #include "testutil.h"
 
 typedef struct membuf {
@@ -158,11 +162,140 @@ static void test_merge_order_and_kinds(void **state)
     pq_partial_free(b2);
 }
 
+static membuf render_profile(const pq_profile *prof, int memory_profile, pq_output fmt)
+{
+    membuf m = {NULL, 0};
+    pq_sink sink = {mem_write, &m};
+    pq_error err;
+    assert_int_equal(memory_profile ? pq_render_memory_profile(prof, fmt, &sink, &err)
+                                    : pq_render_info(prof, fmt, &sink, &err),
+                     PQ_OK);
+    return m;
+}
+
+static void assert_same(membuf x, membuf y)
+{
+    assert_int_equal(x.n, y.n);
+    assert_memory_equal(x.p, y.p, x.n);
+    free(x.p);
+    free(y.p);
+}
+
+static void open_three(const char *paths[2], pq_profile *p[3])
+{
+    pq_error err;
+    assert_int_equal(pq_profile_open(paths, 2, NULL, &p[0], &err), PQ_OK);
+    assert_int_equal(pq_profile_open(paths, 1, NULL, &p[1], &err), PQ_OK);
+    assert_int_equal(pq_profile_open(paths + 1, 1, NULL, &p[2], &err), PQ_OK);
+}
+
+static void test_sections(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    const char *paths[2] = {
+        shared_path("trace-json/hta__cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"),
+        shared_path("xplane/tpu_inference_2.xplane.pb")};
+    pq_profile *p[3]; /* both paths, the first, the second */
+    open_three(paths, p);
+    pq_profile *both = p[0], *one = p[1], *two = p[2];
+    pq_error err;
+    for (int mp = 0; mp < 2; mp++) {
+        pq_status (*make)(const pq_profile *, pq_partial **, pq_error *) =
+            mp ? pq_partial_memory_profile : pq_partial_info;
+        pq_partial *a = NULL, *b = NULL, *b2 = NULL, *a2 = NULL;
+        assert_int_equal(make(one, &a, &err), PQ_OK);
+        assert_int_equal(make(two, &b, &err), PQ_OK);
+        assert_int_equal(pq_partial_kind_of(a), mp ? PQ_PARTIAL_MEMORY_PROFILE : PQ_PARTIAL_INFO);
+        membuf ma = write_partial(a), mb = write_partial(b);
+        if (!mp)
+            every_prefix_refused(&ma);
+        assert_same(render(a, PQ_OUT_TEXT), render_profile(one, mp, PQ_OUT_TEXT));
+        assert_int_equal(pq_partial_read(ma.p, ma.n, "a", &a2, &err), PQ_OK);
+        assert_int_equal(pq_partial_read(mb.p, mb.n, "b", &b2, &err), PQ_OK);
+        if (mp) /* XProf's memory_profile of one XSpace */
+            assert_same(render(b2, PQ_OUT_XPROF), render_profile(two, 1, PQ_OUT_XPROF));
+        else
+            assert_int_equal(pq_partial_render(b2, NULL, PQ_OUT_XPROF, NULL, &err), PQ_ERR_USAGE);
+        assert_int_equal(pq_partial_merge(a, b, &err), PQ_OK);   /* a + b */
+        assert_int_equal(pq_partial_merge(b2, a2, &err), PQ_OK); /* b + a */
+        for (pq_output f = PQ_OUT_TEXT; f <= PQ_OUT_JSON; f++) {
+            assert_same(render(a, f), render_profile(both, mp, f));
+            assert_same(render(b2, f), render_profile(both, mp, f));
+        }
+        assert_int_equal(pq_partial_render(a, NULL, PQ_OUT_XPROF, NULL, &err), PQ_ERR_USAGE);
+        assert_int_equal(pq_partial_merge(a, a, &err), PQ_OK); /* into itself: each twice */
+        assert_int_equal(pq_partial_merge(b2, b2, &err), PQ_OK);
+        assert_same(render(a, PQ_OUT_JSON), render(b2, PQ_OUT_JSON));
+        free(ma.p);
+        free(mb.p);
+        pq_partial_free(a);
+        pq_partial_free(b);
+        pq_partial_free(a2);
+        pq_partial_free(b2);
+    }
+    pq_profile_free(both);
+    pq_profile_free(one);
+    pq_profile_free(two);
+}
+
+static membuf render_memory(const pq_profile *prof, pq_output fmt)
+{
+    membuf m = {NULL, 0};
+    pq_sink sink = {mem_write, &m};
+    pq_error err;
+    pq_memory_options o = {0};
+    assert_int_equal(pq_render_memory(prof, &o, fmt, &sink, &err), PQ_OK);
+    return m;
+}
+
+static void test_memory(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    const char *paths[2] = {shared_path("xplane/mi300_jax08_attention.xplane.pb"),
+                            shared_path("xplane/tpu_inference_2.xplane.pb")};
+    pq_profile *p[3]; /* both paths, the first, the second */
+    open_three(paths, p);
+    pq_profile *both = p[0], *one = p[1], *two = p[2];
+    pq_error err;
+    pq_memory_options o = {0};
+    pq_partial *a = NULL, *b = NULL, *a2 = NULL, *b2 = NULL, *other = NULL;
+    assert_int_equal(pq_partial_memory(one, &o, &a, &err), PQ_OK);
+    assert_int_equal(pq_partial_memory(two, &o, &b, &err), PQ_OK);
+    membuf ma = write_partial(a), mb = write_partial(b);
+    every_prefix_refused(&mb);
+    assert_int_equal(pq_partial_read(ma.p, ma.n, "a", &a2, &err), PQ_OK);
+    assert_int_equal(pq_partial_read(mb.p, mb.n, "b", &b2, &err), PQ_OK);
+    assert_int_equal(pq_partial_merge(a, b, &err), PQ_OK);   /* a + b */
+    assert_int_equal(pq_partial_merge(b2, a2, &err), PQ_OK); /* b + a */
+    const pq_output fmts[] = {PQ_OUT_TEXT, PQ_OUT_JSON, PQ_OUT_TSV, PQ_OUT_MD};
+    for (size_t f = 0; f < sizeof fmts / sizeof fmts[0]; f++) {
+        assert_same(render(a, fmts[f]), render_memory(both, fmts[f]));
+        assert_same(render(b2, fmts[f]), render_memory(both, fmts[f]));
+    }
+    o.module_prefix = "jit_f";
+    assert_int_equal(pq_partial_memory(two, &o, &other, &err), PQ_OK);
+    assert_int_equal(pq_partial_merge(a, other, &err), PQ_ERR_INPUT);
+    free(ma.p);
+    free(mb.p);
+    pq_partial_free(a);
+    pq_partial_free(b);
+    pq_partial_free(a2);
+    pq_partial_free(b2);
+    pq_partial_free(other);
+    pq_profile_free(both);
+    pq_profile_free(one);
+    pq_profile_free(two);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ops_truncations_and_roundtrip),
         cmocka_unit_test(test_merge_order_and_kinds),
+        cmocka_unit_test(test_sections),
+        cmocka_unit_test(test_memory),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
