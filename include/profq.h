@@ -682,6 +682,11 @@ typedef struct pq_sm_step_time {
     pq_sm_duration_stats all_steps, steady_state_steps;
     const pq_sm_step_class *classes;
     size_t nclasses;
+    /* every step, warm-up included, by number ascending, and its duration (the HTML report's
+     * step chart; not in the document) */
+    const int64_t *step_numbers;
+    const double *step_durations;
+    size_t nsteps;
 } pq_sm_step_time;
 
 /* time_breakdown (1.7): the categories' time and share of total_duration. */

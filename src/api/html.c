@@ -2,6 +2,7 @@
  * the result structs to the HTML renderer (render/html.c) and frees them. An analysis that
  * fails is recorded for its section, not returned: the page shows what did work. Nothing
  * is formatted here. */
+#include "analysis/op_profile.h"
 #include "analysis/summary.h"
 #include "analysis/tools.h"
 #include "core/alloc.h"
@@ -159,6 +160,10 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
         if (have_ops)
             in.ops_result = &ops;
     }
+    op_profile_tree tree;
+    int have_tree = have_ops && op_profile_build(&ops, OP_PROFILE_BY_PROGRAM, 1, &tree) == 0;
+    if (have_tree)
+        in.op_tree = &tree;
     pq_memory_viewer_result *list = NULL;
     html_module_view *views = NULL;
     st = in.memviewer.fed ? memory_viewers(profile, &in, &list, &views) : PQ_OK;
@@ -200,6 +205,8 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
         pq_memory_viewer_free(views[i].mv);
     pq_free(views);
     pq_memory_viewer_free(list);
+    if (have_tree)
+        op_profile_free(&tree);
     if (have_ops)
         pq_ops_result_free(&ops);
     return st;

@@ -6,6 +6,7 @@
  * here: computing anything (the result structs come from src/api/html.c). */
 #include "render/html.h"
 
+#include "core/alloc.h"
 #include "core/err.h"
 #include "model/model.h"
 #include "render/doc.h"
@@ -46,7 +47,10 @@ static const char CSS[] =
     ".roof{stroke:#c0392b;stroke-width:1.5;fill:none}.ridge{stroke:#c0392b;stroke-dasharray:3 3}"
     "circle.op{fill-opacity:.55;stroke:#1d2330;stroke-width:.4}circle.op:hover{fill-opacity:1}"
     "tr.buf{cursor:pointer}tr.sel{background:#fff2cc}.span{stroke:#d35400;stroke-width:2;"
-    "fill:#d35400;fill-opacity:.12}";
+    "fill:#d35400;fill-opacity:.12}"
+    ".tree details{margin-left:18px}.tree>details{margin-left:0}.tree summary{margin:2px 0}"
+    ".tleaf{margin-left:34px;padding:1px 0}.tt{font-variant-numeric:tabular-nums;color:#1d4e89}"
+    ".ts{color:#5b6474;font-variant-numeric:tabular-nums}";
 
 /* Tables: a click on a head cell sorts by that column (data-v of numeric cells, else the
  * text), again reverses; a filter box hides the rows without its text. A buffer row shows
@@ -317,6 +321,32 @@ static void overview(buf *b, const html_inputs *in)
     if (in->ops_result) {
         buf_puts(b, "<h3>Time</h3>");
         windows(b, in->ops_result);
+    }
+    const pq_summary_result *sr = in->summary_result;
+    if (sr && sr->step_time.nsteps) {
+        const pq_sm_step_time *st = &sr->step_time;
+        double *ms = NULL; /* the chart's y: the steps' times in ms (the summary's are µs) */
+        if (b->status == PQ_OK && !(ms = pq_malloc_array(st->nsteps, sizeof *ms)))
+            b->status = PQ_ERR_NOMEM;
+        if (ms) {
+            for (size_t i = 0; i < st->nsteps; i++)
+                ms[i] = st->step_durations[i] / 1e3;
+            html_line lc = {"step-time", "Step time over steps",   "step",
+                            "ms",        st->step_numbers,         ms,
+                            st->nsteps,  st->warmup_steps_ignored, (size_t)in->opts->max_points};
+            buf_puts(b, "<h3>Step time</h3>");
+            size_t drawn = html_line_chart(b, &lc);
+            buf_printf(b,
+                       "<p class=\"note\" id=\"step-note\">%zu step(s) of the trace's step "
+                       "markers (the summary's step_time); steps numbered below %" PRId64
+                       " are warm-up (shaded).",
+                       st->nsteps, st->warmup_steps_ignored);
+            if (drawn < st->nsteps)
+                buf_printf(b, " %zu points, drawn as %zu (per bucket its lowest and highest).",
+                           st->nsteps, drawn);
+            buf_puts(b, "</p>");
+        }
+        pq_free(ms);
     }
     buf_printf(b, "<h3>Sources (%zu)</h3>", in->profile->nsources);
     sources_devices(b, in->profile, (size_t)in->opts->max_rows);

@@ -31,6 +31,9 @@ typedef struct html_inputs {
     const pq_html_options *opts; /* never NULL (limits filled) */
     html_part ops, memviewer, memprofile, nsys, summary;
     const pq_ops_result *ops_result;
+    const struct op_profile_tree *op_tree; /* op_profile by program without IDLE; NULL: none */
+    const pq_memory_result *memattr;       /* the semantic attribution (`profq memory`) */
+    html_part memattr_part;
     const pq_memory_viewer_result *module_list; /* the memory viewer's module list */
     const html_module_view *modules;            /* the modules drawn, peak descending */
     size_t nmodules;
@@ -62,6 +65,9 @@ void html_cell_num(buf *b, double v, const char *text);
 void html_cell_fixed(buf *b, double v, int decimals);
 /* A cell of PS picoseconds as "12.345 ms" ("n/a" when not finite). */
 void html_cell_time(buf *b, double ps);
+
+/* html_tree.c: the op_profile tree T as nested details (at most MAX_NODES nodes). */
+void html_op_tree(buf *b, const struct op_profile_tree *t, size_t max_nodes);
 
 /* The sections. */
 void html_section_ops(buf *b, const html_inputs *in);
@@ -120,5 +126,25 @@ typedef struct html_bars {
 } html_bars;
 
 void html_bar_chart(buf *b, const html_bars *c);
+
+/* html_line.c: a linear line chart of points (X, Y >= 0) with X below MARK_BELOW
+ * shaded as warm-up; more than MAX_POINTS points: per bucket its lowest and highest. Returns
+ * the points drawn. */
+typedef struct html_line {
+    const char *id, *title, *x_label, *y_label;
+    const int64_t *x; /* ascending */
+    const double *y;
+    size_t n;
+    int64_t mark_below;
+    size_t max_points;
+} html_line;
+
+size_t html_line_chart(buf *b, const html_line *c);
+
+/* The points a chart draws of N values: all when N <= MAX (or MAX < 2), else per bucket the
+ * lowest and highest VALUE, in order: EMIT(CTX, i, k) for the K-th point drawn. Returns the
+ * number drawn. */
+size_t html_minmax(size_t n, size_t max, double (*value)(void *ctx, size_t i),
+                   void (*emit)(void *ctx, size_t i, size_t k), void *ctx);
 
 #endif
