@@ -145,6 +145,7 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
     in.ops.fed = fed(t, "ops");
     in.memviewer.fed = fed(t, "memory-viewer");
     in.memprofile.fed = fed(t, "memory-profile");
+    in.memattr_part.fed = fed(t, "memory");
     in.nsys.fed = fed(t, "nsys");
     pq_free(t);
 
@@ -188,6 +189,14 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
         record(&in.memprofile, s2, &e);
         in.memprofile_result = s2 == PQ_OK ? mp : NULL;
     }
+    pq_memory_result *ma = NULL;
+    if (st == PQ_OK && in.memattr_part.fed) {
+        err_clear(&e);
+        pq_memory_options mo = {0};
+        pq_status s2 = pq_memory_compute(profile, &mo, &ma, &e);
+        record(&in.memattr_part, s2, &e);
+        in.memattr = s2 == PQ_OK ? ma : NULL;
+    }
     model_slices sl;
     sm_result sum;
     int have_sum = st == PQ_OK && trace_summary(profile, &in, &sl, &sum);
@@ -200,6 +209,7 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
         slices_free(&sl);
     }
     pq_memory_profile_free(mp);
+    pq_memory_free(ma);
     pq_nsys_free(ns);
     for (size_t i = 0; views && i < in.nmodules; i++)
         pq_memory_viewer_free(views[i].mv);

@@ -358,6 +358,8 @@ static void overview(buf *b, const html_inputs *in)
         {"where time goes (ops, roofline)", "ops", &in->ops},
         {"memory viewer", "memory-viewer", &in->memviewer},
         {"memory profile", "memory-profile", &in->memprofile},
+        {"memory attribution (KV cache, parameters, gradients, temporaries)", "memory-attribution",
+         &in->memattr_part},
         {"traces (profile_summary.v1 of a trace JSON source)", "traces", &in->summary},
         {"Nsight (nsys-jax module table, runtime, collectives, compilation)", "nsys", &in->nsys}};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
@@ -394,7 +396,7 @@ pq_status html_render(const html_inputs *in, pq_sink *sink, pq_error *err)
                PQ_VERSION_STRING);
     if (in->ops.fed)
         buf_puts(&b, "<a href=\"#ops\">Where time goes</a>");
-    if (in->memviewer.fed || in->memprofile.fed)
+    if (in->memviewer.fed || in->memprofile.fed || in->memattr_part.fed)
         buf_puts(&b, "<a href=\"#memory\">Memory</a>");
     if (in->summary.fed)
         buf_puts(&b, "<a href=\"#traces\">Traces</a>");
@@ -404,7 +406,7 @@ pq_status html_render(const html_inputs *in, pq_sink *sink, pq_error *err)
     overview(&b, in);
     if (in->ops.fed)
         html_section_ops(&b, in);
-    if (in->memviewer.fed || in->memprofile.fed)
+    if (in->memviewer.fed || in->memprofile.fed || in->memattr_part.fed)
         html_section_memory(&b, in);
     if (in->summary.fed)
         html_section_traces(&b, in);

@@ -74,6 +74,7 @@ void html_section_ops(buf *b, const html_inputs *in);
 void html_section_memory(buf *b, const html_inputs *in);
 void html_section_traces(buf *b, const html_inputs *in);
 void html_section_nsys(buf *b, const html_inputs *in);
+void html_memattr(buf *b, const html_inputs *in); /* within the memory section */
 
 /* html_chart.c: a log-log scatter (the roofline). Points carry a radius, one of the caller's
  * colours and a title (hover); the roof is min(roof_flops, x * roof_bw). */
