@@ -23,6 +23,13 @@ static int fed(const tools_result *t, const char *name)
     return 0;
 }
 
+static int put_buf(void *ctx, const void *data, size_t n)
+{
+    buf *b = ctx;
+    buf_put(b, data, n);
+    return b->status == PQ_OK ? 0 : -1;
+}
+
 static void record(html_part *p, pq_status st, const pq_error *e)
 {
     p->status = st;
@@ -121,6 +128,42 @@ static int trace_summary(const pq_profile *p, html_inputs *in, model_slices *sl,
     return have;
 }
 
+/* R rendered as FMT into OUT (accumulated); OUT is left empty when that fails but for
+ * running out of memory (the page then goes without it). */
+static pq_status nsys_part(const pq_nsys_result *r, pq_output fmt, buf *out)
+{
+    pq_sink s = {put_buf, out};
+    pq_error e;
+    err_clear(&e);
+    pq_status st = pq_nsys_render(r, fmt, &s, &e);
+    if (st != PQ_OK)
+        out->n = 0;
+    return st == PQ_ERR_NOMEM ? st : PQ_OK;
+}
+
+/* The nsys renderer's bus bandwidth chart of NS and, on an archive, the variability and
+ * bias text and the flame graphs of a second computation with those sections. */
+static pq_status nsys_parts(const pq_profile *profile, const pq_nsys_result *ns, int archive,
+                            html_inputs *in)
+{
+    pq_status st =
+        ns->ncollectives || ns->xplane ? nsys_part(ns, PQ_OUT_SVG, &in->nsys_busbw_svg) : PQ_OK;
+    if (st != PQ_OK || !archive)
+        return st;
+    pq_nsys_options xo = {PQ_NSYS_VARIABILITY | PQ_NSYS_BIAS | PQ_NSYS_FLAME, PQ_OUT_SVG};
+    pq_nsys_result *nsx = NULL;
+    pq_error e;
+    err_clear(&e);
+    st = pq_nsys_compute(profile, &xo, &nsx, &e);
+    if (st != PQ_OK) /* the section goes without them */
+        return st == PQ_ERR_NOMEM ? st : PQ_OK;
+    st = nsys_part(nsx, PQ_OUT_TEXT, &in->nsys_more_text);
+    if (st == PQ_OK)
+        st = nsys_part(nsx, PQ_OUT_SVG, &in->nsys_flame_svg);
+    pq_nsys_free(nsx);
+    return st;
+}
+
 pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts, pq_sink *sink,
                          pq_error *err)
 {
@@ -140,6 +183,9 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
     }
     html_inputs in;
     memset(&in, 0, sizeof in);
+    buf_init(&in.nsys_busbw_svg, NULL);
+    buf_init(&in.nsys_more_text, NULL);
+    buf_init(&in.nsys_flame_svg, NULL);
     in.profile = profile;
     in.opts = &o;
     in.ops.fed = fed(t, "ops");
@@ -181,6 +227,8 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
         pq_status s2 = pq_nsys_compute(profile, &no, &ns, &e);
         record(&in.nsys, s2, &e);
         in.nsys_result = s2 == PQ_OK ? ns : NULL;
+        if (s2 == PQ_OK)
+            st = nsys_parts(profile, ns, archive, &in);
     }
     pq_memory_profile_result *mp = NULL;
     if (st == PQ_OK && in.memprofile.fed) {
@@ -211,6 +259,9 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
     pq_memory_profile_free(mp);
     pq_memory_free(ma);
     pq_nsys_free(ns);
+    buf_release(&in.nsys_busbw_svg);
+    buf_release(&in.nsys_more_text);
+    buf_release(&in.nsys_flame_svg);
     for (size_t i = 0; views && i < in.nmodules; i++)
         pq_memory_viewer_free(views[i].mv);
     pq_free(views);

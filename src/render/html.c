@@ -50,7 +50,9 @@ static const char CSS[] =
     "fill:#d35400;fill-opacity:.12}"
     ".tree details{margin-left:18px}.tree>details{margin-left:0}.tree summary{margin:2px 0}"
     ".tleaf{margin-left:34px;padding:1px 0}.tt{font-variant-numeric:tabular-nums;color:#1d4e89}"
-    ".ts{color:#5b6474;font-variant-numeric:tabular-nums}";
+    ".ts{color:#5b6474;font-variant-numeric:tabular-nums}"
+    ".embed{overflow-x:auto}.embed svg{max-width:100%;height:auto}pre.nsys-text{font-size:12px;"
+    "background:#fbfcfd;border:1px solid #e6e9ee;padding:8px;overflow-x:auto}";
 
 /* Tables: a click on a head cell sorts by that column (data-v of numeric cells, else the
  * text), again reverses; a filter box hides the rows without its text. A buffer row shows

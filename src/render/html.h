@@ -40,6 +40,10 @@ typedef struct html_inputs {
     size_t modules_dropped; /* modules of the list not drawn (over opts->max_modules) */
     const pq_memory_profile_result *memprofile_result;
     const pq_nsys_result *nsys_result;
+    /* the nsys renderer's own output, made by src/api/html.c: the bus bandwidth chart (SVG,
+     * profile strings escaped by its renderer), and on an archive the variability and bias
+     * text (raw: escaped here) and the flame graphs (SVG); empty: none */
+    buf nsys_busbw_svg, nsys_more_text, nsys_flame_svg;
     const pq_summary_result *summary_result; /* of the first trace JSON source */
     const char *summary_path;
 } html_inputs;
