@@ -1152,6 +1152,15 @@ typedef struct pq_html_options {
 pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts, pq_sink *sink,
                          pq_error *err);
 
+/* The comparison page (`profq html --compare BEFORE AFTER`): the profile_summary.v1 of each
+ * path (pq_summary_compute with the defaults: warm-up 5 steps) side by side: step time over
+ * steps and the steady-state median and p90 with their change, the time breakdown shares,
+ * and the hot ops (the first 200 of each, by exclusive time) matched by name whose time
+ * regressed and improved most. Errors: those of pq_summary_compute, PQ_ERR_OUTPUT,
+ * PQ_ERR_NOMEM. */
+pq_status pq_render_html_compare(const char *before, const char *after, const pq_html_options *opts,
+                                 pq_sink *sink, pq_error *err);
+
 /* ------------------------------------------------------------------------------------------
  * Tenstorrent runtime memory logs (tt-mlir / tt-xla; `profq tt`).
  *

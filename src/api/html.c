@@ -272,3 +272,85 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
         pq_ops_result_free(&ops);
     return st;
 }
+
+static int by_rise(const void *a, const void *b, void *ctx)
+{
+    const html_op_delta *x = a, *y = b;
+    double dx = x->after - x->before, dy = y->after - y->before;
+    int sign = *(const int *)ctx; /* 1: largest rise first, -1: largest fall first */
+    return dx == dy ? strcmp(x->name, y->name) : (dx > dy ? -sign : sign);
+}
+
+/* The hot ops of both summaries matched by name (at most NB + NA pairs) split into those
+ * whose exclusive time rose and those whose time fell, each sorted by its change. */
+static pq_status op_deltas(const pq_summary_result *s0, const pq_summary_result *s1,
+                           html_op_delta **all, html_compare *c)
+{
+    size_t n = 0, cap = s0->nhot_ops + s1->nhot_ops;
+    html_op_delta *d = pq_calloc(cap ? cap : 1, sizeof *d);
+    if (!d)
+        return PQ_ERR_NOMEM;
+    for (size_t i = 0; i < s0->nhot_ops; i++)
+        d[n++] = (html_op_delta){s0->hot_ops[i].name, s0->hot_ops[i].exclusive_duration, 0};
+    size_t n0 = n;
+    for (size_t i = 0; i < s1->nhot_ops; i++) {
+        size_t k = 0;
+        while (k < n0 && strcmp(d[k].name, s1->hot_ops[i].name) != 0)
+            k++;
+        if (k == n0)
+            d[k = n++] = (html_op_delta){s1->hot_ops[i].name, 0, 0};
+        d[k].after = s1->hot_ops[i].exclusive_duration;
+    }
+    /* rises first, then falls; unchanged ops are in neither */
+    size_t nr = 0, nf = 0;
+    html_op_delta *out = pq_calloc(n ? n : 1, sizeof *out);
+    if (!out) {
+        pq_free(d);
+        return PQ_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (d[i].after > d[i].before)
+            out[nr++] = d[i];
+    for (size_t i = 0; i < n; i++)
+        if (d[i].after < d[i].before)
+            out[nr + nf++] = d[i];
+    pq_free(d);
+    int rise = 1, fall = -1;
+    if (pq_sort(out, nr, sizeof *out, by_rise, &rise) != 0 ||
+        pq_sort(out + nr, nf, sizeof *out, by_rise, &fall) != 0) {
+        pq_free(out);
+        return PQ_ERR_NOMEM;
+    }
+    *all = out;
+    c->regressed = out;
+    c->nregressed = nr;
+    c->improved = out + nr;
+    c->nimproved = nf;
+    return PQ_OK;
+}
+
+pq_status pq_render_html_compare(const char *before, const char *after, const pq_html_options *opts,
+                                 pq_sink *sink, pq_error *err)
+{
+    pq_html_options o = opts ? *opts : (pq_html_options){0};
+    if (o.max_rows <= 0)
+        o.max_rows = 1000;
+    if (o.max_points <= 0)
+        o.max_points = 2000;
+    pq_summary_options so = {.warmup_steps = 5, .hot_op_limit = 200};
+    pq_summary_result *s[2] = {NULL, NULL};
+    const char *paths[2] = {before, after};
+    pq_status st = PQ_OK;
+    for (int i = 0; i < 2 && st == PQ_OK; i++)
+        st = pq_summary_compute(paths[i], &so, &s[i], err);
+    html_compare c = {{before, after}, {s[0], s[1]}, NULL, NULL, 0, 0, &o};
+    html_op_delta *all = NULL;
+    if (st == PQ_OK && (st = op_deltas(s[0], s[1], &all, &c)) != PQ_OK)
+        err_set(err, st, NULL, -1, "out of memory");
+    if (st == PQ_OK)
+        st = html_render_compare(&c, sink, err);
+    pq_free(all);
+    pq_summary_result_free(s[0]);
+    pq_summary_result_free(s[1]);
+    return st;
+}

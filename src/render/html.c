@@ -52,7 +52,9 @@ static const char CSS[] =
     ".tleaf{margin-left:34px;padding:1px 0}.tt{font-variant-numeric:tabular-nums;color:#1d4e89}"
     ".ts{color:#5b6474;font-variant-numeric:tabular-nums}"
     ".embed{overflow-x:auto}.embed svg{max-width:100%;height:auto}pre.nsys-text{font-size:12px;"
-    "background:#fbfcfd;border:1px solid #e6e9ee;padding:8px;overflow-x:auto}";
+    "background:#fbfcfd;border:1px solid #e6e9ee;padding:8px;overflow-x:auto}"
+    ".sides{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:12px}"
+    ".side{min-width:0;overflow-x:auto}";
 
 /* Tables: a click on a head cell sorts by that column (data-v of numeric cells, else the
  * text), again reverses; a filter box hides the rows without its text. A buffer row shows
@@ -375,21 +377,40 @@ static void overview(buf *b, const html_inputs *in)
     buf_puts(b, "</ul></section>\n");
 }
 
+void html_page_begin(buf *b, const char *kind, pq_str title, const char *title2)
+{
+    buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+                "<title>");
+    html_text(b, kind);
+    buf_puts(b, ": ");
+    html_str(b, title);
+    html_text(b, title2);
+    buf_puts(b, "</title><style>");
+    buf_puts(b, CSS);
+    buf_puts(b, "</style></head><body>\n<header><h1>");
+    html_text(b, kind);
+    buf_puts(b, "</h1><p>");
+}
+
+pq_status html_page_end(buf *b, pq_error *err)
+{
+    buf_puts(b, "</main>\n<script>");
+    buf_puts(b, JS);
+    buf_puts(b, "</script>\n</body></html>\n");
+    return render_finish(b, err);
+}
+
 pq_status html_render(const html_inputs *in, pq_sink *sink, pq_error *err)
 {
     buf b;
     buf_init(&b, sink);
     const pq_profile *p = in->profile;
-    buf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-                 "<title>profq report: ");
-    if (p->nsources)
-        html_str(&b, p->sources[0].info.path);
+    char more[64] = "";
     if (p->nsources > 1)
-        buf_printf(&b, " and %zu more", p->nsources - 1);
-    buf_puts(&b, "</title><style>");
-    buf_puts(&b, CSS);
-    buf_puts(&b, "</style></head><body>\n<header><h1>profq report</h1><p>");
+        snprintf(more, sizeof more, " and %zu more", p->nsources - 1);
+    html_page_begin(&b, "profq report", p->nsources ? p->sources[0].info.path : pq_str_of("", 0),
+                    more);
     if (p->nsources)
         html_str(&b, p->sources[0].info.path);
     if (p->nsources > 1)
@@ -414,8 +435,5 @@ pq_status html_render(const html_inputs *in, pq_sink *sink, pq_error *err)
         html_section_traces(&b, in);
     if (in->nsys.fed)
         html_section_nsys(&b, in);
-    buf_puts(&b, "</main>\n<script>");
-    buf_puts(&b, JS);
-    buf_puts(&b, "</script>\n</body></html>\n");
-    return render_finish(&b, err);
+    return html_page_end(&b, err);
 }

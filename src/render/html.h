@@ -51,6 +51,30 @@ typedef struct html_inputs {
 /* Writes the page into SINK. */
 pq_status html_render(const html_inputs *in, pq_sink *sink, pq_error *err);
 
+/* The comparison page (`profq html --compare`): two summaries and the hot ops matched by
+ * name whose exclusive time (µs) rose (regressed, largest rise first) and fell (improved,
+ * largest fall first). */
+typedef struct html_op_delta {
+    const char *name;
+    double before, after; /* 0 where the op is not among that side's hot ops */
+} html_op_delta;
+
+typedef struct html_compare {
+    const char *paths[2];
+    const pq_summary_result *sum[2];
+    const html_op_delta *regressed, *improved;
+    size_t nregressed, nimproved;
+    const pq_html_options *opts; /* never NULL (limits filled) */
+} html_compare;
+
+pq_status html_render_compare(const html_compare *c, pq_sink *sink, pq_error *err);
+
+/* The page's head (TITLE escaped, and TITLE2 after it, as "KIND: TITLETITLE2"), the inline
+ * CSS and the header's opening up to its first paragraph, left open; and the end: main
+ * closed, the inline script, the page closed and flushed. */
+void html_page_begin(buf *b, const char *kind, pq_str title, const char *title2);
+pq_status html_page_end(buf *b, pq_error *err);
+
 /* Shared by the parts. */
 void html_text(buf *b, const char *s);           /* NUL-terminated, escaped (NULL: nothing) */
 void html_str(buf *b, pq_str s);                 /* escaped */
