@@ -242,6 +242,7 @@ bench-run: all
 	@BUILD=$(BUILD) bench/tt.sh
 	@BUILD=$(BUILD) bench/summary.sh
 	@BUILD=$(BUILD) bench/nsys.sh
+	@BUILD=$(BUILD) bench/html.sh
 	@if [ -n "$(BASELINE)" ]; then BUILD=$(BUILD) BASELINE=$(BASELINE) bench/compare.sh; fi
 
 # `make install PREFIX=/usr/local [DESTDIR=/tmp/stage]`: the binary, its man page, the static
