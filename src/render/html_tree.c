@@ -32,15 +32,10 @@ static void node_line(buf *b, const tree_walk *w, const op_profile_node *x)
     html_str(b, op_profile_node_name(w->t, x));
     buf_printf(b, "</span> <span class=\"tt\" data-ps=\"%.0f\">", ps);
     html_time(b, ps);
-    buf_printf(b,
-               "</span> <span class=\"ts\">%.2f%%</span> <span class=\"note\">%" PRId64
-               " occurrence(s)",
-               w->root_ps > 0 ? ps / w->root_ps * 100 : 0, x->m.occurrences);
-    if (x->m.category.n) {
-        buf_puts(b, ", ");
-        html_str(b, x->m.category);
-    }
-    buf_puts(b, "</span>");
+    buf_printf(b, "</span> <span class=\"ts\">%.2f%%</span>",
+               w->root_ps > 0 ? ps / w->root_ps * 100 : 0);
+    if (x->m.occurrences > 0) /* XProf's program nodes count none */
+        buf_printf(b, " <span class=\"note\">%" PRId64 " occurrence(s)</span>", x->m.occurrences);
 }
 
 /* Node I at DEPTH and its subtree while the budget lasts (depth bounded for the stack). */
