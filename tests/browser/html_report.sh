@@ -6,9 +6,15 @@
 # to the end (body[data-ready]), the console shows no message, the page has exactly one
 # <script> element (profq's own), every section the input feeds (`profq tools --format
 # json`) is present and drawn (SVG with data points), clicking a column head sorts the op
-# table both ways, clicking a buffer at the peak shows its span, and the numbers equal
-# `profq ops --format json` (op rows, the first op's self time, the idle time), `profq
-# summarize` (hot ops) and `profq nsys` (the steady modules). Two runs give the same bytes.
+# table both ways, clicking a buffer at the peak shows its span, clicking a closed op tree
+# node opens it, and the numbers equal `profq ops --format json` (op rows, the first op's
+# self time, the idle time), `profq ops --format xprof --view op_profile` (the tree's
+# programs), `profq memory` (the attribution's bytes), `profq summarize` (hot ops, the
+# steps drawn and their mean) and `profq nsys` (the steady modules; bus bandwidth points,
+# flame graphs, variability). Two runs give the same bytes. The comparison page (`html
+# --compare`) of two ranks and of the <script> trace: its medians, p90s, share changes and
+# first regressed op equal `profq compare --format json`. <script> placed in an op, module,
+# kernel and device name and in the source path shows as text.
 # SCREENSHOTS=DIR also writes the top of each page there (docs/img/html_*.png come from it).
 # Suite contract: 0 pass, 77 skip (no chromium, or no $SHARED; failures under CI=true).
 set -u
@@ -45,6 +51,17 @@ var b=document.querySelector("tr.buf");if(b){b.click();var s=document.getElement
 if(!s||s.hasAttribute("visibility")||!(parseFloat(s.getAttribute("width"))>0))out.push("span");}
 document.body.setAttribute("data-probe",out.join(" ")||"ok");});</script>'
 
+# load_page HTML LABEL: the page's DOM after its script ran into $work/dom.html; fails when
+# the script did not finish or the console shows a message.
+load_page() {
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+        --user-data-dir="$work/profile" --enable-logging=stderr --v=0 \
+        --virtual-time-budget=3000 --dump-dom "file://$1" >"$work/dom.html" 2>"$work/stderr"
+    grep 'CONSOLE' "$work/stderr" >"$work/console.txt"
+    grep -q 'data-ready="1"' "$work/dom.html" || bad "$2: the page's script did not finish"
+    [ -s "$work/console.txt" ] && { bad "$2: console messages:"; cat "$work/console.txt"; }
+}
+
 # check HTML LABEL TOOLS_JSON OPS_JSON(or empty)
 check() {
     local html=$1 label=$2
@@ -53,12 +70,7 @@ import sys
 page = open(sys.argv[1]).read()
 open(sys.argv[2], 'w').write(page.replace('</body>', sys.argv[3] + '</body>'))
 PY
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-        --user-data-dir="$work/profile" --enable-logging=stderr --v=0 \
-        --virtual-time-budget=3000 --dump-dom "file://$html" >"$work/dom.html" 2>"$work/stderr"
-    grep 'CONSOLE' "$work/stderr" >"$work/console.txt"
-    grep -q 'data-ready="1"' "$work/dom.html" || bad "$label: the report's script did not finish"
-    [ -s "$work/console.txt" ] && { bad "$label: console messages:"; cat "$work/console.txt"; }
+    load_page "$html" "$label"
     timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
         --user-data-dir="$work/profile" --virtual-time-budget=3000 \
         --dump-dom "file://$work/probe.html" >"$work/probe.dom" 2>/dev/null
@@ -246,12 +258,7 @@ compare_page() { # BEFORE AFTER LABEL
     "$PROFQ" html --compare "$1" "$2" >"$work/$3.again.html"
     cmp -s "$work/$3.html" "$work/$3.again.html" || bad "$3: two runs differ"
     "$PROFQ" compare "$1" "$2" --format json >"$work/cmp.json" || bad "$3: profq compare"
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-        --user-data-dir="$work/profile" --enable-logging=stderr --v=0 \
-        --virtual-time-budget=3000 --dump-dom "file://$work/$3.html" >"$work/dom.html" 2>"$work/stderr"
-    grep 'CONSOLE' "$work/stderr" >"$work/console.txt"
-    grep -q 'data-ready="1"' "$work/dom.html" || bad "$3: the page's script did not finish"
-    [ -s "$work/console.txt" ] && { bad "$3: console messages:"; cat "$work/console.txt"; }
+    load_page "$work/$3.html" "$3"
     python3 - "$work/dom.html" "$work/cmp.json" "$3" <<'PY' || bad "$3: DOM checks"
 import html, json, re, sys
 dom, cmp, label = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), sys.argv[3]
