@@ -1,7 +1,10 @@
-/* html.c - pq_render_html: runs each analysis the profile feeds (the tools verdicts), hands
- * the result structs to the HTML renderer (render/html.c) and frees them. An analysis that
- * fails is recorded for its section, not returned: the page shows what did work. Nothing
- * is formatted here. */
+/* html.c - pq_render_html: runs each analysis the profile feeds (the tools verdicts: ops and
+ * the op_profile tree, memory viewer, memory profile, memory attribution, the trace summary,
+ * nsys), hands the result structs to the HTML renderer (render/html.c) and frees them. An
+ * analysis that fails is recorded for its section, not returned: the page shows what did
+ * work. The nsys charts and text are the nsys renderer's own, written here into buffers the
+ * page embeds. pq_render_html_compare: the two summaries of `--compare` and their hot ops
+ * matched by name (render/html_compare.c draws them). Nothing else is formatted here. */
 #include "analysis/op_profile.h"
 #include "analysis/summary.h"
 #include "analysis/tools.h"

@@ -1,6 +1,7 @@
 /* html.c - the page of `profq html` (render/html.h): head with the inline CSS, the overview
  * section (sources, devices and the capabilities their input states, the captured window
- * with active and idle time), the other sections in turn (html_ops.c, html_mem.c), the
+ * with active and idle time, step time over steps), the other sections in turn (html_ops.c,
+ * html_mem.c, html_memattr.c, html_trace.c, html_nsys.c), the
  * inline JavaScript (sorting and filtering tables, a buffer's span on click), and the
  * helpers the parts share. Every string from the profile goes through html_escape. Not
  * here: computing anything (the result structs come from src/api/html.c). */
