@@ -245,6 +245,7 @@ bench-run: all
 	@BUILD=$(BUILD) bench/summary.sh
 	@BUILD=$(BUILD) bench/nsys.sh
 	@BUILD=$(BUILD) bench/distributed.sh
+	@BUILD=$(BUILD) bench/html.sh
 	@if [ -n "$(BASELINE)" ]; then BUILD=$(BUILD) BASELINE=$(BASELINE) bench/compare.sh; fi
 
 # `make install PREFIX=/usr/local [DESTDIR=/tmp/stage]`: the binary, its man page, the static

@@ -682,6 +682,11 @@ typedef struct pq_sm_step_time {
     pq_sm_duration_stats all_steps, steady_state_steps;
     const pq_sm_step_class *classes;
     size_t nclasses;
+    /* every step, warm-up included, by number ascending, and its duration (the HTML report's
+     * step chart; not in the document) */
+    const int64_t *step_numbers;
+    const double *step_durations;
+    size_t nsteps;
 } pq_sm_step_time;
 
 /* time_breakdown (1.7): the categories' time and share of total_duration. */
@@ -1264,6 +1269,15 @@ typedef struct pq_html_options {
 /* OPTS may be NULL (the defaults). Errors: PQ_ERR_OUTPUT, PQ_ERR_NOMEM. */
 pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts, pq_sink *sink,
                          pq_error *err);
+
+/* The comparison page (`profq html --compare BEFORE AFTER`): the profile_summary.v1 of each
+ * path (pq_summary_compute with the defaults: warm-up 5 steps) side by side: step time over
+ * steps and the steady-state median and p90 with their change, the time breakdown shares,
+ * and the hot ops (the first 200 of each, by exclusive time) matched by name whose time
+ * regressed and improved most. Errors: those of pq_summary_compute, PQ_ERR_OUTPUT,
+ * PQ_ERR_NOMEM. */
+pq_status pq_render_html_compare(const char *before, const char *after, const pq_html_options *opts,
+                                 pq_sink *sink, pq_error *err);
 
 /* ------------------------------------------------------------------------------------------
  * Tenstorrent runtime memory logs (tt-mlir / tt-xla; `profq tt`).

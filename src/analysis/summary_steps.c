@@ -345,6 +345,18 @@ static int step_time(ctx *c, double *steady_median, double *steady_p90, size_t *
                      step_classes(c, snums, steady, nst, o) != 0
                  ? -1
                  : 0;
+    if (rc == 0 && ns) { /* every step for the HTML report's chart */
+        int64_t *nums = arena_alloc(&c->res->mem, ns * sizeof *nums);
+        double *durs = arena_alloc(&c->res->mem, ns * sizeof *durs);
+        rc = nums && durs ? 0 : -1;
+        for (size_t k = 0; k < ns && rc == 0; k++) {
+            nums[k] = st[k].num;
+            durs[k] = all[k];
+        }
+        o->step_numbers = nums;
+        o->step_durations = durs;
+        o->nsteps = rc == 0 ? ns : 0;
+    }
     *nsteady = nst;
     *steady_median = *steady_p90 = NAN;
     if (nst) {

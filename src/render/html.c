@@ -1,11 +1,13 @@
 /* html.c - the page of `profq html` (render/html.h): head with the inline CSS, the overview
  * section (sources, devices and the capabilities their input states, the captured window
- * with active and idle time), the other sections in turn (html_ops.c, html_mem.c), the
+ * with active and idle time, step time over steps), the other sections in turn (html_ops.c,
+ * html_mem.c, html_memattr.c, html_trace.c, html_nsys.c), the
  * inline JavaScript (sorting and filtering tables, a buffer's span on click), and the
  * helpers the parts share. Every string from the profile goes through html_escape. Not
  * here: computing anything (the result structs come from src/api/html.c). */
 #include "render/html.h"
 
+#include "core/alloc.h"
 #include "core/err.h"
 #include "model/model.h"
 #include "render/doc.h"
@@ -46,7 +48,14 @@ static const char CSS[] =
     ".roof{stroke:#c0392b;stroke-width:1.5;fill:none}.ridge{stroke:#c0392b;stroke-dasharray:3 3}"
     "circle.op{fill-opacity:.55;stroke:#1d2330;stroke-width:.4}circle.op:hover{fill-opacity:1}"
     "tr.buf{cursor:pointer}tr.sel{background:#fff2cc}.span{stroke:#d35400;stroke-width:2;"
-    "fill:#d35400;fill-opacity:.12}";
+    "fill:#d35400;fill-opacity:.12}"
+    ".tree details{margin-left:18px}.tree>details{margin-left:0}.tree summary{margin:2px 0}"
+    ".tleaf{margin-left:34px;padding:1px 0}.tt{font-variant-numeric:tabular-nums;color:#1d4e89}"
+    ".ts{color:#5b6474;font-variant-numeric:tabular-nums}"
+    ".embed{overflow-x:auto}.embed svg{max-width:100%;height:auto}pre.nsys-text{font-size:12px;"
+    "background:#fbfcfd;border:1px solid #e6e9ee;padding:8px;overflow-x:auto}"
+    ".sides{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:12px}"
+    ".side{min-width:0;overflow-x:auto}";
 
 /* Tables: a click on a head cell sorts by that column (data-v of numeric cells, else the
  * text), again reverses; a filter box hides the rows without its text. A buffer row shows
@@ -318,6 +327,32 @@ static void overview(buf *b, const html_inputs *in)
         buf_puts(b, "<h3>Time</h3>");
         windows(b, in->ops_result);
     }
+    const pq_summary_result *sr = in->summary_result;
+    if (sr && sr->step_time.nsteps) {
+        const pq_sm_step_time *st = &sr->step_time;
+        double *ms = NULL; /* the chart's y: the steps' times in ms (the summary's are µs) */
+        if (b->status == PQ_OK && !(ms = pq_malloc_array(st->nsteps, sizeof *ms)))
+            b->status = PQ_ERR_NOMEM;
+        if (ms) {
+            for (size_t i = 0; i < st->nsteps; i++)
+                ms[i] = st->step_durations[i] / 1e3;
+            html_line lc = {"step-time", "Step time over steps",   "step",
+                            "ms",        st->step_numbers,         ms,
+                            st->nsteps,  st->warmup_steps_ignored, (size_t)in->opts->max_points};
+            buf_puts(b, "<h3>Step time</h3>");
+            size_t drawn = html_line_chart(b, &lc);
+            buf_printf(b,
+                       "<p class=\"note\" id=\"step-note\">%zu step(s) of the trace's step "
+                       "markers (the summary's step_time); steps numbered below %" PRId64
+                       " are warm-up (shaded).",
+                       st->nsteps, st->warmup_steps_ignored);
+            if (drawn < st->nsteps)
+                buf_printf(b, " %zu points, drawn as %zu (per bucket its lowest and highest).",
+                           st->nsteps, drawn);
+            buf_puts(b, "</p>");
+        }
+        pq_free(ms);
+    }
     buf_printf(b, "<h3>Sources (%zu)</h3>", in->profile->nsources);
     sources_devices(b, in->profile, (size_t)in->opts->max_rows);
     buf_puts(b, "<h3>Sections</h3><ul id=\"feeds\">");
@@ -328,6 +363,8 @@ static void overview(buf *b, const html_inputs *in)
         {"where time goes (ops, roofline)", "ops", &in->ops},
         {"memory viewer", "memory-viewer", &in->memviewer},
         {"memory profile", "memory-profile", &in->memprofile},
+        {"memory attribution (KV cache, parameters, gradients, temporaries)", "memory-attribution",
+         &in->memattr_part},
         {"traces (profile_summary.v1 of a trace JSON source)", "traces", &in->summary},
         {"Nsight (nsys-jax module table, runtime, collectives, compilation)", "nsys", &in->nsys}};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
@@ -341,21 +378,40 @@ static void overview(buf *b, const html_inputs *in)
     buf_puts(b, "</ul></section>\n");
 }
 
+void html_page_begin(buf *b, const char *kind, pq_str title, const char *title2)
+{
+    buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+                "<title>");
+    html_text(b, kind);
+    buf_puts(b, ": ");
+    html_str(b, title);
+    html_text(b, title2);
+    buf_puts(b, "</title><style>");
+    buf_puts(b, CSS);
+    buf_puts(b, "</style></head><body>\n<header><h1>");
+    html_text(b, kind);
+    buf_puts(b, "</h1><p>");
+}
+
+pq_status html_page_end(buf *b, pq_error *err)
+{
+    buf_puts(b, "</main>\n<script>");
+    buf_puts(b, JS);
+    buf_puts(b, "</script>\n</body></html>\n");
+    return render_finish(b, err);
+}
+
 pq_status html_render(const html_inputs *in, pq_sink *sink, pq_error *err)
 {
     buf b;
     buf_init(&b, sink);
     const pq_profile *p = in->profile;
-    buf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-                 "<title>profq report: ");
-    if (p->nsources)
-        html_str(&b, p->sources[0].info.path);
+    char more[64] = "";
     if (p->nsources > 1)
-        buf_printf(&b, " and %zu more", p->nsources - 1);
-    buf_puts(&b, "</title><style>");
-    buf_puts(&b, CSS);
-    buf_puts(&b, "</style></head><body>\n<header><h1>profq report</h1><p>");
+        snprintf(more, sizeof more, " and %zu more", p->nsources - 1);
+    html_page_begin(&b, "profq report", p->nsources ? p->sources[0].info.path : pq_str_of("", 0),
+                    more);
     if (p->nsources)
         html_str(&b, p->sources[0].info.path);
     if (p->nsources > 1)
@@ -364,7 +420,7 @@ pq_status html_render(const html_inputs *in, pq_sink *sink, pq_error *err)
                PQ_VERSION_STRING);
     if (in->ops.fed)
         buf_puts(&b, "<a href=\"#ops\">Where time goes</a>");
-    if (in->memviewer.fed || in->memprofile.fed)
+    if (in->memviewer.fed || in->memprofile.fed || in->memattr_part.fed)
         buf_puts(&b, "<a href=\"#memory\">Memory</a>");
     if (in->summary.fed)
         buf_puts(&b, "<a href=\"#traces\">Traces</a>");
@@ -374,14 +430,11 @@ pq_status html_render(const html_inputs *in, pq_sink *sink, pq_error *err)
     overview(&b, in);
     if (in->ops.fed)
         html_section_ops(&b, in);
-    if (in->memviewer.fed || in->memprofile.fed)
+    if (in->memviewer.fed || in->memprofile.fed || in->memattr_part.fed)
         html_section_memory(&b, in);
     if (in->summary.fed)
         html_section_traces(&b, in);
     if (in->nsys.fed)
         html_section_nsys(&b, in);
-    buf_puts(&b, "</main>\n<script>");
-    buf_puts(&b, JS);
-    buf_puts(&b, "</script>\n</body></html>\n");
-    return render_finish(&b, err);
+    return html_page_end(&b, err);
 }

@@ -31,18 +31,49 @@ typedef struct html_inputs {
     const pq_html_options *opts; /* never NULL (limits filled) */
     html_part ops, memviewer, memprofile, nsys, summary;
     const pq_ops_result *ops_result;
+    const struct op_profile_tree *op_tree; /* op_profile by program without IDLE; NULL: none */
+    const pq_memory_result *memattr;       /* the semantic attribution (`profq memory`) */
+    html_part memattr_part;
     const pq_memory_viewer_result *module_list; /* the memory viewer's module list */
     const html_module_view *modules;            /* the modules drawn, peak descending */
     size_t nmodules;
     size_t modules_dropped; /* modules of the list not drawn (over opts->max_modules) */
     const pq_memory_profile_result *memprofile_result;
     const pq_nsys_result *nsys_result;
+    /* the nsys renderer's own output, made by src/api/html.c: the bus bandwidth chart (SVG,
+     * profile strings escaped by its renderer), and on an archive the variability and bias
+     * text (raw: escaped here) and the flame graphs (SVG); empty: none */
+    buf nsys_busbw_svg, nsys_more_text, nsys_flame_svg;
     const pq_summary_result *summary_result; /* of the first trace JSON source */
     const char *summary_path;
 } html_inputs;
 
 /* Writes the page into SINK. */
 pq_status html_render(const html_inputs *in, pq_sink *sink, pq_error *err);
+
+/* The comparison page (`profq html --compare`): two summaries and the hot ops matched by
+ * name whose exclusive time (µs) rose (regressed, largest rise first) and fell (improved,
+ * largest fall first). */
+typedef struct html_op_delta {
+    const char *name;
+    double before, after; /* 0 where the op is not among that side's hot ops */
+} html_op_delta;
+
+typedef struct html_compare {
+    const char *paths[2];
+    const pq_summary_result *sum[2];
+    const html_op_delta *regressed, *improved;
+    size_t nregressed, nimproved;
+    const pq_html_options *opts; /* never NULL (limits filled) */
+} html_compare;
+
+pq_status html_render_compare(const html_compare *c, pq_sink *sink, pq_error *err);
+
+/* The page's head (TITLE escaped, and TITLE2 after it, as "KIND: TITLETITLE2"), the inline
+ * CSS and the header's opening up to its first paragraph, left open; and the end: main
+ * closed, the inline script, the page closed and flushed. */
+void html_page_begin(buf *b, const char *kind, pq_str title, const char *title2);
+pq_status html_page_end(buf *b, pq_error *err);
 
 /* Shared by the parts. */
 void html_text(buf *b, const char *s);           /* NUL-terminated, escaped (NULL: nothing) */
@@ -63,11 +94,15 @@ void html_cell_fixed(buf *b, double v, int decimals);
 /* A cell of PS picoseconds as "12.345 ms" ("n/a" when not finite). */
 void html_cell_time(buf *b, double ps);
 
+/* html_tree.c: the op_profile tree T as nested details (at most MAX_NODES nodes). */
+void html_op_tree(buf *b, const struct op_profile_tree *t, size_t max_nodes);
+
 /* The sections. */
 void html_section_ops(buf *b, const html_inputs *in);
 void html_section_memory(buf *b, const html_inputs *in);
 void html_section_traces(buf *b, const html_inputs *in);
 void html_section_nsys(buf *b, const html_inputs *in);
+void html_memattr(buf *b, const html_inputs *in); /* within the memory section */
 
 /* html_chart.c: a log-log scatter (the roofline). Points carry a radius, one of the caller's
  * colours and a title (hover); the roof is min(roof_flops, x * roof_bw). */
@@ -120,5 +155,25 @@ typedef struct html_bars {
 } html_bars;
 
 void html_bar_chart(buf *b, const html_bars *c);
+
+/* html_line.c: a linear line chart of points (X, Y >= 0) with X below MARK_BELOW
+ * shaded as warm-up; more than MAX_POINTS points: per bucket its lowest and highest. Returns
+ * the points drawn. */
+typedef struct html_line {
+    const char *id, *title, *x_label, *y_label;
+    const int64_t *x; /* ascending */
+    const double *y;
+    size_t n;
+    int64_t mark_below;
+    size_t max_points;
+} html_line;
+
+size_t html_line_chart(buf *b, const html_line *c);
+
+/* The points a chart draws of N values: all when N <= MAX (or MAX < 2), else per bucket the
+ * lowest and highest VALUE, in order: EMIT(CTX, i, k) for the K-th point drawn. Returns the
+ * number drawn. */
+size_t html_minmax(size_t n, size_t max, double (*value)(void *ctx, size_t i),
+                   void (*emit)(void *ctx, size_t i, size_t k), void *ctx);
 
 #endif

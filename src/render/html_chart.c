@@ -204,32 +204,26 @@ double html_heap_x(const html_heap_chart *c, double i)
     return HL + (HW - HL - HR) * i / den;
 }
 
-/* The points drawn: all when they fit, else per bucket its lowest and highest, in order. */
-static size_t heap_points(buf *b, const html_heap_chart *c, double top, double ph)
+typedef struct heap_ctx {
+    buf *b;
+    const html_heap_chart *c;
+    double top, ph;
+} heap_ctx;
+
+static double heap_value(void *ctx, size_t i)
 {
-    size_t bucket = c->max_points >= 2 && c->n > c->max_points
-                        ? (c->n + c->max_points / 2 - 1) / (c->max_points / 2)
-                        : 1;
-    size_t drawn = 0;
-    for (size_t i0 = 0; i0 < c->n; i0 += bucket) {
-        size_t i1 = i0 + bucket < c->n ? i0 + bucket : c->n, lo = i0, hi = i0;
-        for (size_t i = i0; i < i1; i++) {
-            if (c->bytes[i] < c->bytes[lo])
-                lo = i;
-            if (c->bytes[i] > c->bytes[hi])
-                hi = i;
-        }
-        size_t pick[2] = {lo < hi ? lo : hi, lo < hi ? hi : lo};
-        for (int k = 0; k < (pick[0] == pick[1] ? 1 : 2); k++, drawn++) {
-            double v = ((double)c->bytes[pick[k]] + c->add) / 1048576.0;
-            if (drawn)
-                buf_putc(b, ' ');
-            fmt_fixed(b, html_heap_x(c, (double)pick[k]), 1);
-            buf_putc(b, ',');
-            fmt_fixed(b, HT + ph - ph * v / top, 1);
-        }
-    }
-    return drawn;
+    const heap_ctx *h = ctx;
+    return ((double)h->c->bytes[i] + h->c->add) / 1048576.0;
+}
+
+static void heap_emit(void *ctx, size_t i, size_t k)
+{
+    const heap_ctx *h = ctx;
+    if (k)
+        buf_putc(h->b, ' ');
+    fmt_fixed(h->b, html_heap_x(h->c, (double)i), 1);
+    buf_putc(h->b, ',');
+    fmt_fixed(h->b, HT + h->ph - h->ph * heap_value(ctx, i) / h->top, 1);
 }
 
 size_t html_heap_chart_draw(buf *b, const html_heap_chart *c)
@@ -262,7 +256,8 @@ size_t html_heap_chart_draw(buf *b, const html_heap_chart *c)
                "-span\" x=\"%.1f\" y=\"%.1f\" width=\"0\" height=\"%.1f\" visibility=\"hidden\"/>",
                HL, HT, ph);
     buf_puts(b, "<polyline fill=\"none\" stroke=\"#2e86de\" stroke-width=\"1.6\" points=\"");
-    size_t drawn = heap_points(b, c, top, ph);
+    heap_ctx hc = {b, c, top, ph};
+    size_t drawn = html_minmax(c->n, c->max_points, heap_value, heap_emit, &hc);
     buf_puts(b, "\"/>");
     if (c->peak < c->n) {
         double x = html_heap_x(c, (double)c->peak);

@@ -243,5 +243,7 @@ void html_section_memory(buf *b, const html_inputs *in)
         memory_viewer(b, in);
     if (in->memprofile.fed)
         memory_profile(b, in);
+    if (in->memattr_part.fed)
+        html_memattr(b, in);
     buf_puts(b, "</section>\n");
 }

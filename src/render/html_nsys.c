@@ -1,7 +1,9 @@
 /* html_nsys.c - the "Nsight" section of the HTML report, from pq_nsys_result: the frames'
  * row counts, the steady module table (share, time, executions, thunks, launch wait), and
  * on an nsys-jax archive the runtime of the top modules, the collectives (bus bandwidth and
- * straggler wait) and the compile passes. Computes nothing (analysis/nsys*.c does). */
+ * straggler wait) and the compile passes; the nsys renderer's bus bandwidth chart,
+ * variability and bias text and flame graphs, which src/api/html.c had it write. Computes
+ * nothing (analysis/nsys*.c does). */
 #include "render/html.h"
 
 #include <inttypes.h>
@@ -113,6 +115,21 @@ static void compile(buf *b, const pq_nsys_result *r, size_t max)
     html_table_end(b, n, r->npasses, "non-child time");
 }
 
+/* One of the nsys renderer's outputs (src/api/html.c made it): an SVG as it is (its
+ * renderer escapes the profile's strings), text escaped in a pre. */
+static void embed(buf *b, const buf *part, int svg)
+{
+    if (!svg)
+        buf_puts(b, "<pre class=\"nsys-text\">");
+    if (svg)
+        buf_put(b, part->p, part->n);
+    else
+        html_escape(b, part->p, part->n);
+    if (!svg)
+        buf_puts(b, "</pre>");
+    buf_putc(b, '\n');
+}
+
 void html_section_nsys(buf *b, const html_inputs *in)
 {
     buf_puts(b, "<section id=\"nsys\"><h2>Nsight</h2>");
@@ -135,7 +152,26 @@ void html_section_nsys(buf *b, const html_inputs *in)
         runtime(b, r);
     if (r->ncollectives)
         collectives(b, r);
+    if (in->nsys_busbw_svg.n) {
+        buf_puts(b, "<h3>Bus bandwidth vs message size</h3><p class=\"note\">Steady "
+                    "collectives, the largest over devices; the wait columns of the table "
+                    "above are the straggler wait (launch to start of the last device).</p>"
+                    "<div class=\"embed\" id=\"nsys-busbw-box\">");
+        embed(b, &in->nsys_busbw_svg, 1);
+        buf_puts(b, "</div>");
+    }
     if (r->has_compile)
         compile(b, r, max);
+    if (in->nsys_more_text.n) {
+        buf_puts(b, "<h3>Variability and per-device bias</h3>");
+        embed(b, &in->nsys_more_text, 0);
+    }
+    if (in->nsys_flame_svg.n) {
+        buf_puts(b, "<h3>Flame graphs</h3><p class=\"note\">Steady thunk time by source "
+                    "line and by op_name (hover a frame for its time).</p>"
+                    "<div class=\"embed\" id=\"nsys-flame-box\">");
+        embed(b, &in->nsys_flame_svg, 1);
+        buf_puts(b, "</div>");
+    }
     buf_puts(b, "</section>\n");
 }

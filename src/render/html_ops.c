@@ -309,6 +309,7 @@ void html_section_ops(buf *b, const html_inputs *in)
     html_time(b, (double)r->idle_ps);
     buf_puts(b, ".</p>");
     breakdowns(b, r);
+    html_op_tree(b, in->op_tree, (size_t)in->opts->max_rows);
     roofline(b, r, (size_t)in->opts->max_points);
     op_table(b, r, (size_t)in->opts->max_rows);
     program_table(b, r, (size_t)in->opts->max_rows);

@@ -6,9 +6,15 @@
 # to the end (body[data-ready]), the console shows no message, the page has exactly one
 # <script> element (profq's own), every section the input feeds (`profq tools --format
 # json`) is present and drawn (SVG with data points), clicking a column head sorts the op
-# table both ways, clicking a buffer at the peak shows its span, and the numbers equal
-# `profq ops --format json` (op rows, the first op's self time, the idle time), `profq
-# summarize` (hot ops) and `profq nsys` (the steady modules). Two runs give the same bytes.
+# table both ways, clicking a buffer at the peak shows its span, clicking a closed op tree
+# node opens it, and the numbers equal `profq ops --format json` (op rows, the first op's
+# self time, the idle time), `profq ops --format xprof --view op_profile` (the tree's
+# programs), `profq memory` (the attribution's bytes), `profq summarize` (hot ops, the
+# steps drawn and their mean) and `profq nsys` (the steady modules; bus bandwidth points,
+# flame graphs, variability). Two runs give the same bytes. The comparison page (`html
+# --compare`) of two ranks and of the <script> trace: its medians, p90s, share changes and
+# first regressed op equal `profq compare --format json`. <script> placed in an op, module,
+# kernel and device name and in the source path shows as text.
 # SCREENSHOTS=DIR also writes the top of each page there (docs/img/html_*.png come from it).
 # Suite contract: 0 pass, 77 skip (no chromium, or no $SHARED; failures under CI=true).
 set -u
@@ -40,9 +46,21 @@ function sorted(v,d){for(var i=1;i<v.length;i++){if(d?v[i]>v[i-1]:v[i]<v[i-1])re
 if(t){var c=col("#Occurrences");if(c<0)out.push("no-column");else{var h=t.tHead.rows[0].cells[c];
 h.click();if(!sorted(vals(c),true)||h.getAttribute("aria-sort")!=="descending")out.push("desc");
 h.click();if(!sorted(vals(c),false)||h.getAttribute("aria-sort")!=="ascending")out.push("asc");}}
+var d=document.querySelector("#op-tree details.tnode:not([open])");if(d){d.querySelector("summary").click();if(!d.open)out.push("tree");}
 var b=document.querySelector("tr.buf");if(b){b.click();var s=document.getElementById(b.getAttribute("data-chart")+"-span");
 if(!s||s.hasAttribute("visibility")||!(parseFloat(s.getAttribute("width"))>0))out.push("span");}
 document.body.setAttribute("data-probe",out.join(" ")||"ok");});</script>'
+
+# load_page HTML LABEL: the page's DOM after its script ran into $work/dom.html; fails when
+# the script did not finish or the console shows a message.
+load_page() {
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+        --user-data-dir="$work/profile" --enable-logging=stderr --v=0 \
+        --virtual-time-budget=3000 --dump-dom "file://$1" >"$work/dom.html" 2>"$work/stderr"
+    grep 'CONSOLE' "$work/stderr" >"$work/console.txt"
+    grep -q 'data-ready="1"' "$work/dom.html" || bad "$2: the page's script did not finish"
+    [ -s "$work/console.txt" ] && { bad "$2: console messages:"; cat "$work/console.txt"; }
+}
 
 # check HTML LABEL TOOLS_JSON OPS_JSON(or empty)
 check() {
@@ -52,18 +70,13 @@ import sys
 page = open(sys.argv[1]).read()
 open(sys.argv[2], 'w').write(page.replace('</body>', sys.argv[3] + '</body>'))
 PY
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-        --user-data-dir="$work/profile" --enable-logging=stderr --v=0 \
-        --virtual-time-budget=3000 --dump-dom "file://$html" >"$work/dom.html" 2>"$work/stderr"
-    grep 'CONSOLE' "$work/stderr" >"$work/console.txt"
-    grep -q 'data-ready="1"' "$work/dom.html" || bad "$label: the report's script did not finish"
-    [ -s "$work/console.txt" ] && { bad "$label: console messages:"; cat "$work/console.txt"; }
+    load_page "$html" "$label"
     timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
         --user-data-dir="$work/profile" --virtual-time-budget=3000 \
         --dump-dom "file://$work/probe.html" >"$work/probe.dom" 2>/dev/null
     grep -q 'data-probe="ok"' "$work/probe.dom" ||
         bad "$label: sorting or the buffer click: $(grep -o 'data-probe="[^"]*"' "$work/probe.dom")"
-    python3 - "$work/dom.html" "$label" "$work/tools.json" "$work/ops.json" "$work/sum.json" "$work/nsys.json" <<'PY' || bad "$label: DOM checks"
+    python3 - "$work/dom.html" "$label" "$work/tools.json" "$work/ops.json" "$work/sum.json" "$work/nsys.json" "$work/opprof.json" "$work/mem.json" <<'PY' || bad "$label: DOM checks"
 import json, os, re, sys
 dom, label = open(sys.argv[1]).read(), sys.argv[2]
 tools = json.load(open(sys.argv[3]))
@@ -93,11 +106,35 @@ if 'ops' in feeds:
     bars = len(re.findall(r'<rect class="bar"', svg('by-program')))
     assert bars == min(len(ops['programs']), 16), ('program bars', bars, len(ops['programs']))
     said.append('%d op rows, %d roofline points, %d program bars' % (len(real), pts, bars))
+    # the op_profile tree: its first level equals XProf's op_profile JSON (byProgramExcludeIdle)
+    tree = re.search(r'<div class="tree" id="op-tree">\n(.*?)\n</div>', dom, re.S)
+    assert tree or 'No op to group' in dom, 'no op tree'
+    top = re.findall(r'^<details class="tnode" open(?:="")?><summary><span class="tn">(.*?)</span> <span class="tt" data-ps="(\d+)">', tree.group(1) if tree else '', re.M)
+    if os.path.getsize(sys.argv[7]) > 0:
+        prof = json.load(open(sys.argv[7]))['byProgramExcludeIdle']
+        kids = prof.get('children', [])
+        if kids:  # (XProf's op_profile reads device planes only: none for a trace JSON)
+            assert len(top) == len(kids), ('tree programs', len(top), len(kids))
+            for (name, ps), k in zip(top, kids):
+                assert int(ps) == int(k['metrics']['rawTime']), ('tree time', name, ps, k['metrics']['rawTime'])
+    said.append('op tree of %d programs' % len(top))
 if 'memory-viewer' in feeds:
     assert 'id="memory-viewer"' in dom, 'no memory viewer section'
     charts = re.findall(r'<svg[^>]*id="heap-\d+".*?</svg>', dom, re.S)
     assert charts and all('<polyline' in c for c in charts), 'no heap chart drawn'
     said.append('%d heap chart(s)' % len(charts))
+if 'memory' in feeds:
+    mem = json.load(open(sys.argv[8]))
+    t = re.search(r'<table class="st" id="memattr-table">.*?</table>', dom, re.S).group(0)
+    rows = [r for r in re.findall(r'<tr><td class="w">.*?</tr>', t, re.S) if '(ran nothing)' not in r]
+    assert len(rows) == len(mem['rows']), ('memory rows', len(rows), len(mem['rows']))
+    for r, m in zip(rows, mem['rows']):
+        v = [float(x) for x in re.findall(r'data-v="([^"]*)"', r)]
+        want = [m['peak_bytes']] + list(m['buckets'].values())
+        assert v == want, ('memory bytes', m['device'], v, want)
+    segs = re.findall(r'<rect class="seg" data-bytes="(\d+)"', svg('memattr-bars'))
+    assert segs or all(m['peak_bytes'] == 0 for m in mem['rows']), 'no attribution bars'
+    said.append('%d attribution rows, %d bar segments' % (len(rows), len(segs)))
 if 'memory-profile' in feeds:
     assert 'id="memory-profile"' in dom, 'no memory profile section'
     said.append('memory profile')
@@ -107,6 +144,15 @@ if 'nsys' in feeds:
     n = len(re.findall(r'<tr>', t.split('<tbody>')[1]))
     assert n == len(ns['modules']), ('nsys modules', n, len(ns['modules']))
     said.append('%d nsys modules' % n)
+    if ns.get('collectives'):
+        pts = len(re.findall(r'<circle', svg('nsys-busbw')))
+        assert pts > 0, 'no bus bandwidth points'
+        said.append('%d bus bandwidth points' % pts)
+    if label == 'nsys_jax':
+        fl = re.search(r'<div class="embed" id="nsys-flame-box">(.*?)</div>', dom, re.S)
+        assert fl and len(re.findall(r'<rect', fl.group(1))) > 10, 'no flame graph'
+        assert re.search(r'<pre class="nsys-text">[^<]*variability', dom), 'no variability'
+        said.append('flame graphs of %d frames' % len(re.findall(r'<rect', fl.group(1))))
 if os.path.getsize(sys.argv[5]) > 0:
     summ = json.load(open(sys.argv[5]))
     assert 'id="traces"' in dom, 'no traces section'
@@ -115,8 +161,25 @@ if os.path.getsize(sys.argv[5]) > 0:
     n = len(re.findall(r'<tr>', t.split('<tbody>')[1]))
     assert n == len(summ['hot_ops']), ('hot ops', n, len(summ['hot_ops']))
     said.append('%d hot ops' % n)
+    st = summ['step_time']['all_steps']
+    if st['count']:
+        c = svg('step-time')
+        ys = [float(y) for y in re.findall(r'<circle class="pt"[^>]*data-y="([^"]*)"', c)]
+        pts = re.search(r'<polyline class="data"[^>]*points="([^"]*)"', c).group(1).split()
+        assert len(pts) == min(st['count'], 2000), ('step points', len(pts), st['count'])
+        if st['count'] <= 300:
+            assert len(ys) == st['count'], ('step dots', len(ys))
+            mean = sum(ys) / len(ys) * 1e3  # ms on the page, µs in the summary
+            assert abs(mean - st['mean']) <= 1e-9 * max(1, abs(st['mean'])), ('step mean', mean, st['mean'])
+        said.append('%d steps drawn' % len(pts))
 print('%s: 1 script element, %s' % (label, ', '.join(said) or 'overview only'))
 PY
+}
+
+# shrink PNG: 64 colours, no metadata (when ImageMagick is installed), in place
+shrink() {
+    convert -version >/dev/null 2>&1 || return 0
+    convert "$1" -strip -colors 64 "PNG8:$1.small" && mv "$1.small" "$1"
 }
 
 report() { # PATH LABEL
@@ -124,7 +187,9 @@ report() { # PATH LABEL
     "$PROFQ" tools --format json "$path" >"$work/tools.json" || { bad "$label: tools"; return; }
     "$PROFQ" ops --format json "$path" >"$work/ops.json" 2>/dev/null || : >"$work/ops.json"
     : >"$work/sum.json"
-    "$PROFQ" nsys --section modules --format json "$path" >"$work/nsys.json" 2>/dev/null || : >"$work/nsys.json"
+    "$PROFQ" nsys --section modules --section collectives --format json "$path" >"$work/nsys.json" 2>/dev/null || : >"$work/nsys.json"
+    "$PROFQ" ops --format xprof --view op_profile "$path" >"$work/opprof.json" 2>/dev/null || : >"$work/opprof.json"
+    "$PROFQ" memory --format json "$path" >"$work/mem.json" 2>/dev/null || : >"$work/mem.json"
     case "$path" in *.json | *.json.gz) "$PROFQ" summarize "$path" -o "$work/sum.json" >/dev/null || bad "$label: summarize" ;; esac
     "$PROFQ" html "$path" -o "$work/$label.html" || { bad "$label: profq html exit $?"; return; }
     "$PROFQ" html "$path" >"$work/$label.again.html" || bad "$label: second run"
@@ -132,12 +197,24 @@ report() { # PATH LABEL
     check "$work/$label.html" "$label"
     # SCREENSHOTS=DIR: the top of the page as DIR/html_LABEL.png (the README's pictures)
     # (of a page made inside $SHARED, so that it shows the path data/...)
+    # (the README's: a TPU and a GPU XPlane, a Kineto trace with steps, an nsys-jax archive
+    # at its Nsight section; made smaller with ImageMagick's convert when it is there)
+    local only=""
+    case $label in
+    tpu_xplane | kineto_steps) ;;
+    gpu_xplane) only=ops ;;
+    nsys_jax) only=nsys ;;
+    *) return ;;
+    esac
     if [ -n "${SCREENSHOTS:-}" ] && [ "${path#"$SHARED"/}" != "$path" ]; then
         (cd "$SHARED" && "$PROFQ" html "${path#"$SHARED"/}" -o "$work/shot.html") || bad "$label: shot"
+        # ONLY: that section alone under the header (a style added to the copy shot)
+        [ -z "$only" ] || sed -i "s|</head>|<style>main>section{display:none}main>section#$only{display:block}</style></head>|" "$work/shot.html"
         timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-            --user-data-dir="$work/profile" --window-size=1280,1300 --hide-scrollbars \
+            --user-data-dir="$work/profile" --window-size=1100,1000 --hide-scrollbars \
             --virtual-time-budget=3000 --screenshot="$SCREENSHOTS/html_$label.png" \
             "file://$work/shot.html" >/dev/null 2>&1 || bad "$label: screenshot"
+        shrink "$SCREENSHOTS/html_$label.png"
     fi
 }
 
@@ -146,6 +223,7 @@ report "$SHARED/data/xplane/mi300_jax08_attention.xplane.pb" gpu_xplane
 report "$SHARED/data/nsys/nsys-jax_h100_maxtext_fsdp4.zip" nsys_jax
 report "$SHARED/data/hlo/mi300x8_jax_conv_legacy__jit_forward_3d_conv(15).hlo_proto.pb" hlo_proto
 report "$SHARED/data/trace-json/kineto__docs__traces__before_fix_trace.json" kineto
+report "$SHARED/data/trace-json/kineto__tb_plugin__samples__resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz" kineto_steps
 report "$SHARED/data/trace-json/hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz" kineto_gz
 
 # <script> in an op name, a device name and the source path: shown as text.
@@ -154,10 +232,13 @@ xss="$work/<script>alert(1)</script>.json"
 python3 - "$xss" <<'PY'
 import json, sys
 s = '<script>alert(1)</script>'
-ev = [{"ph": "X", "cat": "kernel", "name": s, "pid": 1, "tid": 7, "ts": 10 + i * 20, "dur": 10,
-       "args": {"device": 0, "stream": 7, "correlation": i}} for i in range(5)]
+ev = [{"ph": "X", "cat": "kernel", "name": s, "pid": 1, "tid": 7, "ts": 10 + i * 20, "dur": 10 + i,
+       "args": {"device": 0, "stream": 7, "correlation": i, "hlo_module": s + "module",
+                "hlo_op": s, "source": s + "/model.py:12"}} for i in range(7)]
+ev += [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % i, "pid": 100,
+        "tid": 100, "ts": 5 + i * 20, "dur": 19} for i in range(7)]
 ev += [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100,
-        "ts": 9 + i * 20, "dur": 1, "args": {"correlation": i}} for i in range(5)]
+        "ts": 9 + i * 20, "dur": 1, "args": {"correlation": i}} for i in range(7)]
 json.dump({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": s + " GPU"}],
            "traceEvents": ev}, open(sys.argv[1], 'w'))
 PY
@@ -166,6 +247,58 @@ n=$(grep -o '&lt;script&gt;alert(1)&lt;/script&gt;' "$work/dom.html" | wc -l)
 [ "$n" -ge 4 ] || bad "xss: the name is shown as text $n times (want the title, header, path, op and device)"
 grep -q '<td class="w">&lt;script&gt;alert(1)&lt;/script&gt;</td>' "$work/dom.html" ||
     bad "xss: the op name is not a text cell"
+grep -q '&lt;script&gt;alert(1)&lt;/script&gt;module' "$work/dom.html" || bad "xss: the module name"
+grep -q '&lt;script&gt;alert(1)&lt;/script&gt;/model.py:12' "$work/dom.html" || bad "xss: the source path"
+
+# The comparison page: one script, the numbers of `profq compare --format json` (steady
+# median and p90, share changes, the first regressed op), two runs alike; and of the xss
+# trace against the rank-0 trace, the names as text.
+compare_page() { # BEFORE AFTER LABEL
+    "$PROFQ" html --compare "$1" "$2" -o "$work/$3.html" || { bad "$3: exit $?"; return; }
+    "$PROFQ" html --compare "$1" "$2" >"$work/$3.again.html"
+    cmp -s "$work/$3.html" "$work/$3.again.html" || bad "$3: two runs differ"
+    "$PROFQ" compare "$1" "$2" --format json >"$work/cmp.json" || bad "$3: profq compare"
+    load_page "$work/$3.html" "$3"
+    python3 - "$work/dom.html" "$work/cmp.json" "$3" <<'PY' || bad "$3: DOM checks"
+import html, json, re, sys
+dom, cmp, label = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), sys.argv[3]
+assert len(re.findall(r'<script[\s>]', dom)) == 1, 'script elements'
+st = cmp['step_time']
+def row(name):
+    r = re.search(r'<tr><td>%s</td>(.*?)</tr>' % name, dom).group(1)
+    return [float(x) for x in re.findall(r'data-v="([^"]*)"', r)]
+for k in ('median', 'p90'):
+    b, a = st['steady_state_%s_before' % k], st['steady_state_%s_after' % k]
+    if b is None:
+        continue
+    got = row(k)
+    assert got[0] == b * 1e6 and got[1] == a * 1e6, (k, got, b, a)
+t = re.search(r'<table class="st" id="cmp-shares-table">.*?</table>', dom, re.S).group(0)
+for cat, d in cmp['time_breakdown_share_delta'].items():
+    v = [float(x) for x in re.findall(r'data-v="([^"]*)"', re.search(r'<tr><td>%s</td>(.*?)</tr>' % cat, t).group(1))]
+    assert abs(v[2] - d * 100) < 1e-9, ('share', cat, v, d)
+svgs = re.findall(r'<svg[^>]*id="step-time-(?:before|after)"', dom)
+if cmp['regressed_ops']:
+    t = re.search(r'<table class="st" id="cmp-regressed">.*?</table>', dom, re.S).group(0)
+    first = re.search(r'<tbody>\s*<tr><td class="w">(.*?)</td>(.*?)</tr>', t, re.S)
+    names = [o['name'] for o in cmp['regressed_ops']]
+    assert html.unescape(first.group(1)) in names, ('first regressed op', first.group(1)[:80])
+print('%s: 1 script element, %d step chart(s), steady median and p90, shares, regressed ops equal profq compare' % (label, len(svgs)))
+PY
+}
+compare_page "$SHARED/data/trace-json/hta__trace_filter__sampled_rank-0.json.gz" \
+    "$SHARED/data/trace-json/hta__trace_filter__sampled_rank-1.json.gz" compare
+compare_page "$SHARED/data/trace-json/hta__trace_filter__sampled_rank-0.json.gz" "$xss" compare_xss
+grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$work/dom.html" || bad "compare_xss: the op name is not text"
+if [ -n "${SCREENSHOTS:-}" ]; then
+    (cd "$SHARED" && "$PROFQ" html --compare data/trace-json/hta__trace_filter__sampled_rank-0.json.gz \
+        data/trace-json/hta__trace_filter__sampled_rank-1.json.gz -o "$work/shot.html") || bad "compare: shot"
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+        --user-data-dir="$work/profile" --window-size=1100,1000 --hide-scrollbars \
+        --virtual-time-budget=3000 --screenshot="$SCREENSHOTS/html_compare.png" \
+        "file://$work/shot.html" >/dev/null 2>&1 || bad "compare: screenshot"
+    shrink "$SCREENSHOTS/html_compare.png"
+fi
 
 if [ $failed -ne 0 ]; then
     echo "browser: $failed failure(s)"

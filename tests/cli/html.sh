@@ -4,7 +4,8 @@
 # and a trace JSON; a trace whose op name, device name and path hold
 # <script>alert(1)</script> gives a page with exactly one <script> element, profq's own, and
 # the name escaped; the page keeps --top rows and says what it left out; a bad --top is a
-# usage error; a heap chart of more than 2000 points draws at most 2000 and says so. Exit 0 pass, 1 fail, 77 skip (no ../shared).
+# usage error; a heap chart of more than 2000 points draws at most 2000 and says so;
+# --compare gives the same bytes twice, escapes the names and wants BEFORE and AFTER. Exit 0 pass, 1 fail, 77 skip (no ../shared).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 PROFQ=${PROFQ:-$top/build/profq}
@@ -51,6 +52,19 @@ grep -q '1 of 5 rows shown; the 4 rows after them (by self time)' "$work/t.html"
     bad "--top 1: no note of the rows left out"
 "$PROFQ" html --top 0 "$xss" >/dev/null 2>&1
 [ $? = 2 ] && ok || bad "--top 0 is not a usage error"
+# --compare: two runs alike, one <script>, the names escaped; one path is a usage error
+r0="$SHARED/data/trace-json/hta__trace_filter__sampled_rank-0.json.gz"
+"$PROFQ" html --compare "$r0" "$xss" -o "$work/c1.html" && "$PROFQ" html --compare "$r0" "$xss" >"$work/c2.html" &&
+    cmp -s "$work/c1.html" "$work/c2.html" && ok || bad "--compare: two runs differ (or failed)"
+n=$(grep -o '<script' "$work/c1.html" | wc -l)
+[ "$n" = 1 ] && ok || bad "--compare: $n <script elements"
+grep -q '<td class="w">&lt;script&gt;alert(1)&lt;/script&gt;</td>' "$work/c1.html" && ok ||
+    bad "--compare: op name not escaped in its cell"
+grep -q 'id="step-time-before"' "$work/c1.html" && ok || bad "--compare: no step chart of BEFORE"
+"$PROFQ" html --compare "$r0" >/dev/null 2>&1
+[ $? = 2 ] && ok || bad "--compare with one path is not a usage error"
+"$PROFQ" html >/dev/null 2>&1
+[ $? = 2 ] && ok || bad "html without a path is not a usage error"
 # charts downsample: the heap chart of a module with more points than 2000 draws fewer and
 # says so
 h100=$(ls "$SHARED"/data/hlo/h100_*.hlo.pb 2>/dev/null | head -1)
