@@ -297,12 +297,10 @@ const pt_kind pt_kind_roofline = {PQ_PARTIAL_ROOFLINE, "roofline",      ops_writ
  * choice of planes), which one process takes the peaks from. */
 static int first_device_source(const pq_profile *prof, pq_ops_hw hw, pq_str *key)
 {
-    device_kind want = hw == PQ_OPS_HW_TPU   ? DEV_TPU
-                       : hw == PQ_OPS_HW_GPU ? DEV_GPU
-                                             : DEV_HOST_THREADS;
+    const char *want = hw == PQ_OPS_HW_TPU ? "TPU" : hw == PQ_OPS_HW_GPU ? "GPU" : "CPU";
     for (size_t si = 0; hw != PQ_OPS_HW_NONE && si < prof->nsources; si++)
         for (uint32_t pi = 0; pi < prof->sources[si].nplanes; pi++)
-            if (prof->sources[si].planes[pi].kind == want) {
+            if (xp_plane_is(&prof->sources[si], &prof->sources[si].planes[pi], want)) {
                 *key = prof->sources[si].info.path;
                 return 1;
             }
