@@ -4,7 +4,8 @@
 # profq.summary_set.v1 with two summaries and the cross-source table; each embedded summary,
 # written as the seed writes (json.dumps indent=2 sort_keys), is byte for byte the summary of
 # that file alone; the table's step medians are the summaries' own and the slowest source is
-# the one with the largest median; no file is dropped (a third rank is a third source).
+# the one with the largest median; no file is dropped (a third rank is a third source); info,
+# ops, roofline, scan and tools of the folder are those of its two files named.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 PROFQ=${PROFQ:-$top/build/profq}
@@ -51,8 +52,19 @@ for f in fails:
     print("FAIL: " + f)
 sys.exit(1 if fails else 0)
 PY
+# The other commands take the folder as the files it holds: one source per rank, and the
+# output of the folder is that of the two files given by name.
+f0=ranks/hta__trace_filter__sampled_rank-0.json.gz f1=ranks/hta__trace_filter__sampled_rank-1.json.gz
+n=$("$PROFQ" info --format json --no-hash ranks | python3 -c 'import json,sys; print(" ".join(s["path"] for s in json.load(sys.stdin)["sources"]))')
+[ "$n" = "$f0 $f1" ] || { echo "FAIL: info ranks gave the sources '$n'"; fail=1; }
+for cmd in "info --no-hash" ops roofline scan "tools"; do
+    "$PROFQ" $cmd ranks >dir.out 2>&1; a=$?
+    "$PROFQ" $cmd "$f0" "$f1" >files.out 2>&1; b=$?
+    [ $a -eq 0 ] && [ $a -eq $b ] && cmp -s dir.out files.out ||
+        { echo "FAIL: profq $cmd ranks (exit $a) differs from the two files (exit $b)"; fail=1; }
+done
 cp "$SHARED"/data/trace-json/hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz ranks/rank-2.json.gz
 n=$("$PROFQ" summarize ranks | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["summaries"]))')
 [ "$n" = 3 ] || { echo "FAIL: three files gave $n summaries"; fail=1; }
-[ $fail -eq 0 ] && echo "summary_set: 2 passed, 0 failed" || echo "summary_set: failed"
+[ $fail -eq 0 ] && echo "summary_set: 3 passed, 0 failed" || echo "summary_set: failed"
 exit $fail

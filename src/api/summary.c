@@ -409,28 +409,17 @@ static pq_status summarize_path(const char *path, const pq_summary_options *o, p
     /* The seed's patterns, then (profq) any *.json.gz or *.json: a folder of ranks. Every
      * file of the first pattern that matches is read: one summary, or one per source with
      * the cross-source table; none is dropped. */
-    static const struct {
-        const char *name;
-        int exact;
-    } pats[] = {{"perfetto_trace.json.gz", 1},
-                {".trace.json.gz", 0},
-                {".trace.json", 0},
-                {".json.gz", 0},
-                {".json", 0}};
-    for (size_t k = 0; k < sizeof pats / sizeof *pats && (k < 3 || xp.n == 0); k++) {
-        if (!discover_files(path, pats[k].name, pats[k].exact, &tr)) {
-            pathlist_free(&tr);
-            pathlist_free(&xp);
-            return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
-        }
-        if (tr.n) {
-            rs = tr.n == 1 ? leaf_trace(tr.items[0], o, sink, keep, err)
-                           : leaf_set(&tr, path, o, sink, keep, set, err);
-            pathlist_free(&tr);
-            pathlist_free(&xp);
-            return rs;
-        }
+    int found = discover_traces(path, xp.n != 0, &tr);
+    if (found < 0) {
+        pathlist_free(&xp);
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    }
+    if (found) {
+        rs = tr.n == 1 ? leaf_trace(tr.items[0], o, sink, keep, err)
+                       : leaf_set(&tr, path, o, sink, keep, set, err);
         pathlist_free(&tr);
+        pathlist_free(&xp);
+        return rs;
     }
     if (xp.n > 1) {
         /* Several hosts and no trace JSON: one multi-host XPlane run (newest folder). */

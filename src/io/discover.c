@@ -38,6 +38,29 @@ int discover_files(const char *dir, const char *name, int exact, pathlist *out)
     return 1;
 }
 
+int discover_traces(const char *dir, int named_only, pathlist *out)
+{
+    static const struct {
+        const char *name;
+        int exact;
+    } pats[] = {{"perfetto_trace.json.gz", 1},
+                {".trace.json.gz", 0},
+                {".trace.json", 0},
+                {".json.gz", 0},
+                {".json", 0}};
+    memset(out, 0, sizeof *out);
+    for (size_t k = 0; k < sizeof pats / sizeof *pats && (k < 3 || !named_only); k++) {
+        if (!discover_files(dir, pats[k].name, pats[k].exact, out)) {
+            pathlist_free(out);
+            return -1;
+        }
+        if (out->n)
+            return 1;
+        pathlist_free(out);
+    }
+    return 0;
+}
+
 /* DIR holds nvtx_gpu_proj_trace/ (an extracted nsys-jax archive). */
 static int is_archive_dir(const char *dir)
 {

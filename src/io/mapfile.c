@@ -265,12 +265,18 @@ pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err)
     }
     if (all.n == 0) {
         pathlist_free(&all);
-        /* No XSpace: nsys-jax archives or an extracted archive (io/discover.c)? */
+        /* No XSpace: nsys-jax archives or an extracted archive (io/discover.c)? Else trace
+         * JSON files, as summarize finds them: a folder of ranks is one source per file. */
         int nsys = discover_nsysjax(arg, out);
+        if (nsys == 0) {
+            pathlist_free(out);
+            nsys = discover_traces(arg, 0, out);
+        }
         if (nsys != 0)
             return nsys > 0 ? PQ_OK : err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");
         return err_set(err, PQ_ERR_NOT_FOUND, arg, -1,
-                       "is a directory holding no profile (no *.xplane.pb under it)");
+                       "is a directory holding no profile (no *.xplane.pb, nsys-jax archive or "
+                       "trace JSON under it)");
     }
     pathlist_sort(&all);
     /* Keep the files of the folder that sorts last (the newest run). */

@@ -55,7 +55,9 @@ int pathlist_walk(const char *dir, int skip_hidden, int (*keep)(const char *name
  * directory is searched recursively (symlinked directories are not followed,
  * depth at most 8) for *.xplane.pb; when the matches sit in more than one
  * folder (several plugins/profile/<timestamp>/ runs), the folder that sorts
- * last (the newest timestamp) is chosen. Paths come back sorted. A directory
+ * last (the newest timestamp) is chosen. Without XSpaces, the nsys-jax archives
+ * of the directory (discover_nsysjax), else its trace JSON files (discover_traces: a
+ * folder of ranks is one source per file). Paths come back sorted. A directory
  * without profiles is PQ_ERR_NOT_FOUND ("is a directory holding no profile ...").
  */
 pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err);

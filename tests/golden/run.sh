@@ -115,7 +115,9 @@ open(os.path.join(new, "b.xplane.pb"), "wb").write(host_b)
 open(os.path.join(new, "a.xplane.pb"), "wb").write(host_a)
 
 os.makedirs(os.path.join(out, "noprofile/plugins/profile/2024"))
-open(os.path.join(out, "noprofile/trace.json"), "w").write("{}")
+open(os.path.join(out, "noprofile/notes.txt"), "w").write("{}")
+os.makedirs(os.path.join(out, "notrace"))
+open(os.path.join(out, "notrace/config.json"), "w").write("{}")
 open(os.path.join(out, "empty.xplane.pb"), "wb").close()
 open(os.path.join(out, "trace.json"), "w").write('{"traceEvents": [{"ph": "X", "ts": 1}]}\n')
 open(os.path.join(out, "notes.xplane.pb"), "w").write("this is a text file, not a profile\n")
@@ -238,9 +240,11 @@ fi
 expect_offset_error "info --format json (bad input)" "$work/tiny-cut.xplane.pb" \
     info --format json "$work/tiny-cut.xplane.pb"
 expect_exact_error "info on a folder without profiles" \
-    "profq: $work/noprofile: is a directory holding no profile (no *.xplane.pb under it)" info "$work/noprofile"
+    "profq: $work/noprofile: is a directory holding no profile (no *.xplane.pb, nsys-jax archive or trace JSON under it)" info "$work/noprofile"
 expect_exact_error "scan on a folder without profiles" \
-    "profq: $work/noprofile: is a directory holding no profile (no *.xplane.pb under it)" scan "$work/noprofile"
+    "profq: $work/noprofile: is a directory holding no profile (no *.xplane.pb, nsys-jax archive or trace JSON under it)" scan "$work/noprofile"
+expect_exact_error "info on a folder whose only JSON is no trace" \
+    "profq: $work/notrace/config.json: offset 0: expected Chrome trace events; this is a JSON object without a traceEvents list" info "$work/notrace"
 expect_exact_error "info on a missing file" \
     "profq: $work/missing.xplane.pb: cannot open: No such file or directory" \
     info "$work/missing.xplane.pb"

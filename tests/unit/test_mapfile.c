@@ -76,7 +76,8 @@ static void test_folder_without_profiles(void **state)
     pathlist l;
     pq_error err;
     assert_int_equal(discover_profiles(dir, &l, &err), PQ_ERR_NOT_FOUND);
-    assert_string_equal(err.message, "is a directory holding no profile (no *.xplane.pb under it)");
+    assert_string_equal(err.message, "is a directory holding no profile (no *.xplane.pb, nsys-jax "
+                                     "archive or trace JSON under it)");
     assert_string_equal(err.path, dir);
     tu_rm_rf(dir);
     free(dir);

@@ -1408,7 +1408,7 @@ static void test_no_profile_in_directory(void **state)
     char p[PATH_MAX];
     snprintf(p, sizeof p, "%s/plugins/profile/2024", dir);
     tu_mkdirs(p);
-    snprintf(p, sizeof p, "%s/trace.json", dir);
+    snprintf(p, sizeof p, "%s/notes.txt", dir);
     tu_write_file(p, "{}", 2);
     pq_profile *prof = (pq_profile *)1;
     pq_error err;
@@ -1416,7 +1416,9 @@ static void test_no_profile_in_directory(void **state)
     assert_int_equal(pq_profile_open(paths, 1, NULL, &prof, &err), PQ_ERR_NOT_FOUND);
     assert_null(prof);
     char want[PATH_MAX + 32];
-    snprintf(want, sizeof want, "is a directory holding no profile (no *.xplane.pb under it)");
+    snprintf(want, sizeof want,
+             "is a directory holding no profile (no *.xplane.pb, nsys-jax archive or trace JSON "
+             "under it)");
     assert_string_equal(err.message, want);
     assert_string_equal(err.path, dir);
     assert_int_equal(err.offset, -1);
