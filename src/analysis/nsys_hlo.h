@@ -63,6 +63,13 @@ pq_status nsys_hlo_by_id(nsys_hlo *h, int64_t program, int64_t id, const nsys_hl
  * (*OUT)[0..*N). */
 pq_status nsys_hlo_computation(nsys_hlo *h, int64_t program, uint32_t comp,
                                const nsys_hlo_inst **out, uint32_t *n, pq_error *err);
+/* The same with only what an instruction says of itself decoded (name, opcode, op_type,
+ * op_name, id, stack_frame_id, computation): the fields of its shape and of its raw ids
+ * (element_type to iota_devices_per_group) are there only for instructions also reached by
+ * the other lookups, else unset (elements 1, the rest 0). For flame, which reads a
+ * thunk's called computations whole: decoding shapes is most of a dump's cost. */
+pq_status nsys_hlo_computation_meta(nsys_hlo *h, int64_t program, uint32_t comp,
+                                    const nsys_hlo_inst **out, uint32_t *n, pq_error *err);
 /* The index of the computation with that id, or UINT32_MAX. */
 uint32_t nsys_hlo_computation_index(const hlo_module *m, int64_t id);
 

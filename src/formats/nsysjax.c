@@ -4,7 +4,8 @@
  * (formats/pushpop.h), resolves modules and thunks as the nsys-jax loader of the archive's
  * era does (archive-era rules without thread-metadata, the current loader's with it or with
  * the newer column sets), and feeds every range to the event interface. Not here: the
- * module/thunk tables, the warm-up split (analysis/nsys_modules.c), HloProto dumps. */
+ * module/thunk tables, the warm-up split (analysis/nsys_modules.c), HloProto dumps (only
+ * decompressed ahead, nsysjax_dumps.c). */
 #include "nsysjax.h"
 
 #include "core/alloc.h"
@@ -742,6 +743,7 @@ static pq_status feed_pushpop(const pushpop *p, int64_t pid, const char *path, c
 typedef struct compile_job {
     int found; /* the archive has a report */
     int threaded;
+    atomic_int done; /* set when the report is read (or not read on a thread at all) */
     pthread_t thread;
     char path[1024]; /* ARCHIVE:MEMBER */
     mapped_file mf;
@@ -754,6 +756,7 @@ static void *compile_read(void *arg)
 {
     compile_job *j = arg;
     j->st = pushpop_read(j->mf.data, j->mf.size, j->path, &j->p, &j->err);
+    atomic_store(&j->done, 1);
     return NULL;
 }
 
@@ -764,6 +767,7 @@ static void compile_start(pqzip *z, const char *path, const char *slug, compile_
     static const char *const members[] = {"report_nvtx_pushpop_trace.parquet",
                                           "report_nvtx_pushpop_trace.csv.xz"};
     memset(j, 0, sizeof *j);
+    atomic_init(&j->done, 1);
     for (size_t k = 0; k < 2; k++) {
         char name[512];
         long m = nsysjax_member(z, members[k], slug, name, sizeof name);
@@ -774,6 +778,7 @@ static void compile_start(pqzip *z, const char *path, const char *slug, compile_
         j->st = pqzip_read(z, (size_t)m, &j->mf, &j->err);
         if (j->st != PQ_OK)
             return;
+        atomic_store(&j->done, 0);
         if (pthread_create(&j->thread, NULL, compile_read, j) == 0)
             j->threaded = 1;
         else
@@ -866,10 +871,12 @@ static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug
 }
 
 /* One process: its trace and metadata (feed_process_trace), then its push/pop report, read
- * meanwhile on another thread. *META is filled even on error (nsysjax_meta_free). */
+ * meanwhile on another thread; while that thread still runs, the main thread decompresses
+ * the archive's HLO dumps into KEEP (when not NULL) for the analyses. *META is filled even
+ * on error (nsysjax_meta_free). */
 static pq_status feed_process(pqzip *z, const char *path, const char *slug, const pq_events *ev,
                               int *ndevices, int *newer, nsysjax_meta *meta, nsysjax_fps *fps,
-                              pq_error *err)
+                              pq_source *keep, pq_error *err)
 {
     compile_job *job = pq_malloc(sizeof *job);
     if (!job) {
@@ -881,6 +888,8 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
     fp_ctx fc = {fps, z, path, slug};
     nsysjax_fps_process(fps);
     pq_status st = feed_process_trace(z, path, slug, ev, ndevices, newer, meta, &pid, &fc, err);
+    if (st == PQ_OK && keep)
+        nsysjax_dumps_ahead(z, keep, &job->done);
     pq_status cst = compile_finish(job, st == PQ_OK, pid, ev, &fc, err);
     pq_free(job);
     return st != PQ_OK ? st : cst;
@@ -891,14 +900,14 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
  * are MEMBER/SLUG where that exists, else MEMBER. *META gets the first process's metadata;
  * *NEWER (optional) is set when a process has the current loader's layout. */
 static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, int *ndevices,
-                              int *newer, nsysjax_meta *meta, pq_error *err)
+                              int *newer, nsysjax_meta *meta, pq_source *keep, pq_error *err)
 {
     if (ndevices)
         *ndevices = 0;
     nsysjax_fps fps = {0};
     pq_status st = PQ_OK;
     if (pqzip_find(z, TRACE_MEMBER) >= 0) {
-        st = feed_process(z, path, NULL, ev, ndevices, newer, meta, &fps, err);
+        st = feed_process(z, path, NULL, ev, ndevices, newer, meta, &fps, keep, err);
         nsysjax_fps_free(&fps);
         return st;
     }
@@ -910,7 +919,7 @@ static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, i
             continue;
         nsysjax_meta other;
         nsysjax_meta *into = nproc++ ? &other : meta;
-        st = feed_process(z, path, m + l, ev, ndevices, newer, into, &fps, err);
+        st = feed_process(z, path, m + l, ev, ndevices, newer, into, &fps, keep, err);
         if (into == &other)
             nsysjax_meta_free(&other);
     }
@@ -927,7 +936,7 @@ pq_status nsysjax_feed(const uint8_t *data, size_t n, const char *path, const pq
     pqzip *z = NULL;
     FORWARD_IF_ERROR(pqzip_open_memory(data, n, path, &z, err));
     nsysjax_meta meta;
-    pq_status st = feed_archive(z, path, ev, ndevices, NULL, &meta, err);
+    pq_status st = feed_archive(z, path, ev, ndevices, NULL, &meta, NULL, err);
     nsysjax_meta_free(&meta);
     pqzip_close(z);
     return st;
@@ -948,7 +957,7 @@ pq_status nsysjax_read(pq_source *src, pq_error *err)
     else
         FORWARD_IF_ERROR(pqzip_open(src->path, &z, err));
     nsysjax_meta meta;
-    pq_status st = feed_archive(z, src->path, &ev, NULL, &src->nsysjax_newer, &meta, err);
+    pq_status st = feed_archive(z, src->path, &ev, NULL, &src->nsysjax_newer, &meta, src, err);
     if (st == PQ_OK && meta.hostname.n) {
         /* The host the profile ran on (system-metadata.parquet), for info. */
         pq_str *h = arena_alloc(&src->mem, sizeof *h);
