@@ -755,7 +755,7 @@ typedef struct compile_job {
 static void *compile_read(void *arg)
 {
     compile_job *j = arg;
-    j->st = pushpop_read(j->mf.data, j->mf.size, j->path, &j->p, &j->err);
+    j->st = pushpop_read_fed(j->mf.data, j->mf.size, j->path, &j->p, &j->err);
     atomic_store(&j->done, 1);
     return NULL;
 }

@@ -30,6 +30,9 @@ enum {
     NCOLS,
     NREQUIRED = C_PID
 };
+/* The columns pushpop_read_fed parses (what formats/nsysjax.c feeds). */
+#define FED_COLS ((1u << C_START) | (1u << C_DUR) | (1u << C_NAME) | (1u << C_TID) | (1u << C_PID))
+#define ALL_COLS ((1u << NCOLS) - 1)
 static const char *const col_names[NCOLS] = {
     "Start (ns)", "End (ns)", "Duration (ns)", "DurChild (ns)", "DurNonChild (ns)", "Name",
     "TID",        "NumChild", "RangeId",       "ParentId",      "RangeStack",       "PID",
@@ -75,19 +78,22 @@ static int64_t **int_col(pushpop *p, int c)
     }
 }
 
-/* Allocates the arrays for ROWS rows; HAVE[c] says which optional columns exist. */
-static int alloc_cols(pushpop *p, size_t rows, const int *have)
+/* Allocates the arrays for ROWS rows; HAVE[c] says which optional columns exist, WANT
+ * (bits by column) which are parsed. */
+static int alloc_cols(pushpop *p, size_t rows, const int *have, unsigned want)
 {
     size_t r = rows ? rows : 1;
     for (int c = 0; c < NCOLS; c++) {
         int64_t **a = int_col(p, c);
-        if (a && have[c] && !(*a = arena_alloc(&p->a, r * sizeof **a)))
+        if (a && have[c] && (want >> c & 1) && !(*a = arena_alloc(&p->a, r * sizeof **a)))
             return -1;
     }
     p->name = arena_alloc(&p->a, r * sizeof *p->name);
-    p->range_stack = arena_alloc(&p->a, r * sizeof *p->range_stack);
-    p->parent_valid = arena_alloc(&p->a, r);
-    return p->name && p->range_stack && p->parent_valid ? 0 : -1;
+    if (want >> C_RANGESTACK & 1)
+        p->range_stack = arena_alloc(&p->a, r * sizeof *p->range_stack);
+    if (want >> C_PARENTID & 1)
+        p->parent_valid = arena_alloc(&p->a, r);
+    return arena_failed(&p->a) ? -1 : 0;
 }
 
 /* ---- csv ---- */
@@ -99,6 +105,27 @@ static int alloc_cols(pushpop *p, size_t rows, const int *have)
 typedef struct csv {
     uint8_t *base, *p, *end; /* *end and after: MAPFILE_PADDING zero bytes */
 } csv;
+
+/* The first ',', '\n' or '\r' at or after P, or END. Eight bytes at a time while none is
+ * among them (a byte equal to C makes (x ^ C*ones) hold a zero byte, which the classic
+ * (v - ones) & ~v & highs test flags), then byte by byte. */
+static uint8_t *field_end(uint8_t *p, const uint8_t *end)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = ones << 7;
+    while (end - p >= 8) {
+        uint64_t x, a, b, c;
+        memcpy(&x, p, 8);
+        a = x ^ (ones * ',');
+        b = x ^ (ones * '\n');
+        c = x ^ (ones * '\r');
+        if ((((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c)) & highs)
+            break;
+        p += 8;
+    }
+    while (p < end && *p != ',' && *p != '\n' && *p != '\r')
+        p++;
+    return p;
+}
 
 /* The next field into *S; *LAST is set when the field ended its line. KEEP 0: the field's
  * text is not wanted (a quoted one is skipped without unescaping). -1 on an unterminated
@@ -127,8 +154,7 @@ static int csv_field(csv *c, pq_str *s, int *last, int keep)
         }
     } else {
         start = p;
-        while (p < end && *p != ',' && *p != '\n' && *p != '\r')
-            p++;
+        p = field_end(p, end);
         w = p;
     }
     if (p < end && *p == ',') {
@@ -173,9 +199,10 @@ static int parse_i64(const pq_str *s, int64_t *v)
     return 0;
 }
 
-/* Reads the header line into IDX (field position -> column, -1 ignored). */
-static pq_status csv_header(csv *c, const char *path, int *idx, size_t *nfields, int *have,
-                            pq_error *err)
+/* Reads the header line into IDX (field position -> column, -1 ignored: not a column, or
+ * not in WANT). */
+static pq_status csv_header(csv *c, const char *path, unsigned want, int *idx, size_t *nfields,
+                            int *have, pq_error *err)
 {
     int last = 0;
     size_t k = 0;
@@ -188,7 +215,7 @@ static pq_status csv_header(csv *c, const char *path, int *idx, size_t *nfields,
         idx[k] = -1;
         for (int j = 0; j < NCOLS; j++)
             if (strlen(col_names[j]) == s.n && !memcmp(col_names[j], s.p, s.n)) {
-                idx[k] = have[j] ? -1 : j;
+                idx[k] = have[j] || !(want >> j & 1) ? -1 : j;
                 have[j] = 1;
             }
         k++;
@@ -229,18 +256,18 @@ static pq_status csv_cell(pushpop *p, int col, size_t row, const pq_str *s, cons
     return PQ_OK;
 }
 
-/* Parses OUT->text (arena initialised) in place. */
-static pq_status parse_text(pushpop *out, const char *path, pq_error *err)
+/* Parses OUT->text (arena initialised) in place, the columns in WANT. */
+static pq_status parse_text(pushpop *out, const char *path, unsigned want, pq_error *err)
 {
     uint8_t *text = (uint8_t *)out->text.data; /* our own heap buffer (xz or a copy) */
     csv c = {text, text, text + out->text.size};
     int idx[64], have[NCOLS] = {0};
     size_t nfields = 0;
-    FORWARD_IF_ERROR(csv_header(&c, path, idx, &nfields, have, err));
+    FORWARD_IF_ERROR(csv_header(&c, path, want, idx, &nfields, have, err));
     size_t rows = 1;
     for (const uint8_t *q = c.p; (q = memchr(q, '\n', (size_t)(c.end - q))) != NULL; q++)
         rows++;
-    if (alloc_cols(out, rows, have) < 0)
+    if (alloc_cols(out, rows, have, want) < 0)
         return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
     size_t row = 0;
     while (c.p < c.end) {
@@ -278,7 +305,7 @@ pq_status pushpop_parse_csv(const uint8_t *text, size_t n, const char *path, pus
     memset(out, 0, sizeof *out);
     arena_init(&out->a);
     FORWARD_IF_ERROR(mapfile_copy(text, n, path, &out->text, err));
-    return parse_text(out, path, err);
+    return parse_text(out, path, ALL_COLS, err);
 }
 
 /* ---- parquet ---- */
@@ -332,8 +359,8 @@ static pq_status pq_int_column(pushpop *p, const parquet_file *f, int col, const
     return st;
 }
 
-pq_status pushpop_read_parquet(const uint8_t *data, size_t n, const char *path, pushpop *out,
-                               pq_error *err)
+static pq_status read_parquet(const uint8_t *data, size_t n, const char *path, unsigned want,
+                              pushpop *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
     arena_init(&out->a);
@@ -344,28 +371,49 @@ pq_status pushpop_read_parquet(const uint8_t *data, size_t n, const char *path, 
         have[c] = parquet_find_column(f, col_names[c]) >= 0;
     size_t rows = (size_t)parquet_num_rows(f);
     pq_status st = PQ_OK;
-    if (alloc_cols(out, rows, have) < 0)
+    if (alloc_cols(out, rows, have, want) < 0)
         st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
-    for (int c = 0; c < NCOLS && st == PQ_OK; c++)
-        if (c < NREQUIRED || have[c])
+    for (int c = 0; c < NCOLS && st == PQ_OK; c++) {
+        if (c < NREQUIRED && !(want >> c & 1) && !have[c]) /* not read, still required */
+            st = err_set(err, PQ_ERR_INPUT, path, -1,
+                         "expected a nvtx_pushpop_trace parquet with a '%s' column", col_names[c]);
+        else if ((c < NREQUIRED || have[c]) && (want >> c & 1))
             st = pq_int_column(out, f, c, path, err);
+    }
     if (st == PQ_OK)
         out->n = rows;
     parquet_close(f);
     return st;
 }
 
-pq_status pushpop_read(const uint8_t *data, size_t n, const char *path, pushpop *out, pq_error *err)
+pq_status pushpop_read_parquet(const uint8_t *data, size_t n, const char *path, pushpop *out,
+                               pq_error *err)
+{
+    return read_parquet(data, n, path, ALL_COLS, out, err);
+}
+
+static pq_status read_any(const uint8_t *data, size_t n, const char *path, unsigned want,
+                          pushpop *out, pq_error *err)
 {
     static const uint8_t xz_magic[6] = {0xfd, '7', 'z', 'X', 'Z', 0};
     if (n >= 4 && !memcmp(data, "PAR1", 4))
-        return pushpop_read_parquet(data, n, path, out, err);
-    if (n >= 6 && !memcmp(data, xz_magic, 6)) {
-        /* Decompressed into the pushpop's own buffer and parsed there. */
-        memset(out, 0, sizeof *out);
-        arena_init(&out->a);
+        return read_parquet(data, n, path, want, out, err);
+    memset(out, 0, sizeof *out);
+    arena_init(&out->a);
+    if (n >= 6 && !memcmp(data, xz_magic, 6)) /* decompressed into out->text, parsed there */
         FORWARD_IF_ERROR(xz_decompress(data, n, path, &out->text, err));
-        return parse_text(out, path, err);
-    }
-    return pushpop_parse_csv(data, n, path, out, err);
+    else
+        FORWARD_IF_ERROR(mapfile_copy(data, n, path, &out->text, err));
+    return parse_text(out, path, want, err);
+}
+
+pq_status pushpop_read(const uint8_t *data, size_t n, const char *path, pushpop *out, pq_error *err)
+{
+    return read_any(data, n, path, ALL_COLS, out, err);
+}
+
+pq_status pushpop_read_fed(const uint8_t *data, size_t n, const char *path, pushpop *out,
+                           pq_error *err)
+{
+    return read_any(data, n, path, FED_COLS, out, err);
 }
