@@ -18,6 +18,8 @@
 #include "io/xz.h"
 #include "model/members.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +29,13 @@ typedef struct program {
     long member;        /* index in the source's members, -1 when none */
     const uint8_t *raw; /* an XSpace's HloProto (no member), in its mapped file */
     size_t raw_len;
-    int state;            /* 0 not read, 1 read, -1 failed before */
+    /* 0 not read, 1 read, -1 failed: set under LOCK, read without it once not 0 (a
+     * preloading thread may load the program, nsys_hlo_preload) */
+    atomic_int state;
+    pthread_mutex_t lock;
+    pq_status load_st; /* the failed load's status and error, reported by the first lookup */
+    pq_error load_err;
+    int load_err_pending;
     mapped_file pb;       /* the decompressed HloProto, when decompressed here */
     const uint8_t *bytes; /* the HloProto: pb's, or the reader's (pq_source.nsys_dumps) */
     size_t nbytes;
@@ -48,7 +56,18 @@ struct nsys_hlo {
     const uint8_t *base; /* an XSpace's mapped file, for error offsets */
     program *progs;
     size_t nprogs;
+    pthread_mutex_t members_lock; /* reads of MEMBERS (a libzip handle is not shared) */
+    int locks;                    /* the mutexes are initialised (init_locks) */
 };
+
+/* The locks of H, once its programs are in place (a mutex is not moved). */
+static void init_locks(nsys_hlo *h)
+{
+    pthread_mutex_init(&h->members_lock, NULL);
+    for (size_t i = 0; i < h->nprogs; i++)
+        pthread_mutex_init(&h->progs[i].lock, NULL);
+    h->locks = 1;
+}
 
 pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err)
 {
@@ -78,6 +97,7 @@ pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err)
         h->progs = np;
         np[h->nprogs++] = (program){.id = p, .member = (long)i};
     }
+    init_locks(h);
     *out = h;
     return PQ_OK;
 }
@@ -100,6 +120,7 @@ pq_status nsys_hlo_open_xspace(const pq_source *src, nsys_hlo **out, pq_error *e
             pg[h->nprogs++] = (program){
                 .id = (int64_t)p->program_id, .member = -1, .raw = p->hlo, .raw_len = p->hlo_len};
     }
+    init_locks(h);
     *out = h;
     return PQ_OK;
 }
@@ -114,7 +135,11 @@ void nsys_hlo_close(nsys_hlo *h)
         arena_release(&p->mem);
         pq_hmap_free(&p->by_name);
         pairmap_free(&p->by_id);
+        if (h->locks)
+            pthread_mutex_destroy(&p->lock);
     }
+    if (h->locks)
+        pthread_mutex_destroy(&h->members_lock);
     pq_free(h->progs);
     model_members_close(h->members);
     pq_free(h);
@@ -195,7 +220,9 @@ static void raw_fields(nsys_hlo_inst *in, const uint8_t *p, size_t n, arena *a)
     pb_field f = {0};
     pb_init(&c, p, n, p);
     while (pb_next(&c, &f) == PB_FIELD) {
-        if (f.num == 36)
+        if (f.num == 2 && f.wire == PB_LEN) /* as hlo_instruction_decode: the last one */
+            in->opcode = pq_str_of((const char *)f.data, f.len);
+        else if (f.num == 36)
             in->noperands += count_ints(&f);
         else if (f.num == 38)
             in->ncalled += count_ints(&f);
@@ -228,31 +255,30 @@ static void raw_fields(nsys_hlo_inst *in, const uint8_t *p, size_t n, arena *a)
     in->called_ids = ints_field(a, p, n, 38, &in->ncalled);
 }
 
-/* What of an instruction is decoded (program.filled): its own fields (hlo_instruction_decode),
- * its raw ids (operands, called computations, channel, replica groups), its shape. */
+/* What of an instruction is decoded (program.filled; name, id and computation always are):
+ * its own fields (hlo_instruction_decode), its opcode and raw ids (operands, called
+ * computations, channel, replica groups; read from its bytes), its shape (needs F_OWN). */
 enum { F_OWN = 1, F_RAW = 2, F_SHAPE = 4, F_ALL = 7 };
 
 /* Decodes the parts WANT (F_*) of instruction REF into *IN that *STATE lacks. */
 static pq_status fill_inst(program *pg, hlo_instruction_ref *ref, nsys_hlo_inst *in, unsigned want,
                            uint8_t *state, int64_t *off, const char **what)
 {
-    want |= F_OWN;
-    if (!(*state & F_OWN)) {
+    if (want & F_SHAPE)
+        want |= F_OWN;
+    if ((want & F_OWN) && !(*state & F_OWN)) {
         pq_status st = hlo_instruction_decode(pg->m, ref, &pg->mem, off, what);
         if (st != PQ_OK)
             return st;
         const hlo_instruction *d = ref->decoded;
         /* A nameless instruction (no field 1) gets "" rather than a NULL pointer, which the
          * name index would hash and compare with memcpy/memcmp (fuzz-nsyshlo). */
-        *in = (nsys_hlo_inst){.name = d->name.p ? d->name : pq_str_of("", 0),
-                              .opcode = d->opcode,
-                              .op_type = d->op_type,
-                              .op_name = d->op_name,
-                              .id = ref->id,
-                              .stack_frame_id = d->stack_frame_id,
-                              .computation = ref->computation,
-                              .elements = 1};
-        *state = F_OWN;
+        in->name = d->name.p ? d->name : pq_str_of("", 0);
+        in->opcode = d->opcode;
+        in->op_type = d->op_type;
+        in->op_name = d->op_name;
+        in->stack_frame_id = d->stack_frame_id;
+        *state |= F_OWN;
     }
     if ((want & F_SHAPE) && !(*state & F_SHAPE)) {
         hlo_shape *sh = NULL;
@@ -314,13 +340,15 @@ static pq_status index_program(program *pg, int64_t *off, const char **what)
         return PQ_ERR_NOMEM;
     for (uint32_t i = 0; i < pg->n; i++) {
         nsys_hlo_inst *in = &pg->insts[i];
+        in->id = m->refs[i]->id;
+        in->computation = m->refs[i]->computation;
+        in->elements = 1;
         pq_str name;
         if (ref_name(m->refs[i], &name) != 0) {
             FORWARD_IF_ERROR(fill_inst(pg, m->refs[i], in, F_ALL, &pg->filled[i], off, what));
             name = in->name;
         }
         in->name = name.p ? name : pq_str_of("", 0); /* as fill_inst */
-        in->id = m->refs[i]->id;
         name_key k = {pg, in->name.p, in->name.n};
         uint64_t hv = hash_bytes(in->name.p, in->name.n);
         size_t s = pq_hmap_probe(&pg->by_name, hv, same_name, &k);
@@ -340,7 +368,7 @@ static pq_status index_program(program *pg, int64_t *off, const char **what)
 static pq_status fill(program *pg, uint32_t from, uint32_t n, unsigned want, pq_error *err)
 {
     for (uint32_t i = from; i < from + n; i++) {
-        if ((pg->filled[i] & (want | F_OWN)) == (want | F_OWN))
+        if ((pg->filled[i] & want) == want)
             continue;
         int64_t off = -1;
         const char *what = "";
@@ -357,7 +385,6 @@ static pq_status fill(program *pg, uint32_t from, uint32_t n, unsigned want, pq_
 static pq_status load_program(nsys_hlo *h, program *pg, pq_error *err)
 {
     char where[1024];
-    pg->state = -1;
     pq_status st = PQ_OK;
     if (pg->raw) {
         snprintf(where, sizeof where, "%s", h->path);
@@ -371,7 +398,10 @@ static pq_status load_program(nsys_hlo *h, program *pg, pq_error *err)
             }
         if (!pg->bytes) {
             mapped_file xz = {0};
-            FORWARD_IF_ERROR(model_members_read(h->members, (size_t)pg->member, &xz, err));
+            pthread_mutex_lock(&h->members_lock);
+            st = model_members_read(h->members, (size_t)pg->member, &xz, err);
+            pthread_mutex_unlock(&h->members_lock);
+            FORWARD_IF_ERROR(st);
             st = xz_decompress(xz.data, xz.size, where, &pg->pb, err);
             mapfile_close(&xz);
             if (st != PQ_OK)
@@ -393,8 +423,27 @@ static pq_status load_program(nsys_hlo *h, program *pg, pq_error *err)
         return err_set(err, st, NULL, -1, "out of memory");
     if (st != PQ_OK)
         return err_set(err, st, where, off, "expected %s", what);
-    pg->state = 1;
     return PQ_OK;
+}
+
+/* Loads PG under its lock unless done; a failure is kept for the first lookup to report. */
+static void load_locked(nsys_hlo *h, program *pg)
+{
+    if (atomic_load(&pg->state) != 0)
+        return;
+    pthread_mutex_lock(&pg->lock);
+    if (atomic_load(&pg->state) == 0) {
+        pg->load_st = load_program(h, pg, &pg->load_err);
+        pg->load_err_pending = pg->load_st != PQ_OK;
+        atomic_store(&pg->state, pg->load_st == PQ_OK ? 1 : -1);
+    }
+    pthread_mutex_unlock(&pg->lock);
+}
+
+void nsys_hlo_preload(nsys_hlo *h)
+{
+    for (size_t i = 0; h && i < h->nprogs; i++)
+        load_locked(h, &h->progs[i]);
 }
 
 static pq_status get_program(nsys_hlo *h, int64_t id, program **out, pq_error *err)
@@ -404,11 +453,19 @@ static pq_status get_program(nsys_hlo *h, int64_t id, program **out, pq_error *e
         program *pg = &h->progs[i];
         if (pg->id != id)
             continue;
-        if (pg->state == 0)
-            FORWARD_IF_ERROR(load_program(h, pg, err));
-        if (pg->state < 0)
+        load_locked(h, pg);
+        if (atomic_load(&pg->state) < 0) {
+            pthread_mutex_lock(&pg->lock);
+            pq_status st = pg->load_err_pending ? pg->load_st : PQ_OK;
+            if (st != PQ_OK)
+                *err = pg->load_err;
+            pg->load_err_pending = 0;
+            pthread_mutex_unlock(&pg->lock);
+            if (st != PQ_OK)
+                return st;
             return err_set(err, PQ_ERR_INPUT, h->path, -1, "a readable HLO dump for program %lld",
                            (long long)id);
+        }
         *out = pg;
         return PQ_OK;
     }
@@ -593,9 +650,9 @@ static pq_status visit(nsys_hlo *h, int64_t prog, const hlo_module *m, int64_t c
     program *pg;
     if (c == UINT32_MAX || depth > 32 || !*budget)
         return PQ_OK;
-    /* The walk reads opcodes and called computations; shapes only of an offload candidate
+    /* The walk reads opcodes and called computations; the rest only of an offload candidate
      * (offload_kind) and of the collective found (size_comm). */
-    FORWARD_IF_ERROR(computation(h, prog, c, F_OWN | F_RAW, &pg, &v, &n, err));
+    FORWARD_IF_ERROR(computation(h, prog, c, F_RAW, &pg, &v, &n, err));
     for (uint32_t i = 0; i < n && !out->comm && *budget; i++, --*budget) {
         for (uint32_t k = 0; k < v[i].ncalled && !out->comm; k++)
             FORWARD_IF_ERROR(visit(h, prog, m, v[i].called_ids[k], depth + 1, budget, out, err));

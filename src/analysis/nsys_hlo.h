@@ -47,6 +47,11 @@ pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err);
  * program id; decoded on first lookup, errors at offsets in SRC's file). */
 pq_status nsys_hlo_open_xspace(const pq_source *src, nsys_hlo **out, pq_error *err);
 void nsys_hlo_close(nsys_hlo *h);
+/* Loads every program of H (decompressed and indexed as on a first lookup), for a thread
+ * beside the one that looks up: lookups wait only for a program being loaded, and a
+ * program that fails reports its error at its first lookup, as without preloading. Safe
+ * with concurrent lookups; nothing else of H may run meanwhile (close, another preload). */
+void nsys_hlo_preload(nsys_hlo *h);
 
 /* The decoded module of PROGRAM (*OUT NULL when the archive has no after-optimisation dump
  * for it). Errors: a corrupt xz stream or HloProto (PQ_ERR_INPUT with the member and the

@@ -538,14 +538,31 @@ static pq_status resolve(trace *t, pq_error *err)
 }
 
 /* Names host thread TID's track (once per run of rows on it). */
+/* Writes V in decimal at D (at most 20 bytes, no NUL) and returns its length: what
+ * "%lld" writes, without snprintf's cost on every module and thunk row. */
+static size_t put_i64(char *d, int64_t v)
+{
+    char t[20];
+    size_t n = 0, k = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        t[n++] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        d[k++] = '-';
+    while (n)
+        d[k++] = t[--n];
+    return k;
+}
+
 static int name_host(const pq_events *ev, int64_t pid, int64_t tid, int64_t *last)
 {
     if (tid == *last)
         return 0;
     *last = tid;
-    char sb[64];
-    int k = snprintf(sb, sizeof sb, "host thread %lld", (long long)tid);
-    return ev->thread_name(ev->ctx, pid, NSYSJAX_HOST_TID(tid), pq_str_of(sb, (size_t)k));
+    char sb[40] = "host thread "; /* "host thread %lld" */
+    size_t k = 12 + put_i64(sb + 12, tid);
+    return ev->thread_name(ev->ctx, pid, NSYSJAX_HOST_TID(tid), pq_str_of(sb, k));
 }
 
 static void split_ns(int64_t ns, pq_slice_in *s)
@@ -603,23 +620,6 @@ static int name_tracks(const trace *t, const pq_events *ev)
                 return -1;
     }
     return 0;
-}
-
-/* Writes V in decimal at D (at most 20 bytes, no NUL) and returns its length: what
- * "%lld" writes, without snprintf's cost on every module and thunk row. */
-static size_t put_i64(char *d, int64_t v)
-{
-    char t[20];
-    size_t n = 0, k = 0;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do
-        t[n++] = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    if (v < 0)
-        d[k++] = '-';
-    while (n)
-        d[k++] = t[--n];
-    return k;
 }
 
 /* Every range with a RangeId, in file order, on its device's track. */
