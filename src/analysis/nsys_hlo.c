@@ -1,11 +1,12 @@
 /* nsys_hlo.c - thunk -> after-optimisation HLO instruction for nsys-jax archives
  * (nsys_hlo.h). A program's dump member is found by its file name (module_NNNN.*, NNNN the
- * program id, as the loader globs), decompressed (io/xz.h) and decoded with
- * hlo_decode_lazy on the first lookup; each instruction is then decoded once and the
- * fields the loader reads that formats/hlo.c leaves out in lazy mode (operand and called
- * computation ids, channel id, replica groups, the iota device list) are read here from the
- * instruction's own bytes. Not here: the thunk tables and their statistics
- * (nsys_comm.c). */
+ * program id, as the loader globs), decompressed (io/xz.h; or taken from the reader's
+ * pq_source.nsys_dumps) and decoded with hlo_decode_lazy on the first lookup or by
+ * nsys_hlo_preload on another thread; its instructions are indexed by name and id, and each
+ * is decoded on lookup as far as asked (fill): its own fields, then the fields the loader
+ * reads that formats/hlo.c leaves out in lazy mode (operand and called computation ids,
+ * channel id, replica groups, the iota device list; read here from the instruction's own
+ * bytes), its shape. Not here: the thunk tables and their statistics (nsys_comm.c). */
 #include "nsys_hlo.h"
 
 #include "core/alloc.h"
