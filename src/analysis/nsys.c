@@ -1,14 +1,16 @@
 /* nsys.c - `profq nsys` as one analysis (nsys.h): picks the path (an nsys-jax archive or
  * an Nsight SQLite export, or a JAX XPlane GPU profile), applies the warm-up rule asked for or the
  * archive era's, and runs the nsys analyses the sections need, in the order they depend on
- * each other (modules -> communication -> compile, dumps -> heap, flame), with one set of
- * HLO dump handles for all of them (each dump decoded once). Computes nothing itself and
+ * each other (modules -> communication, dumps -> heap, flame; compile, which needs none of
+ * them, on a thread beside modules and communication), with one set of HLO dump handles
+ * for all of them (each dump decoded once). Computes nothing itself and
  * formats nothing (render/nsys.c does). */
 #include "analysis/nsys.h"
 
 #include "analysis/nsys_xplane.h"
 #include "core/err.h"
 
+#include <pthread.h>
 #include <string.h>
 
 enum { SECTION_BITS = PQ_NSYS_WARMUP_HEAD - 1 };
@@ -62,14 +64,105 @@ unsigned nsys_shown_sections(const nsys_result *r)
     return ((asked ? asked : SECTION_BITS) & ~r->unavailable) | (r->sections & ~SECTION_BITS);
 }
 
-/* compile, heap and flame for the sections in OUT->want, after modules and comm. */
+/* The compile section reads only the push/pop ranges of the profile (const, as every
+ * analysis here): it runs on a thread of its own beside modules and communication, which
+ * leave the second core idle once the reader is done. Its result and error are taken after
+ * theirs, so a run reports the error it reported when computed in order. */
+typedef struct compile_job {
+    const pq_profile *prof;
+    int started, threaded;
+    pthread_t thread;
+    nsys_compile_result r;
+    pq_status st;
+    pq_error err;
+} compile_job;
+
+static void *compile_run(void *arg)
+{
+    compile_job *j = arg;
+    j->st = nsys_compile_compute(j->prof, &j->r, &j->err);
+    return NULL;
+}
+
+static void compile_start(const pq_profile *prof, const nsys_result *out, compile_job *j)
+{
+    memset(j, 0, sizeof *j);
+    j->prof = prof;
+    if (!(out->want & PQ_NSYS_COMPILE))
+        return;
+    j->started = 1;
+    j->threaded = pthread_create(&j->thread, NULL, compile_run, j) == 0;
+}
+
+/* Waits for the compile job; with ST (modules and communication) PQ_OK, its result goes
+ * to OUT (computed here when no thread could start), else it is dropped. */
+static pq_status compile_finish(compile_job *j, pq_status st, nsys_result *out, pq_error *err)
+{
+    if (j->threaded)
+        pthread_join(j->thread, NULL);
+    else if (j->started && st == PQ_OK)
+        compile_run(j);
+    if (!j->started)
+        return st;
+    if (st != PQ_OK) {
+        if (j->threaded && j->st == PQ_OK)
+            nsys_compile_free(&j->r);
+        return st;
+    }
+    if (j->st != PQ_OK) {
+        *err = j->err;
+        return j->st;
+    }
+    out->compile = j->r;
+    out->have_compile = 1;
+    return PQ_OK;
+}
+
+/* The HLO dumps loaded on a thread of its own while modules and communication start: the
+ * communication tables look instructions up from their first thunk on, and a dump's
+ * decoding and indexing (the shared archive's program 16: 17,269 instructions) is then
+ * mostly done. Errors stay the lookups' (nsys_hlo_preload). */
+typedef struct preload_job {
+    nsys_hlo **dumps;
+    size_t n;
+    int threaded;
+    pthread_t thread;
+} preload_job;
+
+static void *preload_run(void *arg)
+{
+    preload_job *j = arg;
+    for (size_t d = 0; d < j->n; d++)
+        nsys_hlo_preload(j->dumps[d]);
+    return NULL;
+}
+
+/* Opens OUT's dump handles (a failure is left to the analyses that open them again) and
+ * starts preloading them. */
+static void preload_start(const pq_profile *prof, nsys_result *out, preload_job *j)
+{
+    memset(j, 0, sizeof *j);
+    if (!out->dumps) /* the communication tables always read them */
+        return;
+    pq_error ignored;
+    if (nsys_dumps_open(prof, out->dumps, &ignored) != PQ_OK)
+        return;
+    j->dumps = out->dumps;
+    j->n = out->ndumps;
+    j->threaded = pthread_create(&j->thread, NULL, preload_run, j) == 0;
+}
+
+static void preload_finish(preload_job *j)
+{
+    if (j->threaded)
+        pthread_join(j->thread, NULL);
+    j->threaded = 0;
+}
+
+/* heap and flame for the sections in OUT->want, after modules, comm and compile. */
 static pq_status compute_more(const pq_profile *prof, nsys_result *out, pq_error *err)
 {
     pq_status st = PQ_OK;
-    if (out->want & PQ_NSYS_COMPILE) {
-        st = nsys_compile_compute(prof, &out->compile, err);
-        out->have_compile = st == PQ_OK;
-    }
     if (!(out->want & (PQ_NSYS_HEAP | PQ_NSYS_FLAME))) { /* only comm needed them */
         nsys_dumps_close(out->dumps, out->ndumps);
         out->dumps = NULL;
@@ -95,8 +188,12 @@ static pq_status compute_archive(const pq_profile *prof, nsys_result *out, pq_er
     nsys_warmup w = {.head = (out->sections & PQ_NSYS_WARMUP_HEAD) != 0};
     if (!(out->sections & (PQ_NSYS_WARMUP_HEAD | PQ_NSYS_WARMUP_ARCHIVE)))
         w.head = nsys_warmup_head_default(prof);
+    compile_job job;
+    compile_start(prof, out, &job);
     pq_status st = nsys_dumps_new(prof, &out->dumps, err);
     out->ndumps = out->dumps ? prof->nsources : 0;
+    preload_job pre;
+    preload_start(prof, out, &pre);
     if (st == PQ_OK && w.head)
         st = nsys_comm_has_communication(prof, out->dumps, &w.has_communication, err);
     if (st == PQ_OK)
@@ -106,6 +203,8 @@ static pq_status compute_archive(const pq_profile *prof, nsys_result *out, pq_er
         st = nsys_comm_compute_warmup(prof, &w, out->dumps, &out->modules, &out->comm, err);
         out->have_comm = st == PQ_OK;
     }
+    preload_finish(&pre);
+    st = compile_finish(&job, st, out, err);
     if (st == PQ_OK)
         st = compute_more(prof, out, err);
     return st;

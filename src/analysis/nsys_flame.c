@@ -300,7 +300,7 @@ static pq_status one_thunk(fctx *c, nsys_hlo *h, const nsys_thunk_total *t, pq_e
             uint32_t n = 0;
             if (ci == UINT32_MAX)
                 continue;
-            FORWARD_IF_ERROR(nsys_hlo_computation(h, t->program_id, ci, &insts, &n, err));
+            FORWARD_IF_ERROR(nsys_hlo_computation_meta(h, t->program_id, ci, &insts, &n, err));
             for (uint32_t q = 0; q < n; q++)
                 instruction_locs(c, &insts[q]);
         }

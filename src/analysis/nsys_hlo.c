@@ -1,11 +1,12 @@
 /* nsys_hlo.c - thunk -> after-optimisation HLO instruction for nsys-jax archives
  * (nsys_hlo.h). A program's dump member is found by its file name (module_NNNN.*, NNNN the
- * program id, as the loader globs), decompressed (io/xz.h) and decoded with
- * hlo_decode_lazy on the first lookup; each instruction is then decoded once and the
- * fields the loader reads that formats/hlo.c leaves out in lazy mode (operand and called
- * computation ids, channel id, replica groups, the iota device list) are read here from the
- * instruction's own bytes. Not here: the thunk tables and their statistics
- * (nsys_comm.c). */
+ * program id, as the loader globs), decompressed (io/xz.h; or taken from the reader's
+ * pq_source.nsys_dumps) and decoded with hlo_decode_lazy on the first lookup or by
+ * nsys_hlo_preload on another thread; its instructions are indexed by name and id, and each
+ * is decoded on lookup as far as asked (fill): its own fields, then the fields the loader
+ * reads that formats/hlo.c leaves out in lazy mode (operand and called computation ids,
+ * channel id, replica groups, the iota device list; read here from the instruction's own
+ * bytes), its shape. Not here: the thunk tables and their statistics (nsys_comm.c). */
 #include "nsys_hlo.h"
 
 #include "core/alloc.h"
@@ -13,10 +14,13 @@
 #include "core/hash.h"
 #include "core/hmap.h"
 #include "core/pairmap.h"
+#include "formats/nsysjax.h"
 #include "formats/pbwire.h"
 #include "io/xz.h"
 #include "model/members.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,37 +30,44 @@ typedef struct program {
     long member;        /* index in the source's members, -1 when none */
     const uint8_t *raw; /* an XSpace's HloProto (no member), in its mapped file */
     size_t raw_len;
-    int state;      /* 0 not read, 1 read, -1 failed before */
-    mapped_file pb; /* the decompressed HloProto */
+    /* 0 not read, 1 read, -1 failed: set under LOCK, read without it once not 0 (a
+     * preloading thread may load the program, nsys_hlo_preload) */
+    atomic_int state;
+    pthread_mutex_t lock;
+    pq_status load_st; /* the failed load's status and error, reported by the first lookup */
+    pq_error load_err;
+    int load_err_pending;
+    mapped_file pb;       /* the decompressed HloProto, when decompressed here */
+    const uint8_t *bytes; /* the HloProto: pb's, or the reader's (pq_source.nsys_dumps) */
+    size_t nbytes;
     arena mem;
     hlo_module *m;
-    nsys_hlo_inst *insts; /* in slot (file) order */
+    nsys_hlo_inst *insts; /* in slot (file) order; only name and id until filled */
+    uint8_t *filled;      /* per slot: what of insts[slot] is decoded (F_*; fill) */
     uint32_t n;
+    char *where; /* "ARCHIVE:MEMBER" (or the XSpace's path) for errors */
     pq_hmap by_name;
     pairmap by_id; /* (id, 0) -> slot */
 } program;
 
 struct nsys_hlo {
+    const pq_source *src;   /* its nsys_dumps: decompressed by the reader */
     model_members *members; /* NULL: the programs of an XSpace */
     const char *path;
     const uint8_t *base; /* an XSpace's mapped file, for error offsets */
     program *progs;
     size_t nprogs;
+    pthread_mutex_t members_lock; /* reads of MEMBERS (a libzip handle is not shared) */
+    int locks;                    /* the mutexes are initialised (init_locks) */
 };
 
-static const char SUFFIX[] = "_gpu_after_optimizations.hlo.pb.xz";
-
-/* The program id of "dump/module_NNNN.<name>...SUFFIX", or -1. */
-static int64_t member_program(const char *name)
+/* The locks of H, once its programs are in place (a mutex is not moved). */
+static void init_locks(nsys_hlo *h)
 {
-    static const char pre[] = "dump/module_";
-    size_t n = strlen(name), ns = sizeof SUFFIX - 1;
-    if (strncmp(name, pre, sizeof pre - 1) != 0 || n < ns || strcmp(name + n - ns, SUFFIX) != 0)
-        return -1;
-    const char *p = name + sizeof pre - 1;
-    char *end;
-    long long v = strtoll(p, &end, 10);
-    return end > p && *end == '.' && v >= 0 ? v : -1;
+    pthread_mutex_init(&h->members_lock, NULL);
+    for (size_t i = 0; i < h->nprogs; i++)
+        pthread_mutex_init(&h->progs[i].lock, NULL);
+    h->locks = 1;
 }
 
 pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err)
@@ -66,6 +77,7 @@ pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err)
     if (!h)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     h->path = src->path;
+    h->src = src;
     /* The source's members (a .zip or an extracted directory) through the model. */
     pq_status st = model_members_open(src, &h->members, err);
     if (st != PQ_OK) {
@@ -75,7 +87,7 @@ pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err)
     size_t n = model_members_count(h->members);
     for (size_t i = 0; i < n; i++) {
         const char *name = model_members_name(h->members, i);
-        int64_t p = name ? member_program(name) : -1;
+        int64_t p = name ? nsysjax_dump_program(name) : -1;
         if (p < 0)
             continue;
         program *np = pq_realloc(h->progs, (h->nprogs + 1) * sizeof *np);
@@ -86,6 +98,7 @@ pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err)
         h->progs = np;
         np[h->nprogs++] = (program){.id = p, .member = (long)i};
     }
+    init_locks(h);
     *out = h;
     return PQ_OK;
 }
@@ -108,6 +121,7 @@ pq_status nsys_hlo_open_xspace(const pq_source *src, nsys_hlo **out, pq_error *e
             pg[h->nprogs++] = (program){
                 .id = (int64_t)p->program_id, .member = -1, .raw = p->hlo, .raw_len = p->hlo_len};
     }
+    init_locks(h);
     *out = h;
     return PQ_OK;
 }
@@ -122,7 +136,11 @@ void nsys_hlo_close(nsys_hlo *h)
         arena_release(&p->mem);
         pq_hmap_free(&p->by_name);
         pairmap_free(&p->by_id);
+        if (h->locks)
+            pthread_mutex_destroy(&p->lock);
     }
+    if (h->locks)
+        pthread_mutex_destroy(&h->members_lock);
     pq_free(h->progs);
     model_members_close(h->members);
     pq_free(h);
@@ -203,7 +221,9 @@ static void raw_fields(nsys_hlo_inst *in, const uint8_t *p, size_t n, arena *a)
     pb_field f = {0};
     pb_init(&c, p, n, p);
     while (pb_next(&c, &f) == PB_FIELD) {
-        if (f.num == 36)
+        if (f.num == 2 && f.wire == PB_LEN) /* as hlo_instruction_decode: the last one */
+            in->opcode = pq_str_of((const char *)f.data, f.len);
+        else if (f.num == 36)
             in->noperands += count_ints(&f);
         else if (f.num == 38)
             in->ncalled += count_ints(&f);
@@ -236,32 +256,47 @@ static void raw_fields(nsys_hlo_inst *in, const uint8_t *p, size_t n, arena *a)
     in->called_ids = ints_field(a, p, n, 38, &in->ncalled);
 }
 
-static pq_status fill_inst(program *pg, hlo_instruction_ref *ref, nsys_hlo_inst *in, int64_t *off,
-                           const char **what)
+/* What of an instruction is decoded (program.filled; name, id and computation always are):
+ * its own fields (hlo_instruction_decode), its opcode and raw ids (operands, called
+ * computations, channel, replica groups; read from its bytes), its shape (needs F_OWN). */
+enum { F_OWN = 1, F_RAW = 2, F_SHAPE = 4, F_ALL = 7 };
+
+/* Decodes the parts WANT (F_*) of instruction REF into *IN that *STATE lacks. */
+static pq_status fill_inst(program *pg, hlo_instruction_ref *ref, nsys_hlo_inst *in, unsigned want,
+                           uint8_t *state, int64_t *off, const char **what)
 {
-    pq_status st = hlo_instruction_decode(pg->m, ref, &pg->mem, off, what);
-    if (st != PQ_OK)
-        return st;
-    const hlo_instruction *d = ref->decoded;
-    /* A nameless instruction (no field 1) gets "" rather than a NULL pointer, which the
-     * name index would hash and compare with memcpy/memcmp (fuzz-nsyshlo). */
-    *in = (nsys_hlo_inst){.name = d->name.p ? d->name : pq_str_of("", 0),
-                          .opcode = d->opcode,
-                          .op_type = d->op_type,
-                          .op_name = d->op_name,
-                          .id = ref->id,
-                          .stack_frame_id = d->stack_frame_id,
-                          .computation = ref->computation,
-                          .elements = 1};
-    hlo_shape *sh = NULL;
-    st = hlo_decode_shape(d->shape_bytes, pg->m->base, 0, &pg->mem, &sh, off, what);
-    if (st != PQ_OK)
-        return st;
-    in->element_type = sh->element_type;
-    for (uint32_t k = 0; k < sh->ndims; k++)
-        in->elements *= sh->dims[k];
-    in->memory_space = sh->has_layout ? sh->layout.memory_space : 0;
-    raw_fields(in, ref->p, ref->len, &pg->mem);
+    if (want & F_SHAPE)
+        want |= F_OWN;
+    if ((want & F_OWN) && !(*state & F_OWN)) {
+        pq_status st = hlo_instruction_decode(pg->m, ref, &pg->mem, off, what);
+        if (st != PQ_OK)
+            return st;
+        const hlo_instruction *d = ref->decoded;
+        /* A nameless instruction (no field 1) gets "" rather than a NULL pointer, which the
+         * name index would hash and compare with memcpy/memcmp (fuzz-nsyshlo). */
+        in->name = d->name.p ? d->name : pq_str_of("", 0);
+        in->opcode = d->opcode;
+        in->op_type = d->op_type;
+        in->op_name = d->op_name;
+        in->stack_frame_id = d->stack_frame_id;
+        *state |= F_OWN;
+    }
+    if ((want & F_SHAPE) && !(*state & F_SHAPE)) {
+        hlo_shape *sh = NULL;
+        pq_status st =
+            hlo_decode_shape(ref->decoded->shape_bytes, pg->m->base, 0, &pg->mem, &sh, off, what);
+        if (st != PQ_OK)
+            return st;
+        in->element_type = sh->element_type;
+        for (uint32_t k = 0; k < sh->ndims; k++)
+            in->elements *= sh->dims[k];
+        in->memory_space = sh->has_layout ? sh->layout.memory_space : 0;
+        *state |= F_SHAPE;
+    }
+    if ((want & F_RAW) && !(*state & F_RAW)) {
+        raw_fields(in, ref->p, ref->len, &pg->mem);
+        *state |= F_RAW;
+    }
     return arena_failed(&pg->mem) ? PQ_ERR_NOMEM : PQ_OK;
 }
 
@@ -278,16 +313,43 @@ static int same_name(void *ctx, uint32_t v)
     return s.n == k->n && memcmp(s.p, k->p, k->n) == 0;
 }
 
+/* The name of the instruction serialized at REF (its last field 1, as formats/hlo.c keeps),
+ * NULL .p when it has none; -1 when its fields do not parse (fill_inst then tells why). */
+static int ref_name(const hlo_instruction_ref *ref, pq_str *name)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    *name = (pq_str){0};
+    pb_init(&c, ref->p, ref->len, ref->p);
+    while ((k = pb_next(&c, &f)) == PB_FIELD)
+        if (f.num == 1 && f.wire == PB_LEN)
+            *name = pq_str_of((const char *)f.data, f.len);
+    return k == PB_ERROR ? -1 : 0;
+}
+
+/* Indexes every instruction by name and id; an instruction's other fields are decoded on
+ * its first lookup (fill): the communication tables and flame read a few thousand of the
+ * 17,269 instructions of the shared archive's program 16. */
 static pq_status index_program(program *pg, int64_t *off, const char **what)
 {
     hlo_module *m = pg->m;
     pg->n = m->nrefs;
     pg->insts = arena_alloc(&pg->mem, (pg->n ? pg->n : 1) * sizeof *pg->insts);
-    if (!pg->insts || pq_hmap_reserve(&pg->by_name, pg->n + 1) != 0)
+    pg->filled = arena_alloc(&pg->mem, pg->n ? pg->n : 1);
+    if (!pg->insts || !pg->filled || pq_hmap_reserve(&pg->by_name, pg->n + 1) != 0)
         return PQ_ERR_NOMEM;
     for (uint32_t i = 0; i < pg->n; i++) {
-        FORWARD_IF_ERROR(fill_inst(pg, m->refs[i], &pg->insts[i], off, what));
         nsys_hlo_inst *in = &pg->insts[i];
+        in->id = m->refs[i]->id;
+        in->computation = m->refs[i]->computation;
+        in->elements = 1;
+        pq_str name;
+        if (ref_name(m->refs[i], &name) != 0) {
+            FORWARD_IF_ERROR(fill_inst(pg, m->refs[i], in, F_ALL, &pg->filled[i], off, what));
+            name = in->name;
+        }
+        in->name = name.p ? name : pq_str_of("", 0); /* as fill_inst */
         name_key k = {pg, in->name.p, in->name.n};
         uint64_t hv = hash_bytes(in->name.p, in->name.n);
         size_t s = pq_hmap_probe(&pg->by_name, hv, same_name, &k);
@@ -302,37 +364,87 @@ static pq_status index_program(program *pg, int64_t *off, const char **what)
     return PQ_OK;
 }
 
+/* Decodes the parts WANT (F_*) of instructions [FROM, FROM+N) of PG where not done yet;
+ * errors name the dump. */
+static pq_status fill(program *pg, uint32_t from, uint32_t n, unsigned want, pq_error *err)
+{
+    for (uint32_t i = from; i < from + n; i++) {
+        if ((pg->filled[i] & want) == want)
+            continue;
+        int64_t off = -1;
+        const char *what = "";
+        pq_status st =
+            fill_inst(pg, pg->m->refs[i], &pg->insts[i], want, &pg->filled[i], &off, &what);
+        if (st == PQ_ERR_NOMEM)
+            return err_set(err, st, NULL, -1, "out of memory");
+        if (st != PQ_OK)
+            return err_set(err, st, pg->where, off, "expected %s", what);
+    }
+    return PQ_OK;
+}
+
 static pq_status load_program(nsys_hlo *h, program *pg, pq_error *err)
 {
     char where[1024];
-    pg->state = -1;
     pq_status st = PQ_OK;
     if (pg->raw) {
         snprintf(where, sizeof where, "%s", h->path);
     } else {
-        snprintf(where, sizeof where, "%s:%s", h->path,
-                 model_members_name(h->members, (size_t)pg->member));
-        mapped_file xz = {0};
-        FORWARD_IF_ERROR(model_members_read(h->members, (size_t)pg->member, &xz, err));
-        st = xz_decompress(xz.data, xz.size, where, &pg->pb, err);
-        mapfile_close(&xz);
-        if (st != PQ_OK)
-            return st;
+        const char *name = model_members_name(h->members, (size_t)pg->member);
+        snprintf(where, sizeof where, "%s:%s", h->path, name);
+        for (uint32_t i = 0; i < h->src->nnsys_dumps && !pg->bytes; i++)
+            if (strcmp(h->src->nsys_dumps[i].member, name) == 0) {
+                pg->bytes = h->src->nsys_dumps[i].pb.data;
+                pg->nbytes = h->src->nsys_dumps[i].pb.size;
+            }
+        if (!pg->bytes) {
+            mapped_file xz = {0};
+            pthread_mutex_lock(&h->members_lock);
+            st = model_members_read(h->members, (size_t)pg->member, &xz, err);
+            pthread_mutex_unlock(&h->members_lock);
+            FORWARD_IF_ERROR(st);
+            st = xz_decompress(xz.data, xz.size, where, &pg->pb, err);
+            mapfile_close(&xz);
+            if (st != PQ_OK)
+                return st;
+            pg->bytes = pg->pb.data;
+            pg->nbytes = pg->pb.size;
+        }
     }
     arena_init(&pg->mem);
+    if (!(pg->where = arena_strndup(&pg->mem, where, strlen(where))))
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     int64_t off = -1;
     const char *what = "";
     st = pg->raw ? hlo_decode_lazy(pg->raw, pg->raw_len, h->base, &pg->mem, &pg->m, &off, &what)
-                 : hlo_decode_lazy(pg->pb.data, pg->pb.size, pg->pb.data, &pg->mem, &pg->m, &off,
-                                   &what);
+                 : hlo_decode_lazy(pg->bytes, pg->nbytes, pg->bytes, &pg->mem, &pg->m, &off, &what);
     if (st == PQ_OK)
         st = index_program(pg, &off, &what);
     if (st == PQ_ERR_NOMEM)
         return err_set(err, st, NULL, -1, "out of memory");
     if (st != PQ_OK)
         return err_set(err, st, where, off, "expected %s", what);
-    pg->state = 1;
     return PQ_OK;
+}
+
+/* Loads PG under its lock unless done; a failure is kept for the first lookup to report. */
+static void load_locked(nsys_hlo *h, program *pg)
+{
+    if (atomic_load(&pg->state) != 0)
+        return;
+    pthread_mutex_lock(&pg->lock);
+    if (atomic_load(&pg->state) == 0) {
+        pg->load_st = load_program(h, pg, &pg->load_err);
+        pg->load_err_pending = pg->load_st != PQ_OK;
+        atomic_store(&pg->state, pg->load_st == PQ_OK ? 1 : -1);
+    }
+    pthread_mutex_unlock(&pg->lock);
+}
+
+void nsys_hlo_preload(nsys_hlo *h)
+{
+    for (size_t i = 0; h && i < h->nprogs; i++)
+        load_locked(h, &h->progs[i]);
 }
 
 static pq_status get_program(nsys_hlo *h, int64_t id, program **out, pq_error *err)
@@ -342,11 +454,19 @@ static pq_status get_program(nsys_hlo *h, int64_t id, program **out, pq_error *e
         program *pg = &h->progs[i];
         if (pg->id != id)
             continue;
-        if (pg->state == 0)
-            FORWARD_IF_ERROR(load_program(h, pg, err));
-        if (pg->state < 0)
+        load_locked(h, pg);
+        if (atomic_load(&pg->state) < 0) {
+            pthread_mutex_lock(&pg->lock);
+            pq_status st = pg->load_err_pending ? pg->load_st : PQ_OK;
+            if (st != PQ_OK)
+                *err = pg->load_err;
+            pg->load_err_pending = 0;
+            pthread_mutex_unlock(&pg->lock);
+            if (st != PQ_OK)
+                return st;
             return err_set(err, PQ_ERR_INPUT, h->path, -1, "a readable HLO dump for program %lld",
                            (long long)id);
+        }
         *out = pg;
         return PQ_OK;
     }
@@ -373,8 +493,11 @@ pq_status nsys_hlo_find(nsys_hlo *h, int64_t program_id, const char *name, size_
         return PQ_OK;
     name_key k = {pg, name, len};
     size_t s = pq_hmap_probe(&pg->by_name, hash_bytes(name, len), same_name, &k);
-    if (pq_hmap_found(&pg->by_name, s))
-        *out = &pg->insts[pq_hmap_value(&pg->by_name, s)];
+    if (!pq_hmap_found(&pg->by_name, s))
+        return PQ_OK;
+    uint32_t v = pq_hmap_value(&pg->by_name, s);
+    FORWARD_IF_ERROR(fill(pg, v, 1, F_ALL, err));
+    *out = &pg->insts[v];
     return PQ_OK;
 }
 
@@ -385,8 +508,10 @@ pq_status nsys_hlo_by_id(nsys_hlo *h, int64_t program_id, int64_t id, const nsys
     *out = NULL;
     FORWARD_IF_ERROR(get_program(h, program_id, &pg, err));
     uint32_t v = pg ? pairmap_get(&pg->by_id, id, 0) : UINT32_MAX;
-    if (v != UINT32_MAX)
-        *out = &pg->insts[v];
+    if (v == UINT32_MAX)
+        return PQ_OK;
+    FORWARD_IF_ERROR(fill(pg, v, 1, F_ALL, err));
+    *out = &pg->insts[v];
     return PQ_OK;
 }
 
@@ -398,19 +523,36 @@ uint32_t nsys_hlo_computation_index(const hlo_module *m, int64_t id)
     return UINT32_MAX;
 }
 
-pq_status nsys_hlo_computation(nsys_hlo *h, int64_t program_id, uint32_t comp,
-                               const nsys_hlo_inst **out, uint32_t *n, pq_error *err)
+/* Computation COMP of PROGRAM_ID with the parts WANT (F_*) of its instructions; *PG (may be
+ * NULL) gets its program. */
+static pq_status computation(nsys_hlo *h, int64_t program_id, uint32_t comp, unsigned want,
+                             program **pgo, const nsys_hlo_inst **out, uint32_t *n, pq_error *err)
 {
     program *pg;
     *out = NULL;
     *n = 0;
     FORWARD_IF_ERROR(get_program(h, program_id, &pg, err));
+    if (pgo)
+        *pgo = pg;
     if (!pg || comp >= pg->m->ncomputations || !pg->m->computations[comp].ninstructions)
         return PQ_OK;
     const hlo_computation *c = &pg->m->computations[comp];
+    FORWARD_IF_ERROR(fill(pg, c->refs[0].slot, c->ninstructions, want, err));
     *out = &pg->insts[c->refs[0].slot];
     *n = c->ninstructions;
     return PQ_OK;
+}
+
+pq_status nsys_hlo_computation(nsys_hlo *h, int64_t program_id, uint32_t comp,
+                               const nsys_hlo_inst **out, uint32_t *n, pq_error *err)
+{
+    return computation(h, program_id, comp, F_ALL, NULL, out, n, err);
+}
+
+pq_status nsys_hlo_computation_meta(nsys_hlo *h, int64_t program_id, uint32_t comp,
+                                    const nsys_hlo_inst **out, uint32_t *n, pq_error *err)
+{
+    return computation(h, program_id, comp, F_OWN, NULL, out, n, err);
 }
 
 int nsys_hlo_type_bits(int32_t type)
@@ -506,18 +648,26 @@ static pq_status visit(nsys_hlo *h, int64_t prog, const hlo_module *m, int64_t c
 {
     uint32_t c = nsys_hlo_computation_index(m, comp_id), n;
     const nsys_hlo_inst *v;
+    program *pg;
     if (c == UINT32_MAX || depth > 32 || !*budget)
         return PQ_OK;
-    FORWARD_IF_ERROR(nsys_hlo_computation(h, prog, c, &v, &n, err));
+    /* The walk reads opcodes and called computations; the rest only of an offload candidate
+     * (offload_kind) and of the collective found (size_comm). */
+    FORWARD_IF_ERROR(computation(h, prog, c, F_RAW, &pg, &v, &n, err));
     for (uint32_t i = 0; i < n && !out->comm && *budget; i++, --*budget) {
         for (uint32_t k = 0; k < v[i].ncalled && !out->comm; k++)
             FORWARD_IF_ERROR(visit(h, prog, m, v[i].called_ids[k], depth + 1, budget, out, err));
         if (out->comm)
             break;
         nsys_coll_kind kind = coll_opcode(v[i].opcode, 0);
-        if (kind == NSYS_COLL_NONE)
+        uint32_t slot = (uint32_t)(&v[i] - pg->insts);
+        if (kind == NSYS_COLL_NONE &&
+            (str_is(v[i].opcode, "dynamic-slice") || str_is(v[i].opcode, "dynamic-update-slice"))) {
+            FORWARD_IF_ERROR(fill(pg, slot, 1, F_ALL, err));
             FORWARD_IF_ERROR(offload_kind(h, prog, &v[i], &kind, err));
+        }
         if (kind != NSYS_COLL_NONE) {
+            FORWARD_IF_ERROR(fill(pg, slot, 1, F_ALL, err));
             out->kind = kind;
             out->comm = &v[i];
         }

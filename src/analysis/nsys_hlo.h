@@ -47,6 +47,11 @@ pq_status nsys_hlo_open(const pq_source *src, nsys_hlo **out, pq_error *err);
  * program id; decoded on first lookup, errors at offsets in SRC's file). */
 pq_status nsys_hlo_open_xspace(const pq_source *src, nsys_hlo **out, pq_error *err);
 void nsys_hlo_close(nsys_hlo *h);
+/* Loads every program of H (decompressed and indexed as on a first lookup), for a thread
+ * beside the one that looks up: lookups wait only for a program being loaded, and a
+ * program that fails reports its error at its first lookup, as without preloading. Safe
+ * with concurrent lookups; nothing else of H may run meanwhile (close, another preload). */
+void nsys_hlo_preload(nsys_hlo *h);
 
 /* The decoded module of PROGRAM (*OUT NULL when the archive has no after-optimisation dump
  * for it). Errors: a corrupt xz stream or HloProto (PQ_ERR_INPUT with the member and the
@@ -63,6 +68,13 @@ pq_status nsys_hlo_by_id(nsys_hlo *h, int64_t program, int64_t id, const nsys_hl
  * (*OUT)[0..*N). */
 pq_status nsys_hlo_computation(nsys_hlo *h, int64_t program, uint32_t comp,
                                const nsys_hlo_inst **out, uint32_t *n, pq_error *err);
+/* The same with only what an instruction says of itself decoded (name, opcode, op_type,
+ * op_name, id, stack_frame_id, computation): the fields of its shape and of its raw ids
+ * (element_type to iota_devices_per_group) are there only for instructions also reached by
+ * the other lookups, else unset (elements 1, the rest 0). For flame, which reads a
+ * thunk's called computations whole: decoding shapes is most of a dump's cost. */
+pq_status nsys_hlo_computation_meta(nsys_hlo *h, int64_t program, uint32_t comp,
+                                    const nsys_hlo_inst **out, uint32_t *n, pq_error *err);
 /* The index of the computation with that id, or UINT32_MAX. */
 uint32_t nsys_hlo_computation_index(const hlo_module *m, int64_t id);
 

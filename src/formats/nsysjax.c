@@ -4,7 +4,8 @@
  * (formats/pushpop.h), resolves modules and thunks as the nsys-jax loader of the archive's
  * era does (archive-era rules without thread-metadata, the current loader's with it or with
  * the newer column sets), and feeds every range to the event interface. Not here: the
- * module/thunk tables, the warm-up split (analysis/nsys_modules.c), HloProto dumps. */
+ * module/thunk tables, the warm-up split (analysis/nsys_modules.c), HloProto dumps (only
+ * decompressed ahead, nsysjax_dumps.c). */
 #include "nsysjax.h"
 
 #include "core/alloc.h"
@@ -537,14 +538,31 @@ static pq_status resolve(trace *t, pq_error *err)
 }
 
 /* Names host thread TID's track (once per run of rows on it). */
+/* Writes V in decimal at D (at most 20 bytes, no NUL) and returns its length: what
+ * "%lld" writes, without snprintf's cost on every module and thunk row. */
+static size_t put_i64(char *d, int64_t v)
+{
+    char t[20];
+    size_t n = 0, k = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        t[n++] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        d[k++] = '-';
+    while (n)
+        d[k++] = t[--n];
+    return k;
+}
+
 static int name_host(const pq_events *ev, int64_t pid, int64_t tid, int64_t *last)
 {
     if (tid == *last)
         return 0;
     *last = tid;
-    char sb[64];
-    int k = snprintf(sb, sizeof sb, "host thread %lld", (long long)tid);
-    return ev->thread_name(ev->ctx, pid, NSYSJAX_HOST_TID(tid), pq_str_of(sb, (size_t)k));
+    char sb[40] = "host thread "; /* "host thread %lld" */
+    size_t k = 12 + put_i64(sb + 12, tid);
+    return ev->thread_name(ev->ctx, pid, NSYSJAX_HOST_TID(tid), pq_str_of(sb, k));
 }
 
 static void split_ns(int64_t ns, pq_slice_in *s)
@@ -610,23 +628,6 @@ static int name_tracks(const trace *t, const pq_events *ev)
             return -1;
     }
     return 0;
-}
-
-/* Writes V in decimal at D (at most 20 bytes, no NUL) and returns its length: what
- * "%lld" writes, without snprintf's cost on every module and thunk row. */
-static size_t put_i64(char *d, int64_t v)
-{
-    char t[20];
-    size_t n = 0, k = 0;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do
-        t[n++] = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    if (v < 0)
-        d[k++] = '-';
-    while (n)
-        d[k++] = t[--n];
-    return k;
 }
 
 /* Every range with a RangeId, in file order, on its device's track. */
@@ -750,6 +751,7 @@ static pq_status feed_pushpop(const pushpop *p, int64_t pid, const char *path, c
 typedef struct compile_job {
     int found; /* the archive has a report */
     int threaded;
+    atomic_int done; /* set when the report is read (or not read on a thread at all) */
     pthread_t thread;
     char path[1024]; /* ARCHIVE:MEMBER */
     mapped_file mf;
@@ -761,7 +763,8 @@ typedef struct compile_job {
 static void *compile_read(void *arg)
 {
     compile_job *j = arg;
-    j->st = pushpop_read(j->mf.data, j->mf.size, j->path, &j->p, &j->err);
+    j->st = pushpop_read_fed(j->mf.data, j->mf.size, j->path, &j->p, &j->err);
+    atomic_store(&j->done, 1);
     return NULL;
 }
 
@@ -772,6 +775,7 @@ static void compile_start(pqzip *z, const char *path, const char *slug, compile_
     static const char *const members[] = {"report_nvtx_pushpop_trace.parquet",
                                           "report_nvtx_pushpop_trace.csv.xz"};
     memset(j, 0, sizeof *j);
+    atomic_init(&j->done, 1);
     for (size_t k = 0; k < 2; k++) {
         char name[512];
         long m = nsysjax_member(z, members[k], slug, name, sizeof name);
@@ -782,6 +786,7 @@ static void compile_start(pqzip *z, const char *path, const char *slug, compile_
         j->st = pqzip_read(z, (size_t)m, &j->mf, &j->err);
         if (j->st != PQ_OK)
             return;
+        atomic_store(&j->done, 0);
         if (pthread_create(&j->thread, NULL, compile_read, j) == 0)
             j->threaded = 1;
         else
@@ -874,10 +879,12 @@ static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug
 }
 
 /* One process: its trace and metadata (feed_process_trace), then its push/pop report, read
- * meanwhile on another thread. *META is filled even on error (nsysjax_meta_free). */
+ * meanwhile on another thread; while that thread still runs, the main thread decompresses
+ * the archive's HLO dumps into KEEP (when not NULL) for the analyses. *META is filled even
+ * on error (nsysjax_meta_free). */
 static pq_status feed_process(pqzip *z, const char *path, const char *slug, const pq_events *ev,
                               int *ndevices, int *newer, nsysjax_meta *meta, nsysjax_fps *fps,
-                              pq_error *err)
+                              pq_source *keep, pq_error *err)
 {
     compile_job *job = pq_malloc(sizeof *job);
     if (!job) {
@@ -889,6 +896,8 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
     fp_ctx fc = {fps, z, path, slug};
     nsysjax_fps_process(fps);
     pq_status st = feed_process_trace(z, path, slug, ev, ndevices, newer, meta, &pid, &fc, err);
+    if (st == PQ_OK && keep)
+        nsysjax_dumps_ahead(z, keep, &job->done);
     pq_status cst = compile_finish(job, st == PQ_OK, pid, ev, &fc, err);
     pq_free(job);
     return st != PQ_OK ? st : cst;
@@ -899,14 +908,14 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
  * are MEMBER/SLUG where that exists, else MEMBER. *META gets the first process's metadata;
  * *NEWER (optional) is set when a process has the current loader's layout. */
 static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, int *ndevices,
-                              int *newer, nsysjax_meta *meta, pq_error *err)
+                              int *newer, nsysjax_meta *meta, pq_source *keep, pq_error *err)
 {
     if (ndevices)
         *ndevices = 0;
     nsysjax_fps fps = {0};
     pq_status st = PQ_OK;
     if (pqzip_find(z, TRACE_MEMBER) >= 0) {
-        st = feed_process(z, path, NULL, ev, ndevices, newer, meta, &fps, err);
+        st = feed_process(z, path, NULL, ev, ndevices, newer, meta, &fps, keep, err);
         nsysjax_fps_free(&fps);
         return st;
     }
@@ -918,7 +927,7 @@ static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, i
             continue;
         nsysjax_meta other;
         nsysjax_meta *into = nproc++ ? &other : meta;
-        st = feed_process(z, path, m + l, ev, ndevices, newer, into, &fps, err);
+        st = feed_process(z, path, m + l, ev, ndevices, newer, into, &fps, keep, err);
         if (into == &other)
             nsysjax_meta_free(&other);
     }
@@ -935,7 +944,7 @@ pq_status nsysjax_feed(const uint8_t *data, size_t n, const char *path, const pq
     pqzip *z = NULL;
     FORWARD_IF_ERROR(pqzip_open_memory(data, n, path, &z, err));
     nsysjax_meta meta;
-    pq_status st = feed_archive(z, path, ev, ndevices, NULL, &meta, err);
+    pq_status st = feed_archive(z, path, ev, ndevices, NULL, &meta, NULL, err);
     nsysjax_meta_free(&meta);
     pqzip_close(z);
     return st;
@@ -956,7 +965,7 @@ pq_status nsysjax_read(pq_source *src, pq_error *err)
     else
         FORWARD_IF_ERROR(pqzip_open(src->path, &z, err));
     nsysjax_meta meta;
-    pq_status st = feed_archive(z, src->path, &ev, NULL, &src->nsysjax_newer, &meta, err);
+    pq_status st = feed_archive(z, src->path, &ev, NULL, &src->nsysjax_newer, &meta, src, err);
     if (st == PQ_OK && meta.hostname.n) {
         /* The host the profile ran on (system-metadata.parquet), for info. */
         pq_str *h = arena_alloc(&src->mem, sizeof *h);

@@ -46,4 +46,9 @@ int nsysjax_is_directory(const char *path);
 pq_status nsysjax_feed(const uint8_t *data, size_t n, const char *path, const pq_events *ev,
                        int *ndevices, pq_error *err);
 
+/* The program id of an after-optimisation HLO dump member
+ * "dump/module_NNNN.<name>..._gpu_after_optimizations.hlo.pb.xz" (NNNN), or -1 for any other
+ * member name (nsysjax_dumps.c). */
+int64_t nsysjax_dump_program(const char *name);
+
 #endif

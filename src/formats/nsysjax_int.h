@@ -9,6 +9,7 @@
 #include "model/model.h"
 #include "profq.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -105,5 +106,10 @@ pq_status nsysjax_fps_lookup(nsysjax_fps *f, pqzip *z, const char *archive, cons
 /* Forgets the lookups of the current process (the next has other dumps). */
 void nsysjax_fps_process(nsysjax_fps *f);
 void nsysjax_fps_free(nsysjax_fps *f);
+
+/* Decompresses the after-optimisation dumps of Z (nsysjax_dump_program) into
+ * SRC->nsys_dumps, in member order, until *STOP is set (the push/pop thread finished: from
+ * then on the main thread's time is the run's) or every one is; nothing when SRC has some. */
+void nsysjax_dumps_ahead(pqzip *z, pq_source *src, const atomic_int *stop);
 
 #endif

@@ -11,6 +11,7 @@
 #include "parquet.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 enum {
@@ -30,6 +31,9 @@ enum {
     NCOLS,
     NREQUIRED = C_PID
 };
+/* The columns pushpop_read_fed parses (what formats/nsysjax.c feeds). */
+#define FED_COLS ((1u << C_START) | (1u << C_DUR) | (1u << C_NAME) | (1u << C_TID) | (1u << C_PID))
+#define ALL_COLS ((1u << NCOLS) - 1)
 static const char *const col_names[NCOLS] = {
     "Start (ns)", "End (ns)", "Duration (ns)", "DurChild (ns)", "DurNonChild (ns)", "Name",
     "TID",        "NumChild", "RangeId",       "ParentId",      "RangeStack",       "PID",
@@ -75,19 +79,22 @@ static int64_t **int_col(pushpop *p, int c)
     }
 }
 
-/* Allocates the arrays for ROWS rows; HAVE[c] says which optional columns exist. */
-static int alloc_cols(pushpop *p, size_t rows, const int *have)
+/* Allocates the arrays for ROWS rows; HAVE[c] says which optional columns exist, WANT
+ * (bits by column) which are parsed. */
+static int alloc_cols(pushpop *p, size_t rows, const int *have, unsigned want)
 {
     size_t r = rows ? rows : 1;
     for (int c = 0; c < NCOLS; c++) {
         int64_t **a = int_col(p, c);
-        if (a && have[c] && !(*a = arena_alloc(&p->a, r * sizeof **a)))
+        if (a && have[c] && (want >> c & 1) && !(*a = arena_alloc(&p->a, r * sizeof **a)))
             return -1;
     }
     p->name = arena_alloc(&p->a, r * sizeof *p->name);
-    p->range_stack = arena_alloc(&p->a, r * sizeof *p->range_stack);
-    p->parent_valid = arena_alloc(&p->a, r);
-    return p->name && p->range_stack && p->parent_valid ? 0 : -1;
+    if (want >> C_RANGESTACK & 1)
+        p->range_stack = arena_alloc(&p->a, r * sizeof *p->range_stack);
+    if (want >> C_PARENTID & 1)
+        p->parent_valid = arena_alloc(&p->a, r);
+    return arena_failed(&p->a) ? -1 : 0;
 }
 
 /* ---- csv ---- */
@@ -100,24 +107,47 @@ typedef struct csv {
     uint8_t *base, *p, *end; /* *end and after: MAPFILE_PADDING zero bytes */
 } csv;
 
+/* The first ',', '\n' or '\r' at or after P, or END. Eight bytes at a time while none is
+ * among them (a byte equal to C makes (x ^ C*ones) hold a zero byte, which the classic
+ * (v - ones) & ~v & highs test flags), then byte by byte. */
+static uint8_t *field_end(uint8_t *p, const uint8_t *end)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = ones << 7;
+    while (end - p >= 8) {
+        uint64_t x, a, b, c;
+        memcpy(&x, p, 8);
+        a = x ^ (ones * ',');
+        b = x ^ (ones * '\n');
+        c = x ^ (ones * '\r');
+        if ((((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c)) & highs)
+            break;
+        p += 8;
+    }
+    while (p < end && *p != ',' && *p != '\n' && *p != '\r')
+        p++;
+    return p;
+}
+
 /* The next field into *S; *LAST is set when the field ended its line. KEEP 0: the field's
- * text is not wanted (a quoted one is skipped without unescaping). -1 on an unterminated
- * quote or a quoted field followed by something else than a separator. */
+ * text is not wanted (a quoted one is skipped without unescaping); KEEP 1: unquoted in place
+ * and NUL-terminated; KEEP 2: the text is left alone and *S is the field's raw span (inside
+ * its quotes; finish_strings unquotes it later). -1 on an unterminated quote or a quoted
+ * field followed by something else than a separator. */
 static int csv_field(csv *c, pq_str *s, int *last, int keep)
 {
-    uint8_t *p = c->p, *end = c->end, *start, *w;
+    uint8_t *p = c->p, *end = c->end, *start, *w, *stop;
     if (p < end && *p == '"') {
         start = w = ++p;
         for (;;) {
             uint8_t *q = memchr(p, '"', (size_t)(end - p));
             if (!q)
                 return -1;
-            if (keep && w != p)
+            if (keep == 1 && w != p)
                 memmove(w, p, (size_t)(q - p));
             w += q - p;
             p = q + 1;
             if (p < end && *p == '"') { /* "" inside quotes */
-                if (keep)
+                if (keep == 1)
                     *w = '"';
                 w++;
                 p++;
@@ -125,11 +155,11 @@ static int csv_field(csv *c, pq_str *s, int *last, int keep)
             }
             break;
         }
+        stop = p - 1; /* the closing quote */
     } else {
         start = p;
-        while (p < end && *p != ',' && *p != '\n' && *p != '\r')
-            p++;
-        w = p;
+        p = field_end(p, end);
+        w = stop = p;
     }
     if (p < end && *p == ',') {
         *last = 0;
@@ -144,8 +174,8 @@ static int csv_field(csv *c, pq_str *s, int *last, int keep)
         *last = 1;
     }
     s->p = (const char *)start;
-    s->n = (size_t)(w - start);
-    if (keep)
+    s->n = (size_t)((keep == 2 ? stop : w) - start);
+    if (keep == 1)
         *w = 0; /* the terminator or closing quote, both behind p now */
     c->p = p;
     return 0;
@@ -173,9 +203,10 @@ static int parse_i64(const pq_str *s, int64_t *v)
     return 0;
 }
 
-/* Reads the header line into IDX (field position -> column, -1 ignored). */
-static pq_status csv_header(csv *c, const char *path, int *idx, size_t *nfields, int *have,
-                            pq_error *err)
+/* Reads the header line into IDX (field position -> column, -1 ignored: not a column, or
+ * not in WANT). */
+static pq_status csv_header(csv *c, const char *path, unsigned want, int *idx, size_t *nfields,
+                            int *have, pq_error *err)
 {
     int last = 0;
     size_t k = 0;
@@ -188,7 +219,7 @@ static pq_status csv_header(csv *c, const char *path, int *idx, size_t *nfields,
         idx[k] = -1;
         for (int j = 0; j < NCOLS; j++)
             if (strlen(col_names[j]) == s.n && !memcmp(col_names[j], s.p, s.n)) {
-                idx[k] = have[j] ? -1 : j;
+                idx[k] = have[j] || !(want >> j & 1) ? -1 : j;
                 have[j] = 1;
             }
         k++;
@@ -229,45 +260,145 @@ static pq_status csv_cell(pushpop *p, int col, size_t row, const pq_str *s, cons
     return PQ_OK;
 }
 
-/* Parses OUT->text (arena initialised) in place. */
-static pq_status parse_text(pushpop *out, const char *path, pq_error *err)
+/* The rows of C from C->p while C->p < STOP (a row that starts before STOP is read whole),
+ * numbered from *ROW on; KEEP: csv_field's mode for kept fields. */
+static pq_status parse_rows(pushpop *out, const char *path, csv *c, const uint8_t *stop,
+                            const int *idx, size_t nfields, int keep, size_t *row, pq_error *err)
 {
-    uint8_t *text = (uint8_t *)out->text.data; /* our own heap buffer (xz or a copy) */
-    csv c = {text, text, text + out->text.size};
-    int idx[64], have[NCOLS] = {0};
-    size_t nfields = 0;
-    FORWARD_IF_ERROR(csv_header(&c, path, idx, &nfields, have, err));
-    size_t rows = 1;
-    for (const uint8_t *q = c.p; (q = memchr(q, '\n', (size_t)(c.end - q))) != NULL; q++)
-        rows++;
-    if (alloc_cols(out, rows, have) < 0)
-        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
-    size_t row = 0;
-    while (c.p < c.end) {
-        int64_t line_off = (int64_t)(c.p - c.base);
-        if (*c.p == '\n' || *c.p == '\r') { /* blank line */
-            c.p++;
+    while (c->p < stop) {
+        int64_t line_off = (int64_t)(c->p - c->base);
+        if (*c->p == '\n' || *c->p == '\r') { /* blank line */
+            c->p++;
             continue;
         }
         int last = 0;
         size_t k = 0;
         while (!last) {
-            int64_t off = (int64_t)(c.p - c.base);
+            int64_t off = (int64_t)(c->p - c->base);
             pq_str s;
-            int keep = k < nfields && idx[k] >= 0;
-            if (csv_field(&c, &s, &last, keep) < 0 || k >= nfields)
+            int kept = k < nfields && idx[k] >= 0;
+            if (csv_field(c, &s, &last, kept ? keep : 0) < 0 || k >= nfields)
                 return err_set(err, PQ_ERR_INPUT, path, off,
                                "row %zu: expected %zu csv fields, a closing quote or a line end",
-                               row + 1, nfields);
-            if (keep)
-                FORWARD_IF_ERROR(csv_cell(out, idx[k], row, &s, path, off, err));
+                               *row + 1, nfields);
+            if (kept)
+                FORWARD_IF_ERROR(csv_cell(out, idx[k], *row, &s, path, off, err));
             k++;
         }
         if (k != nfields)
             return err_set(err, PQ_ERR_INPUT, path, line_off,
-                           "row %zu: expected %zu csv fields, found %zu", row + 1, nfields, k);
-        row++;
+                           "row %zu: expected %zu csv fields, found %zu", *row + 1, nfields, k);
+        ++*row;
     }
+    return PQ_OK;
+}
+
+/* The second half of a split parse (parse_text), on a thread of its own: rows from ROW0 on,
+ * the text left alone (csv_field mode 2). */
+typedef struct half {
+    pushpop *out;
+    const char *path;
+    csv c;
+    const int *idx;
+    size_t nfields, row0, row;
+    pq_status st;
+    pq_error err;
+} half;
+
+static void *half_run(void *arg)
+{
+    half *h = arg;
+    h->row = h->row0;
+    h->st = parse_rows(h->out, h->path, &h->c, h->c.end, h->idx, h->nfields, 2, &h->row, &h->err);
+    return NULL;
+}
+
+/* Unquotes and NUL-terminates the string cells of rows [FROM, TO) that a mode-2 parse left
+ * as raw spans: a quoted field (its byte before is the opening quote) holds only doubled
+ * quotes, collapsed here; the byte after a span is its terminator or closing quote. */
+static void finish_strings(pushpop *out, size_t from, size_t to)
+{
+    pq_str *cols[2] = {out->name, out->range_stack};
+    for (int k = 0; k < 2; k++)
+        for (size_t r = from; cols[k] && r < to; r++) {
+            pq_str *s = &cols[k][r];
+            char *p = (char *)s->p, *w = p;
+            if (p[-1] == '"' && memchr(p, '"', s->n)) {
+                for (size_t i = 0; i < s->n; i++) {
+                    *w++ = p[i];
+                    i += p[i] == '"'; /* the second quote of a pair */
+                }
+                s->n = (size_t)(w - p);
+            }
+            p[s->n] = 0;
+        }
+}
+
+/* Moves the rows [FROM, FROM+N) of every array of OUT to [TO, TO+N) (TO <= FROM). */
+static void move_rows(pushpop *out, size_t to, size_t from, size_t n)
+{
+    for (int c = 0; c < NCOLS; c++) {
+        int64_t **a = int_col(out, c);
+        if (a && *a)
+            memmove(*a + to, *a + from, n * sizeof **a);
+    }
+    memmove(out->name + to, out->name + from, n * sizeof *out->name);
+    if (out->range_stack)
+        memmove(out->range_stack + to, out->range_stack + from, n * sizeof *out->range_stack);
+    if (out->parent_valid)
+        memmove(out->parent_valid + to, out->parent_valid + from, n);
+}
+
+/* Texts this long are parsed in two halves at once (the push/pop report of the shared
+ * archive: 9.7 MB, 31,550 rows), each half on a core. */
+enum { SPLIT_MIN = 1 << 20 };
+
+/* Parses OUT->text (arena initialised) in place, the columns in WANT. A long text is cut at
+ * a line end near its middle, and the second half is parsed on another thread meanwhile
+ * (rows numbered from the line ends before the cut, text left alone); it is kept when the
+ * first half ends exactly at the cut (so the cut was a row start) and both went well,
+ * else the rest is parsed again after the first half, as without a cut. */
+static pq_status parse_text(pushpop *out, const char *path, unsigned want, pq_error *err)
+{
+    uint8_t *text = (uint8_t *)out->text.data; /* our own heap buffer (xz or a copy) */
+    csv c = {text, text, text + out->text.size};
+    int idx[64], have[NCOLS] = {0};
+    size_t nfields = 0;
+    FORWARD_IF_ERROR(csv_header(&c, path, want, idx, &nfields, have, err));
+    uint8_t *cut = NULL;
+    if (c.end - c.p >= SPLIT_MIN) {
+        uint8_t *nl = memchr(c.p + (c.end - c.p) / 2, '\n', (size_t)(c.end - c.p) / 2);
+        cut = nl && nl + 1 < c.end ? nl + 1 : NULL;
+    }
+    /* Every row but the last ends with a '\n' or a '\r' (csv_field: a bare '\r' ends a
+     * line too), so there are at most 1 + their count; the first half's rows have indexes
+     * up to the count before the cut (the last may run past it), the second half's start
+     * after that. */
+    size_t rows = 2, before = 0;
+    for (int k = 0; k < 2; k++)
+        for (const uint8_t *q = c.p; (q = memchr(q, "\n\r"[k], (size_t)(c.end - q))) != NULL; q++) {
+            rows++;
+            before += q < cut;
+        }
+    if (alloc_cols(out, rows, have, want) < 0)
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    size_t row = 0;
+    half h = {out, path, {text, cut, c.end}, idx, nfields, before + 1, 0, PQ_OK, {0}};
+    pthread_t t;
+    int threaded = cut && pthread_create(&t, NULL, half_run, &h) == 0;
+    pq_status st = parse_rows(out, path, &c, threaded ? cut : c.end, idx, nfields, 1, &row, err);
+    if (threaded) {
+        pthread_join(t, NULL);
+        if (st == PQ_OK && c.p == cut && h.st == PQ_OK && row < h.row0) {
+            finish_strings(out, h.row0, h.row);
+            move_rows(out, row, h.row0, h.row - h.row0);
+            row += h.row - h.row0;
+            c.p = c.end;
+        }
+        if (st == PQ_OK)
+            st = parse_rows(out, path, &c, c.end, idx, nfields, 1, &row, err);
+    }
+    FORWARD_IF_ERROR(st);
     out->n = row;
     return PQ_OK;
 }
@@ -278,7 +409,7 @@ pq_status pushpop_parse_csv(const uint8_t *text, size_t n, const char *path, pus
     memset(out, 0, sizeof *out);
     arena_init(&out->a);
     FORWARD_IF_ERROR(mapfile_copy(text, n, path, &out->text, err));
-    return parse_text(out, path, err);
+    return parse_text(out, path, ALL_COLS, err);
 }
 
 /* ---- parquet ---- */
@@ -332,8 +463,8 @@ static pq_status pq_int_column(pushpop *p, const parquet_file *f, int col, const
     return st;
 }
 
-pq_status pushpop_read_parquet(const uint8_t *data, size_t n, const char *path, pushpop *out,
-                               pq_error *err)
+static pq_status read_parquet(const uint8_t *data, size_t n, const char *path, unsigned want,
+                              pushpop *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
     arena_init(&out->a);
@@ -344,28 +475,49 @@ pq_status pushpop_read_parquet(const uint8_t *data, size_t n, const char *path, 
         have[c] = parquet_find_column(f, col_names[c]) >= 0;
     size_t rows = (size_t)parquet_num_rows(f);
     pq_status st = PQ_OK;
-    if (alloc_cols(out, rows, have) < 0)
+    if (alloc_cols(out, rows, have, want) < 0)
         st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
-    for (int c = 0; c < NCOLS && st == PQ_OK; c++)
-        if (c < NREQUIRED || have[c])
+    for (int c = 0; c < NCOLS && st == PQ_OK; c++) {
+        if (c < NREQUIRED && !(want >> c & 1) && !have[c]) /* not read, still required */
+            st = err_set(err, PQ_ERR_INPUT, path, -1,
+                         "expected a nvtx_pushpop_trace parquet with a '%s' column", col_names[c]);
+        else if ((c < NREQUIRED || have[c]) && (want >> c & 1))
             st = pq_int_column(out, f, c, path, err);
+    }
     if (st == PQ_OK)
         out->n = rows;
     parquet_close(f);
     return st;
 }
 
-pq_status pushpop_read(const uint8_t *data, size_t n, const char *path, pushpop *out, pq_error *err)
+pq_status pushpop_read_parquet(const uint8_t *data, size_t n, const char *path, pushpop *out,
+                               pq_error *err)
+{
+    return read_parquet(data, n, path, ALL_COLS, out, err);
+}
+
+static pq_status read_any(const uint8_t *data, size_t n, const char *path, unsigned want,
+                          pushpop *out, pq_error *err)
 {
     static const uint8_t xz_magic[6] = {0xfd, '7', 'z', 'X', 'Z', 0};
     if (n >= 4 && !memcmp(data, "PAR1", 4))
-        return pushpop_read_parquet(data, n, path, out, err);
-    if (n >= 6 && !memcmp(data, xz_magic, 6)) {
-        /* Decompressed into the pushpop's own buffer and parsed there. */
-        memset(out, 0, sizeof *out);
-        arena_init(&out->a);
+        return read_parquet(data, n, path, want, out, err);
+    memset(out, 0, sizeof *out);
+    arena_init(&out->a);
+    if (n >= 6 && !memcmp(data, xz_magic, 6)) /* decompressed into out->text, parsed there */
         FORWARD_IF_ERROR(xz_decompress(data, n, path, &out->text, err));
-        return parse_text(out, path, err);
-    }
-    return pushpop_parse_csv(data, n, path, out, err);
+    else
+        FORWARD_IF_ERROR(mapfile_copy(data, n, path, &out->text, err));
+    return parse_text(out, path, want, err);
+}
+
+pq_status pushpop_read(const uint8_t *data, size_t n, const char *path, pushpop *out, pq_error *err)
+{
+    return read_any(data, n, path, ALL_COLS, out, err);
+}
+
+pq_status pushpop_read_fed(const uint8_t *data, size_t n, const char *path, pushpop *out,
+                           pq_error *err)
+{
+    return read_any(data, n, path, FED_COLS, out, err);
 }

@@ -137,6 +137,14 @@ typedef struct model_nsys_export {
     uint64_t module_ranges, thunk_ranges; /* projected XLA module / thunk ranges */
 } model_nsys_export;
 
+/* An after-optimisation HLO dump of an nsys-jax archive, decompressed by the reader while
+ * the push/pop report decodes on its other thread (formats/nsysjax_dumps.c): a cache for
+ * analysis/nsys_hlo.c, which reads a dump absent here from the archive as before. */
+typedef struct model_nsys_dump {
+    char *member;   /* its member name (owned) */
+    mapped_file pb; /* the HloProto bytes (owned) */
+} model_nsys_dump;
+
 typedef struct pq_source {
     pq_source_info info;
     char *path; /* NUL-terminated copy */
@@ -166,6 +174,8 @@ typedef struct pq_source {
     /* nsys-jax archive: 1 when a process was read in the current loader's layout
      * (thread-metadata.parquet or a newer trace.parquet column set), 0 archive era. */
     int nsysjax_newer;
+    model_nsys_dump *nsys_dumps; /* owned; NULL when none was decompressed ahead */
+    uint32_t nnsys_dumps;
 } pq_source;
 
 struct pq_profile {

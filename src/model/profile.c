@@ -38,6 +38,11 @@ void pq_profile_free(pq_profile *profile)
             pq_free(s->slices);
         }
         pq_ttlog_free(s->ttlog);
+        for (uint32_t d = 0; d < s->nnsys_dumps; d++) {
+            mapfile_close(&s->nsys_dumps[d].pb);
+            pq_free(s->nsys_dumps[d].member);
+        }
+        pq_free(s->nsys_dumps);
         devices_free(&s->devices);
         arena_release(&s->mem);
         pq_free(s->path);

@@ -309,12 +309,81 @@ static void test_pushpop_csv(void **state)
     pushpop_free(&pp);
 }
 
+/* A csv over 1 MiB is parsed in two halves at once (formats/pushpop.c parse_text): rows on
+ * both sides of the cut, quoted names with doubled quotes, commas and newlines (a name
+ * of many newlines across the middle moves the cut off a row start), bare '\r' line ends,
+ * the fed columns only, and a bad number in the second half named by its row. */
+static void split_case(int at) /* AT: the row of the long name */
+{
+    enum { ROWS = 20000 };
+    size_t cap = 200 * (size_t)ROWS + 300000, n = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    n += (size_t)snprintf(text + n, cap - n, "%s", PP_HEADER);
+    for (int r = 0; r < ROWS; r++) {
+        const char *end = r % 7 == 3 ? "\r" : "\n";
+        if (r == at) { /* a long quoted name of newlines */
+            n += (size_t)snprintf(text + n, cap - n, "%d,1,1,0,1,\"", r);
+            for (int k = 0; k < 100000; k++)
+                text[n++] = '\n';
+            n += (size_t)snprintf(text + n, cap - n, "\",7,%d,0,0,%d,,:%d,x%s", r, r, r, end);
+            continue;
+        }
+        n += (size_t)snprintf(text + n, cap - n,
+                              "%d,1,1,0,1,\"p%d,\"\"q\"\"\",7,%d,0,0,%d,,:%d,\"--p,\"\"x\"\"\"%s",
+                              r, r, r % 5, r, r, end);
+    }
+    assert_true(n < cap && n > (1u << 20));
+    for (int fed = 0; fed < 2; fed++) {
+        pushpop pp;
+        pq_error err;
+        pq_status st = fed ? pushpop_read_fed((const uint8_t *)text, n, "p.csv", &pp, &err)
+                           : pushpop_read((const uint8_t *)text, n, "p.csv", &pp, &err);
+        assert_int_equal(st, PQ_OK);
+        assert_int_equal(pp.n, ROWS);
+        for (int r = 0; r < ROWS; r++) {
+            char want[32];
+            int k = snprintf(want, sizeof want, "p%d,\"q\"", r);
+            assert_int_equal(pp.start_ns[r], r);
+            assert_int_equal(pp.tid[r], r == at ? r : r % 5);
+            if (r == at) {
+                assert_int_equal(pp.name[r].n, 100000);
+                continue;
+            }
+            assert_int_equal(pp.name[r].n, (size_t)k);
+            assert_memory_equal(pp.name[r].p, want, (size_t)k + 1); /* NUL-terminated */
+        }
+        if (!fed)
+            assert_int_equal(pp.range_id[ROWS - 1], ROWS - 1);
+        else
+            assert_null(pp.range_id);
+        pushpop_free(&pp);
+    }
+    char *bad = strstr(text + n - 1000, ",7,");
+    assert_non_null(bad);
+    bad[3] = 'x'; /* the TID of one of the last rows */
+    pushpop pp;
+    pq_error err;
+    assert_int_equal(pushpop_read((const uint8_t *)text, n, "p.csv", &pp, &err), PQ_ERR_INPUT);
+    assert_non_null(strstr(err.message, "column 'TID' row 199"));
+    pushpop_free(&pp);
+    free(text);
+}
+
+static void test_pushpop_split(void **state)
+{
+    (void)state;
+    split_case(2000);  /* the middle falls on a row start: two halves */
+    split_case(10000); /* the middle falls inside the long name: parsed again after the cut */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zip_members),   cmocka_unit_test(test_zip_refuses_unsafe),
         cmocka_unit_test(test_zip_truncated), cmocka_unit_test(test_archive_directory),
         cmocka_unit_test(test_pushpop_csv),   cmocka_unit_test(test_discover_archives),
+        cmocka_unit_test(test_pushpop_split),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
