@@ -97,8 +97,8 @@ static pq_status fill(nsys_api *a, pq_error *err)
     a->modules = pq_malloc_array(r->modules.nmodules + 1, sizeof *a->modules);
     a->collectives = pq_malloc_array(nk + 1, sizeof *a->collectives);
     a->passes = pq_malloc_array(np + 1, sizeof *a->passes);
-    if (!a->modules || !a->collectives || !a->passes)
-        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    RETURN_ERROR_IF(!a->modules || !a->collectives || !a->passes, err, PQ_ERR_NOMEM, NULL, -1,
+                    "out of memory");
     pq_nsys_result *p = &a->pub;
     p->xplane = r->xplane;
     p->sections = r->sections;
@@ -118,11 +118,9 @@ pq_status pq_nsys_compute(const pq_profile *profile, const pq_nsys_options *opts
     unsigned sections = opts ? opts->sections : 0;
     pq_status st =
         nsys_check_request(profile, sections, opts && opts->render_as == PQ_OUT_SVG, err);
-    if (st != PQ_OK)
-        return st;
+    FORWARD_IF_ERROR(st);
     nsys_api *a = pq_calloc(1, sizeof *a);
-    if (!a)
-        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    RETURN_ERROR_IF(!a, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     st = nsys_compute(profile, sections, &a->detail.r, err);
     if (st != PQ_OK) {
         pq_free(a);

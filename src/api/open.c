@@ -41,8 +41,7 @@ pq_status pq_profile_open(const char *const *paths, size_t npaths, const pq_open
         opts = &defaults;
     err_clear(err);
     *out = NULL;
-    if (npaths == 0)
-        return err_set(err, PQ_ERR_USAGE, "", -1, "no input path given");
+    RETURN_ERROR_IF(npaths == 0, err, PQ_ERR_USAGE, "", -1, "no input path given");
 
     pq_status st = PQ_OK;
     pathlist all = {0};

@@ -54,14 +54,16 @@ static void render_op_profile(buf *b, const pq_ops_result *r, pq_ops_group by)
 static pq_status check_view(const pq_ops_result *r, const pq_ops_options *o, pq_ops_view view,
                             pq_error *err)
 {
-    if (view != PQ_OPS_VIEW_OPS && view != PQ_OPS_VIEW_ROOFLINE)
-        return err_set(err, PQ_ERR_USAGE, NULL, -1, "unknown ops view %d", (int)view);
-    if (view == PQ_OPS_VIEW_OPS && (o->by == PQ_OPS_BY_CATEGORY || o->by == PQ_OPS_BY_PROGRAM) &&
-        o->xprof == PQ_OPS_NATIVE && r->by != o->by)
-        return err_set(err, PQ_ERR_USAGE, NULL, -1,
-                       "the op metrics were computed for another grouping (opts->by)");
-    if (view == PQ_OPS_VIEW_OPS && o->by == PQ_OPS_BY_PROVENANCE && o->xprof != PQ_OPS_OP_PROFILE)
-        return err_set(err, PQ_ERR_USAGE, NULL, -1, "grouping by provenance is for op_profile");
+    RETURN_ERROR_IF(view != PQ_OPS_VIEW_OPS && view != PQ_OPS_VIEW_ROOFLINE, err, PQ_ERR_USAGE,
+                    NULL, -1, "unknown ops view %d", (int)view);
+    RETURN_ERROR_IF(view == PQ_OPS_VIEW_OPS &&
+                        (o->by == PQ_OPS_BY_CATEGORY || o->by == PQ_OPS_BY_PROGRAM) &&
+                        o->xprof == PQ_OPS_NATIVE && r->by != o->by,
+                    err, PQ_ERR_USAGE, NULL, -1,
+                    "the op metrics were computed for another grouping (opts->by)");
+    RETURN_ERROR_IF(view == PQ_OPS_VIEW_OPS && o->by == PQ_OPS_BY_PROVENANCE &&
+                        o->xprof != PQ_OPS_OP_PROFILE,
+                    err, PQ_ERR_USAGE, NULL, -1, "grouping by provenance is for op_profile");
     return PQ_OK;
 }
 
@@ -70,8 +72,7 @@ pq_status pq_ops_render(const pq_ops_result *result, const pq_ops_options *opts,
 {
     const pq_ops_options *o = opts ? opts : &DEFAULTS;
     pq_status st = check_view(result, o, view, err);
-    if (st != PQ_OK)
-        return st;
+    FORWARD_IF_ERROR(st);
     buf b;
     buf_init(&b, sink);
     if (view == PQ_OPS_VIEW_OPS && o->xprof == PQ_OPS_HLO_STATS)
@@ -90,8 +91,7 @@ pq_status pq_ops_render(const pq_ops_result *result, const pq_ops_options *opts,
         ops_render_roofline_text(&b, result, o);
     st = b.status != PQ_OK ? b.status : buf_flush(&b);
     buf_release(&b);
-    if (st == PQ_ERR_NOMEM)
-        return err_set(err, st, NULL, -1, "out of memory rendering op metrics");
+    RETURN_ERROR_IF(st == PQ_ERR_NOMEM, err, st, NULL, -1, "out of memory rendering op metrics");
     if (st != PQ_OK)
         err_set(err, st, NULL, -1, "cannot write the output");
     return st;
@@ -102,8 +102,7 @@ static pq_status compute_render(const pq_profile *profile, const pq_ops_options 
 {
     pq_ops_result r;
     pq_status st = pq_ops_compute(profile, opts, &r, err);
-    if (st != PQ_OK)
-        return st;
+    FORWARD_IF_ERROR(st);
     st = pq_ops_render(&r, opts, view, fmt, sink, err);
     pq_ops_result_free(&r);
     return st;

@@ -101,8 +101,7 @@ static pq_status map_source(mem_body *b, const pq_source *src, const pq_memory_o
     } else if (st == PQ_OK && opts->module_prefix && *opts->module_prefix) {
         b->any_match = 1;
     }
-    if (st != PQ_OK)
-        return st;
+    FORWARD_IF_ERROR(st);
     mem_source *s = body_push(b);
     int keep = 0;
     for (int i = 0; i < r->nrows; i++)

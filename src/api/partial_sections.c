@@ -155,8 +155,7 @@ static pq_status sections_map(const sec_cmd *c, const pq_profile *profile, sec_b
                      (f == SEC_JSON ? json_section(c, out.p, out.n, s, &b->a)
                                     : copy_str(&b->a, &s->frag[f], out.p, out.n));
             buf_release(&out);
-            if (st != PQ_OK)
-                return st;
+            FORWARD_IF_ERROR(st);
             RETURN_ERROR_IF(!ok, err, PQ_ERR_INTERNAL, NULL, -1,
                             "the %s of one source is not shaped as a partial expects",
                             f == SEC_JSON ? "JSON" : "output");

@@ -27,10 +27,8 @@ static pq_status emit(jval *doc, pq_sink *sink, pq_error *err)
     buf_putc(&b, '\n');
     pq_status st = buf_flush(&b);
     buf_release(&b);
-    if (st == PQ_ERR_OUTPUT)
-        return err_set(err, st, "", -1, "write failed");
-    if (st != PQ_OK)
-        return err_set(err, st, "", -1, "out of memory while writing");
+    RETURN_ERROR_IF(st == PQ_ERR_OUTPUT, err, st, "", -1, "write failed");
+    RETURN_ERROR_IF(st != PQ_OK, err, st, "", -1, "out of memory while writing");
     return PQ_OK;
 }
 
@@ -265,8 +263,7 @@ static pq_status compute_xplane(const char *const *paths, size_t n, const pq_sum
     memset(&oo, 0, sizeof oo);
     pq_profile *prof = NULL;
     pq_status st = pq_profile_open(paths, n, &oo, &prof, err);
-    if (st != PQ_OK)
-        return st;
+    FORWARD_IF_ERROR(st);
     sm_handle *h = handle_new();
     if (!h) {
         pq_profile_free(prof);
@@ -361,11 +358,10 @@ static pq_status leaf_set(const pathlist *paths, const char *dir, const pq_summa
                           pq_sink *sink, sm_handle **keep, int *set, pq_error *err)
 {
     *set = 1;
-    if (keep)
-        return err_set(err, PQ_ERR_UNSUPPORTED, dir, -1,
-                       "%zu trace files: a summary set (profq.summary_set.v1) has no result "
-                       "struct; compute each file's summary",
-                       paths->n);
+    RETURN_ERROR_IF(keep, err, PQ_ERR_UNSUPPORTED, dir, -1,
+                    "%zu trace files: a summary set (profq.summary_set.v1) has no result "
+                    "struct; compute each file's summary",
+                    paths->n);
     return summarize_set(paths, o, sink, err);
 }
 
@@ -373,16 +369,15 @@ static pq_status summarize_path(const char *path, const pq_summary_options *o, p
                                 sm_handle **keep, int *set, pq_error *err)
 {
     struct stat st;
-    if (stat(path, &st) != 0)
-        return err_set(err, PQ_ERR_IO, path, -1, "cannot open: No such file or directory");
+    RETURN_ERROR_IF(stat(path, &st) != 0, err, PQ_ERR_IO, path, -1,
+                    "cannot open: No such file or directory");
     if (!S_ISDIR(st.st_mode)) {
         const char *what = "";
         int t = is_trace_file(path, &what);
-        if (t == 2)
-            return err_set(err, PQ_ERR_INPUT, path, 0,
-                           "expected a trace-event JSON (.json, .json.gz), an XSpace "
-                           "(*.xplane.pb) or a profile directory to summarize, found %s",
-                           what);
+        RETURN_ERROR_IF(t == 2, err, PQ_ERR_INPUT, path, 0,
+                        "expected a trace-event JSON (.json, .json.gz), an XSpace "
+                        "(*.xplane.pb) or a profile directory to summarize, found %s",
+                        what);
         if (t == 1)
             return leaf_trace(path, o, sink, keep, err);
         return leaf_xplane(&path, 1, o, sink, keep, err); /* or reports the open error */

@@ -46,8 +46,7 @@ static pq_status adopt(const char *path, const char *text, size_t n, pq_summary 
                        pq_error *err)
 {
     pq_summary *s = pq_calloc(1, sizeof *s);
-    if (!s)
-        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    RETURN_ERROR_IF(!s, err, PQ_ERR_NOMEM, path, -1, "out of memory");
     arena_init(&s->mem);
     pq_status st = summary_read(path, text, n, &s->mem, &s->read, err);
     if (st != PQ_OK) {
@@ -68,8 +67,7 @@ static pq_status compute(const char *path, const pq_summary_options *o, pq_summa
     if (st != PQ_OK && set) /* a summary set is not one summary */
         return err_set(err, PQ_ERR_INPUT, path, 0,
                        "expected a profile_summary.v1 document (schema_version)");
-    if (st != PQ_OK)
-        return st;
+    FORWARD_IF_ERROR(st);
     pq_summary *s = pq_calloc(1, sizeof *s);
     if (!s) {
         pq_summary_result_free(res);
@@ -112,8 +110,7 @@ pq_status pq_summary_load(const char *path, const pq_summary_options *opts, pq_s
     if (looks_like_summary(path)) {
         mapped_file m;
         pq_status st = mapfile_open(path, &m, err);
-        if (st != PQ_OK)
-            return st;
+        FORWARD_IF_ERROR(st);
         st = adopt(path, (const char *)m.data, m.size, out, err);
         mapfile_close(&m);
         return st;
@@ -145,16 +142,15 @@ void pq_summary_free(pq_summary *s)
 
 static pq_status emit(const jval *v, int indent, pq_sink *sink, pq_error *err)
 {
-    if (!v)
-        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    RETURN_ERROR_IF(!v, err, PQ_ERR_NOMEM, "", -1, "out of memory");
     buf b;
     buf_init(&b, sink);
     jv_write(&b, v, indent);
     buf_putc(&b, '\n');
     pq_status st = buf_flush(&b);
     buf_release(&b);
-    if (st != PQ_OK)
-        return err_set(err, st, "", -1, st == PQ_ERR_OUTPUT ? "write failed" : "out of memory");
+    RETURN_ERROR_IF(st != PQ_OK, err, st, "", -1,
+                    st == PQ_ERR_OUTPUT ? "write failed" : "out of memory");
     return PQ_OK;
 }
 
@@ -173,8 +169,8 @@ static pq_status emit_view(const jval *v, const pq_summary_view *view, pq_sink *
     su_render_doc(&b, v, view->wide);
     pq_status st = buf_flush(&b);
     buf_release(&b);
-    if (st != PQ_OK)
-        return err_set(err, st, "", -1, st == PQ_ERR_OUTPUT ? "write failed" : "out of memory");
+    RETURN_ERROR_IF(st != PQ_OK, err, st, "", -1,
+                    st == PQ_ERR_OUTPUT ? "write failed" : "out of memory");
     return PQ_OK;
 }
 
@@ -182,8 +178,8 @@ pq_status pq_summary_query_view(const pq_summary *s, const char *question, int t
                                 const pq_summary_view *view, pq_sink *sink, pq_error *err)
 {
     sm_query q;
-    if (sm_query_run(s->r, question, top_k, &q) != 0)
-        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    RETURN_ERROR_IF(sm_query_run(s->r, question, top_k, &q) != 0, err, PQ_ERR_NOMEM, "", -1,
+                    "out of memory");
     jval *r = su_query_tree(&q.r);
     pq_status st = emit_view(r, view, sink, err);
     jv_free(r);
@@ -269,8 +265,8 @@ pq_status pq_summary_compare_view(const pq_summary *b, const pq_summary *a, int 
                                   const pq_summary_view *view, pq_sink *sink, pq_error *err)
 {
     pq_summary_comparison c;
-    if (sm_compare(b->r, a->r, top_k, &c) != 0)
-        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    RETURN_ERROR_IF(sm_compare(b->r, a->r, top_k, &c) != 0, err, PQ_ERR_NOMEM, "", -1,
+                    "out of memory");
     pq_status st = strict ? strict_check(&c, err) : PQ_OK;
     if (st == PQ_OK) {
         jval *r = su_compare_tree(&c);
@@ -309,8 +305,8 @@ pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_tr
                            pq_sink *sink, pq_track_status *status, pq_error *err)
 {
     pq_summary_comparison cmp;
-    if (sm_compare(b->r, a->r, o->top_k, &cmp) != 0)
-        return err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    RETURN_ERROR_IF(sm_compare(b->r, a->r, o->top_k, &cmp) != 0, err, PQ_ERR_NOMEM, "", -1,
+                    "out of memory");
     pq_status st = o->strict_provenance ? strict_check(&cmp, err) : PQ_OK;
     jval *rec = NULL;
     if (st == PQ_OK) {
@@ -347,8 +343,7 @@ pq_status pq_history_render(const char *path, int tail, pq_sink *sink, pq_error 
 {
     mapped_file m;
     pq_status st = mapfile_open(path, &m, err);
-    if (st != PQ_OK)
-        return st;
+    FORWARD_IF_ERROR(st);
     jval **recs = NULL;
     size_t n = 0, cap = 0;
     const char *p = (const char *)m.data, *end = p + m.size;

@@ -208,8 +208,7 @@ pq_status summary_read(const char *path, const char *text, size_t n, arena *mem,
     size_t off;
     const char *what;
     jval *doc = jv_parse(text, n, &off, &what);
-    if (!doc)
-        return err_set(err, PQ_ERR_INPUT, path, (int64_t)off, "%s", what);
+    RETURN_ERROR_IF(!doc, err, PQ_ERR_INPUT, path, (int64_t)off, "%s", what);
     const char *sv = jv_string(jv_get(doc, "schema_version"));
     if (doc->t != JV_OBJ || !sv || strcmp(sv, "profile_summary.v1") != 0) {
         jv_free(doc);
@@ -218,7 +217,6 @@ pq_status summary_read(const char *path, const char *text, size_t n, arena *mem,
     }
     doc_read(mem, doc, out);
     jv_free(doc);
-    if (arena_failed(mem))
-        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    RETURN_ERROR_IF(arena_failed(mem), err, PQ_ERR_NOMEM, path, -1, "out of memory");
     return PQ_OK;
 }

@@ -110,24 +110,22 @@ void pq_ttlog_get_info(const pq_ttlog *log, pq_ttlog_info *info)
 pq_status pq_ttlog_render(const pq_ttlog *log, pq_tt_output what, const char *name, pq_sink *sink,
                           pq_error *err)
 {
-    if (what < PQ_TT_MEMORY_JSON || what > PQ_TT_REPORT_HTML)
-        return err_set(err, PQ_ERR_USAGE, NULL, -1, "unknown tt output %d", (int)what);
+    RETURN_ERROR_IF(what < PQ_TT_MEMORY_JSON || what > PQ_TT_REPORT_HTML, err, PQ_ERR_USAGE, NULL,
+                    -1, "unknown tt output %d", (int)what);
     ttmem_result r;
     memset(&r, 0, sizeof r);
     pq_status st = PQ_OK;
     if (what == PQ_TT_SUMMARY_MD || what == PQ_TT_REPORT_HTML) /* the JSON needs no analysis */
         st = ttmem_analyze(log, &r);
-    if (st != PQ_OK)
-        return err_set(err, st, log->path, -1, "out of memory");
+    RETURN_ERROR_IF(st != PQ_OK, err, st, log->path, -1, "out of memory");
     buf b;
     buf_init(&b, sink);
     ttmem_render(log, &r, what, name, &b);
     ttmem_release(&r);
     st = buf_flush(&b);
     buf_release(&b);
-    if (st != PQ_OK)
-        return err_set(err, st, NULL, -1,
-                       st == PQ_ERR_OUTPUT ? "cannot write the output" : "out of memory");
+    RETURN_ERROR_IF(st != PQ_OK, err, st, NULL, -1,
+                    st == PQ_ERR_OUTPUT ? "cannot write the output" : "out of memory");
     return PQ_OK;
 }
 
@@ -143,8 +141,7 @@ pq_status pq_ttlog_analyze(const pq_ttlog *log, pq_tt_memory *out, pq_error *err
 {
     err_clear(err);
     pq_status st = ttmem_analyze(log, out);
-    if (st != PQ_OK)
-        return err_set(err, st, log->path, -1, "out of memory");
+    RETURN_ERROR_IF(st != PQ_OK, err, st, log->path, -1, "out of memory");
     return PQ_OK;
 }
 

@@ -40,14 +40,13 @@ static pq_status read_hlo_file(pq_source *src, pq_error *err)
     hlo_header h;
     int64_t off;
     const char *what;
-    if (!hlo_read_header(src->file.data, src->file.size, src->file.data, &h, &off, &what))
-        return err_set(err, PQ_ERR_INPUT, src->path, off, "expected %s in an HloProto", what);
-    if (!h.has_module)
-        return err_set(err, PQ_ERR_INPUT, src->path, 0,
-                       "expected an HloProto with an hlo_module (field 1)");
+    RETURN_ERROR_IF(
+        !hlo_read_header(src->file.data, src->file.size, src->file.data, &h, &off, &what), err,
+        PQ_ERR_INPUT, src->path, off, "expected %s in an HloProto", what);
+    RETURN_ERROR_IF(!h.has_module, err, PQ_ERR_INPUT, src->path, 0,
+                    "expected an HloProto with an hlo_module (field 1)");
     pq_program *p = arena_alloc(&src->mem, sizeof *p);
-    if (!p)
-        return err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+    RETURN_ERROR_IF(!p, err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
     p->name = h.module_name;
     p->program_id = (uint64_t)h.module_id;
     /* XProf names extracted files "<module>(<program id>).hlo_proto.pb": trust that id. */
@@ -235,8 +234,7 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
     /* The devices a reader gave through the event interface are the source's. */
     if (st == PQ_OK && src->slices && devices_take(&src->devices, &src->slices->devices) != 0)
         st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
-    if (st != PQ_OK)
-        return st;
+    FORWARD_IF_ERROR(st);
 
     if (src->nhostnames && src->hostnames[0].n) {
         src->info.host = src->hostnames[0];

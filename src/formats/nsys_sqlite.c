@@ -512,16 +512,14 @@ static pq_status find_tables(db *d)
     }
     if (r < 0)
         return PQ_ERR_INPUT;
-    if (!has(d, T_STRINGS))
-        return err_set(d->err, PQ_ERR_INPUT, d->path, -1,
-                       "expected an Nsight Systems SQLite export (nsys export --type sqlite) with "
-                       "the tables StringIds and CUPTI_ACTIVITY_KIND_KERNEL, found an SQLite "
-                       "database without StringIds");
-    if (!has(d, T_KERNEL))
-        return err_set(d->err, PQ_ERR_INPUT, d->path, -1,
-                       "expected the table CUPTI_ACTIVITY_KIND_KERNEL in this Nsight Systems "
-                       "SQLite export (a run profiled with CUDA tracing that launched kernels), "
-                       "found none");
+    RETURN_ERROR_IF(!has(d, T_STRINGS), d->err, PQ_ERR_INPUT, d->path, -1,
+                    "expected an Nsight Systems SQLite export (nsys export --type sqlite) with "
+                    "the tables StringIds and CUPTI_ACTIVITY_KIND_KERNEL, found an SQLite "
+                    "database without StringIds");
+    RETURN_ERROR_IF(!has(d, T_KERNEL), d->err, PQ_ERR_INPUT, d->path, -1,
+                    "expected the table CUPTI_ACTIVITY_KIND_KERNEL in this Nsight Systems "
+                    "SQLite export (a run profiled with CUDA tracing that launched kernels), "
+                    "found none");
     return PQ_OK;
 }
 
@@ -551,23 +549,22 @@ static uint32_t be(const uint8_t *p, int n)
 /* The 100-byte header: a valid page size, and a file as long as the pages it states. */
 static pq_status check_header(const uint8_t *data, size_t n, const char *path, pq_error *err)
 {
-    if (n < 100 || memcmp(data, "SQLite format 3", 16) != 0)
-        return err_set(err, PQ_ERR_INPUT, path, n < 100 ? (int64_t)n : 0,
-                       "expected the 100-byte header of an SQLite database, found %zu bytes", n);
+    RETURN_ERROR_IF(n < 100 || memcmp(data, "SQLite format 3", 16) != 0, err, PQ_ERR_INPUT, path,
+                    n < 100 ? (int64_t)n : 0,
+                    "expected the 100-byte header of an SQLite database, found %zu bytes", n);
     uint32_t page = be(data + 16, 2);
     page = page == 1 ? 65536 : page;
-    if (page < 512 || (page & (page - 1)))
-        return err_set(err, PQ_ERR_INPUT, path, 16,
-                       "expected an SQLite page size (a power of two from 512 to 65536), found "
-                       "%u",
-                       page);
+    RETURN_ERROR_IF(page < 512 || (page & (page - 1)), err, PQ_ERR_INPUT, path, 16,
+                    "expected an SQLite page size (a power of two from 512 to 65536), found "
+                    "%u",
+                    page);
     uint32_t pages = be(data + 28, 4);
     /* The in-header size is valid when the change counter equals version-valid-for. */
-    if (pages && be(data + 24, 4) == be(data + 92, 4) && (uint64_t)pages * page > n)
-        return err_set(err, PQ_ERR_INPUT, path, (int64_t)n,
-                       "expected %llu bytes (%u pages of %u bytes, as the SQLite header states), "
-                       "found %zu: the file is truncated",
-                       (unsigned long long)pages * page, pages, page, n);
+    RETURN_ERROR_IF(pages && be(data + 24, 4) == be(data + 92, 4) && (uint64_t)pages * page > n,
+                    err, PQ_ERR_INPUT, path, (int64_t)n,
+                    "expected %llu bytes (%u pages of %u bytes, as the SQLite header states), "
+                    "found %zu: the file is truncated",
+                    (unsigned long long)pages * page, pages, page, n);
     return PQ_OK;
 }
 
@@ -617,8 +614,7 @@ pq_status nsys_sqlite_read(pq_source *src, pq_error *err)
 {
     pq_events ev = slices_events(src->slices);
     model_nsys_export *x = arena_alloc(&src->mem, sizeof *x);
-    if (!x)
-        return err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+    RETURN_ERROR_IF(!x, err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
     struct stat sb;
     if (stat(src->path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
         (uint64_t)sb.st_size != (uint64_t)src->file.size) {
@@ -637,8 +633,7 @@ pq_status nsys_sqlite_read(pq_source *src, pq_error *err)
      * no lock, writes no journal and trusts the file not to change. */
     size_t pl = strlen(src->path);
     char *uri = pq_malloc(pl * 3 + 32);
-    if (!uri)
-        return err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+    RETURN_ERROR_IF(!uri, err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
     size_t k = (size_t)sprintf(uri, "file:");
     for (size_t i = 0; i < pl; i++) {
         unsigned char c = (unsigned char)src->path[i];

@@ -318,12 +318,13 @@ static pq_status parse_programs(trace *t, pq_error *err)
     for (size_t i = 0; i < t->n; i++) {
         trow *r = &t->rows[i];
         pq_str nm = t->col[C_NAME].str[i];
-        if (r->kind == K_MODULE && !parse_module_name(t, nm, &r->hlo_module, &r->program))
-            return err_set(err, PQ_ERR_INPUT, t->path, -1,
-                           "expected an XlaModule range name "
-                           "\"%sXlaModule:#[prefix=...,]hlo_module=NAME[,program_id=N]#\" in row "
-                           "%zu, found \"%.*s\"",
-                           t->tsl, i, (int)(nm.n > 200 ? 200 : nm.n), nm.p);
+        RETURN_ERROR_IF(r->kind == K_MODULE &&
+                            !parse_module_name(t, nm, &r->hlo_module, &r->program),
+                        err, PQ_ERR_INPUT, t->path, -1,
+                        "expected an XlaModule range name "
+                        "\"%sXlaModule:#[prefix=...,]hlo_module=NAME[,program_id=N]#\" in row "
+                        "%zu, found \"%.*s\"",
+                        t->tsl, i, (int)(nm.n > 200 ? 200 : nm.n), nm.p);
         if (r->kind == K_MODULE && t->fps)
             FORWARD_IF_ERROR(nsysjax_fps_lookup(t->fps, t->z, t->archive, t->slug, r->program,
                                                 r->hlo_module, 0, &r->program, &r->fp, err));
@@ -468,8 +469,7 @@ static pq_status number_executions(trace *t, pq_error *err)
     pq_status st = PQ_OK;
     size_t nm = 0;
     rid_row *order = pq_malloc((t->n + 1) * sizeof *order);
-    if (!order)
-        return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
+    RETURN_ERROR_IF(!order, err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
     for (size_t i = 0; i < t->n; i++)
         if (t->rows[i].kind == K_MODULE)
             order[nm++] = (rid_row){t->col[C_RID].f64[i], (uint32_t)i};
@@ -498,8 +498,7 @@ static pq_status resolve(trace *t, pq_error *err)
 {
     t->rows = pq_calloc(t->n + 1, sizeof *t->rows);
     pairmap ids = {0};
-    if (!t->rows)
-        return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
+    RETURN_ERROR_IF(!t->rows, err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
     const parquet_values *rid = &t->col[C_RID];
     for (size_t i = 0; i < t->n; i++) {
         t->rows[i].module = UINT32_MAX;
@@ -530,8 +529,8 @@ static pq_status resolve(trace *t, pq_error *err)
     int oom = link_thunks(t, &ids) != 0;
     pairmap_free(&ids);
     /* The cut-short guess needs NumGPUOps (archive-era column set only). */
-    if (oom || (t->c.set == NSYS_COLS_ERA && drop_cut_modules(t) != 0))
-        return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
+    RETURN_ERROR_IF(oom || (t->c.set == NSYS_COLS_ERA && drop_cut_modules(t) != 0), err,
+                    PQ_ERR_NOMEM, t->path, -1, "out of memory");
     FORWARD_IF_ERROR(parse_programs(t, err));
     FORWARD_IF_ERROR(t->newer ? launcher_devices(t, err) : era_devices(t, err));
     return number_executions(t, err);
@@ -633,22 +632,22 @@ static int name_tracks(const trace *t, const pq_events *ev)
 /* Every range with a RangeId, in file order, on its device's track. */
 static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
 {
-    if (name_tracks(t, ev) != 0)
-        return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
+    RETURN_ERROR_IF(name_tracks(t, ev) != 0, err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
     char run[48 + NSYSJAX_FP_MAX];
     int64_t last = INT64_MIN;
     for (size_t i = 0; i < t->n; i++) {
         const trow *r = &t->rows[i];
         if (!r->has_rid)
             continue;
-        if (r->device < 0 && name_host(ev, t->col[C_PID].i64[i], t->col[C_TID].i64[i], &last))
-            return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
-        if (!valid(&t->col[C_PSTART], i) || !valid(&t->col[C_PDUR], i) ||
-            t->col[C_PDUR].i64[i] < 0 || t->col[C_PDUR].i64[i] > INT64_MAX / 1000)
-            return err_set(err, PQ_ERR_INPUT, t->path, -1,
-                           "expected a projected start and a non-negative projected duration in "
-                           "row %zu (RangeId %.17g)",
-                           i, t->col[C_RID].f64[i]);
+        RETURN_ERROR_IF(r->device < 0 &&
+                            name_host(ev, t->col[C_PID].i64[i], t->col[C_TID].i64[i], &last),
+                        err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
+        RETURN_ERROR_IF(!valid(&t->col[C_PSTART], i) || !valid(&t->col[C_PDUR], i) ||
+                            t->col[C_PDUR].i64[i] < 0 || t->col[C_PDUR].i64[i] > INT64_MAX / 1000,
+                        err, PQ_ERR_INPUT, t->path, -1,
+                        "expected a projected start and a non-negative projected duration in "
+                        "row %zu (RangeId %.17g)",
+                        i, t->col[C_RID].f64[i]);
         pq_slice_in s = {0};
         s.pid = t->col[C_PID].i64[i];
         s.tid = r->device >= 0 ? r->device : NSYSJAX_HOST_TID(t->col[C_TID].i64[i]);
@@ -666,8 +665,8 @@ static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
             s.module = r->hlo_module;
             s.xla_op = r->kind == K_THUNK;
         }
-        if (ev->slice(ev->ctx, &s) != 0)
-            return err_set(err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
+        RETURN_ERROR_IF(ev->slice(ev->ctx, &s) != 0, err, PQ_ERR_NOMEM, t->path, -1,
+                        "out of memory");
     }
     return PQ_OK;
 }
@@ -727,18 +726,16 @@ static pq_status feed_pushpop(const pushpop *p, int64_t pid, const char *path, c
             s.run_id = pq_str_of(run, k);
         }
         s.pid = p->pid ? p->pid[i] : pid;
-        if (name_host(ev, s.pid, p->tid[i], &last) != 0)
-            return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+        RETURN_ERROR_IF(name_host(ev, s.pid, p->tid[i], &last) != 0, err, PQ_ERR_NOMEM, path, -1,
+                        "out of memory");
         s.tid = NSYSJAX_HOST_TID(p->tid[i]);
         s.name = p->name[i];
         split_ns(p->start_ns[i], &s);
-        if (p->dur_ns[i] < 0 || p->dur_ns[i] > INT64_MAX / 1000)
-            return err_set(err, PQ_ERR_INPUT, path, -1,
-                           "expected a non-negative duration in row %zu, found %lld", i,
-                           (long long)p->dur_ns[i]);
+        RETURN_ERROR_IF(p->dur_ns[i] < 0 || p->dur_ns[i] > INT64_MAX / 1000, err, PQ_ERR_INPUT,
+                        path, -1, "expected a non-negative duration in row %zu, found %lld", i,
+                        (long long)p->dur_ns[i]);
         s.dur_ps = p->dur_ns[i] * 1000;
-        if (ev->slice(ev->ctx, &s) != 0)
-            return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+        RETURN_ERROR_IF(ev->slice(ev->ctx, &s) != 0, err, PQ_ERR_NOMEM, path, -1, "out of memory");
     }
     return PQ_OK;
 }
@@ -832,9 +829,8 @@ static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug
     FORWARD_IF_ERROR(nsysjax_meta_read(z, path, slug, meta, err));
     char name[512];
     long k = nsysjax_member(z, TRACE_MEMBER, slug, name, sizeof name);
-    if (k < 0)
-        return err_set(err, PQ_ERR_INPUT, path, -1,
-                       "expected an nsys-jax archive with the member %s", name);
+    RETURN_ERROR_IF(k < 0, err, PQ_ERR_INPUT, path, -1,
+                    "expected an nsys-jax archive with the member %s", name);
     mapped_file mf = {0};
     FORWARD_IF_ERROR(pqzip_read(z, (size_t)k, &mf, err));
     size_t pl = strlen(path) + strlen(name) + 2;
@@ -932,9 +928,8 @@ static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, i
             nsysjax_meta_free(&other);
     }
     nsysjax_fps_free(&fps);
-    if (st == PQ_OK && !nproc)
-        return err_set(err, PQ_ERR_INPUT, path, -1,
-                       "expected an nsys-jax archive with the member %s", TRACE_MEMBER);
+    RETURN_ERROR_IF(st == PQ_OK && !nproc, err, PQ_ERR_INPUT, path, -1,
+                    "expected an nsys-jax archive with the member %s", TRACE_MEMBER);
     return st;
 }
 

@@ -59,24 +59,20 @@ static pq_status read_era(parquet_file *f, const char *path, nsysjax_cols *c, pq
     for (int k = 0; k < NCOL; k++) {
         idx[k] = parquet_find_column(f, ERA_NAMES[k]);
         const parquet_column_info *ci = idx[k] >= 0 ? parquet_column(f, (size_t)idx[k]) : NULL;
-        if (!ci)
-            return err_set(err, PQ_ERR_INPUT, path, -1,
-                           "expected the column \"%s\" of the archive-era nvtx_gpu_proj_trace "
-                           "(Name, Projected Start, Projected Duration, Orig Start, PID, TID, "
-                           "NumGPUOps, RangeId, ParentId) or the newer column set (" NEW_LIST ")",
-                           ERA_NAMES[k]);
-        if (ci->physical != ERA_TYPES[k] || !ci->flat)
-            return err_set(err, PQ_ERR_INPUT, path, -1,
-                           "expected the column \"%s\" to be a flat %s column, found %s",
-                           ERA_NAMES[k], parquet_type_name(ERA_TYPES[k]),
-                           parquet_type_name(ci->physical));
+        RETURN_ERROR_IF(!ci, err, PQ_ERR_INPUT, path, -1,
+                        "expected the column \"%s\" of the archive-era nvtx_gpu_proj_trace "
+                        "(Name, Projected Start, Projected Duration, Orig Start, PID, TID, "
+                        "NumGPUOps, RangeId, ParentId) or the newer column set (" NEW_LIST ")",
+                        ERA_NAMES[k]);
+        RETURN_ERROR_IF(ci->physical != ERA_TYPES[k] || !ci->flat, err, PQ_ERR_INPUT, path, -1,
+                        "expected the column \"%s\" to be a flat %s column, found %s", ERA_NAMES[k],
+                        parquet_type_name(ERA_TYPES[k]), parquet_type_name(ci->physical));
     }
     for (int k = 0; k < NCOL; k++) {
         FORWARD_IF_ERROR(parquet_read_column(f, (size_t)idx[k], &c->col[k], err));
-        if (c->col[k].n != c->n)
-            return err_set(err, PQ_ERR_INPUT, path, -1,
-                           "expected %zu values in the column \"%s\", found %zu", c->n,
-                           ERA_NAMES[k], c->col[k].n);
+        RETURN_ERROR_IF(c->col[k].n != c->n, err, PQ_ERR_INPUT, path, -1,
+                        "expected %zu values in the column \"%s\", found %zu", c->n, ERA_NAMES[k],
+                        c->col[k].n);
     }
     c->set = NSYS_COLS_ERA;
     return PQ_OK;
@@ -133,20 +129,18 @@ static pq_status convert(nsysjax_cols *c, int k, const parquet_values *raw,
                          pq_error *err)
 {
     int physical = k == C_RID || k == C_PARENT ? PARQUET_DOUBLE : PARQUET_INT64;
-    if (alloc_col(c, k, physical) != 0)
-        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    RETURN_ERROR_IF(alloc_col(c, k, physical) != 0, err, PQ_ERR_NOMEM, path, -1, "out of memory");
     parquet_values *v = &c->col[k];
     for (size_t i = 0; i < c->n; i++) {
         int64_t x, s = 0;
         int ok = int_at(raw, i, &x), oks = start ? int_at(start, i, &s) : 1;
-        if (ok < 0 || oks < 0)
-            return err_set(err, PQ_ERR_INPUT, path, -1,
-                           "expected whole numbers in the column \"%s\", found %.17g in row %zu",
-                           ok < 0 ? what : "Start", ok < 0 ? raw->f64[i] : start->f64[i], i);
+        RETURN_ERROR_IF(ok < 0 || oks < 0, err, PQ_ERR_INPUT, path, -1,
+                        "expected whole numbers in the column \"%s\", found %.17g in row %zu",
+                        ok < 0 ? what : "Start", ok < 0 ? raw->f64[i] : start->f64[i], i);
         v->valid[i] = ok && oks;
-        if (start && ok && oks && (s > 0 ? x < INT64_MIN + s : x > INT64_MAX + s))
-            return err_set(err, PQ_ERR_INPUT, path, -1,
-                           "expected End - Start to fit 64 bits in row %zu", i);
+        RETURN_ERROR_IF(start && ok && oks && (s > 0 ? x < INT64_MIN + s : x > INT64_MAX + s), err,
+                        PQ_ERR_INPUT, path, -1, "expected End - Start to fit 64 bits in row %zu",
+                        i);
         x = start ? x - s : x;
         if (physical == PARQUET_INT64)
             v->i64[i] = x;
@@ -171,8 +165,7 @@ static pq_status names(nsysjax_cols *c, parquet_values *text, const parquet_valu
     v->physical = PARQUET_BYTE_ARRAY;
     v->str = pq_calloc(c->n ? c->n : 1, sizeof *v->str);
     v->valid = pq_calloc(c->n ? c->n : 1, 1);
-    if (!v->str || !v->valid)
-        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    RETURN_ERROR_IF(!v->str || !v->valid, err, PQ_ERR_NOMEM, path, -1, "out of memory");
     for (size_t i = 0; i < c->n; i++) {
         int tv = !text->valid || text->valid[i], dv = !domain->valid || domain->valid[i];
         v->valid[i] = (uint8_t)tv;
@@ -180,8 +173,7 @@ static pq_status names(nsysjax_cols *c, parquet_values *text, const parquet_valu
             continue;
         pq_str d = dv ? domain->str[i] : pq_str_of("", 0), t = text->str[i];
         char *s = arena_alloc(&c->names, d.n + t.n + 2);
-        if (!s)
-            return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+        RETURN_ERROR_IF(!s, err, PQ_ERR_NOMEM, path, -1, "out of memory");
         memcpy(s, d.p, d.n);
         s[d.n] = ':';
         memcpy(s + d.n + 1, t.p, t.n);
@@ -198,31 +190,28 @@ static pq_status check_newer(parquet_file *f, const char *path, long idx[NNEW], 
     for (size_t i = 0; i < parquet_num_columns(f); i++) {
         const parquet_column_info *ci = parquet_column(f, i);
         int k = new_column(ci);
-        if (k < 0)
-            return err_set(err, PQ_ERR_INPUT, path, -1,
-                           "expected the newer nvtx_gpu_proj_trace column set (" NEW_LIST
-                           "), found the column \"%s\"",
-                           ci->name);
+        RETURN_ERROR_IF(k < 0, err, PQ_ERR_INPUT, path, -1,
+                        "expected the newer nvtx_gpu_proj_trace column set (" NEW_LIST
+                        "), found the column \"%s\"",
+                        ci->name);
         if (k == X_STACK)
             continue; /* a list; not read */
         int want = k == X_TEXT || k == X_DOMAIN ? PARQUET_BYTE_ARRAY : -1;
         int num = ci->physical == PARQUET_INT64 || ci->physical == PARQUET_INT32 ||
                   ci->physical == PARQUET_DOUBLE;
-        if (!ci->flat || (want >= 0 ? ci->physical != want : !num))
-            return err_set(err, PQ_ERR_INPUT, path, -1,
-                           "expected the column \"%s\" to be a flat %s column, found %s", ci->name,
-                           want >= 0 ? "BYTE_ARRAY" : "INT32, INT64 or DOUBLE",
-                           ci->flat ? parquet_type_name(ci->physical) : "a nested column");
+        RETURN_ERROR_IF(!ci->flat || (want >= 0 ? ci->physical != want : !num), err, PQ_ERR_INPUT,
+                        path, -1, "expected the column \"%s\" to be a flat %s column, found %s",
+                        ci->name, want >= 0 ? "BYTE_ARRAY" : "INT32, INT64 or DOUBLE",
+                        ci->flat ? parquet_type_name(ci->physical) : "a nested column");
         idx[k] = (long)i;
     }
     for (int k = 0; k < NNEW; k++) {
         if (k == X_STACK || k == X_DOMAIN)
             continue;
-        if (idx[k] < 0)
-            return err_set(err, PQ_ERR_INPUT, path, -1,
-                           "expected the column \"%s\" of the newer nvtx_gpu_proj_trace column "
-                           "set (" NEW_LIST ")",
-                           NEW_NAMES[k]);
+        RETURN_ERROR_IF(idx[k] < 0, err, PQ_ERR_INPUT, path, -1,
+                        "expected the column \"%s\" of the newer nvtx_gpu_proj_trace column "
+                        "set (" NEW_LIST ")",
+                        NEW_NAMES[k]);
     }
     return PQ_OK;
 }

@@ -157,23 +157,20 @@ pq_status nsysjax_fps_lookup(nsysjax_fps *f, pqzip *z, const char *archive, cons
         mapped_file xf = {0}, hf = {0};
         char path[1024];
         snprintf(path, sizeof path, "%s:%s", archive, member);
-        if (m < 0)
-            return err_set(err, PQ_ERR_INPUT, archive, -1,
-                           "expected the dump %s to be a file or to hold one for process %s", base,
-                           slug ? slug : "(none)");
+        RETURN_ERROR_IF(m < 0, err, PQ_ERR_INPUT, archive, -1,
+                        "expected the dump %s to be a file or to hold one for process %s", base,
+                        slug ? slug : "(none)");
         FORWARD_IF_ERROR(pqzip_read(z, (size_t)m, &xf, err));
         pq_status st = xz_decompress(xf.data, xf.size, path, &hf, err);
         int r = st == PQ_OK ? read_fingerprint(hf.data, hf.size, text, sizeof text) : 0;
         mapfile_close(&hf);
         mapfile_close(&xf);
         FORWARD_IF_ERROR(st);
-        if (r < 0 || !text[0])
-            return err_set(err, PQ_ERR_INPUT, path, -1,
-                           "expected an HloProto whose hlo_module has the frontend attribute "
-                           "fingerprint_before_lhs");
+        RETURN_ERROR_IF(r < 0 || !text[0], err, PQ_ERR_INPUT, path, -1,
+                        "expected an HloProto whose hlo_module has the frontend attribute "
+                        "fingerprint_before_lhs");
         fi = intern_fp(f, text, program);
-        if (fi < 0)
-            return err_set(err, PQ_ERR_NOMEM, archive, -1, "out of memory");
+        RETURN_ERROR_IF(fi < 0, err, PQ_ERR_NOMEM, archive, -1, "out of memory");
     }
     nsysjax_fp_seen *nc = pq_realloc(f->cache, (f->ncache + 1) * sizeof *nc);
     char *nm = pq_malloc(name.n + 1);

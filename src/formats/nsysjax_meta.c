@@ -69,9 +69,9 @@ static pq_status column(const parquet_file *f, const char *path, const char *nam
         return required ? err_set(err, PQ_ERR_INPUT, path, -1, "expected a column \"%s\"", name)
                         : PQ_OK;
     FORWARD_IF_ERROR(parquet_read_column(f, (size_t)i, v, err));
-    if (v->n != (size_t)parquet_num_rows(f))
-        return err_set(err, PQ_ERR_INPUT, path, -1, "expected %lld values in the column \"%s\"",
-                       (long long)parquet_num_rows(f), name);
+    RETURN_ERROR_IF(v->n != (size_t)parquet_num_rows(f), err, PQ_ERR_INPUT, path, -1,
+                    "expected %lld values in the column \"%s\"", (long long)parquet_num_rows(f),
+                    name);
     return PQ_OK;
 }
 
@@ -180,8 +180,8 @@ static pq_status read_gpu_caps(const parquet_file *f, const char *path, nsysjax_
     m->gpu_caps = fits ? arena_alloc(&m->a, rows * (ncols + 1) * sizeof *m->gpu_caps) : NULL;
     m->gpu_cap_first = arena_alloc(&m->a, (n ? n : 1) * sizeof *m->gpu_cap_first);
     m->gpu_ncaps = arena_alloc(&m->a, (n ? n : 1) * sizeof *m->gpu_ncaps);
-    if (!m->gpu_caps || !m->gpu_cap_first || !m->gpu_ncaps)
-        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    RETURN_ERROR_IF(!m->gpu_caps || !m->gpu_cap_first || !m->gpu_ncaps, err, PQ_ERR_NOMEM, path, -1,
+                    "out of memory");
     for (size_t i = 0; i < n; i++)
         m->gpu_cap_first[i] = i * ncols, m->gpu_ncaps[i] = 0;
     for (size_t c = 0; c < ncols; c++) {
@@ -306,8 +306,7 @@ pq_status nsysjax_meta_read(pqzip *z, const char *archive, const char *slug, nsy
                           : read_system(f, path, m, err);
         parquet_close(f);
         mapfile_close(&mf);
-        if (st != PQ_OK)
-            return st;
+        FORWARD_IF_ERROR(st);
     }
     return PQ_OK;
 }

@@ -28,8 +28,7 @@ pq_status parquet_open(const uint8_t *data, size_t n, const char *path, parquet_
 {
     *out = NULL;
     parquet_file *f = pq_calloc(1, sizeof *f);
-    if (!f)
-        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    RETURN_ERROR_IF(!f, err, PQ_ERR_NOMEM, path, -1, "out of memory");
     f->data = data;
     f->n = n;
     f->path = path ? path : "";
@@ -217,16 +216,14 @@ static pq_status decompress(col_reader *cr, int codec, const uint8_t *src, size_
         return col_err(cr, off, "a page of at most 1 GiB", NULL);
     if (want + 1 > cr->scratch_cap) {
         uint8_t *nb = pq_realloc(cr->scratch, want + 1);
-        if (!nb)
-            return err_set(cr->err, PQ_ERR_NOMEM, cr->f->path, -1, "out of memory");
+        RETURN_ERROR_IF(!nb, cr->err, PQ_ERR_NOMEM, cr->f->path, -1, "out of memory");
         cr->scratch = nb;
         cr->scratch_cap = want + 1;
     }
     if (codec == CODEC_SNAPPY) {
         const lazy_snappy *sn;
         pq_status st = lazylib_snappy(&sn, cr->f->path, cr->err);
-        if (st != PQ_OK)
-            return st;
+        FORWARD_IF_ERROR(st);
         size_t len = 0;
         if (sn->snappy_uncompressed_length((const char *)src, n, &len) != SNAPPY_OK || len != want)
             return col_err(cr, off, "a snappy page of its stated uncompressed size", NULL);
@@ -269,8 +266,7 @@ static pq_status decode_plain(col_reader *cr, const uint8_t *p, const uint8_t *e
     /* One arena copy of the page's value bytes; the strings view it. */
     size_t left = (size_t)(end - p);
     uint8_t *copy = left ? arena_alloc(&cr->v->strings, left) : NULL;
-    if (left && !copy)
-        return err_set(cr->err, PQ_ERR_NOMEM, cr->f->path, -1, "out of memory");
+    RETURN_ERROR_IF(left && !copy, cr->err, PQ_ERR_NOMEM, cr->f->path, -1, "out of memory");
     if (left)
         memcpy(copy, p, left);
     pq_str *s = dst;
@@ -302,8 +298,7 @@ static pq_status read_dict_page(col_reader *cr, const page_header *h, const uint
     size_t sz = cr->elem_size ? cr->elem_size : sizeof(pq_str);
     cr->ndict = (size_t)h->num_values;
     cr->dict = pq_malloc(cr->ndict ? cr->ndict * sz : 1);
-    if (!cr->dict)
-        return err_set(cr->err, PQ_ERR_NOMEM, cr->f->path, -1, "out of memory");
+    RETURN_ERROR_IF(!cr->dict, cr->err, PQ_ERR_NOMEM, cr->f->path, -1, "out of memory");
     return decode_plain(cr, p, p + n, cr->ndict, cr->dict, off);
 }
 
@@ -414,8 +409,8 @@ static pq_status read_data_page(col_reader *cr, const page_header *h, int codec,
     if (h->num_values < 0 || (uint64_t)h->num_values > rows_left)
         return col_err(cr, off, "a data page with no more values than the row group's rows", NULL);
     size_t nv = (size_t)h->num_values;
-    if (ensure_levels(cr, nv ? nv : 1) < 0)
-        return err_set(cr->err, PQ_ERR_NOMEM, cr->f->path, -1, "out of memory");
+    RETURN_ERROR_IF(ensure_levels(cr, nv ? nv : 1) < 0, cr->err, PQ_ERR_NOMEM, cr->f->path, -1,
+                    "out of memory");
     const uint8_t *body;
     size_t k = nv;
     pq_status st;
@@ -503,8 +498,7 @@ static pq_status read_chunk(col_reader *cr, size_t g, size_t col)
         } else if (h.type != PAGE_INDEX) {
             return col_err(cr, off, "a data, dictionary or index page", NULL);
         }
-        if (st != PQ_OK)
-            return st;
+        FORWARD_IF_ERROR(st);
         p = r.p + h.compressed;
     }
     return PQ_OK;
@@ -514,32 +508,30 @@ pq_status parquet_read_column(const parquet_file *f, size_t col, parquet_values 
 {
     memset(out, 0, sizeof *out);
     arena_init(&out->strings);
-    if (col >= f->ncols)
-        return err_set(err, PQ_ERR_USAGE, f->path, -1, "no column %zu", col);
+    RETURN_ERROR_IF(col >= f->ncols, err, PQ_ERR_USAGE, f->path, -1, "no column %zu", col);
     const parquet_column_info *c = &f->cols[col];
     col_reader cr = {.f = f, .c = c, .v = out, .err = err};
     static const size_t sizes[] = {1, 4, 8, 0, 4, 8, 0, 0};
-    if (!c->flat || c->physical < 0 || c->physical > PARQUET_BYTE_ARRAY ||
-        c->physical == PARQUET_INT96)
-        return err_set(err, PQ_ERR_INPUT, f->path, -1,
-                       "column '%s': expected a flat column of type BOOLEAN, INT32, INT64, FLOAT, "
-                       "DOUBLE or BYTE_ARRAY, found %s%s",
-                       c->name, c->flat ? "type " : "a nested or repeated column",
-                       c->flat ? parquet_type_name(c->physical) : "");
+    RETURN_ERROR_IF(!c->flat || c->physical < 0 || c->physical > PARQUET_BYTE_ARRAY ||
+                        c->physical == PARQUET_INT96,
+                    err, PQ_ERR_INPUT, f->path, -1,
+                    "column '%s': expected a flat column of type BOOLEAN, INT32, INT64, FLOAT, "
+                    "DOUBLE or BYTE_ARRAY, found %s%s",
+                    c->name, c->flat ? "type " : "a nested or repeated column",
+                    c->flat ? parquet_type_name(c->physical) : "");
     cr.elem_size = sizes[c->physical];
     size_t n = (size_t)f->num_rows, sz = cr.elem_size ? cr.elem_size : sizeof(pq_str);
     /* Runs can encode many rows in few bytes, but a footer claiming billions of rows in a
      * small file is corrupt: refuse it before allocating the arrays. */
-    if ((uint64_t)n > (uint64_t)f->n * PARQUET_MAX_ROWS_PER_BYTE + ((uint64_t)1 << 20))
-        return err_set(err, PQ_ERR_INPUT, f->path, -1,
-                       "column '%s': expected at most %u rows per byte of a %zu-byte file, "
-                       "found %zu rows",
-                       c->name, PARQUET_MAX_ROWS_PER_BYTE, f->n, n);
+    RETURN_ERROR_IF((uint64_t)n > (uint64_t)f->n * PARQUET_MAX_ROWS_PER_BYTE + ((uint64_t)1 << 20),
+                    err, PQ_ERR_INPUT, f->path, -1,
+                    "column '%s': expected at most %u rows per byte of a %zu-byte file, "
+                    "found %zu rows",
+                    c->name, PARQUET_MAX_ROWS_PER_BYTE, f->n, n);
     out->n = n;
     out->physical = c->physical;
     void *arr = pq_calloc(n ? n : 1, sz);
-    if (!arr)
-        return err_set(err, PQ_ERR_NOMEM, f->path, -1, "out of memory");
+    RETURN_ERROR_IF(!arr, err, PQ_ERR_NOMEM, f->path, -1, "out of memory");
     switch (c->physical) {
     case PARQUET_BOOLEAN:
         out->b = arr;
@@ -562,8 +554,7 @@ pq_status parquet_read_column(const parquet_file *f, size_t col, parquet_values 
     }
     if (c->optional) {
         out->valid = pq_malloc(n ? n : 1);
-        if (!out->valid)
-            return err_set(err, PQ_ERR_NOMEM, f->path, -1, "out of memory");
+        RETURN_ERROR_IF(!out->valid, err, PQ_ERR_NOMEM, f->path, -1, "out of memory");
         memset(out->valid, 1, n ? n : 1);
     }
     pq_status st = PQ_OK;

@@ -439,8 +439,8 @@ static int walk_schema(parquet_file *f, thrift_reader *r, const schema_elem *el,
 
 static pq_status footer_error(parquet_file *f, const thrift_reader *r, pq_error *err)
 {
-    if (f->a.failed)
-        return err_set(err, PQ_ERR_NOMEM, f->path, -1, "out of memory reading the footer");
+    RETURN_ERROR_IF(f->a.failed, err, PQ_ERR_NOMEM, f->path, -1,
+                    "out of memory reading the footer");
     return err_set(err, PQ_ERR_INPUT, f->path, r->bad_at, "parquet footer: expected %s",
                    r->what ? r->what : "valid FileMetaData");
 }
@@ -515,15 +515,15 @@ static int read_row_groups(parquet_file *f, thrift_reader *r)
 
 pq_status parquet_parse_footer(parquet_file *f, pq_error *err)
 {
-    if (f->n < 12 || memcmp(f->data, "PAR1", 4) || memcmp(f->data + f->n - 4, "PAR1", 4))
-        return err_set(err, PQ_ERR_INPUT, f->path, f->n < 4 ? 0 : (int64_t)f->n - 4,
-                       "expected a parquet file (PAR1 at its start and end)");
+    RETURN_ERROR_IF(f->n < 12 || memcmp(f->data, "PAR1", 4) ||
+                        memcmp(f->data + f->n - 4, "PAR1", 4),
+                    err, PQ_ERR_INPUT, f->path, f->n < 4 ? 0 : (int64_t)f->n - 4,
+                    "expected a parquet file (PAR1 at its start and end)");
     const uint8_t *lenp = f->data + f->n - 8;
     uint32_t flen = (uint32_t)lenp[0] | (uint32_t)lenp[1] << 8 | (uint32_t)lenp[2] << 16 |
                     (uint32_t)lenp[3] << 24;
-    if (flen > f->n - 12)
-        return err_set(err, PQ_ERR_INPUT, f->path, (int64_t)f->n - 8,
-                       "expected a footer length of at most %zu bytes, found %u", f->n - 12, flen);
+    RETURN_ERROR_IF(flen > f->n - 12, err, PQ_ERR_INPUT, f->path, (int64_t)f->n - 8,
+                    "expected a footer length of at most %zu bytes, found %u", f->n - 12, flen);
     const uint8_t *fstart = lenp - flen;
     thrift_reader r;
     thrift_init(&r, f->data, fstart, lenp);
@@ -546,20 +546,19 @@ pq_status parquet_parse_footer(parquet_file *f, pq_error *err)
     }
     if (rc < 0)
         return footer_error(f, &r, err);
-    if (!f->cols || !have_rows || f->num_rows < 0 || !f->rg_rows)
-        return err_set(err, PQ_ERR_INPUT, f->path, (int64_t)(fstart - f->data),
-                       "parquet footer: expected FileMetaData with a schema, num_rows and row "
-                       "groups");
+    RETURN_ERROR_IF(!f->cols || !have_rows || f->num_rows < 0 || !f->rg_rows, err, PQ_ERR_INPUT,
+                    f->path, (int64_t)(fstart - f->data),
+                    "parquet footer: expected FileMetaData with a schema, num_rows and row "
+                    "groups");
     int64_t sum = 0;
     for (size_t g = 0; g < f->nrg; g++) {
-        if (f->rg_rows[g] > INT64_MAX - sum)
-            return err_set(err, PQ_ERR_INPUT, f->path, (int64_t)(fstart - f->data),
-                           "parquet footer: row group row counts overflow");
+        RETURN_ERROR_IF(f->rg_rows[g] > INT64_MAX - sum, err, PQ_ERR_INPUT, f->path,
+                        (int64_t)(fstart - f->data),
+                        "parquet footer: row group row counts overflow");
         sum += f->rg_rows[g];
     }
-    if (sum != f->num_rows)
-        return err_set(err, PQ_ERR_INPUT, f->path, (int64_t)(fstart - f->data),
-                       "parquet footer: expected num_rows %lld to equal the row groups' sum %lld",
-                       (long long)f->num_rows, (long long)sum);
+    RETURN_ERROR_IF(sum != f->num_rows, err, PQ_ERR_INPUT, f->path, (int64_t)(fstart - f->data),
+                    "parquet footer: expected num_rows %lld to equal the row groups' sum %lld",
+                    (long long)f->num_rows, (long long)sum);
     return PQ_OK;
 }

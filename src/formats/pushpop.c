@@ -213,9 +213,8 @@ static pq_status csv_header(csv *c, const char *path, unsigned want, int *idx, s
     while (!last) {
         pq_str s;
         int rc = csv_field(c, &s, &last, 1);
-        if (rc < 0 || k >= 64)
-            return err_set(err, PQ_ERR_INPUT, path, (int64_t)(c->p - c->base),
-                           "expected a csv header line of at most 64 fields");
+        RETURN_ERROR_IF(rc < 0 || k >= 64, err, PQ_ERR_INPUT, path, (int64_t)(c->p - c->base),
+                        "expected a csv header line of at most 64 fields");
         idx[k] = -1;
         for (int j = 0; j < NCOLS; j++)
             if (strlen(col_names[j]) == s.n && !memcmp(col_names[j], s.p, s.n)) {
@@ -226,10 +225,9 @@ static pq_status csv_header(csv *c, const char *path, unsigned want, int *idx, s
     }
     *nfields = k;
     for (int j = 0; j < NREQUIRED; j++)
-        if (!have[j])
-            return err_set(err, PQ_ERR_INPUT, path, 0,
-                           "expected a nvtx_pushpop_trace csv header with a '%s' column",
-                           col_names[j]);
+        RETURN_ERROR_IF(!have[j], err, PQ_ERR_INPUT, path, 0,
+                        "expected a nvtx_pushpop_trace csv header with a '%s' column",
+                        col_names[j]);
     return PQ_OK;
 }
 
@@ -250,10 +248,9 @@ static pq_status csv_cell(pushpop *p, int col, size_t row, const pq_str *s, cons
         p->parent_valid[row] = 0;
         return PQ_OK;
     }
-    if (parse_i64(s, &v) < 0)
-        return err_set(err, PQ_ERR_INPUT, path, off,
-                       "column '%s' row %zu: expected an integer, found '%.*s'", col_names[col],
-                       row + 1, (int)(s->n > 40 ? 40 : s->n), s->p);
+    RETURN_ERROR_IF(parse_i64(s, &v) < 0, err, PQ_ERR_INPUT, path, off,
+                    "column '%s' row %zu: expected an integer, found '%.*s'", col_names[col],
+                    row + 1, (int)(s->n > 40 ? 40 : s->n), s->p);
     (*int_col(p, col))[row] = v;
     if (col == C_PARENTID)
         p->parent_valid[row] = 1;
@@ -277,17 +274,16 @@ static pq_status parse_rows(pushpop *out, const char *path, csv *c, const uint8_
             int64_t off = (int64_t)(c->p - c->base);
             pq_str s;
             int kept = k < nfields && idx[k] >= 0;
-            if (csv_field(c, &s, &last, kept ? keep : 0) < 0 || k >= nfields)
-                return err_set(err, PQ_ERR_INPUT, path, off,
-                               "row %zu: expected %zu csv fields, a closing quote or a line end",
-                               *row + 1, nfields);
+            RETURN_ERROR_IF(csv_field(c, &s, &last, kept ? keep : 0) < 0 || k >= nfields, err,
+                            PQ_ERR_INPUT, path, off,
+                            "row %zu: expected %zu csv fields, a closing quote or a line end",
+                            *row + 1, nfields);
             if (kept)
                 FORWARD_IF_ERROR(csv_cell(out, idx[k], *row, &s, path, off, err));
             k++;
         }
-        if (k != nfields)
-            return err_set(err, PQ_ERR_INPUT, path, line_off,
-                           "row %zu: expected %zu csv fields, found %zu", *row + 1, nfields, k);
+        RETURN_ERROR_IF(k != nfields, err, PQ_ERR_INPUT, path, line_off,
+                        "row %zu: expected %zu csv fields, found %zu", *row + 1, nfields, k);
         ++*row;
     }
     return PQ_OK;
@@ -380,8 +376,8 @@ static pq_status parse_text(pushpop *out, const char *path, unsigned want, pq_er
             rows++;
             before += q < cut;
         }
-    if (alloc_cols(out, rows, have, want) < 0)
-        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    RETURN_ERROR_IF(alloc_cols(out, rows, have, want) < 0, err, PQ_ERR_NOMEM, path, -1,
+                    "out of memory");
     size_t row = 0;
     half h = {out, path, {text, cut, c.end}, idx, nfields, before + 1, 0, PQ_OK, {0}};
     pthread_t t;
@@ -418,9 +414,8 @@ static pq_status pq_int_column(pushpop *p, const parquet_file *f, int col, const
                                pq_error *err)
 {
     long ci = parquet_find_column(f, col_names[col]);
-    if (ci < 0)
-        return err_set(err, PQ_ERR_INPUT, path, -1,
-                       "expected a nvtx_pushpop_trace parquet with a '%s' column", col_names[col]);
+    RETURN_ERROR_IF(ci < 0, err, PQ_ERR_INPUT, path, -1,
+                    "expected a nvtx_pushpop_trace parquet with a '%s' column", col_names[col]);
     parquet_values v;
     pq_status st = parquet_read_column(f, (size_t)ci, &v, err);
     if (st == PQ_OK && (col == C_NAME || col == C_RANGESTACK) && !v.str)

@@ -344,9 +344,9 @@ static pq_status read_line(reader *r, const pb_field *lf, xp_line *line, const x
         return PQ_OK;
     memset(line, 0, sizeof *line);
     pq_status st = read_line_slow(r, lf, line);
-    if (st == PQ_OK)
-        return err_set(r->err, PQ_ERR_INTERNAL, r->src->path, (int64_t)(lf->data - r->base),
-                       "internal error: the fast and slow XLine decoders disagree");
+    RETURN_ERROR_IF(st == PQ_OK, r->err, PQ_ERR_INTERNAL, r->src->path,
+                    (int64_t)(lf->data - r->base),
+                    "internal error: the fast and slow XLine decoders disagree");
     return st;
 }
 

@@ -29,8 +29,7 @@ pq_status io_append_line(const char *path, const char *line, size_t n, pq_error 
         }
     }
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return err_set(err, PQ_ERR_OUTPUT, path, -1, "cannot open: %s", strerror(errno));
+    RETURN_ERROR_IF(fd < 0, err, PQ_ERR_OUTPUT, path, -1, "cannot open: %s", strerror(errno));
     pq_status st = PQ_OK;
     if (flock(fd, LOCK_EX) != 0) {
         st = err_set(err, PQ_ERR_OUTPUT, path, -1, "cannot lock: %s", strerror(errno));

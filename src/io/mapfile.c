@@ -22,8 +22,7 @@ pq_status mapfile_open(const char *path, mapped_file *out, pq_error *err)
     memset(out, 0, sizeof *out);
     /* O_NONBLOCK: a FIFO without a writer must not block the open (reads block again). */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return err_set(err, PQ_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
+    RETURN_ERROR_IF(fd < 0, err, PQ_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
@@ -120,8 +119,7 @@ pq_status mapfile_copy(const void *data, size_t n, const char *name, mapped_file
     /* Even for N == 0 the buffer exists: a NULL data means "not loaded yet" to the loader,
      * which would then open NAME as a file. */
     uint8_t *b = pq_malloc(n + MAPFILE_PADDING);
-    if (!b)
-        return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
+    RETURN_ERROR_IF(!b, err, PQ_ERR_NOMEM, name, -1, "out of memory");
     if (n)
         memcpy(b, data, n);
     memset(b + n, 0, MAPFILE_PADDING);
@@ -242,16 +240,14 @@ pq_status discover_profiles(const char *arg, pathlist *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
     struct stat st;
-    if (stat(arg, &st) != 0)
-        return err_set(err, PQ_ERR_IO, arg, -1, "cannot open: %s", strerror(errno));
+    RETURN_ERROR_IF(stat(arg, &st) != 0, err, PQ_ERR_IO, arg, -1, "cannot open: %s",
+                    strerror(errno));
     if (!S_ISDIR(st.st_mode)) {
-        if (!pathlist_push(out, arg))
-            return err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");
+        RETURN_ERROR_IF(!pathlist_push(out, arg), err, PQ_ERR_NOMEM, arg, -1, "out of memory");
         return PQ_OK;
     }
     char *root = pq_malloc(strlen(arg) + 1);
-    if (!root)
-        return err_set(err, PQ_ERR_NOMEM, arg, -1, "out of memory");
+    RETURN_ERROR_IF(!root, err, PQ_ERR_NOMEM, arg, -1, "out of memory");
     strcpy(root, arg);
     size_t rl = strlen(root);
     while (rl > 1 && root[rl - 1] == '/')

@@ -96,8 +96,8 @@ pq_status xz_decompress(const uint8_t *in, size_t n, const char *path, mapped_fi
     lzma_allocator al = {lz_alloc, lz_free, &big};
     lzma_stream s = LZMA_STREAM_INIT;
     s.allocator = &al;
-    if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
-        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory (xz decoder)");
+    RETURN_ERROR_IF(lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK, err,
+                    PQ_ERR_NOMEM, path, -1, "out of memory (xz decoder)");
     size_t cap = n < ((size_t)1 << 20) ? ((size_t)4 << 20) : 4 * n, len;
     uint64_t hint = index_size(in, n);
     /* One byte over, so that the decoder ends (index, check) with room left; a hint far

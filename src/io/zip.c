@@ -105,41 +105,37 @@ static pq_status zip_error_status(pqzip *z, int code, pq_error *err)
 static pq_status list_members(pqzip *z, pq_error *err)
 {
     zip_int64_t cnt = z->lz->zip_get_num_entries(z->za, 0);
-    if (cnt < 0)
-        return err_set(err, PQ_ERR_INPUT, z->path, -1, "expected a zip central directory");
+    RETURN_ERROR_IF(cnt < 0, err, PQ_ERR_INPUT, z->path, -1, "expected a zip central directory");
     z->n = (size_t)cnt;
     z->members = arena_alloc(&z->a, (z->n ? z->n : 1) * sizeof *z->members);
-    if (!z->members)
-        return err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory");
+    RETURN_ERROR_IF(!z->members, err, PQ_ERR_NOMEM, z->path, -1, "out of memory");
     for (size_t i = 0; i < z->n; i++) {
         zip_stat_t sb;
-        if (z->lz->zip_stat_index(z->za, i, ZIP_FL_ENC_RAW, &sb) < 0 ||
-            !(sb.valid & ZIP_STAT_NAME) || !(sb.valid & ZIP_STAT_SIZE) ||
-            !(sb.valid & ZIP_STAT_COMP_SIZE))
-            return err_set(err, PQ_ERR_INPUT, z->path, -1,
-                           "expected central directory entry %zu to be readable", i);
+        RETURN_ERROR_IF(z->lz->zip_stat_index(z->za, i, ZIP_FL_ENC_RAW, &sb) < 0 ||
+                            !(sb.valid & ZIP_STAT_NAME) || !(sb.valid & ZIP_STAT_SIZE) ||
+                            !(sb.valid & ZIP_STAT_COMP_SIZE),
+                        err, PQ_ERR_INPUT, z->path, -1,
+                        "expected central directory entry %zu to be readable", i);
         size_t nl = strlen(sb.name);
-        if (pqzip_name_is_safe(sb.name, nl) < 0)
-            return err_set(err, PQ_ERR_INPUT, z->path, -1,
-                           "member '%s': expected a relative path without '..', a drive or "
-                           "a backslash (refused: it could reach outside the archive)",
-                           sb.name);
+        RETURN_ERROR_IF(pqzip_name_is_safe(sb.name, nl) < 0, err, PQ_ERR_INPUT, z->path, -1,
+                        "member '%s': expected a relative path without '..', a drive or "
+                        "a backslash (refused: it could reach outside the archive)",
+                        sb.name);
         zip_uint8_t opsys = 0;
         zip_uint32_t attr = 0;
-        if (z->lz->zip_file_get_external_attributes(z->za, i, 0, &opsys, &attr) == 0 &&
-            opsys == ZIP_OPSYS_UNIX && ((attr >> 16) & S_IFMT) == S_IFLNK)
-            return err_set(err, PQ_ERR_INPUT, z->path, -1,
-                           "member '%s': expected a file or a directory, found a symbolic link "
-                           "(refused)",
-                           sb.name);
+        RETURN_ERROR_IF(z->lz->zip_file_get_external_attributes(z->za, i, 0, &opsys, &attr) == 0 &&
+                            opsys == ZIP_OPSYS_UNIX && ((attr >> 16) & S_IFMT) == S_IFLNK,
+                        err, PQ_ERR_INPUT, z->path, -1,
+                        "member '%s': expected a file or a directory, found a symbolic link "
+                        "(refused)",
+                        sb.name);
         pqzip_member *m = &z->members[i];
         m->name = arena_strndup(&z->a, sb.name, nl);
         m->size = sb.size;
         m->comp_size = sb.comp_size;
         m->method = (sb.valid & ZIP_STAT_COMP_METHOD) ? (int)sb.comp_method : -1;
         m->is_dir = nl > 0 && sb.name[nl - 1] == '/';
-        if (!m->name)
-            return err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory");
+        RETURN_ERROR_IF(!m->name, err, PQ_ERR_NOMEM, z->path, -1, "out of memory");
     }
     return PQ_OK;
 }
@@ -147,14 +143,12 @@ static pq_status list_members(pqzip *z, pq_error *err)
 static pq_status open_zip(pqzip *z, pq_error *err)
 {
     /* libzip takes an empty buffer for a new, empty archive. */
-    if (z->map.size < 22)
-        return err_set(err, PQ_ERR_INPUT, z->path, (int64_t)z->map.size,
-                       "expected a zip archive (at least its 22-byte end-of-central-directory "
-                       "record), found %zu bytes",
-                       z->map.size);
+    RETURN_ERROR_IF(z->map.size < 22, err, PQ_ERR_INPUT, z->path, (int64_t)z->map.size,
+                    "expected a zip archive (at least its 22-byte end-of-central-directory "
+                    "record), found %zu bytes",
+                    z->map.size);
     pq_status st = lazylib_zip(&z->lz, z->path, err);
-    if (st != PQ_OK)
-        return st;
+    FORWARD_IF_ERROR(st);
     zip_error_t ze;
     z->lz->zip_error_init(&ze);
     zip_source_t *src = z->lz->zip_source_buffer_create(z->map.data, z->map.size, 0, &ze);
@@ -178,8 +172,7 @@ pq_status pqzip_open_memory(const void *data, size_t n, const char *name, pqzip 
 {
     *out = NULL;
     pqzip *z = new_handle(name ? name : "");
-    if (!z)
-        return err_set(err, PQ_ERR_NOMEM, name, -1, "out of memory");
+    RETURN_ERROR_IF(!z, err, PQ_ERR_NOMEM, name, -1, "out of memory");
     /* Borrowed for open_zip (libzip keeps its own view of DATA), then forgotten so that
      * pqzip_close does not free the caller's buffer. */
     z->map.data = data;
@@ -204,8 +197,8 @@ static int keep_all(const char *name, const void *ctx)
 static pq_status open_dir(pqzip *z, pq_error *err)
 {
     pathlist l = {0};
-    if (!pathlist_walk(z->path, 0, keep_all, NULL, &l))
-        return err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory");
+    RETURN_ERROR_IF(!pathlist_walk(z->path, 0, keep_all, NULL, &l), err, PQ_ERR_NOMEM, z->path, -1,
+                    "out of memory");
     pathlist_sort(&l);
     size_t plen = strlen(z->path);
     while (plen > 1 && z->path[plen - 1] == '/')
@@ -238,8 +231,7 @@ pq_status pqzip_open(const char *path, pqzip **out, pq_error *err)
 {
     *out = NULL;
     pqzip *z = new_handle(path);
-    if (!z)
-        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    RETURN_ERROR_IF(!z, err, PQ_ERR_NOMEM, path, -1, "out of memory");
     struct stat sb;
     pq_status st;
     if (stat(path, &sb) != 0)
@@ -287,8 +279,7 @@ static pq_status read_dir_member(pqzip *z, const pqzip_member *m, const char *en
 {
     size_t pl = strlen(z->path), ml = strlen(m->name);
     char *full = pq_malloc(pl + ml + 2);
-    if (!full)
-        return err_set(err, PQ_ERR_NOMEM, ename, -1, "out of memory");
+    RETURN_ERROR_IF(!full, err, PQ_ERR_NOMEM, ename, -1, "out of memory");
     memcpy(full, z->path, pl);
     full[pl] = '/';
     memcpy(full + pl + 1, m->name, ml + 1);
@@ -314,19 +305,18 @@ static pq_status read_dir_member(pqzip *z, const pqzip_member *m, const char *en
 static pq_status read_zip_member(pqzip *z, size_t i, const pqzip_member *m, const char *ename,
                                  mapped_file *out, pq_error *err)
 {
-    if (m->size > PQZIP_MAX_MEMBER || (m->method == ZIP_CM_STORE && m->size != m->comp_size) ||
-        (m->method != ZIP_CM_STORE && m->size / 1032 > m->comp_size + 64))
-        return err_set(err, PQ_ERR_INPUT, ename, -1,
-                       "expected a member size of at most 4 GiB and 1032x its compressed size, "
-                       "found %llu from %llu bytes",
-                       (unsigned long long)m->size, (unsigned long long)m->comp_size);
-    if (m->method != ZIP_CM_STORE && m->method != ZIP_CM_DEFLATE)
-        return err_set(err, PQ_ERR_INPUT, ename, -1,
-                       "expected compression method 0 (stored) or 8 (deflate), found %d",
-                       m->method);
+    RETURN_ERROR_IF(m->size > PQZIP_MAX_MEMBER ||
+                        (m->method == ZIP_CM_STORE && m->size != m->comp_size) ||
+                        (m->method != ZIP_CM_STORE && m->size / 1032 > m->comp_size + 64),
+                    err, PQ_ERR_INPUT, ename, -1,
+                    "expected a member size of at most 4 GiB and 1032x its compressed size, "
+                    "found %llu from %llu bytes",
+                    (unsigned long long)m->size, (unsigned long long)m->comp_size);
+    RETURN_ERROR_IF(m->method != ZIP_CM_STORE && m->method != ZIP_CM_DEFLATE, err, PQ_ERR_INPUT,
+                    ename, -1, "expected compression method 0 (stored) or 8 (deflate), found %d",
+                    m->method);
     uint8_t *b = pq_malloc((size_t)m->size + MAPFILE_PADDING);
-    if (!b)
-        return err_set(err, PQ_ERR_NOMEM, ename, -1, "out of memory");
+    RETURN_ERROR_IF(!b, err, PQ_ERR_NOMEM, ename, -1, "out of memory");
     pq_status st = PQ_OK;
     zip_file_t *zf = z->lz->zip_fopen_index(z->za, i, 0);
     if (!zf) {
@@ -372,13 +362,11 @@ out:
 pq_status pqzip_read(pqzip *z, size_t i, mapped_file *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (i >= z->n)
-        return err_set(err, PQ_ERR_USAGE, z->path, -1, "no member %zu", i);
+    RETURN_ERROR_IF(i >= z->n, err, PQ_ERR_USAGE, z->path, -1, "no member %zu", i);
     const pqzip_member *m = &z->members[i];
     size_t pl = strlen(z->path), ml = strlen(m->name);
     char *ename = pq_malloc(pl + ml + 2);
-    if (!ename)
-        return err_set(err, PQ_ERR_NOMEM, z->path, -1, "out of memory");
+    RETURN_ERROR_IF(!ename, err, PQ_ERR_NOMEM, z->path, -1, "out of memory");
     memcpy(ename, z->path, pl);
     ename[pl] = ':';
     memcpy(ename + pl + 1, m->name, ml + 1);

@@ -15,8 +15,7 @@ pq_status model_members_open(const pq_source *src, model_members **out, pq_error
 {
     *out = NULL;
     model_members *m = pq_calloc(1, sizeof *m);
-    if (!m)
-        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    RETURN_ERROR_IF(!m, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     pq_status st = src->file.data
                        ? pqzip_open_memory(src->file.data, src->file.size, src->path, &m->zip, err)
                        : pqzip_open(src->path, &m->zip, err);
