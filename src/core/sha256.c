@@ -157,6 +157,8 @@ void pq_sha256_init(pq_sha256_ctx *s)
 
 void pq_sha256_update(pq_sha256_ctx *s, const void *data, size_t n)
 {
+    if (n == 0) /* DATA may be NULL (an empty file's mapping) */
+        return;
     const unsigned char *p = data;
     s->bytes += n;
     if (s->ntail) {
