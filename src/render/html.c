@@ -398,6 +398,30 @@ static void overview(buf *b, const html_inputs *in)
         }
         pq_free(ms);
     }
+    if (!(sr && sr->step_time.nsteps) && in->nxsteps) {
+        html_line lc = {"step-time",
+                        "Step time over steps",
+                        "step",
+                        "ms",
+                        in->xsteps,
+                        in->xstep_ms,
+                        in->nxsteps,
+                        INT64_MIN,
+                        (size_t)in->opts->max_points};
+        buf_puts(b, "<h3>Step time</h3>");
+        size_t drawn = html_line_chart(b, &lc);
+        buf_printf(b,
+                   "<p class=\"note\" id=\"step-note\">%zu step(s) of the XPlane's step markers "
+                   "(XProf's well-formed steps, as in roofline_model's step rows; each step's host "
+                   "span) of ",
+                   in->nxsteps);
+        html_text(b, in->xsteps_path);
+        buf_puts(b, "; no warm-up marked.");
+        if (drawn < in->nxsteps)
+            buf_printf(b, " %zu points, drawn as %zu (per bucket its lowest and highest).",
+                       in->nxsteps, drawn);
+        buf_puts(b, "</p>");
+    }
     buf_printf(b, "<h3>Sources (%zu)</h3>", in->profile->nsources);
     sources_devices(b, in->profile, (size_t)in->opts->max_rows);
     buf_puts(b, "<h3>Sections</h3><ul id=\"feeds\">");

@@ -253,6 +253,29 @@ report "$SHARED/data/trace-json/kineto__tb_plugin__samples__resnet50_num_workers
 report "$SHARED/data/trace-json/hta__trace_filter__sampled_rank-0.json.gz" kineto_paged
 report "$SHARED/data/trace-json/hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz" kineto_gz
 
+# A GPU XPlane with step markers (scripts/add_step_markers.py, in the test venv when it is
+# there): the overview's step chart has a point per step of roofline_model's step rows.
+protopy=$top/build/venv-test/bin/python
+if [ -x "$protopy" ]; then
+    "$protopy" "$top/scripts/add_step_markers.py" "$SHARED/data/xplane/mi300x8_jax_conv.xplane.pb" \
+        "$work/marked.xplane.pb" 3 >/dev/null || bad "xplane_steps: add_step_markers.py"
+    report "$work/marked.xplane.pb" xplane_steps
+    "$PROFQ" roofline --format xprof "$work/marked.xplane.pb" >"$work/rm.json" || bad "xplane_steps: roofline"
+    python3 - "$work/dom.html" "$work/rm.json" <<'PY' || bad "xplane_steps: the step chart"
+import json, re, sys
+dom, rm = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+steps = sorted({int(r['c'][0]['v']) for r in rm[0]['rows'] if r['c'][0]['v'] != 'Total'})
+c = re.search(r'<svg[^>]*id="step-time".*?</svg>', dom, re.S)
+assert c, 'no step chart'
+xs = [int(x) for x in re.findall(r'<circle class="pt"[^>]*data-x="(\d+)"', c.group(0))]
+assert steps and xs == steps, ('steps drawn', xs[:5], steps[:5])
+assert "of the XPlane's step markers" in dom, 'no step note'
+print('xplane_steps: %d steps drawn, those of roofline_model' % len(xs))
+PY
+else
+    echo "note: no build/venv-test: the XPlane step chart is not checked"
+fi
+
 # <script> in an op name, a device name and the source path: shown as text.
 mkdir -p "$work/<script>alert(1)<"
 xss="$work/<script>alert(1)</script>.json"
