@@ -39,7 +39,7 @@ while IFS= read -r -d '' path; do
     rel=${path#"$SHARED"/}
     if ! "$PROFQ" tools --format json "$path" >"$work/tools.json" 2>"$work/tools.err"; then
         skipped=$((skipped + 1))
-        echo "skip $rel: $(head -c 160 "$work/tools.err" | sed 's/^profq: [^:]*: //' | head -1)"
+        echo "skip $rel: $(head -1 "$work/tools.err" | sed 's/^profq: [^:]*: //' | cut -c1-240)"
         continue
     fi
     feeds=$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["inputs"][0]["feeds"]))' "$work/tools.json")
