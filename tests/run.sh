@@ -59,6 +59,7 @@ run_suite fuzz-replay-ttlog "$BUILD/fuzz_replay_ttlog" fuzz/corpus/ttlog "$SHARE
 [ -x tests/browser/nsys_flame.sh ] && run_suite browser/nsys_flame tests/browser/nsys_flame.sh
 [ -x tests/browser/nsys_svg.sh ] && run_suite browser/nsys_svg tests/browser/nsys_svg.sh
 [ -x tests/browser/html_report.sh ] && run_suite browser/html_report tests/browser/html_report.sh
+[ -x tests/browser/html_all.sh ] && run_suite browser/html_all tests/browser/html_all.sh
 [ -x tests/golden/summary.sh ] && run_suite golden-summary tests/golden/summary.sh
 run_suite fuzz-replay-trace-json "$BUILD/fuzz_replay_trace_json" fuzz/corpus/trace_json \
   "$SHARED/data/trace-json"

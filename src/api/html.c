@@ -6,6 +6,7 @@
  * page embeds. pq_render_html_compare: the two summaries of `--compare` and their hot ops
  * matched by name (render/html_compare.c draws them). Nothing else is formatted here. */
 #include "analysis/op_profile.h"
+#include "analysis/ops_steps.h"
 #include "analysis/summary.h"
 #include "analysis/tools.h"
 #include "core/alloc.h"
@@ -24,6 +25,40 @@ static int fed(const tools_result *t, const char *name)
         if (strcmp(t->items[i].name, name) == 0)
             return t->items[i].available && t->items[i].implemented;
     return 0;
+}
+
+/* The XPlane's well-formed steps (ops_steps: the host step markers' spans, as roofline_model's
+ * step rows) of the first XSpace with steps into IN's xsteps (allocated: the caller frees
+ * both arrays), when the ops are a GPU's. 0 when out of memory. */
+static int xplane_steps(const pq_profile *p, const pq_ops_result *ops, html_inputs *in)
+{
+    if (!ops || ops->hw != PQ_OPS_HW_GPU) /* (ops_steps groups GPU XSpaces only) */
+        return 1;
+    ops_steps st;
+    if (!ops_steps_build(p, 1, &st))
+        return 0;
+    size_t n = 0;
+    uint32_t src = st.nhost ? st.host_steps[0].source : 0;
+    while (n < st.nhost && st.host_steps[n].source == src)
+        n++;
+    int64_t *x = n ? pq_malloc_array(n, sizeof *x) : NULL;
+    double *y = n ? pq_malloc_array(n, sizeof *y) : NULL;
+    int ok = !n || (x && y);
+    for (size_t i = 0; ok && i < n; i++) {
+        x[i] = st.host_steps[i].group;
+        y[i] = (double)(st.host_steps[i].end - st.host_steps[i].begin) / 1e9; /* ps -> ms */
+    }
+    if (ok && n) {
+        in->xsteps = x;
+        in->xstep_ms = y;
+        in->nxsteps = n;
+        in->xsteps_path = p->sources[src].path;
+    } else {
+        pq_free(x);
+        pq_free(y);
+    }
+    ops_steps_free(&st);
+    return ok;
 }
 
 static int put_buf(void *ctx, const void *data, size_t n)
@@ -251,10 +286,15 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
     model_slices sl;
     sm_result sum;
     int have_sum = st == PQ_OK && trace_summary(profile, &in, &sl, &sum);
+    if (st == PQ_OK && !(have_sum && in.summary_result && in.summary_result->step_time.nsteps) &&
+        !xplane_steps(profile, in.ops_result, &in))
+        st = PQ_ERR_NOMEM;
     if (st == PQ_OK)
         st = html_render(&in, sink, err);
     else
         err_set(err, st, NULL, -1, "out of memory");
+    pq_free((void *)in.xsteps);
+    pq_free((void *)in.xstep_ms);
     if (have_sum) {
         sm_result_free(&sum);
         slices_free(&sl);

@@ -37,7 +37,9 @@ static const char CSS[] =
     "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:"
     "' \\25BC'}td.n,th.n{text-align:right;"
     "font-variant-numeric:tabular-nums}tbody tr:hover{background:#eef3fb}"
-    "input.flt{width:320px;padding:5px 8px;margin:0 0 8px}.note{color:#5b6474;font-size:12px}"
+    "input.flt{width:320px;padding:5px 8px;margin:0 0 8px}.pager{margin:4px 0 10px}"
+    ".pager button,.zoom button{margin-right:6px}.zoom{margin:0 0 "
+    "8px}.pgc{margin-right:6px;font-size:12px}.note{color:#5b6474;font-size:12px}"
     "summary h3{display:inline}summary{cursor:pointer;margin:14px 0 6px}"
     ".warn{color:#a15c00;font-weight:600}.err{color:#b03030}code{font-size:12px}"
     "svg.chart{max-width:100%;height:auto;display:block;margin:6px 0 12px}"
@@ -58,12 +60,33 @@ static const char CSS[] =
     ".side{min-width:0;overflow-x:auto}";
 
 /* Tables: a click on a head cell sorts by that column (data-v of numeric cells, else the
- * text), again reverses; a filter box hides the rows without its text. A buffer row shows
+ * text), again reverses; a filter box hides the rows without its text; a table of more than
+ * 100 rows shows them 100 a page (previous/next and the count under it; sorting and
+ * filtering act on all rows, then the pages are cut again). A chart with lines or points
+ * (step time, heap, memory profile, roofline) zooms: the wheel about the cursor, buttons
+ * +, - and reset under it (its viewBox, clamped to the drawn box). A buffer row shows
  * its live span on the heap chart of its module. */
 static const char JS[] =
     "(function(){'use strict';"
     "function key(td,num){if(!td)return num?-Infinity:'';if(num){var v=parseFloat("
     "td.getAttribute('data-v'));return isNaN(v)?-Infinity:v;}return td.textContent.toLowerCase();}"
+    "var PS=100;"
+    "function pg(t){var p=t._pg,rs=t.tBodies[0].rows,n=0;"
+    "for(var j=0;j<rs.length;j++){var out=rs[j].getAttribute('data-out')==='1';"
+    "rs[j].hidden=out||(p?n<p.i*PS||n>=(p.i+1)*PS:false);if(!out)n++;}if(!p)return;"
+    "var last=Math.max(0,Math.ceil(n/PS)-1);if(p.i>last){p.i=last;pg(t);return;}"
+    "p.c.textContent=n?'rows '+(p.i*PS+1)+'\\u2013'+Math.min(n,(p.i+1)*PS)+' of '+n:'no row';"
+    "p.a.disabled=p.i===0;p.b.disabled=p.i>=last;}"
+    "function btn(d,txt,cls){var e=document.createElement('button');e.type='button';"
+    "e.className=cls;e.textContent=txt;d.appendChild(e);return e;}"
+    "var ts=document.querySelectorAll('table.st');"
+    "for(var i=0;i<ts.length;i++){var t=ts[i];if(!t.tBodies[0]||t.tBodies[0].rows.length<=PS)"
+    "continue;var d=document.createElement('div');d.className='pager';d.id=t.id+'-pager';"
+    "var p={i:0};p.a=btn(d,'\\u2190 previous','prev');p.c=document.createElement('span');"
+    "p.c.className='pgc';d.appendChild(p.c);p.b=btn(d,'next \\u2192','next');t._pg=p;"
+    "(function(tt){p.a.addEventListener('click',function(){tt._pg.i--;pg(tt);});"
+    "p.b.addEventListener('click',function(){tt._pg.i++;pg(tt);});})(t);"
+    "t.parentNode.insertBefore(d,t.nextSibling);pg(t);}"
     "var ths=document.querySelectorAll('table.st thead th');"
     "for(var i=0;i<ths.length;i++){ths[i].addEventListener('click',function(){"
     "var th=this,tr=th.parentNode,col=Array.prototype.indexOf.call(tr.children,th);"
@@ -74,12 +97,13 @@ static const char JS[] =
     "var rows=Array.prototype.slice.call(tb.rows).map(function(r,j){return "
     "[key(r.cells[col],num),j,r];});"
     "rows.sort(function(a,b){var c=a[0]<b[0]?-1:a[0]>b[0]?1:0;if(desc)c=-c;return c||a[1]-b[1];});"
-    "for(var j=0;j<rows.length;j++)tb.appendChild(rows[j][2]);});}"
+    "for(var j=0;j<rows.length;j++)tb.appendChild(rows[j][2]);pg(th.closest('table'));});}"
     "var fs=document.querySelectorAll('input.flt');"
     "for(var i=0;i<fs.length;i++){fs[i].addEventListener('input',function(){"
     "var q=this.value.toLowerCase(),t=document.getElementById(this.getAttribute('data-for'));"
     "var rs=t.tBodies[0].rows,n=0;for(var j=0;j<rs.length;j++){var m=!q||"
-    "rs[j].textContent.toLowerCase().indexOf(q)>=0;rs[j].hidden=!m;if(m)n++;}"
+    "rs[j].textContent.toLowerCase().indexOf(q)>=0;if(m){rs[j].removeAttribute('data-out');n++;}"
+    "else rs[j].setAttribute('data-out','1');}if(t._pg)t._pg.i=0;pg(t);"
     "var c=document.getElementById(t.id+'-shown');if(c)c.textContent=String(n);});}"
     "var bs=document.querySelectorAll('tr.buf');"
     "for(var i=0;i<bs.length;i++){bs[i].addEventListener('click',function(){"
@@ -91,6 +115,27 @@ static const char JS[] =
     "r.removeAttribute('visibility');"
     "var l=document.getElementById(this.getAttribute('data-chart')+'-spantext');"
     "if(l)l.textContent=this.getAttribute('data-span');});}"
+    "";
+
+/* (the script's second half: a C string literal is at most 4095 bytes) */
+static const char JS_CHARTS[] =
+    "var zs=document.querySelectorAll('svg.chart');"
+    "for(var i=0;i<zs.length;i++){if(zs[i].querySelector('polyline,circle'))zoomable(zs[i]);}"
+    "function zoomable(s){var vb=s.getAttribute('viewBox'),b0=vb.split(' ').map(Number),"
+    "v=b0.slice();function cl(x,lo,w,W){return Math.min(Math.max(x,lo),lo+W-w);}"
+    "function zoom(k,cx,cy){var w=v[2]/k,h=v[3]/k;if(w>=b0[2]){v=b0.slice();"
+    "s.setAttribute('viewBox',vb);s.removeAttribute('data-zoom');return;}if(w<b0[2]/64)return;"
+    "v=[cl(cx-(cx-v[0])/k,b0[0],w,b0[2]),cl(cy-(cy-v[1])/k,b0[1],h,b0[3]),w,h];"
+    "s.setAttribute('viewBox',v.map(function(x){return x.toFixed(1);}).join(' '));"
+    "s.setAttribute('data-zoom',(b0[2]/w).toFixed(2));}"
+    "var d=document.createElement('div');d.className='zoom';"
+    "btn(d,'+','zin').addEventListener('click',function(){zoom(2,v[0]+v[2]/2,v[1]+v[3]/2);});"
+    "btn(d,'\\u2212','zout').addEventListener('click',function(){zoom(.5,v[0]+v[2]/2,"
+    "v[1]+v[3]/2);});btn(d,'reset zoom','zreset').addEventListener('click',function(){"
+    "zoom(1/64,0,0);});s.parentNode.insertBefore(d,s.nextSibling);"
+    "s.addEventListener('wheel',function(e){e.preventDefault();var r=s.getBoundingClientRect();"
+    "zoom(e.deltaY<0?1.25:.8,v[0]+(e.clientX-r.left)/(r.width||1)*v[2],"
+    "v[1]+(e.clientY-r.top)/(r.height||1)*v[3]);},{passive:false});}"
     "document.body.setAttribute('data-ready','1');})();";
 
 void html_text(buf *b, const char *s)
@@ -353,6 +398,30 @@ static void overview(buf *b, const html_inputs *in)
         }
         pq_free(ms);
     }
+    if (!(sr && sr->step_time.nsteps) && in->nxsteps) {
+        html_line lc = {"step-time",
+                        "Step time over steps",
+                        "step",
+                        "ms",
+                        in->xsteps,
+                        in->xstep_ms,
+                        in->nxsteps,
+                        INT64_MIN,
+                        (size_t)in->opts->max_points};
+        buf_puts(b, "<h3>Step time</h3>");
+        size_t drawn = html_line_chart(b, &lc);
+        buf_printf(b,
+                   "<p class=\"note\" id=\"step-note\">%zu step(s) of the XPlane's step markers "
+                   "(XProf's well-formed steps, as in roofline_model's step rows; each step's host "
+                   "span) of ",
+                   in->nxsteps);
+        html_text(b, in->xsteps_path);
+        buf_puts(b, "; no warm-up marked.");
+        if (drawn < in->nxsteps)
+            buf_printf(b, " %zu points, drawn as %zu (per bucket its lowest and highest).",
+                       in->nxsteps, drawn);
+        buf_puts(b, "</p>");
+    }
     buf_printf(b, "<h3>Sources (%zu)</h3>", in->profile->nsources);
     sources_devices(b, in->profile, (size_t)in->opts->max_rows);
     buf_puts(b, "<h3>Sections</h3><ul id=\"feeds\">");
@@ -398,6 +467,7 @@ pq_status html_page_end(buf *b, pq_error *err)
 {
     buf_puts(b, "</main>\n<script>");
     buf_puts(b, JS);
+    buf_puts(b, JS_CHARTS);
     buf_puts(b, "</script>\n</body></html>\n");
     return render_finish(b, err);
 }

@@ -46,6 +46,13 @@ typedef struct html_inputs {
     buf nsys_busbw_svg, nsys_more_text, nsys_flame_svg;
     const pq_summary_result *summary_result; /* of the first trace JSON source */
     const char *summary_path;
+    /* no trace summary with steps: an XPlane's well-formed steps (GPU step markers, the
+     * steps of roofline_model's step rows; made by src/api/html.c), of the first XSpace
+     * with steps: step numbers ascending and each step's time (ms); 0: none */
+    const int64_t *xsteps;
+    const double *xstep_ms;
+    size_t nxsteps;
+    const char *xsteps_path;
 } html_inputs;
 
 /* Writes the page into SINK. */

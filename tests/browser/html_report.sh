@@ -7,7 +7,8 @@
 # <script> element (profq's own), every section the input feeds (`profq tools --format
 # json`) is present and drawn (SVG with data points), clicking a column head sorts the op
 # table both ways, clicking a buffer at the peak shows its span, clicking a closed op tree
-# node opens it, and the numbers equal `profq ops --format json` (op rows, the first op's
+# node opens it, a table of more than 100 rows is paged (next, the count, filtering over all
+# rows), each line/point chart zooms (buttons, wheel, reset), and the numbers equal `profq ops --format json` (op rows, the first op's
 # self time, the idle time), `profq ops --format xprof --view op_profile` (the tree's
 # programs), `profq memory` (the attribution's bytes), `profq summarize` (hot ops, the
 # steps drawn and their mean) and `profq nsys` (the steady modules; bus bandwidth points,
@@ -36,8 +37,11 @@ trap 'rm -rf "$work"' EXIT
 failed=0
 bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
-# The probe appended to a copy of the page: sorts the op table by "Total self time" twice
-# and clicks the first buffer row, then states what it saw on <body>.
+# The probe appended to a copy of the page: sorts the op table by "#Occurrences" twice; of an
+# op table of more than 100 rows, checks its pages (100 rows shown, next shows rows 101..,
+# the count, a filter counts all rows and goes back to page 1); zooms each chart of lines
+# or points (+ halves the viewBox, the wheel zooms further, - twice and reset give the
+# drawn box back); clicks the first buffer row; then states what it saw on <body>.
 probe='<script>window.addEventListener("load",function(){var out=[];
 var t=document.getElementById("ops-table");
 function col(name){var h=t.tHead.rows[0].cells;for(var i=0;i<h.length;i++)if(h[i].textContent.replace(/[\u25B2\u25BC ]+$/,"")===name)return i;return -1;}
@@ -46,7 +50,29 @@ function sorted(v,d){for(var i=1;i<v.length;i++){if(d?v[i]>v[i-1]:v[i]<v[i-1])re
 if(t){var c=col("#Occurrences");if(c<0)out.push("no-column");else{var h=t.tHead.rows[0].cells[c];
 h.click();if(!sorted(vals(c),true)||h.getAttribute("aria-sort")!=="descending")out.push("desc");
 h.click();if(!sorted(vals(c),false)||h.getAttribute("aria-sort")!=="ascending")out.push("asc");}}
+var pgr=document.getElementById("ops-table-pager");
+var vis=function(){var r=t.tBodies[0].rows,v=[];for(var i=0;i<r.length;i++)if(!r[i].hidden)v.push(i);return v;};
+if(t&&t.tBodies[0].rows.length>100){if(!pgr)out.push("no-pager");else{var N=t.tBodies[0].rows.length,v=vis();
+if(v.length!==100||v[0]!==0||pgr.querySelector("button.prev").disabled!==true)out.push("page1");
+pgr.querySelector("button.next").click();v=vis();
+if(v.length!==Math.min(100,N-100)||v[0]!==100)out.push("page2");
+if(pgr.querySelector(".pgc").textContent!=="rows 101\u2013"+Math.min(200,N)+" of "+N)out.push("count");
+var f=document.querySelector("input.flt[data-for=ops-table]");f.value="a";f.dispatchEvent(new Event("input"));
+var m=0,r=t.tBodies[0].rows;for(var i=0;i<r.length;i++)if(r[i].textContent.toLowerCase().indexOf("a")>=0)m++;
+v=vis();if(v.length!==Math.min(100,m)||v.length&&v[0]!==0&&r[v[0]].textContent.toLowerCase().indexOf("a")<0||
+document.getElementById("ops-table-shown").textContent!==String(m))out.push("filter");
+f.value="";f.dispatchEvent(new Event("input"));if(vis().length!==100)out.push("unfilter");}}
+else if(pgr)out.push("pager-of-few-rows");
 var d=document.querySelector("#op-tree details.tnode:not([open])");if(d){d.querySelector("summary").click();if(!d.open)out.push("tree");}
+var zl=document.querySelectorAll("svg.chart");for(var zi=0;zi<zl.length;zi++){var s=zl[zi];
+if(!s.querySelector("polyline,circle"))continue;var vb0=s.getAttribute("viewBox"),w0=parseFloat(vb0.split(" ")[2]);
+var wv=function(){return parseFloat(s.getAttribute("viewBox").split(" ")[2]);};var zb=s.nextElementSibling;
+if(!zb||zb.className!=="zoom"){out.push("no-zoom:"+s.id);continue;}
+zb.querySelector("button.zin").click();if(Math.abs(wv()-w0/2)>0.2||s.getAttribute("data-zoom")!=="2.00")out.push("zoom-in:"+s.id);
+var rc=s.getBoundingClientRect();s.dispatchEvent(new WheelEvent("wheel",{deltaY:-100,clientX:rc.left+rc.width/3,clientY:rc.top+rc.height/2,bubbles:true,cancelable:true}));
+if(!(wv()<w0/2-0.1))out.push("wheel:"+s.id);
+zb.querySelector("button.zout").click();zb.querySelector("button.zout").click();if(s.getAttribute("viewBox")!==vb0)out.push("zoom-out:"+s.id);
+zb.querySelector("button.zin").click();zb.querySelector("button.zreset").click();if(s.getAttribute("viewBox")!==vb0)out.push("zoom-reset:"+s.id);}
 var b=document.querySelector("tr.buf");if(b){b.click();var s=document.getElementById(b.getAttribute("data-chart")+"-span");
 if(!s||s.hasAttribute("visibility")||!(parseFloat(s.getAttribute("width"))>0))out.push("span");}
 document.body.setAttribute("data-probe",out.join(" ")||"ok");});</script>'
@@ -92,7 +118,7 @@ said = []
 if 'ops' in feeds:
     ops = json.load(open(sys.argv[4]))
     t = re.search(r'<table class="st" id="ops-table">.*?</table>', dom, re.S).group(0)
-    rows = re.findall(r'<tr( class="idle")?><td class="n" data-v="\d+">\d+</td>(.*?)</tr>', t, re.S)
+    rows = re.findall(r'<tr( class="idle")?(?: hidden="")?><td class="n" data-v="\d+">\d+</td>(.*?)</tr>', t, re.S)
     real = [r for r in rows if not r[0]]
     assert len(real) == len(ops['rows']), ('op rows', len(real), len(ops['rows']))
     first = re.findall(r'data-v="([^"]*)"', real[0][1])
@@ -224,7 +250,31 @@ report "$SHARED/data/nsys/nsys-jax_h100_maxtext_fsdp4.zip" nsys_jax
 report "$SHARED/data/hlo/mi300x8_jax_conv_legacy__jit_forward_3d_conv(15).hlo_proto.pb" hlo_proto
 report "$SHARED/data/trace-json/kineto__docs__traces__before_fix_trace.json" kineto
 report "$SHARED/data/trace-json/kineto__tb_plugin__samples__resnet50_num_workers_0__worker0.1623143089861.pt.trace.json.gz" kineto_steps
+report "$SHARED/data/trace-json/hta__trace_filter__sampled_rank-0.json.gz" kineto_paged
 report "$SHARED/data/trace-json/hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz" kineto_gz
+
+# A GPU XPlane with step markers (scripts/add_step_markers.py, in the test venv when it is
+# there): the overview's step chart has a point per step of roofline_model's step rows.
+protopy=$top/build/venv-test/bin/python
+if [ -x "$protopy" ]; then
+    "$protopy" "$top/scripts/add_step_markers.py" "$SHARED/data/xplane/mi300x8_jax_conv.xplane.pb" \
+        "$work/marked.xplane.pb" 3 >/dev/null || bad "xplane_steps: add_step_markers.py"
+    report "$work/marked.xplane.pb" xplane_steps
+    "$PROFQ" roofline --format xprof "$work/marked.xplane.pb" >"$work/rm.json" || bad "xplane_steps: roofline"
+    python3 - "$work/dom.html" "$work/rm.json" <<'PY' || bad "xplane_steps: the step chart"
+import json, re, sys
+dom, rm = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+steps = sorted({int(r['c'][0]['v']) for r in rm[0]['rows'] if r['c'][0]['v'] != 'Total'})
+c = re.search(r'<svg[^>]*id="step-time".*?</svg>', dom, re.S)
+assert c, 'no step chart'
+xs = [int(x) for x in re.findall(r'<circle class="pt"[^>]*data-x="(\d+)"', c.group(0))]
+assert steps and xs == steps, ('steps drawn', xs[:5], steps[:5])
+assert "of the XPlane's step markers" in dom, 'no step note'
+print('xplane_steps: %d steps drawn, those of roofline_model' % len(xs))
+PY
+else
+    echo "note: no build/venv-test: the XPlane step chart is not checked"
+fi
 
 # <script> in an op name, a device name and the source path: shown as text.
 mkdir -p "$work/<script>alert(1)<"
