@@ -53,7 +53,9 @@ def partial_commands() -> List[str]:
     names = re.findall(r"^  ([a-z][a-z-]*) ", out, re.M)
     found = []
     for n in names:
-        if n in ("merge", "help", "version"):
+        # summarize's partials are per trace file (the summary set of a job's ranks); the
+        # hosts here are XSpaces, which it reads one at a time
+        if n in ("merge", "help", "version", "summarize"):
             continue
         r = subprocess.run([PROFQ, "help", n], capture_output=True, text=True)
         if "--partial" in r.stdout + r.stderr:
