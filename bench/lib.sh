@@ -16,13 +16,13 @@ bench_setup() {
 # from SOURCE) once, and again only when the generator, size, seed or job changed. STAMP keeps
 # that key on its first line and the event count the generator printed on its second.
 bench_generate() {
-  local src=$1 gen=$2 file=$3 stamp=$4 sz=$5 sd=$6 job=${7:-$6} want line
-  want="$(sha256sum "$src" | cut -d' ' -f1) size=$sz seed=$sd job=$job"
+  local src=$1 gen=$2 file=$3 stamp=$4 sz=$5 sd=$6 job=${7:-} want line
+  want="$(sha256sum "$src" | cut -d' ' -f1) size=$sz seed=$sd${job:+ job=$job}"
   mkdir -p "$(dirname "$file")"
   if [ ! -f "$file" ] || [ ! -f "$stamp" ] || [ "$(head -1 "$stamp")" != "$want" ]; then
     echo "bench: generating $file ($sz bytes, seed $sd)" >&2
     rm -f "$file" "$stamp"
-    line=$("$gen" "$file" "$sz" "$sd" "$job")
+    line=$("$gen" "$file" "$sz" "$sd" ${job:+"$job"})
     echo "$line" >&2
     printf '%s\n%s\n' "$want" "$(sed -n 's/.* \([0-9]*\) events.*/\1/p' <<<"$line")" > "$stamp"
   fi

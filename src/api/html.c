@@ -74,17 +74,22 @@ static void record(html_part *p, pq_status st, const pq_error *e)
     snprintf(p->message, sizeof p->message, "%s", st == PQ_OK ? "" : e->message);
 }
 
+/* Modules whose buffer assignment has a heap-simulator trace (a heap chart to draw) first,
+ * then the larger peak. */
 static int by_peak_desc(const void *a, const void *b, void *ctx)
 {
     (void)ctx;
     const html_module_view *x = a, *y = b;
+    int tx = x->mv && x->mv->ntimeline > 0, ty = y->mv && y->mv->ntimeline > 0;
+    if (tx != ty)
+        return ty - tx;
     int64_t px = x->mv ? x->mv->peak_heap_bytes + x->mv->indefinite_bytes : -1;
     int64_t py = y->mv ? y->mv->peak_heap_bytes + y->mv->indefinite_bytes : -1;
     return px > py ? -1 : px < py ? 1 : 0; /* stable sort: list order among ties */
 }
 
-/* The memory viewer of every listed module (at most 64 computed), largest peak first; the
- * first opts->max_modules are kept. */
+/* The memory viewer of every listed module (at most 64 computed), those with a heap trace
+ * first, then the largest peak; the first opts->max_modules are kept. */
 static pq_status memory_viewers(const pq_profile *profile, html_inputs *in,
                                 pq_memory_viewer_result **list, html_module_view **views)
 {

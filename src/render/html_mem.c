@@ -127,11 +127,13 @@ static void module_list(buf *b, const html_inputs *in)
         return;
     static const char *const cols[] = {"Module", "Program id", "Source"};
     static const int num[] = {0, 1, 0};
-    buf_printf(b,
-               "<h3>Every module (%u)</h3><p class=\"note dropped\">The memory viewer of %zu "
-               "module(s) is drawn above (the largest peaks among the first 64); %zu are only "
-               "listed (profq memory-viewer --module KEY shows one).</p>",
-               l->nmodules, in->nmodules, in->modules_dropped);
+    buf_printf(
+        b,
+        "<h3>Every module (%u)</h3><p class=\"note dropped\">The memory viewer of %zu "
+        "module(s) is drawn above (among the first 64, those with a heap trace, then the largest "
+        "peaks); %zu are only "
+        "listed (profq memory-viewer --module KEY shows one).</p>",
+        l->nmodules, in->nmodules, in->modules_dropped);
     html_table_begin(b, "modules", cols, num, 3, l->nmodules > 20);
     size_t shown = 0;
     for (uint32_t i = 0; i < l->nmodules && shown < (size_t)in->opts->max_rows; i++, shown++) {
