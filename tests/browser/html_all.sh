@@ -17,23 +17,10 @@
 # each page before loading it (to see this test fail).
 # Suite contract: 0 pass, 77 skip (no chromium, or no $SHARED; failures under CI=true).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-PROFQ=${PROFQ:-$top/build/profq}
-SHARED=${SHARED:-$top/../shared}
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ]; then
-    echo "browser: SKIP: chromium is not installed (scripts/deps.sh test installs it)"
-    exit 77
-fi
-if [ ! -d "$SHARED/data/xplane" ]; then
-    echo "browser: SKIP: $SHARED/data is absent"
-    exit 77
-fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/profq-htmlall-XXXXXX")
-trap 'rm -rf "$work"' EXIT
-failed=0 checked=0 skipped=0
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
+browser_init browser htmlall
+[ -d "$SHARED/data/xplane" ] || skip "$SHARED/data is absent"
+checked=0 skipped=0
 
 while IFS= read -r -d '' path; do
     rel=${path#"$SHARED"/}
@@ -54,10 +41,7 @@ while IFS= read -r -d '' path; do
     if [ -n "${BREAK:-}" ]; then
         sed -i "s/id=\"$BREAK\"/id=\"broken\"/" "$work/page.html"
     fi
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-        --user-data-dir="$work/profile" --enable-logging=stderr --v=0 \
-        --virtual-time-budget=3000 --dump-dom "file://$work/page.html" >"$work/dom.html" 2>"$work/stderr"
-    grep 'CONSOLE' "$work/stderr" >"$work/console.txt"
+    load_page "$work/page.html" "$work/dom.html" "$work/console.txt"
     grep -q 'data-ready="1"' "$work/dom.html" || bad "$rel: the page's script did not finish"
     [ -s "$work/console.txt" ] && { bad "$rel: console messages:"; head -5 "$work/console.txt"; }
     : >"$work/ops.json"

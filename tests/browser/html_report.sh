@@ -19,23 +19,9 @@
 # SCREENSHOTS=DIR also writes the top of each page there (docs/img/html_*.png come from it).
 # Suite contract: 0 pass, 77 skip (no chromium, or no $SHARED; failures under CI=true).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-PROFQ=${PROFQ:-$top/build/profq}
-SHARED=${SHARED:-$top/../shared}
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ]; then
-    echo "browser: SKIP: chromium is not installed (scripts/deps.sh test installs it)"
-    exit 77
-fi
-if [ ! -d "$SHARED/data/xplane" ]; then
-    echo "browser: SKIP: $SHARED/data is absent"
-    exit 77
-fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/profq-html-XXXXXX")
-trap 'rm -rf "$work"' EXIT
-failed=0
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
+browser_init browser html
+[ -d "$SHARED/data/xplane" ] || skip "$SHARED/data is absent"
 
 # The probe appended to a copy of the page: sorts the op table by "#Occurrences" twice; of an
 # op table of more than 100 rows, checks its pages (100 rows shown, next shows rows 101..,
@@ -77,13 +63,10 @@ var b=document.querySelector("tr.buf");if(b){b.click();var s=document.getElement
 if(!s||s.hasAttribute("visibility")||!(parseFloat(s.getAttribute("width"))>0))out.push("span");}
 document.body.setAttribute("data-probe",out.join(" ")||"ok");});</script>'
 
-# load_page HTML LABEL: the page's DOM after its script ran into $work/dom.html; fails when
+# ready_page HTML LABEL: the page's DOM after its script ran into $work/dom.html; fails when
 # the script did not finish or the console shows a message.
-load_page() {
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-        --user-data-dir="$work/profile" --enable-logging=stderr --v=0 \
-        --virtual-time-budget=3000 --dump-dom "file://$1" >"$work/dom.html" 2>"$work/stderr"
-    grep 'CONSOLE' "$work/stderr" >"$work/console.txt"
+ready_page() {
+    load_page "$1" "$work/dom.html" "$work/console.txt"
     grep -q 'data-ready="1"' "$work/dom.html" || bad "$2: the page's script did not finish"
     [ -s "$work/console.txt" ] && { bad "$2: console messages:"; cat "$work/console.txt"; }
 }
@@ -96,10 +79,8 @@ import sys
 page = open(sys.argv[1]).read()
 open(sys.argv[2], 'w').write(page.replace('</body>', sys.argv[3] + '</body>'))
 PY
-    load_page "$html" "$label"
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-        --user-data-dir="$work/profile" --virtual-time-budget=3000 \
-        --dump-dom "file://$work/probe.html" >"$work/probe.dom" 2>/dev/null
+    ready_page "$html" "$label"
+    chrome --virtual-time-budget=3000 --dump-dom "file://$work/probe.html" >"$work/probe.dom" 2>/dev/null
     grep -q 'data-probe="ok"' "$work/probe.dom" ||
         bad "$label: sorting or the buffer click: $(grep -o 'data-probe="[^"]*"' "$work/probe.dom")"
     python3 - "$work/dom.html" "$label" "$work/tools.json" "$work/ops.json" "$work/sum.json" "$work/nsys.json" "$work/opprof.json" "$work/mem.json" <<'PY' || bad "$label: DOM checks"
@@ -236,9 +217,7 @@ report() { # PATH LABEL
         (cd "$SHARED" && "$PROFQ" html "${path#"$SHARED"/}" -o "$work/shot.html") || bad "$label: shot"
         # ONLY: that section alone under the header (a style added to the copy shot)
         [ -z "$only" ] || sed -i "s|</head>|<style>main>section{display:none}main>section#$only{display:block}</style></head>|" "$work/shot.html"
-        timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-            --user-data-dir="$work/profile" --window-size=1100,1000 --hide-scrollbars \
-            --virtual-time-budget=3000 --screenshot="$SCREENSHOTS/html_$label.png" \
+        chrome --window-size=1100,1000 --hide-scrollbars --virtual-time-budget=3000 --screenshot="$SCREENSHOTS/html_$label.png" \
             "file://$work/shot.html" >/dev/null 2>&1 || bad "$label: screenshot"
         shrink "$SCREENSHOTS/html_$label.png"
     fi
@@ -308,7 +287,7 @@ compare_page() { # BEFORE AFTER LABEL
     "$PROFQ" html --compare "$1" "$2" >"$work/$3.again.html"
     cmp -s "$work/$3.html" "$work/$3.again.html" || bad "$3: two runs differ"
     "$PROFQ" compare "$1" "$2" --format json >"$work/cmp.json" || bad "$3: profq compare"
-    load_page "$work/$3.html" "$3"
+    ready_page "$work/$3.html" "$3"
     python3 - "$work/dom.html" "$work/cmp.json" "$3" <<'PY' || bad "$3: DOM checks"
 import html, json, re, sys
 dom, cmp, label = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), sys.argv[3]
@@ -343,9 +322,7 @@ grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$work/dom.html" || bad "compare
 if [ -n "${SCREENSHOTS:-}" ]; then
     (cd "$SHARED" && "$PROFQ" html --compare data/trace-json/hta__trace_filter__sampled_rank-0.json.gz \
         data/trace-json/hta__trace_filter__sampled_rank-1.json.gz -o "$work/shot.html") || bad "compare: shot"
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-        --user-data-dir="$work/profile" --window-size=1100,1000 --hide-scrollbars \
-        --virtual-time-budget=3000 --screenshot="$SCREENSHOTS/html_compare.png" \
+    chrome --window-size=1100,1000 --hide-scrollbars --virtual-time-budget=3000 --screenshot="$SCREENSHOTS/html_compare.png" \
         "file://$work/shot.html" >/dev/null 2>&1 || bad "compare: screenshot"
     shrink "$SCREENSHOTS/html_compare.png"
 fi

@@ -8,35 +8,18 @@
 # Suite contract: 0 pass, 1 fail, 77 skip (no chromium, no venv, or no $SHARED; failures
 # under CI=true).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+browser_init nsys_flame nsysflame
 cd "$top"
-PROFQ=${PROFQ:-$top/build/profq}
-SHARED=${SHARED:-$top/../shared}
-skip() { echo "nsys_flame: SKIP: $*"; [ "${CI:-}" = true ] && exit 1; exit 77; }
-browser=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$browser" ] || skip "chromium is not installed (scripts/deps.sh test installs it)"
 archive="$SHARED/data/nsys/nsys-jax_h100_maxtext_fsdp4.zip"
 [ -f "$archive" ] || skip "$archive is absent"
 py=$(scripts/venv.sh test tests/requirements.txt) || skip "no build/venv-test (PyPI?)"
-work=$(mktemp -d "${TMPDIR:-/tmp}/profq-nsysflame-XXXXXX")
-trap 'rm -rf "$work"' EXIT
-failed=0
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-# load SVG DOM CONSOLE
-load() {
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-        --user-data-dir="$work/profile" --enable-logging=stderr --v=0 \
-        --virtual-time-budget=2000 --dump-dom "file://$1" > "$2" 2> "$work/stderr"
-    grep 'CONSOLE' "$work/stderr" > "$3"
-}
 
 # check ARCHIVE LABEL WANT_SCRIPT_TEXT
 check() {
     local svg="$work/$2.svg"
     "$PROFQ" nsys --section flame --format svg -o "$svg" "$1" || { bad "$2: profq exits $?"; return; }
-    load "$svg" "$work/dom.xml" "$work/console.txt"
+    load_page "$svg" "$work/dom.xml" "$work/console.txt" 2000
     [ -s "$work/console.txt" ] && { bad "$2: console messages:"; cat "$work/console.txt"; }
     "$py" - "$work/dom.xml" "$2" "$3" <<'PY' || bad "$2: DOM checks"
 import re, sys

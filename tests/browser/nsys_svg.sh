@@ -8,34 +8,17 @@
 # Suite contract: 0 pass, 77 skip (no chromium, no PyPI for pyarrow, or no $SHARED; failures
 # under CI=true).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-PROFQ=${PROFQ:-$top/build/profq}
-SHARED=${SHARED:-$top/../shared}
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ]; then
-    echo "nsys_svg: SKIP: chromium is not installed (scripts/deps.sh test installs it)"
-    exit 77
-fi
-python=$(cd "$top" && scripts/venv.sh nsys tests/nsys-requirements.txt) || {
-    echo "nsys_svg: SKIP: could not create the venv from tests/nsys-requirements.txt"
-    exit 77
-}
-work=$(mktemp -d "${TMPDIR:-/tmp}/profq-nsys-svg-XXXXXX")
-trap 'rm -rf "$work"' EXIT
-failed=0
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
+browser_init nsys_svg nsys-svg
+python=$(cd "$top" && scripts/venv.sh nsys tests/nsys-requirements.txt) ||
+    skip "could not create the venv from tests/nsys-requirements.txt"
 
 # check ARCHIVE LABEL XSS: renders, loads, checks console, script elements, points.
 check() {
     local archive=$1 label=$2 xss=$3
     "$PROFQ" nsys --format svg -o "$work/$label.svg" "$archive" || { bad "$label: profq exit $?"; return; }
     "$PROFQ" nsys --format json -o "$work/$label.json" "$archive" || { bad "$label: json exit $?"; return; }
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-        --user-data-dir="$work/profile" --enable-logging=stderr --v=0 \
-        --virtual-time-budget=3000 --dump-dom "file://$work/$label.svg" > "$work/dom.xml" \
-        2> "$work/stderr"
-    grep 'CONSOLE' "$work/stderr" > "$work/console.txt"
+    load_page "$work/$label.svg" "$work/dom.xml" "$work/console.txt"
     [ -s "$work/console.txt" ] && { bad "$label: console messages:"; cat "$work/console.txt"; }
     python3 - "$work/dom.xml" "$work/$label.json" "$label" "$xss" <<'PY' || bad "$label: DOM checks"
 import json, re, sys

@@ -8,32 +8,13 @@
 # window no table is wider than its card (issue 16 item 14).
 # Suite contract: 0 pass, 77 skip (no chromium, or no $SHARED; both failures under CI=true).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-PROFQ=${PROFQ:-$top/build/profq}
-SHARED=${SHARED:-$top/../shared}
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ]; then
-    echo "browser: SKIP: chromium is not installed (scripts/deps.sh test installs it)"
-    exit 77
-fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/profq-browser-XXXXXX")
-trap 'rm -rf "$work"' EXIT
-failed=0
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-# Loads FILE, writes the DOM after scripts ran to $2 and the console lines to $3.
-load() {
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-        --user-data-dir="$work/profile" --enable-logging=stderr --v=0 \
-        --virtual-time-budget=3000 --dump-dom "file://$1" > "$2" 2> "$work/stderr"
-    grep 'CONSOLE' "$work/stderr" > "$3"
-}
+. "$(dirname "$0")/lib.sh"
+browser_init browser browser
 
 # check HTML EXPECTED_OPS LABEL
 check() {
     local html=$1 want=$2 label=$3
-    load "$html" "$work/dom.html" "$work/console.txt"
+    load_page "$html" "$work/dom.html" "$work/console.txt"
     grep -q 'data-ready="1"' "$work/dom.html" || bad "$label: the report's script did not finish"
     [ -s "$work/console.txt" ] && { bad "$label: console messages:"; cat "$work/console.txt"; }
     python3 - "$work/dom.html" "$want" "$label" <<'PY' || bad "$label: DOM checks"
@@ -67,9 +48,7 @@ js = ("<script>window.addEventListener('load',function(){"
       "document.body.setAttribute('data-tables',String(ts.length));});</script>")
 open(sys.argv[2], 'w').write(page.replace('</body>', js + '</body>'))
 PY
-    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-        --user-data-dir="$work/profile" --window-size=1400,900 --virtual-time-budget=3000 \
-        --dump-dom "file://$work/fit.html" > "$work/fit.dom" 2> /dev/null
+    chrome --window-size=1400,900 --virtual-time-budget=3000 --dump-dom "file://$work/fit.html" > "$work/fit.dom" 2> /dev/null
     grep -q 'data-tables="[1-9]' "$work/fit.dom" || bad "$label: table widths not measured"
     grep -q 'data-wide="none"' "$work/fit.dom" ||
         bad "$label: tables wider than their card at 1400 px: $(grep -o 'data-wide="[^"]*"' "$work/fit.dom")"
