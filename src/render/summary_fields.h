@@ -45,5 +45,7 @@ jval *sm_row_tree(const void *row, const sm_row_desc *d);
 jval *sm_rows_tree(const void *rows, size_t n, const sm_row_desc *d);
 /* The array of N optimization candidates. */
 jval *sm_candidates_tree(const pq_sm_candidate *rows, size_t n);
+/* The metadata the seed's publish attaches to a profile_summary artifact (1.25). */
+jval *sm_publish_metadata_tree(const pq_summary_result *r);
 
 #endif
