@@ -302,11 +302,11 @@ pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_tr
                     "out of memory");
     pq_status st = o->strict_provenance ? strict_check(&cmp, err) : PQ_OK;
     jval *rec = NULL;
+    pq_track_assessment as;
     if (st == PQ_OK) {
         track_thresholds t = {o->max_step_median_regression_pct, o->max_step_p90_regression_pct,
                               o->max_communication_share_regression_abs,
                               o->max_stall_share_regression_abs};
-        pq_track_assessment as;
         sm_assess(&cmp, &t, &as);
         *status = as.status;
         rec =
@@ -321,7 +321,7 @@ pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_tr
     if (st == PQ_OK && o->gate && *status == PQ_TRACK_FAIL) {
         buf g;
         buf_init(&g, o->gate);
-        su_track_gate(&g, rec, o->max_step_median_regression_pct, o->max_step_p90_regression_pct);
+        su_track_gate(&g, &as, o->max_step_median_regression_pct, o->max_step_p90_regression_pct);
         pq_status gs = buf_flush(&g);
         buf_release(&g);
         if (gs != PQ_OK)
@@ -372,19 +372,9 @@ pq_status pq_summary_publish_plan(const pq_summary *s, const char *status, const
         snprintf(name_out, cap, "profile-summary-%s", run_id);
     else
         snprintf(name_out, cap, "profile-summary-%s", stamp ? stamp : "");
-    jval *r = jv_obj();
-    jv_set(r, "status", jv_cstr(status));
-    jv_set(r, "entity", jv_cstr(entity));
-    jv_set(r, "project", jv_cstr(project));
-    jv_set(r, "artifact_name", jv_cstr(name_out));
-    jv_set(r, "artifact_type", jv_cstr("profile_summary"));
-    jval *al = jv_arr();
-    for (size_t k = 0; k < naliases; k++)
-        jv_push(al, jv_cstr(aliases[k]));
-    jv_set(r, "aliases", al);
-    jv_set(r, "summary_path", jv_cstr(summary_path));
-    jv_set(r, "report_path", jv_cstr(report_path));
-    jv_set(r, "metadata", sm_publish_metadata_tree(s->r));
+    sm_publish_plan p = {status,  entity,   project,      name_out,
+                         aliases, naliases, summary_path, report_path};
+    jval *r = sm_publish_plan_tree(s->r, &p);
     pq_status st = emit(r, 2, sink, err);
     jv_free(r);
     return st;

@@ -563,28 +563,23 @@ void su_render_doc(buf *b, const jval *doc, int wide)
 
 /* One line per threshold the gate failed on (the assessment's rule: a steady-state median
  * or p90 regression past its threshold): metric, value, threshold, baseline and after. */
-void su_track_gate(buf *b, const jval *rec, double max_median_pct, double max_p90_pct)
+void su_track_gate(buf *b, const pq_track_assessment *as, double max_median_pct, double max_p90_pct)
 {
-    const jval *as = jv_get(rec, "assessment");
-    const jval *m = jv_get(as, "metrics");
-    const jval *st = jv_get(jv_get(as, "comparison"), "step_time");
     static const struct {
-        const char *metric, *what, *before, *after;
-    } g[] = {{"steady_state_median_regression_pct", "steady-state median step time",
-              "steady_state_median_before", "steady_state_median_after"},
-             {"steady_state_p90_regression_pct", "steady-state p90 step time",
-              "steady_state_p90_before", "steady_state_p90_after"}};
+        const char *metric, *what;
+    } g[] = {{"steady_state_median_regression_pct", "steady-state median step time"},
+             {"steady_state_p90_regression_pct", "steady-state p90 step time"}};
+    const pq_summary_comparison *c = as->comparison;
     for (size_t i = 0; i < 2; i++) {
-        int ok;
-        double v = jv_number(jv_get(m, g[i].metric), &ok);
+        double v = i ? as->p90_regression_pct : as->median_regression_pct;
         double max = i ? max_p90_pct : max_median_pct;
-        if (!ok || !(v > max))
+        if (!isfinite(v) || !(v > max))
             continue;
         buf_printf(b, "track: fail: %s (%s) regressed %+.2f%%, threshold %.2f%%; baseline ",
                    g[i].what, g[i].metric, v, max);
-        su_value(b, jv_get(st, g[i].before), SU_TIME);
+        su_figure(b, c ? c->steady_before[i] : NAN, SU_TIME);
         buf_puts(b, ", after ");
-        su_value(b, jv_get(st, g[i].after), SU_TIME);
+        su_figure(b, c ? c->steady_after[i] : NAN, SU_TIME);
         buf_putc(b, '\n');
     }
 }

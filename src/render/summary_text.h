@@ -71,8 +71,9 @@ void su_region(buf *b, const pq_summary_result *s, const char *path);
  * arrays of objects as tables. WIDE: names whole (else 120 columns). */
 void su_render_doc(buf *b, const jval *doc, int wide);
 
-/* The failed thresholds of a track record REC (one line each, "track: fail: ..."): the
+/* The failed thresholds of track's assessment AS (one line each, "track: fail: ..."): the
  * metric, its value, the threshold, the baseline and the after figure with their units. */
-void su_track_gate(buf *b, const jval *rec, double max_median_pct, double max_p90_pct);
+void su_track_gate(buf *b, const pq_track_assessment *as, double max_median_pct,
+                   double max_p90_pct);
 
 #endif

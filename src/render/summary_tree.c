@@ -286,7 +286,7 @@ jval *sm_tree(const pq_summary_result *r)
     return doc;
 }
 
-jval *sm_publish_metadata_tree(const pq_summary_result *r)
+static jval *publish_metadata_tree(const pq_summary_result *r)
 {
     const pq_sm_run_metadata *rm = &r->run_metadata;
     const pq_sm_gap *gap = r->ngap_before_ops ? &r->gap_before_ops[0] : NULL;
@@ -317,4 +317,22 @@ jval *sm_publish_metadata_tree(const pq_summary_result *r)
     jv_set(m, "num_gap_region_contexts", jv_int((int64_t)r->ngap_region_contexts));
     jv_set(m, "generated_at_utc", jv_cstr(r->generated_at_utc));
     return m;
+}
+
+jval *sm_publish_plan_tree(const pq_summary_result *r, const sm_publish_plan *p)
+{
+    jval *o = jv_obj();
+    jv_set(o, "status", jv_cstr(p->status));
+    jv_set(o, "entity", jv_cstr(p->entity));
+    jv_set(o, "project", jv_cstr(p->project));
+    jv_set(o, "artifact_name", jv_cstr(p->artifact_name));
+    jv_set(o, "artifact_type", jv_cstr("profile_summary"));
+    jval *al = jv_arr();
+    for (size_t k = 0; k < p->naliases; k++)
+        jv_push(al, jv_cstr(p->aliases[k]));
+    jv_set(o, "aliases", al);
+    jv_set(o, "summary_path", jv_cstr(p->summary_path));
+    jv_set(o, "report_path", jv_cstr(p->report_path));
+    jv_set(o, "metadata", publish_metadata_tree(r));
+    return o;
 }

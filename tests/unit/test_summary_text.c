@@ -9,6 +9,7 @@
 #include "core/jval.h"
 #include "render/summary_text.h"
 
+#include <math.h>
 #include <string.h>
 
 /* B's bytes as a C string (B stays usable). */
@@ -145,14 +146,30 @@ static void test_doc_and_gate(void **state)
     assert_non_null(doc);
     buf b;
     buf_init(&b, NULL);
-    su_track_gate(&b, doc, 5.0, 10.0);
+    pq_summary_comparison c;
+    memset(&c, 0, sizeof c);
+    c.steady_before[0] = 1000.0;
+    c.steady_after[0] = 1125.0;
+    c.steady_before[1] = 2000.0;
+    c.steady_after[1] = 2060.0;
+    pq_track_assessment as;
+    memset(&as, 0, sizeof as);
+    as.status = PQ_TRACK_FAIL;
+    as.median_regression_pct = 12.5;
+    as.p90_regression_pct = 3.0;
+    as.comparison = &c;
+    su_track_gate(&b, &as, 5.0, 10.0);
     assert_string_equal(str(&b), "track: fail: steady-state median step time "
                                  "(steady_state_median_regression_pct) regressed +12.50%, "
                                  "threshold 5.00%; baseline 1.000 ms, after 1.125 ms\n");
     b.n = 0;
-    su_track_gate(&b, doc, 20.0, 1.0);
+    su_track_gate(&b, &as, 20.0, 1.0);
     assert_non_null(strstr(str(&b), "p90 step time"));
     assert_null(strstr(str(&b), "median step time"));
+    b.n = 0;
+    as.median_regression_pct = NAN; /* the document's null: no line */
+    su_track_gate(&b, &as, 5.0, 10.0);
+    assert_int_equal(b.n, 0);
     b.n = 0;
     su_render_doc(&b, doc, 0);
     const char *s = str(&b);
