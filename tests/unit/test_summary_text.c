@@ -5,8 +5,10 @@
  */
 #include "testutil.h"
 
+#include "api/history_read.h"
 #include "core/buf.h"
 #include "core/jval.h"
+#include "render/summary_history.h"
 #include "render/summary_text.h"
 
 #include <math.h>
@@ -182,13 +184,47 @@ static void test_doc_and_gate(void **state)
     jv_free(doc);
 }
 
+/* A history file read into records (objects only), digested and written back. */
+static void test_history_digest(void **state)
+{
+    (void)state;
+    const char *text = "{\"assessment\": {\"status\": \"fail\", \"failures\": [\"a\", \"b\", "
+                       "\"a\", 3]}, \"x\": 1.50}\n\n[1]\n  {\"assessment\": {\"status\": "
+                       "\"pass\", \"warnings\": [\"w\"]}}\n{\"assessment\": {}}\n{\"partial\": ";
+    history_records h;
+    assert_int_equal(history_read(text, strlen(text), &h), 0);
+    assert_int_equal(h.n, 3);
+    assert_string_equal(h.recs[0].status, "fail");
+    assert_int_equal(h.recs[0].nfailures, 3); /* the 3 is not a message */
+    assert_null(h.recs[2].status);
+    sm_history_digest d;
+    assert_int_equal(sm_history_digest_of(h.recs, h.n, 2, &d), 0);
+    assert_int_equal(d.nstatus, 3);
+    assert_string_equal(d.status_counts[2].key, "unknown");
+    assert_int_equal(d.nfailures, 2);
+    assert_string_equal(d.top_failures[0].key, "a");
+    assert_int_equal(d.top_failures[0].count, 2);
+    assert_int_equal(d.nrecent, 2);
+    assert_ptr_equal(d.latest, &h.recs[2]);
+    buf b;
+    buf_init(&b, NULL);
+    su_history_write(&b, "h.jsonl", &d);
+    const char *s = str(&b);
+    assert_non_null(strstr(s, "\"latest_record\": {\n    \"assessment\": {}\n  },\n"));
+    assert_non_null(strstr(s, "\"recent_records\": [\n    {\n      \"assessment\": {\n"));
+    assert_non_null(strstr(s, "\"status_counts\": {\n    \"fail\": 1,\n    \"pass\": 1,\n"));
+    assert_non_null(strstr(s, "\"num_records\": 3,\n"));
+    buf_release(&b);
+    sm_history_release(&d);
+    history_records_release(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_units),
-        cmocka_unit_test(test_table_fits),
-        cmocka_unit_test(test_wrap),
-        cmocka_unit_test(test_doc_and_gate),
+        cmocka_unit_test(test_units),          cmocka_unit_test(test_table_fits),
+        cmocka_unit_test(test_wrap),           cmocka_unit_test(test_doc_and_gate),
+        cmocka_unit_test(test_history_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
