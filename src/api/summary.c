@@ -2,6 +2,7 @@
  * reader, compute profile_summary.v1, write it as the seed's Python would; and
  * pq_summary_compute, the same summary as result structs (kept with what they point into). */
 #include "analysis/summary.h"
+#include "analysis/summary_set.h"
 #include "api/summary_int.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -13,6 +14,7 @@
 #include "io/mapfile.h"
 #include "model/model.h"
 #include "formats/xplane_events.h"
+#include "render/summary_set.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -184,74 +186,36 @@ static pq_status summarize_trace(const char *path, const pq_summary_options *o, 
     return st;
 }
 
-/* The step time and shares of one summary, for the cross-source table. */
-static jval *source_row(const char *path, const jval *doc)
-{
-    jval *r = jv_obj();
-    const jval *steady = jv_get(jv_get(doc, "step_time"), "steady_state_steps");
-    static const char *const stats[] = {"count", "median", "p90", "max"};
-    static const char *const keys[] = {"steady_steps", "step_median_us", "step_p90_us",
-                                       "step_max_us"};
-    jv_set(r, "path", jv_cstr(path));
-    for (size_t k = 0; k < 4; k++) {
-        const jval *v = jv_get(steady, stats[k]);
-        jv_set(r, keys[k], v ? jv_copy(v) : jv_null());
-    }
-    const jval *tb = jv_get(doc, "time_breakdown");
-    static const char *const cats[] = {"compute", "communication", "host", "stall"};
-    jval *shares = jv_obj();
-    for (size_t k = 0; k < 4; k++) {
-        const jval *v = jv_get(jv_get(tb, cats[k]), "share_of_total");
-        jv_set(shares, cats[k], v ? jv_copy(v) : jv_null());
-    }
-    jv_set(r, "shares", shares);
-    const jval *tot = jv_get(tb, "total_duration");
-    jv_set(r, "total_duration_us", tot ? jv_copy(tot) : jv_null());
-    return r;
-}
-
 /* Several trace files of one job (ranks, hosts): one profile_summary.v1 per source, each
- * the document the file alone gives, and the cross-source table (step time per source,
- * the slowest source by steady-state median step). Schema profq.summary_set.v1. */
+ * the document the file alone gives, and the cross-source table (analysis/summary_set.c).
+ * Schema profq.summary_set.v1. Each source's summary is made a tree and dropped before the
+ * next is computed. */
 static pq_status summarize_set(const pathlist *paths, const pq_summary_options *o, pq_sink *sink,
                                pq_error *err)
 {
-    jval *set = jv_obj(), *sums = jv_arr(), *rows = jv_arr();
-    pq_status st = PQ_OK;
-    const char *slowest = NULL;
-    double worst = 0;
+    sm_source_row *rows = pq_calloc(paths->n ? paths->n : 1, sizeof *rows);
+    jval *sums = jv_arr();
+    pq_status st = rows && sums ? PQ_OK : err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
     for (size_t k = 0; k < paths->n && st == PQ_OK; k++) {
+        sm_handle *h;
+        st = compute_trace(paths->items[k], o, &h, err);
+        if (st == PQ_OK)
+            sm_source_row_of(paths->items[k], &h->res.r, &rows[k]);
         jval *doc;
-        st = build_trace(paths->items[k], o, &doc, err);
-        if (st != PQ_OK)
-            break;
-        jval *row = source_row(paths->items[k], doc);
-        int ok = 0;
-        double med = jv_number(jv_get(row, "step_median_us"), &ok);
-        if (ok && (!slowest || med > worst)) {
-            worst = med;
-            slowest = paths->items[k];
-        }
-        jv_push(rows, row);
-        jv_push(sums, doc);
+        st = tree_of(h, st, paths->items[k], &doc, err);
+        if (st == PQ_OK && jv_push(sums, doc) != 0)
+            st = err_set(err, PQ_ERR_NOMEM, paths->items[k], -1, "out of memory");
     }
     if (st == PQ_OK) {
-        jval *cross = jv_obj();
-        jv_set(cross, "sources", rows);
-        rows = NULL;
-        jv_set(cross, "slowest_source", jv_cstr(slowest));
-        jv_set(cross, "basis",
-               jv_cstr("steady-state median step time (step_time."
-                       "steady_state_steps.median)"));
-        jv_set(set, "schema", jv_cstr("profq.summary_set.v1"));
-        jv_set(set, "cross_source", cross);
-        jv_set(set, "summaries", sums);
+        sm_summary_set set;
+        sm_summary_set_of(rows, paths->n, &set);
+        jval *doc = su_summary_set_tree(&set, sums);
         sums = NULL;
-        st = emit(set, sink, err);
+        st = doc ? emit(doc, sink, err) : err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+        jv_free(doc);
     }
-    jv_free(rows);
     jv_free(sums);
-    jv_free(set);
+    pq_free(rows);
     return st;
 }
 

@@ -4,8 +4,8 @@
 #define _GNU_SOURCE
 #include "analysis/summary.h"
 #include "analysis/summary_compare.h"
-#include "analysis/summary_ops.h"
 #include "analysis/summary_query.h"
+#include "api/history_read.h"
 #include "api/summary_int.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -17,6 +17,8 @@
 #include "io/append.h"
 #include "render/summary_compare.h"
 #include "render/summary_doc.h"
+#include "render/summary_fields.h"
+#include "render/summary_history.h"
 #include "render/summary_query.h"
 #include "render/summary_text.h"
 
@@ -27,19 +29,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* A new handle holding R (read into S->read, or computed): its document tree is made for
- * what still reads trees. */
-static pq_status handle_done(pq_summary *s, const char *path, pq_summary **out, pq_error *err)
-{
-    s->doc = sm_tree(s->r);
-    if (!s->doc) {
-        pq_summary_free(s);
-        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
-    }
-    *out = s;
-    return PQ_OK;
-}
 
 /* The saved document TEXT[0..N) read into structs. */
 static pq_status adopt(const char *path, const char *text, size_t n, pq_summary **out,
@@ -54,7 +43,8 @@ static pq_status adopt(const char *path, const char *text, size_t n, pq_summary 
         return st;
     }
     s->r = &s->read;
-    return handle_done(s, path, out, err);
+    *out = s;
+    return PQ_OK;
 }
 
 /* A summary computed in process, kept as its structs. */
@@ -76,7 +66,8 @@ static pq_status compute(const char *path, const pq_summary_options *o, pq_summa
     arena_init(&s->mem);
     s->computed = res;
     s->r = res;
-    return handle_done(s, path, out, err);
+    *out = s;
+    return PQ_OK;
 }
 
 /* A summary file is a JSON object with schema_version, no traceEvents, and small. */
@@ -134,7 +125,6 @@ void pq_summary_free(pq_summary *s)
 {
     if (!s)
         return;
-    jv_free(s->doc);
     pq_summary_result_free(s->computed);
     arena_release(&s->mem);
     pq_free(s);
@@ -156,7 +146,10 @@ static pq_status emit(const jval *v, int indent, pq_sink *sink, pq_error *err)
 
 pq_status pq_summary_write(const pq_summary *s, pq_sink *sink, pq_error *err)
 {
-    return emit(s->doc, 2, sink, err);
+    jval *doc = sm_tree(s->r);
+    pq_status st = emit(doc, 2, sink, err);
+    jv_free(doc);
+    return st;
 }
 
 /* V as JSON (indent 2), or as text for people when VIEW asks for it. */
@@ -309,11 +302,11 @@ pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_tr
                     "out of memory");
     pq_status st = o->strict_provenance ? strict_check(&cmp, err) : PQ_OK;
     jval *rec = NULL;
+    pq_track_assessment as;
     if (st == PQ_OK) {
         track_thresholds t = {o->max_step_median_regression_pct, o->max_step_p90_regression_pct,
                               o->max_communication_share_regression_abs,
                               o->max_stall_share_regression_abs};
-        pq_track_assessment as;
         sm_assess(&cmp, &t, &as);
         *status = as.status;
         rec =
@@ -328,7 +321,7 @@ pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_tr
     if (st == PQ_OK && o->gate && *status == PQ_TRACK_FAIL) {
         buf g;
         buf_init(&g, o->gate);
-        su_track_gate(&g, rec, o->max_step_median_regression_pct, o->max_step_p90_regression_pct);
+        su_track_gate(&g, &as, o->max_step_median_regression_pct, o->max_step_p90_regression_pct);
         pq_status gs = buf_flush(&g);
         buf_release(&g);
         if (gs != PQ_OK)
@@ -344,44 +337,26 @@ pq_status pq_history_render(const char *path, int tail, pq_sink *sink, pq_error 
     mapped_file m;
     pq_status st = mapfile_open(path, &m, err);
     FORWARD_IF_ERROR(st);
-    jval **recs = NULL;
-    size_t n = 0, cap = 0;
-    const char *p = (const char *)m.data, *end = p + m.size;
-    while (p && p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *le = nl ? nl : end;
-        size_t off;
-        const char *what;
-        const char *s = p;
-        while (s < le && (*s == ' ' || *s == '\t' || *s == '\r'))
-            s++;
-        if (s < le) {
-            jval *v = jv_parse(s, (size_t)(le - s), &off, &what);
-            if (v && v->t == JV_OBJ) {
-                if (n == cap) {
-                    cap = cap ? cap * 2 : 64;
-                    jval **nr = pq_realloc_array(recs, cap, sizeof *nr);
-                    if (!nr) {
-                        jv_free(v);
-                        break;
-                    }
-                    recs = nr;
-                }
-                recs[n++] = v;
-            } else {
-                jv_free(v); /* not an object, or a partial line: skipped */
-            }
-        }
-        p = nl ? nl + 1 : NULL;
-    }
-    jval *r = summary_history(path, recs, n, tail);
-    st = emit(r, 2, sink, err);
-    jv_free(r);
-    for (size_t k = 0; k < n; k++)
-        jv_free(recs[k]);
-    pq_free(recs);
+    history_records h;
+    sm_history_digest d;
+    int bad = history_read((const char *)m.data, m.size, &h) != 0;
     mapfile_close(&m);
-    return st;
+    bad = bad || sm_history_digest_of(h.recs, h.n, tail, &d) != 0;
+    if (bad) {
+        history_records_release(&h);
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    }
+    buf b;
+    buf_init(&b, sink);
+    su_history_write(&b, path, &d);
+    buf_putc(&b, '\n');
+    st = buf_flush(&b);
+    buf_release(&b);
+    sm_history_release(&d);
+    history_records_release(&h);
+    RETURN_ERROR_IF(st != PQ_OK, err, st, "", -1,
+                    st == PQ_ERR_OUTPUT ? "write failed" : "out of memory");
+    return PQ_OK;
 }
 
 pq_status pq_summary_publish_plan(const pq_summary *s, const char *status, const char *entity,
@@ -390,26 +365,16 @@ pq_status pq_summary_publish_plan(const pq_summary *s, const char *status, const
                                   const char *summary_path, const char *report_path, char *name_out,
                                   size_t cap, pq_sink *sink, pq_error *err)
 {
-    const char *run_id = jv_string(jv_get(jv_get(s->doc, "run_metadata"), "run_id"));
+    const char *run_id = s->r->run_metadata.run_id;
     if (name)
         snprintf(name_out, cap, "%s", name);
     else if (run_id)
         snprintf(name_out, cap, "profile-summary-%s", run_id);
     else
         snprintf(name_out, cap, "profile-summary-%s", stamp ? stamp : "");
-    jval *r = jv_obj();
-    jv_set(r, "status", jv_cstr(status));
-    jv_set(r, "entity", jv_cstr(entity));
-    jv_set(r, "project", jv_cstr(project));
-    jv_set(r, "artifact_name", jv_cstr(name_out));
-    jv_set(r, "artifact_type", jv_cstr("profile_summary"));
-    jval *al = jv_arr();
-    for (size_t k = 0; k < naliases; k++)
-        jv_push(al, jv_cstr(aliases[k]));
-    jv_set(r, "aliases", al);
-    jv_set(r, "summary_path", jv_cstr(summary_path));
-    jv_set(r, "report_path", jv_cstr(report_path));
-    jv_set(r, "metadata", summary_publish_metadata(s->doc));
+    sm_publish_plan p = {status,  entity,   project,      name_out,
+                         aliases, naliases, summary_path, report_path};
+    jval *r = sm_publish_plan_tree(s->r, &p);
     pq_status st = emit(r, 2, sink, err);
     jv_free(r);
     return st;

@@ -4,51 +4,99 @@
  * percentages with two decimals, code cells with ` and | escaped, TOP_K rows per table,
  * aligned tables and wrapped prose within 120 columns (long names shortened in the middle
  * with "…"; whole with the view's wide), region paths split from C++ names shown with their
- * "::" again. It formats the summary document; the document itself never changes. */
+ * "::" again. It formats the summary's result structs (pq_summary_result, computed or read
+ * back from a saved document). */
 #include "core/buf.h"
 #include "core/err.h"
-#include "core/jval.h"
 #include "profq.h"
 #include "render/summary_doc.h"
+#include "render/summary_fields.h"
 #include "render/summary_text.h"
 #include "render/text.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const jval *get(const jval *v, const char *k)
+/* A value of a row of the summary: absent (the document's null: a NULL string, a NaN),
+ * a string, an integer or a number. */
+typedef enum { V_NULL, V_STR, V_INT, V_NUM } val_kind;
+typedef struct val {
+    val_kind t;
+    const char *s;
+    int64_t i;
+    double d;
+} val;
+
+static val str_val(const char *s)
 {
-    return jv_get(v, k);
+    return (val){s ? V_STR : V_NULL, s, 0, 0};
+}
+
+static val int_val(int64_t i)
+{
+    return (val){V_INT, NULL, i, 0};
+}
+
+static val num_val(double d)
+{
+    return (val){isfinite(d) ? V_NUM : V_NULL, NULL, 0, d};
+}
+
+/* The number of V, or NaN. */
+static double number(val v)
+{
+    return v.t == V_INT ? (double)v.i : v.t == V_NUM ? v.d : NAN;
+}
+
+/* The member of ROW (laid out as D says) that the document writes under KEY. */
+static val field(const void *row, const sm_row_desc *d, const char *key)
+{
+    for (size_t j = 0; key && j < d->nfields; j++) {
+        const sm_field *f = &d->fields[j];
+        if (strcmp(f->key, key) != 0)
+            continue;
+        const void *at = (const char *)row + f->off;
+        switch (f->kind) {
+        case SM_F_STR:
+            return str_val(*(const char *const *)at);
+        case SM_F_U64:
+            return int_val((int64_t) * (const uint64_t *)at);
+        case SM_F_I64:
+            return int_val(*(const int64_t *)at);
+        case SM_F_NUM:
+            return num_val(*(const double *)at);
+        }
+    }
+    return str_val(NULL);
 }
 
 /* A time of the summary (microseconds) with its unit, or n/a. */
-static void fmt(buf *b, const jval *v)
+static void fmt(buf *b, val v)
 {
-    su_value(b, v, SU_TIME);
+    su_figure(b, number(v), SU_TIME);
 }
 
-static void pct(buf *b, const jval *v)
+static void pct(buf *b, val v)
 {
-    su_value(b, v, SU_SHARE);
+    su_figure(b, number(v), SU_SHARE);
 }
 
-static void text(buf *b, const jval *v, const char *dflt)
+static void text(buf *b, val v, const char *dflt)
 {
-    const char *s = jv_string(v);
-    if (s) {
-        buf_puts(b, s);
-    } else if (v && v->t == JV_INT) {
-        buf_printf(b, "%lld", (long long)v->i);
-    } else {
+    if (v.t == V_STR)
+        buf_puts(b, v.s);
+    else if (v.t == V_INT)
+        buf_printf(b, "%lld", (long long)v.i);
+    else
         buf_puts(b, dflt);
-    }
 }
 
-static void count(buf *b, const jval *v)
+static void count(buf *b, val v)
 {
-    su_value(b, v, SU_COUNT);
+    su_figure(b, number(v), SU_COUNT);
 }
 
 /* The report's state: where it writes, rows per table, the width of its lines (0: whole
@@ -57,7 +105,7 @@ typedef struct rep {
     buf *b;
     int k;
     size_t width;
-    const jval *doc;
+    const pq_summary_result *s;
 } rep;
 
 /* How a table cell or list item prints its value. */
@@ -77,20 +125,16 @@ typedef enum {
 
 typedef struct col {
     cell_kind kind;
-    const char *key;
-    const char *sub;   /* the value is get(get(row, key), sub) when set */
+    const char *key;   /* the row's member the document writes under KEY */
     const char *label; /* lists: the label; tables: the head */
 } col;
 
-/* The text of cell C of ROW (code cells without their backticks); 1 when it is "n/a"
- * standing for an absent code value (printed as is). */
-static int cell(buf *b, const rep *r, const jval *row, const col *c)
+/* The text of cell C of ROW (laid out as D says; code cells without their backticks); 1
+ * when it is "n/a" standing for an absent code value (printed as is). */
+static int cell(buf *b, const rep *r, const void *row, const sm_row_desc *d, const col *c)
 {
-    const jval *v = get(row, c->key);
-    if (c->sub)
-        v = get(v, c->sub);
-    int ok;
-    double d;
+    val v = field(row, d, c->key);
+    double x = number(v);
     switch (c->kind) {
     case C_TEXT:
         text(b, v, "");
@@ -101,16 +145,16 @@ static int cell(buf *b, const rep *r, const jval *row, const col *c)
     case C_CODE_OR_NAME:
     case C_CODE:
     case C_REGION:
-        if (c->kind == C_CODE_OR_NAME && !v)
-            v = get(row, "name");
-        if (!jv_string(v)) {
+        if (c->kind == C_CODE_OR_NAME && v.t == V_NULL)
+            v = field(row, d, "name");
+        if (v.t != V_STR) {
             buf_puts(b, "n/a");
             return 1;
         }
         if (c->kind == C_REGION)
-            su_region(b, r->doc, jv_string(v));
+            su_region(b, r->s, v.s);
         else
-            buf_puts(b, jv_string(v));
+            buf_puts(b, v.s);
         break;
     case C_COUNT:
         count(b, v);
@@ -125,11 +169,10 @@ static int cell(buf *b, const rep *r, const jval *row, const col *c)
         break; /* rows() numbers the rows */
     case C_SCI:
     case C_INV_SCI:
-        d = jv_number(v, &ok);
-        if (ok && c->kind == C_INV_SCI && d > 0)
-            buf_printf(b, "%.3e", 1.0 / d);
-        else if (ok && c->kind == C_SCI)
-            buf_printf(b, "%.3e", d);
+        if (v.t != V_NULL && c->kind == C_INV_SCI && x > 0)
+            buf_printf(b, "%.3e", 1.0 / x);
+        else if (v.t != V_NULL && c->kind == C_SCI)
+            buf_printf(b, "%.3e", x);
         else
             buf_puts(b, "n/a");
         break;
@@ -156,8 +199,9 @@ static void heads(su_col *h, const col *cols, size_t n)
     }
 }
 
-/* One markdown table of the items of ARR (an array, else only the heads), K rows at most. */
-static void rows(const rep *r, const jval *arr, const col *cols, size_t ncols, int k)
+/* One markdown table of the first N rows of ROWS (laid out as D says), K rows at most. */
+static void rows(const rep *r, const void *rows, size_t n, const sm_row_desc *d, const col *cols,
+                 size_t ncols, int k)
 {
     su_col h[16];
     heads(h, cols, ncols);
@@ -165,9 +209,10 @@ static void rows(const rep *r, const jval *arr, const col *cols, size_t ncols, i
     su_table_init(&t, h, ncols, 1);
     buf c;
     buf_init(&c, NULL);
-    for (size_t i = 0; arr && arr->t == JV_ARR && i < arr->n && (int)i < k; i++)
+    for (size_t i = 0; i < n && (int)i < k; i++)
         for (size_t j = 0; j < ncols; j++) {
-            int raw = cols[j].kind == C_INDEX ? 1 : cell(&c, r, arr->items[i], &cols[j]);
+            const void *row = (const char *)rows + i * d->size;
+            int raw = cols[j].kind == C_INDEX ? 1 : cell(&c, r, row, d, &cols[j]);
             if (cols[j].kind == C_INDEX)
                 buf_printf(&c, "%zu", i + 1);
             su_table_add_buf(&t, &c, raw);
@@ -176,22 +221,22 @@ static void rows(const rep *r, const jval *arr, const col *cols, size_t ncols, i
     emit(r, &t);
 }
 
-/* "- <label>: <value>" lines. */
-static void list(const rep *r, const jval *obj, const col *cols, size_t ncols)
+/* "- <label>: <value>" lines of the members of ROW (laid out as D says). */
+static void list(const rep *r, const void *row, const sm_row_desc *d, const col *cols, size_t ncols)
 {
     for (size_t j = 0; j < ncols; j++) {
         buf_printf(r->b, "- %s: ", cols[j].label);
-        cell(r->b, r, obj, &cols[j]);
+        cell(r->b, r, row, d, &cols[j]);
         buf_putc(r->b, '\n');
     }
 }
 
 /* A paragraph or list item of prose V, wrapped to the report's width. */
-static void prose(const rep *r, const jval *v, const char *first, const char *rest)
+static void prose(const rep *r, const char *v, const char *first, const char *rest)
 {
     buf t;
     buf_init(&t, NULL);
-    text(&t, v, "");
+    buf_puts(&t, v ? v : "");
     buf_putc(&t, '\0');
     su_wrap(r->b, t.p ? t.p : "", r->width, first, rest);
     buf_release(&t);
@@ -200,22 +245,20 @@ static void prose(const rep *r, const jval *v, const char *first, const char *re
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ## Hierarchical Regions: the first K regions with their share of their root. */
-static void regions_section(const rep *r, const jval *s, int k)
+static void regions_section(const rep *r, const pq_summary_result *s, int k)
 {
-    const jval *rg = get(s, "hierarchical_regions");
+    const pq_sm_region *rg = s->hierarchical_regions;
+    size_t n = s->nhierarchical_regions;
     buf_puts(r->b, "\n## Hierarchical Regions\n\n");
-    if (!rg || rg->t != JV_ARR || !rg->n) {
+    if (!n) {
         buf_puts(r->b, "No hierarchical regions.\n");
         return;
     }
     double max_root = 0;
-    for (size_t i = 0; i < rg->n; i++) {
-        int ok1, ok2;
-        double d = jv_number(get(rg->items[i], "depth"), &ok1);
-        double inc = jv_number(get(rg->items[i], "inclusive_duration"), &ok2);
-        if (ok1 && ok2 && d == 1 && inc > max_root)
-            max_root = inc;
-    }
+    for (size_t i = 0; i < n; i++)
+        if (rg[i].depth == 1 && isfinite(rg[i].inclusive_duration) &&
+            rg[i].inclusive_duration > max_root)
+            max_root = rg[i].inclusive_duration;
     static const su_col h[] = {{"Region Path", 0, 1, 1}, {"Depth", 1, 0, 0},
                                {"Count", 1, 0, 0},       {"Inclusive", 1, 0, 0},
                                {"Inclusive %", 1, 0, 0}, {"Exclusive", 1, 0, 0},
@@ -224,52 +267,56 @@ static void regions_section(const rep *r, const jval *s, int k)
     su_table_init(&t, h, NCOLS(h), 1);
     buf c;
     buf_init(&c, NULL);
-    for (size_t i = 0; i < rg->n && (int)i < k; i++) {
-        const jval *g = rg->items[i];
-        const char *path = jv_string(get(g, "path"));
+    for (size_t i = 0; i < n && (int)i < k; i++) {
+        const pq_sm_region *g = &rg[i];
+        const char *path = g->path;
         double root = max_root;
         if (path) {
             const char *sep = strstr(path, "=>");
             size_t rl = sep ? (size_t)(sep - path) : strlen(path);
-            for (size_t j = 0; j < rg->n; j++) {
-                const char *p2 = jv_string(get(rg->items[j], "path"));
-                int ok;
-                double inc = jv_number(get(rg->items[j], "inclusive_duration"), &ok);
-                if (p2 && ok && strlen(p2) == rl && strncmp(p2, path, rl) == 0)
-                    root = inc;
+            for (size_t j = 0; j < n; j++) {
+                const char *p2 = rg[j].path;
+                if (p2 && isfinite(rg[j].inclusive_duration) && strlen(p2) == rl &&
+                    strncmp(p2, path, rl) == 0)
+                    root = rg[j].inclusive_duration;
             }
-            su_region(&c, r->doc, path);
+            su_region(&c, r->s, path);
         } else {
             buf_puts(&c, "n/a");
         }
         su_table_add_buf(&t, &c, !path);
-        int ok1, ok2;
-        double inc = jv_number(get(g, "inclusive_duration"), &ok1);
-        double exc = jv_number(get(g, "exclusive_duration"), &ok2);
-        count(&c, get(g, "depth"));
+        int ok1 = isfinite(g->inclusive_duration), ok2 = isfinite(g->exclusive_duration);
+        count(&c, int_val(g->depth));
         su_table_add_buf(&t, &c, 1);
-        count(&c, get(g, "count"));
+        count(&c, int_val((int64_t)g->count));
         su_table_add_buf(&t, &c, 1);
-        fmt(&c, get(g, "inclusive_duration"));
+        fmt(&c, num_val(g->inclusive_duration));
         su_table_add_buf(&t, &c, 1);
-        buf_printf(&c, "%.2f%%", root > 0 && ok1 ? inc / root * 100 : 0.0);
+        buf_printf(&c, "%.2f%%", root > 0 && ok1 ? g->inclusive_duration / root * 100 : 0.0);
         su_table_add_buf(&t, &c, 1);
-        fmt(&c, get(g, "exclusive_duration"));
+        fmt(&c, num_val(g->exclusive_duration));
         su_table_add_buf(&t, &c, 1);
-        buf_printf(&c, "%.2f%%", root > 0 && ok2 ? exc / root * 100 : 0.0);
+        buf_printf(&c, "%.2f%%", root > 0 && ok2 ? g->exclusive_duration / root * 100 : 0.0);
         su_table_add_buf(&t, &c, 1);
     }
     buf_release(&c);
     emit(r, &t);
 }
 
+/* X, or 0 for the document's null. */
+static double or0(double x)
+{
+    return isfinite(x) ? x : 0.0;
+}
+
 /* ## Gap Context (Region-First): gap contexts regrouped by region (first-seen order of the
  * sorted contexts), the first K regions. */
-static void gap_context_section(const rep *r, const jval *s, int k)
+static void gap_context_section(const rep *r, const pq_summary_result *s, int k)
 {
-    const jval *gc = get(s, "gap_region_contexts");
+    const pq_sm_gap_context *gc = s->gap_region_contexts;
+    size_t n = s->ngap_region_contexts;
     buf_puts(r->b, "\n## Gap Context (Region-First)\n\n");
-    if (!gc || gc->t != JV_ARR || !gc->n) {
+    if (!n) {
         buf_puts(r->b, "No gap contexts.\n");
         return;
     }
@@ -283,35 +330,31 @@ static void gap_context_section(const rep *r, const jval *s, int k)
     buf c;
     buf_init(&c, NULL);
     int shown = 0;
-    for (size_t i = 0; i < gc->n && shown < k; i++) {
-        const char *reg = jv_string(get(gc->items[i], "region_path"));
+    for (size_t i = 0; i < n && shown < k; i++) {
+        const char *reg = gc[i].region_path;
         if (!reg)
             continue;
         int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++) {
-            const char *r2 = jv_string(get(gc->items[j], "region_path"));
-            seen = r2 && strcmp(r2, reg) == 0;
-        }
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = gc[j].region_path && strcmp(gc[j].region_path, reg) == 0;
         if (seen)
             continue;
         double cnt = 0, tot = 0;
         int nops = 0;
         buf tops;
         buf_init(&tops, NULL);
-        for (size_t j = i; j < gc->n; j++) {
-            const char *r2 = jv_string(get(gc->items[j], "region_path"));
-            const char *op = jv_string(get(gc->items[j], "op_name"));
+        for (size_t j = i; j < n; j++) {
+            const char *r2 = gc[j].region_path, *op = gc[j].op_name;
             if (!r2 || strcmp(r2, reg) != 0)
                 continue;
-            int ok;
-            cnt += jv_number(get(gc->items[j], "count"), &ok);
-            tot += jv_number(get(gc->items[j], "total_gap_duration"), &ok);
+            cnt += (double)(int64_t)gc[j].count;
+            tot += or0(gc[j].total_gap_duration);
             if (nops < 3) {
                 buf_printf(&tops, "%s%s", nops ? ", " : "", op ? op : "n/a");
                 nops++;
             }
         }
-        su_region(&c, r->doc, reg);
+        su_region(&c, r->s, reg);
         su_table_add_buf(&t, &c, 0);
         buf_printf(&c, "%.0f", cnt);
         su_table_add_buf(&t, &c, 1);
@@ -329,16 +372,16 @@ static void gap_context_section(const rep *r, const jval *s, int k)
 
 /* An evidence item: "Total gap: 1356122.000" (a time of the summary, in microseconds) with
  * its unit, "Total gap: 1.356 s"; other items as they are. */
-static void evidence(const rep *r, const jval *v)
+static void evidence(const rep *r, const char *s)
 {
-    const char *s = jv_string(v), *sep = s ? strrchr(s, ':') : NULL;
+    const char *sep = s ? strrchr(s, ':') : NULL;
     char *end = NULL;
     double d = sep && sep[1] == ' ' ? strtod(sep + 2, &end) : 0;
     size_t ln = sep ? (size_t)(sep - s) : 0;
     int time = end && end != sep + 2 && !*end && ln >= 3 &&
                (!strncmp(sep - 3, "gap", 3) || (ln >= 6 && !strncmp(sep - 6, "median", 6)));
     if (!time) {
-        prose(r, v, "- ", "  ");
+        prose(r, s, "- ", "  ");
         return;
     }
     buf_printf(r->b, "- %.*s: ", (int)ln, s);
@@ -347,47 +390,45 @@ static void evidence(const rep *r, const jval *v)
 }
 
 /* ## Optimization Candidates: title, rationale, evidence and suggestions of each. */
-static void candidates_section(const rep *r, const jval *s)
+static void candidates_section(const rep *r, const pq_summary_result *s)
 {
-    const jval *oc = get(s, "optimization_candidates");
     buf *b = r->b;
     buf_puts(b, "\n## Optimization Candidates\n");
-    for (size_t i = 0; oc && oc->t == JV_ARR && i < oc->n; i++) {
-        const jval *c = oc->items[i];
+    for (size_t i = 0; i < s->noptimization_candidates; i++) {
+        const pq_sm_candidate *c = &s->optimization_candidates[i];
         buf_putc(b, '\n');
-        prose(r, get(c, "title"), "### ", "");
+        prose(r, c->title, "### ", "");
         buf_putc(b, '\n');
-        prose(r, get(c, "rationale"), "", "");
+        prose(r, c->rationale, "", "");
         buf_puts(b, "\nEvidence:\n");
-        const jval *ev = get(c, "evidence");
-        for (size_t j = 0; ev && ev->t == JV_ARR && j < ev->n; j++)
-            evidence(r, ev->items[j]);
+        for (size_t j = 0; j < c->nevidence; j++)
+            evidence(r, c->evidence[j]);
         buf_puts(b, "\nSuggestions:\n");
-        const jval *sg = get(c, "suggestions");
-        for (size_t j = 0; sg && sg->t == JV_ARR && j < sg->n; j++)
-            prose(r, sg->items[j], "- ", "  ");
+        for (size_t j = 0; c->suggestions && c->suggestions[j]; j++)
+            prose(r, c->suggestions[j], "- ", "  ");
     }
 }
 
 /* Run metadata, provenance, overview and the steady-state step time. */
-static void head_sections(const rep *r, const jval *s)
+static void head_sections(const rep *r, const pq_summary_result *s)
 {
     buf *b = r->b;
-    const jval *rm = get(s, "run_metadata"), *ov = get(s, "trace_overview"),
-               *pv = get(s, "trace_provenance"), *st = get(s, "step_time");
+    const pq_sm_overview *ov = &s->trace_overview;
+    const pq_sm_provenance *pv = &s->trace_provenance;
     buf_puts(b, "# Profile Report (profile_summary.v1)\n\n## Run Metadata\n\n");
-    static const struct {
-        const char *label, *key;
-    } meta[] = {{"Run", "run_path"},
-                {"Artifact", "artifact_ref"},
-                {"Hardware", "hardware_type"},
-                {"Topology", "mesh_or_topology"},
-                {"Git SHA", "git_sha"}};
+    /* hardware_type, mesh_or_topology and git_sha are always null in a summary */
+    const struct {
+        const char *label, *value;
+    } meta[] = {{"Run", s->run_metadata.run_path},
+                {"Artifact", s->run_metadata.artifact_ref},
+                {"Hardware", NULL},
+                {"Topology", NULL},
+                {"Git SHA", NULL}};
     buf line;
     buf_init(&line, NULL);
     for (size_t i = 0; i < sizeof meta / sizeof *meta; i++) {
         buf_printf(&line, "- %s: ", meta[i].label);
-        text(&line, get(rm, meta[i].key), "unknown");
+        text(&line, str_val(meta[i].value), "unknown");
         buf_putc(&line, '\0');
         text_fit(b, line.p, line.n - 1, r->width, 0);
         buf_putc(b, '\n');
@@ -395,113 +436,143 @@ static void head_sections(const rep *r, const jval *s)
     }
     buf_release(&line);
     buf_puts(b, "- Generated At (UTC): ");
-    text(b, get(s, "generated_at_utc"), "unknown");
+    text(b, str_val(s->generated_at_utc), "unknown");
     buf_puts(b, "\n\n## Trace Provenance\n\n- SHA256: ");
-    text(b, get(pv, "trace_sha256"), "unknown");
+    text(b, str_val(pv->trace_sha256), "unknown");
     buf_puts(b, "\n- Run IDs: ");
-    const jval *ids = get(pv, "run_ids");
-    if (!ids || ids->t != JV_ARR || ids->n == 0)
+    if (pv->nrun_ids == 0)
         buf_puts(b, "none");
-    for (size_t i = 0; ids && ids->t == JV_ARR && i < ids->n && i < 8; i++) {
+    for (size_t i = 0; i < pv->nrun_ids && i < 8; i++) {
         if (i)
             buf_puts(b, ", ");
-        text(b, ids->items[i], "");
+        text(b, str_val(pv->run_ids[i]), "");
     }
     buf_puts(b, "\n\n## Trace Overview\n\n");
-    static const col overview[] = {{C_COUNT, "num_complete_events", NULL, "Complete events"},
-                                   {C_COUNT, "num_events_total", NULL, "Total events"},
-                                   {C_COUNT, "num_processes", NULL, "Processes"},
-                                   {C_COUNT, "num_threads", NULL, "Threads"}};
-    list(r, ov, overview, NCOLS(overview));
-    const jval *tr = get(ov, "suspected_truncation");
-    buf_printf(b, "- Suspected truncation: %s\n", tr && tr->t == JV_BOOL && tr->b ? "yes" : "no");
-    const jval *qw = get(ov, "quality_warnings");
-    if (qw && qw->t == JV_ARR && qw->n) {
+    const struct {
+        const char *label;
+        uint64_t n;
+    } overview[] = {{"Complete events", ov->num_complete_events},
+                    {"Total events", ov->num_events_total},
+                    {"Processes", ov->num_processes},
+                    {"Threads", ov->num_threads}};
+    for (size_t i = 0; i < sizeof overview / sizeof *overview; i++) {
+        buf_printf(b, "- %s: ", overview[i].label);
+        count(b, int_val((int64_t)overview[i].n));
+        buf_putc(b, '\n');
+    }
+    buf_printf(b, "- Suspected truncation: %s\n", ov->suspected_truncation ? "yes" : "no");
+    if (ov->nquality_warnings) {
         buf_puts(b, "- Quality warnings:\n");
-        for (size_t i = 0; i < qw->n; i++)
-            prose(r, qw->items[i], "  - ", "    ");
+        for (size_t i = 0; i < ov->nquality_warnings; i++)
+            prose(r, ov->quality_warnings[i], "  - ", "    ");
     }
     buf_puts(b, "\n## Step Time (Steady State)\n\n");
-    static const col steady[] = {{C_COUNT, "count", NULL, "Count"},
-                                 {C_FMT, "median", NULL, "Median"},
-                                 {C_FMT, "p90", NULL, "P90"},
-                                 {C_FMT, "mean", NULL, "Mean"}};
-    list(r, get(st, "steady_state_steps"), steady, NCOLS(steady));
+    static const col steady[] = {{C_COUNT, "count", "Count"},
+                                 {C_FMT, "median", "Median"},
+                                 {C_FMT, "p90", "P90"},
+                                 {C_FMT, "mean", "Mean"}};
+    list(r, &s->step_time.steady_state_steps, &SM_STATS_ROW, steady, NCOLS(steady));
 }
 
-static void render(const rep *r, const jval *s, int k)
+/* ## Step Classes: each class of steady-state steps. */
+static void classes_section(const rep *r, const pq_sm_step_time *st)
+{
+    static const su_col h[] = {{"Class", 0, 1, 0},      {"Count", 1, 0, 0},
+                               {"Fraction", 1, 0, 0},   {"Median", 1, 0, 0},
+                               {"P90", 1, 0, 0},        {"Representative Step", 1, 0, 0},
+                               {"Periodicity", 0, 0, 0}};
+    buf_puts(r->b, "\n## Step Classes\n\n");
+    su_table t;
+    su_table_init(&t, h, NCOLS(h), 1);
+    buf c;
+    buf_init(&c, NULL);
+    for (size_t i = 0; i < st->nclasses; i++) {
+        const pq_sm_step_class *x = &st->classes[i];
+        text(&c, str_val(x->name), "");
+        su_table_add_buf(&t, &c, 0);
+        count(&c, int_val((int64_t)x->count));
+        su_table_add_buf(&t, &c, 0);
+        pct(&c, num_val(x->fraction_of_steady));
+        su_table_add_buf(&t, &c, 0);
+        fmt(&c, num_val(x->duration_stats.median));
+        su_table_add_buf(&t, &c, 0);
+        fmt(&c, num_val(x->duration_stats.p90));
+        su_table_add_buf(&t, &c, 0);
+        count(&c, int_val(x->representative_step));
+        su_table_add_buf(&t, &c, 0);
+        text(&c, x->periodicity ? int_val(x->periodicity) : str_val(NULL), "n/a");
+        su_table_add_buf(&t, &c, 0);
+    }
+    buf_release(&c);
+    emit(r, &t);
+}
+
+/* ## Time Breakdown: the five categories' time and share. */
+static void breakdown_section(const rep *r, const pq_sm_breakdown *tb)
+{
+    static const su_col h[] = {{"Category", 0, 1, 0}, {"Duration", 1, 0, 0}, {"Share", 1, 0, 0}};
+    buf_puts(r->b, "\n## Time Breakdown (`");
+    text(r->b, str_val(tb->duration_basis), "unknown");
+    buf_puts(r->b, "`)\n\n");
+    su_table t;
+    su_table_init(&t, h, NCOLS(h), 1);
+    buf c;
+    buf_init(&c, NULL);
+    for (int i = 0; i < PQ_SM_NCATEGORIES; i++) {
+        su_table_add(&t, SM_CATEGORY_KEYS[i], strlen(SM_CATEGORY_KEYS[i]), 0);
+        fmt(&c, num_val(tb->category_total[i]));
+        su_table_add_buf(&t, &c, 0);
+        pct(&c, num_val(tb->category_share[i]));
+        su_table_add_buf(&t, &c, 0);
+    }
+    buf_release(&c);
+    emit(r, &t);
+}
+
+static void render(const rep *r, const pq_summary_result *s, int k)
 {
     buf *b = r->b;
-    const jval *st = get(s, "step_time"), *tb = get(s, "time_breakdown");
     head_sections(r, s);
-    const jval *cl = get(st, "classes");
-    if (cl && cl->t == JV_ARR && cl->n) {
-        buf_puts(b, "\n## Step Classes\n\n");
-        static const col classes[] = {{C_TEXT, "name", NULL, "Class"},
-                                      {C_COUNT, "count", NULL, "Count"},
-                                      {C_PCT, "fraction_of_steady", NULL, "Fraction"},
-                                      {C_FMT, "duration_stats", "median", "Median"},
-                                      {C_FMT, "duration_stats", "p90", "P90"},
-                                      {C_COUNT, "representative_step", NULL, "Representative Step"},
-                                      {C_TEXT_NA, "periodicity", NULL, "Periodicity"}};
-        rows(r, cl, classes, NCOLS(classes), INT_MAX);
-    }
-    buf_puts(b, "\n## Time Breakdown (`");
-    text(b, get(tb, "duration_basis"), "unknown");
-    buf_puts(b, "`)\n\n");
-    static const col breakdown[] = {{C_TEXT, "category", NULL, "Category"},
-                                    {C_FMT, "total_duration", NULL, "Duration"},
-                                    {C_PCT, "share_of_total", NULL, "Share"}};
-    const char *cats[] = {"compute", "communication", "host", "stall", "other"};
-    jval *bt = jv_arr();
-    for (int i = 0; bt && i < 5; i++) {
-        jval *row = jv_copy(get(tb, cats[i]));
-        if (!row || row->t != JV_OBJ) {
-            jv_free(row);
-            row = jv_obj();
-        }
-        jv_set(row, "category", jv_cstr(cats[i]));
-        jv_push(bt, row);
-    }
-    rows(r, bt, breakdown, NCOLS(breakdown), 5);
-    jv_free(bt);
+    if (s->step_time.nclasses)
+        classes_section(r, &s->step_time);
+    breakdown_section(r, &s->time_breakdown);
     regions_section(r, s, k);
     buf_puts(b, "\n## Top Ops\n\n");
-    static const col hot[] = {{C_CODE, "name", NULL, "Op"},
-                              {C_CODE, "canonical_name", NULL, "Canonical"},
-                              {C_TEXT_NA, "category", NULL, "Category"},
-                              {C_COUNT, "count", NULL, "Count"},
-                              {C_FMT, "exclusive_duration", NULL, "Exclusive"},
-                              {C_FMT, "avg_duration", NULL, "Avg"},
-                              {C_CODE, "shape_signature", NULL, "Shape Signature"},
-                              {C_CODE, "tf_op_path", NULL, "HLO/TF Path"}};
+    static const col hot[] = {{C_CODE, "name", "Op"},
+                              {C_CODE, "canonical_name", "Canonical"},
+                              {C_TEXT_NA, "category", "Category"},
+                              {C_COUNT, "count", "Count"},
+                              {C_FMT, "exclusive_duration", "Exclusive"},
+                              {C_FMT, "avg_duration", "Avg"},
+                              {C_CODE, "shape_signature", "Shape Signature"},
+                              {C_CODE, "tf_op_path", "HLO/TF Path"}};
     /* In 120 columns, the op's figures first and its other names in a second table. */
-    static const col hot1[] = {{C_INDEX, NULL, NULL, "#"},
-                               {C_CODE, "name", NULL, "Op"},
-                               {C_TEXT_NA, "category", NULL, "Category"},
-                               {C_COUNT, "count", NULL, "Count"},
-                               {C_FMT, "exclusive_duration", NULL, "Exclusive"},
-                               {C_FMT, "avg_duration", NULL, "Avg"}};
-    static const col hot2[] = {{C_INDEX, NULL, NULL, "#"},
-                               {C_CODE, "canonical_name", NULL, "Canonical"},
-                               {C_CODE, "shape_signature", NULL, "Shape Signature"},
-                               {C_CODE, "tf_op_path", NULL, "HLO/TF Path"}};
+    static const col hot1[] = {{C_INDEX, NULL, "#"},
+                               {C_CODE, "name", "Op"},
+                               {C_TEXT_NA, "category", "Category"},
+                               {C_COUNT, "count", "Count"},
+                               {C_FMT, "exclusive_duration", "Exclusive"},
+                               {C_FMT, "avg_duration", "Avg"}};
+    static const col hot2[] = {{C_INDEX, NULL, "#"},
+                               {C_CODE, "canonical_name", "Canonical"},
+                               {C_CODE, "shape_signature", "Shape Signature"},
+                               {C_CODE, "tf_op_path", "HLO/TF Path"}};
     if (!r->width) {
-        rows(r, get(s, "hot_ops"), hot, NCOLS(hot), k);
+        rows(r, s->hot_ops, s->nhot_ops, &SM_HOT_OP_ROW, hot, NCOLS(hot), k);
     } else {
-        rows(r, get(s, "hot_ops"), hot1, NCOLS(hot1), k);
+        rows(r, s->hot_ops, s->nhot_ops, &SM_HOT_OP_ROW, hot1, NCOLS(hot1), k);
         buf_putc(b, '\n');
-        rows(r, get(s, "hot_ops"), hot2, NCOLS(hot2), k);
+        rows(r, s->hot_ops, s->nhot_ops, &SM_HOT_OP_ROW, hot2, NCOLS(hot2), k);
     }
-    const jval *da = get(s, "device_op_region_aggregates");
-    if (da && da->t == JV_ARR && da->n) {
+    if (s->ndevice_op_region_aggregates) {
         buf_puts(b, "\n## Device Ops by Semantic Region\n\n");
-        static const col dev[] = {{C_REGION, "region_path", NULL, "Region"},
-                                  {C_CODE, "op_name", NULL, "Op"},
-                                  {C_COUNT, "count", NULL, "Count"},
-                                  {C_FMT, "exclusive_duration", NULL, "Exclusive"},
-                                  {C_FMT, "avg_duration", NULL, "Avg"}};
-        rows(r, da, dev, NCOLS(dev), k);
+        static const col dev[] = {{C_REGION, "region_path", "Region"},
+                                  {C_CODE, "op_name", "Op"},
+                                  {C_COUNT, "count", "Count"},
+                                  {C_FMT, "exclusive_duration", "Exclusive"},
+                                  {C_FMT, "avg_duration", "Avg"}};
+        rows(r, s->device_op_region_aggregates, s->ndevice_op_region_aggregates, &SM_OP_REGION_ROW,
+             dev, NCOLS(dev), k);
     }
     buf_puts(b, "\n## Semantic Families\n\n");
     su_wrap(b,
@@ -509,37 +580,36 @@ static void render(const rep *r, const jval *s, int k)
             "shape-based estimates, not measured FLOPs.",
             r->width, "", "");
     buf_putc(b, '\n');
-    static const col fam[] = {{C_TEXT, "family", NULL, "Family"},
-                              {C_COUNT, "count", NULL, "Count"},
-                              {C_FMT, "exclusive_duration", NULL, "Exclusive"},
-                              {C_PCT, "share_of_total", NULL, "Share"},
-                              {C_FMT, "avg_exclusive_duration", NULL, "Avg Exclusive"},
-                              {C_SCI, "flop_proxy_total", NULL, "FLOP Proxy Total"},
-                              {C_INV_SCI, "time_per_flop_proxy", NULL, "FLOP Proxy/s"},
-                              {C_CODE, "example_op", NULL, "Example Op"}};
-    rows(r, get(s, "semantic_families"), fam, NCOLS(fam), k);
-    const jval *co = get(s, "communication_ops");
+    static const col fam[] = {{C_TEXT, "family", "Family"},
+                              {C_COUNT, "count", "Count"},
+                              {C_FMT, "exclusive_duration", "Exclusive"},
+                              {C_PCT, "share_of_total", "Share"},
+                              {C_FMT, "avg_exclusive_duration", "Avg Exclusive"},
+                              {C_SCI, "flop_proxy_total", "FLOP Proxy Total"},
+                              {C_INV_SCI, "time_per_flop_proxy", "FLOP Proxy/s"},
+                              {C_CODE, "example_op", "Example Op"}};
+    rows(r, s->semantic_families, s->nsemantic_families, &SM_FAMILY_ROW, fam, NCOLS(fam), k);
     buf_puts(b, "\n## Communication Collectives\n\n");
-    static const col coll[] = {{C_TEXT, "collective", NULL, "Collective"},
-                               {C_COUNT, "count", NULL, "Count"},
-                               {C_FMT, "total_duration", NULL, "Total"},
-                               {C_FMT, "avg_duration", NULL, "Avg"}};
-    if (!co || co->t != JV_ARR || !co->n)
+    static const col coll[] = {{C_TEXT, "collective", "Collective"},
+                               {C_COUNT, "count", "Count"},
+                               {C_FMT, "total_duration", "Total"},
+                               {C_FMT, "avg_duration", "Avg"}};
+    if (!s->ncommunication_ops)
         buf_puts(b, "No communication collectives.\n");
     else
-        rows(r, co, coll, NCOLS(coll), k);
-    const jval *gp = get(s, "gap_before_ops");
+        rows(r, s->communication_ops, s->ncommunication_ops, &SM_COLLECTIVE_ROW, coll, NCOLS(coll),
+             k);
     buf_puts(b, "\n## Pre-Op Gaps\n\n");
-    static const col gaps[] = {{C_CODE_OR_NAME, "payload_op", NULL, "Payload Op"},
-                               {C_CODE, "marker_op", NULL, "Marker Op"},
-                               {C_COUNT, "count", NULL, "Count"},
-                               {C_FMT, "total_gap_duration", NULL, "Total"},
-                               {C_FMT, "max_gap_duration", NULL, "Max"},
-                               {C_FMT, "avg_gap_duration", NULL, "Avg"}};
-    if (!gp || gp->t != JV_ARR || !gp->n)
+    static const col gaps[] = {{C_CODE_OR_NAME, "payload_op", "Payload Op"},
+                               {C_CODE, "marker_op", "Marker Op"},
+                               {C_COUNT, "count", "Count"},
+                               {C_FMT, "total_gap_duration", "Total"},
+                               {C_FMT, "max_gap_duration", "Max"},
+                               {C_FMT, "avg_gap_duration", "Avg"}};
+    if (!s->ngap_before_ops)
         buf_puts(b, "No pre-op gaps.\n");
     else
-        rows(r, gp, gaps, NCOLS(gaps), k);
+        rows(r, s->gap_before_ops, s->ngap_before_ops, &SM_GAP_ROW, gaps, NCOLS(gaps), k);
     gap_context_section(r, s, k);
     candidates_section(r, s);
 }
@@ -549,8 +619,8 @@ pq_status pq_summary_report_view(const pq_summary *s, int top_k, const pq_summar
 {
     buf b;
     buf_init(&b, sink);
-    rep r = {&b, top_k, view && view->wide ? 0 : TEXT_COLS, s->doc};
-    render(&r, s->doc, top_k);
+    rep r = {&b, top_k, view && view->wide ? 0 : TEXT_COLS, s->r};
+    render(&r, s->r, top_k);
     pq_status st = buf_flush(&b);
     buf_release(&b);
     if (st != PQ_OK)

@@ -3,7 +3,6 @@
 #ifndef PQ_RENDER_SUMMARY_DOC_H
 #define PQ_RENDER_SUMMARY_DOC_H
 #include "core/arena.h"
-#include "core/jval.h"
 #include "profq.h"
 
 struct pq_summary {
@@ -11,7 +10,6 @@ struct pq_summary {
     pq_summary_result *computed; /* pq_summary_compute's (freed with it), or NULL */
     pq_summary_result read;      /* a saved document's, its rows and strings in mem */
     arena mem;
-    jval *doc; /* r's document tree, for what still reads trees (report, query, publish) */
 };
 
 #endif

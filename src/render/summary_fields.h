@@ -45,5 +45,15 @@ jval *sm_row_tree(const void *row, const sm_row_desc *d);
 jval *sm_rows_tree(const void *rows, size_t n, const sm_row_desc *d);
 /* The array of N optimization candidates. */
 jval *sm_candidates_tree(const pq_sm_candidate *rows, size_t n);
+/* What publish does with a summary (1.25): its status, where, the artifact's name and
+ * aliases, and the files it uploads. */
+typedef struct sm_publish_plan {
+    const char *status, *entity, *project, *artifact_name;
+    const char *const *aliases;
+    size_t naliases;
+    const char *summary_path, *report_path;
+} sm_publish_plan;
+/* Publish's plan P for summary R, with the metadata the seed attaches to the artifact. */
+jval *sm_publish_plan_tree(const pq_summary_result *r, const sm_publish_plan *p);
 
 #endif

@@ -9,6 +9,8 @@
 #include "core/alloc.h"
 #include "render/text.h"
 
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,14 +43,9 @@ void su_time(buf *b, double us)
     buf_puts(b, us == 0 ? "0 \xC2\xB5s" : text_time(t, us * 1e6));
 }
 
-void su_value(buf *b, const jval *v, su_unit u)
+/* D (a number) in unit U. */
+static void figure(buf *b, double d, su_unit u)
 {
-    int ok;
-    double d = jv_number(v, &ok);
-    if (!ok) {
-        buf_puts(b, "n/a");
-        return;
-    }
     switch (u) {
     case SU_TIME:
         su_time(b, d);
@@ -66,12 +63,29 @@ void su_value(buf *b, const jval *v, su_unit u)
         buf_printf(b, "%.3e", d);
         break;
     case SU_PLAIN:
-        if (v->t == JV_INT)
-            buf_printf(b, "%lld", (long long)v->i);
-        else
-            buf_printf(b, "%.3f", d);
+        buf_printf(b, "%.3f", d);
         break;
     }
+}
+
+void su_value(buf *b, const jval *v, su_unit u)
+{
+    int ok;
+    double d = jv_number(v, &ok);
+    if (!ok)
+        buf_puts(b, "n/a");
+    else if (u == SU_PLAIN && v->t == JV_INT)
+        buf_printf(b, "%lld", (long long)v->i);
+    else
+        figure(b, d, u);
+}
+
+void su_figure(buf *b, double d, su_unit u)
+{
+    if (!isfinite(d))
+        buf_puts(b, "n/a");
+    else
+        figure(b, d, u);
 }
 
 /* ---- tables ------------------------------------------------------------------------------ */
@@ -311,25 +325,34 @@ static int name_has_path(const char *name, const char *path)
 /* Does an op name of the summary, split on "::", give PATH? (The seed splits a name without
  * "=>" on "::" into region parts; the summary keeps its paths so, and the report shows
  * such a path with "::" again: `void at::native`, not `void at=>native`.) */
-static int cxx_path(const jval *doc, const char *path)
+static int op_gives_path(const char *n, const char *path)
 {
-    static const struct {
-        const char *list, *key;
-    } where[] = {{"hot_ops", "name"},
-                 {"device_op_region_aggregates", "op_name"},
-                 {"gap_region_contexts", "op_name"},
-                 {"gap_before_ops", "name"},
-                 {"semantic_families", "example_op"}};
+    return n && strstr(n, "::") && !strstr(n, "=>") && name_has_path(n, path);
+}
+
+static int cxx_path(const pq_summary_result *s, const char *path)
+{
     if (!strstr(path, "=>"))
         return 0;
-    for (size_t w = 0; w < sizeof where / sizeof *where; w++) {
-        const jval *a = jv_get(doc, where[w].list);
-        for (size_t i = 0; a && a->t == JV_ARR && i < a->n; i++) {
-            const char *n = jv_string(jv_get(a->items[i], where[w].key));
-            if (n && strstr(n, "::") && !strstr(n, "=>") && name_has_path(n, path))
+#define OPS(list, T, member)                                                                       \
+    {                                                                                              \
+        s ? s->list : NULL, s ? s->n##list : 0, sizeof(T), offsetof(T, member)                     \
+    }
+    const struct {
+        const void *rows;
+        size_t n, size, off;
+    } where[] = {OPS(hot_ops, pq_sm_hot_op, name),
+                 OPS(device_op_region_aggregates, pq_sm_op_region, op_name),
+                 OPS(gap_region_contexts, pq_sm_gap_context, op_name),
+                 OPS(gap_before_ops, pq_sm_gap, name),
+                 OPS(semantic_families, pq_sm_family, example_op)};
+#undef OPS
+    for (size_t w = 0; w < sizeof where / sizeof *where; w++)
+        for (size_t i = 0; i < where[w].n; i++) {
+            const char *row = (const char *)where[w].rows + i * where[w].size;
+            if (op_gives_path(*(const char *const *)(row + where[w].off), path))
                 return 1;
         }
-    }
     /* A part with a C++ signature's characters, or a C++ namespace first: a name too. */
     for (const char *p = path; *p; p++) {
         if (p[0] == '=' && p[1] == '>')
@@ -346,9 +369,9 @@ static int cxx_path(const jval *doc, const char *path)
 }
 
 /* A region path as people read it (see cxx_path). */
-void su_region(buf *b, const jval *doc, const char *path)
+void su_region(buf *b, const pq_summary_result *s, const char *path)
 {
-    if (!cxx_path(doc, path)) {
+    if (!cxx_path(s, path)) {
         buf_puts(b, path);
         return;
     }
@@ -540,28 +563,23 @@ void su_render_doc(buf *b, const jval *doc, int wide)
 
 /* One line per threshold the gate failed on (the assessment's rule: a steady-state median
  * or p90 regression past its threshold): metric, value, threshold, baseline and after. */
-void su_track_gate(buf *b, const jval *rec, double max_median_pct, double max_p90_pct)
+void su_track_gate(buf *b, const pq_track_assessment *as, double max_median_pct, double max_p90_pct)
 {
-    const jval *as = jv_get(rec, "assessment");
-    const jval *m = jv_get(as, "metrics");
-    const jval *st = jv_get(jv_get(as, "comparison"), "step_time");
     static const struct {
-        const char *metric, *what, *before, *after;
-    } g[] = {{"steady_state_median_regression_pct", "steady-state median step time",
-              "steady_state_median_before", "steady_state_median_after"},
-             {"steady_state_p90_regression_pct", "steady-state p90 step time",
-              "steady_state_p90_before", "steady_state_p90_after"}};
+        const char *metric, *what;
+    } g[] = {{"steady_state_median_regression_pct", "steady-state median step time"},
+             {"steady_state_p90_regression_pct", "steady-state p90 step time"}};
+    const pq_summary_comparison *c = as->comparison;
     for (size_t i = 0; i < 2; i++) {
-        int ok;
-        double v = jv_number(jv_get(m, g[i].metric), &ok);
+        double v = i ? as->p90_regression_pct : as->median_regression_pct;
         double max = i ? max_p90_pct : max_median_pct;
-        if (!ok || !(v > max))
+        if (!isfinite(v) || !(v > max))
             continue;
         buf_printf(b, "track: fail: %s (%s) regressed %+.2f%%, threshold %.2f%%; baseline ",
                    g[i].what, g[i].metric, v, max);
-        su_value(b, jv_get(st, g[i].before), SU_TIME);
+        su_figure(b, c ? c->steady_before[i] : NAN, SU_TIME);
         buf_puts(b, ", after ");
-        su_value(b, jv_get(st, g[i].after), SU_TIME);
+        su_figure(b, c ? c->steady_after[i] : NAN, SU_TIME);
         buf_putc(b, '\n');
     }
 }

@@ -6,6 +6,7 @@
 #define PQ_RENDER_SUMMARY_TEXT_H
 #include "core/buf.h"
 #include "core/jval.h"
+#include "profq.h"
 
 #include <stddef.h>
 
@@ -22,6 +23,8 @@ typedef enum {
 su_unit su_unit_of(const char *key);
 /* V (a number, else "n/a") in unit U. */
 void su_value(buf *b, const jval *v, su_unit u);
+/* D in unit U (SU_PLAIN: %.3f), or "n/a" when it is NaN or infinite (the document's null). */
+void su_figure(buf *b, double d, su_unit u);
 /* US microseconds as a time with its unit. */
 void su_time(buf *b, double us);
 
@@ -60,16 +63,17 @@ void su_table_free(su_table *t);
 void su_wrap(buf *b, const char *s, size_t width, const char *first, const char *rest);
 
 /* Region PATH ("a=>b") with "::" between its parts when the seed split it from a C++ name
- * on "::" (an op name of the summary DOC, when not NULL, gives that path; else a part with
+ * on "::" (an op name of the summary S, when not NULL, gives that path; else a part with
  * a C++ signature's characters or a C++ namespace first says so): `void at::native`. */
-void su_region(buf *b, const jval *doc, const char *path);
+void su_region(buf *b, const pq_summary_result *s, const char *path);
 
 /* The text of a compare, track or query document: keys in order, figures with units,
  * arrays of objects as tables. WIDE: names whole (else 120 columns). */
 void su_render_doc(buf *b, const jval *doc, int wide);
 
-/* The failed thresholds of a track record REC (one line each, "track: fail: ..."): the
+/* The failed thresholds of track's assessment AS (one line each, "track: fail: ..."): the
  * metric, its value, the threshold, the baseline and the after figure with their units. */
-void su_track_gate(buf *b, const jval *rec, double max_median_pct, double max_p90_pct);
+void su_track_gate(buf *b, const pq_track_assessment *as, double max_median_pct,
+                   double max_p90_pct);
 
 #endif

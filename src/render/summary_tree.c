@@ -1,12 +1,13 @@
 /* summary_tree.c - the profile_summary.v1 document of a computed summary: the result
  * structs (pq_summary_result, include/profq.h) as the jval tree of the document, which
  * core/jval.c writes as Python's json.dumps bytes and report/query/compare/track read as
- * they read a stored summary.
+ * they read a stored summary; and the metadata publish attaches to a summary's artifact.
  * Not here: computing (analysis/summary*.c), writing bytes (core/jval.c), files. */
 #include "analysis/summary.h"
 #include "render/summary_fields.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 const char *const SM_CATEGORY_KEYS[PQ_SM_NCATEGORIES] = {"compute", "communication", "host",
@@ -283,4 +284,55 @@ jval *sm_tree(const pq_summary_result *r)
         return NULL;
     }
     return doc;
+}
+
+static jval *publish_metadata_tree(const pq_summary_result *r)
+{
+    const pq_sm_run_metadata *rm = &r->run_metadata;
+    const pq_sm_gap *gap = r->ngap_before_ops ? &r->gap_before_ops[0] : NULL;
+    jval *m = jv_obj();
+    jv_set(m, "schema_version", jv_cstr(r->schema_version));
+    jv_set(m, "source_format", jv_cstr(r->source_format));
+    jv_set(m, "source_path", jv_cstr(r->source_path));
+    /* hardware_type, mesh_or_topology, git_sha and config_hash: null in every summary */
+    const char *const meta[][2] = {{"run_path", rm->run_path},
+                                   {"run_id", rm->run_id},
+                                   {"hardware_type", NULL},
+                                   {"mesh_or_topology", NULL},
+                                   {"git_sha", NULL},
+                                   {"config_hash", NULL},
+                                   {"source_artifact_ref", rm->artifact_ref}};
+    for (size_t k = 0; k < sizeof meta / sizeof *meta; k++)
+        jv_set(m, meta[k][0], jv_cstr(meta[k][1]));
+    jv_set(m, "step_median", jv_num(r->step_time.steady_state_steps.median));
+    jv_set(m, "step_p90", jv_num(r->step_time.steady_state_steps.p90));
+    for (int k = 0; k < PQ_SM_OTHER; k++) {
+        char key[64];
+        snprintf(key, sizeof key, "%s_share", SM_CATEGORY_KEYS[k]);
+        jv_set(m, key, jv_num(r->time_breakdown.category_share[k]));
+    }
+    jv_set(m, "top_pre_gap_op", jv_cstr(gap ? gap->name : NULL));
+    jv_set(m, "top_pre_gap_total", gap ? jv_num(gap->total_gap_duration) : jv_null());
+    jv_set(m, "num_hierarchical_regions", jv_int((int64_t)r->nhierarchical_regions));
+    jv_set(m, "num_gap_region_contexts", jv_int((int64_t)r->ngap_region_contexts));
+    jv_set(m, "generated_at_utc", jv_cstr(r->generated_at_utc));
+    return m;
+}
+
+jval *sm_publish_plan_tree(const pq_summary_result *r, const sm_publish_plan *p)
+{
+    jval *o = jv_obj();
+    jv_set(o, "status", jv_cstr(p->status));
+    jv_set(o, "entity", jv_cstr(p->entity));
+    jv_set(o, "project", jv_cstr(p->project));
+    jv_set(o, "artifact_name", jv_cstr(p->artifact_name));
+    jv_set(o, "artifact_type", jv_cstr("profile_summary"));
+    jval *al = jv_arr();
+    for (size_t k = 0; k < p->naliases; k++)
+        jv_push(al, jv_cstr(p->aliases[k]));
+    jv_set(o, "aliases", al);
+    jv_set(o, "summary_path", jv_cstr(p->summary_path));
+    jv_set(o, "report_path", jv_cstr(p->report_path));
+    jv_set(o, "metadata", publish_metadata_tree(r));
+    return o;
 }

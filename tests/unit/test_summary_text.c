@@ -5,10 +5,13 @@
  */
 #include "testutil.h"
 
+#include "api/history_read.h"
 #include "core/buf.h"
 #include "core/jval.h"
+#include "render/summary_history.h"
 #include "render/summary_text.h"
 
+#include <math.h>
 #include <string.h>
 
 /* B's bytes as a C string (B stays usable). */
@@ -145,14 +148,30 @@ static void test_doc_and_gate(void **state)
     assert_non_null(doc);
     buf b;
     buf_init(&b, NULL);
-    su_track_gate(&b, doc, 5.0, 10.0);
+    pq_summary_comparison c;
+    memset(&c, 0, sizeof c);
+    c.steady_before[0] = 1000.0;
+    c.steady_after[0] = 1125.0;
+    c.steady_before[1] = 2000.0;
+    c.steady_after[1] = 2060.0;
+    pq_track_assessment as;
+    memset(&as, 0, sizeof as);
+    as.status = PQ_TRACK_FAIL;
+    as.median_regression_pct = 12.5;
+    as.p90_regression_pct = 3.0;
+    as.comparison = &c;
+    su_track_gate(&b, &as, 5.0, 10.0);
     assert_string_equal(str(&b), "track: fail: steady-state median step time "
                                  "(steady_state_median_regression_pct) regressed +12.50%, "
                                  "threshold 5.00%; baseline 1.000 ms, after 1.125 ms\n");
     b.n = 0;
-    su_track_gate(&b, doc, 20.0, 1.0);
+    su_track_gate(&b, &as, 20.0, 1.0);
     assert_non_null(strstr(str(&b), "p90 step time"));
     assert_null(strstr(str(&b), "median step time"));
+    b.n = 0;
+    as.median_regression_pct = NAN; /* the document's null: no line */
+    su_track_gate(&b, &as, 5.0, 10.0);
+    assert_int_equal(b.n, 0);
     b.n = 0;
     su_render_doc(&b, doc, 0);
     const char *s = str(&b);
@@ -165,13 +184,47 @@ static void test_doc_and_gate(void **state)
     jv_free(doc);
 }
 
+/* A history file read into records (objects only), digested and written back. */
+static void test_history_digest(void **state)
+{
+    (void)state;
+    const char *text = "{\"assessment\": {\"status\": \"fail\", \"failures\": [\"a\", \"b\", "
+                       "\"a\", 3]}, \"x\": 1.50}\n\n[1]\n  {\"assessment\": {\"status\": "
+                       "\"pass\", \"warnings\": [\"w\"]}}\n{\"assessment\": {}}\n{\"partial\": ";
+    history_records h;
+    assert_int_equal(history_read(text, strlen(text), &h), 0);
+    assert_int_equal(h.n, 3);
+    assert_string_equal(h.recs[0].status, "fail");
+    assert_int_equal(h.recs[0].nfailures, 3); /* the 3 is not a message */
+    assert_null(h.recs[2].status);
+    sm_history_digest d;
+    assert_int_equal(sm_history_digest_of(h.recs, h.n, 2, &d), 0);
+    assert_int_equal(d.nstatus, 3);
+    assert_string_equal(d.status_counts[2].key, "unknown");
+    assert_int_equal(d.nfailures, 2);
+    assert_string_equal(d.top_failures[0].key, "a");
+    assert_int_equal(d.top_failures[0].count, 2);
+    assert_int_equal(d.nrecent, 2);
+    assert_ptr_equal(d.latest, &h.recs[2]);
+    buf b;
+    buf_init(&b, NULL);
+    su_history_write(&b, "h.jsonl", &d);
+    const char *s = str(&b);
+    assert_non_null(strstr(s, "\"latest_record\": {\n    \"assessment\": {}\n  },\n"));
+    assert_non_null(strstr(s, "\"recent_records\": [\n    {\n      \"assessment\": {\n"));
+    assert_non_null(strstr(s, "\"status_counts\": {\n    \"fail\": 1,\n    \"pass\": 1,\n"));
+    assert_non_null(strstr(s, "\"num_records\": 3,\n"));
+    buf_release(&b);
+    sm_history_release(&d);
+    history_records_release(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_units),
-        cmocka_unit_test(test_table_fits),
-        cmocka_unit_test(test_wrap),
-        cmocka_unit_test(test_doc_and_gate),
+        cmocka_unit_test(test_units),          cmocka_unit_test(test_table_fits),
+        cmocka_unit_test(test_wrap),           cmocka_unit_test(test_doc_and_gate),
+        cmocka_unit_test(test_history_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
