@@ -117,6 +117,10 @@ pq_status load_xplane_timeline(pq_profile *prof, uint64_t *nevents, pq_error *er
     for (size_t k = 0; k < prof->nsources; k++)
         *nevents += prof->sources[k].info.events;
     pq_source *src = &prof->sources[0];
+    /* A timeline its reader made (trace JSON named *.xplane.pb) is not an XSpace's. */
+    RETURN_ERROR_IF(src->slices && src->info.format != PQ_FORMAT_XSPACE, err, PQ_ERR_INPUT,
+                    src->path, 0, "expected an XSpace protobuf, found %s",
+                    pq_format_name(src->info.format));
     if (src->slices)
         return PQ_OK;
     FORWARD_IF_ERROR(new_timeline(src, err));

@@ -16,7 +16,8 @@ void load_trace_scan(const pq_source *src, pq_scan_totals *t);
  * interface (formats/xplane_events.c: plane i -> pid i+1, numbered across the sources)
  * into the first source's slices, where it is kept (a second call finds it there). Several
  * hosts make one timeline, on the first source: the summary reads the run as one.
- * *NEVENTS gets the XEvents of the profile (those walked: every source's info.events). */
+ * *NEVENTS gets the XEvents of the profile (those walked: every source's info.events).
+ * PQ_ERR_INPUT when the first source has a timeline of another format. */
 pq_status load_xplane_timeline(pq_profile *prof, uint64_t *nevents, pq_error *err);
 
 #endif
