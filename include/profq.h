@@ -107,6 +107,11 @@ typedef struct pq_open_options {
      * programs: all that the memory viewer needs). Other planes are skipped unread: their
      * framing is checked, their content is neither decoded nor validated. */
     int programs_only;
+    /* Non-zero: a trace-event JSON source (.json, .json.gz) is read from its file in chunks
+     * instead of mapped, and its sha256 (unless skipped) by a second thread that reads the
+     * file beside the parse: memory is the timeline's columns, not the file. Such a source
+     * keeps no bytes (pq_profile_scan counts 0 bytes for it). What `profq summarize` uses. */
+    int stream_traces;
 } pq_open_options;
 
 /*

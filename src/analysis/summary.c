@@ -178,7 +178,7 @@ int sm_compute(model_slices *m, const sm_options *o, const sm_source *src, sm_re
 {
     memset(out, 0, sizeof *out);
     arena_init(&out->mem);
-    if (m->failed)
+    if (m->failed || m->trimmed)
         return -1;
     sm_builder bs = {m, NULL, 0, 0, 0}, *b = &bs;
     b->tracks = pq_calloc(m->ntracks + 1, sizeof *b->tracks);

@@ -44,10 +44,13 @@ typedef struct sm_result {
 } sm_result;
 
 /* Computes the summary of the slices of M into OUT. The strings it derives (canonical
- * names, paths, signatures) are interned into M's pool, which only grows. M is the
- * summary's own: what is not GPU work on GPU tracks (Kineto gpu_user_annotation ranges,
- * cuda_sync records) is dropped from its columns (tracks' counts stay as they were). 0, or -1 when
- * memory ran out (OUT is then empty). Free with sm_result_free. */
+ * names, paths, signatures) are interned into M's pool, which only grows. M is consumed:
+ * what is not GPU work on GPU tracks (Kineto gpu_user_annotation ranges, cuda_sync records)
+ * is dropped from its columns in place (a copy would double the columns' memory; tracks'
+ * counts stay as they were) and, when any was dropped, M->trimmed is set: the summary is
+ * the last reader of a source's timeline (api/summary.c opens a profile of its own for
+ * it). 0, or -1 when memory ran out or M was already trimmed (OUT is then empty). Free with
+ * sm_result_free. */
 int sm_compute(model_slices *m, const sm_options *opts, const sm_source *src, sm_result *out);
 void sm_result_free(sm_result *r);
 

@@ -1,5 +1,6 @@
-/* summary.c (render) - pq_summarize: find the trace, feed the builder from the right
- * reader, compute profile_summary.v1, write it as the seed's Python would; and
+/* summary.c (render) - pq_summarize: find the trace, open it as a profile (formats/load.c)
+ * and compute profile_summary.v1 from its source's timeline (pq_source.slices), write it
+ * as the seed's Python would; and
  * pq_summary_compute, the same summary as result structs (kept with what they point into). */
 #include "analysis/summary.h"
 #include "analysis/summary_set.h"
@@ -9,14 +10,12 @@
 #include "core/err.h"
 #include "core/jval.h"
 #include "formats/detect.h"
-#include "formats/trace_events.h"
 #include "io/discover.h"
 #include "io/mapfile.h"
 #include "model/model.h"
-#include "formats/xplane_events.h"
+#include "formats/load.h"
 #include "render/summary_set.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,26 +48,12 @@ static sm_options opts_of(const pq_summary_options *o)
     return so;
 }
 
-typedef struct hash_job {
-    const char *path;
-    char sha[65];
-} hash_job;
-
-static void *hash_file(void *arg)
-{
-    hash_job *j = arg;
-    sha256_file_hex(j->path, j->sha);
-    return NULL;
-}
-
 /* One computed summary and what its rows and strings point into (the slices' interned
  * names, the profile, the warnings, the hash). res comes first: the pq_summary_result that
  * pq_summary_compute returns is the handle. */
 typedef struct sm_handle {
     sm_result res;
-    model_slices sl;
-    int have_sl;
-    pq_profile *prof;
+    pq_profile *prof; /* the profile whose source's timeline the summary was computed on */
     char sha[65];
     char *owned[64];
     size_t nowned;
@@ -79,79 +64,50 @@ static void handle_free(sm_handle *h)
     if (!h)
         return;
     sm_result_free(&h->res);
-    if (h->have_sl)
-        slices_free(&h->sl);
     for (size_t k = 0; k < h->nowned; k++)
         pq_free(h->owned[k]);
     pq_profile_free(h->prof);
     pq_free(h);
 }
 
-static sm_handle *handle_new(void)
-{
-    sm_handle *h = pq_calloc(1, sizeof *h);
-    if (h)
-        h->have_sl = slices_init(&h->sl) == 0;
-    if (h && !h->have_sl) {
-        pq_free(h);
-        return NULL;
-    }
-    return h;
-}
-
-/* The trace is read twice, both times in small chunks: by a thread for its sha256 (as fast
- * as the parse, so it runs beside the parse and the summary's computation) and by the
- * streaming reader. Nothing is mapped: memory is the summary's columns, not the file.
- * *OUT gets the computed summary (NULL on error). */
+/* The trace file is opened as a profile of one source (formats/load.c), read in chunks
+ * (pq_open_options.stream_traces): nothing is mapped, memory is the timeline's columns, and
+ * the sha256 is computed by a thread that reads the file beside the parse. The summary is
+ * computed on that source's timeline, pq_source.slices, which sm_compute consumes (it leaves
+ * out what is not GPU work in place: analysis/summary_view.c); the profile is kept with the
+ * summary, whose strings point into the timeline's names. *OUT gets the computed summary
+ * (NULL on error). */
 static pq_status compute_trace(const char *path, const pq_summary_options *o, sm_handle **out,
                                pq_error *err)
 {
-    hash_job job = {path, ""};
-    pthread_t hasher;
-    struct stat fst;
-    int hashing = stat(path, &fst) == 0 && fst.st_size >= ((off_t)1 << 24) &&
-                  pthread_create(&hasher, NULL, hash_file, &job) == 0;
-    if (!hashing)
-        hash_file(&job);
-    pq_status st = PQ_OK;
-    sm_handle *h = handle_new();
+    *out = NULL;
+    pq_open_options oo;
+    memset(&oo, 0, sizeof oo);
+    oo.stream_traces = 1;
+    pq_profile *prof = NULL;
+    FORWARD_IF_ERROR(pq_profile_open(&path, 1, &oo, &prof, err));
+    sm_handle *h = pq_calloc(1, sizeof *h);
     if (!h) {
-        st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
-        goto out;
+        pq_profile_free(prof);
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
     }
-    tj_info info;
-    pq_events ev = slices_events(&h->sl);
-    st = trace_events_feed_file(path, &ev, &info, err);
-    if (st != PQ_OK)
-        goto out;
-    /* The summary is computed while the hash may still run; its sha256 is set after the join. */
+    h->prof = prof;
+    pq_source *s = &prof->sources[0];
     sm_options so = opts_of(o);
+    memcpy(h->sha, s->info.sha256, sizeof h->sha);
     sm_source src = {"perfetto_trace_json",
                      path,
-                     "",
-                     info.display_time_unit[0] ? info.display_time_unit : NULL,
-                     info.num_events,
+                     h->sha,
+                     s->display_time_unit[0] ? s->display_time_unit : NULL,
+                     s->trace_events,
                      o && o->generated_at_utc ? o->generated_at_utc : "",
                      NULL};
-    int rc = sm_compute(&h->sl, &so, &src, &h->res);
-    if (hashing)
-        pthread_join(hasher, NULL);
-    hashing = 0;
-    if (rc != 0) {
-        st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory while summarizing");
-        goto out;
-    }
-    memcpy(h->sha, job.sha, sizeof h->sha);
-    h->res.r.trace_provenance.trace_sha256 = h->sha;
-out:
-    if (hashing)
-        pthread_join(hasher, NULL);
-    if (st != PQ_OK) {
+    if (prof->nsources != 1 || !s->slices || sm_compute(s->slices, &so, &src, &h->res) != 0) {
         handle_free(h);
-        h = NULL;
+        return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory while summarizing");
     }
     *out = h;
-    return st;
+    return PQ_OK;
 }
 
 /* *DOC gets the document of the computed summary H (freed here either way). */
@@ -228,7 +184,7 @@ static pq_status compute_xplane(const char *const *paths, size_t n, const pq_sum
     pq_profile *prof = NULL;
     pq_status st = pq_profile_open(paths, n, &oo, &prof, err);
     FORWARD_IF_ERROR(st);
-    sm_handle *h = handle_new();
+    sm_handle *h = pq_calloc(1, sizeof *h);
     if (!h) {
         pq_profile_free(prof);
         return err_set(err, PQ_ERR_NOMEM, paths[0], -1, "out of memory");
@@ -237,11 +193,14 @@ static pq_status compute_xplane(const char *const *paths, size_t n, const pq_sum
     const char *warn[64];
     size_t nw = 0;
     uint64_t nev = 0;
-    pq_events ev = slices_events(&h->sl);
-    if (xplane_events_feed(prof, &ev, &nev) != 0) {
+    /* The profile's timeline, kept on its first source (formats/load.c); the summary
+     * consumes it (sm_compute). */
+    st = load_xplane_timeline(prof, &nev, err);
+    if (st != PQ_OK) {
         handle_free(h);
-        return err_set(err, PQ_ERR_NOMEM, paths[0], -1, "out of memory");
+        return st;
     }
+    model_slices *sl = prof->sources[0].slices;
     /* XSpace errors and warnings recorded by the profiler become quality warnings. */
     for (size_t s = 0; s < prof->nsources && nw + 2 < 64; s++) {
         const pq_source *src = &prof->sources[s];
@@ -256,7 +215,7 @@ static pq_status compute_xplane(const char *const *paths, size_t n, const pq_sum
             warn[nw++] = c;
         }
     }
-    if (h->sl.n == 0)
+    if (sl->n == 0)
         warn[nw++] = "XPlane protobuf contained no direct timeline events with offset/duration "
                      "data.";
     warn[nw] = NULL;
@@ -267,7 +226,7 @@ static pq_status compute_xplane(const char *const *paths, size_t n, const pq_sum
     sm_source src = {"xplane_pb", paths[0], h->sha[0] ? h->sha : NULL,
                      "us",        nev,      o && o->generated_at_utc ? o->generated_at_utc : "",
                      warn};
-    if (sm_compute(&h->sl, &so, &src, &h->res) != 0) {
+    if (sm_compute(sl, &so, &src, &h->res) != 0) {
         handle_free(h);
         return err_set(err, PQ_ERR_NOMEM, paths[0], -1, "out of memory while summarizing");
     }

@@ -3,8 +3,10 @@
  * the model: XSpace (formats/xplane.c), HloProto files (plain or xz), Chrome trace-event
  * JSON (formats/trace_events.c, plain or gzip), nsys-jax archives (formats/nsysjax.c), Nsight
  * SQLite exports (formats/nsys_sqlite.c). The sha256
- * of large files is computed on a second thread beside the decode. Not here: finding the files
- * (io/), the public open calls (api/open.c). */
+ * of large files is computed on a second thread beside the decode. With
+ * pq_open_options.stream_traces a trace JSON file is not kept mapped: the reader and the
+ * hash thread each read it in chunks (what summarize needs: its memory is the columns).
+ * Not here: finding the files (io/), the public open calls (api/open.c). */
 #include "load.h"
 
 #include "core/alloc.h"
@@ -16,6 +18,7 @@
 #include "formats/trace_events.h"
 #include "formats/ttlog.h"
 #include "formats/xplane.h"
+#include "formats/xplane_events.h"
 #include "io/xz.h"
 
 #include <pthread.h>
@@ -27,10 +30,19 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+/* The sha256 of a source: of its bytes, or (STREAMED) of its file, read in chunks. */
+typedef struct hash_job {
+    pq_source *src;
+    int streamed;
+} hash_job;
+
 static void *hash_thread(void *arg)
 {
-    pq_source *src = arg;
-    sha256_hex(src->file.data, src->file.size, src->info.sha256);
+    hash_job *j = arg;
+    if (j->streamed)
+        sha256_file_hex(j->src->path, j->src->info.sha256);
+    else
+        sha256_hex(j->src->file.data, j->src->file.size, j->src->info.sha256);
     return NULL;
 }
 
@@ -99,13 +111,41 @@ static pq_status new_timeline(pq_source *src, pq_error *err)
     return PQ_OK;
 }
 
-/* Chrome trace-event JSON (plain or gzip): streamed into the source's timeline. */
-static pq_status read_trace(pq_source *src, pq_scan_totals *scan, pq_error *err)
+pq_status load_xplane_timeline(pq_profile *prof, uint64_t *nevents, pq_error *err)
+{
+    *nevents = 0;
+    for (size_t k = 0; k < prof->nsources; k++)
+        *nevents += prof->sources[k].info.events;
+    pq_source *src = &prof->sources[0];
+    /* A timeline its reader made (trace JSON named *.xplane.pb) is not an XSpace's. */
+    RETURN_ERROR_IF(src->slices && src->info.format != PQ_FORMAT_XSPACE, err, PQ_ERR_INPUT,
+                    src->path, 0, "expected an XSpace protobuf, found %s",
+                    pq_format_name(src->info.format));
+    if (src->slices)
+        return PQ_OK;
+    FORWARD_IF_ERROR(new_timeline(src, err));
+    pq_events ev = slices_events(src->slices);
+    uint64_t walked = 0;
+    if (xplane_events_feed(prof, &ev, &walked) != 0 || src->slices->failed) {
+        slices_free(src->slices);
+        pq_free(src->slices);
+        src->slices = NULL;
+        return err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+    }
+    *nevents = walked;
+    return PQ_OK;
+}
+
+/* Chrome trace-event JSON (plain or gzip): streamed into the source's timeline, from its
+ * bytes or (STREAMED: nothing mapped) from its file in chunks. */
+static pq_status read_trace(pq_source *src, int streamed, pq_scan_totals *scan, pq_error *err)
 {
     FORWARD_IF_ERROR(new_timeline(src, err));
     pq_events ev = slices_events(src->slices);
     tj_info info;
-    FORWARD_IF_ERROR(trace_events_feed(src->file.data, src->file.size, src->path, &ev, &info, err));
+    FORWARD_IF_ERROR(
+        streamed ? trace_events_feed_file(src->path, &ev, &info, err)
+                 : trace_events_feed(src->file.data, src->file.size, src->path, &ev, &info, err));
     src->trace_events = info.num_events;
     memcpy(src->display_time_unit, info.display_time_unit, sizeof src->display_time_unit);
     src->info.events = info.num_events;
@@ -118,25 +158,31 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
 {
     /* An extracted nsys-jax archive is a directory: read in place, nothing mapped. */
     int archive_dir = !src->file.data && nsysjax_is_directory(src->path);
-    if (!src->file.data && !archive_dir)
+    int from_path = !src->file.data && !archive_dir;
+    if (from_path)
         FORWARD_IF_ERROR(mapfile_open(src->path, &src->file, err));
     src->info.path = pq_str_of(src->path, strlen(src->path));
     src->info.size_bytes = src->file.size;
+    detected d =
+        archive_dir ? DETECT_ZIP : detect_format(src->path, src->file.data, src->file.size);
+    /* A trace file read in chunks: the mapping served only the detection (its first page). */
+    int streamed = from_path && opts->stream_traces && (d == DETECT_JSON || d == DETECT_GZIP);
+    if (streamed)
+        mapfile_close(&src->file);
     mapfile_advise_sequential(&src->file);
 
     pthread_t hasher;
+    hash_job hj = {src, streamed};
     int hashing = 0;
     if (!opts->skip_sha256 && !archive_dir) {
-        if (src->file.size >= ((size_t)1 << 24) &&
-            pthread_create(&hasher, NULL, hash_thread, src) == 0)
+        if (src->info.size_bytes >= ((size_t)1 << 24) &&
+            pthread_create(&hasher, NULL, hash_thread, &hj) == 0)
             hashing = 1;
         else
-            hash_thread(src);
+            hash_thread(&hj);
     }
 
     pq_status st = PQ_OK;
-    detected d =
-        archive_dir ? DETECT_ZIP : detect_format(src->path, src->file.data, src->file.size);
     switch (d) {
     case DETECT_XSPACE:
         src->info.format = PQ_FORMAT_XSPACE;
@@ -176,7 +222,7 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
     case DETECT_JSON:
     case DETECT_GZIP:
         src->info.format = PQ_FORMAT_TRACE_JSON;
-        st = read_trace(src, opts->scan ? &src->scan : NULL, err);
+        st = read_trace(src, streamed, opts->scan ? &src->scan : NULL, err);
         break;
     case DETECT_TEXT:
         /* A Tenstorrent runtime log is text; its reader says what it expected if this is

@@ -9,6 +9,7 @@
 #include "core/jval.h"
 #include "formats/trace_events.h"
 #include "formats/trace_json.h"
+#include "model/model.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -158,6 +159,21 @@ static int collect_args(void *ctx, const tj_event *e, pq_error *err)
     return 0;
 }
 
+/* DOC written to a new temporary file PLAIN and, gzip-compressed, to GZP (mkstemp
+ * templates, filled in). */
+static void write_doc_files(char *plain, char *gzp)
+{
+    int fd = mkstemp(plain);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, DOC, sizeof DOC - 1), (long)(sizeof DOC - 1));
+    close(fd);
+    fd = mkstemp(gzp);
+    assert_true(fd >= 0);
+    gzFile g = gzdopen(fd, "wb");
+    assert_int_equal(gzwrite(g, DOC, sizeof DOC - 1), (int)(sizeof DOC - 1));
+    gzclose(g);
+}
+
 /* Files go through the read() window, plain and gzip, with 1..17-byte refills; plain JSON
  * in memory through the same window (the fuzzer's third leg). Each read gives the whole-
  * buffer read's events and the wanted args values; a missing file is an I/O error. */
@@ -166,17 +182,8 @@ static void test_file_window(void **state)
     (void)state;
     static const char *const keys[] = {"tf_op", "absent"};
     const tj_want want = {keys, 2, NULL};
-    char plain[] = "/tmp/pq_tj_XXXXXX";
-    int fd = mkstemp(plain);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, DOC, sizeof DOC - 1), (long)(sizeof DOC - 1));
-    close(fd);
-    char gzp[] = "/tmp/pq_tjgz_XXXXXX";
-    fd = mkstemp(gzp);
-    assert_true(fd >= 0);
-    gzFile g = gzdopen(fd, "wb");
-    assert_int_equal(gzwrite(g, DOC, sizeof DOC - 1), (int)(sizeof DOC - 1));
-    gzclose(g);
+    char plain[] = "/tmp/pq_tj_XXXXXX", gzp[] = "/tmp/pq_tjgz_XXXXXX";
+    write_doc_files(plain, gzp);
     for (size_t chunk = 1; chunk < 18; chunk++) {
         tj_debug_set_chunk(chunk);
         for (int k = 0; k < 3; k++) {
@@ -216,6 +223,50 @@ static void test_file_window(void **state)
     pq_error err;
     unlink(plain);
     assert_int_equal(tj_read_file(plain, NULL, collect, NULL, &info, &err), PQ_ERR_IO);
+    unlink(gzp);
+}
+
+/* pq_open_options.stream_traces: a trace file (plain and gzip) read in chunks from its file
+ * gives the mapped read's timeline, event count, time unit and sha256, and keeps no bytes;
+ * the summary computed from it (on the source's timeline) carries that sha256. */
+static void test_stream_open(void **state)
+{
+    (void)state;
+    char plain[] = "/tmp/pq_tjst_XXXXXX", gzp[] = "/tmp/pq_tjstgz_XXXXXX";
+    write_doc_files(plain, gzp);
+    for (int k = 0; k < 2; k++) {
+        const char *path = k ? gzp : plain;
+        pq_profile *pm = NULL, *ps = NULL;
+        pq_open_options o;
+        memset(&o, 0, sizeof o);
+        pq_error err;
+        assert_int_equal(pq_profile_open(&path, 1, &o, &pm, &err), PQ_OK);
+        o.stream_traces = 1;
+        assert_int_equal(pq_profile_open(&path, 1, &o, &ps, &err), PQ_OK);
+        const pq_source *a = &pm->sources[0], *b = &ps->sources[0];
+        assert_non_null(a->file.data);
+        assert_null(b->file.data);
+        assert_int_equal(b->info.format, PQ_FORMAT_TRACE_JSON);
+        assert_int_equal(b->info.size_bytes, a->info.size_bytes);
+        assert_int_equal(strlen(b->info.sha256), 64);
+        assert_string_equal(b->info.sha256, a->info.sha256);
+        assert_string_equal(b->display_time_unit, "ns");
+        assert_int_equal(b->trace_events, a->trace_events);
+        assert_int_equal(b->slices->n, a->slices->n);
+        assert_int_equal(b->slices->ntracks, a->slices->ntracks);
+        for (size_t i = 0; i < a->slices->n; i++) {
+            assert_true(b->slices->start_ps[i] == a->slices->start_ps[i]);
+            assert_true(b->slices->dur_ps[i] == a->slices->dur_ps[i]);
+        }
+        pq_summary_result *r = NULL;
+        assert_int_equal(pq_summary_compute(path, NULL, &r, &err), PQ_OK);
+        assert_string_equal(r->trace_provenance.trace_sha256, a->info.sha256);
+        assert_string_equal(r->source_format, "perfetto_trace_json");
+        pq_summary_result_free(r);
+        pq_profile_free(pm);
+        pq_profile_free(ps);
+    }
+    unlink(plain);
     unlink(gzp);
 }
 
@@ -519,6 +570,15 @@ static void test_devices(void **state)
     unlink(path);
 }
 
+/* The N bytes of DOC (named NAME) read into new slices SL; *INFO gets the reader's info. */
+static void feed_doc(const char *doc, size_t n, const char *name, model_slices *sl, tj_info *info)
+{
+    assert_int_equal(slices_init(sl), 0);
+    pq_events ev = slices_events(sl);
+    pq_error err;
+    assert_int_equal(trace_events_feed((const uint8_t *)doc, n, name, &ev, info, &err), PQ_OK);
+}
+
 static void test_summary_result(void **state)
 {
     (void)state;
@@ -533,12 +593,8 @@ static void test_summary_result(void **state)
         "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"step\", \"pid\": 100, "
         "\"tid\": 1, \"ts\": 1000, \"dur\": 100}]}";
     model_slices sl;
-    assert_int_equal(slices_init(&sl), 0);
-    pq_events ev = slices_events(&sl);
     tj_info info;
-    pq_error err;
-    assert_int_equal(
-        trace_events_feed((const uint8_t *)doc, sizeof doc - 1, "r.json", &ev, &info, &err), PQ_OK);
+    feed_doc(doc, sizeof doc - 1, "r.json", &sl, &info);
     sm_options o = {0, 25, 0, NULL, NULL, NULL, NULL};
     sm_source src = {"perfetto_trace_json", "r.json", "0", NULL, info.num_events, "", NULL};
     sm_result res;
@@ -615,6 +671,35 @@ static void test_summary_result(void **state)
 }
 
 /* Step classes (1.8) as result structs: every third of 40 Kineto steps is heavy. */
+/* sm_compute consumes a timeline with slices it leaves out (a gpu_user_annotation range):
+ * they are dropped in place, the slices say so (trimmed), and a second summary of them is
+ * refused rather than computed from what is left. */
+static void test_summary_trims(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "{\"traceEvents\": ["
+        "{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"fwd\", \"pid\": 0, "
+        "\"tid\": 7, \"ts\": 1000, \"dur\": 50},"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_kernel\", \"pid\": 0, "
+        "\"tid\": 7, \"ts\": 1010, \"dur\": 30}]}";
+    model_slices sl;
+    tj_info info;
+    feed_doc(doc, sizeof doc - 1, "t.json", &sl, &info);
+    assert_int_equal(sl.n, 2);
+    assert_int_equal(sl.trimmed, 0);
+    sm_options o = {0, 25, 0, NULL, NULL, NULL, NULL};
+    sm_source src = {"perfetto_trace_json", "t.json", "0", NULL, info.num_events, "", NULL};
+    sm_result res;
+    assert_int_equal(sm_compute(&sl, &o, &src, &res), 0);
+    assert_int_equal(res.r.trace_overview.num_complete_events, 2);
+    assert_int_equal(sl.n, 1);
+    assert_int_equal(sl.trimmed, 1);
+    sm_result_free(&res);
+    assert_int_equal(sm_compute(&sl, &o, &src, &res), -1);
+    slices_free(&sl);
+}
+
 static void test_summary_step_classes(void **state)
 {
     (void)state;
@@ -753,17 +838,13 @@ static void test_seed_semantics(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_events),
-        cmocka_unit_test(test_errors_and_refusals),
-        cmocka_unit_test(test_devices),
-        cmocka_unit_test(test_gzip_window),
-        cmocka_unit_test(test_file_window),
-        cmocka_unit_test(test_python_repr),
-        cmocka_unit_test(test_seed_semantics),
-        cmocka_unit_test(test_number_paths),
-        cmocka_unit_test(test_region_sweep),
-        cmocka_unit_test(test_summary_result),
-        cmocka_unit_test(test_summary_step_classes),
+        cmocka_unit_test(test_events),         cmocka_unit_test(test_errors_and_refusals),
+        cmocka_unit_test(test_devices),        cmocka_unit_test(test_gzip_window),
+        cmocka_unit_test(test_file_window),    cmocka_unit_test(test_stream_open),
+        cmocka_unit_test(test_python_repr),    cmocka_unit_test(test_seed_semantics),
+        cmocka_unit_test(test_number_paths),   cmocka_unit_test(test_region_sweep),
+        cmocka_unit_test(test_summary_result), cmocka_unit_test(test_summary_step_classes),
+        cmocka_unit_test(test_summary_trims),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

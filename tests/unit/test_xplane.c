@@ -9,6 +9,7 @@
  */
 #include "testutil.h"
 
+#include "formats/load.h"
 #include "formats/pbwire.h"
 #include "formats/xplane_walk.h"
 #include "model/model.h"
@@ -307,6 +308,37 @@ static void test_planes_lines_events(void **state)
     assert_int_equal(t.checksum, want);
     pq_profile_free(prof);
     tb_free(&b);
+}
+
+/* An XSpace's timeline is made only when asked (load_xplane_timeline), kept on the first
+ * source and found there by a second call; a first source whose reader made a timeline of
+ * another format (trace JSON named *.xplane.pb) is refused. */
+static void test_timeline_on_demand(void **state)
+{
+    (void)state;
+    tbuf b;
+    build_basic(&b);
+    pq_profile *prof = load_ok(&b, "basic.xplane.pb");
+    assert_null(src0(prof)->slices);
+    uint64_t nev = 0;
+    pq_error err;
+    assert_int_equal(load_xplane_timeline(prof, &nev, &err), PQ_OK);
+    assert_int_equal(nev, 4);
+    const model_slices *sl = src0(prof)->slices;
+    assert_non_null(sl);
+    assert_true(sl->n > 0 && sl->n <= 4);
+    assert_int_equal(load_xplane_timeline(prof, &nev, &err), PQ_OK);
+    assert_ptr_equal(src0(prof)->slices, sl);
+    assert_int_equal(nev, 4);
+    pq_profile_free(prof);
+    tb_free(&b);
+    static const char doc[] = "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"k\", "
+                              "\"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 2}]}";
+    assert_int_equal(pq_profile_open_memory(doc, sizeof doc - 1, "t.xplane.pb", NULL, &prof, &err),
+                     PQ_OK);
+    assert_int_equal(load_xplane_timeline(prof, &nev, &err), PQ_ERR_INPUT);
+    assert_int_equal(src0(prof)->slices->n, 1);
+    pq_profile_free(prof);
 }
 
 static void test_device_kinds(void **state)
@@ -1459,6 +1491,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_planes_lines_events),
+        cmocka_unit_test(test_timeline_on_demand),
         cmocka_unit_test(test_device_kinds),
         cmocka_unit_test(test_num_occurrences_and_negative_offsets),
         cmocka_unit_test(test_negative_duration_scan),
