@@ -1,10 +1,11 @@
 /* ops_tpu.c - TPU op extraction (XProf's device OpMetricsDb, spec/xprof-tools.md 5.2-5.3):
  * the events of a TensorCore plane's `XLA Ops` / `Framework Ops` / `Sparse Core Ops` lines,
- * keyed by their metadata's (program_id, symbol_id); self time from an ancestor stack per
- * line; FLOPs, bytes and memory_access_breakdown from the metadata (per occurrence, scaled
- * by occurrences in ops_core.c); program executions from the `XLA Modules` line; the
- * plane's window from its op and step lines. Not here: GPU and CPU planes, SparseCore
- * offload nesting, step databases. */
+ * each of the op its metadata entry states (the source's ops, stated by the XPlane reader:
+ * formats/xplane_ops.c, keyed by program_id, symbol_id and name); self time from an ancestor stack
+ * per line; FLOPs, bytes and memory_access_breakdown from the metadata (per occurrence, scaled by
+ * occurrences in ops_core.c); program executions from the `XLA Modules` line; the plane's window
+ * from its op and step lines. Not here: GPU and CPU planes, SparseCore offload nesting, step
+ * databases. */
 #include "analysis/ops_internal.h"
 
 #include "core/alloc.h"

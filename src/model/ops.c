@@ -68,13 +68,18 @@ model_op *model_ops_get(model_ops *t, uint64_t pid, uint64_t sid, pq_str name, i
     return o;
 }
 
-model_op *model_ops_find(const model_ops *t, uint64_t pid, pq_str name)
+model_op *model_ops_lookup(const model_ops *t, uint64_t pid, uint64_t sid, pq_str name)
 {
     if (!t->map.cap)
         return NULL;
-    op_key k = {t, pid, 0, name};
-    size_t j = pq_hmap_probe(&t->map, hash_key(pid, 0, name), op_same, &k);
+    op_key k = {t, pid, sid, name};
+    size_t j = pq_hmap_probe(&t->map, hash_key(pid, sid, name), op_same, &k);
     return pq_hmap_found(&t->map, j) ? &t->v[pq_hmap_value(&t->map, j)] : NULL;
+}
+
+model_op *model_ops_find(const model_ops *t, uint64_t pid, pq_str name)
+{
+    return model_ops_lookup(t, pid, 0, name);
 }
 
 size_t model_ops_state(model_ops *t, const model_op *stated)

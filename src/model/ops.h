@@ -61,6 +61,8 @@ typedef struct model_ops {
 model_op *model_ops_get(model_ops *t, uint64_t pid, uint64_t sid, pq_str name, int *fresh);
 /* The op NAME (symbol 0) of program PID, or NULL. */
 model_op *model_ops_find(const model_ops *t, uint64_t pid, pq_str name);
+/* The op (PID, SID, NAME), or NULL. */
+model_op *model_ops_lookup(const model_ops *t, uint64_t pid, uint64_t sid, pq_str name);
 /* The op the input states (STATED: its key and what the reader read) into T when T has
  * none of that key yet (the first statement wins, as XProf takes an op's metadata from the
  * first event met); the op's index either way, or SIZE_MAX when out of memory. The texts

@@ -55,6 +55,8 @@ static void test_table(void **state)
     assert_true(fresh);
     assert_ptr_equal(model_ops_find(&t, 7, pq_str_of("dot.2", 5)), &t.v[1]);
     assert_null(model_ops_find(&t, 7, pq_str_of("dot.3", 5)));
+    assert_ptr_equal(model_ops_lookup(&t, 7, 3, pq_str_of("fusion.1", 8)), &t.v[0]);
+    assert_null(model_ops_lookup(&t, 7, 4, pq_str_of("fusion.1", 8)));
     assert_int_equal(t.n, 3);
     size_t in7 = 0;
     for (size_t i = model_ops_next(&t, 7, 0); i < t.n; i = model_ops_next(&t, 7, i + 1))
@@ -62,6 +64,17 @@ static void test_table(void **state)
     assert_int_equal(in7, 2);
     assert_int_equal(model_ops_next(&t, 9, 0), t.n);
     assert_true(pq_str_eq(t.v[0].category, "loop fusion"));
+    /* a reader's statement: the first wins, its index either way */
+    model_op st = {0};
+    st.program_id = 7;
+    st.symbol_id = 3;
+    st.name = pq_str_of("fusion.1", 8);
+    st.category = pq_str_of("other", 5);
+    assert_int_equal(model_ops_state(&t, &st), 0);
+    assert_true(pq_str_eq(t.v[0].category, "loop fusion"));
+    st.symbol_id = 5;
+    assert_int_equal(model_ops_state(&t, &st), 3);
+    assert_true(pq_str_eq(t.v[3].category, "other"));
     model_ops_free(&t);
 }
 
@@ -320,13 +333,9 @@ static void test_tpu_source_ops(void **state)
     assert_int_equal(ops_compute_model(p, NULL, &r, &ops, &err), PQ_OK);
     assert_true(ops.n > 0 && ops.n <= src->ops.n);
     for (size_t i = 0; i < ops.n; i++) {
-        int fresh = 1;
-        model_ops *so = (model_ops *)&src->ops;
-        size_t before = so->n;
         const model_op *s =
-            model_ops_get(so, ops.v[i].program_id, ops.v[i].symbol_id, ops.v[i].name, &fresh);
-        assert_false(fresh);
-        assert_int_equal(so->n, before);
+            model_ops_lookup(&src->ops, ops.v[i].program_id, ops.v[i].symbol_id, ops.v[i].name);
+        assert_non_null(s);
         assert_true(s->name.p == ops.v[i].name.p && s->category.p == ops.v[i].category.p);
         assert_true(s->flops == ops.v[i].flops && s->bytes == ops.v[i].bytes);
     }
