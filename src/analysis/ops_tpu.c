@@ -1,75 +1,30 @@
 /* ops_tpu.c - TPU op extraction (XProf's device OpMetricsDb, spec/xprof-tools.md 5.2-5.3):
  * the events of a TensorCore plane's `XLA Ops` / `Framework Ops` / `Sparse Core Ops` lines,
- * keyed by their metadata's (program_id, symbol_id); self time from an ancestor stack per
- * line; FLOPs, bytes and memory_access_breakdown from the metadata (per occurrence, scaled
- * by occurrences in ops_core.c); program executions from the `XLA Modules` line; the
- * plane's window from its op and step lines. Not here: GPU and CPU planes, SparseCore
- * offload nesting, step databases. */
+ * each of the op its metadata entry states (the source's ops, stated by the XPlane reader:
+ * formats/xplane_ops.c, keyed by program_id, symbol_id and name); self time from an ancestor stack
+ * per line; FLOPs, bytes and memory_access_breakdown from the metadata (per occurrence, scaled by
+ * occurrences in ops_core.c); program executions from the `XLA Modules` line; the plane's window
+ * from its op and step lines. Not here: GPU and CPU planes, SparseCore offload nesting, step
+ * databases. */
 #include "analysis/ops_internal.h"
 
 #include "core/alloc.h"
-#include "formats/pbwire.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- parsed event metadata, cached per metadata entry ---- */
+/* ---- event metadata: the ops the reader stated (pq_source.ops), per metadata entry ---- */
 
-/* The model op one event metadata entry states (its key, name, category, provenance,
- * figures, breakdown), parsed once per entry. */
+/* The model op one event metadata entry states (kept on the source, stated by the XPlane
+ * reader: formats/xplane_ops.c) and what merging it needs, looked up once per entry. */
 typedef struct meta_info {
     int parsed;
     uint32_t slot;        /* op table index + 1 once this metadata has been merged */
     uint32_t prog;        /* program table index + 1 once looked up */
     int slot_custom_call; /* the merged op's custom_call, as first stated (once slot is set) */
     int off_duty;         /* category that does not count as busy (spec 5.3 duty cycle) */
-    int has_pid, has_sid;
-    model_op op;
+    const model_op *op;   /* NULL: the entry states no op (no program, no symbol, symbol 0) */
 } meta_info;
-
-/* MemoryAccessBreakdown{repeated MemoryAccessed memory_accessed=1}, MemoryAccessed{
- * operation_type=1 (1 READ, 2 WRITE), memory_space=2 (1 HBM, 2 CMEM, 3 VMEM),
- * bytes_accessed=3}. Malformed bytes are ignored (the stat is then absent). */
-static void parse_breakdown(pq_str b, model_op_breakdown *bd)
-{
-    pb_cursor c;
-    pb_field f = {0};
-    pb_init(&c, (const uint8_t *)b.p, b.n, (const uint8_t *)b.p);
-    while (pb_next(&c, &f) == PB_FIELD) {
-        if (f.num != 1 || f.wire != PB_LEN)
-            continue;
-        pb_cursor c2;
-        pb_field g = {0};
-        uint64_t op = 0, space = 0, bytes = 0;
-        pb_init(&c2, f.data, f.len, f.data);
-        while (pb_next(&c2, &g) == PB_FIELD) {
-            if (g.wire != PB_VARINT)
-                continue;
-            if (g.num == 1)
-                op = g.u;
-            else if (g.num == 2)
-                space = g.u;
-            else if (g.num == 3)
-                bytes = g.u;
-        }
-        double v = (double)bytes;
-        bd->has_breakdown = 1;
-        if (space == 1)
-            bd->bd_hbm += v;
-        else if (op == 1)
-            bd->bd_onchip_rd += v;
-        else if (op == 2)
-            bd->bd_onchip_wr += v;
-        if (space == 2 && op == 1)
-            bd->bd_cmem_rd += v;
-        if (space == 2 && op == 2)
-            bd->bd_cmem_wr += v;
-        if (space == 3 && op == 1)
-            bd->bd_vmem_rd += v;
-        if (space == 3 && op == 2)
-            bd->bd_vmem_wr += v;
-    }
-}
 
 static int is_off_duty(pq_str cat)
 {
@@ -82,37 +37,22 @@ static int is_off_duty(pq_str cat)
     return 0;
 }
 
-/* The name, key, category, figures and breakdown of one event metadata entry. */
-static void parse_meta(const xp_plane *pl, const stat_ids *ids, const xp_event_meta *em,
-                       meta_info *mi)
+/* The op and category of the metadata entry EM of plane PL: the op the reader stated, else
+ * only the entry's category (an event without an op still counts toward busy time). */
+static void parse_meta(const pq_source *src, const xp_plane *pl, const stat_ids *ids,
+                       const xp_event_meta *em, meta_info *mi)
 {
     memset(mi, 0, sizeof *mi);
     mi->parsed = 1;
-    model_op *op = &mi->op;
-    if (em->display_name.n) {
-        op->name = em->display_name;
-        op->long_name = em->name;
-    } else {
-        op->name = em->name;
+    uint32_t at = pl->emeta_op ? pl->emeta_op[em - pl->emeta] : 0;
+    if (at) {
+        mi->op = &src->ops.v[at - 1];
+        mi->off_duty = is_off_duty(mi->op->category);
+        return;
     }
     op_stats o = {0};
     ops_read_op_stats(pl, ids, em->body, em->body_len, 5, &o);
-    mi->has_pid = o.has_pid;
-    op->program_id = o.pid;
-    mi->has_sid = o.has_sid;
-    op->symbol_id = o.sid;
-    op->category = o.category;
-    op->provenance = o.tf_op;
-    op->flops = o.flops;
-    op->model_flops = o.model_flops;
-    op->bytes = o.bytes;
-    if (o.mab.p)
-        parse_breakdown(o.mab, &op->bd);
-    op->dedup_name = o.dedup;
-    op->source = o.source;
-    op->source_stack = o.source_stack;
-    mi->off_duty = is_off_duty(op->category);
-    op->custom_call = pq_str_eq(op->category, "custom-call");
+    mi->off_duty = is_off_duty(o.category);
 }
 
 typedef struct ev_rec {
@@ -183,6 +123,7 @@ static void sort_records(ev_rec *recs, size_t n)
 
 /* What one TensorCore plane accumulates while its lines are read. */
 typedef struct tpu_plane_st {
+    const pq_source *src;
     const xp_plane *pl;
     stat_ids ids;
     int need_timespan, has_extras;
@@ -356,7 +297,7 @@ static int tpu_nest(ev_rec *recs, size_t n)
 static int tpu_merge_one(tpu_plane_st *ts, ops_ctx *cx, const ev_rec *r, meta_info *mi)
 {
     ev_extras x = {1.0, 0, 0, 0, r->dur, 0};
-    const model_op *mo = &mi->op;
+    const model_op *mo = mi->op;
     if (ts->has_extras || mo->custom_call)
         read_extras(ts->pl, &ts->ids, r, &x);
     double tsm = x.tsm;
@@ -422,7 +363,7 @@ static int tpu_merge(tpu_plane_st *ts, ops_ctx *cx, const ev_rec *recs, size_t n
         if (em) {
             mi = &ts->mcache[em - pl->emeta];
             if (!mi->parsed)
-                parse_meta(pl, &ts->ids, em, mi);
+                parse_meta(ts->src, pl, &ts->ids, em, mi);
         }
         if (r->top && is_xla_ops && !(mi && mi->off_duty)) {
             if (r->abs_start >= busy_end) {
@@ -433,7 +374,7 @@ static int tpu_merge(tpu_plane_st *ts, ops_ctx *cx, const ev_rec *recs, size_t n
                 busy_end = r->abs_end;
             }
         }
-        if (!mi || !mi->has_pid || !mi->has_sid || mi->op.symbol_id == 0)
+        if (!mi || !mi->op)
             continue;
         if (!tpu_merge_one(ts, cx, r, mi))
             return 0;
@@ -471,8 +412,8 @@ static int tpu_line(tpu_plane_st *ts, ops_ctx *cx, const xp_line *line)
 
 int ops_tpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
 {
-    (void)src;
     tpu_plane_st ts = {0};
+    ts.src = src;
     ts.pl = pl;
     ops_stat_ids_init(pl, &ts.ids);
     ts.need_timespan =

@@ -13,6 +13,11 @@ pq_status xplane_read(pq_source *src, pq_scan_totals *scan, pq_error *err);
  * its device. 0, or -1 when memory ran out. */
 int xplane_devices(pq_source *src);
 
+/* States into src->ops the ops of its TensorCore planes' event metadata and links each
+ * entry to its op (xp_plane.emeta_op; formats/xplane_ops.c), after xplane_devices. 0, or -1
+ * when memory ran out. */
+int xplane_ops(pq_source *src);
+
 /* The two builds behind xplane_read (see xplane.c): portable, and x86-64 BMI2. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define XPLANE_HAVE_BMI2 1

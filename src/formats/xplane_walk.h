@@ -214,6 +214,37 @@ static inline int xp_stats_next(xp_stat_iter *it, stat_value *out)
     return 0;
 }
 
+/* A stat's value as a number; 0 for strings, bytes and references. */
+static inline double xp_stat_num(const stat_value *s)
+{
+    switch (s->kind) {
+    case STAT_DOUBLE:
+        return s->v.d;
+    case STAT_UINT64:
+        return (double)s->v.u;
+    case STAT_INT64:
+        return (double)s->v.i;
+    default:
+        return 0.0;
+    }
+}
+
+/* A numeric stat as an unsigned id into *OUT (a negative double is 0); 0 for other kinds. */
+static inline int xp_stat_u64(const stat_value *s, uint64_t *out)
+{
+    switch (s->kind) {
+    case STAT_UINT64:
+    case STAT_INT64:
+        *out = s->v.u;
+        return 1;
+    case STAT_DOUBLE:
+        *out = s->v.d >= 0 ? (uint64_t)s->v.d : 0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* Length of the name of stat metadata ID (0 for an unknown id). */
 static XP_ALWAYS_INLINE uint64_t xp_stat_name_len(const xp_plane *pl, int64_t id)
 {

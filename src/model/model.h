@@ -4,7 +4,8 @@
  * file, its devices with the capabilities the input states (model/devices.h, whatever the
  * format), and what its reader filled in:
  * - an XSpace: planes (each device plane linked to its device) with lines (tracks) and
- *   metadata, and the programs (XLA modules) whose HloProtos it carries. Names are views into the
+ *   metadata, the ops the TensorCores' event metadata state (model/ops.h, pq_source.ops),
+ *   and the programs (XLA modules) whose HloProtos it carries. Names are views into the
  * mapped file. Events are NOT materialised at load: every line keeps the span of its serialized
  * events, which the loader has fully validated, and analyses walk it with xp_events_next() or ask
  * for the timeline (formats/xplane_events.h fills model_slices through the event interface); this
@@ -20,6 +21,7 @@
 #define PQ_MODEL_MODEL_H
 #include "core/arena.h"
 #include "io/mapfile.h"
+#include "model/ops.h"
 #include "model/slices.h"
 #include "profq.h"
 
@@ -105,6 +107,9 @@ typedef struct xp_plane {
     uint32_t *smeta_name_len; /* with smeta_dense: name length by id (0 = unknown id) */
     uint32_t *emeta_dense;
     int64_t emeta_dense_n;
+    /* By emeta index: the index + 1 in the source's ops (pq_source.ops) of the op that entry
+     * states, 0 when it states none; NULL when the plane states no op (formats/xplane_ops.c). */
+    uint32_t *emeta_op;
     stat_value *stats; /* plane stats in file order */
     uint32_t nstats;
     int32_t device; /* index in the source's devices, -1 when the plane is not a device */
@@ -176,6 +181,9 @@ typedef struct pq_source {
     int nsysjax_newer;
     model_nsys_dump *nsys_dumps; /* owned; NULL when none was decompressed ahead */
     uint32_t nnsys_dumps;
+    /* The ops its input states (model/ops.h; owned): an XSpace's TensorCore ops from their
+     * event metadata, filled at load by the reader. */
+    model_ops ops;
 } pq_source;
 
 struct pq_profile {

@@ -1,10 +1,12 @@
 /* ops.c - the model's ops: records keyed by (program, symbol, name) through the one hash
- * index (core/hmap.h); see ops.h. Not here: filling them from an input (analysis/ops_*.c),
- * the times of their executions. */
+ * index (core/hmap.h), and the call through which readers state them; see ops.h. Not here:
+ * reading them from an input (formats/xplane_ops.c, analysis/ops_*.c), the times of their
+ * executions. */
 #include "model/ops.h"
 
 #include "core/alloc.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static uint64_t hash_key(uint64_t pid, uint64_t sid, pq_str name)
@@ -66,13 +68,29 @@ model_op *model_ops_get(model_ops *t, uint64_t pid, uint64_t sid, pq_str name, i
     return o;
 }
 
-model_op *model_ops_find(const model_ops *t, uint64_t pid, pq_str name)
+model_op *model_ops_lookup(const model_ops *t, uint64_t pid, uint64_t sid, pq_str name)
 {
     if (!t->map.cap)
         return NULL;
-    op_key k = {t, pid, 0, name};
-    size_t j = pq_hmap_probe(&t->map, hash_key(pid, 0, name), op_same, &k);
+    op_key k = {t, pid, sid, name};
+    size_t j = pq_hmap_probe(&t->map, hash_key(pid, sid, name), op_same, &k);
     return pq_hmap_found(&t->map, j) ? &t->v[pq_hmap_value(&t->map, j)] : NULL;
+}
+
+model_op *model_ops_find(const model_ops *t, uint64_t pid, pq_str name)
+{
+    return model_ops_lookup(t, pid, 0, name);
+}
+
+size_t model_ops_state(model_ops *t, const model_op *stated)
+{
+    int fresh = 0;
+    model_op *o = model_ops_get(t, stated->program_id, stated->symbol_id, stated->name, &fresh);
+    if (!o)
+        return SIZE_MAX;
+    if (fresh)
+        *o = *stated;
+    return (size_t)(o - t->v);
 }
 
 size_t model_ops_next(const model_ops *t, uint64_t pid, size_t from)

@@ -6,14 +6,20 @@
  * their fused instructions. An op is keyed by (program id, symbol id, name): TPU ops by
  * (program, symbol), GPU, CPU and trace-JSON ops (symbol 0) by (program, HLO op name).
  *
- * Built lazily, like programs' HloProtos are decoded: nothing at load (so `info` decodes no
- * HloProto); the op analyses (analysis/ops_*.c) fill a model_ops on first use from what each
- * format states: TPU event metadata (ops_tpu.c), the hlo_op/tf_op stats of GPU kernels and
- * XLA:CPU thunks (ops_gpu.c, ops_cpu.c), trace JSON's XLA ops and Kineto stream work
- * (ops_trace.c), then the programs' HloProtos (category, provenance, costs, fused
- * instructions). The fills live in analysis/ because the HloProto's costs and texts are
- * analyses (hlo_cost.c, hlo_text.c) that model/ and formats/ may not include. Not here: the
- * times of executions (the op analyses' metrics, analysis/ops_core.c). */
+ * Kept on the source (pq_source.ops, freed with the profile) and filled by its reader with
+ * what the input states, through model_ops_state: the XPlane reader states at load every
+ * op of a TensorCore plane's event metadata (program_id, symbol_id, name, hlo_category,
+ * tf_op, deduplicated_name, source, source_stack, flops, model_flops, bytes_accessed,
+ * memory_access_breakdown: formats/xplane_ops.c), reading metadata only (no event, no
+ * HloProto), and links each metadata entry to its op (xp_plane.emeta_op).
+ *
+ * Not yet stated by the readers (they stay the op analyses' own, analysis/ops_*.c, in the
+ * table one computation fills, profile-wide over its sources): the ops of GPU kernels and
+ * XLA:CPU thunks (keyed by their per-event hlo_op/hlo_module stats), trace JSON's XLA ops
+ * and Kineto stream work. What is derived from the HloProto (category, provenance and costs
+ * on GPUs, TPU fusions' fused instructions) stays a lazy enrichment the op analyses make on
+ * first use, into their table, so that `info` decodes no HloProto. Not here: the times of
+ * executions (the op analyses' metrics, analysis/ops_core.c). */
 #ifndef PQ_MODEL_OPS_H
 #define PQ_MODEL_OPS_H
 #include "core/hmap.h"
@@ -55,6 +61,13 @@ typedef struct model_ops {
 model_op *model_ops_get(model_ops *t, uint64_t pid, uint64_t sid, pq_str name, int *fresh);
 /* The op NAME (symbol 0) of program PID, or NULL. */
 model_op *model_ops_find(const model_ops *t, uint64_t pid, pq_str name);
+/* The op (PID, SID, NAME), or NULL. */
+model_op *model_ops_lookup(const model_ops *t, uint64_t pid, uint64_t sid, pq_str name);
+/* The op the input states (STATED: its key and what the reader read) into T when T has
+ * none of that key yet (the first statement wins, as XProf takes an op's metadata from the
+ * first event met); the op's index either way, or SIZE_MAX when out of memory. The texts
+ * must outlive T (views into the source's mapped file). */
+size_t model_ops_state(model_ops *t, const model_op *stated);
 /* The index of the first op of program PID at or after FROM, or T->n when none is. */
 size_t model_ops_next(const model_ops *t, uint64_t pid, size_t from);
 void model_ops_free(model_ops *t);

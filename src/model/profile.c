@@ -44,6 +44,7 @@ void pq_profile_free(pq_profile *profile)
         }
         pq_free(s->nsys_dumps);
         devices_free(&s->devices);
+        model_ops_free(&s->ops);
         arena_release(&s->mem);
         pq_free(s->path);
     }

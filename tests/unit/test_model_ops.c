@@ -9,6 +9,10 @@
  *   has its category and provenance from that HloProto (decoded here with hlo_decode), and
  *   no other has.
  * and the peaks the op analysis takes from the first device's model capabilities.
+ * The ops the XPlane reader states on the source at load (pq_source.ops): on TPU, one per
+ * distinct (program_id, symbol_id != 0, name) of the TPU planes' event metadata entries,
+ * each entry linked to its op, with the category of the first entry stating it; the
+ * analysis's ops are the executed ones among them, as stated; none on a GPU XSpace.
  * Also the table itself: keys (program, symbol, name), symbol 0 keyed by name, the walk of
  * one program's ops. */
 #include "testutil.h"
@@ -51,6 +55,8 @@ static void test_table(void **state)
     assert_true(fresh);
     assert_ptr_equal(model_ops_find(&t, 7, pq_str_of("dot.2", 5)), &t.v[1]);
     assert_null(model_ops_find(&t, 7, pq_str_of("dot.3", 5)));
+    assert_ptr_equal(model_ops_lookup(&t, 7, 3, pq_str_of("fusion.1", 8)), &t.v[0]);
+    assert_null(model_ops_lookup(&t, 7, 4, pq_str_of("fusion.1", 8)));
     assert_int_equal(t.n, 3);
     size_t in7 = 0;
     for (size_t i = model_ops_next(&t, 7, 0); i < t.n; i = model_ops_next(&t, 7, i + 1))
@@ -58,6 +64,17 @@ static void test_table(void **state)
     assert_int_equal(in7, 2);
     assert_int_equal(model_ops_next(&t, 9, 0), t.n);
     assert_true(pq_str_eq(t.v[0].category, "loop fusion"));
+    /* a reader's statement: the first wins, its index either way */
+    model_op st = {0};
+    st.program_id = 7;
+    st.symbol_id = 3;
+    st.name = pq_str_of("fusion.1", 8);
+    st.category = pq_str_of("other", 5);
+    assert_int_equal(model_ops_state(&t, &st), 0);
+    assert_true(pq_str_eq(t.v[0].category, "loop fusion"));
+    st.symbol_id = 5;
+    assert_int_equal(model_ops_state(&t, &st), 3);
+    assert_true(pq_str_eq(t.v[3].category, "other"));
     model_ops_free(&t);
 }
 
@@ -271,11 +288,72 @@ static void test_gpu_shared(void **state)
     pq_profile_free(p);
 }
 
+/* The source's ops as the reader stated them at load, against the metadata read here. */
+static void test_tpu_source_ops(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    pq_profile *p = open_path(shared_path("xplane/tpu_inference_2.xplane.pb"));
+    const pq_source *src = &p->sources[0];
+    static key keys[MAXK];
+    size_t n = 0, linked = 0;
+    for (uint32_t pi = 0; pi < src->nplanes; pi++) {
+        const xp_plane *pl = &src->planes[pi];
+        if (!xp_plane_is(src, pl, "TPU")) /* TensorCores and SparseCores, as the analysis */
+            continue;
+        for (uint32_t i = 0; i < pl->nemeta; i++) {
+            const xp_event_meta *em = &pl->emeta[i];
+            uint64_t pid, sid;
+            if (!stat_u64(pl, em->body, em->body_len, 5, "program_id", &pid) ||
+                !stat_u64(pl, em->body, em->body_len, 5, "symbol_id", &sid) || !sid) {
+                assert_true(!pl->emeta_op || pl->emeta_op[i] == 0);
+                continue;
+            }
+            size_t was = n;
+            pq_str nm = em->display_name.n ? em->display_name : em->name;
+            n = add_key(keys, n, (key){pid, sid, nm, {0}});
+            assert_non_null(pl->emeta_op);
+            assert_true(pl->emeta_op[i] >= 1 && pl->emeta_op[i] <= src->ops.n);
+            const model_op *o = &src->ops.v[pl->emeta_op[i] - 1];
+            assert_true(o->program_id == pid && o->symbol_id == sid);
+            assert_true(o->name.n == nm.n && !memcmp(o->name.p, nm.p, nm.n));
+            if (n > was) { /* the first entry stating the key states the op */
+                pq_str cat = stat_str(pl, em->body, em->body_len, 5, "hlo_category");
+                assert_true(o->category.n == cat.n && !memcmp(o->category.p, cat.p, cat.n));
+            }
+            linked++;
+        }
+    }
+    assert_true(n > 10 && linked >= n);
+    assert_int_equal(src->ops.n, n);
+    /* the analysis's ops are executed ones among them, with what the reader stated */
+    pq_ops_result r;
+    model_ops ops = {0};
+    pq_error err;
+    assert_int_equal(ops_compute_model(p, NULL, &r, &ops, &err), PQ_OK);
+    assert_true(ops.n > 0 && ops.n <= src->ops.n);
+    for (size_t i = 0; i < ops.n; i++) {
+        const model_op *s =
+            model_ops_lookup(&src->ops, ops.v[i].program_id, ops.v[i].symbol_id, ops.v[i].name);
+        assert_non_null(s);
+        assert_true(s->name.p == ops.v[i].name.p && s->category.p == ops.v[i].category.p);
+        assert_true(s->flops == ops.v[i].flops && s->bytes == ops.v[i].bytes);
+    }
+    ops_free(&r);
+    model_ops_free(&ops);
+    pq_profile_free(p);
+    /* a GPU XSpace: its ops are keyed by per-event stats, not stated at load */
+    p = open_path(shared_path("xplane/mi300_jax08_attention.xplane.pb"));
+    assert_int_equal(p->sources[0].ops.n, 0);
+    pq_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_tpu_shared),
+        cmocka_unit_test(test_tpu_source_ops),
         cmocka_unit_test(test_gpu_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
