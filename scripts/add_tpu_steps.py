@@ -1,14 +1,15 @@
 """Adds TPU device step lines to a TPU XSpace, to see what XProf makes of TPU steps (issue 13
 item 5; docs/internals/ops.md, "Step rows").
 
-Usage: python add_tpu_steps.py IN.xplane.pb OUT.xplane.pb STEPS
+Usage: python add_tpu_steps.py IN.xplane.pb OUT.xplane.pb STEPS [NO_STEP_LINE]
 
 On every /device:TPU:N plane the "XLA Modules" runs are cut into STEPS consecutive runs
 (by start time); run i is step i: a "Steps" line is added to the plane with one event per
 step spanning its module runs (named by the step number, with the stats group_id=i and
 step_num=i, as a TPU runtime writes its step line), and every event of the plane's "XLA
 Modules" and "XLA Ops" lines inside that span gets group_id=i. XProf reads TPU steps from
-these (xplane_to_step_events.cc: ConvertDeviceStepInfoToStepMarkers on the "Steps" line,
+these (NO_STEP_LINE: a plane name, e.g. /device:TPU:1, left without the "Steps" line: its
+ops then count in no step, as XProf keeps a plane's steps only where it has both; xplane_to_step_events.cc: ConvertDeviceStepInfoToStepMarkers on the "Steps" line,
 ConvertTpuDeviceTraceXLineToStepEvents on the "XLA Ops" line, one op metrics database per
 step and core). Needs a protobuf runtime with grpc_tools (build/venv-test); the XSpace schema
 is tests/conformance/xplane_counts.py's.
@@ -20,6 +21,7 @@ from add_step_markers import read_space, metadata_id
 
 def main():
     src, dst, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    bare = sys.argv[4] if len(sys.argv) > 4 else None
     pb2, space = read_space(src)
     for plane in space.planes:
         if not plane.name.startswith("/device:TPU:"):
@@ -46,6 +48,8 @@ def main():
                     if b <= t < end:
                         e.stats.add(metadata_id=group_id, int64_value=i)
                         break
+        if plane.name == bare:
+            continue
         line = plane.lines.add(id=max(l.id for l in plane.lines) + 1, name="Steps",
                                display_name="Steps", timestamp_ns=mods.timestamp_ns)
         for i, (b, end) in enumerate(spans):

@@ -28,10 +28,9 @@
  * functions' step_ids (tsl's ProcessTensorFlowLoop and ProcessTfDataSteps take no effect in
  * that build).
  *
- * Not covered, and then no groups at all (profq's ops stay as without step markers): TPU
- * profiles (their steps come from the device "Steps" lines with per-step op metrics, an
- * "Average" record and other Total records: docs/internals/ops.md), grouping stats on
- * planes other than /host:CPU. XSpaces with TF loop ops get no groups, as in tsl. Device
+ * Not covered, and then no groups at all (profq's ops stay as without step markers):
+ * grouping stats on planes other than /host:CPU. TPU steps come from the device "Steps"
+ * lines instead: ops_steps_tpu.c. XSpaces with TF loop ops get no groups, as in tsl. Device
  * kernels nested in one another on a stream line are not linked (tsl would). Root events
  * with equal level and start are taken in event order, hosts of equal step spans in input
  * order (tsl's sort and XProf's hash map leave those open). Not here: the op merge

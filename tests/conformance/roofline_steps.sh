@@ -6,6 +6,7 @@
 #   XPlanes (2 markers a launch line on mi300_jax08_attention, 3 on mi300x8_jax_conv: its
 #   steps past 5 lose the first and last), and the first without its step 1 markers
 #   (step_hosts.py: ungrouped kernels between grouped ones);
+# - TPU: device step lines added to tpu_inference_2 by scripts/add_tpu_steps.py;
 # - TensorFlow grouping events added by scripts/add_tf_steps.py (TF loop iterations,
 #   roots with a step_id, tf.data functions): XProf 2.24.2 groups by the `_r` roots alone;
 # - several hosts of one run given together (XProf combines their op stats and intersects
@@ -44,6 +45,19 @@ for spec in mi300_jax08_attention:2 mi300x8_jax_conv:3; do
   mkdir -p "$work/$name"
   "$protopy" "$top/scripts/add_step_markers.py" "$in" "$work/$name/$name.xplane.pb" "$steps" ||
     fail "add_step_markers.py on $name"
+  cases+=("$work/$name/$name.xplane.pb")
+done
+# TPU: device "Steps" lines and group_ids on the TensorCore planes (scripts/add_tpu_steps.py)
+# of tpu_inference_2: 4 steps (XProf's per-step Program records and the "Average" one, over
+# each step's own ops); 7 steps (none dropped on TPU); 3 steps with /device:TPU:1 left without
+# its Steps line (its ops count in no step).
+tpu="$data/tpu_inference_2.xplane.pb"
+[ -f "$tpu" ] || fail "$tpu is missing"
+for spec in tpu_steps4:4: tpu_steps7:7: tpu_steps3_bare1:3:/device:TPU:1; do
+  IFS=: read -r name steps bare <<< "$spec"
+  mkdir -p "$work/$name"
+  "$protopy" "$top/scripts/add_tpu_steps.py" "$tpu" "$work/$name/$name.xplane.pb" "$steps" \
+    $bare || fail "add_tpu_steps.py for $name"
   cases+=("$work/$name/$name.xplane.pb")
 done
 # Several hosts: NAME FIRST_STEP SHIFT_NS (the second host from the marked attention XPlane).
