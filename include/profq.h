@@ -1043,7 +1043,8 @@ typedef enum pq_ops_xprof {
     PQ_OPS_HLO_STATS = 1,      /* XProf's hlo_stats DataTable JSON (profq ops) */
     PQ_OPS_ROOFLINE_MODEL = 2, /* XProf's roofline_model JSON (profq roofline): the "Total"
                                  records; on GPU a record per step when the input has step
-                                 markers; TPU's "Average" written empty (no TPU steps yet) */
+                                 markers; on TPU the "Average" and a record per step when
+                                 the device planes have step lines */
     PQ_OPS_OP_PROFILE = 3      /* XProf's op_profile JSON (profq ops --view op_profile), grouped
                                   by program (default), category or provenance (opts->by) */
 } pq_ops_xprof;
@@ -1166,8 +1167,8 @@ typedef struct pq_ops_roofline {
     /* XProf's "Program" records: [0] infeed/outfeed left out, [1] included; time = the
      * window less the left-out infeed/outfeed time, self and DMA stall 0. */
     pq_op_row program[2];
-    /* XProf's "Average" record over complete steps: empty (profq does not group TPU steps
-     * yet, and XProf writes it empty without step markers); also the empty GPU step record */
+    /* XProf's "Average" record without TPU steps: empty (as XProf writes it without step
+     * markers); also the empty GPU step record. With TPU steps: step_rows. */
     pq_op_row average;
 } pq_ops_roofline;
 
@@ -1212,6 +1213,9 @@ typedef struct pq_ops_result {
     size_t nsteps;
     int steps_combined;        /* GPU: several XSpaces, whose op stats XProf combines */
     int steps_empty_intersect; /* ... and whose steps have an empty intersection */
+    /* TPU steps (a device "Steps" line): [2i + incl] step i's "Program" records (infeed and
+     * outfeed left out, included), [2 nsteps + incl] the "Average" ones; else NULL. */
+    pq_op_row *step_rows;
 } pq_ops_result;
 
 /* Computes the op metrics of PROFILE into *RESULT (opts->by chooses the groups, the peaks

@@ -28,36 +28,58 @@ def metadata_id(table, name):
     return k
 
 
-def main():
-    src, dst, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def launch_spans(line, names, n, pad):
+    """The line's kernel launches (events with a correlation_id stat; NAMES: stat metadata
+    id -> name) cut into N runs in time order: each run's [begin - PAD, end + PAD) span;
+    None when the line has fewer than N launches."""
+    launches = sorted((e for e in line.events
+                       if any(names.get(s.metadata_id) == "correlation_id" for s in e.stats)),
+                      key=lambda e: e.offset_ps)
+    if len(launches) < n:
+        return None
+    per = len(launches) // n
+    spans = []
+    for i in range(n):
+        run = launches[i * per:(i + 1) * per] if i < n - 1 else launches[i * per:]
+        spans.append((run[0].offset_ps - pad, max(e.offset_ps + e.duration_ps for e in run) + pad))
+    return spans
+
+
+def insert_events(line, new):
+    """Adds the events NEW to LINE, all in (start, longer first) order."""
+    events = sorted(list(line.events) + new, key=lambda e: (e.offset_ps, -e.duration_ps))
+    del line.events[:]
+    line.events.extend(events)
+
+
+def read_space(src):
+    """The XSpace schema's module and the XSpace of file SRC."""
     pb2 = xplane_counts.compile_schema(tempfile.mkdtemp(prefix="profq-steps-"))
     space = pb2.XSpace()
     with open(src, "rb") as f:
         space.ParseFromString(f.read())
+    return pb2, space
+
+
+def main():
+    src, dst, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    pb2, space = read_space(src)
     host = [p for p in space.planes if p.name == "/host:CPU"][0]
     names = {k: v.name for k, v in host.stat_metadata.items()}
     train = metadata_id(host.event_metadata, "train")
     step_num = metadata_id(host.stat_metadata, "step_num")
     root = metadata_id(host.stat_metadata, "_r")
     for line in host.lines:
-        launches = sorted((e for e in line.events
-                           if any(names.get(s.metadata_id) == "correlation_id" for s in e.stats)),
-                          key=lambda e: e.offset_ps)
-        if len(launches) < steps:
+        spans = launch_spans(line, names, steps, 1000)
+        if spans is None:
             continue
-        per = len(launches) // steps
         markers = []
-        for i in range(steps):
-            run = launches[i * per:(i + 1) * per] if i < steps - 1 else launches[i * per:]
-            begin = run[0].offset_ps - 1000
-            end = max(e.offset_ps + e.duration_ps for e in run) + 1000
+        for i, (begin, end) in enumerate(spans):
             m = pb2.XEvent(metadata_id=train, offset_ps=begin, duration_ps=end - begin)
             m.stats.add(metadata_id=step_num, int64_value=i)
             m.stats.add(metadata_id=root, int64_value=1)
             markers.append(m)
-        events = sorted(list(line.events) + markers, key=lambda e: (e.offset_ps, -e.duration_ps))
-        del line.events[:]
-        line.events.extend(events)
+        insert_events(line, markers)
     with open(dst, "wb") as f:
         f.write(space.SerializeToString())
 

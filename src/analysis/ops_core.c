@@ -375,6 +375,8 @@ pq_status ops_compute_model(const pq_profile *prof, const ops_options *opt, pq_o
         for (size_t i = 0; i < out->nops; i++)
             ops_rates(out, &out->ops[i], &out->ops[i].rates);
         ok = ops_derive(out, opt ? opt->by : PQ_OPS_BY_OP);
+        if (ok && out->hw == PQ_OPS_HW_TPU && opt && opt->device_only)
+            ok = ops_steps_tpu(prof, out); /* roofline_model's TPU step records */
     }
     pq_free(t.v);
     pq_free(pt.v);
@@ -392,7 +394,9 @@ void ops_free(pq_ops_result *r)
     pq_free(r->programs);
     pq_free(r->groups);
     pq_free(r->steps);
+    pq_free(r->step_rows);
     r->steps = NULL;
+    r->step_rows = NULL;
     r->nsteps = 0;
     if (r->strings) {
         arena_release(r->strings);

@@ -119,7 +119,7 @@ int ops_is_infeed_outfeed(pq_str cat)
 /* The ops outside call/conditional/while/megacore fusion summed into *D, infeed/outfeed
  * left out (their time into *INFEED_PS) unless INCL. XProf sums breakdowns: ops without one
  * add no HBM bytes, which fall back to bytes_accessed only when no op has a breakdown. */
-static void program_sum(const pq_ops_result *r, int incl, pq_op_row *d, int64_t *infeed_ps)
+void ops_program_sum(const pq_ops_result *r, int incl, pq_op_row *d, int64_t *infeed_ps)
 {
     int any_bd = 0;
     double bd_hbm = 0;
@@ -179,7 +179,7 @@ static void roofline_totals(pq_ops_result *r)
     pq_ops_roofline *rf = &r->roofline;
     int64_t infeed_ps;
     memset(rf, 0, sizeof *rf);
-    program_sum(r, 1, &rf->total, &infeed_ps);
+    ops_program_sum(r, 1, &rf->total, &infeed_ps);
     rf->total.occurrences = 0;
     rf->total.time_ps = r->total_time_ps;
     rf->total.self_time_ps = r->total_op_time_ps;
@@ -188,7 +188,7 @@ static void roofline_totals(pq_ops_result *r)
     rf->active_hbm_gibps = gibps(rf->total.bd_hbm, r->total_op_time_ps);
     for (int incl = 0; incl <= 1; incl++) {
         pq_op_row *p = &rf->program[incl];
-        program_sum(r, incl, p, &infeed_ps);
+        ops_program_sum(r, incl, p, &infeed_ps);
         p->has_breakdown = 1;
         p->time_ps = r->total_time_ps - infeed_ps;
         p->self_time_ps = 0;

@@ -25,6 +25,9 @@ int ops_xla_event(const pq_source *src, const xp_plane *pl, const stat_ids *ids,
                   xla_ev *x);
 /* The op name after the last "::" of an hlo_op stat. */
 pq_str ops_last_hlo_op(pq_str s);
+/* The Program record's sums of R's ops into *D (ops_derived.c): infeed/outfeed left out
+ * unless INCL (their time into *INFEED_PS). */
+void ops_program_sum(const pq_ops_result *r, int incl, pq_op_row *d, int64_t *infeed_ps);
 /* "(N)" at the end of a module name, as XProf falls back to. */
 int ops_parse_paren_id(pq_str s, uint64_t *out);
 int ops_str_same(pq_str a, pq_str b);

@@ -22,14 +22,19 @@
  * - several XSpaces: XProf's StepIntersection of their steps (the chief spans least, the
  *   others aligned to it by the best overlap), numbered 0, 1, ...
  *
- * Not covered, and then no groups at all (profq's ops stay as without step markers): TPU
- * profiles (their steps come from device step lines), TF executor loops
- * (ExecutorState::Process, whose iterations XProf turns into roots), roots with a `step_id`
- * (tf.data and TF function runs), grouping stats on planes other than /host:CPU. XSpaces
- * with TF loop ops get no groups, as in tsl. Device kernels nested in one another on a
- * stream line are not linked (tsl would). Root events with equal level and start are taken
- * in event order, hosts of equal step spans in input order (tsl's sort and XProf's hash map
- * leave those open). Not here: the op merge (ops_gpu.c), the rows (render/ops_xprof.c).
+ * TF grouping events are events like any other, as XProf 2.24.2 groups them (checked on
+ * inputs from scripts/add_tf_steps.py): ExecutorState::Process iterations (step_id, iter_num)
+ * start no groups and hide no roots, roots with a `step_id` are roots whatever the tf.data
+ * functions' step_ids (tsl's ProcessTensorFlowLoop and ProcessTfDataSteps take no effect in
+ * that build).
+ *
+ * Not covered, and then no groups at all (profq's ops stay as without step markers):
+ * grouping stats on planes other than /host:CPU. TPU steps come from the device "Steps"
+ * lines instead: ops_steps_tpu.c. XSpaces with TF loop ops get no groups, as in tsl. Device
+ * kernels nested in one another on a stream line are not linked (tsl would). Root events
+ * with equal level and start are taken in event order, hosts of equal step spans in input
+ * order (tsl's sort and XProf's hash map leave those open). Not here: the op merge
+ * (ops_gpu.c), the rows (render/ops_xprof.c).
  * docs/internals/ops.md ("Step rows") has the rules and what was checked. */
 #include "analysis/ops_steps.h"
 
@@ -68,7 +73,7 @@ typedef struct forest {
     uint32_t *seen;                            /* BFS marks by epoch */
     uint32_t *queue;
     uint32_t epoch;
-    int oom, unsupported;
+    int oom;
 } forest;
 
 static int grow(void **p, size_t *cap, size_t n, size_t size)
@@ -92,9 +97,9 @@ static int add_edge(forest *f, uint32_t from, uint32_t to)
     return 1;
 }
 
-enum { G_ROOT, G_ASYNC, G_PT, G_P, G_CT, G_C, G_CORR, G_STEP_ID, G_NSTATS };
-static const char *const GSTAT_NAMES[G_NSTATS] = {
-    "_r", "_a", "_pt", "_p", "_ct", "_c", "correlation_id", "step_id"};
+enum { G_ROOT, G_ASYNC, G_PT, G_P, G_CT, G_C, G_CORR, G_NSTATS };
+static const char *const GSTAT_NAMES[G_NSTATS] = {"_r",  "_a", "_pt",           "_p",
+                                                  "_ct", "_c", "correlation_id"};
 
 typedef struct gstats {
     int64_t v[G_NSTATS];
@@ -206,8 +211,6 @@ static int forest_line(forest *f, const xp_plane *pl, const xp_line *line,
             n->level = (int32_t)g.v[G_ROOT];
         else if (name_is(n->name, "TraceContext"))
             n->level = 1;
-        if (n->level > 0 && g.has[G_STEP_ID])
-            f->unsupported = 1;
         for (int side = 0; side < 2; side++) {
             int kt = side ? G_CT : G_PT, ki = side ? G_C : G_P;
             if (!g.has[kt] || !g.has[ki])
@@ -631,9 +634,6 @@ static int source_groups(ops_steps *st, uint32_t si)
         if (!legacy)
             return 1; /* no roots: no groups */
     }
-    for (uint32_t m = 0; m < host->nemeta; m++)
-        if (name_is(host->emeta[m].name, "ExecutorState::Process"))
-            st->unsupported = 1;
     if (other_plane_grouping(src, host))
         st->unsupported = 1;
     forest f = {0};
@@ -649,8 +649,6 @@ static int source_groups(ops_steps *st, uint32_t si)
     ok = ok && connect_contexts(&f) && build_csr(&f);
     int64_t ngroups = ok ? create_groups(&f) : -1;
     ok = ngroups >= 0;
-    if (f.unsupported)
-        st->unsupported = 1;
     for (size_t i = 0; ok && i < f.nn; i++) {
         if (!f.n[i].has_corr)
             continue;

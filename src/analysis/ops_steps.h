@@ -1,10 +1,12 @@
 /* ops_steps.h - step grouping of GPU XSpaces (ops_steps.c): which step group each device
  * kernel belongs to, and XProf's well-formed steps, for the op metrics (ops_gpu.c) and
- * roofline_model's step rows. Not part of the library's API. */
+ * roofline_model's step rows; TPU steps from device step lines (ops_steps_tpu.c). Not part
+ * of the library's API. */
 #ifndef PQ_ANALYSIS_OPS_STEPS_H
 #define PQ_ANALYSIS_OPS_STEPS_H
 #include "core/pairmap.h"
 #include "formats/xplane_walk.h"
+#include "profq.h"
 
 typedef struct ops_host_step { /* one well-formed step of one XSpace */
     uint32_t source;
@@ -38,5 +40,9 @@ int ops_steps_build(const pq_profile *prof, int gpu, ops_steps *st);
 int64_t ops_steps_kernel_group(const ops_steps *st, const pq_source *src, const xp_plane *pl,
                                int64_t corr_id, const xp_event *ev);
 void ops_steps_free(ops_steps *st);
+/* TPU (ops_steps_tpu.c): the steps of one XSpace whose TensorCore planes have a device
+ * "Steps" line, into R->steps and R->step_rows (each step's Program records and the
+ * Average's, as XProf); R without them when there are none. 0 when out of memory. */
+int ops_steps_tpu(const pq_profile *prof, pq_ops_result *r);
 
 #endif

@@ -237,6 +237,7 @@ typedef struct roof_ctx {
     int gpu;
     double peak_flops, peak_hbm, peak_cmem_rd, peak_cmem_wr, peak_vmem_rd, peak_vmem_wr;
     int64_t total_ps;
+    double steps; /* the "Average" over TPU steps: total times per step (XProf's AVERAGE_STEP) */
 } roof_ctx;
 
 /* One roofline record. M's HBM bytes follow ops_rates; PROGRAM marks the "Program" row. */
@@ -247,6 +248,7 @@ static void roof_row(buf *b, const roof_ctx *c, const char *step, int rank, cons
     pq_op_rates o = m->rates;
     double t_us = (double)m->time_ps / 1e6, s_us = (double)m->self_time_ps / 1e6;
     double occ = program ? 1 : (double)m->occurrences;
+    double per = c->steps > 0 ? c->steps : 1; /* avg_time stays the whole time */
     char pid[24];
     snprintf(pid, sizeof pid, "%" PRIu64, program ? (uint64_t)0 : m->program_id);
     pq_str name = program ? pq_str_of("Program", 7) : m->name;
@@ -259,7 +261,8 @@ static void roof_row(buf *b, const roof_ctx *c, const char *step, int rank, cons
     dt_str(b, cat);
     buf_putc(b, ',');
     dt_str(b, name);
-    DT_NUMS(b, occ, t_us, ops_safe_div(t_us, occ), s_us, ops_safe_div(s_us, occ), frac, cum);
+    DT_NUMS(b, occ, t_us / per, ops_safe_div(t_us, occ), s_us / per, ops_safe_div(s_us, occ), frac,
+            cum);
     if (!c->gpu)
         DT_NUMS(b, ops_safe_div((double)m->dma_stall_ps, (double)m->time_ps));
     DT_NUMS(b, o.flop_rate_gflops, o.model_flop_rate, o.mem_bw_gibps, o.hbm_bw_gibps);
@@ -271,7 +274,7 @@ static void roof_row(buf *b, const roof_ctx *c, const char *step, int rank, cons
                 ops_safe_div(m->flops, m->bd_vmem_rd));
     DT_NUMS(b, ops_safe_div(m->flops, m->bd_vmem_wr), o.bottleneck_oi);
     DT_CSTRS(b, o.bound_by);
-    DT_NUMS(b, t_us / (r->device_planes ? r->device_planes : 1),
+    DT_NUMS(b, t_us / per / (r->device_planes ? r->device_planes : 1),
             ops_safe_div((double)m->time_ps, (double)c->total_ps), o.optimal_flop_rate,
             o.roofline_efficiency, o.flop_utilization, o.max_mem_utilization);
     buf_puts(b, incl ? ",{\"v\":true}," : ",{\"v\":false},");
@@ -426,18 +429,29 @@ void ops_render_roofline_model(buf *b, const pq_ops_result *r)
             cum += frac;
             roof_row(b, &c, "Total", ++rank, m, 0, frac, cum, incl, 0);
         }
-        /* "Average" over complete steps: profq has no TPU step grouping yet, and XProf writes
-         * an empty record when it finds no step markers (the case for every profile here). */
+        /* "Average" over complete steps: XProf writes an empty record when it finds no step
+         * markers (the case for every profile here). */
         roof_ctx c0 = c;
         c0.total_ps = 0;
-        if (!c.gpu || r->steps_combined) /* on GPU only when it combines several XSpaces */
+        if (r->step_rows) { /* TPU steps (analysis/ops_steps_tpu.c): the sum over them */
+            const pq_op_row *avg = &r->step_rows[2 * r->nsteps + (size_t)incl];
+            roof_ctx ca = c;
+            ca.total_ps = avg->time_ps;
+            ca.steps = (double)r->nsteps;
+            roof_row(b, &ca, "Average", 0, avg, 1, 0, 0, incl, 0);
+        } else if (!c.gpu || r->steps_combined) { /* on GPU only when it combines XSpaces */
             roof_row(b, &c0, "Average", 0, &r->roofline.average, 1, 0, 0, incl, 0);
+        }
         /* One Program record per GPU step (analysis/ops_steps.c): XProf's GPU steps carry no
          * op metrics, so each is the empty record under the step number. */
         for (size_t i = 0; i < r->nsteps; i++) {
             char step[24];
             snprintf(step, sizeof step, "%" PRId64, r->steps[i]);
-            roof_row(b, &c0, step, 0, &r->roofline.average, 1, 0, 0, incl, 0);
+            const pq_op_row *m =
+                r->step_rows ? &r->step_rows[2 * i + (size_t)incl] : &r->roofline.average;
+            roof_ctx cs = c0;
+            cs.total_ps = m->time_ps;
+            roof_row(b, &cs, step, 0, m, 1, 0, 0, incl, 0);
         }
     }
     buf_puts(b, "]},{\"cols\":[{\"id\":\"severity\",\"label\":\"Severity\",\"type\":"

@@ -6,6 +6,9 @@
 #   XPlanes (2 markers a launch line on mi300_jax08_attention, 3 on mi300x8_jax_conv: its
 #   steps past 5 lose the first and last), and the first without its step 1 markers
 #   (step_hosts.py: ungrouped kernels between grouped ones);
+# - TPU: device step lines added to tpu_inference_2 by scripts/add_tpu_steps.py;
+# - TensorFlow grouping events added by scripts/add_tf_steps.py (TF loop iterations,
+#   roots with a step_id, tf.data functions): XProf 2.24.2 groups by the `_r` roots alone;
 # - several hosts of one run given together (XProf combines their op stats and intersects
 #   their steps): the marked attention XPlane with copies made by step_hosts.py (the same;
 #   another clock 10 ms and 20 ms later; without step 0's markers; without any, which
@@ -44,6 +47,19 @@ for spec in mi300_jax08_attention:2 mi300x8_jax_conv:3; do
     fail "add_step_markers.py on $name"
   cases+=("$work/$name/$name.xplane.pb")
 done
+# TPU: device "Steps" lines and group_ids on the TensorCore planes (scripts/add_tpu_steps.py)
+# of tpu_inference_2: 4 steps (XProf's per-step Program records and the "Average" one, over
+# each step's own ops); 7 steps (none dropped on TPU); 3 steps with /device:TPU:1 left without
+# its Steps line (its ops count in no step).
+tpu="$data/tpu_inference_2.xplane.pb"
+[ -f "$tpu" ] || fail "$tpu is missing"
+for spec in tpu_steps4:4: tpu_steps7:7: tpu_steps3_bare1:3:/device:TPU:1; do
+  IFS=: read -r name steps bare <<< "$spec"
+  mkdir -p "$work/$name"
+  "$protopy" "$top/scripts/add_tpu_steps.py" "$tpu" "$work/$name/$name.xplane.pb" "$steps" \
+    $bare || fail "add_tpu_steps.py for $name"
+  cases+=("$work/$name/$name.xplane.pb")
+done
 # Several hosts: NAME FIRST_STEP SHIFT_NS (the second host from the marked attention XPlane).
 att="$work/mi300_jax08_attention/mi300_jax08_attention.xplane.pb"
 # One host without its step 1 markers: their kernels take the group of the kernel before.
@@ -51,6 +67,23 @@ mkdir -p "$work/nostep1"
 "$protopy" "$top/tests/conformance/step_hosts.py" "$att" "$work/nostep1/nostep1.xplane.pb" -1 0 ||
   fail "step_hosts.py for nostep1"
 cases+=("$work/nostep1/nostep1.xplane.pb")
+# TensorFlow grouping events (scripts/add_tf_steps.py), where XProf 2.24.2 groups by the `_r`
+# roots alone: TF loop iterations (ExecutorState::Process with step_id/iter_num) around the
+# launches of the marked attention XPlane (the train steps stay); the same loop without any
+# `_r` root (no steps, XProf's diagnostic); the iterations as `_r` roots, tf.data ones
+# included (4 steps of 6 groups, not tsl's 3 loop iterations); the marked conv XPlane's
+# roots with step_ids, one of a tf.data function (none skipped).
+tfsteps() { # NAME IN MODE N
+  mkdir -p "$work/$1"
+  "$protopy" "$top/scripts/add_tf_steps.py" "$2" "$work/$1/$1.xplane.pb" "$3" "$4" ||
+    fail "add_tf_steps.py for $1"
+}
+tfsteps tf_loop_train "$att" loop 3
+tfsteps tf_loop "$data/mi300_jax08_attention.xplane.pb" loop 3
+tfsteps tf_loop_roots "$data/mi300_jax08_attention.xplane.pb" rootloop 3
+tfsteps tf_data "$work/mi300x8_jax_conv/mi300x8_jax_conv.xplane.pb" tfdata 0
+cases+=("$work/tf_loop_train/tf_loop_train.xplane.pb" "nosteps=$work/tf_loop/tf_loop.xplane.pb"
+        "$work/tf_loop_roots/tf_loop_roots.xplane.pb" "$work/tf_data/tf_data.xplane.pb")
 for spec in hosts_same:0:0 hosts_10ms:0:10000000 hosts_20ms:0:20000000 hosts_nostep0:1:2000 \
   hosts_nosteps:99:0 hosts_nostep1:-1:5000000; do
   IFS=: read -r name first shift <<< "$spec"

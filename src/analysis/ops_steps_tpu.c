@@ -1,0 +1,354 @@
+/* ops_steps_tpu.c - XProf's TPU steps for roofline_model's step records (issue 13 item 5):
+ * the steps of a TPU XSpace whose TensorCore planes carry a device "Steps" line, and each
+ * step's "Program" record and the "Average" one, as XProf 2.24.2 builds them
+ * (xprof/convert/xplane_to_step_events.cc ConvertDeviceTraceXPlaneToStepEvents,
+ * step_events_to_steps_db.cc StepEventsToPerCoreStepInfo, op_stats_combiner.cc,
+ * op_stats_to_roofline_model.cc):
+ *
+ * - per TensorCore plane: markers are the "Steps" line's events with a group_id (device
+ *   timespan); step events are the "XLA Ops" line's events with a group_id, nested in one
+ *   another by device timespan in line order (an event's self time is its time less its
+ *   direct children's); a group is kept on the plane when it has both (IntersectCombine);
+ * - the planes' groups together, ascending; a step's time is its longest marker over the
+ *   planes that kept it (the first of equal ones); each core's op database of the step totals
+ *   max(its ops' self time, the step time); none is dropped (XProf drops the first and
+ *   last of more than 5 GPU steps, not TPU ones: checked with 7);
+ * - a step's Program record sums its ops (their per-occurrence FLOPs, bytes and breakdown
+ *   from the op rows, times its events' own) as the Total one does, over the step's total
+ *   time (less infeed/outfeed without them); the Average one sums every step's.
+ *
+ * XSpaces already grouped skip tsl's grouping in XProf (IsXSpaceGrouped), so only the
+ * stats in the input count. Not covered (no TPU steps, as before): several XSpaces (XProf's
+ * step intersection and MergeHostSteps), a host plane with group_id stats (host step markers
+ * take part in the step time), SparseCore step lines. Not here: GPU grouping (ops_steps.c),
+ * the rows (render/ops_xprof.c). docs/internals/ops.md ("Step rows") has what was checked. */
+#include "analysis/ops_steps.h"
+
+#include "analysis/ops_internal.h"
+
+#include "core/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tev { /* a grouped event of one plane */
+    int64_t begin, dur, group, children;
+    uint32_t plane, row; /* row: index into the result's ops, UINT32_MAX when none */
+    uint8_t marker;
+} tev;
+
+typedef struct tvec {
+    tev *v;
+    size_t n, cap;
+} tvec;
+
+static int push(tvec *t, tev e)
+{
+    if (t->n == t->cap) {
+        size_t c = t->cap ? t->cap * 2 : 256;
+        tev *q = pq_realloc_array(t->v, c, sizeof *q);
+        if (!q)
+            return 0;
+        t->v = q;
+        t->cap = c;
+    }
+    t->v[t->n++] = e;
+    return 1;
+}
+
+/* group_id, device offset and duration of an event: its metadata's, then its own. */
+typedef struct tstats {
+    int64_t group, off, dur;
+    uint8_t has_group, has_off, has_dur;
+} tstats;
+
+static void read_tstats(int64_t gid, int64_t oid, int64_t did, const uint8_t *body, size_t len,
+                        uint32_t field, tstats *t)
+{
+    xp_stat_iter it;
+    stat_value s = {0};
+    xp_stats_begin(&it, body, len, field);
+    while (xp_stats_next(&it, &s)) {
+        uint64_t u = 0;
+        if (!ops_stat_u64(&s, &u))
+            continue;
+        if (s.metadata_id == gid) {
+            t->group = (int64_t)u;
+            t->has_group = 1;
+        } else if (s.metadata_id == oid) {
+            t->off = (int64_t)u;
+            t->has_off = 1;
+        } else if (s.metadata_id == did) {
+            t->dur = (int64_t)u;
+            t->has_dur = 1;
+        }
+    }
+}
+
+/* The op row of event metadata EM: the result's row of its (program, symbol, name). */
+static uint32_t row_of(const pq_ops_result *r, const xp_plane *pl, const stat_ids *ids,
+                       const xp_event_meta *em)
+{
+    op_stats o = {0};
+    ops_read_op_stats(pl, ids, em->body, em->body_len, 5, &o);
+    pq_str name = em->display_name.n ? em->display_name : em->name;
+    for (size_t i = 0; i < r->nops; i++)
+        if (!r->ops[i].is_idle && r->ops[i].program_id == o.pid && r->ops[i].symbol_id == o.sid &&
+            ops_str_same(r->ops[i].name, name))
+            return (uint32_t)i;
+    return UINT32_MAX;
+}
+
+/* The grouped events of one line into T: markers (the "Steps" line) or ops with their
+ * nesting (children's time). ROWS caches the op row by metadata index. */
+static int line_events(const pq_ops_result *r, const xp_plane *pl, uint32_t plane,
+                       const xp_line *line, int marker, uint32_t *rows, tvec *t)
+{
+    stat_ids ids;
+    ops_stat_ids_init(pl, &ids);
+    int64_t gid = ids.id[S_GROUP_ID], oid = ids.id[S_DEV_OFFSET], did = ids.id[S_DEV_DURATION];
+    int64_t base = line->timestamp_ns * 1000;
+    size_t *stack = NULL, depth = 0;
+    if (!marker && !(stack = pq_malloc_array(line->events + 1, sizeof *stack)))
+        return 0;
+    xp_event_iter ei;
+    xp_event ev;
+    xp_events_begin(line, &ei);
+    while (xp_events_next(&ei, &ev)) {
+        const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
+        tstats s = {0};
+        if (em)
+            read_tstats(gid, oid, did, em->body, em->body_len, 5, &s);
+        read_tstats(gid, oid, did, ev.stats, ev.body_len, 4, &s);
+        if (!s.has_group)
+            continue;
+        tev e = {s.has_off ? s.off : base + ev.offset_ps,
+                 s.has_dur ? s.dur : ev.duration_ps,
+                 s.group,
+                 0,
+                 plane,
+                 UINT32_MAX,
+                 (uint8_t)marker};
+        if (!marker && em) {
+            uint32_t k = (uint32_t)(em - pl->emeta);
+            if (rows[k] == UINT32_MAX - 1)
+                rows[k] = row_of(r, pl, &ids, em);
+            e.row = rows[k];
+        }
+        while (!marker && depth) { /* tsl's AncestorStack over device timespans */
+            tev *p = &t->v[stack[depth - 1]];
+            if (p->begin <= e.begin && e.begin + e.dur <= p->begin + p->dur) {
+                p->children += e.dur;
+                break;
+            }
+            depth--;
+        }
+        if (!push(t, e)) {
+            pq_free(stack);
+            return 0;
+        }
+        if (!marker)
+            stack[depth++] = t->n - 1;
+    }
+    pq_free(stack);
+    return 1;
+}
+
+static int tev_cmp(const void *a, const void *b)
+{
+    const tev *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->plane != y->plane)
+        return x->plane < y->plane ? -1 : 1;
+    return x->marker > y->marker ? -1 : x->marker < y->marker; /* markers first */
+}
+
+/* Adds the ops of the events EV[0..N) to ROWS (r->nops entries): occurrences, times. */
+static void count_rows(const tev *ev, size_t n, pq_op_row *rows)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (ev[i].marker || ev[i].row == UINT32_MAX)
+            continue;
+        pq_op_row *d = &rows[ev[i].row];
+        d->occurrences++;
+        d->time_ps += ev[i].dur;
+        d->self_time_ps += ev[i].dur - ev[i].children;
+    }
+}
+
+/* ROWS (counted) become op rows: the result's, with FLOPs, bytes and breakdown per
+ * occurrence times the counted occurrences. */
+static void scale_rows(const pq_ops_result *r, pq_op_row *rows)
+{
+    for (size_t j = 0; j < r->nops; j++) {
+        pq_op_row *d = &rows[j];
+        const pq_op_row *s = &r->ops[j];
+        if (!d->occurrences || !s->occurrences) {
+            memset(d, 0, sizeof *d);
+            d->is_idle = 1; /* left out of the Program sum */
+            continue;
+        }
+        double k = (double)d->occurrences / (double)s->occurrences;
+        pq_op_row c = *d;
+        *d = *s;
+        d->occurrences = c.occurrences;
+        d->time_ps = c.time_ps;
+        d->self_time_ps = c.self_time_ps;
+        d->dma_stall_ps = 0;
+        d->flops = s->flops * k;
+        d->model_flops = s->model_flops * k;
+        d->bytes_accessed = s->bytes_accessed * k;
+        d->bd_hbm = s->bd_hbm * k;
+        d->bd_cmem_rd = s->bd_cmem_rd * k;
+        d->bd_cmem_wr = s->bd_cmem_wr * k;
+        d->bd_vmem_rd = s->bd_vmem_rd * k;
+        d->bd_vmem_wr = s->bd_vmem_wr * k;
+        d->bd_onchip_rd = s->bd_onchip_rd * k;
+        d->bd_onchip_wr = s->bd_onchip_wr * k;
+    }
+}
+
+/* The Program records [0] (infeed/outfeed left out) and [1] of the op rows ROWS over
+ * TOTAL_PS. */
+static void program_records(const pq_ops_result *r, pq_op_row *rows, int64_t total_ps,
+                            pq_op_row out[2])
+{
+    pq_ops_result t = *r;
+    t.ops = rows;
+    for (int incl = 0; incl <= 1; incl++) {
+        int64_t infeed_ps = 0;
+        memset(&out[incl], 0, sizeof out[incl]);
+        ops_program_sum(&t, incl, &out[incl], &infeed_ps);
+        out[incl].has_breakdown = 1;
+        out[incl].time_ps = total_ps - infeed_ps;
+        out[incl].self_time_ps = 0;
+        out[incl].dma_stall_ps = 0;
+        ops_rates(r, &out[incl], &out[incl].rates);
+    }
+}
+
+/* One group's events EV[0..N), sorted by plane, markers first: the planes that have both
+ * markers and ops keep it (their other events get no row). The step's total time over
+ * those cores into *TOTAL; 0 when no plane keeps it or its time is empty. */
+static int step_total(tev *ev, size_t n, int64_t *total)
+{
+    int64_t step = 0;
+    *total = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0, j; i < n; i = j) {
+            int has_marker = 0, has_ops = 0;
+            int64_t self = 0, longest = 0;
+            for (j = i; j < n && ev[j].plane == ev[i].plane; j++) {
+                has_marker |= ev[j].marker;
+                has_ops |= !ev[j].marker;
+                if (ev[j].marker && ev[j].dur > longest)
+                    longest = ev[j].dur;
+                if (!ev[j].marker)
+                    self += ev[j].dur - ev[j].children;
+            }
+            if (!(has_marker && has_ops)) {
+                for (size_t k = i; k < j; k++)
+                    ev[k].row = UINT32_MAX;
+            } else if (pass == 0) {
+                step = longest > step ? longest : step;
+            } else { /* SetTotalTimePs: never below the ops' self time */
+                *total += self > step ? self : step;
+            }
+        }
+    return step > 0;
+}
+
+typedef struct tstep {
+    size_t off, n; /* its events in the sorted vector */
+    int64_t total;
+} tstep;
+
+/* The TPU planes' grouped events of SRC into T; 0 when out of memory. */
+static int source_events(const pq_ops_result *r, const pq_source *src, tvec *t)
+{
+    for (uint32_t pi = 0; pi < src->nplanes; pi++) {
+        const xp_plane *pl = &src->planes[pi];
+        if (!xp_plane_is(src, pl, "TPU") || !xp_stat_meta_by_name(pl, "group_id"))
+            continue;
+        uint32_t *rows = pq_malloc_array(pl->nemeta + 1, sizeof *rows);
+        if (!rows)
+            return 0;
+        for (uint32_t k = 0; k <= pl->nemeta; k++)
+            rows[k] = UINT32_MAX - 1;
+        int ok = 1;
+        for (uint32_t li = 0; ok && li < pl->nlines; li++) {
+            const xp_line *line = &pl->lines[li];
+            int marker = pq_str_eq(line->name, "Steps");
+            if (marker || pq_str_eq(line->name, "XLA Ops"))
+                ok = line_events(r, pl, pi, line, marker, rows, t);
+        }
+        pq_free(rows);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+/* The steps' records into R once the steps are known (STEPS[0..N), their events in T). */
+static int step_records(pq_ops_result *r, tvec *t, const tstep *steps, size_t n)
+{
+    pq_op_row *one = pq_calloc(r->nops + 1, sizeof *one);
+    pq_op_row *acc = pq_calloc(r->nops + 1, sizeof *acc);
+    r->steps = pq_malloc_array(n + 1, sizeof *r->steps);
+    r->step_rows = pq_calloc(2 * n + 2, sizeof *r->step_rows);
+    if (!one || !acc || !r->steps || !r->step_rows) {
+        pq_free(one);
+        pq_free(acc);
+        return 0;
+    }
+    int64_t all = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tev *ev = t->v + steps[i].off;
+        memset(one, 0, (r->nops + 1) * sizeof *one);
+        count_rows(ev, steps[i].n, one);
+        count_rows(ev, steps[i].n, acc);
+        scale_rows(r, one);
+        program_records(r, one, steps[i].total, &r->step_rows[2 * i]);
+        r->steps[i] = ev->group;
+        all += steps[i].total;
+    }
+    scale_rows(r, acc);
+    program_records(r, acc, all, &r->step_rows[2 * n]);
+    r->nsteps = n;
+    pq_free(one);
+    pq_free(acc);
+    return 1;
+}
+
+int ops_steps_tpu(const pq_profile *prof, pq_ops_result *r)
+{
+    if (prof->nsources != 1 || r->nsteps)
+        return 1; /* several XSpaces: not covered */
+    const pq_source *src = &prof->sources[0];
+    for (uint32_t pi = 0; pi < src->nplanes; pi++)
+        if (pq_str_eq(src->planes[pi].name, "/host:CPU") &&
+            xp_stat_meta_by_name(&src->planes[pi], "group_id"))
+            return 1; /* host step markers: not covered */
+    tvec t = {0};
+    tstep *steps = NULL;
+    size_t ns = 0;
+    int ok = source_events(r, src, &t);
+    if (ok && t.n) {
+        qsort(t.v, t.n, sizeof *t.v, tev_cmp);
+        steps = pq_malloc_array(t.n + 1, sizeof *steps);
+        ok = steps != NULL;
+    }
+    for (size_t i = 0, j; ok && i < t.n; i = j) {
+        for (j = i; j < t.n && t.v[j].group == t.v[i].group; j++)
+            ;
+        int64_t total;
+        if (step_total(t.v + i, j - i, &total))
+            steps[ns++] = (tstep){i, j - i, total};
+    }
+    if (ok && ns) /* all of them: XProf drops no incomplete TPU steps */
+        ok = step_records(r, &t, steps, ns);
+    pq_free(steps);
+    pq_free(t.v);
+    return ok;
+}
