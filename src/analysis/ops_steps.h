@@ -38,5 +38,11 @@ int ops_steps_build(const pq_profile *prof, int gpu, ops_steps *st);
 int64_t ops_steps_kernel_group(const ops_steps *st, const pq_source *src, const xp_plane *pl,
                                int64_t corr_id, const xp_event *ev);
 void ops_steps_free(ops_steps *st);
+/* XProf's StepIntersection of the steps HS (sorted by source, then as drop_incomplete
+ * leaves them) of the XSpaces GPUS (ascending source indexes, those with GPU planes): the
+ * steps all share, numbered 0..n-1, into *STEPS (allocated) and *NSTEPS; *EMPTY set when
+ * hosts have steps but no common ones. 0 when out of memory. */
+int ops_steps_intersect(const ops_host_step *hs, size_t nhs, const uint32_t *gpus, size_t ngpu,
+                        int64_t **steps, size_t *nsteps, int *empty);
 
 #endif
