@@ -253,6 +253,13 @@ cuts ops 100 3
   bad "an xprof and a text ops partial merged: exit $rc, expected 3: $(cat "$tmp/err")"
 "$PROFQ" merge roofline --format xprof --view op_profile "$tmp/xops" > /dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] || bad "merge roofline --view op_profile: exit $rc, expected 2"
+# nsys has no partials: --partial and merge say why (exit 2), and write nothing
+"$PROFQ" nsys --partial -o "$tmp/nsys.part" "$tmp/gen/host1.xplane.pb" > /dev/null 2> "$tmp/err"
+rc=$?
+[ "$rc" = 2 ] && grep -q "nsys has no partials: .*clock alignment" "$tmp/err" &&
+  [ ! -e "$tmp/nsys.part" ] || bad "nsys --partial: exit $rc, $(cat "$tmp/err")"
+"$PROFQ" merge nsys "$tmp/xops" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 2 ] && grep -q "nsys has no partials" "$tmp/err" || bad "merge nsys: exit $rc"
 cp "$tmp/xops" "$tmp/ops"
 cuts ops 100 3
 "$PROFQ" info --partial -o "$tmp/info" "$tmp/gen/host1.xplane.pb" || bad "info --partial"

@@ -85,6 +85,23 @@ static int take(void *ctx, int id, const char *v)
     return EXIT_OK;
 }
 
+int cli_nsys_partial_refused(void)
+{
+    return cli_usage_error(
+        "nsys",
+        "nsys has no partials: every section is one computation over all processes at once, "
+        "not a sum of per-process figures. The clock alignment (per-device corrections from "
+        "collective end times over every device) moves thunk starts, and so runtime wall and "
+        "idle time, hidden/exposed communication and per-instance collective waits (last end "
+        "- first start across processes); the warm-up split needs the programs any process "
+        "compiled and whether any has communication (modules, every frame); the top modules "
+        "covering 99%% choose what runtime, opcodes, bias, heap and flame cover; collectives "
+        "take medians over instances, variability its top 10 and threshold over all rows, "
+        "compile its passes over every process's ranges. An exact partial would carry the "
+        "module, thunk and communication rows themselves (the trace, not an aggregate): run "
+        "one `profq nsys` over all the archives (docs/internals/partial.md)");
+}
+
 int cli_write_partial(const cli_common *c, pq_partial *p, pq_status st, const pq_error *err)
 {
     if (st != PQ_OK)
@@ -174,6 +191,8 @@ static int cmd_merge(int argc, char **argv)
             kind = (pq_partial_kind)k;
     if (c.npaths == 0)
         code = cli_usage_error("merge", "no command given (merge CMD PART...)");
+    else if (!kind && strcmp(c.paths[0], "nsys") == 0)
+        code = cli_nsys_partial_refused();
     else if (!kind)
         code = cli_usage_error("merge", "'%s' has no partials", c.paths[0]);
     else if (c.npaths < 2)
