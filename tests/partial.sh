@@ -91,8 +91,8 @@ for set in $sets; do
   # in byte order: merge prints the sources in path order, as a run directory lists them
   mapfile -t files < <(printf '%s\n' ${SET_FILES[$set]} | LC_ALL=C sort)
   for cmd in $cmds; do
-    # scan, ops and roofline read XPlanes; info and memory-profile every format
-    case $set:$cmd in formats:scan | formats:ops* | formats:roofline*) continue ;; esac
+    # scan reads XPlanes; ops and roofline also the trace files and HloProtos given with one
+    case $set:$cmd in formats:scan) continue ;; esac
     base=${cmd%%:*} mapopt=""
     [ "$base" = "$cmd" ] || mapopt="--format ${cmd#*:}"
     mapfile -t vars < <(variants "$cmd")

@@ -422,6 +422,7 @@ int ops_part_add_host(ops_part *p, const ops_part_host *h)
 static int merge_steps(ops_part *into, const ops_part *from)
 {
     into->xspaces += from->xspaces;
+    into->trace_kinds |= from->trace_kinds;
     into->steps_active |= from->steps_active;
     into->steps_unsupported |= from->steps_unsupported;
     for (size_t i = 0; i < from->nhosts; i++)
@@ -449,6 +450,7 @@ int ops_part_merge(ops_part *into, const ops_part *from)
         into->steps_active = keep.steps_active;
         into->steps_unsupported = keep.steps_unsupported;
         into->xspaces = keep.xspaces;
+        into->trace_kinds = keep.trace_kinds;
         into->hosts = keep.hosts;
         into->nhosts = keep.nhosts;
         into->host_mem = keep.host_mem;

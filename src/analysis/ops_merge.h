@@ -57,6 +57,10 @@ typedef struct ops_part {
      * steps (the hosts' step intersection is taken at the result). */
     int xprof, steps_active, steps_unsupported;
     uint64_t xspaces;
+    /* What the part's plane-less sources (trace JSON, read alone as their own kind) hold:
+     * bit 1 << PQ_OPS_HW_CPU XLA op slices, 1 << PQ_OPS_HW_GPU GPU work slices; one process
+     * reads them as the profile's kind. */
+    uint64_t trace_kinds;
     ops_part_host *hosts; /* by path */
     size_t nhosts;
     arena host_mem; /* the hosts' paths and steps (kept when a part of a higher kind comes) */

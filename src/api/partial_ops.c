@@ -8,6 +8,7 @@
 #include "api/partial_int.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "model/events.h"
 
 #include <string.h>
 
@@ -138,6 +139,7 @@ static void put_xprof(buf *b, const ops_part *o)
     pt_put_u64(b, (uint64_t)o->steps_active);
     pt_put_u64(b, (uint64_t)o->steps_unsupported);
     pt_put_u64(b, o->xspaces);
+    pt_put_u64(b, o->trace_kinds);
     pt_put_u64(b, o->nhosts);
     for (size_t i = 0; i < o->nhosts; i++) {
         pt_put_str(b, o->hosts[i].path);
@@ -258,6 +260,7 @@ static void get_xprof(pt_reader *rd, ops_part *o)
     o->steps_active = pt_get_u64(rd, "steps_active") != 0;
     o->steps_unsupported = pt_get_u64(rd, "steps_unsupported") != 0;
     o->xspaces = pt_get_u64(rd, "xspaces");
+    o->trace_kinds = pt_get_u64(rd, "trace_kinds");
     size_t nh = get_count(rd, 16, "the number of hosts");
     for (size_t i = 0; rd->status == PQ_OK && i < nh; i++) {
         ops_part_host h = {pt_get_str(rd, &o->strings, "host path"), NULL, 0};
@@ -365,20 +368,41 @@ static pq_status ops_merge(void *into, const void *from, pq_error *err)
     return PQ_OK;
 }
 
+/* Whether the trace files of P were read alone as one process reads them with the other
+ * inputs: a file with XLA ops is read as XLA:CPU (ops_trace_hw), its GPU work not; one
+ * process reads its XLA ops as TPU ops beside TPU planes, its GPU work beside GPU planes,
+ * and takes XLA:CPU over GPU among trace files. */
+static int trace_kinds_agree(const ops_part *p)
+{
+    int xla = (p->trace_kinds >> PQ_OPS_HW_CPU) & 1, gpu = (p->trace_kinds >> PQ_OPS_HW_GPU) & 1;
+    if (!xla)
+        return 1;
+    return p->r.hw == PQ_OPS_HW_CPU || (p->r.hw == PQ_OPS_HW_GPU && !gpu && p->has_key);
+}
+
 static pq_status render_view(const void *body, const pq_ops_options *opts, pq_ops_view view,
                              pq_output fmt, pq_sink *sink, pq_error *err)
 {
     static const pq_ops_options defaults = {0};
     if (!opts)
         opts = &defaults;
-    int xprof = ((const ops_part *)body)->xprof;
+    const ops_part *part = body;
+    int xprof = part->xprof;
     RETURN_ERROR_IF((opts->xprof != PQ_OPS_NATIVE) != xprof, err, PQ_ERR_USAGE, NULL, -1,
                     xprof ? "partials made with --format xprof render as XProf's tables only "
                             "(merge --format xprof)"
                           : "XProf's tables (merge --format xprof) take partials made with "
                             "--format xprof");
+    RETURN_ERROR_IF(!trace_kinds_agree(part), err, PQ_ERR_INPUT, NULL, -1,
+                    "these partials are not mergeable: a trace file's XLA ops were read alone "
+                    "as XLA:CPU ops, one process reads them as the %s ops of the other inputs "
+                    "(merge the XSpaces' partials alone, or read them with one process)",
+                    part->r.hw == PQ_OPS_HW_TPU ? "TPU" : "GPU");
+    ops_part none; /* XProf's tables of no device planes: empty, as one process's */
+    memset(&none, 0, sizeof none);
+    none.xprof = 1;
     pq_ops_result r;
-    FORWARD_IF_ERROR(ops_part_result(body, opts, &r, err));
+    FORWARD_IF_ERROR(ops_part_result(xprof && !part->has_key ? &none : part, opts, &r, err));
     pq_status st = pq_ops_render(&r, opts, view, fmt, sink, err);
     pq_ops_result_free(&r);
     return st;
@@ -454,12 +478,19 @@ static pq_status source_part(const pq_profile *prof, size_t si, int xprof, ops_p
     pq_profile view = {&prof->sources[si], 1};
     pq_ops_result r;
     pq_ops_options o = {0};
-    o.xprof = xprof ? PQ_OPS_HLO_STATS : PQ_OPS_NATIVE;
+    /* a trace file is read as its own kind; one process reads it as the profile's (XProf's
+     * tables: the XSpaces' device kind), which the render checks (trace_kinds) */
+    const pq_source *src = &prof->sources[si];
+    int trace = src->nplanes == 0 && src->slices;
+    o.xprof = xprof && !trace ? PQ_OPS_HLO_STATS : PQ_OPS_NATIVE;
     FORWARD_IF_ERROR(pq_ops_compute(&view, &o, &r, err));
     pq_str key = {"", 0};
     int has_key = first_device_source(&view, r.hw, &key);
     int ok = ops_part_from_result(part, &r, key, has_key, prof->sources[si].info.path);
     part->xprof = xprof;
+    for (size_t i = 0; trace && i < src->slices->n; i++)
+        part->trace_kinds |= (src->slices->flags[i] & SLICE_XLA_OP ? 1u << PQ_OPS_HW_CPU : 0) |
+                             (src->slices->flags[i] & SLICE_GPU_WORK ? 1u << PQ_OPS_HW_GPU : 0);
     if (ok && xprof)
         ok = source_steps(&view, part);
     pq_ops_result_free(&r);
