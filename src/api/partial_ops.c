@@ -4,11 +4,10 @@
  * the merge itself (ops_merge.c), not the header and dispatch (partial.c). */
 #include "analysis/ops.h"
 #include "analysis/ops_merge.h"
-#include "analysis/ops_steps.h"
 #include "api/partial_int.h"
+#include "api/partial_xprof.h"
 #include "core/alloc.h"
 #include "core/err.h"
-#include "model/events.h"
 
 #include <string.h>
 
@@ -93,7 +92,7 @@
 #define PUT(type, lv, what) PUT_##type(b, lv);
 
 #define GET_U64(r, a, what) pt_get_u64(r, what)
-#define GET_I64(r, a, what) get_i64(r, what)
+#define GET_I64(r, a, what) pt_get_time(r, what)
 #define GET_U32(r, a, what) (uint32_t) pt_get_u64(r, what)
 #define GET_INT(r, a, what) (int)pt_get_u64(r, what)
 #define GET_F64(r, a, what) pt_get_f64(r, what)
@@ -113,40 +112,6 @@ static size_t path_index(const ops_part *o, pq_str p)
         if (o->paths[i].p == p.p)
             return i;
     return 0; /* not reached: every row's paths are in the table */
-}
-
-/* A row's fused instructions (op_profile's, TPU fusions): direct children, then entries. */
-static void put_fused(buf *b, const pq_op_row *m)
-{
-    size_t n = m->nfused ? ops_fused_entries(m->fused, m->nfused) : 0;
-    pt_put_u64(b, m->nfused);
-    pt_put_u64(b, n);
-    for (size_t i = 0; i < n; i++) {
-        const pq_fused_op *f = &m->fused[i];
-        pt_put_str(b, f->name);
-        pt_put_str(b, f->expression);
-        pt_put_str(b, f->category);
-        pt_put_str(b, f->provenance);
-        pt_put_u64(b, f->nkids);
-        pt_put_u64(b, f->size);
-    }
-}
-
-/* What XProf's tables take from every XSpace (ops_part.xprof). */
-static void put_xprof(buf *b, const ops_part *o)
-{
-    pt_put_u64(b, (uint64_t)o->xprof);
-    pt_put_u64(b, (uint64_t)o->steps_active);
-    pt_put_u64(b, (uint64_t)o->steps_unsupported);
-    pt_put_u64(b, o->xspaces);
-    pt_put_u64(b, o->trace_kinds);
-    pt_put_u64(b, o->nhosts);
-    for (size_t i = 0; i < o->nhosts; i++) {
-        pt_put_str(b, o->hosts[i].path);
-        pt_put_u64(b, o->hosts[i].nsteps);
-        for (size_t k = 0; k < 3 * o->hosts[i].nsteps; k++)
-            pt_put_u64(b, (uint64_t)o->hosts[i].v[k]);
-    }
 }
 
 static void ops_write(const void *body, buf *b)
@@ -171,19 +136,19 @@ static void ops_write(const void *body, buf *b)
             pt_put_f64(b, o->rows[i].per[k]);
         pt_put_u64(b, path_index(o, o->rows[i].first));
         pt_put_u64(b, path_index(o, o->rows[i].last));
-        put_fused(b, m);
+        pt_ops_put_fused(b, m);
     }
     pt_put_u64(b, r->nprograms);
     for (size_t i = 0; i < r->nprograms; i++) {
         const pq_ops_program *p = &r->programs[i];
         PROGRAM_FIELDS(PUT, p)
     }
-    put_xprof(b, o);
+    pt_ops_put_xprof(b, o);
 }
 
 /* A time or count: every I64 field of the op metrics is one, never negative (sums of them
  * are checked in the merge). */
-static int64_t get_i64(pt_reader *rd, const char *what)
+int64_t pt_get_time(pt_reader *rd, const char *what)
 {
     const uint8_t *at = rd->p;
     uint64_t u = pt_get_u64(rd, what);
@@ -196,7 +161,7 @@ static int64_t get_i64(pt_reader *rd, const char *what)
 }
 
 /* A count of records of at least MIN_BYTES each: no more than the bytes left can hold. */
-static size_t get_count(pt_reader *rd, size_t min_bytes, const char *what)
+size_t pt_get_count(pt_reader *rd, size_t min_bytes, const char *what)
 {
     const uint8_t *at = rd->p;
     uint64_t n = pt_get_u64(rd, what);
@@ -213,70 +178,6 @@ static void copy_cstr(char *dst, size_t cap, pq_str s)
     size_t n = s.n < cap - 1 ? s.n : cap - 1;
     memcpy(dst, s.p, n);
     dst[n] = 0;
-}
-
-/* Whether the N entries at F are NKIDS preorder subtrees, each SIZE entries (itself and
- * its NKIDS subtrees), nested no deeper than ops_fused.c makes them: op_profile walks them. */
-static int fused_ok(const pq_fused_op *f, size_t n, uint64_t nkids, int depth)
-{
-    size_t k = 0;
-    for (uint64_t i = 0; i < nkids; i++) {
-        if (depth > 40 || k >= n || f[k].size < 1 || f[k].size > n - k ||
-            !fused_ok(f + k + 1, f[k].size - 1, f[k].nkids, depth + 1))
-            return 0;
-        k += f[k].size;
-    }
-    return k == n;
-}
-
-static void get_fused(pt_reader *rd, ops_part *o, pq_op_row *m)
-{
-    m->fused = NULL;
-    m->nfused = 0;
-    uint64_t kids = pt_get_u64(rd, "row fused children");
-    size_t n = get_count(rd, 6 * 8, "the number of fused instructions");
-    if (rd->status != PQ_OK || (!n && !kids))
-        return;
-    pq_fused_op *v = arena_alloc(&o->strings, n * sizeof *v + 1);
-    for (size_t i = 0; v && rd->status == PQ_OK && i < n; i++) {
-        v[i].name = pt_get_str(rd, &o->strings, "fused name");
-        v[i].expression = pt_get_str(rd, &o->strings, "fused expression");
-        v[i].category = pt_get_str(rd, &o->strings, "fused category");
-        v[i].provenance = pt_get_str(rd, &o->strings, "fused provenance");
-        uint64_t k = pt_get_u64(rd, "fused children"), size = pt_get_u64(rd, "fused size");
-        v[i].nkids = k > n ? (uint32_t)n + 1 : (uint32_t)k;
-        v[i].size = size > n ? (uint32_t)n + 1 : (uint32_t)size;
-    }
-    if (rd->status == PQ_OK && v && (kids > n || !fused_ok(v, n, kids, 0)))
-        pt_fail(rd, "malformed partial", "fused instructions as nested subtrees");
-    m->fused = v;
-    m->nfused = (uint32_t)kids;
-}
-
-/* The hosts' steps and flags of XProf's tables (put_xprof). */
-static void get_xprof(pt_reader *rd, ops_part *o)
-{
-    o->xprof = pt_get_u64(rd, "xprof") != 0;
-    o->steps_active = pt_get_u64(rd, "steps_active") != 0;
-    o->steps_unsupported = pt_get_u64(rd, "steps_unsupported") != 0;
-    o->xspaces = pt_get_u64(rd, "xspaces");
-    o->trace_kinds = pt_get_u64(rd, "trace_kinds");
-    size_t nh = get_count(rd, 16, "the number of hosts");
-    for (size_t i = 0; rd->status == PQ_OK && i < nh; i++) {
-        ops_part_host h = {pt_get_str(rd, &o->strings, "host path"), NULL, 0};
-        h.nsteps = get_count(rd, 24, "the number of host steps");
-        h.v = pq_malloc_array(3 * h.nsteps + 1, sizeof *h.v);
-        for (size_t k = 0; h.v && rd->status == PQ_OK && k < h.nsteps; k++) {
-            h.v[3 * k] = (int64_t)pt_get_u64(rd, "step group");
-            h.v[3 * k + 1] = get_i64(rd, "step begin");
-            h.v[3 * k + 2] = get_i64(rd, "step end");
-            if (rd->status == PQ_OK && h.v[3 * k + 2] < h.v[3 * k + 1])
-                pt_fail(rd, "malformed partial", "a step that ends after it begins");
-        }
-        if (rd->status == PQ_OK && (!h.v || !ops_part_add_host(o, &h)))
-            rd->status = err_set(rd->err, PQ_ERR_NOMEM, rd->name, -1, "out of memory");
-        pq_free(h.v);
-    }
 }
 
 static void ops_body_free(void *body)
@@ -302,12 +203,12 @@ static void *ops_read(pt_reader *rd)
     RESULT_FIELDS(GET, r)
     if (rd->status == PQ_OK && r->hw > PQ_OPS_HW_TPU)
         pt_fail(rd, "malformed partial", "a device kind 0..3");
-    size_t n = get_count(rd, 8, "the number of paths");
+    size_t n = pt_get_count(rd, 8, "the number of paths");
     o->paths = pq_calloc(n ? n : 1, sizeof *o->paths);
     for (size_t i = 0; o->paths && rd->status == PQ_OK && i < n; i++)
         o->paths[o->npaths++] = pt_get_str(rd, &o->strings, "a source path");
     o->cap_paths = o->npaths;
-    n = rd->status == PQ_OK ? get_count(rd, 8 * (31 + OPS_PER_N), "the number of rows") : 0;
+    n = rd->status == PQ_OK ? pt_get_count(rd, 8 * (31 + OPS_PER_N), "the number of rows") : 0;
     o->rows = pq_calloc(n ? n : 1, sizeof *o->rows);
     for (size_t i = 0; o->rows && rd->status == PQ_OK && i < n; i++) {
         pq_op_row *m = &o->rows[o->nrows].m;
@@ -325,10 +226,10 @@ static void *ops_read(pt_reader *rd)
             o->rows[o->nrows].first = o->paths[first];
             o->rows[o->nrows].last = o->paths[last];
         }
-        get_fused(rd, o, m);
+        pt_ops_get_fused(rd, o, m);
         o->nrows++;
     }
-    n = rd->status == PQ_OK ? get_count(rd, 8 * 8, "the number of programs") : 0;
+    n = rd->status == PQ_OK ? pt_get_count(rd, 8 * 8, "the number of programs") : 0;
     r->programs = pq_calloc(n ? n : 1, sizeof *r->programs);
     for (size_t i = 0; r->programs && rd->status == PQ_OK && i < n; i++) {
         pq_ops_program *p = &r->programs[r->nprograms++];
@@ -340,7 +241,7 @@ static void *ops_read(pt_reader *rd)
                     "a program's steady executions and time within its executions and time");
     }
     if (rd->status == PQ_OK)
-        get_xprof(rd, o);
+        pt_ops_get_xprof(rd, o);
     if (rd->status == PQ_OK && (!o->rows || !o->paths || !r->programs || arena_failed(&o->strings)))
         rd->status = err_set(rd->err, PQ_ERR_NOMEM, rd->name, -1, "out of memory");
     if (rd->status == PQ_OK && !ops_part_sums_fit(o))
@@ -368,18 +269,6 @@ static pq_status ops_merge(void *into, const void *from, pq_error *err)
     return PQ_OK;
 }
 
-/* Whether the trace files of P were read alone as one process reads them with the other
- * inputs: a file with XLA ops is read as XLA:CPU (ops_trace_hw), its GPU work not; one
- * process reads its XLA ops as TPU ops beside TPU planes, its GPU work beside GPU planes,
- * and takes XLA:CPU over GPU among trace files. */
-static int trace_kinds_agree(const ops_part *p)
-{
-    int xla = (p->trace_kinds >> PQ_OPS_HW_CPU) & 1, gpu = (p->trace_kinds >> PQ_OPS_HW_GPU) & 1;
-    if (!xla)
-        return 1;
-    return p->r.hw == PQ_OPS_HW_CPU || (p->r.hw == PQ_OPS_HW_GPU && !gpu && p->has_key);
-}
-
 static pq_status render_view(const void *body, const pq_ops_options *opts, pq_ops_view view,
                              pq_output fmt, pq_sink *sink, pq_error *err)
 {
@@ -393,7 +282,7 @@ static pq_status render_view(const void *body, const pq_ops_options *opts, pq_op
                             "(merge --format xprof)"
                           : "XProf's tables (merge --format xprof) take partials made with "
                             "--format xprof");
-    RETURN_ERROR_IF(!trace_kinds_agree(part), err, PQ_ERR_INPUT, NULL, -1,
+    RETURN_ERROR_IF(!pt_ops_trace_kinds_agree(part), err, PQ_ERR_INPUT, NULL, -1,
                     "these partials are not mergeable: a trace file's XLA ops were read alone "
                     "as XLA:CPU ops, one process reads them as the %s ops of the other inputs "
                     "(merge the XSpaces' partials alone, or read them with one process)",
@@ -441,35 +330,6 @@ static int first_device_source(const pq_profile *prof, pq_ops_hw hw, pq_str *key
     return 0;
 }
 
-/* XProf's step data of the one source of VIEW (ops_steps_build, as one process's --format
- * xprof groups GPU XSpaces): whether it is an XSpace, its steps when it has GPU planes. */
-static int source_steps(const pq_profile *view, ops_part *part)
-{
-    const pq_source *src = &view->sources[0];
-    part->xspaces = src->nplanes > 0;
-    int gpu = 0;
-    for (uint32_t pi = 0; pi < src->nplanes && !gpu; pi++)
-        gpu = xp_plane_is(src, &src->planes[pi], "GPU");
-    if (!gpu)
-        return 1;
-    ops_steps st;
-    if (!ops_steps_build(view, 1, &st))
-        return 0;
-    part->steps_active = st.active;
-    part->steps_unsupported = st.unsupported;
-    ops_part_host h = {src->info.path, pq_malloc_array(3 * st.nhost + 1, sizeof(int64_t)),
-                       st.nhost};
-    for (size_t k = 0; h.v && k < st.nhost; k++) {
-        h.v[3 * k] = st.host_steps[k].group;
-        h.v[3 * k + 1] = st.host_steps[k].begin;
-        h.v[3 * k + 2] = st.host_steps[k].end;
-    }
-    int ok = h.v && ops_part_add_host(part, &h);
-    pq_free(h.v);
-    ops_steps_free(&st);
-    return ok;
-}
-
 /* The part of source SI of PROF alone (a view of the profile with that one source): the
  * unit a merge is exact over, as one process scales or sums each op by its first source. */
 static pq_status source_part(const pq_profile *prof, size_t si, int xprof, ops_part *part,
@@ -492,7 +352,7 @@ static pq_status source_part(const pq_profile *prof, size_t si, int xprof, ops_p
         part->trace_kinds |= (src->slices->flags[i] & SLICE_XLA_OP ? 1u << PQ_OPS_HW_CPU : 0) |
                              (src->slices->flags[i] & SLICE_GPU_WORK ? 1u << PQ_OPS_HW_GPU : 0);
     if (ok && xprof)
-        ok = source_steps(&view, part);
+        ok = pt_ops_source_steps(&view, part);
     pq_ops_result_free(&r);
     RETURN_ERROR_IF(!ok, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     return PQ_OK;
