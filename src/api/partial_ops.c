@@ -1,7 +1,8 @@
 /* partial_ops.c - the op metrics kind of partial (`profq ops --partial`): an ops_part
  * (analysis/ops_merge.c) to and from the body bytes of docs/internals/partial.md, and
  * pq_partial_ops. Every field is listed once (the X-lists below) for both directions. Not
- * the merge itself (ops_merge.c), not the header and dispatch (partial.c). */
+ * the merge itself (ops_merge.c), not the header and dispatch (partial.c), not the fields
+ * of XProf's tables and trace files (partial_xprof.c). */
 #include "analysis/ops.h"
 #include "analysis/ops_merge.h"
 #include "api/partial_int.h"
