@@ -1,9 +1,12 @@
 /* fuzz_partial.c - libFuzzer target for the partial-result reader (api/partial*.c): the
  * input read as a partial; when it reads, it is written back (the bytes must read again to
  * an equal write), merged with a second read of itself, and rendered as text, JSON and
- * XProf's JSON (memory-profile's). `make fuzz-partial`; replayed over fuzz/corpus/partial
- * by build/fuzz_replay_partial in `make test`. Seeds: `profq scan|ops|roofline|info|
- * memory-profile|memory|summarize --partial` of small shared files.
+ * XProf's JSON (memory-profile's; and ops' hlo_stats, op_profile by each grouping and
+ * roofline_model from partials made with --format xprof). `make fuzz-partial`; replayed over
+ * fuzz/corpus/partial by build/fuzz_replay_partial in `make test`. Seeds: `profq
+ * scan|ops|roofline|info| memory-profile|memory|summarize --partial` of small shared files, and
+ * `ops|roofline
+ * --format xprof --partial` of the TPU XSpace and of the two MI300X conv hosts.
  */
 #include "profq.h"
 
@@ -61,6 +64,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pq_partial_render(a, NULL, PQ_OUT_TEXT, &none, &err);
         pq_partial_render(a, NULL, PQ_OUT_JSON, &none, &err);
         pq_partial_render(a, NULL, PQ_OUT_XPROF, &none, &err);
+        static const pq_ops_options views[] = {
+            {.xprof = PQ_OPS_HLO_STATS},
+            {.xprof = PQ_OPS_ROOFLINE_MODEL},
+            {.xprof = PQ_OPS_OP_PROFILE, .by = PQ_OPS_BY_PROGRAM},
+            {.xprof = PQ_OPS_OP_PROFILE, .by = PQ_OPS_BY_CATEGORY},
+            {.xprof = PQ_OPS_OP_PROFILE, .by = PQ_OPS_BY_PROVENANCE}};
+        for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
+            pq_partial_render(a, &views[i], PQ_OUT_TEXT, &none, &err);
     }
     pq_partial_free(a);
     pq_partial_free(b);

@@ -1445,7 +1445,7 @@ typedef enum pq_partial_kind {
     PQ_PARTIAL_SUMMARIZE = 7       /* `profq summarize` of trace files: each file's summary */
 } pq_partial_kind;
 
-#define PQ_PARTIAL_VERSION 1
+#define PQ_PARTIAL_VERSION 2
 
 typedef struct pq_partial pq_partial;
 
@@ -1461,10 +1461,16 @@ pq_status pq_partial_scan(const pq_profile *profile, const pq_scan_totals *total
 /* The partial of `profq ops` over PROFILE: the op rows, programs and device windows summed
  * over its devices, and the peaks of its first device. The grouping (by), --top, --wide and
  * the peak overrides are the render's (pq_partial_render). It owns its strings: PROFILE
- * may be freed first. XProf's tables (opts->xprof) are not rendered from partials. */
+ * may be freed first. XProf's tables (opts->xprof) take pq_partial_ops_xprof's partial. */
 pq_status pq_partial_ops(const pq_profile *profile, pq_partial **out, pq_error *err);
 /* The same for `profq roofline`: the op partial, rendered as the roofline. */
 pq_status pq_partial_roofline(const pq_profile *profile, pq_partial **out, pq_error *err);
+/* The op partial for XProf's tables (pq_ops_options.xprof: device planes only, GPU kernels
+ * grouped by step, TPU fusions' instructions, each GPU XSpace's steps), of `profq ops` or,
+ * with ROOFLINE, `profq roofline`; rendered only as XProf's tables, merged only with its
+ * like. */
+pq_status pq_partial_ops_xprof(const pq_profile *profile, int roofline, pq_partial **out,
+                               pq_error *err);
 
 /* The partials of `profq info` and `profq memory-profile` over PROFILE: per source, what
  * the command prints for it in each of its formats (text, JSON, and XProf's JSON for

@@ -8,7 +8,9 @@
 # not in ../shared/data), the TPU XSpace alone, and for info and memory-profile files of
 # every format (HloProto, Tenstorrent log, trace JSON). Also: a truncated partial, a
 # partial of another version, of another command and a non-partial are exit 3 with the
-# offset, and XProf's tables of ops are refused by merge (exit 2).
+# offset. XProf's tables of ops and roofline (hlo_stats, op_profile, roofline_model) merge
+# from partials made with --format xprof ("ops:xprof", "roofline:xprof" below), and only
+# from those (exit 2 otherwise; exit 3 for a merge of both kinds).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -22,9 +24,14 @@ bad() { echo "FAIL: $*"; fail=1; }
 
 # The commands with partials, and the options (a format, a grouping, ...) each one is
 # checked with, one variant a line.
-cmds="scan ops roofline info memory-profile memory"
+# CMD:xprof: the partials are made with --format xprof (XProf's tables).
+cmds="scan ops roofline ops:xprof roofline:xprof info memory-profile memory"
 variants() {
   case $1 in
+    ops:xprof) printf '%s\n' "--format xprof" "--format xprof --view hlo_stats" \
+      "--format xprof --view op_profile" "--format xprof --view op_profile --by category" \
+      "--format xprof --view op_profile --by provenance" ;;
+    roofline:xprof) printf '%s\n' "--format xprof" ;;
     scan) printf '%s\n' "--format text" "--format json" ;;
     ops) printf '%s\n' "--format text" "--format json" "--by category" "--by program --format json" \
       "--top 5 --wide" "--peak-flops 100 --peak-bw 2000 --format json" ;;
@@ -84,12 +91,14 @@ for set in $sets; do
   # in byte order: merge prints the sources in path order, as a run directory lists them
   mapfile -t files < <(printf '%s\n' ${SET_FILES[$set]} | LC_ALL=C sort)
   for cmd in $cmds; do
-    # scan, ops and roofline read XPlanes; info and memory-profile every format
-    case $set:$cmd in formats:scan | formats:ops | formats:roofline) continue ;; esac
+    # scan reads XPlanes; ops and roofline also the trace files and HloProtos given with one
+    case $set:$cmd in formats:scan) continue ;; esac
+    base=${cmd%%:*} mapopt=""
+    [ "$base" = "$cmd" ] || mapopt="--format ${cmd#*:}"
     mapfile -t vars < <(variants "$cmd")
     for v in "${!vars[@]}"; do
       # shellcheck disable=SC2086
-      "$PROFQ" "$cmd" ${vars[$v]} "${files[@]}" > "$tmp/one.$v" 2>"$tmp/one.$v.err"
+      "$PROFQ" "$base" ${vars[$v]} "${files[@]}" > "$tmp/one.$v" 2>"$tmp/one.$v.err"
       echo $? > "$tmp/one.$v.rc"
       # only XProf's memory_profile of several XSpaces fails (exit 2), and must merge so
       case "$(cat "$tmp/one.$v.rc") ${#files[@]} ${vars[$v]}" in
@@ -103,23 +112,24 @@ for set in $sets; do
       k=0
       while read -r group; do
         # shellcheck disable=SC2086
-        "$PROFQ" "$cmd" --partial -o "$tmp/part.$k" $group || bad "$set $cmd: --partial of$group"
+        "$PROFQ" "$base" $mapopt --partial -o "$tmp/part.$k" $group ||
+          bad "$set $cmd: --partial of$group"
         k=$((k + 1))
       done < <(split_files "$n" "${files[@]}")
       mapfile -t parts < <(ls "$tmp"/part.* | shuf --random-source=<(yes "$n$set"))
       half=$((k / 2))
       if [ "$k" -ge 2 ]; then # a tree: the first half merged into a partial, then the rest
-        "$PROFQ" merge "$cmd" --partial -o "$tmp/tree" "${parts[@]:0:$half}" || bad "tree merge"
+        "$PROFQ" merge "$base" --partial -o "$tmp/tree" "${parts[@]:0:$half}" || bad "tree merge"
       fi
       for v in "${!vars[@]}"; do
         # shellcheck disable=SC2086
-        "$PROFQ" merge "$cmd" ${vars[$v]} "${parts[@]}" > "$tmp/merged" 2> "$tmp/merged.err"
+        "$PROFQ" merge "$base" ${vars[$v]} "${parts[@]}" > "$tmp/merged" 2> "$tmp/merged.err"
         rc=$?
         same "$set $cmd ${vars[$v]} split $n (${parts[*]##*/})"
         checked=$((checked + 1))
         if [ "$k" -ge 2 ]; then
           # shellcheck disable=SC2086
-          "$PROFQ" merge "$cmd" ${vars[$v]} "${parts[@]:$half}" "$tmp/tree" > "$tmp/merged" \
+          "$PROFQ" merge "$base" ${vars[$v]} "${parts[@]:$half}" "$tmp/tree" > "$tmp/merged" \
             2> "$tmp/merged.err"
           rc=$?
           same "$set $cmd ${vars[$v]} split $n: tree merge"
@@ -211,7 +221,7 @@ for cut in 4 20 30 $((size - 1)); do
   expect3 "truncated at $cut" "$want" "$tmp/trunc"
 done
 { head -c 8 "$tmp/good"; printf '\x63\x00\x00\x00'; tail -c +13 "$tmp/good"; } > "$tmp/v99"
-expect3 "version 99" "offset 8: partial version 99: expected version 1" "$tmp/v99"
+expect3 "version 99" "offset 8: partial version 99: expected version 2" "$tmp/v99"
 { cat "$tmp/good"; printf 'x'; } > "$tmp/long"
 expect3 "trailing byte" "offset $size: expected the end of the partial" "$tmp/long"
 expect3 "an XSpace" "offset 0: not a profq partial" "$tmp/gen/host1.xplane.pb"
@@ -228,11 +238,30 @@ cuts() { # CMD FIRST BACK: the partial $tmp/CMD cut at FIRST, half and size-BACK
   done
 }
 cuts ops 100 3
-# XProf's tables of ops are not mergeable (the normalized times summed in source order);
-# merge says so, exit 2
+# XProf's tables take partials made with --format xprof, profq's text and JSON the others
+# (exit 2), and the two kinds do not merge (exit 3)
 "$PROFQ" merge ops --format xprof "$tmp/ops" > /dev/null 2> "$tmp/err"; rc=$?
-[ "$rc" = 2 ] && grep -q "not mergeable" "$tmp/err" ||
-  bad "merge ops --format xprof: exit $rc, expected 2 (usage): $(cat "$tmp/err")"
+[ "$rc" = 2 ] && grep -q "take partials made with --format xprof" "$tmp/err" ||
+  bad "merge ops --format xprof of a text partial: exit $rc, expected 2: $(cat "$tmp/err")"
+"$PROFQ" ops --format xprof --partial -o "$tmp/xops" "$tmp/gen/host2.xplane.pb" ||
+  bad "ops --format xprof --partial"
+"$PROFQ" merge ops --format json "$tmp/xops" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 2 ] && grep -q "render as XProf's tables only" "$tmp/err" ||
+  bad "merge ops --format json of an xprof partial: exit $rc, expected 2: $(cat "$tmp/err")"
+"$PROFQ" merge ops --format xprof "$tmp/xops" "$tmp/ops" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 3 ] && grep -q "one with --format xprof" "$tmp/err" ||
+  bad "an xprof and a text ops partial merged: exit $rc, expected 3: $(cat "$tmp/err")"
+"$PROFQ" merge roofline --format xprof --view op_profile "$tmp/xops" > /dev/null 2>&1; rc=$?
+[ "$rc" = 2 ] || bad "merge roofline --view op_profile: exit $rc, expected 2"
+# nsys has no partials: --partial and merge say why (exit 2), and write nothing
+"$PROFQ" nsys --partial -o "$tmp/nsys.part" "$tmp/gen/host1.xplane.pb" > /dev/null 2> "$tmp/err"
+rc=$?
+[ "$rc" = 2 ] && grep -q "nsys has no partials: .*clock alignment" "$tmp/err" &&
+  [ ! -e "$tmp/nsys.part" ] || bad "nsys --partial: exit $rc, $(cat "$tmp/err")"
+"$PROFQ" merge nsys "$tmp/xops" > /dev/null 2> "$tmp/err"; rc=$?
+[ "$rc" = 2 ] && grep -q "nsys has no partials" "$tmp/err" || bad "merge nsys: exit $rc"
+cp "$tmp/xops" "$tmp/ops"
+cuts ops 100 3
 "$PROFQ" info --partial -o "$tmp/info" "$tmp/gen/host1.xplane.pb" || bad "info --partial"
 "$PROFQ" merge info --format xprof "$tmp/info" > /dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] || bad "merge info --format xprof: exit $rc, expected 2 (usage)"

@@ -7,6 +7,7 @@
  * planes (ops_core.c and the extractors), not the bytes on disk (api/partial_ops.c). */
 #include "analysis/ops_merge.h"
 #include "analysis/ops.h"
+#include "analysis/ops_steps.h"
 #include "core/alloc.h"
 #include "core/err.h"
 
@@ -58,9 +59,39 @@ static void own_row(arena *a, pq_op_row *row, int *ok)
     row->source = dup_str(a, row->source, ok);
     row->source_stack = dup_str(a, row->source_stack, ok);
     row->op_type = dup_str(a, row->op_type, ok);
-    row->fused = NULL; /* TPU fusions' instructions: op_profile only, not merged */
-    row->nfused = 0;
+    if (!ops_part_own_fused(a, row))
+        *ok = 0;
     memset(&row->rates, 0, sizeof row->rates);
+}
+
+size_t ops_fused_entries(const pq_fused_op *f, uint32_t n)
+{
+    size_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        k += f[k].size ? f[k].size : 1;
+    return k;
+}
+
+/* The TPU fusions' instructions (op_profile's) in A: they come with the row's HloProto names
+ * (add_row). */
+int ops_part_own_fused(arena *a, pq_op_row *row)
+{
+    size_t n = row->nfused ? ops_fused_entries(row->fused, row->nfused) : 0;
+    pq_fused_op *v = n ? arena_alloc(a, n * sizeof *v) : NULL;
+    if (n && !v)
+        return 0;
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = row->fused[i];
+        v[i].name = dup_str(a, v[i].name, &ok);
+        v[i].expression = dup_str(a, v[i].expression, &ok);
+        v[i].category = dup_str(a, v[i].category, &ok);
+        v[i].provenance = dup_str(a, v[i].provenance, &ok);
+    }
+    row->fused = v;
+    if (!n)
+        row->nfused = 0;
+    return ok;
 }
 
 /* Clears what ops_part_result derives again, so that a part holds sums only. */
@@ -75,6 +106,9 @@ static void clear_derived(pq_ops_result *r)
     r->by = PQ_OPS_BY_OP;
     r->groups = NULL;
     r->ngroups = 0;
+    r->steps = NULL; /* XProf's step rows: from the parts' hosts (ops_part_result) */
+    r->nsteps = 0;
+    r->steps_combined = r->steps_empty_intersect = 0;
     memset(&r->roofline, 0, sizeof r->roofline);
 }
 
@@ -169,6 +203,8 @@ void ops_part_free(ops_part *p)
     pq_free(p->rows);
     pq_free(p->paths);
     pq_free(p->r.programs);
+    pq_free(p->hosts);
+    arena_release(&p->host_mem);
     arena_release(&p->strings);
 }
 
@@ -270,6 +306,12 @@ static void add_row(ops_part *into, ops_prow *pm, const ops_prow *pf, int *ok)
     }
     if (f_last)
         pm->last = part_path(into, pf->last, ok);
+    if (f->nfused && (!m->nfused || f_last)) { /* from the HloProto, as the names */
+        m->fused = f->fused;
+        m->nfused = f->nfused;
+        if (!ops_part_own_fused(a, m))
+            *ok = 0;
+    }
     m->has_breakdown |= f->has_breakdown;
     add_i64(&m->occurrences, f->occurrences, &into->overflow);
 }
@@ -354,16 +396,64 @@ int ops_part_sums_fit(const ops_part *p)
     return !over;
 }
 
+int ops_part_add_host(ops_part *p, const ops_part_host *h)
+{
+    ops_part_host *v = pq_realloc_array(p->hosts, p->nhosts + 1, sizeof *v);
+    if (!v)
+        return 0;
+    p->hosts = v;
+    size_t at = p->nhosts;
+    while (at > 0 && str_cmp(v[at - 1].path, h->path) > 0)
+        at--;
+    memmove(v + at + 1, v + at, (p->nhosts - at) * sizeof *v);
+    p->nhosts++;
+    int ok = 1;
+    v[at].path = dup_str(&p->host_mem, h->path, &ok);
+    v[at].nsteps = h->nsteps;
+    v[at].v = arena_alloc(&p->host_mem, 3 * h->nsteps * sizeof *v[at].v + 1);
+    if (!ok || !v[at].v)
+        return 0;
+    if (h->nsteps)
+        memcpy(v[at].v, h->v, 3 * h->nsteps * sizeof *v[at].v);
+    return 1;
+}
+
+/* What XProf's tables take from every XSpace (ops_part.xprof): counted over all kinds. */
+static int merge_steps(ops_part *into, const ops_part *from)
+{
+    into->xspaces += from->xspaces;
+    into->trace_kinds |= from->trace_kinds;
+    into->steps_active |= from->steps_active;
+    into->steps_unsupported |= from->steps_unsupported;
+    for (size_t i = 0; i < from->nhosts; i++)
+        if (!ops_part_add_host(into, &from->hosts[i]))
+            return 0;
+    return 1;
+}
+
 int ops_part_merge(ops_part *into, const ops_part *from)
 {
     pq_ops_result *a = &into->r;
     const pq_ops_result *b = &from->r;
+    if (!merge_steps(into, from))
+        return 0;
     if (b->hw < a->hw) /* one process reads the highest kind's planes only */
         return 1;
     if (b->hw > a->hw) { /* the other way round: FROM replaces INTO */
+        ops_part keep = *into;
+        into->hosts = NULL;
+        arena_init(&into->host_mem);
         ops_part_free(into);
         memset(into, 0, sizeof *into);
         arena_init(&into->strings);
+        into->xprof = keep.xprof;
+        into->steps_active = keep.steps_active;
+        into->steps_unsupported = keep.steps_unsupported;
+        into->xspaces = keep.xspaces;
+        into->trace_kinds = keep.trace_kinds;
+        into->hosts = keep.hosts;
+        into->nhosts = keep.nhosts;
+        into->host_mem = keep.host_mem;
         into->r = *b;
         into->r.ops = NULL;
         into->r.programs = NULL;
@@ -435,9 +525,49 @@ static void finish_programs(pq_ops_result *out)
     ops_steady_state(out);
 }
 
+/* XProf's step rows of P's GPU XSpaces (ops_steps_build's, over the parts' hosts): one
+ * XSpace's group ids, or the hosts' step intersection numbered 0..n-1. 0 when out of
+ * memory. */
+static int part_steps(const ops_part *p, pq_ops_result *out)
+{
+    out->steps_combined = p->xspaces > 1;
+    size_t n = 0;
+    for (size_t i = 0; i < p->nhosts; i++)
+        n += p->hosts[i].nsteps;
+    ops_host_step *hs = pq_malloc_array(n + 1, sizeof *hs);
+    uint32_t *gpus = pq_malloc_array(p->nhosts + 1, sizeof *gpus);
+    int ok = hs && gpus;
+    n = 0;
+    for (size_t i = 0; ok && i < p->nhosts; i++) {
+        gpus[i] = (uint32_t)i;
+        for (size_t k = 0; k < p->hosts[i].nsteps; k++, n++) {
+            const int64_t *v = p->hosts[i].v + 3 * k;
+            hs[n] = (ops_host_step){(uint32_t)i, v[0], v[1], v[2]};
+        }
+    }
+    if (ok && out->steps_combined) {
+        ok = ops_steps_intersect(hs, n, gpus, p->nhosts, &out->steps, &out->nsteps,
+                                 &out->steps_empty_intersect);
+    } else if (ok) {
+        out->steps = pq_malloc_array(n + 1, sizeof *out->steps);
+        ok = out->steps != NULL;
+        for (size_t i = 0; ok && i < n; i++)
+            out->steps[i] = hs[i].group;
+        out->nsteps = ok ? n : 0;
+    }
+    pq_free(hs);
+    pq_free(gpus);
+    return ok;
+}
+
 pq_status ops_part_result(const ops_part *p, const pq_ops_options *opts, pq_ops_result *out,
                           pq_error *err)
 {
+    RETURN_ERROR_IF(p->xprof && p->r.hw == PQ_OPS_HW_GPU && p->steps_active && p->steps_unsupported,
+                    err, PQ_ERR_INPUT, NULL, -1,
+                    "XProf's tables of these partials are not mergeable: one XSpace has step "
+                    "markers of a kind profq does not group (one process then groups no "
+                    "XSpace's kernels by step, the partials of the others did)");
     *out = p->r;
     out->ops = pq_calloc(p->nrows + 1, sizeof *out->ops);
     out->programs = pq_calloc(p->r.nprograms ? p->r.nprograms : 1, sizeof *out->programs);
@@ -462,6 +592,8 @@ pq_status ops_part_result(const ops_part *p, const pq_ops_options *opts, pq_ops_
         out->peaks.bws[0] = opts->peak_hbm_gbps;
         out->peaks.user_bw = 1;
     }
+    if (p->xprof && out->hw == PQ_OPS_HW_GPU && !part_steps(p, out))
+        goto oom;
     finish_programs(out);
     if (out->ndevices > 0) {
         pq_op_row *idle = &out->ops[out->nops++];

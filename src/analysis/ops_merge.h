@@ -21,6 +21,13 @@ typedef struct ops_prow {
     pq_str first, last;
 } ops_prow;
 
+/* One GPU XSpace's steps (ops_steps.h): group ids and times, as drop_incomplete leaves them. */
+typedef struct ops_part_host {
+    pq_str path;
+    int64_t *v; /* 3 per step: group id, begin, end (ps); in the part's host_mem */
+    size_t nsteps;
+} ops_part_host;
+
 typedef struct ops_part {
     arena strings; /* every string of the part */
     /* The path of the first source (in the order one process reads them: sorted paths)
@@ -43,6 +50,20 @@ typedef struct ops_part {
     ops_prow *rows;
     size_t nrows;
     int overflow; /* a merge summed past int64 (ops_part_merge then returns -1) */
+    /* For XProf's tables (made with device planes only and GPU step groups: one process's
+     * --format xprof): XSpaces read (XProf combines the op stats of several), whether some
+     * source's GPU kernels were grouped by steps and whether a grouping rule profq lacks
+     * applied to one (one process then groups none), and each GPU XSpace's well-formed
+     * steps (the hosts' step intersection is taken at the result). */
+    int xprof, steps_active, steps_unsupported;
+    uint64_t xspaces;
+    /* What the part's plane-less sources (trace JSON, read alone as their own kind) hold:
+     * bit 1 << PQ_OPS_HW_CPU XLA op slices, 1 << PQ_OPS_HW_GPU GPU work slices; one process
+     * reads them as the profile's kind. */
+    uint64_t trace_kinds;
+    ops_part_host *hosts; /* by path */
+    size_t nhosts;
+    arena host_mem; /* the hosts' paths and steps (kept when a part of a higher kind comes) */
 } ops_part;
 
 /* P from R (ops over the sources whose first with device planes is KEY, whose last is
@@ -61,5 +82,12 @@ int ops_part_sums_fit(const ops_part *p);
 pq_status ops_part_result(const ops_part *p, const pq_ops_options *opts, pq_ops_result *out,
                           pq_error *err);
 void ops_part_free(ops_part *p);
+/* Appends a copy of host H to P's hosts, in path order; 0 when out of memory. */
+int ops_part_add_host(ops_part *p, const ops_part_host *h);
+/* Copies the fused instructions of ROW (preorder subtrees, op_profile's) into A; 0 when out
+ * of memory. */
+int ops_part_own_fused(arena *a, pq_op_row *row);
+/* The number of entries of the preorder subtrees of the N fused instructions at F. */
+size_t ops_fused_entries(const pq_fused_op *f, uint32_t n);
 
 #endif

@@ -752,28 +752,44 @@ static int find_alignment(const ops_host_step *s, size_t sn, const ops_host_step
  * share are numbered 0, 1, ... Sets ST->steps; 0 when out of memory. */
 static int intersect_hosts(const pq_profile *prof, ops_steps *st)
 {
-    host_seq *h = pq_calloc(prof->nsources + 1, sizeof *h);
-    if (!h)
+    uint32_t *gpus = pq_malloc_array(prof->nsources + 1, sizeof *gpus);
+    if (!gpus)
         return 0;
-    size_t nh = 0, chief = SIZE_MAX;
-    for (size_t si = 0, k = 0; si < prof->nsources; si++) {
+    size_t ngpu = 0;
+    for (size_t si = 0; si < prof->nsources; si++) {
         const pq_source *src = &prof->sources[si];
         int gpu = 0;
         for (uint32_t pi = 0; pi < src->nplanes && !gpu; pi++)
             gpu = xp_plane_is(src, &src->planes[pi], "GPU");
-        while (k < st->nhost && st->host_steps[k].source < si)
+        if (gpu)
+            gpus[ngpu++] = (uint32_t)si;
+    }
+    int ok = ops_steps_intersect(st->host_steps, st->nhost, gpus, ngpu, &st->steps, &st->nsteps,
+                                 &st->empty_intersect);
+    pq_free(gpus);
+    return ok;
+}
+
+int ops_steps_intersect(const ops_host_step *hs, size_t nhs, const uint32_t *gpus, size_t ngpu,
+                        int64_t **steps, size_t *nsteps, int *empty)
+{
+    host_seq *h = pq_calloc(ngpu + 1, sizeof *h);
+    if (!h)
+        return 0;
+    size_t nh = 0, chief = SIZE_MAX;
+    for (size_t g = 0, k = 0; g < ngpu; g++) {
+        uint32_t si = gpus[g];
+        while (k < nhs && hs[k].source < si)
             k++;
-        if (!gpu)
-            continue;
         host_seq *q = &h[nh];
         q->off = k;
-        while (k < st->nhost && st->host_steps[k].source == si)
+        while (k < nhs && hs[k].source == si)
             k++;
         q->n = k - q->off;
         int64_t lo = INT64_MAX, hi = INT64_MIN;
         for (size_t x = q->off; x < k; x++) {
-            lo = st->host_steps[x].begin < lo ? st->host_steps[x].begin : lo;
-            hi = st->host_steps[x].end > hi ? st->host_steps[x].end : hi;
+            lo = hs[x].begin < lo ? hs[x].begin : lo;
+            hi = hs[x].end > hi ? hs[x].end : hi;
         }
         q->total = lo < hi ? hi - lo : 0;
         if (chief == SIZE_MAX || q->total < h[chief].total)
@@ -785,8 +801,8 @@ static int intersect_hosts(const pq_profile *prof, ops_steps *st)
         size_t max_begin = 0, min_end = SIZE_MAX;
         for (size_t i = 0; i < nh; i++) {
             align a = {0, 0, h[i].n};
-            if (i != chief && !find_alignment(st->host_steps + h[i].off, h[i].n,
-                                              st->host_steps + h[chief].off, h[chief].n, &a)) {
+            if (i != chief &&
+                !find_alignment(hs + h[i].off, h[i].n, hs + h[chief].off, h[chief].n, &a)) {
                 pq_free(h);
                 return 0;
             }
@@ -794,17 +810,17 @@ static int intersect_hosts(const pq_profile *prof, ops_steps *st)
             min_end = a.chief + a.n < min_end ? a.chief + a.n : min_end;
         }
         if (max_begin > min_end)
-            st->empty_intersect = 1;
+            *empty = 1;
         else
             n = min_end - max_begin;
     }
     pq_free(h);
-    st->steps = pq_malloc_array(n + 1, sizeof *st->steps);
-    if (!st->steps)
+    *steps = pq_malloc_array(n + 1, sizeof **steps);
+    if (!*steps)
         return 0;
     for (size_t i = 0; i < n; i++)
-        st->steps[i] = (int64_t)i;
-    st->nsteps = n;
+        (*steps)[i] = (int64_t)i;
+    *nsteps = n;
     return 1;
 }
 

@@ -44,5 +44,11 @@ void ops_steps_free(ops_steps *st);
  * "Steps" line, into R->steps and R->step_rows (each step's Program records and the
  * Average's, as XProf); R without them when there are none. 0 when out of memory. */
 int ops_steps_tpu(const pq_profile *prof, pq_ops_result *r);
+/* XProf's StepIntersection of the steps HS (sorted by source, then as drop_incomplete
+ * leaves them) of the XSpaces GPUS (ascending source indexes, those with GPU planes): the
+ * steps all share, numbered 0..n-1, into *STEPS (allocated) and *NSTEPS; *EMPTY set when
+ * hosts have steps but no common ones. 0 when out of memory. */
+int ops_steps_intersect(const ops_host_step *hs, size_t nhs, const uint32_t *gpus, size_t ngpu,
+                        int64_t **steps, size_t *nsteps, int *empty);
 
 #endif

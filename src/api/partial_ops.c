@@ -1,10 +1,12 @@
 /* partial_ops.c - the op metrics kind of partial (`profq ops --partial`): an ops_part
  * (analysis/ops_merge.c) to and from the body bytes of docs/internals/partial.md, and
  * pq_partial_ops. Every field is listed once (the X-lists below) for both directions. Not
- * the merge itself (ops_merge.c), not the header and dispatch (partial.c). */
+ * the merge itself (ops_merge.c), not the header and dispatch (partial.c), not the fields
+ * of XProf's tables and trace files (partial_xprof.c). */
 #include "analysis/ops.h"
 #include "analysis/ops_merge.h"
 #include "api/partial_int.h"
+#include "api/partial_xprof.h"
 #include "core/alloc.h"
 #include "core/err.h"
 
@@ -91,7 +93,7 @@
 #define PUT(type, lv, what) PUT_##type(b, lv);
 
 #define GET_U64(r, a, what) pt_get_u64(r, what)
-#define GET_I64(r, a, what) get_i64(r, what)
+#define GET_I64(r, a, what) pt_get_time(r, what)
 #define GET_U32(r, a, what) (uint32_t) pt_get_u64(r, what)
 #define GET_INT(r, a, what) (int)pt_get_u64(r, what)
 #define GET_F64(r, a, what) pt_get_f64(r, what)
@@ -135,17 +137,19 @@ static void ops_write(const void *body, buf *b)
             pt_put_f64(b, o->rows[i].per[k]);
         pt_put_u64(b, path_index(o, o->rows[i].first));
         pt_put_u64(b, path_index(o, o->rows[i].last));
+        pt_ops_put_fused(b, m);
     }
     pt_put_u64(b, r->nprograms);
     for (size_t i = 0; i < r->nprograms; i++) {
         const pq_ops_program *p = &r->programs[i];
         PROGRAM_FIELDS(PUT, p)
     }
+    pt_ops_put_xprof(b, o);
 }
 
 /* A time or count: every I64 field of the op metrics is one, never negative (sums of them
  * are checked in the merge). */
-static int64_t get_i64(pt_reader *rd, const char *what)
+int64_t pt_get_time(pt_reader *rd, const char *what)
 {
     const uint8_t *at = rd->p;
     uint64_t u = pt_get_u64(rd, what);
@@ -158,7 +162,7 @@ static int64_t get_i64(pt_reader *rd, const char *what)
 }
 
 /* A count of records of at least MIN_BYTES each: no more than the bytes left can hold. */
-static size_t get_count(pt_reader *rd, size_t min_bytes, const char *what)
+size_t pt_get_count(pt_reader *rd, size_t min_bytes, const char *what)
 {
     const uint8_t *at = rd->p;
     uint64_t n = pt_get_u64(rd, what);
@@ -200,12 +204,12 @@ static void *ops_read(pt_reader *rd)
     RESULT_FIELDS(GET, r)
     if (rd->status == PQ_OK && r->hw > PQ_OPS_HW_TPU)
         pt_fail(rd, "malformed partial", "a device kind 0..3");
-    size_t n = get_count(rd, 8, "the number of paths");
+    size_t n = pt_get_count(rd, 8, "the number of paths");
     o->paths = pq_calloc(n ? n : 1, sizeof *o->paths);
     for (size_t i = 0; o->paths && rd->status == PQ_OK && i < n; i++)
         o->paths[o->npaths++] = pt_get_str(rd, &o->strings, "a source path");
     o->cap_paths = o->npaths;
-    n = rd->status == PQ_OK ? get_count(rd, 8 * (31 + OPS_PER_N), "the number of rows") : 0;
+    n = rd->status == PQ_OK ? pt_get_count(rd, 8 * (31 + OPS_PER_N), "the number of rows") : 0;
     o->rows = pq_calloc(n ? n : 1, sizeof *o->rows);
     for (size_t i = 0; o->rows && rd->status == PQ_OK && i < n; i++) {
         pq_op_row *m = &o->rows[o->nrows].m;
@@ -223,9 +227,10 @@ static void *ops_read(pt_reader *rd)
             o->rows[o->nrows].first = o->paths[first];
             o->rows[o->nrows].last = o->paths[last];
         }
+        pt_ops_get_fused(rd, o, m);
         o->nrows++;
     }
-    n = rd->status == PQ_OK ? get_count(rd, 8 * 8, "the number of programs") : 0;
+    n = rd->status == PQ_OK ? pt_get_count(rd, 8 * 8, "the number of programs") : 0;
     r->programs = pq_calloc(n ? n : 1, sizeof *r->programs);
     for (size_t i = 0; r->programs && rd->status == PQ_OK && i < n; i++) {
         pq_ops_program *p = &r->programs[r->nprograms++];
@@ -236,6 +241,8 @@ static void *ops_read(pt_reader *rd)
             pt_fail(rd, "malformed partial",
                     "a program's steady executions and time within its executions and time");
     }
+    if (rd->status == PQ_OK)
+        pt_ops_get_xprof(rd, o);
     if (rd->status == PQ_OK && (!o->rows || !o->paths || !r->programs || arena_failed(&o->strings)))
         rd->status = err_set(rd->err, PQ_ERR_NOMEM, rd->name, -1, "out of memory");
     if (rd->status == PQ_OK && !ops_part_sums_fit(o))
@@ -251,6 +258,10 @@ static void *ops_read(pt_reader *rd)
 
 static pq_status ops_merge(void *into, const void *from, pq_error *err)
 {
+    RETURN_ERROR_IF(((const ops_part *)into)->xprof != ((const ops_part *)from)->xprof, err,
+                    PQ_ERR_INPUT, NULL, -1,
+                    "expected partials made alike: one with --format xprof (XProf's tables), "
+                    "one without");
     int r = ops_part_merge(into, from);
     RETURN_ERROR_IF(r == 0, err, PQ_ERR_NOMEM, NULL, -1, "out of memory merging op metrics");
     RETURN_ERROR_IF(r < 0, err, PQ_ERR_INPUT, NULL, -1,
@@ -265,10 +276,23 @@ static pq_status render_view(const void *body, const pq_ops_options *opts, pq_op
     static const pq_ops_options defaults = {0};
     if (!opts)
         opts = &defaults;
-    RETURN_ERROR_IF(opts->xprof != PQ_OPS_NATIVE, err, PQ_ERR_USAGE, NULL, -1,
-                    "merged op metrics render as profq's text or JSON only (not XProf's tables)");
+    const ops_part *part = body;
+    int xprof = part->xprof;
+    RETURN_ERROR_IF((opts->xprof != PQ_OPS_NATIVE) != xprof, err, PQ_ERR_USAGE, NULL, -1,
+                    xprof ? "partials made with --format xprof render as XProf's tables only "
+                            "(merge --format xprof)"
+                          : "XProf's tables (merge --format xprof) take partials made with "
+                            "--format xprof");
+    RETURN_ERROR_IF(!pt_ops_trace_kinds_agree(part), err, PQ_ERR_INPUT, NULL, -1,
+                    "these partials are not mergeable: a trace file's XLA ops were read alone "
+                    "as XLA:CPU ops, one process reads them as the %s ops of the other inputs "
+                    "(merge the XSpaces' partials alone, or read them with one process)",
+                    part->r.hw == PQ_OPS_HW_TPU ? "TPU" : "GPU");
+    ops_part none; /* XProf's tables of no device planes: empty, as one process's */
+    memset(&none, 0, sizeof none);
+    none.xprof = 1;
     pq_ops_result r;
-    FORWARD_IF_ERROR(ops_part_result(body, opts, &r, err));
+    FORWARD_IF_ERROR(ops_part_result(xprof && !part->has_key ? &none : part, opts, &r, err));
     pq_status st = pq_ops_render(&r, opts, view, fmt, sink, err);
     pq_ops_result_free(&r);
     return st;
@@ -309,32 +333,46 @@ static int first_device_source(const pq_profile *prof, pq_ops_hw hw, pq_str *key
 
 /* The part of source SI of PROF alone (a view of the profile with that one source): the
  * unit a merge is exact over, as one process scales or sums each op by its first source. */
-static pq_status source_part(const pq_profile *prof, size_t si, ops_part *part, pq_error *err)
+static pq_status source_part(const pq_profile *prof, size_t si, int xprof, ops_part *part,
+                             pq_error *err)
 {
     pq_profile view = {&prof->sources[si], 1};
     pq_ops_result r;
-    FORWARD_IF_ERROR(pq_ops_compute(&view, NULL, &r, err));
+    pq_ops_options o = {0};
+    /* a trace file is read as its own kind; one process reads it as the profile's (XProf's
+     * tables: the XSpaces' device kind), which the render checks (trace_kinds) */
+    const pq_source *src = &prof->sources[si];
+    int trace = src->nplanes == 0 && src->slices;
+    o.xprof = xprof && !trace ? PQ_OPS_HLO_STATS : PQ_OPS_NATIVE;
+    FORWARD_IF_ERROR(pq_ops_compute(&view, &o, &r, err));
     pq_str key = {"", 0};
     int has_key = first_device_source(&view, r.hw, &key);
     int ok = ops_part_from_result(part, &r, key, has_key, prof->sources[si].info.path);
+    part->xprof = xprof;
+    for (size_t i = 0; trace && i < src->slices->n; i++)
+        part->trace_kinds |= (src->slices->flags[i] & SLICE_XLA_OP ? 1u << PQ_OPS_HW_CPU : 0) |
+                             (src->slices->flags[i] & SLICE_GPU_WORK ? 1u << PQ_OPS_HW_GPU : 0);
+    if (ok && xprof)
+        ok = pt_ops_source_steps(&view, part);
     pq_ops_result_free(&r);
     RETURN_ERROR_IF(!ok, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     return PQ_OK;
 }
 
-static pq_status partial_of(const pt_kind *kind, const pq_profile *profile, pq_partial **out,
-                            pq_error *err)
+static pq_status partial_of(const pt_kind *kind, const pq_profile *profile, int xprof,
+                            pq_partial **out, pq_error *err)
 {
     *out = NULL;
     ops_part *acc = pq_calloc(1, sizeof *acc);
     RETURN_ERROR_IF(!acc, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     arena_init(&acc->strings);
+    acc->xprof = xprof;
     pq_status st = PQ_OK;
     for (size_t si = 0; st == PQ_OK && si < profile->nsources; si++) {
         ops_part one;
         memset(&one, 0, sizeof one);
         arena_init(&one.strings);
-        st = source_part(profile, si, &one, err);
+        st = source_part(profile, si, xprof, &one, err);
         int r = st == PQ_OK ? ops_part_merge(acc, &one) : 1;
         if (r == 0)
             st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
@@ -352,10 +390,16 @@ static pq_status partial_of(const pt_kind *kind, const pq_profile *profile, pq_p
 
 pq_status pq_partial_ops(const pq_profile *profile, pq_partial **out, pq_error *err)
 {
-    return partial_of(&pt_kind_ops, profile, out, err);
+    return partial_of(&pt_kind_ops, profile, 0, out, err);
 }
 
 pq_status pq_partial_roofline(const pq_profile *profile, pq_partial **out, pq_error *err)
 {
-    return partial_of(&pt_kind_roofline, profile, out, err);
+    return partial_of(&pt_kind_roofline, profile, 0, out, err);
+}
+
+pq_status pq_partial_ops_xprof(const pq_profile *profile, int roofline, pq_partial **out,
+                               pq_error *err)
+{
+    return partial_of(roofline ? &pt_kind_roofline : &pt_kind_ops, profile, 1, out, err);
 }

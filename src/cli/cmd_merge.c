@@ -12,6 +12,8 @@ static const char usage[] =
     "profq merge CMD [--format FMT] [-o FILE] [--partial] PART...\n"
     "profq merge ops [--by op|category|program] [--top N] [--wide] [--peak-flops TFLOPS]\n"
     "                [--peak-bw GBPS] [--format text|json] PART...\n"
+    "profq merge ops|roofline --format xprof [--view hlo_stats|op_profile]\n"
+    "                [--by program|category|provenance] PART...\n"
     "\n"
     "Merges the partial results that `profq CMD --partial -o PART PATH...` wrote (one per\n"
     "host, or per any split of the inputs; in any order) and prints what `profq CMD` over\n"
@@ -20,12 +22,19 @@ static const char usage[] =
     "memory-profile (text, JSON, and xprof for one XSpace), memory (text, json, tsv, md;\n"
     "--wide) or summarize (JSON: one file's summary, or the set of several trace files).\n"
     "XProf's tables of ops and\n"
-    "roofline (--format xprof) are not mergeable: they need every source's normalized times\n"
-    "summed in source order and the fused instructions of each program. --partial writes\n"
+    "roofline (--format xprof: hlo_stats, op_profile, roofline_model) merge from partials\n"
+    "made with `profq ops|roofline --format xprof --partial` (and only those). nsys has no\n"
+    "partials: its tables align clocks and split warm-up over every process's executions\n"
+    "at once (docs/internals/partial.md). --partial writes\n"
     "the merged partial instead (merges of merges). A partial of another profq version, of\n"
     "another command, a truncated or a corrupt one is exit 3 with the file and byte offset.\n";
 
-enum { OPT_BY = CLI_OPT_OWN, OPT_TOP, OPT_WIDE, OPT_PEAK_FLOPS, OPT_PEAK_BW };
+enum { OPT_BY = CLI_OPT_OWN, OPT_TOP, OPT_WIDE, OPT_PEAK_FLOPS, OPT_PEAK_BW, OPT_VIEW };
+
+typedef struct merge_args {
+    pq_ops_options o;
+    int op_profile; /* --view op_profile */
+} merge_args;
 
 static const struct option options[] = {CLI_LONG_FORMAT,
                                         CLI_LONG_OUTPUT,
@@ -35,20 +44,32 @@ static const struct option options[] = {CLI_LONG_FORMAT,
                                         {"wide", no_argument, NULL, OPT_WIDE},
                                         {"peak-flops", required_argument, NULL, OPT_PEAK_FLOPS},
                                         {"peak-bw", required_argument, NULL, OPT_PEAK_BW},
+                                        {"view", required_argument, NULL, OPT_VIEW},
                                         CLI_LONG_END};
 
 static int take(void *ctx, int id, const char *v)
 {
-    pq_ops_options *o = ctx;
-    if (id == OPT_BY) {
+    merge_args *m = ctx;
+    pq_ops_options *o = &m->o;
+    if (id == OPT_VIEW) {
+        if (strcmp(v, "op_profile") == 0)
+            m->op_profile = 1;
+        else if (strcmp(v, "hlo_stats") != 0)
+            return cli_usage_error("merge", "--view takes hlo_stats or op_profile");
+    } else if (id == OPT_BY) {
         if (strcmp(v, "op") == 0)
             o->by = PQ_OPS_BY_OP;
         else if (strcmp(v, "category") == 0)
             o->by = PQ_OPS_BY_CATEGORY;
         else if (strcmp(v, "program") == 0)
             o->by = PQ_OPS_BY_PROGRAM;
+        else if (strcmp(v, "provenance") == 0)
+            o->by = PQ_OPS_BY_PROVENANCE;
         else
-            return cli_usage_error("merge", "--by takes op, category or program, not '%s'", v);
+            return cli_usage_error("merge",
+                                   "--by takes op, category, program or provenance, "
+                                   "not '%s'",
+                                   v);
     } else if (id == OPT_TOP) {
         return cli_parse_int_opt("merge", "--top", v, &o->top);
     } else if (id == OPT_WIDE) {
@@ -62,6 +83,23 @@ static int take(void *ctx, int id, const char *v)
         *(id == OPT_PEAK_FLOPS ? &o->peak_tflops : &o->peak_hbm_gbps) = x;
     }
     return EXIT_OK;
+}
+
+int cli_nsys_partial_refused(void)
+{
+    return cli_usage_error(
+        "nsys",
+        "nsys has no partials: every section is one computation over all processes at once, "
+        "not a sum of per-process figures. The clock alignment (per-device corrections from "
+        "collective end times over every device) moves thunk starts, and so runtime wall and "
+        "idle time, hidden/exposed communication and per-instance collective waits (last end "
+        "- first start across processes); the warm-up split needs the programs any process "
+        "compiled and whether any has communication (modules, every frame); the top modules "
+        "covering 99%% choose what runtime, opcodes, bias, heap and flame cover; collectives "
+        "take medians over instances, variability its top 10 and threshold over all rows, "
+        "compile its passes over every process's ranges. An exact partial would carry the "
+        "module, thunk and communication rows themselves (the trace, not an aggregate): run "
+        "one `profq nsys` over all the archives (docs/internals/partial.md)");
 }
 
 int cli_write_partial(const cli_common *c, pq_partial *p, pq_status st, const pq_error *err)
@@ -140,8 +178,9 @@ static int read_partial(const char *path, pq_partial_kind kind, pq_partial **out
 
 static int cmd_merge(int argc, char **argv)
 {
-    pq_ops_options o = {0};
-    const cli_spec spec = {"merge", "f:o:", options, "text, json, tsv, md or xprof", take, &o};
+    merge_args m = {{0}, 0};
+    pq_ops_options *o = &m.o;
+    const cli_spec spec = {"merge", "f:o:", options, "text, json, tsv, md or xprof", take, &m};
     cli_common c;
     int code = cli_parse(&spec, argc, argv, &c);
     if (code != 0)
@@ -152,18 +191,22 @@ static int cmd_merge(int argc, char **argv)
             kind = (pq_partial_kind)k;
     if (c.npaths == 0)
         code = cli_usage_error("merge", "no command given (merge CMD PART...)");
+    else if (!kind && strcmp(c.paths[0], "nsys") == 0)
+        code = cli_nsys_partial_refused();
     else if (!kind)
         code = cli_usage_error("merge", "'%s' has no partials", c.paths[0]);
     else if (c.npaths < 2)
         code = cli_usage_error("merge", "no partial given");
-    else if (c.fmt == PQ_OUT_XPROF && (kind == PQ_PARTIAL_OPS || kind == PQ_PARTIAL_ROOFLINE))
-        code = cli_usage_error("merge",
-                               "--format xprof of %s is not mergeable: XProf's tables "
-                               "need every source's normalized times summed in source "
-                               "order and each program's fused instructions; merge "
-                               "prints text or json",
-                               c.paths[0]);
-    else if (c.fmt == PQ_OUT_XPROF && kind != PQ_PARTIAL_MEMORY_PROFILE)
+    else if (m.op_profile && (c.fmt != PQ_OUT_XPROF || kind != PQ_PARTIAL_OPS))
+        code = cli_usage_error("merge", "--view op_profile goes with merge ops --format xprof");
+    else if (o->by == PQ_OPS_BY_PROVENANCE && !m.op_profile)
+        code = cli_usage_error("merge", "--by provenance is for --format xprof --view op_profile");
+    else if (c.fmt == PQ_OUT_XPROF && (kind == PQ_PARTIAL_OPS || kind == PQ_PARTIAL_ROOFLINE)) {
+        o->xprof = kind == PQ_PARTIAL_ROOFLINE ? PQ_OPS_ROOFLINE_MODEL
+                   : m.op_profile              ? PQ_OPS_OP_PROFILE
+                                               : PQ_OPS_HLO_STATS;
+        c.fmt = PQ_OUT_TEXT; /* the view is in o.xprof, as `profq ops` renders it */
+    } else if (c.fmt == PQ_OUT_XPROF && kind != PQ_PARTIAL_MEMORY_PROFILE)
         code = cli_usage_error("merge", "%s has no --format xprof", c.paths[0]);
     else if ((c.fmt == PQ_OUT_TSV || c.fmt == PQ_OUT_MD) && kind != PQ_PARTIAL_MEMORY)
         code = cli_usage_error("merge", "%s has no --format tsv or md", c.paths[0]);
@@ -188,7 +231,7 @@ static int cmd_merge(int argc, char **argv)
         code = cli_out_open(&out, c.out_path);
         if (code == EXIT_OK) {
             pq_error err = {0};
-            pq_status st = pq_partial_render(acc, &o, c.fmt, &out.sink, &err);
+            pq_status st = pq_partial_render(acc, o, c.fmt, &out.sink, &err);
             code = cli_out_finish(&out, st, &err);
         }
     }

@@ -4,6 +4,7 @@
  * pq_nsys_free. */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
@@ -42,6 +43,7 @@ static const struct option options[] = {{"section", required_argument, NULL, OPT
                                         CLI_LONG_FORMAT,
                                         CLI_LONG_OUTPUT,
                                         CLI_LONG_THREADS,
+                                        CLI_LONG_PARTIAL, /* refused: cmd_merge.c says why */
                                         CLI_LONG_END};
 
 static int take(void *ctx, int id, const char *v)
@@ -96,7 +98,13 @@ static int cmd_nsys(int argc, char **argv)
 {
     unsigned sections = 0;
     const cli_spec spec = {"nsys", "f:o:", options, "text, json or svg", take, &sections};
-    return cli_run_render(&spec, argc, argv, 1, render, &sections);
+    cli_common c;
+    int code = cli_parse_paths(&spec, argc, argv, &c);
+    if (code == 0 && c.partial) {
+        free(c.paths);
+        return cli_nsys_partial_refused();
+    }
+    return code != 0 ? code : cli_run_parsed(&c, 1, render, &sections);
 }
 
 const cli_command cli_cmd_nsys = {

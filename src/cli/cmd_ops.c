@@ -128,8 +128,9 @@ static int run(const char *cmd, const struct option *options, int argc, char **a
                                                  : PQ_OPS_HLO_STATS;
         c.fmt = PQ_OUT_TEXT; /* the view is in o.xprof */
     }
-    if (code == 0 && c.partial && (xprof || a.o.by || a.o.peak_tflops > 0 || a.o.peak_hbm_gbps > 0))
-        code = cli_usage_error(cmd, "--partial takes no --format, --by or --peak-*: give them "
+    if (code == 0 && c.partial &&
+        (a.op_profile || a.o.by || a.o.peak_tflops > 0 || a.o.peak_hbm_gbps > 0))
+        code = cli_usage_error(cmd, "--partial takes no --view, --by or --peak-*: give them "
                                     "to profq merge");
     if (code == 0) {
         c.no_hash = 1; /* these reports print no sha256 */
@@ -138,8 +139,10 @@ static int run(const char *cmd, const struct option *options, int argc, char **a
         if (code == EXIT_OK && c.partial) {
             pq_error err = {0};
             pq_partial *p = NULL;
-            pq_status st = strcmp(cmd, "roofline") == 0 ? pq_partial_roofline(prof, &p, &err)
-                                                        : pq_partial_ops(prof, &p, &err);
+            int roof = strcmp(cmd, "roofline") == 0; /* --format xprof: XProf's tables' partial */
+            pq_status st = xprof  ? pq_partial_ops_xprof(prof, roof, &p, &err)
+                           : roof ? pq_partial_roofline(prof, &p, &err)
+                                  : pq_partial_ops(prof, &p, &err);
             code = cli_write_partial(&c, p, st, &err);
         } else if (code == EXIT_OK) {
             cli_out out;

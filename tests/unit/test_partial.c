@@ -6,7 +6,10 @@
  * (info, memory-profile): a one-source partial renders what the command renders, a merge
  * with itself and merges in either order agree, XProf's JSON needs exactly one source. The
  * memory kind: merges in either order render what pq_render_memory renders over all the
- * sources, in every format; partials of two --module do not merge. */
+ * sources, in every format; partials of two --module do not merge. XProf's tables
+ * (pq_partial_ops_xprof): every prefix of the TPU partial (fused instructions) is refused,
+ * and the two MI300X conv hosts' partials merged in either order render hlo_stats,
+ * op_profile and roofline_model as pq_render_ops over both; profq's formats refuse them. */
 #include "testutil.h"
 
 typedef struct membuf {
@@ -104,7 +107,7 @@ static void test_ops_truncations_and_roundtrip(void **state)
         int64_t offset;
         const char *says;
     } bad[] = {{0, 'X', 0, "not a profq partial"},
-               {8, 99, 8, "partial version 99: expected version 1"},
+               {8, 99, 8, "partial version 99: expected version 2"},
                {12, 77, 12, "unknown partial kind 77"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint8_t saved = m.p[bad[i].at];
@@ -289,6 +292,67 @@ static void test_memory(void **state)
     pq_profile_free(two);
 }
 
+/* XProf's view O of the merge of the partials of P[1] and P[2] (in ORDER) equals one
+ * profile P[0]'s. */
+static void assert_xprof_merge(pq_profile *p[3], int roofline, const pq_ops_options *o, int order)
+{
+    pq_error err;
+    pq_partial *a = NULL, *b = NULL;
+    assert_int_equal(pq_partial_ops_xprof(p[1 + order], roofline, &a, &err), PQ_OK);
+    assert_int_equal(pq_partial_ops_xprof(p[2 - order], roofline, &b, &err), PQ_OK);
+    assert_int_equal(pq_partial_merge(a, b, &err), PQ_OK);
+    membuf one = {NULL, 0}, merged = {NULL, 0};
+    pq_sink s1 = {mem_write, &one}, s2 = {mem_write, &merged};
+    assert_int_equal(roofline ? pq_render_roofline(p[0], o, PQ_OUT_TEXT, &s1, &err)
+                              : pq_render_ops(p[0], o, PQ_OUT_TEXT, &s1, &err),
+                     PQ_OK);
+    assert_int_equal(pq_partial_render(a, o, PQ_OUT_TEXT, &s2, &err), PQ_OK);
+    assert_true(one.n > 100);
+    assert_same(one, merged);
+    /* profq's own formats are not rendered from XProf's partial */
+    membuf none = {NULL, 0};
+    pq_sink s3 = {mem_write, &none};
+    assert_int_equal(pq_partial_render(a, NULL, PQ_OUT_JSON, &s3, &err), PQ_ERR_USAGE);
+    free(none.p);
+    pq_partial_free(a);
+    pq_partial_free(b);
+}
+
+static void test_ops_xprof(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    const char *tpu = shared_path("xplane/tpu_inference_2.xplane.pb");
+    pq_profile *prof = NULL;
+    pq_error err;
+    assert_int_equal(pq_profile_open(&tpu, 1, NULL, &prof, &err), PQ_OK);
+    pq_partial *t = NULL;
+    assert_int_equal(pq_partial_ops_xprof(prof, 0, &t, &err), PQ_OK);
+    pq_profile_free(prof);
+    membuf m = write_partial(t);
+    every_prefix_refused(&m);
+    free(m.p);
+    pq_partial_free(t);
+    char *a = strdup(shared_path("xplane/mi300x8_jax_conv.xplane.pb"));
+    char *b = strdup(shared_path("xplane/mi300x8_jax_conv_legacy/chi-mi300x-013.xplane.pb"));
+    const char *paths[2] = {a, b};
+    pq_profile *p[3];
+    open_three(paths, p);
+    const pq_ops_options views[] = {{.xprof = PQ_OPS_HLO_STATS},
+                                    {.xprof = PQ_OPS_OP_PROFILE, .by = PQ_OPS_BY_PROGRAM},
+                                    {.xprof = PQ_OPS_OP_PROFILE, .by = PQ_OPS_BY_PROVENANCE}};
+    for (int order = 0; order < 2; order++) {
+        for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
+            assert_xprof_merge(p, 0, &views[i], order);
+        const pq_ops_options roof = {.xprof = PQ_OPS_ROOFLINE_MODEL};
+        assert_xprof_merge(p, 1, &roof, order);
+    }
+    for (int i = 0; i < 3; i++)
+        pq_profile_free(p[i]);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_merge_order_and_kinds),
         cmocka_unit_test(test_sections),
         cmocka_unit_test(test_memory),
+        cmocka_unit_test(test_ops_xprof),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
