@@ -3,8 +3,9 @@
  * pq_alloc_pages, which come zeroed and which the kernel may back with one huge page (one
  * page fault instead of 512), except an arena's first: the H100 module's arena used 81 KiB
  * of it, and the kernel zeroed all 2 MiB. Blocks of 64 KiB and more are faulted in ahead of
- * use, in steps that double as the block fills (pq_populate). A smaller one comes from pq_malloc
- * (heap memory a long-lived process reuses) and each allocation in it is zeroed. An allocation
+ * use, in steps that double as the block fills (pq_populate). A smaller one comes from pq_calloc
+ * (heap memory a long-lived process reuses; zeroed for free when fresh); a reused spare's
+ * allocations are zeroed one by one. An allocation
  * bigger than half the next block gets a block of its own from pq_calloc, which zeroes exactly it
  * (for free when the C library maps fresh pages). The largest heap block is kept for the next arena
  * of the thread (spare, below). */
@@ -22,7 +23,8 @@ struct arena_block {
     size_t cap, used;
     size_t pages;     /* > 0: from pq_alloc_pages, this many bytes */
     size_t populated; /* bytes of data faulted in ahead (pq_populate), page-aligned end */
-    int zeroed;       /* the whole block came zeroed */
+    int zeroed;       /* the data not yet handed out is zero (fresh calloc or pages) */
+    int heap;         /* from pq_calloc for the arena (not a one-off): may become the spare */
     _Alignas(16) unsigned char data[];
 };
 
@@ -74,7 +76,7 @@ void arena_release(arena *a)
         arena_block *next = b->next;
         if (b->pages) {
             pq_free_pages(b, b->pages);
-        } else if (!b->zeroed && (!spare || b->cap > spare->cap)) {
+        } else if (b->heap && (!spare || b->cap > spare->cap)) {
             pq_free(spare);
             spare_set(b);
         } else {
@@ -114,9 +116,13 @@ static arena_block *block_new(size_t cap, int own, int small_pages)
         spare_set(NULL);
         b->used = 0;
         b->populated = b->cap;
+        b->zeroed = 0; /* used before: each allocation is zeroed (arena_alloc) */
         return b;
     }
-    arena_block *b = pages ? pq_alloc_pages(pages) : own ? pq_calloc(1, total) : pq_malloc(total);
+    /* calloc, not malloc and a memset of each allocation: in a fresh process the C library
+     * hands out fresh pages (mmap, or the top of the heap) and skips the clearing; the H100
+     * memory viewer's memsets were 1.2 M instructions, 6% of the process */
+    arena_block *b = pages ? pq_alloc_pages(pages) : pq_calloc(1, total);
 #ifdef MADV_NOHUGEPAGE
     if (b && pages && small_pages)
         madvise(b, pages, MADV_NOHUGEPAGE);
@@ -125,7 +131,8 @@ static arena_block *block_new(size_t cap, int own, int small_pages)
         b->cap = cap;
         b->used = 0;
         b->pages = pages;
-        b->zeroed = pages || own;
+        b->zeroed = 1;
+        b->heap = !pages && !own;
         /* a block under 64 KiB and a one-off allocation's are faulted in on demand */
         b->populated = own || total < ARENA_POPULATE_MIN ? cap : 0;
     }
