@@ -3,6 +3,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,14 +205,39 @@ static uint64_t special_bytes(uint64_t x)
     return (x | ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((s - ones) & ~s)) & high;
 }
 
+#ifdef __SSE2__
+/* The offset of the first special byte (as special_bytes) of the 16 at P, or 16 if none: a
+ * signed compare with 0x20 finds the control bytes and those >= 0x80 at once. */
+static inline unsigned first_special16(const unsigned char *p)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i sp = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+                              _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                           _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+    unsigned m = (unsigned)_mm_movemask_epi8(sp);
+    return m ? (unsigned)__builtin_ctz(m) : 16;
+}
+#endif
+
 void json_escape_into(buf *b, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, run = 0;
     while (i < n) {
-        /* the common case: a stretch of printable ASCII other than '"' and '\\', eight bytes
-         * at a time while no byte of the word is special */
+        /* the common case: a stretch of printable ASCII other than '"' and '\\', 16 bytes
+         * at a time (SSE2; the H100 memory viewer's op names: 1.65 M instructions at 8) or
+         * eight while no byte of the word is special */
         size_t j = i;
+#ifdef __SSE2__
+        unsigned k = 16;
+        while (j + 16 <= n && (k = first_special16(p + j)) == 16)
+            j += 16;
+        if (k < 16) {
+            j += k;
+        } else if (j < n && n >= 16 && first_special16(p + n - 16) == 16) {
+            j = n; /* the last 16 bytes, over bytes already checked */
+        }
+#endif
         while (j + 8 <= n) {
             uint64_t x;
             memcpy(&x, p + j, 8);
