@@ -11,11 +11,16 @@ typedef struct arena_block arena_block;
 typedef struct arena {
     arena_block *head;
     size_t used_bytes; /* total bytes handed out, for reports */
+    size_t expect;     /* arena_expect's estimate, until the first block overflows */
     int failed;
 } arena;
 
 void arena_init(arena *a);
 void arena_release(arena *a);
+/* Says that about BYTES will be allocated (before the first allocation): from 1.5 MiB on,
+ * the first block is one 2 MiB huge page (one fault instead of 512) and what does not fit
+ * goes to blocks growing again from 64 KiB. */
+void arena_expect(arena *a, size_t bytes);
 /* Returns N bytes aligned to 16, zeroed; NULL (sticky) on failure. */
 void *arena_alloc(arena *a, size_t n);
 /* Copies N bytes into the arena and NUL-terminates them. */

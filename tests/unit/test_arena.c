@@ -1,7 +1,8 @@
 /* test_arena.c - the bump allocator (src/core/arena.h) across its block sizes: every
  * allocation zeroed, 16-byte aligned and apart from the others, through the doubling heap
  * blocks, the first 2 MiB block (faulted in step by step), later 2 MiB blocks and one-off
- * big blocks; and a second arena of the thread reusing the kept block. */
+ * big blocks; a second arena of the thread reusing the kept block; and an arena told to
+ * expect much (arena_expect), whose first block is a huge page. */
 #include "testutil.h"
 
 #include "core/arena.h"
@@ -18,10 +19,11 @@ static int all_zero(const unsigned char *p, size_t n)
 
 /* Allocates about TOTAL bytes in pieces of varied sizes (some bigger than a block's half),
  * checks each and fills it, so that a later piece placed over it would not read as zero. */
-static void fill_arena(size_t total)
+static void fill_arena_expecting(size_t total, size_t expect)
 {
     arena a;
     arena_init(&a);
+    arena_expect(&a, expect);
     size_t sum = 0, sizes[] = {1, 15, 16, 100, 4096, 5000, 70000, 300000, 1, 3000000, 24};
     unsigned char *prev = NULL;
     size_t prevn = 0;
@@ -43,6 +45,11 @@ static void fill_arena(size_t total)
     arena_release(&a);
 }
 
+static void fill_arena(size_t total)
+{
+    fill_arena_expecting(total, 0);
+}
+
 static void test_blocks_zeroed_and_apart(void **state)
 {
     (void)state;
@@ -51,6 +58,18 @@ static void test_blocks_zeroed_and_apart(void **state)
     fill_arena(2500000); /* into the first 2 MiB block */
     fill_arena(9000000); /* later 2 MiB blocks and one-offs */
     fill_arena(2500000); /* again, after the thread kept a block */
+}
+
+/* arena_expect: the first block a 2 MiB huge page, the overflow in blocks from 64 KiB on,
+ * the huge block kept for the thread's next arena and reused (zeroed piece by piece). */
+static void test_expecting_much(void **state)
+{
+    (void)state;
+    fill_arena_expecting(1000000, 2 << 20); /* within the huge block */
+    fill_arena_expecting(2500000, 2 << 20); /* overflowing it */
+    fill_arena_expecting(9000000, 3 << 20); /* far beyond */
+    fill_arena(300000);                     /* a small arena on the kept huge block */
+    fill_arena_expecting(2500000, 1000);    /* too little to expect: as without */
 }
 
 static void test_small_pieces_fill_blocks(void **state)
@@ -75,6 +94,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blocks_zeroed_and_apart),
         cmocka_unit_test(test_small_pieces_fill_blocks),
+        cmocka_unit_test(test_expecting_much),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

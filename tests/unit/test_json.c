@@ -48,6 +48,36 @@ static void test_escape_ascii(void **state)
     ESC("ab\ncd\"ef", "ab\\ncd\\\"ef");
 }
 
+/* A special byte (or UTF-8 sequence) at every position of plain strings of every length
+ * to 80: the word-at-a-time scans (16 bytes with SSE2, then 8, then the overlapping last
+ * block) find each one, and none past the end. */
+static void test_escape_every_position(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } SPECIAL[] = {{"\"", "\\\""},      {"\\", "\\\\"},      {"\n", "\\n"},
+                   {"\x01", "\\u0001"}, {"\x80", "\\ufffd"}, {"\xc3\xa9", "\xc3\xa9"},
+                   {"\x7f", "\x7f"},    {" ", " "}};
+    char in[96], want[128];
+    for (size_t k = 0; k < sizeof SPECIAL / sizeof SPECIAL[0]; k++) {
+        size_t sn = strlen(SPECIAL[k].in), on = strlen(SPECIAL[k].out);
+        for (size_t n = 0; n <= 80; n++) {
+            for (size_t at = 0; at <= n; at++) {
+                /* N plain bytes with the special one inserted at AT */
+                for (size_t i = 0; i < n; i++)
+                    in[i < at ? i : i + sn] = (char)('a' + i % 26);
+                memcpy(in + at, SPECIAL[k].in, sn);
+                for (size_t i = 0; i < n; i++)
+                    want[i < at ? i : i + on] = (char)('a' + i % 26);
+                memcpy(want + at, SPECIAL[k].out, on);
+                want[n + on] = 0;
+                check_escape(in, n + sn, want);
+            }
+        }
+    }
+}
+
 static void test_escape_utf8_valid(void **state)
 {
     (void)state;
@@ -471,6 +501,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_escape_ascii),
+        cmocka_unit_test(test_escape_every_position),
         cmocka_unit_test(test_escape_utf8_valid),
         cmocka_unit_test(test_escape_utf8_invalid),
         cmocka_unit_test(test_doubles),
