@@ -168,6 +168,51 @@ def merge_partials(*parts: bytes) -> bytes:
         _release()
 
 
+def _graph(cmd: str, files: List[str], fanin: int, storage_options: Optional[Dict[str, Any]],
+           profq: Optional[str]) -> Any:
+    """The whole run as one Dask graph (dask.delayed): a map task per file and a tree of
+    merge tasks, FANIN partials a merge, each task with a Dask priority (dask.annotate)
+    that runs the tree depth first: a merge as soon as its partials exist, before any map
+    of the next group. A worker then holds at most FANIN - 1 partials per level of the
+    tree besides the file it is reading (docs/internals/partial.md, "Memory of a worker").
+
+    The priority of a task covering the files [a, b) at DEPTH of the tree (a map: depth 0)
+    is -(b * (levels + 1) + depth): ordered by its last file, then children first."""
+    import uuid
+    import dask
+    from dask import delayed
+    run_id = uuid.uuid4().hex[:12]  # keys of this run only: Dask reuses a key's result
+    levels, n = 0, len(files)
+    while n > 1:
+        levels, n = levels + 1, -(-n // fanin)
+
+    def prio(end: int, depth: int) -> int:
+        return -(end * (levels + 1) + depth)
+
+    level = []
+    for i, f in enumerate(files):
+        with dask.annotate(priority=prio(i + 1, 0)):
+            level.append((i + 1, delayed(map_partial, pure=True)(
+                cmd, f, storage_options=storage_options, profq=profq,
+                dask_key_name=f"profq-{cmd}-map-{run_id}-{i}")))
+    depth = 0
+    while len(level) > 1:
+        depth += 1
+        merged = []
+        for j in range(0, len(level), fanin):
+            group = level[j:j + fanin]
+            if len(group) == 1:
+                merged.append(group[0])
+                continue
+            end = group[-1][0]
+            with dask.annotate(priority=prio(end, depth)):
+                merged.append((end, delayed(merge_partials, pure=True)(
+                    *[t for _, t in group],
+                    dask_key_name=f"profq-{cmd}-merge-{run_id}-{depth}-{j // fanin}")))
+        level = merged
+    return level[0][1]
+
+
 def run(cmd: str, paths_or_glob: Union[PathLike, Sequence[PathLike]], client: Any = None, *,
         format: str = "text", partial: bool = False, by: Optional[str] = None, top: int = 0,
         wide: bool = False, peak_flops: Optional[float] = None,
@@ -194,22 +239,8 @@ def run(cmd: str, paths_or_glob: Union[PathLike, Sequence[PathLike]], client: An
         from distributed import get_client
         client = get_client()
     files = expand(paths_or_glob, storage_options)
-    # Each group's merge is submitted right after its maps: Dask runs tasks submitted
-    # earlier first, so a group's partials are merged (and released) as soon as they are
-    # made, instead of every map first and then the tree.
-    futures = []
-    for i in range(0, len(files), fanin):
-        group = files[i:i + fanin]
-        maps = client.map(map_partial, [cmd] * len(group), group,
-                          storage_options=storage_options, profq=profq, retries=retries)
-        futures.append(maps[0] if len(maps) == 1 else
-                       client.submit(merge_partials, *maps, retries=retries))
-        del maps
-    while len(futures) > 1:
-        groups = [futures[i:i + fanin] for i in range(0, len(futures), fanin)]
-        futures = [g[0] if len(g) == 1 else client.submit(merge_partials, *g, retries=retries)
-                   for g in groups]
-    merged = futures[0].result()
+    merged = client.compute(_graph(cmd, files, fanin, storage_options, profq),
+                            retries=retries).result()
     if partial:
         return merged
     return _partial.render(merged, format, by=by, top=top, wide=wide, peak_flops=peak_flops,
