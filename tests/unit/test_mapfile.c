@@ -130,6 +130,7 @@ static void test_drop_resident_keeps_bytes(void **state)
     mapfile_close(&m);
     free(want);
     tu_rm_rf(dir);
+    free(dir);
 }
 
 int main(void)
