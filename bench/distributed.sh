@@ -12,7 +12,8 @@
 # generator, size or seed changed). The Python side runs in build/venv-python, the venv of
 # tests/python.sh (tests/python-requirements.txt: dask[distributed], fsspec, pinned).
 # Exit 1 when an output differs, when 2 workers are not 1.7x as fast as 1, or when a worker
-# held more than 1.5x the largest file; on a shared machine the
+# held more than 1.25x the largest file (about one file: docs/internals/partial.md, "Memory
+# of a worker"); on a shared machine the
 # speed-up check can fail for load alone: the lines say the load average.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -72,8 +73,9 @@ fail=0
 grep -q "DIFFERS" "$res" && { echo "bench: distributed: an output differs" >&2; fail=1; }
 awk '/over 1:/{x=$6+0; if (x < 1.7) exit 1}' "$res" ||
   { echo "bench: distributed: 2 workers are less than 1.7x 1 worker" >&2; fail=1; }
-# A worker's memory: reading one host, plus the partials being merged (scan's are a few
-# hundred bytes; ops's are one host's op table, as the hosts of a job share their ops).
-awk '/most held/{for(i=1;i<=NF;i++) if ($i=="x" && $(i-1)+0 > 1.5) exit 1}' "$res" ||
-  { echo "bench: distributed: a worker held more than 1.5x the largest file" >&2; fail=1; }
+# A worker's memory: reading one host (its mapped pages count in RSS), plus the partials
+# waiting for their merge (scan's are a few hundred bytes; ops's are one host's op table, as
+# the hosts of a job share their ops, kept zlib-compressed, at most FANIN - 1 per level).
+awk '/most held/{for(i=1;i<=NF;i++) if ($i=="x" && $(i-1)+0 > 1.25) exit 1}' "$res" ||
+  { echo "bench: distributed: a worker held more than 1.25x the largest file" >&2; fail=1; }
 exit $fail

@@ -20,13 +20,16 @@ tasks finish in nor the shape of the tree changes it.
 
 Memory per task: a local path (or file:// URL) is opened by libprofq as a file; a remote
 object is read into memory (its bytes once, copied once by the loader) and dropped when its
-partial is made. A worker with one thread holds one input at a time, and the partials.
+partial is made. A worker with one thread holds one input at a time, and the partials
+waiting for their merge: zlib-compressed, and at most FANIN - 1 per level of the merge
+tree, as the graph's priorities run it depth first (``_graph``).
 
 Install: ``pip install profq[distributed]`` (dask[distributed], fsspec)."""
 
 import os
 import subprocess
 import tempfile
+import zlib
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _partial
@@ -168,6 +171,68 @@ def merge_partials(*parts: bytes) -> bytes:
         _release()
 
 
+def _graph(cmd: str, files: List[str], fanin: int, storage_options: Optional[Dict[str, Any]],
+           profq: Optional[str]) -> Any:
+    """The whole run as one Dask graph (dask.delayed): a map task per file and a tree of
+    merge tasks, FANIN partials a merge, each task with a Dask priority (dask.annotate)
+    that runs the tree depth first: a merge as soon as its partials exist, before any map
+    of the next group. A worker then holds at most FANIN - 1 partials per level of the
+    tree besides the file it is reading (docs/internals/partial.md, "Memory of a worker").
+
+    The priority of a task covering the files [a, b) at DEPTH of the tree (a map: depth 0)
+    is -(b * (levels + 1) + depth): ordered by its last file, then children first."""
+    import uuid
+    import dask
+    from dask import delayed
+    run_id = uuid.uuid4().hex[:12]  # keys of this run only: Dask reuses a key's result
+    levels, n = 0, len(files)
+    while n > 1:
+        levels, n = levels + 1, -(-n // fanin)
+
+    def prio(end: int, depth: int) -> int:
+        return -(end * (levels + 1) + depth)
+
+    level = []
+    for i, f in enumerate(files):
+        with dask.annotate(priority=prio(i + 1, 0)):
+            level.append((i + 1, delayed(_map_packed, pure=True)(
+                cmd, f, storage_options, profq,
+                dask_key_name=f"profq-{cmd}-map-{run_id}-{i}")))
+    depth = 0
+    while len(level) > 1:
+        depth += 1
+        merged = []
+        for j in range(0, len(level), fanin):
+            group = level[j:j + fanin]
+            if len(group) == 1:
+                merged.append(group[0])
+                continue
+            end = group[-1][0]
+            with dask.annotate(priority=prio(end, depth)):
+                merged.append((end, delayed(_merge_packed, pure=True)(
+                    *[t for _, t in group],
+                    dask_key_name=f"profq-{cmd}-merge-{run_id}-{depth}-{j // fanin}")))
+        level = merged
+    return level[0][1]
+
+
+def _map_packed(cmd: str, item: str, storage_options: Optional[Dict[str, Any]],
+                profq: Optional[str]) -> bytes:
+    """run()'s map task: map_partial's partial, zlib-compressed (level 1: a generated host's
+    1.5 MB op table becomes 0.28 MB in about 20 ms), as the partials wait in a worker's
+    memory for their merge and travel between workers."""
+    return zlib.compress(map_partial(cmd, item, storage_options, profq), 1)
+
+
+def _merge_packed(*packed: bytes) -> bytes:
+    """run()'s merge task: merge_partials of compressed partials, compressed; each input
+    is decompressed only when the merge reads it."""
+    try:
+        return zlib.compress(_partial.merge(zlib.decompress(p) for p in packed), 1)
+    finally:
+        _release()
+
+
 def run(cmd: str, paths_or_glob: Union[PathLike, Sequence[PathLike]], client: Any = None, *,
         format: str = "text", partial: bool = False, by: Optional[str] = None, top: int = 0,
         wide: bool = False, peak_flops: Optional[float] = None,
@@ -194,22 +259,8 @@ def run(cmd: str, paths_or_glob: Union[PathLike, Sequence[PathLike]], client: An
         from distributed import get_client
         client = get_client()
     files = expand(paths_or_glob, storage_options)
-    # Each group's merge is submitted right after its maps: Dask runs tasks submitted
-    # earlier first, so a group's partials are merged (and released) as soon as they are
-    # made, instead of every map first and then the tree.
-    futures = []
-    for i in range(0, len(files), fanin):
-        group = files[i:i + fanin]
-        maps = client.map(map_partial, [cmd] * len(group), group,
-                          storage_options=storage_options, profq=profq, retries=retries)
-        futures.append(maps[0] if len(maps) == 1 else
-                       client.submit(merge_partials, *maps, retries=retries))
-        del maps
-    while len(futures) > 1:
-        groups = [futures[i:i + fanin] for i in range(0, len(futures), fanin)]
-        futures = [g[0] if len(g) == 1 else client.submit(merge_partials, *g, retries=retries)
-                   for g in groups]
-    merged = futures[0].result()
+    merged = zlib.decompress(client.compute(_graph(cmd, files, fanin, storage_options, profq),
+                                            retries=retries).result())
     if partial:
         return merged
     return _partial.render(merged, format, by=by, top=top, wide=wide, peak_flops=peak_flops,

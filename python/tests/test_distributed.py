@@ -124,7 +124,7 @@ def test_run_equals_one_process(client: object, hosts: List[str], cmd: str) -> N
         got = profq.distributed.run(cmd, hosts, client=client, profq=PROFQ,
                                     **opts0)  # type: ignore[arg-type]
     assert got == want
-    mapped = {t["worker"] for t in ts.data if str(t["key"]).startswith("map_partial")}
+    mapped = {t["worker"] for t in ts.data if str(t["key"]).startswith(f"profq-{cmd}-map-")}
     assert len(mapped) == 2, f"map tasks ran on {mapped}"
 
     d = os.path.dirname(hosts[0])
@@ -137,6 +137,42 @@ def test_run_equals_one_process(client: object, hosts: List[str], cmd: str) -> N
     assert _partial.kind(part) == cmd
     for cli, opts in VARIANTS.get(cmd, DEFAULT_VARIANTS):
         assert _partial.render(part, **opts) == one_process(cmd, cli, hosts), cli  # type: ignore
+
+
+@pytest.mark.parametrize("n,fanin", [(64, 8), (10, 4), (7, 2), (1, 8)])
+def test_merges_run_depth_first(n: int, fanin: int) -> None:
+    """The graph run() submits runs each merge as soon as its partials exist, before the
+    maps of later files (Dask priorities: depth first), so that a worker does not keep
+    nearly every host's partial until the last maps: a merge has a lower priority than
+    each of its inputs and a higher one than every map of a file after its own."""
+    files = [f"h{i:03d}.xplane.pb" for i in range(n)]
+    hg = profq.distributed._graph("scan", files, fanin, None, None).__dask_graph__()
+    prio = {k: layer.annotations["priority"] for k, layer in hg.layers.items()}
+    maps = {int(k.rsplit("-", 1)[1]): k for k in prio if "-map-" in k}
+    assert sorted(maps) == list(range(n))
+    merges = [k for k in prio if "-merge-" in k]
+    width, want = n, 0  # each level merges its tasks FANIN at a time; a lone one moves up
+    while width > 1:
+        want += width // fanin + (1 if width % fanin > 1 else 0)
+        width = -(-width // fanin)
+    assert len(merges) == want
+    for k in merges:
+        deps = hg.dependencies[k]
+        assert 2 <= len(deps) <= fanin
+        assert all(prio[k] < prio[d] for d in deps), k
+        last = max(int(m.rsplit("-", 1)[1]) for m in maps.values() if _covers(hg, k, m))
+        assert all(prio[k] > prio[maps[i]] for i in range(last + 1, n)), k
+
+
+def _covers(hg: object, key: str, leaf: str) -> bool:
+    """Whether the task KEY depends (transitively) on LEAF in the graph HG."""
+    todo = [key]
+    while todo:
+        k = todo.pop()
+        if k == leaf:
+            return True
+        todo += hg.dependencies[k]  # type: ignore[attr-defined]
+    return False
 
 
 def test_partial_output_merges_like_the_cli(client: object, hosts: List[str],

@@ -145,6 +145,14 @@ void mapfile_advise_sequential(const mapped_file *m)
         madvise((void *)m->data, m->size, MADV_SEQUENTIAL | MADV_WILLNEED);
 }
 
+void mapfile_drop_resident(const mapped_file *m)
+{
+    /* MADV_DONTNEED on a private file mapping never written to (PROT_READ) only drops the
+     * page table entries: the bytes read next are the file's again. */
+    if (m->map_len && m->size)
+        madvise((void *)m->data, m->size, MADV_DONTNEED);
+}
+
 void pathlist_free(pathlist *l)
 {
     for (size_t i = 0; i < l->n; i++)

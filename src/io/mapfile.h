@@ -31,6 +31,10 @@ pq_status mapfile_copy(const void *data, size_t n, const char *name, mapped_file
 void mapfile_close(mapped_file *m);
 /* Hints that the mapping will be read front to back once. */
 void mapfile_advise_sequential(const mapped_file *m);
+/* Unmaps the file's pages from the process (they stay in the page cache): a later read of
+ * the mapping faults them in again from the file. For a reader done with a pass over the
+ * whole file that will read only part of it next. No-op for a heap copy. */
+void mapfile_drop_resident(const mapped_file *m);
 
 /* A list of paths owned by the caller (free with pathlist_free). */
 typedef struct pathlist {

@@ -83,12 +83,63 @@ static void test_folder_without_profiles(void **state)
     free(dir);
 }
 
+/* RssFile of this process in KiB (/proc/self/status): file pages mapped and touched. */
+static long rss_file_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    assert_non_null(f);
+    char line[256];
+    long kib = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "RssFile: %ld", &kib) == 1)
+            break;
+    fclose(f);
+    return kib;
+}
+
+/* mapfile_drop_resident (issue 15, a Dask worker's memory): the mapped file's pages leave
+ * the process's RSS, and reading the mapping again gives the file's bytes. */
+static void test_drop_resident_keeps_bytes(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp();
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/big.bin", dir);
+    enum { N = 8 << 20 };
+    unsigned char *want = malloc(N);
+    assert_non_null(want);
+    for (size_t i = 0; i < N; i++)
+        want[i] = (unsigned char)(i * 2654435761u >> 13);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(want, 1, N, f), N);
+    fclose(f);
+    mapped_file m;
+    pq_error err;
+    assert_int_equal(mapfile_open(path, &m, &err), PQ_OK);
+    assert_true(m.map_len > 0); /* mapped, not read */
+    unsigned sum = 0;
+    for (size_t i = 0; i < N; i += 512)
+        sum += m.data[i];
+    long touched = rss_file_kib();
+    mapfile_drop_resident(&m);
+    long dropped = rss_file_kib();
+    assert_true(sum > 0);
+    assert_true(touched - dropped >= (N >> 10) / 2);
+    assert_memory_equal(m.data, want, N);
+    mapfile_close(&m);
+    free(want);
+    tu_rm_rf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fifo_without_writer),
         cmocka_unit_test(test_device_refused_by_trace_reader),
         cmocka_unit_test(test_folder_without_profiles),
+        cmocka_unit_test(test_drop_resident_keeps_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
