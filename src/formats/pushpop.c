@@ -6,6 +6,7 @@
  * separated by ',', double-quoted when they hold ',' '"' or a newline, '""' inside quotes.
  */
 #include "pushpop.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "io/xz.h"
 #include "parquet.h"
@@ -257,35 +258,43 @@ static pq_status csv_cell(pushpop *p, int col, size_t row, const pq_str *s, cons
     return PQ_OK;
 }
 
+/* One row of C at C->p (a blank line is skipped without one), numbered *ROW (advanced when
+ * read); KEEP: csv_field's mode for kept fields. */
+static pq_status parse_row(pushpop *out, const char *path, csv *c, const int *idx, size_t nfields,
+                           int keep, size_t *row, pq_error *err)
+{
+    int64_t line_off = (int64_t)(c->p - c->base);
+    if (*c->p == '\n' || *c->p == '\r') { /* blank line */
+        c->p++;
+        return PQ_OK;
+    }
+    int last = 0;
+    size_t k = 0;
+    while (!last) {
+        int64_t off = (int64_t)(c->p - c->base);
+        pq_str s;
+        int kept = k < nfields && idx[k] >= 0;
+        RETURN_ERROR_IF(csv_field(c, &s, &last, kept ? keep : 0) < 0 || k >= nfields, err,
+                        PQ_ERR_INPUT, path, off,
+                        "row %zu: expected %zu csv fields, a closing quote or a line end", *row + 1,
+                        nfields);
+        if (kept)
+            FORWARD_IF_ERROR(csv_cell(out, idx[k], *row, &s, path, off, err));
+        k++;
+    }
+    RETURN_ERROR_IF(k != nfields, err, PQ_ERR_INPUT, path, line_off,
+                    "row %zu: expected %zu csv fields, found %zu", *row + 1, nfields, k);
+    ++*row;
+    return PQ_OK;
+}
+
 /* The rows of C from C->p while C->p < STOP (a row that starts before STOP is read whole),
  * numbered from *ROW on; KEEP: csv_field's mode for kept fields. */
 static pq_status parse_rows(pushpop *out, const char *path, csv *c, const uint8_t *stop,
                             const int *idx, size_t nfields, int keep, size_t *row, pq_error *err)
 {
-    while (c->p < stop) {
-        int64_t line_off = (int64_t)(c->p - c->base);
-        if (*c->p == '\n' || *c->p == '\r') { /* blank line */
-            c->p++;
-            continue;
-        }
-        int last = 0;
-        size_t k = 0;
-        while (!last) {
-            int64_t off = (int64_t)(c->p - c->base);
-            pq_str s;
-            int kept = k < nfields && idx[k] >= 0;
-            RETURN_ERROR_IF(csv_field(c, &s, &last, kept ? keep : 0) < 0 || k >= nfields, err,
-                            PQ_ERR_INPUT, path, off,
-                            "row %zu: expected %zu csv fields, a closing quote or a line end",
-                            *row + 1, nfields);
-            if (kept)
-                FORWARD_IF_ERROR(csv_cell(out, idx[k], *row, &s, path, off, err));
-            k++;
-        }
-        RETURN_ERROR_IF(k != nfields, err, PQ_ERR_INPUT, path, line_off,
-                        "row %zu: expected %zu csv fields, found %zu", *row + 1, nfields, k);
-        ++*row;
-    }
+    while (c->p < stop)
+        FORWARD_IF_ERROR(parse_row(out, path, c, idx, nfields, keep, row, err));
     return PQ_OK;
 }
 
@@ -399,6 +408,130 @@ static pq_status parse_text(pushpop *out, const char *path, unsigned want, pq_er
     return PQ_OK;
 }
 
+/* ---- csv while it is decoded ---- */
+
+/* The '\n' and '\r' in [P, END): a text has at most one row more than that. */
+static size_t line_ends(const uint8_t *p, const uint8_t *end)
+{
+    size_t k = 0;
+    for (int j = 0; j < 2; j++)
+        for (const uint8_t *q = p; (q = memchr(q, "\n\r"[j], (size_t)(end - q))) != NULL; q++)
+            k++;
+    return k;
+}
+
+/* Just after the last '\n' in [FROM, TO), NULL when none. */
+static const uint8_t *after_last_nl(const uint8_t *from, const uint8_t *to)
+{
+    while (to > from && to[-1] != '\n')
+        to--;
+    return to > from ? to : NULL;
+}
+
+/* Room for NEED rows in OUT's arrays (*CAP now): bigger arrays in the arena, the first ROWS
+ * rows copied over. */
+static int grow_cols(pushpop *out, size_t *cap, size_t need, size_t rows, const int *have,
+                     unsigned want)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap * 2 > need ? *cap * 2 : need;
+    pushpop old = *out;
+    if (alloc_cols(out, ncap, have, want) < 0)
+        return -1;
+    for (int c = 0; c < NCOLS; c++) {
+        int64_t **a = int_col(out, c), **o = int_col(&old, c);
+        if (a && *a && *o)
+            memcpy(*a, *o, rows * sizeof **a);
+    }
+    memcpy(out->name, old.name, rows * sizeof *out->name);
+    if (old.range_stack)
+        memcpy(out->range_stack, old.range_stack, rows * sizeof *out->range_stack);
+    if (old.parent_valid)
+        memcpy(out->parent_valid, old.parent_valid, rows);
+    *cap = ncap;
+    return 0;
+}
+
+/* Text decoded before the header is tried (it is parsed on a copy of the lines so far). */
+enum { HEAD_BYTES = 64 << 10 };
+
+/* Parses the csv that X (started) decodes, while it decodes: rows that end before the last
+ * '\n' decoded so far are parsed in csv_field mode 2 (the text left alone), one at a time; a
+ * row that fails there is tried again when more text has come (it may be cut), and is the
+ * first row of the last pass, over the whole text in mode 1 as parse_text reads it. A row
+ * read whole before the last '\n' reads the same as in the whole text (only a scan that
+ * reaches the end of the text differs, and then it fails), so rows, values and errors (the
+ * last pass gives them) are parse_text's, whatever the thread timing. When the header does
+ * not parse in the first lines, or the stream is not decoded in place (xz_stream_finish:
+ * an error, a size the index did not tell), everything is read again by parse_text. */
+static pq_status parse_streamed(xz_stream *x, pushpop *out, const char *path, unsigned want,
+                                pq_error *err)
+{
+    const uint8_t *buf = x->buf;
+    int state = XZS_RUNNING, idx[64], have[NCOLS] = {0}, head = 0;
+    size_t done = 0, nfields = 0, cap = 0, row = 0;
+    while (state == XZS_RUNNING && done < HEAD_BYTES)
+        done = xz_stream_wait(x, done, &state);
+    const uint8_t *limit = state == XZS_RUNNING ? after_last_nl(buf, buf + done) : NULL;
+    csv c = {(uint8_t *)buf, NULL, NULL};
+    if (limit) { /* the header, on a copy: csv_header writes into the text */
+        size_t n = (size_t)(limit - buf);
+        uint8_t *tmp = pq_malloc(n + MAPFILE_PADDING);
+        csv h = {tmp, tmp, tmp + n};
+        pq_error lerr;
+        if (tmp) {
+            memcpy(tmp, buf, n);
+            memset(tmp + n, 0, MAPFILE_PADDING);
+            head = csv_header(&h, path, want, idx, &nfields, have, &lerr) == PQ_OK;
+            c.p = c.base + (h.p - tmp);
+            /* A guess from the lines so far, +25% (grow_cols grows), at most one row per
+             * nfields bytes (its separators and line end). */
+            size_t lines = line_ends(h.p, h.end) + 1, most = x->cap / (nfields + 1) + 2;
+            cap = lines * (x->cap / n + 1) / 4 * 5 + 64;
+            cap = cap < most ? cap : most;
+        }
+        pq_free(tmp);
+        if (head && alloc_cols(out, cap, have, want) < 0)
+            head = 0;
+    }
+    while (head && state == XZS_RUNNING) {
+        c.end = (uint8_t *)limit;
+        while (c.p < c.end) {
+            uint8_t *p0 = c.p;
+            size_t r0 = row;
+            pq_error lerr;
+            if (grow_cols(out, &cap, row + 1, row, have, want) < 0) {
+                head = 0;
+                break;
+            }
+            if (parse_row(out, path, &c, idx, nfields, 2, &row, &lerr) != PQ_OK) {
+                c.p = p0; /* cut, or wrong: tried again with more text */
+                row = r0;
+                break;
+            }
+        }
+        size_t before = done;
+        done = xz_stream_wait(x, done, &state);
+        const uint8_t *nl = after_last_nl(buf + before, buf + done);
+        limit = nl ? nl : limit;
+    }
+    int over = 0;
+    FORWARD_IF_ERROR(xz_stream_finish(x, &out->text, &over, err));
+    if (over || !head) { /* parse_text reads it all */
+        arena_release(&out->a);
+        arena_init(&out->a);
+        return parse_text(out, path, want, err);
+    }
+    c.end = (uint8_t *)out->text.data + out->text.size;
+    RETURN_ERROR_IF(grow_cols(out, &cap, row + line_ends(c.p, c.end) + 2, row, have, want) < 0, err,
+                    PQ_ERR_NOMEM, path, -1, "out of memory");
+    finish_strings(out, 0, row);
+    FORWARD_IF_ERROR(parse_rows(out, path, &c, c.end, idx, nfields, 1, &row, err));
+    out->n = row;
+    return PQ_OK;
+}
+
 pq_status pushpop_parse_csv(const uint8_t *text, size_t n, const char *path, pushpop *out,
                             pq_error *err)
 {
@@ -499,6 +632,9 @@ static pq_status read_any(const uint8_t *data, size_t n, const char *path, unsig
         return read_parquet(data, n, path, want, out, err);
     memset(out, 0, sizeof *out);
     arena_init(&out->a);
+    xz_stream x;
+    if (n >= 6 && !memcmp(data, xz_magic, 6) && xz_stream_start(&x, data, n, path, SPLIT_MIN))
+        return parse_streamed(&x, out, path, want, err);
     if (n >= 6 && !memcmp(data, xz_magic, 6)) /* decompressed into out->text, parsed there */
         FORWARD_IF_ERROR(xz_decompress(data, n, path, &out->text, err));
     else
