@@ -459,7 +459,8 @@ enum { HEAD_BYTES = 64 << 10 };
 /* Parses the csv that X (started) decodes, while it decodes: rows that end before the last
  * '\n' decoded so far are parsed in csv_field mode 2 (the text left alone), one at a time; a
  * row that fails there is tried again when more text has come (it may be cut), and is the
- * first row of the last pass, over the whole text in mode 1 as parse_text reads it. A row
+ * first row of the last pass, over the whole text in mode 1 as parse_text reads it (the
+ * strings of the rows read so far are unquoted while the decoder goes on). A row
  * read whole before the last '\n' reads the same as in the whole text (only a scan that
  * reaches the end of the text differs, and then it fails), so rows, values and errors (the
  * last pass gives them) are parse_text's, whatever the thread timing. When the header does
@@ -470,7 +471,7 @@ static pq_status parse_streamed(xz_stream *x, pushpop *out, const char *path, un
 {
     const uint8_t *buf = x->buf;
     int state = XZS_RUNNING, idx[64], have[NCOLS] = {0}, head = 0;
-    size_t done = 0, nfields = 0, cap = 0, row = 0;
+    size_t done = 0, nfields = 0, cap = 0, row = 0, finished = 0;
     while (state == XZS_RUNNING && done < HEAD_BYTES)
         done = xz_stream_wait(x, done, &state);
     const uint8_t *limit = state == XZS_RUNNING ? after_last_nl(buf, buf + done) : NULL;
@@ -495,14 +496,14 @@ static pq_status parse_streamed(xz_stream *x, pushpop *out, const char *path, un
         if (head && alloc_cols(out, cap, have, want) < 0)
             head = 0;
     }
-    while (head && state == XZS_RUNNING) {
+    while (head > 0 && state == XZS_RUNNING) {
         c.end = (uint8_t *)limit;
         while (c.p < c.end) {
             uint8_t *p0 = c.p;
             size_t r0 = row;
             pq_error lerr;
             if (grow_cols(out, &cap, row + 1, row, have, want) < 0) {
-                head = 0;
+                head = -1; /* the text is no longer as decoded: no parse_text after this */
                 break;
             }
             if (parse_row(out, path, &c, idx, nfields, 2, &row, &lerr) != PQ_OK) {
@@ -511,6 +512,8 @@ static pq_status parse_streamed(xz_stream *x, pushpop *out, const char *path, un
                 break;
             }
         }
+        finish_strings(out, finished, row); /* those rows are read whole: not after the end */
+        finished = row;
         size_t before = done;
         done = xz_stream_wait(x, done, &state);
         const uint8_t *nl = after_last_nl(buf + before, buf + done);
@@ -518,6 +521,7 @@ static pq_status parse_streamed(xz_stream *x, pushpop *out, const char *path, un
     }
     int over = 0;
     FORWARD_IF_ERROR(xz_stream_finish(x, &out->text, &over, err));
+    RETURN_ERROR_IF(!over && head < 0, err, PQ_ERR_NOMEM, path, -1, "out of memory");
     if (over || !head) { /* parse_text reads it all */
         arena_release(&out->a);
         arena_init(&out->a);
@@ -526,7 +530,7 @@ static pq_status parse_streamed(xz_stream *x, pushpop *out, const char *path, un
     c.end = (uint8_t *)out->text.data + out->text.size;
     RETURN_ERROR_IF(grow_cols(out, &cap, row + line_ends(c.p, c.end) + 2, row, have, want) < 0, err,
                     PQ_ERR_NOMEM, path, -1, "out of memory");
-    finish_strings(out, 0, row);
+    finish_strings(out, finished, row);
     FORWARD_IF_ERROR(parse_rows(out, path, &c, c.end, idx, nfields, 1, &row, err));
     out->n = row;
     return PQ_OK;
