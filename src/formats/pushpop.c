@@ -104,9 +104,8 @@ static int alloc_cols(pushpop *p, size_t rows, const int *have, unsigned want)
  * points into it, quoted fields are unescaped in place, and every kept field is
  * NUL-terminated in place (over its terminator or closing quote, already passed). Nothing
  * is copied, so the 9.7 MB report of the shared archive costs one buffer. */
-typedef struct csv {
-    uint8_t *base, *p, *end; /* *end and after: MAPFILE_PADDING zero bytes */
-} csv;
+typedef pushpop_csv csv; /* *end and after: MAPFILE_PADDING zero bytes */
+_Static_assert(NCOLS <= sizeof((pushpop_stream *)0)->have / sizeof(int), "pushpop_stream.have");
 
 /* The first ',', '\n' or '\r' at or after P, or END. Eight bytes at a time while none is
  * among them (a byte equal to C makes (x ^ C*ones) hold a zero byte, which the classic
@@ -456,83 +455,125 @@ static int grow_cols(pushpop *out, size_t *cap, size_t need, size_t rows, const 
 /* Text decoded before the header is tried (it is parsed on a copy of the lines so far). */
 enum { HEAD_BYTES = 64 << 10 };
 
-/* Parses the csv that X (started) decodes, while it decodes: rows that end before the last
- * '\n' decoded so far are parsed in csv_field mode 2 (the text left alone), one at a time; a
- * row that fails there is tried again when more text has come (it may be cut), and is the
- * first row of the last pass, over the whole text in mode 1 as parse_text reads it (the
- * strings of the rows read so far are unquoted while the decoder goes on). A row
- * read whole before the last '\n' reads the same as in the whole text (only a scan that
- * reaches the end of the text differs, and then it fails), so rows, values and errors (the
- * last pass gives them) are parse_text's, whatever the thread timing. When the header does
- * not parse in the first lines, or the stream is not decoded in place (xz_stream_finish:
- * an error, a size the index did not tell), everything is read again by parse_text. */
-static pq_status parse_streamed(xz_stream *x, pushpop *out, const char *path, unsigned want,
-                                pq_error *err)
+/* The header, once HEAD_BYTES are decoded, on a copy of the lines so far (csv_header writes
+ * into the text); the row arrays sized from those lines: a guess, +25% (grow_cols grows),
+ * at most one row per nfields bytes (its separators and line end). ps->head 1 when read. */
+static void stream_header(pushpop_stream *ps)
 {
-    const uint8_t *buf = x->buf;
-    int state = XZS_RUNNING, idx[64], have[NCOLS] = {0}, head = 0;
-    size_t done = 0, nfields = 0, cap = 0, row = 0, finished = 0;
-    while (state == XZS_RUNNING && done < HEAD_BYTES)
-        done = xz_stream_wait(x, done, &state);
-    const uint8_t *limit = state == XZS_RUNNING ? after_last_nl(buf, buf + done) : NULL;
-    csv c = {(uint8_t *)buf, NULL, NULL};
-    if (limit) { /* the header, on a copy: csv_header writes into the text */
-        size_t n = (size_t)(limit - buf);
-        uint8_t *tmp = pq_malloc(n + MAPFILE_PADDING);
-        csv h = {tmp, tmp, tmp + n};
+    const uint8_t *buf = ps->x.buf, *limit = after_last_nl(buf, buf + ps->done);
+    ps->head_tried = 1;
+    if (!limit)
+        return;
+    size_t n = (size_t)(limit - buf);
+    uint8_t *tmp = pq_malloc(n + MAPFILE_PADDING);
+    csv h = {tmp, tmp, tmp + n};
+    pq_error lerr;
+    if (tmp) {
+        memcpy(tmp, buf, n);
+        memset(tmp + n, 0, MAPFILE_PADDING);
+        ps->head =
+            csv_header(&h, ps->path, ps->want, ps->idx, &ps->nfields, ps->have, &lerr) == PQ_OK;
+        ps->c = (csv){(uint8_t *)buf, (uint8_t *)buf + (h.p - tmp), (uint8_t *)limit};
+        size_t lines = line_ends(h.p, h.end) + 1, most = ps->x.cap / (ps->nfields + 1) + 2;
+        ps->cap = lines * (ps->x.cap / n + 1) / 4 * 5 + 64;
+        ps->cap = ps->cap < most ? ps->cap : most;
+    }
+    pq_free(tmp);
+    if (ps->head && alloc_cols(ps->out, ps->cap, ps->have, ps->want) < 0)
+        ps->head = 0;
+}
+
+static int stream_start(pushpop_stream *ps, const uint8_t *data, size_t n, const char *path,
+                        unsigned want, pushpop *out)
+{
+    static const uint8_t xz_magic[6] = {0xfd, '7', 'z', 'X', 'Z', 0};
+    memset(ps, 0, sizeof *ps);
+    memset(out, 0, sizeof *out);
+    arena_init(&out->a);
+    if (n < 6 || memcmp(data, xz_magic, 6) != 0 ||
+        !xz_stream_start(&ps->x, data, n, path, SPLIT_MIN))
+        return 0;
+    ps->out = out;
+    ps->path = path;
+    ps->want = want;
+    ps->state = XZS_RUNNING;
+    return 1;
+}
+
+int pushpop_stream_start(pushpop_stream *ps, const uint8_t *data, size_t n, const char *path,
+                         pushpop *out)
+{
+    return stream_start(ps, data, n, path, FED_COLS, out);
+}
+
+/* Reads the rows that end before the last '\n' decoded so far, in csv_field mode 2 (the
+ * text left alone), and unquotes their strings in place; a row that fails there (cut by
+ * the chunk, or wrong) is tried again with more text. A row read whole before the last
+ * '\n' reads the same as in the whole text (only a scan that reaches the end of the text
+ * differs, and then it fails), so what pushpop_stream_end gives does not depend on where
+ * the chunks end or on thread timing. */
+int pushpop_stream_step(pushpop_stream *ps, int wait)
+{
+    if (ps->state != XZS_RUNNING)
+        return 0;
+    size_t before = ps->done;
+    ps->done =
+        wait ? xz_stream_wait(&ps->x, ps->done, &ps->state) : xz_stream_poll(&ps->x, &ps->state);
+    if (ps->state != XZS_RUNNING)
+        return 0;
+    if (!ps->head_tried) {
+        if (ps->done >= HEAD_BYTES)
+            stream_header(ps);
+        return 1;
+    }
+    const uint8_t *nl =
+        ps->head > 0 ? after_last_nl(ps->x.buf + before, ps->x.buf + ps->done) : NULL;
+    if (nl)
+        ps->c.end = (uint8_t *)nl;
+    pushpop *out = ps->out;
+    while (ps->head > 0 && ps->c.p < ps->c.end) {
+        uint8_t *p0 = ps->c.p;
+        size_t r0 = ps->row;
         pq_error lerr;
-        if (tmp) {
-            memcpy(tmp, buf, n);
-            memset(tmp + n, 0, MAPFILE_PADDING);
-            head = csv_header(&h, path, want, idx, &nfields, have, &lerr) == PQ_OK;
-            c.p = c.base + (h.p - tmp);
-            /* A guess from the lines so far, +25% (grow_cols grows), at most one row per
-             * nfields bytes (its separators and line end). */
-            size_t lines = line_ends(h.p, h.end) + 1, most = x->cap / (nfields + 1) + 2;
-            cap = lines * (x->cap / n + 1) / 4 * 5 + 64;
-            cap = cap < most ? cap : most;
+        if (grow_cols(out, &ps->cap, ps->row + 1, ps->row, ps->have, ps->want) < 0) {
+            ps->head = -1; /* the text is no longer as decoded: no parse_text after this */
+            break;
         }
-        pq_free(tmp);
-        if (head && alloc_cols(out, cap, have, want) < 0)
-            head = 0;
-    }
-    while (head > 0 && state == XZS_RUNNING) {
-        c.end = (uint8_t *)limit;
-        while (c.p < c.end) {
-            uint8_t *p0 = c.p;
-            size_t r0 = row;
-            pq_error lerr;
-            if (grow_cols(out, &cap, row + 1, row, have, want) < 0) {
-                head = -1; /* the text is no longer as decoded: no parse_text after this */
-                break;
-            }
-            if (parse_row(out, path, &c, idx, nfields, 2, &row, &lerr) != PQ_OK) {
-                c.p = p0; /* cut, or wrong: tried again with more text */
-                row = r0;
-                break;
-            }
+        if (parse_row(out, ps->path, &ps->c, ps->idx, ps->nfields, 2, &ps->row, &lerr) != PQ_OK) {
+            ps->c.p = p0; /* cut, or wrong: tried again with more text */
+            ps->row = r0;
+            break;
         }
-        finish_strings(out, finished, row); /* those rows are read whole: not after the end */
-        finished = row;
-        size_t before = done;
-        done = xz_stream_wait(x, done, &state);
-        const uint8_t *nl = after_last_nl(buf + before, buf + done);
-        limit = nl ? nl : limit;
     }
+    finish_strings(out, ps->finished, ps->row); /* rows read whole: not after the end */
+    ps->finished = ps->row;
+    return 1;
+}
+
+/* After the decoder's end one last pass reads the rest in mode 1, exactly as parse_text
+ * does, and gives every error; when the header did not parse in the first lines, or the
+ * stream was not decoded in place (xz_stream_finish: an error, a size the index did not
+ * tell), parse_text reads it all. */
+pq_status pushpop_stream_end(pushpop_stream *ps, pq_error *err)
+{
+    while (pushpop_stream_step(ps, 1))
+        ;
+    pushpop *out = ps->out;
     int over = 0;
-    FORWARD_IF_ERROR(xz_stream_finish(x, &out->text, &over, err));
-    RETURN_ERROR_IF(!over && head < 0, err, PQ_ERR_NOMEM, path, -1, "out of memory");
-    if (over || !head) { /* parse_text reads it all */
+    FORWARD_IF_ERROR(xz_stream_finish(&ps->x, &out->text, &over, err));
+    RETURN_ERROR_IF(!over && ps->head < 0, err, PQ_ERR_NOMEM, ps->path, -1, "out of memory");
+    if (over || !ps->head) {
         arena_release(&out->a);
         arena_init(&out->a);
-        return parse_text(out, path, want, err);
+        return parse_text(out, ps->path, ps->want, err);
     }
-    c.end = (uint8_t *)out->text.data + out->text.size;
-    RETURN_ERROR_IF(grow_cols(out, &cap, row + line_ends(c.p, c.end) + 2, row, have, want) < 0, err,
-                    PQ_ERR_NOMEM, path, -1, "out of memory");
-    finish_strings(out, finished, row);
-    FORWARD_IF_ERROR(parse_rows(out, path, &c, c.end, idx, nfields, 1, &row, err));
-    out->n = row;
+    csv *c = &ps->c;
+    c->end = (uint8_t *)out->text.data + out->text.size;
+    RETURN_ERROR_IF(grow_cols(out, &ps->cap, ps->row + line_ends(c->p, c->end) + 2, ps->row,
+                              ps->have, ps->want) < 0,
+                    err, PQ_ERR_NOMEM, ps->path, -1, "out of memory");
+    FORWARD_IF_ERROR(parse_rows(out, ps->path, c, c->end, ps->idx, ps->nfields, 1, &ps->row, err));
+    out->n = ps->row;
     return PQ_OK;
 }
 
@@ -636,9 +677,9 @@ static pq_status read_any(const uint8_t *data, size_t n, const char *path, unsig
         return read_parquet(data, n, path, want, out, err);
     memset(out, 0, sizeof *out);
     arena_init(&out->a);
-    xz_stream x;
-    if (n >= 6 && !memcmp(data, xz_magic, 6) && xz_stream_start(&x, data, n, path, SPLIT_MIN))
-        return parse_streamed(&x, out, path, want, err);
+    pushpop_stream ps;
+    if (stream_start(&ps, data, n, path, want, out))
+        return pushpop_stream_end(&ps, err);
     if (n >= 6 && !memcmp(data, xz_magic, 6)) /* decompressed into out->text, parsed there */
         FORWARD_IF_ERROR(xz_decompress(data, n, path, &out->text, err));
     else

@@ -262,6 +262,15 @@ size_t xz_stream_wait(xz_stream *x, size_t seen, int *state)
     return done;
 }
 
+size_t xz_stream_poll(xz_stream *x, int *state)
+{
+    pthread_mutex_lock(&x->mu);
+    size_t done = x->done;
+    *state = x->state;
+    pthread_mutex_unlock(&x->mu);
+    return done;
+}
+
 pq_status xz_stream_finish(xz_stream *x, mapped_file *out, int *over, pq_error *err)
 {
     pthread_join(x->thread, NULL);

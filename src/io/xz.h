@@ -41,6 +41,8 @@ int xz_stream_start(xz_stream *x, const uint8_t *in, size_t n, const char *path,
 /* Blocks until more than SEEN bytes are decoded or the decoding stopped; returns done
  * and sets *STATE. */
 size_t xz_stream_wait(xz_stream *x, size_t seen, int *state);
+/* How far the decoding is, without waiting. */
+size_t xz_stream_poll(xz_stream *x, int *state);
 /* Joins the thread. XZS_END: *OUT is the buffer (padded, as xz_decompress gives it);
  * XZS_FAILED: the error xz_decompress gives; XZS_OVER (the output is larger than the index
  * said): PQ_OK, *OUT empty, *OVER set, and the caller decodes again with xz_decompress. */
