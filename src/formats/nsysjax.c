@@ -740,14 +740,18 @@ static pq_status feed_pushpop(const pushpop *p, int64_t pid, const char *path, c
     return PQ_OK;
 }
 
-/* The push/pop report (compilation ranges), read on a thread of its own while the main
- * thread reads trace.parquet: its xz decoding and csv parsing are the largest single cost
- * of an archive-era archive. The member's bytes are read from the zip before the thread
- * starts (libzip is not shared between threads); errors, also the member's, are reported
- * after the trace's, where the report was read before. */
+/* The push/pop report (compilation ranges), read beside trace.parquet: its xz decoding and
+ * csv parsing are the largest single cost of an archive-era archive. A csv.xz of 1 MiB and
+ * more is decoded on a thread of its own (pushpop_stream_*) and parsed by the main thread
+ * after the trace, between HLO dumps decompressed ahead (feed_process), so that the
+ * decoder has a core to itself; another report is read whole on a thread. The member's
+ * bytes are read from the zip before (libzip is not shared between threads); errors, also
+ * the member's, are reported after the trace's, where the report was read before. */
 typedef struct compile_job {
     int found; /* the archive has a report */
     int threaded;
+    int streaming; /* ps runs: pushpop_stream_end gives st */
+    pushpop_stream ps;
     atomic_int done; /* set when the report is read (or not read on a thread at all) */
     pthread_t thread;
     char path[1024]; /* ARCHIVE:MEMBER */
@@ -783,6 +787,10 @@ static void compile_start(pqzip *z, const char *path, const char *slug, compile_
         j->st = pqzip_read(z, (size_t)m, &j->mf, &j->err);
         if (j->st != PQ_OK)
             return;
+        if (pushpop_stream_start(&j->ps, j->mf.data, j->mf.size, j->path, &j->p)) {
+            j->streaming = 1;
+            return;
+        }
         atomic_store(&j->done, 0);
         if (pthread_create(&j->thread, NULL, compile_read, j) == 0)
             j->threaded = 1;
@@ -798,6 +806,8 @@ static pq_status compile_finish(compile_job *j, int feed, int64_t pid, const pq_
 {
     if (j->threaded)
         pthread_join(j->thread, NULL);
+    if (j->streaming)
+        j->st = pushpop_stream_end(&j->ps, &j->err);
     pq_status st = PQ_OK;
     if (feed && j->found) {
         st = j->st;
@@ -892,7 +902,12 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
     fp_ctx fc = {fps, z, path, slug};
     nsysjax_fps_process(fps);
     pq_status st = feed_process_trace(z, path, slug, ev, ndevices, newer, meta, &pid, &fc, err);
-    if (st == PQ_OK && keep)
+    if (st == PQ_OK && job->streaming) { /* the report's rows as they decode, dumps between */
+        size_t next = 0;
+        while (pushpop_stream_step(&job->ps, 0))
+            if (!keep || !nsysjax_dumps_ahead_one(z, keep, &next))
+                (void)pushpop_stream_step(&job->ps, 1);
+    } else if (st == PQ_OK && keep)
         nsysjax_dumps_ahead(z, keep, &job->done);
     pq_status cst = compile_finish(job, st == PQ_OK, pid, ev, &fc, err);
     pq_free(job);

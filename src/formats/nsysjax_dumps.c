@@ -52,13 +52,24 @@ static int ahead_one(pqzip *z, size_t i, pq_source *src)
     return 0;
 }
 
+int nsysjax_dumps_ahead_one(pqzip *z, pq_source *src, size_t *next)
+{
+    if (*next == 0 && src->nnsys_dumps) /* another process of the archive did it */
+        *next = pqzip_count(z);
+    while (*next < pqzip_count(z)) {
+        size_t i = (*next)++;
+        const pqzip_member *mb = pqzip_member_at(z, i);
+        if (!mb->is_dir && nsysjax_dump_program(mb->name) >= 0) {
+            (void)ahead_one(z, i, src);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void nsysjax_dumps_ahead(pqzip *z, pq_source *src, const atomic_int *stop)
 {
-    if (src->nnsys_dumps) /* another process of the archive did it */
-        return;
-    for (size_t i = 0; i < pqzip_count(z) && !atomic_load(stop); i++) {
-        const pqzip_member *mb = pqzip_member_at(z, i);
-        if (!mb->is_dir && nsysjax_dump_program(mb->name) >= 0)
-            (void)ahead_one(z, i, src);
-    }
+    size_t next = 0;
+    while (!atomic_load(stop) && nsysjax_dumps_ahead_one(z, src, &next))
+        ;
 }

@@ -111,5 +111,7 @@ void nsysjax_fps_free(nsysjax_fps *f);
  * SRC->nsys_dumps, in member order, until *STOP is set (the push/pop thread finished: from
  * then on the main thread's time is the run's) or every one is; nothing when SRC has some. */
 void nsysjax_dumps_ahead(pqzip *z, pq_source *src, const atomic_int *stop);
+/* One step of that: the next dump from member *NEXT on (0 at first); 0 when none is left. */
+int nsysjax_dumps_ahead_one(pqzip *z, pq_source *src, size_t *next);
 
 #endif

@@ -6,6 +6,7 @@
  * separated by ',', double-quoted when they hold ',' '"' or a newline, '""' inside quotes.
  */
 #include "pushpop.h"
+#include "core/alloc.h"
 #include "core/err.h"
 #include "io/xz.h"
 #include "parquet.h"
@@ -103,9 +104,8 @@ static int alloc_cols(pushpop *p, size_t rows, const int *have, unsigned want)
  * points into it, quoted fields are unescaped in place, and every kept field is
  * NUL-terminated in place (over its terminator or closing quote, already passed). Nothing
  * is copied, so the 9.7 MB report of the shared archive costs one buffer. */
-typedef struct csv {
-    uint8_t *base, *p, *end; /* *end and after: MAPFILE_PADDING zero bytes */
-} csv;
+typedef pushpop_csv csv; /* *end and after: MAPFILE_PADDING zero bytes */
+_Static_assert(NCOLS <= sizeof((pushpop_stream *)0)->have / sizeof(int), "pushpop_stream.have");
 
 /* The first ',', '\n' or '\r' at or after P, or END. Eight bytes at a time while none is
  * among them (a byte equal to C makes (x ^ C*ones) hold a zero byte, which the classic
@@ -257,35 +257,43 @@ static pq_status csv_cell(pushpop *p, int col, size_t row, const pq_str *s, cons
     return PQ_OK;
 }
 
+/* One row of C at C->p (a blank line is skipped without one), numbered *ROW (advanced when
+ * read); KEEP: csv_field's mode for kept fields. */
+static pq_status parse_row(pushpop *out, const char *path, csv *c, const int *idx, size_t nfields,
+                           int keep, size_t *row, pq_error *err)
+{
+    int64_t line_off = (int64_t)(c->p - c->base);
+    if (*c->p == '\n' || *c->p == '\r') { /* blank line */
+        c->p++;
+        return PQ_OK;
+    }
+    int last = 0;
+    size_t k = 0;
+    while (!last) {
+        int64_t off = (int64_t)(c->p - c->base);
+        pq_str s;
+        int kept = k < nfields && idx[k] >= 0;
+        RETURN_ERROR_IF(csv_field(c, &s, &last, kept ? keep : 0) < 0 || k >= nfields, err,
+                        PQ_ERR_INPUT, path, off,
+                        "row %zu: expected %zu csv fields, a closing quote or a line end", *row + 1,
+                        nfields);
+        if (kept)
+            FORWARD_IF_ERROR(csv_cell(out, idx[k], *row, &s, path, off, err));
+        k++;
+    }
+    RETURN_ERROR_IF(k != nfields, err, PQ_ERR_INPUT, path, line_off,
+                    "row %zu: expected %zu csv fields, found %zu", *row + 1, nfields, k);
+    ++*row;
+    return PQ_OK;
+}
+
 /* The rows of C from C->p while C->p < STOP (a row that starts before STOP is read whole),
  * numbered from *ROW on; KEEP: csv_field's mode for kept fields. */
 static pq_status parse_rows(pushpop *out, const char *path, csv *c, const uint8_t *stop,
                             const int *idx, size_t nfields, int keep, size_t *row, pq_error *err)
 {
-    while (c->p < stop) {
-        int64_t line_off = (int64_t)(c->p - c->base);
-        if (*c->p == '\n' || *c->p == '\r') { /* blank line */
-            c->p++;
-            continue;
-        }
-        int last = 0;
-        size_t k = 0;
-        while (!last) {
-            int64_t off = (int64_t)(c->p - c->base);
-            pq_str s;
-            int kept = k < nfields && idx[k] >= 0;
-            RETURN_ERROR_IF(csv_field(c, &s, &last, kept ? keep : 0) < 0 || k >= nfields, err,
-                            PQ_ERR_INPUT, path, off,
-                            "row %zu: expected %zu csv fields, a closing quote or a line end",
-                            *row + 1, nfields);
-            if (kept)
-                FORWARD_IF_ERROR(csv_cell(out, idx[k], *row, &s, path, off, err));
-            k++;
-        }
-        RETURN_ERROR_IF(k != nfields, err, PQ_ERR_INPUT, path, line_off,
-                        "row %zu: expected %zu csv fields, found %zu", *row + 1, nfields, k);
-        ++*row;
-    }
+    while (c->p < stop)
+        FORWARD_IF_ERROR(parse_row(out, path, c, idx, nfields, keep, row, err));
     return PQ_OK;
 }
 
@@ -353,7 +361,9 @@ enum { SPLIT_MIN = 1 << 20 };
  * a line end near its middle, and the second half is parsed on another thread meanwhile
  * (rows numbered from the line ends before the cut, text left alone); it is kept when the
  * first half ends exactly at the cut (so the cut was a row start) and both went well,
- * else the rest is parsed again after the first half, as without a cut. */
+ * else the rest is parsed again after the first half, as without a cut. Both halves leave
+ * the text alone until the join (mode 2; ThreadSanitizer saw the first half's last row
+ * write past the cut while the other half read there). */
 static pq_status parse_text(pushpop *out, const char *path, unsigned want, pq_error *err)
 {
     uint8_t *text = (uint8_t *)out->text.data; /* our own heap buffer (xz or a copy) */
@@ -382,20 +392,199 @@ static pq_status parse_text(pushpop *out, const char *path, unsigned want, pq_er
     half h = {out, path, {text, cut, c.end}, idx, nfields, before + 1, 0, PQ_OK, {0}};
     pthread_t t;
     int threaded = cut && pthread_create(&t, NULL, half_run, &h) == 0;
-    pq_status st = parse_rows(out, path, &c, threaded ? cut : c.end, idx, nfields, 1, &row, err);
     if (threaded) {
+        /* Mode 2 here too while the other half runs: the last row may run past the cut, and
+         * neither side writes the text before the join. A row that fails here is read again
+         * in mode 1 below, which gives the error. */
+        while (c.p < cut) {
+            uint8_t *p0 = c.p;
+            pq_error lerr;
+            if (parse_row(out, path, &c, idx, nfields, 2, &row, &lerr) != PQ_OK) {
+                c.p = p0;
+                break;
+            }
+        }
         pthread_join(t, NULL);
-        if (st == PQ_OK && c.p == cut && h.st == PQ_OK && row < h.row0) {
+        finish_strings(out, 0, row);
+        if (c.p == cut && h.st == PQ_OK && row < h.row0) {
             finish_strings(out, h.row0, h.row);
             move_rows(out, row, h.row0, h.row - h.row0);
             row += h.row - h.row0;
             c.p = c.end;
         }
-        if (st == PQ_OK)
-            st = parse_rows(out, path, &c, c.end, idx, nfields, 1, &row, err);
     }
-    FORWARD_IF_ERROR(st);
+    FORWARD_IF_ERROR(parse_rows(out, path, &c, c.end, idx, nfields, 1, &row, err));
     out->n = row;
+    return PQ_OK;
+}
+
+/* ---- csv while it is decoded ---- */
+
+/* The '\n' and '\r' in [P, END): a text has at most one row more than that. */
+static size_t line_ends(const uint8_t *p, const uint8_t *end)
+{
+    size_t k = 0;
+    for (int j = 0; j < 2; j++)
+        for (const uint8_t *q = p; (q = memchr(q, "\n\r"[j], (size_t)(end - q))) != NULL; q++)
+            k++;
+    return k;
+}
+
+/* Just after the last '\n' in [FROM, TO), NULL when none. */
+static const uint8_t *after_last_nl(const uint8_t *from, const uint8_t *to)
+{
+    while (to > from && to[-1] != '\n')
+        to--;
+    return to > from ? to : NULL;
+}
+
+/* Room for NEED rows in OUT's arrays (*CAP now): bigger arrays in the arena, the first ROWS
+ * rows copied over. */
+static int grow_cols(pushpop *out, size_t *cap, size_t need, size_t rows, const int *have,
+                     unsigned want)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap * 2 > need ? *cap * 2 : need;
+    pushpop old = *out;
+    if (alloc_cols(out, ncap, have, want) < 0)
+        return -1;
+    for (int c = 0; c < NCOLS; c++) {
+        int64_t **a = int_col(out, c), **o = int_col(&old, c);
+        if (a && *a && *o)
+            memcpy(*a, *o, rows * sizeof **a);
+    }
+    memcpy(out->name, old.name, rows * sizeof *out->name);
+    if (old.range_stack)
+        memcpy(out->range_stack, old.range_stack, rows * sizeof *out->range_stack);
+    if (old.parent_valid)
+        memcpy(out->parent_valid, old.parent_valid, rows);
+    *cap = ncap;
+    return 0;
+}
+
+/* Text decoded before the header is tried (it is parsed on a copy of the lines so far). */
+enum { HEAD_BYTES = 64 << 10 };
+
+/* The header, once HEAD_BYTES are decoded, on a copy of the lines so far (csv_header writes
+ * into the text); the row arrays sized from those lines: a guess, +25% (grow_cols grows),
+ * at most one row per nfields bytes (its separators and line end). ps->head 1 when read. */
+static void stream_header(pushpop_stream *ps)
+{
+    const uint8_t *buf = ps->x.buf, *limit = after_last_nl(buf, buf + ps->done);
+    ps->head_tried = 1;
+    if (!limit)
+        return;
+    size_t n = (size_t)(limit - buf);
+    uint8_t *tmp = pq_malloc(n + MAPFILE_PADDING);
+    csv h = {tmp, tmp, tmp + n};
+    pq_error lerr;
+    if (tmp) {
+        memcpy(tmp, buf, n);
+        memset(tmp + n, 0, MAPFILE_PADDING);
+        ps->head =
+            csv_header(&h, ps->path, ps->want, ps->idx, &ps->nfields, ps->have, &lerr) == PQ_OK;
+        ps->c = (csv){(uint8_t *)buf, (uint8_t *)buf + (h.p - tmp), (uint8_t *)limit};
+        size_t lines = line_ends(h.p, h.end) + 1, most = ps->x.cap / (ps->nfields + 1) + 2;
+        ps->cap = lines * (ps->x.cap / n + 1) / 4 * 5 + 64;
+        ps->cap = ps->cap < most ? ps->cap : most;
+    }
+    pq_free(tmp);
+    if (ps->head && alloc_cols(ps->out, ps->cap, ps->have, ps->want) < 0)
+        ps->head = 0;
+}
+
+static int stream_start(pushpop_stream *ps, const uint8_t *data, size_t n, const char *path,
+                        unsigned want, pushpop *out)
+{
+    static const uint8_t xz_magic[6] = {0xfd, '7', 'z', 'X', 'Z', 0};
+    memset(ps, 0, sizeof *ps);
+    memset(out, 0, sizeof *out);
+    arena_init(&out->a);
+    if (n < 6 || memcmp(data, xz_magic, 6) != 0 ||
+        !xz_stream_start(&ps->x, data, n, path, SPLIT_MIN))
+        return 0;
+    ps->out = out;
+    ps->path = path;
+    ps->want = want;
+    ps->state = XZS_RUNNING;
+    return 1;
+}
+
+int pushpop_stream_start(pushpop_stream *ps, const uint8_t *data, size_t n, const char *path,
+                         pushpop *out)
+{
+    return stream_start(ps, data, n, path, FED_COLS, out);
+}
+
+/* Reads the rows that end before the last '\n' decoded so far, in csv_field mode 2 (the
+ * text left alone), and unquotes their strings in place; a row that fails there (cut by
+ * the chunk, or wrong) is tried again with more text. A row read whole before the last
+ * '\n' reads the same as in the whole text (only a scan that reaches the end of the text
+ * differs, and then it fails), so what pushpop_stream_end gives does not depend on where
+ * the chunks end or on thread timing. */
+int pushpop_stream_step(pushpop_stream *ps, int wait)
+{
+    if (ps->state != XZS_RUNNING)
+        return 0;
+    size_t before = ps->done;
+    ps->done =
+        wait ? xz_stream_wait(&ps->x, ps->done, &ps->state) : xz_stream_poll(&ps->x, &ps->state);
+    if (ps->state != XZS_RUNNING)
+        return 0;
+    if (!ps->head_tried) {
+        if (ps->done >= HEAD_BYTES)
+            stream_header(ps);
+        return 1;
+    }
+    const uint8_t *nl =
+        ps->head > 0 ? after_last_nl(ps->x.buf + before, ps->x.buf + ps->done) : NULL;
+    if (nl)
+        ps->c.end = (uint8_t *)nl;
+    pushpop *out = ps->out;
+    while (ps->head > 0 && ps->c.p < ps->c.end) {
+        uint8_t *p0 = ps->c.p;
+        size_t r0 = ps->row;
+        pq_error lerr;
+        if (grow_cols(out, &ps->cap, ps->row + 1, ps->row, ps->have, ps->want) < 0) {
+            ps->head = -1; /* the text is no longer as decoded: no parse_text after this */
+            break;
+        }
+        if (parse_row(out, ps->path, &ps->c, ps->idx, ps->nfields, 2, &ps->row, &lerr) != PQ_OK) {
+            ps->c.p = p0; /* cut, or wrong: tried again with more text */
+            ps->row = r0;
+            break;
+        }
+    }
+    finish_strings(out, ps->finished, ps->row); /* rows read whole: not after the end */
+    ps->finished = ps->row;
+    return 1;
+}
+
+/* After the decoder's end one last pass reads the rest in mode 1, exactly as parse_text
+ * does, and gives every error; when the header did not parse in the first lines, or the
+ * stream was not decoded in place (xz_stream_finish: an error, a size the index did not
+ * tell), parse_text reads it all. */
+pq_status pushpop_stream_end(pushpop_stream *ps, pq_error *err)
+{
+    while (pushpop_stream_step(ps, 1))
+        ;
+    pushpop *out = ps->out;
+    int over = 0;
+    FORWARD_IF_ERROR(xz_stream_finish(&ps->x, &out->text, &over, err));
+    RETURN_ERROR_IF(!over && ps->head < 0, err, PQ_ERR_NOMEM, ps->path, -1, "out of memory");
+    if (over || !ps->head) {
+        arena_release(&out->a);
+        arena_init(&out->a);
+        return parse_text(out, ps->path, ps->want, err);
+    }
+    csv *c = &ps->c;
+    c->end = (uint8_t *)out->text.data + out->text.size;
+    RETURN_ERROR_IF(grow_cols(out, &ps->cap, ps->row + line_ends(c->p, c->end) + 2, ps->row,
+                              ps->have, ps->want) < 0,
+                    err, PQ_ERR_NOMEM, ps->path, -1, "out of memory");
+    FORWARD_IF_ERROR(parse_rows(out, ps->path, c, c->end, ps->idx, ps->nfields, 1, &ps->row, err));
+    out->n = ps->row;
     return PQ_OK;
 }
 
@@ -499,6 +688,9 @@ static pq_status read_any(const uint8_t *data, size_t n, const char *path, unsig
         return read_parquet(data, n, path, want, out, err);
     memset(out, 0, sizeof *out);
     arena_init(&out->a);
+    pushpop_stream ps;
+    if (stream_start(&ps, data, n, path, want, out))
+        return pushpop_stream_end(&ps, err);
     if (n >= 6 && !memcmp(data, xz_magic, 6)) /* decompressed into out->text, parsed there */
         FORWARD_IF_ERROR(xz_decompress(data, n, path, &out->text, err));
     else

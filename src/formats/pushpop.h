@@ -12,6 +12,7 @@
 #define PQ_FORMATS_PUSHPOP_H
 #include "core/arena.h"
 #include "io/mapfile.h"
+#include "io/xz.h"
 #include "profq.h"
 
 #include <stddef.h>
@@ -45,6 +46,30 @@ pq_status pushpop_read(const uint8_t *data, size_t n, const char *path, pushpop 
  * critical path. */
 pq_status pushpop_read_fed(const uint8_t *data, size_t n, const char *path, pushpop *out,
                            pq_error *err);
+/* The fed columns of an xz-compressed csv read while it decodes (1 MiB and more, with the
+ * size in the stream's index): pushpop_stream_start starts the decoder thread (0: not
+ * such a report; then pushpop_read_fed); pushpop_stream_step reads the rows decoded so far
+ * (WAIT: first waits for more text), 1 while the decoder runs; pushpop_stream_end
+ * finishes and gives what pushpop_read_fed gives (also its errors), whatever the steps
+ * before and the thread timing. OUT (zeroed by start) is pushpop_free's after start.
+ * Rows [0, finished) are final after each step (values and NUL-terminated names). */
+typedef struct pushpop_csv {
+    uint8_t *base, *p, *end;
+} pushpop_csv;
+typedef struct pushpop_stream {
+    xz_stream x;
+    pushpop *out;
+    const char *path;
+    unsigned want;
+    int state, head_tried, head; /* head: 1 read, 0 not (parse_text at the end), -1 no memory */
+    int idx[64], have[16];
+    size_t done, nfields, cap, row, finished;
+    pushpop_csv c;
+} pushpop_stream;
+int pushpop_stream_start(pushpop_stream *ps, const uint8_t *data, size_t n, const char *path,
+                         pushpop *out);
+int pushpop_stream_step(pushpop_stream *ps, int wait);
+pq_status pushpop_stream_end(pushpop_stream *ps, pq_error *err);
 /* The csv text itself. */
 pq_status pushpop_parse_csv(const uint8_t *text, size_t n, const char *path, pushpop *out,
                             pq_error *err);

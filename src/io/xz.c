@@ -1,7 +1,8 @@
 /* xz.c - whole-buffer xz decompression with liblzma (stream decoder, any check type,
  * concatenated streams). The output buffer is sized once from the stream's index when the
  * input is one stream whose index says so (xz writes it: no regrowth, no copy); otherwise,
- * or when the index lied, it doubles from 4x the input up to XZ_MAX_BYTES. */
+ * or when the index lied, it doubles from 4x the input up to XZ_MAX_BYTES. xz_stream_* decode
+ * on a thread into that one buffer and tell a consumer how far the text goes meanwhile. */
 #include "xz.h"
 #include "core/alloc.h"
 #include "core/err.h"
@@ -165,4 +166,124 @@ out:
         out_free(b, len);
     lzma_end(&s);
     return st;
+}
+
+/* ---- streaming (xz_stream_*) ---- */
+
+/* Output chunks between two signals to the consumer: about 40 for the 9.7 MB report. */
+enum { STREAM_CHUNK = 256 << 10 };
+
+static void stream_set(xz_stream *x, size_t done, int state)
+{
+    pthread_mutex_lock(&x->mu);
+    x->done = done;
+    x->state = state;
+    pthread_cond_broadcast(&x->cv);
+    pthread_mutex_unlock(&x->mu);
+}
+
+/* The decoding thread: the same decoder as xz_decompress, the output given STREAM_CHUNK at a
+ * time into the fixed buffer. Anything but a clean end within the buffer (an error, a stream
+ * larger than its index said) stops it: xz_stream_finish then decodes again the plain way,
+ * so that errors are those of xz_decompress. */
+static void *stream_run(void *arg)
+{
+    xz_stream *x = arg;
+    big_blocks big = {.pages = 1};
+    lzma_allocator al = {lz_alloc, lz_free, &big};
+    lzma_stream s = LZMA_STREAM_INIT;
+    s.allocator = &al;
+    uint8_t *b = (uint8_t *)x->buf;
+    int state = XZS_FAILED;
+    if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
+        stream_set(x, 0, state);
+        return NULL;
+    }
+    s.next_in = x->in;
+    s.avail_in = x->n;
+    s.next_out = b;
+    s.avail_out = x->cap < STREAM_CHUNK ? x->cap : STREAM_CHUNK;
+    for (;;) {
+        lzma_ret r = lzma_code(&s, LZMA_FINISH);
+        size_t done = (size_t)(s.next_out - b);
+        if (r == LZMA_STREAM_END) {
+            memset(b + done, 0, MAPFILE_PADDING);
+            state = XZS_END;
+            stream_set(x, done, state);
+            break;
+        }
+        if (r != LZMA_OK || s.avail_out != 0) /* an error: xz_decompress says which */
+            break;
+        if (done == x->cap) { /* the index lied */
+            state = XZS_OVER;
+            break;
+        }
+        stream_set(x, done, XZS_RUNNING);
+        s.avail_out = x->cap - done < STREAM_CHUNK ? x->cap - done : STREAM_CHUNK;
+    }
+    if (state != XZS_END)
+        stream_set(x, x->done, state);
+    lzma_end(&s);
+    return NULL;
+}
+
+int xz_stream_start(xz_stream *x, const uint8_t *in, size_t n, const char *path, size_t min)
+{
+    memset(x, 0, sizeof *x);
+    uint64_t hint = index_size(in, n);
+    if (!hint || hint < min || hint < BIG || hint >= XZ_MAX_BYTES || hint / 256 > n)
+        return 0;
+    x->in = in;
+    x->n = n;
+    x->path = path;
+    x->cap = (size_t)hint + 1; /* as xz_decompress: one byte over */
+    x->buf = out_alloc(x->cap, 1, &x->len);
+    if (!x->buf)
+        return 0;
+    pthread_mutex_init(&x->mu, NULL);
+    pthread_cond_init(&x->cv, NULL);
+    if (pthread_create(&x->thread, NULL, stream_run, x) != 0) {
+        pthread_mutex_destroy(&x->mu);
+        pthread_cond_destroy(&x->cv);
+        out_free((uint8_t *)x->buf, x->len);
+        return 0;
+    }
+    return 1;
+}
+
+size_t xz_stream_wait(xz_stream *x, size_t seen, int *state)
+{
+    pthread_mutex_lock(&x->mu);
+    while (x->done <= seen && x->state == XZS_RUNNING)
+        pthread_cond_wait(&x->cv, &x->mu);
+    size_t done = x->done;
+    *state = x->state;
+    pthread_mutex_unlock(&x->mu);
+    return done;
+}
+
+size_t xz_stream_poll(xz_stream *x, int *state)
+{
+    pthread_mutex_lock(&x->mu);
+    size_t done = x->done;
+    *state = x->state;
+    pthread_mutex_unlock(&x->mu);
+    return done;
+}
+
+pq_status xz_stream_finish(xz_stream *x, mapped_file *out, int *over, pq_error *err)
+{
+    pthread_join(x->thread, NULL);
+    pthread_mutex_destroy(&x->mu);
+    pthread_cond_destroy(&x->cv);
+    memset(out, 0, sizeof *out);
+    *over = x->state != XZS_END;
+    if (*over) {
+        out_free((uint8_t *)x->buf, x->len);
+        return xz_decompress(x->in, x->n, x->path, out, err);
+    }
+    out->data = x->buf;
+    out->size = x->done;
+    out->map_len = x->len;
+    return PQ_OK;
 }

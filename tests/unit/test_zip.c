@@ -9,8 +9,10 @@
 
 #include "formats/pushpop.h"
 #include "io/discover.h"
+#include "io/xz.h"
 #include "io/zip.h"
 
+#include <lzma.h>
 #include <zlib.h>
 
 /* ---- a stored-only zip writer ---- */
@@ -313,19 +315,22 @@ static void test_pushpop_csv(void **state)
  * both sides of the cut, quoted names with doubled quotes, commas and newlines (a name
  * of many newlines across the middle moves the cut off a row start), bare '\r' line ends,
  * the fed columns only, and a bad number in the second half named by its row. */
-static void split_case(int at) /* AT: the row of the long name */
+enum { ROWS = 20000 };
+
+/* ROWS rows of push/pop csv (row AT: a long quoted name of newlines; rows under WIDE: names
+ * of 2,000 bytes) into *N bytes. */
+static char *pp_text(int at, int wide, size_t *len)
 {
-    enum { ROWS = 20000 };
-    size_t cap = 200 * (size_t)ROWS + 300000, n = 0;
+    size_t cap = 200 * (size_t)ROWS + 300000 + 2100 * (size_t)wide, n = 0;
     char *text = malloc(cap);
     assert_non_null(text);
     n += (size_t)snprintf(text + n, cap - n, "%s", PP_HEADER);
     for (int r = 0; r < ROWS; r++) {
         const char *end = r % 7 == 3 ? "\r" : "\n";
-        if (r == at) { /* a long quoted name of newlines */
+        if (r == at || r < wide) { /* a long quoted name */
             n += (size_t)snprintf(text + n, cap - n, "%d,1,1,0,1,\"", r);
-            for (int k = 0; k < 100000; k++)
-                text[n++] = '\n';
+            memset(text + n, r == at ? '\n' : 'w', r == at ? 100000 : 2000);
+            n += r == at ? 100000 : 2000;
             n += (size_t)snprintf(text + n, cap - n, "\",7,%d,0,0,%d,,:%d,x%s", r, r, r, end);
             continue;
         }
@@ -334,6 +339,14 @@ static void split_case(int at) /* AT: the row of the long name */
                               r, r, r % 5, r, r, end);
     }
     assert_true(n < cap && n > (1u << 20));
+    *len = n;
+    return text;
+}
+
+static void split_case(int at) /* AT: the row of the long name */
+{
+    size_t n;
+    char *text = pp_text(at, 0, &n);
     for (int fed = 0; fed < 2; fed++) {
         pushpop pp;
         pq_error err;
@@ -377,13 +390,91 @@ static void test_pushpop_split(void **state)
     split_case(10000); /* the middle falls inside the long name: parsed again after the cut */
 }
 
+/* The xz form of a long csv is parsed while it is decoded (pushpop.c parse_streamed): the
+ * same rows, names and errors as the plain text, wherever the decoder's chunks end (a long
+ * name of newlines across them; wide first rows, so that the row guess must grow); a
+ * corrupt stream gives xz_decompress's error. */
+static uint8_t *xz_of(const char *text, size_t n, size_t *xn)
+{
+    size_t cap = n + n / 2 + 4096;
+    uint8_t *x = malloc(cap);
+    assert_non_null(x);
+    *xn = 0;
+    assert_int_equal(
+        lzma_easy_buffer_encode(0, LZMA_CHECK_CRC64, NULL, (const uint8_t *)text, n, x, xn, cap),
+        LZMA_OK);
+    return x;
+}
+
+static void pp_read_both(const char *text, size_t n, const uint8_t *xz, size_t xn, int fed)
+{
+    pushpop a, b;
+    pq_error ea, eb;
+    pq_status sa = fed ? pushpop_read_fed((const uint8_t *)text, n, "p", &a, &ea)
+                       : pushpop_read((const uint8_t *)text, n, "p", &a, &ea);
+    pq_status sb =
+        fed ? pushpop_read_fed(xz, xn, "p", &b, &eb) : pushpop_read(xz, xn, "p", &b, &eb);
+    assert_int_equal(sa, sb);
+    if (sa != PQ_OK) {
+        assert_string_equal(ea.message, eb.message);
+        assert_int_equal(ea.offset, eb.offset);
+    } else {
+        assert_int_equal(a.n, b.n);
+        assert_memory_equal(a.start_ns, b.start_ns, a.n * sizeof *a.start_ns);
+        assert_memory_equal(a.tid, b.tid, a.n * sizeof *a.tid);
+        assert_int_equal(!a.range_id, !b.range_id);
+        if (a.range_id)
+            assert_memory_equal(a.range_id, b.range_id, a.n * sizeof *a.range_id);
+        for (size_t r = 0; r < a.n; r++) {
+            assert_int_equal(a.name[r].n, b.name[r].n);
+            assert_memory_equal(a.name[r].p, b.name[r].p, a.name[r].n + 1);
+        }
+    }
+    pushpop_free(&a);
+    pushpop_free(&b);
+}
+
+static void stream_case(int at, int wide)
+{
+    size_t n, xn;
+    char *text = pp_text(at, wide, &n);
+    uint8_t *xz = xz_of(text, n, &xn);
+    pp_read_both(text, n, xz, xn, 0);
+    pp_read_both(text, n, xz, xn, 1);
+    free(xz);
+    char *bad = strstr(text + n - 1000, ",7,");
+    assert_non_null(bad);
+    bad[3] = 'x'; /* the TID of one of the last rows */
+    xz = xz_of(text, n, &xn);
+    pp_read_both(text, n, xz, xn, 0);
+    xz[xn / 2] ^= 0x55; /* a corrupt stream */
+    mapped_file m;
+    pq_error ea, eb;
+    pushpop pp;
+    assert_int_equal(xz_decompress(xz, xn, "p", &m, &ea), PQ_ERR_INPUT);
+    assert_int_equal(pushpop_read(xz, xn, "p", &pp, &eb), PQ_ERR_INPUT);
+    assert_string_equal(ea.message, eb.message);
+    assert_int_equal(ea.offset, eb.offset);
+    pushpop_free(&pp);
+    free(xz);
+    free(text);
+}
+
+static void test_pushpop_streamed(void **state)
+{
+    (void)state;
+    stream_case(1500, 0);  /* the long name early, across the first chunks */
+    stream_case(15000, 0); /* and late */
+    stream_case(10000, 60);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zip_members),   cmocka_unit_test(test_zip_refuses_unsafe),
         cmocka_unit_test(test_zip_truncated), cmocka_unit_test(test_archive_directory),
         cmocka_unit_test(test_pushpop_csv),   cmocka_unit_test(test_discover_archives),
-        cmocka_unit_test(test_pushpop_split),
+        cmocka_unit_test(test_pushpop_split), cmocka_unit_test(test_pushpop_streamed),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
