@@ -253,6 +253,23 @@ cuts ops 100 3
   bad "an xprof and a text ops partial merged: exit $rc, expected 3: $(cat "$tmp/err")"
 "$PROFQ" merge roofline --format xprof --view op_profile "$tmp/xops" > /dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] || bad "merge roofline --view op_profile: exit $rc, expected 2"
+# roofline_model's TPU step records (device "Steps" lines) are not carried by a partial:
+# refused at the map (exit 3), while hlo_stats of the same file merges as one process prints
+tpu=$(ls "$SHARED"/data/xplane/*tpu_inference_2*.xplane.pb 2>/dev/null | head -1)
+if [ -n "$tpu" ] && [ -x build/venv-test/bin/python ]; then
+  build/venv-test/bin/python scripts/add_tpu_steps.py "$tpu" "$tmp/tpusteps.xplane.pb" 4 \
+    > /dev/null || bad "add_tpu_steps.py"
+  "$PROFQ" roofline --format xprof --partial -o "$tmp/tsp" "$tmp/tpusteps.xplane.pb" \
+    > /dev/null 2> "$tmp/err"; rc=$?
+  [ "$rc" = 3 ] && grep -q 'not mergeable: its TPU device "Steps" lines' "$tmp/err" &&
+    [ ! -e "$tmp/tsp" ] || bad "roofline --partial of TPU step lines: exit $rc, $(cat "$tmp/err")"
+  "$PROFQ" ops --format xprof --partial -o "$tmp/tsp" "$tmp/tpusteps.xplane.pb" ||
+    bad "ops --format xprof --partial of TPU step lines"
+  "$PROFQ" merge ops --format xprof "$tmp/tsp" | cmp -s - <("$PROFQ" ops --format xprof \
+    "$tmp/tpusteps.xplane.pb") || bad "hlo_stats of TPU step lines: merge differs"
+elif [ "${CI:-}" = true ]; then
+  bad "no tpu_inference_2 or no build/venv-test: TPU step lines not checked"
+fi
 # nsys has no partials: --partial and merge say why (exit 2), and write nothing
 "$PROFQ" nsys --partial -o "$tmp/nsys.part" "$tmp/gen/host1.xplane.pb" > /dev/null 2> "$tmp/err"
 rc=$?

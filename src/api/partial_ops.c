@@ -334,8 +334,8 @@ static int first_device_source(const pq_profile *prof, pq_ops_hw hw, pq_str *key
 
 /* The part of source SI of PROF alone (a view of the profile with that one source): the
  * unit a merge is exact over, as one process scales or sums each op by its first source. */
-static pq_status source_part(const pq_profile *prof, size_t si, int xprof, ops_part *part,
-                             pq_error *err)
+static pq_status source_part(const pq_profile *prof, size_t si, int xprof, int roofline,
+                             ops_part *part, pq_error *err)
 {
     pq_profile view = {&prof->sources[si], 1};
     /* The open's pass touched every page of the file; the op tables read the device
@@ -349,6 +349,16 @@ static pq_status source_part(const pq_profile *prof, size_t si, int xprof, ops_p
     int trace = src->nplanes == 0 && src->slices;
     o.xprof = xprof && !trace ? PQ_OPS_HLO_STATS : PQ_OPS_NATIVE;
     FORWARD_IF_ERROR(pq_ops_compute(&view, &o, &r, err));
+    /* roofline_model's TPU step records (device "Steps" lines, ops_steps_tpu.c) are not
+     * carried by a partial yet: refused rather than merged without them. hlo_stats and
+     * op_profile do not depend on them. */
+    if (roofline && r.step_rows) {
+        pq_ops_result_free(&r);
+        return err_set(err, PQ_ERR_INPUT, src->path, -1,
+                       "not mergeable: its TPU device \"Steps\" lines make roofline_model "
+                       "step records that a partial does not carry yet (run one process: "
+                       "profq roofline --format xprof)");
+    }
     pq_str key = {"", 0};
     int has_key = first_device_source(&view, r.hw, &key);
     int ok = ops_part_from_result(part, &r, key, has_key, prof->sources[si].info.path);
@@ -376,7 +386,7 @@ static pq_status partial_of(const pt_kind *kind, const pq_profile *profile, int 
         ops_part one;
         memset(&one, 0, sizeof one);
         arena_init(&one.strings);
-        st = source_part(profile, si, xprof, &one, err);
+        st = source_part(profile, si, xprof, kind == &pt_kind_roofline, &one, err);
         int r = st == PQ_OK ? ops_part_merge(acc, &one) : 1;
         if (r == 0)
             st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
