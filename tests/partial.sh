@@ -256,8 +256,9 @@ cuts ops 100 3
 # roofline_model's TPU step records (device "Steps" lines) are not carried by a partial:
 # refused at the map (exit 3), while hlo_stats of the same file merges as one process prints
 tpu=$(ls "$SHARED"/data/xplane/*tpu_inference_2*.xplane.pb 2>/dev/null | head -1)
-if [ -n "$tpu" ] && [ -x build/venv-test/bin/python ]; then
-  build/venv-test/bin/python scripts/add_tpu_steps.py "$tpu" "$tmp/tpusteps.xplane.pb" 4 \
+protopy=$(scripts/venv.sh test tests/requirements.txt 2>/dev/null) || protopy=
+if [ -n "$tpu" ] && [ -n "$protopy" ]; then
+  "$protopy" scripts/add_tpu_steps.py "$tpu" "$tmp/tpusteps.xplane.pb" 4 \
     > /dev/null || bad "add_tpu_steps.py"
   "$PROFQ" roofline --format xprof --partial -o "$tmp/tsp" "$tmp/tpusteps.xplane.pb" \
     > /dev/null 2> "$tmp/err"; rc=$?
@@ -268,7 +269,7 @@ if [ -n "$tpu" ] && [ -x build/venv-test/bin/python ]; then
   "$PROFQ" merge ops --format xprof "$tmp/tsp" | cmp -s - <("$PROFQ" ops --format xprof \
     "$tmp/tpusteps.xplane.pb") || bad "hlo_stats of TPU step lines: merge differs"
 elif [ "${CI:-}" = true ]; then
-  bad "no tpu_inference_2 or no build/venv-test: TPU step lines not checked"
+  bad "no tpu_inference_2 or no venv (scripts/venv.sh test): TPU step lines not checked"
 fi
 # nsys has no partials: --partial and merge say why (exit 2), and write nothing
 "$PROFQ" nsys --partial -o "$tmp/nsys.part" "$tmp/gen/host1.xplane.pb" > /dev/null 2> "$tmp/err"
