@@ -20,7 +20,7 @@
 #include "render/summary_fields.h"
 #include "render/summary_history.h"
 #include "render/summary_query.h"
-#include "render/summary_text.h"
+#include "render/summary_text.h" /* su_track_gate */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -152,16 +152,17 @@ pq_status pq_summary_write(const pq_summary *s, pq_sink *sink, pq_error *err)
     return st;
 }
 
-/* V as JSON (indent 2), or as text for people when VIEW asks for it. */
-static pq_status emit_view(const jval *v, const pq_summary_view *view, pq_sink *sink, pq_error *err)
+/* Does VIEW ask for text for people (not JSON)? */
+static int text_view(const pq_summary_view *view)
 {
-    if (!view || view->fmt != PQ_OUT_TEXT || !v)
-        return emit(v, 2, sink, err);
-    buf b;
-    buf_init(&b, sink);
-    su_render_doc(&b, v, view->wide);
-    pq_status st = buf_flush(&b);
-    buf_release(&b);
+    return view && view->fmt == PQ_OUT_TEXT;
+}
+
+/* The text B holds flushed to its sink, and released. */
+static pq_status flush_text(buf *b, pq_error *err)
+{
+    pq_status st = buf_flush(b);
+    buf_release(b);
     RETURN_ERROR_IF(st != PQ_OK, err, st, "", -1,
                     st == PQ_ERR_OUTPUT ? "write failed" : "out of memory");
     return PQ_OK;
@@ -173,9 +174,17 @@ pq_status pq_summary_query_view(const pq_summary *s, const char *question, int t
     sm_query q;
     RETURN_ERROR_IF(sm_query_run(s->r, question, top_k, &q) != 0, err, PQ_ERR_NOMEM, "", -1,
                     "out of memory");
-    jval *r = su_query_tree(&q.r);
-    pq_status st = emit_view(r, view, sink, err);
-    jv_free(r);
+    pq_status st;
+    if (text_view(view)) {
+        buf b;
+        buf_init(&b, sink);
+        su_query_text(&b, &q.r, view->wide);
+        st = flush_text(&b, err);
+    } else {
+        jval *r = su_query_tree(&q.r);
+        st = emit(r, 2, sink, err);
+        jv_free(r);
+    }
     sm_query_release(&q);
     return st;
 }
@@ -261,9 +270,14 @@ pq_status pq_summary_compare_view(const pq_summary *b, const pq_summary *a, int 
     RETURN_ERROR_IF(sm_compare(b->r, a->r, top_k, &c) != 0, err, PQ_ERR_NOMEM, "", -1,
                     "out of memory");
     pq_status st = strict ? strict_check(&c, err) : PQ_OK;
-    if (st == PQ_OK) {
+    if (st == PQ_OK && text_view(view)) {
+        buf t;
+        buf_init(&t, sink);
+        su_compare_text(&t, &c, view->wide);
+        st = flush_text(&t, err);
+    } else if (st == PQ_OK) {
         jval *r = su_compare_tree(&c);
-        st = emit_view(r, view, sink, err);
+        st = emit(r, 2, sink, err);
         jv_free(r);
     }
     sm_compare_release(&c);
@@ -309,15 +323,23 @@ pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_tr
                               o->max_stall_share_regression_abs};
         sm_assess(&cmp, &t, &as);
         *status = as.status;
-        rec =
-            su_track_tree(b->r, a->r, &as, o->label, o->recorded_at_utc ? o->recorded_at_utc : "");
+    }
+    const char *when = o->recorded_at_utc ? o->recorded_at_utc : "";
+    if (st == PQ_OK && (o->history_path || !text_view(&o->view))) {
+        rec = su_track_tree(b->r, a->r, &as, o->label, when);
         if (!rec)
             st = err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
     }
     if (st == PQ_OK && o->history_path)
         st = append_record(o->history_path, rec, err);
-    if (st == PQ_OK)
-        st = emit_view(rec, &o->view, sink, err);
+    if (st == PQ_OK && text_view(&o->view)) {
+        buf t;
+        buf_init(&t, sink);
+        su_track_text(&t, b->r, a->r, &as, o->label, when, o->view.wide);
+        st = flush_text(&t, err);
+    } else if (st == PQ_OK) {
+        st = emit(rec, 2, sink, err);
+    }
     if (st == PQ_OK && o->gate && *status == PQ_TRACK_FAIL) {
         buf g;
         buf_init(&g, o->gate);

@@ -1,6 +1,6 @@
 /* summary_compare.h - the documents of compare and track (spec/seed-tools.md 1.21-1.22)
- * made from their result structs; core/jval.c writes them as the seed's json.dumps, and
- * render/summary_text.c as text for people. */
+ * from their result structs: as jval trees that core/jval.c writes as the seed's
+ * json.dumps, and as text for people. */
 #ifndef PQ_RENDER_SUMMARY_COMPARE_H
 #define PQ_RENDER_SUMMARY_COMPARE_H
 #include "core/jval.h"
@@ -12,5 +12,12 @@ jval *su_compare_tree(const pq_summary_comparison *c);
  * the summaries compared). NULL when memory ran out. */
 jval *su_track_tree(const pq_summary_result *before, const pq_summary_result *after,
                     const pq_track_assessment *as, const char *label, const char *recorded_at_utc);
+
+/* compare's text for people (WIDE: names whole, else 120 columns). */
+void su_compare_text(buf *b, const pq_summary_comparison *c, int wide);
+/* track's record as text for people (the arguments of su_track_tree). */
+void su_track_text(buf *b, const pq_summary_result *before, const pq_summary_result *after,
+                   const pq_track_assessment *as, const char *label, const char *recorded_at_utc,
+                   int wide);
 
 #endif

@@ -17,12 +17,24 @@ typedef struct sm_field {
     size_t off;
 } sm_field;
 
+/* A field of row struct T: KEY, held as KIND in MEMBER. */
+#define SM_FIELD(T, key, kind, member)                                                             \
+    {                                                                                              \
+        key, kind, offsetof(T, member)                                                             \
+    }
+
 /* The keys of one kind of row, in the writer's order, and the row's size. */
 typedef struct sm_row_desc {
     const sm_field *fields;
     size_t nfields;
     size_t size;
 } sm_row_desc;
+
+/* The row descriptor of row struct T from its array of fields F. */
+#define SM_ROW(T, f)                                                                               \
+    {                                                                                              \
+        f, sizeof(f) / sizeof *(f), sizeof(T)                                                      \
+    }
 
 extern const sm_row_desc SM_STATS_ROW;      /* pq_sm_duration_stats */
 extern const sm_row_desc SM_HOT_OP_ROW;     /* pq_sm_hot_op */

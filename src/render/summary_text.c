@@ -1,9 +1,10 @@
 /* summary_text.c - the summary family's text for people (issue 16 items 10, 11, 13): units
- * of the figures of summary documents (times are microseconds there), aligned tables that
- * fit 120 columns by shortening names in the middle, wrapped paragraphs, and the text of
- * the compare, track and query documents (render/summary_text.h). It formats documents the
- * analyses returned; it computes nothing and reads no file. Not the markdown report
- * (render/report.c, which uses these tables) and not the JSON (api/summary_docs.c). */
+ * of the figures of summaries (times are microseconds there), aligned tables that fit 120
+ * columns by shortening names in the middle, wrapped paragraphs, region paths, and track's
+ * failed-threshold lines (render/summary_text.h). It formats result structs; it computes
+ * nothing and reads no file. Not the layout of the compare/track/query text
+ * (render/summary_outline.c), not the markdown report (render/report.c, which uses these
+ * tables) and not the JSON (api/summary_docs.c). */
 #include "render/summary_text.h"
 
 #include "core/alloc.h"
@@ -66,18 +67,6 @@ static void figure(buf *b, double d, su_unit u)
         buf_printf(b, "%.3f", d);
         break;
     }
-}
-
-void su_value(buf *b, const jval *v, su_unit u)
-{
-    int ok;
-    double d = jv_number(v, &ok);
-    if (!ok)
-        buf_puts(b, "n/a");
-    else if (u == SU_PLAIN && v->t == JV_INT)
-        buf_printf(b, "%lld", (long long)v->i);
-    else
-        figure(b, d, u);
 }
 
 void su_figure(buf *b, double d, su_unit u)
@@ -383,182 +372,6 @@ void su_region(buf *b, const pq_summary_result *s, const char *path)
             buf_putc(b, *p);
         }
     }
-}
-
-/* ---- compare, track and query documents ---------------------------------------------------- */
-
-static int scalar(const jval *v)
-{
-    return !v || (v->t != JV_ARR && v->t != JV_OBJ);
-}
-
-/* A scalar V of KEY as text with its unit (INHERIT, the unit of the object holding it, when
- * KEY says none: the shares of time_breakdown_share_delta). */
-static void scalar_text(buf *b, const char *key, const jval *v, su_unit inherit)
-{
-    if (!v || v->t == JV_NULL)
-        buf_puts(b, "n/a");
-    else if (v->t == JV_STR && (!strcmp(key, "path") || !strcmp(key, "region_path")))
-        su_region(b, NULL, v->s);
-    else if (v->t == JV_STR)
-        buf_puts(b, v->s);
-    else if (v->t == JV_BOOL)
-        buf_puts(b, v->b ? "yes" : "no");
-    else
-        su_value(b, v, su_unit_of(key) != SU_PLAIN ? su_unit_of(key) : inherit);
-    buf_putc(b, '\0');
-    b->n--; /* NUL-terminated for su_wrap, not counted */
-}
-
-/* KEY as a short table head: "inclusive_share_of_total" -> "incl share". */
-static void short_head(char *out, size_t cap, const char *key)
-{
-    static const char *const from[] = {"share_of_total", "duration", "exclusive", "inclusive",
-                                       "representative", "fraction", "_"};
-    static const char *const to[] = {"share", "dur", "excl", "incl", "repr", "frac", " "};
-    size_t o = 0;
-    while (*key && o + 1 < cap) {
-        size_t i = 0, n = 0;
-        for (; i < sizeof from / sizeof *from; i++)
-            if (!strncmp(key, from[i], n = strlen(from[i])))
-                break;
-        const char *put = i < sizeof from / sizeof *from ? to[i] : NULL;
-        if (put) {
-            o += (size_t)snprintf(out + o, cap - o, "%s", put);
-            o = o < cap ? o : cap - 1;
-            key += n;
-        } else {
-            out[o++] = *key++;
-        }
-    }
-    out[o] = '\0';
-}
-
-/* An array of objects with scalar values as one table (columns: the first object's keys);
- * 0, or -1 when it is not such an array or does not fit. */
-static int doc_table(buf *b, const jval *arr, size_t width, const char *indent)
-{
-    const jval *o = arr->items[0];
-    if (o->t != JV_OBJ || o->n == 0 || o->n > 32)
-        return -1;
-    su_col cols[32];
-    char heads[32][48];
-    for (size_t j = 0; j < o->n; j++) {
-        short_head(heads[j], sizeof heads[j], o->keys[j]);
-        su_unit u = su_unit_of(o->keys[j]);
-        int num = o->items[j] && (o->items[j]->t == JV_INT || o->items[j]->t == JV_NUM);
-        cols[j] = (su_col){heads[j], (unsigned char)(num || u != SU_PLAIN),
-                           (unsigned char)(o->items[j] && o->items[j]->t == JV_STR), 0};
-    }
-    su_table t;
-    su_table_init(&t, cols, o->n, 0);
-    buf cell;
-    buf_init(&cell, NULL);
-    int ok = 1;
-    for (size_t i = 0; ok && i < arr->n; i++) {
-        const jval *r = arr->items[i];
-        ok = r && r->t == JV_OBJ;
-        for (size_t j = 0; ok && j < o->n; j++) {
-            const jval *v = jv_get(r, o->keys[j]);
-            ok = scalar(v);
-            scalar_text(&cell, o->keys[j], v, SU_PLAIN);
-            su_table_add_buf(&t, &cell, 1);
-        }
-    }
-    buf_release(&cell);
-    int rc = ok && !t.nomem ? su_table_emit(b, &t, width, indent) : -1;
-    su_table_free(&t);
-    return rc;
-}
-
-static void doc_obj(buf *b, const jval *o, size_t width, size_t depth, su_unit inherit);
-
-/* Keys whose strings are prose (wrapped at spaces); other strings are names (shortened). */
-static int prose(const char *key)
-{
-    static const char *const k[] = {"details",     "rationale", "title",    "evidence",
-                                    "suggestions", "messages",  "failures", "warnings"};
-    for (size_t i = 0; i < sizeof k / sizeof *k; i++)
-        if (!strcmp(key, k[i]))
-            return 1;
-    return 0;
-}
-
-/* KEY: V at DEPTH (two spaces each). */
-static void doc_entry(buf *b, const char *key, const jval *v, size_t width, size_t depth,
-                      su_unit inherit)
-{
-    char ind[64], head[320];
-    size_t d = depth * 2 < sizeof ind - 3 ? depth * 2 : sizeof ind - 3;
-    memset(ind, ' ', d);
-    ind[d] = '\0';
-    if (scalar(v)) {
-        buf s;
-        buf_init(&s, NULL);
-        scalar_text(&s, key, v, inherit);
-        snprintf(head, sizeof head, "%s%s: ", ind, key);
-        ind[d] = ' ', ind[d + 1] = ' ', ind[d + 2] = '\0';
-        if (prose(key)) {
-            su_wrap(b, s.p ? s.p : "", width, head, ind);
-        } else {
-            size_t hc = text_cols(head, strlen(head));
-            buf_puts(b, head);
-            text_fit(b, s.p ? s.p : "", s.n, width ? (width > hc + 12 ? width - hc : 12) : 0, 0);
-            buf_putc(b, '\n');
-        }
-        buf_release(&s);
-        return;
-    }
-    if (v->n == 0) {
-        buf_printf(b, "%s%s: %s\n", ind, key, v->t == JV_ARR ? "none" : "-");
-        return;
-    }
-    buf_printf(b, "%s%s:\n", ind, key);
-    ind[d] = ' ', ind[d + 1] = ' ', ind[d + 2] = '\0';
-    if (v->t == JV_OBJ) {
-        doc_obj(b, v, width, depth + 1, su_unit_of(key));
-    } else if (doc_table(b, v, width, ind) != 0) {
-        for (size_t i = 0; i < v->n; i++) {
-            const jval *it = v->items[i];
-            if (it && it->t == JV_OBJ) {
-                buf_printf(b, "%s- #%zu\n", ind, i + 1);
-                doc_obj(b, it, width, depth + 2, SU_PLAIN);
-            } else {
-                buf s;
-                buf_init(&s, NULL);
-                scalar_text(&s, key, it, SU_PLAIN);
-                if (!prose(key)) {
-                    buf_printf(b, "%s- ", ind);
-                    size_t hc = d + 4;
-                    text_fit(b, s.p ? s.p : "", s.n,
-                             width ? (width > hc + 12 ? width - hc : 12) : 0, 0);
-                    buf_putc(b, '\n');
-                    buf_release(&s);
-                    continue;
-                }
-                snprintf(head, sizeof head, "%s- ", ind);
-                char rest[72];
-                snprintf(rest, sizeof rest, "%s  ", ind);
-                su_wrap(b, s.p ? s.p : "", width, head, rest);
-                buf_release(&s);
-            }
-        }
-    }
-}
-
-static void doc_obj(buf *b, const jval *o, size_t width, size_t depth, su_unit inherit)
-{
-    /* scalars first, then lists and objects, each in the document's order */
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < o->n; i++)
-            if (scalar(o->items[i]) == !pass)
-                doc_entry(b, o->keys[i], o->items[i], width, depth, inherit);
-}
-
-void su_render_doc(buf *b, const jval *doc, int wide)
-{
-    if (doc && doc->t == JV_OBJ)
-        doc_obj(b, doc, wide ? 0 : TEXT_COLS, 0, SU_PLAIN);
 }
 
 /* One line per threshold the gate failed on (the assessment's rule: a steady-state median

@@ -1,11 +1,11 @@
 /* summary_text.h - what the summary family's text shares (issue 16 items 10, 11, 13): figures
- * of summary documents with their units (times are microseconds in a summary), aligned
- * tables (text or markdown) that fit a width by shortening names in the middle, wrapped
- * paragraphs, and the text of the compare/track/query documents. Formatting only. */
+ * of summaries with their units (times are microseconds in a summary), aligned tables (text
+ * or markdown) that fit a width by shortening names in the middle, wrapped paragraphs, region
+ * paths and track's failed thresholds. Formatting only; the compare/track/query text is laid
+ * out by render/summary_outline.h. */
 #ifndef PQ_RENDER_SUMMARY_TEXT_H
 #define PQ_RENDER_SUMMARY_TEXT_H
 #include "core/buf.h"
-#include "core/jval.h"
 #include "profq.h"
 
 #include <stddef.h>
@@ -21,8 +21,6 @@ typedef enum {
 } su_unit;
 
 su_unit su_unit_of(const char *key);
-/* V (a number, else "n/a") in unit U. */
-void su_value(buf *b, const jval *v, su_unit u);
 /* D in unit U (SU_PLAIN: %.3f), or "n/a" when it is NaN or infinite (the document's null). */
 void su_figure(buf *b, double d, su_unit u);
 /* US microseconds as a time with its unit. */
@@ -66,10 +64,6 @@ void su_wrap(buf *b, const char *s, size_t width, const char *first, const char 
  * on "::" (an op name of the summary S, when not NULL, gives that path; else a part with
  * a C++ signature's characters or a C++ namespace first says so): `void at::native`. */
 void su_region(buf *b, const pq_summary_result *s, const char *path);
-
-/* The text of a compare, track or query document: keys in order, figures with units,
- * arrays of objects as tables. WIDE: names whole (else 120 columns). */
-void su_render_doc(buf *b, const jval *doc, int wide);
 
 /* The failed thresholds of track's assessment AS (one line each, "track: fail: ..."): the
  * metric, its value, the threshold, the baseline and the after figure with their units. */

@@ -58,14 +58,8 @@ static jval *provenance_tree(const pq_sm_provenance *pv)
     return o;
 }
 
-#define FIELD(T, key, kind, member)                                                                \
-    {                                                                                              \
-        key, kind, offsetof(T, member)                                                             \
-    }
-#define ROW(T, f)                                                                                  \
-    {                                                                                              \
-        f, sizeof(f) / sizeof *(f), sizeof(T)                                                      \
-    }
+#define FIELD SM_FIELD
+#define ROW   SM_ROW
 
 static const sm_field STATS_F[] = {FIELD(pq_sm_duration_stats, "count", SM_F_U64, count),
                                    FIELD(pq_sm_duration_stats, "mean", SM_F_NUM, mean),

@@ -1,13 +1,15 @@
 /* test_summary_text.c - the summary family's text helpers (src/render/summary_text.h):
  * units by key, tables that fit a width by shortening names in the middle (text and
- * markdown, code cells escaped), wrapped prose with over-long words shortened, the generic
- * document text and the track gate's failed-threshold lines.
+ * markdown, code cells escaped), wrapped prose with over-long words shortened, the track
+ * and query text written from their result structs (rows as tables, or as lists when a table
+ * does not fit) and the track gate's failed-threshold lines.
  */
 #include "testutil.h"
 
 #include "api/history_read.h"
 #include "core/buf.h"
-#include "core/jval.h"
+#include "render/summary_compare.h"
+#include "render/summary_query.h"
 #include "render/summary_history.h"
 #include "render/summary_text.h"
 
@@ -49,19 +51,17 @@ static void test_units(void **state)
     assert_int_equal(su_unit_of("flop_proxy_total"), SU_SCI);
     buf b;
     buf_init(&b, NULL);
-    jval *v = jv_num(615120.0);
-    su_value(&b, v, SU_TIME);
+    su_figure(&b, 615120.0, SU_TIME);
     assert_string_equal(str(&b), "615.120 ms");
+    b.n = 0;
+    su_figure(&b, NAN, SU_TIME);
+    assert_string_equal(str(&b), "n/a");
     b.n = 0;
     su_time(&b, 192.05);
     assert_string_equal(str(&b), "192.050 \xC2\xB5s");
     b.n = 0;
     su_time(&b, 0);
     assert_string_equal(str(&b), "0 \xC2\xB5s");
-    b.n = 0;
-    su_value(&b, NULL, SU_TIME);
-    assert_string_equal(str(&b), "n/a");
-    jv_free(v);
     buf_release(&b);
 }
 
@@ -132,20 +132,9 @@ static void test_wrap(void **state)
     buf_release(&b);
 }
 
-static void test_doc_and_gate(void **state)
+static void test_track_text_and_gate(void **state)
 {
     (void)state;
-    const char *rec = "{\"label\": \"L\", \"assessment\": {\"status\": \"fail\", "
-                      "\"metrics\": {\"steady_state_median_regression_pct\": 12.5, "
-                      "\"steady_state_p90_regression_pct\": 3.0}, \"comparison\": "
-                      "{\"step_time\": {\"steady_state_median_before\": 1000.0, "
-                      "\"steady_state_median_after\": 1125.0, \"steady_state_p90_before\": "
-                      "2000.0, \"steady_state_p90_after\": 2060.0}, \"improved_ops\": "
-                      "[{\"name\": \"a\", \"before\": 2.0, \"after\": 1.0}]}}}";
-    size_t off;
-    const char *what;
-    jval *doc = jv_parse(rec, strlen(rec), &off, &what);
-    assert_non_null(doc);
     buf b;
     buf_init(&b, NULL);
     pq_summary_comparison c;
@@ -154,11 +143,22 @@ static void test_doc_and_gate(void **state)
     c.steady_after[0] = 1125.0;
     c.steady_before[1] = 2000.0;
     c.steady_after[1] = 2060.0;
+    c.steady_delta[0] = c.steady_delta[1] = NAN; /* the document's null */
+    c.provenance_status = "warn";
+    c.provenance_messages[0] = "Before and after summaries have the same source_path.";
+    c.nprovenance_messages = 1;
+    pq_sm_op_delta improved = {"a", 2.0, 1.0, -1.0};
+    c.improved_ops = &improved;
+    c.nimproved_ops = 1;
     pq_track_assessment as;
     memset(&as, 0, sizeof as);
     as.status = PQ_TRACK_FAIL;
     as.median_regression_pct = 12.5;
     as.p90_regression_pct = 3.0;
+    as.communication_share_delta = 0.0125;
+    as.stall_share_delta = NAN;
+    snprintf(as.failures[0], sizeof as.failures[0], "Steady-state median regressed.");
+    as.nfailures = 1;
     as.comparison = &c;
     su_track_gate(&b, &as, 5.0, 10.0);
     assert_string_equal(str(&b), "track: fail: steady-state median step time "
@@ -172,16 +172,74 @@ static void test_doc_and_gate(void **state)
     as.median_regression_pct = NAN; /* the document's null: no line */
     su_track_gate(&b, &as, 5.0, 10.0);
     assert_int_equal(b.n, 0);
-    b.n = 0;
-    su_render_doc(&b, doc, 0);
+    as.median_regression_pct = 12.5;
+    pq_summary_result before, after;
+    memset(&before, 0, sizeof before);
+    memset(&after, 0, sizeof after);
+    before.source_path = "b.json";
+    after.source_path = "a.json";
+    su_track_text(&b, &before, &after, &as, "L", "1970-01-01T00:00:00Z", 0);
     const char *s = str(&b);
-    assert_non_null(strstr(s, "label: L\n"));
-    assert_non_null(strstr(s, "steady_state_median_regression_pct: 12.50%\n"));
-    assert_non_null(strstr(s, "steady_state_p90_before: 2.000 ms\n"));
-    assert_non_null(strstr(s, "improved_ops:\n"));
-    assert_non_null(strstr(s, "2.000 \xC2\xB5s")); /* the table's before */
+    /* a block's scalars first, then its lists and blocks, each indented two spaces a level */
+    assert_int_equal(strncmp(s,
+                             "recorded_at_utc: 1970-01-01T00:00:00Z\nlabel: L\nbefore:\n"
+                             "  source_path: b.json\n  run_path: n/a\n",
+                             88),
+                     0);
+    assert_non_null(strstr(s, "assessment:\n  status: fail\n  failures:\n"
+                              "    - Steady-state median regressed.\n  warnings: none\n"));
+    assert_non_null(strstr(s, "    steady_state_median_regression_pct: 12.50%\n"));
+    assert_non_null(strstr(s, "    communication_share_delta: 1.25%\n"));
+    assert_non_null(strstr(s, "    stall_share_delta: n/a\n"));
+    assert_non_null(strstr(s, "      steady_state_median_before: 1.000 ms\n"));
+    assert_non_null(strstr(s, "      steady_state_median_delta: n/a\n"));
+    assert_non_null(strstr(s, "      status: warn\n"));
+    assert_non_null(strstr(s, "      messages:\n        - Before and after"));
+    assert_non_null(strstr(s, "      before: none\n")); /* no step classes */
+    assert_non_null(strstr(s, "    regressed_ops: none\n    improved_ops:\n"));
+    /* the rows as a table: a name column, then figures right-aligned with their units */
+    assert_non_null(strstr(s, "      name    before     after      delta\n"
+                              "      a     2.000 \xC2\xB5s  1.000 \xC2\xB5s  -1.000 \xC2\xB5s\n"));
     buf_release(&b);
-    jv_free(doc);
+}
+
+/* Rows that do not fit the width as a table are listed as "- #i" blocks; --wide keeps them
+ * one table with the names whole. */
+static void test_rows_fallback(void **state)
+{
+    (void)state;
+    char longname[300];
+    memset(longname, 'n', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    pq_sm_region regions[2] = {{NULL, 1, 3, 10.0, 5.0}, {longname, 2, 1, 4.0, 4.0}};
+    double incl[2] = {1.0, 0.4}, excl[2] = {0.5, 0.4};
+    pq_summary_query_result q;
+    memset(&q, 0, sizeof q);
+    q.type = PQ_QUERY_HIERARCHICAL_REGIONS;
+    q.query_type = "hierarchical_regions";
+    q.regions = regions;
+    q.inclusive_share = incl;
+    q.exclusive_share = excl;
+    q.nregions = 2;
+    buf b;
+    buf_init(&b, NULL);
+    /* the first row's path is null: the column may not be shortened, and the table is too
+     * wide for 120 columns */
+    su_query_text(&b, &q, 0);
+    const char *s = str(&b);
+    assert_non_null(strstr(s, "query_type: hierarchical_regions\nresults:\n  - #1\n"
+                              "    path: n/a\n    depth: 1\n    count: 3\n"
+                              "    inclusive_duration: 10.000 \xC2\xB5s\n"));
+    assert_non_null(strstr(s, "    inclusive_share_of_total: 100.00%\n"));
+    assert_non_null(strstr(s, "  - #2\n    path: nnn"));
+    assert_true(widest(s) <= 120);
+    b.n = 0;
+    su_query_text(&b, &q, 1);
+    s = str(&b);
+    assert_non_null(strstr(s, "results:\n  path "));
+    assert_non_null(strstr(s, longname));
+    assert_null(strstr(s, "- #"));
+    buf_release(&b);
 }
 
 /* A history file read into records (objects only), digested and written back. */
@@ -222,9 +280,9 @@ static void test_history_digest(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_units),          cmocka_unit_test(test_table_fits),
-        cmocka_unit_test(test_wrap),           cmocka_unit_test(test_doc_and_gate),
-        cmocka_unit_test(test_history_digest),
+        cmocka_unit_test(test_units),         cmocka_unit_test(test_table_fits),
+        cmocka_unit_test(test_wrap),          cmocka_unit_test(test_track_text_and_gate),
+        cmocka_unit_test(test_rows_fallback), cmocka_unit_test(test_history_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
