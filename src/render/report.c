@@ -11,6 +11,7 @@
 #include "profq.h"
 #include "render/summary_doc.h"
 #include "render/summary_fields.h"
+#include "render/summary_outline.h"
 #include "render/summary_text.h"
 #include "render/text.h"
 
@@ -20,81 +21,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A value of a row of the summary: absent (the document's null: a NULL string, a NaN),
- * a string, an integer or a number. */
-typedef enum { V_NULL, V_STR, V_INT, V_NUM } val_kind;
-typedef struct val {
-    val_kind t;
-    const char *s;
-    int64_t i;
-    double d;
-} val;
-
-static val str_val(const char *s)
-{
-    return (val){s ? V_STR : V_NULL, s, 0, 0};
-}
-
-static val int_val(int64_t i)
-{
-    return (val){V_INT, NULL, i, 0};
-}
-
-static val num_val(double d)
-{
-    return (val){isfinite(d) ? V_NUM : V_NULL, NULL, 0, d};
-}
-
 /* The number of V, or NaN. */
-static double number(val v)
+static double number(su_val v)
 {
-    return v.t == V_INT ? (double)v.i : v.t == V_NUM ? v.d : NAN;
+    return v.t == SU_V_INT ? (double)v.i : v.t == SU_V_NUM ? v.d : NAN;
 }
 
 /* The member of ROW (laid out as D says) that the document writes under KEY. */
-static val field(const void *row, const sm_row_desc *d, const char *key)
+static su_val field(const void *row, const sm_row_desc *d, const char *key)
 {
-    for (size_t j = 0; key && j < d->nfields; j++) {
-        const sm_field *f = &d->fields[j];
-        if (strcmp(f->key, key) != 0)
-            continue;
-        const void *at = (const char *)row + f->off;
-        switch (f->kind) {
-        case SM_F_STR:
-            return str_val(*(const char *const *)at);
-        case SM_F_U64:
-            return int_val((int64_t) * (const uint64_t *)at);
-        case SM_F_I64:
-            return int_val(*(const int64_t *)at);
-        case SM_F_NUM:
-            return num_val(*(const double *)at);
-        }
-    }
-    return str_val(NULL);
+    for (size_t j = 0; key && j < d->nfields; j++)
+        if (strcmp(d->fields[j].key, key) == 0)
+            return su_vfield(row, &d->fields[j]);
+    return su_vstr(NULL);
 }
 
 /* A time of the summary (microseconds) with its unit, or n/a. */
-static void fmt(buf *b, val v)
+static void fmt(buf *b, su_val v)
 {
     su_figure(b, number(v), SU_TIME);
 }
 
-static void pct(buf *b, val v)
+static void pct(buf *b, su_val v)
 {
     su_figure(b, number(v), SU_SHARE);
 }
 
-static void text(buf *b, val v, const char *dflt)
+static void text(buf *b, su_val v, const char *dflt)
 {
-    if (v.t == V_STR)
+    if (v.t == SU_V_STR)
         buf_puts(b, v.s);
-    else if (v.t == V_INT)
+    else if (v.t == SU_V_INT)
         buf_printf(b, "%lld", (long long)v.i);
     else
         buf_puts(b, dflt);
 }
 
-static void count(buf *b, val v)
+static void count(buf *b, su_val v)
 {
     su_figure(b, number(v), SU_COUNT);
 }
@@ -133,7 +96,7 @@ typedef struct col {
  * when it is "n/a" standing for an absent code value (printed as is). */
 static int cell(buf *b, const rep *r, const void *row, const sm_row_desc *d, const col *c)
 {
-    val v = field(row, d, c->key);
+    su_val v = field(row, d, c->key);
     double x = number(v);
     switch (c->kind) {
     case C_TEXT:
@@ -145,9 +108,9 @@ static int cell(buf *b, const rep *r, const void *row, const sm_row_desc *d, con
     case C_CODE_OR_NAME:
     case C_CODE:
     case C_REGION:
-        if (c->kind == C_CODE_OR_NAME && v.t == V_NULL)
+        if (c->kind == C_CODE_OR_NAME && v.t == SU_V_NULL)
             v = field(row, d, "name");
-        if (v.t != V_STR) {
+        if (v.t != SU_V_STR) {
             buf_puts(b, "n/a");
             return 1;
         }
@@ -169,9 +132,9 @@ static int cell(buf *b, const rep *r, const void *row, const sm_row_desc *d, con
         break; /* rows() numbers the rows */
     case C_SCI:
     case C_INV_SCI:
-        if (v.t != V_NULL && c->kind == C_INV_SCI && x > 0)
+        if (v.t != SU_V_NULL && c->kind == C_INV_SCI && x > 0)
             buf_printf(b, "%.3e", 1.0 / x);
-        else if (v.t != V_NULL && c->kind == C_SCI)
+        else if (v.t != SU_V_NULL && c->kind == C_SCI)
             buf_printf(b, "%.3e", x);
         else
             buf_puts(b, "n/a");
@@ -286,15 +249,15 @@ static void regions_section(const rep *r, const pq_summary_result *s, int k)
         }
         su_table_add_buf(&t, &c, !path);
         int ok1 = isfinite(g->inclusive_duration), ok2 = isfinite(g->exclusive_duration);
-        count(&c, int_val(g->depth));
+        count(&c, su_vint(g->depth));
         su_table_add_buf(&t, &c, 1);
-        count(&c, int_val((int64_t)g->count));
+        count(&c, su_vint((int64_t)g->count));
         su_table_add_buf(&t, &c, 1);
-        fmt(&c, num_val(g->inclusive_duration));
+        fmt(&c, su_vnum(g->inclusive_duration));
         su_table_add_buf(&t, &c, 1);
         buf_printf(&c, "%.2f%%", root > 0 && ok1 ? g->inclusive_duration / root * 100 : 0.0);
         su_table_add_buf(&t, &c, 1);
-        fmt(&c, num_val(g->exclusive_duration));
+        fmt(&c, su_vnum(g->exclusive_duration));
         su_table_add_buf(&t, &c, 1);
         buf_printf(&c, "%.2f%%", root > 0 && ok2 ? g->exclusive_duration / root * 100 : 0.0);
         su_table_add_buf(&t, &c, 1);
@@ -428,7 +391,7 @@ static void head_sections(const rep *r, const pq_summary_result *s)
     buf_init(&line, NULL);
     for (size_t i = 0; i < sizeof meta / sizeof *meta; i++) {
         buf_printf(&line, "- %s: ", meta[i].label);
-        text(&line, str_val(meta[i].value), "unknown");
+        text(&line, su_vstr(meta[i].value), "unknown");
         buf_putc(&line, '\0');
         text_fit(b, line.p, line.n - 1, r->width, 0);
         buf_putc(b, '\n');
@@ -436,16 +399,16 @@ static void head_sections(const rep *r, const pq_summary_result *s)
     }
     buf_release(&line);
     buf_puts(b, "- Generated At (UTC): ");
-    text(b, str_val(s->generated_at_utc), "unknown");
+    text(b, su_vstr(s->generated_at_utc), "unknown");
     buf_puts(b, "\n\n## Trace Provenance\n\n- SHA256: ");
-    text(b, str_val(pv->trace_sha256), "unknown");
+    text(b, su_vstr(pv->trace_sha256), "unknown");
     buf_puts(b, "\n- Run IDs: ");
     if (pv->nrun_ids == 0)
         buf_puts(b, "none");
     for (size_t i = 0; i < pv->nrun_ids && i < 8; i++) {
         if (i)
             buf_puts(b, ", ");
-        text(b, str_val(pv->run_ids[i]), "");
+        text(b, su_vstr(pv->run_ids[i]), "");
     }
     buf_puts(b, "\n\n## Trace Overview\n\n");
     const struct {
@@ -457,7 +420,7 @@ static void head_sections(const rep *r, const pq_summary_result *s)
                     {"Threads", ov->num_threads}};
     for (size_t i = 0; i < sizeof overview / sizeof *overview; i++) {
         buf_printf(b, "- %s: ", overview[i].label);
-        count(b, int_val((int64_t)overview[i].n));
+        count(b, su_vint((int64_t)overview[i].n));
         buf_putc(b, '\n');
     }
     buf_printf(b, "- Suspected truncation: %s\n", ov->suspected_truncation ? "yes" : "no");
@@ -488,19 +451,19 @@ static void classes_section(const rep *r, const pq_sm_step_time *st)
     buf_init(&c, NULL);
     for (size_t i = 0; i < st->nclasses; i++) {
         const pq_sm_step_class *x = &st->classes[i];
-        text(&c, str_val(x->name), "");
+        text(&c, su_vstr(x->name), "");
         su_table_add_buf(&t, &c, 0);
-        count(&c, int_val((int64_t)x->count));
+        count(&c, su_vint((int64_t)x->count));
         su_table_add_buf(&t, &c, 0);
-        pct(&c, num_val(x->fraction_of_steady));
+        pct(&c, su_vnum(x->fraction_of_steady));
         su_table_add_buf(&t, &c, 0);
-        fmt(&c, num_val(x->duration_stats.median));
+        fmt(&c, su_vnum(x->duration_stats.median));
         su_table_add_buf(&t, &c, 0);
-        fmt(&c, num_val(x->duration_stats.p90));
+        fmt(&c, su_vnum(x->duration_stats.p90));
         su_table_add_buf(&t, &c, 0);
-        count(&c, int_val(x->representative_step));
+        count(&c, su_vint(x->representative_step));
         su_table_add_buf(&t, &c, 0);
-        text(&c, x->periodicity ? int_val(x->periodicity) : str_val(NULL), "n/a");
+        text(&c, x->periodicity ? su_vint(x->periodicity) : su_vstr(NULL), "n/a");
         su_table_add_buf(&t, &c, 0);
     }
     buf_release(&c);
@@ -512,7 +475,7 @@ static void breakdown_section(const rep *r, const pq_sm_breakdown *tb)
 {
     static const su_col h[] = {{"Category", 0, 1, 0}, {"Duration", 1, 0, 0}, {"Share", 1, 0, 0}};
     buf_puts(r->b, "\n## Time Breakdown (`");
-    text(r->b, str_val(tb->duration_basis), "unknown");
+    text(r->b, su_vstr(tb->duration_basis), "unknown");
     buf_puts(r->b, "`)\n\n");
     su_table t;
     su_table_init(&t, h, NCOLS(h), 1);
@@ -520,9 +483,9 @@ static void breakdown_section(const rep *r, const pq_sm_breakdown *tb)
     buf_init(&c, NULL);
     for (int i = 0; i < PQ_SM_NCATEGORIES; i++) {
         su_table_add(&t, SM_CATEGORY_KEYS[i], strlen(SM_CATEGORY_KEYS[i]), 0);
-        fmt(&c, num_val(tb->category_total[i]));
+        fmt(&c, su_vnum(tb->category_total[i]));
         su_table_add_buf(&t, &c, 0);
-        pct(&c, num_val(tb->category_share[i]));
+        pct(&c, su_vnum(tb->category_share[i]));
         su_table_add_buf(&t, &c, 0);
     }
     buf_release(&c);

@@ -54,16 +54,16 @@ void su_outline_init(su_outline *o, buf *b, int wide)
 static void scalar_text(buf *b, const char *key, su_val v, su_unit inherit)
 {
     su_unit u = su_unit_of(key) != SU_PLAIN ? su_unit_of(key) : inherit;
-    if (v.k == SU_V_NULL)
+    if (v.t == SU_V_NULL)
         buf_puts(b, "n/a");
-    else if (v.k == SU_V_STR && (!strcmp(key, "path") || !strcmp(key, "region_path")))
+    else if (v.t == SU_V_STR && (!strcmp(key, "path") || !strcmp(key, "region_path")))
         su_region(b, NULL, v.s);
-    else if (v.k == SU_V_STR)
+    else if (v.t == SU_V_STR)
         buf_puts(b, v.s);
-    else if (v.k == SU_V_INT && u == SU_PLAIN)
+    else if (v.t == SU_V_INT && u == SU_PLAIN)
         buf_printf(b, "%lld", (long long)v.i);
     else
-        su_figure(b, v.k == SU_V_INT ? (double)v.i : v.d, u);
+        su_figure(b, v.t == SU_V_INT ? (double)v.i : v.d, u);
     buf_putc(b, '\0');
     b->n--;
 }
@@ -195,9 +195,9 @@ static int rows_table(const su_outline *o, const su_rowset *r, const char *ind)
     r->get(r->ctx, 0, v);
     for (size_t j = 0; j < nc; j++) {
         short_head(heads[j], sizeof heads[j], r->keys[j]);
-        int num = v[j].k == SU_V_INT || v[j].k == SU_V_NUM;
+        int num = v[j].t == SU_V_INT || v[j].t == SU_V_NUM;
         cols[j] = (su_col){heads[j], (unsigned char)(num || su_unit_of(r->keys[j]) != SU_PLAIN),
-                           (unsigned char)(v[j].k == SU_V_STR), 0};
+                           (unsigned char)(v[j].t == SU_V_STR), 0};
     }
     su_table t;
     su_table_init(&t, cols, nc, 0);

@@ -17,7 +17,7 @@
  * string, an integer or a number. */
 typedef enum { SU_V_NULL, SU_V_STR, SU_V_INT, SU_V_NUM } su_vkind;
 typedef struct su_val {
-    su_vkind k;
+    su_vkind t;
     const char *s;
     int64_t i;
     double d;
