@@ -19,6 +19,7 @@
 #include "render/summary_doc.h"
 #include "render/summary_fields.h"
 #include "render/summary_history.h"
+#include "render/summary_json.h"
 #include "render/summary_query.h"
 #include "render/summary_text.h" /* su_track_gate */
 
@@ -181,9 +182,13 @@ pq_status pq_summary_query_view(const pq_summary *s, const char *question, int t
         su_query_text(&b, &q.r, view->wide);
         st = flush_text(&b, err);
     } else {
-        jval *r = su_query_tree(&q.r);
-        st = emit(r, 2, sink, err);
-        jv_free(r);
+        buf b;
+        buf_init(&b, sink);
+        sj_writer w;
+        sj_init(&w, &b, 2);
+        su_query_json(&w, &q.r);
+        buf_putc(&b, '\n');
+        st = flush_text(&b, err);
     }
     sm_query_release(&q);
     return st;
@@ -276,9 +281,13 @@ pq_status pq_summary_compare_view(const pq_summary *b, const pq_summary *a, int 
         su_compare_text(&t, &c, view->wide);
         st = flush_text(&t, err);
     } else if (st == PQ_OK) {
-        jval *r = su_compare_tree(&c);
-        st = emit(r, 2, sink, err);
-        jv_free(r);
+        buf t;
+        buf_init(&t, sink);
+        sj_writer w;
+        sj_init(&w, &t, 2);
+        su_compare_json(&w, &c);
+        buf_putc(&t, '\n');
+        st = flush_text(&t, err);
     }
     sm_compare_release(&c);
     return st;
@@ -295,13 +304,25 @@ void pq_track_defaults(pq_track_options *o)
     o->view.fmt = PQ_OUT_JSON;
 }
 
-/* Appends REC to the history file PATH as one JSONL line (io/append.c). */
-static pq_status append_record(const char *path, const jval *rec, pq_error *err)
+/* track's record as JSON: one line (INDENT < 0, the history's) or indented. */
+static void track_json(buf *b, const pq_summary *before, const pq_summary *after,
+                       const pq_track_assessment *as, const pq_track_options *o, int indent)
+{
+    sj_writer w;
+    sj_init(&w, b, indent);
+    su_track_json(&w, before->r, after->r, as, o->label,
+                  o->recorded_at_utc ? o->recorded_at_utc : "");
+    buf_putc(b, '\n');
+}
+
+/* Appends track's record to the history file PATH as one JSONL line (io/append.c). */
+static pq_status append_record(const char *path, const pq_summary *before, const pq_summary *after,
+                               const pq_track_assessment *as, const pq_track_options *o,
+                               pq_error *err)
 {
     buf line;
     buf_init(&line, NULL);
-    jv_write(&line, rec, -1);
-    buf_putc(&line, '\n');
+    track_json(&line, before, after, as, o, -1);
     pq_status st = line.status != PQ_OK ? err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory")
                                         : io_append_line(path, line.p, line.n, err);
     buf_release(&line);
@@ -315,7 +336,6 @@ pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_tr
     RETURN_ERROR_IF(sm_compare(b->r, a->r, o->top_k, &cmp) != 0, err, PQ_ERR_NOMEM, "", -1,
                     "out of memory");
     pq_status st = o->strict_provenance ? strict_check(&cmp, err) : PQ_OK;
-    jval *rec = NULL;
     pq_track_assessment as;
     if (st == PQ_OK) {
         track_thresholds t = {o->max_step_median_regression_pct, o->max_step_p90_regression_pct,
@@ -324,32 +344,24 @@ pq_status pq_summary_track(const pq_summary *b, const pq_summary *a, const pq_tr
         sm_assess(&cmp, &t, &as);
         *status = as.status;
     }
-    const char *when = o->recorded_at_utc ? o->recorded_at_utc : "";
-    if (st == PQ_OK && (o->history_path || !text_view(&o->view))) {
-        rec = su_track_tree(b->r, a->r, &as, o->label, when);
-        if (!rec)
-            st = err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
-    }
     if (st == PQ_OK && o->history_path)
-        st = append_record(o->history_path, rec, err);
-    if (st == PQ_OK && text_view(&o->view)) {
+        st = append_record(o->history_path, b, a, &as, o, err);
+    if (st == PQ_OK) {
         buf t;
         buf_init(&t, sink);
-        su_track_text(&t, b->r, a->r, &as, o->label, when, o->view.wide);
+        if (text_view(&o->view))
+            su_track_text(&t, b->r, a->r, &as, o->label,
+                          o->recorded_at_utc ? o->recorded_at_utc : "", o->view.wide);
+        else
+            track_json(&t, b, a, &as, o, 2);
         st = flush_text(&t, err);
-    } else if (st == PQ_OK) {
-        st = emit(rec, 2, sink, err);
     }
     if (st == PQ_OK && o->gate && *status == PQ_TRACK_FAIL) {
         buf g;
         buf_init(&g, o->gate);
         su_track_gate(&g, &as, o->max_step_median_regression_pct, o->max_step_p90_regression_pct);
-        pq_status gs = buf_flush(&g);
-        buf_release(&g);
-        if (gs != PQ_OK)
-            st = err_set(err, gs, "", -1, "write failed");
+        st = flush_text(&g, err);
     }
-    jv_free(rec);
     sm_compare_release(&cmp);
     return st;
 }

@@ -524,7 +524,7 @@ sci:
     return snprintf(out, cap, "%se%c%02d", res, exp10 < 0 ? '-' : '+', abs(exp10));
 }
 
-static void write_str(buf *b, const char *s, size_t n)
+void jv_write_str(buf *b, const char *s, size_t n)
 {
     static const char hexd[] = "0123456789abcdef";
     buf_putc(b, '"');
@@ -639,7 +639,7 @@ static void write_value(buf *b, const jval *v, int indent, int level)
         buf_puts(b, tmp);
         return;
     case JV_STR:
-        write_str(b, v->s, v->sn);
+        jv_write_str(b, v->s, v->sn);
         return;
     case JV_ARR:
     case JV_OBJ:
@@ -677,7 +677,7 @@ static void write_value(buf *b, const jval *v, int indent, int level)
         nl(b, indent, level + 1);
         size_t j = obj ? idx[k] : k;
         if (obj) {
-            write_str(b, v->keys[j], strlen(v->keys[j]));
+            jv_write_str(b, v->keys[j], strlen(v->keys[j]));
             buf_puts(b, ": ");
         }
         write_value(b, v->items[j], indent, level + 1);

@@ -58,5 +58,7 @@ jval *jv_parse(const char *p, size_t n, size_t *err_off, const char **err_what);
 void jv_write(buf *b, const jval *v, int indent);
 /* Python repr of a float ("135.0", "1e+16", "1.5e-05") into out; returns the length. */
 int py_float_repr(char *out, size_t cap, double v);
+/* S[0..N) as a JSON string as json.dumps writes it (ASCII, quotes included). */
+void jv_write_str(buf *b, const char *s, size_t n);
 
 #endif

@@ -1,12 +1,12 @@
-/* summary_compare.c - compare's and track's documents from their result structs
+/* summary_compare.c - compare's and track's documents written from their result structs
  * (pq_summary_comparison, pq_track_assessment: include/profq.h), with the keys and value
- * types of the seed's tracking.py; NaN and NULL are written as null: as the jval tree the
- * JSON is written from (core/jval.c) and as the text for people, written from the structs
- * directly (laid out by render/summary_outline.c; one row table a list).
- * Not here: computing (analysis/summary_compare.c), writing bytes (core/jval.c), history
- * files (io/append.c). */
+ * types of the seed's tracking.py: as JSON (NaN and NULL written as null, keys sorted, the
+ * bytes of the seed's json.dumps: render/summary_json.c) and as text for people (laid out by
+ * render/summary_outline.c). No document tree is built.
+ * Not here: computing (analysis/summary_compare.c), history files (io/append.c). */
 #include "render/summary_compare.h"
 #include "render/summary_fields.h"
+#include "render/summary_json.h"
 #include "render/summary_outline.h"
 
 #include <stddef.h>
@@ -65,151 +65,146 @@ static const sm_field OP_DELTA_F[] = {SM_FIELD(pq_sm_op_delta, "name", SM_F_STR,
                                       SM_FIELD(pq_sm_op_delta, "delta", SM_F_NUM, delta)};
 static const sm_row_desc OP_DELTA_ROW = SM_ROW(pq_sm_op_delta, OP_DELTA_F);
 
-static jval *strings(const char *const *s, size_t n)
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+/* The scalars of class X as compare lists them (CLASS_F's keys, then periodicity). */
+static void class_vals(const pq_sm_step_class *x, su_val *v)
 {
-    jval *a = jv_arr();
-    for (size_t k = 0; k < n; k++)
-        jv_push(a, jv_cstr(s[k]));
-    return a;
+    for (size_t j = 0; j < CLASS_ROW.nfields; j++)
+        v[j] = su_vfield(x, &CLASS_F[j]);
+    v[CLASS_ROW.nfields] = x->periodicity ? su_vint(x->periodicity) : su_vstr(NULL);
 }
 
-static jval *provenance_tree(const pq_summary_comparison *c)
+static size_t class_keys(const char **keys)
 {
-    jval *pv = jv_obj();
-    jv_set(pv, "status", jv_cstr(c->provenance_status));
-    jv_set(pv, "messages", strings(c->provenance_messages, c->nprovenance_messages));
-    jv_set(pv, "before_trace_sha256", jv_cstr(c->before_trace_sha256));
-    jv_set(pv, "after_trace_sha256", jv_cstr(c->after_trace_sha256));
-    jv_set(pv, "before_run_id", jv_cstr(c->before_run_id));
-    jv_set(pv, "after_run_id", jv_cstr(c->after_run_id));
-    return pv;
+    for (size_t j = 0; j < CLASS_ROW.nfields; j++)
+        keys[j] = CLASS_F[j].key;
+    keys[CLASS_ROW.nfields] = "periodicity";
+    return CLASS_ROW.nfields + 1;
 }
 
-static jval *step_time_tree(const pq_summary_comparison *c)
+static void classes_json(sj_writer *w, const pq_sm_step_class *cl, size_t n)
 {
-    static const char *const qs[2] = {"median", "p90"};
-    jval *o = jv_obj();
-    for (int i = 0; i < 2; i++) {
-        char key[64];
-        snprintf(key, sizeof key, "steady_state_%s_before", qs[i]);
-        jv_set(o, key, jv_num(c->steady_before[i]));
-        snprintf(key, sizeof key, "steady_state_%s_after", qs[i]);
-        jv_set(o, key, jv_num(c->steady_after[i]));
-        snprintf(key, sizeof key, "steady_state_%s_delta", qs[i]);
-        jv_set(o, key, jv_num(c->steady_delta[i]));
-    }
-    return o;
-}
-
-/* The step classes of one side as compare lists them. */
-static jval *classes_tree(const pq_sm_step_class *cl, size_t n)
-{
-    jval *out = jv_arr();
+    const char *keys[sizeof CLASS_F / sizeof *CLASS_F + 1];
+    su_val v[sizeof CLASS_F / sizeof *CLASS_F + 1];
+    size_t nk = class_keys(keys);
+    sj_open(w, '[');
     for (size_t i = 0; i < n; i++) {
-        jval *o = sm_row_tree(&cl[i], &CLASS_ROW);
-        jv_set(o, "periodicity", cl[i].periodicity ? jv_int(cl[i].periodicity) : jv_null());
-        jv_push(out, o);
+        class_vals(&cl[i], v);
+        sj_item(w);
+        sj_scalars(w, keys, v, nk);
     }
-    return out;
+    sj_close(w, ']');
 }
 
-static jval *class_delta_tree(const pq_summary_comparison *c)
-{
-    jval *sc = jv_obj();
-    jv_set(sc, "before", classes_tree(c->classes_before, c->nclasses_before));
-    jv_set(sc, "after", classes_tree(c->classes_after, c->nclasses_after));
-    jv_set(sc, "delta", sm_rows_tree(c->class_delta, c->nclass_delta, &CLASS_DELTA_ROW));
-    return sc;
-}
+static const char *const QS[2] = {"median", "p90"}, *const SIDES[3] = {"before", "after", "delta"};
 
-jval *su_compare_tree(const pq_summary_comparison *c)
+/* compare's step_time: its six keys and values (in the document's order). */
+static void step_time_vals(const pq_summary_comparison *c, char keys[6][64], const char **kp,
+                           su_val *v)
 {
-    jval *r = jv_obj();
-    if (!r)
-        return NULL;
-    int bad = jv_set(r, "before_source", jv_cstr(c->before_source)) != 0;
-    bad |= jv_set(r, "after_source", jv_cstr(c->after_source)) != 0;
-    bad |= jv_set(r, "provenance_checks", provenance_tree(c)) != 0;
-    bad |= jv_set(r, "step_time", step_time_tree(c)) != 0;
-    bad |= jv_set(r, "step_classes", class_delta_tree(c)) != 0;
-    jval *bd = jv_obj();
-    for (int i = 0; i < PQ_SM_NCATEGORIES; i++)
-        jv_set(bd, SM_CATEGORY_KEYS[i], jv_num(c->share_delta[i]));
-    bad |= jv_set(r, "time_breakdown_share_delta", bd) != 0;
-    bad |= jv_set(r, "semantic_family_delta",
-                  sm_rows_tree(c->families, c->nfamilies, &FAMILY_DELTA_ROW)) != 0;
-    bad |= jv_set(r, "regressed_ops",
-                  sm_rows_tree(c->regressed_ops, c->nregressed_ops, &OP_DELTA_ROW)) != 0;
-    bad |= jv_set(r, "improved_ops",
-                  sm_rows_tree(c->improved_ops, c->nimproved_ops, &OP_DELTA_ROW)) != 0;
-    if (bad) {
-        jv_free(r);
-        return NULL;
+    for (int i = 0; i < 2; i++) {
+        const double d[3] = {c->steady_before[i], c->steady_after[i], c->steady_delta[i]};
+        for (int k = 0; k < 3; k++) {
+            snprintf(keys[i * 3 + k], 64, "steady_state_%s_%s", QS[i], SIDES[k]);
+            kp[i * 3 + k] = keys[i * 3 + k];
+            v[i * 3 + k] = su_vnum(d[k]);
+        }
     }
-    return r;
 }
 
-static jval *assessment_tree(const pq_track_assessment *as)
+void su_compare_json(sj_writer *w, const pq_summary_comparison *c)
 {
-    static const char *const status[] = {"pass", "warn", "fail"};
-    jval *r = jv_obj(), *fails = jv_arr(), *warns = jv_arr(), *m = jv_obj();
-    for (size_t k = 0; k < as->nfailures; k++)
-        jv_push(fails, jv_cstr(as->failures[k]));
-    for (size_t k = 0; k < as->nwarnings; k++)
-        jv_push(warns, jv_cstr(as->warnings[k]));
-    jv_set(m, "steady_state_median_regression_pct", jv_num(as->median_regression_pct));
-    jv_set(m, "steady_state_p90_regression_pct", jv_num(as->p90_regression_pct));
-    jv_set(m, "communication_share_delta", jv_num(as->communication_share_delta));
-    jv_set(m, "stall_share_delta", jv_num(as->stall_share_delta));
-    jv_set(r, "status", jv_cstr(status[as->status]));
-    jv_set(r, "failures", fails);
-    jv_set(r, "warnings", warns);
-    jv_set(r, "metrics", m);
-    jv_set(r, "comparison", su_compare_tree(as->comparison));
-    return r;
+    sj_open(w, '{');
+    sj_field(w, "after_source", su_vstr(c->after_source));
+    sj_field(w, "before_source", su_vstr(c->before_source));
+    sj_key(w, "improved_ops");
+    sj_rows(w, c->improved_ops, c->nimproved_ops, &OP_DELTA_ROW);
+    sj_key(w, "provenance_checks");
+    sj_open(w, '{');
+    sj_field(w, "after_run_id", su_vstr(c->after_run_id));
+    sj_field(w, "after_trace_sha256", su_vstr(c->after_trace_sha256));
+    sj_field(w, "before_run_id", su_vstr(c->before_run_id));
+    sj_field(w, "before_trace_sha256", su_vstr(c->before_trace_sha256));
+    sj_key(w, "messages");
+    sj_strings(w, c->provenance_messages, c->nprovenance_messages);
+    sj_field(w, "status", su_vstr(c->provenance_status));
+    sj_close(w, '}');
+    sj_key(w, "regressed_ops");
+    sj_rows(w, c->regressed_ops, c->nregressed_ops, &OP_DELTA_ROW);
+    sj_key(w, "semantic_family_delta");
+    sj_rows(w, c->families, c->nfamilies, &FAMILY_DELTA_ROW);
+    sj_key(w, "step_classes");
+    sj_open(w, '{');
+    sj_key(w, "after");
+    classes_json(w, c->classes_after, c->nclasses_after);
+    sj_key(w, "before");
+    classes_json(w, c->classes_before, c->nclasses_before);
+    sj_key(w, "delta");
+    sj_rows(w, c->class_delta, c->nclass_delta, &CLASS_DELTA_ROW);
+    sj_close(w, '}');
+    char keys[6][64];
+    const char *kp[PQ_SM_NCATEGORIES > 6 ? PQ_SM_NCATEGORIES : 6];
+    su_val v[PQ_SM_NCATEGORIES > 6 ? PQ_SM_NCATEGORIES : 6];
+    step_time_vals(c, keys, kp, v);
+    sj_key(w, "step_time");
+    sj_scalars(w, kp, v, 6);
+    for (int i = 0; i < PQ_SM_NCATEGORIES; i++) {
+        kp[i] = SM_CATEGORY_KEYS[i];
+        v[i] = su_vnum(c->share_delta[i]);
+    }
+    sj_key(w, "time_breakdown_share_delta");
+    sj_scalars(w, kp, v, PQ_SM_NCATEGORIES);
+    sj_close(w, '}');
 }
 
 /* Which summary a track record compared. */
-static jval *side_tree(const pq_summary_result *s)
+static void side_json(sj_writer *w, const char *key, const pq_summary_result *s)
 {
-    jval *o = jv_obj();
-    jv_set(o, "source_path", jv_cstr(s->source_path));
-    jv_set(o, "run_path", jv_cstr(s->run_metadata.run_path));
-    jv_set(o, "run_id", jv_cstr(s->run_metadata.run_id));
-    jv_set(o, "artifact_ref", jv_cstr(s->run_metadata.artifact_ref));
-    return o;
+    const char *const keys[4] = {"artifact_ref", "run_id", "run_path", "source_path"};
+    const su_val v[4] = {su_vstr(s->run_metadata.artifact_ref), su_vstr(s->run_metadata.run_id),
+                         su_vstr(s->run_metadata.run_path), su_vstr(s->source_path)};
+    sj_key(w, key);
+    sj_scalars(w, keys, v, 4);
 }
 
-jval *su_track_tree(const pq_summary_result *before, const pq_summary_result *after,
-                    const pq_track_assessment *as, const char *label, const char *recorded_at_utc)
+static const char *const TRACK_STATUS[] = {"pass", "warn", "fail"};
+
+void su_track_json(sj_writer *w, const pq_summary_result *before, const pq_summary_result *after,
+                   const pq_track_assessment *as, const char *label, const char *recorded_at_utc)
 {
-    jval *r = jv_obj();
-    if (!r)
-        return NULL;
-    int bad = jv_set(r, "recorded_at_utc", jv_cstr(recorded_at_utc)) != 0;
-    bad |= jv_set(r, "label", jv_cstr(label)) != 0;
-    bad |= jv_set(r, "before", side_tree(before)) != 0;
-    bad |= jv_set(r, "after", side_tree(after)) != 0;
-    bad |= jv_set(r, "assessment", assessment_tree(as)) != 0;
-    if (bad) {
-        jv_free(r);
-        return NULL;
-    }
-    return r;
+    const char *const fails[2] = {as->failures[0], as->failures[1]};
+    const char *const warns[2] = {as->warnings[0], as->warnings[1]};
+    const char *const mkeys[4] = {"communication_share_delta", "stall_share_delta",
+                                  "steady_state_median_regression_pct",
+                                  "steady_state_p90_regression_pct"};
+    const su_val m[4] = {su_vnum(as->communication_share_delta), su_vnum(as->stall_share_delta),
+                         su_vnum(as->median_regression_pct), su_vnum(as->p90_regression_pct)};
+    sj_open(w, '{');
+    side_json(w, "after", after);
+    sj_key(w, "assessment");
+    sj_open(w, '{');
+    sj_key(w, "comparison");
+    su_compare_json(w, as->comparison);
+    sj_key(w, "failures");
+    sj_strings(w, fails, as->nfailures);
+    sj_key(w, "metrics");
+    sj_scalars(w, mkeys, m, 4);
+    sj_field(w, "status", su_vstr(TRACK_STATUS[as->status]));
+    sj_key(w, "warnings");
+    sj_strings(w, warns, as->nwarnings);
+    sj_close(w, '}');
+    side_json(w, "before", before);
+    sj_field(w, "label", su_vstr(label));
+    sj_field(w, "recorded_at_utc", su_vstr(recorded_at_utc));
+    sj_close(w, '}');
 }
 
 /* ---- text ---------------------------------------------------------------------------------- */
 
-typedef struct class_rows {
-    const pq_sm_step_class *cl;
-} class_rows;
-
 static void class_get(const void *ctx, size_t i, su_val *v)
 {
-    const pq_sm_step_class *x = &((const class_rows *)ctx)->cl[i];
-    for (size_t j = 0; j < CLASS_ROW.nfields; j++)
-        v[j] = su_vfield(x, &CLASS_F[j]);
-    v[CLASS_ROW.nfields] = x->periodicity ? su_vint(x->periodicity) : su_vstr(NULL);
+    class_vals(&((const pq_sm_step_class *)ctx)[i], v);
 }
 
 /* The step classes of one side under KEY at DEPTH. */
@@ -217,11 +212,7 @@ static void classes_text(const su_outline *o, size_t depth, const char *key,
                          const pq_sm_step_class *cl, size_t n)
 {
     const char *keys[sizeof CLASS_F / sizeof *CLASS_F + 1];
-    for (size_t j = 0; j < CLASS_ROW.nfields; j++)
-        keys[j] = CLASS_F[j].key;
-    keys[CLASS_ROW.nfields] = "periodicity";
-    class_rows ctx = {cl};
-    su_rowset r = {keys, CLASS_ROW.nfields + 1, n, class_get, &ctx};
+    su_rowset r = {keys, class_keys(keys), n, class_get, cl};
     su_rows(o, depth, key, &r);
 }
 
@@ -229,8 +220,6 @@ static void classes_text(const su_outline *o, size_t depth, const char *key,
 static void compare_text(const su_outline *o, size_t depth, const pq_summary_comparison *c,
                          su_unit inherit)
 {
-    static const char *const qs[2] = {"median", "p90"}, *const sides[3] = {"before", "after",
-                                                                           "delta"};
     su_line(o, depth, "before_source", su_vstr(c->before_source), inherit);
     su_line(o, depth, "after_source", su_vstr(c->after_source), inherit);
     su_unit u = su_open(o, depth, "provenance_checks");
@@ -240,15 +229,13 @@ static void compare_text(const su_outline *o, size_t depth, const pq_summary_com
     su_line(o, depth + 1, "before_run_id", su_vstr(c->before_run_id), u);
     su_line(o, depth + 1, "after_run_id", su_vstr(c->after_run_id), u);
     su_strings(o, depth + 1, "messages", c->provenance_messages, c->nprovenance_messages);
+    char keys[6][64];
+    const char *kp[6];
+    su_val v[6];
+    step_time_vals(c, keys, kp, v);
     u = su_open(o, depth, "step_time");
-    for (int i = 0; i < 2; i++) {
-        const double v[3] = {c->steady_before[i], c->steady_after[i], c->steady_delta[i]};
-        for (int k = 0; k < 3; k++) {
-            char key[64];
-            snprintf(key, sizeof key, "steady_state_%s_%s", qs[i], sides[k]);
-            su_line(o, depth + 1, key, su_vnum(v[k]), u);
-        }
-    }
+    for (int i = 0; i < 6; i++)
+        su_line(o, depth + 1, kp[i], v[i], u);
     su_open(o, depth, "step_classes");
     classes_text(o, depth + 1, "before", c->classes_before, c->nclasses_before);
     classes_text(o, depth + 1, "after", c->classes_after, c->nclasses_after);
@@ -282,7 +269,6 @@ void su_track_text(buf *b, const pq_summary_result *before, const pq_summary_res
                    const pq_track_assessment *as, const char *label, const char *recorded_at_utc,
                    int wide)
 {
-    static const char *const status[] = {"pass", "warn", "fail"};
     su_outline o;
     su_outline_init(&o, b, wide);
     su_line(&o, 0, "recorded_at_utc", su_vstr(recorded_at_utc), SU_PLAIN);
@@ -290,7 +276,7 @@ void su_track_text(buf *b, const pq_summary_result *before, const pq_summary_res
     side_text(&o, "before", before);
     side_text(&o, "after", after);
     su_unit u = su_open(&o, 0, "assessment");
-    su_line(&o, 1, "status", su_vstr(status[as->status]), u);
+    su_line(&o, 1, "status", su_vstr(TRACK_STATUS[as->status]), u);
     const char *const fails[2] = {as->failures[0], as->failures[1]};
     const char *const warns[2] = {as->warnings[0], as->warnings[1]};
     su_strings(&o, 1, "failures", fails, as->nfailures);

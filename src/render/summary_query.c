@@ -1,89 +1,30 @@
-/* summary_query.c - query's document from its result struct (pq_summary_query_result,
- * include/profq.h): the keys each answer type has in the seed's query.py, the summary's rows
- * written as the summary document writes them (render/summary_fields.h); as the jval tree
- * the JSON is written from (core/jval.c) and as the text for people, written from the struct
- * directly (laid out by render/summary_outline.c).
- * Not here: routing the question (analysis/summary_query.c), writing bytes (core/jval.c). */
+/* summary_query.c - query's document written from its result struct
+ * (pq_summary_query_result, include/profq.h): the keys each answer type has in the seed's
+ * query.py, the summary's rows with the keys the summary document gives them
+ * (render/summary_fields.h); as JSON (keys sorted, the seed's json.dumps bytes:
+ * render/summary_json.c) and as text for people (laid out by render/summary_outline.c).
+ * No document tree is built. Not here: routing the question (analysis/summary_query.c). */
 #include "render/summary_query.h"
 #include "render/summary_fields.h"
+#include "render/summary_json.h"
 #include "render/summary_outline.h"
 
-static jval *contexts_tree(const pq_summary_query_result *q)
-{
-    jval *a = jv_arr();
-    for (size_t k = 0; k < q->ncontexts; k++)
-        jv_push(a, sm_row_tree(q->contexts[k], &SM_CONTEXT_ROW));
-    return a;
-}
+/* ---- JSON ---------------------------------------------------------------------------------- */
 
-static jval *regions_tree(const pq_summary_query_result *q)
+/* The keys of Q's context rows (SM_CONTEXT_ROW's) or region rows (SM_REGION_ROW's and the
+ * two shares: REGIONS) into KEYS; returns how many. */
+static size_t row_keys(int regions, const char **keys)
 {
-    jval *a = jv_arr();
-    for (size_t k = 0; k < q->nregions; k++) {
-        jval *c = sm_row_tree(&q->regions[k], &SM_REGION_ROW);
-        jv_set(c, "inclusive_share_of_total", jv_num(q->inclusive_share[k]));
-        jv_set(c, "exclusive_share_of_total", jv_num(q->exclusive_share[k]));
-        jv_push(a, c);
+    const sm_row_desc *d = regions ? &SM_REGION_ROW : &SM_CONTEXT_ROW;
+    size_t n = 0;
+    for (; n < d->nfields && n < 14; n++)
+        keys[n] = d->fields[n].key;
+    if (regions) {
+        keys[n++] = "inclusive_share_of_total";
+        keys[n++] = "exclusive_share_of_total";
     }
-    return a;
+    return n;
 }
-
-jval *su_query_tree(const pq_summary_query_result *q)
-{
-    jval *r = jv_obj();
-    if (!r)
-        return NULL;
-    int bad = jv_set(r, "query_type", jv_cstr(q->query_type)) != 0;
-    switch (q->type) {
-    case PQ_QUERY_TOP_OPS:
-        bad |= jv_set(r, "results", sm_rows_tree(q->hot_ops, q->nhot_ops, &SM_HOT_OP_ROW)) != 0;
-        break;
-    case PQ_QUERY_COMPUTE_VS_COMMUNICATION:
-        bad |= jv_set(r, "dominant", jv_cstr(q->dominant)) != 0;
-        bad |= jv_set(r, "compute_share", jv_num(q->compute_share)) != 0;
-        bad |= jv_set(r, "communication_share", jv_num(q->communication_share)) != 0;
-        bad |= jv_set(r, "communication_breakdown",
-                      sm_rows_tree(q->collectives, q->ncollectives, &SM_COLLECTIVE_ROW)) != 0;
-        break;
-    case PQ_QUERY_COLLECTIVE_BREAKDOWN:
-        bad |= jv_set(r, "results",
-                      sm_rows_tree(q->collectives, q->ncollectives, &SM_COLLECTIVE_ROW)) != 0;
-        break;
-    case PQ_QUERY_PRE_OP_GAP:
-        if (q->target) {
-            bad |= jv_set(r, "target", jv_cstr(q->target)) != 0;
-            bad |=
-                jv_set(r, "match", q->match ? sm_row_tree(q->match, &SM_GAP_ROW) : jv_null()) != 0;
-            bad |= jv_set(r, "context", contexts_tree(q)) != 0;
-        }
-        bad |= jv_set(r, "top_gaps", sm_rows_tree(q->gaps, q->ngaps, &SM_GAP_ROW)) != 0;
-        break;
-    case PQ_QUERY_GAP_REGION_CONTEXT:
-        bad |= jv_set(r, "target", jv_cstr(q->target)) != 0;
-        bad |= jv_set(r, "results", contexts_tree(q)) != 0;
-        break;
-    case PQ_QUERY_HIERARCHICAL_REGIONS:
-        bad |= jv_set(r, "results", regions_tree(q)) != 0;
-        break;
-    case PQ_QUERY_BOUND_ANALYSIS:
-        bad |= jv_set(r, "result", jv_cstr(q->result)) != 0;
-        bad |= jv_set(r, "details", jv_cstr(q->details)) != 0;
-        break;
-    case PQ_QUERY_COMPARISON_HINT:
-        bad |= jv_set(r, "details", jv_cstr(q->details)) != 0;
-        break;
-    case PQ_QUERY_OPTIMIZATION_CANDIDATES:
-        bad |= jv_set(r, "results", sm_candidates_tree(q->candidates, q->ncandidates)) != 0;
-        break;
-    }
-    if (bad) {
-        jv_free(r);
-        return NULL;
-    }
-    return r;
-}
-
-/* ---- text ---------------------------------------------------------------------------------- */
 
 static void context_get(const void *ctx, size_t i, su_val *v)
 {
@@ -102,20 +43,119 @@ static void region_get(const void *ctx, size_t i, su_val *v)
     v[n + 1] = su_vnum(q->exclusive_share[i]);
 }
 
-/* The rows of Q under KEY at depth 0: SM_REGION_ROW's or SM_CONTEXT_ROW's keys (REGIONS). */
+/* Q's context rows or region rows (REGIONS) as a JSON array. */
+static void rows_json(sj_writer *w, const pq_summary_query_result *q, int regions)
+{
+    const char *keys[16];
+    su_val v[16];
+    size_t nk = row_keys(regions, keys), n = regions ? q->nregions : q->ncontexts;
+    sj_open(w, '[');
+    for (size_t i = 0; i < n; i++) {
+        (regions ? region_get : context_get)(q, i, v);
+        sj_item(w);
+        sj_scalars(w, keys, v, nk);
+    }
+    sj_close(w, ']');
+}
+
+static void candidates_json(sj_writer *w, const pq_sm_candidate *c, size_t n)
+{
+    sj_open(w, '[');
+    for (size_t i = 0; i < n; i++) {
+        size_t ns = 0;
+        while (c[i].suggestions && c[i].suggestions[ns])
+            ns++;
+        sj_item(w);
+        sj_open(w, '{');
+        sj_field(w, "candidate_id", su_vstr(c[i].candidate_id));
+        sj_key(w, "evidence");
+        sj_strings(w, c[i].evidence, c[i].nevidence);
+        sj_field(w, "rationale", su_vstr(c[i].rationale));
+        sj_key(w, "suggestions");
+        sj_strings(w, c[i].suggestions, ns);
+        sj_field(w, "title", su_vstr(c[i].title));
+        sj_close(w, '}');
+    }
+    sj_close(w, ']');
+}
+
+/* pre_op_gap's answer: the target, its gap row and contexts (when asked about an op), and
+ * the top gaps; keys sorted. */
+static void gap_json(sj_writer *w, const pq_summary_query_result *q)
+{
+    if (q->target) {
+        sj_key(w, "context");
+        rows_json(w, q, 0);
+        sj_key(w, "match");
+        if (q->match)
+            sj_row(w, q->match, &SM_GAP_ROW);
+        else
+            sj_val(w, su_vstr(NULL));
+    }
+    sj_field(w, "query_type", su_vstr(q->query_type));
+    if (q->target)
+        sj_field(w, "target", su_vstr(q->target));
+    sj_key(w, "top_gaps");
+    sj_rows(w, q->gaps, q->ngaps, &SM_GAP_ROW);
+}
+
+void su_query_json(sj_writer *w, const pq_summary_query_result *q)
+{
+    sj_open(w, '{');
+    switch (q->type) {
+    case PQ_QUERY_TOP_OPS:
+        sj_field(w, "query_type", su_vstr(q->query_type));
+        sj_key(w, "results");
+        sj_rows(w, q->hot_ops, q->nhot_ops, &SM_HOT_OP_ROW);
+        break;
+    case PQ_QUERY_COMPUTE_VS_COMMUNICATION:
+        sj_key(w, "communication_breakdown");
+        sj_rows(w, q->collectives, q->ncollectives, &SM_COLLECTIVE_ROW);
+        sj_field(w, "communication_share", su_vnum(q->communication_share));
+        sj_field(w, "compute_share", su_vnum(q->compute_share));
+        sj_field(w, "dominant", su_vstr(q->dominant));
+        sj_field(w, "query_type", su_vstr(q->query_type));
+        break;
+    case PQ_QUERY_COLLECTIVE_BREAKDOWN:
+        sj_field(w, "query_type", su_vstr(q->query_type));
+        sj_key(w, "results");
+        sj_rows(w, q->collectives, q->ncollectives, &SM_COLLECTIVE_ROW);
+        break;
+    case PQ_QUERY_PRE_OP_GAP:
+        gap_json(w, q);
+        break;
+    case PQ_QUERY_GAP_REGION_CONTEXT:
+    case PQ_QUERY_HIERARCHICAL_REGIONS:
+        sj_field(w, "query_type", su_vstr(q->query_type));
+        sj_key(w, "results");
+        rows_json(w, q, q->type == PQ_QUERY_HIERARCHICAL_REGIONS);
+        if (q->type == PQ_QUERY_GAP_REGION_CONTEXT)
+            sj_field(w, "target", su_vstr(q->target));
+        break;
+    case PQ_QUERY_BOUND_ANALYSIS:
+    case PQ_QUERY_COMPARISON_HINT:
+        sj_field(w, "details", su_vstr(q->details));
+        sj_field(w, "query_type", su_vstr(q->query_type));
+        if (q->type == PQ_QUERY_BOUND_ANALYSIS)
+            sj_field(w, "result", su_vstr(q->result));
+        break;
+    case PQ_QUERY_OPTIMIZATION_CANDIDATES:
+        sj_field(w, "query_type", su_vstr(q->query_type));
+        sj_key(w, "results");
+        candidates_json(w, q->candidates, q->ncandidates);
+        break;
+    }
+    sj_close(w, '}');
+}
+
+/* ---- text ---------------------------------------------------------------------------------- */
+
+/* The context rows or region rows (REGIONS) of Q under KEY at depth 0. */
 static void rows_text(const su_outline *o, const char *key, const pq_summary_query_result *q,
                       int regions)
 {
-    const sm_row_desc *d = regions ? &SM_REGION_ROW : &SM_CONTEXT_ROW;
     const char *keys[16];
-    size_t n = 0;
-    for (; n < d->nfields && n < 14; n++)
-        keys[n] = d->fields[n].key;
-    if (regions) {
-        keys[n++] = "inclusive_share_of_total";
-        keys[n++] = "exclusive_share_of_total";
-    }
-    su_rowset r = {keys, n, regions ? q->nregions : q->ncontexts,
+    su_rowset r = {keys, row_keys(regions, keys), regions ? q->nregions : q->ncontexts,
                    regions ? region_get : context_get, q};
     su_rows(o, 0, key, &r);
 }
