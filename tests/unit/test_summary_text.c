@@ -2,7 +2,8 @@
  * units by key, tables that fit a width by shortening names in the middle (text and
  * markdown, code cells escaped), wrapped prose with over-long words shortened, the track
  * and query text written from their result structs (rows as tables, or as lists when a table
- * does not fit) and the track gate's failed-threshold lines.
+ * does not fit), the streaming JSON writer (the bytes of core/jval.c's) and the track
+ * gate's failed-threshold lines.
  */
 #include "testutil.h"
 
@@ -10,7 +11,9 @@
 #include "core/buf.h"
 #include "render/summary_compare.h"
 #include "render/summary_query.h"
+#include "core/jval.h"
 #include "render/summary_history.h"
+#include "render/summary_json.h"
 #include "render/summary_text.h"
 
 #include <math.h>
@@ -242,6 +245,56 @@ static void test_rows_fallback(void **state)
     buf_release(&b);
 }
 
+/* The streaming writer gives jv_write's bytes (json.dumps, indent 2 and one line) for the
+ * same document: sorted keys, empty containers, nulls, ints, Python float reprs, escapes. */
+static void test_json_writer(void **state)
+{
+    (void)state;
+    static const char *const keys[] = {"zeta", "alpha", "mid", "n", "s"};
+    const su_val v[] = {su_vnum(0.1), su_vint(-3), su_vnum(NAN), su_vnum(1e16),
+                        su_vstr("\xC3\xA9\"\\\n\x01")};
+    const char *strs[] = {"a", "b"};
+    for (int indent = -1; indent <= 2; indent += 3) {
+        buf a, b;
+        buf_init(&a, NULL);
+        buf_init(&b, NULL);
+        sj_writer w;
+        sj_init(&w, &a, indent);
+        sj_open(&w, '{');
+        sj_key(&w, "a_list");
+        sj_strings(&w, strs, 2);
+        sj_key(&w, "b_empty");
+        sj_open(&w, '[');
+        sj_close(&w, ']');
+        sj_key(&w, "c_obj");
+        sj_scalars(&w, keys, v, 5);
+        sj_key(&w, "d_empty");
+        sj_scalars(&w, keys, v, 0);
+        sj_field(&w, "e_null", su_vstr(NULL));
+        sj_close(&w, '}');
+        jval *doc = jv_obj(), *l = jv_arr(), *o = jv_obj();
+        jv_push(l, jv_cstr("a"));
+        jv_push(l, jv_cstr("b"));
+        jv_set(doc, "a_list", l);
+        jv_set(doc, "b_empty", jv_arr());
+        jv_set(o, "zeta", jv_num(0.1));
+        jv_set(o, "alpha", jv_int(-3));
+        jv_set(o, "mid", jv_num(NAN));
+        jv_set(o, "n", jv_num(1e16));
+        jv_set(o, "s", jv_cstr("\xC3\xA9\"\\\n\x01"));
+        jv_set(doc, "c_obj", o);
+        jv_set(doc, "d_empty", jv_obj());
+        jv_set(doc, "e_null", jv_null());
+        jv_write(&b, doc, indent);
+        jv_free(doc);
+        assert_string_equal(str(&a), str(&b));
+        assert_non_null(strstr(str(&a), "\"alpha\": -3")); /* sorted first */
+        assert_non_null(strstr(str(&a), "\"\\u00e9\\\"\\\\\\n\\u0001\""));
+        buf_release(&a);
+        buf_release(&b);
+    }
+}
+
 /* A history file read into records (objects only), digested and written back. */
 static void test_history_digest(void **state)
 {
@@ -280,9 +333,10 @@ static void test_history_digest(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_units),         cmocka_unit_test(test_table_fits),
-        cmocka_unit_test(test_wrap),          cmocka_unit_test(test_track_text_and_gate),
-        cmocka_unit_test(test_rows_fallback), cmocka_unit_test(test_history_digest),
+        cmocka_unit_test(test_units),          cmocka_unit_test(test_table_fits),
+        cmocka_unit_test(test_wrap),           cmocka_unit_test(test_track_text_and_gate),
+        cmocka_unit_test(test_rows_fallback),  cmocka_unit_test(test_json_writer),
+        cmocka_unit_test(test_history_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
