@@ -1,6 +1,7 @@
 /* summary_docs.c - the public summary API: load (a summary file, or summarise any input),
  * write, report (markdown), query, compare, track (+ history append, io/append.c) and
- * history. */
+ * history. Query, compare and track compute their result struct and hand it to its renderer
+ * (render/summary_query.c, render/summary_compare.c: JSON or text, no document tree). */
 #define _GNU_SOURCE
 #include "analysis/summary.h"
 #include "analysis/summary_compare.h"

@@ -65,8 +65,6 @@ static const sm_field OP_DELTA_F[] = {SM_FIELD(pq_sm_op_delta, "name", SM_F_STR,
                                       SM_FIELD(pq_sm_op_delta, "delta", SM_F_NUM, delta)};
 static const sm_row_desc OP_DELTA_ROW = SM_ROW(pq_sm_op_delta, OP_DELTA_F);
 
-/* ---- JSON ---------------------------------------------------------------------------------- */
-
 /* The scalars of class X as compare lists them (CLASS_F's keys, then periodicity). */
 static void class_vals(const pq_sm_step_class *x, su_val *v)
 {
@@ -83,6 +81,7 @@ static size_t class_keys(const char **keys)
     return CLASS_ROW.nfields + 1;
 }
 
+/* The step classes of one side as a JSON array. */
 static void classes_json(sj_writer *w, const pq_sm_step_class *cl, size_t n)
 {
     const char *keys[sizeof CLASS_F / sizeof *CLASS_F + 1];
@@ -112,6 +111,8 @@ static void step_time_vals(const pq_summary_comparison *c, char keys[6][64], con
         }
     }
 }
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
 
 void su_compare_json(sj_writer *w, const pq_summary_comparison *c)
 {
