@@ -109,19 +109,28 @@ int ops_trace_source(const pq_source *src, pq_ops_hw hw, ops_ctx *cx)
         return 1;
     if (!cx->out->device_type[0])
         strcpy(cx->out->device_type, hw == PQ_OPS_HW_GPU ? "GPU" : "CPU");
-    trace_rec *recs = pq_malloc_array(m->n, sizeof *recs);
-    uint32_t *order = pq_malloc_array(m->n, sizeof *order);
+    if (!m->op)
+        return 1; /* no slice is an op */
+    /* The op slices grouped by track (a counting sort, slice order kept), each track's ops
+     * handed over in turn; tracks of one process are one device. */
     size_t *first = pq_calloc((size_t)m->ntracks + 1, sizeof *first);
     uint32_t *slot_of = pq_calloc(src->ops.n ? src->ops.n : 1, sizeof *slot_of);
-    int ok = recs && order && first && slot_of;
-    /* Slices grouped by track (a counting sort), each track's ops handed over in turn;
-     * tracks of one process are one device. */
-    for (size_t i = 0; ok && i < m->n; i++)
-        first[m->track[i] + 1]++;
-    for (uint32_t t = 0; ok && t < m->ntracks; t++)
+    size_t nop = 0, most = 0;
+    for (size_t i = 0; first && i < m->n; i++)
+        if (is_op(m, i, hw)) {
+            first[m->track[i] + 1]++;
+            nop++;
+        }
+    for (uint32_t t = 0; first && t < m->ntracks; t++) {
+        most = first[t + 1] > most ? first[t + 1] : most;
         first[t + 1] += first[t];
+    }
+    uint32_t *order = pq_malloc_array(nop ? nop : 1, sizeof *order);
+    trace_rec *recs = pq_malloc_array(most ? most : 1, sizeof *recs);
+    int ok = recs && order && first && slot_of;
     for (size_t i = 0, *at = first; ok && i < m->n; i++)
-        order[at[m->track[i]]++] = (uint32_t)i;
+        if (is_op(m, i, hw))
+            order[at[m->track[i]]++] = (uint32_t)i;
     for (uint32_t t = m->ntracks; ok && t > 0; t--)
         first[t] = first[t - 1];
     if (ok)
@@ -140,8 +149,6 @@ int ops_trace_source(const pq_source *src, pq_ops_hw hw, ops_ctx *cx)
             size_t n = 0;
             for (size_t k = first[v]; k < first[v + 1]; k++) {
                 uint32_t i = order[k];
-                if (!is_op(m, i, hw))
-                    continue;
                 recs[n++] = (trace_rec){{m->start_ps[i], m->dur_ps[i], 0, i}};
                 lo = m->start_ps[i] < lo ? m->start_ps[i] : lo;
                 hi = m->start_ps[i] + m->dur_ps[i] > hi ? m->start_ps[i] + m->dur_ps[i] : hi;

@@ -19,10 +19,10 @@
  * Not yet stated by the readers (they stay the op analyses' own, analysis/ops_*.c, in the
  * table one computation fills, profile-wide over its sources): the ops of an XSpace's GPU
  * kernels and XLA:CPU thunks (keyed by their per-event hlo_op/hlo_module stats). The op
- * analyses copy the stated ops into that table as they meet them. What is derived from the HloProto (category, provenance and costs
- * on GPUs, TPU fusions' fused instructions) stays a lazy enrichment the op analyses make on
- * first use, into their table, so that `info` decodes no HloProto. Not here: the times of
- * executions (the op analyses' metrics, analysis/ops_core.c). */
+ * analyses copy the stated ops into that table as they meet them. What is derived from the HloProto
+ * (category, provenance and costs on GPUs, TPU fusions' fused instructions) stays a lazy enrichment
+ * the op analyses make on first use, into their table, so that `info` decodes no HloProto. Not
+ * here: the times of executions (the op analyses' metrics, analysis/ops_core.c). */
 #ifndef PQ_MODEL_OPS_H
 #define PQ_MODEL_OPS_H
 #include "core/hmap.h"

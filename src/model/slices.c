@@ -106,7 +106,8 @@ static int grow_columns(model_slices *m)
     GROW(m->run_id, cap);
     GROW(m->start_ps, cap);
     GROW(m->dur_ps, cap);
-    GROW(m->step, cap);
+    if (m->step)
+        GROW(m->step, cap);
     GROW(m->flags, cap);
     if (m->module)
         GROW(m->module, cap);
@@ -190,7 +191,16 @@ static int on_slice(void *ctx, const pq_slice_in *e)
     if (!tr->nslices || end > tr->end_ps)
         tr->end_ps = end;
     tr->nslices++;
-    m->step[i] = e->step_num;
+    if (e->has_step_num && !m->step) {
+        /* The first slice with a step_num: the column starts here, zero before. */
+        m->step = pq_calloc(m->cap, sizeof *m->step);
+        if (!m->step)
+            return m->failed = -1;
+    }
+    if (m->step)
+        m->step[i] = e->step_num;
+    if (m->op)
+        m->op[i] = 0;
     m->flags[i] = (uint8_t)((e->has_step_num ? SLICE_HAS_STEP : 0) |
                             (e->xla_op ? SLICE_XLA_OP : 0) | (e->gpu & 0xFC));
     if (e->module.n && !m->module) {

@@ -32,7 +32,10 @@ typedef struct model_slices {
     pairmap proc_names, thread_names; /* (pid, 0) -> name id; (pid, tid) -> name id */
     /* Columns, one entry per slice. */
     uint32_t *track, *name, *tf_op, *source, *long_name, *run_id;
-    int64_t *start_ps, *dur_ps, *step;
+    int64_t *start_ps, *dur_ps;
+    /* step_num args: NULL until a slice states one (SLICE_HAS_STEP; Kineto traces never do,
+     * so they pay nothing for it); then one per slice, read only where the flag is set. */
+    int64_t *step;
     uint8_t *flags; /* SLICE_* (model/events.h) */
     /* hlo_module name ids: NULL until a slice names a module (Kineto traces never do, so
      * they pay nothing for it); then one per slice, 0 where none was named. */
