@@ -108,6 +108,7 @@ int sm_leave_out(ctx *c)
             move_row(m->step, sizeof *m->step, w, e);
             move_row(m->flags, sizeof *m->flags, w, e);
             move_row(m->module, sizeof *m->module, w, e);
+            move_row(m->op, sizeof *m->op, w, e);
         }
         w++;
     }

@@ -280,6 +280,10 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
     /* The devices a reader gave through the event interface are the source's. */
     if (st == PQ_OK && src->slices && devices_take(&src->devices, &src->slices->devices) != 0)
         st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+    /* The ops its slices name (XLA ops, GPU stream work) are the source's, each slice
+     * linked to its op (model/slices.h). */
+    if (st == PQ_OK && src->slices && slices_state_ops(src->slices, &src->ops, &src->mem) != 0)
+        st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
     FORWARD_IF_ERROR(st);
 
     if (src->nhostnames && src->hostnames[0].n) {

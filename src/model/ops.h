@@ -11,15 +11,18 @@
  * op of a TensorCore plane's event metadata (program_id, symbol_id, name, hlo_category,
  * tf_op, deduplicated_name, source, source_stack, flops, model_flops, bytes_accessed,
  * memory_access_breakdown: formats/xplane_ops.c), reading metadata only (no event, no
- * HloProto), and links each metadata entry to its op (xp_plane.emeta_op).
+ * HloProto), and links each metadata entry to its op (xp_plane.emeta_op). A source with a
+ * timeline from its reader (trace JSON, nsys) states at load the ops its slices name (JAX's
+ * XLA ops by (hlo_module, name), Kineto's stream work by (stream, name): model/slices.h's
+ * slices_state_ops) and links each slice to its op (model_slices.op).
  *
  * Not yet stated by the readers (they stay the op analyses' own, analysis/ops_*.c, in the
- * table one computation fills, profile-wide over its sources): the ops of GPU kernels and
- * XLA:CPU thunks (keyed by their per-event hlo_op/hlo_module stats), trace JSON's XLA ops
- * and Kineto stream work. What is derived from the HloProto (category, provenance and costs
- * on GPUs, TPU fusions' fused instructions) stays a lazy enrichment the op analyses make on
- * first use, into their table, so that `info` decodes no HloProto. Not here: the times of
- * executions (the op analyses' metrics, analysis/ops_core.c). */
+ * table one computation fills, profile-wide over its sources): the ops of an XSpace's GPU
+ * kernels and XLA:CPU thunks (keyed by their per-event hlo_op/hlo_module stats). The op
+ * analyses copy the stated ops into that table as they meet them. What is derived from the HloProto
+ * (category, provenance and costs on GPUs, TPU fusions' fused instructions) stays a lazy enrichment
+ * the op analyses make on first use, into their table, so that `info` decodes no HloProto. Not
+ * here: the times of executions (the op analyses' metrics, analysis/ops_core.c). */
 #ifndef PQ_MODEL_OPS_H
 #define PQ_MODEL_OPS_H
 #include "core/hmap.h"

@@ -5,6 +5,7 @@
 #include "core/alloc.h"
 #include "core/vec.h"
 
+#include <stdint.h>
 #include <string.h>
 
 int slices_init(model_slices *m)
@@ -39,6 +40,7 @@ void slices_free(model_slices *m)
     pq_free(m->step);
     pq_free(m->flags);
     pq_free(m->module);
+    pq_free(m->op);
     devices_free(&m->devices);
     memset(m, 0, sizeof *m);
 }
@@ -104,10 +106,13 @@ static int grow_columns(model_slices *m)
     GROW(m->run_id, cap);
     GROW(m->start_ps, cap);
     GROW(m->dur_ps, cap);
-    GROW(m->step, cap);
+    if (m->step)
+        GROW(m->step, cap);
     GROW(m->flags, cap);
     if (m->module)
         GROW(m->module, cap);
+    if (m->op)
+        GROW(m->op, cap);
     m->cap = cap;
     return 0;
 }
@@ -186,7 +191,16 @@ static int on_slice(void *ctx, const pq_slice_in *e)
     if (!tr->nslices || end > tr->end_ps)
         tr->end_ps = end;
     tr->nslices++;
-    m->step[i] = e->step_num;
+    if (e->has_step_num && !m->step) {
+        /* The first slice with a step_num: the column starts here, zero before. */
+        m->step = pq_calloc(m->cap, sizeof *m->step);
+        if (!m->step)
+            return m->failed = -1;
+    }
+    if (m->step)
+        m->step[i] = e->step_num;
+    if (m->op)
+        m->op[i] = 0;
     m->flags[i] = (uint8_t)((e->has_step_num ? SLICE_HAS_STEP : 0) |
                             (e->xla_op ? SLICE_XLA_OP : 0) | (e->gpu & 0xFC));
     if (e->module.n && !m->module) {
@@ -207,6 +221,64 @@ static int on_device(void *ctx, const pq_device_in *d)
 {
     model_slices *m = ctx;
     return devices_add(&m->devices, d) != 0 ? (m->failed = -1) : 0;
+}
+
+/* The op slice I of M states (its key, category, name copied to STRINGS) into OPS; its index,
+ * or SIZE_MAX when memory ran out. */
+static size_t state_op(const model_slices *m, size_t i, model_ops *ops, arena *strings)
+{
+    uint8_t f = m->flags[i];
+    model_op op;
+    memset(&op, 0, sizeof op);
+    if (f & SLICE_XLA_OP) {
+        op.program_id = m->module ? m->module[i] : 0;
+    } else {
+        op.program_id = (uint64_t)m->track[i] + 1;
+        op.category = (f & SLICE_GPU_MEMCPY)   ? (pq_str){"memcpy", 6}
+                      : (f & SLICE_GPU_MEMSET) ? (pq_str){"memset", 6}
+                                               : (pq_str){"kernel", 6};
+    }
+    uint32_t len = intern_len(&m->names, m->name[i]);
+    char *name = arena_strndup(strings, intern_str(&m->names, m->name[i]), len);
+    if (!name)
+        return SIZE_MAX;
+    op.name = (pq_str){name, len};
+    op.custom_call = 1; /* no figures per occurrence to scale */
+    return model_ops_state(ops, &op);
+}
+
+int slices_state_ops(model_slices *m, model_ops *ops, arena *strings)
+{
+    pairmap keys = {0}; /* (module id, or -(track + 1) for stream work; name id) -> op + 1 */
+    int rc = 0;
+    for (size_t i = 0; i < m->n && rc == 0; i++) {
+        uint8_t f = m->flags[i];
+        if (!(f & (SLICE_XLA_OP | SLICE_GPU_WORK)))
+            continue;
+        if (!m->op && !(m->op = pq_calloc(m->cap, sizeof *m->op))) {
+            rc = -1;
+            break;
+        }
+        int64_t a = (f & SLICE_XLA_OP) ? (int64_t)(m->module ? m->module[i] : 0)
+                                       : -((int64_t)m->track[i] + 1);
+        int fresh;
+        uint32_t *slot = pairmap_slot(&keys, a, m->name[i], &fresh);
+        if (!slot) {
+            rc = -1;
+            break;
+        }
+        if (fresh) {
+            size_t at = state_op(m, i, ops, strings);
+            if (at >= UINT32_MAX - 1) {
+                rc = -1;
+                break;
+            }
+            *slot = (uint32_t)at + 1;
+        }
+        m->op[i] = *slot;
+    }
+    pairmap_free(&keys);
+    return rc;
 }
 
 pq_events slices_events(model_slices *m)

@@ -13,6 +13,11 @@
  * distinct (program_id, symbol_id != 0, name) of the TPU planes' event metadata entries,
  * each entry linked to its op, with the category of the first entry stating it; the
  * analysis's ops are the executed ones among them, as stated; none on a GPU XSpace.
+ * The ops the trace-JSON reader states on the source at load (a small fixture made here):
+ * one per distinct (hlo_module, name) of the events with an hlo_op arg and per distinct
+ * (stream, name) of the Kineto kernel / gpu_memcpy / gpu_memset events, counted here from the
+ * fixture's own table; each slice linked to its op (the op column), none for other slices;
+ * the analysis's ops are those, as stated.
  * Also the table itself: keys (program, symbol, name), symbol 0 keyed by name, the walk of
  * one program's ops. */
 #include "testutil.h"
@@ -348,6 +353,109 @@ static void test_tpu_source_ops(void **state)
     pq_profile_free(p);
 }
 
+/* One event of the trace fixture: an X event on (pid, tid) of category CAT; HLO: with an
+ * hlo_op arg (and hlo_module MODULE unless NULL). */
+typedef struct fx_event {
+    int pid, tid;
+    const char *cat, *name, *module;
+    int hlo;
+} fx_event;
+
+static const fx_event fx[] = {
+    {1, 1, "", "fusion.1", "jit_f(1)", 1},   {1, 1, "", "fusion.1", "jit_f(1)", 1},
+    {1, 1, "", "fusion.1", "jit_g(2)", 1},   {1, 1, "", "dot.3", "jit_f(1)", 1},
+    {1, 2, "", "copy.4", NULL, 1},           {2, 7, "kernel", "k_a", NULL, 0},
+    {2, 7, "kernel", "k_a", NULL, 0},        {2, 7, "gpu_memcpy", "Memcpy HtoD", NULL, 0},
+    {2, 7, "gpu_memset", "Memset", NULL, 0}, {2, 7, "gpu_user_annotation", "ann", NULL, 0},
+    {2, 8, "kernel", "k_a", NULL, 0},        {2, 8, "kernel", "k_b", NULL, 0},
+    {3, 1, "cpu_op", "aten::mm", NULL, 0},
+};
+enum { NFX = sizeof fx / sizeof fx[0] };
+
+/* Whether fixture event I states an op, and whether I and J state the same one. */
+static int fx_is_op(size_t i)
+{
+    return fx[i].hlo || !strcmp(fx[i].cat, "kernel") || !strcmp(fx[i].cat, "gpu_memcpy") ||
+           !strcmp(fx[i].cat, "gpu_memset");
+}
+
+static int fx_same_op(size_t i, size_t j)
+{
+    if (fx[i].hlo != fx[j].hlo || strcmp(fx[i].name, fx[j].name))
+        return 0;
+    if (fx[i].hlo)
+        return !strcmp(fx[i].module ? fx[i].module : "", fx[j].module ? fx[j].module : "");
+    return fx[i].pid == fx[j].pid && fx[i].tid == fx[j].tid;
+}
+
+static void test_trace_source_ops(void **state)
+{
+    (void)state;
+    char json[4096];
+    size_t n = (size_t)snprintf(json, sizeof json, "{\"traceEvents\": [");
+    for (size_t i = 0; i < NFX; i++) {
+        n += (size_t)snprintf(json + n, sizeof json - n,
+                              "%s{\"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"cat\": \"%s\", "
+                              "\"name\": \"%s\", \"ts\": %zu, \"dur\": 5, \"args\": {",
+                              i ? ", " : "", fx[i].pid, fx[i].tid, fx[i].cat, fx[i].name, 10 * i);
+        if (fx[i].hlo)
+            n += (size_t)snprintf(json + n, sizeof json - n, "\"hlo_op\": \"%s\"%s%s%s", fx[i].name,
+                                  fx[i].module ? ", \"hlo_module\": \"" : "",
+                                  fx[i].module ? fx[i].module : "", fx[i].module ? "\"" : "");
+        n += (size_t)snprintf(json + n, sizeof json - n, "}}");
+    }
+    n += (size_t)snprintf(json + n, sizeof json - n, "]}");
+    assert_true(n < sizeof json);
+    size_t want = 0; /* distinct ops, counted from the table */
+    for (size_t i = 0; i < NFX; i++) {
+        size_t j = 0;
+        while (j < i && !(fx_is_op(j) && fx_same_op(i, j)))
+            j++;
+        want += fx_is_op(i) && j == i;
+    }
+    assert_int_equal(want, 9);
+    pq_profile *p = NULL;
+    pq_error err;
+    assert_int_equal(pq_profile_open_memory(json, n, "fixture.json", NULL, &p, &err), PQ_OK);
+    const pq_source *src = &p->sources[0];
+    const model_slices *m = src->slices;
+    assert_int_equal(m->n, NFX);
+    assert_non_null(m->op);
+    assert_int_equal(src->ops.n, want);
+    for (size_t i = 0; i < NFX; i++) {
+        assert_true(!strcmp(intern_str(&m->names, m->name[i]), fx[i].name));
+        if (!fx_is_op(i)) {
+            assert_int_equal(m->op[i], 0);
+            continue;
+        }
+        assert_true(m->op[i] >= 1 && m->op[i] <= src->ops.n);
+        const model_op *o = &src->ops.v[m->op[i] - 1];
+        assert_true(pq_str_eq(o->name, fx[i].name));
+        assert_true(o->custom_call && o->symbol_id == 0);
+        const char *cat = fx[i].hlo                          ? ""
+                          : !strcmp(fx[i].cat, "gpu_memcpy") ? "memcpy"
+                          : !strcmp(fx[i].cat, "gpu_memset") ? "memset"
+                                                             : "kernel";
+        assert_true(pq_str_eq(o->category, cat));
+        for (size_t j = 0; j < i; j++)
+            if (fx_is_op(j))
+                assert_int_equal(m->op[j] == m->op[i], fx_same_op(i, j));
+    }
+    /* the analysis's ops (the XLA ops: the trace holds some) are those the reader stated */
+    pq_ops_result r;
+    model_ops ops = {0};
+    assert_int_equal(ops_compute_model(p, NULL, &r, &ops, &err), PQ_OK);
+    assert_int_equal(ops.n, 4);
+    for (size_t i = 0; i < ops.n; i++) {
+        const model_op *s = model_ops_find(&src->ops, ops.v[i].program_id, ops.v[i].name);
+        assert_non_null(s);
+        assert_true(s->name.p == ops.v[i].name.p && s->category.p == ops.v[i].category.p);
+    }
+    ops_free(&r);
+    model_ops_free(&ops);
+    pq_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_tpu_shared),
         cmocka_unit_test(test_tpu_source_ops),
         cmocka_unit_test(test_gpu_shared),
+        cmocka_unit_test(test_trace_source_ops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
