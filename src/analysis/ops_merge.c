@@ -592,6 +592,8 @@ pq_status ops_part_result(const ops_part *p, const pq_ops_options *opts, pq_ops_
         out->peaks.bws[0] = opts->peak_hbm_gbps;
         out->peaks.user_bw = 1;
     }
+    if (p->xprof) /* XProf's tables: several XSpaces' PerfEnv, as ops_core.c */
+        ops_peaks_xprof_combine(&out->peaks, p->xspaces);
     if (p->xprof && out->hw == PQ_OPS_HW_GPU && !part_steps(p, out))
         goto oom;
     finish_programs(out);

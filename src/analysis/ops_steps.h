@@ -44,6 +44,11 @@ void ops_steps_free(ops_steps *st);
  * "Steps" line, into R->steps and R->step_rows (each step's Program records and the
  * Average's, as XProf); R without them when there are none. 0 when out of memory. */
 int ops_steps_tpu(const pq_profile *prof, pq_ops_result *r);
+/* XProf's tables of XSPACES XSpaces (ops_peaks.c): the peaks its CombinePerfEnv keeps of
+ * several (no has_cmem, has_merged_vmem, has_megacore); PK unchanged for one. */
+void ops_peaks_xprof_combine(pq_ops_peaks *pk, size_t xspaces);
+/* The sources of PROF with planes: the XSpaces XProf combines. */
+size_t ops_xspace_count(const pq_profile *prof);
 /* XProf's StepIntersection of the steps HS (sorted by source, then as drop_incomplete
  * leaves them) of the XSpaces GPUS (ascending source indexes, those with GPU planes): the
  * steps all share, numbered 0..n-1, into *STEPS (allocated) and *NSTEPS; *EMPTY set when
