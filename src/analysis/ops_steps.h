@@ -40,6 +40,32 @@ int ops_steps_build(const pq_profile *prof, int gpu, ops_steps *st);
 int64_t ops_steps_kernel_group(const ops_steps *st, const pq_source *src, const xp_plane *pl,
                                int64_t corr_id, const xp_event *ev);
 void ops_steps_free(ops_steps *st);
+/* TPU steps counted (ops_steps_tpu.c), before they are made into records: per step its
+ * group id, total time and NCOUNTS counts (consecutive in COUNTS, the steps in order), each
+ * the occurrences and times of one op row, named by its key (program, symbol, name). */
+typedef struct ops_tpu_count {
+    uint64_t program_id, symbol_id;
+    pq_str name;
+    int64_t occurrences, time_ps, self_time_ps;
+} ops_tpu_count;
+typedef struct ops_tpu_step {
+    int64_t group, total_ps;
+    size_t ncounts;
+} ops_tpu_step;
+typedef struct ops_tpu_steps {
+    ops_tpu_step *steps;
+    size_t nsteps;
+    ops_tpu_count *counts; /* names borrowed: R's rows' (ops_steps_tpu_counts) */
+    size_t ncounts;
+} ops_tpu_steps;
+/* The steps of PROF (one XSpace whose TensorCore planes have a device "Steps" line) counted
+ * against the op rows of R, into *ST (empty when there are none). 0 when out of memory. */
+int ops_steps_tpu_counts(const pq_profile *prof, const pq_ops_result *r, ops_tpu_steps *st);
+/* ST's records into R->steps and R->step_rows (each step's Program records and the
+ * Average's, as XProf) over R's rows, found by key; nothing when ST has no steps. 0 when out
+ * of memory. */
+int ops_steps_tpu_records(pq_ops_result *r, const ops_tpu_steps *st);
+void ops_tpu_steps_free(ops_tpu_steps *st);
 /* TPU (ops_steps_tpu.c): the steps of one XSpace whose TensorCore planes have a device
  * "Steps" line, into R->steps and R->step_rows (each step's Program records and the
  * Average's, as XProf); R without them when there are none. 0 when out of memory. */
