@@ -4,6 +4,7 @@
  * of the library's API. */
 #ifndef PQ_ANALYSIS_OPS_STEPS_H
 #define PQ_ANALYSIS_OPS_STEPS_H
+#include "core/arena.h"
 #include "core/pairmap.h"
 #include "formats/xplane_walk.h"
 #include "profq.h"
@@ -66,6 +67,8 @@ int ops_steps_tpu_counts(const pq_profile *prof, const pq_ops_result *r, ops_tpu
  * of memory. */
 int ops_steps_tpu_records(pq_ops_result *r, const ops_tpu_steps *st);
 void ops_tpu_steps_free(ops_tpu_steps *st);
+/* A copy of SRC into the empty *DST, names in A. 0 when out of memory. */
+int ops_tpu_steps_copy(ops_tpu_steps *dst, const ops_tpu_steps *src, arena *a);
 /* TPU (ops_steps_tpu.c): the steps of one XSpace whose TensorCore planes have a device
  * "Steps" line, into R->steps and R->step_rows (each step's Program records and the
  * Average's, as XProf); R without them when there are none. 0 when out of memory. */

@@ -410,11 +410,37 @@ void ops_tpu_steps_free(ops_tpu_steps *st)
     memset(st, 0, sizeof *st);
 }
 
+int ops_tpu_steps_copy(ops_tpu_steps *dst, const ops_tpu_steps *src, arena *a)
+{
+    memset(dst, 0, sizeof *dst);
+    if (!src->nsteps)
+        return 1;
+    dst->steps = pq_malloc_array(src->nsteps, sizeof *dst->steps);
+    dst->counts = pq_malloc_array(src->ncounts + 1, sizeof *dst->counts);
+    if (!dst->steps || !dst->counts) {
+        ops_tpu_steps_free(dst);
+        return 0;
+    }
+    memcpy(dst->steps, src->steps, src->nsteps * sizeof *dst->steps);
+    dst->nsteps = src->nsteps;
+    for (size_t i = 0; i < src->ncounts; i++) {
+        ops_tpu_count c = src->counts[i];
+        char *name = arena_strndup(a, c.name.p ? c.name.p : "", c.name.n);
+        if (!name) {
+            ops_tpu_steps_free(dst);
+            return 0;
+        }
+        c.name = pq_str_of(name, c.name.n);
+        dst->counts[dst->ncounts++] = c;
+    }
+    return 1;
+}
+
 int ops_steps_tpu_counts(const pq_profile *prof, const pq_ops_result *r, ops_tpu_steps *st)
 {
     memset(st, 0, sizeof *st);
-    if (prof->nsources != 1 || r->nsteps)
-        return 1; /* several XSpaces: not covered */
+    if (prof->nsources != 1 || (r->nsteps && !r->step_rows))
+        return 1; /* several XSpaces, or GPU steps: not covered */
     const pq_source *src = &prof->sources[0];
     for (uint32_t pi = 0; pi < src->nplanes; pi++)
         if (pq_str_eq(src->planes[pi].name, "/host:CPU") &&
