@@ -165,14 +165,15 @@ static int get_count(pt_reader *rd, const ops_part *o, ops_tpu_count *c, int64_t
     }
     c->occurrences = pt_get_time(rd, "TPU step count occurrences");
     c->time_ps = pt_get_time(rd, "TPU step count time");
-    c->self_time_ps = pt_get_time(rd, "TPU step count self time");
+    /* a self time can be negative (children that overlap one another on the line) */
+    c->self_time_ps = (int64_t)pt_get_u64(rd, "TPU step count self time");
     if (rd->status != PQ_OK)
         return 0;
-    if (c->self_time_ps > c->time_ps || __builtin_add_overflow(*sum, c->time_ps, sum) ||
-        __builtin_add_overflow(*sum, c->occurrences, sum)) {
-        pt_fail(rd, "malformed partial",
-                "TPU step counts whose self time is within their time and whose sums fit in "
-                "64 bits");
+    if (c->self_time_ps == INT64_MIN || __builtin_add_overflow(*sum, c->time_ps, sum) ||
+        __builtin_add_overflow(*sum, c->occurrences, sum) ||
+        __builtin_add_overflow(*sum, c->self_time_ps < 0 ? -c->self_time_ps : c->self_time_ps,
+                               sum)) {
+        pt_fail(rd, "malformed partial", "TPU step counts whose sums fit in 64 bits");
         return 0;
     }
     c->program_id = o->rows[row].m.program_id;
@@ -195,6 +196,7 @@ static void get_tpu_steps(pt_reader *rd, ops_part *o)
     }
     t->steps = pq_calloc(n, sizeof *t->steps);
     int64_t total = 0, sum = 0;
+    int oom = 0;
     for (size_t i = 0; t->steps && rd->status == PQ_OK && i < n; i++) {
         ops_tpu_step *st = &t->steps[t->nsteps++];
         st->group = (int64_t)pt_get_u64(rd, "TPU step group");
@@ -205,16 +207,17 @@ static void get_tpu_steps(pt_reader *rd, ops_part *o)
         ops_tpu_count *c = rd->status == PQ_OK
                                ? pq_realloc_array(t->counts, t->ncounts + nc + 1, sizeof *c)
                                : NULL;
-        if (c)
-            t->counts = c;
-        else if (rd->status == PQ_OK)
+        if (!c) {
+            oom = rd->status == PQ_OK;
             break;
+        }
+        t->counts = c;
         for (size_t k = 0; k < nc && get_count(rd, o, &c[t->ncounts], &sum); k++) {
             t->ncounts++;
             st->ncounts++;
         }
     }
-    if (rd->status == PQ_OK && (!t->steps || t->nsteps < n))
+    if (rd->status == PQ_OK && (oom || !t->steps))
         rd->status = err_set(rd->err, PQ_ERR_NOMEM, rd->name, -1, "out of memory");
 }
 
