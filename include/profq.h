@@ -1445,7 +1445,7 @@ typedef enum pq_partial_kind {
     PQ_PARTIAL_SUMMARIZE = 7       /* `profq summarize` of trace files: each file's summary */
 } pq_partial_kind;
 
-#define PQ_PARTIAL_VERSION 2
+#define PQ_PARTIAL_VERSION 3
 
 typedef struct pq_partial pq_partial;
 

@@ -5,8 +5,9 @@
 # inputs prints: the same exit code, stdout and stderr (memory-profile --format xprof over
 # several hosts fails alike). Inputs: the shared XPlane files (one source per host), 8
 # generated hosts (bench/gen_xspace.c, seeds 1..8, small; the issue's "4-host run dir" is
-# not in ../shared/data), the TPU XSpace alone, and for info and memory-profile files of
-# every format (HloProto, Tenstorrent log, trace JSON). Also: a truncated partial, a
+# not in ../shared/data), the TPU XSpace alone, TPU XSpaces with device "Steps" lines
+# (scripts/add_tpu_steps.py: one alone, and with others), and for info and memory-profile
+# files of every format (HloProto, Tenstorrent log, trace JSON). Also: a truncated partial, a
 # partial of another version, of another command and a non-partial are exit 3 with the
 # offset. XProf's tables of ops and roofline (hlo_stats, op_profile, roofline_model) merge
 # from partials made with --format xprof ("ops:xprof", "roofline:xprof" below), and only
@@ -63,6 +64,25 @@ if [ -d "$SHARED/data/xplane" ]; then
     "$d"/tenstorrent/*.log "$d"/trace-json/hta__cpu_only__*.gz \
     "$d"/trace-json/kineto__docs__*.json "$x"/mi300_jax08_elementwise.xplane.pb)"
   sets="gen shared conv tpu formats"
+  # TPU XSpaces with device "Steps" lines (scripts/add_tpu_steps.py, as the conformance
+  # suite roofline_steps.sh makes them): roofline_model's step records of one source come
+  # from the partial's step counts; one process over several sources has none, nor a merge
+  tpu=$x/tpu_inference_2.xplane.pb
+  protopy=$(scripts/venv.sh test tests/requirements.txt 2>/dev/null) || protopy=
+  if [ -f "$tpu" ] && [ -n "$protopy" ]; then
+    mkdir -p "$tmp/tsteps"
+    for spec in 4: 7: 3:/device:TPU:1; do
+      # shellcheck disable=SC2086
+      "$protopy" scripts/add_tpu_steps.py "$tpu" "$tmp/tsteps/steps${spec%%:*}.xplane.pb" \
+        ${spec%%:*} ${spec#*:} > /dev/null || bad "add_tpu_steps.py $spec"
+    done
+    SET_FILES[tpusteps]="$tmp/tsteps/steps4.xplane.pb" # one source: the step records
+    SET_FILES[tpustepsall]="$(echo "$tmp"/tsteps/*.xplane.pb "$tpu" \
+      "$x"/mi300x8_jax_conv.xplane.pb)" # several: none, as one process
+    sets="$sets tpusteps tpustepsall"
+  elif [ "${CI:-}" = true ]; then
+    bad "no venv (scripts/venv.sh test): TPU step lines not checked"
+  fi
 else
   echo "partial: $SHARED/data/xplane absent: the shared sets are skipped"
   [ "${CI:-}" = true ] && exit 77
@@ -221,7 +241,7 @@ for cut in 4 20 30 $((size - 1)); do
   expect3 "truncated at $cut" "$want" "$tmp/trunc"
 done
 { head -c 8 "$tmp/good"; printf '\x63\x00\x00\x00'; tail -c +13 "$tmp/good"; } > "$tmp/v99"
-expect3 "version 99" "offset 8: partial version 99: expected version 2" "$tmp/v99"
+expect3 "version 99" "offset 8: partial version 99: expected version 3" "$tmp/v99"
 { cat "$tmp/good"; printf 'x'; } > "$tmp/long"
 expect3 "trailing byte" "offset $size: expected the end of the partial" "$tmp/long"
 expect3 "an XSpace" "offset 0: not a profq partial" "$tmp/gen/host1.xplane.pb"
@@ -253,23 +273,18 @@ cuts ops 100 3
   bad "an xprof and a text ops partial merged: exit $rc, expected 3: $(cat "$tmp/err")"
 "$PROFQ" merge roofline --format xprof --view op_profile "$tmp/xops" > /dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] || bad "merge roofline --view op_profile: exit $rc, expected 2"
-# roofline_model's TPU step records (device "Steps" lines) are not carried by a partial:
-# refused at the map (exit 3), while hlo_stats of the same file merges as one process prints
-tpu=$(ls "$SHARED"/data/xplane/*tpu_inference_2*.xplane.pb 2>/dev/null | head -1)
-protopy=$(scripts/venv.sh test tests/requirements.txt 2>/dev/null) || protopy=
-if [ -n "$tpu" ] && [ -n "$protopy" ]; then
-  "$protopy" scripts/add_tpu_steps.py "$tpu" "$tmp/tpusteps.xplane.pb" 4 \
-    > /dev/null || bad "add_tpu_steps.py"
-  "$PROFQ" roofline --format xprof --partial -o "$tmp/tsp" "$tmp/tpusteps.xplane.pb" \
-    > /dev/null 2> "$tmp/err"; rc=$?
-  [ "$rc" = 3 ] && grep -q 'not mergeable: its TPU device "Steps" lines' "$tmp/err" &&
-    [ ! -e "$tmp/tsp" ] || bad "roofline --partial of TPU step lines: exit $rc, $(cat "$tmp/err")"
-  "$PROFQ" ops --format xprof --partial -o "$tmp/tsp" "$tmp/tpusteps.xplane.pb" ||
-    bad "ops --format xprof --partial of TPU step lines"
-  "$PROFQ" merge ops --format xprof "$tmp/tsp" | cmp -s - <("$PROFQ" ops --format xprof \
-    "$tmp/tpusteps.xplane.pb") || bad "hlo_stats of TPU step lines: merge differs"
-elif [ "${CI:-}" = true ]; then
-  bad "no tpu_inference_2 or no venv (scripts/venv.sh test): TPU step lines not checked"
+# roofline_model's TPU step records (device "Steps" lines) are in the partial: one source's
+# merge prints them as one process does (the sets tpusteps and tpustepsall above), and a
+# partial of the previous version is refused (exit 3) with the version it has
+if [ -f "$tmp/tsteps/steps4.xplane.pb" ]; then
+  "$PROFQ" roofline --format xprof --partial -o "$tmp/tsp" "$tmp/tsteps/steps4.xplane.pb" ||
+    bad "roofline --format xprof --partial of TPU step lines"
+  "$PROFQ" merge roofline --format xprof "$tmp/tsp" | grep -q '"v":"Average"' ||
+    bad "merge of TPU step lines: no Average step record"
+  { head -c 8 "$tmp/tsp"; printf '\x02\x00\x00\x00'; tail -c +13 "$tmp/tsp"; } > "$tmp/v2"
+  "$PROFQ" merge roofline --format xprof "$tmp/v2" > /dev/null 2> "$tmp/err"; rc=$?
+  [ "$rc" = 3 ] && grep -q "offset 8: partial version 2: expected version 3" "$tmp/err" ||
+    bad "a version 2 partial: exit $rc, $(cat "$tmp/err")"
 fi
 # nsys has no partials: --partial and merge say why (exit 2), and write nothing
 "$PROFQ" nsys --partial -o "$tmp/nsys.part" "$tmp/gen/host1.xplane.pb" > /dev/null 2> "$tmp/err"

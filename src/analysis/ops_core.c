@@ -360,6 +360,8 @@ pq_status ops_compute_model(const pq_profile *prof, const ops_options *opt, pq_o
     }
     ok = ok && merge_planes(prof, &cx);
     ops_steps_free(&steps);
+    if (ok && opt && opt->device_only) /* XProf's tables: several XSpaces' PerfEnv */
+        ops_peaks_xprof_combine(&out->peaks, ops_xspace_count(prof));
     if (ok && opt && opt->peak_tflops > 0) {
         out->peaks.tflops = opt->peak_tflops;
         out->peaks.user_flops = 1;

@@ -204,6 +204,7 @@ void ops_part_free(ops_part *p)
     pq_free(p->paths);
     pq_free(p->r.programs);
     pq_free(p->hosts);
+    ops_tpu_steps_free(&p->tpu);
     arena_release(&p->host_mem);
     arena_release(&p->strings);
 }
@@ -425,6 +426,13 @@ static int merge_steps(ops_part *into, const ops_part *from)
     into->trace_kinds |= from->trace_kinds;
     into->steps_active |= from->steps_active;
     into->steps_unsupported |= from->steps_unsupported;
+    int alone = !into->sources; /* TPU step records: of one source only */
+    into->sources =
+        from->sources > UINT64_MAX - into->sources ? UINT64_MAX : into->sources + from->sources;
+    if (into->sources != 1)
+        ops_tpu_steps_free(&into->tpu);
+    else if (alone && !ops_tpu_steps_copy(&into->tpu, &from->tpu, &into->host_mem))
+        return 0;
     for (size_t i = 0; i < from->nhosts; i++)
         if (!ops_part_add_host(into, &from->hosts[i]))
             return 0;
@@ -443,6 +451,7 @@ int ops_part_merge(ops_part *into, const ops_part *from)
         ops_part keep = *into;
         into->hosts = NULL;
         arena_init(&into->host_mem);
+        memset(&into->tpu, 0, sizeof into->tpu);
         ops_part_free(into);
         memset(into, 0, sizeof *into);
         arena_init(&into->strings);
@@ -454,6 +463,8 @@ int ops_part_merge(ops_part *into, const ops_part *from)
         into->hosts = keep.hosts;
         into->nhosts = keep.nhosts;
         into->host_mem = keep.host_mem;
+        into->sources = keep.sources;
+        into->tpu = keep.tpu;
         into->r = *b;
         into->r.ops = NULL;
         into->r.programs = NULL;
@@ -592,6 +603,8 @@ pq_status ops_part_result(const ops_part *p, const pq_ops_options *opts, pq_ops_
         out->peaks.bws[0] = opts->peak_hbm_gbps;
         out->peaks.user_bw = 1;
     }
+    if (p->xprof) /* XProf's tables: several XSpaces' PerfEnv, as ops_core.c */
+        ops_peaks_xprof_combine(&out->peaks, p->xspaces);
     if (p->xprof && out->hw == PQ_OPS_HW_GPU && !part_steps(p, out))
         goto oom;
     finish_programs(out);
@@ -607,7 +620,9 @@ pq_status ops_part_result(const ops_part *p, const pq_ops_options *opts, pq_ops_
         qsort(out->ops, out->nops, sizeof *out->ops, ops_row_order);
     for (size_t i = 0; i < out->nops; i++)
         ops_rates(out, &out->ops[i], &out->ops[i].rates);
-    if (ops_derive(out, opts ? opts->by : PQ_OPS_BY_OP))
+    if (ops_derive(out, opts ? opts->by : PQ_OPS_BY_OP) &&
+        (!p->xprof || out->hw != PQ_OPS_HW_TPU || p->sources != 1 ||
+         ops_steps_tpu_records(out, &p->tpu))) /* roofline_model's TPU steps, as ops_core.c */
         return PQ_OK;
 oom:
     ops_free(out);

@@ -4,6 +4,7 @@
  * pq_ops_result one process over all the sources computes. Serialized by api/partial_ops.c. */
 #ifndef PQ_ANALYSIS_OPS_MERGE_H
 #define PQ_ANALYSIS_OPS_MERGE_H
+#include "analysis/ops_steps.h"
 #include "core/arena.h"
 #include "profq.h"
 
@@ -64,6 +65,11 @@ typedef struct ops_part {
     ops_part_host *hosts; /* by path */
     size_t nhosts;
     arena host_mem; /* the hosts' paths and steps (kept when a part of a higher kind comes) */
+    /* The sources read, and the TPU step counts (ops_steps_tpu_counts) of a part of one
+     * source with device "Steps" lines, names in host_mem: one process makes roofline_model's
+     * TPU step records of one source only (ops_part_result makes them when SOURCES is 1). */
+    uint64_t sources;
+    ops_tpu_steps tpu;
 } ops_part;
 
 /* P from R (ops over the sources whose first with device planes is KEY, whose last is

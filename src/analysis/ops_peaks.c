@@ -3,10 +3,11 @@
  * plane stats XProf reads, as the XSpace reader stored them) (TPU: peak_*_bw_gigabytes_per_second,
  * has_cmem, has_merged_vmem, megacore; GPU: memory_bandwidth, SRAM bandwidths), GPU peaks the
  * device does not state derived from its core count x clock x the architecture's per-core rate
- * (XProf's tables), and the device type names XProf prints. Not here: user overrides (ops_core.c
- * applies
- * --peak-flops/--peak-bw), the rates against these peaks (ops_rates.c). */
+ * (XProf's tables), the device type names XProf prints, and what XProf keeps of them when it
+ * combines several XSpaces. Not here: user overrides (ops_core.c applies --peak-flops/--peak-bw),
+ * the rates against these peaks (ops_rates.c). */
 #include "analysis/ops_internal.h"
+#include "analysis/ops_steps.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -166,4 +167,25 @@ void ops_peaks_from_device(const model_devices *d, const model_device *v, pq_ops
     out->device_type[n] = 0;
     if (!out->device_type[0])
         strcpy(out->device_type, "TPU");
+}
+
+size_t ops_xspace_count(const pq_profile *prof)
+{
+    size_t n = 0;
+    for (size_t si = 0; si < prof->nsources; si++)
+        n += prof->sources[si].nplanes > 0;
+    return n;
+}
+
+/* XProf 2.24.2's CombinePerfEnv (op_stats_combiner.cc) copies into the combined PerfEnv the
+ * peak FLOP/s, the bandwidths and the ridge point, and not has_cmem, has_merged_vmem nor
+ * has_megacore: roofline_model of several XSpaces has no CMEM or VMEM peaks (and measures
+ * the ops against HBM alone), whatever the devices state. */
+void ops_peaks_xprof_combine(pq_ops_peaks *pk, size_t xspaces)
+{
+    if (xspaces <= 1)
+        return; /* one XSpace: CombineAllOpStats takes its op stats as they are */
+    pk->has_cmem = 0;
+    pk->has_merged_vmem = 0;
+    pk->has_megacore = 0;
 }

@@ -4,6 +4,7 @@
  * of the library's API. */
 #ifndef PQ_ANALYSIS_OPS_STEPS_H
 #define PQ_ANALYSIS_OPS_STEPS_H
+#include "core/arena.h"
 #include "core/pairmap.h"
 #include "formats/xplane_walk.h"
 #include "profq.h"
@@ -40,10 +41,43 @@ int ops_steps_build(const pq_profile *prof, int gpu, ops_steps *st);
 int64_t ops_steps_kernel_group(const ops_steps *st, const pq_source *src, const xp_plane *pl,
                                int64_t corr_id, const xp_event *ev);
 void ops_steps_free(ops_steps *st);
+/* TPU steps counted (ops_steps_tpu.c), before they are made into records: per step its
+ * group id, total time and NCOUNTS counts (consecutive in COUNTS, the steps in order), each
+ * the occurrences and times of one op row, named by its key (program, symbol, name). */
+typedef struct ops_tpu_count {
+    uint64_t program_id, symbol_id;
+    pq_str name;
+    int64_t occurrences, time_ps, self_time_ps;
+} ops_tpu_count;
+typedef struct ops_tpu_step {
+    int64_t group, total_ps;
+    size_t ncounts;
+} ops_tpu_step;
+typedef struct ops_tpu_steps {
+    ops_tpu_step *steps;
+    size_t nsteps;
+    ops_tpu_count *counts; /* names borrowed: R's rows' (ops_steps_tpu_counts) */
+    size_t ncounts;
+} ops_tpu_steps;
+/* The steps of PROF (one XSpace whose TensorCore planes have a device "Steps" line) counted
+ * against the op rows of R, into *ST (empty when there are none). 0 when out of memory. */
+int ops_steps_tpu_counts(const pq_profile *prof, const pq_ops_result *r, ops_tpu_steps *st);
+/* ST's records into R->steps and R->step_rows (each step's Program records and the
+ * Average's, as XProf) over R's rows, found by key; nothing when ST has no steps. 0 when out
+ * of memory. */
+int ops_steps_tpu_records(pq_ops_result *r, const ops_tpu_steps *st);
+void ops_tpu_steps_free(ops_tpu_steps *st);
+/* A copy of SRC into the empty *DST, names in A. 0 when out of memory. */
+int ops_tpu_steps_copy(ops_tpu_steps *dst, const ops_tpu_steps *src, arena *a);
 /* TPU (ops_steps_tpu.c): the steps of one XSpace whose TensorCore planes have a device
  * "Steps" line, into R->steps and R->step_rows (each step's Program records and the
  * Average's, as XProf); R without them when there are none. 0 when out of memory. */
 int ops_steps_tpu(const pq_profile *prof, pq_ops_result *r);
+/* XProf's tables of XSPACES XSpaces (ops_peaks.c): the peaks its CombinePerfEnv keeps of
+ * several (no has_cmem, has_merged_vmem, has_megacore); PK unchanged for one. */
+void ops_peaks_xprof_combine(pq_ops_peaks *pk, size_t xspaces);
+/* The sources of PROF with planes: the XSpaces XProf combines. */
+size_t ops_xspace_count(const pq_profile *prof);
 /* XProf's StepIntersection of the steps HS (sorted by source, then as drop_incomplete
  * leaves them) of the XSpaces GPUS (ascending source indexes, those with GPU planes): the
  * steps all share, numbered 0..n-1, into *STEPS (allocated) and *NSTEPS; *EMPTY set when

@@ -17,6 +17,11 @@
  *   from the op rows, times its events' own) as the Total one does, over the step's total
  *   time (less infeed/outfeed without them); the Average one sums every step's.
  *
+ * The steps are counted first (ops_steps_tpu_counts: each step's group, total time and the
+ * occurrences and times of the op rows its events count in, by row key), then made into
+ * records over a table of op rows (ops_steps_tpu_records): one process does both, a partial
+ * keeps the counts and its merge makes the records over the merged rows (api/partial_ops.c).
+ *
  * XSpaces already grouped skip tsl's grouping in XProf (IsXSpaceGrouped), so only the
  * stats in the input count. Not covered (no TPU steps, as before): several XSpaces (XProf's
  * step intersection and MergeHostSteps), a host plane with group_id stats (host step markers
@@ -164,19 +169,6 @@ static int tev_cmp(const void *a, const void *b)
     return x->marker > y->marker ? -1 : x->marker < y->marker; /* markers first */
 }
 
-/* Adds the ops of the events EV[0..N) to ROWS (r->nops entries): occurrences, times. */
-static void count_rows(const tev *ev, size_t n, pq_op_row *rows)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (ev[i].marker || ev[i].row == UINT32_MAX)
-            continue;
-        pq_op_row *d = &rows[ev[i].row];
-        d->occurrences++;
-        d->time_ps += ev[i].dur;
-        d->self_time_ps += ev[i].dur - ev[i].children;
-    }
-}
-
 /* ROWS (counted) become op rows: the result's, with FLOPs, bytes and breakdown per
  * occurrence times the counted occurrences. */
 static void scale_rows(const pq_ops_result *r, pq_op_row *rows)
@@ -259,11 +251,6 @@ static int step_total(tev *ev, size_t n, int64_t *total)
     return step > 0;
 }
 
-typedef struct tstep {
-    size_t off, n; /* its events in the sorted vector */
-    int64_t total;
-} tstep;
-
 /* The TPU planes' grouped events of SRC into T; 0 when out of memory. */
 static int source_events(const pq_ops_result *r, const pq_source *src, tvec *t)
 {
@@ -290,65 +277,201 @@ static int source_events(const pq_ops_result *r, const pq_source *src, tvec *t)
     return 1;
 }
 
-/* The steps' records into R once the steps are known (STEPS[0..N), their events in T). */
-static int step_records(pq_ops_result *r, tvec *t, const tstep *steps, size_t n)
+/* Appends to ST the counts of one step (group GROUP, TOTAL ps) of its events EV[0..N):
+ * occurrences and times per op row of R, in row order, summed in ONE (R->nops zeroed
+ * entries, zeroed again on return). */
+static int add_step(ops_tpu_steps *st, const pq_ops_result *r, const tev *ev, size_t n,
+                    int64_t group, int64_t total, pq_op_row *one)
 {
-    pq_op_row *one = pq_calloc(r->nops + 1, sizeof *one);
-    pq_op_row *acc = pq_calloc(r->nops + 1, sizeof *acc);
-    r->steps = pq_malloc_array(n + 1, sizeof *r->steps);
-    r->step_rows = pq_calloc(2 * n + 2, sizeof *r->step_rows);
-    if (!one || !acc || !r->steps || !r->step_rows) {
-        pq_free(one);
-        pq_free(acc);
-        return 0;
-    }
-    int64_t all = 0;
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        const tev *ev = t->v + steps[i].off;
-        memset(one, 0, (r->nops + 1) * sizeof *one);
-        count_rows(ev, steps[i].n, one);
-        count_rows(ev, steps[i].n, acc);
-        scale_rows(r, one);
-        program_records(r, one, steps[i].total, &r->step_rows[2 * i]);
-        r->steps[i] = ev->group;
-        all += steps[i].total;
+        if (ev[i].marker || ev[i].row == UINT32_MAX)
+            continue;
+        pq_op_row *d = &one[ev[i].row];
+        k += !d->occurrences;
+        d->occurrences++;
+        d->time_ps += ev[i].dur;
+        d->self_time_ps += ev[i].dur - ev[i].children;
     }
-    scale_rows(r, acc);
-    program_records(r, acc, all, &r->step_rows[2 * n]);
-    r->nsteps = n;
-    pq_free(one);
-    pq_free(acc);
+    ops_tpu_count *c = pq_realloc_array(st->counts, st->ncounts + k + 1, sizeof *c);
+    ops_tpu_step *v = pq_realloc_array(st->steps, st->nsteps + 1, sizeof *v);
+    if (c)
+        st->counts = c;
+    if (v)
+        st->steps = v;
+    for (size_t j = 0; j < r->nops; j++) {
+        pq_op_row *d = &one[j];
+        if (c && v && d->occurrences)
+            c[st->ncounts++] =
+                (ops_tpu_count){r->ops[j].program_id, r->ops[j].symbol_id, r->ops[j].name,
+                                d->occurrences,       d->time_ps,          d->self_time_ps};
+        memset(d, 0, sizeof *d);
+    }
+    if (!c || !v)
+        return 0;
+    v[st->nsteps++] = (ops_tpu_step){group, total, k};
     return 1;
 }
 
-int ops_steps_tpu(const pq_profile *prof, pq_ops_result *r)
+/* The key order of op rows: program, symbol, name. */
+static int key_cmp(uint64_t pa, uint64_t sa, pq_str na, const pq_op_row *b)
 {
-    if (prof->nsources != 1 || r->nsteps)
-        return 1; /* several XSpaces: not covered */
+    if (pa != b->program_id)
+        return pa < b->program_id ? -1 : 1;
+    if (sa != b->symbol_id)
+        return sa < b->symbol_id ? -1 : 1;
+    size_t n = na.n < b->name.n ? na.n : b->name.n;
+    int c = n ? memcmp(na.p, b->name.p, n) : 0;
+    return c ? c : na.n < b->name.n ? -1 : na.n > b->name.n;
+}
+
+static int row_ptr_cmp(const void *a, const void *b)
+{
+    const pq_op_row *x = *(const pq_op_row *const *)a;
+    return key_cmp(x->program_id, x->symbol_id, x->name, *(const pq_op_row *const *)b);
+}
+
+/* The index in R->ops of the row of count C (BY: R's rows without IDLE in key order, N of
+ * them), or UINT32_MAX. */
+static uint32_t find_row(const pq_ops_result *r, pq_op_row *const *by, size_t n,
+                         const ops_tpu_count *c)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int k = key_cmp(c->program_id, c->symbol_id, c->name, by[mid]);
+        if (!k)
+            return (uint32_t)(by[mid] - r->ops);
+        if (k < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return UINT32_MAX;
+}
+
+/* Adds the counts C[0..N) to ROWS (R->nops entries), the rows found through BY (NBY). */
+static void count_rows(const pq_ops_result *r, pq_op_row *const *by, size_t nby,
+                       const ops_tpu_count *c, size_t n, pq_op_row *rows)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = find_row(r, by, nby, &c[i]);
+        if (k == UINT32_MAX)
+            continue;
+        rows[k].occurrences += c[i].occurrences;
+        rows[k].time_ps += c[i].time_ps;
+        rows[k].self_time_ps += c[i].self_time_ps;
+    }
+}
+
+int ops_steps_tpu_records(pq_ops_result *r, const ops_tpu_steps *st)
+{
+    size_t n = st->nsteps, nby = 0;
+    if (!n)
+        return 1;
+    pq_op_row *one = pq_calloc(r->nops + 1, sizeof *one);
+    pq_op_row *acc = pq_calloc(r->nops + 1, sizeof *acc);
+    pq_op_row **by = pq_malloc_array(r->nops + 1, sizeof *by);
+    r->steps = pq_malloc_array(n + 1, sizeof *r->steps);
+    r->step_rows = pq_calloc(2 * n + 2, sizeof *r->step_rows);
+    int ok = one && acc && by && r->steps && r->step_rows;
+    for (size_t j = 0; ok && j < r->nops; j++)
+        if (!r->ops[j].is_idle)
+            by[nby++] = &r->ops[j];
+    if (ok && nby)
+        qsort(by, nby, sizeof *by, row_ptr_cmp);
+    int64_t all = 0;
+    const ops_tpu_count *c = st->counts;
+    for (size_t i = 0; ok && i < n; i++) {
+        memset(one, 0, (r->nops + 1) * sizeof *one);
+        count_rows(r, by, nby, c, st->steps[i].ncounts, one);
+        count_rows(r, by, nby, c, st->steps[i].ncounts, acc);
+        c += st->steps[i].ncounts;
+        scale_rows(r, one);
+        program_records(r, one, st->steps[i].total_ps, &r->step_rows[2 * i]);
+        r->steps[i] = st->steps[i].group;
+        all += st->steps[i].total_ps;
+    }
+    if (ok) {
+        scale_rows(r, acc);
+        program_records(r, acc, all, &r->step_rows[2 * n]);
+        r->nsteps = n;
+    }
+    pq_free(one);
+    pq_free(acc);
+    pq_free(by);
+    return ok; /* on failure R's steps and step rows are freed with R */
+}
+
+void ops_tpu_steps_free(ops_tpu_steps *st)
+{
+    pq_free(st->steps);
+    pq_free(st->counts);
+    memset(st, 0, sizeof *st);
+}
+
+int ops_tpu_steps_copy(ops_tpu_steps *dst, const ops_tpu_steps *src, arena *a)
+{
+    memset(dst, 0, sizeof *dst);
+    if (!src->nsteps)
+        return 1;
+    dst->steps = pq_malloc_array(src->nsteps, sizeof *dst->steps);
+    dst->counts = pq_malloc_array(src->ncounts + 1, sizeof *dst->counts);
+    if (!dst->steps || !dst->counts) {
+        ops_tpu_steps_free(dst);
+        return 0;
+    }
+    memcpy(dst->steps, src->steps, src->nsteps * sizeof *dst->steps);
+    dst->nsteps = src->nsteps;
+    for (size_t i = 0; i < src->ncounts; i++) {
+        ops_tpu_count c = src->counts[i];
+        char *name = arena_strndup(a, c.name.p ? c.name.p : "", c.name.n);
+        if (!name) {
+            ops_tpu_steps_free(dst);
+            return 0;
+        }
+        c.name = pq_str_of(name, c.name.n);
+        dst->counts[dst->ncounts++] = c;
+    }
+    return 1;
+}
+
+int ops_steps_tpu_counts(const pq_profile *prof, const pq_ops_result *r, ops_tpu_steps *st)
+{
+    memset(st, 0, sizeof *st);
+    if (prof->nsources != 1 || (r->nsteps && !r->step_rows))
+        return 1; /* several XSpaces, or GPU steps: not covered */
     const pq_source *src = &prof->sources[0];
     for (uint32_t pi = 0; pi < src->nplanes; pi++)
         if (pq_str_eq(src->planes[pi].name, "/host:CPU") &&
             xp_stat_meta_by_name(&src->planes[pi], "group_id"))
             return 1; /* host step markers: not covered */
     tvec t = {0};
-    tstep *steps = NULL;
-    size_t ns = 0;
+    pq_op_row *one = NULL;
     int ok = source_events(r, src, &t);
     if (ok && t.n) {
         qsort(t.v, t.n, sizeof *t.v, tev_cmp);
-        steps = pq_malloc_array(t.n + 1, sizeof *steps);
-        ok = steps != NULL;
+        ok = (one = pq_calloc(r->nops + 1, sizeof *one)) != NULL;
     }
     for (size_t i = 0, j; ok && i < t.n; i = j) {
         for (j = i; j < t.n && t.v[j].group == t.v[i].group; j++)
             ;
         int64_t total;
+        /* all of them: XProf drops no incomplete TPU steps */
         if (step_total(t.v + i, j - i, &total))
-            steps[ns++] = (tstep){i, j - i, total};
+            ok = add_step(st, r, t.v + i, j - i, t.v[i].group, total, one);
     }
-    if (ok && ns) /* all of them: XProf drops no incomplete TPU steps */
-        ok = step_records(r, &t, steps, ns);
-    pq_free(steps);
+    pq_free(one);
     pq_free(t.v);
+    if (!ok)
+        ops_tpu_steps_free(st);
+    return ok;
+}
+
+int ops_steps_tpu(const pq_profile *prof, pq_ops_result *r)
+{
+    ops_tpu_steps st;
+    int ok = ops_steps_tpu_counts(prof, r, &st) && ops_steps_tpu_records(r, &st);
+    ops_tpu_steps_free(&st);
     return ok;
 }

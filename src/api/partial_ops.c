@@ -349,20 +349,19 @@ static pq_status source_part(const pq_profile *prof, size_t si, int xprof, int r
     int trace = src->nplanes == 0 && src->slices;
     o.xprof = xprof && !trace ? PQ_OPS_HLO_STATS : PQ_OPS_NATIVE;
     FORWARD_IF_ERROR(pq_ops_compute(&view, &o, &r, err));
-    /* roofline_model's TPU step records (device "Steps" lines, ops_steps_tpu.c) are not
-     * carried by a partial yet: refused rather than merged without them. hlo_stats and
-     * op_profile do not depend on them. */
-    if (roofline && r.step_rows) {
-        pq_ops_result_free(&r);
-        return err_set(err, PQ_ERR_INPUT, src->path, -1,
-                       "not mergeable: its TPU device \"Steps\" lines make roofline_model "
-                       "step records that a partial does not carry yet (run one process: "
-                       "profq roofline --format xprof)");
-    }
+    /* roofline_model's TPU step records (device "Steps" lines, ops_steps_tpu.c): the
+     * source's step counts, made into records by the render when the merge holds this one
+     * source (one process makes them of one source only). hlo_stats and op_profile do not
+     * depend on them. */
+    ops_tpu_steps tpu = {0};
+    int ok = !(roofline && r.step_rows) || ops_steps_tpu_counts(&view, &r, &tpu);
     pq_str key = {"", 0};
     int has_key = first_device_source(&view, r.hw, &key);
-    int ok = ops_part_from_result(part, &r, key, has_key, prof->sources[si].info.path);
+    ok = ok && ops_part_from_result(part, &r, key, has_key, prof->sources[si].info.path);
     part->xprof = xprof;
+    part->sources = 1;
+    ok = ok && ops_tpu_steps_copy(&part->tpu, &tpu, &part->host_mem);
+    ops_tpu_steps_free(&tpu);
     for (size_t i = 0; trace && i < src->slices->n; i++)
         part->trace_kinds |= (src->slices->flags[i] & SLICE_XLA_OP ? 1u << PQ_OPS_HW_CPU : 0) |
                              (src->slices->flags[i] & SLICE_GPU_WORK ? 1u << PQ_OPS_HW_GPU : 0);

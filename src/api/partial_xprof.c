@@ -1,8 +1,9 @@
 /* partial_xprof.c - what the op partial (partial_ops.c) holds for XProf's tables and for
- * trace files, in and out of the body bytes (docs/internals/partial.md, version 2): each
+ * trace files, in and out of the body bytes (docs/internals/partial.md, version 3): each
  * row's fused instructions (TPU fusions, op_profile's), the XProf fields (made with
- * --format xprof, step flags, XSpace count, trace files' kinds, each GPU XSpace's steps),
- * a source's steps as one process groups them (ops_steps_build), and the check that trace
+ * --format xprof, step flags, XSpace count, trace files' kinds, each GPU XSpace's steps,
+ * the count of sources and a TPU source's step counts by row), a source's steps as one
+ * process groups them (ops_steps_build), and the check that trace
  * files were read as one process reads them. Not the rest of the body (partial_ops.c), not
  * the merge (analysis/ops_merge.c). */
 #include "api/partial_xprof.h"
@@ -12,6 +13,7 @@
 #include "core/err.h"
 #include "model/events.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A row's fused instructions (op_profile's, TPU fusions): direct children, then entries. */
@@ -31,6 +33,70 @@ void pt_ops_put_fused(buf *b, const pq_op_row *m)
     }
 }
 
+static int prow_ptr_cmp(const void *a, const void *b)
+{
+    const pq_op_row *x = &(*(const ops_prow *const *)a)->m, *y = &(*(const ops_prow *const *)b)->m;
+    if (x->program_id != y->program_id)
+        return x->program_id < y->program_id ? -1 : 1;
+    if (x->symbol_id != y->symbol_id)
+        return x->symbol_id < y->symbol_id ? -1 : 1;
+    return pt_str_cmp(x->name, y->name);
+}
+
+/* The index in O's rows of the row of count C (BY: O's rows in key order); 0 when none (not
+ * reached: a part's counts are of its rows). */
+static uint64_t count_row(const ops_part *o, ops_prow *const *by, const ops_tpu_count *c)
+{
+    size_t lo = 0, hi = o->nrows;
+    ops_prow key = {0};
+    const ops_prow *kp = &key;
+    key.m.program_id = c->program_id;
+    key.m.symbol_id = c->symbol_id;
+    key.m.name = c->name;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int k = prow_ptr_cmp(&kp, &by[mid]);
+        if (!k)
+            return (uint64_t)(by[mid] - o->rows);
+        if (k < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return 0;
+}
+
+/* The sources and TPU step counts of O: each count names its row by its index in the rows
+ * written before. 0 when out of memory. */
+static int put_tpu_steps(buf *b, const ops_part *o)
+{
+    const ops_tpu_steps *t = &o->tpu;
+    pt_put_u64(b, o->sources);
+    pt_put_u64(b, t->nsteps);
+    if (!t->nsteps)
+        return 1;
+    ops_prow **by = pq_malloc_array(o->nrows + 1, sizeof *by);
+    if (!by)
+        return 0;
+    for (size_t i = 0; i < o->nrows; i++)
+        by[i] = &o->rows[i];
+    qsort(by, o->nrows, sizeof *by, prow_ptr_cmp);
+    const ops_tpu_count *c = t->counts;
+    for (size_t i = 0; i < t->nsteps; i++) {
+        pt_put_u64(b, (uint64_t)t->steps[i].group);
+        pt_put_u64(b, (uint64_t)t->steps[i].total_ps);
+        pt_put_u64(b, t->steps[i].ncounts);
+        for (size_t k = 0; k < t->steps[i].ncounts; k++, c++) {
+            pt_put_u64(b, count_row(o, by, c));
+            pt_put_u64(b, (uint64_t)c->occurrences);
+            pt_put_u64(b, (uint64_t)c->time_ps);
+            pt_put_u64(b, (uint64_t)c->self_time_ps);
+        }
+    }
+    pq_free(by);
+    return 1;
+}
+
 /* What XProf's tables take from every XSpace (ops_part.xprof). */
 void pt_ops_put_xprof(buf *b, const ops_part *o)
 {
@@ -46,6 +112,8 @@ void pt_ops_put_xprof(buf *b, const ops_part *o)
         for (size_t k = 0; k < 3 * o->hosts[i].nsteps; k++)
             pt_put_u64(b, (uint64_t)o->hosts[i].v[k]);
     }
+    if (!put_tpu_steps(b, o) && b->status == PQ_OK)
+        b->status = PQ_ERR_NOMEM;
 }
 
 /* Whether the N entries at F are NKIDS preorder subtrees, each SIZE entries (itself and
@@ -86,6 +154,73 @@ void pt_ops_get_fused(pt_reader *rd, ops_part *o, pq_op_row *m)
     m->nfused = (uint32_t)kids;
 }
 
+/* A count of the TPU steps into *C, its row one of O's rows; 0 when malformed (RD failed). */
+static int get_count(pt_reader *rd, const ops_part *o, ops_tpu_count *c, int64_t *sum)
+{
+    uint64_t row = pt_get_u64(rd, "TPU step count row");
+    if (rd->status == PQ_OK && row >= o->nrows) {
+        rd->p -= 8;
+        pt_fail(rd, "malformed partial", "a TPU step count's row below the number of rows");
+        return 0;
+    }
+    c->occurrences = pt_get_time(rd, "TPU step count occurrences");
+    c->time_ps = pt_get_time(rd, "TPU step count time");
+    /* a self time can be negative (children that overlap one another on the line) */
+    c->self_time_ps = (int64_t)pt_get_u64(rd, "TPU step count self time");
+    if (rd->status != PQ_OK)
+        return 0;
+    if (c->self_time_ps == INT64_MIN || __builtin_add_overflow(*sum, c->time_ps, sum) ||
+        __builtin_add_overflow(*sum, c->occurrences, sum) ||
+        __builtin_add_overflow(*sum, c->self_time_ps < 0 ? -c->self_time_ps : c->self_time_ps,
+                               sum)) {
+        pt_fail(rd, "malformed partial", "TPU step counts whose sums fit in 64 bits");
+        return 0;
+    }
+    c->program_id = o->rows[row].m.program_id;
+    c->symbol_id = o->rows[row].m.symbol_id;
+    c->name = o->rows[row].m.name;
+    return 1;
+}
+
+/* The sources and TPU step counts (put_tpu_steps): only a part of one source has counts. */
+static void get_tpu_steps(pt_reader *rd, ops_part *o)
+{
+    ops_tpu_steps *t = &o->tpu;
+    o->sources = pt_get_u64(rd, "sources");
+    size_t n = pt_get_count(rd, 24, "the number of TPU steps");
+    if (rd->status != PQ_OK || !n)
+        return;
+    if (o->sources != 1) {
+        pt_fail(rd, "malformed partial", "TPU steps in a part of one source");
+        return;
+    }
+    t->steps = pq_calloc(n, sizeof *t->steps);
+    int64_t total = 0, sum = 0;
+    int oom = 0;
+    for (size_t i = 0; t->steps && rd->status == PQ_OK && i < n; i++) {
+        ops_tpu_step *st = &t->steps[t->nsteps++];
+        st->group = (int64_t)pt_get_u64(rd, "TPU step group");
+        st->total_ps = pt_get_time(rd, "TPU step total time");
+        size_t nc = pt_get_count(rd, 32, "the number of TPU step counts");
+        if (rd->status == PQ_OK && __builtin_add_overflow(total, st->total_ps, &total))
+            pt_fail(rd, "malformed partial", "TPU step times whose sum fits in 64 bits");
+        ops_tpu_count *c = rd->status == PQ_OK
+                               ? pq_realloc_array(t->counts, t->ncounts + nc + 1, sizeof *c)
+                               : NULL;
+        if (!c) {
+            oom = rd->status == PQ_OK;
+            break;
+        }
+        t->counts = c;
+        for (size_t k = 0; k < nc && get_count(rd, o, &c[t->ncounts], &sum); k++) {
+            t->ncounts++;
+            st->ncounts++;
+        }
+    }
+    if (rd->status == PQ_OK && (oom || !t->steps))
+        rd->status = err_set(rd->err, PQ_ERR_NOMEM, rd->name, -1, "out of memory");
+}
+
 /* The hosts' steps and flags of XProf's tables (put_xprof). */
 void pt_ops_get_xprof(pt_reader *rd, ops_part *o)
 {
@@ -110,6 +245,8 @@ void pt_ops_get_xprof(pt_reader *rd, ops_part *o)
             rd->status = err_set(rd->err, PQ_ERR_NOMEM, rd->name, -1, "out of memory");
         pq_free(h.v);
     }
+    if (rd->status == PQ_OK)
+        get_tpu_steps(rd, o);
 }
 
 /* XProf's step data of the one source of VIEW (ops_steps_build, as one process's --format

@@ -13,7 +13,8 @@
 #   their steps): the marked attention XPlane with copies made by step_hosts.py (the same;
 #   another clock 10 ms and 20 ms later; without step 0's markers; without any, which
 #   leaves no steps and XProf's diagnostic), and three hosts (one
-#   3 ms later, one 10 ms later without step 0's markers);
+#   3 ms later, one 10 ms later without step 0's markers), and two copies of tpu_inference_2
+#   (no TPU steps: XProf's combined peaks, without VMEM);
 # - host-only: a JAX CPU program with jax.profiler.StepTraceAnnotation steps
 #   (steps_programs.py jax), alone and as two hosts of one run, and a TF Keras program with
 #   TF step markers (steps_programs.py tf, build/venv-tf).
@@ -60,6 +61,13 @@ for spec in tpu_steps4:4: tpu_steps7:7: tpu_steps3_bare1:3:/device:TPU:1; do
     $bare || fail "add_tpu_steps.py for $name"
   cases+=("$work/$name/$name.xplane.pb")
 done
+# Two TPU hosts of one run (tpu_inference_2 under two names, no Steps lines): XProf's
+# CombinePerfEnv keeps no has_cmem/has_merged_vmem/megacore of several XSpaces, so its
+# roofline_model has no VMEM peaks (issue 13).
+mkdir -p "$work/tpu_hosts"
+cp "$tpu" "$work/tpu_hosts/host0.xplane.pb"
+cp "$tpu" "$work/tpu_hosts/host1.xplane.pb"
+cases+=("nosteps=$work/tpu_hosts/host0.xplane.pb,$work/tpu_hosts/host1.xplane.pb")
 # Several hosts: NAME FIRST_STEP SHIFT_NS (the second host from the marked attention XPlane).
 att="$work/mi300_jax08_attention/mi300_jax08_attention.xplane.pb"
 # One host without its step 1 markers: their kernels take the group of the kernel before.

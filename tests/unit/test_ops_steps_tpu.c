@@ -2,10 +2,12 @@
  * on XSpaces synthesized with testutil.h: two TensorCore planes whose "XLA Ops" events and
  * "Steps" events carry group_ids; a plane keeps the groups it has both for, a core's step
  * total is max(its ops' self time, the step time), a step's Program record sums its own
- * ops, the Average sums every step's; without step lines nothing changes. */
+ * ops, the Average sums every step's; without step lines nothing changes. The counts a
+ * partial carries make the same records over a table of the rows in another order. */
 #include "testutil.h"
 
 #include "analysis/ops.h"
+#include "analysis/ops_steps.h"
 #include "model/model.h"
 
 #include <string.h>
@@ -106,11 +108,53 @@ static void test_tpu_no_step_lines(void **state)
     tb_free(&b);
 }
 
+static void test_tpu_counts_records(void **state)
+{
+    (void)state;
+    pq_ops_result r;
+    tbuf b;
+    pq_profile *p = compute(1, &b, &r);
+    ops_tpu_steps st;
+    assert_int_equal(ops_steps_tpu_counts(p, &r, &st), 1);
+    assert_int_equal(st.nsteps, NSTEPS);
+    assert_int_equal(st.steps[1].group, 1);
+    assert_int_equal(st.steps[1].total_ps, 12000);
+    assert_int_equal(st.steps[1].ncounts, 1); /* fusion.1, on both cores */
+    assert_int_equal(st.counts[1].occurrences, 2);
+    assert_int_equal(st.counts[1].time_ps, 8000);
+    assert_int_equal(st.counts[2].occurrences, 1); /* step 2: core 1 has no marker */
+    /* the rows in reverse order (IDLE first): found by key */
+    pq_ops_result c = r;
+    c.ops = test_malloc(r.nops * sizeof *c.ops);
+    for (size_t i = 0; i < r.nops; i++)
+        c.ops[i] = r.ops[r.nops - 1 - i];
+    c.steps = NULL;
+    c.step_rows = NULL;
+    c.nsteps = 0;
+    assert_int_equal(ops_steps_tpu_records(&c, &st), 1);
+    assert_int_equal(c.nsteps, NSTEPS);
+    for (size_t k = 0; k < 2 * NSTEPS + 2; k++) {
+        assert_int_equal(c.step_rows[k].time_ps, r.step_rows[k].time_ps);
+        assert_true(c.step_rows[k].flops == r.step_rows[k].flops);
+        assert_true(c.step_rows[k].rates.flop_rate_gflops == r.step_rows[k].rates.flop_rate_gflops);
+    }
+    for (size_t i = 0; i < NSTEPS; i++)
+        assert_int_equal(c.steps[i], r.steps[i]);
+    pq_free(c.steps);
+    pq_free(c.step_rows);
+    test_free(c.ops);
+    ops_tpu_steps_free(&st);
+    ops_free(&r);
+    pq_profile_free(p);
+    tb_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tpu_steps),
         cmocka_unit_test(test_tpu_no_step_lines),
+        cmocka_unit_test(test_tpu_counts_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
