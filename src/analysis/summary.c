@@ -90,7 +90,7 @@ const char *sm_keep(ctx *c, const char *s)
 
 const char *sm_keep_id(ctx *c, uint32_t id)
 {
-    return id && id != UINT32_MAX ? sm_keep(c, intern_str(&c->b->m->names, id)) : NULL;
+    return id && id != UINT32_MAX ? sm_keep(c, intern_str(c->b->names, id)) : NULL;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -121,6 +121,7 @@ static void ctx_free(ctx *c)
     pq_free(c->name_flags);
     pq_free(c->go);
     pq_free(c->ann);
+    pq_free(c->left_bits);
     pq_free(c->s.sig_of_long);
     pq_free(c->s.path_tf);
     pq_free(c->s.path_nm);
@@ -156,7 +157,7 @@ static int work_sections(ctx *c)
     if (sm_exclusive(c) != 0 || sm_name_flags(c) != 0 || sm_time_breakdown(c) != 0)
         return -1;
     /* Op sections work on device-op events. */
-    if (opstate_init(&c->s, c->b->m->names.n) != 0)
+    if (opstate_init(&c->s, c->b->names->n) != 0)
         return -1;
     c->hot_limit = o->hot_op_limit > 0 ? (size_t)o->hot_op_limit : 0;
     c->big_limit = c->hot_limit > 500 ? c->hot_limit : 500;
@@ -165,7 +166,7 @@ static int work_sections(ctx *c)
     if (sm_gaps(c) != 0 || sm_hierarchical_regions(c) != 0 || sm_op_region_aggregates(c) != 0 ||
         sm_candidates(c) != 0)
         return -1;
-    return c->b->m->names.failed || arena_failed(&c->res->mem) ? -1 : 0;
+    return c->b->names->failed || arena_failed(&c->res->mem) ? -1 : 0;
 }
 
 void sm_result_free(sm_result *r)
@@ -174,16 +175,36 @@ void sm_result_free(sm_result *r)
     memset(r, 0, sizeof *r);
 }
 
-int sm_compute(model_slices *m, const sm_options *o, const sm_source *src, sm_result *out)
+/* DST: a pool with SRC's strings under the same ids, for the strings the summary derives
+ * to be interned after them (SRC, the profile's, stays as it is). 0, or -1 when memory ran
+ * out. */
+static int pool_copy(intern_pool *dst, const intern_pool *src)
+{
+    if (intern_init(dst) != 0)
+        return -1;
+    for (uint32_t id = 0; id < src->n && !dst->failed; id++)
+        if (intern_add(dst, intern_str(src, id), intern_len(src, id)) != id)
+            return -1; /* (distinct strings in order: only a failure gives another id) */
+    return dst->failed ? -1 : 0;
+}
+
+int sm_compute(const model_slices *m, const sm_options *o, const sm_source *src, sm_result *out)
 {
     memset(out, 0, sizeof *out);
     arena_init(&out->mem);
-    if (m->failed || m->trimmed)
+    if (m->failed)
         return -1;
-    sm_builder bs = {m, NULL, 0, 0, 0}, *b = &bs;
+    intern_pool names;
+    sm_builder bs = {m, &names, NULL, 0, 0, 0, NULL, m->n}, *b = &bs;
+    if (pool_copy(&names, &m->names) != 0) {
+        intern_free(&names);
+        return -1;
+    }
     b->tracks = pq_calloc(m->ntracks + 1, sizeof *b->tracks);
-    if (!b->tracks)
+    if (!b->tracks) {
+        intern_free(&names);
         return -1;
+    }
     b->ntracks = m->ntracks;
     for (uint32_t t = 0; t < m->ntracks; t++) {
         b->tracks[t].pid = m->tracks[t].pid;
@@ -201,6 +222,7 @@ int sm_compute(model_slices *m, const sm_options *o, const sm_source *src, sm_re
     if (trace_sections(&c, src) == 0 && sm_leave_out(&c) == 0 && work_sections(&c) == 0)
         rc = 0;
     ctx_free(&c);
+    intern_free(&names);
     if (rc != 0)
         sm_result_free(out);
     return rc;

@@ -43,21 +43,21 @@ typedef struct sm_result {
     arena mem; /* r's rows and strings */
 } sm_result;
 
-/* Computes the summary of the slices of M into OUT. The strings it derives (canonical
- * names, paths, signatures) are interned into M's pool, which only grows. M is consumed:
- * what is not GPU work on GPU tracks (Kineto gpu_user_annotation ranges, cuda_sync records)
- * is dropped from its columns in place (a copy would double the columns' memory; tracks'
- * counts stay as they were) and, when any was dropped, M->trimmed is set: the summary is
- * the last reader of a source's timeline (api/summary.c opens a profile of its own for
- * it). 0, or -1 when memory ran out or M was already trimmed (OUT is then empty). Free with
- * sm_result_free. */
-int sm_compute(model_slices *m, const sm_options *opts, const sm_source *src, sm_result *out);
+/* Computes the summary of the slices of M into OUT. M is read only: the strings the
+ * summary derives (canonical names, paths, signatures) go to a pool of its own that starts
+ * as a copy of M's, and what is not GPU work on GPU tracks (Kineto gpu_user_annotation
+ * ranges, cuda_sync records) is left out of the time and op sections through a view (a
+ * bit per slice, summary_view.c), not dropped from M's columns. So M may be a profile's
+ * pq_source.slices that other analyses read before or after, and computing twice gives
+ * the same result. OUT's strings are its own (its arena). 0, or -1 when memory ran out
+ * (OUT is then empty). Free with sm_result_free. */
+int sm_compute(const model_slices *m, const sm_options *opts, const sm_source *src, sm_result *out);
 void sm_result_free(sm_result *r);
 
 /* The whole document: sm_compute, then the renderer's tree of the result structs (sm_tree).
  * Defined in api/summary.c, which composes the two; declared here for the tests and the
  * fuzz target. NULL when memory ran out. */
-jval *sm_build(model_slices *m, const sm_options *opts, const sm_source *src);
+jval *sm_build(const model_slices *m, const sm_options *opts, const sm_source *src);
 /* The document of a computed summary (render/summary_tree.c). NULL when memory ran out. */
 jval *sm_tree(const pq_summary_result *res);
 

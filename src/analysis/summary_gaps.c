@@ -31,7 +31,7 @@ static void gap_free(gapstate *g)
 static int is_gap_marker(const sm_builder *b, uint32_t e)
 {
     char canon[512];
-    const char *nm = intern_str(&b->m->names, b->m->name[e]);
+    const char *nm = intern_str(b->names, b->m->name[e]);
     sm_canonical_op_name(nm, strlen(nm), canon, sizeof canon);
     for (char *q = canon; *q; q++)
         *q = (char)tolower((unsigned char)*q);
@@ -49,12 +49,12 @@ static int gap_prepare(ctx *c, gapstate *g)
 {
     sm_builder *b = c->b;
     size_t n = b->m->n;
-    c->go = pq_malloc_array(n + 1, sizeof *c->go);
+    c->go = pq_malloc_array(b->nwork + 1, sizeof *c->go);
     c->ng = 0;
     if (!c->go)
         return -1;
     for (size_t e = 0; e < n; e++)
-        if (dev_op(b, e))
+        if (dev_op(b, e) && sm_work(b, e))
             c->go[c->ng++] = (uint32_t)e;
     if (sm_sort_by_track(b, SORT_END_ASC, c->go, c->ng) != 0)
         return -1;
@@ -85,22 +85,22 @@ static uint32_t gap_region(ctx *c, gapstate *g, uint32_t payload)
                 continue;
             if (best == UINT32_MAX || pref->count[r] > pref->count[best] ||
                 (pref->count[r] == pref->count[best] &&
-                 strcmp(intern_str(&b->m->names, (uint32_t)pref->value[r]),
-                        intern_str(&b->m->names, (uint32_t)pref->value[best])) < 0))
+                 strcmp(intern_str(b->names, (uint32_t)pref->value[r]),
+                        intern_str(b->names, (uint32_t)pref->value[best])) < 0))
                 best = r;
         }
         if (best != UINT32_MAX)
             region = (uint32_t)pref->value[best];
     }
     if (!region)
-        region = d > 0 ? sm_path_prefix(b, path, 4) : intern_cstr(&b->m->names, "unknown");
+        region = d > 0 ? sm_path_prefix(b, path, 4) : intern_cstr(b->names, "unknown");
     char canon[1024];
-    const char *pn = intern_str(&b->m->names, b->m->name[payload]);
+    const char *pn = intern_str(b->names, b->m->name[payload]);
     sm_canonical_op_name(pn, strlen(pn), canon, sizeof canon);
     for (char *q = canon; *q; q++)
         *q = (char)tolower((unsigned char)*q);
     if (strncmp(canon, "copy", 4) == 0) {
-        const char *rp = intern_str(&b->m->names, region);
+        const char *rp = intern_str(b->names, region);
         char lab[4200];
         if (!*rp || strcmp(rp, "copy") == 0)
             snprintf(lab, sizeof lab, "copy");
@@ -108,7 +108,7 @@ static uint32_t gap_region(ctx *c, gapstate *g, uint32_t payload)
             snprintf(lab, sizeof lab, "%s", rp);
         else
             snprintf(lab, sizeof lab, "copy(%s)", rp);
-        region = intern_cstr(&b->m->names, lab);
+        region = intern_cstr(b->names, lab);
     }
     return region;
 }
@@ -188,30 +188,29 @@ static int gap_rows(ctx *c, gapstate *g)
         uint64_t cnt = g->markers.count[r];
         if (!a->aux || cnt > (uint64_t)a->key2 ||
             (cnt == (uint64_t)a->key2 &&
-             strcmp(intern_str(&b->m->names, mk), intern_str(&b->m->names, a->aux)) < 0)) {
+             strcmp(intern_str(b->names, mk), intern_str(b->names, a->aux)) < 0)) {
             a->aux = mk;
             a->key2 = (double)cnt;
         }
     }
-    sm_agg_sort(&b->m->names, gaps, g->ngaps, AGG_GAP);
+    sm_agg_sort(b->names, gaps, g->ngaps, AGG_GAP);
     size_t nrows = g->ngaps < c->big_limit ? g->ngaps : c->big_limit;
     pq_sm_gap *rows = arena_alloc(&c->res->mem, (nrows + 1) * sizeof *rows);
     if (!rows)
         return -1;
     for (size_t k = 0; k < nrows; k++)
-        rows[k] = (pq_sm_gap){sm_keep(c, intern_str(&b->m->names, gaps[k].name)),
+        rows[k] = (pq_sm_gap){sm_keep(c, intern_str(b->names, gaps[k].name)),
                               gaps[k].count,
                               us_of(gaps[k].total),
                               us_of(gaps[k].excl),
                               us_of(gaps[k].total) / (double)gaps[k].count,
-                              sm_keep(c, intern_str(&b->m->names, gaps[k].aux))};
+                              sm_keep(c, intern_str(b->names, gaps[k].aux))};
     c->res->r.gap_before_ops = rows;
     c->res->r.ngap_before_ops = nrows;
     c->top_gap_total = g->ngaps ? us_of(gaps[0].total) : 0;
     c->top_gap_max = g->ngaps ? us_of(gaps[0].excl) : 0;
     if (g->ngaps)
-        snprintf(c->top_gap_name, sizeof c->top_gap_name, "%s",
-                 intern_str(&b->m->names, gaps[0].name));
+        snprintf(c->top_gap_name, sizeof c->top_gap_name, "%s", intern_str(b->names, gaps[0].name));
     return 0;
 }
 
@@ -220,15 +219,15 @@ static int context_rows(ctx *c, gapstate *g)
 {
     sm_builder *b = c->b;
     agg *ctxs = g->ctxs;
-    sm_agg_sort(&b->m->names, ctxs, g->nctx, AGG_CTX);
+    sm_agg_sort(b->names, ctxs, g->nctx, AGG_CTX);
     size_t nrows = g->nctx < c->big_limit ? g->nctx : c->big_limit;
     pq_sm_gap_context *rows = arena_alloc(&c->res->mem, (nrows + 1) * sizeof *rows);
     if (!rows)
         return -1;
     for (size_t k = 0; k < nrows; k++)
         rows[k] =
-            (pq_sm_gap_context){sm_keep(c, intern_str(&b->m->names, ctxs[k].name)),
-                                sm_keep(c, intern_str(&b->m->names, ctxs[k].aux)), ctxs[k].count,
+            (pq_sm_gap_context){sm_keep(c, intern_str(b->names, ctxs[k].name)),
+                                sm_keep(c, intern_str(b->names, ctxs[k].aux)), ctxs[k].count,
                                 us_of(ctxs[k].total), us_of(ctxs[k].total) / (double)ctxs[k].count};
     c->res->r.gap_region_contexts = rows;
     c->res->r.ngap_region_contexts = nrows;

@@ -62,7 +62,7 @@ static int hot_collect(ctx *c, hotstate *h)
     for (uint32_t k = 0; k < s->npool; k++)
         h->slot[k] = UINT32_MAX;
     for (size_t e = 0; e < b->m->n; e++) {
-        if (!dev_op(b, e))
+        if (!dev_op(b, e) || !sm_work(b, e))
             continue;
         uint32_t nm = b->m->name[e];
         if (h->slot[nm] == UINT32_MAX) {
@@ -90,7 +90,7 @@ static int hot_collect(ctx *c, hotstate *h)
     counter_most_common(&h->sigc, h->mc_sig, s->npool);
     counter_most_common(&h->srcc, h->mc_src, s->npool);
     counter_most_common(&h->tfc, h->mc_tf, s->npool);
-    sm_agg_sort(&b->m->names, h->hot, h->nhot, AGG_HOT);
+    sm_agg_sort(b->names, h->hot, h->nhot, AGG_HOT);
     return 0;
 }
 
@@ -99,7 +99,7 @@ static void hot_row(ctx *c, hotstate *h, const agg *a, pq_sm_hot_op *o, family_r
                     size_t *nfam)
 {
     sm_builder *b = c->b;
-    const char *nm = intern_str(&b->m->names, a->name);
+    const char *nm = intern_str(b->names, a->name);
     char canon[1024];
     sm_canonical_op_name(nm, strlen(nm), canon, sizeof canon);
     uint32_t tf = h->mc_tf[a->name] == UINT32_MAX ? 0 : (uint32_t)h->tfc.value[h->mc_tf[a->name]];
@@ -108,7 +108,7 @@ static void hot_row(ctx *c, hotstate *h, const agg *a, pq_sm_hot_op *o, family_r
     uint32_t sr =
         h->mc_src[a->name] == UINT32_MAX ? 0 : (uint32_t)h->srcc.value[h->mc_src[a->name]];
     char text[2048];
-    snprintf(text, sizeof text, "%s %s", canon, tf ? intern_str(&b->m->names, tf) : "");
+    snprintf(text, sizeof text, "%s %s", canon, tf ? intern_str(b->names, tf) : "");
     const char *family = sm_semantic_family(text);
     /* Mean of per-event proxies over the events that have one. */
     double psum = 0;
@@ -116,7 +116,7 @@ static void hot_row(ctx *c, hotstate *h, const agg *a, pq_sm_hot_op *o, family_r
     for (uint32_t r = 0; r < h->sigc.n; r++) {
         if ((uint32_t)h->sigc.key[r] != a->name)
             continue;
-        double px = sm_flop_proxy(family, intern_str(&b->m->names, (uint32_t)h->sigc.value[r]));
+        double px = sm_flop_proxy(family, intern_str(b->names, (uint32_t)h->sigc.value[r]));
         if (px > 0) {
             psum += px * (double)h->sigc.count[r];
             pn += h->sigc.count[r];
@@ -178,7 +178,7 @@ static void family_rows(ctx *c, family_row *fam, size_t nfam, double sum_excl)
         r->share_of_total = D > 0 ? fam[f].excl / D : 0.0;
         r->avg_duration = fam[f].total / (double)fam[f].count;
         r->avg_exclusive_duration = fam[f].excl / (double)fam[f].count;
-        r->example_op = sm_keep(c, intern_str(&b->m->names, fam[f].example));
+        r->example_op = sm_keep(c, intern_str(b->names, fam[f].example));
         uint32_t best = UINT32_MAX;
         for (uint32_t q = 0; fam[f].shapes && q < fam[f].shapes->n; q++)
             if (best == UINT32_MAX || fam[f].shapes->count[q] > fam[f].shapes->count[best])
@@ -186,7 +186,7 @@ static void family_rows(ctx *c, family_row *fam, size_t nfam, double sum_excl)
         r->dominant_shape_signature =
             best == UINT32_MAX
                 ? NULL
-                : sm_keep(c, intern_str(&b->m->names, (uint32_t)fam[f].shapes->value[best]));
+                : sm_keep(c, intern_str(b->names, (uint32_t)fam[f].shapes->value[best]));
         r->flop_proxy_total = fam[f].has_flop ? fam[f].flop_total : NAN;
         r->time_per_flop_proxy =
             fam[f].has_flop && fam[f].flop_total > 0 ? fam[f].excl / fam[f].flop_total : NAN;
@@ -223,7 +223,7 @@ int sm_hot_ops(ctx *c)
     c->nhot = nh;
     if (nh)
         snprintf(c->top_hot_name, sizeof c->top_hot_name, "%s",
-                 intern_str(&c->b->m->names, h.hot[0].name));
+                 intern_str(c->b->names, h.hot[0].name));
     c->top_hot_excl = nh ? us_of(h.hot[0].excl) : 0;
     hot_free(&h);
     return 0;
@@ -240,15 +240,15 @@ int sm_collectives(ctx *c)
     enum { NKINDS = 8 };
     uint64_t kc[NKINDS] = {0};
     int64_t kt[NKINDS] = {0};
-    uint8_t *kind_of = pq_calloc(b->m->names.n + 1, 1); /* name id -> 1 + kind, 0 unknown */
+    uint8_t *kind_of = pq_calloc(b->names->n + 1, 1); /* name id -> 1 + kind, 0 unknown */
     if (!kind_of)
         return -1;
     for (size_t e = 0; e < b->m->n; e++) {
         uint32_t nm = b->m->name[e];
-        if (!dev_op(b, e) || !(c->name_flags[nm] & 2))
+        if (!dev_op(b, e) || !(c->name_flags[nm] & 2) || !sm_work(b, e))
             continue;
         if (!kind_of[nm]) {
-            const char *kind = sm_collective_kind(intern_str(&b->m->names, nm));
+            const char *kind = sm_collective_kind(intern_str(b->names, nm));
             kind_of[nm] = NKINDS + 1;
             for (int k = 0; k < NKINDS; k++)
                 if (strcmp(kind, KINDS[k]) == 0)

@@ -30,12 +30,19 @@ typedef struct track {
 } track;
 
 typedef struct sm_builder {
-    model_slices
-        *m; /* the timeline; the summary interns the strings it derives into its intern_pool */
+    const model_slices *m; /* the timeline, read only: the profile's own slices */
+    /* The summary's own pool: M's names under the same ids (a copy), then the strings the
+     * summary derives (canonical names, paths, signatures), interned after them. */
+    intern_pool *names;
     track *tracks;
     uint32_t ntracks;
     int cpu_ops; /* no device-op track: XLA ops on host threads stand in for device ops */
     int kineto;  /* no /device: or /host: process: GPU processes are the ones with kernels */
+    /* The work view (summary_view.c): one bit per slice of M, set where the slice is left
+     * out of the time and op sections (NULL: none is, as before sm_leave_out), and how
+     * many slices are not. */
+    const uint64_t *left_out;
+    size_t nwork;
 } sm_builder;
 
 /* A GPU annotation range (Kineto gpu_user_annotation) as a region window of 1.16: its path
@@ -64,8 +71,8 @@ typedef struct ctx {
     sm_builder *b;
     sm_result *res; /* the result structs being filled */
     const sm_options *o;
-    int64_t *excl;
-    uint32_t *order;     /* events sorted by (track, ts, -end) */
+    int64_t *excl;       /* per slice of b->m (0 for those left out) */
+    uint32_t *order;     /* the work view's events (b->nwork) by (track, ts, -end) */
     uint8_t *name_flags; /* per name id: 1 stall, 2 comm */
     double total;        /* breakdown total (trace units) */
     double shares[5];
@@ -75,6 +82,7 @@ typedef struct ctx {
     size_t ng;
     sm_annot *ann; /* GPU annotation windows, by (track, start, longest first) */
     size_t nann;
+    uint64_t *left_bits; /* the storage of b->left_out */
     /* Read by the candidates (1.18). Names are copies: the pool may move. */
     double steady_median, steady_p90;
     size_t nsteady, nhot;
@@ -148,10 +156,12 @@ int sm_hierarchical_regions(ctx *c);                   /* summary_regions.c (1.1
 int sm_op_region_aggregates(ctx *c);                   /* summary_regions.c (1.16) */
 int sm_candidates(ctx *c);                             /* summary_quality.c (1.18) */
 
-/* Drops from C->b->m's columns, in place, what is not GPU work (summary_view.c):
+/* Leaves out of the time and op sections what is not GPU work (summary_view.c):
  * annotation slices anywhere, and on a Kineto GPU process every slice that is not a
- * kernel, memcpy or memset; the annotations become C->ann first. Needs the classified
- * tracks. 0, or -1 when memory ran out. */
+ * kernel, memcpy or memset. The slices stay as they are: C->b->left_out marks those left
+ * out (C->b->nwork counts the rest) and every later section skips them (sm_work); the
+ * annotations become C->ann first. Needs the classified tracks. 0, or -1 when memory ran
+ * out (C->left_bits is C->b->left_out's storage, freed with the context). */
 int sm_leave_out(ctx *c);
 
 /* ---------------------------------------------------------------------------------------
@@ -177,6 +187,14 @@ static inline double us_of(int64_t ps)
     return (double)ps / PS_PER_US;
 }
 
+/* Whether slice E is in the work view: not left out by sm_leave_out. The loops of the
+ * sections after it that go over every slice test it; those that go over C->order or
+ * C->go need not (they hold only slices of the view). */
+static inline int sm_work(const sm_builder *b, size_t e)
+{
+    return !b->left_out || !((b->left_out[e >> 6] >> (e & 63)) & 1);
+}
+
 /* A device op event (spec 1.4); on a CPU-only run, an XLA op on a host thread. */
 static inline int dev_op(const sm_builder *b, size_t e)
 {
@@ -188,7 +206,7 @@ static inline int name_has_sep(const sm_builder *b, opstate *s, uint32_t nm)
 {
     if (nm < s->npool && s->name_sep[nm])
         return s->name_sep[nm] - 1;
-    const char *p = intern_str(&b->m->names, nm);
+    const char *p = intern_str(b->names, nm);
     int has = strstr(p, "=>") || strstr(p, "::");
     if (nm < s->npool)
         s->name_sep[nm] = (uint8_t)(1 + has);

@@ -465,14 +465,14 @@ void sm_event_parts(const char *tf_op, const char *name, char *out, size_t cap, 
 int sm_name_flags(ctx *c)
 {
     sm_builder *b = c->b;
-    c->name_flags = pq_calloc(b->m->names.n + 1, 1);
+    c->name_flags = pq_calloc(b->names->n + 1, 1);
     if (!c->name_flags)
         return -1;
     for (size_t e = 0; e < b->m->n; e++) {
         uint32_t id = b->m->name[e];
-        if (c->name_flags[id] & 4)
+        if ((c->name_flags[id] & 4) || !sm_work(b, e))
             continue;
-        const char *nm = intern_str(&b->m->names, id);
+        const char *nm = intern_str(b->names, id);
         c->name_flags[id] = (uint8_t)(4 | (is_stall(nm) ? 1 : 0) | (is_comm(nm) ? 2 : 0));
     }
     return 0;
@@ -487,9 +487,9 @@ const char *sm_op_category(uint8_t flags)
 uint32_t sm_sig_id_slow(sm_builder *b, opstate *s, uint32_t ln)
 {
     char sig[1024];
-    const char *p = intern_str(&b->m->names, ln);
+    const char *p = intern_str(b->names, ln);
     sm_shape_signature(p, strlen(p), sig, sizeof sig);
-    uint32_t id = intern_cstr(&b->m->names, sig);
+    uint32_t id = intern_cstr(b->names, sig);
     if (ln < s->npool)
         s->sig_of_long[ln] = id;
     return id;
@@ -502,9 +502,9 @@ uint32_t sm_event_path_slow(sm_builder *b, opstate *s, uint32_t e, int *depth)
     uint32_t key = tf ? tf : nm;
     char path[4096];
     int fb;
-    sm_event_parts(tf ? intern_str(&b->m->names, tf) : NULL, intern_str(&b->m->names, nm), path,
+    sm_event_parts(tf ? intern_str(b->names, tf) : NULL, intern_str(b->names, nm), path,
                    sizeof path, depth, &fb);
-    uint32_t id = *depth ? intern_cstr(&b->m->names, path) : 0;
+    uint32_t id = *depth ? intern_cstr(b->names, path) : 0;
     if (key < s->npool) {
         (tf ? s->path_tf : s->path_nm)[key] = id + 1;
         (tf ? s->depth_tf : s->depth_nm)[key] = (uint8_t)(*depth > 255 ? 255 : *depth);
@@ -514,13 +514,13 @@ uint32_t sm_event_path_slow(sm_builder *b, opstate *s, uint32_t e, int *depth)
 
 uint32_t sm_path_prefix(sm_builder *b, uint32_t path, int maxd)
 {
-    const char *p = intern_str(&b->m->names, path), *q = p;
+    const char *p = intern_str(b->names, path), *q = p;
     for (int d = 0; d < maxd; d++) {
         const char *hit = strstr(q, "=>");
         if (!hit)
             return path;
         if (d == maxd - 1)
-            return intern_add(&b->m->names, p, (size_t)(hit - p));
+            return intern_add(b->names, p, (size_t)(hit - p));
         q = hit + 2;
     }
     return path;

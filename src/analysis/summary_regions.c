@@ -109,11 +109,11 @@ int sm_hierarchical_regions(ctx *c)
     regstate r = {0};
     region_collect(c, &r);
     region_prune(&r);
-    sm_agg_sort(&b->m->names, r.reg, r.nreg, AGG_REGION);
+    sm_agg_sort(b->names, r.reg, r.nreg, AGG_REGION);
     size_t nrows = r.nreg < c->big_limit ? r.nreg : c->big_limit;
     pq_sm_region *rows = arena_alloc(&c->res->mem, (nrows + 1) * sizeof *rows);
     for (size_t k = 0; k < nrows && rows; k++)
-        rows[k] = (pq_sm_region){sm_keep(c, intern_str(&b->m->names, r.reg[k].name)), r.reg[k].aux2,
+        rows[k] = (pq_sm_region){sm_keep(c, intern_str(b->names, r.reg[k].name)), r.reg[k].aux2,
                                  r.reg[k].count, us_of(r.reg[k].total), us_of(r.reg[k].excl)};
     c->res->r.hierarchical_regions = rows;
     c->res->r.nhierarchical_regions = rows ? nrows : 0;
@@ -185,7 +185,7 @@ static int window_add(sweep *w, window x)
 static void sweep_windows(ctx *c, sweep *w)
 {
     sm_builder *b = c->b;
-    for (size_t k = 0; k < b->m->n; k++) {
+    for (size_t k = 0; k < b->nwork; k++) {
         uint32_t e = c->order[k];
         if (dev_op(b, e)) {
             w->nmid++;
@@ -214,7 +214,7 @@ static int sweep_points(ctx *c, sweep *w)
 {
     sm_builder *b = c->b;
     const window *win = w->win;
-    size_t nw = w->nw, n = b->m->n;
+    size_t nw = w->nw, n = b->nwork; /* c->order's */
     w->pts = pq_malloc_array(2 * nw + w->nmid + 1, sizeof *w->pts);
     w->ptmp = pq_malloc_array(2 * nw + w->nmid + 1, sizeof *w->ptmp);
     w->active = pq_malloc_array(nw + 1, sizeof *w->active);
@@ -290,7 +290,7 @@ static void sweep_run(ctx *c, sweep *w)
                 int rx = win_rank(x, trk);
                 if (rx < 0 || rx < rbest)
                     continue;
-                if (rx > rbest || win_beats(&b->m->names, x, &win[best])) {
+                if (rx > rbest || win_beats(b->names, x, &win[best])) {
                     best = active[a];
                     rbest = rx;
                 }
@@ -324,17 +324,17 @@ static void sweep_rows(ctx *c, sweep *w)
     for (size_t k = 0; k < w->nag; k++)
         ag[k].aux2 = mcs && mcs[k] != UINT32_MAX ? (uint32_t)w->shp.value[mcs[k]] : 0;
     pq_free(mcs);
-    sm_agg_sort(&b->m->names, ag, w->nag, AGG_OPREG);
+    sm_agg_sort(b->names, ag, w->nag, AGG_OPREG);
     size_t nrows = w->nag < c->big_limit ? w->nag : c->big_limit;
     pq_sm_op_region *rows = arena_alloc(&c->res->mem, (nrows + 1) * sizeof *rows);
     if (!rows)
         return; /* the arena's failure fails the summary */
     for (size_t k = 0; k < nrows; k++) {
-        const char *nm = intern_str(&b->m->names, ag[k].name);
+        const char *nm = intern_str(b->names, ag[k].name);
         char canon[1024];
         sm_canonical_op_name(nm, strlen(nm), canon, sizeof canon);
         pq_sm_op_region *r = &rows[k];
-        r->region_path = sm_keep(c, intern_str(&b->m->names, ag[k].aux));
+        r->region_path = sm_keep(c, intern_str(b->names, ag[k].aux));
         r->op_name = sm_keep(c, nm);
         r->canonical_name = sm_keep(c, canon);
         r->category = sm_op_category(c->name_flags[ag[k].name]);

@@ -266,7 +266,7 @@ static int step_time(ctx *c, double *steady_median, double *steady_p90, size_t *
     step_rec *st = NULL;
     size_t ns = 0, cap = 0;
     /* Per name id: 0 not looked at yet, 1 not a ProfilerStep#N, 2 one (its N in knum). */
-    uint32_t npool = b->m->names.n;
+    uint32_t npool = b->names->n;
     uint8_t *kstep = pq_calloc(npool + 1, 1);
     int64_t *knum = pq_malloc_array(npool + 1, sizeof *knum);
     if (!kstep || !knum) {
@@ -280,18 +280,18 @@ static int step_time(ctx *c, double *steady_median, double *steady_p90, size_t *
             int64_t num;
             if (pass == 0) {
                 if (!(tr->device && tr->steps &&
-                      parse_py_int(intern_str(&b->m->names, b->m->name[e]), &num)))
+                      parse_py_int(intern_str(b->names, b->m->name[e]), &num)))
                     continue;
             } else if (pass == 1) {
                 if (!((b->m->flags[e] & SLICE_HAS_STEP) &&
-                      strcmp(intern_str(&b->m->names, b->m->name[e]), "train") == 0 &&
+                      strcmp(intern_str(b->names, b->m->name[e]), "train") == 0 &&
                       strncmp(sm_pname(b, tr->pid), "/host:", 6) == 0))
                     continue;
                 num = b->m->step[e];
             } else {
                 /* Kineto: ProfilerStep#N annotations, recognised once per name. */
                 uint32_t id = b->m->name[e];
-                const char *nm = intern_str(&b->m->names, id);
+                const char *nm = intern_str(b->names, id);
                 if (!kstep[id])
                     kstep[id] =
                         strncmp(nm, "ProfilerStep#", 13) == 0 && parse_py_int(nm + 13, &knum[id])

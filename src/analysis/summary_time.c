@@ -194,9 +194,9 @@ out:
 static int compute_exclusive(ctx *c)
 {
     sm_builder *b = c->b;
-    size_t n = b->m->n;
+    size_t n = b->nwork;
     uint32_t *stack = pq_malloc_array(n + 1, sizeof *stack);
-    int64_t *child = pq_calloc(n + 1, sizeof *child);
+    int64_t *child = pq_calloc(b->m->n + 1, sizeof *child); /* per slice */
     if (!stack || !child) {
         pq_free(stack);
         pq_free(child);
@@ -237,13 +237,13 @@ static int compute_exclusive(ctx *c)
 const char *sm_pname(const sm_builder *b, int64_t pid)
 {
     uint32_t id = pairmap_get(&b->m->proc_names, pid, 0);
-    return id == UINT32_MAX ? "" : intern_str(&b->m->names, id);
+    return id == UINT32_MAX ? "" : intern_str(b->names, id);
 }
 
 static const char *tname(const sm_builder *b, int64_t pid, int64_t tid)
 {
     uint32_t id = pairmap_get(&b->m->thread_names, pid, tid);
-    return id == UINT32_MAX ? "" : intern_str(&b->m->names, id);
+    return id == UINT32_MAX ? "" : intern_str(b->names, id);
 }
 
 /* Spec 1.4, plus Kineto: without any /device: or /host: process, a process whose threads
@@ -324,7 +324,7 @@ int sm_time_breakdown(ctx *c)
         basis = "exclusive_duration_per_track";
         int64_t ps[5] = {0};
         for (size_t e = 0; e < b->m->n; e++)
-            if (!b->tracks[b->m->track[e]].steps)
+            if (sm_work(b, e) && !b->tracks[b->m->track[e]].steps)
                 ps[event_category(c, (uint32_t)e)] += c->excl[e];
         for (int k = 0; k < 5; k++) {
             parts[k] = us_of(ps[k]);
@@ -336,7 +336,7 @@ int sm_time_breakdown(ctx *c)
         size_t np = 0;
         for (size_t e = 0; e < b->m->n; e++) {
             const track *tr = &b->tracks[b->m->track[e]];
-            if (!tr->device || tr->steps)
+            if (!tr->device || tr->steps || !sm_work(b, e))
                 continue;
             int cat = event_category(c, (uint32_t)e);
             if (cat == CAT_COMPUTE) {
@@ -354,7 +354,7 @@ int sm_time_breakdown(ctx *c)
             size_t k = 0;
             for (size_t e = 0; e < b->m->n; e++) {
                 const track *tr = &b->tracks[b->m->track[e]];
-                if (!tr->device || tr->steps)
+                if (!tr->device || tr->steps || !sm_work(b, e))
                     continue;
                 int cat = event_category(c, (uint32_t)e);
                 if (cat != CAT_COMPUTE && cat != CAT_COMM)
@@ -401,17 +401,20 @@ int sm_time_breakdown(ctx *c)
     return 0;
 }
 
-/* The events' order by (track, ts, -end) into C->order, and their self times (1.5). */
+/* The work view's events in order by (track, ts, -end) into C->order, and their self
+ * times (1.5). */
 int sm_exclusive(ctx *c)
 {
-    size_t n = c->b->m->n;
+    const sm_builder *b = c->b;
+    size_t n = b->m->n, k = 0;
     c->excl = pq_calloc(n + 1, sizeof *c->excl);
-    c->order = pq_malloc_array(n + 1, sizeof *c->order);
+    c->order = pq_malloc_array(b->nwork + 1, sizeof *c->order);
     if (!c->excl || !c->order)
         return -1;
-    for (size_t k = 0; k < n; k++)
-        c->order[k] = (uint32_t)k;
-    if (sm_sort_by_track(c->b, SORT_END_DESC, c->order, n) != 0)
+    for (size_t e = 0; e < n; e++)
+        if (sm_work(b, e))
+            c->order[k++] = (uint32_t)e;
+    if (sm_sort_by_track(b, SORT_END_DESC, c->order, k) != 0)
         return -1;
     return compute_exclusive(c);
 }

@@ -4,11 +4,12 @@
  * labels projected onto the streams) and `cuda_sync` records (Stream Sync, Context Sync,
  * Event Sync, Stream Wait Event: CUPTI's synchronisation records). Neither is work the GPU
  * did; read as device ops they ranked first in hot_ops and inflated the compute share.
- * sm_leave_out drops them from the slice columns (annotation slices on any track; on a
- * Kineto GPU process, every slice that is not a kernel, memcpy or memset), so that no
- * section needs a flag test in its loops, after keeping the annotation ranges as region
- * windows of 1.16 (sm_annot), as HTA and TraceLens read them. Not here: the categories
- * themselves (formats/trace_events.c), the sweep that uses the windows (summary_regions.c). */
+ * sm_leave_out marks them left out of the work view (annotation slices on any track; on a
+ * Kineto GPU process, every slice that is not a kernel, memcpy or memset: a bit per
+ * slice, sm_work), after keeping the annotation ranges as region windows of 1.16
+ * (sm_annot), as HTA and TraceLens read them. The slices themselves are the profile's and
+ * are not changed. Not here: the categories themselves (formats/trace_events.c), the sweep
+ * that uses the windows (summary_regions.c). */
 #include "summary_int.h"
 
 #include "core/alloc.h"
@@ -28,7 +29,8 @@ static int left_out(const sm_builder *b, const model_slices *m, size_t e)
  * joined by "=>". 0, or -1 when memory ran out. */
 static int annot_windows(ctx *c, const uint32_t *idx, size_t n)
 {
-    model_slices *m = c->b->m;
+    const model_slices *m = c->b->m;
+    intern_pool *names = c->b->names;
     uint32_t *stack = pq_malloc_array(n + 1, sizeof *stack);
     c->ann = pq_malloc_array(n + 1, sizeof *c->ann);
     if (!stack || !c->ann) {
@@ -43,15 +45,15 @@ static int annot_windows(ctx *c, const uint32_t *idx, size_t n)
         while (sp && (m->track[e] != c->ann[stack[sp - 1]].track ||
                       end > c->ann[stack[sp - 1]].start_ps + c->ann[stack[sp - 1]].dur_ps))
             sp--;
-        const char *nm = intern_str(&m->names, m->name[e]);
-        const char *up = sp ? intern_str(&m->names, c->ann[stack[sp - 1]].path) : "";
+        const char *nm = intern_str(names, m->name[e]);
+        const char *up = sp ? intern_str(names, c->ann[stack[sp - 1]].path) : "";
         size_t nu = strlen(up), nn = strlen(nm);
         uint32_t id;
         if (sp && nu + 2 + nn < sizeof path) {
             memcpy(path, up, nu);
             memcpy(path + nu, "=>", 2);
             memcpy(path + nu + 2, nm, nn);
-            id = intern_add(&m->names, path, nu + 2 + nn);
+            id = intern_add(names, path, nu + 2 + nn);
         } else {
             sp = 0; /* a path too long for the buffer starts again at its own name */
             id = m->name[e];
@@ -61,20 +63,13 @@ static int annot_windows(ctx *c, const uint32_t *idx, size_t n)
     }
     c->nann = n;
     pq_free(stack);
-    return m->names.failed ? -1 : 0;
-}
-
-/* Moves row E of column COL (SIZE bytes a row) to row W. */
-static inline void move_row(void *col, size_t size, size_t w, size_t e)
-{
-    if (col)
-        memcpy((char *)col + size * w, (const char *)col + size * e, size);
+    return names->failed ? -1 : 0;
 }
 
 int sm_leave_out(ctx *c)
 {
-    const sm_builder *b = c->b;
-    model_slices *m = b->m;
+    sm_builder *b = c->b;
+    const model_slices *m = b->m;
     size_t n = m->n, na = 0;
     for (size_t e = 0; e < n; e++)
         na += (m->flags[e] & SLICE_GPU_ANNOTATION) != 0;
@@ -89,30 +84,19 @@ int sm_leave_out(ctx *c)
     pq_free(ann);
     if (rc)
         return -1;
-    /* In place, and said so (m->trimmed): the summary is the timeline's last reader, and a
-     * copy would double the columns' memory on the traces that have annotations (the 1 GiB
-     * benchmark trace has them). */
-    size_t w = 0;
+    /* A bit per slice, not a copy of the columns: the slices are the profile's, which other
+     * analyses read as they are (the html page's), and a copy would double the columns'
+     * memory on the traces that have annotations (the 1 GiB benchmark trace has them). */
+    size_t nleft = 0;
     for (size_t e = 0; e < n; e++) {
-        if (left_out(b, m, e))
+        if (!left_out(b, m, e))
             continue;
-        if (w != e) {
-            move_row(m->track, sizeof *m->track, w, e);
-            move_row(m->name, sizeof *m->name, w, e);
-            move_row(m->tf_op, sizeof *m->tf_op, w, e);
-            move_row(m->source, sizeof *m->source, w, e);
-            move_row(m->long_name, sizeof *m->long_name, w, e);
-            move_row(m->run_id, sizeof *m->run_id, w, e);
-            move_row(m->start_ps, sizeof *m->start_ps, w, e);
-            move_row(m->dur_ps, sizeof *m->dur_ps, w, e);
-            move_row(m->step, sizeof *m->step, w, e);
-            move_row(m->flags, sizeof *m->flags, w, e);
-            move_row(m->module, sizeof *m->module, w, e);
-            move_row(m->op, sizeof *m->op, w, e);
-        }
-        w++;
+        if (!c->left_bits && !(c->left_bits = pq_calloc(n / 64 + 1, sizeof *c->left_bits)))
+            return -1;
+        c->left_bits[e >> 6] |= (uint64_t)1 << (e & 63);
+        nleft++;
     }
-    m->trimmed = w != n;
-    m->n = w;
+    b->left_out = c->left_bits;
+    b->nwork = n - nleft;
     return 0;
 }

@@ -12,7 +12,6 @@
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/sort.h"
-#include "formats/trace_events.h"
 #include "model/model.h"
 #include "render/html.h"
 
@@ -133,10 +132,10 @@ static pq_status memory_viewers(const pq_profile *profile, html_inputs *in,
     return PQ_OK;
 }
 
-/* profile_summary.v1 of the first trace JSON source, read again into slices SL of its own
- * (the summary drops from its slices what is not GPU work; the profile's stay as they are;
- * the result's strings live in SL's pool). 1 when *RES and SL hold what to free. */
-static int trace_summary(const pq_profile *p, html_inputs *in, model_slices *sl, sm_result *res)
+/* profile_summary.v1 of the first trace JSON source, from its timeline as the profile
+ * holds it (pq_source.slices, which sm_compute reads and leaves as they are: the page's
+ * other analyses read the same slices). 1 when *RES holds what to free. */
+static int trace_summary(const pq_profile *p, html_inputs *in, sm_result *res)
 {
     const pq_source *src = NULL;
     for (size_t i = 0; i < p->nsources && !src; i++)
@@ -148,26 +147,20 @@ static int trace_summary(const pq_profile *p, html_inputs *in, model_slices *sl,
     in->summary_path = src->path;
     pq_error e;
     err_clear(&e);
-    if (slices_init(sl) != 0) {
-        record(&in->summary, PQ_ERR_NOMEM, &e);
-        return 0;
-    }
-    tj_info info;
-    pq_events ev = slices_events(sl);
-    pq_status st = trace_events_feed_file(src->path, &ev, &info, &e);
+    pq_status st = PQ_OK;
     int have = 0;
+    if (!src->slices)
+        st = err_set(&e, PQ_ERR_INPUT, src->path, -1, "the trace was not read into a timeline");
     if (st == PQ_OK) {
         sm_options so = {.warmup_steps = 5, .hot_op_limit = 25};
-        sm_source ss = {"perfetto_trace_json", src->path, "", NULL, info.num_events, "", NULL};
-        have = sm_compute(sl, &so, &ss, res) == 0;
+        sm_source ss = {"perfetto_trace_json", src->path, "", NULL, src->trace_events, "", NULL};
+        have = sm_compute(src->slices, &so, &ss, res) == 0;
         if (!have)
             st = err_set(&e, PQ_ERR_NOMEM, NULL, -1, "out of memory while summarizing");
     }
     record(&in->summary, st, &e);
     if (have)
         in->summary_result = &res->r;
-    else
-        slices_free(sl);
     return have;
 }
 
@@ -288,9 +281,8 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
         record(&in.memattr_part, s2, &e);
         in.memattr = s2 == PQ_OK ? ma : NULL;
     }
-    model_slices sl;
     sm_result sum;
-    int have_sum = st == PQ_OK && trace_summary(profile, &in, &sl, &sum);
+    int have_sum = st == PQ_OK && trace_summary(profile, &in, &sum);
     if (st == PQ_OK && !(have_sum && in.summary_result && in.summary_result->step_time.nsteps) &&
         !xplane_steps(profile, in.ops_result, &in))
         st = PQ_ERR_NOMEM;
@@ -300,10 +292,8 @@ pq_status pq_render_html(const pq_profile *profile, const pq_html_options *opts,
         err_set(err, st, NULL, -1, "out of memory");
     pq_free((void *)in.xsteps);
     pq_free((void *)in.xstep_ms);
-    if (have_sum) {
+    if (have_sum)
         sm_result_free(&sum);
-        slices_free(&sl);
-    }
     pq_memory_profile_free(mp);
     pq_memory_free(ma);
     pq_nsys_free(ns);

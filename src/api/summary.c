@@ -1,6 +1,6 @@
 /* summary.c (render) - pq_summarize: find the trace, open it as a profile (formats/load.c)
- * and compute profile_summary.v1 from its source's timeline (pq_source.slices), write it
- * as the seed's Python would; and
+ * and compute profile_summary.v1 from its source's timeline (pq_source.slices, read only),
+ * write it as the seed's Python would; and
  * pq_summary_compute, the same summary as result structs (kept with what they point into). */
 #include "analysis/summary.h"
 #include "analysis/summary_set.h"
@@ -48,12 +48,12 @@ static sm_options opts_of(const pq_summary_options *o)
     return so;
 }
 
-/* One computed summary and what its rows and strings point into (the slices' interned
- * names, the profile, the warnings, the hash). res comes first: the pq_summary_result that
- * pq_summary_compute returns is the handle. */
+/* One computed summary (its rows and strings are its arena's) and what the computation
+ * read (the profile, dropped once the summary is computed; the warnings, the hash). res
+ * comes first: the pq_summary_result that pq_summary_compute returns is the handle. */
 typedef struct sm_handle {
     sm_result res;
-    pq_profile *prof; /* the profile whose source's timeline the summary was computed on */
+    pq_profile *prof; /* the profile whose source's timeline the summary is computed on */
     char sha[65];
     char *owned[64];
     size_t nowned;
@@ -73,10 +73,10 @@ static void handle_free(sm_handle *h)
 /* The trace file is opened as a profile of one source (formats/load.c), read in chunks
  * (pq_open_options.stream_traces): nothing is mapped, memory is the timeline's columns, and
  * the sha256 is computed by a thread that reads the file beside the parse. The summary is
- * computed on that source's timeline, pq_source.slices, which sm_compute consumes (it leaves
- * out what is not GPU work in place: analysis/summary_view.c); the profile is kept with the
- * summary, whose strings point into the timeline's names. *OUT gets the computed summary
- * (NULL on error). */
+ * computed on that source's timeline, pq_source.slices, which sm_compute reads and leaves
+ * as they are (what is not GPU work is left out through a view: analysis/summary_view.c);
+ * the profile is freed once it is computed (the result's strings are its own). *OUT gets
+ * the computed summary (NULL on error). */
 static pq_status compute_trace(const char *path, const pq_summary_options *o, sm_handle **out,
                                pq_error *err)
 {
@@ -106,6 +106,8 @@ static pq_status compute_trace(const char *path, const pq_summary_options *o, sm
         handle_free(h);
         return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory while summarizing");
     }
+    pq_profile_free(h->prof);
+    h->prof = NULL;
     *out = h;
     return PQ_OK;
 }
@@ -194,7 +196,7 @@ static pq_status compute_xplane(const char *const *paths, size_t n, const pq_sum
     size_t nw = 0;
     uint64_t nev = 0;
     /* The profile's timeline, kept on its first source (formats/load.c); the summary
-     * consumes it (sm_compute). */
+     * reads it (sm_compute). */
     st = load_xplane_timeline(prof, &nev, err);
     if (st != PQ_OK) {
         handle_free(h);
@@ -230,6 +232,8 @@ static pq_status compute_xplane(const char *const *paths, size_t n, const pq_sum
         handle_free(h);
         return err_set(err, PQ_ERR_NOMEM, paths[0], -1, "out of memory while summarizing");
     }
+    pq_profile_free(h->prof); /* (the result's strings are its own) */
+    h->prof = NULL;
     *out = h;
     return PQ_OK;
 }
@@ -387,7 +391,7 @@ void pq_summary_result_free(pq_summary_result *result)
     handle_free((sm_handle *)(void *)result);
 }
 
-jval *sm_build(model_slices *m, const sm_options *opts, const sm_source *src)
+jval *sm_build(const model_slices *m, const sm_options *opts, const sm_source *src)
 {
     sm_result res;
     if (sm_compute(m, opts, src, &res) != 0)

@@ -48,9 +48,6 @@ typedef struct model_slices {
     int have_base;
     int64_t base_us;       /* start of the first slice, whole µs */
     model_devices devices; /* the devices the input states (Kineto: deviceProperties) */
-    /* Non-zero: an analysis has dropped slices from the columns in place (the summary,
-     * analysis/summary_view.c): they are no longer the whole timeline that was read. */
-    int trimmed;
     int failed;
 } model_slices;
 
