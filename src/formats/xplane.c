@@ -883,14 +883,27 @@ void pq_debug_force_decoder(int which)
 }
 
 #if XPLANE_HAVE_BMI2
+#if defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#define XPLANE_GLIBC_FEATURES 1
+#include <sys/platform/x86.h>
+#endif
+#endif
+#ifndef XPLANE_GLIBC_FEATURES
 #include <cpuid.h>
+#endif
 
-/* Bit 0: the CPU has BMI2 (CPUID leaf 7, EBX bit 8); bit 1: its vendor is Intel. Asked
- * here, on the first XSpace read, rather than through __builtin_cpu_supports: that pulls
- * in libgcc's constructor, which probes the CPU in every process at start-up (CPUID traps
- * to the hypervisor on a VM: about 1% of a memory-viewer process, which reads no XSpace). */
+/* Bit 0: the CPU has BMI2; bit 1: it is not an AMD (nor Hygon) CPU, whose PEXT is slow
+ * before Zen 3. From the features glibc found at start-up where it tells them
+ * (<sys/platform/x86.h>: SSE4A is AMD's alone), else asked here with CPUID (leaf 7 and the
+ * vendor), once, on the first XSpace read. Never __builtin_cpu_supports: that pulls in
+ * libgcc's constructor, which probes the CPU in every process at start-up. Each CPUID traps
+ * to the hypervisor on a VM (about 6 us here: docs/internals/speed.md, round 5). */
 static int cpu_bits(void)
 {
+#ifdef XPLANE_GLIBC_FEATURES
+    return (CPU_FEATURE_ACTIVE(BMI2) ? 1 : 0) | (CPU_FEATURE_PRESENT(SSE4A) ? 0 : 2);
+#else
     static atomic_int bits; /* 0: not asked yet; else the bits + 4 */
     int b = atomic_load(&bits);
     if (b)
@@ -908,11 +921,12 @@ static int cpu_bits(void)
     }
     atomic_store(&bits, b + 4);
     return b;
+#endif
 }
 #endif
 
 /* PEXT is one fast instruction on Intel CPUs since Haswell; AMD before Zen 3 runs it in
- * microcode (hundreds of cycles), so only Intel takes the BMI2 build automatically. */
+ * microcode (hundreds of cycles), so AMD CPUs never take the BMI2 build automatically. */
 static int use_bmi2(void)
 {
 #if XPLANE_HAVE_BMI2
