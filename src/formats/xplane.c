@@ -19,6 +19,7 @@
 #include "xplane.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/sort.h"
 #include "pbwire.h"
 #include "xplane_walk.h"
 
@@ -494,12 +495,12 @@ static uint32_t *dense_index(arena *a, const void *items, uint32_t n, size_t str
     return d;
 }
 
-static int cmp_id_order(const void *a, const void *b)
+/* By id alone: the sort is stable, so equal ids stay in file order. */
+static int cmp_id(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const id_order *x = a, *y = b;
-    if (x->id != y->id)
-        return x->id < y->id ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
+    return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /* Reorders ITEMS (N of SIZE bytes, each starting with an int64 id) by id; among equal ids
@@ -520,7 +521,7 @@ static uint32_t sort_unique_by_id(void *items, uint32_t n, size_t size, int *ok)
     }
     if (i == n)
         return n;
-    id_order *ord = pq_malloc_array(n, sizeof *ord);
+    id_order *ord = pq_malloc_array((size_t)n * 2, sizeof *ord); /* the second half: scratch */
     unsigned char *copy = pq_malloc_array((size_t)n, size);
     if (!ord || !copy) {
         pq_free(ord);
@@ -533,7 +534,7 @@ static uint32_t sort_unique_by_id(void *items, uint32_t n, size_t size, int *ok)
         memcpy(&ord[i].id, copy + (size_t)i * size, sizeof(int64_t));
         ord[i].order = i;
     }
-    qsort(ord, n, sizeof *ord, cmp_id_order);
+    pq_sort_inline(ord, ord + n, n, sizeof *ord, cmp_id, NULL);
     uint32_t out = 0;
     for (i = 0; i < n; i++) {
         if (i + 1 < n && ord[i + 1].id == ord[i].id)
