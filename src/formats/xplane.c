@@ -31,6 +31,7 @@ typedef struct reader {
     pq_error *err;
     const uint8_t *base;
     pq_scan_totals *scan; /* not NULL: decode and count every stat value in the same pass */
+    int skip_host_lines;  /* the lines of /host:CPU are not read (tpu_skip_host_lines) */
 } reader;
 
 static pq_status fail_at(reader *r, const pb_cursor *c, const char *where)
@@ -685,8 +686,10 @@ static pq_status read_plane(reader *r, const pb_field *pf, xp_plane *pl)
         }
     }
 
-    /* Pass 3: the lines, where the events are. */
-    pb_init(&c, pf->data, pf->len, r->base);
+    /* Pass 3: the lines, where the events are (none of the host threads' when skipped: their
+     * framing was checked by pass 1). */
+    int skip_lines = r->skip_host_lines && device_kind_of_plane(pl->name) == DEV_HOST_THREADS;
+    pb_init(&c, pf->data, skip_lines ? 0 : pf->len, r->base);
     while ((k = pb_next(&c, &f)) == PB_FIELD) {
         if (f.num != 3 || f.wire != PB_LEN)
             continue;
@@ -813,7 +816,9 @@ static pq_status locate_programs(reader *r, const xp_plane *pl)
 }
 
 /* Whether the serialized XPlane PF is /host:metadata, reading its fields up to its name. */
-static pq_status plane_is_metadata(reader *r, const pb_field *pf, int *out)
+/* The kind of the XPlane in PF by its name (its first name field), without reading the rest;
+ * DEV_OTHER when it has none. */
+static pq_status plane_kind(reader *r, const pb_field *pf, device_kind *out)
 {
     pb_cursor c;
     pb_field f = {0};
@@ -821,12 +826,12 @@ static pq_status plane_is_metadata(reader *r, const pb_field *pf, int *out)
     pb_init(&c, pf->data, pf->len, r->base);
     while ((k = pb_next(&c, &f)) == PB_FIELD)
         if (f.num == 2 && f.wire == PB_LEN) {
-            *out = device_kind_of_plane(span_str(&f)) == DEV_HOST_METADATA;
+            *out = device_kind_of_plane(span_str(&f));
             return PQ_OK;
         }
     if (k == PB_ERROR)
         return fail_at(r, &c, "an XPlane");
-    *out = 0;
+    *out = DEV_OTHER;
     return PQ_OK;
 }
 
@@ -843,7 +848,7 @@ static pq_status read_strings(reader *r, const pb_field *f, pq_str **arr, uint32
 
 pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
 {
-    reader r = {src, err, src->file.data, scan};
+    reader r = {src, err, src->file.data, scan, 0};
     const uint8_t *data = src->file.data;
     size_t size = src->file.size;
     pb_cursor c;
@@ -862,6 +867,23 @@ pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
     }
     if (k == PB_ERROR)
         return fail_at(&r, &c, "an XSpace");
+    /* The host threads' lines are skipped only when a TPU TensorCore plane is there (the
+     * device kind ops chooses first): by the plane names, before any plane is read. A
+     * damaged plane met here stops the search, not the read, which reports it in order. */
+    if (src->tpu_skip_host_lines && !src->programs_only) {
+        pq_error scratch;
+        reader peek = r;
+        peek.err = &scratch;
+        pb_init(&c, data, size, data);
+        while (!r.skip_host_lines && (k = pb_next(&c, &f)) == PB_FIELD) {
+            device_kind kind;
+            if (f.num != 1 || f.wire != PB_LEN)
+                continue;
+            if (plane_kind(&peek, &f, &kind) != PQ_OK)
+                break;
+            r.skip_host_lines = kind == DEV_TPU;
+        }
+    }
 
     src->planes = arena_alloc(&src->mem, (nplanes ? nplanes : 1) * sizeof *src->planes);
     if (!src->planes)
@@ -873,9 +895,9 @@ pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
         switch (f.num) {
         case 1:
             if (src->programs_only) {
-                int meta = 0;
-                FORWARD_IF_ERROR(plane_is_metadata(&r, &f, &meta));
-                if (!meta)
+                device_kind kind;
+                FORWARD_IF_ERROR(plane_kind(&r, &f, &kind));
+                if (kind != DEV_HOST_METADATA)
                     break;
             }
             FORWARD_IF_ERROR(read_plane(&r, &f, &src->planes[src->nplanes++]));
