@@ -73,47 +73,13 @@ static inline int validate_stat(pb_cursor *parent, const pb_field *f)
     return 1;
 }
 
-/* xp_decode_stat's verdict on the XStat body [P, P+N) without its value: the same fast
- * layout (metadata_id, then one value field that ends the stat), its varints only walked,
- * else the general decoder. Without a scan the reader needs no more (opening an XSpace for
- * ops or memory-viewer: 37,200 event stats on tpu_inference_2). */
-static XP_ALWAYS_INLINE int check_stat(const uint8_t *p, size_t n)
-{
-    const uint8_t *end = p + n, *q;
-    uint64_t v;
-    if (PB_LIKELY(n >= 3 && p[0] == ((1 << 3) | PB_VARINT) &&
-                  (q = pb_fast_varint(p + 1, end, &v)) != NULL && q < end)) {
-        switch (*q++) {
-        case (3 << 3) | PB_VARINT:
-        case (4 << 3) | PB_VARINT:
-        case (7 << 3) | PB_VARINT:
-            if ((q = pb_fast_varint(q, end, &v)) != NULL && q == end)
-                return 1;
-            break;
-        case (2 << 3) | PB_FIXED64:
-            if (end - q == 8)
-                return 1;
-            break;
-        case (5 << 3) | PB_LEN:
-        case (6 << 3) | PB_LEN:
-            if ((q = pb_fast_varint(q, end, &v)) != NULL && v == (uint64_t)(end - q))
-                return 1;
-            break;
-        default:
-            break;
-        }
-    }
-    stat_value tmp;
-    return xp_decode_stat_general(p, n, &tmp);
-}
-
 /* One XStat of an event on the fast path: checked, and folded into the scan when there
  * is one. Returns 0 when malformed. */
 static XP_ALWAYS_INLINE int line_stat(const xp_plane *pl, const uint8_t *p, size_t n,
                                       pq_scan_totals *scan, uint64_t *sum, uint64_t kinds[7])
 {
     if (!scan)
-        return check_stat(p, n);
+        return xp_check_stat(p, n);
     stat_value sv = {0}; /* decoding checks a stat as well as validating would */
     if (!xp_decode_stat(p, n, &sv))
         return 0;
