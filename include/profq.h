@@ -107,6 +107,11 @@ typedef struct pq_open_options {
      * programs: all that the memory viewer needs). Other planes are skipped unread: their
      * framing is checked, their content is neither decoded nor validated. */
     int programs_only;
+    /* Non-zero: of an XSpace with a TPU TensorCore plane (/device:TPU:N), the host threads'
+     * plane (/host:CPU) keeps its metadata and stats but its lines are skipped unread (their
+     * framing is checked, their events neither decoded nor validated): XProf's hlo_stats and
+     * op_profile of a TPU read only device planes. What `profq ops --format xprof` uses. */
+    int tpu_skip_host_lines;
     /* Non-zero: a trace-event JSON source (.json, .json.gz) is read from its file in chunks
      * instead of mapped, and its sha256 (unless skipped) by a second thread that reads the
      * file beside the parse: memory is the timeline's columns, not the file. Such a source

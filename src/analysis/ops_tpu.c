@@ -220,8 +220,11 @@ static size_t tpu_line_records(tpu_plane_st *ts, const xp_line *line, int is_spa
     int unsorted = 0;
     xp_event_iter ei;
     xp_event ev;
+    /* The device offset and duration stats are picked in the same pass over the event. */
+    xp_stat_pick pick = {{ts->ids.id[S_DEV_OFFSET], ts->ids.id[S_DEV_DURATION]}, {{0}}, {0, 0}};
+    xp_stat_pick *pk = ts->need_timespan ? &pick : NULL;
     xp_events_begin(line, &ei);
-    while (n < line->events && xp_events_next(&ei, &ev)) {
+    while (n < line->events && xp_events_next_pick(&ei, &ev, pk)) {
         ev_rec *r = &recs[n];
         memset(r, 0, sizeof *r);
         const xp_event_meta *em0 = xp_event_meta_find(pl, ev.metadata_id);
@@ -234,23 +237,9 @@ static size_t tpu_line_records(tpu_plane_st *ts, const xp_line *line, int is_spa
         r->abs_end = r->abs_start + ev.duration_ps;
         r->start = r->abs_start;
         r->dur = ev.duration_ps;
-        int has_off = 0, has_dur = 0;
-        int64_t off = 0, dur = 0;
-        if (ts->need_timespan) {
-            xp_stat_iter it;
-            stat_value st;
-            xp_stats_begin(&it, ev.stats, ev.body_len, 4);
-            while (xp_stats_next(&it, &st)) {
-                int k = ops_stat_slot(&ts->ids, st.metadata_id);
-                if (k == S_DEV_OFFSET) {
-                    has_off = 1;
-                    off = (int64_t)ops_stat_num(&st);
-                } else if (k == S_DEV_DURATION) {
-                    has_dur = 1;
-                    dur = (int64_t)ops_stat_num(&st);
-                }
-            }
-        }
+        int has_off = pk && pick.got[0], has_dur = pk && pick.got[1];
+        int64_t off = has_off ? (int64_t)ops_stat_num(&pick.v[0]) : 0;
+        int64_t dur = has_dur ? (int64_t)ops_stat_num(&pick.v[1]) : 0;
         if (has_off && has_dur) {
             r->start = off;
             r->dur = dur;

@@ -134,6 +134,8 @@ static int run(const char *cmd, const struct option *options, int argc, char **a
                                     "to profq merge");
     if (code == 0) {
         c.no_hash = 1; /* these reports print no sha256 */
+        /* hlo_stats and op_profile of a TPU read no host-thread events (speed.md, round 5) */
+        c.tpu_skip_host_lines = xprof && !c.partial && strcmp(cmd, "roofline") != 0;
         pq_profile *prof = NULL;
         code = cli_load(&c, &prof);
         if (code == EXIT_OK && c.partial) {

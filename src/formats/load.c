@@ -187,6 +187,7 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
     case DETECT_XSPACE:
         src->info.format = PQ_FORMAT_XSPACE;
         src->programs_only = opts->programs_only;
+        src->tpu_skip_host_lines = opts->tpu_skip_host_lines;
         st = xplane_read(src, opts->scan ? &src->scan : NULL, err);
         break;
     case DETECT_HLO_PROTO:

@@ -19,6 +19,7 @@
 #include "xplane.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/sort.h"
 #include "pbwire.h"
 #include "xplane_walk.h"
 
@@ -30,6 +31,7 @@ typedef struct reader {
     pq_error *err;
     const uint8_t *base;
     pq_scan_totals *scan; /* not NULL: decode and count every stat value in the same pass */
+    int skip_host_lines;  /* the lines of /host:CPU are not read (tpu_skip_host_lines) */
 } reader;
 
 static pq_status fail_at(reader *r, const pb_cursor *c, const char *where)
@@ -76,6 +78,8 @@ static inline int validate_stat(pb_cursor *parent, const pb_field *f)
 static XP_ALWAYS_INLINE int line_stat(const xp_plane *pl, const uint8_t *p, size_t n,
                                       pq_scan_totals *scan, uint64_t *sum, uint64_t kinds[7])
 {
+    if (!scan)
+        return xp_check_stat(p, n);
     stat_value sv = {0}; /* decoding checks a stat as well as validating would */
     if (!xp_decode_stat(p, n, &sv))
         return 0;
@@ -494,12 +498,12 @@ static uint32_t *dense_index(arena *a, const void *items, uint32_t n, size_t str
     return d;
 }
 
-static int cmp_id_order(const void *a, const void *b)
+/* By id alone: the sort is stable, so equal ids stay in file order. */
+static int cmp_id(const void *a, const void *b, void *ctx)
 {
+    (void)ctx;
     const id_order *x = a, *y = b;
-    if (x->id != y->id)
-        return x->id < y->id ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
+    return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /* Reorders ITEMS (N of SIZE bytes, each starting with an int64 id) by id; among equal ids
@@ -520,7 +524,7 @@ static uint32_t sort_unique_by_id(void *items, uint32_t n, size_t size, int *ok)
     }
     if (i == n)
         return n;
-    id_order *ord = pq_malloc_array(n, sizeof *ord);
+    id_order *ord = pq_malloc_array((size_t)n * 2, sizeof *ord); /* the second half: scratch */
     unsigned char *copy = pq_malloc_array((size_t)n, size);
     if (!ord || !copy) {
         pq_free(ord);
@@ -533,7 +537,7 @@ static uint32_t sort_unique_by_id(void *items, uint32_t n, size_t size, int *ok)
         memcpy(&ord[i].id, copy + (size_t)i * size, sizeof(int64_t));
         ord[i].order = i;
     }
-    qsort(ord, n, sizeof *ord, cmp_id_order);
+    pq_sort_inline(ord, ord + n, n, sizeof *ord, cmp_id, NULL);
     uint32_t out = 0;
     for (i = 0; i < n; i++) {
         if (i + 1 < n && ord[i + 1].id == ord[i].id)
@@ -648,8 +652,10 @@ static pq_status read_plane(reader *r, const pb_field *pf, xp_plane *pl)
         }
     }
 
-    /* Pass 3: the lines, where the events are. */
-    pb_init(&c, pf->data, pf->len, r->base);
+    /* Pass 3: the lines, where the events are (none of the host threads' when skipped: their
+     * framing was checked by pass 1). */
+    int skip_lines = r->skip_host_lines && device_kind_of_plane(pl->name) == DEV_HOST_THREADS;
+    pb_init(&c, pf->data, skip_lines ? 0 : pf->len, r->base);
     while ((k = pb_next(&c, &f)) == PB_FIELD) {
         if (f.num != 3 || f.wire != PB_LEN)
             continue;
@@ -776,7 +782,9 @@ static pq_status locate_programs(reader *r, const xp_plane *pl)
 }
 
 /* Whether the serialized XPlane PF is /host:metadata, reading its fields up to its name. */
-static pq_status plane_is_metadata(reader *r, const pb_field *pf, int *out)
+/* The kind of the XPlane in PF by its name (its first name field), without reading the rest;
+ * DEV_OTHER when it has none. */
+static pq_status plane_kind(reader *r, const pb_field *pf, device_kind *out)
 {
     pb_cursor c;
     pb_field f = {0};
@@ -784,12 +792,12 @@ static pq_status plane_is_metadata(reader *r, const pb_field *pf, int *out)
     pb_init(&c, pf->data, pf->len, r->base);
     while ((k = pb_next(&c, &f)) == PB_FIELD)
         if (f.num == 2 && f.wire == PB_LEN) {
-            *out = device_kind_of_plane(span_str(&f)) == DEV_HOST_METADATA;
+            *out = device_kind_of_plane(span_str(&f));
             return PQ_OK;
         }
     if (k == PB_ERROR)
         return fail_at(r, &c, "an XPlane");
-    *out = 0;
+    *out = DEV_OTHER;
     return PQ_OK;
 }
 
@@ -806,7 +814,7 @@ static pq_status read_strings(reader *r, const pb_field *f, pq_str **arr, uint32
 
 pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
 {
-    reader r = {src, err, src->file.data, scan};
+    reader r = {src, err, src->file.data, scan, 0};
     const uint8_t *data = src->file.data;
     size_t size = src->file.size;
     pb_cursor c;
@@ -825,6 +833,23 @@ pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
     }
     if (k == PB_ERROR)
         return fail_at(&r, &c, "an XSpace");
+    /* The host threads' lines are skipped only when a TPU TensorCore plane is there (the
+     * device kind ops chooses first): by the plane names, before any plane is read. A
+     * damaged plane met here stops the search, not the read, which reports it in order. */
+    if (src->tpu_skip_host_lines && !src->programs_only) {
+        pq_error scratch;
+        reader peek = r;
+        peek.err = &scratch;
+        pb_init(&c, data, size, data);
+        while (!r.skip_host_lines && (k = pb_next(&c, &f)) == PB_FIELD) {
+            device_kind kind;
+            if (f.num != 1 || f.wire != PB_LEN)
+                continue;
+            if (plane_kind(&peek, &f, &kind) != PQ_OK)
+                break;
+            r.skip_host_lines = kind == DEV_TPU;
+        }
+    }
 
     src->planes = arena_alloc(&src->mem, (nplanes ? nplanes : 1) * sizeof *src->planes);
     if (!src->planes)
@@ -836,9 +861,9 @@ pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
         switch (f.num) {
         case 1:
             if (src->programs_only) {
-                int meta = 0;
-                FORWARD_IF_ERROR(plane_is_metadata(&r, &f, &meta));
-                if (!meta)
+                device_kind kind;
+                FORWARD_IF_ERROR(plane_kind(&r, &f, &kind));
+                if (kind != DEV_HOST_METADATA)
                     break;
             }
             FORWARD_IF_ERROR(read_plane(&r, &f, &src->planes[src->nplanes++]));
@@ -883,14 +908,27 @@ void pq_debug_force_decoder(int which)
 }
 
 #if XPLANE_HAVE_BMI2
+#if defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#define XPLANE_GLIBC_FEATURES 1
+#include <sys/platform/x86.h>
+#endif
+#endif
+#ifndef XPLANE_GLIBC_FEATURES
 #include <cpuid.h>
+#endif
 
-/* Bit 0: the CPU has BMI2 (CPUID leaf 7, EBX bit 8); bit 1: its vendor is Intel. Asked
- * here, on the first XSpace read, rather than through __builtin_cpu_supports: that pulls
- * in libgcc's constructor, which probes the CPU in every process at start-up (CPUID traps
- * to the hypervisor on a VM: about 1% of a memory-viewer process, which reads no XSpace). */
+/* Bit 0: the CPU has BMI2; bit 1: it is not an AMD (nor Hygon) CPU, whose PEXT is slow
+ * before Zen 3. From the features glibc found at start-up where it tells them
+ * (<sys/platform/x86.h>: SSE4A is AMD's alone), else asked here with CPUID (leaf 7 and the
+ * vendor), once, on the first XSpace read. Never __builtin_cpu_supports: that pulls in
+ * libgcc's constructor, which probes the CPU in every process at start-up. Each CPUID traps
+ * to the hypervisor on a VM (about 6 us here: docs/internals/speed.md, round 5). */
 static int cpu_bits(void)
 {
+#ifdef XPLANE_GLIBC_FEATURES
+    return (CPU_FEATURE_ACTIVE(BMI2) ? 1 : 0) | (CPU_FEATURE_PRESENT(SSE4A) ? 0 : 2);
+#else
     static atomic_int bits; /* 0: not asked yet; else the bits + 4 */
     int b = atomic_load(&bits);
     if (b)
@@ -908,11 +946,12 @@ static int cpu_bits(void)
     }
     atomic_store(&bits, b + 4);
     return b;
+#endif
 }
 #endif
 
 /* PEXT is one fast instruction on Intel CPUs since Haswell; AMD before Zen 3 runs it in
- * microcode (hundreds of cycles), so only Intel takes the BMI2 build automatically. */
+ * microcode (hundreds of cycles), so AMD CPUs never take the BMI2 build automatically. */
 static int use_bmi2(void)
 {
 #if XPLANE_HAVE_BMI2

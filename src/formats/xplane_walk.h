@@ -9,13 +9,32 @@
 
 #include <string.h>
 
+#if defined(__GNUC__)
+#define XP_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define XP_ALWAYS_INLINE inline
+#endif
+
 static inline void xp_events_begin(const xp_line *line, xp_event_iter *it)
 {
     it->p = line->body;
     it->end = line->body + line->body_len;
 }
 
-static inline int xp_events_next(xp_event_iter *it, xp_event *ev)
+/* Stats an event walk picks on its way (xp_events_next_pick): those whose metadata id is
+ * ID[0] or ID[1] (INT64_MIN: none), the last of each in the event winning, as a walk of the
+ * stats with xp_stats_next would find them. One pass over the event instead of two. */
+typedef struct xp_stat_pick {
+    int64_t id[2];
+    stat_value v[2];
+    int got[2];
+} xp_stat_pick;
+
+static inline void xp_stat_decode_pick(xp_stat_pick *pk, const uint8_t *p, size_t n);
+
+/* The next event of the line into *EV; with PK, its picked stats too (PK's got[] reset for
+ * each event). Returns 0 at the end of the line. */
+static XP_ALWAYS_INLINE int xp_events_next_pick(xp_event_iter *it, xp_event *ev, xp_stat_pick *pk)
 {
     /* The line was validated at load, so the fast decoders cannot fail here; a NULL would
      * mean a bug, and ends the walk rather than reading out of bounds. */
@@ -37,11 +56,31 @@ static inline int xp_events_next(xp_event_iter *it, xp_event *ev)
         memset(ev, 0, sizeof *ev);
         ev->stats = e;
         ev->body_len = (size_t)v;
+        if (pk)
+            pk->got[0] = pk->got[1] = 0;
         while (e && e < eend) {
+            /* A stat (field 4) under 128 bytes: a one-byte tag and a one-byte length. */
+            if (PB_LIKELY(*e == ((4 << 3) | PB_LEN)) && e + 1 < eend && e[1] < 0x80) {
+                size_t n = e[1];
+                e += 2;
+                if (n > (size_t)(eend - e))
+                    break;
+                if (pk)
+                    xp_stat_decode_pick(pk, e, n);
+                e += n;
+                continue;
+            }
             uint32_t t;
             if (!(e = pb_fast_tag(e, eend, &t)))
                 break;
             if ((t & 7) != PB_VARINT) {
+                if (pk && t == ((4 << 3) | PB_LEN)) {
+                    if (!(e = pb_fast_varint(e, eend, &v)) || v > (uint64_t)(eend - e))
+                        break;
+                    xp_stat_decode_pick(pk, e, (size_t)v);
+                    e += v;
+                    continue;
+                }
                 e = pb_fast_skip(e, eend, t & 7);
                 continue;
             }
@@ -66,6 +105,11 @@ static inline int xp_events_next(xp_event_iter *it, xp_event *ev)
     }
     it->p = it->end;
     return 0;
+}
+
+static inline int xp_events_next(xp_event_iter *it, xp_event *ev)
+{
+    return xp_events_next_pick(it, ev, NULL);
 }
 
 static inline void xp_stats_begin(xp_stat_iter *it, const uint8_t *body, size_t len, uint32_t field)
@@ -134,12 +178,6 @@ xp_decode_stat_general(const uint8_t *p, size_t n, stat_value *out)
  * (another order, unknown or repeated fields) goes through the general loop, which gives
  * the same answer for the common layout too.
  */
-#if defined(__GNUC__)
-#define XP_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define XP_ALWAYS_INLINE inline
-#endif
-
 static XP_ALWAYS_INLINE int xp_decode_stat(const uint8_t *p, size_t n, stat_value *out)
 {
     const uint8_t *end = p + n, *q;
@@ -188,6 +226,52 @@ static XP_ALWAYS_INLINE int xp_decode_stat(const uint8_t *p, size_t n, stat_valu
         return 0;
     *out = tmp;
     return 1;
+}
+
+static inline void xp_stat_decode_pick(xp_stat_pick *pk, const uint8_t *p, size_t n)
+{
+    stat_value sv;
+    if (!xp_decode_stat(p, n, &sv)) /* cannot fail on a validated line */
+        return;
+    for (int k = 0; k < 2; k++)
+        if (sv.metadata_id == pk->id[k]) {
+            pk->v[k] = sv;
+            pk->got[k] = 1;
+        }
+}
+
+/* xp_decode_stat's verdict on the XStat body [P, P+N) without its value: the same fast
+ * layout (metadata_id, then one value field that ends the stat), its varints only walked,
+ * else the general decoder. What the XSpace reader needs without a scan (formats/xplane.c:
+ * 37,200 event stats on tpu_inference_2). */
+static XP_ALWAYS_INLINE int xp_check_stat(const uint8_t *p, size_t n)
+{
+    const uint8_t *end = p + n, *q;
+    uint64_t v;
+    if (PB_LIKELY(n >= 3 && p[0] == ((1 << 3) | PB_VARINT) &&
+                  (q = pb_fast_varint(p + 1, end, &v)) != NULL && q < end)) {
+        switch (*q++) {
+        case (3 << 3) | PB_VARINT:
+        case (4 << 3) | PB_VARINT:
+        case (7 << 3) | PB_VARINT:
+            if ((q = pb_fast_varint(q, end, &v)) != NULL && q == end)
+                return 1;
+            break;
+        case (2 << 3) | PB_FIXED64:
+            if (end - q == 8)
+                return 1;
+            break;
+        case (5 << 3) | PB_LEN:
+        case (6 << 3) | PB_LEN:
+            if ((q = pb_fast_varint(q, end, &v)) != NULL && v == (uint64_t)(end - q))
+                return 1;
+            break;
+        default:
+            break;
+        }
+    }
+    stat_value tmp;
+    return xp_decode_stat_general(p, n, &tmp);
 }
 
 static inline int xp_stats_next(xp_stat_iter *it, stat_value *out)

@@ -167,6 +167,8 @@ typedef struct pq_source {
     uint32_t duplicate_programs;
     pq_scan_totals scan; /* filled when pq_open_options.scan asks for a single-pass scan */
     int programs_only;   /* pq_open_options.programs_only: only /host:metadata is read */
+    /* pq_open_options.tpu_skip_host_lines: no lines of /host:CPU read beside a TPU plane */
+    int tpu_skip_host_lines;
     /* Trace-event JSON: the timeline (owned; NULL for other formats), the number of
      * elements of traceEvents (every phase) and displayTimeUnit ("" when absent). */
     model_slices *slices;

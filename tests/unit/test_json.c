@@ -209,6 +209,10 @@ static void test_doubles_fast_path_matches_printf(void **state)
             v = ldexp((double)((r >> 11) >> (r % 50)), (int)((r >> 3) % 111) - 40);
         if (i % 7 == 2) /* next to a power of two, where the gap below is half the gap above */
             v = nextafter(ldexp(1.0, (int)(r % 120) - 50), (r >> 8) & 1 ? 0.0 : 1e300);
+        if (i % 11 == 4) /* any 53-bit significand, 1e-30 to 1e30: the long double path */
+            v = ldexp((double)(r >> 11), (int)(r % 200) - 150);
+        if (i % 13 == 5) /* times and rates: a random fraction times a power of ten */
+            v = (double)(r >> 11) / 9007199254740992.0 * pow(10.0, (double)((int)(r % 44) - 14));
         char got[64], want[64];
         json_format_double(got, sizeof got, v);
         snprintf(want, sizeof want, "%.15g", v);

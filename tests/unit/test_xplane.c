@@ -1254,6 +1254,77 @@ static void test_nested_errors(void **state)
     tb_free(&b);
 }
 
+/* A host-threads plane whose second line has a damaged event stat, then a device plane
+ * named DEVICE. */
+static void build_damaged_host(tbuf *b, const char *device)
+{
+    tb_init(b);
+    size_t pl = plane_begin(b, 8, "/host:CPU");
+    put_stat_meta(b, 1, "group_id");
+    put_emeta(b, 9, "python");
+    size_t ln = line_begin(b, 77, "python");
+    put_event(b, 9, 0, 10);
+    msg_end(b, ln);
+    ln = line_begin(b, 78, "worker");
+    size_t ev = event_begin(b, 9, 5, 5);
+    size_t st = msg_begin(b, 4);
+    put_byte(b, 0x0f); /* field 1, wire type 7 */
+    msg_end(b, st);
+    msg_end(b, ev);
+    msg_end(b, ln);
+    msg_end(b, pl);
+    pl = plane_begin(b, 2, device);
+    put_emeta(b, 1, "fusion.1");
+    ln = line_begin(b, 3, "XLA Ops");
+    put_event(b, 1, 100, 50);
+    msg_end(b, ln);
+    msg_end(b, pl);
+}
+
+static pq_status load_opts(const tbuf *b, int skip, pq_profile **prof, pq_error *err)
+{
+    pq_open_options opts = {0};
+    opts.tpu_skip_host_lines = skip;
+    *prof = NULL;
+    return pq_profile_open_memory(b->p, b->n, "h.xplane.pb", &opts, prof, err);
+}
+
+/* tpu_skip_host_lines: the host threads' lines of a TPU XSpace are not read (nor validated),
+ * the plane and its metadata are; without a TPU TensorCore plane, or without the option,
+ * the damaged line is refused as before. */
+static void test_tpu_skip_host_lines(void **state)
+{
+    (void)state;
+    tbuf b;
+    pq_profile *prof;
+    pq_error err;
+    build_damaged_host(&b, "/device:TPU:0");
+    assert_int_equal(load_opts(&b, 1, &prof, &err), PQ_OK);
+    const pq_source *s = src0(prof);
+    assert_int_equal(s->nplanes, 2);
+    assert_str(s->planes[0].name, "/host:CPU");
+    assert_int_equal(s->planes[0].nlines, 0);
+    assert_int_equal(s->planes[0].events, 0);
+    assert_int_equal(s->planes[0].nsmeta, 1);
+    assert_int_equal(s->planes[0].nemeta, 1);
+    assert_int_equal(s->planes[1].nlines, 1);
+    assert_int_equal(s->planes[1].events, 1);
+    pq_profile_free(prof);
+    assert_int_equal(load_opts(&b, 0, &prof, &err), PQ_ERR_INPUT);
+    assert_null(prof);
+    assert_non_null(strstr(err.message, "an XStat of an XEvent"));
+    tb_free(&b);
+
+    build_damaged_host(&b, "/device:GPU:0");
+    assert_int_equal(load_opts(&b, 1, &prof, &err), PQ_ERR_INPUT);
+    assert_non_null(strstr(err.message, "an XStat of an XEvent"));
+    tb_free(&b);
+    /* A SparseCore plane alone is not a TensorCore one. */
+    build_damaged_host(&b, "/device:TPU:0 SparseCore 0");
+    assert_int_equal(load_opts(&b, 1, &prof, &err), PQ_ERR_INPUT);
+    tb_free(&b);
+}
+
 static void test_overflow(void **state)
 {
     (void)state;
@@ -1505,6 +1576,7 @@ int main(void)
         cmocka_unit_test(test_programs_legacy_stat),
         cmocka_unit_test(test_programs_collisions),
         cmocka_unit_test(test_nested_errors),
+        cmocka_unit_test(test_tpu_skip_host_lines),
         cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_run_directory),
         cmocka_unit_test(test_plugins_profile_latest_run),
