@@ -285,7 +285,7 @@ cuts info 30 1
 # `profq merge nsys` over the partials of any split of the inputs, in any order or as a
 # tree, prints what one `profq nsys` over the inputs in path order prints (every format and
 # some sections); an archive given twice (the same bytes) is one process in both. The
-# newer-layout archives are built with pyarrow (tests/nsys/newer_archive.py) from the
+# newer-layout archives are built with pyarrow and pandas (tests/nsys/newer_archive.py) from the
 # shared one, as other processes of the job (offset pids, scaled durations).
 nsys_case() { # NAME FILE...: one process against merges of splits 1, 2 and 4
   local name=$1 n k v rc half
@@ -333,15 +333,15 @@ nsysz="$SHARED/data/nsys/nsys-jax_h100_maxtext_fsdp4.zip"
 if [ -f "$nsysz" ]; then
   nsys_case archive "$nsysz"
   grep -q "steady" "$tmp/one.0" || bad "nsys of the shared archive printed no module table"
-  nsyspy=$(scripts/venv.sh nsys tests/nsys-requirements.txt 2> /dev/null) || nsyspy=
+  nsyspy=$(scripts/venv.sh nsysloader tests/nsys/loader-requirements.txt 2> /dev/null) || nsyspy=
   mkdir -p "$tmp/nsysin"
   if [ -n "$nsyspy" ] && "$nsyspy" tests/nsys/partial_archives.py "$nsysz" "$tmp/nsysin"; then
     n="$tmp/nsysin"
     nsys_case newer "$n/b_newer0.zip" "$n/c_newer1.zip" "$n/d_newer2.zip" "$n/e_same_as_b.zip"
-    grep -q "3 process" "$tmp/one.0" || bad "nsys of the newer archives: not 3 processes"
+    grep -q "3 archive(s)" "$tmp/one.0" || bad "nsys of the newer archives: not 3 archives"
     nsys_case newer-and-shared "$nsysz" "$n/c_newer1.zip" "$n/d_newer2.zip"
   elif [ "${CI:-}" = true ]; then
-    bad "no venv (scripts/venv.sh nsys) or no newer archives: those nsys merges not checked"
+    bad "no venv (scripts/venv.sh nsysloader) or no newer archives: those nsys merges not checked"
   fi
   # a truncated or corrupt nsys partial: exit 3 with the offset and what was expected
   "$PROFQ" nsys --partial -o "$tmp/nsys" "$nsysz" || bad "nsys --partial"
