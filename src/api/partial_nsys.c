@@ -12,11 +12,13 @@
 #include "api/partial_nsys.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/sha256.h"
 #include "formats/nsysjax.h"
 #include "io/mapfile.h"
 #include "model/members.h"
 #include "model/model.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -182,6 +184,28 @@ static int has_zip_suffix(const char *p)
     return n >= 4 && strcmp(p + n - 4, ".zip") == 0;
 }
 
+/* What dedupe_nsysjax (io/discover.c) compares: a .zip archive's bytes (sha256 into SHA,
+ * its size returned); SHA stays empty for the other sources. From the source's bytes when
+ * it holds them (an archive opened from memory), else from its file. */
+static uint64_t archive_digest(const pq_source *src, char sha[65])
+{
+    struct stat sb;
+    if (!has_zip_suffix(src->path))
+        return 0;
+    if (src->file.data) {
+        unsigned char md[32];
+        pq_sha256(src->file.data, src->file.size, md);
+        for (int i = 0; i < 32; i++)
+            snprintf(sha + 2 * i, 3, "%02x", md[i]);
+        return src->file.size;
+    }
+    if (stat(src->path, &sb) != 0 || !S_ISREG(sb.st_mode) || sha256_file_hex(src->path, sha) != 0) {
+        sha[0] = 0;
+        return 0;
+    }
+    return (uint64_t)sb.st_size;
+}
+
 pq_status pq_partial_nsys(const pq_profile *profile, pq_partial **out, pq_error *err)
 {
     *out = NULL;
@@ -199,14 +223,7 @@ pq_status pq_partial_nsys(const pq_profile *profile, pq_partial **out, pq_error 
     for (size_t s = 0; s < profile->nsources && st == PQ_OK; s++) {
         const pq_source *src = &profile->sources[s];
         char sha[65] = "";
-        struct stat sb;
-        uint64_t size = 0;
-        /* what dedupe_nsysjax (io/discover.c) compares: a regular .zip file's bytes */
-        if (has_zip_suffix(src->path) && stat(src->path, &sb) == 0 && S_ISREG(sb.st_mode)) {
-            size = (uint64_t)sb.st_size;
-            if (sha256_file_hex(src->path, sha) != 0)
-                sha[0] = 0;
-        }
+        uint64_t size = archive_digest(src, sha);
         buf blob;
         buf_init(&blob, NULL);
         st = encode_source(src, &blob, err);
