@@ -9,7 +9,7 @@
  * `ops|roofline
  * --format xprof --partial` of the TPU XSpace and of the two MI300X conv hosts; `nsys
  * --partial` of a synthetic archive (fuzz/corpus/nsysjax's s1_snappy.parquet as its trace,
- * fuzz_nsysjax.c's push/pop csv), alone and with an HLO dump member.
+ * fuzz_nsysjax.c's push/pop csv), alone and with an HLO dump member, and of the TPU XSpace.
  */
 #include "profq.h"
 

@@ -375,13 +375,21 @@ fi
 if ls "$SHARED"/data/nsys/*.sqlite > /dev/null 2>&1; then
   nsys_case sqlite "$SHARED"/data/nsys/*.sqlite
 fi
-# an XPlane GPU profile has no nsys partial (exit 3, nothing written)
-xgpu="$SHARED/data/xplane/mi300_jax08_attention.xplane.pb"
-if [ -f "$xgpu" ]; then
-  "$PROFQ" nsys --partial -o "$tmp/x.part" "$xgpu" > /dev/null 2> "$tmp/err"
+# JAX XPlane GPU profiles (the MI300 runs, and both hosts of the conv run), and the TPU
+# XSpace, which one process refuses (no GPU plane holds XLA kernels): the merge alike
+x="$SHARED/data/xplane"
+if [ -f "$x/mi300_jax08_attention.xplane.pb" ]; then
+  nsys_case xplane "$x"/mi300*.xplane.pb "$x"/mi300x8_jax_conv_legacy/*.xplane.pb
+  grep -q "XPlane GPU profile" "$tmp/one.0" || bad "nsys of the MI300 XPlanes printed no table"
+  nsys_case tpu "$x/tpu_inference_2.xplane.pb"
+fi
+# a trace file has no nsys partial (exit 3, nothing written)
+tj=$(ls "$SHARED"/data/trace-json/hta__cpu_only__*.json.gz 2> /dev/null | head -1)
+if [ -n "$tj" ]; then
+  "$PROFQ" nsys --partial -o "$tmp/x.part" "$tj" > /dev/null 2> "$tmp/err"
   rc=$?
   [ "$rc" = 3 ] && grep -q "not mergeable: nsys partials hold" "$tmp/err" && [ ! -e "$tmp/x.part" ] ||
-    bad "nsys --partial of an XPlane: exit $rc, $(cat "$tmp/err")"
+    bad "nsys --partial of a trace file: exit $rc, $(cat "$tmp/err")"
 fi
 
 echo "partial: $checked merges compared"

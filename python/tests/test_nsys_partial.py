@@ -1,7 +1,7 @@
 """profq.partial("nsys", ...) and profq.merge(...) against `profq nsys` (issue 15 Deliver 2):
 the render of the merged partials is the bytes one process prints, in every format and for a
-section; an archive given twice is one process; a truncated partial and an XPlane input
-raise profq.Error. Helpers (cli, DATA, FILES) are test_profq's."""
+section, and over the MI300 XPlanes; an archive given twice is one process; a truncated
+partial and a trace file raise profq.Error. Helpers (cli, DATA, FILES) are test_profq's."""
 
 import os
 
@@ -51,10 +51,20 @@ def test_in_memory_archive_merges_with_its_file(part: bytes) -> None:
     assert rc == 0 and _partial.render(profq.merge([mem, part])).decode() == out
 
 
+def test_xplanes_merge_as_one_process() -> None:
+    xs = sorted(f for f in FILES if f.startswith("xplane/mi300") and f.endswith(".xplane.pb"))
+    assert XPLANE in xs
+    rc, out, err = cli("nsys", "--format", "json", *xs)
+    assert rc == 0, err
+    parts = [profq.partial("nsys", os.path.join(DATA, f)) for f in reversed(xs)]
+    assert _partial.render(profq.merge(parts), "json").decode() == out
+
+
 def test_bad_partials_and_inputs_raise(part: bytes) -> None:
     with pytest.raises(profq.Error) as e:
         profq.merge([part[:200]])
     assert "truncated partial" in str(e.value)
+    trace = sorted(f for f in FILES if f.startswith("trace-json/"))[0]
     with pytest.raises(profq.Error) as e:
-        profq.partial("nsys", os.path.join(DATA, XPLANE))
+        profq.partial("nsys", os.path.join(DATA, trace))
     assert "not mergeable" in str(e.value)

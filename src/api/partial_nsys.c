@@ -159,9 +159,96 @@ static pq_status put_dumps(buf *b, const pq_source *src, pq_error *err)
     return st;
 }
 
+/* A protobuf varint of [*P, END): 0 when it is not one. */
+static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    *v = 0;
+    for (int sh = 0; sh < 64 && *p < end; sh += 7) {
+        uint8_t c = *(*p)++;
+        *v |= (uint64_t)(c & 0x7f) << sh;
+        if (!(c & 0x80))
+            return 1;
+    }
+    return 0;
+}
+
+/* The next field of [*P, END): its number, and its whole bytes [*AT, *P); for a
+ * length-delimited one its payload in *DATA, *N. 0 at the end or on malformed bytes. */
+static int next_field(const uint8_t **p, const uint8_t *end, const uint8_t **at, uint64_t *num,
+                      const uint8_t **data, uint64_t *n)
+{
+    uint64_t key, v;
+    *at = *p;
+    *data = NULL;
+    *n = 0;
+    if (*p >= end || !varint(p, end, &key))
+        return 0;
+    *num = key >> 3;
+    switch (key & 7) {
+    case 0:
+        return varint(p, end, &v);
+    case 1:
+    case 5: {
+        size_t w = (key & 7) == 1 ? 8 : 4;
+        if ((size_t)(end - *p) < w)
+            return 0;
+        *p += w;
+        return 1;
+    }
+    case 2:
+        if (!varint(p, end, n) || *n > (uint64_t)(end - *p))
+            return 0;
+        *data = *p;
+        *p += *n;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Whether the XPlane message [P, P + N) is one `profq nsys` reads: a GPU device plane or
+ * the host metadata plane (the programs' HloProtos). */
+static int nsys_plane(const uint8_t *p, uint64_t n)
+{
+    const uint8_t *end = p + n, *at, *d;
+    uint64_t num, len;
+    while (next_field(&p, end, &at, &num, &d, &len))
+        if (num == 2 && d) /* XPlane.name */
+            return (len == 14 && memcmp(d, "/host:metadata", 14) == 0) ||
+                   (len > 12 && memcmp(d, "/device:GPU:", 12) == 0);
+    return 0;
+}
+
+/* SRC's XSpace less the planes nsys does not read (host threads, other devices): its
+ * other fields and its GPU and metadata planes, each as its bytes. */
+static pq_status put_xspace(buf *b, const pq_source *src, pq_error *err)
+{
+    RETURN_ERROR_IF(!src->file.data, err, PQ_ERR_INPUT, src->path, -1,
+                    "not mergeable: an XSpace read without keeping its bytes");
+    buf x;
+    buf_init(&x, NULL);
+    const uint8_t *p = src->file.data, *end = p + src->file.size, *at, *d;
+    uint64_t num, n;
+    while (next_field(&p, end, &at, &num, &d, &n))
+        if (num != 1 || nsys_plane(d, n)) /* XSpace.planes */
+            buf_put(&x, at, (size_t)(p - at));
+    pq_status st = PQ_OK;
+    if (p != end)
+        st = err_set(err, PQ_ERR_INPUT, src->path, (int64_t)(p - src->file.data),
+                     "expected an XSpace field");
+    else if (x.status != PQ_OK)
+        st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+    else
+        pt_put_str(b, (pq_str){x.p ? x.p : "", x.n});
+    buf_release(&x);
+    return st;
+}
+
 static pq_status encode_source(const pq_source *src, buf *b, pq_error *err)
 {
     pt_put_u64(b, (uint64_t)src->info.format);
+    if (src->info.format == PQ_FORMAT_XSPACE)
+        return put_xspace(b, src, err);
     pt_put_u64(b, (uint64_t)src->nsysjax_newer);
     const model_nsys_export *x = src->nsys_export;
     pt_put_u64(b, x != NULL);
@@ -211,10 +298,11 @@ pq_status pq_partial_nsys(const pq_profile *profile, pq_partial **out, pq_error 
     *out = NULL;
     for (size_t s = 0; s < profile->nsources; s++) {
         pq_format f = profile->sources[s].info.format;
-        RETURN_ERROR_IF(f != PQ_FORMAT_NSYS_JAX && f != PQ_FORMAT_NSYS_SQLITE, err, PQ_ERR_INPUT,
-                        profile->sources[s].path, -1,
-                        "not mergeable: nsys partials hold nsys-jax archives and Nsight SQLite "
-                        "exports; run one `profq nsys` over XPlane GPU profiles");
+        RETURN_ERROR_IF(f != PQ_FORMAT_NSYS_JAX && f != PQ_FORMAT_NSYS_SQLITE &&
+                            f != PQ_FORMAT_XSPACE,
+                        err, PQ_ERR_INPUT, profile->sources[s].path, -1,
+                        "not mergeable: nsys partials hold nsys-jax archives, Nsight SQLite "
+                        "exports and XSpaces");
     }
     nsys_body *b = pq_calloc(1, sizeof *b);
     RETURN_ERROR_IF(!b, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
@@ -288,7 +376,7 @@ static void *nsys_read(pt_reader *r)
                          r->name,
                          r->err,
                          PQ_OK};
-        if (nsys_decode_source(&sub, &d) == PQ_OK)
+        if (nsys_decode_source(&sub, ns.path.p, &d) == PQ_OK)
             nsys_decoded_free(&d);
         r->status = sub.status;
         if (r->status == PQ_OK && !body_push(s, &ns))
@@ -363,7 +451,7 @@ pq_status pq_partial_render_nsys(const pq_partial *partial, unsigned sections, p
                        v[i]->path.p,
                        err,
                        PQ_OK};
-        st = nsys_decode_source(&r, &d[i]);
+        st = nsys_decode_source(&r, v[i]->path.p, &d[i]);
         ok += st == PQ_OK;
         if (st == PQ_OK)
             nsys_source_of(&d[i], v[i]->path.p, &prof.sources[i]);

@@ -14,11 +14,13 @@ typedef struct nsys_decoded {
     model_nsys_export exp;
     model_slices *sl; /* NULL: the source has no timeline */
     buf zip;
+    pq_profile *xspace; /* an XSpace source: its GPU and metadata planes, opened */
 } nsys_decoded;
 
-/* Decodes the model blob R reads (every id, track and length checked: a failure names the
- * offset and what was expected) into D; on failure D holds nothing to free. */
-pq_status nsys_decode_source(pt_reader *r, nsys_decoded *d);
+/* Decodes the model blob R reads of the source at PATH (every id, track and length checked:
+ * a failure names the offset and what was expected; an XSpace's own errors are its
+ * reader's, offsets in that XSpace under PATH) into D; on failure D holds nothing to free. */
+pq_status nsys_decode_source(pt_reader *r, const char *path, nsys_decoded *d);
 void nsys_decoded_free(nsys_decoded *d);
 /* The model source the analyses read: D's parts (borrowed) under PATH. */
 void nsys_source_of(const nsys_decoded *d, const char *path, pq_source *out);

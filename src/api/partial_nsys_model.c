@@ -423,17 +423,45 @@ static int get_dumps(pt_reader *r, buf *zip)
     return r->status == PQ_OK;
 }
 
-pq_status nsys_decode_source(pt_reader *r, nsys_decoded *d)
+/* An XSpace source: its bytes, opened as the reader opens a file of that name. */
+static pq_status get_xspace(pt_reader *r, const char *path, nsys_decoded *d)
+{
+    uint64_t n;
+    const uint8_t *p = get_bytes(r, &n, "the XSpace");
+    if (r->status != PQ_OK)
+        return r->status;
+    pq_status st = pq_profile_open_memory(p, (size_t)n, path, NULL, &d->xspace, r->err);
+    if (st == PQ_OK &&
+        (d->xspace->nsources != 1 || d->xspace->sources[0].info.format != PQ_FORMAT_XSPACE)) {
+        r->p = p;
+        pt_fail(r, "malformed partial", "an XSpace (a source named .xplane.pb)");
+        return r->status;
+    }
+    if (st == PQ_OK && r->p != r->end)
+        pt_fail(r, "malformed partial", "the source's model to end here");
+    if (st != PQ_OK)
+        r->status = st;
+    return r->status;
+}
+
+pq_status nsys_decode_source(pt_reader *r, const char *path, nsys_decoded *d)
 {
     memset(d, 0, sizeof *d);
     buf_init(&d->zip, NULL);
     const uint8_t *at = r->p;
     uint64_t f = pt_get_u64(r, "the source format");
-    if (r->status == PQ_OK && f != PQ_FORMAT_NSYS_JAX && f != PQ_FORMAT_NSYS_SQLITE) {
+    if (r->status == PQ_OK && f != PQ_FORMAT_NSYS_JAX && f != PQ_FORMAT_NSYS_SQLITE &&
+        f != PQ_FORMAT_XSPACE) {
         r->p = at;
-        pt_fail(r, "malformed partial", "the format of an nsys-jax archive or an Nsight export");
+        pt_fail(r, "malformed partial",
+                "the format of an nsys-jax archive, an Nsight export or an XSpace");
     }
     d->format = (pq_format)f;
+    if (r->status == PQ_OK && f == PQ_FORMAT_XSPACE) {
+        if (get_xspace(r, path, d) != PQ_OK)
+            nsys_decoded_free(d);
+        return r->status;
+    }
     d->newer = (int)get_max(r, 1, "the layout flag (0 or 1)");
     d->has_export = (int)get_max(r, 1, "the export flag (0 or 1)");
     if (d->has_export) {
@@ -462,11 +490,16 @@ void nsys_decoded_free(nsys_decoded *d)
         pq_free(d->sl);
     }
     buf_release(&d->zip);
+    pq_profile_free(d->xspace);
     memset(d, 0, sizeof *d);
 }
 
 void nsys_source_of(const nsys_decoded *d, const char *path, pq_source *out)
 {
+    if (d->xspace) { /* read-only while D lives: the analyses take a const profile */
+        *out = d->xspace->sources[0];
+        return;
+    }
     memset(out, 0, sizeof *out);
     out->path = (char *)path;
     out->info.path = (pq_str){path, strlen(path)};

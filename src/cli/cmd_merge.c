@@ -27,7 +27,7 @@ static const char usage[] =
     "roofline (--format xprof: hlo_stats, op_profile, roofline_model) merge from partials\n"
     "made with `profq ops|roofline --format xprof --partial` (and only those). nsys (text,\n"
     "json, svg; --section NAME..., --warmup archive-era|head as `profq nsys` takes them)\n"
-    "merges the partials of nsys-jax archives and Nsight SQLite exports and runs the nsys\n"
+    "merges the partials of nsys-jax archives, Nsight exports and XSpaces and runs the nsys\n"
     "analyses over all their processes at once. --partial writes\n"
     "the merged partial instead (merges of merges). A partial of another profq version, of\n"
     "another command, a truncated or a corrupt one is exit 3 with the file and byte offset.\n";

@@ -36,7 +36,7 @@ static const char usage[] =
     "communication) are initialisation; every row steady when none would be) or\n"
     "archive-era (the older loader's: executions 0 and 1 of the programs compiled in the\n"
     "profile are not steady). The rule applied is printed (JSON warmup.rule).\n"
-    "--partial -o PART: the partial of `profq merge nsys` (archives and SQLite exports;\n"
+    "--partial -o PART: the partial of `profq merge nsys` (archives, SQLite exports, XSpaces;\n"
     "sections, warm-up rule and format are given to the merge).\n";
 
 enum { OPT_SECTION = CLI_OPT_OWN, OPT_WARMUP };
