@@ -70,19 +70,35 @@ static int body_push(nsys_body *b, const nsys_src *s)
 
 /* ---- the map: a source's model into a blob ---- */
 
-static void put_col(buf *b, const void *col, size_t n, size_t width)
+/* Column COL of N values of WIDTH bytes as a str of LEB128 varints: 8-byte values
+ * zigzag-encoded, and with DELTA each the difference from the one before (starts: slices
+ * come mostly in time order). */
+static void put_col(buf *b, const void *col, size_t n, size_t width, int delta)
 {
-    pt_put_u64(b, n * width);
+    buf v;
+    buf_init(&v, NULL);
+    uint64_t prev = 0;
     for (size_t i = 0; i < n; i++) {
-        const uint8_t *p = (const uint8_t *)col + i * width;
-        uint8_t x[8];
-        uint64_t v = width == 8   ? *(const uint64_t *)(const void *)p
-                     : width == 4 ? *(const uint32_t *)(const void *)p
-                                  : *p;
-        for (size_t k = 0; k < width; k++)
-            x[k] = (uint8_t)(v >> (8 * k));
-        buf_put(b, x, width);
+        uint64_t x;
+        if (width == 8) {
+            uint64_t u = (uint64_t)((const int64_t *)col)[i], d = delta ? u - prev : u;
+            prev = u;
+            x = (d >> 63) ? ~(d << 1) : d << 1; /* zigzag */
+        } else {
+            x = width == 4 ? ((const uint32_t *)col)[i] : ((const uint8_t *)col)[i];
+        }
+        uint8_t o[10];
+        size_t k = 0;
+        do {
+            o[k++] = (uint8_t)((x & 0x7f) | (x > 0x7f ? 0x80 : 0));
+            x >>= 7;
+        } while (x);
+        buf_put(&v, o, k);
     }
+    if (v.status != PQ_OK && b->status == PQ_OK)
+        b->status = v.status;
+    pt_put_str(b, (pq_str){v.p ? v.p : "", v.n});
+    buf_release(&v);
 }
 
 static void put_pairs(buf *b, const pairmap *m, int two)
@@ -117,14 +133,14 @@ static void put_slices(buf *b, const model_slices *m)
     put_pairs(b, &m->thread_names, 1);
     pt_put_u64(b, m->n);
     pt_put_u64(b, m->module != NULL);
-    put_col(b, m->track, m->n, 4);
-    put_col(b, m->name, m->n, 4);
-    put_col(b, m->run_id, m->n, 4);
-    put_col(b, m->start_ps, m->n, 8);
-    put_col(b, m->dur_ps, m->n, 8);
-    put_col(b, m->flags, m->n, 1);
+    put_col(b, m->track, m->n, 4, 0);
+    put_col(b, m->name, m->n, 4, 0);
+    put_col(b, m->run_id, m->n, 4, 0);
+    put_col(b, m->start_ps, m->n, 8, 1);
+    put_col(b, m->dur_ps, m->n, 8, 0);
+    put_col(b, m->flags, m->n, 1, 0);
     if (m->module)
-        put_col(b, m->module, m->n, 4);
+        put_col(b, m->module, m->n, 4, 0);
 }
 
 /* The after-optimisation dumps of SRC's archive, as their members' bytes (xz). */

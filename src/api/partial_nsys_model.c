@@ -59,14 +59,6 @@ static uint64_t get_count(pt_reader *r, size_t item, const char *what)
     return v;
 }
 
-static uint64_t le(const uint8_t *p, size_t width)
-{
-    uint64_t v = 0;
-    for (size_t k = 0; k < width; k++)
-        v |= (uint64_t)p[k] << (8 * k);
-    return v;
-}
-
 /* The names as the source's pool held them, id by id: a reader may have stored a string
  * twice (the analyses see the ids it gave), so they are placed, not interned again. */
 static int get_names(pt_reader *r, model_slices *m)
@@ -177,31 +169,49 @@ static int get_pairs(pt_reader *r, pairmap *map, uint32_t nnames, int two)
     return r->status == PQ_OK;
 }
 
-/* One column of N values of WIDTH bytes, each at most MAX (as int64 within +-MAX when
- * SIGNED), into DST (elements of DST_WIDTH bytes). */
-static int get_col(pt_reader *r, size_t n, size_t width, uint64_t max, int is_signed, void *dst,
+/* One column of N values (put_col's varints; WIDTH 8: zigzag, with DELTA differences), each
+ * at most MAX (8-byte ones within +-MAX), into DST (elements of WIDTH bytes). */
+static int get_col(pt_reader *r, size_t n, size_t width, uint64_t max, int delta, void *dst,
                    const char *what)
 {
-    const uint8_t *at = r->p;
     uint64_t len;
-    const uint8_t *p = get_bytes(r, &len, what);
-    if (r->status == PQ_OK && len != (uint64_t)n * width) {
-        r->p = at;
+    const uint8_t *p = get_bytes(r, &len, what), *end = p ? p + len : NULL;
+    const uint8_t *after = r->p;
+    uint64_t acc = 0;
+    for (size_t i = 0; i < n && r->status == PQ_OK; i++) {
+        const uint8_t *at = p;
+        uint64_t x = 0;
+        int sh = 0, more = 1;
+        while (more && p < end && sh < 64) {
+            x |= (uint64_t)(*p & 0x7f) << sh;
+            more = *p++ & 0x80;
+            sh += 7;
+        }
+        int bad = more;
+        if (!bad && width == 8) {
+            uint64_t d = (x & 1) ? ~(x >> 1) : x >> 1;
+            acc = delta ? acc + d : d;
+            int64_t v = (int64_t)acc;
+            bad = v > (int64_t)max || v < -(int64_t)max;
+            ((int64_t *)dst)[i] = v;
+        } else if (!bad) {
+            bad = x > max;
+            if (width == 4)
+                ((uint32_t *)dst)[i] = (uint32_t)x;
+            else
+                ((uint8_t *)dst)[i] = (uint8_t)x;
+        }
+        if (bad) {
+            r->p = at;
+            pt_fail(r, "malformed partial", what);
+        }
+    }
+    if (r->status == PQ_OK && p != end) {
+        r->p = p;
         pt_fail(r, "malformed partial", what);
     }
-    for (size_t i = 0; i < n && r->status == PQ_OK; i++) {
-        uint64_t v = le(p + i * width, width);
-        int bad = is_signed ? ((int64_t)v > (int64_t)max || (int64_t)v < -(int64_t)max) : v > max;
-        if (bad) {
-            r->p = p + i * width;
-            pt_fail(r, "malformed partial", what);
-        } else if (width == 8)
-            ((int64_t *)dst)[i] = (int64_t)v;
-        else if (width == 4)
-            ((uint32_t *)dst)[i] = (uint32_t)v;
-        else
-            ((uint8_t *)dst)[i] = (uint8_t)v;
-    }
+    if (r->status == PQ_OK)
+        r->p = after;
     return r->status == PQ_OK;
 }
 
@@ -236,7 +246,7 @@ static void check_tracks(pt_reader *r, model_slices *m, const uint8_t *at)
 
 static int get_columns(pt_reader *r, model_slices *m)
 {
-    uint64_t n = get_count(r, 25, "the slice count");
+    uint64_t n = get_count(r, 6, "the slice count"); /* at least a byte a column */
     uint64_t has_module = get_max(r, 1, "the module column flag (0 or 1)");
     const uint8_t *at = r->p;
     if (r->status != PQ_OK)
@@ -269,7 +279,7 @@ static int get_columns(pt_reader *r, model_slices *m)
     get_col(r, k, 4, maxname, 0, m->name, "slice name ids");
     get_col(r, k, 4, maxname, 0, m->run_id, "slice run ids");
     get_col(r, k, 8, (uint64_t)TIME_LIMIT, 1, m->start_ps, "slice starts");
-    get_col(r, k, 8, (uint64_t)1 << 60, 1, m->dur_ps, "slice durations");
+    get_col(r, k, 8, (uint64_t)1 << 60, 0, m->dur_ps, "slice durations");
     get_col(r, k, 1, 255, 0, m->flags, "slice flags");
     if (has_module)
         get_col(r, k, 4, maxname, 0, m->module, "slice module ids");
