@@ -117,7 +117,7 @@ static void put_slices(buf *b, const model_slices *m)
     pt_put_u64(b, (uint64_t)m->have_base);
     pt_put_u64(b, (uint64_t)m->base_us);
     pt_put_u64(b, m->names.n);
-    for (uint32_t i = 1; i < m->names.n; i++)
+    for (uint32_t i = 0; i < m->names.n; i++)
         pt_put_str(b, (pq_str){intern_str(&m->names, i), intern_len(&m->names, i)});
     pt_put_u64(b, m->ntracks);
     for (uint32_t t = 0; t < m->ntracks; t++) {

@@ -59,16 +59,17 @@ static uint64_t get_count(pt_reader *r, size_t item, const char *what)
     return v;
 }
 
-/* The names as the source's pool held them, id by id: a reader may have stored a string
- * twice (the analyses see the ids it gave), so they are placed, not interned again. */
+/* The names as the source's pool held them, id by id from 0: a reader may have stored a
+ * string twice (the analyses see the ids it gave), so they are placed, not interned again.
+ * An empty pool gets "" as id 0, which an empty name's id 0 then means. */
 static int get_names(pt_reader *r, model_slices *m)
 {
     uint64_t n = get_count(r, 8, "the name count");
-    if (r->status == PQ_OK && (n == 0 || n > UINT32_MAX - 1))
-        pt_fail(r, "malformed partial", "a name count of at least 1 (the empty name)");
+    if (r->status == PQ_OK && n > UINT32_MAX - 1)
+        pt_fail(r, "malformed partial", "a name count below 2^32 - 1");
     const uint8_t *first = r->p;
-    uint64_t total = 0;
-    for (uint64_t i = 1; r->status == PQ_OK && i < n; i++) {
+    uint64_t total = 1;
+    for (uint64_t i = 0; r->status == PQ_OK && i < n; i++) {
         const uint8_t *at = r->p;
         uint64_t len;
         get_bytes(r, &len, "a name");
@@ -81,23 +82,29 @@ static int get_names(pt_reader *r, model_slices *m)
     if (r->status != PQ_OK)
         return 0;
     intern_pool *pl = &m->names;
-    size_t *off = pq_realloc_array(pl->off, (size_t)n, sizeof *off);
+    size_t k = n ? (size_t)n : 1;
+    size_t *off = pq_realloc_array(pl->off, k, sizeof *off);
     if (off)
         pl->off = off;
-    uint32_t *lens = pq_realloc_array(pl->len, (size_t)n, sizeof *lens);
+    uint32_t *lens = pq_realloc_array(pl->len, k, sizeof *lens);
     if (lens)
         pl->len = lens;
-    char *chars = off && lens ? pq_realloc(pl->chars, pl->nchars + (size_t)total) : NULL;
+    char *chars = off && lens ? pq_realloc(pl->chars, (size_t)total) : NULL;
     if (!chars) {
         r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
         return 0;
     }
     pl->chars = chars;
-    pl->cap = (uint32_t)n;
-    pl->capchars = pl->nchars + (size_t)total;
+    pl->cap = (uint32_t)k;
+    pl->capchars = (size_t)total;
+    pl->nchars = 1;
+    pl->chars[0] = 0;
+    pl->off[0] = 0;
+    pl->len[0] = 0;
     const uint8_t *end = r->p;
     r->p = first;
-    for (uint64_t i = 1; i < n; i++) {
+    pl->nchars = n ? 0 : 1;
+    for (uint64_t i = 0; i < n; i++) {
         uint64_t len;
         const uint8_t *p = get_bytes(r, &len, "a name");
         pl->off[i] = pl->nchars;
@@ -107,7 +114,7 @@ static int get_names(pt_reader *r, model_slices *m)
         pl->chars[pl->nchars + len] = 0;
         pl->nchars += (size_t)len + 1;
     }
-    pl->n = (uint32_t)n;
+    pl->n = (uint32_t)k;
     r->p = end;
     return r->status == PQ_OK;
 }
