@@ -2,11 +2,14 @@
  * input read as a partial; when it reads, it is written back (the bytes must read again to
  * an equal write), merged with a second read of itself, and rendered as text, JSON and
  * XProf's JSON (memory-profile's; and ops' hlo_stats, op_profile by each grouping and
- * roofline_model from partials made with --format xprof). `make fuzz-partial`; replayed over
- * fuzz/corpus/partial by build/fuzz_replay_partial in `make test`. Seeds: `profq
+ * roofline_model from partials made with --format xprof), and as SVG (nsys: the sources'
+ * models decoded into one profile and the nsys analyses run on it). `make fuzz-partial`; replayed
+ * over fuzz/corpus/partial by build/fuzz_replay_partial in `make test`. Seeds: `profq
  * scan|ops|roofline|info| memory-profile|memory|summarize --partial` of small shared files, and
  * `ops|roofline
- * --format xprof --partial` of the TPU XSpace and of the two MI300X conv hosts.
+ * --format xprof --partial` of the TPU XSpace and of the two MI300X conv hosts; `nsys
+ * --partial` of a synthetic archive (fuzz/corpus/nsysjax's s1_snappy.parquet as its trace,
+ * fuzz_nsysjax.c's push/pop csv), alone and with an HLO dump member, and of the TPU XSpace.
  */
 #include "profq.h"
 
@@ -64,6 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pq_partial_render(a, NULL, PQ_OUT_TEXT, &none, &err);
         pq_partial_render(a, NULL, PQ_OUT_JSON, &none, &err);
         pq_partial_render(a, NULL, PQ_OUT_XPROF, &none, &err);
+        pq_partial_render(a, NULL, PQ_OUT_SVG, &none, &err);
         static const pq_ops_options views[] = {
             {.xprof = PQ_OPS_HLO_STATS},
             {.xprof = PQ_OPS_ROOFLINE_MODEL},

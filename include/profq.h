@@ -1447,7 +1447,8 @@ typedef enum pq_partial_kind {
     PQ_PARTIAL_INFO = 4,     /* `profq info`: each source's sections and its totals */
     PQ_PARTIAL_MEMORY_PROFILE = 5, /* `profq memory-profile`: each source's sections */
     PQ_PARTIAL_MEMORY = 6,         /* `profq memory`: each source's attribution rows */
-    PQ_PARTIAL_SUMMARIZE = 7       /* `profq summarize` of trace files: each file's summary */
+    PQ_PARTIAL_SUMMARIZE = 7,      /* `profq summarize` of trace files: each file's summary */
+    PQ_PARTIAL_NSYS = 8            /* `profq nsys`: each archive's or export's nsys model */
 } pq_partial_kind;
 
 #define PQ_PARTIAL_VERSION 3
@@ -1493,6 +1494,16 @@ pq_status pq_partial_memory(const pq_profile *profile, const pq_memory_options *
  * one process prints for a directory of those files. */
 pq_status pq_partial_summarize(const char *const *paths, size_t n, const pq_summary_options *opts,
                                pq_partial **out, pq_error *err);
+
+/* The partial of `profq nsys` over PROFILE (nsys-jax archives and Nsight SQLite exports;
+ * an XPlane source is PQ_ERR_INPUT): per source the timeline, export counts and HLO dumps
+ * the nsys analyses read, so that the render runs them over all the merged sources at once.
+ * Sections and the warm-up rule are the render's (pq_partial_render_nsys). */
+pq_status pq_partial_nsys(const pq_profile *profile, pq_partial **out, pq_error *err);
+/* Renders an nsys partial as `profq nsys` with SECTIONS (pq_nsys_options.sections) prints
+ * its sources in path order; pq_partial_render renders it with every section. */
+pq_status pq_partial_render_nsys(const pq_partial *partial, unsigned sections, pq_output fmt,
+                                 pq_sink *sink, pq_error *err);
 
 /* Writes PARTIAL's bytes (header, then body; deterministic) to SINK. */
 pq_status pq_partial_write(const pq_partial *partial, pq_sink *sink, pq_error *err);

@@ -286,13 +286,6 @@ if [ -f "$tmp/tsteps/steps4.xplane.pb" ]; then
   [ "$rc" = 3 ] && grep -q "offset 8: partial version 2: expected version 3" "$tmp/err" ||
     bad "a version 2 partial: exit $rc, $(cat "$tmp/err")"
 fi
-# nsys has no partials: --partial and merge say why (exit 2), and write nothing
-"$PROFQ" nsys --partial -o "$tmp/nsys.part" "$tmp/gen/host1.xplane.pb" > /dev/null 2> "$tmp/err"
-rc=$?
-[ "$rc" = 2 ] && grep -q "nsys has no partials: .*clock alignment" "$tmp/err" &&
-  [ ! -e "$tmp/nsys.part" ] || bad "nsys --partial: exit $rc, $(cat "$tmp/err")"
-"$PROFQ" merge nsys "$tmp/xops" > /dev/null 2> "$tmp/err"; rc=$?
-[ "$rc" = 2 ] && grep -q "nsys has no partials" "$tmp/err" || bad "merge nsys: exit $rc"
 cp "$tmp/xops" "$tmp/ops"
 cuts ops 100 3
 "$PROFQ" info --partial -o "$tmp/info" "$tmp/gen/host1.xplane.pb" || bad "info --partial"
@@ -302,6 +295,117 @@ cuts ops 100 3
 [ "$rc" = 3 ] && grep -q "a partial of 'info', expected one of 'memory-profile'" "$tmp/err" ||
   bad "an info partial merged as memory-profile: exit $rc, $(cat "$tmp/err")"
 cuts info 30 1
+
+# --- nsys: partials of nsys-jax archives and Nsight SQLite exports ---------------------
+# `profq merge nsys` over the partials of any split of the inputs, in any order or as a
+# tree, prints what one `profq nsys` over the inputs in path order prints (every format and
+# some sections); an archive given twice (the same bytes) is one process in both. The
+# newer-layout archives are built with pyarrow and pandas (tests/nsys/newer_archive.py) from the
+# shared one, as other processes of the job (offset pids, scaled durations).
+nsys_case() { # NAME FILE...: one process against merges of splits 1, 2 and 4
+  local name=$1 n k v rc half
+  shift
+  local -a files parts nv
+  mapfile -t files < <(printf '%s\n' "$@" | LC_ALL=C sort)
+  nv=("--format text" "--format json" "--format svg" "--section modules"
+    "--section compile --section heap --format json" "--section flame --format svg"
+    "--warmup head --section runtime --section collectives")
+  for v in "${!nv[@]}"; do
+    # shellcheck disable=SC2086
+    "$PROFQ" nsys ${nv[$v]} "${files[@]}" > "$tmp/one.$v" 2> "$tmp/one.$v.err"
+    echo $? > "$tmp/one.$v.rc"
+  done
+  for n in 1 2 4; do
+    rm -f "$tmp"/part.*
+    k=0
+    while read -r group; do
+      # shellcheck disable=SC2086
+      "$PROFQ" nsys --partial -o "$tmp/part.$k" $group || bad "nsys $name: --partial of$group"
+      k=$((k + 1))
+    done < <(split_files "$n" "${files[@]}")
+    mapfile -t parts < <(ls "$tmp"/part.* | shuf --random-source=<(yes "$n$name"))
+    half=$((k / 2))
+    [ "$k" -lt 2 ] || "$PROFQ" merge nsys --partial -o "$tmp/tree" "${parts[@]:0:$half}" ||
+      bad "nsys $name: tree merge"
+    for v in "${!nv[@]}"; do
+      # shellcheck disable=SC2086
+      "$PROFQ" merge nsys ${nv[$v]} "${parts[@]}" > "$tmp/merged" 2> "$tmp/merged.err"
+      rc=$?
+      same "nsys $name ${nv[$v]} split $n (${parts[*]##*/})"
+      checked=$((checked + 1))
+      if [ "$k" -ge 2 ]; then
+        # shellcheck disable=SC2086
+        "$PROFQ" merge nsys ${nv[$v]} "${parts[@]:$half}" "$tmp/tree" > "$tmp/merged" \
+          2> "$tmp/merged.err"
+        rc=$?
+        same "nsys $name ${nv[$v]} split $n: tree merge"
+        checked=$((checked + 1))
+      fi
+    done
+  done
+}
+nsysz="$SHARED/data/nsys/nsys-jax_h100_maxtext_fsdp4.zip"
+if [ -f "$nsysz" ]; then
+  nsys_case archive "$nsysz"
+  grep -q "steady" "$tmp/one.0" || bad "nsys of the shared archive printed no module table"
+  nsyspy=$(scripts/venv.sh nsysloader tests/nsys/loader-requirements.txt 2> /dev/null) || nsyspy=
+  mkdir -p "$tmp/nsysin"
+  if [ -n "$nsyspy" ] && "$nsyspy" tests/nsys/partial_archives.py "$nsysz" "$tmp/nsysin"; then
+    n="$tmp/nsysin"
+    nsys_case newer "$n/b_newer0.zip" "$n/c_newer1.zip" "$n/d_newer2.zip" "$n/e_same_as_b.zip"
+    grep -q "3 archive(s)" "$tmp/one.0" || bad "nsys of the newer archives: not 3 archives"
+    nsys_case newer-and-shared "$nsysz" "$n/c_newer1.zip" "$n/d_newer2.zip"
+  elif [ "${CI:-}" = true ]; then
+    bad "no venv (scripts/venv.sh nsysloader) or no newer archives: those nsys merges not checked"
+  fi
+  # a truncated or corrupt nsys partial: exit 3 with the offset and what was expected
+  "$PROFQ" nsys --partial -o "$tmp/nsys" "$nsysz" || bad "nsys --partial"
+  cuts nsys 100 3
+  python3 - "$tmp/nsys" "$tmp/nsys.bad" > "$tmp/nsys.off" << 'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+p = 24 + 8                                   # body: the source count
+for _ in range(2):                           # path, sha256
+    p += 8 + struct.unpack_from("<Q", d, p)[0]
+p += 8 + 8                                   # size, the blob's length
+p += 8 * 3 + (8 * 8 if struct.unpack_from("<Q", d, p + 16)[0] else 0)  # format .. export
+p += 8 + 8 + 8                               # timeline flag, base flag, base time
+struct.pack_into("<Q", d, p, 1 << 40)        # the name count
+open(sys.argv[2], "wb").write(d)
+print(p)
+PY
+  "$PROFQ" merge nsys "$tmp/nsys.bad" > /dev/null 2> "$tmp/err"
+  rc=$?
+  [ "$rc" = 3 ] && grep -q "offset $(cat "$tmp/nsys.off"): truncated partial: expected the name count" \
+    "$tmp/err" || bad "nsys partial with a huge name count: exit $rc, $(cat "$tmp/err")"
+  "$PROFQ" merge nsys "$tmp/info" > /dev/null 2> "$tmp/err"
+  rc=$?
+  [ "$rc" = 3 ] && grep -q "a partial of 'info', expected one of 'nsys'" "$tmp/err" ||
+    bad "an info partial merged as nsys: exit $rc, $(cat "$tmp/err")"
+  "$PROFQ" nsys --partial --section modules -o "$tmp/x.part" "$nsysz" > /dev/null 2>&1
+  rc=$?
+  [ "$rc" = 2 ] && [ ! -e "$tmp/x.part" ] || bad "nsys --partial --section: exit $rc, expected 2"
+fi
+# Nsight SQLite exports: the merge prints, or fails, as one process does
+if ls "$SHARED"/data/nsys/*.sqlite > /dev/null 2>&1; then
+  nsys_case sqlite "$SHARED"/data/nsys/*.sqlite
+fi
+# JAX XPlane GPU profiles (the MI300 runs, and both hosts of the conv run), and the TPU
+# XSpace, which one process refuses (no GPU plane holds XLA kernels): the merge alike
+x="$SHARED/data/xplane"
+if [ -f "$x/mi300_jax08_attention.xplane.pb" ]; then
+  nsys_case xplane "$x"/mi300*.xplane.pb "$x"/mi300x8_jax_conv_legacy/*.xplane.pb
+  grep -q "XPlane GPU profile" "$tmp/one.0" || bad "nsys of the MI300 XPlanes printed no table"
+  nsys_case tpu "$x/tpu_inference_2.xplane.pb"
+fi
+# a trace file has no nsys partial (exit 3, nothing written)
+tj=$(ls "$SHARED"/data/trace-json/hta__cpu_only__*.json.gz 2> /dev/null | head -1)
+if [ -n "$tj" ]; then
+  "$PROFQ" nsys --partial -o "$tmp/x.part" "$tj" > /dev/null 2> "$tmp/err"
+  rc=$?
+  [ "$rc" = 3 ] && grep -q "not mergeable: nsys partials hold" "$tmp/err" && [ ! -e "$tmp/x.part" ] ||
+    bad "nsys --partial of a trace file: exit $rc, $(cat "$tmp/err")"
+fi
 
 echo "partial: $checked merges compared"
 exit $fail

@@ -16,6 +16,7 @@ the merge and the render are native for every kind the loaded libprofq reads."""
 import os
 from typing import Any, Dict, Iterable, Optional, Sequence, Union
 
+from . import _nsys
 from ._native import check, encode, ffi, lib, new_error, render as _render
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -36,12 +37,17 @@ def _map_roofline(prof: Any, _totals: Any, out: Any, err: Any) -> int:
     return lib.pq_partial_roofline(prof, out, err)
 
 
+def _map_nsys(prof: Any, _totals: Any, out: Any, err: Any) -> int:
+    return lib.pq_partial_nsys(prof, out, err)
+
+
 #: The commands whose partial is computed natively: name -> (map function, whether the
 #: load computes the scan totals, as `profq scan` does).
 COMMANDS: Dict[str, Any] = {
     "scan": (_map_scan, True),
     "ops": (_map_ops, False),
     "roofline": (_map_roofline, False),
+    "nsys": (_map_nsys, False),
 }
 
 
@@ -144,10 +150,12 @@ def merge(parts: Iterable[bytes]) -> bytes:
 
 def render(part: bytes, format: str = "text", *, by: Optional[str] = None, top: int = 0,
            wide: bool = False, peak_flops: Optional[float] = None,
-           peak_bw: Optional[float] = None) -> bytes:
+           peak_bw: Optional[float] = None, sections: Union[None, str, Sequence[str]] = None,
+           warmup: Optional[str] = None) -> bytes:
     """What `profq merge CMD [options] PART` prints for the partial PART, as bytes: the
     bytes `profq CMD [options]` prints over the partial's inputs. BY, TOP, WIDE and the
-    peaks (TFLOP/s, GB/s per device) are the ops and roofline options."""
+    peaks (TFLOP/s, GB/s per device) are the ops and roofline options; SECTIONS (names of
+    `profq nsys --section`; None: all) and WARMUP ("archive-era" or "head") nsys's."""
     if format not in _FORMATS:
         raise ValueError(f"profq: unknown format {format!r}")
     if by is not None and by not in _BY:
@@ -160,6 +168,12 @@ def render(part: bytes, format: str = "text", *, by: Optional[str] = None, top: 
     opts.peak_hbm_gbps = peak_bw or 0.0
     p = _read(part, "partial")
     try:
+        if lib.pq_partial_kind_of(p) == lib.PQ_PARTIAL_NSYS:
+            mask = _nsys.options(sections, warmup).sections
+            return _render(lambda sink, err: lib.pq_partial_render_nsys(
+                p, mask, _FORMATS[format], sink, err))
+        if sections is not None or warmup is not None:
+            raise ValueError("profq: sections and warmup are nsys's")
         return _render(lambda sink, err: lib.pq_partial_render(p, opts, _FORMATS[format], sink,
                                                                err))
     finally:

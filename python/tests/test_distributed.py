@@ -54,8 +54,9 @@ def partial_commands() -> List[str]:
     found = []
     for n in names:
         # summarize's partials are per trace file (the summary set of a job's ranks); the
-        # hosts here are XSpaces, which it reads one at a time
-        if n in ("merge", "help", "version", "summarize"):
+        # hosts here are XSpaces, which it reads one at a time; nsys reads GPU XSpaces and
+        # nsys-jax archives, not these TPU hosts (tests/partial.sh, test_nsys_partial.py)
+        if n in ("merge", "help", "version", "summarize", "nsys"):
             continue
         r = subprocess.run([PROFQ, "help", n], capture_output=True, text=True)
         if "--partial" in r.stdout + r.stderr:

@@ -204,8 +204,8 @@ static const pt_kind KIND_SCAN = {PQ_PARTIAL_SCAN, "scan",      scan_write, scan
                                   scan_merge,      scan_render, pq_free};
 
 static const pt_kind *const KINDS[] = {
-    &KIND_SCAN,      &pt_kind_ops,      &pt_kind_roofline, &pt_kind_info, &pt_kind_memory_profile,
-    &pt_kind_memory, &pt_kind_summarize};
+    &KIND_SCAN,      &pt_kind_ops,       &pt_kind_roofline, &pt_kind_info, &pt_kind_memory_profile,
+    &pt_kind_memory, &pt_kind_summarize, &pt_kind_nsys};
 
 static const pt_kind *kind_of(uint64_t kind)
 {

@@ -63,6 +63,8 @@ extern const pt_kind pt_kind_info, pt_kind_memory_profile;
 extern const pt_kind pt_kind_memory;
 /* Each trace file's summary (partial_summary.c). */
 extern const pt_kind pt_kind_summarize;
+/* Each nsys-jax archive's or Nsight export's nsys model (partial_nsys.c). */
+extern const pt_kind pt_kind_nsys;
 
 /* Wraps BODY of kind K into a new partial (*OUT); frees BODY when out of memory. */
 pq_status pt_new(const pt_kind *k, void *body, pq_partial **out, pq_error *err);

@@ -198,8 +198,8 @@ int cli_run_partial(cli_common *c, int force_no_hash, cli_partial_fn make);
 /* cmd_merge.c: `summarize --partial`: C's paths, each a trace file, with OPTS and the
  * generated_at of cli_generated_at; frees C's paths. */
 int cli_summarize_partial(cli_common *c, const pq_summary_options *opts);
-/* cmd_merge.c: `nsys --partial` and `merge nsys`: exit 2, saying why nsys has no partials. */
-int cli_nsys_partial_refused(void);
+/* cmd_nsys.c: a --section (WARMUP 0) or --warmup (1) value V into *SECTIONS, for `merge nsys`. */
+int cli_nsys_take(unsigned *sections, int warmup, const char *v);
 
 /* The command table (main.c) takes each command from its cmd_<name>.c. */
 extern const cli_command cli_cmd_info, cli_cmd_tools, cli_cmd_scan, cli_cmd_memory_viewer,

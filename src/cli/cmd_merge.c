@@ -14,6 +14,8 @@ static const char usage[] =
     "                [--peak-bw GBPS] [--format text|json] PART...\n"
     "profq merge ops|roofline --format xprof [--view hlo_stats|op_profile]\n"
     "                [--by program|category|provenance] PART...\n"
+    "profq merge nsys [--section NAME]... [--warmup archive-era|head]\n"
+    "                [--format text|json|svg] PART...\n"
     "\n"
     "Merges the partial results that `profq CMD --partial -o PART PATH...` wrote (one per\n"
     "host, or per any split of the inputs; in any order) and prints what `profq CMD` over\n"
@@ -23,17 +25,28 @@ static const char usage[] =
     "--wide) or summarize (JSON: one file's summary, or the set of several trace files).\n"
     "XProf's tables of ops and\n"
     "roofline (--format xprof: hlo_stats, op_profile, roofline_model) merge from partials\n"
-    "made with `profq ops|roofline --format xprof --partial` (and only those). nsys has no\n"
-    "partials: its tables align clocks and split warm-up over every process's executions\n"
-    "at once (docs/internals/partial.md). --partial writes\n"
+    "made with `profq ops|roofline --format xprof --partial` (and only those). nsys (text,\n"
+    "json, svg; --section NAME..., --warmup archive-era|head as `profq nsys` takes them)\n"
+    "merges the partials of nsys-jax archives, Nsight exports and XSpaces and runs the nsys\n"
+    "analyses over all their processes at once. --partial writes\n"
     "the merged partial instead (merges of merges). A partial of another profq version, of\n"
     "another command, a truncated or a corrupt one is exit 3 with the file and byte offset.\n";
 
-enum { OPT_BY = CLI_OPT_OWN, OPT_TOP, OPT_WIDE, OPT_PEAK_FLOPS, OPT_PEAK_BW, OPT_VIEW };
+enum {
+    OPT_BY = CLI_OPT_OWN,
+    OPT_TOP,
+    OPT_WIDE,
+    OPT_PEAK_FLOPS,
+    OPT_PEAK_BW,
+    OPT_VIEW,
+    OPT_SECTION,
+    OPT_WARMUP
+};
 
 typedef struct merge_args {
     pq_ops_options o;
-    int op_profile; /* --view op_profile */
+    int op_profile;    /* --view op_profile */
+    unsigned sections; /* nsys: --section and --warmup as PQ_NSYS_* bits */
 } merge_args;
 
 static const struct option options[] = {CLI_LONG_FORMAT,
@@ -45,12 +58,16 @@ static const struct option options[] = {CLI_LONG_FORMAT,
                                         {"peak-flops", required_argument, NULL, OPT_PEAK_FLOPS},
                                         {"peak-bw", required_argument, NULL, OPT_PEAK_BW},
                                         {"view", required_argument, NULL, OPT_VIEW},
+                                        {"section", required_argument, NULL, OPT_SECTION},
+                                        {"warmup", required_argument, NULL, OPT_WARMUP},
                                         CLI_LONG_END};
 
 static int take(void *ctx, int id, const char *v)
 {
     merge_args *m = ctx;
     pq_ops_options *o = &m->o;
+    if (id == OPT_SECTION || id == OPT_WARMUP)
+        return cli_nsys_take(&m->sections, id == OPT_WARMUP, v);
     if (id == OPT_VIEW) {
         if (strcmp(v, "op_profile") == 0)
             m->op_profile = 1;
@@ -83,23 +100,6 @@ static int take(void *ctx, int id, const char *v)
         *(id == OPT_PEAK_FLOPS ? &o->peak_tflops : &o->peak_hbm_gbps) = x;
     }
     return EXIT_OK;
-}
-
-int cli_nsys_partial_refused(void)
-{
-    return cli_usage_error(
-        "nsys",
-        "nsys has no partials: every section is one computation over all processes at once, "
-        "not a sum of per-process figures. The clock alignment (per-device corrections from "
-        "collective end times over every device) moves thunk starts, and so runtime wall and "
-        "idle time, hidden/exposed communication and per-instance collective waits (last end "
-        "- first start across processes); the warm-up split needs the programs any process "
-        "compiled and whether any has communication (modules, every frame); the top modules "
-        "covering 99%% choose what runtime, opcodes, bias, heap and flame cover; collectives "
-        "take medians over instances, variability its top 10 and threshold over all rows, "
-        "compile its passes over every process's ranges. An exact partial would carry the "
-        "module, thunk and communication rows themselves (the trace, not an aggregate): run "
-        "one `profq nsys` over all the archives (docs/internals/partial.md)");
 }
 
 int cli_write_partial(const cli_common *c, pq_partial *p, pq_status st, const pq_error *err)
@@ -178,9 +178,9 @@ static int read_partial(const char *path, pq_partial_kind kind, pq_partial **out
 
 static int cmd_merge(int argc, char **argv)
 {
-    merge_args m = {{0}, 0};
+    merge_args m = {{0}, 0, 0};
     pq_ops_options *o = &m.o;
-    const cli_spec spec = {"merge", "f:o:", options, "text, json, tsv, md or xprof", take, &m};
+    const cli_spec spec = {"merge", "f:o:", options, "text, json, tsv, md, xprof or svg", take, &m};
     cli_common c;
     int code = cli_parse(&spec, argc, argv, &c);
     if (code != 0)
@@ -191,12 +191,14 @@ static int cmd_merge(int argc, char **argv)
             kind = (pq_partial_kind)k;
     if (c.npaths == 0)
         code = cli_usage_error("merge", "no command given (merge CMD PART...)");
-    else if (!kind && strcmp(c.paths[0], "nsys") == 0)
-        code = cli_nsys_partial_refused();
     else if (!kind)
         code = cli_usage_error("merge", "'%s' has no partials", c.paths[0]);
     else if (c.npaths < 2)
         code = cli_usage_error("merge", "no partial given");
+    else if (m.sections && kind != PQ_PARTIAL_NSYS)
+        code = cli_usage_error("merge", "--section and --warmup are for merge nsys");
+    else if (c.fmt == PQ_OUT_SVG && kind != PQ_PARTIAL_NSYS)
+        code = cli_usage_error("merge", "%s has no --format svg", c.paths[0]);
     else if (m.op_profile && (c.fmt != PQ_OUT_XPROF || kind != PQ_PARTIAL_OPS))
         code = cli_usage_error("merge", "--view op_profile goes with merge ops --format xprof");
     else if (o->by == PQ_OPS_BY_PROVENANCE && !m.op_profile)
@@ -231,7 +233,9 @@ static int cmd_merge(int argc, char **argv)
         code = cli_out_open(&out, c.out_path);
         if (code == EXIT_OK) {
             pq_error err = {0};
-            pq_status st = pq_partial_render(acc, o, c.fmt, &out.sink, &err);
+            pq_status st = kind == PQ_PARTIAL_NSYS
+                               ? pq_partial_render_nsys(acc, m.sections, c.fmt, &out.sink, &err)
+                               : pq_partial_render(acc, o, c.fmt, &out.sink, &err);
             code = cli_out_finish(&out, st, &err);
         }
     }

@@ -1,7 +1,7 @@
 /* cmd_nsys.c - `profq nsys PATH [--section modules] [--format text|json]`: the nsys-jax
  * notebook's tables from an nsys-jax archive (issue 12), or the module table from an XPlane
  * GPU profile (analysis/nsys_xplane.c), through pq_nsys_compute, pq_nsys_render and
- * pq_nsys_free. */
+ * pq_nsys_free; with --partial the map of `profq merge nsys` (pq_partial_nsys). */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -35,16 +35,24 @@ static const char usage[] =
     "newer trace.parquet columns: executions below (compiled in the profile) + (profile has\n"
     "communication) are initialisation; every row steady when none would be) or\n"
     "archive-era (the older loader's: executions 0 and 1 of the programs compiled in the\n"
-    "profile are not steady). The rule applied is printed (JSON warmup.rule).\n";
+    "profile are not steady). The rule applied is printed (JSON warmup.rule).\n"
+    "--partial -o PART: the partial of `profq merge nsys` (archives, SQLite exports, XSpaces;\n"
+    "sections, warm-up rule and format are given to the merge).\n";
 
 enum { OPT_SECTION = CLI_OPT_OWN, OPT_WARMUP };
+static int take(void *ctx, int id, const char *v);
 static const struct option options[] = {{"section", required_argument, NULL, OPT_SECTION},
                                         {"warmup", required_argument, NULL, OPT_WARMUP},
                                         CLI_LONG_FORMAT,
                                         CLI_LONG_OUTPUT,
                                         CLI_LONG_THREADS,
-                                        CLI_LONG_PARTIAL, /* refused: cmd_merge.c says why */
+                                        CLI_LONG_PARTIAL,
                                         CLI_LONG_END};
+
+int cli_nsys_take(unsigned *sections, int warmup, const char *v)
+{
+    return take(sections, warmup ? OPT_WARMUP : OPT_SECTION, v);
+}
 
 static int take(void *ctx, int id, const char *v)
 {
@@ -100,10 +108,13 @@ static int cmd_nsys(int argc, char **argv)
     const cli_spec spec = {"nsys", "f:o:", options, "text, json or svg", take, &sections};
     cli_common c;
     int code = cli_parse_paths(&spec, argc, argv, &c);
-    if (code == 0 && c.partial) {
+    if (code == 0 && c.partial && sections) {
         free(c.paths);
-        return cli_nsys_partial_refused();
+        return cli_usage_error("nsys", "--section and --warmup go to `profq merge nsys`: a "
+                                       "partial holds every section");
     }
+    if (code == 0 && c.partial)
+        return cli_run_partial(&c, 1, pq_partial_nsys);
     return code != 0 ? code : cli_run_parsed(&c, 1, render, &sections);
 }
 

@@ -1,0 +1,501 @@
+/* partial_nsys.c - the partial of `profq nsys` (kind 8): per nsys-jax archive or Nsight
+ * SQLite export, the model the nsys analyses read from it - its timeline (the module,
+ * thunk, communication and push/pop compile rows with the strings they name, as the
+ * model's columns), the counts of an export, and the archive's after-optimisation HLO dumps
+ * as their compressed members. Nothing of `profq nsys` is a sum of per-process figures
+ * (clock alignment, warm-up split, top modules, medians: docs/internals/partial.md), so the
+ * render rebuilds one profile of all the partial's sources, in path order, and runs
+ * nsys_compute on it: the function one process runs, over the same rows. Not the analysis
+ * (analysis/nsys.c) nor the renderer (render/nsys.c). */
+#include "analysis/nsys.h"
+#include "api/partial_int.h"
+#include "api/partial_nsys.h"
+#include "core/alloc.h"
+#include "core/err.h"
+#include "core/sha256.h"
+#include "formats/nsysjax.h"
+#include "io/mapfile.h"
+#include "model/members.h"
+#include "model/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* One source: its path, what one process de-duplicates it by (an archive file's sha256 and
+ * size; empty for the others) and the rest as the bytes of the body (BLOB, decoded by
+ * nsys_decode_source), kept encoded so that a merge only copies it. */
+typedef struct nsys_src {
+    pq_str path, sha;
+    uint64_t size;
+    pq_str blob;
+} nsys_src;
+
+typedef struct nsys_body {
+    arena a;
+    nsys_src *v;
+    size_t n, cap;
+} nsys_body;
+
+static void body_free(void *p)
+{
+    nsys_body *b = p;
+    if (!b)
+        return;
+    arena_release(&b->a);
+    pq_free(b->v);
+    pq_free(b);
+}
+
+static int body_push(nsys_body *b, const nsys_src *s)
+{
+    void *v = b->v;
+    if (!pt_reserve(&v, b->n, &b->cap, sizeof *b->v))
+        return 0;
+    b->v = v;
+    nsys_src *d = &b->v[b->n];
+    d->path = (pq_str){arena_strndup(&b->a, s->path.p, s->path.n), s->path.n};
+    d->sha = (pq_str){arena_strndup(&b->a, s->sha.p, s->sha.n), s->sha.n};
+    d->size = s->size;
+    char *blob = arena_alloc(&b->a, s->blob.n + 1);
+    if (!d->path.p || !d->sha.p || !blob)
+        return 0;
+    if (s->blob.n)
+        memcpy(blob, s->blob.p, s->blob.n);
+    d->blob = (pq_str){blob, s->blob.n};
+    b->n++;
+    return 1;
+}
+
+/* ---- the map: a source's model into a blob ---- */
+
+/* Column COL of N values of WIDTH bytes as a str of LEB128 varints: 8-byte values
+ * zigzag-encoded, and with DELTA each the difference from the one before (starts: slices
+ * come mostly in time order). */
+static void put_col(buf *b, const void *col, size_t n, size_t width, int delta)
+{
+    buf v;
+    buf_init(&v, NULL);
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x;
+        if (width == 8) {
+            uint64_t u = (uint64_t)((const int64_t *)col)[i], d = delta ? u - prev : u;
+            prev = u;
+            x = (d >> 63) ? ~(d << 1) : d << 1; /* zigzag */
+        } else {
+            x = width == 4 ? ((const uint32_t *)col)[i] : ((const uint8_t *)col)[i];
+        }
+        uint8_t o[10];
+        size_t k = 0;
+        do {
+            o[k++] = (uint8_t)((x & 0x7f) | (x > 0x7f ? 0x80 : 0));
+            x >>= 7;
+        } while (x);
+        buf_put(&v, o, k);
+    }
+    if (v.status != PQ_OK && b->status == PQ_OK)
+        b->status = v.status;
+    pt_put_str(b, (pq_str){v.p ? v.p : "", v.n});
+    buf_release(&v);
+}
+
+static void put_pairs(buf *b, const pairmap *m, int two)
+{
+    pt_put_u64(b, m->n);
+    for (size_t i = 0; i < m->n; i++) {
+        pt_put_u64(b, (uint64_t)m->e[i].a);
+        if (two)
+            pt_put_u64(b, (uint64_t)m->e[i].b);
+        pt_put_u64(b, m->e[i].val);
+    }
+}
+
+static void put_slices(buf *b, const model_slices *m)
+{
+    pt_put_u64(b, (uint64_t)m->have_base);
+    pt_put_u64(b, (uint64_t)m->base_us);
+    pt_put_u64(b, m->names.n);
+    for (uint32_t i = 0; i < m->names.n; i++)
+        pt_put_str(b, (pq_str){intern_str(&m->names, i), intern_len(&m->names, i)});
+    pt_put_u64(b, m->ntracks);
+    for (uint32_t t = 0; t < m->ntracks; t++) {
+        const slice_track *k = &m->tracks[t];
+        pt_put_u64(b, (uint64_t)k->pid);
+        pt_put_u64(b, (uint64_t)k->tid);
+        pt_put_u64(b, (uint64_t)k->has_kernel);
+        pt_put_u64(b, k->nslices);
+        pt_put_u64(b, (uint64_t)k->first_ps);
+        pt_put_u64(b, (uint64_t)k->end_ps);
+    }
+    put_pairs(b, &m->proc_names, 0);
+    put_pairs(b, &m->thread_names, 1);
+    pt_put_u64(b, m->n);
+    pt_put_u64(b, m->module != NULL);
+    put_col(b, m->track, m->n, 4, 0);
+    put_col(b, m->name, m->n, 4, 0);
+    put_col(b, m->run_id, m->n, 4, 0);
+    put_col(b, m->start_ps, m->n, 8, 1);
+    put_col(b, m->dur_ps, m->n, 8, 0);
+    put_col(b, m->flags, m->n, 1, 0);
+    if (m->module)
+        put_col(b, m->module, m->n, 4, 0);
+}
+
+/* The after-optimisation dumps of SRC's archive, as their members' bytes (xz). */
+static pq_status put_dumps(buf *b, const pq_source *src, pq_error *err)
+{
+    if (src->info.format != PQ_FORMAT_NSYS_JAX) {
+        pt_put_u64(b, 0);
+        return PQ_OK;
+    }
+    model_members *mm = NULL;
+    FORWARD_IF_ERROR(model_members_open(src, &mm, err));
+    size_t n = model_members_count(mm), count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = model_members_name(mm, i);
+        count += name && nsysjax_dump_program(name) >= 0;
+    }
+    pt_put_u64(b, count);
+    pq_status st = PQ_OK;
+    for (size_t i = 0; i < n && st == PQ_OK; i++) {
+        const char *name = model_members_name(mm, i);
+        if (!name || nsysjax_dump_program(name) < 0)
+            continue;
+        mapped_file f = {0};
+        st = model_members_read(mm, i, &f, err);
+        if (st == PQ_OK) {
+            pt_put_str(b, (pq_str){name, strlen(name)});
+            pt_put_str(b, (pq_str){(const char *)f.data, f.size});
+        }
+        mapfile_close(&f);
+    }
+    model_members_close(mm);
+    return st;
+}
+
+/* A protobuf varint of [*P, END): 0 when it is not one. */
+static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    *v = 0;
+    for (int sh = 0; sh < 64 && *p < end; sh += 7) {
+        uint8_t c = *(*p)++;
+        *v |= (uint64_t)(c & 0x7f) << sh;
+        if (!(c & 0x80))
+            return 1;
+    }
+    return 0;
+}
+
+/* The next field of [*P, END): its number, and its whole bytes [*AT, *P); for a
+ * length-delimited one its payload in *DATA, *N. 0 at the end or on malformed bytes. */
+static int next_field(const uint8_t **p, const uint8_t *end, const uint8_t **at, uint64_t *num,
+                      const uint8_t **data, uint64_t *n)
+{
+    uint64_t key, v;
+    *at = *p;
+    *data = NULL;
+    *n = 0;
+    if (*p >= end || !varint(p, end, &key))
+        return 0;
+    *num = key >> 3;
+    switch (key & 7) {
+    case 0:
+        return varint(p, end, &v);
+    case 1:
+    case 5: {
+        size_t w = (key & 7) == 1 ? 8 : 4;
+        if ((size_t)(end - *p) < w)
+            return 0;
+        *p += w;
+        return 1;
+    }
+    case 2:
+        if (!varint(p, end, n) || *n > (uint64_t)(end - *p))
+            return 0;
+        *data = *p;
+        *p += *n;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Whether the XPlane message [P, P + N) is one `profq nsys` reads: a GPU device plane or
+ * the host metadata plane (the programs' HloProtos). */
+static int nsys_plane(const uint8_t *p, uint64_t n)
+{
+    const uint8_t *end = p + n, *at, *d;
+    uint64_t num, len;
+    while (next_field(&p, end, &at, &num, &d, &len))
+        if (num == 2 && d) /* XPlane.name */
+            return (len == 14 && memcmp(d, "/host:metadata", 14) == 0) ||
+                   (len > 12 && memcmp(d, "/device:GPU:", 12) == 0);
+    return 0;
+}
+
+/* SRC's XSpace less the planes nsys does not read (host threads, other devices): its
+ * other fields and its GPU and metadata planes, each as its bytes. */
+static pq_status put_xspace(buf *b, const pq_source *src, pq_error *err)
+{
+    RETURN_ERROR_IF(!src->file.data, err, PQ_ERR_INPUT, src->path, -1,
+                    "not mergeable: an XSpace read without keeping its bytes");
+    buf x;
+    buf_init(&x, NULL);
+    const uint8_t *p = src->file.data, *end = p + src->file.size, *at, *d;
+    uint64_t num, n;
+    while (next_field(&p, end, &at, &num, &d, &n))
+        if (num != 1 || nsys_plane(d, n)) /* XSpace.planes */
+            buf_put(&x, at, (size_t)(p - at));
+    pq_status st = PQ_OK;
+    if (p != end)
+        st = err_set(err, PQ_ERR_INPUT, src->path, (int64_t)(p - src->file.data),
+                     "expected an XSpace field");
+    else if (x.status != PQ_OK)
+        st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+    else
+        pt_put_str(b, (pq_str){x.p ? x.p : "", x.n});
+    buf_release(&x);
+    return st;
+}
+
+static pq_status encode_source(const pq_source *src, buf *b, pq_error *err)
+{
+    pt_put_u64(b, (uint64_t)src->info.format);
+    if (src->info.format == PQ_FORMAT_XSPACE)
+        return put_xspace(b, src, err);
+    pt_put_u64(b, (uint64_t)src->nsysjax_newer);
+    const model_nsys_export *x = src->nsys_export;
+    pt_put_u64(b, x != NULL);
+    if (x) {
+        const uint64_t v[8] = {x->kernels,       x->memcpys,     x->memsets,
+                               x->runtime_calls, x->nvtx_ranges, x->projected_ranges,
+                               x->module_ranges, x->thunk_ranges};
+        for (int i = 0; i < 8; i++)
+            pt_put_u64(b, v[i]);
+    }
+    pt_put_u64(b, src->slices != NULL);
+    if (src->slices)
+        put_slices(b, src->slices);
+    return put_dumps(b, src, err);
+}
+
+static int has_zip_suffix(const char *p)
+{
+    size_t n = strlen(p);
+    return n >= 4 && strcmp(p + n - 4, ".zip") == 0;
+}
+
+/* What dedupe_nsysjax (io/discover.c) compares: a .zip archive's bytes (sha256 into SHA,
+ * its size returned); SHA stays empty for the other sources. From the source's bytes when
+ * it holds them (an archive opened from memory), else from its file. */
+static uint64_t archive_digest(const pq_source *src, char sha[65])
+{
+    struct stat sb;
+    if (!has_zip_suffix(src->path))
+        return 0;
+    if (src->file.data) {
+        unsigned char md[32];
+        pq_sha256(src->file.data, src->file.size, md);
+        for (int i = 0; i < 32; i++)
+            snprintf(sha + 2 * i, 3, "%02x", md[i]);
+        return src->file.size;
+    }
+    if (stat(src->path, &sb) != 0 || !S_ISREG(sb.st_mode) || sha256_file_hex(src->path, sha) != 0) {
+        sha[0] = 0;
+        return 0;
+    }
+    return (uint64_t)sb.st_size;
+}
+
+pq_status pq_partial_nsys(const pq_profile *profile, pq_partial **out, pq_error *err)
+{
+    *out = NULL;
+    for (size_t s = 0; s < profile->nsources; s++) {
+        pq_format f = profile->sources[s].info.format;
+        RETURN_ERROR_IF(f != PQ_FORMAT_NSYS_JAX && f != PQ_FORMAT_NSYS_SQLITE &&
+                            f != PQ_FORMAT_XSPACE,
+                        err, PQ_ERR_INPUT, profile->sources[s].path, -1,
+                        "not mergeable: nsys partials hold nsys-jax archives, Nsight SQLite "
+                        "exports and XSpaces");
+    }
+    nsys_body *b = pq_calloc(1, sizeof *b);
+    RETURN_ERROR_IF(!b, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    arena_init(&b->a);
+    pq_status st = PQ_OK;
+    for (size_t s = 0; s < profile->nsources && st == PQ_OK; s++) {
+        const pq_source *src = &profile->sources[s];
+        char sha[65] = "";
+        uint64_t size = archive_digest(src, sha);
+        buf blob;
+        buf_init(&blob, NULL);
+        st = encode_source(src, &blob, err);
+        if (st == PQ_OK && blob.status != PQ_OK)
+            st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+        nsys_src ns = {{src->path, strlen(src->path)}, {sha, strlen(sha)}, size, {blob.p, blob.n}};
+        if (st == PQ_OK && !body_push(b, &ns))
+            st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+        buf_release(&blob);
+    }
+    if (st != PQ_OK) {
+        body_free(b);
+        return st;
+    }
+    return pt_new(&pt_kind_nsys, b, out, err);
+}
+
+/* ---- the file body ---- */
+
+static void nsys_write(const void *body, buf *b)
+{
+    const nsys_body *s = body;
+    pt_put_u64(b, s->n);
+    for (size_t i = 0; i < s->n; i++) {
+        pt_put_str(b, s->v[i].path);
+        pt_put_str(b, s->v[i].sha);
+        pt_put_u64(b, s->v[i].size);
+        pt_put_str(b, s->v[i].blob);
+    }
+}
+
+static void *nsys_read(pt_reader *r)
+{
+    nsys_body *s = pq_calloc(1, sizeof *s);
+    if (!s) {
+        r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory reading a partial");
+        return NULL;
+    }
+    arena_init(&s->a);
+    uint64_t n = pt_get_u64(r, "the source count");
+    if (r->status == PQ_OK && n > (uint64_t)(r->end - r->p) / 32)
+        pt_fail(r, "truncated partial", "the sources the count says");
+    for (uint64_t i = 0; r->status == PQ_OK && i < n; i++) {
+        nsys_src ns;
+        ns.path = pt_get_str(r, &s->a, "a source path");
+        ns.sha = pt_get_str(r, &s->a, "a source sha256 (64 hex digits or empty)");
+        if (r->status == PQ_OK && ns.sha.n != 0 && ns.sha.n != 64) {
+            r->p -= 8 + ns.sha.n;
+            pt_fail(r, "malformed partial", "a source sha256 (64 hex digits or empty)");
+        }
+        ns.size = pt_get_u64(r, "a source size");
+        size_t at = r->header + (size_t)(r->p - r->base) + 8;
+        ns.blob = pt_get_str(r, &s->a, "a source's model");
+        if (r->status != PQ_OK)
+            break;
+        /* checked here, where the offsets are the file's: the render decodes it again */
+        nsys_decoded d;
+        pt_reader sub = {(const uint8_t *)ns.blob.p,
+                         (const uint8_t *)ns.blob.p,
+                         (const uint8_t *)ns.blob.p + ns.blob.n,
+                         at,
+                         r->name,
+                         r->err,
+                         PQ_OK};
+        if (nsys_decode_source(&sub, ns.path.p, &d) == PQ_OK)
+            nsys_decoded_free(&d);
+        r->status = sub.status;
+        if (r->status == PQ_OK && !body_push(s, &ns))
+            r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
+    }
+    if (r->status != PQ_OK) {
+        body_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static pq_status nsys_merge(void *into, const void *from, pq_error *err)
+{
+    nsys_body *a = into;
+    const nsys_body *b = from;
+    size_t n = b->n; /* INTO may be FROM */
+    for (size_t i = 0; i < n; i++) {
+        nsys_src s = b->v[i];
+        RETURN_ERROR_IF(!body_push(a, &s), err, PQ_ERR_NOMEM, NULL, -1,
+                        "out of memory merging partials");
+    }
+    return PQ_OK;
+}
+
+/* Path order; the same path twice by the rest of its bytes (identical inputs tie). */
+static int source_cmp(const void *x, const void *y)
+{
+    const nsys_src *a = *(const nsys_src *const *)x, *b = *(const nsys_src *const *)y;
+    int c = pt_str_cmp(a->path, b->path);
+    if (!c)
+        c = pt_str_cmp(a->blob, b->blob);
+    return c;
+}
+
+/* The sources one process over the paths in sorted order reads: an archive file with the
+ * bytes of one before it is dropped (dedupe_nsysjax). */
+static size_t canonical(const nsys_body *s, const nsys_src **v)
+{
+    for (size_t i = 0; i < s->n; i++)
+        v[i] = &s->v[i];
+    qsort(v, s->n, sizeof *v, source_cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        int dup = 0;
+        for (size_t j = 0; !dup && v[i]->sha.n && j < w; j++)
+            dup = v[j]->size == v[i]->size && pt_str_cmp(v[j]->sha, v[i]->sha) == 0;
+        if (!dup)
+            v[w++] = v[i];
+    }
+    return w;
+}
+
+pq_status pq_partial_render_nsys(const pq_partial *partial, unsigned sections, pq_output fmt,
+                                 pq_sink *sink, pq_error *err)
+{
+    RETURN_ERROR_IF(partial->k != &pt_kind_nsys, err, PQ_ERR_USAGE, NULL, -1,
+                    "expected an nsys partial, found one of '%s'", partial->k->name);
+    const nsys_body *s = partial->body;
+    const nsys_src **v = pq_calloc(s->n + 1, sizeof *v);
+    nsys_decoded *d = pq_calloc(s->n + 1, sizeof *d);
+    pq_profile prof = {pq_calloc(s->n + 1, sizeof *prof.sources), 0};
+    pq_status st = PQ_OK;
+    if (!v || !d || !prof.sources)
+        st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    size_t n = st == PQ_OK ? canonical(s, v) : 0, ok = 0;
+    for (size_t i = 0; i < n && st == PQ_OK; i++) {
+        pt_reader r = {(const uint8_t *)v[i]->blob.p,
+                       (const uint8_t *)v[i]->blob.p,
+                       (const uint8_t *)v[i]->blob.p + v[i]->blob.n,
+                       0,
+                       v[i]->path.p,
+                       err,
+                       PQ_OK};
+        st = nsys_decode_source(&r, v[i]->path.p, &d[i]);
+        ok += st == PQ_OK;
+        if (st == PQ_OK)
+            nsys_source_of(&d[i], v[i]->path.p, &prof.sources[i]);
+    }
+    prof.nsources = n;
+    if (st == PQ_OK) {
+        pq_nsys_options o = {sections, fmt};
+        pq_nsys_result *res = NULL;
+        st = pq_nsys_compute(&prof, &o, &res, err);
+        if (st == PQ_OK)
+            st = pq_nsys_render(res, fmt, sink, err);
+        pq_nsys_free(res);
+    }
+    for (size_t i = 0; i < ok; i++)
+        nsys_decoded_free(&d[i]);
+    pq_free(prof.sources);
+    pq_free(d);
+    pq_free(v);
+    return st;
+}
+
+static pq_status nsys_render_any(const void *body, const pq_ops_options *opts, pq_output fmt,
+                                 pq_sink *sink, pq_error *err)
+{
+    (void)opts;
+    pq_partial p = {&pt_kind_nsys, (void *)body};
+    return pq_partial_render_nsys(&p, 0, fmt, sink, err);
+}
+
+const pt_kind pt_kind_nsys = {PQ_PARTIAL_NSYS, "nsys",          nsys_write, nsys_read,
+                              nsys_merge,      nsys_render_any, body_free};
