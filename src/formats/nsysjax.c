@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/pairmap.h"
+#include "core/sort.h"
 #include "formats/nsysjax_int.h"
 #include "formats/pushpop.h"
 
@@ -291,8 +292,9 @@ typedef struct prog_tid {
     int64_t program, pid, tid;
 } prog_tid;
 
-static int cmp_prog_tid(const void *pa, const void *pb)
+static int cmp_prog_tid(const void *pa, const void *pb, void *ctx)
 {
+    (void)ctx;
     const prog_tid *a = pa, *b = pb;
     if (a->program != b->program)
         return a->program < b->program ? -1 : 1;
@@ -345,13 +347,15 @@ static pq_status parse_programs(trace *t, pq_error *err)
 /* The (program, thread) pairs of the thunk rows, sorted; *N gets their count. */
 static prog_tid *thunk_threads(const trace *t, size_t *n)
 {
-    prog_tid *pt = pq_malloc((t->n + 1) * sizeof *pt);
+    /* Room for the pairs, then as much scratch for the sort (inline: 20,446 thunks of the
+     * shared archive cost 16.9 M instructions in qsort, calling the comparator). */
+    prog_tid *pt = pq_malloc_array(t->n + 1, 2 * sizeof *pt);
     *n = 0;
     for (size_t i = 0; pt && i < t->n; i++)
         if (t->rows[i].kind == K_THUNK)
             pt[(*n)++] = (prog_tid){t->rows[i].program, t->col[C_PID].i64[i], t->col[C_TID].i64[i]};
     if (pt)
-        qsort(pt, *n, sizeof *pt, cmp_prog_tid);
+        pq_sort_inline(pt, pt + t->n + 1, *n, sizeof *pt, cmp_prog_tid, NULL);
     return pt;
 }
 
@@ -702,16 +706,17 @@ static int compile_backend(pq_str s, pq_str *name, int64_t *program)
     return 0;
 }
 
-/* The host push/pop ranges (compilation), one track per thread; PID is the process of a
- * report without a PID column (the newer parquet form drops it). With fingerprints (FC), a
- * compilation range gets run_id "compiled:P:FINGERPRINT", P the canonical number of its
- * program's fingerprint, or "compiled:-1" without a dump (the loader's "unknown"). */
-static pq_status feed_pushpop(const pushpop *p, int64_t pid, const char *path, const pq_events *ev,
-                              const fp_ctx *fc, pq_error *err)
+/* The host push/pop ranges (compilation) [FROM, TO) of P, one track per thread; PID is the
+ * process of a report without a PID column (the newer parquet form drops it); *LAST is the
+ * thread named last (INT64_MIN before the first row). With fingerprints (FC), a compilation
+ * range gets run_id "compiled:P:FINGERPRINT", P the canonical number of its program's
+ * fingerprint, or "compiled:-1" without a dump (the loader's "unknown"). */
+static pq_status feed_pushpop(const pushpop *p, size_t from, size_t to, int64_t pid,
+                              const char *path, const pq_events *ev, const fp_ctx *fc,
+                              int64_t *last, pq_error *err)
 {
-    int64_t last = INT64_MIN;
     char run[40 + NSYSJAX_FP_MAX];
-    for (size_t i = 0; i < p->n; i++) {
+    for (size_t i = from; i < to; i++) {
         pq_slice_in s = {0};
         pq_str cname;
         int64_t prog;
@@ -726,7 +731,7 @@ static pq_status feed_pushpop(const pushpop *p, int64_t pid, const char *path, c
             s.run_id = pq_str_of(run, k);
         }
         s.pid = p->pid ? p->pid[i] : pid;
-        RETURN_ERROR_IF(name_host(ev, s.pid, p->tid[i], &last) != 0, err, PQ_ERR_NOMEM, path, -1,
+        RETURN_ERROR_IF(name_host(ev, s.pid, p->tid[i], last) != 0, err, PQ_ERR_NOMEM, path, -1,
                         "out of memory");
         s.tid = NSYSJAX_HOST_TID(p->tid[i]);
         s.name = p->name[i];
@@ -759,6 +764,13 @@ typedef struct compile_job {
     pushpop p;
     pq_status st;
     pq_error err;
+    /* Rows [0, fed) are in the model (feed_ready, while a csv.xz streams); a failed feed
+     * stops there and keeps its error in fst/ferr, reported only when the read went well
+     * (a read error comes first, as when the report was fed after it was read). */
+    size_t fed;
+    int64_t last; /* feed_pushpop's thread named last */
+    pq_status fst;
+    pq_error ferr;
 } compile_job;
 
 static void *compile_read(void *arg)
@@ -777,6 +789,7 @@ static void compile_start(pqzip *z, const char *path, const char *slug, compile_
                                           "report_nvtx_pushpop_trace.csv.xz"};
     memset(j, 0, sizeof *j);
     atomic_init(&j->done, 1);
+    j->last = INT64_MIN;
     for (size_t k = 0; k < 2; k++) {
         char name[512];
         long m = nsysjax_member(z, members[k], slug, name, sizeof name);
@@ -800,7 +813,21 @@ static void compile_start(pqzip *z, const char *path, const char *slug, compile_
     }
 }
 
-/* Waits for the report, feeds its ranges (FEED: the trace went well) and releases it. */
+/* Feeds the report's rows read so far (final after each pushpop_stream_step) while the
+ * rest decodes, so that only the last chunk's rows are fed after the decoder's end. Not
+ * with fingerprints: their lookups read dumps from the zip, which the main thread does
+ * meanwhile. */
+static void feed_ready(compile_job *j, int64_t pid, const pq_events *ev, const fp_ctx *fc)
+{
+    size_t to = j->ps.finished;
+    if (fc->fps || j->fst != PQ_OK || to <= j->fed)
+        return;
+    j->fst = feed_pushpop(&j->p, j->fed, to, pid, j->path, ev, fc, &j->last, &j->ferr);
+    j->fed = to;
+}
+
+/* Waits for the report, feeds the rest of its ranges (FEED: the trace went well) and
+ * releases it. */
 static pq_status compile_finish(compile_job *j, int feed, int64_t pid, const pq_events *ev,
                                 const fp_ctx *fc, pq_error *err)
 {
@@ -813,8 +840,11 @@ static pq_status compile_finish(compile_job *j, int feed, int64_t pid, const pq_
         st = j->st;
         if (st != PQ_OK)
             *err = j->err;
-        else
-            st = feed_pushpop(&j->p, pid, j->path, ev, fc, err);
+        else if (j->fst != PQ_OK) {
+            st = j->fst;
+            *err = j->ferr;
+        } else
+            st = feed_pushpop(&j->p, j->fed, j->p.n, pid, j->path, ev, fc, &j->last, err);
     }
     pushpop_free(&j->p);
     mapfile_close(&j->mf);
@@ -904,9 +934,13 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
     pq_status st = feed_process_trace(z, path, slug, ev, ndevices, newer, meta, &pid, &fc, err);
     if (st == PQ_OK && job->streaming) { /* the report's rows as they decode, dumps between */
         size_t next = 0;
-        while (pushpop_stream_step(&job->ps, 0))
-            if (!keep || !nsysjax_dumps_ahead_one(z, keep, &next))
+        while (pushpop_stream_step(&job->ps, 0)) {
+            feed_ready(job, pid, ev, &fc);
+            if (!keep || !nsysjax_dumps_ahead_one(z, keep, &next)) {
                 (void)pushpop_stream_step(&job->ps, 1);
+                feed_ready(job, pid, ev, &fc);
+            }
+        }
     } else if (st == PQ_OK && keep)
         nsysjax_dumps_ahead(z, keep, &job->done);
     pq_status cst = compile_finish(job, st == PQ_OK, pid, ev, &fc, err);
