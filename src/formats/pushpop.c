@@ -141,7 +141,11 @@ static uint8_t *field_end(uint8_t *p, const uint8_t *end)
  * and NUL-terminated; KEEP 2: the text is left alone and *S is the field's raw span (inside
  * its quotes; finish_strings unquotes it later). -1 on an unterminated quote or a quoted
  * field followed by something else than a separator. */
-static int csv_field(csv *c, pq_str *s, int *last, int keep)
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* into parse_row: 441,700 calls on the shared archive */
+#endif
+static inline int
+csv_field(csv *c, pq_str *s, int *last, int keep)
 {
     uint8_t *p = c->p, *end = c->end, *start, *w, *stop;
     if (p < end && *p == '"') {
