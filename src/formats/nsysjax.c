@@ -545,10 +545,7 @@ static pq_status resolve(trace *t, pq_error *err)
     return number_executions(t, err);
 }
 
-/* Names host thread TID's track (once per run of rows on it). */
-/* Writes V in decimal at D (at most 20 bytes, no NUL) and returns its length: what
- * "%lld" writes, without snprintf's cost on every module and thunk row. */
-static size_t put_i64(char *d, int64_t v)
+size_t nsysjax_put_i64(char *d, int64_t v)
 {
     char t[20];
     size_t n = 0, k = 0;
@@ -563,17 +560,17 @@ static size_t put_i64(char *d, int64_t v)
     return k;
 }
 
-static int name_host(const pq_events *ev, int64_t pid, int64_t tid, int64_t *last)
+int nsysjax_name_host(const pq_events *ev, int64_t pid, int64_t tid, int64_t *last)
 {
     if (tid == *last)
         return 0;
     *last = tid;
     char sb[40] = "host thread "; /* "host thread %lld" */
-    size_t k = 12 + put_i64(sb + 12, tid);
+    size_t k = 12 + nsysjax_put_i64(sb + 12, tid);
     return ev->thread_name(ev->ctx, pid, NSYSJAX_HOST_TID(tid), pq_str_of(sb, k));
 }
 
-static void split_ns(int64_t ns, pq_slice_in *s)
+void nsysjax_split_ns(int64_t ns, pq_slice_in *s)
 {
     int64_t us = ns / 1000, rem = ns % 1000;
     if (rem < 0) {
@@ -648,8 +645,8 @@ static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
         const trow *r = &t->rows[i];
         if (!r->has_rid)
             continue;
-        RETURN_ERROR_IF(r->device < 0 &&
-                            name_host(ev, t->col[C_PID].i64[i], t->col[C_TID].i64[i], &last),
+        RETURN_ERROR_IF(r->device < 0 && nsysjax_name_host(ev, t->col[C_PID].i64[i],
+                                                           t->col[C_TID].i64[i], &last),
                         err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
         RETURN_ERROR_IF(!valid(&t->col[C_PSTART], i) || !valid(&t->col[C_PDUR], i) ||
                             t->col[C_PDUR].i64[i] < 0 || t->col[C_PDUR].i64[i] > INT64_MAX / 1000,
@@ -661,13 +658,13 @@ static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
         s.pid = t->col[C_PID].i64[i];
         s.tid = r->device >= 0 ? r->device : NSYSJAX_HOST_TID(t->col[C_TID].i64[i]);
         s.name = t->col[C_NAME].str[i];
-        split_ns(t->col[C_PSTART].i64[i], &s);
+        nsysjax_split_ns(t->col[C_PSTART].i64[i], &s);
         s.dur_ps = t->col[C_PDUR].i64[i] * 1000;
         s.gpu = SLICE_GPU_ANNOTATION;
         if (r->kind != K_OTHER) {
-            size_t k = put_i64(run, r->program);
+            size_t k = nsysjax_put_i64(run, r->program);
             run[k++] = ':';
-            k += put_i64(run + k, r->exec);
+            k += nsysjax_put_i64(run + k, r->exec);
             if (r->fp) /* "P:E:FINGERPRINT" (analysis/nsys_modules.h) */
                 k += (size_t)snprintf(run + k, sizeof run - k, ":%s", r->fp);
             s.run_id = pq_str_of(run, k);
@@ -678,182 +675,6 @@ static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
                         "out of memory");
     }
     return PQ_OK;
-}
-
-/* HEAD's fingerprints where they apply (nsysjax_fps_lookup): the dumps of one process. */
-typedef struct fp_ctx {
-    nsysjax_fps *fps; /* NULL: program numbers */
-    pqzip *z;
-    const char *archive, *slug;
-} fp_ctx;
-
-/* The loader's `^TSL:XlaCompileBackend:#module=(.*?),program_id=(\d+)#$`: 1 with the name
- * and number, else 0. */
-static int compile_backend(pq_str s, pq_str *name, int64_t *program)
-{
-    static const char pre[] = "TSL:XlaCompileBackend:#module=", key[] = ",program_id=";
-    size_t lp = sizeof pre - 1, lk = sizeof key - 1;
-    if (!starts_with(s, pre, lp))
-        return 0;
-    for (size_t c = lp; c + lk < s.n; c++) {
-        if (memcmp(s.p + c, key, lk) != 0)
-            continue;
-        size_t k = c + lk;
-        int64_t v = 0;
-        while (k < s.n && s.p[k] >= '0' && s.p[k] <= '9' && v < INT64_C(1) << 40)
-            v = v * 10 + (s.p[k++] - '0');
-        if (k > c + lk && k + 1 == s.n && s.p[k] == '#') {
-            *name = pq_str_of(s.p + lp, c - lp);
-            *program = v;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* The host push/pop ranges (compilation) [FROM, TO) of P, one track per thread; PID is the
- * process of a report without a PID column (the newer parquet form drops it); *LAST is the
- * thread named last (INT64_MIN before the first row). With fingerprints (FC), a compilation
- * range gets run_id "compiled:P:FINGERPRINT", P the canonical number of its program's
- * fingerprint, or "compiled:-1" without a dump (the loader's "unknown"). */
-static pq_status feed_pushpop(const pushpop *p, size_t from, size_t to, int64_t pid,
-                              const char *path, const pq_events *ev, const fp_ctx *fc,
-                              int64_t *last, pq_error *err)
-{
-    char run[40 + NSYSJAX_FP_MAX];
-    for (size_t i = from; i < to; i++) {
-        pq_slice_in s = {0};
-        pq_str cname;
-        int64_t prog;
-        if (fc->fps && compile_backend(p->name[i], &cname, &prog)) {
-            const char *fp;
-            FORWARD_IF_ERROR(nsysjax_fps_lookup(fc->fps, fc->z, fc->archive, fc->slug, prog, cname,
-                                                1, &prog, &fp, err));
-            memcpy(run, "compiled:", 9);
-            size_t k = 9 + put_i64(run + 9, prog);
-            if (fp) /* "compiled:P:FINGERPRINT" */
-                k += (size_t)snprintf(run + k, sizeof run - k, ":%s", fp);
-            s.run_id = pq_str_of(run, k);
-        }
-        s.pid = p->pid ? p->pid[i] : pid;
-        RETURN_ERROR_IF(name_host(ev, s.pid, p->tid[i], last) != 0, err, PQ_ERR_NOMEM, path, -1,
-                        "out of memory");
-        s.tid = NSYSJAX_HOST_TID(p->tid[i]);
-        s.name = p->name[i];
-        split_ns(p->start_ns[i], &s);
-        RETURN_ERROR_IF(p->dur_ns[i] < 0 || p->dur_ns[i] > INT64_MAX / 1000, err, PQ_ERR_INPUT,
-                        path, -1, "expected a non-negative duration in row %zu, found %lld", i,
-                        (long long)p->dur_ns[i]);
-        s.dur_ps = p->dur_ns[i] * 1000;
-        RETURN_ERROR_IF(ev->slice(ev->ctx, &s) != 0, err, PQ_ERR_NOMEM, path, -1, "out of memory");
-    }
-    return PQ_OK;
-}
-
-/* The push/pop report (compilation ranges), read beside trace.parquet: its xz decoding and
- * csv parsing are the largest single cost of an archive-era archive. A csv.xz of 1 MiB and
- * more is decoded on a thread of its own (pushpop_stream_*) and parsed by the main thread
- * after the trace, between HLO dumps decompressed ahead (feed_process), so that the
- * decoder has a core to itself; another report is read whole on a thread. The member's
- * bytes are read from the zip before (libzip is not shared between threads); errors, also
- * the member's, are reported after the trace's, where the report was read before. */
-typedef struct compile_job {
-    int found; /* the archive has a report */
-    int threaded;
-    int streaming; /* ps runs: pushpop_stream_end gives st */
-    pushpop_stream ps;
-    atomic_int done; /* set when the report is read (or not read on a thread at all) */
-    pthread_t thread;
-    char path[1024]; /* ARCHIVE:MEMBER */
-    mapped_file mf;
-    pushpop p;
-    pq_status st;
-    pq_error err;
-    /* Rows [0, fed) are in the model (feed_ready, while a csv.xz streams); a failed feed
-     * stops there and keeps its error in fst/ferr, reported only when the read went well
-     * (a read error comes first, as when the report was fed after it was read). */
-    size_t fed;
-    int64_t last; /* feed_pushpop's thread named last */
-    pq_status fst;
-    pq_error ferr;
-} compile_job;
-
-static void *compile_read(void *arg)
-{
-    compile_job *j = arg;
-    j->st = pushpop_read_fed(j->mf.data, j->mf.size, j->path, &j->p, &j->err);
-    atomic_store(&j->done, 1);
-    return NULL;
-}
-
-/* Starts reading the report: the parquet when there is one (the current loader's
- * preference), else the csv.xz of the archive era; absent is fine (no compilation ranges). */
-static void compile_start(pqzip *z, const char *path, const char *slug, compile_job *j)
-{
-    static const char *const members[] = {"report_nvtx_pushpop_trace.parquet",
-                                          "report_nvtx_pushpop_trace.csv.xz"};
-    memset(j, 0, sizeof *j);
-    atomic_init(&j->done, 1);
-    j->last = INT64_MIN;
-    for (size_t k = 0; k < 2; k++) {
-        char name[512];
-        long m = nsysjax_member(z, members[k], slug, name, sizeof name);
-        if (m < 0)
-            continue;
-        j->found = 1;
-        snprintf(j->path, sizeof j->path, "%s:%s", path, name);
-        j->st = pqzip_read(z, (size_t)m, &j->mf, &j->err);
-        if (j->st != PQ_OK)
-            return;
-        if (pushpop_stream_start(&j->ps, j->mf.data, j->mf.size, j->path, &j->p)) {
-            j->streaming = 1;
-            return;
-        }
-        atomic_store(&j->done, 0);
-        if (pthread_create(&j->thread, NULL, compile_read, j) == 0)
-            j->threaded = 1;
-        else
-            compile_read(j);
-        return;
-    }
-}
-
-/* Feeds the report's rows read so far (final after each pushpop_stream_step) while the
- * rest decodes, so that only the last chunk's rows are fed after the decoder's end. Not
- * with fingerprints: their lookups read dumps from the zip, which the main thread does
- * meanwhile. */
-static void feed_ready(compile_job *j, int64_t pid, const pq_events *ev, const fp_ctx *fc)
-{
-    size_t to = j->ps.finished;
-    if (fc->fps || j->fst != PQ_OK || to <= j->fed)
-        return;
-    j->fst = feed_pushpop(&j->p, j->fed, to, pid, j->path, ev, fc, &j->last, &j->ferr);
-    j->fed = to;
-}
-
-/* Waits for the report, feeds the rest of its ranges (FEED: the trace went well) and
- * releases it. */
-static pq_status compile_finish(compile_job *j, int feed, int64_t pid, const pq_events *ev,
-                                const fp_ctx *fc, pq_error *err)
-{
-    if (j->threaded)
-        pthread_join(j->thread, NULL);
-    if (j->streaming)
-        j->st = pushpop_stream_end(&j->ps, &j->err);
-    pq_status st = PQ_OK;
-    if (feed && j->found) {
-        st = j->st;
-        if (st != PQ_OK)
-            *err = j->err;
-        else if (j->fst != PQ_OK) {
-            st = j->fst;
-            *err = j->ferr;
-        } else
-            st = feed_pushpop(&j->p, j->fed, j->p.n, pid, j->path, ev, fc, &j->last, err);
-    }
-    pushpop_free(&j->p);
-    mapfile_close(&j->mf);
-    return st;
 }
 
 /* The first process id of the trace (the push/pop parquet has none), 0 when none. */
@@ -869,7 +690,8 @@ static int64_t first_pid(const trace *t)
  * nsysjax_member) and its metadata into *META; *PID gets its first process id. */
 static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug,
                                     const pq_events *ev, int *ndevices, int *newer,
-                                    nsysjax_meta *meta, int64_t *pid, fp_ctx *fc, pq_error *err)
+                                    nsysjax_meta *meta, int64_t *pid, nsysjax_fp_ctx *fc,
+                                    pq_error *err)
 {
     FORWARD_IF_ERROR(nsysjax_meta_read(z, path, slug, meta, err));
     char name[512];
@@ -928,28 +750,28 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
                               int *ndevices, int *newer, nsysjax_meta *meta, nsysjax_fps *fps,
                               pq_source *keep, pq_error *err)
 {
-    compile_job *job = pq_malloc(sizeof *job);
+    nsysjax_report *job = pq_malloc(sizeof *job);
     if (!job) {
         memset(meta, 0, sizeof *meta);
         return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
     }
-    compile_start(z, path, slug, job);
+    nsysjax_report_start(z, path, slug, job);
     int64_t pid = 0;
-    fp_ctx fc = {fps, z, path, slug};
+    nsysjax_fp_ctx fc = {fps, z, path, slug};
     nsysjax_fps_process(fps);
     pq_status st = feed_process_trace(z, path, slug, ev, ndevices, newer, meta, &pid, &fc, err);
     if (st == PQ_OK && job->streaming) { /* the report's rows as they decode, dumps between */
         size_t next = 0;
         while (pushpop_stream_step(&job->ps, 0)) {
-            feed_ready(job, pid, ev, &fc);
+            nsysjax_report_ready(job, pid, ev, &fc);
             if (!keep || !nsysjax_dumps_ahead_one(z, keep, &next)) {
                 (void)pushpop_stream_step(&job->ps, 1);
-                feed_ready(job, pid, ev, &fc);
+                nsysjax_report_ready(job, pid, ev, &fc);
             }
         }
     } else if (st == PQ_OK && keep)
         nsysjax_dumps_ahead(z, keep, &job->done);
-    pq_status cst = compile_finish(job, st == PQ_OK, pid, ev, &fc, err);
+    pq_status cst = nsysjax_report_finish(job, st == PQ_OK, pid, ev, &fc, err);
     pq_free(job);
     return st != PQ_OK ? st : cst;
 }
