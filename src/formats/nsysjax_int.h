@@ -1,6 +1,7 @@
 /* nsysjax_int.h - what the parts of the nsys-jax archive reader share (not a public API):
  * the archive's metadata parquets (nsysjax_meta.c) and trace.parquet's column sets read into
- * one row layout (nsysjax_cols.c), resolved and fed by nsysjax.c. */
+ * one row layout (nsysjax_cols.c), resolved and fed by nsysjax.c, the push/pop report read
+ * and fed by nsysjax_report.c. */
 #ifndef PQ_FORMATS_NSYSJAX_INT_H
 #define PQ_FORMATS_NSYSJAX_INT_H
 #include "core/arena.h"
