@@ -7,8 +7,9 @@
 #                                      notebook's summaries (module table, compile, runtime,
 #                                      opcodes, flame weights, collectives, variability, heap)
 # The peer reads an extracted archive with compiled XLA protos: both are prepared once
-# before timing (in its favour). Each side runs BENCH_NSYS_RUNS (default 5; the peer 3)
-# times under /usr/bin/time: best wall time, best CPU (user+system) time, highest peak RSS. Prints a Markdown table with
+# before timing (in its favour). profq runs BENCH_NSYS_RUNS (default 10) times, the peer
+# BENCH_NSYS_PEER_RUNS (default 3): best wall time (to the millisecond, time.perf_counter),
+# best CPU (user+system) time, highest peak RSS (the child's rusage). Prints a Markdown table with
 # the ratio and saves it to build/bench/nsys.md. Venv: build/venv-nsysloader, the oracle's
 # (tests/nsys/loader-requirements.txt).   BUILD=build bench/nsys.sh
 set -euo pipefail
@@ -44,29 +45,41 @@ if protoc.main(["protoc", f"-I{protos}", f"-I{wkt}", f"--python_out={work / 'py'
 PY
 
 # --- measuring ---------------------------------------------------------------------------
-# measure RUNS CMD...: prints "best_wall best_cpu max_rss_kib" of RUNS runs (CPU: user+sys).
+# measure RUNS CMD...: prints "best_wall_s best_cpu_s max_rss_kib" of RUNS runs, the times
+# to the millisecond: wall from time.perf_counter around the child (fork to wait4), CPU
+# (user+system) and peak RSS from that child's own rusage (os.wait4), so that 0.043 s and
+# 0.060 s differ (/usr/bin/time prints hundredths).
 measure() {
-  local n=$1 best="" cpu="" rss=0 t w u s m c; shift
-  for _ in $(seq "$n"); do
-    t=$(mktemp)
-    if ! /usr/bin/time -f '%e %U %S %M' -o "$t" "$@" > "$out/nsys.last" 2> "$out/nsys.err"; then
-      echo "bench/nsys: $* failed:" >&2; cat "$out/nsys.err" >&2; rm -f "$t"; return 1
-    fi
-    read -r w u s m < <(tail -1 "$t"); rm -f "$t"
-    c=$(awk -v a="$u" -v b="$s" 'BEGIN { printf "%.2f", a + b }')
-    if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$w; fi
-    if [ -z "$cpu" ] || awk -v a="$c" -v b="$cpu" 'BEGIN{exit !(a<b)}'; then cpu=$c; fi
-    [ "$m" -gt "$rss" ] && rss=$m
-  done
-  echo "$best $cpu $rss"
+  local n=$1; shift
+  "$py" - "$n" "$out/nsys.last" "$out/nsys.err" "$@" <<'PY'
+import os, subprocess, sys, time
+n, last, errf, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+wall = cpu = None
+rss = 0
+for _ in range(n):
+    with open(last, "wb") as o, open(errf, "wb") as e:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=o, stderr=e)
+        _, status, ru = os.wait4(p.pid, 0)
+        t1 = time.perf_counter()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.stderr.write(f"bench/nsys: {' '.join(cmd)} failed:\n" + open(errf).read())
+        sys.exit(1)
+    c = ru.ru_utime + ru.ru_stime
+    wall = t1 - t0 if wall is None else min(wall, t1 - t0)
+    cpu = c if cpu is None else min(cpu, c)
+    rss = max(rss, ru.ru_maxrss)  # KiB on Linux
+print(f"{wall:.3f} {cpu:.3f} {rss}")
+PY
 }
-runs=${BENCH_NSYS_RUNS:-5}
+runs=${BENCH_NSYS_RUNS:-10}
 read -r pw pc prss < <(measure "$runs" "$profq" nsys --format json "$archive")
 echo "bench/nsys: profq nsys: ${pw}s, CPU ${pc}s, ${prss} KiB" >&2
 read -r lw lc lrss < <(measure "${BENCH_NSYS_PEER_RUNS:-3}" "$py" bench/peer_nsys.py \
   --loader "$loader" --prefix "$work/archive" --protos "$work/py")
 echo "bench/nsys: loader: ${lw}s, CPU ${lc}s, ${lrss} KiB ($(cat "$out/nsys.last"))" >&2
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0f", a / b; else print "-" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }'; }
 
 table="| nsys-jax archive (1.9 MB zip, 21,493 ranges) | best wall s | best CPU s | peak RSS MiB |
 |---|---:|---:|---:|

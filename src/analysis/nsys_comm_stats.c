@@ -6,6 +6,7 @@
 #include "nsys_comm_int.h"
 
 #include "core/alloc.h"
+#include "core/sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,27 +23,27 @@ static const char *op_str(nsys_comm_result *r, const nc_tables *t, uint32_t op)
     return dup_str(r, intern_str(&t->ops, op), intern_len(&t->ops, op));
 }
 
-/* Indexes of the thunks KEEP accepts, sorted by CMP (CTX = the tables). */
-static const nc_tables *sort_ctx;
-
-static size_t *select_rows(const nc_tables *t, int (*keep)(const nc_tables *, const nc_thunk *),
-                           int (*cmp)(const void *, const void *), size_t *n)
+/* Indexes of the thunks KEEP accepts, sorted stably by CMP (its context: the tables), with
+ * room for as many again as scratch. Inlined into each caller so that the comparator is
+ * too (qsort's comparator calls were most of nc_thunk_totals and nc_variability). */
+PQ_SORT_INLINE size_t *select_rows(const nc_tables *t,
+                                   int (*keep)(const nc_tables *, const nc_thunk *), pq_cmp_fn cmp,
+                                   size_t *n)
 {
-    size_t *v = pq_malloc((t->nth + 1) * sizeof *v);
+    size_t *v = pq_malloc_array(t->nth + 1, 2 * sizeof *v);
     *n = 0;
     if (!v)
         return NULL;
     for (size_t i = 0; i < t->nth; i++)
         if (keep(t, &t->th[i]))
             v[(*n)++] = i;
-    sort_ctx = t;
-    if (*n)
-        qsort(v, *n, sizeof *v, cmp);
+    pq_sort_inline(v, v + t->nth + 1, *n, sizeof *v, cmp, (void *)t);
     return v;
 }
 
-static int cmp_prog_op(const void *pa, const void *pb)
+static int cmp_prog_op(const void *pa, const void *pb, void *ctx)
 {
+    const nc_tables *sort_ctx = ctx;
     const nc_thunk *a = &sort_ctx->th[*(const size_t *)pa], *b = &sort_ctx->th[*(const size_t *)pb];
     if (a->program != b->program)
         return a->program < b->program ? -1 : 1;
@@ -139,8 +140,9 @@ static int keep_comm(const nc_tables *t, const nc_thunk *h)
     return h->comm && h->frame == FR_STEADY;
 }
 
-static int cmp_instance(const void *pa, const void *pb)
+static int cmp_instance(const void *pa, const void *pb, void *ctx)
 {
+    const nc_tables *sort_ctx = ctx;
     const nc_thunk *a = &sort_ctx->th[*(const size_t *)pa], *b = &sort_ctx->th[*(const size_t *)pb];
     int ka = sort_ctx->infos[a->info].c.kind, kb = sort_ctx->infos[b->info].c.kind;
     if (ka != kb)
@@ -154,8 +156,9 @@ static int cmp_instance(const void *pa, const void *pb)
     return a->dev < b->dev ? -1 : a->dev > b->dev;
 }
 
-static int cmp_size(const void *pa, const void *pb)
+static int cmp_size(const void *pa, const void *pb, void *ctx)
 {
+    const nc_tables *sort_ctx = ctx;
     const nc_thunk *a = &sort_ctx->th[*(const size_t *)pa], *b = &sort_ctx->th[*(const size_t *)pb];
     const nsys_hlo_comm *x = &sort_ctx->infos[a->info].c, *y = &sort_ctx->infos[b->info].c;
     if (x->kind != y->kind)

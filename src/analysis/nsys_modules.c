@@ -31,15 +31,40 @@ int64_t nsys_track_device(const pq_source *src, int64_t tid)
     return tid >= 0 ? tid : -1;
 }
 
+/* Plain decimal digits at S (at most 18, so no overflow) ending at a byte that is not a
+ * digit: their value into *V and the end, else NULL (then strtoll decides). What the
+ * readers write ("P:E" of put_i64), without strtoll's cost on every module and thunk. */
+static const char *plain_digits(const char *s, long long *v)
+{
+    long long x = 0;
+    const char *p = s;
+    while (*p >= '0' && *p <= '9' && p - s < 18)
+        x = x * 10 + (*p++ - '0');
+    if (p == s || (*p >= '0' && *p <= '9'))
+        return NULL;
+    *v = x;
+    return p;
+}
+
 /* "P:E" or "P:E:KEY" into program P and execution E; 0 when RUN is not that. */
 int nsys_parse_run(const char *run, int64_t *program, int64_t *exec)
 {
+    long long p, x;
+    const char *ep = plain_digits(run, &p),
+               *ex = ep && *ep == ':' ? plain_digits(ep + 1, &x) : NULL;
+    if (ex) { /* the common form; anything else as strtoll reads it */
+        if (*ex && (*ex != ':' || !ex[1]))
+            return 0;
+        *program = p;
+        *exec = x;
+        return 1;
+    }
     char *end;
-    long long p = strtoll(run, &end, 10);
+    p = strtoll(run, &end, 10);
     if (end == run || *end != ':')
         return 0;
     const char *e = end + 1;
-    long long x = strtoll(e, &end, 10);
+    x = strtoll(e, &end, 10);
     if (end == e || (*end && (*end != ':' || !end[1])))
         return 0;
     *program = p;

@@ -1,7 +1,7 @@
 /* nsysjax.c - the nsys-jax archive reader (nsysjax.h): opens the zip in place or the
  * extracted archive directory (io/zip.h), reads trace.parquet in any known column set
  * (nsysjax_cols.c), the metadata parquets (nsysjax_meta.c) and the push/pop report
- * (formats/pushpop.h), resolves modules and thunks as the nsys-jax loader of the archive's
+ * (nsysjax_report.c, formats/pushpop.h), resolves modules and thunks as the nsys-jax loader of the archive's
  * era does (archive-era rules without thread-metadata, the current loader's with it or with
  * the newer column sets), and feeds every range to the event interface. Not here: the
  * module/thunk tables, the warm-up split (analysis/nsys_modules.c), HloProto dumps (only
@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/pairmap.h"
+#include "core/sort.h"
 #include "formats/nsysjax_int.h"
 #include "formats/pushpop.h"
 
@@ -49,6 +50,7 @@ typedef struct trace {
      * linking, the edge-effect test on projected starts. 0: the archive-era loader's. */
     int newer;
     const char *tsl;  /* the NVTX domain prefix of XLA ranges: "TSL:", or "" (Text set) */
+    size_t tsl_n;     /* its length */
     const char *nccl; /* NCCL ranges: "NCCL:", or "nccl" (Text set) */
     const nsysjax_meta *meta;
     nsysjax_launcher *dev; /* newer: per device index (trow.device) its launcher */
@@ -65,11 +67,15 @@ static int starts_with(pq_str s, const char *pre, size_t n)
 }
 
 /* NAME starts with the domain prefix, then WHAT. */
-static int is_kind(const trace *t, pq_str s, const char *what)
+static int is_kind_n(const trace *t, pq_str s, const char *what, size_t b)
 {
-    size_t a = strlen(t->tsl), b = strlen(what);
-    return starts_with(s, t->tsl, a) && s.n >= a + b && memcmp(s.p + a, what, b) == 0;
+    size_t a = t->tsl_n;
+    return s.n >= a + b && memcmp(s.p, t->tsl, a) == 0 && memcmp(s.p + a, what, b) == 0;
 }
+
+/* NAME starts with the domain prefix, then the string literal WHAT (its length known here:
+ * strlen on every test was 10.7 M instructions of the shared archive's resolution). */
+#define is_kind(t, s, what) is_kind_n(t, s, what, sizeof what - 1)
 
 static int is_module_name(const trace *t, pq_str s)
 {
@@ -122,7 +128,7 @@ static int module_tail(const char *s, size_t n, pq_str *name, int64_t *program)
 static int parse_module_name(const trace *t, pq_str s, pq_str *name, int64_t *program)
 {
     static const char pre[] = "prefix=";
-    size_t h = strlen(t->tsl) + sizeof "XlaModule:#" - 1, p = sizeof pre - 1;
+    size_t h = t->tsl_n + sizeof "XlaModule:#" - 1, p = sizeof pre - 1;
     if (!is_kind(t, s, "XlaModule:#"))
         return 0;
     const char *r = s.p + h;
@@ -291,8 +297,9 @@ typedef struct prog_tid {
     int64_t program, pid, tid;
 } prog_tid;
 
-static int cmp_prog_tid(const void *pa, const void *pb)
+static int cmp_prog_tid(const void *pa, const void *pb, void *ctx)
 {
+    (void)ctx;
     const prog_tid *a = pa, *b = pb;
     if (a->program != b->program)
         return a->program < b->program ? -1 : 1;
@@ -345,13 +352,15 @@ static pq_status parse_programs(trace *t, pq_error *err)
 /* The (program, thread) pairs of the thunk rows, sorted; *N gets their count. */
 static prog_tid *thunk_threads(const trace *t, size_t *n)
 {
-    prog_tid *pt = pq_malloc((t->n + 1) * sizeof *pt);
+    /* Room for the pairs, then as much scratch for the sort (inline: 20,446 thunks of the
+     * shared archive cost 16.9 M instructions in qsort, calling the comparator). */
+    prog_tid *pt = pq_malloc_array(t->n + 1, 2 * sizeof *pt);
     *n = 0;
     for (size_t i = 0; pt && i < t->n; i++)
         if (t->rows[i].kind == K_THUNK)
             pt[(*n)++] = (prog_tid){t->rows[i].program, t->col[C_PID].i64[i], t->col[C_TID].i64[i]};
     if (pt)
-        qsort(pt, *n, sizeof *pt, cmp_prog_tid);
+        pq_sort_inline(pt, pt + t->n + 1, *n, sizeof *pt, cmp_prog_tid, NULL);
     return pt;
 }
 
@@ -536,10 +545,7 @@ static pq_status resolve(trace *t, pq_error *err)
     return number_executions(t, err);
 }
 
-/* Names host thread TID's track (once per run of rows on it). */
-/* Writes V in decimal at D (at most 20 bytes, no NUL) and returns its length: what
- * "%lld" writes, without snprintf's cost on every module and thunk row. */
-static size_t put_i64(char *d, int64_t v)
+size_t nsysjax_put_i64(char *d, int64_t v)
 {
     char t[20];
     size_t n = 0, k = 0;
@@ -554,17 +560,17 @@ static size_t put_i64(char *d, int64_t v)
     return k;
 }
 
-static int name_host(const pq_events *ev, int64_t pid, int64_t tid, int64_t *last)
+int nsysjax_name_host(const pq_events *ev, int64_t pid, int64_t tid, int64_t *last)
 {
     if (tid == *last)
         return 0;
     *last = tid;
     char sb[40] = "host thread "; /* "host thread %lld" */
-    size_t k = 12 + put_i64(sb + 12, tid);
+    size_t k = 12 + nsysjax_put_i64(sb + 12, tid);
     return ev->thread_name(ev->ctx, pid, NSYSJAX_HOST_TID(tid), pq_str_of(sb, k));
 }
 
-static void split_ns(int64_t ns, pq_slice_in *s)
+void nsysjax_split_ns(int64_t ns, pq_slice_in *s)
 {
     int64_t us = ns / 1000, rem = ns % 1000;
     if (rem < 0) {
@@ -639,8 +645,8 @@ static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
         const trow *r = &t->rows[i];
         if (!r->has_rid)
             continue;
-        RETURN_ERROR_IF(r->device < 0 &&
-                            name_host(ev, t->col[C_PID].i64[i], t->col[C_TID].i64[i], &last),
+        RETURN_ERROR_IF(r->device < 0 && nsysjax_name_host(ev, t->col[C_PID].i64[i],
+                                                           t->col[C_TID].i64[i], &last),
                         err, PQ_ERR_NOMEM, t->path, -1, "out of memory");
         RETURN_ERROR_IF(!valid(&t->col[C_PSTART], i) || !valid(&t->col[C_PDUR], i) ||
                             t->col[C_PDUR].i64[i] < 0 || t->col[C_PDUR].i64[i] > INT64_MAX / 1000,
@@ -652,13 +658,13 @@ static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
         s.pid = t->col[C_PID].i64[i];
         s.tid = r->device >= 0 ? r->device : NSYSJAX_HOST_TID(t->col[C_TID].i64[i]);
         s.name = t->col[C_NAME].str[i];
-        split_ns(t->col[C_PSTART].i64[i], &s);
+        nsysjax_split_ns(t->col[C_PSTART].i64[i], &s);
         s.dur_ps = t->col[C_PDUR].i64[i] * 1000;
         s.gpu = SLICE_GPU_ANNOTATION;
         if (r->kind != K_OTHER) {
-            size_t k = put_i64(run, r->program);
+            size_t k = nsysjax_put_i64(run, r->program);
             run[k++] = ':';
-            k += put_i64(run + k, r->exec);
+            k += nsysjax_put_i64(run + k, r->exec);
             if (r->fp) /* "P:E:FINGERPRINT" (analysis/nsys_modules.h) */
                 k += (size_t)snprintf(run + k, sizeof run - k, ":%s", r->fp);
             s.run_id = pq_str_of(run, k);
@@ -669,156 +675,6 @@ static pq_status feed_trace(const trace *t, const pq_events *ev, pq_error *err)
                         "out of memory");
     }
     return PQ_OK;
-}
-
-/* HEAD's fingerprints where they apply (nsysjax_fps_lookup): the dumps of one process. */
-typedef struct fp_ctx {
-    nsysjax_fps *fps; /* NULL: program numbers */
-    pqzip *z;
-    const char *archive, *slug;
-} fp_ctx;
-
-/* The loader's `^TSL:XlaCompileBackend:#module=(.*?),program_id=(\d+)#$`: 1 with the name
- * and number, else 0. */
-static int compile_backend(pq_str s, pq_str *name, int64_t *program)
-{
-    static const char pre[] = "TSL:XlaCompileBackend:#module=", key[] = ",program_id=";
-    size_t lp = sizeof pre - 1, lk = sizeof key - 1;
-    if (!starts_with(s, pre, lp))
-        return 0;
-    for (size_t c = lp; c + lk < s.n; c++) {
-        if (memcmp(s.p + c, key, lk) != 0)
-            continue;
-        size_t k = c + lk;
-        int64_t v = 0;
-        while (k < s.n && s.p[k] >= '0' && s.p[k] <= '9' && v < INT64_C(1) << 40)
-            v = v * 10 + (s.p[k++] - '0');
-        if (k > c + lk && k + 1 == s.n && s.p[k] == '#') {
-            *name = pq_str_of(s.p + lp, c - lp);
-            *program = v;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* The host push/pop ranges (compilation), one track per thread; PID is the process of a
- * report without a PID column (the newer parquet form drops it). With fingerprints (FC), a
- * compilation range gets run_id "compiled:P:FINGERPRINT", P the canonical number of its
- * program's fingerprint, or "compiled:-1" without a dump (the loader's "unknown"). */
-static pq_status feed_pushpop(const pushpop *p, int64_t pid, const char *path, const pq_events *ev,
-                              const fp_ctx *fc, pq_error *err)
-{
-    int64_t last = INT64_MIN;
-    char run[40 + NSYSJAX_FP_MAX];
-    for (size_t i = 0; i < p->n; i++) {
-        pq_slice_in s = {0};
-        pq_str cname;
-        int64_t prog;
-        if (fc->fps && compile_backend(p->name[i], &cname, &prog)) {
-            const char *fp;
-            FORWARD_IF_ERROR(nsysjax_fps_lookup(fc->fps, fc->z, fc->archive, fc->slug, prog, cname,
-                                                1, &prog, &fp, err));
-            memcpy(run, "compiled:", 9);
-            size_t k = 9 + put_i64(run + 9, prog);
-            if (fp) /* "compiled:P:FINGERPRINT" */
-                k += (size_t)snprintf(run + k, sizeof run - k, ":%s", fp);
-            s.run_id = pq_str_of(run, k);
-        }
-        s.pid = p->pid ? p->pid[i] : pid;
-        RETURN_ERROR_IF(name_host(ev, s.pid, p->tid[i], &last) != 0, err, PQ_ERR_NOMEM, path, -1,
-                        "out of memory");
-        s.tid = NSYSJAX_HOST_TID(p->tid[i]);
-        s.name = p->name[i];
-        split_ns(p->start_ns[i], &s);
-        RETURN_ERROR_IF(p->dur_ns[i] < 0 || p->dur_ns[i] > INT64_MAX / 1000, err, PQ_ERR_INPUT,
-                        path, -1, "expected a non-negative duration in row %zu, found %lld", i,
-                        (long long)p->dur_ns[i]);
-        s.dur_ps = p->dur_ns[i] * 1000;
-        RETURN_ERROR_IF(ev->slice(ev->ctx, &s) != 0, err, PQ_ERR_NOMEM, path, -1, "out of memory");
-    }
-    return PQ_OK;
-}
-
-/* The push/pop report (compilation ranges), read beside trace.parquet: its xz decoding and
- * csv parsing are the largest single cost of an archive-era archive. A csv.xz of 1 MiB and
- * more is decoded on a thread of its own (pushpop_stream_*) and parsed by the main thread
- * after the trace, between HLO dumps decompressed ahead (feed_process), so that the
- * decoder has a core to itself; another report is read whole on a thread. The member's
- * bytes are read from the zip before (libzip is not shared between threads); errors, also
- * the member's, are reported after the trace's, where the report was read before. */
-typedef struct compile_job {
-    int found; /* the archive has a report */
-    int threaded;
-    int streaming; /* ps runs: pushpop_stream_end gives st */
-    pushpop_stream ps;
-    atomic_int done; /* set when the report is read (or not read on a thread at all) */
-    pthread_t thread;
-    char path[1024]; /* ARCHIVE:MEMBER */
-    mapped_file mf;
-    pushpop p;
-    pq_status st;
-    pq_error err;
-} compile_job;
-
-static void *compile_read(void *arg)
-{
-    compile_job *j = arg;
-    j->st = pushpop_read_fed(j->mf.data, j->mf.size, j->path, &j->p, &j->err);
-    atomic_store(&j->done, 1);
-    return NULL;
-}
-
-/* Starts reading the report: the parquet when there is one (the current loader's
- * preference), else the csv.xz of the archive era; absent is fine (no compilation ranges). */
-static void compile_start(pqzip *z, const char *path, const char *slug, compile_job *j)
-{
-    static const char *const members[] = {"report_nvtx_pushpop_trace.parquet",
-                                          "report_nvtx_pushpop_trace.csv.xz"};
-    memset(j, 0, sizeof *j);
-    atomic_init(&j->done, 1);
-    for (size_t k = 0; k < 2; k++) {
-        char name[512];
-        long m = nsysjax_member(z, members[k], slug, name, sizeof name);
-        if (m < 0)
-            continue;
-        j->found = 1;
-        snprintf(j->path, sizeof j->path, "%s:%s", path, name);
-        j->st = pqzip_read(z, (size_t)m, &j->mf, &j->err);
-        if (j->st != PQ_OK)
-            return;
-        if (pushpop_stream_start(&j->ps, j->mf.data, j->mf.size, j->path, &j->p)) {
-            j->streaming = 1;
-            return;
-        }
-        atomic_store(&j->done, 0);
-        if (pthread_create(&j->thread, NULL, compile_read, j) == 0)
-            j->threaded = 1;
-        else
-            compile_read(j);
-        return;
-    }
-}
-
-/* Waits for the report, feeds its ranges (FEED: the trace went well) and releases it. */
-static pq_status compile_finish(compile_job *j, int feed, int64_t pid, const pq_events *ev,
-                                const fp_ctx *fc, pq_error *err)
-{
-    if (j->threaded)
-        pthread_join(j->thread, NULL);
-    if (j->streaming)
-        j->st = pushpop_stream_end(&j->ps, &j->err);
-    pq_status st = PQ_OK;
-    if (feed && j->found) {
-        st = j->st;
-        if (st != PQ_OK)
-            *err = j->err;
-        else
-            st = feed_pushpop(&j->p, pid, j->path, ev, fc, err);
-    }
-    pushpop_free(&j->p);
-    mapfile_close(&j->mf);
-    return st;
 }
 
 /* The first process id of the trace (the push/pop parquet has none), 0 when none. */
@@ -834,7 +690,8 @@ static int64_t first_pid(const trace *t)
  * nsysjax_member) and its metadata into *META; *PID gets its first process id. */
 static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug,
                                     const pq_events *ev, int *ndevices, int *newer,
-                                    nsysjax_meta *meta, int64_t *pid, fp_ctx *fc, pq_error *err)
+                                    nsysjax_meta *meta, int64_t *pid, nsysjax_fp_ctx *fc,
+                                    pq_error *err)
 {
     FORWARD_IF_ERROR(nsysjax_meta_read(z, path, slug, meta, err));
     char name[512];
@@ -859,6 +716,7 @@ static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug
     t.col = t.c.col;
     t.newer = meta->has_threads || t.c.set != NSYS_COLS_ERA;
     t.tsl = t.c.set == NSYS_COLS_TEXT ? "" : "TSL:";
+    t.tsl_n = strlen(t.tsl);
     t.nccl = t.c.set == NSYS_COLS_TEXT ? "nccl" : "NCCL:";
     /* HEAD's program ids need its era and the archive's dumps (without them it fails). */
     if (!t.newer || !nsysjax_has_dumps(z))
@@ -892,24 +750,28 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
                               int *ndevices, int *newer, nsysjax_meta *meta, nsysjax_fps *fps,
                               pq_source *keep, pq_error *err)
 {
-    compile_job *job = pq_malloc(sizeof *job);
+    nsysjax_report *job = pq_malloc(sizeof *job);
     if (!job) {
         memset(meta, 0, sizeof *meta);
         return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
     }
-    compile_start(z, path, slug, job);
+    nsysjax_report_start(z, path, slug, job);
     int64_t pid = 0;
-    fp_ctx fc = {fps, z, path, slug};
+    nsysjax_fp_ctx fc = {fps, z, path, slug};
     nsysjax_fps_process(fps);
     pq_status st = feed_process_trace(z, path, slug, ev, ndevices, newer, meta, &pid, &fc, err);
     if (st == PQ_OK && job->streaming) { /* the report's rows as they decode, dumps between */
         size_t next = 0;
-        while (pushpop_stream_step(&job->ps, 0))
-            if (!keep || !nsysjax_dumps_ahead_one(z, keep, &next))
+        while (pushpop_stream_step(&job->ps, 0)) {
+            nsysjax_report_ready(job, pid, ev, &fc);
+            if (!keep || !nsysjax_dumps_ahead_one(z, keep, &next)) {
                 (void)pushpop_stream_step(&job->ps, 1);
+                nsysjax_report_ready(job, pid, ev, &fc);
+            }
+        }
     } else if (st == PQ_OK && keep)
         nsysjax_dumps_ahead(z, keep, &job->done);
-    pq_status cst = compile_finish(job, st == PQ_OK, pid, ev, &fc, err);
+    pq_status cst = nsysjax_report_finish(job, st == PQ_OK, pid, ev, &fc, err);
     pq_free(job);
     return st != PQ_OK ? st : cst;
 }

@@ -1,14 +1,17 @@
 /* nsysjax_int.h - what the parts of the nsys-jax archive reader share (not a public API):
  * the archive's metadata parquets (nsysjax_meta.c) and trace.parquet's column sets read into
- * one row layout (nsysjax_cols.c), resolved and fed by nsysjax.c. */
+ * one row layout (nsysjax_cols.c), resolved and fed by nsysjax.c, the push/pop report read
+ * and fed by nsysjax_report.c. */
 #ifndef PQ_FORMATS_NSYSJAX_INT_H
 #define PQ_FORMATS_NSYSJAX_INT_H
 #include "core/arena.h"
 #include "formats/parquet.h"
+#include "formats/pushpop.h"
 #include "io/zip.h"
 #include "model/model.h"
 #include "profq.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -113,5 +116,58 @@ void nsysjax_fps_free(nsysjax_fps *f);
 void nsysjax_dumps_ahead(pqzip *z, pq_source *src, const atomic_int *stop);
 /* One step of that: the next dump from member *NEXT on (0 at first); 0 when none is left. */
 int nsysjax_dumps_ahead_one(pqzip *z, pq_source *src, size_t *next);
+
+/* Shared by nsysjax.c and nsysjax_report.c: V in decimal at D (at most 20 bytes, no NUL),
+ * its length (what "%lld" writes, without snprintf's cost on every row); the track of host
+ * thread TID named "host thread TID" once per run of rows on it (*LAST: the thread named
+ * last; EV->thread_name's result); NS split into the slice's microseconds and picoseconds. */
+size_t nsysjax_put_i64(char *d, int64_t v);
+int nsysjax_name_host(const pq_events *ev, int64_t pid, int64_t tid, int64_t *last);
+void nsysjax_split_ns(int64_t ns, pq_slice_in *s);
+
+/* HEAD's fingerprints where they apply (nsysjax_fps_lookup): the dumps of one process. */
+typedef struct nsysjax_fp_ctx {
+    nsysjax_fps *fps; /* NULL: program numbers */
+    pqzip *z;
+    const char *archive, *slug;
+} nsysjax_fp_ctx;
+
+/* The push/pop report (compilation ranges), read beside trace.parquet: its xz decoding and
+ * csv parsing are the largest single cost of an archive-era archive. A csv.xz of 1 MiB and
+ * more is decoded on a thread of its own (pushpop_stream_*) and parsed by the main thread
+ * after the trace, between HLO dumps decompressed ahead (nsysjax.c feed_process), so that the
+ * decoder has a core to itself; another report is read whole on a thread. The member's
+ * bytes are read from the zip before (libzip is not shared between threads); errors, also
+ * the member's, are reported after the trace's, where the report was read before. */
+typedef struct nsysjax_report {
+    int found; /* the archive has a report */
+    int threaded;
+    int streaming; /* ps runs: pushpop_stream_end gives st */
+    pushpop_stream ps;
+    atomic_int done; /* set when the report is read (or not read on a thread at all) */
+    pthread_t thread;
+    char path[1024]; /* ARCHIVE:MEMBER */
+    mapped_file mf;
+    pushpop p;
+    pq_status st;
+    pq_error err;
+    /* Rows [0, fed) are in the model (nsysjax_report_ready, while a csv.xz streams); a failed feed
+     * stops there and keeps its error in fst/ferr, reported only when the read went well
+     * (a read error comes first, as when the report was fed after it was read). */
+    size_t fed;
+    int64_t last; /* feed_pushpop's thread named last */
+    pq_status fst;
+    pq_error ferr;
+} nsysjax_report;
+
+/* Starts reading the report of Z's process (PATH: the archive, SLUG: nsysjax_member) into
+ * J; nsysjax_report_ready feeds the rows read so far while a csv.xz streams (PID: the
+ * process of a report without a PID column); nsysjax_report_finish waits for the report,
+ * feeds the rest (FEED: the trace went well) and releases it. */
+void nsysjax_report_start(pqzip *z, const char *path, const char *slug, nsysjax_report *j);
+void nsysjax_report_ready(nsysjax_report *j, int64_t pid, const pq_events *ev,
+                          const nsysjax_fp_ctx *fc);
+pq_status nsysjax_report_finish(nsysjax_report *j, int feed, int64_t pid, const pq_events *ev,
+                                const nsysjax_fp_ctx *fc, pq_error *err);
 
 #endif

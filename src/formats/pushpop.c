@@ -107,20 +107,28 @@ static int alloc_cols(pushpop *p, size_t rows, const int *have, unsigned want)
 typedef pushpop_csv csv; /* *end and after: MAPFILE_PADDING zero bytes */
 _Static_assert(NCOLS <= sizeof((pushpop_stream *)0)->have / sizeof(int), "pushpop_stream.have");
 
-/* The first ',', '\n' or '\r' at or after P, or END. Eight bytes at a time while none is
- * among them (a byte equal to C makes (x ^ C*ones) hold a zero byte, which the classic
- * (v - ones) & ~v & highs test flags), then byte by byte. */
+/* The first ',', '\n' or '\r' at or after P, or END. Eight bytes at a time (a byte equal
+ * to C makes (x ^ C*ones) hold a zero byte, which the classic (v - ones) & ~v & highs test
+ * flags; a borrow can flag bytes above a true zero byte but never below it, so the lowest
+ * flagged byte is the first separator: read little-endian, its position is the count of
+ * trailing zero bits / 8), then byte by byte for the last bytes before END. */
 static uint8_t *field_end(uint8_t *p, const uint8_t *end)
 {
     const uint64_t ones = UINT64_C(0x0101010101010101), highs = ones << 7;
     while (end - p >= 8) {
-        uint64_t x, a, b, c;
+        uint64_t x, a, b, c, hit;
         memcpy(&x, p, 8);
         a = x ^ (ones * ',');
         b = x ^ (ones * '\n');
         c = x ^ (ones * '\r');
-        if ((((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c)) & highs)
+        hit = (((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c)) & highs;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (hit)
+            return p + (__builtin_ctzll(hit) >> 3);
+#else
+        if (hit)
             break;
+#endif
         p += 8;
     }
     while (p < end && *p != ',' && *p != '\n' && *p != '\r')
@@ -133,7 +141,11 @@ static uint8_t *field_end(uint8_t *p, const uint8_t *end)
  * and NUL-terminated; KEEP 2: the text is left alone and *S is the field's raw span (inside
  * its quotes; finish_strings unquotes it later). -1 on an unterminated quote or a quoted
  * field followed by something else than a separator. */
-static int csv_field(csv *c, pq_str *s, int *last, int keep)
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* into parse_row: 441,700 calls on the shared archive */
+#endif
+static inline int
+csv_field(csv *c, pq_str *s, int *last, int keep)
 {
     uint8_t *p = c->p, *end = c->end, *start, *w, *stop;
     if (p < end && *p == '"') {
