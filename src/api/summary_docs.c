@@ -11,7 +11,6 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
-#include "core/jval.h"
 #include "formats/trace_json.h"
 #include "io/mapfile.h"
 #include "profq.h"
@@ -132,28 +131,6 @@ void pq_summary_free(pq_summary *s)
     pq_free(s);
 }
 
-static pq_status emit(const jval *v, int indent, pq_sink *sink, pq_error *err)
-{
-    RETURN_ERROR_IF(!v, err, PQ_ERR_NOMEM, "", -1, "out of memory");
-    buf b;
-    buf_init(&b, sink);
-    jv_write(&b, v, indent);
-    buf_putc(&b, '\n');
-    pq_status st = buf_flush(&b);
-    buf_release(&b);
-    RETURN_ERROR_IF(st != PQ_OK, err, st, "", -1,
-                    st == PQ_ERR_OUTPUT ? "write failed" : "out of memory");
-    return PQ_OK;
-}
-
-pq_status pq_summary_write(const pq_summary *s, pq_sink *sink, pq_error *err)
-{
-    jval *doc = sm_tree(s->r);
-    pq_status st = emit(doc, 2, sink, err);
-    jv_free(doc);
-    return st;
-}
-
 /* Does VIEW ask for text for people (not JSON)? */
 static int text_view(const pq_summary_view *view)
 {
@@ -168,6 +145,17 @@ static pq_status flush_text(buf *b, pq_error *err)
     RETURN_ERROR_IF(st != PQ_OK, err, st, "", -1,
                     st == PQ_ERR_OUTPUT ? "write failed" : "out of memory");
     return PQ_OK;
+}
+
+pq_status pq_summary_write(const pq_summary *s, pq_sink *sink, pq_error *err)
+{
+    buf b;
+    buf_init(&b, sink);
+    sj_writer w;
+    sj_init(&w, &b, 2);
+    sm_write(&w, s->r);
+    buf_putc(&b, '\n');
+    return flush_text(&b, err);
 }
 
 pq_status pq_summary_query_view(const pq_summary *s, const char *question, int top_k,
@@ -409,8 +397,11 @@ pq_status pq_summary_publish_plan(const pq_summary *s, const char *status, const
         snprintf(name_out, cap, "profile-summary-%s", stamp ? stamp : "");
     sm_publish_plan p = {status,  entity,   project,      name_out,
                          aliases, naliases, summary_path, report_path};
-    jval *r = sm_publish_plan_tree(s->r, &p);
-    pq_status st = emit(r, 2, sink, err);
-    jv_free(r);
-    return st;
+    buf b;
+    buf_init(&b, sink);
+    sj_writer w;
+    sj_init(&w, &b, 2);
+    sm_publish_plan_write(&w, s->r, &p);
+    buf_putc(&b, '\n');
+    return flush_text(&b, err);
 }

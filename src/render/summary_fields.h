@@ -65,7 +65,5 @@ typedef struct sm_publish_plan {
     size_t naliases;
     const char *summary_path, *report_path;
 } sm_publish_plan;
-/* Publish's plan P for summary R, with the metadata the seed attaches to the artifact. */
-jval *sm_publish_plan_tree(const pq_summary_result *r, const sm_publish_plan *p);
 
 #endif

@@ -85,6 +85,11 @@ void sj_val(sj_writer *w, su_val v)
     }
 }
 
+void sj_bool(sj_writer *w, int b)
+{
+    buf_puts(w->b, b ? "true" : "false");
+}
+
 void sj_field(sj_writer *w, const char *key, su_val v)
 {
     sj_key(w, key);

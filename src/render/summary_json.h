@@ -29,6 +29,8 @@ void sj_key(sj_writer *w, const char *key);
 void sj_item(sj_writer *w);
 /* A scalar value (SU_V_NULL: null; integers without a fraction; numbers as Python's repr). */
 void sj_val(sj_writer *w, su_val v);
+/* true or false. */
+void sj_bool(sj_writer *w, int b);
 /* KEY: V. */
 void sj_field(sj_writer *w, const char *key, su_val v);
 /* An object of N scalars under KEYS, written with its keys sorted. */
@@ -39,5 +41,12 @@ void sj_strings(sj_writer *w, const char *const *s, size_t n);
 void sj_row(sj_writer *w, const void *row, const sm_row_desc *d);
 /* An array of the N rows of ROWS laid out as D says, each an object of scalars. */
 void sj_rows(sj_writer *w, const void *rows, size_t n, const sm_row_desc *d);
+
+/* The profile_summary.v1 document of R (render/summary_tree.c). */
+void sm_write(sj_writer *w, const pq_summary_result *r);
+/* The array of N optimization candidates. */
+void sm_candidates_write(sj_writer *w, const pq_sm_candidate *rows, size_t n);
+/* Publish's plan P for summary R, with the metadata the seed attaches to the artifact. */
+void sm_publish_plan_write(sj_writer *w, const pq_summary_result *r, const sm_publish_plan *p);
 
 #endif

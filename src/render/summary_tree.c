@@ -5,6 +5,7 @@
  * Not here: computing (analysis/summary*.c), writing bytes (core/jval.c), files. */
 #include "analysis/summary.h"
 #include "render/summary_fields.h"
+#include "render/summary_json.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -280,53 +281,209 @@ jval *sm_tree(const pq_summary_result *r)
     return doc;
 }
 
-static jval *publish_metadata_tree(const pq_summary_result *r)
+/* The streaming writer of the same documents (render/summary_json.h): each object's keys
+ * are written in sorted order, as jv_write sorts them. */
+
+static void strings_write(sj_writer *w, const char *key, const char *const *s, size_t n)
+{
+    sj_key(w, key);
+    sj_strings(w, s, n);
+}
+
+static void rows_write(sj_writer *w, const char *key, const void *rows, size_t n,
+                       const sm_row_desc *d)
+{
+    sj_key(w, key);
+    sj_rows(w, rows, n, d);
+}
+
+static void overview_write(sj_writer *w, const pq_sm_overview *ov)
+{
+    sj_open(w, '{');
+    sj_field(w, "display_time_unit", su_vstr(ov->display_time_unit));
+    sj_field(w, "duration_basis", su_vstr(ov->duration_basis));
+    sj_field(w, "num_complete_events", su_vint((int64_t)ov->num_complete_events));
+    sj_field(w, "num_events_total", su_vint((int64_t)ov->num_events_total));
+    sj_field(w, "num_processes", su_vint((int64_t)ov->num_processes));
+    sj_field(w, "num_threads", su_vint((int64_t)ov->num_threads));
+    sj_field(w, "profile_end_ts", su_vnum(ov->profile_end_ts));
+    sj_field(w, "profile_start_ts", su_vnum(ov->profile_start_ts));
+    strings_write(w, "quality_warnings", ov->quality_warnings, ov->nquality_warnings);
+    sj_key(w, "suspected_truncation");
+    sj_bool(w, ov->suspected_truncation);
+    sj_close(w, '}');
+}
+
+static void step_time_write(sj_writer *w, const pq_sm_step_time *st)
+{
+    sj_open(w, '{');
+    sj_key(w, "all_steps");
+    sj_row(w, &st->all_steps, &SM_STATS_ROW);
+    sj_key(w, "classes");
+    sj_open(w, '[');
+    for (size_t k = 0; k < st->nclasses; k++) {
+        const pq_sm_step_class *x = &st->classes[k];
+        sj_item(w);
+        sj_open(w, '{');
+        sj_field(w, "count", su_vint((int64_t)x->count));
+        sj_key(w, "duration_stats");
+        sj_row(w, &x->duration_stats, &SM_STATS_ROW);
+        sj_field(w, "fraction_of_steady", su_vnum(x->fraction_of_steady));
+        sj_field(w, "name", su_vstr(x->name));
+        sj_field(w, "periodicity", x->periodicity ? su_vint(x->periodicity) : su_vstr(NULL));
+        sj_field(w, "representative_duration", su_vnum(x->representative_duration));
+        sj_field(w, "representative_step", su_vint(x->representative_step));
+        sj_close(w, '}');
+    }
+    sj_close(w, ']');
+    sj_key(w, "steady_state_steps");
+    sj_row(w, &st->steady_state_steps, &SM_STATS_ROW);
+    sj_field(w, "warmup_steps_ignored", su_vint(st->warmup_steps_ignored));
+    sj_close(w, '}');
+}
+
+static void breakdown_write(sj_writer *w, const pq_sm_breakdown *b)
+{
+    /* sorted: communication, compute, duration_basis, host, other, stall, total_duration */
+    static const int order[] = {PQ_SM_COMMUNICATION, PQ_SM_COMPUTE, -1, PQ_SM_HOST,
+                                PQ_SM_OTHER,         PQ_SM_STALL,   -2};
+    sj_open(w, '{');
+    for (size_t j = 0; j < sizeof order / sizeof *order; j++) {
+        int k = order[j];
+        if (k == -1) {
+            sj_field(w, "duration_basis", su_vstr(b->duration_basis));
+        } else if (k == -2) {
+            sj_field(w, "total_duration", su_vnum(b->total_duration));
+        } else {
+            sj_key(w, SM_CATEGORY_KEYS[k]);
+            sj_open(w, '{');
+            sj_field(w, "share_of_total", su_vnum(b->category_share[k]));
+            sj_field(w, "total_duration", su_vnum(b->category_total[k]));
+            sj_close(w, '}');
+        }
+    }
+    sj_close(w, '}');
+}
+
+void sm_candidates_write(sj_writer *w, const pq_sm_candidate *rows, size_t n)
+{
+    sj_open(w, '[');
+    for (size_t k = 0; k < n; k++) {
+        const pq_sm_candidate *x = &rows[k];
+        size_t ns = 0;
+        while (x->suggestions && x->suggestions[ns])
+            ns++;
+        sj_item(w);
+        sj_open(w, '{');
+        sj_field(w, "candidate_id", su_vstr(x->candidate_id));
+        strings_write(w, "evidence", x->evidence, x->nevidence);
+        sj_field(w, "rationale", su_vstr(x->rationale));
+        strings_write(w, "suggestions", x->suggestions, ns);
+        sj_field(w, "title", su_vstr(x->title));
+        sj_close(w, '}');
+    }
+    sj_close(w, ']');
+}
+
+void sm_write(sj_writer *w, const pq_summary_result *r)
+{
+    const pq_sm_run_metadata *m = &r->run_metadata;
+    const pq_sm_provenance *pv = &r->trace_provenance;
+    sj_open(w, '{');
+    rows_write(w, "communication_ops", r->communication_ops, r->ncommunication_ops,
+               &SM_COLLECTIVE_ROW);
+    rows_write(w, "device_op_region_aggregates", r->device_op_region_aggregates,
+               r->ndevice_op_region_aggregates, &SM_OP_REGION_ROW);
+    rows_write(w, "gap_before_ops", r->gap_before_ops, r->ngap_before_ops, &SM_GAP_ROW);
+    rows_write(w, "gap_region_contexts", r->gap_region_contexts, r->ngap_region_contexts,
+               &SM_CONTEXT_ROW);
+    sj_field(w, "generated_at_utc", su_vstr(r->generated_at_utc));
+    rows_write(w, "hierarchical_regions", r->hierarchical_regions, r->nhierarchical_regions,
+               &SM_REGION_ROW);
+    rows_write(w, "hot_ops", r->hot_ops, r->nhot_ops, &SM_HOT_OP_ROW);
+    sj_key(w, "optimization_candidates");
+    sm_candidates_write(w, r->optimization_candidates, r->noptimization_candidates);
+    sj_key(w, "run_metadata");
+    su_val meta[10];
+    const char *const vals[] = {m->run_path, m->run_id, m->artifact_ref, m->artifact_name};
+    for (size_t k = 0; k < 10; k++)
+        meta[k] = su_vstr(k < 4 ? vals[k] : NULL);
+    sj_scalars(w, SM_RUN_METADATA_KEYS, meta, 10);
+    sj_field(w, "schema_version", su_vstr(r->schema_version));
+    rows_write(w, "semantic_families", r->semantic_families, r->nsemantic_families, &SM_FAMILY_ROW);
+    sj_field(w, "source_format", su_vstr(r->source_format));
+    sj_field(w, "source_path", su_vstr(r->source_path));
+    sj_key(w, "step_time");
+    step_time_write(w, &r->step_time);
+    sj_key(w, "time_breakdown");
+    breakdown_write(w, &r->time_breakdown);
+    sj_key(w, "trace_overview");
+    overview_write(w, &r->trace_overview);
+    sj_key(w, "trace_provenance");
+    sj_open(w, '{');
+    strings_write(w, "run_ids", pv->run_ids, pv->nrun_ids);
+    strings_write(w, "source_file_hints", pv->source_file_hints, pv->nsource_file_hints);
+    sj_field(w, "trace_sha256", su_vstr(pv->trace_sha256));
+    sj_close(w, '}');
+    sj_close(w, '}');
+}
+
+void sm_publish_plan_write(sj_writer *w, const pq_summary_result *r, const sm_publish_plan *p)
 {
     const pq_sm_run_metadata *rm = &r->run_metadata;
     const pq_sm_gap *gap = r->ngap_before_ops ? &r->gap_before_ops[0] : NULL;
-    jval *m = jv_obj();
-    jv_set(m, "schema_version", jv_cstr(r->schema_version));
-    jv_set(m, "source_format", jv_cstr(r->source_format));
-    jv_set(m, "source_path", jv_cstr(r->source_path));
+    sj_open(w, '{');
+    strings_write(w, "aliases", p->aliases, p->naliases);
+    sj_field(w, "artifact_name", su_vstr(p->artifact_name));
+    sj_field(w, "artifact_type", su_vstr("profile_summary"));
+    sj_field(w, "entity", su_vstr(p->entity));
+    sj_key(w, "metadata");
     /* hardware_type, mesh_or_topology, git_sha and config_hash: null in every summary */
-    const char *const meta[][2] = {{"run_path", rm->run_path},
-                                   {"run_id", rm->run_id},
-                                   {"hardware_type", NULL},
-                                   {"mesh_or_topology", NULL},
-                                   {"git_sha", NULL},
-                                   {"config_hash", NULL},
-                                   {"source_artifact_ref", rm->artifact_ref}};
-    for (size_t k = 0; k < sizeof meta / sizeof *meta; k++)
-        jv_set(m, meta[k][0], jv_cstr(meta[k][1]));
-    jv_set(m, "step_median", jv_num(r->step_time.steady_state_steps.median));
-    jv_set(m, "step_p90", jv_num(r->step_time.steady_state_steps.p90));
-    for (int k = 0; k < PQ_SM_OTHER; k++) {
-        char key[64];
-        snprintf(key, sizeof key, "%s_share", SM_CATEGORY_KEYS[k]);
-        jv_set(m, key, jv_num(r->time_breakdown.category_share[k]));
+    char share[PQ_SM_OTHER][64];
+    const char *keys[32] = {"schema_version",
+                            "source_format",
+                            "source_path",
+                            "run_path",
+                            "run_id",
+                            "hardware_type",
+                            "mesh_or_topology",
+                            "git_sha",
+                            "config_hash",
+                            "source_artifact_ref",
+                            "step_median",
+                            "step_p90",
+                            "top_pre_gap_op",
+                            "top_pre_gap_total",
+                            "num_hierarchical_regions",
+                            "num_gap_region_contexts",
+                            "generated_at_utc"};
+    su_val v[32] = {su_vstr(r->schema_version),
+                    su_vstr(r->source_format),
+                    su_vstr(r->source_path),
+                    su_vstr(rm->run_path),
+                    su_vstr(rm->run_id),
+                    su_vstr(NULL),
+                    su_vstr(NULL),
+                    su_vstr(NULL),
+                    su_vstr(NULL),
+                    su_vstr(rm->artifact_ref),
+                    su_vnum(r->step_time.steady_state_steps.median),
+                    su_vnum(r->step_time.steady_state_steps.p90),
+                    su_vstr(gap ? gap->name : NULL),
+                    gap ? su_vnum(gap->total_gap_duration) : su_vstr(NULL),
+                    su_vint((int64_t)r->nhierarchical_regions),
+                    su_vint((int64_t)r->ngap_region_contexts),
+                    su_vstr(r->generated_at_utc)};
+    size_t n = 17;
+    for (int k = 0; k < PQ_SM_OTHER; k++, n++) {
+        snprintf(share[k], sizeof share[k], "%s_share", SM_CATEGORY_KEYS[k]);
+        keys[n] = share[k];
+        v[n] = su_vnum(r->time_breakdown.category_share[k]);
     }
-    jv_set(m, "top_pre_gap_op", jv_cstr(gap ? gap->name : NULL));
-    jv_set(m, "top_pre_gap_total", gap ? jv_num(gap->total_gap_duration) : jv_null());
-    jv_set(m, "num_hierarchical_regions", jv_int((int64_t)r->nhierarchical_regions));
-    jv_set(m, "num_gap_region_contexts", jv_int((int64_t)r->ngap_region_contexts));
-    jv_set(m, "generated_at_utc", jv_cstr(r->generated_at_utc));
-    return m;
-}
-
-jval *sm_publish_plan_tree(const pq_summary_result *r, const sm_publish_plan *p)
-{
-    jval *o = jv_obj();
-    jv_set(o, "status", jv_cstr(p->status));
-    jv_set(o, "entity", jv_cstr(p->entity));
-    jv_set(o, "project", jv_cstr(p->project));
-    jv_set(o, "artifact_name", jv_cstr(p->artifact_name));
-    jv_set(o, "artifact_type", jv_cstr("profile_summary"));
-    jval *al = jv_arr();
-    for (size_t k = 0; k < p->naliases; k++)
-        jv_push(al, jv_cstr(p->aliases[k]));
-    jv_set(o, "aliases", al);
-    jv_set(o, "summary_path", jv_cstr(p->summary_path));
-    jv_set(o, "report_path", jv_cstr(p->report_path));
-    jv_set(o, "metadata", publish_metadata_tree(r));
-    return o;
+    sj_scalars(w, keys, v, n);
+    sj_field(w, "project", su_vstr(p->project));
+    sj_field(w, "report_path", su_vstr(p->report_path));
+    sj_field(w, "status", su_vstr(p->status));
+    sj_field(w, "summary_path", su_vstr(p->summary_path));
+    sj_close(w, '}');
 }
