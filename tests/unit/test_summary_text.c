@@ -7,9 +7,11 @@
  */
 #include "testutil.h"
 
+#include "analysis/summary.h"
 #include "api/history_read.h"
 #include "core/buf.h"
 #include "render/summary_compare.h"
+#include "render/summary_fields.h"
 #include "render/summary_query.h"
 #include "core/jval.h"
 #include "render/summary_history.h"
@@ -295,6 +297,81 @@ static void test_json_writer(void **state)
     }
 }
 
+/* A summary with a row of each kind and the edge values (true, NaN and NULL as null, a
+ * periodicity of 0 and not, empty lists) written by the streaming writer gives the bytes of
+ * its jval tree; publish's plan has its metadata keys sorted. */
+static void test_summary_document_writer(void **state)
+{
+    (void)state;
+    static const char *const warn[] = {"w\"1", "w2"}, *const ids[] = {"r1"};
+    static const char *const sugg[] = {"do x", "do y", NULL};
+    const pq_sm_step_class cls[] = {{"typical", 7, 0.5, {7, 1.5, 1, 2, 0.5, 3}, 4, 1.25, 0},
+                                    {"heavy", 2, 0.25, {2, NAN, 2, 2, 2, 2}, 9, 2.0, 3}};
+    const pq_sm_hot_op hot = {"op\xC3\xA9", "op", "compute", 3,     1e16, 0.1,
+                              1.0 / 3,      NULL, "f.py",    "a/b", NAN};
+    const pq_sm_family fam = {"matmul", 3, 1, 2, 0.5, 1, 2, "op", NULL, NAN, 4};
+    const pq_sm_collective col = {"all-reduce", 1, 2, 2};
+    const pq_sm_gap gap = {"g", 2, 4, 3, 2, "m"};
+    const pq_sm_gap_context ctx = {"g", "a/b", 2, 4, 2};
+    const pq_sm_region reg = {"a/b", -1, 2, 5, 4};
+    const pq_sm_op_region opr = {"a", "op", "op", "stall", 1, 1, 1, 1, "s"};
+    const pq_sm_candidate cand[] = {{"c1", "t", "r", {"e1", "e2"}, 2, sugg},
+                                    {"c2", "t2", "r2", {NULL}, 0, NULL}};
+    pq_summary_result r;
+    memset(&r, 0, sizeof r);
+    r.schema_version = "profile_summary.v1";
+    r.generated_at_utc = "now";
+    r.source_format = "perfetto_trace_json";
+    r.run_metadata.run_id = "id";
+    r.run_metadata.artifact_ref = "e/p/a:v1";
+    r.trace_overview = (pq_sm_overview){NULL, 5, 4, 1, 2, NAN, 7.5, "basis", 1, warn, 2};
+    r.trace_provenance = (pq_sm_provenance){"abc", ids, 1, NULL, 0};
+    r.step_time.warmup_steps_ignored = 5;
+    r.step_time.all_steps = (pq_sm_duration_stats){0, NAN, NAN, NAN, NAN, NAN};
+    r.step_time.steady_state_steps = cls[0].duration_stats;
+    r.step_time.classes = cls;
+    r.step_time.nclasses = 2;
+    r.time_breakdown = (pq_sm_breakdown){"b", 10, {1, 2, 3, 4, 0}, {0.1, 0.2, 0.3, 0.4, NAN}};
+    r.hot_ops = &hot, r.nhot_ops = 1;
+    r.semantic_families = &fam, r.nsemantic_families = 1;
+    r.communication_ops = &col, r.ncommunication_ops = 1;
+    r.gap_region_contexts = &ctx, r.ngap_region_contexts = 1;
+    r.hierarchical_regions = &reg, r.nhierarchical_regions = 1;
+    r.device_op_region_aggregates = &opr, r.ndevice_op_region_aggregates = 1;
+    r.optimization_candidates = cand, r.noptimization_candidates = 2;
+    for (int with_gap = 0; with_gap < 2; with_gap++) {
+        r.gap_before_ops = with_gap ? &gap : NULL, r.ngap_before_ops = (size_t)with_gap;
+        buf a, b;
+        buf_init(&a, NULL);
+        buf_init(&b, NULL);
+        sj_writer w;
+        sj_init(&w, &a, 2);
+        sm_write(&w, &r);
+        jval *doc = sm_tree(&r);
+        assert_non_null(doc);
+        jv_write(&b, doc, 2);
+        jv_free(doc);
+        assert_string_equal(str(&a), str(&b));
+        assert_non_null(strstr(str(&a), "\"suspected_truncation\": true"));
+        assert_non_null(strstr(str(&a), "\"periodicity\": 3,"));
+        buf_release(&a);
+        buf_release(&b);
+        static const char *const al[] = {"a1"};
+        sm_publish_plan p = {"dry_run", NULL, "proj", "art", al, 1, "s.json", NULL};
+        buf_init(&a, NULL);
+        sj_init(&w, &a, 2);
+        sm_publish_plan_write(&w, &r, &p);
+        const char *s = str(&a);
+        assert_non_null(strstr(s, "\"communication_share\": 0.2,\n    \"compute_share\": 0.1,\n"
+                                  "    \"config_hash\": null,\n"));
+        assert_non_null(strstr(s, with_gap ? "\"top_pre_gap_total\": 4.0\n  },\n"
+                                           : "\"top_pre_gap_total\": null\n  },\n"));
+        assert_non_null(strstr(s, "\"aliases\": [\n    \"a1\"\n  ],\n  \"artifact_name\""));
+        assert_non_null(strstr(s, "\"status\": \"dry_run\",\n  \"summary_path\": \"s.json\"\n}"));
+        buf_release(&a);
+    }
+}
+
 /* A history file read into records (objects only), digested and written back. */
 static void test_history_digest(void **state)
 {
@@ -333,9 +410,13 @@ static void test_history_digest(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_units),          cmocka_unit_test(test_table_fits),
-        cmocka_unit_test(test_wrap),           cmocka_unit_test(test_track_text_and_gate),
-        cmocka_unit_test(test_rows_fallback),  cmocka_unit_test(test_json_writer),
+        cmocka_unit_test(test_units),
+        cmocka_unit_test(test_table_fits),
+        cmocka_unit_test(test_wrap),
+        cmocka_unit_test(test_track_text_and_gate),
+        cmocka_unit_test(test_rows_fallback),
+        cmocka_unit_test(test_json_writer),
+        cmocka_unit_test(test_summary_document_writer),
         cmocka_unit_test(test_history_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
