@@ -2,11 +2,15 @@
  * seed's tracking.py prints: json.dumps(indent=2, sort_keys=True) of history_path,
  * latest_record, num_records, recent_records, status_counts, top_failures, top_warnings.
  * The records are written as the reader kept them (indented JSON text), each line indented
- * to its depth. Formatting only: no files, no computing. */
+ * to its depth; the rest by the streaming json.dumps writer (render/summary_json.h), not a
+ * jval tree. Formatting only: no files, no computing. */
 #include "render/summary_history.h"
 
-#include "core/jval.h"
+#include "core/alloc.h"
+#include "render/summary_json.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* TEXT (indented JSON at depth 0) at a depth of INDENT: every line after the first opens
@@ -20,59 +24,69 @@ static void nested(buf *b, const char *text, const char *indent)
     }
 }
 
-/* The tree V (consumed) written at depth 1. */
-static void tree(buf *b, jval *v)
+static int by_key(const void *a, const void *b)
 {
-    buf t;
-    buf_init(&t, NULL);
-    jv_write(&t, v, 2);
-    buf_putc(&t, '\0');
-    if (t.status != PQ_OK || !v)
-        b->status = PQ_ERR_NOMEM;
-    else
-        nested(b, t.p, "  ");
-    buf_release(&t);
-    jv_free(v);
+    return strcmp((*(const sm_history_count *const *)a)->key,
+                  (*(const sm_history_count *const *)b)->key);
 }
 
-static jval *counts(const sm_history_count *c, size_t n)
+/* The status counts C[0..N) as an object, its keys sorted (C holds them as first seen). */
+static void status_counts(sj_writer *w, const sm_history_count *c, size_t n)
 {
-    jval *a = jv_arr();
-    for (size_t k = 0; k < n; k++) {
-        jval *o = jv_obj();
-        jv_set(o, "message", jv_cstr(c[k].key));
-        jv_set(o, "count", jv_int((int64_t)c[k].count));
-        jv_push(a, o);
+    const sm_history_count **order = n ? pq_malloc_array(n, sizeof *order) : NULL;
+    if (n && !order) {
+        w->b->status = PQ_ERR_NOMEM;
+        return;
     }
-    return a;
+    for (size_t k = 0; k < n; k++)
+        order[k] = &c[k];
+    if (n)
+        qsort(order, n, sizeof *order, by_key);
+    sj_open(w, '{');
+    for (size_t k = 0; k < n; k++)
+        sj_field(w, order[k]->key, su_vint((int64_t)order[k]->count));
+    sj_close(w, '}');
+    pq_free(order);
+}
+
+/* The messages C[0..N) and their counts, as an array of {count, message} objects. */
+static void counts(sj_writer *w, const sm_history_count *c, size_t n)
+{
+    sj_open(w, '[');
+    for (size_t k = 0; k < n; k++) {
+        sj_item(w);
+        sj_open(w, '{');
+        sj_field(w, "count", su_vint((int64_t)c[k].count));
+        sj_field(w, "message", su_vstr(c[k].key));
+        sj_close(w, '}');
+    }
+    sj_close(w, ']');
 }
 
 void su_history_write(buf *b, const char *path, const sm_history_digest *d)
 {
-    buf_puts(b, "{\n  \"history_path\": ");
-    tree(b, jv_cstr(path));
-    buf_puts(b, ",\n  \"latest_record\": ");
+    sj_writer w;
+    sj_init(&w, b, 2);
+    sj_open(&w, '{');
+    sj_field(&w, "history_path", su_vstr(path));
+    sj_key(&w, "latest_record");
     if (d->latest)
         nested(b, d->latest->text, "  ");
     else
-        buf_puts(b, "null");
-    buf_printf(b, ",\n  \"num_records\": %zu,\n  \"recent_records\": ", d->num_records);
-    if (!d->nrecent)
-        buf_puts(b, "[]");
+        sj_val(&w, su_vstr(NULL));
+    sj_field(&w, "num_records", su_vint((int64_t)d->num_records));
+    sj_key(&w, "recent_records");
+    sj_open(&w, '[');
     for (size_t k = 0; k < d->nrecent; k++) {
-        buf_puts(b, k ? ",\n    " : "[\n    ");
+        sj_item(&w);
         nested(b, d->recent[k].text, "    ");
-        if (k + 1 == d->nrecent)
-            buf_puts(b, "\n  ]");
     }
-    buf_puts(b, ",\n  \"status_counts\": ");
-    jval *sc = jv_obj();
-    for (size_t k = 0; k < d->nstatus; k++)
-        jv_set(sc, d->status_counts[k].key, jv_int((int64_t)d->status_counts[k].count));
-    tree(b, sc);
-    buf_puts(b, ",\n  \"top_failures\": ");
-    tree(b, counts(d->top_failures, d->nfailures));
-    buf_puts(b, ",\n  \"top_warnings\": ");
-    tree(b, counts(d->top_warnings, d->nwarnings));
-    buf_puts(b, "\n}");
+    sj_close(&w, ']');
+    sj_key(&w, "status_counts");
+    status_counts(&w, d->status_counts, d->nstatus);
+    sj_key(&w, "top_failures");
+    counts(&w, d->top_failures, d->nfailures);
+    sj_key(&w, "top_warnings");
+    counts(&w, d->top_warnings, d->nwarnings);
+    sj_close(&w, '}');
 }
