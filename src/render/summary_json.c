@@ -17,6 +17,12 @@ void sj_init(sj_writer *w, buf *b, int indent)
     w->indent = indent;
 }
 
+void sj_init_at(sj_writer *w, buf *b, int indent, int level)
+{
+    sj_init(w, b, indent);
+    w->level = level;
+}
+
 static void newline(sj_writer *w)
 {
     if (w->indent < 0)

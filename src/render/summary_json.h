@@ -19,6 +19,8 @@ typedef struct sj_writer {
 } sj_writer;
 
 void sj_init(sj_writer *w, buf *b, int indent);
+/* The same, for a value nested LEVEL containers deep in a document written apart. */
+void sj_init_at(sj_writer *w, buf *b, int indent, int level);
 /* Opens an object ('{') or array ('['), as the value of the last key or item. */
 void sj_open(sj_writer *w, char c);
 /* Closes it ('}' or ']'); an empty one is written "{}" / "[]". */

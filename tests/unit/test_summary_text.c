@@ -13,6 +13,7 @@
 #include "render/summary_compare.h"
 #include "render/summary_fields.h"
 #include "render/summary_query.h"
+#include "render/summary_set.h"
 #include "core/jval.h"
 #include "render/summary_history.h"
 #include "render/summary_json.h"
@@ -372,6 +373,50 @@ static void test_summary_document_writer(void **state)
     }
 }
 
+/* A summary set streamed (the summaries written apart at depth 2) gives its tree's bytes. */
+static void test_summary_set_writer(void **state)
+{
+    (void)state;
+    pq_summary_result r;
+    memset(&r, 0, sizeof r);
+    r.schema_version = "profile_summary.v1";
+    r.source_path = "a.json";
+    r.trace_overview.profile_start_ts = NAN;
+    r.step_time.steady_state_steps = (pq_sm_duration_stats){2, 1, 1.5, 2, 1, 2};
+    const sm_source_row rows[] = {{"a.json", 2, 1.5, 2, 2, {0.5, 0.25, NAN, 0}, 10},
+                                  {"b\xC3\xA9.json", 0, NAN, NAN, NAN, {0, 0, 0, 0}, 0}};
+    for (size_t n = 0; n <= 2; n++) {
+        sm_summary_set set;
+        sm_summary_set_of(rows, n, &set);
+        buf a, b, t[2];
+        buf_init(&a, NULL);
+        buf_init(&b, NULL);
+        const char *texts[2];
+        jval *sums = jv_arr();
+        for (size_t k = 0; k < n; k++) {
+            buf_init(&t[k], NULL);
+            sj_writer tw;
+            sj_init_at(&tw, &t[k], 2, 2);
+            sm_write(&tw, &r);
+            texts[k] = str(&t[k]);
+            jv_push(sums, sm_tree(&r));
+        }
+        sj_writer w;
+        sj_init(&w, &a, 2);
+        su_summary_set_write(&w, &set, texts, n);
+        jval *doc = su_summary_set_tree(&set, sums);
+        assert_non_null(doc);
+        jv_write(&b, doc, 2);
+        jv_free(doc);
+        assert_string_equal(str(&a), str(&b));
+        assert_non_null(strstr(str(&a), "\"schema\": \"profq.summary_set.v1\""));
+        buf_release(&a);
+        buf_release(&b);
+        for (size_t k = 0; k < n; k++)
+            buf_release(&t[k]);
+    }
+}
+
 /* A history file read into records (objects only), digested and written back. */
 static void test_history_digest(void **state)
 {
@@ -417,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_rows_fallback),
         cmocka_unit_test(test_json_writer),
         cmocka_unit_test(test_summary_document_writer),
+        cmocka_unit_test(test_summary_set_writer),
         cmocka_unit_test(test_history_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
