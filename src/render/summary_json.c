@@ -1,8 +1,10 @@
 /* summary_json.c - a streaming writer of the bytes Python's json.dumps(obj, indent=N,
- * sort_keys=True) gives (render/summary_json.h), for the compare, track and query documents
- * written from their result structs without a tree: separators and indentation as Python
+ * sort_keys=True) gives (render/summary_json.h), for the summary family's documents (compare,
+ * track, query, history, publish's plan, the summary and summary sets) written from their
+ * result structs without a tree: separators and indentation as Python
  * writes them, strings ASCII-escaped and floats as Python's repr (core/jval.c's), objects of
- * scalars sorted by key. Formatting only. Not the summary document (render/summary_tree.c). */
+ * scalars sorted by key. Formatting only. The documents' layouts are their renderers'
+ * (render/summary_tree.c, summary_set.c, summary_history.c, summary_compare.c, ...). */
 #include "render/summary_json.h"
 
 #include "core/jval.h"

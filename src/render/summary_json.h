@@ -1,4 +1,4 @@
-/* summary_json.h - the JSON of compare, track and query written from their result structs
+/* summary_json.h - the summary family's JSON written from their result structs
  * as they go, byte for byte as Python's json.dumps(obj, indent=N, sort_keys=True) writes
  * the seed's documents (the bytes core/jval.c's jv_write gives a tree): the caller gives
  * each object's keys in sorted order, or a whole object of scalars to sort. */

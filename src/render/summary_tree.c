@@ -1,8 +1,10 @@
-/* summary_tree.c - the profile_summary.v1 document of a computed summary: the result
- * structs (pq_summary_result, include/profq.h) as the jval tree of the document, which
- * core/jval.c writes as Python's json.dumps bytes and report/query/compare/track read as
- * they read a stored summary; and the metadata publish attaches to a summary's artifact.
- * Not here: computing (analysis/summary*.c), writing bytes (core/jval.c), files. */
+/* summary_tree.c - the profile_summary.v1 document of a computed summary (pq_summary_result,
+ * include/profq.h), and publish's plan with the metadata it attaches to a summary's artifact:
+ * written as they go by the streaming json.dumps writer (sm_write, sm_publish_plan_write;
+ * render/summary_json.c), and, for api/summary.c until it calls sm_write, as the jval tree
+ * of the document (sm_tree) that core/jval.c writes. The row tables (render/summary_fields.h)
+ * are shared with the reader, api/summary_read.c.
+ * Not here: computing (analysis/summary*.c), files. */
 #include "analysis/summary.h"
 #include "render/summary_fields.h"
 #include "render/summary_json.h"
