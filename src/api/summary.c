@@ -14,24 +14,12 @@
 #include "io/mapfile.h"
 #include "model/model.h"
 #include "formats/load.h"
+#include "render/summary_json.h"
 #include "render/summary_set.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static pq_status emit(jval *doc, pq_sink *sink, pq_error *err)
-{
-    buf b;
-    buf_init(&b, sink);
-    jv_write(&b, doc, 2);
-    buf_putc(&b, '\n');
-    pq_status st = buf_flush(&b);
-    buf_release(&b);
-    RETURN_ERROR_IF(st == PQ_ERR_OUTPUT, err, st, "", -1, "write failed");
-    RETURN_ERROR_IF(st != PQ_OK, err, st, "", -1, "out of memory while writing");
-    return PQ_OK;
-}
 
 static sm_options opts_of(const pq_summary_options *o)
 {
@@ -112,36 +100,32 @@ static pq_status compute_trace(const char *path, const pq_summary_options *o, sm
     return PQ_OK;
 }
 
-/* *DOC gets the document of the computed summary H (freed here either way). */
-static pq_status tree_of(sm_handle *h, pq_status st, const char *path, jval **doc, pq_error *err)
+/* The document of the computed summary H written to SINK (H freed here either way). */
+static pq_status write_of(sm_handle *h, pq_status st, pq_sink *sink, pq_error *err)
 {
-    *doc = NULL;
     if (st == PQ_OK) {
-        *doc = sm_tree(&h->res.r);
-        if (!*doc)
-            st = err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory while summarizing");
+        buf b;
+        buf_init(&b, sink);
+        sj_writer w;
+        sj_init(&w, &b, 2);
+        sm_write(&w, &h->res.r);
+        buf_putc(&b, '\n');
+        st = buf_flush(&b);
+        buf_release(&b);
+        if (st != PQ_OK)
+            st = err_set(err, st, "", -1,
+                         st == PQ_ERR_OUTPUT ? "write failed" : "out of memory while writing");
     }
     handle_free(h);
     return st;
 }
 
-static pq_status build_trace(const char *path, const pq_summary_options *o, jval **doc,
-                             pq_error *err)
-{
-    sm_handle *h;
-    pq_status st = compute_trace(path, o, &h, err);
-    return tree_of(h, st, path, doc, err);
-}
-
 static pq_status summarize_trace(const char *path, const pq_summary_options *o, pq_sink *sink,
                                  pq_error *err)
 {
-    jval *doc;
-    pq_status st = build_trace(path, o, &doc, err);
-    if (st == PQ_OK)
-        st = emit(doc, sink, err);
-    jv_free(doc);
-    return st;
+    sm_handle *h;
+    pq_status st = compute_trace(path, o, &h, err);
+    return write_of(h, st, sink, err);
 }
 
 /* Several trace files of one job (ranks, hosts): one profile_summary.v1 per source, each
@@ -152,27 +136,46 @@ static pq_status summarize_set(const pathlist *paths, const pq_summary_options *
                                pq_error *err)
 {
     sm_source_row *rows = pq_calloc(paths->n ? paths->n : 1, sizeof *rows);
-    jval *sums = jv_arr();
-    pq_status st = rows && sums ? PQ_OK : err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
-    for (size_t k = 0; k < paths->n && st == PQ_OK; k++) {
+    buf *texts = pq_calloc(paths->n ? paths->n : 1, sizeof *texts);
+    const char **tp = pq_calloc(paths->n ? paths->n : 1, sizeof *tp);
+    pq_status st =
+        rows && texts && tp ? PQ_OK : err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
+    size_t done = 0;
+    for (size_t k = 0; k < paths->n && st == PQ_OK; k++, done++) {
         sm_handle *h;
+        buf_init(&texts[k], NULL);
         st = compute_trace(paths->items[k], o, &h, err);
-        if (st == PQ_OK)
+        if (st == PQ_OK) {
             sm_source_row_of(paths->items[k], &h->res.r, &rows[k]);
-        jval *doc;
-        st = tree_of(h, st, paths->items[k], &doc, err);
-        if (st == PQ_OK && jv_push(sums, doc) != 0)
-            st = err_set(err, PQ_ERR_NOMEM, paths->items[k], -1, "out of memory");
+            sj_writer w;
+            sj_init_at(&w, &texts[k], 2, 2);
+            sm_write(&w, &h->res.r);
+            buf_putc(&texts[k], '\0');
+            if (texts[k].status != PQ_OK)
+                st = err_set(err, PQ_ERR_NOMEM, paths->items[k], -1, "out of memory");
+            tp[k] = texts[k].p;
+            handle_free(h);
+        }
     }
     if (st == PQ_OK) {
         sm_summary_set set;
         sm_summary_set_of(rows, paths->n, &set);
-        jval *doc = su_summary_set_tree(&set, sums);
-        sums = NULL;
-        st = doc ? emit(doc, sink, err) : err_set(err, PQ_ERR_NOMEM, "", -1, "out of memory");
-        jv_free(doc);
+        buf b;
+        buf_init(&b, sink);
+        sj_writer w;
+        sj_init(&w, &b, 2);
+        su_summary_set_write(&w, &set, tp, paths->n);
+        buf_putc(&b, '\n');
+        st = buf_flush(&b);
+        buf_release(&b);
+        if (st != PQ_OK)
+            st = err_set(err, st, "", -1,
+                         st == PQ_ERR_OUTPUT ? "write failed" : "out of memory while writing");
     }
-    jv_free(sums);
+    for (size_t k = 0; texts && k < done; k++)
+        buf_release(&texts[k]);
+    pq_free(tp);
+    pq_free(texts);
     pq_free(rows);
     return st;
 }
@@ -242,13 +245,8 @@ static pq_status summarize_xplane(const char *const *paths, size_t n, const pq_s
                                   pq_sink *sink, pq_error *err)
 {
     sm_handle *h;
-    jval *doc;
     pq_status st = compute_xplane(paths, n, o, &h, err);
-    st = tree_of(h, st, paths[0], &doc, err);
-    if (st == PQ_OK)
-        st = emit(doc, sink, err);
-    jv_free(doc);
-    return st;
+    return write_of(h, st, sink, err);
 }
 
 /* 1 trace JSON, 0 an XSpace (or an .nsys-rep, which the loader explains), -1 when the file
