@@ -1,9 +1,9 @@
 /* nsysjax.c - the nsys-jax archive reader (nsysjax.h): opens the zip in place or the
  * extracted archive directory (io/zip.h), reads trace.parquet in any known column set
  * (nsysjax_cols.c), the metadata parquets (nsysjax_meta.c) and the push/pop report
- * (nsysjax_report.c, formats/pushpop.h), resolves modules and thunks as the nsys-jax loader of the archive's
- * era does (archive-era rules without thread-metadata, the current loader's with it or with
- * the newer column sets), and feeds every range to the event interface. Not here: the
+ * (nsysjax_report.c, formats/pushpop.h), resolves modules and thunks as the nsys-jax loader of the
+ * archive's era does (archive-era rules without thread-metadata, the current loader's with it or
+ * with the newer column sets), and feeds every range to the event interface. Not here: the
  * module/thunk tables, the warm-up split (analysis/nsys_modules.c), HloProto dumps (only
  * decompressed ahead, nsysjax_dumps.c). */
 #include "nsysjax.h"
