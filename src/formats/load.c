@@ -154,6 +154,27 @@ static pq_status read_trace(pq_source *src, int streamed, pq_scan_totals *scan, 
     return PQ_OK;
 }
 
+/* The source's host: the XSpace's hostname, else the file's name less its known suffixes. */
+static void name_host(pq_source *src)
+{
+    if (src->nhostnames && src->hostnames[0].n) {
+        src->info.host = src->hostnames[0];
+    } else {
+        const char *b = base_name(src->path);
+        size_t n = strlen(b);
+        if (n > 10 && strcmp(b + n - 10, ".xplane.pb") == 0)
+            n -= 10;
+        /* rank-0.pt.trace.json.gz, perfetto_trace.json.gz: the name before the suffixes */
+        static const char *const sfx[] = {".gz", ".json", ".trace", ".pt", ".log"};
+        for (size_t k = 0; (src->slices || src->ttlog) && k < sizeof sfx / sizeof *sfx; k++) {
+            size_t sl = strlen(sfx[k]);
+            if (n > sl && memcmp(b + n - sl, sfx[k], sl) == 0)
+                n -= sl;
+        }
+        src->info.host = pq_str_of(b, n);
+    }
+}
+
 pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err)
 {
     /* An extracted nsys-jax archive is a directory: read in place, nothing mapped. */
@@ -287,21 +308,6 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
         st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
     FORWARD_IF_ERROR(st);
 
-    if (src->nhostnames && src->hostnames[0].n) {
-        src->info.host = src->hostnames[0];
-    } else {
-        const char *b = base_name(src->path);
-        size_t n = strlen(b);
-        if (n > 10 && strcmp(b + n - 10, ".xplane.pb") == 0)
-            n -= 10;
-        /* rank-0.pt.trace.json.gz, perfetto_trace.json.gz: the name before the suffixes */
-        static const char *const sfx[] = {".gz", ".json", ".trace", ".pt", ".log"};
-        for (size_t k = 0; (src->slices || src->ttlog) && k < sizeof sfx / sizeof *sfx; k++) {
-            size_t sl = strlen(sfx[k]);
-            if (n > sl && memcmp(b + n - sl, sfx[k], sl) == 0)
-                n -= sl;
-        }
-        src->info.host = pq_str_of(b, n);
-    }
+    name_host(src);
     return PQ_OK;
 }
