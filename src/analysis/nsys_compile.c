@@ -508,9 +508,8 @@ done:
 pq_status nsys_compile_compute(const pq_profile *prof, nsys_compile_result *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
-    /* Id 0 is reserved for the empty name: intern_add gives "" the id 0, which the pool
-     * hands to the first string added unless something holds it. */
-    if (intern_init(&out->names) != 0 || intern_add(&out->names, "", 1) != 0)
+    /* Id 0 is the empty name (intern_init stores it). */
+    if (intern_init(&out->names) != 0)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     ctx c = {.out = out};
     pq_status st = PQ_OK;

@@ -18,8 +18,11 @@ enum { MAX_FRAMES = 512, MAX_LOCS = 4096 };
 
 static int graph_add(nsys_flame_graph *g, const uint32_t *f, uint32_t n, double ms)
 {
+    if (!n)
+        return 0; /* no frame, no stack */
     uint32_t before = g->keys.n;
-    uint32_t id = intern_add(&g->keys, (const char *)f, n * sizeof *f);
+    /* Stack k is key k + 1: key 0 is the pool's "". */
+    uint32_t id = intern_add(&g->keys, (const char *)f, n * sizeof *f) - 1;
     if (g->keys.failed)
         return -1;
     if (g->keys.n != before) { /* a new stack */
@@ -355,7 +358,7 @@ pq_status nsys_flame_compute(const nsys_comm_result *comm, nsys_hlo *const *dump
 {
     memset(out, 0, sizeof *out);
     fctx c = {.out = out};
-    int ok = intern_init(&out->names) == 0 && intern_add(&out->names, "", 1) == 0;
+    int ok = intern_init(&out->names) == 0;
     for (int g = 0; g < NSYS_FLAME_NGRAPHS; g++)
         ok = ok && intern_init(&out->g[g].keys) == 0;
     c.active = intern_add(&out->names, "[GPU active]", 12);

@@ -38,8 +38,9 @@ void intern_free(intern_pool *pl)
 
 uint32_t intern_add(intern_pool *pl, const char *p, size_t n)
 {
-    if (pl->failed || !p || !n)
-        return 0; /* id 0 is "" */
+    /* id 0 is "", stored by intern_init (the only call that reaches the store with n 0). */
+    if (pl->failed || !p || (!n && pl->n))
+        return 0;
     if (n > 0xFFFFFFF0u)
         n = 0xFFFFFFF0u;
     uint64_t h = hash_bytes(p, n);
