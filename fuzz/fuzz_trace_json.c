@@ -1,7 +1,8 @@
 /* fuzz_trace_json.c - libFuzzer target for the trace-event JSON reader and the summary.
  *
  * Each input is read as trace JSON (plain, or gzip when it starts with the gzip magic)
- * into the summary builder, summarised and written as JSON into a sink that discards.
+ * into the model's slices, summarised into the result structs and written as the document
+ * summarize writes (render/summary_tree.c's sm_write) into a sink that collects it.
  * Differential: the same JSON is also gzip-compressed here and read back through the
  * streaming window with 1..64-byte refills, so every event crosses a refill boundary;
  * the status, the event count and the summary bytes must equal the whole-buffer read. The
@@ -11,8 +12,8 @@
  * with replay.c) for the corpus replay in `make test`.
  */
 #include "analysis/summary.h"
+#include "api/summary_int.h"
 #include "core/buf.h"
-#include "core/jval.h"
 #include "formats/trace_events.h"
 #include "formats/trace_json.h"
 
@@ -61,16 +62,12 @@ static pq_status run(const uint8_t *data, size_t size, int global, collect *out,
         sm_options o = {2, 25, global, NULL, NULL, NULL, NULL};
         sm_source src = {"perfetto_trace_json",  "fuzz.json", "0", NULL, info.num_events,
                          "1970-01-01T00:00:00Z", NULL};
-        jval *doc = sm_build(&sl, &o, &src);
-        if (doc) {
-            pq_sink sink = {collect_write, out};
-            buf w;
-            buf_init(&w, &sink);
-            jv_write(&w, doc, 2);
+        pq_sink sink = {collect_write, out};
+        buf w;
+        buf_init(&w, &sink);
+        if (summary_doc_of(&sl, &o, &src, &w) == 0) /* sm_compute, then sm_write */
             buf_flush(&w);
-            buf_release(&w);
-            jv_free(doc);
-        }
+        buf_release(&w);
     }
     slices_free(&sl);
     return st;

@@ -5,14 +5,13 @@
  * interface; sm_compute runs every analysis of the spec (exclusive time, categories,
  * breakdowns, steps and classes, hot ops, families, collectives, pre-op gaps, regions,
  * gap contexts, op-region aggregates, quality, candidates) into result structs;
- * render/summary_tree.c makes the document's jval tree from them, which core/jval.h
- * writes byte-compatibly with the seed's Python.
+ * render/summary_tree.c writes the document from them (sm_write), byte-compatibly with the
+ * seed's Python.
  * Times are kept as int64 picoseconds relative to the first event and reported in the
  * trace's units (microseconds), as the seed does. Pure: no I/O, no environment. */
 #ifndef PQ_ANALYSIS_SUMMARY_H
 #define PQ_ANALYSIS_SUMMARY_H
 #include "core/arena.h"
-#include "core/jval.h"
 #include "model/slices.h"
 #include "profq.h"
 
@@ -53,13 +52,6 @@ typedef struct sm_result {
  * (OUT is then empty). Free with sm_result_free. */
 int sm_compute(const model_slices *m, const sm_options *opts, const sm_source *src, sm_result *out);
 void sm_result_free(sm_result *r);
-
-/* The whole document: sm_compute, then the renderer's tree of the result structs (sm_tree).
- * Defined in api/summary.c, which composes the two; declared here for the tests and the
- * fuzz target. NULL when memory ran out. */
-jval *sm_build(const model_slices *m, const sm_options *opts, const sm_source *src);
-/* The document of a computed summary (render/summary_tree.c). NULL when memory ran out. */
-jval *sm_tree(const pq_summary_result *res);
 
 /* Helpers of the spec, exposed for tests. OUT gets a NUL-terminated string. */
 void sm_canonical_op_name(const char *name, size_t n, char *out, size_t cap);

@@ -3,12 +3,14 @@
  * its file's whole timeline (steps, gaps, regions), so nothing inside one merges; what
  * merges is the set: one process over a directory of several trace files prints each
  * file's document and the cross-source table (profq.summary_set.v1), which the render
- * rebuilds from the documents in path order. Not the summary (api/summary.c); the format
- * is in docs/internals/partial.md. */
+ * rebuilds in path order: each document read back into its result structs
+ * (api/summary_read.c), the set's rows computed from them (analysis/summary_set.c) and the
+ * set written by render/summary_set.c's streaming writer, as the one process writes it.
+ * Not the summary (api/summary.c); the format is in docs/internals/partial.md. */
 #include "api/partial_int.h"
+#include "api/summary_int.h"
 #include "core/alloc.h"
 #include "core/err.h"
-#include "core/jval.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,17 +50,6 @@ static sum_source *body_push(sum_body *b, const char *path, size_t pn, const cha
     return s;
 }
 
-static int is_set(const char *doc, size_t n)
-{
-    size_t off;
-    const char *what;
-    jval *d = jv_parse(doc, n, &off, &what);
-    const char *schema = d ? jv_string(jv_get(d, "schema")) : NULL;
-    int set = schema && strcmp(schema, "profq.summary_set.v1") == 0;
-    jv_free(d);
-    return set;
-}
-
 pq_status pq_partial_summarize(const char *const *paths, size_t n, const pq_summary_options *opts,
                                pq_partial **out, pq_error *err)
 {
@@ -68,15 +59,20 @@ pq_status pq_partial_summarize(const char *const *paths, size_t n, const pq_summ
     arena_init(&b->a);
     pq_status st = PQ_OK;
     for (size_t i = 0; i < n && st == PQ_OK; i++) {
-        buf doc;
-        buf_init(&doc, NULL);
-        pq_sink sink = {pt_buf_write, &doc};
-        st = pq_summarize(paths[i], opts, &sink, err);
-        if (st == PQ_OK && doc.status != PQ_OK)
-            st = err_set(err, PQ_ERR_NOMEM, paths[i], -1, "out of memory");
-        if (st == PQ_OK && is_set(doc.p, doc.n))
+        int set = 0;
+        pq_summary_result *r = NULL;
+        st = summary_compute_path(paths[i], opts, &r, &set, err);
+        if (st != PQ_OK && set)
             st = err_set(err, PQ_ERR_USAGE, paths[i], -1,
                          "several trace files: give each as a PATH of the partial");
+        buf doc;
+        buf_init(&doc, NULL);
+        if (st == PQ_OK) {
+            summary_doc_write(&doc, r); /* the document summarize writes for the file */
+            pq_summary_result_free(r);
+            if (doc.status != PQ_OK)
+                st = err_set(err, PQ_ERR_NOMEM, paths[i], -1, "out of memory");
+        }
         if (st == PQ_OK && !body_push(b, paths[i], strlen(paths[i]), doc.p, doc.n))
             st = err_set(err, PQ_ERR_NOMEM, paths[i], -1, "out of memory");
         buf_release(&doc);
@@ -88,7 +84,7 @@ pq_status pq_partial_summarize(const char *const *paths, size_t n, const pq_summ
     return pt_new(&pt_kind_summarize, b, out, err);
 }
 
-static void summary_write(const void *body, buf *b)
+static void part_write(const void *body, buf *b)
 {
     const sum_body *s = body;
     pt_put_u64(b, s->n);
@@ -98,7 +94,7 @@ static void summary_write(const void *body, buf *b)
     }
 }
 
-static void *summary_read(pt_reader *r)
+static void *part_read(pt_reader *r)
 {
     sum_body *s = pq_calloc(1, sizeof *s);
     if (!s) {
@@ -122,7 +118,7 @@ static void *summary_read(pt_reader *r)
     return s;
 }
 
-static pq_status summary_merge(void *into, const void *from, pq_error *err)
+static pq_status part_merge(void *into, const void *from, pq_error *err)
 {
     sum_body *a = into;
     const sum_body *b = from;
@@ -142,80 +138,53 @@ static int source_cmp(const void *x, const void *y)
     return c ? c : pt_str_cmp(a->doc, b->doc);
 }
 
-/* The cross-source row of one document: its steady-state step statistics, the shares of
- * its time breakdown and its total, as profq.summary_set.v1 lists them. */
-static jval *cross_row(const char *path, const jval *doc)
+/* One source of the set: the document S read back into its structs, its row and its
+ * document at depth 2 (summary_set_add). PQ_ERR_INPUT when the document does not read. */
+static pq_status set_add(const sum_source *s, sm_source_row *row, buf *text, pq_error *err)
 {
-    static const char *const stat[4][2] = {{"count", "steady_steps"},
-                                           {"median", "step_median_us"},
-                                           {"p90", "step_p90_us"},
-                                           {"max", "step_max_us"}};
-    static const char *const cat[4] = {"compute", "communication", "host", "stall"};
-    const jval *steady = jv_get(jv_get(doc, "step_time"), "steady_state_steps");
-    const jval *tb = jv_get(doc, "time_breakdown");
-    jval *row = jv_obj(), *shares = jv_obj();
-    jv_set(row, "path", jv_cstr(path));
-    for (int k = 0; k < 4; k++) {
-        const jval *v = jv_get(steady, stat[k][0]);
-        jv_set(row, stat[k][1], v ? jv_copy(v) : jv_null());
-        const jval *s = jv_get(jv_get(tb, cat[k]), "share_of_total");
-        jv_set(shares, cat[k], s ? jv_copy(s) : jv_null());
-    }
-    jv_set(row, "shares", shares);
-    const jval *total = jv_get(tb, "total_duration");
-    jv_set(row, "total_duration_us", total ? jv_copy(total) : jv_null());
-    return row;
+    arena mem;
+    arena_init(&mem);
+    pq_summary_result r;
+    pq_error e;
+    memset(&e, 0, sizeof e);
+    pq_status st = summary_read(s->path.p, s->doc.p, s->doc.n, &mem, &r, &e);
+    if (st == PQ_ERR_INPUT)
+        st = err_set(err, st, s->path.p, e.offset,
+                     "malformed partial: the summary does not parse (%s)", e.message);
+    else if (st != PQ_OK)
+        st = err_set(err, st, s->path.p, -1, "%s", e.message);
+    else if (summary_set_add(s->path.p, &r, row, text) != 0)
+        st = err_set(err, PQ_ERR_NOMEM, s->path.p, -1, "out of memory");
+    arena_release(&mem);
+    return st;
 }
 
-/* The set of the documents in ORDER (N >= 2) into B; 0 when a document does not parse. */
-static int write_set(const sum_source *const *order, size_t n, buf *b, pq_error *err)
+/* The set of the documents in ORDER (N >= 2) to SINK. */
+static pq_status write_set(const sum_source *const *order, size_t n, pq_sink *sink, pq_error *err)
 {
-    jval *set = jv_obj(), *docs = jv_arr(), *rows = jv_arr(), *cross = jv_obj();
-    const char *slowest = NULL;
-    double worst = 0;
-    int ok = 1;
-    for (size_t i = 0; i < n && ok; i++) {
-        size_t off = 0;
-        const char *what = "";
-        jval *doc = jv_parse(order[i]->doc.p, order[i]->doc.n, &off, &what);
-        if (!doc) {
-            err_set(err, PQ_ERR_INPUT, order[i]->path.p, (int64_t)off,
-                    "malformed partial: the summary does not parse (%s)", what);
-            ok = 0;
-            break;
-        }
-        jval *row = cross_row(order[i]->path.p, doc);
-        int num = 0;
-        double med = jv_number(jv_get(row, "step_median_us"), &num);
-        if (num && (!slowest || med > worst)) { /* the first of the slowest, as one process */
-            worst = med;
-            slowest = order[i]->path.p;
-        }
-        jv_push(rows, row);
-        jv_push(docs, doc);
+    sm_source_row *rows = pq_calloc(n, sizeof *rows);
+    buf *texts = pq_calloc(n, sizeof *texts);
+    const char **tp = pq_calloc(n, sizeof *tp);
+    pq_status st =
+        rows && texts && tp ? PQ_OK : err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    size_t done = 0;
+    for (size_t i = 0; i < n && st == PQ_OK; i++, done++) {
+        buf_init(&texts[i], NULL);
+        st = set_add(order[i], &rows[i], &texts[i], err);
+        tp[i] = texts[i].p;
     }
-    if (ok) {
-        jv_set(cross, "sources", rows);
-        jv_set(cross, "slowest_source", jv_cstr(slowest));
-        jv_set(cross, "basis",
-               jv_cstr("steady-state median step time (step_time.steady_state_steps.median)"));
-        jv_set(set, "schema", jv_cstr("profq.summary_set.v1"));
-        jv_set(set, "cross_source", cross);
-        jv_set(set, "summaries", docs);
-        jv_write(b, set, 2);
-        buf_putc(b, '\n');
-        jv_free(set);
-    } else {
-        jv_free(set);
-        jv_free(docs);
-        jv_free(rows);
-        jv_free(cross);
-    }
-    return ok;
+    if (st == PQ_OK)
+        st = summary_set_emit(rows, tp, n, sink, err);
+    for (size_t i = 0; texts && i < done; i++)
+        buf_release(&texts[i]);
+    pq_free(tp);
+    pq_free(texts);
+    pq_free(rows);
+    return st;
 }
 
-static pq_status summary_render(const void *body, const pq_ops_options *opts, pq_output fmt,
-                                pq_sink *sink, pq_error *err)
+static pq_status part_render(const void *body, const pq_ops_options *opts, pq_output fmt,
+                             pq_sink *sink, pq_error *err)
 {
     (void)opts;
     const sum_body *s = body;
@@ -227,23 +196,21 @@ static pq_status summary_render(const void *body, const pq_ops_options *opts, pq
     for (size_t i = 0; i < s->n; i++)
         order[i] = &s->v[i];
     qsort(order, s->n, sizeof *order, source_cmp);
-    buf b;
-    buf_init(&b, sink);
-    int ok = 1;
-    if (s->n == 1) /* one file: its document, as summarize of that file */
+    pq_status st = PQ_OK;
+    if (s->n == 1) { /* one file: its document, as summarize of that file */
+        buf b;
+        buf_init(&b, sink);
         buf_put(&b, order[0]->doc.p, order[0]->doc.n);
-    else
-        ok = write_set(order, s->n, &b, err);
+        st = buf_flush(&b);
+        buf_release(&b);
+        if (st != PQ_OK)
+            st = err_set(err, PQ_ERR_OUTPUT, "", -1, "could not write the output");
+    } else {
+        st = write_set(order, s->n, sink, err);
+    }
     pq_free(order);
-    pq_status st = buf_flush(&b);
-    buf_release(&b);
-    if (!ok)
-        return PQ_ERR_INPUT;
-    if (st != PQ_OK)
-        st = err_set(err, PQ_ERR_OUTPUT, "", -1, "could not write the output");
     return st;
 }
 
-const pt_kind pt_kind_summarize = {
-    PQ_PARTIAL_SUMMARIZE, "summarize",    summary_write, summary_read,
-    summary_merge,        summary_render, body_free};
+const pt_kind pt_kind_summarize = {PQ_PARTIAL_SUMMARIZE, "summarize", part_write, part_read,
+                                   part_merge,           part_render, body_free};

@@ -1,6 +1,7 @@
-/* summary.c (render) - pq_summarize: find the trace, open it as a profile (formats/load.c)
+/* summary.c - pq_summarize: find the trace, open it as a profile (formats/load.c)
  * and compute profile_summary.v1 from its source's timeline (pq_source.slices, read only),
- * write it as the seed's Python would; and
+ * write it from the result structs as the seed's Python would (render/summary_tree.c's
+ * sm_write), one document or a summary set of several trace files; and
  * pq_summary_compute, the same summary as result structs (kept with what they point into). */
 #include "analysis/summary.h"
 #include "analysis/summary_set.h"
@@ -8,7 +9,6 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
-#include "core/jval.h"
 #include "formats/detect.h"
 #include "io/discover.h"
 #include "io/mapfile.h"
@@ -100,16 +100,21 @@ static pq_status compute_trace(const char *path, const pq_summary_options *o, sm
     return PQ_OK;
 }
 
+void summary_doc_write(buf *b, const pq_summary_result *r)
+{
+    sj_writer w;
+    sj_init(&w, b, 2);
+    sm_write(&w, r);
+    buf_putc(b, '\n');
+}
+
 /* The document of the computed summary H written to SINK (H freed here either way). */
 static pq_status write_of(sm_handle *h, pq_status st, pq_sink *sink, pq_error *err)
 {
     if (st == PQ_OK) {
         buf b;
         buf_init(&b, sink);
-        sj_writer w;
-        sj_init(&w, &b, 2);
-        sm_write(&w, &h->res.r);
-        buf_putc(&b, '\n');
+        summary_doc_write(&b, &h->res.r);
         st = buf_flush(&b);
         buf_release(&b);
         if (st != PQ_OK)
@@ -128,10 +133,38 @@ static pq_status summarize_trace(const char *path, const pq_summary_options *o, 
     return write_of(h, st, sink, err);
 }
 
+int summary_set_add(const char *path, const pq_summary_result *r, sm_source_row *row, buf *text)
+{
+    sm_source_row_of(path, r, row);
+    sj_writer w;
+    sj_init_at(&w, text, 2, 2);
+    sm_write(&w, r);
+    buf_putc(text, '\0');
+    return text->status == PQ_OK ? 0 : -1;
+}
+
+pq_status summary_set_emit(const sm_source_row *rows, const char *const *texts, size_t n,
+                           pq_sink *sink, pq_error *err)
+{
+    sm_summary_set set;
+    sm_summary_set_of(rows, n, &set);
+    buf b;
+    buf_init(&b, sink);
+    sj_writer w;
+    sj_init(&w, &b, 2);
+    su_summary_set_write(&w, &set, texts, n);
+    buf_putc(&b, '\n');
+    pq_status st = buf_flush(&b);
+    buf_release(&b);
+    RETURN_ERROR_IF(st != PQ_OK, err, st, "", -1,
+                    st == PQ_ERR_OUTPUT ? "write failed" : "out of memory while writing");
+    return PQ_OK;
+}
+
 /* Several trace files of one job (ranks, hosts): one profile_summary.v1 per source, each
  * the document the file alone gives, and the cross-source table (analysis/summary_set.c).
- * Schema profq.summary_set.v1. Each source's summary is made a tree and dropped before the
- * next is computed. */
+ * Schema profq.summary_set.v1. Each source's summary is written at depth 2 and its structs
+ * dropped before the next is computed. */
 static pq_status summarize_set(const pathlist *paths, const pq_summary_options *o, pq_sink *sink,
                                pq_error *err)
 {
@@ -146,32 +179,14 @@ static pq_status summarize_set(const pathlist *paths, const pq_summary_options *
         buf_init(&texts[k], NULL);
         st = compute_trace(paths->items[k], o, &h, err);
         if (st == PQ_OK) {
-            sm_source_row_of(paths->items[k], &h->res.r, &rows[k]);
-            sj_writer w;
-            sj_init_at(&w, &texts[k], 2, 2);
-            sm_write(&w, &h->res.r);
-            buf_putc(&texts[k], '\0');
-            if (texts[k].status != PQ_OK)
+            if (summary_set_add(paths->items[k], &h->res.r, &rows[k], &texts[k]) != 0)
                 st = err_set(err, PQ_ERR_NOMEM, paths->items[k], -1, "out of memory");
             tp[k] = texts[k].p;
             handle_free(h);
         }
     }
-    if (st == PQ_OK) {
-        sm_summary_set set;
-        sm_summary_set_of(rows, paths->n, &set);
-        buf b;
-        buf_init(&b, sink);
-        sj_writer w;
-        sj_init(&w, &b, 2);
-        su_summary_set_write(&w, &set, tp, paths->n);
-        buf_putc(&b, '\n');
-        st = buf_flush(&b);
-        buf_release(&b);
-        if (st != PQ_OK)
-            st = err_set(err, st, "", -1,
-                         st == PQ_ERR_OUTPUT ? "write failed" : "out of memory while writing");
-    }
+    if (st == PQ_OK)
+        st = summary_set_emit(rows, tp, paths->n, sink, err);
     for (size_t k = 0; texts && k < done; k++)
         buf_release(&texts[k]);
     pq_free(tp);
@@ -389,12 +404,12 @@ void pq_summary_result_free(pq_summary_result *result)
     handle_free((sm_handle *)(void *)result);
 }
 
-jval *sm_build(const model_slices *m, const sm_options *opts, const sm_source *src)
+int summary_doc_of(const model_slices *m, const sm_options *opts, const sm_source *src, buf *b)
 {
     sm_result res;
     if (sm_compute(m, opts, src, &res) != 0)
-        return NULL;
-    jval *doc = sm_tree(&res.r);
+        return -1;
+    summary_doc_write(b, &res.r);
     sm_result_free(&res);
-    return doc;
+    return b->status == PQ_OK ? 0 : -1;
 }

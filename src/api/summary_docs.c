@@ -151,10 +151,7 @@ pq_status pq_summary_write(const pq_summary *s, pq_sink *sink, pq_error *err)
 {
     buf b;
     buf_init(&b, sink);
-    sj_writer w;
-    sj_init(&w, &b, 2);
-    sm_write(&w, s->r);
-    buf_putc(&b, '\n');
+    summary_doc_write(&b, s->r);
     return flush_text(&b, err);
 }
 

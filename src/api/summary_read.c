@@ -9,6 +9,7 @@
  * Not here: computing a summary (analysis/summary*.c), writing one (render/summary_tree.c). */
 #include "api/summary_int.h"
 #include "core/err.h"
+#include "core/jval.h"
 #include "render/summary_fields.h"
 
 #include <math.h>
@@ -152,6 +153,8 @@ static void candidates_read(arena *mem, const jval *a, pq_summary_result *r)
         const char **sug = arena_alloc(mem, (ns + 1) * sizeof *sug);
         for (size_t j = 0; sug && j < ns; j++)
             sug[j] = str_of(mem, s->items[j]);
+        if (sug)
+            sug[ns] = NULL; /* the list's end */
         c[k].suggestions = sug;
     }
     r->optimization_candidates = c;

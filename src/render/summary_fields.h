@@ -3,7 +3,6 @@
  * (render/summary_tree.c) and its reader (api/summary_read.c), so the two stay inverses. */
 #ifndef PQ_RENDER_SUMMARY_FIELDS_H
 #define PQ_RENDER_SUMMARY_FIELDS_H
-#include "core/jval.h"
 #include "profq.h"
 
 #include <stddef.h>
@@ -50,13 +49,6 @@ extern const sm_row_desc SM_OP_REGION_ROW;  /* pq_sm_op_region */
 extern const char *const SM_CATEGORY_KEYS[PQ_SM_NCATEGORIES];
 extern const char *const SM_RUN_METADATA_KEYS[10];
 
-/* The object of one row (ROW, laid out as D says), as the document writes it. */
-
-jval *sm_row_tree(const void *row, const sm_row_desc *d);
-/* The array of the first N rows of ROWS, each as D says. */
-jval *sm_rows_tree(const void *rows, size_t n, const sm_row_desc *d);
-/* The array of N optimization candidates. */
-jval *sm_candidates_tree(const pq_sm_candidate *rows, size_t n);
 /* What publish does with a summary (1.25): its status, where, the artifact's name and
  * aliases, and the files it uploads. */
 typedef struct sm_publish_plan {

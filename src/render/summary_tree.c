@@ -1,9 +1,8 @@
 /* summary_tree.c - the profile_summary.v1 document of a computed summary (pq_summary_result,
  * include/profq.h), and publish's plan with the metadata it attaches to a summary's artifact:
  * written as they go by the streaming json.dumps writer (sm_write, sm_publish_plan_write;
- * render/summary_json.c), and, for api/summary.c until it calls sm_write, as the jval tree
- * of the document (sm_tree) that core/jval.c writes. The row tables (render/summary_fields.h)
- * are shared with the reader, api/summary_read.c.
+ * render/summary_json.c), no document tree. The row tables (render/summary_fields.h) are
+ * shared with the reader, api/summary_read.c.
  * Not here: computing (analysis/summary*.c), files. */
 #include "analysis/summary.h"
 #include "render/summary_fields.h"
@@ -18,48 +17,6 @@ const char *const SM_CATEGORY_KEYS[PQ_SM_NCATEGORIES] = {"compute", "communicati
 const char *const SM_RUN_METADATA_KEYS[10] = {
     "run_path",         "run_id",  "artifact_ref", "artifact_name", "hardware_type",
     "mesh_or_topology", "git_sha", "config_hash",  "num_devices",   "num_hosts"};
-
-static jval *run_metadata_tree(const pq_sm_run_metadata *m)
-{
-    const char *const vals[] = {m->run_path, m->run_id, m->artifact_ref, m->artifact_name};
-    jval *o = jv_obj();
-    for (size_t k = 0; k < 10; k++)
-        jv_set(o, SM_RUN_METADATA_KEYS[k], jv_cstr(k < 4 ? vals[k] : NULL));
-    return o;
-}
-
-static jval *strings_tree(const char *const *s, size_t n)
-{
-    jval *a = jv_arr();
-    for (size_t k = 0; k < n; k++)
-        jv_push(a, jv_cstr(s[k]));
-    return a;
-}
-
-static jval *overview_tree(const pq_sm_overview *ov)
-{
-    jval *o = jv_obj();
-    jv_set(o, "display_time_unit", jv_cstr(ov->display_time_unit));
-    jv_set(o, "num_events_total", jv_int((int64_t)ov->num_events_total));
-    jv_set(o, "num_complete_events", jv_int((int64_t)ov->num_complete_events));
-    jv_set(o, "num_processes", jv_int((int64_t)ov->num_processes));
-    jv_set(o, "num_threads", jv_int((int64_t)ov->num_threads));
-    jv_set(o, "profile_start_ts", jv_num(ov->profile_start_ts));
-    jv_set(o, "profile_end_ts", jv_num(ov->profile_end_ts));
-    jv_set(o, "duration_basis", jv_cstr(ov->duration_basis));
-    jv_set(o, "suspected_truncation", jv_bool(ov->suspected_truncation));
-    jv_set(o, "quality_warnings", strings_tree(ov->quality_warnings, ov->nquality_warnings));
-    return o;
-}
-
-static jval *provenance_tree(const pq_sm_provenance *pv)
-{
-    jval *o = jv_obj();
-    jv_set(o, "trace_sha256", jv_cstr(pv->trace_sha256));
-    jv_set(o, "run_ids", strings_tree(pv->run_ids, pv->nrun_ids));
-    jv_set(o, "source_file_hints", strings_tree(pv->source_file_hints, pv->nsource_file_hints));
-    return o;
-}
 
 #define FIELD SM_FIELD
 #define ROW   SM_ROW
@@ -144,147 +101,8 @@ static const sm_field OP_REGION_F[] = {
     FIELD(pq_sm_op_region, "shape_signature", SM_F_STR, shape_signature)};
 const sm_row_desc SM_OP_REGION_ROW = ROW(pq_sm_op_region, OP_REGION_F);
 
-jval *sm_row_tree(const void *row, const sm_row_desc *d)
-{
-    const char *p = row;
-    jval *o = jv_obj();
-    for (size_t j = 0; j < d->nfields; j++) {
-        const void *at = p + d->fields[j].off;
-        jval *v = NULL;
-        switch (d->fields[j].kind) {
-        case SM_F_STR:
-            v = jv_cstr(*(const char *const *)at);
-            break;
-        case SM_F_U64:
-            v = jv_int((int64_t) * (const uint64_t *)at);
-            break;
-        case SM_F_I64:
-            v = jv_int(*(const int64_t *)at);
-            break;
-        case SM_F_NUM:
-            v = jv_num(*(const double *)at);
-            break;
-        }
-        jv_set(o, d->fields[j].key, v);
-    }
-    return o;
-}
-
-/* The array of N rows from ROWS, each as D says. */
-jval *sm_rows_tree(const void *rows, size_t n, const sm_row_desc *d)
-{
-    jval *a = jv_arr();
-    for (size_t k = 0; k < n; k++)
-        jv_push(a, sm_row_tree((const char *)rows + k * d->size, d));
-    return a;
-}
-
-static jval *stats_tree(const pq_sm_duration_stats *d)
-{
-    return sm_row_tree(d, &SM_STATS_ROW);
-}
-
-static jval *step_time_tree(const pq_sm_step_time *st)
-{
-    jval *o = jv_obj();
-    jv_set(o, "warmup_steps_ignored", jv_int(st->warmup_steps_ignored));
-    jv_set(o, "all_steps", stats_tree(&st->all_steps));
-    jv_set(o, "steady_state_steps", stats_tree(&st->steady_state_steps));
-    jval *a = jv_arr();
-    for (size_t k = 0; k < st->nclasses; k++) {
-        const pq_sm_step_class *x = &st->classes[k];
-        jval *c = jv_obj();
-        jv_set(c, "name", jv_cstr(x->name));
-        jv_set(c, "count", jv_int((int64_t)x->count));
-        jv_set(c, "fraction_of_steady", jv_num(x->fraction_of_steady));
-        jv_set(c, "duration_stats", stats_tree(&x->duration_stats));
-        jv_set(c, "representative_step", jv_int(x->representative_step));
-        jv_set(c, "representative_duration", jv_num(x->representative_duration));
-        jv_set(c, "periodicity", x->periodicity ? jv_int(x->periodicity) : jv_null());
-        jv_push(a, c);
-    }
-    jv_set(o, "classes", a);
-    return o;
-}
-
-static jval *breakdown_tree(const pq_sm_breakdown *b)
-{
-    jval *o = jv_obj();
-    jv_set(o, "duration_basis", jv_cstr(b->duration_basis));
-    jv_set(o, "total_duration", jv_num(b->total_duration));
-    for (int k = 0; k < PQ_SM_NCATEGORIES; k++) {
-        jval *p = jv_obj();
-        jv_set(p, "total_duration", jv_num(b->category_total[k]));
-        jv_set(p, "share_of_total", jv_num(b->category_share[k]));
-        jv_set(o, SM_CATEGORY_KEYS[k], p);
-    }
-    return o;
-}
-
-jval *sm_candidates_tree(const pq_sm_candidate *rows, size_t n)
-{
-    jval *a = jv_arr();
-    for (size_t k = 0; k < n; k++) {
-        const pq_sm_candidate *x = &rows[k];
-        jval *o = jv_obj();
-        jv_set(o, "candidate_id", jv_cstr(x->candidate_id));
-        jv_set(o, "title", jv_cstr(x->title));
-        jv_set(o, "rationale", jv_cstr(x->rationale));
-        jval *e = jv_arr();
-        for (size_t j = 0; j < x->nevidence; j++)
-            jv_push(e, jv_cstr(x->evidence[j]));
-        jv_set(o, "evidence", e);
-        jval *s = jv_arr();
-        for (size_t j = 0; x->suggestions && x->suggestions[j]; j++)
-            jv_push(s, jv_cstr(x->suggestions[j]));
-        jv_set(o, "suggestions", s);
-        jv_push(a, o);
-    }
-    return a;
-}
-
-jval *sm_tree(const pq_summary_result *r)
-{
-    jval *doc = jv_obj();
-    if (!doc)
-        return NULL;
-    int bad = jv_set(doc, "schema_version", jv_cstr(r->schema_version)) != 0;
-    bad |= jv_set(doc, "generated_at_utc", jv_cstr(r->generated_at_utc)) != 0;
-    bad |= jv_set(doc, "source_format", jv_cstr(r->source_format)) != 0;
-    bad |= jv_set(doc, "source_path", jv_cstr(r->source_path)) != 0;
-    bad |= jv_set(doc, "run_metadata", run_metadata_tree(&r->run_metadata)) != 0;
-    bad |= jv_set(doc, "trace_overview", overview_tree(&r->trace_overview)) != 0;
-    bad |= jv_set(doc, "trace_provenance", provenance_tree(&r->trace_provenance)) != 0;
-    bad |= jv_set(doc, "step_time", step_time_tree(&r->step_time)) != 0;
-    bad |= jv_set(doc, "time_breakdown", breakdown_tree(&r->time_breakdown)) != 0;
-    bad |= jv_set(doc, "hot_ops", sm_rows_tree(r->hot_ops, r->nhot_ops, &SM_HOT_OP_ROW)) != 0;
-    bad |= jv_set(doc, "semantic_families",
-                  sm_rows_tree(r->semantic_families, r->nsemantic_families, &SM_FAMILY_ROW)) != 0;
-    bad |=
-        jv_set(doc, "communication_ops",
-               sm_rows_tree(r->communication_ops, r->ncommunication_ops, &SM_COLLECTIVE_ROW)) != 0;
-    bad |= jv_set(doc, "gap_before_ops",
-                  sm_rows_tree(r->gap_before_ops, r->ngap_before_ops, &SM_GAP_ROW)) != 0;
-    bad |= jv_set(doc, "hierarchical_regions",
-                  sm_rows_tree(r->hierarchical_regions, r->nhierarchical_regions,
-                               &SM_REGION_ROW)) != 0;
-    bad |=
-        jv_set(doc, "gap_region_contexts",
-               sm_rows_tree(r->gap_region_contexts, r->ngap_region_contexts, &SM_CONTEXT_ROW)) != 0;
-    bad |= jv_set(doc, "device_op_region_aggregates",
-                  sm_rows_tree(r->device_op_region_aggregates, r->ndevice_op_region_aggregates,
-                               &SM_OP_REGION_ROW)) != 0;
-    bad |= jv_set(doc, "optimization_candidates",
-                  sm_candidates_tree(r->optimization_candidates, r->noptimization_candidates)) != 0;
-    if (bad) {
-        jv_free(doc);
-        return NULL;
-    }
-    return doc;
-}
-
-/* The streaming writer of the same documents (render/summary_json.h): each object's keys
- * are written in sorted order, as jv_write sorts them. */
+/* The documents, streamed (render/summary_json.h): each object's keys are written in
+ * sorted order, as json.dumps(sort_keys=True) writes them. */
 
 static void strings_write(sj_writer *w, const char *key, const char *const *s, size_t n)
 {

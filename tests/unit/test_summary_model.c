@@ -10,7 +10,7 @@
 
 #include "analysis/summary.h"
 #include "core/buf.h"
-#include "core/jval.h"
+#include "api/summary_int.h"
 #include "model/model.h"
 
 #define TRACE "trace-json/hta__with_gpu_user_annotation__step_based_trace_2543932.json.gz"
@@ -102,13 +102,10 @@ static char *summary_text(const model_slices *m, uint64_t nevents)
 {
     sm_options o = {5, 25, 0, NULL, NULL, NULL, NULL};
     sm_source src = {"perfetto_trace_json", "t.json", "0", NULL, nevents, "", NULL};
-    jval *doc = sm_build(m, &o, &src);
-    assert_non_null(doc);
     buf b;
     buf_init(&b, NULL);
-    jv_write(&b, doc, 2);
+    assert_int_equal(summary_doc_of(m, &o, &src, &b), 0);
     buf_putc(&b, '\0');
-    jv_free(doc);
     assert_int_equal(b.status, PQ_OK);
     char *text = dup_bytes(b.p, b.n);
     buf_release(&b);

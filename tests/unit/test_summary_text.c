@@ -9,6 +9,7 @@
 
 #include "analysis/summary.h"
 #include "api/history_read.h"
+#include "api/summary_int.h"
 #include "core/buf.h"
 #include "render/summary_compare.h"
 #include "render/summary_fields.h"
@@ -299,8 +300,9 @@ static void test_json_writer(void **state)
 }
 
 /* A summary with a row of each kind and the edge values (true, NaN and NULL as null, a
- * periodicity of 0 and not, empty lists) written by the streaming writer gives the bytes of
- * its jval tree; publish's plan has its metadata keys sorted. */
+ * periodicity of 0 and not, empty lists) written by the streaming writer: json.dumps's bytes
+ * (core/jval.c writes the parsed text back the same), read back by api/summary_read.c into
+ * structs that write the same text; publish's plan has its metadata keys sorted. */
 static void test_summary_document_writer(void **state)
 {
     (void)state;
@@ -348,11 +350,27 @@ static void test_summary_document_writer(void **state)
         sj_writer w;
         sj_init(&w, &a, 2);
         sm_write(&w, &r);
-        jval *doc = sm_tree(&r);
+        /* json.dumps's bytes: parsed and written again by core/jval.c, the same text */
+        size_t off = 0;
+        const char *what = "";
+        jval *doc = jv_parse(a.p, a.n, &off, &what);
         assert_non_null(doc);
         jv_write(&b, doc, 2);
         jv_free(doc);
         assert_string_equal(str(&a), str(&b));
+        /* the reader's inverse: read back into structs, written again, the same text */
+        arena mem;
+        arena_init(&mem);
+        pq_summary_result back;
+        pq_error err;
+        assert_int_equal(summary_read("s.json", a.p, a.n, &mem, &back, &err), PQ_OK);
+        buf c;
+        buf_init(&c, NULL);
+        sj_init(&w, &c, 2);
+        sm_write(&w, &back);
+        assert_string_equal(str(&a), str(&c));
+        buf_release(&c);
+        arena_release(&mem);
         assert_non_null(strstr(str(&a), "\"suspected_truncation\": true"));
         assert_non_null(strstr(str(&a), "\"periodicity\": 3,"));
         buf_release(&a);
@@ -373,7 +391,8 @@ static void test_summary_document_writer(void **state)
     }
 }
 
-/* A summary set streamed (the summaries written apart at depth 2) gives its tree's bytes. */
+/* A summary set streamed (the summaries written apart at depth 2): json.dumps's bytes, its
+ * rows those of sm_source_row_of, and each summary in it the document written alone. */
 static void test_summary_set_writer(void **state)
 {
     (void)state;
@@ -383,8 +402,15 @@ static void test_summary_set_writer(void **state)
     r.source_path = "a.json";
     r.trace_overview.profile_start_ts = NAN;
     r.step_time.steady_state_steps = (pq_sm_duration_stats){2, 1, 1.5, 2, 1, 2};
-    const sm_source_row rows[] = {{"a.json", 2, 1.5, 2, 2, {0.5, 0.25, NAN, 0}, 10},
-                                  {"b\xC3\xA9.json", 0, NAN, NAN, NAN, {0, 0, 0, 0}, 0}};
+    r.time_breakdown.category_share[PQ_SM_HOST] = NAN;
+    sm_source_row rows[2];
+    sm_source_row_of("a.json", &r, &rows[0]);
+    rows[1] = (sm_source_row){"b\xC3\xA9.json", 0, NAN, NAN, NAN, {0, 0, NAN, 0}, 0};
+    buf one;
+    buf_init(&one, NULL);
+    sj_writer w;
+    sj_init(&w, &one, 2);
+    sm_write(&w, &r);
     for (size_t n = 0; n <= 2; n++) {
         sm_summary_set set;
         sm_summary_set_of(rows, n, &set);
@@ -392,29 +418,53 @@ static void test_summary_set_writer(void **state)
         buf_init(&a, NULL);
         buf_init(&b, NULL);
         const char *texts[2];
-        jval *sums = jv_arr();
         for (size_t k = 0; k < n; k++) {
             buf_init(&t[k], NULL);
             sj_writer tw;
             sj_init_at(&tw, &t[k], 2, 2);
             sm_write(&tw, &r);
             texts[k] = str(&t[k]);
-            jv_push(sums, sm_tree(&r));
         }
-        sj_writer w;
         sj_init(&w, &a, 2);
         su_summary_set_write(&w, &set, texts, n);
-        jval *doc = su_summary_set_tree(&set, sums);
+        size_t off = 0;
+        const char *what = "";
+        jval *doc = jv_parse(a.p, a.n, &off, &what);
         assert_non_null(doc);
         jv_write(&b, doc, 2);
-        jv_free(doc);
         assert_string_equal(str(&a), str(&b));
-        assert_non_null(strstr(str(&a), "\"schema\": \"profq.summary_set.v1\""));
+        assert_string_equal(jv_string(jv_get(doc, "schema")), "profq.summary_set.v1");
+        const jval *cross = jv_get(doc, "cross_source");
+        const jval *srcs = jv_get(cross, "sources"), *sums = jv_get(doc, "summaries");
+        assert_int_equal(srcs->n, n);
+        assert_int_equal(sums->n, n);
+        const char *slowest = jv_string(jv_get(cross, "slowest_source"));
+        if (n)
+            assert_string_equal(slowest, "a.json"); /* b has no median */
+        else
+            assert_null(slowest);
+        for (size_t k = 0; k < n; k++) {
+            const jval *row = srcs->items[k];
+            int ok = 0;
+            assert_string_equal(jv_string(jv_get(row, "path")), rows[k].path);
+            assert_true(jv_number(jv_get(row, "steady_steps"), &ok) ==
+                        (double)rows[k].steady_steps);
+            double med = jv_number(jv_get(row, "step_median_us"), &ok);
+            assert_true(ok ? med == rows[k].step_median_us : isnan(rows[k].step_median_us));
+            const jval *host = jv_get(jv_get(row, "shares"), "host");
+            assert_true(host && host->t == JV_NULL); /* NaN: null */
+            buf_release(&b);
+            buf_init(&b, NULL);
+            jv_write(&b, sums->items[k], 2);
+            assert_string_equal(str(&b), str(&one)); /* the document of the file alone */
+        }
+        jv_free(doc);
         buf_release(&a);
         buf_release(&b);
         for (size_t k = 0; k < n; k++)
             buf_release(&t[k]);
     }
+    buf_release(&one);
 }
 
 /* A history file read into records (objects only), digested and written back. */

@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include "analysis/summary.h"
+#include "api/summary_int.h"
 #include "core/jval.h"
 #include "formats/trace_events.h"
 #include "formats/trace_json.h"
@@ -481,18 +482,17 @@ static void test_region_sweep(void **state)
                      PQ_OK);
     sm_options o = {0, 25, 0, NULL, NULL, NULL, NULL};
     sm_source src = {"perfetto_trace_json", "r.json", "0", NULL, info.num_events, "", NULL};
-    jval *sum = sm_build(&sl, &o, &src);
-    assert_non_null(sum);
-    const jval *rows = jv_get(sum, "device_op_region_aggregates");
-    assert_non_null(rows);
-    assert_true(rows->n > 20); /* many (path, name) pairs: the check below has teeth */
+    sm_result res;
+    assert_int_equal(sm_compute(&sl, &o, &src, &res), 0);
+    const pq_sm_op_region *rows = res.r.device_op_region_aggregates;
+    size_t nrows = res.r.ndevice_op_region_aggregates;
+    assert_true(nrows > 20); /* many (path, name) pairs: the check below has teeth */
     int matched = 0;
-    for (size_t r = 0; r < rows->n; r++) {
-        const char *path = jv_string(jv_get(rows->items[r], "region_path"));
-        const char *name = jv_string(jv_get(rows->items[r], "op_name"));
-        int ok = 0;
-        double count = jv_number(jv_get(rows->items[r], "count"), &ok);
-        double total = jv_number(jv_get(rows->items[r], "total_duration"), &ok);
+    for (size_t r = 0; r < nrows; r++) {
+        const char *path = rows[r].region_path;
+        const char *name = rows[r].op_name;
+        double count = (double)rows[r].count;
+        double total = rows[r].total_duration;
         assert_non_null(path);
         assert_non_null(name);
         int ecount = 0;
@@ -508,12 +508,12 @@ static void test_region_sweep(void **state)
         matched += ecount;
     }
     assert_int_equal(matched, nexp); /* every kernel inside a window is in some row */
-    jv_free(sum);
+    sm_result_free(&res);
     slices_free(&sl);
 }
 
 /* The result structs of sm_compute (include/profq.h) on a trace small enough to check by
- * hand, and the document of sm_build saying the same. */
+ * hand, and the document written from them saying the same. */
 /* Kineto's deviceProperties become the model's devices, through the read() window in
  * 1..9-byte refills too: an object per device (one without an integer id is skipped), every
  * stated key kept in order with its type, nothing added (the second device states no memory
@@ -651,8 +651,14 @@ static void test_summary_result(void **state)
     assert_string_equal(r->optimization_candidates[1].candidate_id, "pre-op-gap");
     assert_non_null(r->optimization_candidates[1].suggestions[0]);
     sm_result_free(&res);
-    /* The document of the same slices. */
-    jval *sum = sm_build(&sl, &o, &src);
+    /* The document of the same slices, as summarize writes it, read back. */
+    buf text;
+    buf_init(&text, NULL);
+    assert_int_equal(summary_doc_of(&sl, &o, &src, &text), 0);
+    size_t off = 0;
+    const char *what = "";
+    jval *sum = jv_parse(text.p, text.n, &off, &what);
+    buf_release(&text);
     assert_non_null(sum);
     const jval *hot = jv_get(sum, "hot_ops");
     assert_non_null(hot);
