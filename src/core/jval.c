@@ -1,5 +1,9 @@
-/* jval.c - a small JSON tree: build, parse, and write as Python's json.dumps does.
- * Not for traces (formats/trace_json.c streams those); for profq's own small documents. */
+/* jval.c - a small JSON reader: parse a document into a tree, look values up, and write a
+ * parsed value back as Python's json.dumps does (plus the string escapes and float repr
+ * that render/summary_json.c's streaming writer shares). Not for traces
+ * (formats/trace_json.c streams those); for profq's own small documents read back, and
+ * small JSON inputs. Analyses never build a tree: documents are written from result
+ * structs. */
 #include "jval.h"
 
 #include "alloc.h"
@@ -19,12 +23,12 @@ static jval *jv_new(jv_type t)
     return v;
 }
 
-jval *jv_null(void)
+static jval *jv_null(void)
 {
     return jv_new(JV_NULL);
 }
 
-jval *jv_bool(int b)
+static jval *jv_bool(int b)
 {
     jval *v = jv_new(JV_BOOL);
     if (v)
@@ -32,7 +36,7 @@ jval *jv_bool(int b)
     return v;
 }
 
-jval *jv_int(int64_t i)
+static jval *jv_int(int64_t i)
 {
     jval *v = jv_new(JV_INT);
     if (v)
@@ -40,7 +44,8 @@ jval *jv_int(int64_t i)
     return v;
 }
 
-jval *jv_num(double d)
+/* NaN and infinities (strtod's overflow) become null. */
+static jval *jv_num(double d)
 {
     if (isnan(d) || isinf(d))
         return jv_null();
@@ -48,38 +53,6 @@ jval *jv_num(double d)
     if (v)
         v->d = d;
     return v;
-}
-
-jval *jv_str(const char *s, size_t n)
-{
-    jval *v = jv_new(JV_STR);
-    if (!v)
-        return NULL;
-    v->s = pq_malloc(n + 1);
-    if (!v->s) {
-        pq_free(v);
-        return NULL;
-    }
-    if (n)
-        memcpy(v->s, s, n);
-    v->s[n] = '\0';
-    v->sn = n;
-    return v;
-}
-
-jval *jv_cstr(const char *s)
-{
-    return s ? jv_str(s, strlen(s)) : jv_null();
-}
-
-jval *jv_arr(void)
-{
-    return jv_new(JV_ARR);
-}
-
-jval *jv_obj(void)
-{
-    return jv_new(JV_OBJ);
 }
 
 static int grow(jval *c)
@@ -101,9 +74,10 @@ static int grow(jval *c)
     return 0;
 }
 
-int jv_push(jval *arr, jval *v)
+/* Appends V to the array ARR (taking ownership): 0, or -1 when memory ran out. */
+static int arr_push(jval *arr, jval *v)
 {
-    if (!arr || !v || arr->t != JV_ARR || grow(arr) != 0) {
+    if (grow(arr) != 0) {
         jv_free(v);
         return -1;
     }
@@ -111,12 +85,10 @@ int jv_push(jval *arr, jval *v)
     return 0;
 }
 
-int jv_set(jval *obj, const char *key, jval *v)
+/* Sets KEY of the object OBJ to V (taking ownership; a repeated key keeps the last value,
+ * as Python's json.loads does): 0, or -1 when memory ran out. */
+static int obj_set(jval *obj, const char *key, jval *v)
 {
-    if (!obj || !v || obj->t != JV_OBJ) {
-        jv_free(v);
-        return -1;
-    }
     for (size_t k = 0; k < obj->n; k++) {
         if (strcmp(obj->keys[k], key) == 0) {
             jv_free(obj->items[k]);
@@ -150,42 +122,6 @@ void jv_free(jval *v)
     pq_free(v->keys);
     pq_free(v->s);
     pq_free(v);
-}
-
-jval *jv_copy(const jval *v)
-{
-    if (!v)
-        return NULL;
-    jval *c;
-    switch (v->t) {
-    case JV_NULL:
-        return jv_null();
-    case JV_BOOL:
-        return jv_bool(v->b);
-    case JV_INT:
-        return jv_int(v->i);
-    case JV_NUM:
-        return jv_num(v->d);
-    case JV_STR:
-        return jv_str(v->s, v->sn);
-    case JV_ARR:
-        c = jv_arr();
-        for (size_t k = 0; c && k < v->n; k++)
-            if (jv_push(c, jv_copy(v->items[k])) != 0) {
-                jv_free(c);
-                return NULL;
-            }
-        return c;
-    case JV_OBJ:
-        c = jv_obj();
-        for (size_t k = 0; c && k < v->n; k++)
-            if (jv_set(c, v->keys[k], jv_copy(v->items[k])) != 0) {
-                jv_free(c);
-                return NULL;
-            }
-        return c;
-    }
-    return NULL;
 }
 
 const jval *jv_get(const jval *obj, const char *key)
@@ -345,7 +281,7 @@ static jval *parse_value(jparser *q)
     }
     char c = *q->p;
     if (c == '{' || c == '[') {
-        jval *v = c == '{' ? jv_obj() : jv_arr();
+        jval *v = jv_new(c == '{' ? JV_OBJ : JV_ARR);
         if (!v) {
             q->what = "out of memory";
             return NULL;
@@ -389,7 +325,7 @@ static jval *parse_value(jparser *q)
                 jv_free(v);
                 return NULL;
             }
-            int rc = key ? jv_set(v, key, item) : jv_push(v, item);
+            int rc = key ? obj_set(v, key, item) : arr_push(v, item);
             pq_free(key);
             if (rc != 0) {
                 q->what = "out of memory";

@@ -1,10 +1,13 @@
-/* jval.h - a small JSON document tree, for documents profq itself writes and reads back
- * (profile_summary.v1, compare and track records): a few hundred KB at most. Traces are
- * never loaded this way (formats/trace_json.h streams them).
+/* jval.h - a small JSON reader: a parsed document as a tree, for documents profq reads
+ * back (profile_summary.v1, track history records, Tenstorrent JSON outputs, Kineto's
+ * deviceProperties): a few hundred KB at most. Traces are never loaded this way
+ * (formats/trace_json.h streams them), and nothing builds a tree to write it: documents
+ * are written from result structs (render/summary_json.h).
  *
- * The writer follows Python's json.dumps(obj, indent=2, sort_keys=True) byte for byte
- * (ASCII-escaped strings, floats as Python's repr, ints without a fraction), which is
- * the serialisation of the seed tool whose documents profq reproduces. */
+ * jv_write writes a parsed value back as Python's json.dumps(obj, indent=2,
+ * sort_keys=True) byte for byte (ASCII-escaped strings, floats as Python's repr, ints
+ * without a fraction), the serialisation of the seed tool whose documents profq
+ * reproduces; its string escapes and float repr are the streaming writer's too. */
 #ifndef PQ_CORE_JVAL_H
 #define PQ_CORE_JVAL_H
 #include "buf.h"
@@ -28,21 +31,7 @@ struct jval {
     size_t n, cap;
 };
 
-/* Constructors return NULL on allocation failure; adding NULL marks the parent failed. */
-jval *jv_null(void);
-jval *jv_bool(int b);
-jval *jv_int(int64_t i);
-jval *jv_num(double d); /* NaN and infinities become null */
-jval *jv_str(const char *s, size_t n);
-jval *jv_cstr(const char *s); /* NULL gives a JSON null */
-jval *jv_arr(void);
-jval *jv_obj(void);
-/* Appends V (taking ownership). Returns 0, or -1 when V is NULL or memory ran out. */
-int jv_push(jval *arr, jval *v);
-/* Sets KEY to V (taking ownership; replaces an existing key). */
-int jv_set(jval *obj, const char *key, jval *v);
 void jv_free(jval *v);
-jval *jv_copy(const jval *v);
 
 /* Lookups: NULL when absent or of another type. */
 const jval *jv_get(const jval *obj, const char *key);
@@ -53,7 +42,7 @@ const char *jv_string(const jval *v);     /* STR, else NULL */
  * err_what (static text). Depth is bounded (256). */
 jval *jv_parse(const char *p, size_t n, size_t *err_off, const char **err_what);
 
-/* Writes V as Python's json.dumps(v, indent=INDENT, sort_keys=True) would (INDENT < 0:
+/* Writes the parsed V as Python's json.dumps(v, indent=INDENT, sort_keys=True) would (INDENT < 0:
  * compact "sort_keys" form with ", " and ": " separators, as Python's default). */
 void jv_write(buf *b, const jval *v, int indent);
 /* Python repr of a float ("135.0", "1e+16", "1.5e-05") into out; returns the length. */

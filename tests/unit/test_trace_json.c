@@ -1,5 +1,5 @@
 /* test_trace_json.c - the streaming trace-event reader (src/formats/trace_json.h), the
- * Python-compatible JSON tree writer (src/core/jval.h) and the summary's name semantics
+ * JSON reader and its Python-compatible writer (src/core/jval.h) and the summary's name semantics
  * (src/analysis/summary.h): events of every phase with escapes and fractional times,
  * error offsets, refusals of non-trace JSON, the gzip window at 1-byte refills, Python's
  * float repr, and the seed's helper tests (spec/seed-tools.md 1.10). */
@@ -775,15 +775,13 @@ static void test_python_repr(void **state)
     check_repr(12345678901234567.0, "1.2345678901234568e+16");
     check_repr(6134.282700000001, "6134.282700000001");
     check_repr(-2.5, "-2.5");
-    /* A document as json.dumps(indent=2, sort_keys=True) writes it. */
-    jval *o = jv_obj();
-    jv_set(o, "b", jv_num(1.0));
-    jv_set(o, "a", jv_arr());
-    jv_set(o, "c", jv_cstr("\xc3\xa9\n\"\x01\xf0\x9f\x98\x80"));
-    jval *arr = jv_arr();
-    jv_push(arr, jv_int(3));
-    jv_push(arr, jv_null());
-    jv_set(o, "d", arr);
+    /* A document as json.dumps(indent=2, sort_keys=True) writes it, parsed from text. */
+    static const char text[] = "{\"b\": 1.0, \"a\": [], \"c\": \"\\u00e9\\n\\\"\\u0001"
+                               "\\ud83d\\ude00\", \"d\": [3, null]}";
+    size_t off;
+    const char *what;
+    jval *o = jv_parse(text, sizeof text - 1, &off, &what);
+    assert_non_null(o);
     buf b;
     buf_init(&b, NULL);
     jv_write(&b, o, 2);
@@ -797,8 +795,6 @@ static void test_python_repr(void **state)
     assert_string_equal(b.p, "{\"a\": [], \"b\": 1.0, \"c\": \"\\u00e9\\n\\\"\\u0001"
                              "\\ud83d\\ude00\", \"d\": [3, null]}");
     buf_release(&b);
-    size_t off;
-    const char *what;
     const char *txt = "{\"x\": [1, 2.5, \"\\u00e9\"], \"y\": true}";
     jval *back = jv_parse(txt, strlen(txt), &off, &what);
     assert_non_null(back);
