@@ -2,7 +2,7 @@
  *
  * Each input is read as trace JSON (plain, or gzip when it starts with the gzip magic)
  * into the model's slices, summarised into the result structs and written as the document
- * summarize writes (render/summary_tree.c's sm_write) into a sink that collects it.
+ * summarize writes (render/summary_write.c's sm_write) into a sink that collects it.
  * Differential: the same JSON is also gzip-compressed here and read back through the
  * streaming window with 1..64-byte refills, so every event crosses a refill boundary;
  * the status, the event count and the summary bytes must equal the whole-buffer read. The

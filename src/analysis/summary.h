@@ -5,7 +5,7 @@
  * interface; sm_compute runs every analysis of the spec (exclusive time, categories,
  * breakdowns, steps and classes, hot ops, families, collectives, pre-op gaps, regions,
  * gap contexts, op-region aggregates, quality, candidates) into result structs;
- * render/summary_tree.c writes the document from them (sm_write), byte-compatibly with the
+ * render/summary_write.c writes the document from them (sm_write), byte-compatibly with the
  * seed's Python.
  * Times are kept as int64 picoseconds relative to the first event and reported in the
  * trace's units (microseconds), as the seed does. Pure: no I/O, no environment. */

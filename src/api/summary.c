@@ -1,6 +1,6 @@
 /* summary.c - pq_summarize: find the trace, open it as a profile (formats/load.c)
  * and compute profile_summary.v1 from its source's timeline (pq_source.slices, read only),
- * write it from the result structs as the seed's Python would (render/summary_tree.c's
+ * write it from the result structs as the seed's Python would (render/summary_write.c's
  * sm_write), one document or a summary set of several trace files; and
  * pq_summary_compute, the same summary as result structs (kept with what they point into). */
 #include "analysis/summary.h"

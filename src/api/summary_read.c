@@ -3,10 +3,10 @@
  * result structs that the analysis computes (pq_summary_result, include/profq.h), so that
  * report, query, compare and track work on structs whatever the summary came from.
  * The keys of the rows are render/summary_fields.h's tables, the writer's own: what
- * render/summary_tree.c writes, this reads back to the same struct. A key absent or of
+ * render/summary_write.c writes, this reads back to the same struct. A key absent or of
  * another type reads as the document's null (NULL, NaN, 0). The JSON text is parsed by
  * core/jval.h and the tree dropped once the structs are filled.
- * Not here: computing a summary (analysis/summary*.c), writing one (render/summary_tree.c). */
+ * Not here: computing a summary (analysis/summary*.c), writing one (render/summary_write.c). */
 #include "api/summary_int.h"
 #include "core/err.h"
 #include "core/jval.h"

@@ -1,6 +1,6 @@
 /* summary_fields.h - the keys of profile_summary.v1's rows and how pq_summary_result holds
  * them (include/profq.h): one table per row struct, shared by the document's writer
- * (render/summary_tree.c) and its reader (api/summary_read.c), so the two stay inverses. */
+ * (render/summary_write.c) and its reader (api/summary_read.c), so the two stay inverses. */
 #ifndef PQ_RENDER_SUMMARY_FIELDS_H
 #define PQ_RENDER_SUMMARY_FIELDS_H
 #include "profq.h"

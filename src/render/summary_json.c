@@ -4,7 +4,7 @@
  * result structs without a tree: separators and indentation as Python
  * writes them, strings ASCII-escaped and floats as Python's repr (core/jval.c's), objects of
  * scalars sorted by key. Formatting only. The documents' layouts are their renderers'
- * (render/summary_tree.c, summary_set.c, summary_history.c, summary_compare.c, ...). */
+ * (render/summary_write.c, summary_set.c, summary_history.c, summary_compare.c, ...). */
 #include "render/summary_json.h"
 
 #include "core/jval.h"

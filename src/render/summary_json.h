@@ -44,7 +44,7 @@ void sj_row(sj_writer *w, const void *row, const sm_row_desc *d);
 /* An array of the N rows of ROWS laid out as D says, each an object of scalars. */
 void sj_rows(sj_writer *w, const void *rows, size_t n, const sm_row_desc *d);
 
-/* The profile_summary.v1 document of R (render/summary_tree.c). */
+/* The profile_summary.v1 document of R (render/summary_write.c). */
 void sm_write(sj_writer *w, const pq_summary_result *r);
 /* The array of N optimization candidates. */
 void sm_candidates_write(sj_writer *w, const pq_sm_candidate *rows, size_t n);

@@ -1,6 +1,6 @@
 /* summary_set.c - the profq.summary_set.v1 document of several trace files of one job: the
  * cross-source table (analysis/summary_set.c: step time and shares per source, the slowest
- * source) and each source's profile_summary.v1 (render/summary_tree.c's sm_write), streamed
+ * source) and each source's profile_summary.v1 (render/summary_write.c's sm_write), streamed
  * by render/summary_json.c's writer (su_summary_set_write). Formatting only: no files, no
  * computing. */
 #include "render/summary_set.h"

@@ -1,4 +1,4 @@
-/* summary_tree.c - the profile_summary.v1 document of a computed summary (pq_summary_result,
+/* summary_write.c - the profile_summary.v1 document of a computed summary (pq_summary_result,
  * include/profq.h), and publish's plan with the metadata it attaches to a summary's artifact:
  * written as they go by the streaming json.dumps writer (sm_write, sm_publish_plan_write;
  * render/summary_json.c), no document tree. The row tables (render/summary_fields.h) are
