@@ -1,9 +1,19 @@
-/* jtext.h - pieces of JSON string decoding shared by profq's JSON readers (core/jval.c,
+/* jtext.h - pieces of JSON text shared by profq's JSON readers (core/jval.c,
  * formats/trace_json.c): the one-letter escapes, the four hex digits of a
- * \u escape (with surrogate pairs) and the UTF-8 of a code point. */
+ * \u escape (with surrogate pairs) and the UTF-8 of a code point; and by its writers
+ * (core/jval.c's jv_write of a parsed tree, render/summary_json.c's streaming writer): a
+ * string and a float as Python's json.dumps writes them. */
 #ifndef PQ_CORE_JTEXT_H
 #define PQ_CORE_JTEXT_H
+#include "buf.h"
+
 #include <stddef.h>
+
+/* Python repr of a float ("135.0", "1e+16", "1.5e-05") into out; returns the length
+ * (core/jval.c). */
+int py_float_repr(char *out, size_t cap, double v);
+/* S[0..N) as a JSON string as json.dumps writes it (ASCII, quotes included; core/jval.c). */
+void jv_write_str(buf *b, const char *s, size_t n);
 
 /* The value of the four hex digits at P into *OUT: 0, or -1 when one is not a hex digit. */
 static inline int json_hex4(const char *p, unsigned *out)

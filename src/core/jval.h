@@ -11,6 +11,7 @@
 #ifndef PQ_CORE_JVAL_H
 #define PQ_CORE_JVAL_H
 #include "buf.h"
+#include "jtext.h" /* py_float_repr, jv_write_str */
 #include "profq.h"
 
 #include <stddef.h>
@@ -45,9 +46,5 @@ jval *jv_parse(const char *p, size_t n, size_t *err_off, const char **err_what);
 /* Writes the parsed V as Python's json.dumps(v, indent=INDENT, sort_keys=True) would (INDENT < 0:
  * compact "sort_keys" form with ", " and ": " separators, as Python's default). */
 void jv_write(buf *b, const jval *v, int indent);
-/* Python repr of a float ("135.0", "1e+16", "1.5e-05") into out; returns the length. */
-int py_float_repr(char *out, size_t cap, double v);
-/* S[0..N) as a JSON string as json.dumps writes it (ASCII, quotes included). */
-void jv_write_str(buf *b, const char *s, size_t n);
 
 #endif

@@ -2,8 +2,8 @@
  * seed's tracking.py prints: json.dumps(indent=2, sort_keys=True) of history_path,
  * latest_record, num_records, recent_records, status_counts, top_failures, top_warnings.
  * The records are written as the reader kept them (indented JSON text), each line indented
- * to its depth; the rest by the streaming json.dumps writer (render/summary_json.h), not a
- * jval tree. Formatting only: no files, no computing. */
+ * to its depth; the rest by the streaming json.dumps writer (render/summary_json.h), no
+ * document tree. Formatting only: no files, no computing. */
 #include "render/summary_history.h"
 
 #include "core/alloc.h"

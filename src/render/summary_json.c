@@ -2,12 +2,12 @@
  * sort_keys=True) gives (render/summary_json.h), for the summary family's documents (compare,
  * track, query, history, publish's plan, the summary and summary sets) written from their
  * result structs without a tree: separators and indentation as Python
- * writes them, strings ASCII-escaped and floats as Python's repr (core/jval.c's), objects of
+ * writes them, strings ASCII-escaped and floats as Python's repr (core/jtext.h), objects of
  * scalars sorted by key. Formatting only. The documents' layouts are their renderers'
  * (render/summary_write.c, summary_set.c, summary_history.c, summary_compare.c, ...). */
 #include "render/summary_json.h"
 
-#include "core/jval.h"
+#include "core/jtext.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* summary_json.h - the summary family's JSON written from their result structs
  * as they go, byte for byte as Python's json.dumps(obj, indent=N, sort_keys=True) writes
- * the seed's documents (the bytes core/jval.c's jv_write gives a tree): the caller gives
- * each object's keys in sorted order, or a whole object of scalars to sort. */
+ * the seed's documents (the bytes core/jval.c's jv_write gives a parsed tree): the caller
+ * gives each object's keys in sorted order, or a whole object of scalars to sort. */
 #ifndef PQ_RENDER_SUMMARY_JSON_H
 #define PQ_RENDER_SUMMARY_JSON_H
 #include "core/buf.h"
