@@ -891,7 +891,8 @@ pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
         if (pl->kind == DEV_HOST_METADATA && !src->programs)
             FORWARD_IF_ERROR(locate_programs(&r, pl));
     }
-    if (xplane_devices(src) != 0 || xplane_ops(src) != 0)
+    /* scan reads no op: the GPU kernels' and XLA:CPU thunks' ops are left out of it */
+    if (xplane_devices(src) != 0 || xplane_ops(src) != 0 || (!scan && xplane_xla_ops(src) != 0))
         return nomem(&r);
     src->info.planes = src->nplanes;
     return PQ_OK;

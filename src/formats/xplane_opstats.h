@@ -76,4 +76,9 @@ typedef struct op_stats {
 void ops_read_op_stats(const xp_plane *pl, const stat_ids *ids, const uint8_t *body, uint32_t len,
                        uint32_t field, op_stats *o);
 
+/* The op name after the last "::" of an hlo_op stat (formats/xplane_xla.c). */
+pq_str xp_last_hlo_op(pq_str s);
+/* The N of "(N)" at the end of a module name, as XProf falls back to: 1 and *OUT, else 0. */
+int xp_paren_id(pq_str s, uint64_t *out);
+
 #endif
