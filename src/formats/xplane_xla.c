@@ -77,24 +77,24 @@ typedef struct class_set {
     pq_hmap map;
 } class_set;
 
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+static uint64_t mix(uint64_t h, uint64_t v)
 {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 1099511628211ull;
-    return h;
+    h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
 }
 
+/* Cheap on purpose (one per event): the figures, the lengths and the last bytes of hlo_op,
+ * which tell XLA's op names apart (".123"); the equality compares everything. */
 static uint64_t class_hash(const xp_xla_class *c)
 {
-    uint64_t h = 1469598103934665603ull;
-    h = hash_bytes(h, c->hlo_op.p, c->hlo_op.n);
-    h = hash_bytes(h ^ 1, c->module.p, c->module.n);
-    h = hash_bytes(h ^ 2, c->tf_op.p, c->tf_op.n);
-    h = hash_bytes(h, &c->pid, sizeof c->pid);
-    h = hash_bytes(h, &c->flops, sizeof c->flops);
-    h = hash_bytes(h, &c->bytes, sizeof c->bytes);
-    return h ^ (h >> 32);
+    uint64_t f, b, tail = 0;
+    memcpy(&f, &c->flops, sizeof f);
+    memcpy(&b, &c->bytes, sizeof b);
+    size_t n = c->hlo_op.n < 8 ? c->hlo_op.n : 8;
+    if (n)
+        memcpy(&tail, c->hlo_op.p + c->hlo_op.n - n, n);
+    uint64_t h = mix(mix(mix(c->pid, f), b), tail);
+    return mix(h, (uint64_t)c->hlo_op.n << 40 ^ (uint64_t)c->module.n << 20 ^ c->tf_op.n);
 }
 
 typedef struct class_key {
