@@ -8,17 +8,20 @@
  * each set states its op, keyed by (program, the hlo_op after its last "::"): a custom-call
  * op (its figures come per event) with, on GPUs, tf_op as its provenance.
  *
- * This is a walk of those planes' events after the one that validated them (the stat ids
- * and the programs the keys need are known only once every plane is read); `profq scan`
- * (which reads no op) skips it. GPU device planes hold kernels only, a small part of an
- * XSpace beside its host threads. Not here: TensorCore ops (xplane_ops.c, from metadata),
- * the times of the executions and the HloProto's enrichments (analysis/ops_*.c). */
+ * Read during the walk that validates the lines (xplane.c's read_line_fast hands each event
+ * of such a plane to xla_capture_event: no second walk); the ops are stated once every
+ * plane is read (a program id may come from the name of an HloProto located last).
+ * `profq scan` (which reads no op) captures nothing. Not here: TensorCore ops
+ * (xplane_ops.c, from metadata), the times of the executions and the HloProto's
+ * enrichments (analysis/ops_*.c). */
 #include "xplane.h"
 
 #include "core/alloc.h"
 #include "core/hmap.h"
+#include "pbwire.h"
 #include "xplane_opstats.h"
 #include "xplane_walk.h"
+#include "xplane_xla.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -70,13 +73,6 @@ static uint64_t program_by_module(const pq_source *src, pq_str module, int *foun
     return 0;
 }
 
-/* The classes of one plane while it is walked: a growable array and its hash index. */
-typedef struct class_set {
-    xp_xla_class *v;
-    size_t n, cap;
-    pq_hmap map;
-} class_set;
-
 static uint64_t mix(uint64_t h, uint64_t v)
 {
     h = (h ^ v) * 0x9e3779b97f4a7c15ull;
@@ -98,7 +94,7 @@ static uint64_t class_hash(const xp_xla_class *c)
 }
 
 typedef struct class_key {
-    const class_set *set;
+    const xla_class_set *set;
     const xp_xla_class *c;
 } class_key;
 
@@ -112,7 +108,7 @@ static int class_same(void *ctx, uint32_t v)
 }
 
 /* The index + 1 of C in SET, added when new; 0 when out of memory. */
-static uint32_t class_of(class_set *set, const xp_xla_class *c)
+static uint32_t class_of(xla_class_set *set, const xp_xla_class *c)
 {
     if (pq_hmap_reserve(&set->map, set->n + 1) != 0)
         return 0;
@@ -134,89 +130,133 @@ static uint32_t class_of(class_set *set, const xp_xla_class *c)
     return (uint32_t)++set->n;
 }
 
-/* The XLA stats of event EV into C (the metadata's stats, MSTATS, read once per entry, then
- * the event's); 0 when it states no hlo_op. */
-static int read_class(const pq_source *src, const xp_plane *pl, const stat_ids *ids,
-                      const op_stats *mstats, const xp_event *ev, xp_xla_class *c)
+/* The XLA stats of the event at BODY (LEN bytes) into C (its metadata's stats, read once
+ * per entry, then its own); 0 when it states no hlo_op. */
+static int read_class(xla_capture *cp, const uint8_t *body, size_t len, xp_xla_class *c)
 {
-    op_stats o = mstats ? *mstats : (op_stats){0};
-    ops_read_op_stats(pl, ids, ev->stats, (uint32_t)ev->body_len, 4, &o);
+    const xp_plane *pl = cp->pl;
+    const uint8_t *p = body, *end = body + len;
+    uint64_t v = 0;
+    int64_t mid = 0;
+    while (p && p < end) { /* the metadata id (field 1); the event was validated */
+        uint32_t tag;
+        if (!(p = pb_fast_tag(p, end, &tag)))
+            break;
+        if (tag == ((1 << 3) | PB_VARINT)) {
+            p = pb_fast_varint(p, end, &v);
+            mid = (int64_t)v;
+        } else {
+            p = pb_fast_skip(p, end, tag & 7);
+        }
+    }
+    op_stats o = {0};
+    const xp_event_meta *em = xp_event_meta_find(pl, mid);
+    if (em) {
+        size_t at = (size_t)(em - pl->emeta);
+        if (!cp->mread[at]) {
+            memset(&cp->ms[at], 0, sizeof cp->ms[at]);
+            ops_read_op_stats(pl, &cp->ids, em->body, (uint32_t)em->body_len, 5, &cp->ms[at]);
+            cp->mread[at] = 1;
+        }
+        o = cp->ms[at];
+    }
+    ops_read_op_stats(pl, &cp->ids, body, (uint32_t)len, 4, &o);
     if (!o.hlo_op.n)
         return 0;
-    *c = (xp_xla_class){o.hlo_op, o.module, o.tf_op, o.pid, o.flops, o.bytes, 0};
-    if (!o.has_pid && o.module.n)
-        c->pid = program_by_module(src, o.module, &o.has_pid);
+    *c = (xp_xla_class){o.hlo_op, o.module, o.tf_op, o.pid, o.flops, o.bytes, 0, o.has_pid};
     return 1;
 }
 
-/* Whether line LI of plane PL is walked: a GPU plane's raw lines, every host thread. */
-static int walked_line(const xp_line *line, int gpu)
+int xla_capture_begin(xla_capture *cp, pq_source *src, xp_plane *pl)
 {
-    return line->events && !(gpu && line->id >= 0xdeadbeefLL && line->id < 0xdeadbeefLL + 64);
+    memset(cp, 0, sizeof *cp);
+    device_kind kind = device_kind_of_plane(pl->name);
+    if (kind != DEV_GPU && kind != DEV_HOST_THREADS)
+        return 0;
+    ops_stat_ids_init(pl, &cp->ids);
+    if (cp->ids.id[S_HLO_OP] == INT64_MIN)
+        return 0;
+    cp->src = src;
+    cp->pl = pl;
+    cp->gpu = kind == DEV_GPU;
+    cp->ms = pq_malloc_array(pl->nemeta ? pl->nemeta : 1, sizeof *cp->ms);
+    cp->mread = pq_calloc(pl->nemeta ? pl->nemeta : 1, 1);
+    cp->oom = !cp->ms || !cp->mread;
+    return 1;
 }
 
-/* The events of plane PL into SET and their lines' columns; 0 when out of memory. */
-static int walk_plane(pq_source *src, xp_plane *pl, const stat_ids *ids, int gpu, class_set *set)
+void xla_capture_event(xla_capture *cp, const uint8_t *body, size_t len, uint64_t index)
 {
-    /* the metadata entries' stats, read once each (0: not read yet, 1: read) */
-    op_stats *ms = pq_malloc_array(pl->nemeta ? pl->nemeta : 1, sizeof *ms);
-    unsigned char *read = pq_calloc(pl->nemeta ? pl->nemeta : 1, 1);
-    int ok = ms && read;
-    for (uint32_t li = 0; ok && li < pl->nlines; li++) {
-        xp_line *line = &pl->lines[li];
-        if (!walked_line(line, gpu))
-            continue;
-        uint32_t *col = NULL;
-        uint64_t k = 0;
-        xp_event_iter ei;
-        xp_event ev;
-        xp_events_begin(line, &ei);
-        while (ok && k < line->events && xp_events_next(&ei, &ev)) {
-            const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
-            const op_stats *m = NULL;
-            if (em) {
-                size_t at = (size_t)(em - pl->emeta);
-                if (!read[at]) {
-                    memset(&ms[at], 0, sizeof ms[at]);
-                    ops_read_op_stats(pl, ids, em->body, (uint32_t)em->body_len, 5, &ms[at]);
-                    read[at] = 1;
-                }
-                m = &ms[at];
-            }
-            xp_xla_class c;
-            if (read_class(src, pl, ids, m, &ev, &c)) {
-                if (!col) {
-                    col = arena_alloc(&src->mem, (size_t)line->events * sizeof *col);
-                    ok = col != NULL;
-                    if (ok)
-                        memset(col, 0, (size_t)line->events * sizeof *col);
-                    line->xla = col;
-                }
-                uint32_t at = ok ? class_of(set, &c) : 0;
-                ok = at != 0;
-                if (ok)
-                    col[k] = at;
-            }
-            k++;
+    xp_xla_class c;
+    if (cp->oom || !read_class(cp, body, len, &c))
+        return;
+    uint32_t at = class_of(&cp->set, &c);
+    if (!at || index >= UINT32_MAX) {
+        cp->oom = 1;
+        return;
+    }
+    if (cp->npend == cp->cappend) {
+        size_t cap = cp->cappend ? cp->cappend * 2 : 256;
+        uint32_t *v = pq_realloc_array(cp->pend, cap, 2 * sizeof *v);
+        if (!v) {
+            cp->oom = 1;
+            return;
+        }
+        cp->pend = v;
+        cp->cappend = cap;
+    }
+    cp->pend[2 * cp->npend] = (uint32_t)index;
+    cp->pend[2 * cp->npend + 1] = at;
+    cp->npend++;
+}
+
+int xla_capture_line(xla_capture *cp, xp_line *line)
+{
+    size_t n = cp->npend;
+    cp->npend = 0;
+    if (cp->oom)
+        return 0;
+    if (!n || (cp->gpu && line->id >= 0xdeadbeefLL && line->id < 0xdeadbeefLL + 64))
+        return 1; /* no XLA op, or one of XProf's derived lines */
+    uint32_t *col = arena_alloc(&cp->src->mem, (size_t)line->events * sizeof *col);
+    if (!col)
+        return 0;
+    memset(col, 0, (size_t)line->events * sizeof *col);
+    for (size_t i = 0; i < n; i++)
+        if (cp->pend[2 * i] < line->events)
+            col[cp->pend[2 * i]] = cp->pend[2 * i + 1];
+    line->xla = col;
+    return 1;
+}
+
+int xla_capture_end(xla_capture *cp)
+{
+    int ok = !cp->oom;
+    if (ok && cp->set.n) {
+        xp_plane *pl = cp->pl;
+        pl->xla = arena_alloc(&cp->src->mem, cp->set.n * sizeof *pl->xla);
+        ok = pl->xla != NULL;
+        if (ok) {
+            memcpy(pl->xla, cp->set.v, cp->set.n * sizeof *pl->xla);
+            pl->nxla = (uint32_t)cp->set.n;
         }
     }
-    pq_free(ms);
-    pq_free(read);
+    pq_free(cp->ms);
+    pq_free(cp->mread);
+    pq_free(cp->pend);
+    pq_free(cp->set.v);
+    pq_hmap_free(&cp->set.map);
+    memset(cp, 0, sizeof *cp);
     return ok;
 }
 
-/* Plane PL's classes into the source's arena and their ops into src->ops. */
-static int state_plane(pq_source *src, xp_plane *pl, int gpu, const class_set *set)
+/* Plane PL's XLA stats state their ops into src->ops (their program ids resolved first). */
+static int state_plane(pq_source *src, xp_plane *pl, int gpu)
 {
-    if (!set->n)
-        return 1;
-    pl->xla = arena_alloc(&src->mem, set->n * sizeof *pl->xla);
-    if (!pl->xla)
-        return 0;
-    memcpy(pl->xla, set->v, set->n * sizeof *pl->xla);
-    pl->nxla = (uint32_t)set->n;
     for (uint32_t i = 0; i < pl->nxla; i++) {
         xp_xla_class *c = &pl->xla[i];
+        if (!c->pid_stated && c->module.n)
+            c->pid = program_by_module(src, c->module, &c->pid_stated);
         model_op op;
         memset(&op, 0, sizeof op);
         op.program_id = c->pid;
@@ -240,18 +280,18 @@ int xplane_xla_ops(pq_source *src)
             xp_plane_is(src, &src->planes[pi], "TPU") || xp_plane_is(src, &src->planes[pi], "GPU");
     for (uint32_t pi = 0; pi < src->nplanes; pi++) {
         xp_plane *pl = &src->planes[pi];
+        if (!pl->nxla)
+            continue;
         int gpu = xp_plane_is(src, pl, "GPU");
-        if (!pl->events || !(gpu || (!device && xp_plane_is(src, pl, "CPU"))))
+        if (!gpu && (device || !xp_plane_is(src, pl, "CPU"))) {
+            /* host threads beside a device: the ops analysis does not read them */
+            pl->xla = NULL;
+            pl->nxla = 0;
+            for (uint32_t li = 0; li < pl->nlines; li++)
+                pl->lines[li].xla = NULL;
             continue;
-        stat_ids ids;
-        ops_stat_ids_init(pl, &ids);
-        if (ids.id[S_HLO_OP] == INT64_MIN)
-            continue;
-        class_set set = {0};
-        int ok = walk_plane(src, pl, &ids, gpu, &set) && state_plane(src, pl, gpu, &set);
-        pq_free(set.v);
-        pq_hmap_free(&set.map);
-        if (!ok)
+        }
+        if (!state_plane(src, pl, gpu))
             return -1;
     }
     return 0;

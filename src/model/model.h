@@ -88,7 +88,8 @@ typedef struct xp_xla_class {
     pq_str hlo_op, module, tf_op;
     uint64_t pid;
     double flops, bytes;
-    uint32_t op; /* index + 1 in the source's ops (pq_source.ops) */
+    uint32_t op;    /* index + 1 in the source's ops (pq_source.ops) */
+    int pid_stated; /* 0: no program_id; pid from the module's name once programs are known */
 } xp_xla_class;
 
 typedef enum device_kind {
