@@ -33,6 +33,7 @@ typedef struct reader {
     const uint8_t *base;
     pq_scan_totals *scan; /* not NULL: decode and count every stat value in the same pass */
     int skip_host_lines;  /* the lines of /host:CPU are not read (tpu_skip_host_lines) */
+    int device_planes;    /* a TPU or GPU plane is there: host threads hold no op to capture */
 } reader;
 
 static pq_status fail_at(reader *r, const pb_cursor *c, const char *where)
@@ -123,12 +124,13 @@ static XP_ALWAYS_INLINE int read_line_body(const pb_field *lf, xp_line *line, co
                 return 0;
             const uint8_t *e = p, *eend = p + v, *ebody = p;
             p = eend;
-            int64_t off = 0, dur = 0;
+            int64_t off = 0, dur = 0, mid = 0; /* mid: only the capture reads it */
             /* Writers emit metadata_id, offset_ps, duration_ps, then the stats: take that
              * prefix straight, then loop over whatever follows in any order. */
             if (PB_LIKELY(e < eend && *e == ((1 << 3) | PB_VARINT))) {
                 if (!(e = pb_fast_varint(e + 1, eend, &v)))
                     return 0;
+                mid = (int64_t)v;
                 if (PB_LIKELY(e < eend && *e == ((2 << 3) | PB_VARINT))) {
                     if (!(e = pb_fast_varint(e + 1, eend, &v)))
                         return 0;
@@ -160,6 +162,7 @@ static XP_ALWAYS_INLINE int read_line_body(const pb_field *lf, xp_line *line, co
                 switch (t) {
                 case (1 << 3) | PB_VARINT:
                     e = pb_fast_varint(e, eend, &v);
+                    mid = (int64_t)v;
                     break;
                 case (2 << 3) | PB_VARINT:
                     e = pb_fast_varint(e, eend, &v);
@@ -194,7 +197,7 @@ static XP_ALWAYS_INLINE int read_line_body(const pb_field *lf, xp_line *line, co
                 max_end = evend;
             sum_ps += (uint64_t)off + (uint64_t)dur;
             if (PB_UNLIKELY(xla != NULL)) /* a GPU or host-thread plane with hlo_op stats */
-                xla_capture_event(xla, ebody, (size_t)(eend - ebody), nevents);
+                xla_capture_event(xla, mid, ebody, (size_t)(eend - ebody), nevents);
             nevents++;
             continue;
         }
@@ -592,7 +595,9 @@ static pq_status read_plane_lines(reader *r, const pb_field *pf, xp_plane *pl)
     int skip_lines = r->skip_host_lines && device_kind_of_plane(pl->name) == DEV_HOST_THREADS;
     /* scan reads no op: it captures no XLA stats */
     xla_capture cap;
-    xla_capture *xla = !r->scan && !skip_lines && xla_capture_begin(&cap, r->src, pl) ? &cap : NULL;
+    xla_capture *xla =
+        !r->scan && !skip_lines && xla_capture_begin(&cap, r->src, pl, !r->device_planes) ? &cap
+                                                                                          : NULL;
     pq_status st = PQ_OK;
     pb_init(&c, pf->data, skip_lines ? 0 : pf->len, r->base);
     while (st == PQ_OK && (k = pb_next(&c, &f)) == PB_FIELD) {
@@ -863,7 +868,7 @@ static pq_status read_strings(reader *r, const pb_field *f, pq_str **arr, uint32
 
 pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
 {
-    reader r = {src, err, src->file.data, scan, 0};
+    reader r = {src, err, src->file.data, scan, 0, 0};
     const uint8_t *data = src->file.data;
     size_t size = src->file.size;
     pb_cursor c;
@@ -885,7 +890,10 @@ pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
     /* The host threads' lines are skipped only when a TPU TensorCore plane is there (the
      * device kind ops chooses first): by the plane names, before any plane is read. A
      * damaged plane met here stops the search, not the read, which reports it in order. */
-    if (src->tpu_skip_host_lines && !src->programs_only) {
+    /* The same search tells whether the host threads' XLA:CPU thunks can be ops (no TPU
+     * or GPU plane: formats/xplane_xla.c); scan, which captures none, needs it only for the
+     * skip. */
+    if ((src->tpu_skip_host_lines || !scan) && !src->programs_only) {
         pq_error scratch;
         reader peek = r;
         peek.err = &scratch;
@@ -894,9 +902,12 @@ pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
             device_kind kind;
             if (f.num != 1 || f.wire != PB_LEN)
                 continue;
-            if (plane_kind(&peek, &f, &kind) != PQ_OK)
+            if (plane_kind(&peek, &f, &kind) != PQ_OK) {
+                r.device_planes = 1; /* unknown: capture no host thread */
                 break;
-            r.skip_host_lines = kind == DEV_TPU;
+            }
+            r.device_planes |= kind == DEV_TPU || kind == DEV_GPU;
+            r.skip_host_lines = src->tpu_skip_host_lines && kind == DEV_TPU;
         }
     }
 

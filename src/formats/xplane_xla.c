@@ -18,7 +18,6 @@
 
 #include "core/alloc.h"
 #include "core/hmap.h"
-#include "pbwire.h"
 #include "xplane_opstats.h"
 #include "xplane_walk.h"
 #include "xplane_xla.h"
@@ -130,26 +129,13 @@ static uint32_t class_of(xla_class_set *set, const xp_xla_class *c)
     return (uint32_t)++set->n;
 }
 
-/* The XLA stats of the event at BODY (LEN bytes) into C (its metadata's stats, read once
- * per entry, then its own); 0 when it states no hlo_op. */
-static int read_class(xla_capture *cp, const uint8_t *body, size_t len, xp_xla_class *c)
+/* The XLA stats of the event of metadata id MID at BODY (LEN bytes) into C (its metadata's
+ * stats, read once per entry, then its own); 0 when it states no hlo_op. */
+static int read_class(xla_capture *cp, int64_t mid, const uint8_t *body, size_t len,
+                      xp_xla_class *c)
 {
     const xp_plane *pl = cp->pl;
-    const uint8_t *p = body, *end = body + len;
-    uint64_t v = 0;
-    int64_t mid = 0;
-    while (p && p < end) { /* the metadata id (field 1); the event was validated */
-        uint32_t tag;
-        if (!(p = pb_fast_tag(p, end, &tag)))
-            break;
-        if (tag == ((1 << 3) | PB_VARINT)) {
-            p = pb_fast_varint(p, end, &v);
-            mid = (int64_t)v;
-        } else {
-            p = pb_fast_skip(p, end, tag & 7);
-        }
-    }
-    op_stats o = {0};
+    op_stats o;
     const xp_event_meta *em = xp_event_meta_find(pl, mid);
     if (em) {
         size_t at = (size_t)(em - pl->emeta);
@@ -159,6 +145,8 @@ static int read_class(xla_capture *cp, const uint8_t *body, size_t len, xp_xla_c
             cp->mread[at] = 1;
         }
         o = cp->ms[at];
+    } else {
+        memset(&o, 0, sizeof o);
     }
     ops_read_op_stats(pl, &cp->ids, body, (uint32_t)len, 4, &o);
     if (!o.hlo_op.n)
@@ -167,11 +155,11 @@ static int read_class(xla_capture *cp, const uint8_t *body, size_t len, xp_xla_c
     return 1;
 }
 
-int xla_capture_begin(xla_capture *cp, pq_source *src, xp_plane *pl)
+int xla_capture_begin(xla_capture *cp, pq_source *src, xp_plane *pl, int host_threads)
 {
     memset(cp, 0, sizeof *cp);
     device_kind kind = device_kind_of_plane(pl->name);
-    if (kind != DEV_GPU && kind != DEV_HOST_THREADS)
+    if (kind != DEV_GPU && (kind != DEV_HOST_THREADS || !host_threads))
         return 0;
     ops_stat_ids_init(pl, &cp->ids);
     if (cp->ids.id[S_HLO_OP] == INT64_MIN)
@@ -185,10 +173,11 @@ int xla_capture_begin(xla_capture *cp, pq_source *src, xp_plane *pl)
     return 1;
 }
 
-void xla_capture_event(xla_capture *cp, const uint8_t *body, size_t len, uint64_t index)
+void xla_capture_event(xla_capture *cp, int64_t mid, const uint8_t *body, size_t len,
+                       uint64_t index)
 {
     xp_xla_class c;
-    if (cp->oom || !read_class(cp, body, len, &c))
+    if (cp->oom || !read_class(cp, mid, body, len, &c))
         return;
     uint32_t at = class_of(&cp->set, &c);
     if (!at || index >= UINT32_MAX) {

@@ -8,7 +8,8 @@
 #include "model/model.h"
 
 /* The XLA stats of one GPU or host-thread plane's events while its lines are read
- * (formats/xplane_xla.c): xla_capture_begin (0: the plane has none to capture), then
+ * (formats/xplane_xla.c): xla_capture_begin (0: the plane has none to capture; a host-thread
+ * plane is captured only with HOST_THREADS: the source has no TPU or GPU plane), then
  * xla_capture_event for each event of a line, xla_capture_line once the line is read,
  * xla_capture_end once the plane is (0 when memory ran out). */
 typedef struct xla_class_set {
@@ -29,8 +30,10 @@ typedef struct xla_capture {
     size_t npend, cappend;
 } xla_capture;
 
-int xla_capture_begin(xla_capture *cp, pq_source *src, xp_plane *pl);
-void xla_capture_event(xla_capture *cp, const uint8_t *body, size_t len, uint64_t index);
+int xla_capture_begin(xla_capture *cp, pq_source *src, xp_plane *pl, int host_threads);
+/* The event of metadata id MID whose body is BODY (LEN bytes), the INDEX-th of its line. */
+void xla_capture_event(xla_capture *cp, int64_t mid, const uint8_t *body, size_t len,
+                       uint64_t index);
 int xla_capture_line(xla_capture *cp, xp_line *line);
 int xla_capture_end(xla_capture *cp);
 
