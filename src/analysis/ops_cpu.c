@@ -1,5 +1,6 @@
 /* ops_cpu.c - CPU op extraction for CPU-only runs: XLA:CPU records each thunk it runs as
- * a host-thread event with hlo_op/hlo_module/program_id stats. Per thread line those events
+ * a host-thread event with hlo_op/hlo_module/program_id stats, whose ops the XPlane reader
+ * stated (formats/xplane_xla.c: each event's op, xp_line.xla). Per thread line those events
  * nest (a while or call thunk around its body), so an ancestor stack gives self time; the
  * window is the first to the last op event over all threads. XProf has no device op
  * database for these (its CPU path is for TensorFlow ops): this is profq's own. Not here:

@@ -1,6 +1,8 @@
 /* ops_gpu.c - GPU op extraction (XProf's device OpMetricsDb for GPUs, spec/xprof-tools.md
- * 5.2-5.3): kernels on a GPU plane's raw (non-derived) stream lines, keyed by (program_id
- * or hlo_module, hlo_op), each kernel its own self time; and the HloProto annotation of
+ * 5.2-5.3): kernels on a GPU plane's raw (non-derived) stream lines, of the ops the XPlane
+ * reader stated from their hlo_op/hlo_module/program_id stats (formats/xplane_xla.c: each
+ * event's XLA stats and op, xp_line.xla), each kernel its own self time; and the HloProto
+ * annotation of
  * GPU and CPU ops: category and provenance from the program's instructions, and on GPUs
  * FLOPs, bytes and HBM breakdown from XLA's GPU cost analysis (analysis/hlo_cost.c), as
  * XProf. Not here: the merge into the result (ops_core.c), device peaks (pq_ops_peaks.c). */

@@ -595,9 +595,9 @@ static pq_status read_plane_lines(reader *r, const pb_field *pf, xp_plane *pl)
     int skip_lines = r->skip_host_lines && device_kind_of_plane(pl->name) == DEV_HOST_THREADS;
     /* scan reads no op: it captures no XLA stats */
     xla_capture cap;
+    int threads = !r->device_planes && !r->src->skip_thunk_ops;
     xla_capture *xla =
-        !r->scan && !skip_lines && xla_capture_begin(&cap, r->src, pl, !r->device_planes) ? &cap
-                                                                                          : NULL;
+        !r->scan && !skip_lines && xla_capture_begin(&cap, r->src, pl, threads) ? &cap : NULL;
     pq_status st = PQ_OK;
     pb_init(&c, pf->data, skip_lines ? 0 : pf->len, r->base);
     while (st == PQ_OK && (k = pb_next(&c, &f)) == PB_FIELD) {

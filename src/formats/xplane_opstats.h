@@ -1,7 +1,8 @@
 /* xplane_opstats.h - the XPlane stats that state an op and its executions: the ids of the
  * stats of interest in one plane, and the stats of one event or metadata entry folded into
  * one record (formats/xplane_opstats.c). Read by the reader when it states a plane's ops
- * (xplane_ops.c) and by the op analyses for the per-event stats (analysis/ops_*.c). */
+ * (xplane_ops.c, xplane_xla.c) and by the op analyses for the other per-event stats
+ * (analysis/ops_*.c). */
 #ifndef PQ_FORMATS_XPLANE_OPSTATS_H
 #define PQ_FORMATS_XPLANE_OPSTATS_H
 #include "formats/xplane_walk.h"

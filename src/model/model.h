@@ -4,7 +4,8 @@
  * file, its devices with the capabilities the input states (model/devices.h, whatever the
  * format), and what its reader filled in:
  * - an XSpace: planes (each device plane linked to its device) with lines (tracks) and
- *   metadata, the ops the TensorCores' event metadata state (model/ops.h, pq_source.ops),
+ *   metadata, the ops the TensorCores' event metadata and the GPU kernels' and XLA:CPU
+ *   thunks' stats state (model/ops.h, pq_source.ops),
  *   and the programs (XLA modules) whose HloProtos it carries. Names are views into the
  * mapped file. Events are NOT materialised at load: every line keeps the span of its serialized
  * events, which the loader has fully validated, and analyses walk it with xp_events_next() or ask
@@ -188,6 +189,7 @@ typedef struct pq_source {
     int programs_only;   /* pq_open_options.programs_only: only /host:metadata is read */
     /* pq_open_options.tpu_skip_host_lines: no lines of /host:CPU read beside a TPU plane */
     int tpu_skip_host_lines;
+    int skip_thunk_ops; /* pq_open_options.skip_thunk_ops: no XLA:CPU thunk op is read */
     /* Trace-event JSON: the timeline (owned; NULL for other formats), the number of
      * elements of traceEvents (every phase) and displayTimeUnit ("" when absent). */
     model_slices *slices;
