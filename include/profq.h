@@ -112,15 +112,15 @@ typedef struct pq_open_options {
      * framing is checked, their events neither decoded nor validated): XProf's hlo_stats and
      * op_profile of a TPU read only device planes. What `profq ops --format xprof` uses. */
     int tpu_skip_host_lines;
-    /* Non-zero: of an XSpace without TPU or GPU planes, the host threads' XLA:CPU thunks are
-     * not read as ops (their stats are not decoded; the ops analyses then find none there):
-     * what `profq info` uses, which reads no op. GPU kernels' ops are read either way. */
-    int skip_thunk_ops;
     /* Non-zero: a trace-event JSON source (.json, .json.gz) is read from its file in chunks
      * instead of mapped, and its sha256 (unless skipped) by a second thread that reads the
      * file beside the parse: memory is the timeline's columns, not the file. Such a source
      * keeps no bytes (pq_profile_scan counts 0 bytes for it). What `profq summarize` uses. */
     int stream_traces;
+    /* Non-zero: of an XSpace without TPU or GPU planes, the host threads' XLA:CPU thunks are
+     * not read as ops (their stats are not decoded; the ops analyses then find none there):
+     * what `profq info` uses, which reads no op. GPU kernels' ops are read either way. */
+    int skip_thunk_ops;
 } pq_open_options;
 
 /*
