@@ -5,6 +5,10 @@
  * and event contents beyond what info needs (events stay as validated spans; see
  * model.h). Field numbers: spec/xprof-tools.md section 1. A known field with an
  * unexpected wire type is skipped as unknown, as the protobuf runtimes do.
+ *
+ * Long because: the whole reader is one translation unit compiled twice (below), so that
+ * its hot path keeps its BMI2 varints; the XLA stats capture's line decoder copy
+ * (read_line_fast_xla) and its pass over the lines live here for the same reason.
  */
 /*
  * This file is compiled twice: as itself (the portable build, plus the dispatcher at the
@@ -105,6 +109,9 @@ static inline int line_span(xp_line *line, int64_t min_off, int64_t max_end, int
            !__builtin_add_overflow(*base_ps, max_end, &line->end_ps);
 }
 
+/* The fast line decoder's body, inlined into read_line_fast and read_line_fast_xla. Long
+ * because: the hot loop of every XSpace load (one XEvent and its stats), kept in one piece
+ * so that each copy inlines it whole. */
 static XP_ALWAYS_INLINE int read_line_body(const pb_field *lf, xp_line *line, const xp_plane *pl,
                                            pq_scan_totals *scan, xla_capture *xla)
 {
