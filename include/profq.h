@@ -117,6 +117,10 @@ typedef struct pq_open_options {
      * file beside the parse: memory is the timeline's columns, not the file. Such a source
      * keeps no bytes (pq_profile_scan counts 0 bytes for it). What `profq summarize` uses. */
     int stream_traces;
+    /* Non-zero: of an XSpace without TPU or GPU planes, the host threads' XLA:CPU thunks are
+     * not read as ops (their stats are not decoded; the ops analyses then find none there):
+     * what `profq info` uses, which reads no op. GPU kernels' ops are read either way. */
+    int skip_thunk_ops;
 } pq_open_options;
 
 /*

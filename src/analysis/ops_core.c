@@ -1,7 +1,8 @@
 /* ops_core.c - the merge core of op metrics (XProf's device OpMetricsDb, spec/xprof-tools.md
  * 5.2-5.6): chooses the device kind (TPU TensorCores, else GPUs, else XLA:CPU host threads),
- * hands each device plane to its extractor (ops_tpu.c, ops_gpu.c, ops_cpu.c), which fills
- * the model's ops (model/ops.h, keyed by (program, symbol, name)) as it meets them and merges
+ * hands each device plane to its extractor (ops_tpu.c, ops_gpu.c, ops_cpu.c), which copies
+ * the source's ops (model/ops.h, keyed by (program, symbol, name), stated by the readers)
+ * into one table as it meets them and merges
  * their metrics into one op table and one program table over devices and hosts; then
  * annotates the model ops from their HloProtos, makes each row from its model op and
  * metrics (per-occurrence figures scaled by occurrences), adds IDLE, sorts, and sums the windows

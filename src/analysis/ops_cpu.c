@@ -1,5 +1,6 @@
 /* ops_cpu.c - CPU op extraction for CPU-only runs: XLA:CPU records each thunk it runs as
- * a host-thread event with hlo_op/hlo_module/program_id stats. Per thread line those events
+ * a host-thread event with hlo_op/hlo_module/program_id stats, whose ops the XPlane reader
+ * stated (formats/xplane_xla.c: each event's op, xp_line.xla). Per thread line those events
  * nest (a while or call thunk around its body), so an ancestor stack gives self time; the
  * window is the first to the last op event over all threads. XProf has no device op
  * database for these (its CPU path is for TensorFlow ops): this is profq's own. Not here:
@@ -11,16 +12,14 @@
 #include <stdlib.h>
 
 typedef struct cpu_rec {
-    ops_span s; /* first: ops_nest reads it */
-    uint64_t pid;
-    pq_str name, module;
+    ops_span s;              /* first: ops_nest reads it */
+    const model_op *op;      /* the source's op (pq_source.ops) */
+    const xp_xla_class *xla; /* its XLA stats, as the reader kept them */
 } cpu_rec;
 
 int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
 {
-    stat_ids ids;
-    ops_stat_ids_init(pl, &ids);
-    if (ids.id[S_HLO_OP] == INT64_MIN)
+    if (!pl->xla) /* the reader found no thunk (formats/xplane_xla.c) */
         return 1;
     int64_t lo = INT64_MAX, hi = INT64_MIN, plane_self = 0, busy = 0;
     for (uint32_t li = 0; li < pl->nlines; li++) {
@@ -31,22 +30,23 @@ int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
         if (!recs)
             return 0;
         size_t n = 0;
+        uint64_t k = 0;
         int64_t base = line->timestamp_ns * 1000;
         xp_event_iter ei;
         xp_event ev;
         xp_events_begin(line, &ei);
-        while (n < line->events && xp_events_next(&ei, &ev)) {
-            xla_ev x;
-            if (!ops_xla_event(src, pl, &ids, &ev, &x))
+        while (k < line->events && xp_events_next(&ei, &ev)) {
+            uint32_t at = line->xla ? line->xla[k] : 0;
+            k++;
+            if (!at)
                 continue;
             cpu_rec *r = &recs[n];
             r->s.start = base + ev.offset_ps;
             r->s.dur = ev.duration_ps;
             r->s.children = 0;
             r->s.order = (uint32_t)n;
-            r->pid = x.pid;
-            r->name = ops_last_hlo_op(x.hlo_op);
-            r->module = x.module;
+            r->xla = &pl->xla[at - 1];
+            r->op = &src->ops.v[r->xla->op - 1];
             n++;
         }
         if (!ops_nest(recs, n, sizeof *recs, &busy)) {
@@ -61,8 +61,8 @@ int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
             cpu_rec *r = &recs[i];
             int fresh;
             model_op *op;
-            op_slot *sl = ops_table_get(cx->ops, r->pid, 0, r->name, &op, &fresh);
-            pq_ops_program *p = sl ? ops_prog_get(cx->progs, r->pid) : NULL;
+            op_slot *sl = ops_table_get(cx->ops, r->op->program_id, 0, r->op->name, &op, &fresh);
+            pq_ops_program *p = sl ? ops_prog_get(cx->progs, r->op->program_id) : NULL;
             if (!p) {
                 pq_free(recs);
                 return 0;
@@ -70,8 +70,8 @@ int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
             op_metrics *m = &sl->m;
             int64_t self = r->s.dur - r->s.children;
             if (fresh) {
+                *op = *r->op; /* as the reader stated it: a custom-call op (no FLOPs to scale) */
                 m->min_time_ps = r->s.dur;
-                op->custom_call = 1; /* no metadata FLOPs to scale */
             } else if (r->s.dur < m->min_time_ps) {
                 m->min_time_ps = r->s.dur;
             }
@@ -83,8 +83,8 @@ int ops_cpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
             p->op_self_ps += self;
             if (r->s.start < p->first_ps)
                 p->first_ps = r->s.start;
-            if (p->name.n == 0 && r->module.n)
-                p->name = r->module;
+            if (p->name.n == 0 && r->xla->module.n)
+                p->name = r->xla->module;
         }
         pq_free(recs);
     }

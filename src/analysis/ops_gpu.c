@@ -1,6 +1,8 @@
 /* ops_gpu.c - GPU op extraction (XProf's device OpMetricsDb for GPUs, spec/xprof-tools.md
- * 5.2-5.3): kernels on a GPU plane's raw (non-derived) stream lines, keyed by (program_id
- * or hlo_module, hlo_op), each kernel its own self time; and the HloProto annotation of
+ * 5.2-5.3): kernels on a GPU plane's raw (non-derived) stream lines, of the ops the XPlane
+ * reader stated from their hlo_op/hlo_module/program_id stats (formats/xplane_xla.c: each
+ * event's XLA stats and op, xp_line.xla), each kernel its own self time; and the HloProto
+ * annotation of
  * GPU and CPU ops: category and provenance from the program's instructions, and on GPUs
  * FLOPs, bytes and HBM breakdown from XLA's GPU cost analysis (analysis/hlo_cost.c), as
  * XProf. Not here: the merge into the result (ops_core.c), device peaks (pq_ops_peaks.c). */
@@ -26,8 +28,8 @@ static int gpu_derived_line(const xp_line *line)
 typedef struct gpu_run {
     int open;
     int64_t group;
-    pq_str name, module, tf_op;
-    uint64_t pid;
+    const model_op *op; /* the source's op of its first kernel (pq_source.ops) */
+    pq_str module, tf_op;
     uint64_t occurrences;
     int64_t time, min, first;
     double flops, bytes; /* the last kernel's, per occurrence, as XProf keeps them */
@@ -41,13 +43,13 @@ static int gpu_run_flush(gpu_run *r, ops_ctx *cx, int64_t *plane_self)
     r->open = 0;
     int fresh;
     model_op *op;
-    op_slot *sl = ops_table_get(cx->ops, r->pid, 0, r->name, &op, &fresh);
+    op_slot *sl = ops_table_get(cx->ops, r->op->program_id, 0, r->op->name, &op, &fresh);
     if (!sl)
         return 0;
     op_metrics *m = &sl->m;
     if (fresh) {
-        op->provenance = r->tf_op;
-        op->custom_call = 1; /* event stats are per occurrence: summed, not scaled */
+        *op = *r->op;              /* as the reader stated it: a custom-call op (summed figures) */
+        op->provenance = r->tf_op; /* the run's first kernel's, as XProf */
         m->min_time_ps = r->min;
     } else if (r->min < m->min_time_ps) {
         m->min_time_ps = r->min;
@@ -61,7 +63,7 @@ static int gpu_run_flush(gpu_run *r, ops_ctx *cx, int64_t *plane_self)
     m->model_flops += r->flops * occ;
     m->bytes_accessed += r->bytes * occ;
     *plane_self += r->time;
-    pq_ops_program *p = ops_prog_get(cx->progs, r->pid);
+    pq_ops_program *p = ops_prog_get(cx->progs, r->op->program_id);
     if (!p)
         return 0;
     p->op_self_ps += r->time;
@@ -71,15 +73,15 @@ static int gpu_run_flush(gpu_run *r, ops_ctx *cx, int64_t *plane_self)
     return 1;
 }
 
-/* Kernel EV (starting at S, absolute) into run R: a new run unless it continues R. */
-static int gpu_run_add(gpu_run *r, ops_ctx *cx, int64_t *plane_self, const xla_ev *x, int64_t group,
-                       const xp_event *ev, int64_t s)
+/* Kernel EV (starting at S, absolute), of the XLA stats X and the source's op OP, into run
+ * R: a new run unless it continues R. */
+static int gpu_run_add(gpu_run *r, ops_ctx *cx, int64_t *plane_self, const xp_xla_class *x,
+                       const model_op *op, int64_t group, const xp_event *ev, int64_t s)
 {
-    pq_str name = ops_last_hlo_op(x->hlo_op);
-    if (!(r->open && group >= 0 && group == r->group && ops_str_same(name, r->name))) {
+    if (!(r->open && group >= 0 && group == r->group && ops_str_same(op->name, r->op->name))) {
         if (!gpu_run_flush(r, cx, plane_self))
             return 0;
-        *r = (gpu_run){1, group, name, x->module, x->tf_op, x->pid, 0, 0, ev->duration_ps, s, 0, 0};
+        *r = (gpu_run){1, group, op, x->module, x->tf_op, 0, 0, ev->duration_ps, s, 0, 0};
     }
     r->occurrences++;
     r->time += ev->duration_ps;
@@ -94,8 +96,6 @@ static int gpu_run_add(gpu_run *r, ops_ctx *cx, int64_t *plane_self, const xla_e
 
 int ops_gpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
 {
-    stat_ids ids;
-    ops_stat_ids_init(pl, &ids);
     int64_t lo = INT64_MAX, hi = INT64_MIN, plane_self = 0;
     int64_t busy = 0;
     int any = 0;
@@ -109,9 +109,13 @@ int ops_gpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
         gpu_run run = {0};
         xp_event_iter ei;
         xp_event ev;
+        uint64_t k = 0;
         xp_events_begin(line, &ei);
         while (xp_events_next(&ei, &ev)) {
             any = 1;
+            /* the event's XLA stats, as the reader kept them (formats/xplane_xla.c) */
+            uint32_t at = line->xla && k < line->events ? line->xla[k] : 0;
+            k++;
             if (ev.offset_ps < lo)
                 lo = ev.offset_ps;
             if (ev.offset_ps + ev.duration_ps > hi)
@@ -124,11 +128,11 @@ int ops_gpu_plane(const pq_source *src, const xp_plane *pl, ops_ctx *cx)
                 busy += e - busy_end;
                 busy_end = e;
             }
-            xla_ev x;
-            if (!ops_xla_event(src, pl, &ids, &ev, &x))
+            if (!at)
                 continue; /* not an XLA op (memcpy, eager kernels without tf_op) */
+            const xp_xla_class *x = &pl->xla[at - 1];
             int64_t group = corr ? ops_steps_kernel_group(cx->steps, src, pl, corr->id, &ev) : -1;
-            if (!gpu_run_add(&run, cx, &plane_self, &x, group, &ev, s))
+            if (!gpu_run_add(&run, cx, &plane_self, x, &src->ops.v[x->op - 1], group, &ev, s))
                 return 0;
         }
         if (!gpu_run_flush(&run, cx, &plane_self))

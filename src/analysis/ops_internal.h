@@ -11,20 +11,6 @@
 #include "formats/xplane_walk.h"
 #include "model/ops.h"
 
-/* The stats of a GPU kernel or XLA:CPU thunk, from its metadata then the event: hlo_op,
- * hlo_module, tf_op, program id (else the "(N)" suffix of hlo_module, else the HloProto of
- * that module name), flops and bytes_accessed. ops_xla_event returns 0 when it has no
- * hlo_op. */
-typedef struct xla_ev {
-    pq_str hlo_op, module, tf_op;
-    uint64_t pid;
-    double flops, bytes;
-} xla_ev;
-
-int ops_xla_event(const pq_source *src, const xp_plane *pl, const stat_ids *ids, const xp_event *ev,
-                  xla_ev *x);
-/* The op name after the last "::" of an hlo_op stat. */
-pq_str ops_last_hlo_op(pq_str s);
 /* The Program record's sums of R's ops into *D (ops_derived.c): infeed/outfeed left out
  * unless INCL (their time into *INFEED_PS). */
 void ops_program_sum(const pq_ops_result *r, int incl, pq_op_row *d, int64_t *infeed_ps);

@@ -57,7 +57,8 @@ typedef struct cli_common {
     int programs_only; /* pq_open_options.programs_only */
     /* pq_open_options.tpu_skip_host_lines */
     int tpu_skip_host_lines;
-    int partial; /* --partial: write the command's partial result (cmd_merge.c) */
+    int skip_thunk_ops; /* pq_open_options.skip_thunk_ops */
+    int partial;        /* --partial: write the command's partial result (cmd_merge.c) */
 } cli_common;
 
 /* Ids of the options several commands share (getopt_long's val); a command's own options

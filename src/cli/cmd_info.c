@@ -45,6 +45,7 @@ static int cmd_info(int argc, char **argv)
     int code = cli_parse_paths(&spec, argc, argv, &c);
     if (code == 0 && c.partial) /* every format's sections: the format is merge's */
         return cli_run_partial(&c, 0, pq_partial_info);
+    c.skip_thunk_ops = 1; /* info reads no op: the XLA:CPU thunks' stats stay undecoded */
     return code != 0 ? code : cli_run_parsed(&c, 0, render_info, NULL);
 }
 

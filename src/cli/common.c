@@ -333,6 +333,7 @@ int cli_load(const cli_common *c, pq_profile **out)
     opts.skip_sha256 = c->no_hash;
     opts.programs_only = c->programs_only;
     opts.tpu_skip_host_lines = c->tpu_skip_host_lines;
+    opts.skip_thunk_ops = c->skip_thunk_ops;
     return cli_open_profile(c, &opts, out);
 }
 

@@ -209,6 +209,7 @@ pq_status load_source(pq_source *src, const pq_open_options *opts, pq_error *err
         src->info.format = PQ_FORMAT_XSPACE;
         src->programs_only = opts->programs_only;
         src->tpu_skip_host_lines = opts->tpu_skip_host_lines;
+        src->skip_thunk_ops = opts->skip_thunk_ops;
         st = xplane_read(src, opts->scan ? &src->scan : NULL, err);
         break;
     case DETECT_HLO_PROTO:

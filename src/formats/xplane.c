@@ -5,6 +5,10 @@
  * and event contents beyond what info needs (events stay as validated spans; see
  * model.h). Field numbers: spec/xprof-tools.md section 1. A known field with an
  * unexpected wire type is skipped as unknown, as the protobuf runtimes do.
+ *
+ * Long because: the whole reader is one translation unit compiled twice (below), so that
+ * its hot path keeps its BMI2 varints; the XLA stats capture's line decoder copy
+ * (read_line_fast_xla) and its pass over the lines live here for the same reason.
  */
 /*
  * This file is compiled twice: as itself (the portable build, plus the dispatcher at the
@@ -22,6 +26,7 @@
 #include "core/sort.h"
 #include "pbwire.h"
 #include "xplane_walk.h"
+#include "xplane_xla.h" /* after pbwire.h: see xplane_xla.h */
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +37,7 @@ typedef struct reader {
     const uint8_t *base;
     pq_scan_totals *scan; /* not NULL: decode and count every stat value in the same pass */
     int skip_host_lines;  /* the lines of /host:CPU are not read (tpu_skip_host_lines) */
+    int device_planes;    /* a TPU or GPU plane is there: host threads hold no op to capture */
 } reader;
 
 static pq_status fail_at(reader *r, const pb_cursor *c, const char *where)
@@ -103,8 +109,11 @@ static inline int line_span(xp_line *line, int64_t min_off, int64_t max_end, int
            !__builtin_add_overflow(*base_ps, max_end, &line->end_ps);
 }
 
-static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
-                          pq_scan_totals *scan)
+/* The fast line decoder's body, inlined into read_line_fast and read_line_fast_xla. Long
+ * because: the hot loop of every XSpace load (one XEvent and its stats), kept in one piece
+ * so that each copy inlines it whole. */
+static XP_ALWAYS_INLINE int read_line_body(const pb_field *lf, xp_line *line, const xp_plane *pl,
+                                           pq_scan_totals *scan, xla_capture *xla)
 {
     uint64_t sum_ps = 0; /* scan checksum: offsets, durations and stats, wrapping */
     uint64_t kinds[7] = {0};
@@ -120,14 +129,15 @@ static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
             p = pb_fast_varint(p, end, &v);
             if (!p || v > (uint64_t)(end - p))
                 return 0;
-            const uint8_t *e = p, *eend = p + v;
+            const uint8_t *e = p, *eend = p + v, *ebody = p;
             p = eend;
-            int64_t off = 0, dur = 0;
+            int64_t off = 0, dur = 0, mid = 0; /* mid: only the capture reads it */
             /* Writers emit metadata_id, offset_ps, duration_ps, then the stats: take that
              * prefix straight, then loop over whatever follows in any order. */
             if (PB_LIKELY(e < eend && *e == ((1 << 3) | PB_VARINT))) {
                 if (!(e = pb_fast_varint(e + 1, eend, &v)))
                     return 0;
+                mid = (int64_t)v;
                 if (PB_LIKELY(e < eend && *e == ((2 << 3) | PB_VARINT))) {
                     if (!(e = pb_fast_varint(e + 1, eend, &v)))
                         return 0;
@@ -159,6 +169,7 @@ static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
                 switch (t) {
                 case (1 << 3) | PB_VARINT:
                     e = pb_fast_varint(e, eend, &v);
+                    mid = (int64_t)v;
                     break;
                 case (2 << 3) | PB_VARINT:
                     e = pb_fast_varint(e, eend, &v);
@@ -192,6 +203,8 @@ static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
             if (evend > max_end)
                 max_end = evend;
             sum_ps += (uint64_t)off + (uint64_t)dur;
+            if (PB_UNLIKELY(xla != NULL)) /* a GPU or host-thread plane with hlo_op stats */
+                xla_capture_event(xla, mid, ebody, (size_t)(eend - ebody), nevents);
             nevents++;
             continue;
         }
@@ -252,6 +265,26 @@ static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
     if (scan)
         scan->lines++;
     return 1;
+}
+
+/* The fast path as it was before XLA stats were captured: the body without a capture, so
+ * that the reading of every other plane does not pay for it. */
+static int read_line_fast(const pb_field *lf, xp_line *line, const xp_plane *pl,
+                          pq_scan_totals *scan)
+{
+    return read_line_body(lf, line, pl, scan, NULL);
+}
+
+/* The fast path of a GPU or host-thread plane with hlo_op stats: each event's XLA stats
+ * captured into XLA on the way (formats/xplane_xla.c). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int
+read_line_fast_xla(const pb_field *lf, xp_line *line, const xp_plane *pl, pq_scan_totals *scan,
+                   xla_capture *xla)
+{
+    return read_line_body(lf, line, pl, scan, xla);
 }
 
 /* Decodes one XLine with full error reporting (the slow path; see read_line_fast). */
@@ -341,11 +374,17 @@ static pq_status read_line_slow(reader *r, const pb_field *lf, xp_line *line)
     return PQ_OK;
 }
 
-/* Decodes one XLine; events are validated, counted and their time span taken. */
-static pq_status read_line(reader *r, const pb_field *lf, xp_line *line, const xp_plane *pl)
+/* Decodes one XLine; events are validated, counted and their time span taken; with XLA,
+ * their XLA stats captured (formats/xplane_xla.c). */
+static pq_status read_line(reader *r, const pb_field *lf, xp_line *line, const xp_plane *pl,
+                           xla_capture *xla)
 {
-    if (PB_LIKELY(read_line_fast(lf, line, pl, r->scan)))
-        return PQ_OK;
+    if (PB_LIKELY(!xla)) {
+        if (PB_LIKELY(read_line_fast(lf, line, pl, r->scan)))
+            return PQ_OK;
+    } else if (read_line_fast_xla(lf, line, pl, r->scan, xla)) {
+        return xla_capture_line(xla, line) ? PQ_OK : nomem(r);
+    }
     memset(line, 0, sizeof *line);
     pq_status st = read_line_slow(r, lf, line);
     RETURN_ERROR_IF(st == PQ_OK, r->err, PQ_ERR_INTERNAL, r->src->path,
@@ -551,6 +590,39 @@ static uint32_t sort_unique_by_id(void *items, uint32_t n, size_t size, int *ok)
     return out;
 }
 
+/* Pass 3 of read_plane: its lines (none of the host threads' when skipped: their framing
+ * was checked by pass 1), with the XLA stats of a GPU or host-thread plane's events
+ * captured on the way (formats/xplane_xla.c). Apart from read_plane, so that the capture's
+ * state stays out of the metadata passes. */
+static pq_status read_plane_lines(reader *r, const pb_field *pf, xp_plane *pl)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k = PB_END;
+    int skip_lines = r->skip_host_lines && device_kind_of_plane(pl->name) == DEV_HOST_THREADS;
+    /* scan reads no op: it captures no XLA stats */
+    xla_capture cap;
+    int threads = !r->device_planes && !r->src->skip_thunk_ops;
+    xla_capture *xla =
+        !r->scan && !skip_lines && xla_capture_begin(&cap, r->src, pl, threads) ? &cap : NULL;
+    pq_status st = PQ_OK;
+    pb_init(&c, pf->data, skip_lines ? 0 : pf->len, r->base);
+    while (st == PQ_OK && (k = pb_next(&c, &f)) == PB_FIELD) {
+        if (f.num != 3 || f.wire != PB_LEN)
+            continue;
+        xp_line *line = &pl->lines[pl->nlines++];
+        st = read_line(r, &f, line, pl, xla);
+        pl->events += line->events;
+        pl->event_stats += line->event_stats;
+    }
+    if (xla && !xla_capture_end(xla) && st == PQ_OK)
+        st = nomem(r);
+    FORWARD_IF_ERROR(st);
+    if (k == PB_ERROR)
+        return fail_at(r, &c, "an XPlane");
+    return PQ_OK;
+}
+
 static pq_status read_plane(reader *r, const pb_field *pf, xp_plane *pl)
 {
     arena *a = &r->src->mem;
@@ -654,18 +726,7 @@ static pq_status read_plane(reader *r, const pb_field *pf, xp_plane *pl)
 
     /* Pass 3: the lines, where the events are (none of the host threads' when skipped: their
      * framing was checked by pass 1). */
-    int skip_lines = r->skip_host_lines && device_kind_of_plane(pl->name) == DEV_HOST_THREADS;
-    pb_init(&c, pf->data, skip_lines ? 0 : pf->len, r->base);
-    while ((k = pb_next(&c, &f)) == PB_FIELD) {
-        if (f.num != 3 || f.wire != PB_LEN)
-            continue;
-        xp_line *line = &pl->lines[pl->nlines++];
-        FORWARD_IF_ERROR(read_line(r, &f, line, pl));
-        pl->events += line->events;
-        pl->event_stats += line->event_stats;
-    }
-    if (k == PB_ERROR)
-        return fail_at(r, &c, "an XPlane");
+    FORWARD_IF_ERROR(read_plane_lines(r, pf, pl));
     pl->kind = device_kind_of_plane(pl->name);
     return PQ_OK;
 }
@@ -814,7 +875,7 @@ static pq_status read_strings(reader *r, const pb_field *f, pq_str **arr, uint32
 
 pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
 {
-    reader r = {src, err, src->file.data, scan, 0};
+    reader r = {src, err, src->file.data, scan, 0, 0};
     const uint8_t *data = src->file.data;
     size_t size = src->file.size;
     pb_cursor c;
@@ -836,7 +897,10 @@ pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
     /* The host threads' lines are skipped only when a TPU TensorCore plane is there (the
      * device kind ops chooses first): by the plane names, before any plane is read. A
      * damaged plane met here stops the search, not the read, which reports it in order. */
-    if (src->tpu_skip_host_lines && !src->programs_only) {
+    /* The same search tells whether the host threads' XLA:CPU thunks can be ops (no TPU
+     * or GPU plane: formats/xplane_xla.c); scan, which captures none, needs it only for the
+     * skip. */
+    if ((src->tpu_skip_host_lines || !scan) && !src->programs_only) {
         pq_error scratch;
         reader peek = r;
         peek.err = &scratch;
@@ -845,9 +909,12 @@ pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
             device_kind kind;
             if (f.num != 1 || f.wire != PB_LEN)
                 continue;
-            if (plane_kind(&peek, &f, &kind) != PQ_OK)
+            if (plane_kind(&peek, &f, &kind) != PQ_OK) {
+                r.device_planes = 1; /* unknown: capture no host thread */
                 break;
-            r.skip_host_lines = kind == DEV_TPU;
+            }
+            r.device_planes |= kind == DEV_TPU || kind == DEV_GPU;
+            r.skip_host_lines = src->tpu_skip_host_lines && kind == DEV_TPU;
         }
     }
 
@@ -891,7 +958,7 @@ pq_status XPLANE_READ_NAME(pq_source *src, pq_scan_totals *scan, pq_error *err)
         if (pl->kind == DEV_HOST_METADATA && !src->programs)
             FORWARD_IF_ERROR(locate_programs(&r, pl));
     }
-    if (xplane_devices(src) != 0 || xplane_ops(src) != 0)
+    if (xplane_devices(src) != 0 || xplane_ops(src) != 0 || xplane_xla_ops(src) != 0)
         return nomem(&r);
     src->info.planes = src->nplanes;
     return PQ_OK;

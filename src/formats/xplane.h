@@ -18,6 +18,12 @@ int xplane_devices(pq_source *src);
  * when memory ran out. */
 int xplane_ops(pq_source *src);
 
+/* States into src->ops the ops of its GPU kernels and XLA:CPU thunks (by their hlo_op,
+ * hlo_module and program_id stats) and gives their planes and lines the XLA stats of each
+ * event (xp_plane.xla, xp_line.xla; formats/xplane_xla.c), after the programs are located.
+ * 0, or -1 when memory ran out. */
+int xplane_xla_ops(pq_source *src);
+
 /* The two builds behind xplane_read (see xplane.c): portable, and x86-64 BMI2. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define XPLANE_HAVE_BMI2 1

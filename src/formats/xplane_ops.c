@@ -7,8 +7,8 @@
  * (spec/xprof-tools.md 5.2-5.3). Each entry is linked to its op (xp_plane.emeta_op).
  *
  * Reads metadata only: no event, no HloProto (so `info` stays cheap). Not here: the ops of
- * GPU kernels and XLA:CPU thunks, whose keys are per-event stats, and the HloProto's
- * enrichments (analysis/ops_*.c). */
+ * GPU kernels and XLA:CPU thunks, whose keys are per-event stats (xplane_xla.c), and the
+ * HloProto's enrichments (analysis/ops_*.c). */
 #include "xplane.h"
 
 #include "pbwire.h"

@@ -1,7 +1,8 @@
 /* xplane_opstats.h - the XPlane stats that state an op and its executions: the ids of the
  * stats of interest in one plane, and the stats of one event or metadata entry folded into
  * one record (formats/xplane_opstats.c). Read by the reader when it states a plane's ops
- * (xplane_ops.c) and by the op analyses for the per-event stats (analysis/ops_*.c). */
+ * (xplane_ops.c, xplane_xla.c) and by the op analyses for the other per-event stats
+ * (analysis/ops_*.c). */
 #ifndef PQ_FORMATS_XPLANE_OPSTATS_H
 #define PQ_FORMATS_XPLANE_OPSTATS_H
 #include "formats/xplane_walk.h"
@@ -75,5 +76,10 @@ typedef struct op_stats {
 
 void ops_read_op_stats(const xp_plane *pl, const stat_ids *ids, const uint8_t *body, uint32_t len,
                        uint32_t field, op_stats *o);
+
+/* The op name after the last "::" of an hlo_op stat (formats/xplane_xla.c). */
+pq_str xp_last_hlo_op(pq_str s);
+/* The N of "(N)" at the end of a module name, as XProf falls back to: 1 and *OUT, else 0. */
+int xp_paren_id(pq_str s, uint64_t *out);
 
 #endif

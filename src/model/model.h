@@ -4,7 +4,8 @@
  * file, its devices with the capabilities the input states (model/devices.h, whatever the
  * format), and what its reader filled in:
  * - an XSpace: planes (each device plane linked to its device) with lines (tracks) and
- *   metadata, the ops the TensorCores' event metadata state (model/ops.h, pq_source.ops),
+ *   metadata, the ops the TensorCores' event metadata and the GPU kernels' and XLA:CPU
+ *   thunks' stats state (model/ops.h, pq_source.ops),
  *   and the programs (XLA modules) whose HloProtos it carries. Names are views into the
  * mapped file. Events are NOT materialised at load: every line keeps the span of its serialized
  * events, which the loader has fully validated, and analyses walk it with xp_events_next() or ask
@@ -75,7 +76,22 @@ typedef struct xp_line {
     size_t body_len;
     uint64_t events, event_stats;
     int64_t first_ps, end_ps; /* min event start, max event end (absolute ps); 0 when empty */
+    /* By event, in line order: the index + 1 of its XLA stats in the plane's xla, 0 when the
+     * event is no XLA op; NULL when no event of the line is one (formats/xplane_xla.c). */
+    uint32_t *xla;
 } xp_line;
+
+/* What the events of a GPU kernel or XLA:CPU thunk plane state of one XLA op (its metadata's
+ * stats, then its own): the hlo_op and hlo_module stats, tf_op, the program id (program_id,
+ * else the "(N)" of hlo_module, else the HloProto of that module name), flops and
+ * bytes_accessed; each distinct set once per plane, and the op it is (formats/xplane_xla.c). */
+typedef struct xp_xla_class {
+    pq_str hlo_op, module, tf_op;
+    uint64_t pid;
+    double flops, bytes;
+    uint32_t op;    /* index + 1 in the source's ops (pq_source.ops) */
+    int pid_stated; /* 0: no program_id; pid from the module's name once programs are known */
+} xp_xla_class;
 
 typedef enum device_kind {
     DEV_OTHER = 0,
@@ -110,6 +126,10 @@ typedef struct xp_plane {
     /* By emeta index: the index + 1 in the source's ops (pq_source.ops) of the op that entry
      * states, 0 when it states none; NULL when the plane states no op (formats/xplane_ops.c). */
     uint32_t *emeta_op;
+    /* GPU kernel and XLA:CPU thunk planes: the XLA stats their events state (xp_line.xla
+     * indexes them; formats/xplane_xla.c); NULL otherwise. */
+    xp_xla_class *xla;
+    uint32_t nxla;
     stat_value *stats; /* plane stats in file order */
     uint32_t nstats;
     int32_t device; /* index in the source's devices, -1 when the plane is not a device */
@@ -169,6 +189,7 @@ typedef struct pq_source {
     int programs_only;   /* pq_open_options.programs_only: only /host:metadata is read */
     /* pq_open_options.tpu_skip_host_lines: no lines of /host:CPU read beside a TPU plane */
     int tpu_skip_host_lines;
+    int skip_thunk_ops; /* pq_open_options.skip_thunk_ops: no XLA:CPU thunk op is read */
     /* Trace-event JSON: the timeline (owned; NULL for other formats), the number of
      * elements of traceEvents (every phase) and displayTimeUnit ("" when absent). */
     model_slices *slices;
@@ -183,8 +204,9 @@ typedef struct pq_source {
     int nsysjax_newer;
     model_nsys_dump *nsys_dumps; /* owned; NULL when none was decompressed ahead */
     uint32_t nnsys_dumps;
-    /* The ops its input states (model/ops.h; owned): an XSpace's TensorCore ops from their
-     * event metadata, filled at load by the reader. */
+    /* The ops its input states (model/ops.h; owned), filled at load by the reader: an
+     * XSpace's TensorCore ops from their event metadata, its GPU kernels' and XLA:CPU thunks'
+     * from their stats; a reader-made timeline's from its slices. */
     model_ops ops;
 } pq_source;
 

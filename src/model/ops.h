@@ -14,12 +14,13 @@
  * HloProto), and links each metadata entry to its op (xp_plane.emeta_op). A source with a
  * timeline from its reader (trace JSON, nsys) states at load the ops its slices name (JAX's
  * XLA ops by (hlo_module, name), Kineto's stream work by (stream, name): model/slices.h's
- * slices_state_ops) and links each slice to its op (model_slices.op).
+ * slices_state_ops) and links each slice to its op (model_slices.op). The XPlane reader
+ * also states the ops of its GPU kernels and XLA:CPU thunks, keyed by (program, hlo_op)
+ * from their per-event stats, read during the walk that validates the lines
+ * (formats/xplane_xla.c), each event linked to its stats and op (xp_line.xla).
  *
- * Not yet stated by the readers (they stay the op analyses' own, analysis/ops_*.c, in the
- * table one computation fills, profile-wide over its sources): the ops of an XSpace's GPU
- * kernels and XLA:CPU thunks (keyed by their per-event hlo_op/hlo_module stats). The op
- * analyses copy the stated ops into that table as they meet them. What is derived from the HloProto
+ * The op analyses (analysis/ops_*.c) copy the stated ops into the table one computation
+ * fills, profile-wide over its sources, as they meet them. What is derived from the HloProto
  * (category, provenance and costs on GPUs, TPU fusions' fused instructions) stays a lazy enrichment
  * the op analyses make on first use, into their table, so that `info` decodes no HloProto. Not
  * here: the times of executions (the op analyses' metrics, analysis/ops_core.c). */

@@ -12,7 +12,10 @@
  * The ops the XPlane reader states on the source at load (pq_source.ops): on TPU, one per
  * distinct (program_id, symbol_id != 0, name) of the TPU planes' event metadata entries,
  * each entry linked to its op, with the category of the first entry stating it; the
- * analysis's ops are the executed ones among them, as stated; none on a GPU XSpace.
+ * analysis's ops are the executed ones among them, as stated. On the GPU XSpaces here, one
+ * per distinct (program, last part of hlo_op) of the kernels on the GPUs' raw lines (the
+ * program: program_id, else the "(N)" of hlo_module, else the program of that name), each
+ * kernel linked to its op through its XLA stats (xp_line.xla), no other event linked.
  * The ops the trace-JSON reader states on the source at load (a small fixture made here):
  * one per distinct (hlo_module, name) of the events with an hlo_op arg and per distinct
  * (stream, name) of the Kineto kernel / gpu_memcpy / gpu_memset events, counted here from the
@@ -209,6 +212,29 @@ static pq_str last_part(pq_str s)
     return s;
 }
 
+/* Line LI of PL when PL is a GPU plane and the line is not one of XProf's derived lines. */
+static const xp_line *gpu_raw_line(const xp_plane *pl, uint32_t li)
+{
+    const xp_line *line = &pl->lines[li];
+    if (pl->kind != DEV_GPU || (line->id >= 0xdeadbeefLL && line->id < 0xdeadbeefLL + 64))
+        return NULL;
+    return line;
+}
+
+/* A kernel's hlo_op and hlo_module, the event's else its metadata's; its metadata entry. */
+static const xp_event_meta *kernel_stats(const xp_plane *pl, const xp_event *ev, pq_str *op,
+                                         pq_str *mod)
+{
+    const xp_event_meta *em = xp_event_meta_find(pl, ev->metadata_id);
+    *op = stat_str(pl, ev->stats, ev->body_len, 4, "hlo_op");
+    *mod = stat_str(pl, ev->stats, ev->body_len, 4, "hlo_module");
+    if (em && !op->n)
+        *op = stat_str(pl, em->body, em->body_len, 5, "hlo_op");
+    if (em && !mod->n)
+        *mod = stat_str(pl, em->body, em->body_len, 5, "hlo_module");
+    return em;
+}
+
 static int has_instruction(const hlo_module *m, pq_str name)
 {
     for (uint32_t c = 0; c < m->ncomputations; c++)
@@ -234,23 +260,16 @@ static void test_gpu_shared(void **state)
     const pq_source *src = &p->sources[0];
     for (uint32_t pi = 0; pi < src->nplanes; pi++) {
         const xp_plane *pl = &src->planes[pi];
-        if (pl->kind != DEV_GPU)
-            continue;
         for (uint32_t li = 0; li < pl->nlines; li++) {
-            const xp_line *line = &pl->lines[li];
-            if (line->id >= 0xdeadbeefLL && line->id < 0xdeadbeefLL + 64)
-                continue; /* XProf's derived lines */
+            const xp_line *line = gpu_raw_line(pl, li);
+            if (!line)
+                continue;
             xp_event_iter ei;
             xp_event ev;
             xp_events_begin(line, &ei);
             while (xp_events_next(&ei, &ev)) {
-                const xp_event_meta *em = xp_event_meta_find(pl, ev.metadata_id);
-                pq_str op = stat_str(pl, ev.stats, ev.body_len, 4, "hlo_op");
-                pq_str mod = stat_str(pl, ev.stats, ev.body_len, 4, "hlo_module");
-                if (em && !op.n)
-                    op = stat_str(pl, em->body, em->body_len, 5, "hlo_op");
-                if (em && !mod.n)
-                    mod = stat_str(pl, em->body, em->body_len, 5, "hlo_module");
+                pq_str op, mod;
+                const xp_event_meta *em = kernel_stats(pl, &ev, &op, &mod);
                 uint64_t pid = UINT64_MAX;
                 if (!stat_u64(pl, ev.stats, ev.body_len, 4, "program_id", &pid) && em)
                     stat_u64(pl, em->body, em->body_len, 5, "program_id", &pid);
@@ -347,10 +366,110 @@ static void test_tpu_source_ops(void **state)
     ops_free(&r);
     model_ops_free(&ops);
     pq_profile_free(p);
-    /* a GPU XSpace: its ops are keyed by per-event stats, not stated at load */
-    p = open_path(shared_path("xplane/mi300_jax08_attention.xplane.pb"));
-    assert_int_equal(p->sources[0].ops.n, 0);
-    pq_profile_free(p);
+}
+
+/* The program id of a kernel as the test reads it: program_id (event, else metadata), else
+ * the digits of a "(N)" ending hlo_module, else the program of that module name. */
+static int kernel_program(const pq_source *src, const xp_plane *pl, const xp_event *ev,
+                          const xp_event_meta *em, pq_str mod, uint64_t *pid)
+{
+    if (stat_u64(pl, ev->stats, ev->body_len, 4, "program_id", pid) ||
+        (em && stat_u64(pl, em->body, em->body_len, 5, "program_id", pid)))
+        return 1;
+    size_t open = mod.n;
+    while (open > 0 && mod.p[open - 1] != '(')
+        open--;
+    if (mod.n > 2 && mod.p[mod.n - 1] == ')' && open > 1 && open < mod.n - 1) {
+        uint64_t v = 0;
+        size_t i = open;
+        for (; i < mod.n - 1 && mod.p[i] >= '0' && mod.p[i] <= '9'; i++)
+            v = v * 10 + (uint64_t)(mod.p[i] - '0');
+        if (i == mod.n - 1) {
+            *pid = v;
+            return 1;
+        }
+    }
+    for (uint32_t g = 0; g < src->nprograms; g++)
+        if (src->programs[g].name.n == mod.n && !memcmp(src->programs[g].name.p, mod.p, mod.n)) {
+            *pid = src->programs[g].program_id;
+            return 1;
+        }
+    *pid = 0;
+    return 0;
+}
+
+/* The ops the XPlane reader states at load for an XSpace's GPU kernels, against the distinct
+ * (program, last part of hlo_op) of the kernels on the GPU planes' raw lines read here by stat
+ * name; each kernel's column entry names its op, every other event's is 0; the analysis's ops
+ * are those, as stated. */
+static void test_gpu_source_ops(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    static const char *const files[] = {"xplane/mi300_jax08_attention.xplane.pb",
+                                        "xplane/mi300_jax08_elementwise.xplane.pb",
+                                        "xplane/mi300x8_jax_conv.xplane.pb",
+                                        "xplane/mi300x8_jax_conv_legacy/chi-mi300x-013.xplane.pb"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        pq_profile *p = open_path(shared_path(files[f]));
+        const pq_source *src = &p->sources[0];
+        static key keys[MAXK];
+        size_t n = 0, kernels = 0;
+        for (uint32_t pi = 0; pi < src->nplanes; pi++) {
+            const xp_plane *pl = &src->planes[pi];
+            for (uint32_t li = 0; li < pl->nlines; li++) {
+                const xp_line *line = gpu_raw_line(pl, li);
+                if (!line)
+                    continue;
+                xp_event_iter ei;
+                xp_event ev;
+                size_t k = 0;
+                xp_events_begin(line, &ei);
+                while (xp_events_next(&ei, &ev)) {
+                    pq_str op, mod;
+                    const xp_event_meta *em = kernel_stats(pl, &ev, &op, &mod);
+                    uint32_t at = line->xla ? line->xla[k] : 0;
+                    k++;
+                    if (!op.n) {
+                        assert_int_equal(at, 0);
+                        continue;
+                    }
+                    uint64_t pid;
+                    kernel_program(src, pl, &ev, em, mod, &pid);
+                    pq_str name = last_part(op);
+                    n = add_key(keys, n, (key){pid, 0, name, {0}});
+                    kernels++;
+                    assert_true(at >= 1 && at <= pl->nxla);
+                    const xp_xla_class *c = &pl->xla[at - 1];
+                    assert_true(c->op >= 1 && c->op <= src->ops.n);
+                    const model_op *o = &src->ops.v[c->op - 1];
+                    assert_true(o->program_id == pid && o->symbol_id == 0);
+                    assert_true(o->name.n == name.n && !memcmp(o->name.p, name.p, name.n));
+                    assert_true(c->module.n == mod.n && !memcmp(c->module.p, mod.p, mod.n));
+                }
+                assert_int_equal(k, line->events);
+            }
+        }
+        assert_true(n > 0 && kernels >= n);
+        assert_int_equal(src->ops.n, n);
+        for (size_t i = 0; i < n; i++)
+            assert_non_null(model_ops_find(&src->ops, keys[i].a, keys[i].s));
+        /* the analysis's ops are the source's, as stated (categories come later from the
+         * HloProto, so only the keys and the per-event summing are compared) */
+        pq_ops_result r;
+        model_ops ops = {0};
+        pq_error err;
+        assert_int_equal(ops_compute_model(p, NULL, &r, &ops, &err), PQ_OK);
+        assert_true(ops.n > 0 && ops.n <= src->ops.n);
+        for (size_t i = 0; i < ops.n; i++) {
+            const model_op *s2 = model_ops_find(&src->ops, ops.v[i].program_id, ops.v[i].name);
+            assert_non_null(s2);
+            assert_true(s2->name.p == ops.v[i].name.p && ops.v[i].custom_call);
+        }
+        ops_free(&r);
+        model_ops_free(&ops);
+        pq_profile_free(p);
+    }
 }
 
 /* One event of the trace fixture: an X event on (pid, tid) of category CAT; HLO: with an
@@ -459,11 +578,9 @@ static void test_trace_source_ops(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table),
-        cmocka_unit_test(test_tpu_shared),
-        cmocka_unit_test(test_tpu_source_ops),
-        cmocka_unit_test(test_gpu_shared),
-        cmocka_unit_test(test_trace_source_ops),
+        cmocka_unit_test(test_table),          cmocka_unit_test(test_tpu_shared),
+        cmocka_unit_test(test_tpu_source_ops), cmocka_unit_test(test_gpu_shared),
+        cmocka_unit_test(test_gpu_source_ops), cmocka_unit_test(test_trace_source_ops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
