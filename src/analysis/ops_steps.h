@@ -80,7 +80,8 @@ int ops_steps_tpu_counts(const pq_profile *prof, const pq_ops_result *r, ops_tpu
 int ops_steps_tpu_records(pq_ops_result *r, const ops_tpu_steps *st, size_t xspaces);
 void ops_tpu_steps_free(ops_tpu_steps *st);
 /* Adds the hosts of FROM to INTO in path order (after INTO's of equal path), names and
- * paths copied into A. 0 when out of memory (INTO then unchanged). */
+ * paths copied into A; none when either is unsupported (INTO then keeps only the flag). 0
+ * when out of memory (INTO then unchanged). */
 int ops_tpu_steps_merge(ops_tpu_steps *into, const ops_tpu_steps *from, arena *a);
 /* TPU (ops_steps_tpu.c): the steps of the XSpaces whose TensorCore planes have a device
  * "Steps" line, into R->steps and R->step_rows (ops_steps_tpu_records); R without them

@@ -536,9 +536,13 @@ static void host_offsets(const ops_tpu_steps *t, size_t *s, size_t *c)
 
 int ops_tpu_steps_merge(ops_tpu_steps *into, const ops_tpu_steps *from, arena *a)
 {
+    if (into->unsupported || from->unsupported) { /* no TPU steps at all: no hosts kept */
+        ops_tpu_steps_free(into);
+        into->unsupported = 1;
+        return 1;
+    }
     ops_tpu_steps m = {0};
     size_t nh = into->nhosts + from->nhosts;
-    m.unsupported = into->unsupported | from->unsupported;
     m.hosts = pq_malloc_array(nh + 1, sizeof *m.hosts);
     m.steps = pq_malloc_array(into->nsteps + from->nsteps + 1, sizeof *m.steps);
     m.counts = pq_malloc_array(into->ncounts + from->ncounts + 1, sizeof *m.counts);

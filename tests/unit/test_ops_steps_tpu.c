@@ -206,6 +206,15 @@ static void test_tpu_hosts_intersect(void **state)
         assert_int_equal(r.step_rows[2 * i + 1].time_ps, 100 * (int64_t)(2 * i + 3));
     }
     assert_int_equal(r.step_rows[5].time_ps, 300 + 500);
+    /* a host with host step markers leaves no TPU steps at all, whatever the others have */
+    ops_tpu_steps un = {0}, keep = {0};
+    un.unsupported = 1;
+    assert_int_equal(ops_tpu_steps_merge(&keep, &a, &ar), 1);
+    assert_int_equal(ops_tpu_steps_merge(&keep, &un, &ar), 1);
+    assert_int_equal(keep.nhosts, 0);
+    assert_int_equal(keep.unsupported, 1);
+    assert_int_equal(ops_tpu_steps_merge(&keep, &hb, &ar), 1);
+    assert_int_equal(keep.nhosts + keep.nsteps, 0);
     /* one XSpace: its own steps by group */
     pq_free(r.steps);
     pq_free(r.step_rows);
