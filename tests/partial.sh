@@ -65,8 +65,9 @@ if [ -d "$SHARED/data/xplane" ]; then
     "$d"/trace-json/kineto__docs__*.json "$x"/mi300_jax08_elementwise.xplane.pb)"
   sets="gen shared conv tpu formats"
   # TPU XSpaces with device "Steps" lines (scripts/add_tpu_steps.py, as the conformance
-  # suite roofline_steps.sh makes them): roofline_model's step records of one source come
-  # from the partial's step counts; one process over several sources has none, nor a merge
+  # suite roofline_steps.sh makes them): roofline_model's step records come from the
+  # partials' step counts, of several sources over XProf's step intersection of the hosts
+  # (a TPU host without steps empties it)
   tpu=$x/tpu_inference_2.xplane.pb
   protopy=$(scripts/venv.sh test tests/requirements.txt 2>/dev/null) || protopy=
   if [ -f "$tpu" ] && [ -n "$protopy" ]; then
@@ -78,8 +79,19 @@ if [ -d "$SHARED/data/xplane" ]; then
     done
     SET_FILES[tpusteps]="$tmp/tsteps/steps4.xplane.pb" # one source: the step records
     SET_FILES[tpustepsall]="$(echo "$tmp"/tsteps/*.xplane.pb "$tpu" \
-      "$x"/mi300x8_jax_conv.xplane.pb)" # several: none, as one process
-    sets="$sets tpusteps tpustepsall"
+      "$x"/mi300x8_jax_conv.xplane.pb)" # several, one without steps: none, as one process
+    # two copies of one host (4 steps); three hosts: 4 steps, 7, and 7 a step (11.7 s) later
+    # (tests/conformance/step_hosts.py), aligned by their step times
+    mkdir -p "$tmp/thosts" "$tmp/tshift"
+    cp "$tmp/tsteps/steps4.xplane.pb" "$tmp/thosts/host0.xplane.pb"
+    cp "$tmp/tsteps/steps4.xplane.pb" "$tmp/thosts/host1.xplane.pb"
+    cp "$tmp/tsteps/steps4.xplane.pb" "$tmp/tshift/host0.xplane.pb"
+    cp "$tmp/tsteps/steps7.xplane.pb" "$tmp/tshift/host1.xplane.pb"
+    "$protopy" tests/conformance/step_hosts.py "$tmp/tsteps/steps7.xplane.pb" \
+      "$tmp/tshift/host2.xplane.pb" 0 11700000000 || bad "step_hosts.py for tshift"
+    SET_FILES[tpuhosts]="$(echo "$tmp"/thosts/*.xplane.pb)"
+    SET_FILES[tpushift]="$(echo "$tmp"/tshift/*.xplane.pb)"
+    sets="$sets tpusteps tpustepsall tpuhosts tpushift"
   elif [ "${CI:-}" = true ]; then
     bad "no venv (scripts/venv.sh test): TPU step lines not checked"
   fi
@@ -241,7 +253,7 @@ for cut in 4 20 30 $((size - 1)); do
   expect3 "truncated at $cut" "$want" "$tmp/trunc"
 done
 { head -c 8 "$tmp/good"; printf '\x63\x00\x00\x00'; tail -c +13 "$tmp/good"; } > "$tmp/v99"
-expect3 "version 99" "offset 8: partial version 99: expected version 3" "$tmp/v99"
+expect3 "version 99" "offset 8: partial version 99: expected version 4" "$tmp/v99"
 { cat "$tmp/good"; printf 'x'; } > "$tmp/long"
 expect3 "trailing byte" "offset $size: expected the end of the partial" "$tmp/long"
 expect3 "an XSpace" "offset 0: not a profq partial" "$tmp/gen/host1.xplane.pb"
@@ -283,8 +295,14 @@ if [ -f "$tmp/tsteps/steps4.xplane.pb" ]; then
     bad "merge of TPU step lines: no Average step record"
   { head -c 8 "$tmp/tsp"; printf '\x02\x00\x00\x00'; tail -c +13 "$tmp/tsp"; } > "$tmp/v2"
   "$PROFQ" merge roofline --format xprof "$tmp/v2" > /dev/null 2> "$tmp/err"; rc=$?
-  [ "$rc" = 3 ] && grep -q "offset 8: partial version 2: expected version 3" "$tmp/err" ||
+  [ "$rc" = 3 ] && grep -q "offset 8: partial version 2: expected version 4" "$tmp/err" ||
     bad "a version 2 partial: exit $rc, $(cat "$tmp/err")"
+  # the merge of several TPU hosts has their intersected steps, numbered from 0
+  "$PROFQ" roofline --format xprof --partial -o "$tmp/tsp1" "$tmp/tshift/host1.xplane.pb" &&
+    "$PROFQ" roofline --format xprof --partial -o "$tmp/tsp2" "$tmp/tshift/host2.xplane.pb" ||
+    bad "roofline --format xprof --partial of TPU hosts"
+  "$PROFQ" merge roofline --format xprof "$tmp/tsp1" "$tmp/tsp2" | grep -q '"v":"5"' ||
+    bad "merge of two TPU hosts a step apart: no step 5 record"
 fi
 cp "$tmp/xops" "$tmp/ops"
 cuts ops 100 3

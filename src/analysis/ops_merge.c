@@ -106,7 +106,8 @@ static void clear_derived(pq_ops_result *r)
     r->by = PQ_OPS_BY_OP;
     r->groups = NULL;
     r->ngroups = 0;
-    r->steps = NULL; /* XProf's step rows: from the parts' hosts (ops_part_result) */
+    r->steps = NULL;     /* XProf's step rows: from the parts' hosts (ops_part_result) */
+    r->step_rows = NULL; /* TPU: from the parts' step counts (ops_steps_tpu_records) */
     r->nsteps = 0;
     r->steps_combined = r->steps_empty_intersect = 0;
     memset(&r->roofline, 0, sizeof r->roofline);
@@ -426,13 +427,8 @@ static int merge_steps(ops_part *into, const ops_part *from)
     into->trace_kinds |= from->trace_kinds;
     into->steps_active |= from->steps_active;
     into->steps_unsupported |= from->steps_unsupported;
-    int alone = !into->sources; /* TPU step records: of one source only */
-    into->sources =
-        from->sources > UINT64_MAX - into->sources ? UINT64_MAX : into->sources + from->sources;
-    if (into->sources != 1)
-        ops_tpu_steps_free(&into->tpu);
-    else if (alone && !ops_tpu_steps_copy(&into->tpu, &from->tpu, &into->host_mem))
-        return 0;
+    if (!ops_tpu_steps_merge(&into->tpu, &from->tpu, &into->host_mem))
+        return 0; /* TPU hosts' steps, in path order */
     for (size_t i = 0; i < from->nhosts; i++)
         if (!ops_part_add_host(into, &from->hosts[i]))
             return 0;
@@ -463,7 +459,6 @@ int ops_part_merge(ops_part *into, const ops_part *from)
         into->hosts = keep.hosts;
         into->nhosts = keep.nhosts;
         into->host_mem = keep.host_mem;
-        into->sources = keep.sources;
         into->tpu = keep.tpu;
         into->r = *b;
         into->r.ops = NULL;
@@ -558,7 +553,7 @@ static int part_steps(const ops_part *p, pq_ops_result *out)
     }
     if (ok && out->steps_combined) {
         ok = ops_steps_intersect(hs, n, gpus, p->nhosts, &out->steps, &out->nsteps,
-                                 &out->steps_empty_intersect);
+                                 &out->steps_empty_intersect, NULL);
     } else if (ok) {
         out->steps = pq_malloc_array(n + 1, sizeof *out->steps);
         ok = out->steps != NULL;
@@ -621,8 +616,8 @@ pq_status ops_part_result(const ops_part *p, const pq_ops_options *opts, pq_ops_
     for (size_t i = 0; i < out->nops; i++)
         ops_rates(out, &out->ops[i], &out->ops[i].rates);
     if (ops_derive(out, opts ? opts->by : PQ_OPS_BY_OP) &&
-        (!p->xprof || out->hw != PQ_OPS_HW_TPU || p->sources != 1 ||
-         ops_steps_tpu_records(out, &p->tpu))) /* roofline_model's TPU steps, as ops_core.c */
+        (!p->xprof || out->hw != PQ_OPS_HW_TPU ||
+         ops_steps_tpu_records(out, &p->tpu, p->xspaces))) /* roofline_model's, as ops_core.c */
         return PQ_OK;
 oom:
     ops_free(out);

@@ -65,10 +65,9 @@ typedef struct ops_part {
     ops_part_host *hosts; /* by path */
     size_t nhosts;
     arena host_mem; /* the hosts' paths and steps (kept when a part of a higher kind comes) */
-    /* The sources read, and the TPU step counts (ops_steps_tpu_counts) of a part of one
-     * source with device "Steps" lines, names in host_mem: one process makes roofline_model's
-     * TPU step records of one source only (ops_part_result makes them when SOURCES is 1). */
-    uint64_t sources;
+    /* The TPU step counts (ops_steps_tpu_counts) of the part's XSpaces with TPU planes, in
+     * path order, names in host_mem: ops_part_result makes roofline_model's TPU step records
+     * of them as one process does (one XSpace's steps, or the hosts' step intersection). */
     ops_tpu_steps tpu;
 } ops_part;
 

@@ -765,17 +765,21 @@ static int intersect_hosts(const pq_profile *prof, ops_steps *st)
             gpus[ngpu++] = (uint32_t)si;
     }
     int ok = ops_steps_intersect(st->host_steps, st->nhost, gpus, ngpu, &st->steps, &st->nsteps,
-                                 &st->empty_intersect);
+                                 &st->empty_intersect, NULL);
     pq_free(gpus);
     return ok;
 }
 
 int ops_steps_intersect(const ops_host_step *hs, size_t nhs, const uint32_t *gpus, size_t ngpu,
-                        int64_t **steps, size_t *nsteps, int *empty)
+                        int64_t **steps, size_t *nsteps, int *empty, size_t *first)
 {
     host_seq *h = pq_calloc(ngpu + 1, sizeof *h);
-    if (!h)
+    align *al = pq_calloc(ngpu + 1, sizeof *al);
+    if (!h || !al) {
+        pq_free(h);
+        pq_free(al);
         return 0;
+    }
     size_t nh = 0, chief = SIZE_MAX;
     for (size_t g = 0, k = 0; g < ngpu; g++) {
         uint32_t si = gpus[g];
@@ -796,26 +800,27 @@ int ops_steps_intersect(const ops_host_step *hs, size_t nhs, const uint32_t *gpu
             chief = nh;
         nh++;
     }
-    size_t n = 0;
+    size_t n = 0, max_begin = 0;
+    int ok = 1;
     if (chief != SIZE_MAX && h[chief].n) {
-        size_t max_begin = 0, min_end = SIZE_MAX;
-        for (size_t i = 0; i < nh; i++) {
-            align a = {0, 0, h[i].n};
-            if (i != chief &&
-                !find_alignment(hs + h[i].off, h[i].n, hs + h[chief].off, h[chief].n, &a)) {
-                pq_free(h);
-                return 0;
-            }
-            max_begin = a.chief > max_begin ? a.chief : max_begin;
-            min_end = a.chief + a.n < min_end ? a.chief + a.n : min_end;
+        size_t min_end = SIZE_MAX;
+        for (size_t i = 0; ok && i < nh; i++) {
+            al[i] = (align){0, 0, h[i].n};
+            if (i != chief)
+                ok = find_alignment(hs + h[i].off, h[i].n, hs + h[chief].off, h[chief].n, &al[i]);
+            max_begin = al[i].chief > max_begin ? al[i].chief : max_begin;
+            min_end = al[i].chief + al[i].n < min_end ? al[i].chief + al[i].n : min_end;
         }
         if (max_begin > min_end)
             *empty = 1;
         else
             n = min_end - max_begin;
     }
+    for (size_t i = 0; first && i < nh; i++) /* XProf's FirstStepIndex */
+        first[i] = n ? al[i].sub + (max_begin - al[i].chief) : 0;
     pq_free(h);
-    *steps = pq_malloc_array(n + 1, sizeof **steps);
+    pq_free(al);
+    *steps = ok ? pq_malloc_array(n + 1, sizeof **steps) : NULL;
     if (!*steps)
         return 0;
     for (size_t i = 0; i < n; i++)

@@ -41,37 +41,51 @@ int ops_steps_build(const pq_profile *prof, int gpu, ops_steps *st);
 int64_t ops_steps_kernel_group(const ops_steps *st, const pq_source *src, const xp_plane *pl,
                                int64_t corr_id, const xp_event *ev);
 void ops_steps_free(ops_steps *st);
-/* TPU steps counted (ops_steps_tpu.c), before they are made into records: per step its
- * group id, total time and NCOUNTS counts (consecutive in COUNTS, the steps in order), each
- * the occurrences and times of one op row, named by its key (program, symbol, name). */
+/* TPU steps counted (ops_steps_tpu.c), before they are made into records: the XSpaces with
+ * TPU planes (XProf's hosts: the others are coordinators), each with NSTEPS steps
+ * (consecutive in STEPS, the hosts in path order, each host's steps by group), per step its
+ * group id, step time (its longest marker: the span the hosts' steps are aligned by), total
+ * time and NCOUNTS counts (consecutive in COUNTS, the steps in order), each the occurrences
+ * and times of one op row, named by its key (program, symbol, name). */
 typedef struct ops_tpu_count {
     uint64_t program_id, symbol_id;
     pq_str name;
     int64_t occurrences, time_ps, self_time_ps;
 } ops_tpu_count;
 typedef struct ops_tpu_step {
-    int64_t group, total_ps;
+    int64_t group, begin_ps, end_ps, total_ps;
     size_t ncounts;
 } ops_tpu_step;
+typedef struct ops_tpu_host {
+    pq_str path;
+    size_t nsteps;
+} ops_tpu_host;
 typedef struct ops_tpu_steps {
+    ops_tpu_host *hosts;
+    size_t nhosts;
     ops_tpu_step *steps;
     size_t nsteps;
     ops_tpu_count *counts; /* names borrowed: R's rows' (ops_steps_tpu_counts) */
     size_t ncounts;
+    int unsupported; /* an XSpace has host step markers: no TPU steps at all */
 } ops_tpu_steps;
-/* The steps of PROF (one XSpace whose TensorCore planes have a device "Steps" line) counted
- * against the op rows of R, into *ST (empty when there are none). 0 when out of memory. */
+/* The TPU steps of the XSpaces of PROF whose TensorCore planes have device "Steps" lines,
+ * counted against the op rows of R, into *ST (empty when there are none). 0 when out of
+ * memory. */
 int ops_steps_tpu_counts(const pq_profile *prof, const pq_ops_result *r, ops_tpu_steps *st);
 /* ST's records into R->steps and R->step_rows (each step's Program records and the
- * Average's, as XProf) over R's rows, found by key; nothing when ST has no steps. 0 when out
- * of memory. */
-int ops_steps_tpu_records(pq_ops_result *r, const ops_tpu_steps *st);
+ * Average's, as XProf) over R's rows, found by key: of one XSpace (XSPACES 1) its steps, of
+ * several the hosts' step intersection numbered 0..n-1 (R->steps_empty_intersect set when
+ * hosts have steps but share none); nothing when there are no steps. 0 when out of memory. */
+int ops_steps_tpu_records(pq_ops_result *r, const ops_tpu_steps *st, size_t xspaces);
 void ops_tpu_steps_free(ops_tpu_steps *st);
-/* A copy of SRC into the empty *DST, names in A. 0 when out of memory. */
-int ops_tpu_steps_copy(ops_tpu_steps *dst, const ops_tpu_steps *src, arena *a);
-/* TPU (ops_steps_tpu.c): the steps of one XSpace whose TensorCore planes have a device
- * "Steps" line, into R->steps and R->step_rows (each step's Program records and the
- * Average's, as XProf); R without them when there are none. 0 when out of memory. */
+/* Adds the hosts of FROM to INTO in path order (after INTO's of equal path), names and
+ * paths copied into A; none when either is unsupported (INTO then keeps only the flag). 0
+ * when out of memory (INTO then unchanged). */
+int ops_tpu_steps_merge(ops_tpu_steps *into, const ops_tpu_steps *from, arena *a);
+/* TPU (ops_steps_tpu.c): the steps of the XSpaces whose TensorCore planes have a device
+ * "Steps" line, into R->steps and R->step_rows (ops_steps_tpu_records); R without them
+ * when there are none. 0 when out of memory. */
 int ops_steps_tpu(const pq_profile *prof, pq_ops_result *r);
 /* XProf's tables of XSPACES XSpaces (ops_peaks.c): the peaks its CombinePerfEnv keeps of
  * several (no has_cmem, has_merged_vmem, has_megacore); PK unchanged for one. */
@@ -79,10 +93,11 @@ void ops_peaks_xprof_combine(pq_ops_peaks *pk, size_t xspaces);
 /* The sources of PROF with planes: the XSpaces XProf combines. */
 size_t ops_xspace_count(const pq_profile *prof);
 /* XProf's StepIntersection of the steps HS (sorted by source, then as drop_incomplete
- * leaves them) of the XSpaces GPUS (ascending source indexes, those with GPU planes): the
+ * leaves them) of the XSpaces GPUS (ascending source indexes, those with device planes): the
  * steps all share, numbered 0..n-1, into *STEPS (allocated) and *NSTEPS; *EMPTY set when
- * hosts have steps but no common ones. 0 when out of memory. */
+ * hosts have steps but no common ones; FIRST (NGPU entries, or NULL): the index among each
+ * host's steps of its step 0. 0 when out of memory. */
 int ops_steps_intersect(const ops_host_step *hs, size_t nhs, const uint32_t *gpus, size_t ngpu,
-                        int64_t **steps, size_t *nsteps, int *empty);
+                        int64_t **steps, size_t *nsteps, int *empty, size_t *first);
 
 #endif

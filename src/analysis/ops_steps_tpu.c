@@ -15,18 +15,26 @@
  *   last of more than 5 GPU steps, not TPU ones: checked with 7);
  * - a step's Program record sums its ops (their per-occurrence FLOPs, bytes and breakdown
  *   from the op rows, times its events' own) as the Total one does, over the step's total
- *   time (less infeed/outfeed without them); the Average one sums every step's.
+ *   time (less infeed/outfeed without them); the Average one sums every step's;
+ * - several XSpaces (xprof/convert/multi_xplanes_to_op_stats.cc, op_stats_combiner.cc,
+ *   xprof/utils/step_intersection.cc): the XSpaces with TPU planes are the hosts (one without
+ *   steps too); their steps are intersected by their step times (ops_steps_intersect, as for
+ *   GPU: the chief spans least, the others aligned to it by the best overlap), and step i,
+ *   numbered i, sums each host's aligned step (its counts and total time); the Average sums
+ *   the intersected steps.
  *
- * The steps are counted first (ops_steps_tpu_counts: each step's group, total time and the
- * occurrences and times of the op rows its events count in, by row key), then made into
- * records over a table of op rows (ops_steps_tpu_records): one process does both, a partial
- * keeps the counts and its merge makes the records over the merged rows (api/partial_ops.c).
+ * The steps are counted first (ops_steps_tpu_counts: per host its path and steps, each
+ * step's group, step time, total time and the occurrences and times of the op rows its
+ * events count in, by row key), then made into records over a table of op rows
+ * (ops_steps_tpu_records): one process does both, a partial keeps each XSpace's counts and
+ * its merge makes the records over the merged rows and hosts (api/partial_ops.c).
  *
  * XSpaces already grouped skip tsl's grouping in XProf (IsXSpaceGrouped), so only the
- * stats in the input count. Not covered (no TPU steps, as before): several XSpaces (XProf's
- * step intersection and MergeHostSteps), a host plane with group_id stats (host step markers
- * take part in the step time), SparseCore step lines. Not here: GPU grouping (ops_steps.c),
- * the rows (render/ops_xprof.c). docs/internals/ops.md ("Step rows") has what was checked. */
+ * stats in the input count. Not covered (no TPU steps, as before): a host plane with
+ * group_id stats (host step markers take part in the step time), SparseCore step lines;
+ * differs: an XSpace missing a step's markers on every core (XProf numbers its steps anew,
+ * docs/internals/ops.md). Not here: GPU grouping (ops_steps.c), the rows
+ * (render/ops_xprof.c). docs/internals/ops.md ("Step rows") has what was checked. */
 #include "analysis/ops_steps.h"
 
 #include "analysis/ops_internal.h"
@@ -39,6 +47,7 @@
 typedef struct tev { /* a grouped event of one plane */
     int64_t begin, dur, group, children;
     uint32_t plane, row; /* row: index into the result's ops, UINT32_MAX when none */
+    size_t seq;          /* its place among the XSpace's events read */
     uint8_t marker;
 } tev;
 
@@ -133,6 +142,7 @@ static int line_events(const pq_ops_result *r, const xp_plane *pl, uint32_t plan
                  0,
                  plane,
                  UINT32_MAX,
+                 t->n,
                  (uint8_t)marker};
         if (!marker && em) {
             uint32_t k = (uint32_t)(em - pl->emeta);
@@ -166,7 +176,9 @@ static int tev_cmp(const void *a, const void *b)
         return x->group < y->group ? -1 : 1;
     if (x->plane != y->plane)
         return x->plane < y->plane ? -1 : 1;
-    return x->marker > y->marker ? -1 : x->marker < y->marker; /* markers first */
+    if (x->marker != y->marker)
+        return x->marker > y->marker ? -1 : 1; /* markers first */
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* ROWS (counted) become op rows: the result's, with FLOPs, bytes and breakdown per
@@ -220,31 +232,36 @@ static void program_records(const pq_ops_result *r, pq_op_row *rows, int64_t tot
     }
 }
 
-/* One group's events EV[0..N), sorted by plane, markers first: the planes that have both
- * markers and ops keep it (their other events get no row). The step's total time over
- * those cores into *TOTAL; 0 when no plane keeps it or its time is empty. */
-static int step_total(tev *ev, size_t n, int64_t *total)
+/* One group's events EV[0..N), sorted by plane, markers first, then in line order: the
+ * planes that have both markers and ops keep it (their other events get no row). The step's
+ * time (the first of its longest markers on those planes) into *BEGIN and *END, its total
+ * time over those cores into *TOTAL; 0 when no plane keeps it or its time is empty. */
+static int step_total(tev *ev, size_t n, int64_t *begin, int64_t *end, int64_t *total)
 {
     int64_t step = 0;
-    *total = 0;
+    *total = *begin = *end = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0, j; i < n; i = j) {
             int has_marker = 0, has_ops = 0;
-            int64_t self = 0, longest = 0;
+            int64_t self = 0, longest = 0, at = 0;
             for (j = i; j < n && ev[j].plane == ev[i].plane; j++) {
                 has_marker |= ev[j].marker;
                 has_ops |= !ev[j].marker;
-                if (ev[j].marker && ev[j].dur > longest)
+                if (ev[j].marker && ev[j].dur > longest) {
                     longest = ev[j].dur;
+                    at = ev[j].begin;
+                }
                 if (!ev[j].marker)
                     self += ev[j].dur - ev[j].children;
             }
             if (!(has_marker && has_ops)) {
                 for (size_t k = i; k < j; k++)
                     ev[k].row = UINT32_MAX;
-            } else if (pass == 0) {
-                step = longest > step ? longest : step;
-            } else { /* SetTotalTimePs: never below the ops' self time */
+            } else if (pass == 0 && longest > step) {
+                step = longest;
+                *begin = at;
+                *end = at + longest;
+            } else if (pass == 1) { /* SetTotalTimePs: never below the ops' self time */
                 *total += self > step ? self : step;
             }
         }
@@ -277,11 +294,11 @@ static int source_events(const pq_ops_result *r, const pq_source *src, tvec *t)
     return 1;
 }
 
-/* Appends to ST the counts of one step (group GROUP, TOTAL ps) of its events EV[0..N):
- * occurrences and times per op row of R, in row order, summed in ONE (R->nops zeroed
- * entries, zeroed again on return). */
+/* Appends to ST step S (group, times) with the counts of its events EV[0..N): occurrences
+ * and times per op row of R, in row order, summed in ONE (R->nops zeroed entries, zeroed
+ * again on return). */
 static int add_step(ops_tpu_steps *st, const pq_ops_result *r, const tev *ev, size_t n,
-                    int64_t group, int64_t total, pq_op_row *one)
+                    ops_tpu_step s, pq_op_row *one)
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -309,7 +326,8 @@ static int add_step(ops_tpu_steps *st, const pq_ops_result *r, const tev *ev, si
     }
     if (!c || !v)
         return 0;
-    v[st->nsteps++] = (ops_tpu_step){group, total, k};
+    s.ncounts = k;
+    v[st->nsteps++] = s;
     return 1;
 }
 
@@ -364,11 +382,18 @@ static void count_rows(const pq_ops_result *r, pq_op_row *const *by, size_t nby,
     }
 }
 
-int ops_steps_tpu_records(pq_ops_result *r, const ops_tpu_steps *st)
+/* The records of N steps into R: step I is, over the hosts H[0..NH), the sum of step
+ * FIRST[h] + I of each (HOSTS: its first step in ST, OFF: the first count of each step of
+ * ST), numbered by NUMBER (NULL: 0..n-1). */
+typedef struct tpu_pick {
+    const ops_tpu_steps *st;
+    const size_t *hosts, *first, *off;
+    size_t nh;
+} tpu_pick;
+
+static int make_records(pq_ops_result *r, const tpu_pick *pk, size_t n, const int64_t *number)
 {
-    size_t n = st->nsteps, nby = 0;
-    if (!n)
-        return 1;
+    size_t nby = 0;
     pq_op_row *one = pq_calloc(r->nops + 1, sizeof *one);
     pq_op_row *acc = pq_calloc(r->nops + 1, sizeof *acc);
     pq_op_row **by = pq_malloc_array(r->nops + 1, sizeof *by);
@@ -381,16 +406,21 @@ int ops_steps_tpu_records(pq_ops_result *r, const ops_tpu_steps *st)
     if (ok && nby)
         qsort(by, nby, sizeof *by, row_ptr_cmp);
     int64_t all = 0;
-    const ops_tpu_count *c = st->counts;
     for (size_t i = 0; ok && i < n; i++) {
+        int64_t total = 0;
         memset(one, 0, (r->nops + 1) * sizeof *one);
-        count_rows(r, by, nby, c, st->steps[i].ncounts, one);
-        count_rows(r, by, nby, c, st->steps[i].ncounts, acc);
-        c += st->steps[i].ncounts;
+        for (size_t h = 0; h < pk->nh; h++) { /* CombinePerCoreStepInfo over the hosts */
+            size_t k = pk->hosts[h] + pk->first[h] + i;
+            const ops_tpu_step *s = &pk->st->steps[k];
+            const ops_tpu_count *c = pk->st->counts + pk->off[k];
+            count_rows(r, by, nby, c, s->ncounts, one);
+            count_rows(r, by, nby, c, s->ncounts, acc);
+            total += s->total_ps;
+        }
         scale_rows(r, one);
-        program_records(r, one, st->steps[i].total_ps, &r->step_rows[2 * i]);
-        r->steps[i] = st->steps[i].group;
-        all += st->steps[i].total_ps;
+        program_records(r, one, total, &r->step_rows[2 * i]);
+        r->steps[i] = number ? number[i] : (int64_t)i;
+        all += total;
     }
     if (ok) {
         scale_rows(r, acc);
@@ -403,66 +433,208 @@ int ops_steps_tpu_records(pq_ops_result *r, const ops_tpu_steps *st)
     return ok; /* on failure R's steps and step rows are freed with R */
 }
 
+int ops_steps_tpu_records(pq_ops_result *r, const ops_tpu_steps *st, size_t xspaces)
+{
+    if (st->unsupported || !st->nhosts || !st->nsteps)
+        return 1;
+    size_t nh = st->nhosts;
+    size_t *hosts = pq_malloc_array(nh + 1, sizeof *hosts);
+    size_t *first = pq_calloc(nh + 1, sizeof *first);
+    size_t *off = pq_malloc_array(st->nsteps + 1, sizeof *off);
+    uint32_t *ids = pq_malloc_array(nh + 1, sizeof *ids);
+    ops_host_step *hs = pq_malloc_array(st->nsteps + 1, sizeof *hs);
+    int64_t *number = NULL, *steps = NULL;
+    size_t n = 0;
+    int ok = hosts && first && off && ids && hs;
+    for (size_t h = 0, k = 0, c = 0; ok && h < nh; h++) {
+        hosts[h] = k;
+        ids[h] = (uint32_t)h;
+        for (size_t e = k + st->hosts[h].nsteps; k < e; k++) {
+            off[k] = c;
+            c += st->steps[k].ncounts;
+            hs[k] = (ops_host_step){(uint32_t)h, st->steps[k].group, st->steps[k].begin_ps,
+                                    st->steps[k].end_ps};
+        }
+    }
+    if (ok && xspaces > 1) { /* XProf's StepIntersection, CombineAllOpStats */
+        ok = ops_steps_intersect(hs, st->nsteps, ids, nh, &steps, &n, &r->steps_empty_intersect,
+                                 first);
+    } else if (ok) { /* one XSpace: its op stats as they are, steps by group */
+        nh = 1;
+        n = st->hosts[0].nsteps;
+        ok = (number = pq_malloc_array(n + 1, sizeof *number)) != NULL;
+        for (size_t i = 0; ok && i < n; i++)
+            number[i] = st->steps[i].group;
+    }
+    tpu_pick pk = {st, hosts, first, off, nh};
+    ok = ok && (!n || make_records(r, &pk, n, number));
+    pq_free(hosts);
+    pq_free(first);
+    pq_free(off);
+    pq_free(ids);
+    pq_free(hs);
+    pq_free(number);
+    pq_free(steps);
+    return ok;
+}
+
 void ops_tpu_steps_free(ops_tpu_steps *st)
 {
+    pq_free(st->hosts);
     pq_free(st->steps);
     pq_free(st->counts);
     memset(st, 0, sizeof *st);
 }
 
-int ops_tpu_steps_copy(ops_tpu_steps *dst, const ops_tpu_steps *src, arena *a)
+/* *S copied into A; 0 when out of memory. */
+static int own_str(arena *a, pq_str *s)
 {
-    memset(dst, 0, sizeof *dst);
-    if (!src->nsteps)
-        return 1;
-    dst->steps = pq_malloc_array(src->nsteps, sizeof *dst->steps);
-    dst->counts = pq_malloc_array(src->ncounts + 1, sizeof *dst->counts);
-    if (!dst->steps || !dst->counts) {
-        ops_tpu_steps_free(dst);
+    char *p = arena_strndup(a, s->p ? s->p : "", s->n);
+    if (p)
+        *s = pq_str_of(p, s->n);
+    return p != NULL;
+}
+
+/* Appends host H of SRC (its steps from step S, counts from count C) to DST, sized for it;
+ * names and path into A. 0 when out of memory. */
+static int append_host(ops_tpu_steps *dst, const ops_tpu_steps *src, size_t h, size_t s, size_t c,
+                       arena *a)
+{
+    ops_tpu_host hh = src->hosts[h];
+    if (!own_str(a, &hh.path))
         return 0;
-    }
-    memcpy(dst->steps, src->steps, src->nsteps * sizeof *dst->steps);
-    dst->nsteps = src->nsteps;
-    for (size_t i = 0; i < src->ncounts; i++) {
-        ops_tpu_count c = src->counts[i];
-        char *name = arena_strndup(a, c.name.p ? c.name.p : "", c.name.n);
-        if (!name) {
-            ops_tpu_steps_free(dst);
-            return 0;
+    dst->hosts[dst->nhosts++] = hh;
+    for (size_t k = s; k < s + hh.nsteps; k++) {
+        dst->steps[dst->nsteps++] = src->steps[k];
+        for (size_t e = c + src->steps[k].ncounts; c < e; c++) {
+            ops_tpu_count cc = src->counts[c];
+            if (!own_str(a, &cc.name))
+                return 0;
+            dst->counts[dst->ncounts++] = cc;
         }
-        c.name = pq_str_of(name, c.name.n);
-        dst->counts[dst->ncounts++] = c;
     }
     return 1;
+}
+
+static int path_cmp(pq_str a, pq_str b)
+{
+    size_t n = a.n < b.n ? a.n : b.n;
+    int c = n ? memcmp(a.p, b.p, n) : 0;
+    return c ? c : a.n < b.n ? -1 : a.n > b.n;
+}
+
+/* The first step and count of each host of T into S and C (T->nhosts entries). */
+static void host_offsets(const ops_tpu_steps *t, size_t *s, size_t *c)
+{
+    for (size_t h = 0, k = 0, n = 0; h < t->nhosts; h++) {
+        s[h] = k;
+        c[h] = n;
+        for (size_t e = k + t->hosts[h].nsteps; k < e; k++)
+            n += t->steps[k].ncounts;
+    }
+}
+
+int ops_tpu_steps_merge(ops_tpu_steps *into, const ops_tpu_steps *from, arena *a)
+{
+    if (into->unsupported || from->unsupported) { /* no TPU steps at all: no hosts kept */
+        ops_tpu_steps_free(into);
+        into->unsupported = 1;
+        return 1;
+    }
+    ops_tpu_steps m = {0};
+    size_t nh = into->nhosts + from->nhosts;
+    m.hosts = pq_malloc_array(nh + 1, sizeof *m.hosts);
+    m.steps = pq_malloc_array(into->nsteps + from->nsteps + 1, sizeof *m.steps);
+    m.counts = pq_malloc_array(into->ncounts + from->ncounts + 1, sizeof *m.counts);
+    size_t *is = pq_malloc_array(2 * into->nhosts + 1, sizeof *is);
+    size_t *fs = pq_malloc_array(2 * from->nhosts + 1, sizeof *fs);
+    int ok = m.hosts && m.steps && m.counts && is && fs;
+    if (ok) {
+        host_offsets(into, is, is + into->nhosts);
+        host_offsets(from, fs, fs + from->nhosts);
+    }
+    for (size_t i = 0, j = 0; ok && i + j < nh;) {
+        if (j == from->nhosts ||
+            (i < into->nhosts && path_cmp(into->hosts[i].path, from->hosts[j].path) <= 0)) {
+            ok = append_host(&m, into, i, is[i], is[into->nhosts + i], a);
+            i++;
+        } else {
+            ok = append_host(&m, from, j, fs[j], fs[from->nhosts + j], a);
+            j++;
+        }
+    }
+    pq_free(is);
+    pq_free(fs);
+    if (!ok) {
+        ops_tpu_steps_free(&m);
+        return 0;
+    }
+    ops_tpu_steps_free(into);
+    *into = m;
+    return 1;
+}
+
+/* Whether SRC has a /host:CPU plane with group_id stats (host step markers, which take part
+ * in XProf's step time: not covered). */
+static int host_markers(const pq_source *src)
+{
+    for (uint32_t pi = 0; pi < src->nplanes; pi++)
+        if (pq_str_eq(src->planes[pi].name, "/host:CPU") &&
+            xp_stat_meta_by_name(&src->planes[pi], "group_id"))
+            return 1;
+    return 0;
+}
+
+/* The steps of XSpace SRC (a host: it has TPU planes) appended to ST, ONE: R->nops zeroed
+ * rows. 0 when out of memory. */
+static int source_steps(const pq_source *src, const pq_ops_result *r, ops_tpu_steps *st,
+                        pq_op_row *one)
+{
+    ops_tpu_host *hv = pq_realloc_array(st->hosts, st->nhosts + 1, sizeof *hv);
+    if (!hv)
+        return 0;
+    st->hosts = hv;
+    ops_tpu_host *host = &st->hosts[st->nhosts++];
+    *host = (ops_tpu_host){src->info.path, 0};
+    tvec t = {0};
+    int ok = source_events(r, src, &t);
+    if (ok && t.n)
+        qsort(t.v, t.n, sizeof *t.v, tev_cmp);
+    for (size_t i = 0, j; ok && i < t.n; i = j) {
+        for (j = i; j < t.n && t.v[j].group == t.v[i].group; j++)
+            ;
+        ops_tpu_step s = {t.v[i].group, 0, 0, 0, 0};
+        /* all of them: XProf drops no incomplete TPU steps */
+        if (step_total(t.v + i, j - i, &s.begin_ps, &s.end_ps, &s.total_ps)) {
+            ok = add_step(st, r, t.v + i, j - i, s, one);
+            host->nsteps += ok;
+        }
+    }
+    pq_free(t.v);
+    return ok;
 }
 
 int ops_steps_tpu_counts(const pq_profile *prof, const pq_ops_result *r, ops_tpu_steps *st)
 {
     memset(st, 0, sizeof *st);
-    if (prof->nsources != 1 || (r->nsteps && !r->step_rows))
-        return 1; /* several XSpaces, or GPU steps: not covered */
-    const pq_source *src = &prof->sources[0];
-    for (uint32_t pi = 0; pi < src->nplanes; pi++)
-        if (pq_str_eq(src->planes[pi].name, "/host:CPU") &&
-            xp_stat_meta_by_name(&src->planes[pi], "group_id"))
-            return 1; /* host step markers: not covered */
-    tvec t = {0};
-    pq_op_row *one = NULL;
-    int ok = source_events(r, src, &t);
-    if (ok && t.n) {
-        qsort(t.v, t.n, sizeof *t.v, tev_cmp);
-        ok = (one = pq_calloc(r->nops + 1, sizeof *one)) != NULL;
-    }
-    for (size_t i = 0, j; ok && i < t.n; i = j) {
-        for (j = i; j < t.n && t.v[j].group == t.v[i].group; j++)
-            ;
-        int64_t total;
-        /* all of them: XProf drops no incomplete TPU steps */
-        if (step_total(t.v + i, j - i, &total))
-            ok = add_step(st, r, t.v + i, j - i, t.v[i].group, total, one);
+    if (r->nsteps && !r->step_rows)
+        return 1; /* GPU steps */
+    pq_op_row *one = pq_calloc(r->nops + 1, sizeof *one);
+    int ok = one != NULL;
+    for (size_t si = 0; ok && si < prof->nsources; si++) {
+        const pq_source *src = &prof->sources[si];
+        int tpu = 0;
+        for (uint32_t pi = 0; pi < src->nplanes && !tpu; pi++)
+            tpu = xp_plane_is(src, &src->planes[pi], "TPU");
+        st->unsupported |= host_markers(src);
+        if (tpu && !st->unsupported)
+            ok = source_steps(src, r, st, one);
     }
     pq_free(one);
-    pq_free(t.v);
+    if (ok && st->unsupported) { /* none at all, as before */
+        ops_tpu_steps_free(st);
+        st->unsupported = 1;
+    }
     if (!ok)
         ops_tpu_steps_free(st);
     return ok;
@@ -471,7 +643,8 @@ int ops_steps_tpu_counts(const pq_profile *prof, const pq_ops_result *r, ops_tpu
 int ops_steps_tpu(const pq_profile *prof, pq_ops_result *r)
 {
     ops_tpu_steps st;
-    int ok = ops_steps_tpu_counts(prof, r, &st) && ops_steps_tpu_records(r, &st);
+    int ok =
+        ops_steps_tpu_counts(prof, r, &st) && ops_steps_tpu_records(r, &st, ops_xspace_count(prof));
     ops_tpu_steps_free(&st);
     return ok;
 }

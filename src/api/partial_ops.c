@@ -349,18 +349,17 @@ static pq_status source_part(const pq_profile *prof, size_t si, int xprof, int r
     int trace = src->nplanes == 0 && src->slices;
     o.xprof = xprof && !trace ? PQ_OPS_HLO_STATS : PQ_OPS_NATIVE;
     FORWARD_IF_ERROR(pq_ops_compute(&view, &o, &r, err));
-    /* roofline_model's TPU step records (device "Steps" lines, ops_steps_tpu.c): the
-     * source's step counts, made into records by the render when the merge holds this one
-     * source (one process makes them of one source only). hlo_stats and op_profile do not
-     * depend on them. */
+    /* roofline_model's TPU step records (device "Steps" lines, ops_steps_tpu.c): a TPU
+     * XSpace's step counts (none: a host without steps, which XProf's step intersection
+     * counts), made into records by the render over the merged hosts as one process makes
+     * them. hlo_stats and op_profile do not depend on them. */
     ops_tpu_steps tpu = {0};
-    int ok = !(roofline && r.step_rows) || ops_steps_tpu_counts(&view, &r, &tpu);
+    int ok = !(roofline && xprof && r.hw == PQ_OPS_HW_TPU) || ops_steps_tpu_counts(&view, &r, &tpu);
     pq_str key = {"", 0};
     int has_key = first_device_source(&view, r.hw, &key);
     ok = ok && ops_part_from_result(part, &r, key, has_key, prof->sources[si].info.path);
     part->xprof = xprof;
-    part->sources = 1;
-    ok = ok && ops_tpu_steps_copy(&part->tpu, &tpu, &part->host_mem);
+    ok = ok && ops_tpu_steps_merge(&part->tpu, &tpu, &part->host_mem);
     ops_tpu_steps_free(&tpu);
     for (size_t i = 0; trace && i < src->slices->n; i++)
         part->trace_kinds |= (src->slices->flags[i] & SLICE_XLA_OP ? 1u << PQ_OPS_HW_CPU : 0) |

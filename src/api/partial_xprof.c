@@ -1,8 +1,8 @@
 /* partial_xprof.c - what the op partial (partial_ops.c) holds for XProf's tables and for
- * trace files, in and out of the body bytes (docs/internals/partial.md, version 3): each
+ * trace files, in and out of the body bytes (docs/internals/partial.md, version 4): each
  * row's fused instructions (TPU fusions, op_profile's), the XProf fields (made with
  * --format xprof, step flags, XSpace count, trace files' kinds, each GPU XSpace's steps,
- * the count of sources and a TPU source's step counts by row), a source's steps as one
+ * each TPU XSpace's step counts by row), a source's steps as one
  * process groups them (ops_steps_build), and the check that trace
  * files were read as one process reads them. Not the rest of the body (partial_ops.c), not
  * the merge (analysis/ops_merge.c). */
@@ -66,31 +66,37 @@ static uint64_t count_row(const ops_part *o, ops_prow *const *by, const ops_tpu_
     return 0;
 }
 
-/* The sources and TPU step counts of O: each count names its row by its index in the rows
+/* The TPU hosts' steps and counts of O: each count names its row by its index in the rows
  * written before. 0 when out of memory. */
 static int put_tpu_steps(buf *b, const ops_part *o)
 {
     const ops_tpu_steps *t = &o->tpu;
-    pt_put_u64(b, o->sources);
-    pt_put_u64(b, t->nsteps);
-    if (!t->nsteps)
-        return 1;
+    pt_put_u64(b, (uint64_t)t->unsupported);
+    pt_put_u64(b, t->nhosts);
     ops_prow **by = pq_malloc_array(o->nrows + 1, sizeof *by);
     if (!by)
         return 0;
     for (size_t i = 0; i < o->nrows; i++)
         by[i] = &o->rows[i];
-    qsort(by, o->nrows, sizeof *by, prow_ptr_cmp);
+    if (t->ncounts)
+        qsort(by, o->nrows, sizeof *by, prow_ptr_cmp);
+    const ops_tpu_step *s = t->steps;
     const ops_tpu_count *c = t->counts;
-    for (size_t i = 0; i < t->nsteps; i++) {
-        pt_put_u64(b, (uint64_t)t->steps[i].group);
-        pt_put_u64(b, (uint64_t)t->steps[i].total_ps);
-        pt_put_u64(b, t->steps[i].ncounts);
-        for (size_t k = 0; k < t->steps[i].ncounts; k++, c++) {
-            pt_put_u64(b, count_row(o, by, c));
-            pt_put_u64(b, (uint64_t)c->occurrences);
-            pt_put_u64(b, (uint64_t)c->time_ps);
-            pt_put_u64(b, (uint64_t)c->self_time_ps);
+    for (size_t h = 0; h < t->nhosts; h++) {
+        pt_put_str(b, t->hosts[h].path);
+        pt_put_u64(b, t->hosts[h].nsteps);
+        for (size_t i = 0; i < t->hosts[h].nsteps; i++, s++) {
+            pt_put_u64(b, (uint64_t)s->group);
+            pt_put_u64(b, (uint64_t)s->begin_ps);
+            pt_put_u64(b, (uint64_t)s->end_ps);
+            pt_put_u64(b, (uint64_t)s->total_ps);
+            pt_put_u64(b, s->ncounts);
+            for (size_t k = 0; k < s->ncounts; k++, c++) {
+                pt_put_u64(b, count_row(o, by, c));
+                pt_put_u64(b, (uint64_t)c->occurrences);
+                pt_put_u64(b, (uint64_t)c->time_ps);
+                pt_put_u64(b, (uint64_t)c->self_time_ps);
+            }
         }
     }
     pq_free(by);
@@ -182,43 +188,74 @@ static int get_count(pt_reader *rd, const ops_part *o, ops_tpu_count *c, int64_t
     return 1;
 }
 
-/* The sources and TPU step counts (put_tpu_steps): only a part of one source has counts. */
+/* One TPU step into *ST, its counts appended to T (RD failed when malformed); *TOTAL and
+ * *SUM: the sums so far of the host's step times and of the counts' figures. */
+static void get_tpu_step(pt_reader *rd, ops_part *o, ops_tpu_steps *t, ops_tpu_step *st,
+                         int64_t *total, int64_t *sum)
+{
+    st->group = (int64_t)pt_get_u64(rd, "TPU step group");
+    st->begin_ps = pt_get_time(rd, "TPU step begin");
+    st->end_ps = pt_get_time(rd, "TPU step end");
+    st->total_ps = pt_get_time(rd, "TPU step total time");
+    size_t nc = pt_get_count(rd, 32, "the number of TPU step counts");
+    if (rd->status == PQ_OK && st->end_ps <= st->begin_ps)
+        pt_fail(rd, "malformed partial", "a TPU step that ends after it begins");
+    if (rd->status == PQ_OK && __builtin_add_overflow(*total, st->total_ps, total))
+        pt_fail(rd, "malformed partial", "TPU step times whose sum fits in 64 bits");
+    ops_tpu_count *c =
+        rd->status == PQ_OK ? pq_realloc_array(t->counts, t->ncounts + nc + 1, sizeof *c) : NULL;
+    if (!c) {
+        if (rd->status == PQ_OK)
+            rd->status = err_set(rd->err, PQ_ERR_NOMEM, rd->name, -1, "out of memory");
+        return;
+    }
+    t->counts = c;
+    for (size_t k = 0; k < nc && get_count(rd, o, &c[t->ncounts], sum); k++) {
+        t->ncounts++;
+        st->ncounts++;
+    }
+}
+
+/* The TPU hosts' steps and counts (put_tpu_steps), the hosts in path order. */
 static void get_tpu_steps(pt_reader *rd, ops_part *o)
 {
     ops_tpu_steps *t = &o->tpu;
-    o->sources = pt_get_u64(rd, "sources");
-    size_t n = pt_get_count(rd, 24, "the number of TPU steps");
-    if (rd->status != PQ_OK || !n)
+    t->unsupported = pt_get_u64(rd, "TPU steps unsupported") != 0;
+    size_t nh = pt_get_count(rd, 16, "the number of TPU hosts");
+    if (rd->status != PQ_OK || !nh)
         return;
-    if (o->sources != 1) {
-        pt_fail(rd, "malformed partial", "TPU steps in a part of one source");
+    if (t->unsupported) {
+        pt_fail(rd, "malformed partial", "no TPU hosts where TPU steps are not covered");
         return;
     }
-    t->steps = pq_calloc(n, sizeof *t->steps);
-    int64_t total = 0, sum = 0;
-    int oom = 0;
-    for (size_t i = 0; t->steps && rd->status == PQ_OK && i < n; i++) {
-        ops_tpu_step *st = &t->steps[t->nsteps++];
-        st->group = (int64_t)pt_get_u64(rd, "TPU step group");
-        st->total_ps = pt_get_time(rd, "TPU step total time");
-        size_t nc = pt_get_count(rd, 32, "the number of TPU step counts");
-        if (rd->status == PQ_OK && __builtin_add_overflow(total, st->total_ps, &total))
-            pt_fail(rd, "malformed partial", "TPU step times whose sum fits in 64 bits");
-        ops_tpu_count *c = rd->status == PQ_OK
-                               ? pq_realloc_array(t->counts, t->ncounts + nc + 1, sizeof *c)
-                               : NULL;
-        if (!c) {
-            oom = rd->status == PQ_OK;
-            break;
-        }
-        t->counts = c;
-        for (size_t k = 0; k < nc && get_count(rd, o, &c[t->ncounts], &sum); k++) {
-            t->ncounts++;
-            st->ncounts++;
-        }
-    }
-    if (rd->status == PQ_OK && (oom || !t->steps))
+    t->hosts = pq_calloc(nh, sizeof *t->hosts);
+    if (!t->hosts) {
         rd->status = err_set(rd->err, PQ_ERR_NOMEM, rd->name, -1, "out of memory");
+        return;
+    }
+    int64_t sum = 0;
+    for (size_t h = 0; rd->status == PQ_OK && h < nh; h++) {
+        ops_tpu_host *host = &t->hosts[t->nhosts++];
+        host->path = pt_get_str(rd, &o->host_mem, "TPU host path");
+        size_t n = pt_get_count(rd, 40, "the number of TPU steps");
+        if (rd->status == PQ_OK && h && pt_str_cmp(t->hosts[h - 1].path, host->path) > 0)
+            pt_fail(rd, "malformed partial", "TPU hosts in path order");
+        ops_tpu_step *v =
+            rd->status == PQ_OK ? pq_realloc_array(t->steps, t->nsteps + n + 1, sizeof *v) : NULL;
+        if (!v) {
+            if (rd->status == PQ_OK)
+                rd->status = err_set(rd->err, PQ_ERR_NOMEM, rd->name, -1, "out of memory");
+            return;
+        }
+        t->steps = v;
+        int64_t total = 0;
+        for (size_t i = 0; rd->status == PQ_OK && i < n; i++) {
+            v[t->nsteps] = (ops_tpu_step){0, 0, 0, 0, 0};
+            get_tpu_step(rd, o, t, &v[t->nsteps], &total, &sum);
+            t->nsteps++;
+            host->nsteps++;
+        }
+    }
 }
 
 /* The hosts' steps and flags of XProf's tables (put_xprof). */

@@ -15,6 +15,15 @@
 #   leaves no steps and XProf's diagnostic), and three hosts (one
 #   3 ms later, one 10 ms later without step 0's markers), and two copies of tpu_inference_2
 #   (no TPU steps: XProf's combined peaks, without VMEM);
+# - several TPU hosts with device Steps lines (XProf's StepIntersection over the hosts' step
+#   times, each step's op stats summed over the hosts, numbered 0..n-1): two copies of the
+#   4-step XSpace; the 3-step one (a core without its line: its steps span least, so it is
+#   the chief) and the 7-step one; the 7-step one and a copy a step (11.7 s) later
+#   (step_hosts.py: 6 shared steps); the 7-step one and a copy 200 s later (no overlap:
+#   aligned at the start); the 3-step, 7-step and 7-step-later hosts together; a 4-step
+#   host with the Steps-less one (a host without steps leaves none: the diagnostic). Hosts
+#   whose steps span equal times are the chief in XProf's hash order, in profq's path order:
+#   the cases leave the chief unique or do not depend on it;
 # - host-only: a JAX CPU program with jax.profiler.StepTraceAnnotation steps
 #   (steps_programs.py jax), alone and as two hosts of one run, and a TF Keras program with
 #   TF step markers (steps_programs.py tf, build/venv-tf).
@@ -68,6 +77,30 @@ mkdir -p "$work/tpu_hosts"
 cp "$tpu" "$work/tpu_hosts/host0.xplane.pb"
 cp "$tpu" "$work/tpu_hosts/host1.xplane.pb"
 cases+=("nosteps=$work/tpu_hosts/host0.xplane.pb,$work/tpu_hosts/host1.xplane.pb")
+s4="$work/tpu_steps4/tpu_steps4.xplane.pb" s7="$work/tpu_steps7/tpu_steps7.xplane.pb"
+s3="$work/tpu_steps3_bare1/tpu_steps3_bare1.xplane.pb"
+tpu_hosts() { # NAME FILE...: a directory of hosts host0, host1, ... (copies of FILE...)
+  local name=$1 i=0 f list=
+  shift
+  mkdir -p "$work/$name"
+  for f in "$@"; do
+    cp "$f" "$work/$name/host$i.xplane.pb"
+    list="$list${list:+,}$work/$name/host$i.xplane.pb"
+    i=$((i + 1))
+  done
+  echo "$list"
+}
+shifted() { # OUT SHIFT_NS: the 7-step XSpace with its clock moved
+  "$protopy" "$top/tests/conformance/step_hosts.py" "$s7" "$1" 0 "$2" ||
+    fail "step_hosts.py for $1"
+}
+shifted "$work/s7_step.xplane.pb" 11700000000
+shifted "$work/s7_far.xplane.pb" 200000000000
+cases+=("$(tpu_hosts tpu_steps_copies "$s4" "$s4")" "$(tpu_hosts tpu_steps_3_7 "$s3" "$s7")"
+        "$(tpu_hosts tpu_steps_shift "$s7" "$work/s7_step.xplane.pb")"
+        "$(tpu_hosts tpu_steps_far "$s7" "$work/s7_far.xplane.pb")"
+        "$(tpu_hosts tpu_steps_three "$s3" "$s7" "$work/s7_step.xplane.pb")"
+        "nosteps=$(tpu_hosts tpu_steps_bare "$s4" "$tpu")")
 # Several hosts: NAME FIRST_STEP SHIFT_NS (the second host from the marked attention XPlane).
 att="$work/mi300_jax08_attention/mi300_jax08_attention.xplane.pb"
 # One host without its step 1 markers: their kernels take the group of the kernel before.

@@ -4,7 +4,8 @@ intersection (issue 13 item 5; docs/internals/ops.md, "Step rows").
 Usage: step_hosts.py IN.xplane.pb OUT.xplane.pb FIRST_STEP SHIFT_NS
 
 Copies IN (an XSpace with "train" step markers, as scripts/add_step_markers.py or
-jax.profiler.StepTraceAnnotation write them) to OUT without the markers whose step_num is
+jax.profiler.StepTraceAnnotation write them, or TPU device "Steps" lines, as
+scripts/add_tpu_steps.py writes them) to OUT without the markers whose step_num is
 below FIRST_STEP, or equal to -FIRST_STEP when it is negative (their launches are left
 without a step; XProf gives their kernels the group of the kernel before them), every
 line's timestamp moved by SHIFT_NS nanoseconds (another host's clock). XProf and profq given IN and OUT together then
@@ -35,8 +36,8 @@ def main():
             keep = []
             for e in line.events:
                 n = [s.int64_value or s.uint64_value for s in e.stats if s.metadata_id in step_num]
-                if e.metadata_id in train and n and (n[0] < first if first >= 0 else
-                                                     n[0] == -first):
+                marker = e.metadata_id in train or line.name == "Steps"
+                if marker and n and (n[0] < first if first >= 0 else n[0] == -first):
                     dropped += 1
                     continue
                 keep.append(e)
