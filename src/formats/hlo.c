@@ -360,13 +360,97 @@ static void comp_field(hlo_computation *comp, const pb_field *f)
     }
 }
 
-/* hlo_decode_lazy's computation: its instructions framed in one pass (into d->scratch,
- * then copied to an array of their count), then each indexed by id. The framing of the
- * whole computation is checked before any instruction is looked into, so the first error
- * reported is the one the counting pass of hlo_decode finds. */
+/* Room for one more instruction ref in d->scratch (which holds CNT); 0 when out of memory. */
+static int scratch_room(dec *d, size_t cnt)
+{
+    if (cnt < d->scratch_cap)
+        return 1;
+    size_t cap = cnt ? 2 * cnt : 256;
+    hlo_instruction_ref *g = pq_realloc_array(d->scratch, cap, sizeof *g);
+    if (!g) {
+        d->nomem = 1;
+        return 0;
+    }
+    d->scratch = g;
+    d->scratch_cap = cap;
+    return 1;
+}
+
+/* The fields of a computation and the id of each instruction, in one pass on the fast path
+ * (pbwire.h), into d->scratch: the number of instructions, or -1 when some bytes are
+ * malformed (the caller walks again for the error), -2 when out of memory. */
+static ptrdiff_t frame_computation_fast(dec *d, const uint8_t *p, size_t n, hlo_computation *comp,
+                                        uint32_t index)
+{
+    const uint8_t *q = p, *end = p + n;
+    size_t cnt = 0;
+    pb_field f = {0};
+    while (q < end) {
+        uint32_t tag;
+        uint64_t v;
+        if (!(q = pb_fast_tag(q, end, &tag)))
+            return -1;
+        f.num = tag >> 3;
+        f.wire = tag & 7;
+        if (f.wire == PB_LEN) {
+            if (!(q = pb_fast_varint(q, end, &v)) || v > (uint64_t)(end - q))
+                return -1;
+            f.data = q;
+            f.len = (size_t)v;
+            q += v;
+            if (f.num != 2) {
+                comp_field(comp, &f);
+                continue;
+            }
+            int64_t id = 0;
+            const uint8_t *r = f.data, *rend = q;
+            while (r && r < rend) {
+                if (!(r = pb_fast_tag(r, rend, &tag)))
+                    break;
+                if (tag == (35u << 3 | PB_VARINT)) {
+                    if ((r = pb_fast_varint(r, rend, &v)) != NULL)
+                        id = (int64_t)v;
+                } else {
+                    r = pb_fast_skip(r, rend, tag & 7);
+                }
+            }
+            if (!r)
+                return -1;
+            if (!scratch_room(d, cnt))
+                return -2;
+            d->scratch[cnt++] = (hlo_instruction_ref){id, f.data, (uint32_t)f.len, index, 0, NULL};
+        } else if (f.wire == PB_VARINT) {
+            if (!(q = pb_fast_varint(q, end, &f.u)))
+                return -1;
+            comp_field(comp, &f);
+        } else if (!(q = pb_fast_skip(q, end, f.wire))) {
+            return -1;
+        }
+    }
+    return cnt > UINT32_MAX ? -1 : (ptrdiff_t)cnt;
+}
+
+/* hlo_decode_lazy's computation: its fields and each instruction's framing and id in one
+ * pass on the fast path (frame_computation_fast). When that finds malformed bytes, the
+ * computation is walked again as before: its instructions framed in one pass (into
+ * d->scratch, then copied to an array of their count), then each indexed by id. The framing
+ * of the whole computation is checked before any instruction is looked into, so the first
+ * error reported is the one the counting pass of hlo_decode finds. */
 static int dec_computation_lazy(dec *d, const uint8_t *p, size_t n, hlo_computation *comp,
                                 uint32_t index)
 {
+    ptrdiff_t fast = frame_computation_fast(d, p, n, comp, index);
+    if (fast == -2)
+        return 0;
+    if (fast >= 0) {
+        if (fast) {
+            if (!(comp->refs = dalloc(d, (size_t)fast * sizeof *comp->refs)))
+                return 0;
+            memcpy(comp->refs, d->scratch, (size_t)fast * sizeof *comp->refs);
+        }
+        comp->ninstructions = (uint32_t)fast;
+        return 1;
+    }
     size_t cnt = 0;
     pb_cursor c;
     pb_field f = {0};
@@ -377,16 +461,8 @@ static int dec_computation_lazy(dec *d, const uint8_t *p, size_t n, hlo_computat
             comp_field(comp, &f);
             continue;
         }
-        if (cnt == d->scratch_cap) {
-            size_t cap = cnt ? 2 * cnt : 256;
-            hlo_instruction_ref *g = pq_realloc_array(d->scratch, cap, sizeof *g);
-            if (!g) {
-                d->nomem = 1;
-                return 0;
-            }
-            d->scratch = g;
-            d->scratch_cap = cap;
-        }
+        if (!scratch_room(d, cnt))
+            return 0;
         d->scratch[cnt++] = (hlo_instruction_ref){0, f.data, (uint32_t)f.len, index, 0, NULL};
     }
     if (k == PB_ERROR)
@@ -775,18 +851,23 @@ pq_status hlo_instruction_decode(const hlo_module *m, hlo_instruction_ref *ref, 
 }
 
 /* The index of the last of the N ascending IDS that equals ID, or N. XProf's id maps are
- * filled in file order with operator[]: the last duplicate wins. */
+ * filled in file order with operator[]: the last duplicate wins. A binary search without
+ * branches on the comparisons (a conditional move each step: the ids looked up come in no
+ * order, so a branch on them is mispredicted half the time). The first id above ID lies in
+ * [b, b + len] throughout. */
 static uint32_t last_index_of(const int64_t *ids, uint32_t n, int64_t id)
 {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ids[mid] <= id)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (!n)
+        return 0;
+    const int64_t *b = ids;
+    uint32_t len = n;
+    while (len > 1) {
+        uint32_t half = len / 2;
+        b = b[half] <= id ? b + half : b;
+        len -= half;
     }
-    return lo > 0 && ids[lo - 1] == id ? lo - 1 : n;
+    uint32_t above = (uint32_t)(b - ids) + (*b <= id); /* the first id above ID, or N */
+    return above > 0 && ids[above - 1] == id ? above - 1 : n;
 }
 
 pq_status hlo_instruction_lazy(const hlo_module *m, int64_t id, arena *a, hlo_instruction_ref **out,
