@@ -121,10 +121,13 @@ static pq_status compile_finish(compile_job *j, pq_status st, nsys_result *out, 
 /* The HLO dumps loaded on a thread of its own while modules and communication start: the
  * communication tables look instructions up from their first thunk on, and a dump's
  * decoding and indexing (the shared archive's program 16: 17,269 instructions) is then
- * mostly done. Errors stay the lookups' (nsys_hlo_preload). */
+ * mostly done; then the thunks are classified from the last one back while the tables
+ * classify from the first (nsys_comm_ahead). Errors stay the lookups' (nsys_hlo_preload). */
 typedef struct preload_job {
+    const pq_profile *prof;
     nsys_hlo **dumps;
     size_t n;
+    atomic_int stop; /* the communication tables are done (nsys_comm_ahead) */
     int threaded;
     pthread_t thread;
 } preload_job;
@@ -134,6 +137,7 @@ static void *preload_run(void *arg)
     preload_job *j = arg;
     for (size_t d = 0; d < j->n; d++)
         nsys_hlo_preload(j->dumps[d]);
+    nsys_comm_ahead(j->prof, j->dumps, &j->stop);
     return NULL;
 }
 
@@ -142,11 +146,13 @@ static void *preload_run(void *arg)
 static void preload_start(const pq_profile *prof, nsys_result *out, preload_job *j)
 {
     memset(j, 0, sizeof *j);
+    atomic_init(&j->stop, 0);
     if (!out->dumps) /* the communication tables always read them */
         return;
     pq_error ignored;
     if (nsys_dumps_open(prof, out->dumps, &ignored) != PQ_OK)
         return;
+    j->prof = prof;
     j->dumps = out->dumps;
     j->n = out->ndumps;
     j->threaded = pthread_create(&j->thread, NULL, preload_run, j) == 0;
@@ -154,6 +160,7 @@ static void preload_start(const pq_profile *prof, nsys_result *out, preload_job 
 
 static void preload_finish(preload_job *j)
 {
+    atomic_store(&j->stop, 1);
     if (j->threaded)
         pthread_join(j->thread, NULL);
     j->threaded = 0;

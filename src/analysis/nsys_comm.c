@@ -64,6 +64,31 @@ static pq_str thunk_op(const char *s)
     return r;
 }
 
+void nsys_comm_ahead(const pq_profile *prof, nsys_hlo **hlo, const atomic_int *stop)
+{
+    pairmap seen = {0}; /* (program, name id | source << 32): asked already */
+    for (size_t s = prof->nsources; s-- > 0 && !atomic_load(stop);) {
+        const pq_source *src = &prof->sources[s];
+        if (!hlo[s] || !nsys_xla_source(src) || src->info.format != PQ_FORMAT_NSYS_JAX)
+            continue;
+        const model_slices *m = src->slices;
+        for (size_t i = m->n; i-- > 0 && !atomic_load(stop);) {
+            int64_t program, exec;
+            int fresh;
+            if (!(m->flags[i] & SLICE_XLA_OP) || !m->run_id[i] ||
+                !nsys_parse_run(intern_str(&m->names, m->run_id[i]), &program, &exec))
+                continue;
+            if (!pairmap_slot(&seen, program, (int64_t)m->name[i] | (int64_t)s << 32, &fresh))
+                break;
+            if (!fresh)
+                continue;
+            pq_str op = thunk_op(intern_str(&m->names, m->name[i]));
+            nsys_hlo_comm_ahead(hlo[s], program, op.p ? op.p : "", op.n);
+        }
+    }
+    pairmap_free(&seen);
+}
+
 typedef nc_collect collect;
 
 static uint8_t frame_of(const collect *c, int64_t program, int64_t exec, int thunk)

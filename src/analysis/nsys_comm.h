@@ -19,6 +19,7 @@
 #include "analysis/nsys_modules.h"
 #include "model/model.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -141,6 +142,11 @@ pq_status nsys_comm_compute_warmup(const pq_profile *prof, const nsys_warmup *w,
  * as nsys_comm_compute. */
 pq_status nsys_comm_has_communication(const pq_profile *prof, nsys_hlo **hlo, int *out,
                                       pq_error *err);
+/* Classifies the thunks of PROF's nsys-jax sources in HLO (one per source, NULL entries
+ * skipped) ahead of nsys_comm_compute_warmup, for a thread beside it (nsys_hlo_comm_ahead):
+ * from the last thunk back, so that the two meet in the middle, until *STOP is set.
+ * Reports nothing; the tables' own lookups give every error. */
+void nsys_comm_ahead(const pq_profile *prof, nsys_hlo **hlo, const atomic_int *stop);
 void nsys_comm_free(nsys_comm_result *r);
 
 #endif
