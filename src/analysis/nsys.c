@@ -166,6 +166,63 @@ static void preload_finish(preload_job *j)
     j->threaded = 0;
 }
 
+/* The module table on a thread of its own while the communication tables gather and
+ * classify their thunks (they need it only after that: nsys_comm_compute_later). Its error
+ * comes first, as when computed before them. */
+typedef struct modules_job {
+    const pq_profile *prof;
+    const nsys_warmup *w;
+    nsys_modules_result *out;
+    int threaded, joined;
+    pthread_t thread;
+    pq_status st;
+    pq_error err;
+} modules_job;
+
+static void *modules_run(void *arg)
+{
+    modules_job *j = arg;
+    j->st = nsys_modules_compute_warmup(j->prof, j->w, j->out, &j->err);
+    return NULL;
+}
+
+static pq_status modules_wait(void *ctx, nsys_modules_result **mods, pq_error *err)
+{
+    modules_job *j = ctx;
+    if (!j->joined) {
+        if (j->threaded)
+            pthread_join(j->thread, NULL);
+        else
+            modules_run(j);
+        j->joined = 1;
+    }
+    *mods = j->out;
+    if (j->st != PQ_OK)
+        *err = j->err;
+    return j->st;
+}
+
+/* Modules and communication into OUT (modules beside the gathering, when a thread starts). */
+static pq_status modules_and_comm(const pq_profile *prof, const nsys_warmup *w, nsys_result *out,
+                                  pq_error *err)
+{
+    modules_job j = {.prof = prof, .w = w, .out = &out->modules};
+    j.threaded = pthread_create(&j.thread, NULL, modules_run, &j) == 0;
+    nsys_mods_wait later = {modules_wait, &j};
+    pq_status st = nsys_comm_compute_later(prof, w, out->dumps, &later, &out->comm, err);
+    nsys_modules_result *ignored;
+    pq_error merr;
+    if (modules_wait(&j, &ignored, &merr) != PQ_OK) {
+        if (st == PQ_OK)
+            nsys_comm_free(&out->comm);
+        *err = merr;
+        return j.st;
+    }
+    out->have_modules = 1;
+    out->have_comm = st == PQ_OK;
+    return st;
+}
+
 /* heap and flame for the sections in OUT->want, after modules, comm and compile. */
 static pq_status compute_more(const pq_profile *prof, nsys_result *out, pq_error *err)
 {
@@ -204,12 +261,7 @@ static pq_status compute_archive(const pq_profile *prof, nsys_result *out, pq_er
     if (st == PQ_OK && w.head)
         st = nsys_comm_has_communication(prof, out->dumps, &w.has_communication, err);
     if (st == PQ_OK)
-        st = nsys_modules_compute_warmup(prof, &w, &out->modules, err);
-    out->have_modules = st == PQ_OK;
-    if (st == PQ_OK) {
-        st = nsys_comm_compute_warmup(prof, &w, out->dumps, &out->modules, &out->comm, err);
-        out->have_comm = st == PQ_OK;
-    }
+        st = modules_and_comm(prof, &w, out, err);
     preload_finish(&pre);
     st = compile_finish(&job, st, out, err);
     if (st == PQ_OK)

@@ -548,13 +548,16 @@ static void head_fallback(collect *c)
 }
 
 static pq_status compute(const pq_profile *prof, nc_gather gather, nsys_modules_result *mods,
-                         collect *c, nsys_comm_result *out, pq_error *err)
+                         const nsys_mods_wait *later, collect *c, nsys_comm_result *out,
+                         pq_error *err)
 {
     nc_tables *t = c->t;
     FORWARD_IF_ERROR(gather(prof, c, err));
     if (t->nth && sort_thunks(t) != 0)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     head_fallback(c);
+    if (later) /* the module table, computed beside the gathering */
+        FORWARD_IF_ERROR(later->wait(later->ctx, &mods, err));
     t->top = arena_alloc(&out->mem, (mods->ntop + 1) * sizeof *t->top);
     if (!t->top)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
@@ -577,25 +580,31 @@ pq_status nsys_comm_compute(const pq_profile *prof, nsys_modules_result *mods,
 
 static pq_status run(const pq_profile *prof, const nsys_warmup *w, int stop_at_comm,
                      nc_gather gather, nsys_hlo **hlo, nsys_modules_result *mods,
-                     nsys_comm_result *out, pq_error *err);
+                     const nsys_mods_wait *later, nsys_comm_result *out, pq_error *err);
 
 pq_status nsys_comm_compute_warmup(const pq_profile *prof, const nsys_warmup *w, nsys_hlo **hlo,
                                    nsys_modules_result *mods, nsys_comm_result *out, pq_error *err)
 {
-    return run(prof, w, 0, gather_slices, hlo, mods, out, err);
+    return run(prof, w, 0, gather_slices, hlo, mods, NULL, out, err);
+}
+
+pq_status nsys_comm_compute_later(const pq_profile *prof, const nsys_warmup *w, nsys_hlo **hlo,
+                                  const nsys_mods_wait *mods, nsys_comm_result *out, pq_error *err)
+{
+    return run(prof, w, 0, gather_slices, hlo, NULL, mods, out, err);
 }
 
 pq_status nc_run(const pq_profile *prof, const nsys_warmup *w, nc_gather gather,
                  nsys_modules_result *mods, nsys_comm_result *out, pq_error *err)
 {
-    return run(prof, w, 0, gather, NULL, mods, out, err);
+    return run(prof, w, 0, gather, NULL, mods, NULL, out, err);
 }
 
 pq_status nsys_comm_has_communication(const pq_profile *prof, nsys_hlo **hlo, int *out,
                                       pq_error *err)
 {
     nsys_comm_result r;
-    pq_status st = run(prof, NULL, 1, gather_slices, hlo, NULL, &r, err);
+    pq_status st = run(prof, NULL, 1, gather_slices, hlo, NULL, NULL, &r, err);
     *out = st == PQ_OK && r.has_communication;
     if (st == PQ_OK)
         nsys_comm_free(&r);
@@ -606,7 +615,7 @@ pq_status nsys_comm_has_communication(const pq_profile *prof, nsys_hlo **hlo, in
  * them), or NULL: opened and closed here. */
 static pq_status run(const pq_profile *prof, const nsys_warmup *w, int stop_at_comm,
                      nc_gather gather, nsys_hlo **hlo, nsys_modules_result *mods,
-                     nsys_comm_result *out, pq_error *err)
+                     const nsys_mods_wait *later, nsys_comm_result *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
     arena_init(&out->mem);
@@ -618,7 +627,7 @@ static pq_status run(const pq_profile *prof, const nsys_warmup *w, int stop_at_c
     c.hlo = hlo ? hlo : pq_calloc(prof->nsources + 1, sizeof *c.hlo);
     pq_status st = c.hlo && intern_init(&t.ops) == 0
                        ? (stop_at_comm ? probe(prof, gather, &c, out, err)
-                                       : compute(prof, gather, mods, &c, out, err))
+                                       : compute(prof, gather, mods, later, &c, out, err))
                        : err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     for (size_t s = 0; !hlo && c.hlo && s < prof->nsources; s++)
         nsys_hlo_close(c.hlo[s]);

@@ -137,6 +137,16 @@ pq_status nsys_comm_compute(const pq_profile *prof, nsys_modules_result *mods,
  * dump is decoded once per profile. */
 pq_status nsys_comm_compute_warmup(const pq_profile *prof, const nsys_warmup *w, nsys_hlo **hlo,
                                    nsys_modules_result *mods, nsys_comm_result *out, pq_error *err);
+/* A module table computed on another thread: WAIT(CTX, &MODS, ERR) returns once it is done,
+ * with *MODS the table, or its error. */
+typedef struct nsys_mods_wait {
+    pq_status (*wait)(void *ctx, nsys_modules_result **mods, pq_error *err);
+    void *ctx;
+} nsys_mods_wait;
+/* nsys_comm_compute_warmup with the module table from MODS, waited for only after the
+ * thunks are gathered, classified and sorted (what needs no module table). */
+pq_status nsys_comm_compute_later(const pq_profile *prof, const nsys_warmup *w, nsys_hlo **hlo,
+                                  const nsys_mods_wait *mods, nsys_comm_result *out, pq_error *err);
 /* *OUT = whether any thunk of the nsys-jax sources of PROF is communication (what the HEAD
  * warm-up rule needs before the frames are split). HLO as nsys_comm_compute_warmup. Errors
  * as nsys_comm_compute. */
