@@ -159,11 +159,29 @@ pq_status nc_add_thunk(nc_collect *c, size_t s, const nc_thunk *in, pq_str op, p
     *th = *in;
     th->op = intern_add(&t->ops, op.p ? op.p : "", op.n);
     th->seq = t->nth;
+    th->src = (uint32_t)s;
     if (t->ops.failed)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
-    FORWARD_IF_ERROR(info_of(c, s, th->program, th->op, &th->info, err));
-    th->comm = t->infos[th->info].c.kind != NSYS_COLL_NONE;
+    if (!c->defer) {
+        FORWARD_IF_ERROR(info_of(c, s, th->program, th->op, &th->info, err));
+        th->comm = t->infos[th->info].c.kind != NSYS_COLL_NONE;
+    }
     t->nth++;
+    return PQ_OK;
+}
+
+/* The deferred classification (C->defer), in the order of the gather, so that the first
+ * thunk that fails is the one that failed when classified as gathered. Gathering first
+ * lets the slices be walked while the preload thread still indexes the dump the first
+ * thunk needs. */
+static pq_status classify_all(nc_collect *c, pq_error *err)
+{
+    nc_tables *t = c->t;
+    for (size_t i = 0; i < t->nth; i++) {
+        nc_thunk *th = &t->th[i];
+        FORWARD_IF_ERROR(info_of(c, th->src, th->program, th->op, &th->info, err));
+        th->comm = t->infos[th->info].c.kind != NSYS_COLL_NONE;
+    }
     return PQ_OK;
 }
 
@@ -553,6 +571,8 @@ static pq_status compute(const pq_profile *prof, nc_gather gather, nsys_modules_
 {
     nc_tables *t = c->t;
     FORWARD_IF_ERROR(gather(prof, c, err));
+    if (c->defer)
+        FORWARD_IF_ERROR(classify_all(c, err));
     if (t->nth && sort_thunks(t) != 0)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     head_fallback(c);
@@ -621,6 +641,7 @@ static pq_status run(const pq_profile *prof, const nsys_warmup *w, int stop_at_c
     arena_init(&out->mem);
     nc_tables t = {0};
     collect c = {.t = &t, .stop_at_comm = stop_at_comm};
+    c.defer = !stop_at_comm && gather == gather_slices;
     if (w)
         c.w = *w;
     out->warmup_head = c.w.head;
