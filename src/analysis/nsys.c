@@ -121,10 +121,13 @@ static pq_status compile_finish(compile_job *j, pq_status st, nsys_result *out, 
 /* The HLO dumps loaded on a thread of its own while modules and communication start: the
  * communication tables look instructions up from their first thunk on, and a dump's
  * decoding and indexing (the shared archive's program 16: 17,269 instructions) is then
- * mostly done. Errors stay the lookups' (nsys_hlo_preload). */
+ * mostly done; then the thunks are classified from the last one back while the tables
+ * classify from the first (nsys_comm_ahead). Errors stay the lookups' (nsys_hlo_preload). */
 typedef struct preload_job {
+    const pq_profile *prof;
     nsys_hlo **dumps;
     size_t n;
+    atomic_int stop; /* the communication tables are done (nsys_comm_ahead) */
     int threaded;
     pthread_t thread;
 } preload_job;
@@ -134,6 +137,7 @@ static void *preload_run(void *arg)
     preload_job *j = arg;
     for (size_t d = 0; d < j->n; d++)
         nsys_hlo_preload(j->dumps[d]);
+    nsys_comm_ahead(j->prof, j->dumps, &j->stop);
     return NULL;
 }
 
@@ -142,11 +146,13 @@ static void *preload_run(void *arg)
 static void preload_start(const pq_profile *prof, nsys_result *out, preload_job *j)
 {
     memset(j, 0, sizeof *j);
+    atomic_init(&j->stop, 0);
     if (!out->dumps) /* the communication tables always read them */
         return;
     pq_error ignored;
     if (nsys_dumps_open(prof, out->dumps, &ignored) != PQ_OK)
         return;
+    j->prof = prof;
     j->dumps = out->dumps;
     j->n = out->ndumps;
     j->threaded = pthread_create(&j->thread, NULL, preload_run, j) == 0;
@@ -154,9 +160,67 @@ static void preload_start(const pq_profile *prof, nsys_result *out, preload_job 
 
 static void preload_finish(preload_job *j)
 {
+    atomic_store(&j->stop, 1);
     if (j->threaded)
         pthread_join(j->thread, NULL);
     j->threaded = 0;
+}
+
+/* The module table on a thread of its own while the communication tables gather and
+ * classify their thunks (they need it only after that: nsys_comm_compute_later). Its error
+ * comes first, as when computed before them. */
+typedef struct modules_job {
+    const pq_profile *prof;
+    const nsys_warmup *w;
+    nsys_modules_result *out;
+    int threaded, joined;
+    pthread_t thread;
+    pq_status st;
+    pq_error err;
+} modules_job;
+
+static void *modules_run(void *arg)
+{
+    modules_job *j = arg;
+    j->st = nsys_modules_compute_warmup(j->prof, j->w, j->out, &j->err);
+    return NULL;
+}
+
+static pq_status modules_wait(void *ctx, nsys_modules_result **mods, pq_error *err)
+{
+    modules_job *j = ctx;
+    if (!j->joined) {
+        if (j->threaded)
+            pthread_join(j->thread, NULL);
+        else
+            modules_run(j);
+        j->joined = 1;
+    }
+    *mods = j->out;
+    if (j->st != PQ_OK)
+        *err = j->err;
+    return j->st;
+}
+
+/* Modules and communication into OUT (modules beside the gathering, when a thread starts). */
+static pq_status modules_and_comm(const pq_profile *prof, const nsys_warmup *w, nsys_result *out,
+                                  pq_error *err)
+{
+    modules_job j = {.prof = prof, .w = w, .out = &out->modules};
+    j.threaded = pthread_create(&j.thread, NULL, modules_run, &j) == 0;
+    nsys_mods_wait later = {modules_wait, &j};
+    pq_status st = nsys_comm_compute_later(prof, w, out->dumps, &later, &out->comm, err);
+    nsys_modules_result *ignored;
+    pq_error merr;
+    if (modules_wait(&j, &ignored, &merr) != PQ_OK) {
+        if (st == PQ_OK)
+            nsys_comm_free(&out->comm);
+        *err = merr;
+        return j.st;
+    }
+    out->have_modules = 1;
+    out->have_comm = st == PQ_OK;
+    return st;
 }
 
 /* heap and flame for the sections in OUT->want, after modules, comm and compile. */
@@ -197,12 +261,7 @@ static pq_status compute_archive(const pq_profile *prof, nsys_result *out, pq_er
     if (st == PQ_OK && w.head)
         st = nsys_comm_has_communication(prof, out->dumps, &w.has_communication, err);
     if (st == PQ_OK)
-        st = nsys_modules_compute_warmup(prof, &w, &out->modules, err);
-    out->have_modules = st == PQ_OK;
-    if (st == PQ_OK) {
-        st = nsys_comm_compute_warmup(prof, &w, out->dumps, &out->modules, &out->comm, err);
-        out->have_comm = st == PQ_OK;
-    }
+        st = modules_and_comm(prof, &w, out, err);
     preload_finish(&pre);
     st = compile_finish(&job, st, out, err);
     if (st == PQ_OK)

@@ -64,6 +64,31 @@ static pq_str thunk_op(const char *s)
     return r;
 }
 
+void nsys_comm_ahead(const pq_profile *prof, nsys_hlo **hlo, const atomic_int *stop)
+{
+    pairmap seen = {0}; /* (program, name id | source << 32): asked already */
+    for (size_t s = prof->nsources; s-- > 0 && !atomic_load(stop);) {
+        const pq_source *src = &prof->sources[s];
+        if (!hlo[s] || !nsys_xla_source(src) || src->info.format != PQ_FORMAT_NSYS_JAX)
+            continue;
+        const model_slices *m = src->slices;
+        for (size_t i = m->n; i-- > 0 && !atomic_load(stop);) {
+            int64_t program, exec;
+            int fresh;
+            if (!(m->flags[i] & SLICE_XLA_OP) || !m->run_id[i] ||
+                !nsys_parse_run(intern_str(&m->names, m->run_id[i]), &program, &exec))
+                continue;
+            if (!pairmap_slot(&seen, program, (int64_t)m->name[i] | (int64_t)s << 32, &fresh))
+                break;
+            if (!fresh)
+                continue;
+            pq_str op = thunk_op(intern_str(&m->names, m->name[i]));
+            nsys_hlo_comm_ahead(hlo[s], program, op.p ? op.p : "", op.n);
+        }
+    }
+    pairmap_free(&seen);
+}
+
 typedef nc_collect collect;
 
 static uint8_t frame_of(const collect *c, int64_t program, int64_t exec, int thunk)
@@ -134,11 +159,29 @@ pq_status nc_add_thunk(nc_collect *c, size_t s, const nc_thunk *in, pq_str op, p
     *th = *in;
     th->op = intern_add(&t->ops, op.p ? op.p : "", op.n);
     th->seq = t->nth;
+    th->src = (uint32_t)s;
     if (t->ops.failed)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
-    FORWARD_IF_ERROR(info_of(c, s, th->program, th->op, &th->info, err));
-    th->comm = t->infos[th->info].c.kind != NSYS_COLL_NONE;
+    if (!c->defer) {
+        FORWARD_IF_ERROR(info_of(c, s, th->program, th->op, &th->info, err));
+        th->comm = t->infos[th->info].c.kind != NSYS_COLL_NONE;
+    }
     t->nth++;
+    return PQ_OK;
+}
+
+/* The deferred classification (C->defer), in the order of the gather, so that the first
+ * thunk that fails is the one that failed when classified as gathered. Gathering first
+ * lets the slices be walked while the preload thread still indexes the dump the first
+ * thunk needs. */
+static pq_status classify_all(nc_collect *c, pq_error *err)
+{
+    nc_tables *t = c->t;
+    for (size_t i = 0; i < t->nth; i++) {
+        nc_thunk *th = &t->th[i];
+        FORWARD_IF_ERROR(info_of(c, th->src, th->program, th->op, &th->info, err));
+        th->comm = t->infos[th->info].c.kind != NSYS_COLL_NONE;
+    }
     return PQ_OK;
 }
 
@@ -523,13 +566,18 @@ static void head_fallback(collect *c)
 }
 
 static pq_status compute(const pq_profile *prof, nc_gather gather, nsys_modules_result *mods,
-                         collect *c, nsys_comm_result *out, pq_error *err)
+                         const nsys_mods_wait *later, collect *c, nsys_comm_result *out,
+                         pq_error *err)
 {
     nc_tables *t = c->t;
     FORWARD_IF_ERROR(gather(prof, c, err));
+    if (c->defer)
+        FORWARD_IF_ERROR(classify_all(c, err));
     if (t->nth && sort_thunks(t) != 0)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     head_fallback(c);
+    if (later) /* the module table, computed beside the gathering */
+        FORWARD_IF_ERROR(later->wait(later->ctx, &mods, err));
     t->top = arena_alloc(&out->mem, (mods->ntop + 1) * sizeof *t->top);
     if (!t->top)
         return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
@@ -552,25 +600,31 @@ pq_status nsys_comm_compute(const pq_profile *prof, nsys_modules_result *mods,
 
 static pq_status run(const pq_profile *prof, const nsys_warmup *w, int stop_at_comm,
                      nc_gather gather, nsys_hlo **hlo, nsys_modules_result *mods,
-                     nsys_comm_result *out, pq_error *err);
+                     const nsys_mods_wait *later, nsys_comm_result *out, pq_error *err);
 
 pq_status nsys_comm_compute_warmup(const pq_profile *prof, const nsys_warmup *w, nsys_hlo **hlo,
                                    nsys_modules_result *mods, nsys_comm_result *out, pq_error *err)
 {
-    return run(prof, w, 0, gather_slices, hlo, mods, out, err);
+    return run(prof, w, 0, gather_slices, hlo, mods, NULL, out, err);
+}
+
+pq_status nsys_comm_compute_later(const pq_profile *prof, const nsys_warmup *w, nsys_hlo **hlo,
+                                  const nsys_mods_wait *mods, nsys_comm_result *out, pq_error *err)
+{
+    return run(prof, w, 0, gather_slices, hlo, NULL, mods, out, err);
 }
 
 pq_status nc_run(const pq_profile *prof, const nsys_warmup *w, nc_gather gather,
                  nsys_modules_result *mods, nsys_comm_result *out, pq_error *err)
 {
-    return run(prof, w, 0, gather, NULL, mods, out, err);
+    return run(prof, w, 0, gather, NULL, mods, NULL, out, err);
 }
 
 pq_status nsys_comm_has_communication(const pq_profile *prof, nsys_hlo **hlo, int *out,
                                       pq_error *err)
 {
     nsys_comm_result r;
-    pq_status st = run(prof, NULL, 1, gather_slices, hlo, NULL, &r, err);
+    pq_status st = run(prof, NULL, 1, gather_slices, hlo, NULL, NULL, &r, err);
     *out = st == PQ_OK && r.has_communication;
     if (st == PQ_OK)
         nsys_comm_free(&r);
@@ -581,19 +635,20 @@ pq_status nsys_comm_has_communication(const pq_profile *prof, nsys_hlo **hlo, in
  * them), or NULL: opened and closed here. */
 static pq_status run(const pq_profile *prof, const nsys_warmup *w, int stop_at_comm,
                      nc_gather gather, nsys_hlo **hlo, nsys_modules_result *mods,
-                     nsys_comm_result *out, pq_error *err)
+                     const nsys_mods_wait *later, nsys_comm_result *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
     arena_init(&out->mem);
     nc_tables t = {0};
     collect c = {.t = &t, .stop_at_comm = stop_at_comm};
+    c.defer = !stop_at_comm && gather == gather_slices;
     if (w)
         c.w = *w;
     out->warmup_head = c.w.head;
     c.hlo = hlo ? hlo : pq_calloc(prof->nsources + 1, sizeof *c.hlo);
     pq_status st = c.hlo && intern_init(&t.ops) == 0
                        ? (stop_at_comm ? probe(prof, gather, &c, out, err)
-                                       : compute(prof, gather, mods, &c, out, err))
+                                       : compute(prof, gather, mods, later, &c, out, err))
                        : err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     for (size_t s = 0; !hlo && c.hlo && s < prof->nsources; s++)
         nsys_hlo_close(c.hlo[s]);

@@ -19,6 +19,7 @@
 #include "analysis/nsys_modules.h"
 #include "model/model.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -136,11 +137,26 @@ pq_status nsys_comm_compute(const pq_profile *prof, nsys_modules_result *mods,
  * dump is decoded once per profile. */
 pq_status nsys_comm_compute_warmup(const pq_profile *prof, const nsys_warmup *w, nsys_hlo **hlo,
                                    nsys_modules_result *mods, nsys_comm_result *out, pq_error *err);
+/* A module table computed on another thread: WAIT(CTX, &MODS, ERR) returns once it is done,
+ * with *MODS the table, or its error. */
+typedef struct nsys_mods_wait {
+    pq_status (*wait)(void *ctx, nsys_modules_result **mods, pq_error *err);
+    void *ctx;
+} nsys_mods_wait;
+/* nsys_comm_compute_warmup with the module table from MODS, waited for only after the
+ * thunks are gathered, classified and sorted (what needs no module table). */
+pq_status nsys_comm_compute_later(const pq_profile *prof, const nsys_warmup *w, nsys_hlo **hlo,
+                                  const nsys_mods_wait *mods, nsys_comm_result *out, pq_error *err);
 /* *OUT = whether any thunk of the nsys-jax sources of PROF is communication (what the HEAD
  * warm-up rule needs before the frames are split). HLO as nsys_comm_compute_warmup. Errors
  * as nsys_comm_compute. */
 pq_status nsys_comm_has_communication(const pq_profile *prof, nsys_hlo **hlo, int *out,
                                       pq_error *err);
+/* Classifies the thunks of PROF's nsys-jax sources in HLO (one per source, NULL entries
+ * skipped) ahead of nsys_comm_compute_warmup, for a thread beside it (nsys_hlo_comm_ahead):
+ * from the last thunk back, so that the two meet in the middle, until *STOP is set.
+ * Reports nothing; the tables' own lookups give every error. */
+void nsys_comm_ahead(const pq_profile *prof, nsys_hlo **hlo, const atomic_int *stop);
 void nsys_comm_free(nsys_comm_result *r);
 
 #endif

@@ -26,6 +26,7 @@ typedef struct nc_thunk {
     uint32_t dev, op; /* op: id in nc_tables.ops */
     uint32_t info;    /* index into nc_tables.infos */
     uint32_t tidx, texec;
+    uint32_t src; /* the source index, for a deferred classification (nc_collect.defer) */
     double start; /* aligned */
     int64_t dur;  /* after overlap subtraction (communication) */
     int64_t hidden;
@@ -55,6 +56,7 @@ typedef struct nc_collect {
     uint32_t dev_base; /* devices of the sources before: device = base + track device */
     nsys_warmup w;
     int stop_at_comm; /* nsys_comm_has_communication: stop at the first one */
+    int defer;        /* nc_add_thunk leaves info and comm to one pass after the gather */
     pairmap compiled; /* (program, 0) */
     pairmap infos;    /* (program, op | source << 32) -> info */
     nsys_hlo **hlo;   /* per source (NULL: no HLO); closed by nc_run */
@@ -67,7 +69,8 @@ typedef pq_status (*nc_gather)(const pq_profile *prof, nc_collect *c, pq_error *
 /* Appends module row M (0, or -1 out of memory). */
 int nc_add_module(nc_collect *c, const nc_mod *m);
 /* Appends thunk row TH (program, exec, dev, start, dur, frame set) running hlo_op OP of
- * source S: op id, sequence number, HLO info and communication flag are set here. */
+ * source S: op id, sequence number, HLO info and communication flag are set here (info and
+ * flag after the gather when C->defer). */
 pq_status nc_add_thunk(nc_collect *c, size_t s, const nc_thunk *th, pq_str op, pq_error *err);
 /* The computation of nsys_comm_compute_warmup over the rows GATHER fills. */
 pq_status nc_run(const pq_profile *prof, const nsys_warmup *w, nc_gather gather,

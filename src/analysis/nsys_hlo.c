@@ -48,6 +48,11 @@ typedef struct program {
     char *where; /* "ARCHIVE:MEMBER" (or the XSpace's path) for errors */
     pq_hmap by_name;
     pairmap by_id; /* (id, 0) -> slot */
+    /* nsys_hlo_comm_of's results by the thunk's slot: (slot, 0) -> index in MEMO; read and
+     * written under LOCK (a thread may classify ahead, nsys_hlo_comm_ahead) */
+    pairmap memo_ix;
+    nsys_hlo_comm *memo;
+    size_t nmemo, capmemo;
 } program;
 
 struct nsys_hlo {
@@ -136,6 +141,8 @@ void nsys_hlo_close(nsys_hlo *h)
         arena_release(&p->mem);
         pq_hmap_free(&p->by_name);
         pairmap_free(&p->by_id);
+        pairmap_free(&p->memo_ix);
+        pq_free(p->memo);
         if (h->locks)
             pthread_mutex_destroy(&p->lock);
     }
@@ -483,19 +490,23 @@ pq_status nsys_hlo_module(nsys_hlo *h, int64_t program_id, const hlo_module **ou
     return PQ_OK;
 }
 
+/* The slot of the instruction NAME[0..LEN) of PG, UINT32_MAX when none. */
+static uint32_t slot_of(program *pg, const char *name, size_t len)
+{
+    name_key k = {pg, name, len};
+    size_t s = pq_hmap_probe(&pg->by_name, hash_bytes(name, len), same_name, &k);
+    return pq_hmap_found(&pg->by_name, s) ? (uint32_t)pq_hmap_value(&pg->by_name, s) : UINT32_MAX;
+}
+
 pq_status nsys_hlo_find(nsys_hlo *h, int64_t program_id, const char *name, size_t len,
                         const nsys_hlo_inst **out, pq_error *err)
 {
     program *pg;
     *out = NULL;
     FORWARD_IF_ERROR(get_program(h, program_id, &pg, err));
-    if (!pg)
+    uint32_t v = pg ? slot_of(pg, name, len) : UINT32_MAX;
+    if (v == UINT32_MAX)
         return PQ_OK;
-    name_key k = {pg, name, len};
-    size_t s = pq_hmap_probe(&pg->by_name, hash_bytes(name, len), same_name, &k);
-    if (!pq_hmap_found(&pg->by_name, s))
-        return PQ_OK;
-    uint32_t v = pq_hmap_value(&pg->by_name, s);
     FORWARD_IF_ERROR(fill(pg, v, 1, F_ALL, err));
     *out = &pg->insts[v];
     return PQ_OK;
@@ -729,15 +740,10 @@ static pq_status size_comm(nsys_hlo *h, int64_t prog, nsys_hlo_comm *out, pq_err
     return PQ_OK;
 }
 
-pq_status nsys_hlo_comm_of(nsys_hlo *h, int64_t prog, const char *name, size_t len,
-                           nsys_hlo_comm *out, pq_error *err)
+/* nsys_hlo_comm_of for the instruction IN of PG (its lock held). */
+static pq_status classify(nsys_hlo *h, int64_t prog, const nsys_hlo_inst *in, nsys_hlo_comm *out,
+                          pq_error *err)
 {
-    memset(out, 0, sizeof *out);
-    out->message_bytes = out->collective_size = -1;
-    const nsys_hlo_inst *in;
-    FORWARD_IF_ERROR(nsys_hlo_find(h, prog, name, len, &in, err));
-    if (!in)
-        return PQ_OK;
     out->known = 1;
     out->inst = in;
     out->kind = coll_opcode(in->opcode, 1);
@@ -751,4 +757,76 @@ pq_status nsys_hlo_comm_of(nsys_hlo *h, int64_t prog, const char *name, size_t l
             FORWARD_IF_ERROR(visit(h, prog, m, in->called_ids[k], 0, &budget, out, err));
     }
     return out->comm ? size_comm(h, prog, out, err) : PQ_OK;
+}
+
+/* nsys_hlo_comm_of on the loaded PG (state 1): the memo, else the instruction classified
+ * and its result kept (not a failure: whoever asks again gets the error again). */
+static pq_status comm_locked(nsys_hlo *h, program *pg, const char *name, size_t len,
+                             nsys_hlo_comm *out, pq_error *err)
+{
+    uint32_t v = slot_of(pg, name, len);
+    if (v == UINT32_MAX)
+        return PQ_OK;
+    uint32_t m = pairmap_get(&pg->memo_ix, v, 0);
+    if (m != UINT32_MAX) {
+        *out = pg->memo[m];
+        return PQ_OK;
+    }
+    FORWARD_IF_ERROR(fill(pg, v, 1, F_ALL, err));
+    FORWARD_IF_ERROR(classify(h, pg->id, &pg->insts[v], out, err));
+    if (pg->nmemo == pg->capmemo) {
+        size_t cap = pg->capmemo ? 2 * pg->capmemo : 64;
+        nsys_hlo_comm *nm = pq_realloc_array(pg->memo, cap, sizeof *nm);
+        if (!nm)
+            return PQ_OK; /* only not kept */
+        pg->memo = nm;
+        pg->capmemo = cap;
+    }
+    int fresh;
+    uint32_t *slot = pairmap_slot(&pg->memo_ix, v, 0, &fresh);
+    if (slot) {
+        *slot = (uint32_t)pg->nmemo;
+        pg->memo[pg->nmemo++] = *out;
+    }
+    return PQ_OK;
+}
+
+static void comm_init(nsys_hlo_comm *out)
+{
+    memset(out, 0, sizeof *out);
+    out->message_bytes = out->collective_size = -1;
+}
+
+pq_status nsys_hlo_comm_of(nsys_hlo *h, int64_t prog, const char *name, size_t len,
+                           nsys_hlo_comm *out, pq_error *err)
+{
+    comm_init(out);
+    program *pg;
+    FORWARD_IF_ERROR(get_program(h, prog, &pg, err));
+    if (!pg)
+        return PQ_OK;
+    pthread_mutex_lock(&pg->lock);
+    pq_status st = comm_locked(h, pg, name, len, out, err);
+    pthread_mutex_unlock(&pg->lock);
+    return st;
+}
+
+void nsys_hlo_comm_ahead(nsys_hlo *h, int64_t prog, const char *name, size_t len)
+{
+    for (size_t i = 0; h && i < h->nprogs; i++) {
+        program *pg = &h->progs[i];
+        if (pg->id != prog)
+            continue;
+        /* A failed load stays for the first lookup to report (get_program would take it). */
+        load_locked(h, pg);
+        if (atomic_load(&pg->state) != 1)
+            return;
+        nsys_hlo_comm c;
+        pq_error ignored;
+        comm_init(&c);
+        pthread_mutex_lock(&pg->lock);
+        (void)comm_locked(h, pg, name, len, &c, &ignored);
+        pthread_mutex_unlock(&pg->lock);
+        return;
+    }
 }

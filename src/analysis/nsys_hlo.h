@@ -106,9 +106,13 @@ typedef struct nsys_hlo_comm {
     double bw_corr, bus_corr;         /* nccl-tests factors */
 } nsys_hlo_comm;
 
-/* Classifies the thunk NAME[0..LEN) of PROGRAM (spec section 4). Errors as
- * nsys_hlo_module. */
+/* Classifies the thunk NAME[0..LEN) of PROGRAM (spec section 4), once per instruction (the
+ * result is kept). Errors as nsys_hlo_module. */
 pq_status nsys_hlo_comm_of(nsys_hlo *h, int64_t program, const char *name, size_t len,
                            nsys_hlo_comm *out, pq_error *err);
+/* nsys_hlo_comm_of ahead, for a thread beside the one that classifies (each result is
+ * kept per program, under the program's lock, for the lookup to take): no error is
+ * reported or consumed here (a failed load or instruction is left for the lookup). */
+void nsys_hlo_comm_ahead(nsys_hlo *h, int64_t program, const char *name, size_t len);
 
 #endif

@@ -2,12 +2,14 @@
  * shared h100 archive: dumps found by program id and decoded on first use, the loader's
  * communication classification, message size and collective size (spec/nsys-jax.md
  * sections 4 and 6: all-gather-start.4 moves 187,777,024 B over 4 devices), the
- * bandwidth factors, and what a missing dump or instruction gives. */
+ * bandwidth factors, and what a missing dump or instruction gives; results classified
+ * ahead on another thread (nsys_hlo_comm_ahead) equal those classified on lookup. */
 #include "testutil.h"
 
 #include "analysis/nsys_hlo.h"
 #include "analysis/nsys_modules.h"
 
+#include <pthread.h>
 #include <string.h>
 
 static nsys_hlo *open_archive(uint8_t **data, pq_source *src)
@@ -96,6 +98,79 @@ static void test_collectives(void **state)
     free(d);
 }
 
+/* The names of the instructions of the first NC computations of program 16 (at most MAX). */
+static size_t inst_names(nsys_hlo *h, char (*names)[256], size_t max)
+{
+    const hlo_module *m;
+    pq_error err;
+    assert_int_equal(nsys_hlo_module(h, 16, &m, &err), PQ_OK);
+    size_t n = 0;
+    for (uint32_t k = 0; k < m->ncomputations && n < max; k++) {
+        const nsys_hlo_inst *v;
+        uint32_t ni;
+        assert_int_equal(nsys_hlo_computation(h, 16, k, &v, &ni, &err), PQ_OK);
+        for (uint32_t i = 0; i < ni && n < max; i++)
+            snprintf(names[n++], 256, "%.*s", (int)v[i].name.n, v[i].name.p);
+    }
+    return n;
+}
+
+typedef struct ahead_arg {
+    nsys_hlo *h;
+    char (*names)[256];
+    size_t n;
+} ahead_arg;
+
+static void *ahead_run(void *p)
+{
+    ahead_arg *a = p;
+    for (size_t i = a->n; i-- > 0;) /* from the last, as nsys_comm_ahead */
+        nsys_hlo_comm_ahead(a->h, 16, a->names[i], strlen(a->names[i]));
+    nsys_hlo_comm_ahead(a->h, 99999, "all-gather-start.4", 18); /* no such program */
+    return NULL;
+}
+
+static void test_comm_ahead(void **state)
+{
+    (void)state;
+    REQUIRE_SHARED();
+    uint8_t *d1, *d2;
+    pq_source s1, s2;
+    nsys_hlo *h1 = open_archive(&d1, &s1), *h2 = open_archive(&d2, &s2);
+    enum { MAX = 4000 };
+    char(*names)[256] = malloc(MAX * sizeof *names);
+    assert_non_null(names);
+    size_t n = inst_names(h1, names, MAX);
+    assert_true(n > 1000);
+    ahead_arg a = {h2, names, n};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, ahead_run, &a), 0);
+    size_t colls = 0;
+    for (size_t i = 0; i < n; i++) { /* from the first, as the communication tables */
+        nsys_hlo_comm c1, c2, again;
+        comm(h1, 16, names[i], &c1);
+        comm(h2, 16, names[i], &c2);
+        comm(h2, 16, names[i], &again);
+        assert_int_equal(c1.known, c2.known);
+        assert_int_equal(c1.kind, c2.kind);
+        assert_true(c1.message_bytes == c2.message_bytes);
+        assert_true(c1.collective_size == c2.collective_size);
+        assert_true(c1.bw_corr == c2.bw_corr && c1.bus_corr == c2.bus_corr);
+        assert_true(c2.inst == again.inst && c2.comm == again.comm && c2.kind == again.kind);
+        colls += c1.kind != NSYS_COLL_NONE;
+    }
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_true(colls > 0);
+    nsys_hlo_comm c;
+    comm(h2, 99999, "all-gather-start.4", &c);
+    assert_false(c.known);
+    free(names);
+    nsys_hlo_close(h1);
+    nsys_hlo_close(h2);
+    free(d1);
+    free(d2);
+}
+
 static void test_type_bits(void **state)
 {
     (void)state;
@@ -134,6 +209,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_collectives),
+        cmocka_unit_test(test_comm_ahead),
         cmocka_unit_test(test_type_bits),
         cmocka_unit_test(test_warmup_rules),
     };
