@@ -1451,7 +1451,7 @@ typedef enum pq_partial_kind {
     PQ_PARTIAL_NSYS = 8            /* `profq nsys`: each archive's or export's nsys model */
 } pq_partial_kind;
 
-#define PQ_PARTIAL_VERSION 3
+#define PQ_PARTIAL_VERSION 4
 
 typedef struct pq_partial pq_partial;
 

@@ -241,7 +241,7 @@ for cut in 4 20 30 $((size - 1)); do
   expect3 "truncated at $cut" "$want" "$tmp/trunc"
 done
 { head -c 8 "$tmp/good"; printf '\x63\x00\x00\x00'; tail -c +13 "$tmp/good"; } > "$tmp/v99"
-expect3 "version 99" "offset 8: partial version 99: expected version 3" "$tmp/v99"
+expect3 "version 99" "offset 8: partial version 99: expected version 4" "$tmp/v99"
 { cat "$tmp/good"; printf 'x'; } > "$tmp/long"
 expect3 "trailing byte" "offset $size: expected the end of the partial" "$tmp/long"
 expect3 "an XSpace" "offset 0: not a profq partial" "$tmp/gen/host1.xplane.pb"
@@ -283,7 +283,7 @@ if [ -f "$tmp/tsteps/steps4.xplane.pb" ]; then
     bad "merge of TPU step lines: no Average step record"
   { head -c 8 "$tmp/tsp"; printf '\x02\x00\x00\x00'; tail -c +13 "$tmp/tsp"; } > "$tmp/v2"
   "$PROFQ" merge roofline --format xprof "$tmp/v2" > /dev/null 2> "$tmp/err"; rc=$?
-  [ "$rc" = 3 ] && grep -q "offset 8: partial version 2: expected version 3" "$tmp/err" ||
+  [ "$rc" = 3 ] && grep -q "offset 8: partial version 2: expected version 4" "$tmp/err" ||
     bad "a version 2 partial: exit $rc, $(cat "$tmp/err")"
 fi
 cp "$tmp/xops" "$tmp/ops"
@@ -360,6 +360,15 @@ if [ -f "$nsysz" ]; then
   fi
   # a truncated or corrupt nsys partial: exit 3 with the offset and what was expected
   "$PROFQ" nsys --partial -o "$tmp/nsys" "$nsysz" || bad "nsys --partial"
+  # compact: the compile section's share, not the push/pop ranges (1.86 MB -> 0.67 MB)
+  psize=$(wc -c < "$tmp/nsys") zsize=$(wc -c < "$nsysz")
+  [ "$psize" -lt $((zsize * 2 / 5)) ] || bad "nsys partial of $psize bytes for a $zsize-byte archive"
+  # a partial of another version: exit 3 at offset 8
+  { head -c 8 "$tmp/nsys"; printf '\x03\x00\x00\x00'; tail -c +13 "$tmp/nsys"; } > "$tmp/nsys.v3"
+  "$PROFQ" merge nsys "$tmp/nsys.v3" > /dev/null 2> "$tmp/err"
+  rc=$?
+  [ "$rc" = 3 ] && grep -q "offset 8: partial version 3: expected version 4" "$tmp/err" ||
+    bad "a version 3 nsys partial: exit $rc, $(cat "$tmp/err")"
   cuts nsys 100 3
   python3 - "$tmp/nsys" "$tmp/nsys.bad" > "$tmp/nsys.off" << 'PY'
 import struct, sys

@@ -1,13 +1,16 @@
 /* partial_nsys.c - the partial of `profq nsys` (kind 8): per nsys-jax archive or Nsight
  * SQLite export, the model the nsys analyses read from it - its timeline (the module,
- * thunk, communication and push/pop compile rows with the strings they name, as the
- * model's columns), the counts of an export, and the archive's after-optimisation HLO dumps
- * as their compressed members. Nothing of `profq nsys` is a sum of per-process figures
- * (clock alignment, warm-up split, top modules, medians: docs/internals/partial.md), so the
- * render rebuilds one profile of all the partial's sources, in path order, and runs
- * nsys_compute on it: the function one process runs, over the same rows. Not the analysis
- * (analysis/nsys.c) nor the renderer (render/nsys.c). */
+ * thunk and communication rows with the strings they name, as the model's columns), the
+ * counts of an export, the archive's after-optimisation HLO dumps as their compressed
+ * members, and in place of the archive's push/pop ranges its compile summary's share
+ * (nsys_compile_part: the one section that is a per-process aggregate). The other sections
+ * are not sums of per-process figures (clock alignment, warm-up split, top modules, medians:
+ * docs/internals/partial.md), so the render rebuilds one profile of all the partial's
+ * sources, in path order, and runs nsys_compute on it with their compile parts: the
+ * function one process runs, over the same rows. Not the analysis (analysis/nsys.c) nor the
+ * renderer (render/nsys.c). */
 #include "analysis/nsys.h"
+#include "analysis/nsys_modules.h"
 #include "api/partial_int.h"
 #include "api/partial_nsys.h"
 #include "core/alloc.h"
@@ -101,46 +104,152 @@ static void put_col(buf *b, const void *col, size_t n, size_t width, int delta)
     buf_release(&v);
 }
 
-static void put_pairs(buf *b, const pairmap *m, int two)
+/* The pairs of M (process or thread names) with their name ids through MAP. */
+static void put_pairs(buf *b, const pairmap *m, int two, const uint32_t *map)
 {
     pt_put_u64(b, m->n);
     for (size_t i = 0; i < m->n; i++) {
         pt_put_u64(b, (uint64_t)m->e[i].a);
         if (two)
             pt_put_u64(b, (uint64_t)m->e[i].b);
-        pt_put_u64(b, m->e[i].val);
+        pt_put_u64(b, map[m->e[i].val]);
     }
 }
 
-static void put_slices(buf *b, const model_slices *m)
+/* Whether slice I of SRC's timeline is one nsys reads beyond the compile section: every
+ * slice but the push/pop ranges of an nsys-jax archive (host tracks, no run id), whose
+ * compile summary the partial keeps as the source's nsys_compile_part; those naming a
+ * compiled program stay (the warm-up split counts them). */
+static int slice_kept(const pq_source *src, const model_slices *m, size_t i)
 {
-    pt_put_u64(b, (uint64_t)m->have_base);
-    pt_put_u64(b, (uint64_t)m->base_us);
-    pt_put_u64(b, m->names.n);
-    for (uint32_t i = 0; i < m->names.n; i++)
-        pt_put_str(b, (pq_str){intern_str(&m->names, i), intern_len(&m->names, i)});
+    return src->info.format != PQ_FORMAT_NSYS_JAX || m->tracks[m->track[i]].tid >= 0 ||
+           (m->flags[i] & SLICE_GPU_ANNOTATION) || m->run_id[i] ||
+           nsys_compiled_program(intern_str(&m->names, m->name[i])) >= 0;
+}
+
+/* The kept slices' ids of a column COL (NULL: none) marked in USED. */
+static void mark_used(uint8_t *used, const uint32_t *col, const uint32_t *keep, size_t n)
+{
+    for (size_t k = 0; col && k < n; k++)
+        used[col[keep[k]]] = 1;
+}
+
+/* Column COL's values at the kept slices KEEP[0..N), through MAP when given, into TMP. */
+static const void *gather(void *tmp, const void *col, size_t width, const uint32_t *keep, size_t n,
+                          const uint32_t *map)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (width == 8)
+            ((int64_t *)tmp)[k] = ((const int64_t *)col)[keep[k]];
+        else if (width == 4)
+            ((uint32_t *)tmp)[k] =
+                map ? map[((const uint32_t *)col)[keep[k]]] : ((const uint32_t *)col)[keep[k]];
+        else
+            ((uint8_t *)tmp)[k] = ((const uint8_t *)col)[keep[k]];
+    }
+    return tmp;
+}
+
+/* The tracks, with counts and spans of the kept slices (a track left empty keeps its own). */
+static void put_tracks(buf *b, const model_slices *m, const uint32_t *keep, size_t n,
+                       slice_track *t)
+{
+    for (size_t k = 0; k < n; k++)
+        nsys_track_add(&t[m->track[keep[k]]], m, keep[k]);
     pt_put_u64(b, m->ntracks);
-    for (uint32_t t = 0; t < m->ntracks; t++) {
-        const slice_track *k = &m->tracks[t];
+    for (uint32_t i = 0; i < m->ntracks; i++) {
+        const slice_track *k = &m->tracks[i], *x = t[i].nslices ? &t[i] : k;
         pt_put_u64(b, (uint64_t)k->pid);
         pt_put_u64(b, (uint64_t)k->tid);
         pt_put_u64(b, (uint64_t)k->has_kernel);
-        pt_put_u64(b, k->nslices);
-        pt_put_u64(b, (uint64_t)k->first_ps);
-        pt_put_u64(b, (uint64_t)k->end_ps);
+        pt_put_u64(b, t[i].nslices);
+        pt_put_u64(b, (uint64_t)x->first_ps);
+        pt_put_u64(b, (uint64_t)x->end_ps);
     }
-    put_pairs(b, &m->proc_names, 0);
-    put_pairs(b, &m->thread_names, 1);
-    pt_put_u64(b, m->n);
+}
+
+/* SRC's timeline: the kept slices (slice_kept) and the names they and the process and
+ * thread names use, in their order (ids renumbered; id 0 stays 0). */
+static pq_status put_slices(buf *b, const pq_source *src, pq_error *err)
+{
+    const model_slices *m = src->slices;
+    uint32_t *keep = pq_calloc(m->n + 1, sizeof *keep), *map = pq_calloc(m->names.n + 1, 4);
+    uint8_t *used = pq_calloc(m->names.n + 1, 1);
+    void *tmp = pq_calloc(m->n + 1, 8);
+    slice_track *t = pq_calloc(m->ntracks + 1, sizeof *t);
+    pq_status st = PQ_OK;
+    if (!keep || !map || !used || !tmp || !t) {
+        st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+        goto done;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < m->n; i++)
+        if (slice_kept(src, m, i))
+            keep[n++] = (uint32_t)i;
+    used[0] = 1;
+    mark_used(used, m->name, keep, n);
+    mark_used(used, m->run_id, keep, n);
+    mark_used(used, m->module, keep, n);
+    for (size_t i = 0; i < m->proc_names.n; i++)
+        used[m->proc_names.e[i].val] = 1;
+    for (size_t i = 0; i < m->thread_names.n; i++)
+        used[m->thread_names.e[i].val] = 1;
+    uint32_t nn = 0;
+    for (uint32_t i = 0; i < m->names.n; i++)
+        map[i] = used[i] ? nn++ : 0;
+    pt_put_u64(b, (uint64_t)m->have_base);
+    pt_put_u64(b, (uint64_t)m->base_us);
+    pt_put_u64(b, m->names.n ? nn : 0);
+    for (uint32_t i = 0; i < m->names.n; i++)
+        if (used[i])
+            pt_put_str(b, (pq_str){intern_str(&m->names, i), intern_len(&m->names, i)});
+    put_tracks(b, m, keep, n, t);
+    put_pairs(b, &m->proc_names, 0, map);
+    put_pairs(b, &m->thread_names, 1, map);
+    pt_put_u64(b, n);
     pt_put_u64(b, m->module != NULL);
-    put_col(b, m->track, m->n, 4, 0);
-    put_col(b, m->name, m->n, 4, 0);
-    put_col(b, m->run_id, m->n, 4, 0);
-    put_col(b, m->start_ps, m->n, 8, 1);
-    put_col(b, m->dur_ps, m->n, 8, 0);
-    put_col(b, m->flags, m->n, 1, 0);
+    put_col(b, gather(tmp, m->track, 4, keep, n, NULL), n, 4, 0);
+    put_col(b, gather(tmp, m->name, 4, keep, n, map), n, 4, 0);
+    put_col(b, gather(tmp, m->run_id, 4, keep, n, map), n, 4, 0);
+    put_col(b, gather(tmp, m->start_ps, 8, keep, n, NULL), n, 8, 1);
+    put_col(b, gather(tmp, m->dur_ps, 8, keep, n, NULL), n, 8, 0);
+    put_col(b, gather(tmp, m->flags, 1, keep, n, NULL), n, 1, 0);
     if (m->module)
-        put_col(b, m->module, m->n, 4, 0);
+        put_col(b, gather(tmp, m->module, 4, keep, n, map), n, 4, 0);
+done:
+    pq_free(keep);
+    pq_free(map);
+    pq_free(used);
+    pq_free(tmp);
+    pq_free(t);
+    return st;
+}
+
+/* The compile summary's share of SRC (nsys_compile_part): u64 has part, then its 4 counts,
+ * u64 entry count, per entry name (str), hit (u64) and the two sums (f64). */
+static pq_status put_compile(buf *b, const pq_source *src, pq_error *err)
+{
+    if (src->info.format != PQ_FORMAT_NSYS_JAX || !src->slices) {
+        pt_put_u64(b, 0);
+        return PQ_OK;
+    }
+    nsys_compile_part p;
+    FORWARD_IF_ERROR(nsys_compile_part_compute(src, &p, err));
+    pt_put_u64(b, 1);
+    pt_put_u64(b, p.sources);
+    pt_put_u64(b, p.rows);
+    pt_put_u64(b, p.rows_detail_removed);
+    pt_put_u64(b, p.parallel_regions);
+    pt_put_u64(b, p.n);
+    for (size_t k = 0; k < p.n; k++) {
+        pt_put_str(b,
+                   (pq_str){intern_str(&p.names, p.e[k].name), intern_len(&p.names, p.e[k].name)});
+        pt_put_u64(b, p.e[k].hit);
+        pt_put_f64(b, p.e[k].nc);
+        pt_put_f64(b, p.e[k].ch);
+    }
+    nsys_compile_part_free(&p);
+    return PQ_OK;
 }
 
 /* The after-optimisation dumps of SRC's archive, as their members' bytes (xz). */
@@ -277,8 +386,9 @@ static pq_status encode_source(const pq_source *src, buf *b, pq_error *err)
     }
     pt_put_u64(b, src->slices != NULL);
     if (src->slices)
-        put_slices(b, src->slices);
-    return put_dumps(b, src, err);
+        FORWARD_IF_ERROR(put_slices(b, src, err));
+    FORWARD_IF_ERROR(put_dumps(b, src, err));
+    return put_compile(b, src, err);
 }
 
 static int has_zip_suffix(const char *p)
@@ -454,9 +564,10 @@ pq_status pq_partial_render_nsys(const pq_partial *partial, unsigned sections, p
     const nsys_body *s = partial->body;
     const nsys_src **v = pq_calloc(s->n + 1, sizeof *v);
     nsys_decoded *d = pq_calloc(s->n + 1, sizeof *d);
+    const nsys_compile_part **parts = pq_calloc(s->n + 1, sizeof *parts);
     pq_profile prof = {pq_calloc(s->n + 1, sizeof *prof.sources), 0};
     pq_status st = PQ_OK;
-    if (!v || !d || !prof.sources)
+    if (!v || !d || !parts || !prof.sources)
         st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     size_t n = st == PQ_OK ? canonical(s, v) : 0, ok = 0;
     for (size_t i = 0; i < n && st == PQ_OK; i++) {
@@ -471,12 +582,14 @@ pq_status pq_partial_render_nsys(const pq_partial *partial, unsigned sections, p
         ok += st == PQ_OK;
         if (st == PQ_OK)
             nsys_source_of(&d[i], v[i]->path.p, &prof.sources[i]);
+        if (st == PQ_OK && d[i].has_compile)
+            parts[i] = &d[i].compile;
     }
     prof.nsources = n;
     if (st == PQ_OK) {
         pq_nsys_options o = {sections, fmt};
         pq_nsys_result *res = NULL;
-        st = pq_nsys_compute(&prof, &o, &res, err);
+        st = nsys_compute_api(&prof, &o, parts, &res, err);
         if (st == PQ_OK)
             st = pq_nsys_render(res, fmt, sink, err);
         pq_nsys_free(res);
@@ -484,6 +597,7 @@ pq_status pq_partial_render_nsys(const pq_partial *partial, unsigned sections, p
     for (size_t i = 0; i < ok; i++)
         nsys_decoded_free(&d[i]);
     pq_free(prof.sources);
+    pq_free((void *)parts);
     pq_free(d);
     pq_free(v);
     return st;

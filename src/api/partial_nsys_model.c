@@ -223,6 +223,16 @@ static int get_col(pt_reader *r, size_t n, size_t width, uint64_t max, int delta
 }
 
 /* Each track's count, first start and end as the columns say (what model/slices.c keeps). */
+void nsys_track_add(slice_track *k, const model_slices *m, size_t i)
+{
+    int64_t end = m->start_ps[i] + m->dur_ps[i];
+    if (!k->nslices || m->start_ps[i] < k->first_ps)
+        k->first_ps = m->start_ps[i];
+    if (!k->nslices || end > k->end_ps)
+        k->end_ps = end;
+    k->nslices++;
+}
+
 static void check_tracks(pt_reader *r, model_slices *m, const uint8_t *at)
 {
     slice_track *t = pq_calloc(m->ntracks + 1, sizeof *t);
@@ -230,15 +240,8 @@ static void check_tracks(pt_reader *r, model_slices *m, const uint8_t *at)
         r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
         return;
     }
-    for (size_t i = 0; i < m->n; i++) {
-        slice_track *k = &t[m->track[i]];
-        int64_t end = m->start_ps[i] + m->dur_ps[i];
-        if (!k->nslices || m->start_ps[i] < k->first_ps)
-            k->first_ps = m->start_ps[i];
-        if (!k->nslices || end > k->end_ps)
-            k->end_ps = end;
-        k->nslices++;
-    }
+    for (size_t i = 0; i < m->n; i++)
+        nsys_track_add(&t[m->track[i]], m, i);
     for (uint32_t k = 0; k < m->ntracks; k++) {
         const slice_track *a = &t[k], *b = &m->tracks[k];
         if (a->nslices != b->nslices ||
@@ -461,6 +464,42 @@ static pq_status get_xspace(pt_reader *r, const char *path, nsys_decoded *d)
     return r->status;
 }
 
+/* The compile part (after the dumps): u64 has part, 4 u64 counts, u64 entry count, per
+ * entry name (str), hit (0/1), the two sums (f64). */
+static void get_compile(pt_reader *r, nsys_decoded *d)
+{
+    d->has_compile = (int)get_max(r, 1, "the compile part flag (0 or 1)");
+    if (r->status != PQ_OK || !d->has_compile)
+        return;
+    nsys_compile_part *p = &d->compile;
+    if (intern_init(&p->names) != 0) {
+        r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
+        return;
+    }
+    uint64_t *v[4] = {&p->sources, &p->rows, &p->rows_detail_removed, &p->parallel_regions};
+    for (int i = 0; i < 4; i++)
+        *v[i] = get_max(r, (uint64_t)1 << 62, "a compile count (below 2^62)");
+    uint64_t n = get_count(r, 32, "the compile entry count");
+    p->e = r->status == PQ_OK ? pq_calloc(n + 1, sizeof *p->e) : NULL;
+    if (r->status == PQ_OK && !p->e)
+        r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
+    for (uint64_t k = 0; r->status == PQ_OK && k < n; k++) {
+        uint64_t len;
+        const uint8_t *s = get_bytes(r, &len, "a compile pass name");
+        nsys_compile_entry *e = &p->e[k];
+        e->hit = (uint8_t)get_max(r, 1, "a compile pass's hit flag (0 or 1)");
+        e->nc = pt_get_f64(r, "a compile pass's non-child time");
+        e->ch = pt_get_f64(r, "a compile pass's child time");
+        if (r->status == PQ_OK && len >= UINT32_MAX)
+            pt_fail(r, "malformed partial", "a compile pass name under 4 GiB");
+        if (r->status == PQ_OK)
+            e->name = intern_add(&p->names, (const char *)s, (size_t)len);
+        if (r->status == PQ_OK && p->names.failed)
+            r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
+        p->n = (size_t)k + 1;
+    }
+}
+
 pq_status nsys_decode_source(pt_reader *r, const char *path, nsys_decoded *d)
 {
     memset(d, 0, sizeof *d);
@@ -493,6 +532,8 @@ pq_status nsys_decode_source(pt_reader *r, const char *path, nsys_decoded *d)
         d->sl = get_slices(r);
     if (r->status == PQ_OK)
         get_dumps(r, &d->zip);
+    if (r->status == PQ_OK)
+        get_compile(r, d);
     if (r->status == PQ_OK && r->p != r->end)
         pt_fail(r, "malformed partial", "the source's model to end here");
     if (r->status != PQ_OK)
@@ -508,6 +549,7 @@ void nsys_decoded_free(nsys_decoded *d)
     }
     buf_release(&d->zip);
     pq_profile_free(d->xspace);
+    nsys_compile_part_free(&d->compile);
     memset(d, 0, sizeof *d);
 }
 

@@ -107,7 +107,7 @@ static void test_ops_truncations_and_roundtrip(void **state)
         int64_t offset;
         const char *says;
     } bad[] = {{0, 'X', 0, "not a profq partial"},
-               {8, 99, 8, "partial version 99: expected version 3"},
+               {8, 99, 8, "partial version 99: expected version 4"},
                {12, 77, 12, "unknown partial kind 77"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint8_t saved = m.p[bad[i].at];
