@@ -363,6 +363,26 @@ if [ -f "$nsysz" ]; then
   # compact: the compile section's share, not the push/pop ranges (1.86 MB -> 0.67 MB)
   psize=$(wc -c < "$tmp/nsys") zsize=$(wc -c < "$nsysz")
   [ "$psize" -lt $((zsize * 2 / 5)) ] || bad "nsys partial of $psize bytes for a $zsize-byte archive"
+  # a dump whose bytes are not those its sha256 names: exit 3 at the dump's offset
+  python3 - "$tmp/nsys" "$tmp/nsys.dump" << 'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+assert struct.unpack_from("<Q", d, 24)[0] > 0
+d[24 + 8 + 8 + 32 + 8] ^= 1                  # the first dump's first byte
+open(sys.argv[2], "wb").write(d)
+PY
+  "$PROFQ" merge nsys "$tmp/nsys.dump" > /dev/null 2> "$tmp/err"
+  rc=$?
+  [ "$rc" = 3 ] && grep -q "offset 32: malformed partial: expected a dump's sha256, that of its bytes" \
+    "$tmp/err" || bad "an nsys partial with a changed dump: exit $rc, $(cat "$tmp/err")"
+  # several processes of one job: their dumps held once in a merged partial
+  if [ -f "$tmp/nsysin/c_newer1.zip" ]; then
+    "$PROFQ" nsys --partial -o "$tmp/nb" "$tmp/nsysin/b_newer0.zip" &&
+      "$PROFQ" nsys --partial -o "$tmp/nc" "$tmp/nsysin/c_newer1.zip" &&
+      "$PROFQ" merge nsys --partial -o "$tmp/nbc" "$tmp/nb" "$tmp/nc" || bad "nsys partials of two newer archives"
+    nb=$(wc -c < "$tmp/nb") nc=$(wc -c < "$tmp/nc") nbc=$(wc -c < "$tmp/nbc")
+    [ $((nb + nc - nbc)) -gt 200000 ] || bad "merged nsys partial of $nbc bytes from $nb and $nc: dumps not shared"
+  fi
   # a partial of another version: exit 3 at offset 8
   { head -c 8 "$tmp/nsys"; printf '\x03\x00\x00\x00'; tail -c +13 "$tmp/nsys"; } > "$tmp/nsys.v3"
   "$PROFQ" merge nsys "$tmp/nsys.v3" > /dev/null 2> "$tmp/err"
@@ -373,7 +393,10 @@ if [ -f "$nsysz" ]; then
   python3 - "$tmp/nsys" "$tmp/nsys.bad" > "$tmp/nsys.off" << 'PY'
 import struct, sys
 d = bytearray(open(sys.argv[1], "rb").read())
-p = 24 + 8                                   # body: the source count
+p = 24 + 8                                   # body: the dump count, the dumps
+for _ in range(2 * struct.unpack_from("<Q", d, 24)[0]):
+    p += 8 + struct.unpack_from("<Q", d, p)[0]
+p += 8                                       # the source count
 for _ in range(2):                           # path, sha256
     p += 8 + struct.unpack_from("<Q", d, p)[0]
 p += 8 + 8                                   # size, the blob's length

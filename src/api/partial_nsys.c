@@ -39,6 +39,8 @@ typedef struct nsys_body {
     arena a;
     nsys_src *v;
     size_t n, cap;
+    nsys_dump *d; /* the HLO dumps the sources name, each once by sha256 */
+    size_t nd, capd;
 } nsys_body;
 
 static void body_free(void *p)
@@ -48,6 +50,7 @@ static void body_free(void *p)
         return;
     arena_release(&b->a);
     pq_free(b->v);
+    pq_free(b->d);
     pq_free(b);
 }
 
@@ -68,6 +71,28 @@ static int body_push(nsys_body *b, const nsys_src *s)
         memcpy(blob, s->blob.p, s->blob.n);
     d->blob = (pq_str){blob, s->blob.n};
     b->n++;
+    return 1;
+}
+
+/* Adds the dump of SHA and BYTES (copied into B's arena with COPY, else already there) to
+ * B's table unless it holds it: 0 when out of memory. */
+static int dump_add(nsys_body *b, const unsigned char sha[32], pq_str bytes, int copy)
+{
+    for (size_t i = 0; i < b->nd; i++)
+        if (memcmp(b->d[i].sha, sha, 32) == 0)
+            return 1;
+    void *v = b->d;
+    if (!pt_reserve(&v, b->nd, &b->capd, sizeof *b->d))
+        return 0;
+    b->d = v;
+    char *p = copy ? arena_alloc(&b->a, bytes.n + 1) : (char *)bytes.p;
+    if (!p)
+        return 0;
+    if (copy && bytes.n)
+        memcpy(p, bytes.p, bytes.n);
+    nsys_dump *d = &b->d[b->nd++];
+    memcpy(d->sha, sha, 32);
+    d->bytes = (pq_str){p, bytes.n};
     return 1;
 }
 
@@ -252,8 +277,9 @@ static pq_status put_compile(buf *b, const pq_source *src, pq_error *err)
     return PQ_OK;
 }
 
-/* The after-optimisation dumps of SRC's archive, as their members' bytes (xz). */
-static pq_status put_dumps(buf *b, const pq_source *src, pq_error *err)
+/* The after-optimisation dumps of SRC's archive: their member names and the sha256 of their
+ * bytes (xz), which go to BODY's table. */
+static pq_status put_dumps(buf *b, const pq_source *src, nsys_body *body, pq_error *err)
 {
     if (src->info.format != PQ_FORMAT_NSYS_JAX) {
         pt_put_u64(b, 0);
@@ -274,9 +300,13 @@ static pq_status put_dumps(buf *b, const pq_source *src, pq_error *err)
             continue;
         mapped_file f = {0};
         st = model_members_read(mm, i, &f, err);
+        unsigned char sha[32];
         if (st == PQ_OK) {
+            pq_sha256(f.data, f.size, sha);
             pt_put_str(b, (pq_str){name, strlen(name)});
-            pt_put_str(b, (pq_str){(const char *)f.data, f.size});
+            pt_put_str(b, (pq_str){(const char *)sha, 32});
+            if (!dump_add(body, sha, (pq_str){(const char *)f.data, f.size}, 1))
+                st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
         }
         mapfile_close(&f);
     }
@@ -369,7 +399,7 @@ static pq_status put_xspace(buf *b, const pq_source *src, pq_error *err)
     return st;
 }
 
-static pq_status encode_source(const pq_source *src, buf *b, pq_error *err)
+static pq_status encode_source(const pq_source *src, buf *b, nsys_body *body, pq_error *err)
 {
     pt_put_u64(b, (uint64_t)src->info.format);
     if (src->info.format == PQ_FORMAT_XSPACE)
@@ -387,7 +417,7 @@ static pq_status encode_source(const pq_source *src, buf *b, pq_error *err)
     pt_put_u64(b, src->slices != NULL);
     if (src->slices)
         FORWARD_IF_ERROR(put_slices(b, src, err));
-    FORWARD_IF_ERROR(put_dumps(b, src, err));
+    FORWARD_IF_ERROR(put_dumps(b, src, body, err));
     return put_compile(b, src, err);
 }
 
@@ -440,7 +470,7 @@ pq_status pq_partial_nsys(const pq_profile *profile, pq_partial **out, pq_error 
         uint64_t size = archive_digest(src, sha);
         buf blob;
         buf_init(&blob, NULL);
-        st = encode_source(src, &blob, err);
+        st = encode_source(src, &blob, b, err);
         if (st == PQ_OK && blob.status != PQ_OK)
             st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
         nsys_src ns = {{src->path, strlen(src->path)}, {sha, strlen(sha)}, size, {blob.p, blob.n}};
@@ -460,6 +490,11 @@ pq_status pq_partial_nsys(const pq_profile *profile, pq_partial **out, pq_error 
 static void nsys_write(const void *body, buf *b)
 {
     const nsys_body *s = body;
+    pt_put_u64(b, s->nd);
+    for (size_t i = 0; i < s->nd; i++) {
+        pt_put_str(b, (pq_str){(const char *)s->d[i].sha, 32});
+        pt_put_str(b, s->d[i].bytes);
+    }
     pt_put_u64(b, s->n);
     for (size_t i = 0; i < s->n; i++) {
         pt_put_str(b, s->v[i].path);
@@ -467,6 +502,30 @@ static void nsys_write(const void *body, buf *b)
         pt_put_u64(b, s->v[i].size);
         pt_put_str(b, s->v[i].blob);
     }
+}
+
+/* The table of dumps into S: u64 count, per dump its sha256 (str of 32 bytes), checked
+ * against its bytes (str). 0 when R failed. */
+static int read_dumps(pt_reader *r, nsys_body *s)
+{
+    uint64_t n = pt_get_u64(r, "the dump count");
+    if (r->status == PQ_OK && n > (uint64_t)(r->end - r->p) / 56)
+        pt_fail(r, "truncated partial", "the dumps the count says");
+    for (uint64_t i = 0; r->status == PQ_OK && i < n; i++) {
+        const uint8_t *at = r->p;
+        pq_str sha = pt_get_str(r, &s->a, "a dump's sha256 (32 bytes)");
+        pq_str bytes = pt_get_str(r, &s->a, "a dump's bytes");
+        unsigned char md[32];
+        if (r->status == PQ_OK)
+            pq_sha256(bytes.p, bytes.n, md);
+        if (r->status == PQ_OK && (sha.n != 32 || memcmp(md, sha.p, 32) != 0)) {
+            r->p = at;
+            pt_fail(r, "malformed partial", "a dump's sha256, that of its bytes");
+        }
+        if (r->status == PQ_OK && !dump_add(s, md, bytes, 0))
+            r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
+    }
+    return r->status == PQ_OK;
 }
 
 static void *nsys_read(pt_reader *r)
@@ -477,6 +536,9 @@ static void *nsys_read(pt_reader *r)
         return NULL;
     }
     arena_init(&s->a);
+    nsys_dumps t = {0};
+    if (read_dumps(r, s) && !(t = (nsys_dumps){s->d, s->nd, NULL}, nsys_dumps_index(&t)))
+        r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
     uint64_t n = pt_get_u64(r, "the source count");
     if (r->status == PQ_OK && n > (uint64_t)(r->end - r->p) / 32)
         pt_fail(r, "truncated partial", "the sources the count says");
@@ -502,12 +564,13 @@ static void *nsys_read(pt_reader *r)
                          r->name,
                          r->err,
                          PQ_OK};
-        if (nsys_decode_source(&sub, ns.path.p, &d) == PQ_OK)
+        if (nsys_decode_source(&sub, ns.path.p, &t, &d) == PQ_OK)
             nsys_decoded_free(&d);
         r->status = sub.status;
         if (r->status == PQ_OK && !body_push(s, &ns))
             r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
     }
+    pq_free((void *)t.sorted);
     if (r->status != PQ_OK) {
         body_free(s);
         return NULL;
@@ -519,7 +582,12 @@ static pq_status nsys_merge(void *into, const void *from, pq_error *err)
 {
     nsys_body *a = into;
     const nsys_body *b = from;
-    size_t n = b->n; /* INTO may be FROM */
+    size_t n = b->n, nd = b->nd; /* INTO may be FROM (its dumps are then all found) */
+    for (size_t i = 0; i < nd; i++) {
+        nsys_dump d = b->d[i];
+        RETURN_ERROR_IF(!dump_add(a, d.sha, d.bytes, 1), err, PQ_ERR_NOMEM, NULL, -1,
+                        "out of memory merging partials");
+    }
     for (size_t i = 0; i < n; i++) {
         nsys_src s = b->v[i];
         RETURN_ERROR_IF(!body_push(a, &s), err, PQ_ERR_NOMEM, NULL, -1,
@@ -566,8 +634,9 @@ pq_status pq_partial_render_nsys(const pq_partial *partial, unsigned sections, p
     nsys_decoded *d = pq_calloc(s->n + 1, sizeof *d);
     const nsys_compile_part **parts = pq_calloc(s->n + 1, sizeof *parts);
     pq_profile prof = {pq_calloc(s->n + 1, sizeof *prof.sources), 0};
+    nsys_dumps t = {s->d, s->nd, NULL};
     pq_status st = PQ_OK;
-    if (!v || !d || !parts || !prof.sources)
+    if (!v || !d || !parts || !prof.sources || !nsys_dumps_index(&t))
         st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     size_t n = st == PQ_OK ? canonical(s, v) : 0, ok = 0;
     for (size_t i = 0; i < n && st == PQ_OK; i++) {
@@ -578,7 +647,7 @@ pq_status pq_partial_render_nsys(const pq_partial *partial, unsigned sections, p
                        v[i]->path.p,
                        err,
                        PQ_OK};
-        st = nsys_decode_source(&r, v[i]->path.p, &d[i]);
+        st = nsys_decode_source(&r, v[i]->path.p, &t, &d[i]);
         ok += st == PQ_OK;
         if (st == PQ_OK)
             nsys_source_of(&d[i], v[i]->path.p, &prof.sources[i]);
@@ -597,6 +666,7 @@ pq_status pq_partial_render_nsys(const pq_partial *partial, unsigned sections, p
     for (size_t i = 0; i < ok; i++)
         nsys_decoded_free(&d[i]);
     pq_free(prof.sources);
+    pq_free((void *)t.sorted);
     pq_free((void *)parts);
     pq_free(d);
     pq_free(v);

@@ -10,6 +10,7 @@
 #include "core/err.h"
 #include "formats/nsysjax.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* |start| and |duration| of a slice the model can hold (model/slices.h clamps to 2^60 ps,
@@ -403,7 +404,37 @@ static int dump_name_ok(const uint8_t *p, uint64_t n)
     return nsysjax_dump_program(name) >= 0 && !strstr(name, "..") && !strchr(name, '\\');
 }
 
-static int get_dumps(pt_reader *r, buf *zip)
+static int sha_cmp(const void *x, const void *y)
+{
+    const nsys_dump *a = *(const nsys_dump *const *)x, *b = *(const nsys_dump *const *)y;
+    return memcmp(a->sha, b->sha, 32);
+}
+
+int nsys_dumps_index(nsys_dumps *t)
+{
+    const nsys_dump **v = pq_calloc(t->n + 1, sizeof *v);
+    if (!v)
+        return 0;
+    for (size_t i = 0; i < t->n; i++)
+        v[i] = &t->d[i];
+    qsort(v, t->n, sizeof *v, sha_cmp);
+    t->sorted = v;
+    return 1;
+}
+
+const nsys_dump *nsys_dumps_find(const nsys_dumps *t, const unsigned char sha[32])
+{
+    nsys_dump key;
+    memcpy(key.sha, sha, 32);
+    const nsys_dump *k = &key;
+    const nsys_dump **hit =
+        t->sorted ? bsearch(&k, t->sorted, t->n, sizeof *t->sorted, sha_cmp) : NULL;
+    return hit ? *hit : NULL;
+}
+
+/* The source's dumps: u64 count, per dump its member name and the sha256 of its bytes (32
+ * bytes), which the partial's table DUMPS holds; written into ZIP as a stored archive. */
+static int get_dumps(pt_reader *r, const nsys_dumps *dumps, buf *zip)
 {
     uint64_t n = get_count(r, 16, "the dump count");
     if (r->status == PQ_OK && n > 65535) {
@@ -424,7 +455,15 @@ static int get_dumps(pt_reader *r, buf *zip)
             pt_fail(r, "malformed partial", "a dump member name (dump/module_N....hlo.pb.xz)");
         }
         at = r->p;
-        e[i].data = get_bytes(r, &e[i].ndata, "a dump's bytes");
+        uint64_t nsha;
+        const uint8_t *sha = get_bytes(r, &nsha, "a dump's sha256 (32 bytes)");
+        const nsys_dump *dd = r->status == PQ_OK && nsha == 32 ? nsys_dumps_find(dumps, sha) : NULL;
+        if (r->status == PQ_OK && !dd) {
+            r->p = at;
+            pt_fail(r, "malformed partial", "the sha256 of a dump the partial holds");
+        }
+        e[i].data = dd ? (const uint8_t *)dd->bytes.p : NULL;
+        e[i].ndata = dd ? dd->bytes.n : 0;
         e[i].offset = (uint32_t)off;
         off += 30 + e[i].nname + e[i].ndata;
         if (r->status == PQ_OK && off + 46 * n + 512 * n + 22 > UINT32_MAX) {
@@ -500,7 +539,8 @@ static void get_compile(pt_reader *r, nsys_decoded *d)
     }
 }
 
-pq_status nsys_decode_source(pt_reader *r, const char *path, nsys_decoded *d)
+pq_status nsys_decode_source(pt_reader *r, const char *path, const nsys_dumps *dumps,
+                             nsys_decoded *d)
 {
     memset(d, 0, sizeof *d);
     buf_init(&d->zip, NULL);
@@ -531,7 +571,7 @@ pq_status nsys_decode_source(pt_reader *r, const char *path, nsys_decoded *d)
     if (r->status == PQ_OK && has_slices)
         d->sl = get_slices(r);
     if (r->status == PQ_OK)
-        get_dumps(r, &d->zip);
+        get_dumps(r, dumps, &d->zip);
     if (r->status == PQ_OK)
         get_compile(r, d);
     if (r->status == PQ_OK && r->p != r->end)
