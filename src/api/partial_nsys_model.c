@@ -179,8 +179,8 @@ static int get_pairs(pt_reader *r, pairmap *map, uint32_t nnames, int two)
 
 /* One column of N values (put_col's varints; WIDTH 8: zigzag, with DELTA differences), each
  * at most MAX (8-byte ones within +-MAX), into DST (elements of WIDTH bytes). */
-static int get_col(pt_reader *r, size_t n, size_t width, uint64_t max, int delta, void *dst,
-                   const char *what)
+static int get_col(pt_reader *r, size_t n, size_t width, uint64_t max, int delta, int64_t unit,
+                   void *dst, const char *what)
 {
     uint64_t len;
     const uint8_t *p = get_bytes(r, &len, what), *end = p ? p + len : NULL;
@@ -199,9 +199,9 @@ static int get_col(pt_reader *r, size_t n, size_t width, uint64_t max, int delta
         if (!bad && width == 8) {
             uint64_t d = (x & 1) ? ~(x >> 1) : x >> 1;
             acc = delta ? acc + d : d;
-            int64_t v = (int64_t)acc;
-            bad = v > (int64_t)max || v < -(int64_t)max;
-            ((int64_t *)dst)[i] = v;
+            int64_t v = (int64_t)acc, lim = (int64_t)max / unit;
+            bad = v > lim || v < -lim;
+            ((int64_t *)dst)[i] = bad ? 0 : v * unit;
         } else if (!bad) {
             bad = x > max;
             if (width == 4)
@@ -259,6 +259,12 @@ static int get_columns(pt_reader *r, model_slices *m)
 {
     uint64_t n = get_count(r, 6, "the slice count"); /* at least a byte a column */
     uint64_t has_module = get_max(r, 1, "the module column flag (0 or 1)");
+    const uint8_t *u = r->p;
+    int64_t unit = (int64_t)get_max(r, 1000, "the time unit (1 or 1000 ps)");
+    if (r->status == PQ_OK && unit != 1 && unit != 1000) {
+        r->p = u;
+        pt_fail(r, "malformed partial", "the time unit (1 or 1000 ps)");
+    }
     const uint8_t *at = r->p;
     if (r->status != PQ_OK)
         return 0;
@@ -282,18 +288,18 @@ static int get_columns(pt_reader *r, model_slices *m)
     }
     uint64_t maxname = m->names.n - 1;
     size_t k = (size_t)n;
-    if (get_col(r, k, 4, m->ntracks ? m->ntracks - 1 : 0, 0, m->track, "slice tracks") &&
+    if (get_col(r, k, 4, m->ntracks ? m->ntracks - 1 : 0, 0, 1, m->track, "slice tracks") &&
         m->ntracks == 0 && k) {
         r->p = at;
         pt_fail(r, "malformed partial", "slice tracks");
     }
-    get_col(r, k, 4, maxname, 0, m->name, "slice name ids");
-    get_col(r, k, 4, maxname, 0, m->run_id, "slice run ids");
-    get_col(r, k, 8, (uint64_t)TIME_LIMIT, 1, m->start_ps, "slice starts");
-    get_col(r, k, 8, (uint64_t)1 << 60, 0, m->dur_ps, "slice durations");
-    get_col(r, k, 1, 255, 0, m->flags, "slice flags");
+    get_col(r, k, 4, maxname, 0, 1, m->name, "slice name ids");
+    get_col(r, k, 4, maxname, 0, 1, m->run_id, "slice run ids");
+    get_col(r, k, 8, (uint64_t)TIME_LIMIT, 1, unit, m->start_ps, "slice starts");
+    get_col(r, k, 8, (uint64_t)1 << 60, 0, unit, m->dur_ps, "slice durations");
+    get_col(r, k, 1, 255, 0, 1, m->flags, "slice flags");
     if (has_module)
-        get_col(r, k, 4, maxname, 0, m->module, "slice module ids");
+        get_col(r, k, 4, maxname, 0, 1, m->module, "slice module ids");
     m->n = k;
     if (r->status == PQ_OK)
         check_tracks(r, m, at);
