@@ -136,6 +136,9 @@ pq_status nsys_comm_compute(const pq_profile *prof, nsys_modules_result *mods,
  * dump is decoded once per profile. */
 pq_status nsys_comm_compute_warmup(const pq_profile *prof, const nsys_warmup *w, nsys_hlo **hlo,
                                    nsys_modules_result *mods, nsys_comm_result *out, pq_error *err);
+/* The hlo_op of a thunk range's name "TSL:Thunk:#[name=...,]hlo_op=OP#" (n = 0: none): all
+ * the nsys analyses read of a thunk's name (an nsys partial keeps only it). */
+pq_str nsys_thunk_op(const char *s);
 /* *OUT = whether any thunk of the nsys-jax sources of PROF is communication (what the HEAD
  * warm-up rule needs before the frames are split). HLO as nsys_comm_compute_warmup. Errors
  * as nsys_comm_compute. */

@@ -1,6 +1,7 @@
 /* partial_nsys.c - the partial of `profq nsys` (kind 8): per nsys-jax archive or Nsight
  * SQLite export, the model the nsys analyses read from it - its timeline (the module,
- * thunk and communication rows with the strings they name, as the model's columns), the
+ * thunk and communication rows with what nsys reads of their names, as the model's
+ * columns), the
  * counts of an export, the archive's after-optimisation HLO dumps as their compressed
  * members, and in place of the archive's push/pop ranges its compile summary's share
  * (nsys_compile_part: the one section that is a per-process aggregate). The other sections
@@ -152,11 +153,53 @@ static int slice_kept(const pq_source *src, const model_slices *m, size_t i)
            nsys_compiled_program(intern_str(&m->names, m->name[i])) >= 0;
 }
 
-/* The kept slices' ids of a column COL (NULL: none) marked in USED. */
-static void mark_used(uint8_t *used, const uint32_t *col, const uint32_t *keep, size_t n)
+/* Whether the name of slice I is read only in part: an nsys-jax archive's GPU ranges (a
+ * thunk's name only for its hlo_op, nsys_thunk_op; a module range's not at all). */
+static int name_reduced(const pq_source *src, const model_slices *m, size_t i)
+{
+    return src->info.format == PQ_FORMAT_NSYS_JAX && (m->flags[i] & SLICE_GPU_ANNOTATION);
+}
+
+/* The kept slices' ids of a column COL (NULL: none) marked in USED; with SRC (the name
+ * column) those of the slices whose names are kept whole. */
+static void mark_used(uint8_t *used, const uint32_t *col, const uint32_t *keep, size_t n,
+                      const pq_source *src)
 {
     for (size_t k = 0; col && k < n; k++)
-        used[col[keep[k]]] = 1;
+        if (!src || !name_reduced(src, src->slices, keep[k]))
+            used[col[keep[k]]] = 1;
+}
+
+/* The name ids of the kept slices KEEP[0..N) into NCOL: a name kept whole through MAP; a
+ * reduced one (name_reduced) as "TSL:Thunk:#hlo_op=OP#" for a thunk with an hlo_op, else
+ * "", interned in OPS, whose ids follow the NN names kept. 0 when out of memory. */
+static int name_col(const pq_source *src, const uint32_t *keep, size_t n, const uint32_t *map,
+                    uint32_t nn, intern_pool *ops, uint32_t *ncol)
+{
+    static const char pre[] = "TSL:Thunk:#hlo_op=";
+    const model_slices *m = src->slices;
+    buf s;
+    buf_init(&s, NULL);
+    for (size_t k = 0; k < n; k++) {
+        size_t i = keep[k];
+        if (!name_reduced(src, m, i)) {
+            ncol[k] = map[m->name[i]];
+            continue;
+        }
+        pq_str op = {NULL, 0};
+        if (m->flags[i] & SLICE_XLA_OP)
+            op = nsys_thunk_op(intern_str(&m->names, m->name[i]));
+        s.n = 0;
+        if (op.n) {
+            buf_put(&s, pre, sizeof pre - 1);
+            buf_put(&s, op.p, op.n);
+            buf_put(&s, "#", 1);
+        }
+        ncol[k] = nn + intern_add(ops, s.n ? s.p : "", s.n);
+    }
+    int ok = s.status == PQ_OK && !ops->failed;
+    buf_release(&s);
+    return ok;
 }
 
 /* Column COL's values at the kept slices KEEP[0..N), through MAP when given, into TMP. */
@@ -219,9 +262,12 @@ static pq_status put_slices(buf *b, const pq_source *src, pq_error *err)
     uint32_t *keep = pq_calloc(m->n + 1, sizeof *keep), *map = pq_calloc(m->names.n + 1, 4);
     uint8_t *used = pq_calloc(m->names.n + 1, 1);
     void *tmp = pq_calloc(m->n + 1, 8);
+    uint32_t *ncol = pq_calloc(m->n + 1, 4);
     slice_track *t = pq_calloc(m->ntracks + 1, sizeof *t);
+    intern_pool ops;
+    int have_ops = intern_init(&ops) == 0;
     pq_status st = PQ_OK;
-    if (!keep || !map || !used || !tmp || !t) {
+    if (!keep || !map || !used || !tmp || !ncol || !t || !have_ops) {
         st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
         goto done;
     }
@@ -230,9 +276,9 @@ static pq_status put_slices(buf *b, const pq_source *src, pq_error *err)
         if (slice_kept(src, m, i))
             keep[n++] = (uint32_t)i;
     used[0] = 1;
-    mark_used(used, m->name, keep, n);
-    mark_used(used, m->run_id, keep, n);
-    mark_used(used, m->module, keep, n);
+    mark_used(used, m->name, keep, n, src);
+    mark_used(used, m->run_id, keep, n, NULL);
+    mark_used(used, m->module, keep, n, NULL);
     for (size_t i = 0; i < m->proc_names.n; i++)
         used[m->proc_names.e[i].val] = 1;
     for (size_t i = 0; i < m->thread_names.n; i++)
@@ -240,12 +286,21 @@ static pq_status put_slices(buf *b, const pq_source *src, pq_error *err)
     uint32_t nn = 0;
     for (uint32_t i = 0; i < m->names.n; i++)
         map[i] = used[i] ? nn++ : 0;
+    if (!name_col(src, keep, n, map, nn, &ops, ncol)) {
+        st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+        goto done;
+    }
+    uint32_t nops = ops.n > 1 ? ops.n : 0; /* "" alone (id 0) only when a slice names it */
+    for (size_t k = 0; k < n && !nops; k++)
+        nops = ncol[k] >= nn ? ops.n : 0;
     pt_put_u64(b, (uint64_t)m->have_base);
     pt_put_u64(b, (uint64_t)m->base_us);
-    pt_put_u64(b, m->names.n ? nn : 0);
+    pt_put_u64(b, (m->names.n ? nn : 0) + (uint64_t)nops);
     for (uint32_t i = 0; i < m->names.n; i++)
         if (used[i])
             pt_put_str(b, (pq_str){intern_str(&m->names, i), intern_len(&m->names, i)});
+    for (uint32_t i = 0; i < nops; i++)
+        pt_put_str(b, (pq_str){intern_str(&ops, i), intern_len(&ops, i)});
     put_tracks(b, m, keep, n, t);
     put_pairs(b, &m->proc_names, 0, map);
     put_pairs(b, &m->thread_names, 1, map);
@@ -254,7 +309,7 @@ static pq_status put_slices(buf *b, const pq_source *src, pq_error *err)
     pt_put_u64(b, m->module != NULL);
     pt_put_u64(b, (uint64_t)unit);
     put_col(b, gather(tmp, m->track, 4, keep, n, NULL), n, 4, 0);
-    put_col(b, gather(tmp, m->name, 4, keep, n, map), n, 4, 0);
+    put_col(b, ncol, n, 4, 0);
     put_col(b, gather(tmp, m->run_id, 4, keep, n, map), n, 4, 0);
     gather(tmp, m->start_ps, 8, keep, n, NULL);
     put_col(b, in_unit(tmp, n, unit), n, 8, 1);
@@ -268,7 +323,10 @@ done:
     pq_free(map);
     pq_free(used);
     pq_free(tmp);
+    pq_free(ncol);
     pq_free(t);
+    if (have_ops)
+        intern_free(&ops);
     return st;
 }
 
