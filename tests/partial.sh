@@ -383,6 +383,45 @@ PY
     nb=$(wc -c < "$tmp/nb") nc=$(wc -c < "$tmp/nc") nbc=$(wc -c < "$tmp/nbc")
     [ $((nb + nc - nbc)) -gt 200000 ] || bad "merged nsys partial of $nbc bytes from $nb and $nc: dumps not shared"
   fi
+  # an infinite compile sum (one a real archive cannot give): exit 3 at its offset
+  python3 - "$tmp/nsys" "$tmp/nsys.inf" > "$tmp/nsys.off" << 'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+u = lambda: struct.unpack_from("<Q", d, p)[0]
+p = 24 + 8
+for _ in range(2 * struct.unpack_from("<Q", d, 24)[0]):
+    p += 8 + u()
+p += 8                                       # the source count
+for _ in range(2):                           # path, sha256
+    p += 8 + u()
+p += 8 + 8                                   # size, the blob's length
+p += 8                                       # format
+newer, export = struct.unpack_from("<QQ", d, p)
+p += 16 + (64 if export else 0)
+assert u() == 1                              # the timeline
+p += 8 + 16
+for _ in range(u() + 1):                     # the names (count first)
+    p += 8 + (u() if _ else 0)
+p += 8 + 48 * struct.unpack_from("<Q", d, p)[0]
+p += 8 + 16 * struct.unpack_from("<Q", d, p)[0]
+p += 8 + 24 * struct.unpack_from("<Q", d, p)[0]
+has_module = struct.unpack_from("<Q", d, p + 8)[0]
+p += 24
+for _ in range(7 if has_module else 6):      # the columns
+    p += 8 + u()
+for _ in range(u() * 2 + 1):                 # the dumps: name, sha256
+    p += 8 + (u() if _ else 0)
+assert u() == 1                              # the compile part
+p += 8 + 32 + 8
+p += 8 + u() + 8                             # the first entry's name, hit
+struct.pack_into("<d", d, p, float("inf"))
+open(sys.argv[2], "wb").write(d)
+print(p)
+PY
+  "$PROFQ" merge nsys "$tmp/nsys.inf" > /dev/null 2> "$tmp/err"
+  rc=$?
+  [ "$rc" = 3 ] && grep -q "offset $(cat "$tmp/nsys.off"): malformed partial: expected a compile pass's non-child time" \
+    "$tmp/err" || bad "an nsys partial with an infinite compile sum: exit $rc, $(cat "$tmp/err")"
   # a partial of another version: exit 3 at offset 8
   { head -c 8 "$tmp/nsys"; printf '\x03\x00\x00\x00'; tail -c +13 "$tmp/nsys"; } > "$tmp/nsys.v3"
   "$PROFQ" merge nsys "$tmp/nsys.v3" > /dev/null 2> "$tmp/err"

@@ -10,6 +10,7 @@
 #include "core/err.h"
 #include "formats/nsysjax.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -509,6 +510,20 @@ static pq_status get_xspace(pt_reader *r, const char *path, nsys_decoded *d)
     return r->status;
 }
 
+/* A compile sum of R: NaN (a graft's) or within +-2^62 ns, so that no sum of a partial's
+ * entries reaches infinity (whose NaN differences would leave the sort of the passes without
+ * an order). */
+static double get_time(pt_reader *r, const char *what)
+{
+    const uint8_t *at = r->p;
+    double v = pt_get_f64(r, what);
+    if (r->status == PQ_OK && !isnan(v) && !(v >= -0x1p62 && v <= 0x1p62)) {
+        r->p = at;
+        pt_fail(r, "malformed partial", what);
+    }
+    return v;
+}
+
 /* The compile part (after the dumps): u64 has part, 4 u64 counts, u64 entry count, per
  * entry name (str), hit (0/1), the two sums (f64). */
 static void get_compile(pt_reader *r, nsys_decoded *d)
@@ -533,8 +548,8 @@ static void get_compile(pt_reader *r, nsys_decoded *d)
         const uint8_t *s = get_bytes(r, &len, "a compile pass name");
         nsys_compile_entry *e = &p->e[k];
         e->hit = (uint8_t)get_max(r, 1, "a compile pass's hit flag (0 or 1)");
-        e->nc = pt_get_f64(r, "a compile pass's non-child time");
-        e->ch = pt_get_f64(r, "a compile pass's child time");
+        e->nc = get_time(r, "a compile pass's non-child time (NaN or within 2^62 ns)");
+        e->ch = get_time(r, "a compile pass's child time (NaN or within 2^62 ns)");
         if (r->status == PQ_OK && len >= UINT32_MAX)
             pt_fail(r, "malformed partial", "a compile pass name under 4 GiB");
         if (r->status == PQ_OK)
