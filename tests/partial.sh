@@ -228,9 +228,9 @@ fi
 
 # --- bad partials: exit 3 with the file and offset ------------------------------------
 "$PROFQ" scan --partial -o "$tmp/good" "$tmp/gen/host1.xplane.pb" || bad "scan --partial"
-expect3() { # NAME PATTERN FILE: merge scan FILE exits 3 and says PATTERN
+expect3() { # NAME PATTERN FILE [CMD]: merge CMD (scan) FILE exits 3 and says PATTERN
   local name=$1 pat=$2 f=$3 rc
-  "$PROFQ" merge scan "$f" > /dev/null 2> "$tmp/err"; rc=$?
+  "$PROFQ" merge "${4:-scan}" "$f" > /dev/null 2> "$tmp/err"; rc=$?
   [ "$rc" = 3 ] || bad "$name: exit $rc, expected 3"
   grep -q -- "$pat" "$tmp/err" || bad "$name: message '$(cat "$tmp/err")' lacks '$pat'"
 }
@@ -371,10 +371,8 @@ assert struct.unpack_from("<Q", d, 24)[0] > 0
 d[24 + 8 + 8 + 32 + 8] ^= 1                  # the first dump's first byte
 open(sys.argv[2], "wb").write(d)
 PY
-  "$PROFQ" merge nsys "$tmp/nsys.dump" > /dev/null 2> "$tmp/err"
-  rc=$?
-  [ "$rc" = 3 ] && grep -q "offset 32: malformed partial: expected a dump's sha256, that of its bytes" \
-    "$tmp/err" || bad "an nsys partial with a changed dump: exit $rc, $(cat "$tmp/err")"
+  expect3 "an nsys partial with a changed dump" \
+    "offset 32: malformed partial: expected a dump's sha256, that of its bytes" "$tmp/nsys.dump" nsys
   # several processes of one job: their dumps held once in a merged partial
   if [ -f "$tmp/nsysin/c_newer1.zip" ]; then
     "$PROFQ" nsys --partial -o "$tmp/nb" "$tmp/nsysin/b_newer0.zip" &&
@@ -418,16 +416,13 @@ struct.pack_into("<d", d, p, float("inf"))
 open(sys.argv[2], "wb").write(d)
 print(p)
 PY
-  "$PROFQ" merge nsys "$tmp/nsys.inf" > /dev/null 2> "$tmp/err"
-  rc=$?
-  [ "$rc" = 3 ] && grep -q "offset $(cat "$tmp/nsys.off"): malformed partial: expected a compile pass's non-child time" \
-    "$tmp/err" || bad "an nsys partial with an infinite compile sum: exit $rc, $(cat "$tmp/err")"
+  expect3 "an nsys partial with an infinite compile sum" \
+    "offset $(cat "$tmp/nsys.off"): malformed partial: expected a compile pass's non-child time" \
+    "$tmp/nsys.inf" nsys
   # a partial of another version: exit 3 at offset 8
   { head -c 8 "$tmp/nsys"; printf '\x03\x00\x00\x00'; tail -c +13 "$tmp/nsys"; } > "$tmp/nsys.v3"
-  "$PROFQ" merge nsys "$tmp/nsys.v3" > /dev/null 2> "$tmp/err"
-  rc=$?
-  [ "$rc" = 3 ] && grep -q "offset 8: partial version 3: expected version 4" "$tmp/err" ||
-    bad "a version 3 nsys partial: exit $rc, $(cat "$tmp/err")"
+  expect3 "a version 3 nsys partial" "offset 8: partial version 3: expected version 4" \
+    "$tmp/nsys.v3" nsys
   cuts nsys 100 3
   python3 - "$tmp/nsys" "$tmp/nsys.bad" > "$tmp/nsys.off" << 'PY'
 import struct, sys

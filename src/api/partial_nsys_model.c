@@ -121,7 +121,18 @@ static int get_names(pt_reader *r, model_slices *m)
     return r->status == PQ_OK;
 }
 
-static int get_tracks(pt_reader *r, model_slices *m)
+/* The device index a track of a source of FORMAT stands for (nsys_track_device): an
+ * archive's device tracks have tid = device, an export's projected ones tid = -(device + 1).
+ * The analyses size per-device tables by it, so a partial's is kept below 2^16 (GPUs of one
+ * process); -1 for the other tracks. */
+static int64_t track_device(pq_format format, int64_t tid)
+{
+    if (format == PQ_FORMAT_NSYS_SQLITE)
+        return tid < 0 ? -(tid + 1) : -1;
+    return tid;
+}
+
+static int get_tracks(pt_reader *r, model_slices *m, pq_format format)
 {
     uint64_t n = get_count(r, 48, "the track count");
     if (r->status != PQ_OK)
@@ -141,6 +152,10 @@ static int get_tracks(pt_reader *r, model_slices *m)
         k->nslices = pt_get_u64(r, "a track's slice count");
         k->first_ps = (int64_t)pt_get_u64(r, "a track's first start");
         k->end_ps = (int64_t)pt_get_u64(r, "a track's end");
+        if (r->status == PQ_OK && track_device(format, k->tid) >= 65536) {
+            r->p = at;
+            pt_fail(r, "malformed partial", "a track of a device below 65536");
+        }
         int fresh = 0;
         uint32_t *slot =
             r->status == PQ_OK ? pairmap_slot(&m->track_map, k->pid, k->tid, &fresh) : NULL;
@@ -307,7 +322,7 @@ static int get_columns(pt_reader *r, model_slices *m)
     return r->status == PQ_OK;
 }
 
-static model_slices *get_slices(pt_reader *r)
+static model_slices *get_slices(pt_reader *r, pq_format format)
 {
     model_slices *m = pq_calloc(1, sizeof *m);
     if (!m || slices_init(m) != 0) {
@@ -317,7 +332,7 @@ static model_slices *get_slices(pt_reader *r)
     }
     m->have_base = (int)get_max(r, 1, "the base flag (0 or 1)");
     m->base_us = (int64_t)pt_get_u64(r, "the base time");
-    if (r->status == PQ_OK && get_names(r, m) && get_tracks(r, m) &&
+    if (r->status == PQ_OK && get_names(r, m) && get_tracks(r, m, format) &&
         get_pairs(r, &m->proc_names, m->names.n, 0) &&
         get_pairs(r, &m->thread_names, m->names.n, 1))
         get_columns(r, m);
@@ -590,7 +605,7 @@ pq_status nsys_decode_source(pt_reader *r, const char *path, const nsys_dumps *d
     }
     uint64_t has_slices = get_max(r, 1, "the timeline flag (0 or 1)");
     if (r->status == PQ_OK && has_slices)
-        d->sl = get_slices(r);
+        d->sl = get_slices(r, d->format);
     if (r->status == PQ_OK)
         get_dumps(r, dumps, &d->zip);
     if (r->status == PQ_OK)
