@@ -240,9 +240,9 @@ fi
 
 # --- bad partials: exit 3 with the file and offset ------------------------------------
 "$PROFQ" scan --partial -o "$tmp/good" "$tmp/gen/host1.xplane.pb" || bad "scan --partial"
-expect3() { # NAME PATTERN FILE: merge scan FILE exits 3 and says PATTERN
+expect3() { # NAME PATTERN FILE [CMD]: merge CMD (scan) FILE exits 3 and says PATTERN
   local name=$1 pat=$2 f=$3 rc
-  "$PROFQ" merge scan "$f" > /dev/null 2> "$tmp/err"; rc=$?
+  "$PROFQ" merge "${4:-scan}" "$f" > /dev/null 2> "$tmp/err"; rc=$?
   [ "$rc" = 3 ] || bad "$name: exit $rc, expected 3"
   grep -q -- "$pat" "$tmp/err" || bad "$name: message '$(cat "$tmp/err")' lacks '$pat'"
 }
@@ -378,11 +378,77 @@ if [ -f "$nsysz" ]; then
   fi
   # a truncated or corrupt nsys partial: exit 3 with the offset and what was expected
   "$PROFQ" nsys --partial -o "$tmp/nsys" "$nsysz" || bad "nsys --partial"
+  # compact: the compile section's share, not the push/pop ranges (1.86 MB -> 0.52 MB)
+  psize=$(wc -c < "$tmp/nsys") zsize=$(wc -c < "$nsysz")
+  [ "$psize" -lt $((zsize / 3)) ] || bad "nsys partial of $psize bytes for a $zsize-byte archive"
+  # a dump whose bytes are not those its sha256 names: exit 3 at the dump's offset
+  python3 - "$tmp/nsys" "$tmp/nsys.dump" << 'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+assert struct.unpack_from("<Q", d, 24)[0] > 0
+d[24 + 8 + 8 + 32 + 8] ^= 1                  # the first dump's first byte
+open(sys.argv[2], "wb").write(d)
+PY
+  expect3 "an nsys partial with a changed dump" \
+    "offset 32: malformed partial: expected a dump's sha256, that of its bytes" "$tmp/nsys.dump" nsys
+  # several processes of one job: their dumps held once in a merged partial
+  if [ -f "$tmp/nsysin/c_newer1.zip" ]; then
+    "$PROFQ" nsys --partial -o "$tmp/nb" "$tmp/nsysin/b_newer0.zip" &&
+      "$PROFQ" nsys --partial -o "$tmp/nc" "$tmp/nsysin/c_newer1.zip" &&
+      "$PROFQ" merge nsys --partial -o "$tmp/nbc" "$tmp/nb" "$tmp/nc" || bad "nsys partials of two newer archives"
+    nb=$(wc -c < "$tmp/nb") nc=$(wc -c < "$tmp/nc") nbc=$(wc -c < "$tmp/nbc")
+    [ $((nb + nc - nbc)) -gt 200000 ] || bad "merged nsys partial of $nbc bytes from $nb and $nc: dumps not shared"
+  fi
+  # an infinite compile sum (one a real archive cannot give): exit 3 at its offset
+  python3 - "$tmp/nsys" "$tmp/nsys.inf" > "$tmp/nsys.off" << 'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+u = lambda: struct.unpack_from("<Q", d, p)[0]
+p = 24 + 8
+for _ in range(2 * struct.unpack_from("<Q", d, 24)[0]):
+    p += 8 + u()
+p += 8                                       # the source count
+for _ in range(2):                           # path, sha256
+    p += 8 + u()
+p += 8 + 8                                   # size, the blob's length
+p += 8                                       # format
+newer, export = struct.unpack_from("<QQ", d, p)
+p += 16 + (64 if export else 0)
+assert u() == 1                              # the timeline
+p += 8 + 16
+for _ in range(u() + 1):                     # the names (count first)
+    p += 8 + (u() if _ else 0)
+p += 8 + 48 * struct.unpack_from("<Q", d, p)[0]
+p += 8 + 16 * struct.unpack_from("<Q", d, p)[0]
+p += 8 + 24 * struct.unpack_from("<Q", d, p)[0]
+has_module = struct.unpack_from("<Q", d, p + 8)[0]
+p += 24
+for _ in range(7 if has_module else 6):      # the columns
+    p += 8 + u()
+for _ in range(u() * 2 + 1):                 # the dumps: name, sha256
+    p += 8 + (u() if _ else 0)
+assert u() == 1                              # the compile part
+p += 8 + 32 + 8
+p += 8 + u() + 8                             # the first entry's name, hit
+struct.pack_into("<d", d, p, float("inf"))
+open(sys.argv[2], "wb").write(d)
+print(p)
+PY
+  expect3 "an nsys partial with an infinite compile sum" \
+    "offset $(cat "$tmp/nsys.off"): malformed partial: expected a compile pass's non-child time" \
+    "$tmp/nsys.inf" nsys
+  # a partial of another version: exit 3 at offset 8
+  { head -c 8 "$tmp/nsys"; printf '\x03\x00\x00\x00'; tail -c +13 "$tmp/nsys"; } > "$tmp/nsys.v3"
+  expect3 "a version 3 nsys partial" "offset 8: partial version 3: expected version 4" \
+    "$tmp/nsys.v3" nsys
   cuts nsys 100 3
   python3 - "$tmp/nsys" "$tmp/nsys.bad" > "$tmp/nsys.off" << 'PY'
 import struct, sys
 d = bytearray(open(sys.argv[1], "rb").read())
-p = 24 + 8                                   # body: the source count
+p = 24 + 8                                   # body: the dump count, the dumps
+for _ in range(2 * struct.unpack_from("<Q", d, 24)[0]):
+    p += 8 + struct.unpack_from("<Q", d, p)[0]
+p += 8                                       # the source count
 for _ in range(2):                           # path, sha256
     p += 8 + struct.unpack_from("<Q", d, p)[0]
 p += 8 + 8                                   # size, the blob's length

@@ -70,6 +70,7 @@ unsigned nsys_shown_sections(const nsys_result *r)
  * theirs, so a run reports the error it reported when computed in order. */
 typedef struct compile_job {
     const pq_profile *prof;
+    const nsys_compile_part *const *parts;
     int started, threaded;
     pthread_t thread;
     nsys_compile_result r;
@@ -80,14 +81,16 @@ typedef struct compile_job {
 static void *compile_run(void *arg)
 {
     compile_job *j = arg;
-    j->st = nsys_compile_compute(j->prof, &j->r, &j->err);
+    j->st = nsys_compile_compute_parts(j->prof, j->parts, &j->r, &j->err);
     return NULL;
 }
 
-static void compile_start(const pq_profile *prof, const nsys_result *out, compile_job *j)
+static void compile_start(const pq_profile *prof, const nsys_compile_part *const *parts,
+                          const nsys_result *out, compile_job *j)
 {
     memset(j, 0, sizeof *j);
     j->prof = prof;
+    j->parts = parts;
     if (!(out->want & PQ_NSYS_COMPILE))
         return;
     j->started = 1;
@@ -247,13 +250,14 @@ static pq_status compute_more(const pq_profile *prof, nsys_result *out, pq_error
 
 /* The HLO dumps (out->dumps, one handle per source) are shared by the communication
  * tables, heap and flame: each program's dump is decoded once per result. */
-static pq_status compute_archive(const pq_profile *prof, nsys_result *out, pq_error *err)
+static pq_status compute_archive(const pq_profile *prof, const nsys_compile_part *const *parts,
+                                 nsys_result *out, pq_error *err)
 {
     nsys_warmup w = {.head = (out->sections & PQ_NSYS_WARMUP_HEAD) != 0};
     if (!(out->sections & (PQ_NSYS_WARMUP_HEAD | PQ_NSYS_WARMUP_ARCHIVE)))
         w.head = nsys_warmup_head_default(prof);
     compile_job job;
-    compile_start(prof, out, &job);
+    compile_start(prof, parts, out, &job);
     pq_status st = nsys_dumps_new(prof, &out->dumps, err);
     out->ndumps = out->dumps ? prof->nsources : 0;
     preload_job pre;
@@ -272,6 +276,12 @@ static pq_status compute_archive(const pq_profile *prof, nsys_result *out, pq_er
 pq_status nsys_compute(const pq_profile *profile, unsigned sections, nsys_result *out,
                        pq_error *err)
 {
+    return nsys_compute_parts(profile, sections, NULL, out, err);
+}
+
+pq_status nsys_compute_parts(const pq_profile *profile, unsigned sections,
+                             const nsys_compile_part *const *parts, nsys_result *out, pq_error *err)
+{
     memset(out, 0, sizeof *out);
     out->sections = sections;
     out->unavailable = nsys_unavailable(profile);
@@ -289,7 +299,7 @@ pq_status nsys_compute(const pq_profile *profile, unsigned sections, nsys_result
             out->have_comm = st == PQ_OK;
         }
     } else {
-        st = compute_archive(profile, out, err);
+        st = compute_archive(profile, parts, out, err);
     }
     if (st != PQ_OK)
         nsys_result_free(out);

@@ -47,6 +47,12 @@ unsigned nsys_shown_sections(const nsys_result *r);
  * On error OUT holds nothing to free. */
 pq_status nsys_compute(const pq_profile *profile, unsigned sections, nsys_result *out,
                        pq_error *err);
+/* nsys_compute with the compile section's per-source parts given (PARTS: NULL, or one per
+ * source, NULL entries computed from the source): an nsys partial keeps those parts in
+ * place of the push/pop ranges (api/partial_nsys.c). */
+pq_status nsys_compute_parts(const pq_profile *profile, unsigned sections,
+                             const nsys_compile_part *const *parts, nsys_result *out,
+                             pq_error *err);
 void nsys_result_free(nsys_result *r);
 
 #endif

@@ -47,7 +47,7 @@ static int op_char(char c)
  * "hlo_op=", then '#' and the end), or n = 0. Read from the end: the string must end in
  * OP '#', and the OP characters cannot hold '=', so the "hlo_op=" right before them is the
  * last one (searching it forward with strstr twice per thunk was 4.4 M instructions). */
-static pq_str thunk_op(const char *s)
+pq_str nsys_thunk_op(const char *s)
 {
     static const char key[] = "hlo_op=";
     size_t n = strlen(s), k = sizeof key - 1, e, p;
@@ -205,7 +205,7 @@ static pq_status collect_source(collect *c, size_t s, const pq_source *src, pq_e
                 return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
             continue;
         }
-        pq_str op = thunk_op(intern_str(&m->names, m->name[i]));
+        pq_str op = nsys_thunk_op(intern_str(&m->names, m->name[i]));
         nc_thunk th = {
             .program = program, .exec = exec, .dev = dev, .start = start, .dur = dur, .frame = fr};
         FORWARD_IF_ERROR(nc_add_thunk(c, s, &th, op, err));

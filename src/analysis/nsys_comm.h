@@ -147,6 +147,9 @@ typedef struct nsys_mods_wait {
  * thunks are gathered, classified and sorted (what needs no module table). */
 pq_status nsys_comm_compute_later(const pq_profile *prof, const nsys_warmup *w, nsys_hlo **hlo,
                                   const nsys_mods_wait *mods, nsys_comm_result *out, pq_error *err);
+/* The hlo_op of a thunk range's name "TSL:Thunk:#[name=...,]hlo_op=OP#" (n = 0: none): all
+ * the nsys analyses read of a thunk's name (an nsys partial keeps only it). */
+pq_str nsys_thunk_op(const char *s);
 /* *OUT = whether any thunk of the nsys-jax sources of PROF is communication (what the HEAD
  * warm-up rule needs before the frames are split). HLO as nsys_comm_compute_warmup. Errors
  * as nsys_comm_compute. */

@@ -15,7 +15,10 @@
  *    DurNonChild, the launcher's own times recomputed, then the main thread's rows summed;
  * 7. the notebook's cell: names cleaned, grouped, sorted, the 97% cut.
  * Descendant tests follow ParentId links (the loader's RangeStack prefixes are built from
- * the same links, grafts included). Not here: the module, thunk and communication frames. */
+ * the same links, grafts included). Steps 1-6 run per source into a part (counts and per-name
+ * sums, nsys_compile_part); the summary merges the parts in source order, so that an nsys
+ * partial, which keeps the parts instead of the ranges, merges to the same bytes.
+ * Not here: the module, thunk and communication frames. */
 #include "nsys_compile.h"
 
 #include "core/alloc.h"
@@ -505,7 +508,94 @@ done:
     return rc;
 }
 
+void nsys_compile_part_free(nsys_compile_part *p)
+{
+    pq_free(p->e);
+    intern_free(&p->names);
+    memset(p, 0, sizeof *p);
+}
+
+/* P's entries from C after one_source over a pool of its own (TMP's): the hit names and
+ * the names clean_name groups them under, in that pool's id order. -1: out of memory. */
+static int part_entries(ctx *c, nsys_compile_result *tmp, nsys_compile_part *p)
+{
+    uint32_t n0 = c->cap < tmp->names.n ? c->cap : tmp->names.n;
+    uint32_t *group = pq_calloc(n0 ? n0 : 1, sizeof *group);
+    for (uint32_t id = 0; group && id < n0; id++)
+        group[id] = c->hit[id] ? clean_name(&tmp->names, id) : 0;
+    uint8_t *want = group && !tmp->names.failed ? pq_calloc(tmp->names.n + 1, 1) : NULL;
+    p->e = want ? pq_calloc(tmp->names.n + 1, sizeof *p->e) : NULL;
+    int rc = p->e ? 0 : -1;
+    for (uint32_t id = 0; !rc && id < n0; id++)
+        if (c->hit[id])
+            want[id] = want[group[id]] = 1;
+    for (uint32_t id = 0; !rc && id < tmp->names.n; id++) {
+        if (!want[id])
+            continue;
+        int hit = id < n0 && c->hit[id];
+        p->e[p->n++] = (nsys_compile_entry){
+            intern_add(&p->names, intern_str(&tmp->names, id), intern_len(&tmp->names, id)),
+            (uint8_t)hit, hit ? c->nc[id] : 0, hit ? c->ch[id] : 0};
+    }
+    pq_free(group);
+    pq_free(want);
+    return rc || p->names.failed ? -1 : 0;
+}
+
+pq_status nsys_compile_part_compute(const pq_source *src, nsys_compile_part *p, pq_error *err)
+{
+    memset(p, 0, sizeof *p);
+    nsys_compile_result tmp;
+    memset(&tmp, 0, sizeof tmp);
+    if (intern_init(&tmp.names) != 0 || intern_init(&p->names) != 0) {
+        intern_free(&tmp.names);
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    }
+    ctx c = {.out = &tmp};
+    pq_status st = PQ_OK;
+    if (src->info.format == PQ_FORMAT_NSYS_JAX && src->slices)
+        st = one_source(src, &tmp, &c, err);
+    if (st == PQ_OK && part_entries(&c, &tmp, p) != 0)
+        st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    p->sources = tmp.sources;
+    p->rows = tmp.rows;
+    p->rows_detail_removed = tmp.rows_detail_removed;
+    p->parallel_regions = tmp.parallel_regions;
+    pq_free(c.nc);
+    pq_free(c.ch);
+    pq_free(c.hit);
+    intern_free(&tmp.names);
+    if (st != PQ_OK)
+        nsys_compile_part_free(p);
+    return st;
+}
+
+/* Adds part P to the summary being merged in C (its names interned in OUT's pool in P's
+ * order, its sums added to theirs). -1: out of memory. */
+static int merge_part(ctx *c, nsys_compile_result *out, const nsys_compile_part *p)
+{
+    out->sources += p->sources;
+    out->rows += p->rows;
+    out->rows_detail_removed += p->rows_detail_removed;
+    out->parallel_regions += p->parallel_regions;
+    for (size_t k = 0; k < p->n; k++) {
+        const nsys_compile_entry *e = &p->e[k];
+        uint32_t id =
+            intern_add(&out->names, intern_str(&p->names, e->name), intern_len(&p->names, e->name));
+        if (out->names.failed || (e->hit && add_time(c, id, e->nc, e->ch) != 0))
+            return -1;
+    }
+    return 0;
+}
+
 pq_status nsys_compile_compute(const pq_profile *prof, nsys_compile_result *out, pq_error *err)
+{
+    return nsys_compile_compute_parts(prof, NULL, out, err);
+}
+
+/* Each source's part (computed here or given), merged in source order, then summarised. */
+pq_status nsys_compile_compute_parts(const pq_profile *prof, const nsys_compile_part *const *parts,
+                                     nsys_compile_result *out, pq_error *err)
 {
     memset(out, 0, sizeof *out);
     /* Id 0 is the empty name (intern_init stores it). */
@@ -519,7 +609,16 @@ pq_status nsys_compile_compute(const pq_profile *prof, nsys_compile_result *out,
         if (src->info.format != PQ_FORMAT_NSYS_JAX || !src->slices)
             continue;
         nsys++;
-        st = one_source(src, out, &c, err);
+        nsys_compile_part own;
+        const nsys_compile_part *p = parts ? parts[s] : NULL;
+        if (!p) {
+            st = nsys_compile_part_compute(src, &own, err);
+            p = &own;
+        }
+        if (st == PQ_OK && merge_part(&c, out, p) != 0)
+            st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+        if (p == &own)
+            nsys_compile_part_free(&own); /* a failed compute left it zeroed */
     }
     if (st == PQ_OK && !nsys) {
         const char *p = prof->nsources ? prof->sources[0].path : "";

@@ -33,9 +33,34 @@ typedef struct nsys_compile_result {
     double total_ns; /* sum of non_child_ns */
 } nsys_compile_result;
 
+/* One source's share of the summary (what an nsys partial keeps of the push/pop report):
+ * its counts and, in the order of the source's own names pool, the names its statistics
+ * hit (HIT 1, with their parallel-aware sums, NaN kept) and the cleaned names those group
+ * under (HIT 0). The summary of a profile is its sources' parts merged in source order:
+ * one process and a merge of partials add the same per-source sums in the same order. */
+typedef struct nsys_compile_entry {
+    uint32_t name; /* id in the part's names */
+    uint8_t hit;
+    double nc, ch;
+} nsys_compile_entry;
+
+typedef struct nsys_compile_part {
+    uint64_t sources, rows, rows_detail_removed, parallel_regions;
+    intern_pool names;
+    nsys_compile_entry *e;
+    size_t n;
+} nsys_compile_part;
+
+/* SRC's part (an nsys-jax source with a timeline; empty for the others). */
+pq_status nsys_compile_part_compute(const pq_source *src, nsys_compile_part *out, pq_error *err);
+void nsys_compile_part_free(nsys_compile_part *p);
+
 /* PQ_ERR_INPUT when the profile holds no nsys-jax source; a source without a push/pop
- * report adds nothing. */
+ * report adds nothing. PARTS (NULL, or one per source, NULL entries computed from the
+ * source) gives sources' parts computed before (an nsys partial's). */
 pq_status nsys_compile_compute(const pq_profile *prof, nsys_compile_result *out, pq_error *err);
+pq_status nsys_compile_compute_parts(const pq_profile *prof, const nsys_compile_part *const *parts,
+                                     nsys_compile_result *out, pq_error *err);
 void nsys_compile_free(nsys_compile_result *r);
 
 static inline const char *nsys_compile_name(const nsys_compile_result *r,

@@ -3,6 +3,7 @@
  * pq_nsys_render (render/nsys.c), pq_nsys_free, and pq_render_nsys as the three in turn.
  * Copies and unit conversions only: no figure is computed here. */
 #include "analysis/nsys.h"
+#include "api/partial_nsys.h"
 #include "core/alloc.h"
 #include "core/err.h"
 #include "render/nsys.h"
@@ -114,6 +115,13 @@ static pq_status fill(nsys_api *a, pq_error *err)
 pq_status pq_nsys_compute(const pq_profile *profile, const pq_nsys_options *opts,
                           pq_nsys_result **out, pq_error *err)
 {
+    return nsys_compute_api(profile, opts, NULL, out, err);
+}
+
+pq_status nsys_compute_api(const pq_profile *profile, const pq_nsys_options *opts,
+                           const nsys_compile_part *const *parts, pq_nsys_result **out,
+                           pq_error *err)
+{
     *out = NULL;
     unsigned sections = opts ? opts->sections : 0;
     pq_status st =
@@ -121,7 +129,7 @@ pq_status pq_nsys_compute(const pq_profile *profile, const pq_nsys_options *opts
     FORWARD_IF_ERROR(st);
     nsys_api *a = pq_calloc(1, sizeof *a);
     RETURN_ERROR_IF(!a, err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
-    st = nsys_compute(profile, sections, &a->detail.r, err);
+    st = nsys_compute_parts(profile, sections, parts, &a->detail.r, err);
     if (st != PQ_OK) {
         pq_free(a);
         return st;

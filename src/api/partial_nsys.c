@@ -1,13 +1,17 @@
 /* partial_nsys.c - the partial of `profq nsys` (kind 8): per nsys-jax archive or Nsight
  * SQLite export, the model the nsys analyses read from it - its timeline (the module,
- * thunk, communication and push/pop compile rows with the strings they name, as the
- * model's columns), the counts of an export, and the archive's after-optimisation HLO dumps
- * as their compressed members. Nothing of `profq nsys` is a sum of per-process figures
- * (clock alignment, warm-up split, top modules, medians: docs/internals/partial.md), so the
- * render rebuilds one profile of all the partial's sources, in path order, and runs
- * nsys_compute on it: the function one process runs, over the same rows. Not the analysis
- * (analysis/nsys.c) nor the renderer (render/nsys.c). */
+ * thunk and communication rows with what nsys reads of their names, as the model's
+ * columns), the
+ * counts of an export, the archive's after-optimisation HLO dumps as their compressed
+ * members, and in place of the archive's push/pop ranges its compile summary's share
+ * (nsys_compile_part: the one section that is a per-process aggregate). The other sections
+ * are not sums of per-process figures (clock alignment, warm-up split, top modules, medians:
+ * docs/internals/partial.md), so the render rebuilds one profile of all the partial's
+ * sources, in path order, and runs nsys_compute on it with their compile parts: the
+ * function one process runs, over the same rows. Not the analysis (analysis/nsys.c) nor the
+ * renderer (render/nsys.c). */
 #include "analysis/nsys.h"
+#include "analysis/nsys_modules.h"
 #include "api/partial_int.h"
 #include "api/partial_nsys.h"
 #include "core/alloc.h"
@@ -36,6 +40,8 @@ typedef struct nsys_body {
     arena a;
     nsys_src *v;
     size_t n, cap;
+    nsys_dump *d; /* the HLO dumps the sources name, each once by sha256 */
+    size_t nd, capd;
 } nsys_body;
 
 static void body_free(void *p)
@@ -45,6 +51,7 @@ static void body_free(void *p)
         return;
     arena_release(&b->a);
     pq_free(b->v);
+    pq_free(b->d);
     pq_free(b);
 }
 
@@ -65,6 +72,28 @@ static int body_push(nsys_body *b, const nsys_src *s)
         memcpy(blob, s->blob.p, s->blob.n);
     d->blob = (pq_str){blob, s->blob.n};
     b->n++;
+    return 1;
+}
+
+/* Adds the dump of SHA and BYTES (copied into B's arena with COPY, else already there) to
+ * B's table unless it holds it: 0 when out of memory. */
+static int dump_add(nsys_body *b, const unsigned char sha[32], pq_str bytes, int copy)
+{
+    for (size_t i = 0; i < b->nd; i++)
+        if (memcmp(b->d[i].sha, sha, 32) == 0)
+            return 1;
+    void *v = b->d;
+    if (!pt_reserve(&v, b->nd, &b->capd, sizeof *b->d))
+        return 0;
+    b->d = v;
+    char *p = copy ? arena_alloc(&b->a, bytes.n + 1) : (char *)bytes.p;
+    if (!p)
+        return 0;
+    if (copy && bytes.n)
+        memcpy(p, bytes.p, bytes.n);
+    nsys_dump *d = &b->d[b->nd++];
+    memcpy(d->sha, sha, 32);
+    d->bytes = (pq_str){p, bytes.n};
     return 1;
 }
 
@@ -101,50 +130,236 @@ static void put_col(buf *b, const void *col, size_t n, size_t width, int delta)
     buf_release(&v);
 }
 
-static void put_pairs(buf *b, const pairmap *m, int two)
+/* The pairs of M (process or thread names) with their name ids through MAP. */
+static void put_pairs(buf *b, const pairmap *m, int two, const uint32_t *map)
 {
     pt_put_u64(b, m->n);
     for (size_t i = 0; i < m->n; i++) {
         pt_put_u64(b, (uint64_t)m->e[i].a);
         if (two)
             pt_put_u64(b, (uint64_t)m->e[i].b);
-        pt_put_u64(b, m->e[i].val);
+        pt_put_u64(b, map[m->e[i].val]);
     }
 }
 
-static void put_slices(buf *b, const model_slices *m)
+/* Whether slice I of SRC's timeline is one nsys reads beyond the compile section: every
+ * slice but the push/pop ranges of an nsys-jax archive (host tracks, no run id), whose
+ * compile summary the partial keeps as the source's nsys_compile_part; those naming a
+ * compiled program stay (the warm-up split counts them). */
+static int slice_kept(const pq_source *src, const model_slices *m, size_t i)
 {
-    pt_put_u64(b, (uint64_t)m->have_base);
-    pt_put_u64(b, (uint64_t)m->base_us);
-    pt_put_u64(b, m->names.n);
-    for (uint32_t i = 0; i < m->names.n; i++)
-        pt_put_str(b, (pq_str){intern_str(&m->names, i), intern_len(&m->names, i)});
+    return src->info.format != PQ_FORMAT_NSYS_JAX || m->tracks[m->track[i]].tid >= 0 ||
+           (m->flags[i] & SLICE_GPU_ANNOTATION) || m->run_id[i] ||
+           nsys_compiled_program(intern_str(&m->names, m->name[i])) >= 0;
+}
+
+/* Whether the name of slice I is read only in part: an nsys-jax archive's GPU ranges (a
+ * thunk's name only for its hlo_op, nsys_thunk_op; a module range's not at all). */
+static int name_reduced(const pq_source *src, const model_slices *m, size_t i)
+{
+    return src->info.format == PQ_FORMAT_NSYS_JAX && (m->flags[i] & SLICE_GPU_ANNOTATION);
+}
+
+/* The kept slices' ids of a column COL (NULL: none) marked in USED; with SRC (the name
+ * column) those of the slices whose names are kept whole. */
+static void mark_used(uint8_t *used, const uint32_t *col, const uint32_t *keep, size_t n,
+                      const pq_source *src)
+{
+    for (size_t k = 0; col && k < n; k++)
+        if (!src || !name_reduced(src, src->slices, keep[k]))
+            used[col[keep[k]]] = 1;
+}
+
+/* The name ids of the kept slices KEEP[0..N) into NCOL: a name kept whole through MAP; a
+ * reduced one (name_reduced) as "TSL:Thunk:#hlo_op=OP#" for a thunk with an hlo_op, else
+ * "", interned in OPS, whose ids follow the NN names kept. 0 when out of memory. */
+static int name_col(const pq_source *src, const uint32_t *keep, size_t n, const uint32_t *map,
+                    uint32_t nn, intern_pool *ops, uint32_t *ncol)
+{
+    static const char pre[] = "TSL:Thunk:#hlo_op=";
+    const model_slices *m = src->slices;
+    buf s;
+    buf_init(&s, NULL);
+    for (size_t k = 0; k < n; k++) {
+        size_t i = keep[k];
+        if (!name_reduced(src, m, i)) {
+            ncol[k] = map[m->name[i]];
+            continue;
+        }
+        pq_str op = {NULL, 0};
+        if (m->flags[i] & SLICE_XLA_OP)
+            op = nsys_thunk_op(intern_str(&m->names, m->name[i]));
+        s.n = 0;
+        if (op.n) {
+            buf_put(&s, pre, sizeof pre - 1);
+            buf_put(&s, op.p, op.n);
+            buf_put(&s, "#", 1);
+        }
+        ncol[k] = nn + intern_add(ops, s.n ? s.p : "", s.n);
+    }
+    int ok = s.status == PQ_OK && !ops->failed;
+    buf_release(&s);
+    return ok;
+}
+
+/* Column COL's values at the kept slices KEEP[0..N), through MAP when given, into TMP. */
+static const void *gather(void *tmp, const void *col, size_t width, const uint32_t *keep, size_t n,
+                          const uint32_t *map)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (width == 8)
+            ((int64_t *)tmp)[k] = ((const int64_t *)col)[keep[k]];
+        else if (width == 4)
+            ((uint32_t *)tmp)[k] =
+                map ? map[((const uint32_t *)col)[keep[k]]] : ((const uint32_t *)col)[keep[k]];
+        else
+            ((uint8_t *)tmp)[k] = ((const uint8_t *)col)[keep[k]];
+    }
+    return tmp;
+}
+
+/* 1000 when every kept slice's start and duration is whole nanoseconds (a reader's clock
+ * in ns: the columns then hold ns, 1.3 bytes a value less), else 1 (ps). */
+static int64_t time_unit(const model_slices *m, const uint32_t *keep, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (m->start_ps[keep[k]] % 1000 || m->dur_ps[keep[k]] % 1000)
+            return 1;
+    return 1000;
+}
+
+/* The 8-byte values V[0..N) divided by UNIT (exact: time_unit). */
+static const void *in_unit(void *v, size_t n, int64_t unit)
+{
+    for (size_t k = 0; k < n; k++)
+        ((int64_t *)v)[k] /= unit;
+    return v;
+}
+
+/* The tracks, with counts and spans of the kept slices (a track left empty keeps its own). */
+static void put_tracks(buf *b, const model_slices *m, const uint32_t *keep, size_t n,
+                       slice_track *t)
+{
+    for (size_t k = 0; k < n; k++)
+        nsys_track_add(&t[m->track[keep[k]]], m, keep[k]);
     pt_put_u64(b, m->ntracks);
-    for (uint32_t t = 0; t < m->ntracks; t++) {
-        const slice_track *k = &m->tracks[t];
+    for (uint32_t i = 0; i < m->ntracks; i++) {
+        const slice_track *k = &m->tracks[i], *x = t[i].nslices ? &t[i] : k;
         pt_put_u64(b, (uint64_t)k->pid);
         pt_put_u64(b, (uint64_t)k->tid);
         pt_put_u64(b, (uint64_t)k->has_kernel);
-        pt_put_u64(b, k->nslices);
-        pt_put_u64(b, (uint64_t)k->first_ps);
-        pt_put_u64(b, (uint64_t)k->end_ps);
+        pt_put_u64(b, t[i].nslices);
+        pt_put_u64(b, (uint64_t)x->first_ps);
+        pt_put_u64(b, (uint64_t)x->end_ps);
     }
-    put_pairs(b, &m->proc_names, 0);
-    put_pairs(b, &m->thread_names, 1);
-    pt_put_u64(b, m->n);
-    pt_put_u64(b, m->module != NULL);
-    put_col(b, m->track, m->n, 4, 0);
-    put_col(b, m->name, m->n, 4, 0);
-    put_col(b, m->run_id, m->n, 4, 0);
-    put_col(b, m->start_ps, m->n, 8, 1);
-    put_col(b, m->dur_ps, m->n, 8, 0);
-    put_col(b, m->flags, m->n, 1, 0);
-    if (m->module)
-        put_col(b, m->module, m->n, 4, 0);
 }
 
-/* The after-optimisation dumps of SRC's archive, as their members' bytes (xz). */
-static pq_status put_dumps(buf *b, const pq_source *src, pq_error *err)
+/* SRC's timeline: the kept slices (slice_kept) and the names they and the process and
+ * thread names use, in their order (ids renumbered; id 0 stays 0). */
+static pq_status put_slices(buf *b, const pq_source *src, pq_error *err)
+{
+    const model_slices *m = src->slices;
+    uint32_t *keep = pq_calloc(m->n + 1, sizeof *keep), *map = pq_calloc(m->names.n + 1, 4);
+    uint8_t *used = pq_calloc(m->names.n + 1, 1);
+    void *tmp = pq_calloc(m->n + 1, 8);
+    uint32_t *ncol = pq_calloc(m->n + 1, 4);
+    slice_track *t = pq_calloc(m->ntracks + 1, sizeof *t);
+    intern_pool ops;
+    int have_ops = intern_init(&ops) == 0;
+    pq_status st = PQ_OK;
+    if (!keep || !map || !used || !tmp || !ncol || !t || !have_ops) {
+        st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+        goto done;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < m->n; i++)
+        if (slice_kept(src, m, i))
+            keep[n++] = (uint32_t)i;
+    used[0] = 1;
+    mark_used(used, m->name, keep, n, src);
+    mark_used(used, m->run_id, keep, n, NULL);
+    mark_used(used, m->module, keep, n, NULL);
+    for (size_t i = 0; i < m->proc_names.n; i++)
+        used[m->proc_names.e[i].val] = 1;
+    for (size_t i = 0; i < m->thread_names.n; i++)
+        used[m->thread_names.e[i].val] = 1;
+    uint32_t nn = 0;
+    for (uint32_t i = 0; i < m->names.n; i++)
+        map[i] = used[i] ? nn++ : 0;
+    if (!name_col(src, keep, n, map, nn, &ops, ncol)) {
+        st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
+        goto done;
+    }
+    uint32_t nops = ops.n > 1 ? ops.n : 0; /* "" alone (id 0) only when a slice names it */
+    for (size_t k = 0; k < n && !nops; k++)
+        nops = ncol[k] >= nn ? ops.n : 0;
+    pt_put_u64(b, (uint64_t)m->have_base);
+    pt_put_u64(b, (uint64_t)m->base_us);
+    pt_put_u64(b, (m->names.n ? nn : 0) + (uint64_t)nops);
+    for (uint32_t i = 0; i < m->names.n; i++)
+        if (used[i])
+            pt_put_str(b, (pq_str){intern_str(&m->names, i), intern_len(&m->names, i)});
+    for (uint32_t i = 0; i < nops; i++)
+        pt_put_str(b, (pq_str){intern_str(&ops, i), intern_len(&ops, i)});
+    put_tracks(b, m, keep, n, t);
+    put_pairs(b, &m->proc_names, 0, map);
+    put_pairs(b, &m->thread_names, 1, map);
+    int64_t unit = time_unit(m, keep, n);
+    pt_put_u64(b, n);
+    pt_put_u64(b, m->module != NULL);
+    pt_put_u64(b, (uint64_t)unit);
+    put_col(b, gather(tmp, m->track, 4, keep, n, NULL), n, 4, 0);
+    put_col(b, ncol, n, 4, 0);
+    put_col(b, gather(tmp, m->run_id, 4, keep, n, map), n, 4, 0);
+    gather(tmp, m->start_ps, 8, keep, n, NULL);
+    put_col(b, in_unit(tmp, n, unit), n, 8, 1);
+    gather(tmp, m->dur_ps, 8, keep, n, NULL);
+    put_col(b, in_unit(tmp, n, unit), n, 8, 0);
+    put_col(b, gather(tmp, m->flags, 1, keep, n, NULL), n, 1, 0);
+    if (m->module)
+        put_col(b, gather(tmp, m->module, 4, keep, n, map), n, 4, 0);
+done:
+    pq_free(keep);
+    pq_free(map);
+    pq_free(used);
+    pq_free(tmp);
+    pq_free(ncol);
+    pq_free(t);
+    if (have_ops)
+        intern_free(&ops);
+    return st;
+}
+
+/* The compile summary's share of SRC (nsys_compile_part): u64 has part, then its 4 counts,
+ * u64 entry count, per entry name (str), hit (u64) and the two sums (f64). */
+static pq_status put_compile(buf *b, const pq_source *src, pq_error *err)
+{
+    if (src->info.format != PQ_FORMAT_NSYS_JAX || !src->slices) {
+        pt_put_u64(b, 0);
+        return PQ_OK;
+    }
+    nsys_compile_part p;
+    FORWARD_IF_ERROR(nsys_compile_part_compute(src, &p, err));
+    pt_put_u64(b, 1);
+    pt_put_u64(b, p.sources);
+    pt_put_u64(b, p.rows);
+    pt_put_u64(b, p.rows_detail_removed);
+    pt_put_u64(b, p.parallel_regions);
+    pt_put_u64(b, p.n);
+    for (size_t k = 0; k < p.n; k++) {
+        pt_put_str(b,
+                   (pq_str){intern_str(&p.names, p.e[k].name), intern_len(&p.names, p.e[k].name)});
+        pt_put_u64(b, p.e[k].hit);
+        pt_put_f64(b, p.e[k].nc);
+        pt_put_f64(b, p.e[k].ch);
+    }
+    nsys_compile_part_free(&p);
+    return PQ_OK;
+}
+
+/* The after-optimisation dumps of SRC's archive: their member names and the sha256 of their
+ * bytes (xz), which go to BODY's table. */
+static pq_status put_dumps(buf *b, const pq_source *src, nsys_body *body, pq_error *err)
 {
     if (src->info.format != PQ_FORMAT_NSYS_JAX) {
         pt_put_u64(b, 0);
@@ -165,9 +380,13 @@ static pq_status put_dumps(buf *b, const pq_source *src, pq_error *err)
             continue;
         mapped_file f = {0};
         st = model_members_read(mm, i, &f, err);
+        unsigned char sha[32];
         if (st == PQ_OK) {
+            pq_sha256(f.data, f.size, sha);
             pt_put_str(b, (pq_str){name, strlen(name)});
-            pt_put_str(b, (pq_str){(const char *)f.data, f.size});
+            pt_put_str(b, (pq_str){(const char *)sha, 32});
+            if (!dump_add(body, sha, (pq_str){(const char *)f.data, f.size}, 1))
+                st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
         }
         mapfile_close(&f);
     }
@@ -260,7 +479,7 @@ static pq_status put_xspace(buf *b, const pq_source *src, pq_error *err)
     return st;
 }
 
-static pq_status encode_source(const pq_source *src, buf *b, pq_error *err)
+static pq_status encode_source(const pq_source *src, buf *b, nsys_body *body, pq_error *err)
 {
     pt_put_u64(b, (uint64_t)src->info.format);
     if (src->info.format == PQ_FORMAT_XSPACE)
@@ -277,8 +496,9 @@ static pq_status encode_source(const pq_source *src, buf *b, pq_error *err)
     }
     pt_put_u64(b, src->slices != NULL);
     if (src->slices)
-        put_slices(b, src->slices);
-    return put_dumps(b, src, err);
+        FORWARD_IF_ERROR(put_slices(b, src, err));
+    FORWARD_IF_ERROR(put_dumps(b, src, body, err));
+    return put_compile(b, src, err);
 }
 
 static int has_zip_suffix(const char *p)
@@ -330,7 +550,7 @@ pq_status pq_partial_nsys(const pq_profile *profile, pq_partial **out, pq_error 
         uint64_t size = archive_digest(src, sha);
         buf blob;
         buf_init(&blob, NULL);
-        st = encode_source(src, &blob, err);
+        st = encode_source(src, &blob, b, err);
         if (st == PQ_OK && blob.status != PQ_OK)
             st = err_set(err, PQ_ERR_NOMEM, src->path, -1, "out of memory");
         nsys_src ns = {{src->path, strlen(src->path)}, {sha, strlen(sha)}, size, {blob.p, blob.n}};
@@ -350,6 +570,11 @@ pq_status pq_partial_nsys(const pq_profile *profile, pq_partial **out, pq_error 
 static void nsys_write(const void *body, buf *b)
 {
     const nsys_body *s = body;
+    pt_put_u64(b, s->nd);
+    for (size_t i = 0; i < s->nd; i++) {
+        pt_put_str(b, (pq_str){(const char *)s->d[i].sha, 32});
+        pt_put_str(b, s->d[i].bytes);
+    }
     pt_put_u64(b, s->n);
     for (size_t i = 0; i < s->n; i++) {
         pt_put_str(b, s->v[i].path);
@@ -357,6 +582,30 @@ static void nsys_write(const void *body, buf *b)
         pt_put_u64(b, s->v[i].size);
         pt_put_str(b, s->v[i].blob);
     }
+}
+
+/* The table of dumps into S: u64 count, per dump its sha256 (str of 32 bytes), checked
+ * against its bytes (str). 0 when R failed. */
+static int read_dumps(pt_reader *r, nsys_body *s)
+{
+    uint64_t n = pt_get_u64(r, "the dump count");
+    if (r->status == PQ_OK && n > (uint64_t)(r->end - r->p) / 56)
+        pt_fail(r, "truncated partial", "the dumps the count says");
+    for (uint64_t i = 0; r->status == PQ_OK && i < n; i++) {
+        const uint8_t *at = r->p;
+        pq_str sha = pt_get_str(r, &s->a, "a dump's sha256 (32 bytes)");
+        pq_str bytes = pt_get_str(r, &s->a, "a dump's bytes");
+        unsigned char md[32];
+        if (r->status == PQ_OK)
+            pq_sha256(bytes.p, bytes.n, md);
+        if (r->status == PQ_OK && (sha.n != 32 || memcmp(md, sha.p, 32) != 0)) {
+            r->p = at;
+            pt_fail(r, "malformed partial", "a dump's sha256, that of its bytes");
+        }
+        if (r->status == PQ_OK && !dump_add(s, md, bytes, 0))
+            r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
+    }
+    return r->status == PQ_OK;
 }
 
 static void *nsys_read(pt_reader *r)
@@ -367,6 +616,9 @@ static void *nsys_read(pt_reader *r)
         return NULL;
     }
     arena_init(&s->a);
+    nsys_dumps t = {0};
+    if (read_dumps(r, s) && !(t = (nsys_dumps){s->d, s->nd, NULL}, nsys_dumps_index(&t)))
+        r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
     uint64_t n = pt_get_u64(r, "the source count");
     if (r->status == PQ_OK && n > (uint64_t)(r->end - r->p) / 32)
         pt_fail(r, "truncated partial", "the sources the count says");
@@ -392,12 +644,13 @@ static void *nsys_read(pt_reader *r)
                          r->name,
                          r->err,
                          PQ_OK};
-        if (nsys_decode_source(&sub, ns.path.p, &d) == PQ_OK)
+        if (nsys_decode_source(&sub, ns.path.p, &t, &d) == PQ_OK)
             nsys_decoded_free(&d);
         r->status = sub.status;
         if (r->status == PQ_OK && !body_push(s, &ns))
             r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
     }
+    pq_free((void *)t.sorted);
     if (r->status != PQ_OK) {
         body_free(s);
         return NULL;
@@ -409,7 +662,12 @@ static pq_status nsys_merge(void *into, const void *from, pq_error *err)
 {
     nsys_body *a = into;
     const nsys_body *b = from;
-    size_t n = b->n; /* INTO may be FROM */
+    size_t n = b->n, nd = b->nd; /* INTO may be FROM (its dumps are then all found) */
+    for (size_t i = 0; i < nd; i++) {
+        nsys_dump d = b->d[i];
+        RETURN_ERROR_IF(!dump_add(a, d.sha, d.bytes, 1), err, PQ_ERR_NOMEM, NULL, -1,
+                        "out of memory merging partials");
+    }
     for (size_t i = 0; i < n; i++) {
         nsys_src s = b->v[i];
         RETURN_ERROR_IF(!body_push(a, &s), err, PQ_ERR_NOMEM, NULL, -1,
@@ -454,9 +712,11 @@ pq_status pq_partial_render_nsys(const pq_partial *partial, unsigned sections, p
     const nsys_body *s = partial->body;
     const nsys_src **v = pq_calloc(s->n + 1, sizeof *v);
     nsys_decoded *d = pq_calloc(s->n + 1, sizeof *d);
+    const nsys_compile_part **parts = pq_calloc(s->n + 1, sizeof *parts);
     pq_profile prof = {pq_calloc(s->n + 1, sizeof *prof.sources), 0};
+    nsys_dumps t = {s->d, s->nd, NULL};
     pq_status st = PQ_OK;
-    if (!v || !d || !prof.sources)
+    if (!v || !d || !parts || !prof.sources || !nsys_dumps_index(&t))
         st = err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
     size_t n = st == PQ_OK ? canonical(s, v) : 0, ok = 0;
     for (size_t i = 0; i < n && st == PQ_OK; i++) {
@@ -467,16 +727,18 @@ pq_status pq_partial_render_nsys(const pq_partial *partial, unsigned sections, p
                        v[i]->path.p,
                        err,
                        PQ_OK};
-        st = nsys_decode_source(&r, v[i]->path.p, &d[i]);
+        st = nsys_decode_source(&r, v[i]->path.p, &t, &d[i]);
         ok += st == PQ_OK;
         if (st == PQ_OK)
             nsys_source_of(&d[i], v[i]->path.p, &prof.sources[i]);
+        if (st == PQ_OK && d[i].has_compile)
+            parts[i] = &d[i].compile;
     }
     prof.nsources = n;
     if (st == PQ_OK) {
         pq_nsys_options o = {sections, fmt};
         pq_nsys_result *res = NULL;
-        st = pq_nsys_compute(&prof, &o, &res, err);
+        st = nsys_compute_api(&prof, &o, parts, &res, err);
         if (st == PQ_OK)
             st = pq_nsys_render(res, fmt, sink, err);
         pq_nsys_free(res);
@@ -484,6 +746,8 @@ pq_status pq_partial_render_nsys(const pq_partial *partial, unsigned sections, p
     for (size_t i = 0; i < ok; i++)
         nsys_decoded_free(&d[i]);
     pq_free(prof.sources);
+    pq_free((void *)t.sorted);
+    pq_free((void *)parts);
     pq_free(d);
     pq_free(v);
     return st;

@@ -10,6 +10,8 @@
 #include "core/err.h"
 #include "formats/nsysjax.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* |start| and |duration| of a slice the model can hold (model/slices.h clamps to 2^60 ps,
@@ -119,7 +121,18 @@ static int get_names(pt_reader *r, model_slices *m)
     return r->status == PQ_OK;
 }
 
-static int get_tracks(pt_reader *r, model_slices *m)
+/* The device index a track of a source of FORMAT stands for (nsys_track_device): an
+ * archive's device tracks have tid = device, an export's projected ones tid = -(device + 1).
+ * The analyses size per-device tables by it, so a partial's is kept below 2^16 (GPUs of one
+ * process); -1 for the other tracks. */
+static int64_t track_device(pq_format format, int64_t tid)
+{
+    if (format == PQ_FORMAT_NSYS_SQLITE)
+        return tid < 0 ? -(tid + 1) : -1;
+    return tid;
+}
+
+static int get_tracks(pt_reader *r, model_slices *m, pq_format format)
 {
     uint64_t n = get_count(r, 48, "the track count");
     if (r->status != PQ_OK)
@@ -139,6 +152,10 @@ static int get_tracks(pt_reader *r, model_slices *m)
         k->nslices = pt_get_u64(r, "a track's slice count");
         k->first_ps = (int64_t)pt_get_u64(r, "a track's first start");
         k->end_ps = (int64_t)pt_get_u64(r, "a track's end");
+        if (r->status == PQ_OK && track_device(format, k->tid) >= 65536) {
+            r->p = at;
+            pt_fail(r, "malformed partial", "a track of a device below 65536");
+        }
         int fresh = 0;
         uint32_t *slot =
             r->status == PQ_OK ? pairmap_slot(&m->track_map, k->pid, k->tid, &fresh) : NULL;
@@ -178,8 +195,8 @@ static int get_pairs(pt_reader *r, pairmap *map, uint32_t nnames, int two)
 
 /* One column of N values (put_col's varints; WIDTH 8: zigzag, with DELTA differences), each
  * at most MAX (8-byte ones within +-MAX), into DST (elements of WIDTH bytes). */
-static int get_col(pt_reader *r, size_t n, size_t width, uint64_t max, int delta, void *dst,
-                   const char *what)
+static int get_col(pt_reader *r, size_t n, size_t width, uint64_t max, int delta, int64_t unit,
+                   void *dst, const char *what)
 {
     uint64_t len;
     const uint8_t *p = get_bytes(r, &len, what), *end = p ? p + len : NULL;
@@ -198,9 +215,9 @@ static int get_col(pt_reader *r, size_t n, size_t width, uint64_t max, int delta
         if (!bad && width == 8) {
             uint64_t d = (x & 1) ? ~(x >> 1) : x >> 1;
             acc = delta ? acc + d : d;
-            int64_t v = (int64_t)acc;
-            bad = v > (int64_t)max || v < -(int64_t)max;
-            ((int64_t *)dst)[i] = v;
+            int64_t v = (int64_t)acc, lim = (int64_t)max / unit;
+            bad = v > lim || v < -lim;
+            ((int64_t *)dst)[i] = bad ? 0 : v * unit;
         } else if (!bad) {
             bad = x > max;
             if (width == 4)
@@ -223,6 +240,16 @@ static int get_col(pt_reader *r, size_t n, size_t width, uint64_t max, int delta
 }
 
 /* Each track's count, first start and end as the columns say (what model/slices.c keeps). */
+void nsys_track_add(slice_track *k, const model_slices *m, size_t i)
+{
+    int64_t end = m->start_ps[i] + m->dur_ps[i];
+    if (!k->nslices || m->start_ps[i] < k->first_ps)
+        k->first_ps = m->start_ps[i];
+    if (!k->nslices || end > k->end_ps)
+        k->end_ps = end;
+    k->nslices++;
+}
+
 static void check_tracks(pt_reader *r, model_slices *m, const uint8_t *at)
 {
     slice_track *t = pq_calloc(m->ntracks + 1, sizeof *t);
@@ -230,15 +257,8 @@ static void check_tracks(pt_reader *r, model_slices *m, const uint8_t *at)
         r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
         return;
     }
-    for (size_t i = 0; i < m->n; i++) {
-        slice_track *k = &t[m->track[i]];
-        int64_t end = m->start_ps[i] + m->dur_ps[i];
-        if (!k->nslices || m->start_ps[i] < k->first_ps)
-            k->first_ps = m->start_ps[i];
-        if (!k->nslices || end > k->end_ps)
-            k->end_ps = end;
-        k->nslices++;
-    }
+    for (size_t i = 0; i < m->n; i++)
+        nsys_track_add(&t[m->track[i]], m, i);
     for (uint32_t k = 0; k < m->ntracks; k++) {
         const slice_track *a = &t[k], *b = &m->tracks[k];
         if (a->nslices != b->nslices ||
@@ -255,6 +275,12 @@ static int get_columns(pt_reader *r, model_slices *m)
 {
     uint64_t n = get_count(r, 6, "the slice count"); /* at least a byte a column */
     uint64_t has_module = get_max(r, 1, "the module column flag (0 or 1)");
+    const uint8_t *u = r->p;
+    int64_t unit = (int64_t)get_max(r, 1000, "the time unit (1 or 1000 ps)");
+    if (r->status == PQ_OK && unit != 1 && unit != 1000) {
+        r->p = u;
+        pt_fail(r, "malformed partial", "the time unit (1 or 1000 ps)");
+    }
     const uint8_t *at = r->p;
     if (r->status != PQ_OK)
         return 0;
@@ -278,25 +304,25 @@ static int get_columns(pt_reader *r, model_slices *m)
     }
     uint64_t maxname = m->names.n - 1;
     size_t k = (size_t)n;
-    if (get_col(r, k, 4, m->ntracks ? m->ntracks - 1 : 0, 0, m->track, "slice tracks") &&
+    if (get_col(r, k, 4, m->ntracks ? m->ntracks - 1 : 0, 0, 1, m->track, "slice tracks") &&
         m->ntracks == 0 && k) {
         r->p = at;
         pt_fail(r, "malformed partial", "slice tracks");
     }
-    get_col(r, k, 4, maxname, 0, m->name, "slice name ids");
-    get_col(r, k, 4, maxname, 0, m->run_id, "slice run ids");
-    get_col(r, k, 8, (uint64_t)TIME_LIMIT, 1, m->start_ps, "slice starts");
-    get_col(r, k, 8, (uint64_t)1 << 60, 0, m->dur_ps, "slice durations");
-    get_col(r, k, 1, 255, 0, m->flags, "slice flags");
+    get_col(r, k, 4, maxname, 0, 1, m->name, "slice name ids");
+    get_col(r, k, 4, maxname, 0, 1, m->run_id, "slice run ids");
+    get_col(r, k, 8, (uint64_t)TIME_LIMIT, 1, unit, m->start_ps, "slice starts");
+    get_col(r, k, 8, (uint64_t)1 << 60, 0, unit, m->dur_ps, "slice durations");
+    get_col(r, k, 1, 255, 0, 1, m->flags, "slice flags");
     if (has_module)
-        get_col(r, k, 4, maxname, 0, m->module, "slice module ids");
+        get_col(r, k, 4, maxname, 0, 1, m->module, "slice module ids");
     m->n = k;
     if (r->status == PQ_OK)
         check_tracks(r, m, at);
     return r->status == PQ_OK;
 }
 
-static model_slices *get_slices(pt_reader *r)
+static model_slices *get_slices(pt_reader *r, pq_format format)
 {
     model_slices *m = pq_calloc(1, sizeof *m);
     if (!m || slices_init(m) != 0) {
@@ -306,7 +332,7 @@ static model_slices *get_slices(pt_reader *r)
     }
     m->have_base = (int)get_max(r, 1, "the base flag (0 or 1)");
     m->base_us = (int64_t)pt_get_u64(r, "the base time");
-    if (r->status == PQ_OK && get_names(r, m) && get_tracks(r, m) &&
+    if (r->status == PQ_OK && get_names(r, m) && get_tracks(r, m, format) &&
         get_pairs(r, &m->proc_names, m->names.n, 0) &&
         get_pairs(r, &m->thread_names, m->names.n, 1))
         get_columns(r, m);
@@ -400,7 +426,37 @@ static int dump_name_ok(const uint8_t *p, uint64_t n)
     return nsysjax_dump_program(name) >= 0 && !strstr(name, "..") && !strchr(name, '\\');
 }
 
-static int get_dumps(pt_reader *r, buf *zip)
+static int sha_cmp(const void *x, const void *y)
+{
+    const nsys_dump *a = *(const nsys_dump *const *)x, *b = *(const nsys_dump *const *)y;
+    return memcmp(a->sha, b->sha, 32);
+}
+
+int nsys_dumps_index(nsys_dumps *t)
+{
+    const nsys_dump **v = pq_calloc(t->n + 1, sizeof *v);
+    if (!v)
+        return 0;
+    for (size_t i = 0; i < t->n; i++)
+        v[i] = &t->d[i];
+    qsort(v, t->n, sizeof *v, sha_cmp);
+    t->sorted = v;
+    return 1;
+}
+
+const nsys_dump *nsys_dumps_find(const nsys_dumps *t, const unsigned char sha[32])
+{
+    nsys_dump key;
+    memcpy(key.sha, sha, 32);
+    const nsys_dump *k = &key;
+    const nsys_dump **hit =
+        t->sorted ? bsearch(&k, t->sorted, t->n, sizeof *t->sorted, sha_cmp) : NULL;
+    return hit ? *hit : NULL;
+}
+
+/* The source's dumps: u64 count, per dump its member name and the sha256 of its bytes (32
+ * bytes), which the partial's table DUMPS holds; written into ZIP as a stored archive. */
+static int get_dumps(pt_reader *r, const nsys_dumps *dumps, buf *zip)
 {
     uint64_t n = get_count(r, 16, "the dump count");
     if (r->status == PQ_OK && n > 65535) {
@@ -421,7 +477,15 @@ static int get_dumps(pt_reader *r, buf *zip)
             pt_fail(r, "malformed partial", "a dump member name (dump/module_N....hlo.pb.xz)");
         }
         at = r->p;
-        e[i].data = get_bytes(r, &e[i].ndata, "a dump's bytes");
+        uint64_t nsha;
+        const uint8_t *sha = get_bytes(r, &nsha, "a dump's sha256 (32 bytes)");
+        const nsys_dump *dd = r->status == PQ_OK && nsha == 32 ? nsys_dumps_find(dumps, sha) : NULL;
+        if (r->status == PQ_OK && !dd) {
+            r->p = at;
+            pt_fail(r, "malformed partial", "the sha256 of a dump the partial holds");
+        }
+        e[i].data = dd ? (const uint8_t *)dd->bytes.p : NULL;
+        e[i].ndata = dd ? dd->bytes.n : 0;
         e[i].offset = (uint32_t)off;
         off += 30 + e[i].nname + e[i].ndata;
         if (r->status == PQ_OK && off + 46 * n + 512 * n + 22 > UINT32_MAX) {
@@ -461,7 +525,58 @@ static pq_status get_xspace(pt_reader *r, const char *path, nsys_decoded *d)
     return r->status;
 }
 
-pq_status nsys_decode_source(pt_reader *r, const char *path, nsys_decoded *d)
+/* A compile sum of R: NaN (a graft's) or within +-2^62 ns, so that no sum of a partial's
+ * entries reaches infinity (whose NaN differences would leave the sort of the passes without
+ * an order). */
+static double get_time(pt_reader *r, const char *what)
+{
+    const uint8_t *at = r->p;
+    double v = pt_get_f64(r, what);
+    if (r->status == PQ_OK && !isnan(v) && !(v >= -0x1p62 && v <= 0x1p62)) {
+        r->p = at;
+        pt_fail(r, "malformed partial", what);
+    }
+    return v;
+}
+
+/* The compile part (after the dumps): u64 has part, 4 u64 counts, u64 entry count, per
+ * entry name (str), hit (0/1), the two sums (f64). */
+static void get_compile(pt_reader *r, nsys_decoded *d)
+{
+    d->has_compile = (int)get_max(r, 1, "the compile part flag (0 or 1)");
+    if (r->status != PQ_OK || !d->has_compile)
+        return;
+    nsys_compile_part *p = &d->compile;
+    if (intern_init(&p->names) != 0) {
+        r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
+        return;
+    }
+    uint64_t *v[4] = {&p->sources, &p->rows, &p->rows_detail_removed, &p->parallel_regions};
+    for (int i = 0; i < 4; i++)
+        *v[i] = get_max(r, (uint64_t)1 << 62, "a compile count (below 2^62)");
+    uint64_t n = get_count(r, 32, "the compile entry count");
+    p->e = r->status == PQ_OK ? pq_calloc(n + 1, sizeof *p->e) : NULL;
+    if (r->status == PQ_OK && !p->e)
+        r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
+    for (uint64_t k = 0; r->status == PQ_OK && k < n; k++) {
+        uint64_t len;
+        const uint8_t *s = get_bytes(r, &len, "a compile pass name");
+        nsys_compile_entry *e = &p->e[k];
+        e->hit = (uint8_t)get_max(r, 1, "a compile pass's hit flag (0 or 1)");
+        e->nc = get_time(r, "a compile pass's non-child time (NaN or within 2^62 ns)");
+        e->ch = get_time(r, "a compile pass's child time (NaN or within 2^62 ns)");
+        if (r->status == PQ_OK && len >= UINT32_MAX)
+            pt_fail(r, "malformed partial", "a compile pass name under 4 GiB");
+        if (r->status == PQ_OK)
+            e->name = intern_add(&p->names, (const char *)s, (size_t)len);
+        if (r->status == PQ_OK && p->names.failed)
+            r->status = err_set(r->err, PQ_ERR_NOMEM, r->name, -1, "out of memory");
+        p->n = (size_t)k + 1;
+    }
+}
+
+pq_status nsys_decode_source(pt_reader *r, const char *path, const nsys_dumps *dumps,
+                             nsys_decoded *d)
 {
     memset(d, 0, sizeof *d);
     buf_init(&d->zip, NULL);
@@ -490,9 +605,11 @@ pq_status nsys_decode_source(pt_reader *r, const char *path, nsys_decoded *d)
     }
     uint64_t has_slices = get_max(r, 1, "the timeline flag (0 or 1)");
     if (r->status == PQ_OK && has_slices)
-        d->sl = get_slices(r);
+        d->sl = get_slices(r, d->format);
     if (r->status == PQ_OK)
-        get_dumps(r, &d->zip);
+        get_dumps(r, dumps, &d->zip);
+    if (r->status == PQ_OK)
+        get_compile(r, d);
     if (r->status == PQ_OK && r->p != r->end)
         pt_fail(r, "malformed partial", "the source's model to end here");
     if (r->status != PQ_OK)
@@ -508,6 +625,7 @@ void nsys_decoded_free(nsys_decoded *d)
     }
     buf_release(&d->zip);
     pq_profile_free(d->xspace);
+    nsys_compile_part_free(&d->compile);
     memset(d, 0, sizeof *d);
 }
 
