@@ -82,7 +82,7 @@ void nsys_comm_ahead(const pq_profile *prof, nsys_hlo **hlo, const atomic_int *s
                 break;
             if (!fresh)
                 continue;
-            pq_str op = thunk_op(intern_str(&m->names, m->name[i]));
+            pq_str op = nsys_thunk_op(intern_str(&m->names, m->name[i]));
             nsys_hlo_comm_ahead(hlo[s], program, op.p ? op.p : "", op.n);
         }
     }
