@@ -385,6 +385,24 @@ static void test_pushpop_csv(void **state)
     assert_non_null(strstr(err.message, "'TID' row 1"));
     assert_int_equal(err.offset, (int64_t)strlen(PP_HEADER) + 14);
     pushpop_free(&pp);
+    /* Numbers of eight digits and more (read eight at a time): 8, 16 and 19 digits, a
+     * sign; a non-digit inside an eight-byte block, 20 digits and INT64_MAX + 1 refused. */
+    snprintf(text, sizeof text,
+             "%s12345678,9,-1234567890123456,3,5,n,9223372036854775807,7,0,1,1,,:1,x\n", PP_HEADER);
+    assert_int_equal(pushpop_read((const uint8_t *)text, strlen(text), "p.csv", &pp, &err), PQ_OK);
+    assert_int_equal(pp.start_ns[0], 12345678);
+    assert_int_equal(pp.dur_ns[0], -1234567890123456);
+    assert_int_equal(pp.pid[0], INT64_MAX);
+    pushpop_free(&pp);
+    static const char *const bad[] = {"1234:678", "12345678/", "123456789012345678901",
+                                      "9223372036854775808", "1234567\x80"};
+    for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+        snprintf(text, sizeof text, "%s%s,9,8,3,5,n,7,7,0,1,1,,:1,x\n", PP_HEADER, bad[b]);
+        assert_int_equal(pushpop_read((const uint8_t *)text, strlen(text), "p.csv", &pp, &err),
+                         PQ_ERR_INPUT);
+        assert_non_null(strstr(err.message, "'Start (ns)' row 1"));
+        pushpop_free(&pp);
+    }
     /* A missing column, an unterminated quote, a short row. */
     const char *nocol = "Start (ns),End (ns)\n1,2\n";
     assert_int_equal(pushpop_read((const uint8_t *)nocol, strlen(nocol), "p.csv", &pp, &err),
