@@ -691,7 +691,7 @@ static int64_t first_pid(const trace *t)
 static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug,
                                     const pq_events *ev, int *ndevices, int *newer,
                                     nsysjax_meta *meta, int64_t *pid, nsysjax_fp_ctx *fc,
-                                    pq_error *err)
+                                    model_slices *ms, pq_error *err)
 {
     FORWARD_IF_ERROR(nsysjax_meta_read(z, path, slug, meta, err));
     char name[512];
@@ -727,6 +727,8 @@ static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug
     t.slug = slug;
     if (st == PQ_OK)
         st = resolve(&t, err);
+    if (st == PQ_OK && ms) /* the model's columns sized once for the trace's ranges */
+        (void)slices_reserve(ms, t.n);
     if (st == PQ_OK)
         st = feed_trace(&t, ev, err);
     if (ndevices)
@@ -758,10 +760,16 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
     int64_t pid = 0;
     nsysjax_fp_ctx fc = {fps, z, path, slug};
     nsysjax_fps_process(fps);
-    pq_status st = feed_process_trace(z, path, slug, ev, ndevices, newer, meta, &pid, &fc, err);
+    model_slices *ms = keep ? keep->slices : NULL;
+    pq_status st = feed_process_trace(z, path, slug, ev, ndevices, newer, meta, &pid, &fc, ms, err);
     if (st == PQ_OK && job->streaming) { /* the report's rows as they decode, dumps between */
         size_t next = 0;
+        int reserved = 0;
         while (pushpop_stream_step(&job->ps, 0)) {
+            if (ms && !reserved && job->ps.cap) { /* its row estimate, once the header is read */
+                reserved = 1;
+                (void)slices_reserve(ms, job->ps.cap);
+            }
             nsysjax_report_ready(job, pid, ev, &fc);
             if (!keep || !nsysjax_dumps_ahead_one(z, keep, &next)) {
                 (void)pushpop_stream_step(&job->ps, 1);
