@@ -321,7 +321,9 @@ static int number_and_overlap(nc_tables *t)
             for (size_t k = g; k < e; k++) {
                 const nc_thunk *o = &t->th[k];
                 double os = o->start, oe = o->start + (double)o->dur;
-                if (o->comm || oe <= cs || os >= ce)
+                if (os >= ce) /* the group is sorted by start: none after overlaps either */
+                    break;
+                if (o->comm || oe <= cs)
                     continue;
                 hidden += (oe < ce ? oe : ce) - (os > cs ? os : cs);
             }
