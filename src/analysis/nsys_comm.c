@@ -148,7 +148,9 @@ int nc_add_module(nc_collect *c, const nc_mod *m)
     return 0;
 }
 
-pq_status nc_add_thunk(nc_collect *c, size_t s, const nc_thunk *in, pq_str op, pq_error *err)
+/* nc_add_thunk with the op interned already (OP: its id in t->ops). */
+static pq_status add_thunk_op(nc_collect *c, size_t s, const nc_thunk *in, uint32_t op,
+                              pq_error *err)
 {
     nc_tables *t = c->t;
     if (grow((void **)&t->th, &c->capt, t->nth, sizeof *t->th) != 0)
@@ -157,7 +159,7 @@ pq_status nc_add_thunk(nc_collect *c, size_t s, const nc_thunk *in, pq_str op, p
         t->ndevices = in->dev + 1;
     nc_thunk *th = &t->th[t->nth];
     *th = *in;
-    th->op = intern_add(&t->ops, op.p ? op.p : "", op.n);
+    th->op = op;
     th->seq = t->nth;
     th->src = (uint32_t)s;
     if (t->ops.failed)
@@ -168,6 +170,12 @@ pq_status nc_add_thunk(nc_collect *c, size_t s, const nc_thunk *in, pq_str op, p
     }
     t->nth++;
     return PQ_OK;
+}
+
+pq_status nc_add_thunk(nc_collect *c, size_t s, const nc_thunk *in, pq_str op, pq_error *err)
+{
+    uint32_t id = intern_add(&c->t->ops, op.p ? op.p : "", op.n);
+    return add_thunk_op(c, s, in, id, err);
 }
 
 /* The deferred classification (C->defer), in the order of the gather, so that the first
@@ -185,7 +193,8 @@ static pq_status classify_all(nc_collect *c, pq_error *err)
     return PQ_OK;
 }
 
-static pq_status collect_source(collect *c, size_t s, const pq_source *src, pq_error *err)
+static pq_status collect_rows(collect *c, size_t s, const pq_source *src, uint32_t *op_of,
+                              pq_error *err)
 {
     const model_slices *m = src->slices;
     nc_tables *t = c->t;
@@ -205,14 +214,32 @@ static pq_status collect_source(collect *c, size_t s, const pq_source *src, pq_e
                 return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
             continue;
         }
-        pq_str op = nsys_thunk_op(intern_str(&m->names, m->name[i]));
+        uint32_t nm = m->name[i];
+        if (!op_of[nm]) {
+            pq_str op = nsys_thunk_op(intern_str(&m->names, nm));
+            op_of[nm] = intern_add(&t->ops, op.p ? op.p : "", op.n) + 1;
+        }
         nc_thunk th = {
             .program = program, .exec = exec, .dev = dev, .start = start, .dur = dur, .frame = fr};
-        FORWARD_IF_ERROR(nc_add_thunk(c, s, &th, op, err));
+        FORWARD_IF_ERROR(add_thunk_op(c, s, &th, op_of[nm] - 1, err));
         if (t->th[t->nth - 1].comm && c->stop_at_comm)
             return PQ_OK;
     }
     return PQ_OK;
+}
+
+/* The thunk slices of SRC (source S) as rows; each distinct slice name's hlo_op is read and
+ * interned once (OP_OF: name id -> op id + 1; 20,449 thunks of ~1,000 names on the shared
+ * archive). */
+static pq_status collect_source(collect *c, size_t s, const pq_source *src, pq_error *err)
+{
+    const model_slices *m = src->slices;
+    uint32_t *op_of = pq_calloc(m->names.n ? m->names.n : 1, sizeof *op_of);
+    if (!op_of)
+        return err_set(err, PQ_ERR_NOMEM, NULL, -1, "out of memory");
+    pq_status st = collect_rows(c, s, src, op_of, err);
+    pq_free(op_of);
+    return st;
 }
 
 static int cmp_thunk(const void *pa, const void *pb, void *ctx)
@@ -294,7 +321,9 @@ static int number_and_overlap(nc_tables *t)
             for (size_t k = g; k < e; k++) {
                 const nc_thunk *o = &t->th[k];
                 double os = o->start, oe = o->start + (double)o->dur;
-                if (o->comm || oe <= cs || os >= ce)
+                if (os >= ce) /* the group is sorted by start: none after overlaps either */
+                    break;
+                if (o->comm || oe <= cs)
                     continue;
                 hidden += (oe < ce ? oe : ce) - (os > cs ? os : cs);
             }

@@ -52,6 +52,49 @@ static int cmp_prog_op(const void *pa, const void *pb, void *ctx)
     return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
 }
 
+/* Indexes of the thunks KEEP accepts in cmp_prog_op's order (program, op, index). The rows
+ * come sorted by program (sort_thunks), so within each run of one program a counting sort by
+ * op id (dense: t->ops) keeps the index order: linear, where the merge sort was most of
+ * nc_thunk_totals and nc_variability. Rows not sorted by program take select_rows. */
+static size_t *select_by_prog_op(const nc_tables *t,
+                                 int (*keep)(const nc_tables *, const nc_thunk *), size_t *n)
+{
+    size_t nops = t->ops.n, *v = pq_malloc_array(t->nth + 1, 2 * sizeof *v);
+    uint32_t *count = v ? pq_malloc_array(nops + 1, sizeof *count) : NULL;
+    *n = 0;
+    if (!count) {
+        pq_free(v);
+        return NULL;
+    }
+    int sorted = 1;
+    for (size_t i = 0; i < t->nth; i++)
+        if (keep(t, &t->th[i])) {
+            sorted = sorted && (!*n || t->th[v[*n - 1]].program <= t->th[i].program);
+            v[(*n)++] = i;
+        }
+    if (!sorted) {
+        pq_free(v);
+        pq_free(count);
+        return select_rows(t, keep, cmp_prog_op, n);
+    }
+    size_t *tmp = v + t->nth + 1;
+    for (size_t a = 0, b; a < *n; a = b) {
+        int64_t prog = t->th[v[a]].program;
+        for (b = a; b < *n && t->th[v[b]].program == prog; b++)
+            ;
+        memset(count, 0, (nops + 1) * sizeof *count);
+        for (size_t i = a; i < b; i++)
+            count[t->th[v[i]].op + 1]++;
+        for (size_t k = 1; k <= nops; k++)
+            count[k] += count[k - 1];
+        for (size_t i = a; i < b; i++)
+            tmp[count[t->th[v[i]].op]++] = v[i];
+        memcpy(v + a, tmp, (b - a) * sizeof *v);
+    }
+    pq_free(count);
+    return v;
+}
+
 static int keep_top(const nc_tables *t, const nc_thunk *h)
 {
     return h->frame == FR_STEADY && nc_is_top(t, h->program);
@@ -104,7 +147,7 @@ static int opcodes(nsys_comm_result *r)
 int nc_thunk_totals(const nc_tables *t, nsys_comm_result *r)
 {
     size_t n;
-    size_t *v = select_rows(t, keep_top, cmp_prog_op, &n);
+    size_t *v = select_by_prog_op(t, keep_top, &n);
     if (!v)
         return -1;
     r->thunks = arena_alloc(&r->mem, (n + 1) * sizeof *r->thunks);
@@ -310,7 +353,7 @@ static int cmp_var(const void *pa, const void *pb)
 int nc_variability(const nc_tables *t, nsys_comm_result *r)
 {
     size_t n;
-    size_t *v = select_rows(t, keep_compute, cmp_prog_op, &n);
+    size_t *v = select_by_prog_op(t, keep_compute, &n);
     nsys_var_row *over = v ? pq_malloc((n + 1) * sizeof *over) : NULL;
     if (!over) {
         pq_free(v);

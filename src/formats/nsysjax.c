@@ -691,7 +691,7 @@ static int64_t first_pid(const trace *t)
 static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug,
                                     const pq_events *ev, int *ndevices, int *newer,
                                     nsysjax_meta *meta, int64_t *pid, nsysjax_fp_ctx *fc,
-                                    pq_error *err)
+                                    model_slices *ms, pq_error *err)
 {
     FORWARD_IF_ERROR(nsysjax_meta_read(z, path, slug, meta, err));
     char name[512];
@@ -727,6 +727,8 @@ static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug
     t.slug = slug;
     if (st == PQ_OK)
         st = resolve(&t, err);
+    if (st == PQ_OK && ms) /* the model's columns sized once for the trace's ranges */
+        (void)slices_reserve(ms, t.n);
     if (st == PQ_OK)
         st = feed_trace(&t, ev, err);
     if (ndevices)
@@ -748,21 +750,26 @@ static pq_status feed_process_trace(pqzip *z, const char *path, const char *slug
  * on error (nsysjax_meta_free). */
 static pq_status feed_process(pqzip *z, const char *path, const char *slug, const pq_events *ev,
                               int *ndevices, int *newer, nsysjax_meta *meta, nsysjax_fps *fps,
-                              pq_source *keep, pq_error *err)
+                              pq_source *keep, nsysjax_report *early, pq_error *err)
 {
-    nsysjax_report *job = pq_malloc(sizeof *job);
+    nsysjax_report *job = nsysjax_report_start(z, path, slug, early);
     if (!job) {
         memset(meta, 0, sizeof *meta);
         return err_set(err, PQ_ERR_NOMEM, path, -1, "out of memory");
     }
-    nsysjax_report_start(z, path, slug, job);
     int64_t pid = 0;
     nsysjax_fp_ctx fc = {fps, z, path, slug};
     nsysjax_fps_process(fps);
-    pq_status st = feed_process_trace(z, path, slug, ev, ndevices, newer, meta, &pid, &fc, err);
+    model_slices *ms = keep ? keep->slices : NULL;
+    pq_status st = feed_process_trace(z, path, slug, ev, ndevices, newer, meta, &pid, &fc, ms, err);
     if (st == PQ_OK && job->streaming) { /* the report's rows as they decode, dumps between */
         size_t next = 0;
+        int reserved = 0;
         while (pushpop_stream_step(&job->ps, 0)) {
+            if (ms && !reserved && job->ps.cap) { /* its row estimate, once the header is read */
+                reserved = 1;
+                (void)slices_reserve(ms, job->ps.cap);
+            }
             nsysjax_report_ready(job, pid, ev, &fc);
             if (!keep || !nsysjax_dumps_ahead_one(z, keep, &next)) {
                 (void)pushpop_stream_step(&job->ps, 1);
@@ -772,7 +779,8 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
     } else if (st == PQ_OK && keep)
         nsysjax_dumps_ahead(z, keep, &job->done);
     pq_status cst = nsysjax_report_finish(job, st == PQ_OK, pid, ev, &fc, err);
-    pq_free(job);
+    if (job != early)
+        pq_free(job);
     return st != PQ_OK ? st : cst;
 }
 
@@ -781,14 +789,15 @@ static pq_status feed_process(pqzip *z, const char *path, const char *slug, cons
  * are MEMBER/SLUG where that exists, else MEMBER. *META gets the first process's metadata;
  * *NEWER (optional) is set when a process has the current loader's layout. */
 static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, int *ndevices,
-                              int *newer, nsysjax_meta *meta, pq_source *keep, pq_error *err)
+                              int *newer, nsysjax_meta *meta, pq_source *keep,
+                              nsysjax_report *early, pq_error *err)
 {
     if (ndevices)
         *ndevices = 0;
     nsysjax_fps fps = {0};
     pq_status st = PQ_OK;
     if (pqzip_find(z, TRACE_MEMBER) >= 0) {
-        st = feed_process(z, path, NULL, ev, ndevices, newer, meta, &fps, keep, err);
+        st = feed_process(z, path, NULL, ev, ndevices, newer, meta, &fps, keep, early, err);
         nsysjax_fps_free(&fps);
         return st;
     }
@@ -800,7 +809,7 @@ static pq_status feed_archive(pqzip *z, const char *path, const pq_events *ev, i
             continue;
         nsysjax_meta other;
         nsysjax_meta *into = nproc++ ? &other : meta;
-        st = feed_process(z, path, m + l, ev, ndevices, newer, into, &fps, keep, err);
+        st = feed_process(z, path, m + l, ev, ndevices, newer, into, &fps, keep, early, err);
         if (into == &other)
             nsysjax_meta_free(&other);
     }
@@ -816,7 +825,7 @@ pq_status nsysjax_feed(const uint8_t *data, size_t n, const char *path, const pq
     pqzip *z = NULL;
     FORWARD_IF_ERROR(pqzip_open_memory(data, n, path, &z, err));
     nsysjax_meta meta;
-    pq_status st = feed_archive(z, path, ev, ndevices, NULL, &meta, NULL, err);
+    pq_status st = feed_archive(z, path, ev, ndevices, NULL, &meta, NULL, NULL, err);
     nsysjax_meta_free(&meta);
     pqzip_close(z);
     return st;
@@ -833,11 +842,23 @@ pq_status nsysjax_read(pq_source *src, pq_error *err)
     pq_events ev = slices_events(src->slices);
     pqzip *z = NULL;
     if (src->file.data)
-        FORWARD_IF_ERROR(pqzip_open_memory(src->file.data, src->file.size, src->path, &z, err));
+        FORWARD_IF_ERROR(pqzip_map(NULL, src->file.data, src->file.size, src->path, &z, err));
     else
-        FORWARD_IF_ERROR(pqzip_open(src->path, &z, err));
+        FORWARD_IF_ERROR(pqzip_map(src->path, NULL, 0, NULL, &z, err));
+    /* The report's decoder starts before libzip is loaded and opens the archive (~16 M
+     * instructions at the head of the critical path); libzip still checks it all. */
+    size_t nb;
+    const uint8_t *bytes = pqzip_bytes(z, &nb);
+    nsysjax_report *early = bytes ? pq_malloc(sizeof *early) : NULL;
+    if (early)
+        nsysjax_report_early(bytes, nb, src->path, early);
     nsysjax_meta meta;
-    pq_status st = feed_archive(z, src->path, &ev, NULL, &src->nsysjax_newer, &meta, src, err);
+    memset(&meta, 0, sizeof meta);
+    pq_status st = pqzip_load(z, err);
+    if (st == PQ_OK)
+        st = feed_archive(z, src->path, &ev, NULL, &src->nsysjax_newer, &meta, src, early, err);
+    nsysjax_report_drop(early);
+    pq_free(early);
     if (st == PQ_OK && meta.hostname.n) {
         /* The host the profile ran on (system-metadata.parquet), for info. */
         pq_str *h = arena_alloc(&src->mem, sizeof *h);

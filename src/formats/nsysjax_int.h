@@ -158,13 +158,27 @@ typedef struct nsysjax_report {
     int64_t last; /* feed_pushpop's thread named last */
     pq_status fst;
     pq_error ferr;
+    /* Started from the archive's bytes before libzip was loaded (nsysjax_report_early):
+     * NSYSJAX_EARLY_*; the member as pqzip_peek read it (mf borrows its bytes). */
+    int early;
+    pqzip_peeked peeked;
 } nsysjax_report;
 
-/* Starts reading the report of Z's process (PATH: the archive, SLUG: nsysjax_member) into
- * J; nsysjax_report_ready feeds the rows read so far while a csv.xz streams (PID: the
- * process of a report without a PID column); nsysjax_report_finish waits for the report,
- * feeds the rest (FEED: the trace went well) and releases it. */
-void nsysjax_report_start(pqzip *z, const char *path, const char *slug, nsysjax_report *j);
+enum { NSYSJAX_EARLY_STARTED = 1, NSYSJAX_EARLY_TAKEN, NSYSJAX_EARLY_DROPPED };
+
+/* Starts reading the report of Z's process (PATH: the archive, SLUG: nsysjax_member): EARLY
+ * (may be NULL) when it started that very member already, else a new job (NULL: no memory),
+ * dropping EARLY; nsysjax_report_ready feeds the rows read so far while a csv.xz streams (PID:
+ * the process of a report without a PID column); nsysjax_report_finish waits for the
+ * report, feeds the rest (FEED: the trace went well) and releases it (the job itself is the
+ * caller's: pq_free unless it is EARLY).
+ * nsysjax_report_early starts the csv.xz report of a one-process archive from its bytes
+ * D[0..N) (pqzip_peek) before libzip is loaded, when it can; nsysjax_report_drop ends it
+ * when no nsysjax_report_start took it (no-op otherwise). */
+void nsysjax_report_early(const uint8_t *d, size_t n, const char *path, nsysjax_report *j);
+void nsysjax_report_drop(nsysjax_report *j);
+nsysjax_report *nsysjax_report_start(pqzip *z, const char *path, const char *slug,
+                                     nsysjax_report *early);
 void nsysjax_report_ready(nsysjax_report *j, int64_t pid, const pq_events *ev,
                           const nsysjax_fp_ctx *fc);
 pq_status nsysjax_report_finish(nsysjax_report *j, int feed, int64_t pid, const pq_events *ev,

@@ -85,36 +85,89 @@ static void *compile_read(void *arg)
     return NULL;
 }
 
-/* Starts reading the report: the parquet when there is one (the current loader's
- * preference), else the csv.xz of the archive era; absent is fine (no compilation ranges). */
-void nsysjax_report_start(pqzip *z, const char *path, const char *slug, nsysjax_report *j)
+/* Starts the read of the report whose bytes are in J->mf: decoded on a thread while the
+ * main thread parses it (a csv.xz of 1 MiB and more), else read whole on a thread. */
+static void begin(nsysjax_report *j)
 {
-    static const char *const members[] = {"report_nvtx_pushpop_trace.parquet",
-                                          "report_nvtx_pushpop_trace.csv.xz"};
+    if (pushpop_stream_start(&j->ps, j->mf.data, j->mf.size, j->path, &j->p)) {
+        j->streaming = 1;
+        return;
+    }
+    atomic_store(&j->done, 0);
+    if (pthread_create(&j->thread, NULL, compile_read, j) == 0)
+        j->threaded = 1;
+    else
+        compile_read(j);
+}
+
+static const char *const report_members[] = {"report_nvtx_pushpop_trace.parquet",
+                                             "report_nvtx_pushpop_trace.csv.xz"};
+
+static void clear(nsysjax_report *j)
+{
     memset(j, 0, sizeof *j);
     atomic_init(&j->done, 1);
     j->last = INT64_MIN;
+}
+
+void nsysjax_report_early(const uint8_t *d, size_t n, const char *path, nsysjax_report *j)
+{
+    clear(j);
+    pqzip_peeked pk;
+    /* A report parquet would be preferred: leave that archive to the ordinary start. */
+    if (pqzip_peek_has(d, n, report_members[0]) || !pqzip_peek(d, n, report_members[1], &pk))
+        return;
+    j->early = NSYSJAX_EARLY_STARTED;
+    j->peeked = pk;
+    j->found = 1;
+    snprintf(j->path, sizeof j->path, "%s:%s", path, report_members[1]);
+    j->mf.data = pk.data;
+    j->mf.size = pk.size;
+    begin(j);
+    /* The CRC beside the decoder: a mismatch drops the report before anything of it is
+     * used, and libzip reads the member again, with its error. */
+    if (!pqzip_peek_crc_ok(&pk))
+        nsysjax_report_drop(j);
+}
+
+/* 1 when EARLY read member M of Z, as libzip lists it. */
+static int adopt(const nsysjax_report *early, const pqzip *z, long m)
+{
+    const pqzip_member *zm = pqzip_member_at(z, (size_t)m);
+    return early && early->early == NSYSJAX_EARLY_STARTED && (size_t)m == early->peeked.index &&
+           zm && zm->size == early->peeked.size && zm->comp_size == early->peeked.comp_size &&
+           zm->method == early->peeked.method && !strcmp(zm->name, report_members[1]);
+}
+
+nsysjax_report *nsysjax_report_start(pqzip *z, const char *path, const char *slug,
+                                     nsysjax_report *early)
+{
     for (size_t k = 0; k < 2; k++) {
         char name[512];
-        long m = nsysjax_member(z, members[k], slug, name, sizeof name);
+        long m = nsysjax_member(z, report_members[k], slug, name, sizeof name);
         if (m < 0)
             continue;
+        if (!slug && k == 1 && adopt(early, z, m)) {
+            early->early = NSYSJAX_EARLY_TAKEN;
+            return early;
+        }
+        nsysjax_report_drop(early);
+        nsysjax_report *j = pq_malloc(sizeof *j);
+        if (!j)
+            return NULL;
+        clear(j);
         j->found = 1;
         snprintf(j->path, sizeof j->path, "%s:%s", path, name);
         j->st = pqzip_read(z, (size_t)m, &j->mf, &j->err);
-        if (j->st != PQ_OK)
-            return;
-        if (pushpop_stream_start(&j->ps, j->mf.data, j->mf.size, j->path, &j->p)) {
-            j->streaming = 1;
-            return;
-        }
-        atomic_store(&j->done, 0);
-        if (pthread_create(&j->thread, NULL, compile_read, j) == 0)
-            j->threaded = 1;
-        else
-            compile_read(j);
-        return;
+        if (j->st == PQ_OK)
+            begin(j);
+        return j;
     }
+    nsysjax_report_drop(early);
+    nsysjax_report *j = pq_malloc(sizeof *j);
+    if (j)
+        clear(j);
+    return j;
 }
 
 /* Feeds the report's rows read so far (final after each pushpop_stream_step) while the
@@ -131,15 +184,41 @@ void nsysjax_report_ready(nsysjax_report *j, int64_t pid, const pq_events *ev,
     j->fed = to;
 }
 
-/* Waits for the report, feeds the rest of its ranges (FEED: the trace went well) and
- * releases it. */
-pq_status nsysjax_report_finish(nsysjax_report *j, int feed, int64_t pid, const pq_events *ev,
-                                const nsysjax_fp_ctx *fc, pq_error *err)
+/* Waits for the report's reading (its error in j->st). */
+static void join(nsysjax_report *j)
 {
     if (j->threaded)
         pthread_join(j->thread, NULL);
     if (j->streaming)
         j->st = pushpop_stream_end(&j->ps, &j->err);
+    j->threaded = j->streaming = 0;
+}
+
+static void release(nsysjax_report *j)
+{
+    pushpop_free(&j->p);
+    if (j->early)
+        pq_free(j->peeked.owned);
+    else
+        mapfile_close(&j->mf);
+    memset(&j->mf, 0, sizeof j->mf);
+}
+
+void nsysjax_report_drop(nsysjax_report *j)
+{
+    if (!j || j->early != NSYSJAX_EARLY_STARTED)
+        return;
+    join(j);
+    release(j);
+    j->early = NSYSJAX_EARLY_DROPPED;
+}
+
+/* Waits for the report, feeds the rest of its ranges (FEED: the trace went well) and
+ * releases it. */
+pq_status nsysjax_report_finish(nsysjax_report *j, int feed, int64_t pid, const pq_events *ev,
+                                const nsysjax_fp_ctx *fc, pq_error *err)
+{
+    join(j);
     pq_status st = PQ_OK;
     if (feed && j->found) {
         st = j->st;
@@ -151,7 +230,6 @@ pq_status nsysjax_report_finish(nsysjax_report *j, int feed, int64_t pid, const 
         } else
             st = feed_pushpop(&j->p, j->fed, j->p.n, pid, j->path, ev, fc, &j->last, err);
     }
-    pushpop_free(&j->p);
-    mapfile_close(&j->mf);
+    release(j);
     return st;
 }

@@ -9,6 +9,12 @@
  * of many formats, more than profq needs. Both are Debian packages found by pkg-config.
  * libzip is not linked: lazylib.c dlopens it the first time an archive (not a directory) is
  * opened, and every libzip call goes through its function table z->lz.
+ *
+ * pqzip_peek reads one member by name straight from the archive's bytes with the static
+ * zlib, before libzip is loaded (the nsys-jax reader starts its report's decoder with it:
+ * loading libzip and its central directory walk cost ~16 M instructions). It never
+ * reports: whatever it does not like, it leaves to libzip, which still opens and checks
+ * the whole archive afterwards and gives every error.
  */
 #include "zip.h"
 #include "core/alloc.h"
@@ -18,9 +24,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 /* A member decompresses to at most this, and deflate to at most 1032x its input. */
 #define PQZIP_MAX_MEMBER ((uint64_t)4 << 30)
@@ -33,6 +41,8 @@ struct pqzip {
     size_t n;
     pqzip_member *members;
     arena a;
+    int is_dir;   /* directory mode (open_dir) */
+    int borrowed; /* map holds the caller's bytes (pqzip_open_memory): not unmapped */
 };
 
 int pqzip_name_is_safe(const char *name, size_t n)
@@ -59,7 +69,8 @@ void pqzip_close(pqzip *z)
         return;
     if (z->za)
         z->lz->zip_discard(z->za);
-    mapfile_close(&z->map);
+    if (!z->borrowed)
+        mapfile_close(&z->map);
     arena_release(&z->a);
     pq_free(z->path);
     pq_free(z);
@@ -170,21 +181,12 @@ static pq_status open_zip(pqzip *z, pq_error *err)
 pq_status pqzip_open_memory(const void *data, size_t n, const char *name, pqzip **out,
                             pq_error *err)
 {
-    *out = NULL;
-    pqzip *z = new_handle(name ? name : "");
-    RETURN_ERROR_IF(!z, err, PQ_ERR_NOMEM, name, -1, "out of memory");
-    /* Borrowed for open_zip (libzip keeps its own view of DATA), then forgotten so that
-     * pqzip_close does not free the caller's buffer. */
-    z->map.data = data;
-    z->map.size = n;
-    pq_status st = open_zip(z, err);
-    memset(&z->map, 0, sizeof z->map);
-    if (st != PQ_OK) {
-        pqzip_close(z);
-        return st;
+    pq_status st = pqzip_map(NULL, data, n, name, out, err);
+    if (st == PQ_OK && (st = pqzip_load(*out, err)) != PQ_OK) {
+        pqzip_close(*out);
+        *out = NULL;
     }
-    *out = z;
-    return PQ_OK;
+    return st;
 }
 
 static int keep_all(const char *name, const void *ctx)
@@ -227,25 +229,54 @@ static pq_status open_dir(pqzip *z, pq_error *err)
     return st;
 }
 
-pq_status pqzip_open(const char *path, pqzip **out, pq_error *err)
+pq_status pqzip_map(const char *path, const void *data, size_t n, const char *name, pqzip **out,
+                    pq_error *err)
 {
     *out = NULL;
-    pqzip *z = new_handle(path);
-    RETURN_ERROR_IF(!z, err, PQ_ERR_NOMEM, path, -1, "out of memory");
+    const char *shown = path ? path : name ? name : "";
+    pqzip *z = new_handle(shown);
+    RETURN_ERROR_IF(!z, err, PQ_ERR_NOMEM, shown, -1, "out of memory");
     struct stat sb;
-    pq_status st;
-    if (stat(path, &sb) != 0)
+    pq_status st = PQ_OK;
+    if (!path) {
+        /* Borrowed (libzip keeps its own view of DATA); pqzip_close leaves it alone. */
+        z->map.data = data;
+        z->map.size = n;
+        z->borrowed = 1;
+    } else if (stat(path, &sb) != 0)
         st = err_set(err, PQ_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
-    else if (S_ISDIR(sb.st_mode))
+    else if (S_ISDIR(sb.st_mode)) {
         st = open_dir(z, err);
-    else if ((st = mapfile_open(path, &z->map, err)) == PQ_OK)
-        st = open_zip(z, err);
+        z->is_dir = 1;
+    } else
+        st = mapfile_open(path, &z->map, err);
     if (st != PQ_OK) {
         pqzip_close(z);
         return st;
     }
     *out = z;
     return PQ_OK;
+}
+
+const uint8_t *pqzip_bytes(const pqzip *z, size_t *n)
+{
+    *n = z->is_dir ? 0 : z->map.size;
+    return z->is_dir ? NULL : z->map.data;
+}
+
+pq_status pqzip_load(pqzip *z, pq_error *err)
+{
+    return z->is_dir || z->za ? PQ_OK : open_zip(z, err);
+}
+
+pq_status pqzip_open(const char *path, pqzip **out, pq_error *err)
+{
+    pq_status st = pqzip_map(path, NULL, 0, NULL, out, err);
+    if (st == PQ_OK && (st = pqzip_load(*out, err)) != PQ_OK) {
+        pqzip_close(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 int pqzip_is_directory(const pqzip *z)
@@ -379,4 +410,138 @@ pq_status pqzip_read(pqzip *z, size_t i, mapped_file *out, pq_error *err)
         st = read_dir_member(z, m, ename, out, err);
     pq_free(ename);
     return st;
+}
+
+static uint32_t le16(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+static uint32_t le32(const uint8_t *p)
+{
+    return le16(p) | le16(p + 2) << 16;
+}
+
+/* The end-of-central-directory record of a plain (not zip64, one disk) archive: the
+ * central directory's offset, size and entry count; 0 when there is none such. */
+static int find_eocd(const uint8_t *d, size_t n, size_t *cd, size_t *cd_size, size_t *count)
+{
+    if (n < 22)
+        return 0;
+    size_t lo = n - 22 > 65535 ? n - 22 - 65535 : 0;
+    for (size_t e = n - 22 + 1; e-- > lo;) {
+        if (le32(d + e) != 0x06054b50 || e + 22 + le16(d + e + 20) != n)
+            continue;
+        if (le16(d + e + 4) || le16(d + e + 6) || le16(d + e + 8) != le16(d + e + 10))
+            return 0;
+        *count = le16(d + e + 10);
+        *cd_size = le32(d + e + 12);
+        *cd = le32(d + e + 16);
+        return *count != 0xffff && *cd <= e && *cd_size <= e - *cd;
+    }
+    return 0;
+}
+
+/* Inflates the raw deflate stream IN[0..N) into exactly OUT[0..SIZE); 0 otherwise. */
+static int inflate_exact(const uint8_t *in, size_t n, uint8_t *out, size_t size)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (n > UINT_MAX || size > UINT_MAX || inflateInit2(&zs, -MAX_WBITS) != Z_OK)
+        return 0;
+    zs.next_in = (Bytef *)(uintptr_t)in;
+    zs.avail_in = (uInt)n;
+    zs.next_out = out;
+    zs.avail_out = (uInt)size;
+    int r = inflate(&zs, Z_FINISH);
+    int ok = r == Z_STREAM_END && zs.total_out == size;
+    inflateEnd(&zs);
+    return ok;
+}
+
+/* Walks the central directory of D[0..N) (at *CD) for the entries named NAME or NAME/:
+ * their count into *MATCHES, the first one's index and entry into *INDEX and *E; 0 when the
+ * directory cannot be walked. */
+static int find_entry(const uint8_t *d, size_t n, const char *name, size_t *cd, size_t *matches,
+                      size_t *index, const uint8_t **e)
+{
+    size_t cd_size, count, nl = strlen(name);
+    *matches = 0;
+    if (!d || !find_eocd(d, n, cd, &cd_size, &count))
+        return 0;
+    size_t p = *cd, end = *cd + cd_size;
+    for (size_t i = 0; i < count; i++) {
+        if (end - p < 46 || le32(d + p) != 0x02014b50)
+            return 0;
+        size_t l = le16(d + p + 28), len = 46 + l + le16(d + p + 30) + le16(d + p + 32);
+        if (end - p < len)
+            return 0;
+        if ((l == nl || (l == nl + 1 && d[p + 46 + nl] == '/')) && !memcmp(d + p + 46, name, nl) &&
+            !(*matches)++) {
+            *index = i;
+            *e = d + p;
+        }
+        p += len;
+    }
+    return 1;
+}
+
+int pqzip_peek_has(const uint8_t *d, size_t n, const char *name)
+{
+    size_t cd, matches, index;
+    const uint8_t *e;
+    return !find_entry(d, n, name, &cd, &matches, &index, &e) || matches > 0;
+}
+
+int pqzip_peek(const uint8_t *d, size_t n, const char *name, pqzip_peeked *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t matches, found, nl = strlen(name), cd;
+    const uint8_t *e = NULL;
+    /* NAME or NAME/ again: the first match is libzip's; leave the choice to it. A
+     * directory has no bytes to read. */
+    if (!nl || name[nl - 1] == '/' || !find_entry(d, n, name, &cd, &matches, &found, &e) ||
+        matches != 1 || le16(e + 28) != nl)
+        return 0;
+    uint32_t flags = le16(e + 8), method = le16(e + 10), crc = le32(e + 16);
+    uint64_t comp = le32(e + 20), size = le32(e + 24), off = le32(e + 42);
+    /* Encrypted, patched or zip64 data, another method, a symlink: libzip decides. */
+    if ((flags & 0x61) || (method != 0 && method != 8) || comp == 0xffffffff ||
+        size == 0xffffffff || off == 0xffffffff || (e[5] == 3 && (le32(e + 38) >> 28) == 0xa))
+        return 0;
+    if ((method == 0 && size != comp) || (method == 8 && size / 1032 > comp + 64) ||
+        size > PQZIP_MAX_MEMBER)
+        return 0;
+    if (off > cd || cd - off < 30 || le32(d + off) != 0x04034b50 || le16(d + off + 8) != method ||
+        le16(d + off + 26) != nl)
+        return 0;
+    uint64_t data = off + 30 + nl + le16(d + off + 28);
+    if (data > cd || cd - data < comp || memcmp(d + off + 30, name, nl) != 0)
+        return 0;
+    const uint8_t *src = d + data;
+    uint8_t *b = NULL;
+    if (method == 8) {
+        b = pq_malloc((size_t)size + MAPFILE_PADDING);
+        if (!b || !inflate_exact(src, (size_t)comp, b, (size_t)size)) {
+            pq_free(b);
+            return 0;
+        }
+        memset(b + size, 0, MAPFILE_PADDING);
+        src = b;
+    }
+    out->index = found;
+    out->crc = crc;
+    out->data = src;
+    out->size = (size_t)size;
+    out->comp_size = comp;
+    out->method = (int)method;
+    out->owned = b;
+    return 1;
+}
+
+int pqzip_peek_crc_ok(const pqzip_peeked *pk)
+{
+    uLong c = crc32(0, Z_NULL, 0);
+    for (size_t k = 0; k < pk->size; k += 1u << 30)
+        c = crc32(c, pk->data + k, (uInt)(pk->size - k < 1u << 30 ? pk->size - k : 1u << 30));
+    return c == pk->crc;
 }

@@ -31,6 +31,14 @@ pq_status pqzip_open(const char *path, pqzip **out, pq_error *err);
 pq_status pqzip_open_memory(const void *data, size_t n, const char *name, pqzip **out,
                             pq_error *err);
 void pqzip_close(pqzip *z);
+/* pqzip_open and pqzip_open_memory in two steps: pqzip_map maps PATH (a zip file) or
+ * borrows DATA[0..N) (PATH NULL; NAME is used in errors), or walks a directory, and
+ * pqzip_load then opens the zip with libzip (no-op for a directory), with the errors of
+ * pqzip_open. In between, pqzip_bytes gives the archive's bytes (NULL for a directory). */
+pq_status pqzip_map(const char *path, const void *data, size_t n, const char *name, pqzip **out,
+                    pq_error *err);
+const uint8_t *pqzip_bytes(const pqzip *z, size_t *n);
+pq_status pqzip_load(pqzip *z, pq_error *err);
 
 int pqzip_is_directory(const pqzip *z);
 size_t pqzip_count(const pqzip *z);
@@ -44,5 +52,28 @@ pq_status pqzip_read(pqzip *z, size_t i, mapped_file *out, pq_error *err);
 /* 0 when NAME is a safe relative member name (no absolute path, drive letter, backslash,
  * `..` component or empty name). */
 int pqzip_name_is_safe(const char *name, size_t n);
+
+/* A member read by pqzip_peek: its central directory index (pqzip_member_at's), its bytes
+ * (in the archive when stored, else OWNED, padded by MAPFILE_PADDING, for pq_free) and the
+ * CRC-32 its central directory entry states. */
+typedef struct pqzip_peeked {
+    size_t index;
+    const uint8_t *data;
+    size_t size;
+    uint64_t comp_size;
+    int method;
+    uint32_t crc;
+    uint8_t *owned;
+} pqzip_peeked;
+/* Reads the member NAME (not a directory) of the zip archive D[0..N) without libzip: 1 when
+ * the archive's central directory (not zip64) names it exactly once (and not NAME/), as a plain
+ * stored or deflated file whose local header agrees, whose data lies inside the archive and
+ * inflates to exactly its size; else 0, and nothing is said (libzip reads it then, with its own
+ * errors). The bytes are not yet checked: pqzip_peek_crc_ok must say 1 before anything read
+ * from them is used (a caller may start on them first and check beside). */
+int pqzip_peek(const uint8_t *d, size_t n, const char *name, pqzip_peeked *out);
+int pqzip_peek_crc_ok(const pqzip_peeked *pk);
+/* 0 when the central directory of D[0..N) walks and names no NAME nor NAME/; else 1. */
+int pqzip_peek_has(const uint8_t *d, size_t n, const char *name);
 
 #endif

@@ -91,13 +91,9 @@ static int on_thread_name(void *ctx, int64_t pid, int64_t tid, pq_str name)
         (ptr) = np_;                                                                               \
     } while (0)
 
-static int grow_columns(model_slices *m)
+/* The columns at capacity CAP (at least m->n). */
+static int grow_to(model_slices *m, size_t cap)
 {
-    /* Parallel columns: one capacity, grown as core/vec.h grows (checked against the widest
-     * column's bytes), starting at 4096 slices. */
-    size_t cap = m->cap ? pq_vec_next_cap(m->cap, m->n + 1, sizeof(int64_t), SIZE_MAX) : 4096;
-    if (!cap)
-        return m->failed = -1;
     GROW(m->track, cap);
     GROW(m->name, cap);
     GROW(m->tf_op, cap);
@@ -115,6 +111,27 @@ static int grow_columns(model_slices *m)
         GROW(m->op, cap);
     m->cap = cap;
     return 0;
+}
+
+static int grow_columns(model_slices *m)
+{
+    /* Parallel columns: one capacity, grown as core/vec.h grows (checked against the widest
+     * column's bytes), starting at 4096 slices. */
+    size_t cap = m->cap ? pq_vec_next_cap(m->cap, m->n + 1, sizeof(int64_t), SIZE_MAX) : 4096;
+    if (!cap)
+        return m->failed = -1;
+    return grow_to(m, cap);
+}
+
+int slices_reserve(model_slices *m, size_t more)
+{
+    if (m->failed)
+        return -1;
+    if (more <= m->cap - m->n)
+        return 0;
+    if (more > (SIZE_MAX / sizeof(int64_t)) - m->n)
+        return m->failed = -1;
+    return grow_to(m, m->n + more);
 }
 
 /* The track of (PID, TID), made on first sight; UINT32_MAX when memory ran out. */
@@ -147,6 +164,19 @@ static uint32_t track_of(model_slices *m, int64_t pid, int64_t tid)
     return m->last_track = *slot;
 }
 
+/* The id of P[0..N): *LAST when that is its string (thunk slices come in runs of one module
+ * execution, sharing their module and run id: a compare instead of a hash and a probe),
+ * else interned and kept in *LAST. The same id either way. */
+static uint32_t intern_again(intern_pool *pl, uint32_t *last, const char *p, size_t n)
+{
+    if (n && p && *last && intern_len(pl, *last) == n && !memcmp(intern_str(pl, *last), p, n))
+        return *last;
+    uint32_t id = intern_add(pl, p, n);
+    if (n)
+        *last = id;
+    return id;
+}
+
 static int on_slice(void *ctx, const pq_slice_in *e)
 {
     model_slices *m = ctx;
@@ -169,7 +199,7 @@ static int on_slice(void *ctx, const pq_slice_in *e)
     m->tf_op[i] = intern_add(&m->names, e->tf_op.p, e->tf_op.n);
     m->source[i] = intern_add(&m->names, e->source.p, e->source.n);
     m->long_name[i] = intern_add(&m->names, e->long_name.p, e->long_name.n);
-    m->run_id[i] = intern_add(&m->names, e->run_id.p, e->run_id.n);
+    m->run_id[i] = intern_again(&m->names, &m->last_run, e->run_id.p, e->run_id.n);
     /* Relative to the first slice: epoch-µs timestamps times 1e6 would not fit int64.
      * Clamped to +-2^60 ps (13 days) so start + duration, doubled for midpoints, never
      * overflows; a trace spanning more than that is not a profile. */
@@ -210,7 +240,7 @@ static int on_slice(void *ctx, const pq_slice_in *e)
             return m->failed = -1;
     }
     if (m->module)
-        m->module[i] = intern_add(&m->names, e->module.p, e->module.n);
+        m->module[i] = intern_again(&m->names, &m->last_module, e->module.p, e->module.n);
     m->n++;
     if (m->names.failed)
         return m->failed = -1;

@@ -29,6 +29,7 @@ typedef struct model_slices {
     pairmap track_map; /* (pid, tid) -> track index */
     slice_track *tracks;
     uint32_t ntracks, captracks, last_track;
+    uint32_t last_run, last_module;   /* the ids stated last (on_slice's intern_again) */
     pairmap proc_names, thread_names; /* (pid, 0) -> name id; (pid, tid) -> name id */
     /* Columns, one entry per slice. */
     uint32_t *track, *name, *tf_op, *source, *long_name, *run_id;
@@ -56,6 +57,9 @@ int slices_init(model_slices *m);
 void slices_free(model_slices *m);
 /* The event interface that stores into M. */
 pq_events slices_events(model_slices *m);
+/* Room for MORE slices beyond those fed (a reader that knows how many are coming saves
+ * the columns' regrowth: copies and fresh pages); 0, or -1 when memory ran out. */
+int slices_reserve(model_slices *m, size_t more);
 
 /* States into OPS the ops M's slices name and fills M's op column: an XLA op (a slice with
  * an hlo_op arg: SLICE_XLA_OP) is keyed by (its hlo_module's name id, 0 when none, slice

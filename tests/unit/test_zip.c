@@ -1,12 +1,14 @@
 /* test_zip.c - unit tests of the nsys archive readers on hand-built bytes: the zip member
  * walk (io/zip.c: listing, reading stored members, refusing `..`, absolute and symlink
  * members, truncated and corrupt archives), the archive-directory mode (symlinks refused),
+ * pqzip_peek's read without libzip (the same bytes, or no read),
  * the nsys-jax inputs of a directory (io/discover.c), and the pushpop csv reader (quotes, a missing
  * column, a bad number). Whole archives are checked against Python's zipfile by
  * tests/nsys/parquet_pyarrow.sh.
  */
 #include "testutil.h"
 
+#include "core/alloc.h"
 #include "formats/pushpop.h"
 #include "io/discover.h"
 #include "io/xz.h"
@@ -182,6 +184,95 @@ static void test_zip_truncated(void **state)
     tb_free(&z);
 }
 
+/* pqzip_peek (io/zip.c's own walk, before libzip) reads what pqzip_read reads, and says 0
+ * to whatever it leaves to libzip. */
+static void test_zip_peek(void **state)
+{
+    (void)state;
+    zentry e[] = {{"dump/", "", 040755}, {"a.txt", "hello hello", 0100644}, {"b.txt", "world", 0}};
+    tbuf z;
+    build_zip(&z, e, 3);
+    pqzip_peeked pk;
+    assert_int_equal(pqzip_peek(z.p, z.n, "b.txt", &pk), 1);
+    assert_int_equal(pk.index, 2);
+    assert_int_equal(pk.size, 5);
+    assert_int_equal(pk.method, 0);
+    assert_memory_equal(pk.data, "world", 5);
+    assert_null(pk.owned); /* stored: read in place */
+    assert_true(pqzip_peek_crc_ok(&pk));
+    assert_int_equal(pqzip_peek(z.p, z.n, "nope", &pk), 0);
+    assert_int_equal(pqzip_peek(z.p, z.n, "dump", &pk), 0);  /* only "dump/" */
+    assert_int_equal(pqzip_peek(z.p, z.n, "dump/", &pk), 0); /* a directory */
+    assert_true(pqzip_peek_has(z.p, z.n, "dump"));
+    assert_false(pqzip_peek_has(z.p, z.n, "c.txt"));
+    /* A corrupted byte: read, but the CRC says no. */
+    z.p[30 + 5 + 30 + 5 + 11 + 30 + 5] ^= 1;
+    assert_int_equal(pqzip_peek(z.p, z.n, "b.txt", &pk), 1);
+    assert_false(pqzip_peek_crc_ok(&pk));
+    /* Cut anywhere: no end record at the end, nothing read. */
+    for (size_t cut = 0; cut < z.n; cut++)
+        assert_int_equal(pqzip_peek(z.p, cut, "a.txt", &pk), 0);
+    tb_free(&z);
+    /* Twice the same name, a symlink: left to libzip. */
+    zentry twice[] = {{"a.txt", "one", 0}, {"a.txt", "two", 0}};
+    build_zip(&z, twice, 2);
+    assert_int_equal(pqzip_peek(z.p, z.n, "a.txt", &pk), 0);
+    tb_free(&z);
+    zentry link[] = {{"a.txt", "target", 0120777}};
+    build_zip(&z, link, 1);
+    assert_int_equal(pqzip_peek(z.p, z.n, "a.txt", &pk), 0);
+    tb_free(&z);
+    /* A deflated member: inflated with the static zlib, the same bytes as libzip's. */
+    static const char text[] = "deflated deflated deflated deflated text";
+    zentry one[] = {{"d.txt", text, 0}};
+    build_zip(&z, one, 1);
+    uint8_t packed[128];
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    assert_int_equal(deflateInit2(&zs, 9, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    zs.next_in = (Bytef *)(uintptr_t)text;
+    zs.avail_in = sizeof text - 1;
+    zs.next_out = packed;
+    zs.avail_out = sizeof packed;
+    assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+    uint32_t clen = (uint32_t)zs.total_out;
+    deflateEnd(&zs);
+    tbuf d;
+    tb_init(&d);
+    put_bytes(&d, z.p, 30 + 5); /* the local header, then the packed data */
+    put_bytes(&d, packed, clen);
+    size_t cd = d.n, cdlen = z.n - 22 - (30 + 5 + sizeof text - 1);
+    put_bytes(&d, z.p + 30 + 5 + sizeof text - 1, cdlen);
+    put_bytes(&d, z.p + z.n - 22, 22);
+    d.p[8] = 8;                      /* local header: deflate */
+    memcpy(d.p + 18, &clen, 4);      /* and its compressed size (little-endian host) */
+    d.p[cd + 10] = 8;                /* the central entry: deflate */
+    memcpy(d.p + cd + 20, &clen, 4); /* compressed size */
+    uint32_t cdo = (uint32_t)cd;
+    memcpy(d.p + d.n - 6, &cdo, 4); /* the end record's directory offset */
+    assert_int_equal(pqzip_peek(d.p, d.n, "d.txt", &pk), 1);
+    assert_non_null(pk.owned);
+    assert_int_equal(pk.method, 8);
+    assert_int_equal(pk.comp_size, clen);
+    assert_true(pqzip_peek_crc_ok(&pk));
+    pqzip *zip;
+    pq_error err;
+    mapped_file m;
+    assert_int_equal(pqzip_open_memory(d.p, d.n, "d.zip", &zip, &err), PQ_OK);
+    assert_int_equal(pqzip_read(zip, 0, &m, &err), PQ_OK);
+    assert_int_equal(m.size, pk.size);
+    assert_memory_equal(m.data, pk.data, m.size);
+    mapfile_close(&m);
+    pqzip_close(zip);
+    pq_free(pk.owned);
+    /* The stated size one byte short: the stream does not end there, nothing read. */
+    uint32_t shortsz = sizeof text - 2;
+    memcpy(d.p + cd + 24, &shortsz, 4);
+    assert_int_equal(pqzip_peek(d.p, d.n, "d.txt", &pk), 0);
+    tb_free(&d);
+    tb_free(&z);
+}
+
 static void test_archive_directory(void **state)
 {
     (void)state;
@@ -294,6 +385,24 @@ static void test_pushpop_csv(void **state)
     assert_non_null(strstr(err.message, "'TID' row 1"));
     assert_int_equal(err.offset, (int64_t)strlen(PP_HEADER) + 14);
     pushpop_free(&pp);
+    /* Numbers of eight digits and more (read eight at a time): 8, 16 and 19 digits, a
+     * sign; a non-digit inside an eight-byte block, 20 digits and INT64_MAX + 1 refused. */
+    snprintf(text, sizeof text,
+             "%s12345678,9,-1234567890123456,3,5,n,9223372036854775807,7,0,1,1,,:1,x\n", PP_HEADER);
+    assert_int_equal(pushpop_read((const uint8_t *)text, strlen(text), "p.csv", &pp, &err), PQ_OK);
+    assert_int_equal(pp.start_ns[0], 12345678);
+    assert_int_equal(pp.dur_ns[0], -1234567890123456);
+    assert_int_equal(pp.pid[0], INT64_MAX);
+    pushpop_free(&pp);
+    static const char *const bad[] = {"1234:678", "12345678/", "123456789012345678901",
+                                      "9223372036854775808", "1234567\x80"};
+    for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+        snprintf(text, sizeof text, "%s%s,9,8,3,5,n,7,7,0,1,1,,:1,x\n", PP_HEADER, bad[b]);
+        assert_int_equal(pushpop_read((const uint8_t *)text, strlen(text), "p.csv", &pp, &err),
+                         PQ_ERR_INPUT);
+        assert_non_null(strstr(err.message, "'Start (ns)' row 1"));
+        pushpop_free(&pp);
+    }
     /* A missing column, an unterminated quote, a short row. */
     const char *nocol = "Start (ns),End (ns)\n1,2\n";
     assert_int_equal(pushpop_read((const uint8_t *)nocol, strlen(nocol), "p.csv", &pp, &err),
@@ -471,10 +580,11 @@ static void test_pushpop_streamed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_zip_members),   cmocka_unit_test(test_zip_refuses_unsafe),
-        cmocka_unit_test(test_zip_truncated), cmocka_unit_test(test_archive_directory),
-        cmocka_unit_test(test_pushpop_csv),   cmocka_unit_test(test_discover_archives),
-        cmocka_unit_test(test_pushpop_split), cmocka_unit_test(test_pushpop_streamed),
+        cmocka_unit_test(test_zip_members),       cmocka_unit_test(test_zip_refuses_unsafe),
+        cmocka_unit_test(test_zip_truncated),     cmocka_unit_test(test_archive_directory),
+        cmocka_unit_test(test_zip_peek),          cmocka_unit_test(test_pushpop_csv),
+        cmocka_unit_test(test_discover_archives), cmocka_unit_test(test_pushpop_split),
+        cmocka_unit_test(test_pushpop_streamed),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
