@@ -628,8 +628,11 @@ static int format_dyadic(char *out, size_t cap, double v)
     if (nd > 17) {
         /* one 128-bit division serves both roundings: N's 17 leading digits and the rest
          * (most MiB values need the 17-digit form: the H100 viewer's 3,569 of 3,786) */
-        unit17 = P10[nd - 17];
-        json_u128 qq = n / unit17;
+        int j = nd - 17;
+        unit17 = P10[j];
+        /* N = m * 5^k over 10^j = 2^j * 5^j: with j <= k the quotient is m * 5^(k-j) shifted
+         * right by j (no 128-bit division: the H100's MiB values have k = 20, j <= 5) */
+        json_u128 qq = e < 0 && j <= k ? ((json_u128)m * POW5[k - j]) >> j : n / unit17;
         q17 = (uint64_t)qq;
         r17 = n - qq * unit17;
         diff = round_rest(q17 / 100, (json_u128)(q17 % 100) * unit17 + r17, unit17 * 100, 15, &q,

@@ -839,7 +839,7 @@ pq_status hlo_instruction_decode(const hlo_module *m, hlo_instruction_ref *ref, 
     if (ref->decoded)
         return PQ_OK;
     dec d = {a, m->base, NULL, NULL, 0, 1, NULL, 0};
-    hlo_instruction *ins = dalloc(&d, sizeof *ins);
+    hlo_instruction *ins = dalloc(&d, HLO_LAZY_INSTRUCTION_SIZE); /* no shape member */
     if (ins) {
         ins->computation = ref->computation;
         if (dec_instruction(&d, ref->p, ref->len, ins)) {
