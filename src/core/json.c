@@ -157,6 +157,33 @@ void json_key(json_writer *w, const char *key)
 
 void json_key_text(json_writer *w, const char *text, size_t n)
 {
+    buf *b = w->b;
+    /* Compact output with room: the comma (when the object has items) and the key in one
+     * step, the key moved by two overlapping fixed-size copies (16,800 keys on the H100
+     * memory viewer). The same bytes as the general path below. */
+    if (!w->pretty && !w->after_key && w->depth > 0 && n >= 4 && n <= 32 &&
+        n + 1 <= b->cap - b->n && b->status == PQ_OK &&
+        (!b->sink || b->n + n + 1 < BUF_FLUSH_BYTES)) {
+        unsigned char *has = &w->has_items[w->depth - 1];
+        char *d = b->p + b->n;
+        size_t c = *has; /* 0 or 1: a comma before the key */
+        d[0] = ',';
+        d += c;
+        if (n >= 16) {
+            memcpy(d, text, 16);
+            memcpy(d + n - 16, text + n - 16, 16);
+        } else if (n >= 8) {
+            memcpy(d, text, 8);
+            memcpy(d + n - 8, text + n - 8, 8);
+        } else {
+            memcpy(d, text, 4);
+            memcpy(d + n - 4, text + n - 4, 4);
+        }
+        b->n += c + n;
+        *has = 1;
+        w->after_key = 1;
+        return;
+    }
     before_item(w);
     jput(w->b, text, n);
     if (w->pretty)
