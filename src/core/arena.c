@@ -207,7 +207,8 @@ void *arena_resize_last(arena *a, void *p, size_t old, size_t new)
 {
     arena_block *b = a->head;
     size_t have = (old + 15) & ~(size_t)15, need = (new + 15) & ~(size_t)15;
-    if (a->failed || !b || need < new || have < old || (unsigned char *)p + have != b->data + b->used)
+    if (a->failed || !b || need < new || have < old ||
+        (unsigned char *)p + have != b->data + b->used)
         return NULL;
     size_t start = (size_t)((unsigned char *)p - b->data); /* b->used - have */
     if (need > b->cap - start)

@@ -719,18 +719,26 @@ static int build_indexes(dec *d, hlo_module *m)
     if (d->lazy_shapes && !index_refs(d, m, total))
         return 0;
     size_t nsort = d->lazy_shapes ? 0 : total; /* instructions to sort */
-    size_t nmax = nsort > m->nlogical_buffers ? nsort : m->nlogical_buffers;
-    hlo_id_seq *tmp = pq_malloc_array(2 * (nmax ? nmax : 1), sizeof *tmp);
-    if (!tmp) {
-        d->nomem = 1;
-        return 0;
-    }
     m->by_id = dalloc(d, (nsort ? nsort : 1) * sizeof *m->by_id);
     m->instruction_ids = dalloc(d, (nsort ? nsort : 1) * sizeof(int64_t));
     m->lb_order = dalloc(d, (m->nlogical_buffers ? m->nlogical_buffers : 1) * sizeof(uint32_t));
     m->lb_ids = dalloc(d, (m->nlogical_buffers ? m->nlogical_buffers : 1) * sizeof(int64_t));
-    if (d->nomem) {
-        pq_free(tmp);
+    if (d->nomem)
+        return 0;
+    uint32_t asc = 1; /* logical buffer ids already ascending (XLA writes them so) */
+    for (uint32_t i = 1; i < m->nlogical_buffers && asc; i++)
+        asc = m->logical_buffers[i - 1].id <= m->logical_buffers[i].id;
+    if (!nsort && asc) { /* nothing to sort: no scratch (83 KB of fresh heap on the H100) */
+        for (uint32_t i = 0; i < m->nlogical_buffers; i++) {
+            m->lb_order[i] = i;
+            m->lb_ids[i] = m->logical_buffers[i].id;
+        }
+        return 1;
+    }
+    size_t nmax = nsort > m->nlogical_buffers ? nsort : m->nlogical_buffers;
+    hlo_id_seq *tmp = pq_malloc_array(2 * (nmax ? nmax : 1), sizeof *tmp);
+    if (!tmp) {
+        d->nomem = 1;
         return 0;
     }
     size_t j = 0;
