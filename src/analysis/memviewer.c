@@ -269,6 +269,14 @@ static int replay(sim *s, const hlo_heap_trace *tr, const char **what)
             mv_lb *c = lb_get(r, e->share_with_canonical_id);
             if (!c)
                 continue;
+            const mv_lb *x = c; /* B in C's chain would close a cycle: refused, not walked */
+            while (x && x != b)
+                x = x->canonical;
+            if (x) {
+                *what = "Failed to process heap simulator trace: a buffer shares its memory "
+                        "with itself (a cycle of share-with events)";
+                return 0;
+            }
             b->canonical = c;
             if (lb_inc(c) == 1) {
                 mv_lb *rc = lb_root(c);

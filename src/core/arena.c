@@ -203,6 +203,25 @@ void *arena_alloc(arena *a, size_t n)
     return p;
 }
 
+void *arena_resize_last(arena *a, void *p, size_t old, size_t new)
+{
+    arena_block *b = a->head;
+    size_t have = (old + 15) & ~(size_t)15, need = (new + 15) & ~(size_t)15;
+    if (a->failed || !b || need < new || have < old ||
+        (unsigned char *)p + have != b->data + b->used)
+        return NULL;
+    size_t start = (size_t)((unsigned char *)p - b->data); /* b->used - have */
+    if (need > b->cap - start)
+        return NULL;
+    b->used = start + need;
+    a->used_bytes = a->used_bytes - have + need;
+    if (b->used > b->populated)
+        populate_to(b, b->used);
+    if (new > old && !b->zeroed) /* arena_alloc cleared only OLD bytes of the piece */
+        memset((unsigned char *)p + old, 0, new - old);
+    return p;
+}
+
 char *arena_strndup(arena *a, const char *s, size_t n)
 {
     char *p = arena_alloc(a, n + 1);

@@ -23,6 +23,12 @@ void arena_release(arena *a);
 void arena_expect(arena *a, size_t bytes);
 /* Returns N bytes aligned to 16, zeroed; NULL (sticky) on failure. */
 void *arena_alloc(arena *a, size_t n);
+/* Resizes P, the arena's last allocation (OLD bytes), to NEW bytes in place: returns P, or
+ * NULL (P unchanged) when P is not the last allocation or its block has no room. Bytes added
+ * are zeroed; bytes given back (past NEW) must not have been written (they are handed out
+ * again as zeroed memory). For an array whose final size is known only after it is filled
+ * (no scratch copy); NEW may be 0. */
+void *arena_resize_last(arena *a, void *p, size_t old, size_t new);
 /* Copies N bytes into the arena and NUL-terminates them. */
 char *arena_strndup(arena *a, const char *s, size_t n);
 static inline int arena_failed(const arena *a)

@@ -376,28 +376,54 @@ static int scratch_room(dec *d, size_t cnt)
     return 1;
 }
 
+/* Room for one more instruction ref in the arena array *V (CAP refs, of which CNT are
+ * filled): the array grows in place while it is the arena's last allocation (nothing else is
+ * allocated during a computation's walk), else is copied; 0 when out of memory. */
+static int refs_room(dec *d, hlo_instruction_ref **v, size_t *cap, size_t cnt)
+{
+    if (cnt < *cap)
+        return 1;
+    size_t ncap = *cap ? 2 * *cap : 64;
+    if (*v && arena_resize_last(d->a, *v, *cap * sizeof **v, ncap * sizeof **v)) {
+        *cap = ncap;
+        return 1;
+    }
+    hlo_instruction_ref *g = dalloc(d, ncap * sizeof *g);
+    if (!g)
+        return 0;
+    if (cnt)
+        memcpy(g, *v, cnt * sizeof *g);
+    *v = g;
+    *cap = ncap;
+    return 1;
+}
+
 /* The fields of a computation and the id of each instruction, in one pass on the fast path
- * (pbwire.h), into d->scratch: the number of instructions, or -1 when some bytes are
+ * (pbwire.h), into comp->refs (in the arena, grown as they come and trimmed to their number
+ * at the end: no scratch copy): the number of instructions, or -1 when some bytes are
  * malformed (the caller walks again for the error), -2 when out of memory. */
 static ptrdiff_t frame_computation_fast(dec *d, const uint8_t *p, size_t n, hlo_computation *comp,
                                         uint32_t index)
 {
     const uint8_t *q = p, *end = p + n;
-    size_t cnt = 0;
+    size_t cnt = 0, cap = 0;
+    hlo_instruction_ref *v = NULL;
     pb_field f = {0};
     while (q < end) {
         uint32_t tag;
-        uint64_t v;
+        uint64_t u;
         if (!(q = pb_fast_tag(q, end, &tag)))
-            return -1;
+            break;
         f.num = tag >> 3;
         f.wire = tag & 7;
         if (f.wire == PB_LEN) {
-            if (!(q = pb_fast_varint(q, end, &v)) || v > (uint64_t)(end - q))
-                return -1;
+            if (!(q = pb_fast_varint(q, end, &u)) || u > (uint64_t)(end - q)) {
+                q = NULL;
+                break;
+            }
             f.data = q;
-            f.len = (size_t)v;
-            q += v;
+            f.len = (size_t)u;
+            q += u;
             if (f.num != 2) {
                 comp_field(comp, &f);
                 continue;
@@ -408,26 +434,38 @@ static ptrdiff_t frame_computation_fast(dec *d, const uint8_t *p, size_t n, hlo_
                 if (!(r = pb_fast_tag(r, rend, &tag)))
                     break;
                 if (tag == (35u << 3 | PB_VARINT)) {
-                    if ((r = pb_fast_varint(r, rend, &v)) != NULL)
-                        id = (int64_t)v;
+                    if ((r = pb_fast_varint(r, rend, &u)) != NULL)
+                        id = (int64_t)u;
                 } else {
                     r = pb_fast_skip(r, rend, tag & 7);
                 }
             }
-            if (!r)
-                return -1;
-            if (!scratch_room(d, cnt))
+            if (!r) {
+                q = NULL;
+                break;
+            }
+            if (!refs_room(d, &v, &cap, cnt))
                 return -2;
-            d->scratch[cnt++] = (hlo_instruction_ref){id, f.data, (uint32_t)f.len, index, 0, NULL};
+            v[cnt++] = (hlo_instruction_ref){id, f.data, (uint32_t)f.len, index, 0, NULL};
         } else if (f.wire == PB_VARINT) {
             if (!(q = pb_fast_varint(q, end, &f.u)))
-                return -1;
+                break;
             comp_field(comp, &f);
         } else if (!(q = pb_fast_skip(q, end, f.wire))) {
-            return -1;
+            break;
         }
     }
-    return cnt > UINT32_MAX ? -1 : (ptrdiff_t)cnt;
+    if (!q || cnt > UINT32_MAX) {
+        if (v) { /* given back, cleared (the slow walk allocates its own array) */
+            memset(v, 0, cnt * sizeof *v);
+            arena_resize_last(d->a, v, cap * sizeof *v, 0);
+        }
+        return -1;
+    }
+    if (v && cnt < cap) /* trimmed (the last allocation: cannot fail; the rest unwritten) */
+        arena_resize_last(d->a, v, cap * sizeof *v, cnt * sizeof *v);
+    comp->refs = cnt ? v : NULL;
+    return (ptrdiff_t)cnt;
 }
 
 /* hlo_decode_lazy's computation: its fields and each instruction's framing and id in one
@@ -443,11 +481,6 @@ static int dec_computation_lazy(dec *d, const uint8_t *p, size_t n, hlo_computat
     if (fast == -2)
         return 0;
     if (fast >= 0) {
-        if (fast) {
-            if (!(comp->refs = dalloc(d, (size_t)fast * sizeof *comp->refs)))
-                return 0;
-            memcpy(comp->refs, d->scratch, (size_t)fast * sizeof *comp->refs);
-        }
         comp->ninstructions = (uint32_t)fast;
         return 1;
     }
@@ -686,18 +719,26 @@ static int build_indexes(dec *d, hlo_module *m)
     if (d->lazy_shapes && !index_refs(d, m, total))
         return 0;
     size_t nsort = d->lazy_shapes ? 0 : total; /* instructions to sort */
-    size_t nmax = nsort > m->nlogical_buffers ? nsort : m->nlogical_buffers;
-    hlo_id_seq *tmp = pq_malloc_array(2 * (nmax ? nmax : 1), sizeof *tmp);
-    if (!tmp) {
-        d->nomem = 1;
-        return 0;
-    }
     m->by_id = dalloc(d, (nsort ? nsort : 1) * sizeof *m->by_id);
     m->instruction_ids = dalloc(d, (nsort ? nsort : 1) * sizeof(int64_t));
     m->lb_order = dalloc(d, (m->nlogical_buffers ? m->nlogical_buffers : 1) * sizeof(uint32_t));
     m->lb_ids = dalloc(d, (m->nlogical_buffers ? m->nlogical_buffers : 1) * sizeof(int64_t));
-    if (d->nomem) {
-        pq_free(tmp);
+    if (d->nomem)
+        return 0;
+    uint32_t asc = 1; /* logical buffer ids already ascending (XLA writes them so) */
+    for (uint32_t i = 1; i < m->nlogical_buffers && asc; i++)
+        asc = m->logical_buffers[i - 1].id <= m->logical_buffers[i].id;
+    if (!nsort && asc) { /* nothing to sort: no scratch (83 KB of fresh heap on the H100) */
+        for (uint32_t i = 0; i < m->nlogical_buffers; i++) {
+            m->lb_order[i] = i;
+            m->lb_ids[i] = m->logical_buffers[i].id;
+        }
+        return 1;
+    }
+    size_t nmax = nsort > m->nlogical_buffers ? nsort : m->nlogical_buffers;
+    hlo_id_seq *tmp = pq_malloc_array(2 * (nmax ? nmax : 1), sizeof *tmp);
+    if (!tmp) {
+        d->nomem = 1;
         return 0;
     }
     size_t j = 0;
@@ -839,7 +880,7 @@ pq_status hlo_instruction_decode(const hlo_module *m, hlo_instruction_ref *ref, 
     if (ref->decoded)
         return PQ_OK;
     dec d = {a, m->base, NULL, NULL, 0, 1, NULL, 0};
-    hlo_instruction *ins = dalloc(&d, sizeof *ins);
+    hlo_instruction *ins = dalloc(&d, HLO_LAZY_INSTRUCTION_SIZE); /* no shape member */
     if (ins) {
         ins->computation = ref->computation;
         if (dec_instruction(&d, ref->p, ref->len, ins)) {

@@ -79,8 +79,7 @@ struct hlo_shape {
 
 typedef struct hlo_instruction {
     pq_str name, opcode;
-    hlo_shape shape;
-    pq_str shape_bytes; /* the serialized ShapeProto (hlo_decode_lazy leaves shape empty) */
+    pq_str shape_bytes; /* the serialized ShapeProto (hlo_decode_lazy has no shape: below) */
     int64_t id;
     int64_t parameter_number;
     pq_str op_type, op_name, source_file; /* OpMetadata */
@@ -99,7 +98,14 @@ typedef struct hlo_instruction {
     int64_t tuple_index, feature_group_count, batch_group_count;
     pq_str window, conv_dnums, dot_dnums;
     uint32_t computation; /* index into hlo_module.computations */
+    /* Last, and absent from an instruction hlo_instruction_decode decoded: its allocation
+     * ends at HLO_LAZY_INSTRUCTION_SIZE, before the shape (192 of 512 bytes; the H100
+     * memory viewer decodes 914 instructions). Read shape_bytes there. */
+    hlo_shape shape;
 } hlo_instruction;
+
+/* The bytes of an instruction from hlo_instruction_decode: every member but the shape. */
+#define HLO_LAZY_INSTRUCTION_SIZE offsetof(hlo_instruction, shape)
 
 /* An instruction as hlo_decode_lazy indexes it: its serialized bytes, decoded on first use
  * (hlo_instruction_decode). */
@@ -231,7 +237,8 @@ pq_status hlo_shape_elements(pq_str bytes, const uint8_t *base, arena *a, pq_str
                              int64_t *err_offset, const char **err_what);
 
 /* Decodes the instruction REF of module M (from hlo_decode_lazy) into A once, setting
- * REF->decoded. Errors as hlo_decode. */
+ * REF->decoded: HLO_LAZY_INSTRUCTION_SIZE bytes, without the shape member (never read it;
+ * decode shape_bytes with hlo_decode_shape). Errors as hlo_decode. */
 pq_status hlo_instruction_decode(const hlo_module *m, hlo_instruction_ref *ref, arena *a,
                                  int64_t *err_offset, const char **err_what);
 /* hlo_instruction_by_id for a module from hlo_decode_lazy: the instruction's ref (decoded

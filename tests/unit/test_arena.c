@@ -72,6 +72,42 @@ static void test_expecting_much(void **state)
     fill_arena_expecting(2500000, 1000);    /* too little to expect: as without */
 }
 
+/* arena_resize_last: grows and trims the last allocation in place (bytes added read as
+ * zero, the next allocation starts after the trimmed end), refuses any other allocation and
+ * a size over the block's room, and works in a reused (not zeroed) block. */
+static void resize_last_in(arena *a)
+{
+    unsigned char *p = arena_alloc(a, 40);
+    assert_non_null(p);
+    memset(p, 0x5A, 40);
+    assert_ptr_equal(arena_resize_last(a, p, 40, 4000), p);
+    assert_int_equal(p[39], 0x5A);
+    assert_true(all_zero(p + 40, 4000 - 40));
+    memset(p + 40, 0x5A, 60); /* 100 bytes written */
+    assert_ptr_equal(arena_resize_last(a, p, 4000, 100), p);
+    unsigned char *q = arena_alloc(a, 16);
+    assert_ptr_equal(q, p + 112); /* 100 rounded up to 16 */
+    assert_true(all_zero(q, 16));
+    assert_null(arena_resize_last(a, p, 100, 200)); /* no longer the last */
+    assert_int_equal(p[99], 0x5A);
+    assert_null(arena_resize_last(a, q, 16, (size_t)1 << 40)); /* no room */
+    assert_ptr_equal(arena_resize_last(a, q, 16, 0), q);
+    assert_ptr_equal(arena_alloc(a, 1), q); /* given back */
+}
+
+static void test_resize_last(void **state)
+{
+    (void)state;
+    arena a;
+    arena_init(&a);
+    resize_last_in(&a);
+    arena_release(&a);
+    fill_arena(300000); /* leaves its biggest block, written all over, for the next arena */
+    arena_init(&a);
+    resize_last_in(&a); /* in that block: not zeroed, cleared per piece */
+    arena_release(&a);
+}
+
 static void test_small_pieces_fill_blocks(void **state)
 {
     (void)state;
@@ -95,6 +131,7 @@ int main(void)
         cmocka_unit_test(test_blocks_zeroed_and_apart),
         cmocka_unit_test(test_small_pieces_fill_blocks),
         cmocka_unit_test(test_expecting_much),
+        cmocka_unit_test(test_resize_last),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
