@@ -131,7 +131,7 @@ static void lz_reset(lz *z)
     } while (0)
 
 /* Copies LEN bytes from D - DIST1 to D (they may overlap: DIST1 < LEN repeats a pattern).
- * May write up to 15 bytes past D + LEN when WIDE (the caller saw room). */
+ * May write up to 31 bytes past D + LEN when WIDE (the caller saw room). */
 static inline void copy_match(uint8_t *d, size_t dist1, size_t len, int wide)
 {
     const uint8_t *s = d - dist1;
@@ -157,7 +157,7 @@ typedef struct lz_run_args {
     size_t pos;             /* decoded bytes of dict */
     size_t soft;            /* stop when pos reaches it (a progress point or the chunk end) */
     size_t end;             /* the chunk's end: no match may cross it */
-    size_t wend;            /* bytes of dict writable (copies may run up to 15 bytes over) */
+    size_t wend;            /* bytes of dict writable (copies may run up to 31 bytes over) */
     size_t dict_max;        /* liblzma's dictionary size: no distance reaches that far */
     const uint8_t *in;      /* the next input byte */
     const uint8_t *in_stop; /* no symbol starts at or after it */
@@ -165,7 +165,9 @@ typedef struct lz_run_args {
 
 /* Decodes symbols until a->pos >= a->soft or a->in >= a->in_stop; 0 on a corrupt symbol
  * (a distance beyond the data or the dictionary, a match past the chunk, the end marker,
- * which LZMA2 does not allow). The hot loop of `profq nsys`: it keeps everything in locals. */
+ * which LZMA2 does not allow). The hot loop of `profq nsys`: it keeps everything in locals.
+ * Long because: one symbol's whole decoding (literal, match, the three rep kinds, length,
+ * distance) is one loop body, so that the range decoder's state stays in registers. */
 static inline __attribute__((always_inline)) int lz_run_with(lz *z, lz_run_args *a,
                                                              const unsigned lc,
                                                              const unsigned lp_mask,
@@ -313,11 +315,12 @@ static inline __attribute__((always_inline)) int lz_run_with(lz *z, lz_run_args 
                 dist = 2 | (slot & 1);
                 if (slot < END_POS_MODEL) {
                     dist <<= nd;
-                    uint16_t *sp = p->dist_special + dist - slot - 1;
+                    /* the tree's node i (from 1) at dist_special[dist - slot - 1 + i] */
+                    uint16_t *sp = p->dist_special + (dist - slot);
                     uint32_t i = 1;
                     for (uint32_t k = 0; k < nd; k++) {
                         uint32_t before = i;
-                        RC_BITS(sp + before, i);
+                        RC_BITS(sp + before - 1, i);
                         dist |= (i & 1) << k;
                     }
                 } else {
@@ -766,9 +769,11 @@ int xzdec_size(const uint8_t *in, size_t n, uint64_t *size)
                 return 0;
             total += usize;
             blocks += (unpadded + 3) & ~(uint64_t)3;
+            if (blocks > end)
+                return 0;
         }
         size_t istart = end - 12 - isize;
-        if (blocks > istart - 12 || istart - 12 - blocks > n)
+        if (blocks > istart - 12)
             return 0;
         size_t s = istart - 12 - (size_t)blocks;
         if (memcmp(in + s, HEADER_MAGIC, 6) || memcmp(in + s + 6, f + 8, 2) ||
