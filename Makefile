@@ -72,7 +72,7 @@ MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 
 .PHONY: FORCE install all deps test test-run conformance bench-run unit format format-check fuzz fuzz-ttlog fuzz-trace-json fuzz-replay bench demo clean \
-        fuzz-parquet fuzz-zip fuzz-pushpop fuzz-nsysjax fuzz-nsyshlo fuzz-sqlite fuzz-partial
+        fuzz-parquet fuzz-zip fuzz-pushpop fuzz-nsysjax fuzz-nsyshlo fuzz-sqlite fuzz-partial fuzz-xz
 
 all: $(BUILD)/profq $(BUILD)/libprofq.a $(BUILD)/libprofq.so
 
@@ -167,7 +167,7 @@ test-run: all $(BUILD)/libprofq-internal.a $(UNIT_BIN) $(BUILD)/fuzz_replay $(BU
       $(BUILD)/fuzz_replay_ttlog $(BUILD)/fuzz_replay_trace_json $(BUILD)/tests/nsys_pqdump \
       $(BUILD)/fuzz_replay_parquet $(BUILD)/fuzz_replay_zip $(BUILD)/fuzz_replay_pushpop \
       $(BUILD)/fuzz_replay_nsysjax $(BUILD)/fuzz_replay_nsyshlo $(BUILD)/fuzz_replay_sqlite \
-      $(BUILD)/fuzz_replay_partial \
+      $(BUILD)/fuzz_replay_partial $(BUILD)/fuzz_replay_xz \
       $(BUILD)/tests/hlo_text_dump
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/run.sh
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) tests/python.sh
@@ -230,8 +230,9 @@ fuzz-trace-json: deps build/fuzz/fuzz_trace_json
 # Seeds (fuzz/corpus/<target>) come from tests/nsys/gen_corpus.py (sqlite: fuzz/make_sqlite_seeds.py,
 # nsyshlo: fuzz/make_nsyshlo_seeds.py); crashers land in
 # build/fuzz/artifacts_<target>/ (copy them into the corpus once fixed). fuzz-partial (the
-# partial results of `--partial`, read by `profq merge`) shares the rules.
-NSYS_FUZZ := parquet zip pushpop nsysjax nsyshlo sqlite partial
+# partial results of `--partial`, read by `profq merge`) shares the rules, and so does fuzz-xz
+# (profq's own xz decoder against liblzma; seeds: fuzz/make_xz_seeds.sh).
+NSYS_FUZZ := parquet zip pushpop nsysjax nsyshlo sqlite partial xz
 $(NSYS_FUZZ:%=build/fuzz/fuzz_%): build/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIB_SRC) $(wildcard include/*.h src/*/*.h)
 	@mkdir -p $(@D)
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Iinclude -Isrc $(PKG_CFLAGS) \

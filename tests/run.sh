@@ -63,7 +63,7 @@ run_suite fuzz-replay-ttlog "$BUILD/fuzz_replay_ttlog" fuzz/corpus/ttlog "$SHARE
 [ -x tests/golden/summary.sh ] && run_suite golden-summary tests/golden/summary.sh
 run_suite fuzz-replay-trace-json "$BUILD/fuzz_replay_trace_json" fuzz/corpus/trace_json \
   "$SHARED/data/trace-json"
-for t in parquet zip pushpop nsysjax nsyshlo partial; do
+for t in parquet zip pushpop nsysjax nsyshlo partial xz; do
   run_suite "fuzz-replay-$t" "$BUILD/fuzz_replay_$t" "fuzz/corpus/$t"
 done
 run_suite fuzz-replay-sqlite "$BUILD/fuzz_replay_sqlite" fuzz/corpus/sqlite "$SHARED/data/nsys"

@@ -586,8 +586,6 @@ int pushpop_stream_step(pushpop_stream *ps, int wait)
             break;
         }
     }
-    finish_strings(out, ps->finished, ps->row); /* rows read whole: not after the end */
-    ps->finished = ps->row;
     return 1;
 }
 
@@ -608,6 +606,9 @@ pq_status pushpop_stream_end(pushpop_stream *ps, pq_error *err)
         arena_init(&out->a);
         return parse_text(out, ps->path, ps->want, err);
     }
+    /* The rows read whole while decoding: their strings are finished only now, as the
+     * decoder reads its matches from the text (io/xzdec.c: the output is its dictionary). */
+    finish_strings(out, 0, ps->row);
     csv *c = &ps->c;
     c->end = (uint8_t *)out->text.data + out->text.size;
     RETURN_ERROR_IF(grow_cols(out, &ps->cap, ps->row + line_ends(c->p, c->end) + 2, ps->row,

@@ -1,9 +1,13 @@
-/* xz.c - whole-buffer xz decompression with liblzma (stream decoder, any check type,
- * concatenated streams). The output buffer is sized once from the stream's index when the
- * input is one stream whose index says so (xz writes it: no regrowth, no copy); otherwise,
- * or when the index lied, it doubles from 4x the input up to XZ_MAX_BYTES. xz_stream_* decode
- * on a thread into that one buffer and tell a consumer how far the text goes meanwhile. */
+/* xz.c - whole-buffer xz decompression: profq's own decoder (xzdec.c) when it can, else
+ * liblzma (stream decoder, any check type, concatenated streams), which also names every
+ * error: xzdec gives up on anything it does not do or finds corrupt, and liblzma decodes
+ * again from the start (docs/internals/xz.md). The liblzma output buffer is sized once from the
+ * stream's index when the input is one stream whose index says so (xz writes it: no regrowth, no
+ * copy); otherwise, or when the index lied, it doubles from 4x the input up to XZ_MAX_BYTES.
+ * xz_stream_* decode on a thread into that one buffer and tell a consumer how far the text goes
+ * meanwhile. */
 #include "xz.h"
+#include "xzdec.h"
 #include "core/alloc.h"
 #include "core/err.h"
 
@@ -89,10 +93,35 @@ static void out_free(uint8_t *p, size_t len)
         pq_free(p);
 }
 
+/* xzdec into a buffer of the size the indexes give: 1 and *OUT when it decoded; 0 when it
+ * did not (liblzma then decodes). The same ceilings as liblzma's path: under XZ_MAX_BYTES, and
+ * an index claiming more than 256x the input is not believed. */
+static int fast_decompress(const uint8_t *in, size_t n, mapped_file *out)
+{
+    uint64_t size;
+    if (!xzdec_size(in, n, &size) || size >= XZ_MAX_BYTES || size / 256 > n)
+        return 0;
+    size_t len, got;
+    uint8_t *b = out_alloc((size_t)size, size >= BIG, &len);
+    if (!b)
+        return 0;
+    if (!xzdec_decode(in, n, b, (size_t)size + MAPFILE_PADDING, &got, NULL, NULL) || got != size) {
+        out_free(b, len);
+        return 0;
+    }
+    memset(b + got, 0, MAPFILE_PADDING);
+    out->data = b;
+    out->size = got;
+    out->map_len = len;
+    return 1;
+}
+
 pq_status xz_decompress(const uint8_t *in, size_t n, const char *path, mapped_file *out,
                         pq_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (fast_decompress(in, n, out))
+        return PQ_OK;
     big_blocks big = {0};
     lzma_allocator al = {lz_alloc, lz_free, &big};
     lzma_stream s = LZMA_STREAM_INIT;
@@ -182,13 +211,37 @@ static void stream_set(xz_stream *x, size_t done, int state)
     pthread_mutex_unlock(&x->mu);
 }
 
-/* The decoding thread: the same decoder as xz_decompress, the output given STREAM_CHUNK at a
- * time into the fixed buffer. Anything but a clean end within the buffer (an error, a stream
- * larger than its index said) stops it: xz_stream_finish then decodes again the plain way,
- * so that errors are those of xz_decompress. */
+/* xzdec's progress: the bytes so far are final. */
+static void stream_progress(void *arg, size_t done)
+{
+    xz_stream *x = arg;
+    if (done < x->cap)
+        stream_set(x, done, XZS_RUNNING);
+}
+
+/* The decoding thread: xzdec when xz_stream_start saw a stream it does (xzdec_size agrees with
+ * the index), else the same liblzma decoder as xz_decompress, the output given STREAM_CHUNK at
+ * a time into the fixed buffer. xzdec failing before its first progress (a filter it does
+ * not do) falls back to liblzma here; anything else but a clean end within the buffer (an
+ * error, a stream larger than its index said) stops it: xz_stream_finish then decodes again
+ * the plain way, so that errors are those of xz_decompress. */
 static void *stream_run(void *arg)
 {
     xz_stream *x = arg;
+    if (x->fast) {
+        size_t got;
+        uint8_t *out = (uint8_t *)x->buf;
+        if (xzdec_decode(x->in, x->n, out, x->cap + MAPFILE_PADDING, &got, stream_progress, x) &&
+            got < x->cap) {
+            memset(out + got, 0, MAPFILE_PADDING);
+            stream_set(x, got, XZS_END);
+            return NULL;
+        }
+        if (x->done > 0) { /* the consumer has read from it */
+            stream_set(x, x->done, XZS_FAILED);
+            return NULL;
+        }
+    }
     big_blocks big = {.pages = 1};
     lzma_allocator al = {lz_alloc, lz_free, &big};
     lzma_stream s = LZMA_STREAM_INIT;
@@ -237,6 +290,8 @@ int xz_stream_start(xz_stream *x, const uint8_t *in, size_t n, const char *path,
     x->n = n;
     x->path = path;
     x->cap = (size_t)hint + 1; /* as xz_decompress: one byte over */
+    uint64_t size;
+    x->fast = xzdec_size(in, n, &size) && size == hint;
     x->buf = out_alloc(x->cap, 1, &x->len);
     if (!x->buf)
         return 0;

@@ -1,5 +1,6 @@
 /* xz.h - xz (LZMA2) decompression of a whole input into a padded heap buffer, through
- * liblzma. For XLA dumps such as *.hlo.pb.xz (nsys-jax archives ship them). */
+ * profq's own decoder (xzdec.h) or liblzma. For XLA dumps such as *.hlo.pb.xz (nsys-jax archives
+ * ship them). */
 #ifndef PQ_IO_XZ_H
 #define PQ_IO_XZ_H
 #include "mapfile.h"
@@ -18,7 +19,8 @@ pq_status xz_decompress(const uint8_t *in, size_t n, const char *path, mapped_fi
 /* Streaming: the stream is decoded on a thread of its own into one buffer that never moves
  * (sized from the stream's index), so that a consumer reads the text while it is decoded
  * (the push/pop report: 9.7 MB of csv, one xz block). The fields are the consumer's to
- * read under mu (xz_stream_wait does). */
+ * read under mu (xz_stream_wait does). The consumer reads buf[0, done) and must not write
+ * it before xz_stream_finish: xzdec reads its matches from the output (its dictionary). */
 typedef struct xz_stream {
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -30,6 +32,7 @@ typedef struct xz_stream {
     size_t n, cap, len;
     const char *path;
     pthread_t thread;
+    int fast; /* decoded by xzdec (xzdec.h) */
     pq_status st;
     pq_error err;
 } xz_stream;
