@@ -348,15 +348,18 @@ static void *half_run(void *arg)
 }
 
 /* Unquotes and NUL-terminates the string cells of rows [FROM, TO) that a mode-2 parse left
- * as raw spans: a quoted field (its byte before is the opening quote) holds only doubled
- * quotes, collapsed here; the byte after a span is its terminator or closing quote. */
-static void finish_strings(pushpop *out, size_t from, size_t to)
+ * as raw spans in the text [LO, HI): a quoted field (its byte before is the opening quote)
+ * holds only doubled quotes, collapsed here; the byte after a span is its terminator or
+ * closing quote. A cell outside the text is finished already (stream_aside's copy). */
+static void finish_strings(pushpop *out, size_t from, size_t to, const void *lo, const void *hi)
 {
     pq_str *cols[2] = {out->name, out->range_stack};
     for (int k = 0; k < 2; k++)
         for (size_t r = from; cols[k] && r < to; r++) {
             pq_str *s = &cols[k][r];
             char *p = (char *)s->p, *w = p;
+            if ((const void *)p < lo || (const void *)p >= hi)
+                continue;
             if (p[-1] == '"' && memchr(p, '"', s->n)) {
                 for (size_t i = 0; i < s->n; i++) {
                     *w++ = p[i];
@@ -366,6 +369,34 @@ static void finish_strings(pushpop *out, size_t from, size_t to)
             }
             p[s->n] = 0;
         }
+}
+
+/* The string cells of rows [FROM, TO), read whole while the stream decodes, made final
+ * without writing the text (the decoder reads its matches from it, io/xzdec.c): a quoted
+ * cell holding doubled quotes is unquoted into a NUL-terminated copy in the arena, the
+ * others stay raw spans (exactly their text; finish_strings NUL-terminates them after the
+ * decoder's end). -1 when out of memory. */
+static int stream_aside(pushpop *out, size_t from, size_t to)
+{
+    pq_str *cols[2] = {out->name, out->range_stack};
+    for (int k = 0; k < 2; k++)
+        for (size_t r = from; cols[k] && r < to; r++) {
+            pq_str *s = &cols[k][r];
+            const char *p = s->p;
+            if (p[-1] != '"' || !memchr(p, '"', s->n))
+                continue;
+            char *w = arena_alloc(&out->a, s->n + 1), *w0 = w;
+            if (!w)
+                return -1;
+            for (size_t i = 0; i < s->n; i++) {
+                *w++ = p[i];
+                i += p[i] == '"'; /* the second quote of a pair */
+            }
+            *w = 0;
+            s->p = w0;
+            s->n = (size_t)(w - w0);
+        }
+    return 0;
 }
 
 /* Moves the rows [FROM, FROM+N) of every array of OUT to [TO, TO+N) (TO <= FROM). */
@@ -435,9 +466,9 @@ static pq_status parse_text(pushpop *out, const char *path, unsigned want, pq_er
             }
         }
         pthread_join(t, NULL);
-        finish_strings(out, 0, row);
+        finish_strings(out, 0, row, out->text.data, out->text.data + out->text.size + 1);
         if (c.p == cut && h.st == PQ_OK && row < h.row0) {
-            finish_strings(out, h.row0, h.row);
+            finish_strings(out, h.row0, h.row, out->text.data, out->text.data + out->text.size + 1);
             move_rows(out, row, h.row0, h.row - h.row0);
             row += h.row - h.row0;
             c.p = c.end;
@@ -586,6 +617,10 @@ int pushpop_stream_step(pushpop_stream *ps, int wait)
             break;
         }
     }
+    if (ps->head > 0 && stream_aside(out, ps->finished, ps->row) < 0)
+        ps->head = -1;
+    else
+        ps->finished = ps->row;
     return 1;
 }
 
@@ -606,9 +641,10 @@ pq_status pushpop_stream_end(pushpop_stream *ps, pq_error *err)
         arena_init(&out->a);
         return parse_text(out, ps->path, ps->want, err);
     }
-    /* The rows read whole while decoding: their strings are finished only now, as the
-     * decoder reads its matches from the text (io/xzdec.c: the output is its dictionary). */
-    finish_strings(out, 0, ps->row);
+    /* The rows read whole while decoding: their raw spans are NUL-terminated only now, as
+     * the decoder reads its matches from the text (io/xzdec.c: the output is its
+     * dictionary); stream_aside unquoted the others into the arena. */
+    finish_strings(out, 0, ps->row, out->text.data, out->text.data + out->text.size + 1);
     csv *c = &ps->c;
     c->end = (uint8_t *)out->text.data + out->text.size;
     RETURN_ERROR_IF(grow_cols(out, &ps->cap, ps->row + line_ends(c->p, c->end) + 2, ps->row,

@@ -52,7 +52,8 @@ pq_status pushpop_read_fed(const uint8_t *data, size_t n, const char *path, push
  * (WAIT: first waits for more text), 1 while the decoder runs; pushpop_stream_end
  * finishes and gives what pushpop_read_fed gives (also its errors), whatever the steps
  * before and the thread timing. OUT (zeroed by start) is pushpop_free's after start.
- * Rows [0, finished) are final after each step (values and NUL-terminated names). */
+ * Rows [0, finished) are final after each step (values, and names as spans: NUL-terminated
+ * only after the end, since the text is the decoder's dictionary until then). */
 typedef struct pushpop_csv {
     uint8_t *base, *p, *end;
 } pushpop_csv;
