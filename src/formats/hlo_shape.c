@@ -235,7 +235,7 @@ static void out_flush(shape_out *o)
     o->n = 0;
 }
 
-static void out_put(shape_out *o, const char *s, size_t n)
+static inline void out_put(shape_out *o, const char *s, size_t n)
 {
     if (o->n + n > sizeof o->t) {
         out_flush(o);
@@ -255,9 +255,14 @@ static void out_i64(shape_out *o, int64_t v)
 }
 
 /* A varint as pb_read_varint reads one (at most 10 bytes, 64 bits); 0 when malformed. */
-static int sb_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+static inline int sb_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
     const uint8_t *p = *pp;
+    if (p < end && *p < 0x80) { /* one byte: most */
+        *out = *p;
+        *pp = p + 1;
+        return 1;
+    }
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 70; shift += 7) {
         if (p >= end)
@@ -290,7 +295,8 @@ static int sb_len(const uint8_t **pp, const uint8_t *end, const uint8_t **q, con
 /* One or more varints: a varint field's value (WIRE 0) or a packed field's (WIRE 2), each
  * to FN; 0 when malformed or when FN refuses. */
 typedef int (*sb_each)(void *ctx, uint64_t v);
-static int sb_values(const uint8_t **pp, const uint8_t *end, unsigned wire, sb_each fn, void *ctx)
+static inline int sb_values(const uint8_t **pp, const uint8_t *end, unsigned wire, sb_each fn,
+                            void *ctx)
 {
     uint64_t v;
     if (wire == 0)
@@ -312,15 +318,30 @@ typedef struct sb_dims {
     int64_t count;
 } sb_dims;
 
-static int sb_dim(void *ctx, uint64_t u)
+static inline int sb_dim(void *ctx, uint64_t u)
 {
     sb_dims *d = ctx;
     int64_t v = (int64_t)u, dim = v < 0 ? 0 : v;
+    shape_out *o = d->o;
+    if (o->n + 25 > sizeof o->t) /* room for the separator and 20 digits and a sign */
+        out_flush(o);
+    char *w = o->t + o->n;
     if (d->n++)
-        out_put(d->o, ",", 1);
+        *w++ = ',';
     else if (*d->first)
-        out_put(d->o, d->first, 1);
-    out_i64(d->o, v);
+        *w++ = *d->first;
+    if (u < 10) { /* most dimensions: one or two digits */
+        *w++ = (char)('0' + u);
+    } else if (u < 100) {
+        w[0] = (char)('0' + u / 10);
+        w[1] = (char)('0' + u % 10);
+        w += 2;
+    } else {
+        char t[24], *p = i64_text(t + 24, v);
+        while (p < t + 24)
+            *w++ = *p++;
+    }
+    o->n = (size_t)(w - o->t);
     if (!d->sat && dim && d->count > INT64_MAX / dim)
         d->sat = 1;
     else if (!d->sat)
