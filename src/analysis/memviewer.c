@@ -359,8 +359,9 @@ static int sort_by_size(mv_result *r, arena *a)
 
 /* Shapes of a module from hlo_decode_lazy: the tuple elements of each instruction's shape
  * are listed once (a while loop's tuple holds hundreds of buffers), then the one element a
- * buffer names is decoded, printed and sized once per distinct serialized shape (the same
- * shapes repeat over many buffers). */
+ * buffer names is printed and sized once per distinct serialized shape (the same shapes
+ * repeat over many buffers): straight from its bytes when it has a common form
+ * (hlo_shape_print_bytes; shape NULL), else decoded first. */
 typedef struct shape_memo {
     pq_str bytes;
     int depth;
@@ -480,16 +481,21 @@ static pq_status lazy_shape(lazy_shapes *lz, const hlo_instruction_ref *ref, int
         if (lz->memo_n >= lz->memo_max)
             return PQ_ERR_NOMEM; /* sized for every buffer: not reached */
         hlo_shape *sh = NULL;
-        st = hlo_decode_shape(bytes, lz->base, depth, lz->a, &sh, err_offset, what);
-        if (st != PQ_OK)
-            return st;
+        int64_t unpadded = 0;
         lz->text.n = 0;
-        hlo_shape_print(&lz->text, sh);
+        /* the common forms printed from their bytes (no hlo_shape built), others decoded */
+        if (!hlo_shape_print_bytes(&lz->text, bytes, depth, &unpadded)) {
+            st = hlo_decode_shape(bytes, lz->base, depth, lz->a, &sh, err_offset, what);
+            if (st != PQ_OK)
+                return st;
+            hlo_shape_print(&lz->text, sh);
+            unpadded = hlo_shape_unpadded_bytes(sh);
+        }
         char *str = arena_strndup(lz->a, lz->text.p ? lz->text.p : "", lz->text.n);
         if (!str || lz->text.status != PQ_OK)
             return PQ_ERR_NOMEM;
         mo = &lz->memo[lz->memo_n];
-        *mo = (shape_memo){bytes, depth, sh, str, hlo_shape_unpadded_bytes(sh)};
+        *mo = (shape_memo){bytes, depth, sh, str, unpadded};
         pq_hmap_put(&lz->memo_map, slot, h, (uint32_t)lz->memo_n++);
     }
     b->shape = mo->shape;

@@ -11,8 +11,10 @@ typedef struct mv_lb {
     const hlo_logical_buffer *proto;
     const hlo_allocation *alloc;
     const hlo_instruction *instr;
-    const hlo_shape *shape; /* the instruction's shape resolved by the last shape index */
-    int64_t offset;         /* within the allocation */
+    /* the instruction's shape resolved by the last shape index; NULL when a lazily decoded
+     * module's shape was printed from its bytes (then only shape_string and unpadded) */
+    const hlo_shape *shape;
+    int64_t offset; /* within the allocation */
     int64_t unpadded;
     int64_t ref_count;
     struct mv_lb *canonical;

@@ -269,6 +269,13 @@ int64_t hlo_type_bytes(int32_t type);
 /* Appends XLA's HumanStringWithLayout of SHAPE (spec 2.1) to the buffer B (a core buf). */
 struct buf;
 void hlo_shape_print(struct buf *b, const hlo_shape *shape);
+/* Prints the serialized ShapeProto BYTES (at nesting DEPTH) as hlo_shape_print would print
+ * its decoded shape, straight from the bytes, and sets *UNPADDED to
+ * hlo_shape_unpadded_bytes of it. Only the common forms: an array shape (type, dimensions,
+ * a layout of minor_to_major and a tail alignment of 1, no dynamic dimension) or a tuple
+ * of them, in XLA's field order. Returns 0, having appended nothing, for anything else (malformed
+ * bytes included): the caller then decodes with hlo_decode_shape, which reports errors. */
+int hlo_shape_print_bytes(struct buf *b, pq_str bytes, int depth, int64_t *unpadded);
 /* ByteSizeOf(shape, pointer_size=8) with the default layout (spec 3.2). */
 int64_t hlo_shape_unpadded_bytes(const hlo_shape *shape);
 

@@ -30,9 +30,10 @@ int64_t hlo_type_bytes(int32_t type)
     return TYPE_BYTES[type];
 }
 
-static void put_i64(buf *b, int64_t v)
+/* The decimal text of V ending at END (24 bytes are enough); returns its start. */
+static char *i64_text(char *end, int64_t v)
 {
-    char t[24], *p = t + 24;
+    char *p = end;
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
     do {
         *--p = (char)('0' + u % 10);
@@ -40,6 +41,12 @@ static void put_i64(buf *b, int64_t v)
     } while (u);
     if (v < 0)
         *--p = '-';
+    return p;
+}
+
+static void put_i64(buf *b, int64_t v)
+{
+    char t[24], *p = i64_text(t + 24, v);
     buf_put(b, p, (size_t)(t + 24 - p));
 }
 
@@ -209,4 +216,253 @@ int64_t hlo_shape_unpadded_bytes(const hlo_shape *s)
     if (bytes && n > INT64_MAX / bytes)
         return INT64_MAX;
     return n * bytes;
+}
+
+/* Shape strings straight from ShapeProto bytes (hlo_shape_print_bytes): the memory viewer
+ * prints each distinct shape once and needs nothing else of it, so building an hlo_shape
+ * first (arena arrays for dimensions, layouts and tuple elements) is wasted work. */
+
+/* Text gathered in a local array and appended in large pieces. */
+typedef struct shape_out {
+    buf *b;
+    size_t n;
+    char t[256];
+} shape_out;
+
+static void out_flush(shape_out *o)
+{
+    buf_put(o->b, o->t, o->n);
+    o->n = 0;
+}
+
+static inline void out_put(shape_out *o, const char *s, size_t n)
+{
+    if (o->n + n > sizeof o->t) {
+        out_flush(o);
+        if (n > sizeof o->t) {
+            buf_put(o->b, s, n);
+            return;
+        }
+    }
+    memcpy(o->t + o->n, s, n);
+    o->n += n;
+}
+
+static void out_i64(shape_out *o, int64_t v)
+{
+    char t[24], *p = i64_text(t + 24, v);
+    out_put(o, p, (size_t)(t + 24 - p));
+}
+
+/* A varint as pb_read_varint reads one (at most 10 bytes, 64 bits); 0 when malformed. */
+static inline int sb_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    if (p < end && *p < 0x80) { /* one byte: most */
+        *out = *p;
+        *pp = p + 1;
+        return 1;
+    }
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (p >= end)
+            return 0;
+        uint8_t c = *p++;
+        if (shift == 63 && c > 1)
+            return 0;
+        v |= (uint64_t)(c & 0x7F) << shift;
+        if (!(c & 0x80)) {
+            *pp = p;
+            *out = v;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A length-delimited field's body after its tag: [*Q, *QEND), and *PP past it. */
+static int sb_len(const uint8_t **pp, const uint8_t *end, const uint8_t **q, const uint8_t **qend)
+{
+    uint64_t len;
+    if (!sb_varint(pp, end, &len) || len > (uint64_t)(end - *pp))
+        return 0;
+    *q = *pp;
+    *qend = *pp + len;
+    *pp = *qend;
+    return 1;
+}
+
+/* One or more varints: a varint field's value (WIRE 0) or a packed field's (WIRE 2), each
+ * to FN; 0 when malformed or when FN refuses. */
+typedef int (*sb_each)(void *ctx, uint64_t v);
+static inline int sb_values(const uint8_t **pp, const uint8_t *end, unsigned wire, sb_each fn,
+                            void *ctx)
+{
+    uint64_t v;
+    if (wire == 0)
+        return sb_varint(pp, end, &v) && fn(ctx, v);
+    const uint8_t *q, *qend;
+    if (wire != 2 || !sb_len(pp, end, &q, &qend))
+        return 0;
+    while (q < qend)
+        if (!sb_varint(&q, qend, &v) || !fn(ctx, v))
+            return 0;
+    return 1;
+}
+
+typedef struct sb_dims {
+    shape_out *o;
+    const char *first; /* put before the first value ("" or "{") */
+    uint32_t n;
+    int sat; /* the element count overflowed: INT64_MAX bytes */
+    int64_t count;
+} sb_dims;
+
+static inline int sb_dim(void *ctx, uint64_t u)
+{
+    sb_dims *d = ctx;
+    int64_t v = (int64_t)u, dim = v < 0 ? 0 : v;
+    shape_out *o = d->o;
+    if (o->n + 25 > sizeof o->t) /* room for the separator and 20 digits and a sign */
+        out_flush(o);
+    char *w = o->t + o->n;
+    if (d->n++)
+        *w++ = ',';
+    else if (*d->first)
+        *w++ = *d->first;
+    if (u < 10) { /* most dimensions: one or two digits */
+        *w++ = (char)('0' + u);
+    } else if (u < 100) {
+        w[0] = (char)('0' + u / 10);
+        w[1] = (char)('0' + u % 10);
+        w += 2;
+    } else {
+        char t[24], *p = i64_text(t + 24, v);
+        while (p < t + 24)
+            *w++ = *p++;
+    }
+    o->n = (size_t)(w - o->t);
+    if (!d->sat && dim && d->count > INT64_MAX / dim)
+        d->sat = 1;
+    else if (!d->sat)
+        d->count *= dim;
+    return 1;
+}
+
+static int sb_false(void *ctx, uint64_t v)
+{
+    (void)ctx;
+    return v == 0; /* a dynamic dimension would change the dimensions already printed */
+}
+
+static int print_bytes(shape_out *o, const uint8_t *p, const uint8_t *end, int depth,
+                       int64_t *unpadded);
+
+/* A tuple's elements (fields 4 from P on) and its closing parenthesis. */
+static int print_tuple(shape_out *o, const uint8_t *p, const uint8_t *end, int depth,
+                       int64_t *unpadded)
+{
+    out_put(o, "(", 1);
+    uint32_t i = 0;
+    while (p < end) {
+        const uint8_t *q, *qend;
+        if (*p != (4 << 3 | 2))
+            return 0;
+        p++;
+        if (!sb_len(&p, end, &q, &qend))
+            return 0;
+        if (i && i % 5 == 0) { /* PrintTupleShapes marks every fifth element */
+            out_put(o, ", /*index=", 10);
+            out_i64(o, i);
+            out_put(o, "*/", 2);
+        } else if (i) {
+            out_put(o, ", ", 2);
+        }
+        int64_t ignored;
+        if (!print_bytes(o, q, qend, depth + 1, &ignored))
+            return 0;
+        i++;
+    }
+    out_put(o, ")", 1);
+    *unpadded = 8 * (int64_t)i;
+    return 1;
+}
+
+static int print_bytes(shape_out *o, const uint8_t *p, const uint8_t *end, int depth,
+                       int64_t *unpadded)
+{
+    uint64_t v;
+    if (depth > HLO_MAX_SHAPE_DEPTH || p >= end || *p != (2 << 3 | 0))
+        return 0;
+    p++;
+    if (!sb_varint(&p, end, &v))
+        return 0;
+    int32_t type = (int32_t)(uint32_t)v;
+    if (type == HLO_TUPLE)
+        return print_tuple(o, p, end, depth, unpadded);
+    if (type <= 0 || type > 33 || type == HLO_TOKEN || type == HLO_OPAQUE)
+        return 0; /* not an array: rare, decoded */
+    const char *name = TYPE_NAMES[type];
+    out_put(o, name, strlen(name));
+    out_put(o, "[", 1);
+    sb_dims dims = {o, "", 0, 0, 1};
+    while (p < end && (*p == (3 << 3 | 0) || *p == (3 << 3 | 2))) {
+        unsigned wire = *p++ & 7;
+        if (!sb_values(&p, end, wire, sb_dim, &dims))
+            return 0;
+    }
+    out_put(o, "]", 1);
+    if (p < end && *p == (5 << 3 | 2)) { /* the layout: minor_to_major only */
+        const uint8_t *q, *qend;
+        p++;
+        if (!sb_len(&p, end, &q, &qend))
+            return 0;
+        sb_dims m2m = {o, "{", 0, 0, 1}; /* its "{" with the first value */
+        while (q < qend) {
+            uint64_t tag;
+            if (!sb_varint(&q, qend, &tag))
+                return 0;
+            if (tag == (16 << 3 | 0)) { /* tail_padding_alignment_in_elements: "L(n)" unless 1 */
+                if (!sb_varint(&q, qend, &v) || v > 1)
+                    return 0;
+                continue;
+            }
+            if (tag != (1 << 3 | 0) && tag != (1 << 3 | 2))
+                return 0;
+            if (!sb_values(&q, qend, (unsigned)tag & 7, sb_dim, &m2m))
+                return 0;
+        }
+        if (m2m.n)
+            out_put(o, "}", 1);
+        else if (dims.n)
+            out_put(o, "{}", 2); /* a scalar's plain "{}" is not printed */
+    }
+    while (p < end && (*p == (6 << 3 | 0) || *p == (6 << 3 | 2))) {
+        unsigned wire = *p++ & 7;
+        if (!sb_values(&p, end, wire, sb_false, NULL))
+            return 0;
+    }
+    if (p != end)
+        return 0;
+    int64_t bytes = TYPE_BYTES[type];
+    if (dims.sat || (bytes && dims.count > INT64_MAX / bytes))
+        *unpadded = INT64_MAX;
+    else
+        *unpadded = dims.count * bytes;
+    return 1;
+}
+
+int hlo_shape_print_bytes(buf *b, pq_str bytes, int depth, int64_t *unpadded)
+{
+    shape_out o;
+    o.b = b;
+    o.n = 0;
+    size_t start = b->n;
+    const uint8_t *p = (const uint8_t *)(bytes.n ? bytes.p : "");
+    if (!print_bytes(&o, p, p + bytes.n, depth, unpadded)) {
+        b->n = start; /* nothing appended: the caller decodes */
+        return 0;
+    }
+    out_flush(&o);
+    return 1;
 }

@@ -235,6 +235,38 @@ static void share_cycle(void **state)
     }
 }
 
+/* hlo_shape_print_bytes on BYTES: FAST (whether it prints them itself) and, when it does,
+ * the same text and unpadded size as decoding with hlo_decode_shape and printing. */
+static void shape_bytes_check(const uint8_t *p, size_t n, int fast)
+{
+    arena a;
+    arena_init(&a);
+    buf got, want;
+    buf_init(&got, NULL);
+    buf_init(&want, NULL);
+    buf_puts(&got, "x");
+    int64_t unpadded = -1, off;
+    const char *what;
+    int r = hlo_shape_print_bytes(&got, (pq_str){(const char *)p, n}, 0, &unpadded);
+    if (fast >= 0)
+        assert_int_equal(r, fast);
+    if (!r) {
+        assert_int_equal(got.n, 1); /* nothing appended */
+    } else {
+        hlo_shape *sh = NULL;
+        assert_int_equal(hlo_decode_shape((pq_str){(const char *)p, n}, p, 0, &a, &sh, &off, &what),
+                         PQ_OK);
+        buf_puts(&want, "x");
+        hlo_shape_print(&want, sh);
+        assert_int_equal(got.n, want.n);
+        assert_memory_equal(got.p, want.p, got.n);
+        assert_int_equal(unpadded, hlo_shape_unpadded_bytes(sh));
+    }
+    buf_release(&got);
+    buf_release(&want);
+    arena_release(&a);
+}
+
 static void shape_string(const tbuf *shape, const char *want)
 {
     arena a;
@@ -308,6 +340,71 @@ static void shape_strings(void **state)
     for (int i = 0; i < 6; i++)
         put_array_shape(&s, 4, 1, NULL, 0, 0);
     shape_string(&s, "(pred[], pred[], pred[], pred[], pred[], /*index=5*/pred[])");
+    shape_bytes_check(s.p, s.n, 1);
+    tb_free(&s);
+}
+
+/* Shapes printed straight from their bytes (the lazy memory viewer's shape strings): the
+ * common forms are printed so, the others refused with nothing appended, and every
+ * truncation either refused or printed as the decoder prints it. */
+static void shape_from_bytes(void **state)
+{
+    (void)state;
+    tbuf s;
+    /* (f32[3,8]{1,0}, bf16[2]{0}, s8[4,5]{0,1}, f32[]) as XLA writes it: packed dims and
+     * minor_to_major, tail_padding_alignment_in_elements 1, dynamic flags all false */
+    tb_init(&s);
+    put_varint_field(&s, 2, 13);
+    size_t e = msg_begin(&s, 4);
+    put_varint_field(&s, 2, 11);
+    const uint8_t dims[] = {3, 8}, m2m[] = {1, 0}, no[] = {0, 0};
+    put_len_field(&s, 3, dims, 2);
+    size_t l = msg_begin(&s, 5);
+    put_len_field(&s, 1, m2m, 2);
+    put_varint_field(&s, 16, 1);
+    msg_end(&s, l);
+    put_len_field(&s, 6, no, 2);
+    msg_end(&s, e);
+    put_array_shape(&s, 4, 16, (const int64_t[]){2}, 1, 1);
+    put_array_shape(&s, 4, 2, (const int64_t[]){4, 5}, 2, 0);
+    put_array_shape(&s, 4, 11, NULL, 0, 1); /* a scalar's "{}" is not printed */
+    shape_bytes_check(s.p, s.n, 1);
+    for (size_t cut = 0; cut < s.n; cut++)
+        shape_bytes_check(s.p, cut, -1);
+    tb_free(&s);
+    /* s8[4,5]{0,1}: a layout that is not descending */
+    tb_init(&s);
+    put_varint_field(&s, 2, 2);
+    put_varint_field(&s, 3, 4);
+    put_varint_field(&s, 3, 5);
+    l = msg_begin(&s, 5);
+    put_varint_field(&s, 1, 0);
+    put_varint_field(&s, 1, 1);
+    msg_end(&s, l);
+    shape_bytes_check(s.p, s.n, 1);
+    tb_free(&s);
+    /* refused: a dynamic dimension, a tail alignment of 2, a token, fields out of order */
+    tb_init(&s);
+    put_varint_field(&s, 2, 4);
+    put_varint_field(&s, 3, 3);
+    put_varint_field(&s, 6, 1);
+    shape_bytes_check(s.p, s.n, 0);
+    tb_free(&s);
+    tb_init(&s);
+    put_varint_field(&s, 2, 4);
+    l = msg_begin(&s, 5);
+    put_varint_field(&s, 16, 2);
+    msg_end(&s, l);
+    shape_bytes_check(s.p, s.n, 0);
+    tb_free(&s);
+    tb_init(&s);
+    put_varint_field(&s, 2, 17);
+    shape_bytes_check(s.p, s.n, 0);
+    tb_free(&s);
+    tb_init(&s);
+    put_varint_field(&s, 3, 4);
+    put_varint_field(&s, 2, 4);
+    shape_bytes_check(s.p, s.n, 0);
     tb_free(&s);
 }
 
@@ -589,11 +686,17 @@ static void sort_ids(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(worked_example),  cmocka_unit_test(share_chain),
-        cmocka_unit_test(double_free),     cmocka_unit_test(share_cycle),
-        cmocka_unit_test(shape_strings),   cmocka_unit_test(malformed),
-        cmocka_unit_test(real_dump),       cmocka_unit_test(sort_ids),
-        cmocka_unit_test(instruction_ids), cmocka_unit_test(lazy_instruction_errors),
+        cmocka_unit_test(worked_example),
+        cmocka_unit_test(share_chain),
+        cmocka_unit_test(double_free),
+        cmocka_unit_test(share_cycle),
+        cmocka_unit_test(shape_strings),
+        cmocka_unit_test(shape_from_bytes),
+        cmocka_unit_test(malformed),
+        cmocka_unit_test(real_dump),
+        cmocka_unit_test(sort_ids),
+        cmocka_unit_test(instruction_ids),
+        cmocka_unit_test(lazy_instruction_errors),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
