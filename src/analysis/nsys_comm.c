@@ -9,6 +9,8 @@
 
 #include "core/alloc.h"
 #include "core/err.h"
+#include "core/hash.h"
+#include "core/hmap.h"
 #include "core/pairmap.h"
 #include "core/sort.h"
 
@@ -256,6 +258,109 @@ static int cmp_thunk(const void *pa, const void *pb, void *ctx)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* The (program, exec, dev) groups of the thunks, for sort_by_group. */
+typedef struct thunk_groups {
+    const nc_thunk *th;
+    uint32_t *gid;   /* per row: its group */
+    uint32_t *first; /* per group: its first row, then its place in the sorted rows */
+    uint32_t *last;  /* per group: its last row so far */
+    uint32_t n;
+    const nc_thunk *row; /* the row being looked up */
+    pq_hmap index;
+} thunk_groups;
+
+static int same_group_as_row(void *ctx, uint32_t g)
+{
+    const thunk_groups *G = ctx;
+    const nc_thunk *a = &G->th[G->first[g]], *b = G->row;
+    return a->program == b->program && a->exec == b->exec && a->dev == b->dev;
+}
+
+static int cmp_group(const void *pa, const void *pb, void *ctx)
+{
+    const thunk_groups *G = ctx;
+    const nc_thunk *a = &G->th[G->first[*(const uint32_t *)pa]],
+                   *b = &G->th[G->first[*(const uint32_t *)pb]];
+    if (a->program != b->program)
+        return a->program < b->program ? -1 : 1;
+    if (a->exec != b->exec)
+        return a->exec < b->exec ? -1 : 1;
+    return a->dev < b->dev ? -1 : a->dev > b->dev;
+}
+
+/* Row B after row A of the same group in cmp_thunk's order (start, then seq). */
+static int in_order(const nc_thunk *a, const nc_thunk *b)
+{
+    return a->start != b->start ? a->start < b->start : a->seq < b->seq;
+}
+
+/* The rows in cmp_thunk's order into IX (N entries) when each group's rows come in
+ * (start, seq) order, as the gather gives them: the groups sorted, then the rows placed by
+ * their group's rank (linear, where the merge sort of the rows made 268,017 comparator calls
+ * on the shared archive with devices interleaved). Every pair of rows then stands as
+ * cmp_thunk puts it, so the order is the sort's. 1: a group out of order (the caller
+ * sorts); -1: no memory. */
+static int sort_by_group(const nc_tables *t, uint32_t *ix)
+{
+    size_t n = t->nth;
+    thunk_groups G = {.th = t->th};
+    G.gid = pq_malloc_array(n, sizeof *G.gid);
+    G.first = pq_malloc_array(n, sizeof *G.first);
+    G.last = pq_malloc_array(n, sizeof *G.last);
+    int rc = G.gid && G.first && G.last ? 0 : -1;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const nc_thunk *r = &t->th[i];
+        G.row = r;
+        uint64_t h =
+            hash_mix64((uint64_t)r->program ^ hash_mix64((uint64_t)r->exec ^ hash_mix64(r->dev)));
+        if (pq_hmap_reserve(&G.index, (size_t)G.n + 1) != 0) {
+            rc = -1;
+            break;
+        }
+        size_t slot = pq_hmap_probe(&G.index, h, same_group_as_row, &G);
+        uint32_t g;
+        if (pq_hmap_found(&G.index, slot)) {
+            g = pq_hmap_value(&G.index, slot);
+            if (!in_order(&t->th[G.last[g]], r))
+                rc = 1;
+        } else {
+            g = G.n++;
+            G.first[g] = (uint32_t)i;
+            pq_hmap_put(&G.index, slot, h, g);
+        }
+        G.last[g] = (uint32_t)i;
+        G.gid[i] = g;
+    }
+    uint32_t *order = rc == 0 ? pq_malloc_array(G.n ? G.n : 1, sizeof *order) : NULL;
+    if (rc == 0 && !order)
+        rc = -1;
+    if (rc == 0) {
+        for (uint32_t g = 0; g < G.n; g++)
+            order[g] = g;
+        rc = pq_sort(order, G.n, sizeof *order, cmp_group, &G) != 0 ? -1 : 0;
+    }
+    if (rc == 0) {
+        /* last: rows per group, then first: each group's next place. */
+        for (uint32_t g = 0; g < G.n; g++)
+            G.last[g] = 0;
+        for (size_t i = 0; i < n; i++)
+            G.last[G.gid[i]]++;
+        uint32_t at = 0;
+        for (uint32_t k = 0; k < G.n; k++) {
+            G.first[order[k]] = at;
+            at += G.last[order[k]];
+        }
+        for (size_t i = 0; i < n; i++)
+            ix[G.first[G.gid[i]]++] = (uint32_t)i;
+    }
+    pq_free(order);
+    pq_free(G.gid);
+    pq_free(G.first);
+    pq_free(G.last);
+    pq_hmap_free(&G.index);
+    return rc;
+}
+
 /* Sorts the thunks by cmp_thunk (a total order: seq is unique): their 32-bit indexes, with
  * the comparator inlined, then the rows moved in place along the permutation's cycles (qsort
  * of the 96-byte rows was 10.7 M instructions on the shared archive, most of it calls and
@@ -268,9 +373,16 @@ static int sort_thunks(nc_tables *t)
     uint32_t *ix = pq_malloc_array(n, 2 * sizeof *ix);
     if (!ix)
         return -1;
-    for (size_t i = 0; i < n; i++)
-        ix[i] = (uint32_t)i;
-    pq_sort_inline(ix, ix + n, n, sizeof *ix, cmp_thunk, t->th);
+    int by_group = sort_by_group(t, ix);
+    if (by_group < 0) {
+        pq_free(ix);
+        return -1;
+    }
+    if (by_group) {
+        for (size_t i = 0; i < n; i++)
+            ix[i] = (uint32_t)i;
+        pq_sort_inline(ix, ix + n, n, sizeof *ix, cmp_thunk, t->th);
+    }
     /* Row i takes the row at ix[i]; ix[j] = j marks a place already filled. */
     for (size_t i = 0; i < n; i++) {
         if (ix[i] == i)

@@ -161,6 +161,16 @@ typedef struct fctx {
     seqset pref[3]; /* source: frames+op_name, unknown+op_name, unknown */
     seqset opn[2];  /* op_name: split path, unknown */
     uint32_t buf[MAX_FRAMES + 4];
+    /* The previous op_name path (a copy) and its segments' ends and name ids: a path's
+     * leading segments equal to the previous path's reuse their ids (same pool, same ids). */
+    char *prev;
+    size_t nprev, capprev;
+    uint32_t prev_op, nseg, seg_end[MAX_FRAMES], seg_id[MAX_FRAMES];
+    /* The previous instruction's stack (module, frame id, frames): consecutive
+     * instructions often share it. */
+    const hlo_module *last_m;
+    int32_t last_frame;
+    uint32_t nlast, last[MAX_FRAMES];
 } fctx;
 
 static uint32_t name_id(fctx *c, const char *p, size_t n)
@@ -222,7 +232,12 @@ static int use_module(fctx *c, const hlo_module *m)
 /* The frames of stack frame FRAME_ID into c->buf[1..], outermost first; their count. */
 static uint32_t stack_of(fctx *c, int32_t frame_id)
 {
+    if (c->last_m == c->m && c->last_frame == frame_id) {
+        memcpy(c->buf + 1, c->last, c->nlast * sizeof *c->last);
+        return c->nlast;
+    }
     uint32_t n = 0, tmp[MAX_FRAMES];
+    c->last_frame = frame_id;
     while (frame_id > 0 && (uint32_t)frame_id <= c->m->nstack_frames && n < MAX_FRAMES) {
         const hlo_stack_frame *fr = &c->m->stack_frames[frame_id - 1];
         uint32_t *memo = &c->frame_ids[frame_id - 1];
@@ -233,7 +248,62 @@ static uint32_t stack_of(fctx *c, int32_t frame_id)
     }
     for (uint32_t k = 0; k < n; k++)
         c->buf[1 + k] = tmp[n - 1 - k];
+    memcpy(c->last, c->buf + 1, n * sizeof *c->last);
+    c->nlast = n;
+    c->last_m = c->m;
     return n;
+}
+
+/* Length of the common prefix of A[0..NA) and B[0..NB). */
+static size_t common_prefix(const char *a, size_t na, const char *b, size_t nb)
+{
+    size_t n = na < nb ? na : nb, k = 0;
+    while (k + 8 <= n && memcmp(a + k, b + k, 8) == 0)
+        k += 8;
+    while (k < n && a[k] == b[k])
+        k++;
+    return k;
+}
+
+/* The name ids of the '/'-separated segments of op_name path S[0..N) (its id OP; SAME
+ * bytes in common with the previous path) into IDS (at most MAX_FRAMES - 1 segments
+ * interned, as many ids); their count. A segment that ends where the previous path's
+ * segment of the same rank ends, within their common prefix, is the same text: its id is
+ * reused, not interned again (the pool and its order unchanged). */
+static uint32_t op_path(fctx *c, const char *s, size_t n, uint32_t op, size_t same, uint32_t *ids)
+{
+    uint32_t k = 0;
+    const char *p = s, *end = s + n;
+    for (;;) {
+        const char *q = memchr(p, '/', (size_t)(end - p));
+        const char *e = q ? q : end;
+        uint32_t at = (uint32_t)(e - s);
+        if (k < MAX_FRAMES - 1) {
+            if (!(k < c->nseg && c->seg_end[k] == at && at <= same))
+                c->seg_id[k] = name_id(c, p, (size_t)(e - p));
+            c->seg_end[k] = at;
+            ids[k] = c->seg_id[k];
+            k++;
+        }
+        if (!q)
+            break;
+        p = q + 1;
+    }
+    c->nseg = k;
+    c->prev_op = op;
+    if (n > c->capprev) {
+        char *b = pq_realloc(c->prev, n);
+        if (!b) { /* no memo: the next path interns every segment */
+            c->nseg = 0;
+            return k;
+        }
+        c->prev = b;
+        c->capprev = n;
+    }
+    if (n)
+        memcpy(c->prev, s, n);
+    c->nprev = n;
+    return k;
 }
 
 /* The locations of one instruction, into the preference sets. */
@@ -241,7 +311,12 @@ static void instruction_locs(fctx *c, const nsys_hlo_inst *in)
 {
     uint32_t nf = stack_of(c, in->stack_frame_id);
     int has_op = in->op_name.n > 0;
-    uint32_t op = has_op ? name_id(c, in->op_name.p, in->op_name.n) : 0;
+    const char *s = in->op_name.p;
+    size_t ns = in->op_name.n;
+    size_t same = has_op && c->prev ? common_prefix(s, ns, c->prev, c->nprev) : 0;
+    uint32_t op = !has_op                                   ? 0
+                  : c->nseg && same == ns && ns == c->nprev ? c->prev_op /* the same path */
+                                                            : name_id(c, s, ns);
     c->buf[0] = c->active;
     if (nf) {
         c->buf[1 + nf] = op;
@@ -251,19 +326,8 @@ static void instruction_locs(fctx *c, const nsys_hlo_inst *in)
         return;
     uint32_t u[3] = {c->active, c->unknown, op};
     add_key(&c->pref[1], u, 3);
-    uint32_t n = 1;
     c->buf[0] = c->active;
-    const char *p = in->op_name.p, *end = p + in->op_name.n;
-    for (;;) {
-        const char *q = memchr(p, '/', (size_t)(end - p));
-        const char *e = q ? q : end;
-        if (n < MAX_FRAMES)
-            c->buf[n++] = name_id(c, p, (size_t)(e - p));
-        if (!q)
-            break;
-        p = q + 1;
-    }
-    add_key(&c->opn[0], c->buf, n);
+    add_key(&c->opn[0], c->buf, 1 + op_path(c, s, ns, op, same, c->buf + 1));
 }
 
 static void reset_sets(fctx *c)
@@ -381,6 +445,7 @@ pq_status nsys_flame_compute(const nsys_comm_result *comm, nsys_hlo *const *dump
     for (size_t k = 0; k < c.nmemo; k++)
         pq_free(c.memo[k].ids);
     pq_free(c.memo);
+    pq_free(c.prev);
     if (st != PQ_OK)
         nsys_flame_free(out);
     return st;

@@ -23,8 +23,45 @@ static const char *fname(const nsys_flame_result *r, uint32_t id)
     return intern_str(&r->names, id);
 }
 
+/* Frame names escaped once each (stacks repeat them: 14,292 frames of ~1,000 names on
+ * the shared archive): per name id its escaped text's offset + 1 in ESC (0: not yet) and
+ * length. Without memory, names are escaped where written (json_cstr), as before. */
+typedef struct name_memo {
+    size_t *at;
+    uint32_t *n;
+    buf esc;
+} name_memo;
+
+static void put_name(json_writer *w, const nsys_flame_result *r, name_memo *m, uint32_t id)
+{
+    const char *s = fname(r, id);
+    if (!m->at || m->esc.status != PQ_OK) {
+        json_cstr(w, s);
+        return;
+    }
+    if (!m->at[id]) {
+        size_t at = m->esc.n;
+        json_escape_into(&m->esc, s, strlen(s)); /* json_cstr's bytes: up to a NUL */
+        if (m->esc.status != PQ_OK || m->esc.n - at > UINT32_MAX) {
+            json_cstr(w, s);
+            return;
+        }
+        m->at[id] = at + 1;
+        m->n[id] = (uint32_t)(m->esc.n - at);
+    }
+    json_str_escaped(w, m->esc.p + m->at[id] - 1, m->n[id]);
+}
+
 void nsys_flame_json(json_writer *w, const nsys_flame_result *r)
 {
+    name_memo m;
+    m.at = pq_calloc(r->names.n ? r->names.n : 1, sizeof *m.at);
+    m.n = pq_calloc(r->names.n ? r->names.n : 1, sizeof *m.n);
+    buf_init(&m.esc, NULL);
+    if (!m.n) {
+        pq_free(m.at);
+        m.at = NULL;
+    }
     json_key(w, "flame");
     json_obj_begin(w);
     json_key(w, "unknown_thunks");
@@ -38,7 +75,7 @@ void nsys_flame_json(json_writer *w, const nsys_flame_result *r)
             json_key(w, "stack");
             json_arr_begin(w);
             for (uint32_t q = 0; q < s->nframes; q++)
-                json_cstr(w, fname(r, s->frames[q]));
+                put_name(w, r, &m, s->frames[q]);
             json_arr_end(w);
             json_key(w, "ms");
             json_double(w, s->ms);
@@ -47,6 +84,9 @@ void nsys_flame_json(json_writer *w, const nsys_flame_result *r)
         json_arr_end(w);
     }
     json_obj_end(w);
+    pq_free(m.at);
+    pq_free(m.n);
+    buf_release(&m.esc);
 }
 
 static const nsys_flame_stack *sort_stacks;
