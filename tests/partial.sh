@@ -5,7 +5,7 @@
 # inputs prints: the same exit code, stdout and stderr (memory-profile --format xprof over
 # several hosts fails alike). Inputs: the shared XPlane files (one source per host), 8
 # generated hosts (bench/gen_xspace.c, seeds 1..8, small; the issue's "4-host run dir" is
-# not in ../shared/data), the TPU XSpace alone, TPU XSpaces with device "Steps" lines
+# not in ../shared/data), the issue's 64 generated hosts (seeds 101..164, smaller), the TPU XSpace alone, TPU XSpaces with device "Steps" lines
 # (scripts/add_tpu_steps.py: one alone, and with others), and for info and memory-profile
 # files of every format (HloProto, Tenstorrent log, trace JSON). Also: a truncated partial, a
 # partial of another version, of another command and a non-partial are exit 3 with the
@@ -50,8 +50,15 @@ mkdir -p "$tmp/gen"
 for s in 1 2 3 4 5 6 7 8; do
   "$gen" "$tmp/gen/host$s.xplane.pb" $((96 * 1024 + s * 8192)) "$s" >/dev/null || exit 1
 done
-sets="gen"
-declare -A SET_FILES=([gen]="$(echo "$tmp"/gen/host*.xplane.pb)")
+# the issue's 64 generated hosts of one job (seeds 1..64, smaller still), split 1/2/4/8 ways
+mkdir -p "$tmp/gen64"
+for s in $(seq 1 64); do
+  "$gen" "$tmp/gen64/host$(printf %02d "$s").xplane.pb" $((48 * 1024 + s * 1024)) "$((100 + s))" \
+    >/dev/null || exit 1
+done
+sets="gen gen64"
+declare -A SET_FILES=([gen]="$(echo "$tmp"/gen/host*.xplane.pb)"
+  [gen64]="$(echo "$tmp"/gen64/host*.xplane.pb)")
 if [ -d "$SHARED/data/xplane" ]; then
   x="$SHARED/data/xplane"
   # every shared XSpace (TPU and GPU runs: one process reads the TPU planes only), and the
@@ -63,7 +70,7 @@ if [ -d "$SHARED/data/xplane" ]; then
   SET_FILES[formats]="$(echo "$d"/hlo/mi300x8_jax_conv_legacy__jit__normal*.pb \
     "$d"/tenstorrent/*.log "$d"/trace-json/hta__cpu_only__*.gz \
     "$d"/trace-json/kineto__docs__*.json "$x"/mi300_jax08_elementwise.xplane.pb)"
-  sets="gen shared conv tpu formats"
+  sets="gen gen64 shared conv tpu formats"
   # TPU XSpaces with device "Steps" lines (scripts/add_tpu_steps.py, as the conformance
   # suite roofline_steps.sh makes them): roofline_model's step records come from the
   # partials' step counts, of several sources over XProf's step intersection of the hosts
