@@ -24,6 +24,10 @@ typedef struct cli_command {
     const char *usage;
 } cli_command;
 
+/* Puts the C library's heap on 2 MiB pages for the rest of the process (common.c: why, and
+ * what it costs). Call first thing in a command that reads a big input, before any thread. */
+void cli_heap_on_huge_pages(void);
+
 /* Output: stdout, or a file written atomically (temp file, then rename). */
 typedef struct cli_out {
     FILE *f;

@@ -104,6 +104,7 @@ static pq_status render(const pq_profile *prof, const cli_common *c, void *ctx, 
 
 static int cmd_nsys(int argc, char **argv)
 {
+    cli_heap_on_huge_pages(); /* an archive's model: 9,000 small-page faults otherwise */
     unsigned sections = 0;
     const cli_spec spec = {"nsys", "f:o:", options, "text, json or svg", take, &sections};
     cli_common c;
