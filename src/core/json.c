@@ -79,6 +79,29 @@ static inline void before_item(json_writer *w)
     }
 }
 
+/* The compact writer's fast path: with room for a separator and N more bytes and no flush
+ * due, writes the separator (a comma when the container has items; nothing after a key)
+ * and returns where the value's bytes go (the caller adds their count to b->n). NULL when
+ * the general path must be taken (pretty output, the top level, no room): the same bytes. */
+static inline char *compact_item(json_writer *w, size_t n)
+{
+    buf *b = w->b;
+    if (w->pretty || w->depth <= 0 || n + 1 > b->cap - b->n || b->status != PQ_OK ||
+        (b->sink && b->n + n + 1 >= BUF_FLUSH_BYTES))
+        return NULL;
+    char *d = b->p + b->n;
+    if (w->after_key) {
+        w->after_key = 0;
+        return d;
+    }
+    unsigned char *has = &w->has_items[w->depth - 1];
+    size_t c = *has;
+    d[0] = ',';
+    b->n += c;
+    *has = 1;
+    return d + c;
+}
+
 static void open_container(json_writer *w, char c)
 {
     before_item(w);
@@ -155,32 +178,54 @@ void json_key(json_writer *w, const char *key)
     w->after_key = 1;
 }
 
-void json_key_text(json_writer *w, const char *text, size_t n)
+/* Moves N bytes by two overlapping fixed-size copies when N <= 32 (most pieces are short:
+ * keys, numbers, names), else memcpy. */
+static inline void move_short(char *d, const char *q, size_t n)
+{
+    if (n > 32) {
+        memcpy(d, q, n);
+    } else if (n >= 16) {
+        memcpy(d, q, 16);
+        memcpy(d + n - 16, q + n - 16, 16);
+    } else if (n >= 8) {
+        memcpy(d, q, 8);
+        memcpy(d + n - 8, q + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(d, q, 4);
+        memcpy(d + n - 4, q + n - 4, 4);
+    } else if (n) {
+        d[0] = q[0];
+        d[n / 2] = q[n / 2];
+        d[n - 1] = q[n - 1];
+    }
+}
+
+/* The compact writer's fast path for a key (json_key_text's TEXT, N bytes) with room for
+ * N + 1 + MORE bytes and no flush due: writes the comma (when the object has items) and the
+ * key, and returns where the value goes (after_key stays clear: the value follows at once).
+ * NULL when the general path must be taken: the same bytes. */
+static inline char *compact_key(json_writer *w, const char *text, size_t n, size_t more)
 {
     buf *b = w->b;
-    /* Compact output with room: the comma (when the object has items) and the key in one
-     * step, the key moved by two overlapping fixed-size copies (16,800 keys on the H100
-     * memory viewer). The same bytes as the general path below. */
-    if (!w->pretty && !w->after_key && w->depth > 0 && n >= 4 && n <= 32 &&
-        n + 1 <= b->cap - b->n && b->status == PQ_OK &&
-        (!b->sink || b->n + n + 1 < BUF_FLUSH_BYTES)) {
-        unsigned char *has = &w->has_items[w->depth - 1];
-        char *d = b->p + b->n;
-        size_t c = *has; /* 0 or 1: a comma before the key */
-        d[0] = ',';
-        d += c;
-        if (n >= 16) {
-            memcpy(d, text, 16);
-            memcpy(d + n - 16, text + n - 16, 16);
-        } else if (n >= 8) {
-            memcpy(d, text, 8);
-            memcpy(d + n - 8, text + n - 8, 8);
-        } else {
-            memcpy(d, text, 4);
-            memcpy(d + n - 4, text + n - 4, 4);
-        }
-        b->n += c + n;
-        *has = 1;
+    if (w->pretty || w->after_key || w->depth <= 0 || n > 32 || n + 1 + more > b->cap - b->n ||
+        b->status != PQ_OK || (b->sink && b->n + n + 1 + more >= BUF_FLUSH_BYTES))
+        return NULL;
+    unsigned char *has = &w->has_items[w->depth - 1];
+    char *d = b->p + b->n;
+    size_t c = *has; /* 0 or 1: a comma before the key */
+    d[0] = ',';
+    d += c;
+    move_short(d, text, n);
+    b->n += c + n;
+    *has = 1;
+    return d + n;
+}
+
+void json_key_text(json_writer *w, const char *text, size_t n)
+{
+    /* compact output with room: the comma and the key in one step (16,800 keys on the
+     * H100 memory viewer) */
+    if (compact_key(w, text, n, 0)) {
         w->after_key = 1;
         return;
     }
@@ -247,40 +292,47 @@ static inline unsigned first_special16(const unsigned char *p)
 }
 #endif
 
+/* The number of bytes from I on (I < N) that are printable ASCII other than '"' and '\\':
+ * written as they are. */
+static inline size_t plain_run(const unsigned char *p, size_t i, size_t n)
+{
+    /* 16 bytes at a time (SSE2; the H100 memory viewer's op names: 1.65 M instructions at
+     * 8) or eight while no byte of the word is special */
+    size_t j = i;
+#ifdef __SSE2__
+    unsigned k = 16;
+    while (j + 16 <= n && (k = first_special16(p + j)) == 16)
+        j += 16;
+    if (k < 16) {
+        j += k;
+    } else if (j < n && n >= 16 && first_special16(p + n - 16) == 16) {
+        j = n; /* the last 16 bytes, over bytes already checked */
+    }
+#endif
+    while (j + 8 <= n) {
+        uint64_t x;
+        memcpy(&x, p + j, 8);
+        if (special_bytes(x))
+            break;
+        j += 8;
+    }
+    if (j < n && j >= 8 && n - j < 8) { /* the last word, over bytes already checked */
+        uint64_t x;
+        memcpy(&x, p + n - 8, 8);
+        if (!special_bytes(x))
+            j = n;
+    }
+    while (j < n && (unsigned char)(p[j] - 0x20) < 0x60 && p[j] != '"' && p[j] != '\\')
+        j++;
+    return j - i;
+}
+
 void json_escape_into(buf *b, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0, run = 0;
     while (i < n) {
-        /* the common case: a stretch of printable ASCII other than '"' and '\\', 16 bytes
-         * at a time (SSE2; the H100 memory viewer's op names: 1.65 M instructions at 8) or
-         * eight while no byte of the word is special */
-        size_t j = i;
-#ifdef __SSE2__
-        unsigned k = 16;
-        while (j + 16 <= n && (k = first_special16(p + j)) == 16)
-            j += 16;
-        if (k < 16) {
-            j += k;
-        } else if (j < n && n >= 16 && first_special16(p + n - 16) == 16) {
-            j = n; /* the last 16 bytes, over bytes already checked */
-        }
-#endif
-        while (j + 8 <= n) {
-            uint64_t x;
-            memcpy(&x, p + j, 8);
-            if (special_bytes(x))
-                break;
-            j += 8;
-        }
-        if (j < n && j >= 8 && n - j < 8) { /* the last word, over bytes already checked */
-            uint64_t x;
-            memcpy(&x, p + n - 8, 8);
-            if (!special_bytes(x))
-                j = n;
-        }
-        while (j < n && (unsigned char)(p[j] - 0x20) < 0x60 && p[j] != '"' && p[j] != '\\')
-            j++;
+        size_t j = i + plain_run(p, i, n);
         run += j - i;
         i = j;
         if (i >= n)
@@ -325,6 +377,23 @@ void json_escape_into(buf *b, const char *s, size_t n)
 
 void json_str(json_writer *w, const char *p, size_t n)
 {
+    /* compact output with room: the separator, then the plain bytes from the start (most
+     * strings are all plain: then the whole string) in one step; the rest escaped */
+    char *d = compact_item(w, n + 2);
+    if (d) {
+        size_t k = n ? plain_run((const unsigned char *)p, 0, n) : 0;
+        d[0] = '"';
+        move_short(d + 1, p, k);
+        if (k == n) {
+            d[n + 1] = '"';
+            w->b->n += n + 2;
+            return;
+        }
+        w->b->n += k + 1;
+        json_escape_into(w->b, p + k, n - k);
+        jputc(w->b, '"');
+        return;
+    }
     before_item(w);
     jputc(w->b, '"');
     json_escape_into(w->b, p, n);
@@ -333,6 +402,14 @@ void json_str(json_writer *w, const char *p, size_t n)
 
 void json_str_escaped(json_writer *w, const char *p, size_t n)
 {
+    char *d = compact_item(w, n + 2);
+    if (d) {
+        d[0] = '"';
+        move_short(d + 1, p, n);
+        d[n + 1] = '"';
+        w->b->n += n + 2;
+        return;
+    }
     before_item(w);
     jputc(w->b, '"');
     jput(w->b, p, n);
@@ -351,23 +428,78 @@ static const char PAIRS[201] = "000102030405060708091011121314151617181920212223
                                "50515253545556575859606162636465666768697071727374"
                                "75767778798081828384858687888990919293949596979899";
 
+/* The number of decimal digits of V (1 for 0). */
+static inline int u64_digits(uint64_t v)
+{
+    static const uint64_t P[20] = {1ull,
+                                   10ull,
+                                   100ull,
+                                   1000ull,
+                                   10000ull,
+                                   100000ull,
+                                   1000000ull,
+                                   10000000ull,
+                                   100000000ull,
+                                   1000000000ull,
+                                   10000000000ull,
+                                   100000000000ull,
+                                   1000000000000ull,
+                                   10000000000000ull,
+                                   100000000000000ull,
+                                   1000000000000000ull,
+                                   10000000000000000ull,
+                                   100000000000000000ull,
+                                   1000000000000000000ull,
+                                   10000000000000000000ull};
+    v |= 1; /* the same count: 10^k is even */
+    int t = ((64 - __builtin_clzll(v)) * 1233) >> 12; /* t or t + 1 digits */
+    return t + (v >= P[t]);
+}
+
+/* The four decimal digits of V (< 10^4) and the eight of V (< 10^8) at D: 32-bit steps. */
+static inline void put4(char *d, uint32_t v)
+{
+    memcpy(d, PAIRS + 2 * (v / 100), 2);
+    memcpy(d + 2, PAIRS + 2 * (v % 100), 2);
+}
+
+static inline void put8(char *d, uint32_t v)
+{
+    put4(d, v / 10000);
+    put4(d + 4, v % 10000);
+}
+
+/* Writes the decimal digits of V (with '-' first when NEG) at D; returns their count. The
+ * count known first (no staging copy), then from the end eight digits a step while over
+ * 32 bits, then two. */
+static inline size_t write_u64(char *d, uint64_t v, int neg)
+{
+    d[0] = '-';
+    d += neg;
+    size_t nd = (size_t)u64_digits(v);
+    char *e = d + nd;
+    while (v >= 100000000) {
+        e -= 8;
+        put8(e, (uint32_t)(v % 100000000));
+        v /= 100000000;
+    }
+    uint32_t u = (uint32_t)v;
+    while (u >= 100) {
+        e -= 2;
+        memcpy(e, PAIRS + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u >= 10)
+        memcpy(e - 2, PAIRS + 2 * u, 2);
+    else
+        e[-1] = (char)('0' + u);
+    return nd + (size_t)neg;
+}
+
 static void put_u64(buf *b, uint64_t v, int neg)
 {
     char tmp[24];
-    int i = sizeof tmp;
-    for (; v >= 100; v /= 100) {
-        i -= 2;
-        memcpy(tmp + i, PAIRS + 2 * (v % 100), 2);
-    }
-    if (v >= 10) {
-        i -= 2;
-        memcpy(tmp + i, PAIRS + 2 * v, 2);
-    } else {
-        tmp[--i] = (char)('0' + v);
-    }
-    if (neg)
-        tmp[--i] = '-';
-    jput(b, tmp + i, sizeof tmp - (size_t)i);
+    jput(b, tmp, write_u64(tmp, v, neg));
 }
 
 void json_put_i64(buf *b, int64_t v)
@@ -377,12 +509,23 @@ void json_put_i64(buf *b, int64_t v)
 
 void json_int(json_writer *w, int64_t v)
 {
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char *d = compact_item(w, 21);
+    if (d) {
+        w->b->n += write_u64(d, u, v < 0);
+        return;
+    }
     before_item(w);
-    json_put_i64(w->b, v);
+    put_u64(w->b, u, v < 0);
 }
 
 void json_uint(json_writer *w, uint64_t v)
 {
+    char *d = compact_item(w, 21);
+    if (d) {
+        w->b->n += write_u64(d, v, 0);
+        return;
+    }
     before_item(w);
     put_u64(w->b, v, 0);
 }
@@ -506,14 +649,17 @@ static int u128_bits(json_u128 x)
     return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
 }
 
-/* The P decimal digits of Q (Q < 10^P) into D, two at a time. */
+/* The P decimal digits of Q (Q < 10^P) into D: eight at a time, then two. */
 static void put_digits(uint64_t q, int p, char *d)
 {
     int i = p;
-    for (; i >= 2; i -= 2, q /= 100)
-        memcpy(d + i - 2, PAIRS + 2 * (q % 100), 2);
+    for (; i >= 8; i -= 8, q /= 100000000)
+        put8(d + i - 8, (uint32_t)(q % 100000000));
+    uint32_t u = (uint32_t)q;
+    for (; i >= 2; i -= 2, u /= 100)
+        memcpy(d + i - 2, PAIRS + 2 * (u % 100), 2);
     if (i)
-        d[0] = (char)('0' + q);
+        d[0] = (char)('0' + u);
 }
 
 /* Q (P digits, truncated) rounded half to even by REST of UNIT (a power of ten >= 10) below
@@ -839,18 +985,52 @@ void json_double(json_writer *w, double v)
 
 void json_raw(json_writer *w, const char *p, size_t n)
 {
-    before_item(w);
-    buf *b = w->b;
-    /* 17 to 32 bytes (the 17-digit MiB values of the memory viewer's timelines) by two
-     * overlapping 16-byte copies, not a memcpy call; the same bytes as jput */
-    if (n > 16 && n <= 32 && n <= b->cap - b->n && b->status == PQ_OK &&
-        (!b->sink || b->n + n < BUF_FLUSH_BYTES)) {
-        memcpy(b->p + b->n, p, 16);
-        memcpy(b->p + b->n + n - 16, p + n - 16, 16);
-        b->n += n;
+    /* compact output with room: the separator and the value in one step (the memory
+     * viewer's 17-digit MiB values and its objects' texts) */
+    char *d = compact_item(w, n);
+    if (d) {
+        move_short(d, p, n);
+        w->b->n += n;
         return;
     }
-    jput(b, p, n);
+    before_item(w);
+    jput(w->b, p, n);
+}
+
+void json_key_int(json_writer *w, const char *key, size_t kn, int64_t v)
+{
+    char *d = compact_key(w, key, kn, 21);
+    if (d) {
+        w->b->n += write_u64(d, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0);
+        return;
+    }
+    json_key_text(w, key, kn);
+    json_int(w, v);
+}
+
+void json_key_str(json_writer *w, const char *key, size_t kn, const char *p, size_t n)
+{
+    if (compact_key(w, key, kn, n + 2)) {
+        w->after_key = 1;
+        json_str(w, p, n); /* its fast path: room was checked */
+        return;
+    }
+    json_key_text(w, key, kn);
+    json_str(w, p, n);
+}
+
+void json_key_str_escaped(json_writer *w, const char *key, size_t kn, const char *p, size_t n)
+{
+    char *d = compact_key(w, key, kn, n + 2);
+    if (d) {
+        d[0] = '"';
+        move_short(d + 1, p, n);
+        d[n + 1] = '"';
+        w->b->n += n + 2;
+        return;
+    }
+    json_key_text(w, key, kn);
+    json_str_escaped(w, p, n);
 }
 
 void json_bool(json_writer *w, int v)

@@ -30,6 +30,11 @@ void json_key(json_writer *w, const char *key);
  * json_key_text(w, JSON_KEY("name")). */
 void json_key_text(json_writer *w, const char *text, size_t n);
 #define JSON_KEY(lit) "\"" lit "\":", sizeof("\"" lit "\":") - 1
+/* A key in json_key_text's form and its value in one call: json_key_text then json_int,
+ * json_str or json_str_escaped, the same bytes (compact output: one step). */
+void json_key_int(json_writer *w, const char *key, size_t kn, int64_t v);
+void json_key_str(json_writer *w, const char *key, size_t kn, const char *p, size_t n);
+void json_key_str_escaped(json_writer *w, const char *key, size_t kn, const char *p, size_t n);
 void json_str(json_writer *w, const char *p, size_t n);
 void json_cstr(json_writer *w, const char *s);
 /* A string whose content P (N bytes) json_escape_into already escaped: written as is. */

@@ -25,12 +25,16 @@ static void plain_cstr(json_writer *w, const char *s)
     json_str_escaped(w, s, strlen(s));
 }
 
+/* A key and a literal of profq's that needs no escaping. */
+static void key_plain(json_writer *w, const char *k, size_t kn, const char *s)
+{
+    json_key_str_escaped(w, k, kn, s, strlen(s));
+}
+
 static void opt_str(json_writer *w, const char *k, size_t kn, pq_str s)
 {
-    if (s.n) {
-        json_key_text(w, k, kn);
-        json_str(w, s.p, s.n);
-    }
+    if (s.n)
+        json_key_str(w, k, kn, s.p, s.n);
 }
 
 static void opt_double(json_writer *w, const char *k, size_t kn, double v)
@@ -46,10 +50,8 @@ static void opt_double(json_writer *w, const char *k, size_t kn, double v)
 static void opt_bytes(json_writer *w, const char *k, size_t kn, int64_t v)
 {
     if (v > -1000000000000000 && v < 1000000000000000) {
-        if (v) {
-            json_key_text(w, k, kn);
-            json_int(w, v);
-        }
+        if (v)
+            json_key_int(w, k, kn, v);
         return;
     }
     opt_double(w, k, kn, (double)v);
@@ -85,10 +87,8 @@ static void memo_double(json_writer *w, mib_memo *mm, double v)
 
 static void opt_int(json_writer *w, const char *k, size_t kn, int64_t v)
 {
-    if (v) {
-        json_key_text(w, k, kn);
-        json_int(w, v);
-    }
+    if (v)
+        json_key_int(w, k, kn, v);
 }
 
 /* An int64 as a JSON string (proto3 JSON): digits, nothing to escape. */
@@ -102,8 +102,10 @@ static void i64str(json_writer *w, buf *t, int64_t v)
 
 static void key_i64str(json_writer *w, buf *t, const char *k, size_t kn, int64_t v)
 {
-    json_key_text(w, k, kn);
-    i64str(w, t, v);
+    t->n = 0;
+    json_put_i64(t, v);
+    json_key_str_escaped(w, k, kn, t->p ? t->p : "", t->n);
+    t->n = 0;
 }
 
 /* "name{0,1}" when the shape index is non-empty. */
@@ -123,8 +125,7 @@ static void name_with_index(buf *b, const mv_lb *lb)
 
 static void put_tmp(json_writer *w, const char *k, size_t kn, buf *t)
 {
-    json_key_text(w, k, kn);
-    json_str(w, t->p ? t->p : "", t->n);
+    json_key_str(w, k, kn, t->p ? t->p : "", t->n);
     t->n = 0;
 }
 
@@ -277,8 +278,7 @@ static void source_info(json_writer *w, src_cache *sc, const hlo_instruction *in
     opt_str(w, JSON_KEY("fileName"), fname);
     opt_int(w, JSON_KEY("lineNumber"), line);
     if (nraw) {
-        json_key_text(w, JSON_KEY("stackFrame"));
-        json_str_escaped(w, esc, nesc);
+        json_key_str_escaped(w, JSON_KEY("stackFrame"), esc, nesc);
     }
     json_obj_end(w);
 }
@@ -286,13 +286,11 @@ static void source_info(json_writer *w, src_cache *sc, const hlo_instruction *in
 static void heap_object(json_writer *w, const mv_object *o, buf *t, src_cache *sc)
 {
     json_obj_begin(w);
-    json_key_text(w, JSON_KEY("numbered"));
-    json_int(w, o->color);
+    json_key_int(w, JSON_KEY("numbered"), o->color);
     if (!o->lb) {
         json_key_text(w, JSON_KEY("label"));
         plain_cstr(w, "small (<16384 bytes)");
-        json_key_text(w, JSON_KEY("logicalBufferId"));
-        json_int(w, -1);
+        json_key_int(w, JSON_KEY("logicalBufferId"), -1);
         opt_double(w, JSON_KEY("logicalBufferSizeMib"), (double)o->size_bytes / MIB);
         json_obj_end(w);
         return;
@@ -314,8 +312,7 @@ static void heap_object(json_writer *w, const mv_object *o, buf *t, src_cache *s
         put_tmp(w, JSON_KEY("instructionName"), t);
     opt_str(w, JSON_KEY("shapeString"), (pq_str){lb->shape_string, strlen(lb->shape_string)});
     opt_str(w, JSON_KEY("tfOpName"), ins->op_name);
-    json_key_text(w, JSON_KEY("groupName"));
-    plain_cstr(w, memviewer_category(lb->alloc));
+    key_plain(w, JSON_KEY("groupName"), memviewer_category(lb->alloc));
     opt_str(w, JSON_KEY("opCode"), ins->opcode);
     source_info(w, sc, ins);
     json_obj_end(w);
@@ -387,8 +384,7 @@ static void buffer_block(json_writer *w, const mv_block *bl, buf *t, src_cache *
 {
     const char *cat = memviewer_category(bl->alloc);
     json_obj_begin(w);
-    json_key_text(w, JSON_KEY("logicalBufferId"));
-    json_int(w, bl->lb ? (int32_t)bl->lb->proto->id : -1);
+    json_key_int(w, JSON_KEY("logicalBufferId"), bl->lb ? (int32_t)bl->lb->proto->id : -1);
     if (bl->lb)
         name_with_index(t, bl->lb);
     else
@@ -401,18 +397,16 @@ static void buffer_block(json_writer *w, const mv_block *bl, buf *t, src_cache *
     opt_int(w, JSON_KEY("endStep"), (int32_t)bl->end_step);
     if (bl->lb)
         opt_str(w, JSON_KEY("tfOpName"), bl->lb->instr->op_name);
-    json_key_text(w, JSON_KEY("category"));
-    plain_cstr(w, cat);
+    key_plain(w, JSON_KEY("category"), cat);
     if (bl->lb) {
         source_info(w, sc, bl->lb->instr);
         if (*bl->lb->shape_string) {
-            json_key_text(w, JSON_KEY("shapeString"));
-            json_cstr(w, bl->lb->shape_string);
+            json_key_str(w, JSON_KEY("shapeString"), bl->lb->shape_string,
+                         strlen(bl->lb->shape_string));
         }
         opt_bytes(w, JSON_KEY("unpaddedSize"), bl->lb->unpadded);
     }
-    json_key_text(w, JSON_KEY("color"));
-    plain_cstr(w, bl->color);
+    key_plain(w, JSON_KEY("color"), bl->color);
     json_obj_end(w);
 }
 
