@@ -451,7 +451,7 @@ static inline int u64_digits(uint64_t v)
                                    100000000000000000ull,
                                    1000000000000000000ull,
                                    10000000000000000000ull};
-    v |= 1;                                           /* the same count: 10^k is even */
+    v |= 1; /* 0 has one digit; an odd V has the count of V - 1 (10^k is even) */
     int t = ((64 - __builtin_clzll(v)) * 1233) >> 12; /* t or t + 1 digits */
     return t + (v >= P[t]);
 }

@@ -12,7 +12,9 @@
 #include "core/json.h"
 
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 
 /* Escapes N bytes of S with json_escape_into and compares with WANT (a C string). */
 static void check_escape(const char *s, size_t n, const char *want)
@@ -436,6 +438,214 @@ static void test_buf_streaming_and_failure(void **state)
     buf_release(&b);
 }
 
+/* printf into a tbuf. */
+static void tpr(tbuf *t, const char *fmt, ...)
+{
+    char s[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(s, sizeof s, fmt, ap);
+    va_end(ap);
+    put_bytes(t, s, (size_t)k);
+}
+
+/* The reference escape of ASCII text and whole UTF-8 sequences (json.h's policy), byte by
+ * byte, for the writer tests below. */
+static void ref_escape(tbuf *t, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        char u[8];
+        if (c == '"' || c == '\\')
+            tpr(t, "\\%c", c);
+        else if (c == '\n')
+            tpr(t, "\\n");
+        else if (c == '\t')
+            tpr(t, "\\t");
+        else if (c == '\r')
+            tpr(t, "\\r");
+        else if (c < 0x20)
+            tpr(t, "\\u%04x", c);
+        else {
+            u[0] = (char)c;
+            u[1] = 0;
+            tpr(t, "%s", u);
+        }
+    }
+}
+
+/* Random strings: plain letters mostly, with quotes, backslashes, control bytes and é. */
+static size_t rand_text(uint64_t *seed, char *s, size_t cap)
+{
+    static const char *const PIECES[] = {
+        "a", "Zq", "/", " ", "\"", "\\", "\n", "\x01", "\xc3\xa9", "0123456789abcdef", "x.y_z-w"};
+    size_t want = tu_rand(seed) % 90, n = 0;
+    while (n < want) {
+        uint64_t r = tu_rand(seed);
+        const char *pc = PIECES[r % 16 < 11 ? r % 16 : 0];
+        if (r % 16 >= 11 || (r >> 8) % 4) /* plain text most of the time */
+            pc = (r >> 12) % 2 ? "abcdefgh" : "k";
+        size_t k = strlen(pc);
+        if (n + k >= cap)
+            break;
+        memcpy(s + n, pc, k);
+        n += k;
+    }
+    return n;
+}
+
+/* Integers at the digit-count edges (powers of ten and one less), the extremes, random. */
+static int64_t rand_int(uint64_t *seed)
+{
+    uint64_t r = tu_rand(seed);
+    int64_t p = 1;
+    for (unsigned k = (unsigned)(r >> 8) % 19; k; k--)
+        p *= 10;
+    switch (r % 6) {
+    case 0:
+        return p;
+    case 1:
+        return p - 1;
+    case 2:
+        return -p + (int64_t)((r >> 20) % 2);
+    case 3:
+        return (r >> 20) % 2 ? INT64_MIN : INT64_MAX;
+    case 4:
+        return (int64_t)(r >> (r >> 58));
+    default:
+        return (int64_t)((r >> 30) % 1000);
+    }
+}
+
+/* The compact writer's one-step paths (json_key_int, json_key_str, json_key_str_escaped,
+ * json_int, json_uint, json_str, json_str_escaped, json_raw) give the bytes of a reference
+ * built by hand (snprintf digits, a byte-by-byte escape), with and without a sink (flushes
+ * every 64 KiB: values at the flush boundary take the general path); the pretty writer
+ * (always the general path) gives them too, its whitespace aside. */
+static void test_compact_fast_paths(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 40; round++) {
+        uint64_t seed = 0x51ed2701u + (uint64_t)round;
+        sink_state ss = {0};
+        pq_sink sink = {test_sink_write, &ss};
+        buf b1, b2, b3;
+        buf_init(&b1, NULL);
+        buf_init(&b2, &sink);
+        buf_init(&b3, NULL);
+        json_writer w1, w2, w3;
+        json_init(&w1, &b1, 0);
+        json_init(&w2, &b2, 0);
+        json_init(&w3, &b3, 1);
+        json_writer *ws[3] = {&w1, &w2, &w3};
+        tbuf want;
+        tb_init(&want);
+        for (int k = 0; k < 3; k++)
+            json_obj_begin(ws[k]);
+        tpr(&want, "{");
+        int items = round < 4 ? 6000 : 200; /* the long ones pass flush points */
+        for (int i = 0; i < items; i++) {
+            uint64_t r = tu_rand(&seed);
+            char s[128], num[32];
+            size_t n = rand_text(&seed, s, sizeof s);
+            int64_t v = rand_int(&seed);
+            if (i)
+                tpr(&want, ",");
+            switch (r % 6) {
+            case 0:
+                for (int k = 0; k < 3; k++)
+                    json_key_int(ws[k], JSON_KEY("someKey"), v);
+                tpr(&want, "\"someKey\":%" PRId64, v);
+                break;
+            case 1:
+                for (int k = 0; k < 3; k++)
+                    json_key_str(ws[k], JSON_KEY("k"), s, n);
+                tpr(&want, "\"k\":\"");
+                ref_escape(&want, s, n);
+                tpr(&want, "\"");
+                break;
+            case 2:
+                for (int k = 0; k < 3; k++)
+                    json_key_str_escaped(ws[k], JSON_KEY("aLongerKeyOfTwentyNine_"), "a\\nb", 4);
+                tpr(&want, "\"aLongerKeyOfTwentyNine_\":\"a\\nb\"");
+                break;
+            default:
+                /* an array of values after a key */
+                for (int k = 0; k < 3; k++) {
+                    json_key_text(ws[k], JSON_KEY("arr"));
+                    json_arr_begin(ws[k]);
+                    json_int(ws[k], v);
+                    json_uint(ws[k], (uint64_t)v * 3u);
+                    json_str(ws[k], s, n);
+                    json_str_escaped(ws[k], "x\\ty", 4);
+                    json_raw(ws[k], "1914.7171363830566", 18);
+                    json_str(ws[k], "", 0);
+                    json_arr_end(ws[k]);
+                }
+                snprintf(num, sizeof num, "%" PRIu64, (uint64_t)v * 3u);
+                tpr(&want, "\"arr\":[%" PRId64 ",%s,\"", v, num);
+                ref_escape(&want, s, n);
+                tpr(&want, "\",\"x\\ty\",1914.7171363830566,\"\"]");
+            }
+        }
+        for (int k = 0; k < 3; k++)
+            json_obj_end(ws[k]);
+        tpr(&want, "}");
+        put_byte(&want, 0);
+        want.n--;
+        assert_int_equal(buf_flush(&b2), PQ_OK);
+        buf_putc(&b1, 0);
+        assert_int_equal(b1.status, PQ_OK);
+        assert_string_equal(b1.p, want.p);
+        assert_int_equal(ss.got.n, want.n);
+        assert_memory_equal(ss.got.p, want.p, want.n);
+        /* pretty: drop the newlines with their indentation and the space after each key
+         * (the random texts have no colon, and a raw newline is never in a string) */
+        size_t o = 0;
+        for (size_t i = 0; i < b3.n; i++) {
+            if (b3.p[i] == '\n') {
+                while (i + 1 < b3.n && b3.p[i + 1] == ' ')
+                    i++;
+                continue;
+            }
+            if (b3.p[i] == ' ' && i >= 2 && b3.p[i - 1] == ':' && b3.p[i - 2] == '"')
+                continue;
+            b3.p[o++] = b3.p[i];
+        }
+        b3.n = o;
+        buf_putc(&b3, 0);
+        assert_string_equal(b3.p, want.p);
+        buf_release(&b1);
+        buf_release(&b2);
+        buf_release(&b3);
+        tb_free(&want);
+        tb_free(&ss.got);
+    }
+}
+
+/* MiB of whole bytes plus an offset, as the memory viewer's heap sizes are (the dyadic path
+ * with 17 digits, its digit and %g writing): the bytes printf gives, on a million values. */
+static void test_doubles_mib_match_printf(void **state)
+{
+    (void)state;
+    uint64_t seed = 1914;
+    for (int i = 0; i < 1000000; i++) {
+        uint64_t r = tu_rand(&seed), a = tu_rand(&seed);
+        double v = (double)(r >> (r % 40 + 20)) / 1048576.0;
+        if (i % 2)
+            v += (double)(a >> (a % 40 + 20)) / 1048576.0;
+        if (i % 5 == 3)
+            v = -v;
+        char got[64], want[64];
+        json_format_double(got, sizeof got, v);
+        snprintf(want, sizeof want, "%.15g", v);
+        if (strtod(want, NULL) != v)
+            snprintf(want, sizeof want, "%.17g", v);
+        if (strcmp(got, want) != 0)
+            fail_msg("%.17g: %s, printf %s", v, got, want);
+    }
+}
+
 /* A tiny XSpace (one TPU plane, one line, one event) to render through a failing sink. */
 static void tiny_xspace(tbuf *b)
 {
@@ -510,6 +720,8 @@ int main(void)
         cmocka_unit_test(test_escape_utf8_invalid),
         cmocka_unit_test(test_doubles),
         cmocka_unit_test(test_doubles_fast_path_matches_printf),
+        cmocka_unit_test(test_doubles_mib_match_printf),
+        cmocka_unit_test(test_compact_fast_paths),
         cmocka_unit_test(test_numbers_and_non_finite),
         cmocka_unit_test(test_nesting_pretty_and_compact),
         cmocka_unit_test(test_writer_misuse),
