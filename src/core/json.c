@@ -281,13 +281,17 @@ static uint64_t special_bytes(uint64_t x)
 #ifdef __SSE2__
 /* The offset of the first special byte (as special_bytes) of the 16 at P, or 16 if none: a
  * signed compare with 0x20 finds the control bytes and those >= 0x80 at once. */
-static inline unsigned first_special16(const unsigned char *p)
+static inline __m128i special16(const unsigned char *p)
 {
     __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i sp = _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
-                              _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
-                                           _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
-    unsigned m = (unsigned)_mm_movemask_epi8(sp);
+    return _mm_or_si128(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)),
+                        _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                     _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))));
+}
+
+static inline unsigned first_special16(const unsigned char *p)
+{
+    unsigned m = (unsigned)_mm_movemask_epi8(special16(p));
     return m ? (unsigned)__builtin_ctz(m) : 16;
 }
 #endif
@@ -325,6 +329,36 @@ static inline size_t plain_run(const unsigned char *p, size_t i, size_t n)
     while (j < n && (unsigned char)(p[j] - 0x20) < 0x60 && p[j] != '"' && p[j] != '\\')
         j++;
     return j - i;
+}
+
+/* Whether all N bytes at P (N <= 32) are plain (as plain_run): two overlapping checks of
+ * 16 or of 8 bytes (two 4-byte loads making one word under 8), no loop (the memory
+ * viewer's instruction names). */
+static inline int short_plain(const unsigned char *p, size_t n)
+{
+#ifdef __SSE2__
+    if (n >= 16)
+        return !_mm_movemask_epi8(_mm_or_si128(special16(p), special16(p + n - 16)));
+#else
+    if (n > 16)
+        return plain_run(p, 0, n) == n;
+#endif
+    uint64_t x, y;
+    if (n >= 8) {
+        memcpy(&x, p, 8);
+        memcpy(&y, p + n - 8, 8);
+        return !(special_bytes(x) | special_bytes(y));
+    }
+    if (n >= 4) {
+        uint32_t lo, hi;
+        memcpy(&lo, p, 4);
+        memcpy(&hi, p + n - 4, 4);
+        return !special_bytes(lo | (uint64_t)hi << 32);
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)(p[i] - 0x20) >= 0x60 || p[i] == '"' || p[i] == '\\')
+            return 0;
+    return 1;
 }
 
 void json_escape_into(buf *b, const char *s, size_t n)
@@ -381,7 +415,8 @@ void json_str(json_writer *w, const char *p, size_t n)
      * strings are all plain: then the whole string) in one step; the rest escaped */
     char *d = compact_item(w, n + 2);
     if (d) {
-        size_t k = n ? plain_run((const unsigned char *)p, 0, n) : 0;
+        const unsigned char *u = (const unsigned char *)p;
+        size_t k = n <= 32 && short_plain(u, n) ? n : n ? plain_run(u, 0, n) : 0;
         d[0] = '"';
         move_short(d + 1, p, k);
         if (k == n) {
@@ -697,7 +732,8 @@ static json_u128 round_to(json_u128 n, int nd, int p, uint64_t *qout, int *x, in
     return round_rest((uint64_t)qq, n - qq * unit, unit, p, qout, x, up);
 }
 
-/* Writes the P-digit %g form of digits D (ND of them, ND <= P) with decimal exponent X. */
+/* Writes the P-digit %g form of digits D (ND of them, ND <= P) with decimal exponent X
+ * (the pieces moved inline: no memcpy call). */
 static int put_g(char *out, int neg, const char *d, int nd, int x, int p)
 {
     while (nd > 1 && d[nd - 1] == '0')
@@ -709,7 +745,7 @@ static int put_g(char *out, int neg, const char *d, int nd, int x, int p)
         out[o++] = d[0];
         if (nd > 1) {
             out[o++] = '.';
-            memcpy(out + o, d + 1, (size_t)nd - 1);
+            move_short(out + o, d + 1, (size_t)nd - 1);
             o += nd - 1;
         }
         out[o++] = 'e';
@@ -721,7 +757,7 @@ static int put_g(char *out, int neg, const char *d, int nd, int x, int p)
         out[o++] = (char)('0' + ax % 10);
     } else if (x >= 0) {
         if (x < nd) { /* the integer part is all digits: one copy */
-            memcpy(out + o, d, (size_t)x + 1);
+            move_short(out + o, d, (size_t)x + 1);
             o += x + 1;
         } else {
             for (int i = 0; i <= x; i++)
@@ -729,7 +765,7 @@ static int put_g(char *out, int neg, const char *d, int nd, int x, int p)
         }
         if (nd > x + 1) {
             out[o++] = '.';
-            memcpy(out + o, d + x + 1, (size_t)(nd - x - 1));
+            move_short(out + o, d + x + 1, (size_t)(nd - x - 1));
             o += nd - x - 1;
         }
     } else {
@@ -737,7 +773,7 @@ static int put_g(char *out, int neg, const char *d, int nd, int x, int p)
         out[o++] = '.';
         for (int i = 0; i < -x - 1; i++)
             out[o++] = '0';
-        memcpy(out + o, d, (size_t)nd);
+        move_short(out + o, d, (size_t)nd);
         o += nd;
     }
     out[o] = '\0';

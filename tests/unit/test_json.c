@@ -623,6 +623,43 @@ static void test_compact_fast_paths(void **state)
     }
 }
 
+/* json_str in compact output (its whole-string check for up to 32 bytes, then the scan):
+ * a special byte at every position of plain strings of every length to 48. */
+static void test_str_special_every_position(void **state)
+{
+    (void)state;
+    static const char *const SPECIAL[] = {"\"", "\\", "\n", "\x1f", "\x80", "\xc3\xa9", "\x7f"};
+    for (size_t k = 0; k < sizeof SPECIAL / sizeof SPECIAL[0]; k++) {
+        size_t sn = strlen(SPECIAL[k]);
+        for (size_t n = 0; n <= 48; n++) {
+            for (size_t at = 0; at <= n; at++) {
+                char in[64];
+                for (size_t i = 0; i < n; i++)
+                    in[i < at ? i : i + sn] = (char)('a' + i % 26);
+                memcpy(in + at, SPECIAL[k], sn);
+                buf b, e;
+                buf_init(&b, NULL);
+                buf_init(&e, NULL);
+                json_writer w;
+                json_init(&w, &b, 0);
+                json_arr_begin(&w);
+                json_str(&w, in, n + sn);
+                json_str(&w, in, at); /* the plain part alone */
+                json_arr_end(&w);
+                buf_puts(&e, "[\"");
+                json_escape_into(&e, in, n + sn);
+                buf_puts(&e, "\",\"");
+                json_escape_into(&e, in, at);
+                buf_puts(&e, "\"]");
+                assert_int_equal(b.n, e.n);
+                assert_memory_equal(b.p, e.p, e.n);
+                buf_release(&b);
+                buf_release(&e);
+            }
+        }
+    }
+}
+
 /* MiB of whole bytes plus an offset, as the memory viewer's heap sizes are (the dyadic path
  * with 17 digits, its digit and %g writing): the bytes printf gives, on a million values. */
 static void test_doubles_mib_match_printf(void **state)
@@ -722,6 +759,7 @@ int main(void)
         cmocka_unit_test(test_doubles_fast_path_matches_printf),
         cmocka_unit_test(test_doubles_mib_match_printf),
         cmocka_unit_test(test_compact_fast_paths),
+        cmocka_unit_test(test_str_special_every_position),
         cmocka_unit_test(test_numbers_and_non_finite),
         cmocka_unit_test(test_nesting_pretty_and_compact),
         cmocka_unit_test(test_writer_misuse),
