@@ -304,6 +304,9 @@ static inline size_t plain_run(const unsigned char *p, size_t i, size_t n)
      * 8) or eight while no byte of the word is special */
     size_t j = i;
 #ifdef __SSE2__
+    /* 32 bytes a step while none is special (the long op names), then 16 */
+    while (j + 32 <= n && !_mm_movemask_epi8(_mm_or_si128(special16(p + j), special16(p + j + 16))))
+        j += 32;
     unsigned k = 16;
     while (j + 16 <= n && (k = first_special16(p + j)) == 16)
         j += 16;
@@ -491,17 +494,22 @@ static inline int u64_digits(uint64_t v)
     return t + (v >= P[t]);
 }
 
-/* The four decimal digits of V (< 10^4) and the eight of V (< 10^8) at D: 32-bit steps. */
-static inline void put4(char *d, uint32_t v)
-{
-    memcpy(d, PAIRS + 2 * (v / 100), 2);
-    memcpy(d + 2, PAIRS + 2 * (v % 100), 2);
-}
-
+/* The eight digits of V (< 10^8) by fixed point, not divisions: F = V * ceil(2^48 / 10^6)
+ * is V / 10^6 with 48 fraction bits, high by under V * 0.29 < 2^25 units, so its integer
+ * part is the first two digits; each fraction times 100 gives the next two, the error
+ * times 100 staying under the margin (2^48 * 10^-6 at the first step, then 100 times
+ * larger with it). Checked on all 10^8 values by the unit tests. */
 static inline void put8(char *d, uint32_t v)
 {
-    put4(d, v / 10000);
-    put4(d + 4, v % 10000);
+    const uint64_t mask = (1ull << 48) - 1;
+    uint64_t f = (uint64_t)v * 281474977u;
+    memcpy(d, PAIRS + 2 * (f >> 48), 2);
+    f = (f & mask) * 100;
+    memcpy(d + 2, PAIRS + 2 * (f >> 48), 2);
+    f = (f & mask) * 100;
+    memcpy(d + 4, PAIRS + 2 * (f >> 48), 2);
+    f = (f & mask) * 100;
+    memcpy(d + 6, PAIRS + 2 * (f >> 48), 2);
 }
 
 /* Writes the decimal digits of V (with '-' first when NEG) at D; returns their count. The
@@ -685,7 +693,7 @@ static int u128_bits(json_u128 x)
 }
 
 /* The P decimal digits of Q (Q < 10^P) into D: eight at a time, then two. */
-static void put_digits(uint64_t q, int p, char *d)
+static inline void put_digits(uint64_t q, int p, char *d)
 {
     int i = p;
     for (; i >= 8; i -= 8, q /= 100000000)

@@ -660,6 +660,34 @@ static void test_str_special_every_position(void **state)
     }
 }
 
+/* Integers of nine digits and more are written eight digits at a time by fixed point: all
+ * 10^8 eight-digit groups (1xxxxxxxx) against a decimal odometer, and 2^64 - 1. */
+static void test_integer_digit_groups(void **state)
+{
+    (void)state;
+    buf b;
+    buf_init(&b, NULL);
+    char ref[9] = "00000000";
+    for (int64_t v = 0; v < 100000000; v++) {
+        b.n = 0;
+        json_put_i64(&b, 100000000 + v);
+        if (b.n != 9 || memcmp(b.p + 1, ref, 8) != 0)
+            fail_msg("%" PRId64 ": %.*s", 100000000 + v, (int)b.n, b.p);
+        for (int i = 7; i >= 0 && ++ref[i] > '9'; i--)
+            ref[i] = '0';
+    }
+    json_writer w;
+    b.n = 0;
+    json_init(&w, &b, 0);
+    json_arr_begin(&w);
+    json_uint(&w, UINT64_MAX);
+    json_int(&w, INT64_MIN);
+    json_arr_end(&w);
+    buf_putc(&b, 0);
+    assert_string_equal(b.p, "[18446744073709551615,-9223372036854775808]");
+    buf_release(&b);
+}
+
 /* MiB of whole bytes plus an offset, as the memory viewer's heap sizes are (the dyadic path
  * with 17 digits, its digit and %g writing): the bytes printf gives, on a million values. */
 static void test_doubles_mib_match_printf(void **state)
@@ -760,6 +788,7 @@ int main(void)
         cmocka_unit_test(test_doubles_mib_match_printf),
         cmocka_unit_test(test_compact_fast_paths),
         cmocka_unit_test(test_str_special_every_position),
+        cmocka_unit_test(test_integer_digit_groups),
         cmocka_unit_test(test_numbers_and_non_finite),
         cmocka_unit_test(test_nesting_pretty_and_compact),
         cmocka_unit_test(test_writer_misuse),
