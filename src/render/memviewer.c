@@ -144,7 +144,8 @@ typedef struct src_cache {
     struct src_key {
         pq_str file;
         int32_t line;
-    } * info_key; /* the source file and line the member has */
+        int stack; /* the head ends with the stack text's quote: the text, '"' and '}' follow */
+    } * info_key;  /* the source file and line the member has */
     buf raw, esc, lines, chain, info;
 } src_cache;
 
@@ -243,7 +244,7 @@ static uint32_t src_cache_frame(src_cache *c, int32_t id)
 
 /* GetSourceInfo (XP hlo_module_utils.cc): metadata source_file first, else the first line
  * of the stack built from stack_frame_id ("file:line:column", innermost first). */
-static void source_info_text(json_writer *w, src_cache *sc, const hlo_instruction *ins)
+static int source_info_text(json_writer *w, src_cache *sc, const hlo_instruction *ins, int head)
 {
     const hlo_module *m = sc->m;
     const char *raw = "", *esc = "";
@@ -253,7 +254,7 @@ static void source_info_text(json_writer *w, src_cache *sc, const hlo_instructio
         uint32_t i = src_cache_frame(sc, id);
         if (sc->raw.status != PQ_OK || sc->esc.status != PQ_OK) {
             w->b->status = sc->raw.status != PQ_OK ? sc->raw.status : sc->esc.status;
-            return;
+            return 0;
         }
         raw = sc->raw.p + sc->raw_off[i], nraw = sc->raw_len[i];
         esc = sc->esc.p + sc->esc_off[i], nesc = sc->esc_len[i];
@@ -281,33 +282,39 @@ static void source_info_text(json_writer *w, src_cache *sc, const hlo_instructio
         }
     }
     if (!fname.n)
-        return;
+        return 0;
     json_key_text(w, JSON_KEY("sourceInfo"));
     json_obj_begin(w);
     opt_str(w, JSON_KEY("fileName"), fname);
     opt_int(w, JSON_KEY("lineNumber"), line);
-    if (nraw) {
-        json_key_str_escaped(w, JSON_KEY("stackFrame"), esc, nesc);
+    if (nraw && head) { /* up to the stack text's opening quote */
+        json_key_text(w, JSON_KEY("stackFrame"));
+        buf_putc(w->b, '"');
+        return 1;
     }
+    if (nraw)
+        json_key_str_escaped(w, JSON_KEY("stackFrame"), esc, nesc);
     json_obj_end(w);
+    return 0;
 }
 
 /* source_info_text; in compact output the member's text (it depends on the stack frame id,
- * the source file and the source line only) is built once per frame id and copied while
- * the next instructions with that frame have its file and line (the H100 module: 57
- * distinct members in 1,051). */
+ * the source file and the source line only) up to its stack text is built once per frame
+ * id and copied, then the frame's escaped stack text, while the next instructions with that
+ * frame have its file and line (the H100 module: 57 distinct members in 1,051; the stack
+ * texts, 1.5 KiB each, are not copied into the cache: its pages cost more than the rest). */
 static void source_info(json_writer *w, src_cache *sc, const hlo_instruction *ins)
 {
     int32_t id = ins->stack_frame_id;
     if (w->pretty || id <= 0 || (uint32_t)id > sc->m->nstack_frames) {
-        source_info_text(w, sc, ins);
+        source_info_text(w, sc, ins, 0);
         return;
     }
     uint32_t i = (uint32_t)id - 1;
     const struct src_key *o = sc->info_len[i] ? &sc->info_key[i] : NULL;
     if (o && (o->line != ins->source_line || o->file.n != ins->source_file.n ||
               (o->file.n && memcmp(o->file.p, ins->source_file.p, o->file.n) != 0))) {
-        source_info_text(w, sc, ins);
+        source_info_text(w, sc, ins, 0);
         return;
     }
     if (!o) {
@@ -315,17 +322,21 @@ static void source_info(json_writer *w, src_cache *sc, const hlo_instruction *in
         json_init(&iw, &sc->info, 0);
         json_obj_begin(&iw);
         size_t start = sc->info.n;
-        source_info_text(&iw, sc, ins);
-        if (sc->info.status != PQ_OK || iw.b->status != PQ_OK) {
-            w->b->status = sc->info.status != PQ_OK ? sc->info.status : PQ_ERR_NOMEM;
+        int stack = source_info_text(&iw, sc, ins, 1);
+        if (sc->info.status != PQ_OK) {
+            w->b->status = sc->info.status;
             return;
         }
-        sc->info_key[i] = (struct src_key){ins->source_file, ins->source_line};
+        sc->info_key[i] = (struct src_key){ins->source_file, ins->source_line, stack};
         sc->info_off[i] = (uint32_t)start;
         sc->info_len[i] = (uint32_t)(sc->info.n - start + 1);
     }
     if (sc->info_len[i] > 1)
         json_raw(w, sc->info.p + sc->info_off[i], sc->info_len[i] - 1);
+    if (sc->info_key[i].stack) { /* the stack text (built with the head), its quote, '}' */
+        buf_put(w->b, sc->esc.p + sc->esc_off[i], sc->esc_len[i]);
+        buf_put(w->b, "\"}", 2);
+    }
 }
 
 static void heap_object(json_writer *w, const mv_object *o, buf *t, src_cache *sc)
