@@ -441,12 +441,16 @@ static void buffer_block(json_writer *w, const mv_block *bl, buf *t, src_cache *
     const char *cat = memviewer_category(bl->alloc);
     json_obj_begin(w);
     json_key_int(w, JSON_KEY("logicalBufferId"), bl->lb ? (int32_t)bl->lb->proto->id : -1);
-    if (bl->lb)
-        name_with_index(t, bl->lb);
-    else
-        buf_puts(t, cat);
-    if (t->n)
-        put_tmp(w, JSON_KEY("name"), t);
+    if (bl->lb && !bl->lb->proto->nshape_index) { /* the name alone: no copy into T */
+        opt_str(w, JSON_KEY("name"), bl->lb->instr->name);
+    } else {
+        if (bl->lb)
+            name_with_index(t, bl->lb);
+        else
+            buf_puts(t, cat);
+        if (t->n)
+            put_tmp(w, JSON_KEY("name"), t);
+    }
     opt_bytes(w, JSON_KEY("offset"), bl->offset);
     opt_bytes(w, JSON_KEY("size"), bl->size);
     opt_int(w, JSON_KEY("startStep"), (int32_t)bl->start_step);
