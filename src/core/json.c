@@ -412,6 +412,15 @@ void json_escape_into(buf *b, const char *s, size_t n)
         jput(b, p + n - run, run);
 }
 
+/* The N bytes at P in quotes at D (room known), counted in B. */
+static inline void put_quoted(buf *b, char *d, const char *p, size_t n)
+{
+    d[0] = '"';
+    move_short(d + 1, p, n);
+    d[n + 1] = '"';
+    b->n += n + 2;
+}
+
 void json_str(json_writer *w, const char *p, size_t n)
 {
     /* compact output with room: the separator, then the plain bytes from the start (most
@@ -442,10 +451,7 @@ void json_str_escaped(json_writer *w, const char *p, size_t n)
 {
     char *d = compact_item(w, n + 2);
     if (d) {
-        d[0] = '"';
-        move_short(d + 1, p, n);
-        d[n + 1] = '"';
-        w->b->n += n + 2;
+        put_quoted(w->b, d, p, n);
         return;
     }
     before_item(w);
@@ -1071,10 +1077,7 @@ void json_key_str_escaped(json_writer *w, const char *key, size_t kn, const char
 {
     char *d = compact_key(w, key, kn, n + 2);
     if (d) {
-        d[0] = '"';
-        move_short(d + 1, p, n);
-        d[n + 1] = '"';
-        w->b->n += n + 2;
+        put_quoted(w->b, d, p, n);
         return;
     }
     json_key_text(w, key, kn);

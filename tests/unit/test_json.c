@@ -181,6 +181,18 @@ static void test_doubles(void **state)
     }
 }
 
+/* json_format_double gives what printf's %.15g gives when it reads back, else %.17g. */
+static void check_like_printf(double v)
+{
+    char got[64], want[64];
+    json_format_double(got, sizeof got, v);
+    snprintf(want, sizeof want, "%.15g", v);
+    if (strtod(want, NULL) != v)
+        snprintf(want, sizeof want, "%.17g", v);
+    if (strcmp(got, want) != 0)
+        fail_msg("%.17g: json_format_double %s, printf %s", v, got, want);
+}
+
 /* The fast paths of json_format_double (values with up to 9 decimals, as log values and MB
  * of whole bytes are; dyadic values, as MiB of whole bytes are) print exactly what %.15g /
  * %.17g print. */
@@ -215,13 +227,7 @@ static void test_doubles_fast_path_matches_printf(void **state)
             v = ldexp((double)(r >> 11), (int)(r % 200) - 150);
         if (i % 13 == 5) /* times and rates: a random fraction times a power of ten */
             v = (double)(r >> 11) / 9007199254740992.0 * pow(10.0, (double)((int)(r % 44) - 14));
-        char got[64], want[64];
-        json_format_double(got, sizeof got, v);
-        snprintf(want, sizeof want, "%.15g", v);
-        if (strtod(want, NULL) != v)
-            snprintf(want, sizeof want, "%.17g", v);
-        if (strcmp(got, want) != 0)
-            fail_msg("%.17g: fast path %s, printf %s", v, got, want);
+        check_like_printf(v);
     }
 }
 
@@ -701,13 +707,7 @@ static void test_doubles_mib_match_printf(void **state)
             v += (double)(a >> (a % 40 + 20)) / 1048576.0;
         if (i % 5 == 3)
             v = -v;
-        char got[64], want[64];
-        json_format_double(got, sizeof got, v);
-        snprintf(want, sizeof want, "%.15g", v);
-        if (strtod(want, NULL) != v)
-            snprintf(want, sizeof want, "%.17g", v);
-        if (strcmp(got, want) != 0)
-            fail_msg("%.17g: %s, printf %s", v, got, want);
+        check_like_printf(v);
     }
 }
 
