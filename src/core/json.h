@@ -48,6 +48,9 @@ void json_raw(json_writer *w, const char *p, size_t n);
 void json_bool(json_writer *w, int v);
 void json_null(json_writer *w);
 
+/* buf_put with its common case inline (room in the buffer, no flush due): the same bytes
+ * and the same flushes, for texts a renderer builds or copies in pieces. */
+void json_put(buf *b, const void *p, size_t n);
 /* Appends S escaped as JSON string content (no quotes). Shared with other escapers. */
 void json_escape_into(buf *b, const char *p, size_t n);
 /* Appends the decimal text of V to B (no separator: a building block for keys and names). */

@@ -111,7 +111,7 @@ static void key_i64str(json_writer *w, buf *t, const char *k, size_t kn, int64_t
 /* "name{0,1}" when the shape index is non-empty. */
 static void name_with_index(buf *b, const mv_lb *lb)
 {
-    buf_put(b, lb->instr->name.p, lb->instr->name.n);
+    json_put(b, lb->instr->name.p, lb->instr->name.n);
     if (lb->proto->nshape_index) {
         buf_putc(b, '{');
         for (uint32_t i = 0; i < lb->proto->nshape_index; i++) {
@@ -230,8 +230,8 @@ static uint32_t src_cache_frame(src_cache *c, int32_t id)
         if (c->lines.status != PQ_OK || ch->status != PQ_OK)
             break;
         if (c->esc.n > start)
-            buf_put(&c->esc, "\\n", 2);
-        buf_put(&c->esc, c->lines.p + c->line_off[j], c->line_len[j]);
+            json_put(&c->esc, "\\n", 2);
+        json_put(&c->esc, c->lines.p + c->line_off[j], c->line_len[j]);
     }
     if (ch->status != PQ_OK || c->lines.status != PQ_OK) {
         c->raw.status = ch->status != PQ_OK ? ch->status : c->lines.status;
@@ -334,8 +334,8 @@ static void source_info(json_writer *w, src_cache *sc, const hlo_instruction *in
     if (sc->info_len[i] > 1)
         json_raw(w, sc->info.p + sc->info_off[i], sc->info_len[i] - 1);
     if (sc->info_key[i].stack) { /* the stack text (built with the head), its quote, '}' */
-        buf_put(w->b, sc->esc.p + sc->esc_off[i], sc->esc_len[i]);
-        buf_put(w->b, "\"}", 2);
+        json_put(w->b, sc->esc.p + sc->esc_off[i], sc->esc_len[i]);
+        json_put(w->b, "\"}", 2);
     }
 }
 
@@ -354,11 +354,11 @@ static void heap_object(json_writer *w, const mv_object *o, buf *t, src_cache *s
     const mv_lb *lb = o->lb;
     const hlo_instruction *ins = lb->instr;
     t->n = 0;
-    buf_put(t, ins->name.p, ins->name.n);
-    buf_put(t, ": ", 2);
+    json_put(t, ins->name.p, ins->name.n);
+    json_put(t, ": ", 2);
     buf_puts(t, lb->shape_string);
-    buf_put(t, " # ", 3);
-    buf_put(t, ins->op_name.p, ins->op_name.n);
+    json_put(t, " # ", 3);
+    json_put(t, ins->op_name.p, ins->op_name.n);
     put_tmp(w, JSON_KEY("label"), t);
     opt_int(w, JSON_KEY("logicalBufferId"), (int32_t)lb->proto->id);
     opt_double(w, JSON_KEY("logicalBufferSizeMib"), (double)lb->proto->size / MIB);

@@ -694,6 +694,46 @@ static void test_integer_digit_groups(void **state)
     buf_release(&b);
 }
 
+/* json_put gives buf_put's bytes and flushes: pieces of every length to 40 (and a long
+ * one) into a growing buffer and into one with a sink, past several flush points. */
+static void test_json_put_like_buf_put(void **state)
+{
+    (void)state;
+    sink_state s1 = {0}, s2 = {0};
+    pq_sink k1 = {test_sink_write, &s1}, k2 = {test_sink_write, &s2};
+    buf a, b, c, d;
+    buf_init(&a, NULL);
+    buf_init(&b, NULL);
+    buf_init(&c, &k1);
+    buf_init(&d, &k2);
+    char piece[2000];
+    for (size_t i = 0; i < sizeof piece; i++)
+        piece[i] = (char)('A' + i % 53);
+    uint64_t seed = 7;
+    for (int i = 0; i < 20000; i++) {
+        uint64_t r = tu_rand(&seed);
+        size_t n = r % 97 == 0 ? 1500 : r % 41, at = (r >> 20) % 300;
+        buf_put(&a, piece + at, n);
+        json_put(&b, piece + at, n);
+        buf_put(&c, piece + at, n);
+        json_put(&d, piece + at, n);
+        assert_int_equal(s1.calls, s2.calls); /* the same flushes */
+    }
+    assert_int_equal(a.n, b.n);
+    assert_memory_equal(a.p, b.p, a.n);
+    assert_int_equal(buf_flush(&c), PQ_OK);
+    assert_int_equal(buf_flush(&d), PQ_OK);
+    assert_int_equal(s1.got.n, s2.got.n);
+    assert_memory_equal(s1.got.p, s2.got.p, s1.got.n);
+    assert_true(s1.calls >= 3);
+    buf_release(&a);
+    buf_release(&b);
+    buf_release(&c);
+    buf_release(&d);
+    tb_free(&s1.got);
+    tb_free(&s2.got);
+}
+
 /* MiB of whole bytes plus an offset, as the memory viewer's heap sizes are (the dyadic path
  * with 17 digits, its digit and %g writing): the bytes printf gives, on a million values. */
 static void test_doubles_mib_match_printf(void **state)
@@ -789,6 +829,7 @@ int main(void)
         cmocka_unit_test(test_compact_fast_paths),
         cmocka_unit_test(test_str_special_every_position),
         cmocka_unit_test(test_integer_digit_groups),
+        cmocka_unit_test(test_json_put_like_buf_put),
         cmocka_unit_test(test_numbers_and_non_finite),
         cmocka_unit_test(test_nesting_pretty_and_compact),
         cmocka_unit_test(test_writer_misuse),
