@@ -431,8 +431,12 @@ static int instruction_id(const uint8_t *r, const uint8_t *end, int64_t *id)
                 return 0;
             r = q + u;
         } else if (tag == (35u << 3 | PB_VARINT)) {
-            if (!(r = pb_fast_varint(q, end, &u)))
+            if (q[0] >= 0x80 && q[1] >= 0x80 && q[2] < 0x80 && end - q >= 3) { /* most ids */
+                u = (uint64_t)(q[0] & 0x7F) | (uint64_t)(q[1] & 0x7F) << 7 | (uint64_t)q[2] << 14;
+                r = q + 3;
+            } else if (!(r = pb_fast_varint(q, end, &u))) {
                 return 0;
+            }
             *id = (int64_t)u;
         } else if (!(r = pb_fast_skip(q, end, tag & 7))) {
             return 0;
