@@ -168,10 +168,16 @@ static void increase(sim *s, mv_lb *b, int init_span)
 
 static int decrease(sim *s, mv_lb *c, const char **what)
 {
-    size_t j = 0; /* std::list::remove: every occurrence */
-    for (size_t i = 0; i < s->live.n; i++)
-        if (s->live.v[i] != c->proto->id)
-            s->live.v[j++] = s->live.v[i];
+    /* std::list::remove: every occurrence; nothing is moved before the first (most frees
+     * are of a recent buffer, near the end) */
+    int64_t id = c->proto->id, *v = s->live.v;
+    size_t n = s->live.n, i = 0;
+    while (i < n && v[i] != id)
+        i++;
+    size_t j = i;
+    for (; i < n; i++)
+        if (v[i] != id)
+            v[j++] = v[i];
     s->live.n = j;
     s->heap -= c->proto->size;
     if (s->heap < 0) {
@@ -409,12 +415,14 @@ static int lazy_init(lazy_shapes *lz, const hlo_module *m, const uint8_t *base, 
     buf_init(&lz->text, NULL);
     if (!m->lazy_shapes)
         return 1;
-    /* Neither is cleared: memo entries are written before they are read, and the tuple
-     * elements are found through elems_ix (an array by slot for all 7,757 instructions of
-     * the H100 module, 275 of which have elements looked up, cost 31 pages of cleared
-     * heap a process; the memo of 1,732 entries, 211 used, 20) */
+    /* The tuple elements are found through elems_ix, not an array by slot (all 7,757
+     * instructions of the H100 module, 275 of which have elements looked up: 31 pages of
+     * cleared heap a process). The memo (1,732 entries, 211 used, 83 KB) is in the arena:
+     * in a fresh process the rest of the first 2 MiB page, faulted in already, where heap
+     * memory would be new pages (the arena zeroes it only when reused; entries are written
+     * before they are read) */
     lz->memo_max = nshapes < 8 ? 8 : nshapes;
-    lz->memo = pq_malloc_array(lz->memo_max, sizeof *lz->memo);
+    lz->memo = arena_alloc(a, lz->memo_max * sizeof *lz->memo);
     return lz->memo && pq_hmap_reserve(&lz->memo_map, lz->memo_max) == 0;
 }
 
@@ -422,7 +430,6 @@ static void lazy_release(lazy_shapes *lz)
 {
     pq_free(lz->elems);
     pairmap_free(&lz->elems_ix);
-    pq_free(lz->memo);
     pq_hmap_free(&lz->memo_map);
     buf_release(&lz->text);
 }
@@ -763,7 +770,9 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
         nassigned += m->allocations[i].nassigned;
     if (nassigned > nmax)
         nmax = (uint32_t)(nassigned > UINT32_MAX ? UINT32_MAX : nassigned);
-    tmp = pq_malloc_array(2 * (size_t)(nmax ? nmax : 1), sizeof *tmp);
+    /* the sort's scratch (83 KB on the H100) in the arena, as the memo (lazy_init): kept
+     * until the result is freed, 2 * 24 bytes an allocation or assigned buffer */
+    tmp = arena_alloc(a, 2 * (size_t)(nmax ? nmax : 1) * sizeof *tmp);
     if (!tmp)
         goto out;
     for (uint32_t i = 0; i < m->nallocations; i++)
@@ -854,7 +863,6 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
     *out = r;
     st = PQ_OK;
 out:
-    pq_free(tmp);
     pq_free(alloc_trace);
     pq_free(slot_of);
     pq_free(color_of_lb);

@@ -398,6 +398,61 @@ static int refs_room(dec *d, hlo_instruction_ref **v, size_t *cap, size_t cnt)
     return 1;
 }
 
+/* The id (field 35, the last one) of the instruction in [R, END), every field checked as
+ * pb_fast_tag and pb_fast_skip check them: 0 when a field is malformed. The H100 module's
+ * 7,757 instructions have 65,624 fields, half of them with a two-byte tag (numbers 16 and
+ * up: the id, the operand ids, the fields in the 60s and 80s) and 53,166 of them LEN with
+ * a one-byte length: a LEN field with a one-byte length is stepped over inline, its end
+ * checked only by the next turn of the loop (the bytes after END are readable: PB_PADDING).
+ * The position is an integer: a malformed length may take it up to 129 bytes past END,
+ * beyond the padding, where a pointer may not go; it is a pointer again only below END. */
+static int instruction_id(const uint8_t *r, const uint8_t *end, int64_t *id)
+{
+    uintptr_t at = (uintptr_t)r, stop = (uintptr_t)end;
+    while (at < stop) {
+        const uint8_t *p = (const uint8_t *)at, *q;
+        uint32_t tag = p[0];
+        uintptr_t t = 1; /* the tag's bytes */
+        if (tag >= 0x80) {
+            if (PB_LIKELY(p[1] < 0x80)) {
+                tag = (tag & 0x7F) | (uint32_t)p[1] << 7;
+                t = 2;
+            } else if ((q = pb_fast_tag(p, end, &tag)) != NULL) {
+                t = (uintptr_t)(q - p);
+            } else {
+                return 0;
+            }
+        }
+        if (PB_UNLIKELY(tag < 8)) /* field number 0 */
+            return 0;
+        if (PB_LIKELY((tag & 7) == PB_LEN && p[t] < 0x80)) { /* p[t]: at most END[1] */
+            at += t + 1 + p[t]; /* past END (a tag or length cut off, too long): the loop ends */
+            continue;
+        }
+        if (at + t > stop) /* a two-byte tag cut off */
+            return 0;
+        q = p + t;
+        uint64_t u;
+        if ((tag & 7) == PB_LEN) {
+            if (!(q = pb_fast_varint(q, end, &u)) || u > (uint64_t)(end - q))
+                return 0;
+            q += u;
+        } else if (tag == (35u << 3 | PB_VARINT)) {
+            if (q[0] >= 0x80 && q[1] >= 0x80 && q[2] < 0x80 && end - q >= 3) { /* most ids */
+                u = (uint64_t)(q[0] & 0x7F) | (uint64_t)(q[1] & 0x7F) << 7 | (uint64_t)q[2] << 14;
+                q += 3;
+            } else if (!(q = pb_fast_varint(q, end, &u))) {
+                return 0;
+            }
+            *id = (int64_t)u;
+        } else if (!(q = pb_fast_skip(q, end, tag & 7))) {
+            return 0;
+        }
+        at = (uintptr_t)q;
+    }
+    return at == stop;
+}
+
 /* The fields of a computation and the id of each instruction, in one pass on the fast path
  * (pbwire.h), into comp->refs (in the arena, grown as they come and trimmed to their number
  * at the end: no scratch copy): the number of instructions, or -1 when some bytes are
@@ -429,18 +484,7 @@ static ptrdiff_t frame_computation_fast(dec *d, const uint8_t *p, size_t n, hlo_
                 continue;
             }
             int64_t id = 0;
-            const uint8_t *r = f.data, *rend = q;
-            while (r && r < rend) {
-                if (!(r = pb_fast_tag(r, rend, &tag)))
-                    break;
-                if (tag == (35u << 3 | PB_VARINT)) {
-                    if ((r = pb_fast_varint(r, rend, &u)) != NULL)
-                        id = (int64_t)u;
-                } else {
-                    r = pb_fast_skip(r, rend, tag & 7);
-                }
-            }
-            if (!r) {
+            if (!instruction_id(f.data, q, &id)) {
                 q = NULL;
                 break;
             }

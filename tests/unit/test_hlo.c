@@ -6,6 +6,7 @@
 #include "analysis/memviewer.h"
 #include "core/buf.h"
 #include "formats/hlo.h"
+#include "formats/pbwire.h"
 
 static const double MIB = 1048576.0;
 
@@ -592,6 +593,120 @@ static void instruction_ids(void **state)
     tb_free(&b);
 }
 
+/* An instruction's fields and id as pb_next reads them (the decoders' grammar): 1 and the
+ * last id when every field is well-formed, else 0. */
+static int reference_id(const uint8_t *p, size_t n, const uint8_t *base, int64_t *id)
+{
+    pb_cursor c;
+    pb_field f = {0};
+    int k;
+    *id = 0;
+    pb_init(&c, p, n, base);
+    while ((k = pb_next(&c, &f)) == PB_FIELD)
+        if (f.num == 35 && f.wire == PB_VARINT)
+            *id = (int64_t)f.u;
+    return k == PB_END;
+}
+
+/* The lazy decode's framing of instructions (hlo.c's inline walk over one- and two-byte
+ * tags and lengths) against pb_next, on 40 instructions of every wire type, tag and length
+ * size, with bytes overwritten at random (the lengths of the computation kept, so the
+ * instructions alone may be malformed) and random bytes after the end. */
+static void lazy_framing_mutations(void **state)
+{
+    (void)state;
+    tbuf b;
+    tb_init(&b);
+    size_t mm = msg_begin(&b, 1);
+    size_t comp = msg_begin(&b, 3);
+    put_str_field(&b, 1, "c");
+    uint32_t rng = 12345;
+    char big[300];
+    memset(big, 'x', sizeof big);
+    for (int i = 0; i < 40; i++) {
+        size_t m = msg_begin(&b, 2);
+        put_str_field(&b, 1, "op");
+        if (i % 3 == 0)
+            put_varint_field(&b, 9, (uint64_t)i);
+        if (i % 4 == 1)
+            put_fixed64_field(&b, 20, 7);
+        if (i % 5 == 2)
+            put_fixed32_field(&b, 21, 7);
+        if (i % 2)
+            put_len_field(&b, 43, big, 130 + (size_t)i * 4);        /* a two-byte length */
+        put_varint_field(&b, 35, (uint64_t)i * 977 << (i % 4 * 9)); /* 1 to 6 bytes */
+        if (i % 6 == 5)
+            put_varint_field(&b, 35, (uint64_t)i); /* a second id: the last wins */
+        put_len_field(&b, 36, "\x01\x02", 2);
+        put_str_field(&b, 68, "backend");
+        msg_end(&b, m);
+    }
+    msg_end(&b, comp);
+    msg_end(&b, mm);
+    tb_reserve(&b, 16);
+    /* the instructions' bytes, found in the valid buffer */
+    size_t at[40], len[40], ni = 0;
+    pb_cursor c1, c2, c3;
+    pb_field f1 = {0}, f2 = {0}, f3 = {0};
+    pb_init(&c1, b.p, b.n, b.p);
+    assert_int_equal(pb_next(&c1, &f1), PB_FIELD);
+    pb_init(&c2, f1.data, f1.len, b.p);
+    assert_int_equal(pb_next(&c2, &f2), PB_FIELD);
+    pb_init(&c3, f2.data, f2.len, b.p);
+    while (pb_next(&c3, &f3) == PB_FIELD)
+        if (f3.num == 2 && ni < 40) {
+            at[ni] = (size_t)(f3.data - b.p);
+            len[ni++] = f3.len;
+        }
+    assert_int_equal(ni, 40);
+    static const uint8_t picks[] = {0x00, 0x01, 0x02, 0x05, 0x07, 0x08, 0x0a, 0x12, 0x7f,
+                                    0x80, 0x81, 0x98, 0xff, 0x1b, 0x1d, 0xa2, 0x02, 0x03};
+    uint8_t *copy = malloc(b.n + 16);
+    assert_non_null(copy);
+    int ok_seen = 0, bad_seen = 0;
+    for (int round = 0; round < 4000; round++) {
+        memcpy(copy, b.p, b.n);
+        for (int k = 0; k < 16; k++) {
+            rng = rng * 1103515245u + 12345u;
+            copy[b.n + k] = (uint8_t)(rng >> 16);
+        }
+        rng = rng * 1103515245u + 12345u;
+        int nmut = 1 + (int)(rng >> 16) % 3;
+        for (int k = 0; k < nmut; k++) {
+            rng = rng * 1103515245u + 12345u;
+            size_t i = (rng >> 16) % 40;
+            rng = rng * 1103515245u + 12345u;
+            size_t off = at[i] + (rng >> 16) % len[i];
+            rng = rng * 1103515245u + 12345u;
+            copy[off] = (rng >> 16) % 4 ? picks[(rng >> 18) % sizeof picks] : (uint8_t)(rng >> 20);
+        }
+        int want_ok = 1;
+        int64_t want[40];
+        for (size_t i = 0; i < 40; i++)
+            want_ok &= reference_id(copy + at[i], len[i], copy, &want[i]);
+        arena a;
+        arena_init(&a);
+        hlo_module *m = NULL;
+        int64_t off = -1;
+        const char *what = NULL;
+        pq_status st = hlo_decode_lazy(copy, b.n, copy, &a, &m, &off, &what);
+        if (want_ok) {
+            ok_seen++;
+            assert_int_equal(st, PQ_OK);
+            assert_int_equal(m->computations[0].ninstructions, 40);
+            for (size_t i = 0; i < 40; i++)
+                assert_int_equal(m->computations[0].refs[i].id, want[i]);
+        } else {
+            bad_seen++;
+            assert_int_equal(st, PQ_ERR_INPUT);
+        }
+        arena_release(&a);
+    }
+    assert_true(ok_seen > 200 && bad_seen > 200);
+    free(copy);
+    tb_free(&b);
+}
+
 /* An instruction whose metadata is malformed (a field longer than the message): the full
  * decoder refuses the module; the lazy one indexes it, and memory-viewer refuses it, with
  * an offset inside it, only when a logical buffer names it. */
@@ -697,6 +812,7 @@ int main(void)
         cmocka_unit_test(sort_ids),
         cmocka_unit_test(instruction_ids),
         cmocka_unit_test(lazy_instruction_errors),
+        cmocka_unit_test(lazy_framing_mutations),
     };
     return tu_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
