@@ -666,25 +666,32 @@ static int peak_snapshot(mv_result *r, arena *a, const mv_alloc_list *al, const 
     return sort_by_size(r, a);
 }
 
+/* *SUM += V; 0 when the sum leaves int64 (a corrupt size: fuzz_hlo's 2^63 - 16 KiB). */
+static int add_bytes(int64_t *sum, int64_t v)
+{
+    return !__builtin_add_overflow(*sum, v, sum);
+}
+
 /* The special allocations of the color: indefinite ones (in index order) and the sums of
- * entry parameters, non-reusable, maybe-live-out, total and indefinite bytes. 0 when out of
- * memory. */
-static int special_allocations(mv_result *r, arena *a, const mv_alloc_list *al)
+ * entry parameters, non-reusable, maybe-live-out, total and indefinite bytes. 1, or 0 when
+ * out of memory, -1 when a sum does not fit in 64 bits (*WHAT says so). */
+static int special_allocations(mv_result *r, arena *a, const mv_alloc_list *al, const char **what)
 {
     const hlo_module *m = r->module;
     r->indefinite = arena_alloc(a, (al->n ? al->n : 1) * sizeof *r->indefinite);
     if (!r->indefinite)
         return 0;
+    int ok = 1;
     for (uint32_t i = 0; i < al->n; i++) {
         const hlo_allocation *x = al->items[i];
         if (x->color != r->memory_color)
             continue;
         if (x->is_entry_computation_parameter)
-            r->entry_params_bytes += x->size;
+            ok &= add_bytes(&r->entry_params_bytes, x->size);
         if (x->is_thread_local || x->is_tuple)
-            r->non_reusable_bytes += x->size;
+            ok &= add_bytes(&r->non_reusable_bytes, x->size);
         if (x->maybe_live_out)
-            r->maybe_live_out_bytes += x->size;
+            ok &= add_bytes(&r->maybe_live_out_bytes, x->size);
         if (memviewer_indefinite(x))
             r->indefinite[r->nindefinite++] = x;
     }
@@ -694,11 +701,14 @@ static int special_allocations(mv_result *r, arena *a, const mv_alloc_list *al)
         const hlo_allocation *x = &m->allocations[i];
         if (x->color != r->memory_color || x->is_thread_local)
             continue;
-        r->total_bytes += x->size;
+        ok &= add_bytes(&r->total_bytes, x->size);
         if (memviewer_indefinite(x))
-            r->indefinite_alloc_bytes += x->size;
+            ok &= add_bytes(&r->indefinite_alloc_bytes, x->size);
     }
-    return 1;
+    if (!ok)
+        *what = "buffer allocation sizes that sum past 2^63 - 1 bytes (expected sums that "
+                "fit in 64 bits)";
+    return ok ? 1 : -1;
 }
 
 /* The largest scoped VMEM allocation of the color from every instruction's backend_config
@@ -838,8 +848,11 @@ pq_status memviewer_compute_lazy(const hlo_module *m, const uint8_t *base, int64
         if (sorted[i].seen && sorted[i].has_span)
             r->spans[r->nspans++] = &sorted[i];
 
-    if (!special_allocations(r, a, &al))
+    int sp = special_allocations(r, a, &al, what);
+    if (sp <= 0) {
+        st = sp < 0 ? PQ_ERR_INPUT : PQ_ERR_NOMEM;
         goto out;
+    }
 
     if (memory_color == 1) {
         st = scoped_vmem(r, a, err_offset, what);

@@ -132,6 +132,21 @@ static void end_assignment(tbuf *b, size_t ba, const int *kinds, const int64_t *
     *what = NULL;
 }
 
+/* The trace of B (begun at BA) ended with N events, and the viewer's refusal of it: an
+ * error whose text holds TEXT. */
+static void assert_refused(tbuf *b, size_t ba, const int *kinds, const int64_t *ids,
+                           const int64_t *share, int n, const char *text)
+{
+    arena a;
+    const char *what;
+    end_assignment(b, ba, kinds, ids, share, n, &a, &what);
+    assert_null(compute(b, &a, 0, &what));
+    assert_non_null(what);
+    assert_non_null(strstr(what, text));
+    arena_release(&a);
+    tb_free(b);
+}
+
 /* XProf's test: ALLOC 1, SHARE 2->1, FREE 1, FREE 2 over a 1 MiB temporary holding two
  * 0.5 MiB buffers, plus a 1 MiB constant. */
 static void worked_example(void **state)
@@ -198,14 +213,7 @@ static void double_free(void **state)
     put_alloc(&b, 0, 1048576, 0, l, s, 1);
     int kinds[] = {0, 1, 1};
     int64_t ids[] = {1, 1, 1}, share[] = {0, 0, 0};
-    arena a;
-    const char *what;
-    end_assignment(&b, ba, kinds, ids, share, 3, &a, &what);
-    assert_null(compute(&b, &a, 0, &what));
-    assert_non_null(what);
-    assert_non_null(strstr(what, "freed multiple times"));
-    arena_release(&a);
-    tb_free(&b);
+    assert_refused(&b, ba, kinds, ids, share, 3, "freed multiple times");
 }
 
 /* SHARE 1->2 then SHARE 2->1 would make the two buffers each other's canonical buffer (a
@@ -234,6 +242,23 @@ static void share_cycle(void **state)
         arena_release(&a);
         tb_free(&b);
     }
+}
+
+/* Allocation sizes whose sums leave int64 (total bytes: 2^63 - 16 KiB + 128 KiB; found by
+ * fuzz-hlo as a signed overflow under UBSan): refused as bad input, not summed. */
+static void allocation_sum_overflow(void **state)
+{
+    (void)state;
+    tbuf b;
+    size_t ba = begin_assignment(&b);
+    put_lb(&b, 1, 524288, 1);
+    put_lb(&b, 2, 524288, 2);
+    int64_t l1[] = {1}, l2[] = {2}, s[] = {524288};
+    put_alloc(&b, 0, INT64_MAX - 16383, 0, l1, s, 1);
+    put_alloc(&b, 1, 131072 * 8, 0, l2, s, 1);
+    int kinds[] = {0, 1};
+    int64_t ids[] = {1, 1}, share[] = {0, 0};
+    assert_refused(&b, ba, kinds, ids, share, 2, "sum past 2^63 - 1 bytes");
 }
 
 /* hlo_shape_print_bytes on BYTES: FAST (whether it prints them itself) and, when it does,
@@ -805,6 +830,7 @@ int main(void)
         cmocka_unit_test(share_chain),
         cmocka_unit_test(double_free),
         cmocka_unit_test(share_cycle),
+        cmocka_unit_test(allocation_sum_overflow),
         cmocka_unit_test(shape_strings),
         cmocka_unit_test(shape_from_bytes),
         cmocka_unit_test(malformed),
