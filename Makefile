@@ -11,7 +11,7 @@ CC      ?= cc
 # libcrypto (docs/internals/parquet.md). dlopen is in libc (glibc >= 2.34: no -ldl).
 # No libcrypto: SHA-256 is src/core/sha256.c (libcrypto's constructor ran CPUID probes in
 # every process, docs/internals/speed.md).
-STATIC_PKGS := liblzma zlib libzstd
+STATIC_PKGS := liblzma zlib libzstd libdeflate
 DLOPEN_PKGS := libzip snappy sqlite3
 PKGS    := $(STATIC_PKGS)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) $(DLOPEN_PKGS) 2>/dev/null)

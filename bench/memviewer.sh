@@ -15,6 +15,6 @@ py=$(scripts/venv.sh xprof tests/xprof-requirements.txt)
 mkdir -p build/bench "$BUILD/bench"
 inproc="$BUILD/bench/memviewer_inproc"
 ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -Iinclude \
-  -o "$inproc" bench/memviewer_inproc.c "$BUILD/libprofq.a" -llzma -lz -lzstd -lpthread -lm
+  -o "$inproc" bench/memviewer_inproc.c "$BUILD/libprofq.a" -llzma -lz -lzstd -ldeflate -lpthread -lm
 "$py" bench/memviewer.py "$BUILD/profq" "$inproc" "$SHARED/data" build/bench/memviewer-runs \
   tests/fixtures 2>/dev/null | tee build/bench/memviewer.md

@@ -8,8 +8,8 @@
 #                                      opcodes, flame weights, collectives, variability, heap)
 # The peer reads an extracted archive with compiled XLA protos: both are prepared once
 # before timing (in its favour). profq runs BENCH_NSYS_RUNS (default 10) times, the peer
-# BENCH_NSYS_PEER_RUNS (default 3): best wall time (to the millisecond, time.perf_counter),
-# best CPU (user+system) time, highest peak RSS (the child's rusage). Prints a Markdown table with
+# BENCH_NSYS_PEER_RUNS (default 3), interleaved: best wall time (to the millisecond,
+# time.perf_counter), best CPU (user+system) time, highest peak RSS (the child's rusage). Prints a Markdown table with
 # the ratio and saves it to build/bench/nsys.md. Venv: build/venv-nsysloader, the oracle's
 # (tests/nsys/loader-requirements.txt).   BUILD=build bench/nsys.sh
 set -euo pipefail
@@ -45,39 +45,50 @@ if protoc.main(["protoc", f"-I{protos}", f"-I{wkt}", f"--python_out={work / 'py'
 PY
 
 # --- measuring ---------------------------------------------------------------------------
-# measure RUNS CMD...: prints "best_wall_s best_cpu_s max_rss_kib" of RUNS runs, the times
-# to the millisecond: wall from time.perf_counter around the child (fork to wait4), CPU
+# Interleaved, as every comparison here (this VM's speed drifts by a third within minutes):
+# BENCH_NSYS_PEER_RUNS rounds (default 3), each one run of the loader and then its share of
+# the BENCH_NSYS_RUNS (default 10) profq runs, so that both are timed in the same windows.
+# Prints "best_wall_s best_cpu_s max_rss_kib" for profq, then for the loader: times to the
+# millisecond, wall from time.perf_counter around the child (fork to wait4), CPU
 # (user+system) and peak RSS from that child's own rusage (os.wait4), so that 0.043 s and
-# 0.060 s differ (/usr/bin/time prints hundredths).
+# 0.060 s differ (/usr/bin/time prints hundredths). The loader's output goes to nsys.last.
 measure() {
-  local n=$1; shift
-  "$py" - "$n" "$out/nsys.last" "$out/nsys.err" "$@" <<'PY'
+  "$py" - "$@" <<'PY'
 import os, subprocess, sys, time
-n, last, errf, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
-wall = cpu = None
-rss = 0
-for _ in range(n):
-    with open(last, "wb") as o, open(errf, "wb") as e:
+runs, rounds, out, split = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv.index("--")
+cmds = [sys.argv[4:split], sys.argv[split + 1:]]  # profq, the loader
+best = [[None, None, 0], [None, None, 0]]
+
+def once(k):
+    last = f"{out}/nsys.{'last' if k else 'profq'}"
+    with open(last, "wb") as o, open(f"{out}/nsys.err", "wb") as e:
         t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=o, stderr=e)
+        p = subprocess.Popen(cmds[k], stdout=o, stderr=e)
         _, status, ru = os.wait4(p.pid, 0)
         t1 = time.perf_counter()
-    p.returncode = os.waitstatus_to_exitcode(status)
-    if p.returncode != 0:
-        sys.stderr.write(f"bench/nsys: {' '.join(cmd)} failed:\n" + open(errf).read())
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.stderr.write(f"bench/nsys: {' '.join(cmds[k])} failed:\n" + open(f"{out}/nsys.err").read())
         sys.exit(1)
-    c = ru.ru_utime + ru.ru_stime
-    wall = t1 - t0 if wall is None else min(wall, t1 - t0)
-    cpu = c if cpu is None else min(cpu, c)
-    rss = max(rss, ru.ru_maxrss)  # KiB on Linux
-print(f"{wall:.3f} {cpu:.3f} {rss}")
+    b, c = best[k], ru.ru_utime + ru.ru_stime
+    b[0] = t1 - t0 if b[0] is None else min(b[0], t1 - t0)
+    b[1] = c if b[1] is None else min(b[1], c)
+    b[2] = max(b[2], ru.ru_maxrss)  # KiB on Linux
+
+done = 0
+for r in range(rounds):
+    once(1)
+    share = (runs - done) // (rounds - r)
+    for _ in range(share):
+        once(0)
+    done += share
+for b in best:
+    print(f"{b[0]:.3f} {b[1]:.3f} {b[2]}")
 PY
 }
-runs=${BENCH_NSYS_RUNS:-10}
-read -r pw pc prss < <(measure "$runs" "$profq" nsys --format json "$archive")
+{ read -r pw pc prss; read -r lw lc lrss; } < <(measure "${BENCH_NSYS_RUNS:-10}" \
+  "${BENCH_NSYS_PEER_RUNS:-3}" "$out" "$profq" nsys --format json "$archive" -- \
+  "$py" bench/peer_nsys.py --loader "$loader" --prefix "$work/archive" --protos "$work/py")
 echo "bench/nsys: profq nsys: ${pw}s, CPU ${pc}s, ${prss} KiB" >&2
-read -r lw lc lrss < <(measure "${BENCH_NSYS_PEER_RUNS:-3}" "$py" bench/peer_nsys.py \
-  --loader "$loader" --prefix "$work/archive" --protos "$work/py")
 echo "bench/nsys: loader: ${lw}s, CPU ${lc}s, ${lrss} KiB ($(cat "$out/nsys.last"))" >&2
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }'; }
 

@@ -5,7 +5,9 @@
  * opened as parquet, so archive-embedded files reach that reader too. Each member is also
  * read by pqzip_peek (io/zip.c's own central directory walk and zlib, no libzip): when it
  * reads a member and its CRC matches, libzip must read the same bytes (else the target
- * traps: the nsys-jax reader takes a peeked report without reading it again). `make fuzz-zip`;
+ * traps: the nsys-jax reader takes a peeked report without reading it again). And each member
+ * is read again through libzip's own inflate (pqzip_read_streamed): the status and the bytes
+ * must be those of pqzip_read, which inflates with libdeflate. `make fuzz-zip`;
  * replayed over fuzz/corpus/zip by build/fuzz_replay_zip in `make test`.
  */
 #include "core/alloc.h"
@@ -40,6 +42,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
              pk.method != m->method || (mf.size && memcmp(pk.data, mf.data, mf.size) != 0)))
             __builtin_trap();
         pq_free(pk.owned);
+        mapped_file lz;
+        pq_error lerr;
+        pq_status lst = pqzip_read_streamed(z, i, &lz, &lerr);
+        if (lst != st || (st == PQ_OK && (lz.size != mf.size ||
+                                          (mf.size && memcmp(lz.data, mf.data, mf.size) != 0))))
+            __builtin_trap();
+        if (lst == PQ_OK)
+            mapfile_close(&lz);
         if (st != PQ_OK)
             continue;
         if (mf.size)

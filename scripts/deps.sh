@@ -5,7 +5,7 @@
 set -euo pipefail
 job=${1:-build}
 
-build_pkgs="gcc make pkg-config liblzma-dev zlib1g-dev libzip-dev libsnappy-dev libzstd-dev libsqlite3-dev"
+build_pkgs="gcc make pkg-config liblzma-dev zlib1g-dev libzip-dev libsnappy-dev libzstd-dev libdeflate-dev libsqlite3-dev"
 case "$job" in
   build) want="$build_pkgs" ;;
   test)  want="$build_pkgs libcmocka-dev clang libclang-rt-14-dev python3 python3-venv python3-pip clang-format chromium" ;;

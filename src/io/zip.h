@@ -22,6 +22,8 @@ typedef struct pqzip_member {
     uint64_t comp_size;
     int method; /* 0 stored, 8 deflate (zip); -1 for a file of a directory */
     int is_dir;
+    uint32_t crc; /* the CRC-32 the central directory states, when plain (zip) */
+    int plain;    /* zip: the CRC is known and the member is not encrypted */
 } pqzip_member;
 
 /* Opens PATH: a zip file (mapped, read in place) or a directory (walked recursively). */
@@ -48,6 +50,10 @@ long pqzip_find(const pqzip *z, const char *name);
 /* Reads member I whole into *OUT (a padded heap buffer; mapfile_close frees it). The error
  * path is "ARCHIVE:MEMBER". Directories are PQ_ERR_USAGE. */
 pq_status pqzip_read(pqzip *z, size_t i, mapped_file *out, pq_error *err);
+/* pqzip_read through libzip's own inflate (zlib, streamed) for every member, where
+ * pqzip_read inflates a plain deflated member with libdeflate: the fuzz target and the tests
+ * compare the two. */
+pq_status pqzip_read_streamed(pqzip *z, size_t i, mapped_file *out, pq_error *err);
 
 /* 0 when NAME is a safe relative member name (no absolute path, drive letter, backslash,
  * `..` component or empty name). */

@@ -30,7 +30,7 @@ sha256 $(sha256sum "$fixture" | cut -d' ' -f1)
 buf_init(21) 42, own arena_alloc"
 cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -O1 -Wall -Wextra -Werror -Iinclude)
 [ -z "${SANITIZE:-}" ] || cflags+=("-fsanitize=$SANITIZE")
-read -r -a deps <<<"$(pkg-config --libs liblzma zlib libzstd)"
+read -r -a deps <<<"$(pkg-config --libs liblzma zlib libzstd libdeflate)"
 
 "$CC" "${cflags[@]}" -o "$tmp/static" tests/lib/own_symbols.c "$BUILD/libprofq.a" "${deps[@]}" \
   -lpthread -lm || fail "own_symbols.c does not link against $BUILD/libprofq.a"
