@@ -3,7 +3,7 @@
  * Opens the input as an in-memory zip archive, lists its members and reads each of them
  * (up to 64 MiB in all), touching the first and last byte. Members named *.parquet are also
  * opened as parquet, so archive-embedded files reach that reader too. Each member is also
- * read by pqzip_peek (io/zip.c's own central directory walk and zlib, no libzip): when it
+ * read by pqzip_peek (io/zip.c's own central directory walk and libdeflate, no libzip): when it
  * reads a member and its CRC matches, libzip must read the same bytes (else the target
  * traps: the nsys-jax reader takes a peeked report without reading it again). And each member
  * is read again through libzip's own inflate (pqzip_read_streamed): the status and the bytes

@@ -10,11 +10,13 @@
  * libzip is not linked: lazylib.c dlopens it the first time an archive (not a directory) is
  * opened, and every libzip call goes through its function table z->lz.
  *
- * pqzip_peek reads one member by name straight from the archive's bytes with the static
- * zlib, before libzip is loaded (the nsys-jax reader starts its report's decoder with it:
+ * pqzip_peek reads one member by name straight from the archive's bytes with libdeflate,
+ * before libzip is loaded (the nsys-jax reader starts its report's decoder with it:
  * loading libzip and its central directory walk cost ~16 M instructions). It never
  * reports: whatever it does not like, it leaves to libzip, which still opens and checks
- * the whole archive afterwards and gives every error.
+ * the whole archive afterwards and gives every error. pqzip_read inflates a deflated member
+ * with libdeflate too, from the compressed bytes libzip reads, and falls back to libzip's own
+ * inflate whenever that does not give the stated size and CRC (read_deflated).
  */
 #include "zip.h"
 #include "core/alloc.h"
@@ -24,7 +26,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -336,7 +337,18 @@ static pq_status read_dir_member(pqzip *z, const pqzip_member *m, const char *en
     return st;
 }
 
-static int inflate_exact(const uint8_t *in, size_t n, uint8_t *out, size_t size);
+/* Inflates the raw deflate stream IN[0..N) into exactly OUT[0..SIZE) with libdeflate (whole
+ * buffers); 1 when it did, 0 otherwise (bad data, or a stream that ends before or after SIZE). */
+static int inflate_exact(const uint8_t *in, size_t n, uint8_t *out, size_t size)
+{
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    if (!d)
+        return 0;
+    size_t got = 0;
+    enum libdeflate_result r = libdeflate_deflate_decompress(d, in, n, out, size, &got);
+    libdeflate_free_decompressor(d);
+    return r == LIBDEFLATE_SUCCESS && got == size;
+}
 
 /* Reads N bytes of the open member ZF into B; one more read must find its end. */
 static pq_status read_all(pqzip *z, zip_file_t *zf, const char *ename, uint8_t *b, uint64_t n,
@@ -351,7 +363,7 @@ static pq_status read_all(pqzip *z, zip_file_t *zf, const char *ename, uint8_t *
                         r < 0 ? z->lz->zip_file_strerror(zf) : "the stated size in");
         got += (uint64_t)r;
     }
-    /* Reading one byte more ends the stream (and lets libzip check the CRC). */
+    /* Reading one byte more ends the stream (and, when libzip inflates, checks the CRC). */
     uint8_t extra;
     zip_int64_t r = z->lz->zip_fread(zf, &extra, 1);
     RETURN_ERROR_IF(r != 0, err, PQ_ERR_INPUT, ename, (int64_t)got,
@@ -484,19 +496,6 @@ static int find_eocd(const uint8_t *d, size_t n, size_t *cd, size_t *cd_size, si
         return *count != 0xffff && *cd <= e && *cd_size <= e - *cd;
     }
     return 0;
-}
-
-/* Inflates the raw deflate stream IN[0..N) into exactly OUT[0..SIZE) with libdeflate (whole
- * buffers); 1 when it did, 0 otherwise (bad data, or a stream that ends before or after SIZE). */
-static int inflate_exact(const uint8_t *in, size_t n, uint8_t *out, size_t size)
-{
-    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-    if (!d)
-        return 0;
-    size_t got = 0;
-    enum libdeflate_result r = libdeflate_deflate_decompress(d, in, n, out, size, &got);
-    libdeflate_free_decompressor(d);
-    return r == LIBDEFLATE_SUCCESS && got == size;
 }
 
 /* Walks the central directory of D[0..N) (at *CD) for the entries named NAME or NAME/:
